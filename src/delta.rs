@@ -1,0 +1,81 @@
+//! Deltas: what the DeltaFIFO queues per key (client-go `tools/cache` Delta, Deltas,
+//! DeletedFinalStateUnknown).
+
+use std::fmt;
+
+use crate::object::ObjectRef;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    Added,
+    Updated,
+    Deleted,
+    /// An object listed by a relist (client-go with EmitDeltaTypeReplaced).
+    Replaced,
+    /// A resync, or a relist with the legacy option (no Replaced).
+    Sync,
+}
+
+impl DeltaType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeltaType::Added => "Added",
+            DeltaType::Updated => "Updated",
+            DeltaType::Deleted => "Deleted",
+            DeltaType::Replaced => "Replaced",
+            DeltaType::Sync => "Sync",
+        }
+    }
+}
+
+impl fmt::Display for DeltaType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An object that vanished while we were not watching (found missing by a relist).
+/// `obj` is the last state kwatch knew, possibly stale, possibly absent.
+#[derive(Debug, Clone)]
+pub struct Tombstone {
+    pub key: String,
+    pub obj: Option<ObjectRef>,
+}
+
+#[derive(Debug, Clone)]
+pub enum DeltaObject {
+    Object(ObjectRef),
+    Tombstone(Tombstone),
+}
+
+impl DeltaObject {
+    /// The object itself, or the tombstone's last known state.
+    pub fn object(&self) -> Option<&ObjectRef> {
+        match self {
+            DeltaObject::Object(o) => Some(o),
+            DeltaObject::Tombstone(t) => t.obj.as_ref(),
+        }
+    }
+
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, DeltaObject::Tombstone(_))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Delta {
+    pub kind: DeltaType,
+    pub object: DeltaObject,
+}
+
+impl Delta {
+    pub fn new(kind: DeltaType, obj: ObjectRef) -> Delta {
+        Delta {
+            kind,
+            object: DeltaObject::Object(obj),
+        }
+    }
+}
+
+/// A key's deltas, oldest first; never empty while queued.
+pub type Deltas = Vec<Delta>;

@@ -1,0 +1,47 @@
+//! The simulated Kubernetes API server.
+
+use crate::cli::SimArgs;
+
+/// What the simulated cluster does on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scenario {
+    /// Churn only.
+    Steady,
+    /// Churn plus seeded random faults (dropped watches, compactions, 429/500/503, stalls, …).
+    Chaos,
+    /// No churn, no faults.
+    Idle,
+}
+
+/// Everything the simulated cluster needs to start.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    pub port: u16,
+    pub write_kubeconfig: Option<std::path::PathBuf>,
+    pub objects: usize,
+    pub churn: f64,
+    pub seed: u64,
+    pub scenario: Scenario,
+    pub insecure_http: bool,
+    pub history: usize,
+}
+
+impl From<SimArgs> for SimOptions {
+    fn from(a: SimArgs) -> Self {
+        SimOptions {
+            port: a.port,
+            write_kubeconfig: a.write_kubeconfig,
+            objects: a.objects,
+            churn: a.churn,
+            seed: a.seed,
+            scenario: a.scenario,
+            insecure_http: a.insecure_http,
+            history: a.history,
+        }
+    }
+}
+
+/// Runs the simulated cluster until Ctrl-C.
+pub async fn run(_opts: SimOptions) -> anyhow::Result<()> {
+    anyhow::bail!("not implemented yet")
+}
