@@ -8,4 +8,6 @@
 pub mod cli;
 pub mod delta;
 pub mod object;
+pub mod reflector;
+pub mod source;
 pub mod sim;

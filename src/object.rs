@@ -102,3 +102,8 @@ mod tests {
         assert!(Object::from_json("[1]").is_err());
     }
 }
+
+/// At most `max` characters of `s`, for messages quoting server data.
+pub fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}

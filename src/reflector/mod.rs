@@ -1,0 +1,449 @@
+//! client-go's Reflector: LIST (paged), then WATCH from the list's resourceVersion,
+//! feeding a [`ReflectorStore`] (the DeltaFIFO) and announcing every step as a
+//! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
+//! restart happened.
+//!
+//! The rules (see docs/client-go-semantics.md, and client-go `tools/cache/reflector.go`,
+//! `tools/pager/pager.go`):
+//! - list RV: "0" first, then the last synced RV, "" after a 410 / too-large-RV list error;
+//! - paging off (limit 0) for a specific RV other than "0", unless a page size was given
+//!   or an RV="0" list once came back paginated; an expired continue token on page ≥ 2
+//!   falls back to one full list at the requested RV;
+//! - watch from the last synced RV; every event (bookmarks too) advances it;
+//! - a clean close re-watches without relisting; a watch that lasted < 1 s with no event
+//!   is an error; 429 and connection refused on opening back off and re-watch; any other
+//!   error (410, ERROR event, undecodable line) ends ListAndWatch: back off, then relist.
+
+pub mod backoff;
+#[cfg(test)]
+mod scripted;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use rand::Rng;
+use tokio::time::Instant;
+
+use crate::object::ObjectRef;
+use crate::source::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
+use backoff::Backoff;
+
+/// client-go's `minWatchTimeout`: each watch asks for a timeout in [5 min, 10 min).
+pub const MIN_WATCH_TIMEOUT_SECS: u32 = 300;
+/// client-go's pager default page size.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+/// A watch shorter than this that delivered nothing is an error (client-go).
+pub const SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// What the reflector writes to: the DeltaFIFO's producer side, plus announcements.
+pub trait ReflectorStore: Send + Sync + 'static {
+    fn add(&self, obj: ObjectRef);
+    fn update(&self, obj: ObjectRef);
+    fn delete(&self, obj: ObjectRef);
+    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str);
+    fn resync(&self);
+    /// An announcement, ordered with the deltas queued after it.
+    fn notice(&self, event: ReflectorEvent);
+}
+
+/// What the reflector did, in the order it did it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReflectorEvent {
+    /// A list begins. `reason`: "initial", or why the previous attempt failed.
+    List {
+        resource_version: String,
+        limit: u32,
+        reason: String,
+    },
+    /// A list succeeded; `Replace` follows.
+    Listed {
+        resource_version: String,
+        items: usize,
+        pages: u32,
+        elapsed: Duration,
+        /// An expired continue token made the pager fall back to one full list.
+        full_list_fallback: bool,
+    },
+    /// A watch is being opened.
+    Watch {
+        resource_version: String,
+        timeout_seconds: u32,
+    },
+    /// A watch ended. `error` tells whether this leads to a relist.
+    WatchEnded {
+        reason: String,
+        events: u64,
+        elapsed: Duration,
+        error: bool,
+    },
+    Bookmark {
+        resource_version: String,
+    },
+    /// Waiting before the next attempt.
+    Backoff { delay: Duration, cause: String },
+    /// The periodic resync fired.
+    Resync,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReflectorConfig {
+    /// Page size; 0 = no paging.
+    pub page_size: u32,
+    /// The user asked for this page size (client-go `WatchListPageSize`): always used.
+    pub page_size_explicit: bool,
+    pub resync: Option<Duration>,
+    pub bookmarks: bool,
+    /// Lower bound of each watch's random timeout (upper bound: twice this).
+    pub min_watch_timeout_secs: u32,
+    pub seed: u64,
+}
+
+impl Default for ReflectorConfig {
+    fn default() -> Self {
+        ReflectorConfig {
+            page_size: DEFAULT_PAGE_SIZE,
+            page_size_explicit: false,
+            resync: None,
+            bookmarks: true,
+            min_watch_timeout_secs: MIN_WATCH_TIMEOUT_SECS,
+            seed: rand::rng().random(),
+        }
+    }
+}
+
+/// Why ListAndWatch stopped: the cause shown to the user and the minimum wait.
+struct Failure {
+    cause: String,
+    retry_after: Option<Duration>,
+}
+
+impl From<SourceError> for Failure {
+    fn from(e: SourceError) -> Self {
+        Failure {
+            retry_after: e.api().and_then(|s| s.retry_after),
+            cause: e.to_string(),
+        }
+    }
+}
+
+struct Listed {
+    items: Vec<ObjectRef>,
+    resource_version: String,
+    pages: u32,
+    paginated: bool,
+    full_list_fallback: bool,
+}
+
+pub struct Reflector<L, S> {
+    lw: L,
+    store: Arc<S>,
+    cfg: ReflectorConfig,
+    /// The RV of the last list or watch event processed; "" before the first list.
+    last_sync_rv: String,
+    /// Set when a list at `last_sync_rv` failed with 410 / too-large RV: list at "".
+    rv_unavailable: bool,
+    /// An RV="0" list came back paginated: the server pages, keep paging.
+    paginated_result: bool,
+    backoff: Backoff,
+    rng: rand::rngs::SmallRng,
+}
+
+impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
+    pub fn new(lw: L, store: Arc<S>, cfg: ReflectorConfig) -> Self {
+        use rand::SeedableRng;
+        Reflector {
+            lw,
+            store,
+            backoff: Backoff::new(cfg.seed),
+            rng: rand::rngs::SmallRng::seed_from_u64(cfg.seed.wrapping_add(1)),
+            cfg,
+            last_sync_rv: String::new(),
+            rv_unavailable: false,
+            paginated_result: false,
+        }
+    }
+
+    pub fn last_sync_resource_version(&self) -> &str {
+        &self.last_sync_rv
+    }
+
+    /// Runs until the task is dropped or aborted.
+    pub async fn run(mut self) {
+        let _resync = self.cfg.resync.map(|period| {
+            let store = self.store.clone();
+            AbortOnDrop(tokio::spawn(async move {
+                let mut tick = tokio::time::interval_at(Instant::now() + period, period);
+                loop {
+                    tick.tick().await;
+                    store.notice(ReflectorEvent::Resync);
+                    store.resync();
+                }
+            }))
+        });
+        let mut reason = "initial".to_owned();
+        loop {
+            let failure = self.list_and_watch(&reason).await;
+            let delay = self
+                .backoff
+                .step()
+                .max(failure.retry_after.unwrap_or_default());
+            self.store.notice(ReflectorEvent::Backoff {
+                delay,
+                cause: failure.cause.clone(),
+            });
+            tokio::time::sleep(delay).await;
+            reason = failure.cause;
+        }
+    }
+
+    /// client-go `relistResourceVersion`.
+    fn relist_rv(&self) -> String {
+        if self.rv_unavailable {
+            String::new()
+        } else if self.last_sync_rv.is_empty() {
+            "0".to_owned()
+        } else {
+            self.last_sync_rv.clone()
+        }
+    }
+
+    fn page_limit(&self, rv: &str) -> u32 {
+        if self.cfg.page_size_explicit || self.paginated_result {
+            self.cfg.page_size
+        } else if !rv.is_empty() && rv != "0" {
+            0
+        } else {
+            self.cfg.page_size
+        }
+    }
+
+    /// One ListAndWatch: returns only when it has to start over.
+    async fn list_and_watch(&mut self, reason: &str) -> Failure {
+        if let Err(f) = self.list(reason).await {
+            return f;
+        }
+        loop {
+            let timeout_seconds = self.cfg.min_watch_timeout_secs
+                + self.rng.random_range(0..self.cfg.min_watch_timeout_secs.max(1));
+            let opts = WatchOptions {
+                resource_version: self.last_sync_rv.clone(),
+                timeout_seconds,
+                allow_bookmarks: self.cfg.bookmarks,
+                send_initial_events: false,
+            };
+            self.store.notice(ReflectorEvent::Watch {
+                resource_version: opts.resource_version.clone(),
+                timeout_seconds,
+            });
+            let stream = match self.lw.watch(opts).await {
+                Ok(s) => s,
+                Err(e) if is_watch_retriable(&e) => {
+                    let delay = self
+                        .backoff
+                        .step()
+                        .max(e.api().and_then(|s| s.retry_after).unwrap_or_default());
+                    self.store.notice(ReflectorEvent::Backoff {
+                        delay,
+                        cause: format!("watch: {e}"),
+                    });
+                    tokio::time::sleep(delay).await;
+                    continue;
+                }
+                Err(e) => {
+                    let cause = format!("watch: {e}");
+                    self.store.notice(ReflectorEvent::WatchEnded {
+                        reason: cause.clone(),
+                        events: 0,
+                        elapsed: Duration::ZERO,
+                        error: true,
+                    });
+                    return Failure {
+                        cause,
+                        retry_after: e.api().and_then(|s| s.retry_after),
+                    };
+                }
+            };
+            if let Err(f) = self.handle_watch(stream).await {
+                return f;
+            }
+        }
+    }
+
+    /// Processes one watch until it ends. `Ok` = closed cleanly: watch again.
+    async fn handle_watch(&mut self, mut stream: crate::source::WatchStream) -> Result<(), Failure> {
+        let start = Instant::now();
+        let mut events = 0u64;
+        let ended = |events, error, reason: String| ReflectorEvent::WatchEnded {
+            reason,
+            events,
+            elapsed: start.elapsed(),
+            error,
+        };
+        while let Some(item) = stream.next().await {
+            let rv = match item {
+                Ok(WatchEvent::Added(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.add(o);
+                    rv
+                }
+                Ok(WatchEvent::Modified(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.update(o);
+                    rv
+                }
+                Ok(WatchEvent::Deleted(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.delete(o);
+                    rv
+                }
+                Ok(WatchEvent::Bookmark {
+                    resource_version, ..
+                }) => {
+                    self.store.notice(ReflectorEvent::Bookmark {
+                        resource_version: resource_version.clone(),
+                    });
+                    resource_version
+                }
+                Ok(WatchEvent::Error(status)) => {
+                    events += 1;
+                    let f = Failure::from(SourceError::Api(status));
+                    self.store.notice(ended(events, true, f.cause.clone()));
+                    return Err(f);
+                }
+                Err(e) => {
+                    let cause = match &e {
+                        SourceError::Decode(m) => {
+                            format!("unable to decode an event from the watch stream: {m}")
+                        }
+                        other => other.to_string(),
+                    };
+                    self.store.notice(ended(events, true, cause.clone()));
+                    return Err(Failure {
+                        cause,
+                        retry_after: None,
+                    });
+                }
+            };
+            self.last_sync_rv = rv;
+            events += 1;
+        }
+        if start.elapsed() < SHORT_WATCH && events == 0 {
+            let cause = "very short watch: the watch lasted less than a second and no items received"
+                .to_owned();
+            self.store.notice(ended(events, true, cause.clone()));
+            return Err(Failure {
+                cause,
+                retry_after: None,
+            });
+        }
+        self.store
+            .notice(ended(events, false, "closed by the server".to_owned()));
+        Ok(())
+    }
+
+    /// client-go `Reflector.list`: pager, 410 / too-large fallback to RV "", Replace.
+    async fn list(&mut self, reason: &str) -> Result<(), Failure> {
+        let start = Instant::now();
+        let rv = self.relist_rv();
+        let limit = self.page_limit(&rv);
+        self.store.notice(ReflectorEvent::List {
+            resource_version: rv.clone(),
+            limit,
+            reason: reason.to_owned(),
+        });
+        let listed = match self.pager(&rv, limit).await {
+            Ok(l) => l,
+            Err(e) if e.is_expired() || e.is_too_large_rv() => {
+                self.rv_unavailable = true;
+                self.store.notice(ReflectorEvent::List {
+                    resource_version: String::new(),
+                    limit,
+                    reason: format!("list at rv={rv}: {e}"),
+                });
+                self.pager("", limit).await?
+            }
+            Err(e) => return Err(Failure::from(e)),
+        };
+        if rv == "0" && listed.paginated {
+            self.paginated_result = true;
+        }
+        self.rv_unavailable = false;
+        self.store.notice(ReflectorEvent::Listed {
+            resource_version: listed.resource_version.clone(),
+            items: listed.items.len(),
+            pages: listed.pages,
+            elapsed: start.elapsed(),
+            full_list_fallback: listed.full_list_fallback,
+        });
+        self.store.replace(listed.items, &listed.resource_version);
+        self.last_sync_rv = listed.resource_version;
+        Ok(())
+    }
+
+    /// client-go `pager.ListWithAlloc` with `FullListIfExpired`.
+    async fn pager(&self, rv: &str, limit: u32) -> Result<Listed, SourceError> {
+        let first = ListOptions {
+            resource_version: rv.to_owned(),
+            limit: (limit > 0).then_some(limit),
+            ..ListOptions::default()
+        };
+        let mut page = self.lw.list(first.clone()).await?;
+        let mut items = std::mem::take(&mut page.items);
+        let mut pages = 1;
+        let mut paginated = false;
+        while let Some(token) = page.continue_token.take() {
+            paginated = true;
+            let next = ListOptions {
+                limit: first.limit,
+                continue_token: Some(token),
+                ..ListOptions::default()
+            };
+            page = match self.lw.list(next).await {
+                Ok(p) => p,
+                Err(e) if e.is_expired() => {
+                    let full = self
+                        .lw
+                        .list(ListOptions {
+                            limit: None,
+                            ..first
+                        })
+                        .await?;
+                    return Ok(Listed {
+                        items: full.items,
+                        resource_version: full.resource_version,
+                        pages: pages + 1,
+                        paginated,
+                        full_list_fallback: true,
+                    });
+                }
+                Err(e) => return Err(e),
+            };
+            pages += 1;
+            items.append(&mut page.items);
+        }
+        Ok(Listed {
+            items,
+            resource_version: page.resource_version,
+            pages,
+            paginated,
+            full_list_fallback: false,
+        })
+    }
+}
+
+/// client-go `isWatchErrorRetriable`: back off and open the watch again, no relist.
+fn is_watch_retriable(e: &SourceError) -> bool {
+    matches!(e, SourceError::ConnectionRefused(_)) || e.api().is_some_and(|s| s.code == 429)
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,420 @@
+//! Reflector rules, each against a scripted source, with paused time.
+
+use std::sync::Mutex;
+
+use super::scripted::{Call, Item, Scripted, Step};
+use super::*;
+use crate::object::Object;
+use crate::source::{ApiStatus, ListPage};
+
+#[derive(Default)]
+struct Recorder {
+    log: Mutex<Vec<String>>,
+}
+
+impl Recorder {
+    fn push(&self, s: String) {
+        self.log.lock().unwrap().push(s);
+    }
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl ReflectorStore for Recorder {
+    fn add(&self, o: ObjectRef) {
+        self.push(format!("add {} {}", o.key(), o.resource_version()));
+    }
+    fn update(&self, o: ObjectRef) {
+        self.push(format!("update {} {}", o.key(), o.resource_version()));
+    }
+    fn delete(&self, o: ObjectRef) {
+        self.push(format!("delete {} {}", o.key(), o.resource_version()));
+    }
+    fn replace(&self, objs: Vec<ObjectRef>, rv: &str) {
+        let keys: Vec<String> = objs.iter().map(|o| o.key()).collect();
+        self.push(format!("replace {rv} [{}]", keys.join(",")));
+    }
+    fn resync(&self) {
+        self.push("resync".into());
+    }
+    fn notice(&self, e: ReflectorEvent) {
+        let s = match e {
+            ReflectorEvent::List {
+                resource_version,
+                limit,
+                reason,
+            } => format!("List rv={resource_version:?} limit={limit} reason={reason}"),
+            ReflectorEvent::Listed {
+                resource_version,
+                items,
+                pages,
+                full_list_fallback,
+                ..
+            } => format!(
+                "Listed rv={resource_version} items={items} pages={pages} fallback={full_list_fallback}"
+            ),
+            ReflectorEvent::Watch {
+                resource_version, ..
+            } => format!("Watch rv={resource_version}"),
+            ReflectorEvent::WatchEnded {
+                reason,
+                events,
+                error,
+                ..
+            } => format!("WatchEnded events={events} error={error} {reason}"),
+            ReflectorEvent::Bookmark { resource_version } => format!("Bookmark {resource_version}"),
+            ReflectorEvent::Backoff { delay, cause } => {
+                format!("Backoff {}ms {cause}", delay.as_millis())
+            }
+            ReflectorEvent::Resync => "Resync".into(),
+        };
+        self.push(s);
+    }
+}
+
+fn obj(name: &str, rv: &str) -> ObjectRef {
+    ObjectRef::new(
+        Object::from_json(&format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
+        ))
+        .unwrap(),
+    )
+}
+
+fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
+    Step::List(Ok(ListPage {
+        resource_version: rv.into(),
+        continue_token: cont.map(String::from),
+        remaining_item_count: None,
+        items: names.iter().map(|(n, r)| obj(n, r)).collect(),
+    }))
+}
+
+fn status(code: u16, reason: &str, message: &str) -> SourceError {
+    SourceError::Api(ApiStatus {
+        code,
+        reason: reason.into(),
+        message: message.into(),
+        ..ApiStatus::default()
+    })
+}
+
+fn cfg() -> ReflectorConfig {
+    ReflectorConfig {
+        seed: 3,
+        ..ReflectorConfig::default()
+    }
+}
+
+/// Runs the reflector for `secs` of (paused) time and returns the recorder and source.
+async fn run_for(steps: Vec<Step>, cfg: ReflectorConfig, secs: u64) -> (Vec<String>, Vec<Call>) {
+    let src = Scripted::new(steps);
+    let rec = Arc::new(Recorder::default());
+    let r = Reflector::new(src.clone(), rec.clone(), cfg);
+    let task = tokio::spawn(r.run());
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    task.abort();
+    (rec.log(), src.calls())
+}
+
+fn backoffs(log: &[String]) -> Vec<String> {
+    log.iter().filter(|l| l.starts_with("Backoff")).cloned().collect()
+}
+
+fn without_backoff_delays(log: &[String]) -> Vec<String> {
+    log.iter()
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix("Backoff ") {
+                let cause = rest.split_once(' ').map(|x| x.1).unwrap_or("");
+                format!("Backoff {cause}")
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close() {
+    let steps = vec![
+        page("10", &[("a", "5"), ("b", "9")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(2)),
+            Item::Event(WatchEvent::Added(obj("c", "11"))),
+            Item::Event(WatchEvent::Modified(obj("a", "12"))),
+            Item::Event(WatchEvent::Bookmark {
+                resource_version: "15".into(),
+                initial_events_end: false,
+            }),
+        ])),
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Deleted(obj("b", "16"))),
+            Item::Sleep(Duration::from_secs(5)),
+        ])),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 30).await;
+    assert_eq!(
+        log,
+        vec![
+            "List rv=\"0\" limit=500 reason=initial",
+            "Listed rv=10 items=2 pages=1 fallback=false",
+            "replace 10 [ns/a,ns/b]",
+            "Watch rv=10",
+            "add ns/c 11",
+            "update ns/a 12",
+            "Bookmark 15",
+            "WatchEnded events=3 error=false closed by the server",
+            "Watch rv=15",
+            "delete ns/b 16",
+            "WatchEnded events=1 error=false closed by the server",
+            "Watch rv=16",
+        ]
+    );
+    match &calls[1] {
+        Call::Watch(w) => {
+            assert!(w.allow_bookmarks && !w.send_initial_events);
+            assert!((300..600).contains(&w.timeout_seconds), "{}", w.timeout_seconds);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        calls[0],
+        Call::List(ListOptions {
+            resource_version: "0".into(),
+            limit: Some(500),
+            ..ListOptions::default()
+        })
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn follows_continue_tokens_and_later_pages_carry_no_rv() {
+    let steps = vec![
+        page("20", &[("a", "1"), ("b", "2")], Some("t1")),
+        page("20", &[("c", "3"), ("d", "4")], Some("t2")),
+        page("20", &[("e", "5")], None),
+    ];
+    let cfg = ReflectorConfig {
+        page_size: 2,
+        page_size_explicit: true,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 5).await;
+    assert_eq!(log[1], "Listed rv=20 items=5 pages=3 fallback=false");
+    assert_eq!(log[2], "replace 20 [ns/a,ns/b,ns/c,ns/d,ns/e]");
+    let lists: Vec<ListOptions> = calls
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::List(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lists[0].resource_version, "0");
+    assert_eq!(lists[0].limit, Some(2));
+    for (l, t) in lists[1..].iter().zip(["t1", "t2"]) {
+        assert_eq!(l.resource_version, "");
+        assert_eq!(l.continue_token.as_deref(), Some(t));
+        assert_eq!(l.limit, Some(2));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn expired_continue_falls_back_to_one_full_list_at_the_requested_rv() {
+    let steps = vec![
+        page("20", &[("a", "1")], Some("t1")),
+        Step::List(Err(status(410, "Expired", "The provided continue parameter is too old"))),
+        page("25", &[("a", "1"), ("b", "24")], None),
+    ];
+    let cfg = ReflectorConfig {
+        page_size: 1,
+        page_size_explicit: true,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 5).await;
+    assert_eq!(log[1], "Listed rv=25 items=2 pages=2 fallback=true");
+    assert_eq!(
+        calls[2],
+        Call::List(ListOptions {
+            resource_version: "0".into(),
+            ..ListOptions::default()
+        })
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_410_relists_at_last_rv_without_paging_then_at_empty_rv_if_that_expires() {
+    let expired = || status(410, "Expired", "too old resource version: 12 (30)");
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(3)),
+            Item::Event(WatchEvent::Modified(obj("a", "12"))),
+            Item::Event(WatchEvent::Error(match expired() {
+                SourceError::Api(s) => s,
+                _ => unreachable!(),
+            })),
+        ])),
+        Step::List(Err(expired())),
+        page("31", &[("b", "31")], None),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 10).await;
+    let log = without_backoff_delays(&log);
+    assert_eq!(
+        log[4..],
+        [
+            "update ns/a 12",
+            "WatchEnded events=2 error=true 410 Expired: too old resource version: 12 (30)",
+            "Backoff 410 Expired: too old resource version: 12 (30)",
+            "List rv=\"12\" limit=0 reason=410 Expired: too old resource version: 12 (30)",
+            "List rv=\"\" limit=0 reason=list at rv=12: 410 Expired: too old resource version: 12 (30)",
+            "Listed rv=31 items=1 pages=1 fallback=false",
+            "replace 31 [ns/b]",
+            "Watch rv=31",
+        ]
+    );
+    assert_eq!(
+        calls[2],
+        Call::List(ListOptions {
+            resource_version: "12".into(),
+            ..ListOptions::default()
+        })
+    );
+    assert_eq!(calls[3], Call::List(ListOptions::default()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn too_large_rv_list_retries_at_empty_rv_at_once() {
+    let too_large = SourceError::Api(ApiStatus {
+        code: 504,
+        reason: "Timeout".into(),
+        message: "Timeout: Too large resource version: 99, current: 5".into(),
+        too_large_rv: true,
+        ..ApiStatus::default()
+    });
+    let steps = vec![Step::List(Err(too_large)), page("5", &[], None)];
+    let (log, _) = run_for(steps, cfg(), 2).await;
+    assert!(log[1].starts_with("List rv=\"\" limit=500 reason=list at rv=0: 504 Timeout"));
+    assert_eq!(log[2], "Listed rv=5 items=0 pages=1 fallback=false");
+    assert!(backoffs(&log).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn very_short_watch_is_an_error_that_backs_off_and_relists() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Ok(vec![])),
+        page("11", &[], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 5).await;
+    let log = without_backoff_delays(&log);
+    assert_eq!(
+        log[3..7],
+        [
+            "WatchEnded events=0 error=true very short watch: the watch lasted less than a second and no items received",
+            "Backoff very short watch: the watch lasted less than a second and no items received",
+            "List rv=\"10\" limit=0 reason=very short watch: the watch lasted less than a second and no items received",
+            "Listed rv=11 items=0 pages=1 fallback=false",
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn too_many_requests_on_watch_backs_off_at_least_retry_after_and_rewatches() {
+    let throttled = SourceError::Api(ApiStatus {
+        code: 429,
+        reason: "TooManyRequests".into(),
+        message: "slow down".into(),
+        retry_after: Some(Duration::from_secs(7)),
+        ..ApiStatus::default()
+    });
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(throttled)),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+    ];
+    let start = Instant::now();
+    let (log, calls) = run_for(steps, cfg(), 30).await;
+    assert!(start.elapsed() >= Duration::from_secs(30));
+    assert_eq!(backoffs(&log), vec!["Backoff 7000ms watch: 429 TooManyRequests: slow down"]);
+    assert_eq!(log.last().unwrap(), "Watch rv=10");
+    assert!(matches!(calls[2], Call::Watch(_)), "re-watch, no relist: {calls:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn connection_refused_on_watch_backs_off_without_relist() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(SourceError::ConnectionRefused("refused".into()))),
+        Step::Watch(Err(SourceError::ConnectionRefused("refused".into()))),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 30).await;
+    assert_eq!(backoffs(&log).len(), 2);
+    assert!(calls[1..].iter().all(|c| matches!(c, Call::Watch(_))));
+}
+
+#[tokio::test(start_paused = true)]
+async fn repeated_list_failures_back_off_exponentially() {
+    let steps: Vec<Step> = (0..6)
+        .map(|_| Step::List(Err(status(503, "ServiceUnavailable", "down"))))
+        .collect();
+    let (log, _) = run_for(steps, cfg(), 200).await;
+    let delays: Vec<u128> = backoffs(&log)
+        .iter()
+        .map(|l| l.split(' ').nth(1).unwrap().trim_end_matches("ms").parse().unwrap())
+        .collect();
+    assert_eq!(delays.len(), 6);
+    let mut base = 800u128;
+    for d in delays {
+        assert!(d >= base && d < 2 * base, "{d} not in [{base}, {})", 2 * base);
+        base = (base * 2).min(30_000);
+    }
+    assert!(log.iter().any(|l| l.contains("reason=503 ServiceUnavailable: down")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn undecodable_line_ends_the_watch_and_relists() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Added(obj("a", "11"))),
+            Item::Fail(SourceError::Decode("watch event: expected value".into())),
+        ])),
+        page("12", &[("a", "11")], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 5).await;
+    assert!(log.contains(&"WatchEnded events=1 error=true unable to decode an event from the watch stream: watch event: expected value".to_owned()), "{log:#?}");
+    assert!(log.contains(&"List rv=\"11\" limit=0 reason=unable to decode an event from the watch stream: watch event: expected value".to_owned()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn resync_fires_every_period() {
+    let steps = vec![page("10", &[], None), Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))]))];
+    let cfg = ReflectorConfig {
+        resync: Some(Duration::from_secs(10)),
+        ..cfg()
+    };
+    let (log, _) = run_for(steps, cfg, 35).await;
+    assert_eq!(log.iter().filter(|l| *l == "resync").count(), 3);
+}
+
+#[tokio::test(start_paused = true)]
+async fn paged_rv0_list_keeps_paging_on_relist() {
+    let steps = vec![
+        page("10", &[("a", "1")], Some("t")),
+        page("10", &[("b", "2")], None),
+        Step::Watch(Err(status(500, "InternalError", "boom"))),
+        page("20", &[("a", "1"), ("b", "2")], None),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 5).await;
+    assert!(log.iter().any(|l| l.starts_with("List rv=\"10\" limit=500")), "{log:#?}");
+    assert_eq!(
+        calls[3],
+        Call::List(ListOptions {
+            resource_version: "10".into(),
+            limit: Some(500),
+            ..ListOptions::default()
+        })
+    );
+}

@@ -1,0 +1,602 @@
+//! Where objects come from: the [`ListerWatcher`] trait the reflector is written against,
+//! and [`KubeSource`], its implementation over kube's HTTP client.
+//!
+//! Lists and watch streams are read as bytes and split here, so that each object stays
+//! raw JSON ([`Object`]) and is never parsed into a full `serde_json::Value` on this path.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use futures::Stream;
+use http_body_util::BodyExt;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::object::{Object, ObjectRef};
+
+/// The longest watch line kwatch accepts; a stream that never ends a line is cut here
+/// instead of growing memory without bound.
+pub const MAX_LINE_BYTES: usize = 128 * 1024 * 1024;
+
+/// Options of one LIST request (one page).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListOptions {
+    /// "" = unset (a consistent, most recent read).
+    pub resource_version: String,
+    pub resource_version_match: Option<&'static str>,
+    /// `None` or `Some(0)`: no paging.
+    pub limit: Option<u32>,
+    pub continue_token: Option<String>,
+}
+
+/// Options of one WATCH request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WatchOptions {
+    pub resource_version: String,
+    pub timeout_seconds: u32,
+    pub allow_bookmarks: bool,
+    /// Streaming list (KEP-3157): initial ADDEDs, then the `initial-events-end` bookmark.
+    pub send_initial_events: bool,
+}
+
+/// One page of a list.
+#[derive(Debug, Clone, Default)]
+pub struct ListPage {
+    pub resource_version: String,
+    pub continue_token: Option<String>,
+    pub remaining_item_count: Option<i64>,
+    pub items: Vec<ObjectRef>,
+}
+
+/// One watch event, decoded.
+#[derive(Debug, Clone)]
+pub enum WatchEvent {
+    Added(ObjectRef),
+    Modified(ObjectRef),
+    Deleted(ObjectRef),
+    Bookmark {
+        resource_version: String,
+        /// The `k8s.io/initial-events-end` annotation was "true".
+        initial_events_end: bool,
+    },
+    /// An `ERROR` event: the watch ends with this status.
+    Error(ApiStatus),
+}
+
+/// A metav1 Status the server answered with (HTTP error or watch ERROR event).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApiStatus {
+    pub code: u16,
+    pub reason: String,
+    pub message: String,
+    /// From the `Retry-After` header or `details.retryAfterSeconds`.
+    pub retry_after: Option<Duration>,
+    /// A cause of type `ResourceVersionTooLarge` was given.
+    pub too_large_rv: bool,
+}
+
+impl ApiStatus {
+    /// client-go `apierrors.IsResourceExpired` / `IsGone`.
+    pub fn is_expired(&self) -> bool {
+        self.code == 410 || self.reason == "Expired" || self.reason == "Gone"
+    }
+
+    /// client-go `isTooLargeResourceVersionError`.
+    pub fn is_too_large_rv(&self) -> bool {
+        self.too_large_rv
+            || (self.code == 504 && self.message.contains("Too large resource version"))
+    }
+
+    /// A short human reason, e.g. `410 Expired: too old resource version: 5 (9)`.
+    pub fn summary(&self) -> String {
+        let mut s = self.code.to_string();
+        if !self.reason.is_empty() {
+            s.push(' ');
+            s.push_str(&self.reason);
+        }
+        if !self.message.is_empty() {
+            s.push_str(": ");
+            s.push_str(&self.message);
+        }
+        s
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SourceError {
+    #[error("{}", .0.summary())]
+    Api(ApiStatus),
+    /// Connection refused when connecting.
+    #[error("connection refused: {0}")]
+    ConnectionRefused(String),
+    /// Any other failure to reach the server or read its response.
+    #[error("{0}")]
+    Transport(String),
+    /// A response or watch line that is not what the API promises.
+    #[error("malformed response: {0}")]
+    Decode(String),
+    #[error("request timed out after {0:?}")]
+    Timeout(Duration),
+}
+
+impl SourceError {
+    pub fn api(&self) -> Option<&ApiStatus> {
+        match self {
+            SourceError::Api(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn is_expired(&self) -> bool {
+        self.api().is_some_and(ApiStatus::is_expired)
+    }
+    pub fn is_too_large_rv(&self) -> bool {
+        self.api().is_some_and(ApiStatus::is_too_large_rv)
+    }
+}
+
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchEvent, SourceError>> + Send>>;
+
+/// What the reflector needs from a source: list one page, open one watch.
+/// A watch stream that ends (`None`) was closed cleanly by the server.
+pub trait ListerWatcher: Send + Sync + 'static {
+    fn list(
+        &self,
+        opts: ListOptions,
+    ) -> impl Future<Output = Result<ListPage, SourceError>> + Send;
+    fn watch(
+        &self,
+        opts: WatchOptions,
+    ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
+}
+
+/// The real source: kube's client against a collection URL such as
+/// `/api/v1/namespaces/default/pods` or `/apis/apps/v1/deployments`.
+#[derive(Clone)]
+pub struct KubeSource {
+    client: kube::Client,
+    collection_path: String,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    request_timeout: Option<Duration>,
+}
+
+impl KubeSource {
+    pub fn new(
+        client: kube::Client,
+        collection_path: String,
+        label_selector: Option<String>,
+        field_selector: Option<String>,
+        request_timeout: Option<Duration>,
+    ) -> Self {
+        KubeSource {
+            client,
+            collection_path,
+            label_selector,
+            field_selector,
+            request_timeout,
+        }
+    }
+
+    fn url(&self, pairs: &[(&str, &str)]) -> String {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        if let Some(l) = &self.label_selector {
+            q.append_pair("labelSelector", l);
+        }
+        if let Some(f) = &self.field_selector {
+            q.append_pair("fieldSelector", f);
+        }
+        for (k, v) in pairs {
+            q.append_pair(k, v);
+        }
+        let q = q.finish();
+        if q.is_empty() {
+            self.collection_path.clone()
+        } else {
+            format!("{}?{q}", self.collection_path)
+        }
+    }
+
+    async fn send(&self, url: String) -> Result<http::Response<kube::client::Body>, SourceError> {
+        let req = http::Request::get(url)
+            .header(http::header::ACCEPT, "application/json")
+            // Watch streams are read line by line; see kube's request_events.
+            .header(http::header::ACCEPT_ENCODING, "identity")
+            .body(kube::client::Body::empty())
+            .map_err(|e| SourceError::Transport(e.to_string()))?;
+        let res = self.client.send(req).await.map_err(transport_error)?;
+        if res.status().is_success() {
+            return Ok(res);
+        }
+        let code = res.status().as_u16();
+        let retry_after = res
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = read_body(res.into_body(), 1024 * 1024).await.unwrap_or_default();
+        let mut status = parse_status(&body).unwrap_or_else(|| ApiStatus {
+            code,
+            reason: String::new(),
+            message: non_status_message(code, &body),
+            ..ApiStatus::default()
+        });
+        if status.code == 0 {
+            status.code = code;
+        }
+        if retry_after.is_some() {
+            status.retry_after = retry_after;
+        }
+        Err(SourceError::Api(status))
+    }
+}
+
+impl ListerWatcher for KubeSource {
+    async fn list(&self, opts: ListOptions) -> Result<ListPage, SourceError> {
+        let limit = opts.limit.filter(|l| *l > 0).map(|l| l.to_string());
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        if let Some(l) = &limit {
+            pairs.push(("limit", l));
+        }
+        if let Some(c) = &opts.continue_token {
+            pairs.push(("continue", c));
+        } else if !opts.resource_version.is_empty() {
+            pairs.push(("resourceVersion", &opts.resource_version));
+            if let Some(m) = opts.resource_version_match {
+                pairs.push(("resourceVersionMatch", m));
+            }
+        }
+        let url = self.url(&pairs);
+        let fetch = async {
+            let res = self.send(url).await?;
+            let body = read_body(res.into_body(), usize::MAX).await?;
+            parse_list(&body)
+        };
+        match self.request_timeout {
+            Some(t) => tokio::time::timeout(t, fetch)
+                .await
+                .map_err(|_| SourceError::Timeout(t))?,
+            None => fetch.await,
+        }
+    }
+
+    async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
+        let timeout = opts.timeout_seconds.to_string();
+        let mut pairs: Vec<(&str, &str)> = vec![("watch", "true")];
+        if opts.timeout_seconds > 0 {
+            pairs.push(("timeoutSeconds", &timeout));
+        }
+        if opts.allow_bookmarks {
+            pairs.push(("allowWatchBookmarks", "true"));
+        }
+        if opts.send_initial_events {
+            pairs.push(("sendInitialEvents", "true"));
+            pairs.push(("resourceVersionMatch", "NotOlderThan"));
+        }
+        pairs.push(("resourceVersion", &opts.resource_version));
+        let url = self.url(&pairs);
+        let open = self.send(url);
+        let res = match self.request_timeout {
+            Some(t) => tokio::time::timeout(t, open)
+                .await
+                .map_err(|_| SourceError::Timeout(t))??,
+            None => open.await?,
+        };
+        Ok(Box::pin(watch_lines(res.into_body())))
+    }
+}
+
+fn transport_error(e: kube::Error) -> SourceError {
+    let mut text = e.to_string();
+    let mut refused = false;
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+        }
+        let msg = s.to_string();
+        if !text.contains(&msg) {
+            text.push_str(": ");
+            text.push_str(&msg);
+        }
+        src = s.source();
+    }
+    refused |= text.contains("Connection refused");
+    if refused {
+        SourceError::ConnectionRefused(text)
+    } else {
+        SourceError::Transport(text)
+    }
+}
+
+async fn read_body(mut body: kube::client::Body, max: usize) -> Result<Vec<u8>, SourceError> {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > max {
+                break;
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(out)
+}
+
+fn non_status_message(code: u16, body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let first = text.lines().next().unwrap_or("").trim();
+    let first: String = first.chars().take(200).collect();
+    let canonical = http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|c| c.canonical_reason())
+        .unwrap_or("error");
+    if first.is_empty() {
+        format!("the server answered {code} {canonical} with no Status body")
+    } else {
+        format!("the server answered {code} {canonical}: {first}")
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusWire {
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    code: u16,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    details: Option<StatusDetailsWire>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusDetailsWire {
+    #[serde(default)]
+    causes: Vec<CauseWire>,
+    #[serde(default)]
+    retry_after_seconds: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct CauseWire {
+    #[serde(default)]
+    reason: String,
+}
+
+fn status_from_wire(w: StatusWire) -> ApiStatus {
+    let (too_large_rv, retry_after) = match &w.details {
+        Some(d) => (
+            d.causes.iter().any(|c| c.reason == "ResourceVersionTooLarge"),
+            d.retry_after_seconds.filter(|s| *s > 0).map(Duration::from_secs),
+        ),
+        None => (false, None),
+    };
+    ApiStatus {
+        code: w.code,
+        reason: w.reason,
+        message: w.message,
+        retry_after,
+        too_large_rv,
+    }
+}
+
+fn parse_status(body: &[u8]) -> Option<ApiStatus> {
+    let w: StatusWire = serde_json::from_slice(body).ok()?;
+    (w.kind == "Status").then(|| status_from_wire(w))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListWire {
+    #[serde(default)]
+    metadata: ListMetaWire,
+    #[serde(default)]
+    items: Option<Vec<Box<RawValue>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListMetaWire {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    remaining_item_count: Option<i64>,
+}
+
+/// Splits a list body into raw objects.
+pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
+    let wire: ListWire = serde_json::from_slice(body)
+        .map_err(|e| SourceError::Decode(format!("list body: {e}")))?;
+    let mut items = Vec::new();
+    for raw in wire.items.unwrap_or_default() {
+        let obj = Object::from_raw(raw)
+            .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
+        items.push(ObjectRef::new(obj));
+    }
+    Ok(ListPage {
+        resource_version: wire.metadata.resource_version,
+        continue_token: wire.metadata.continue_token.filter(|c| !c.is_empty()),
+        remaining_item_count: wire.metadata.remaining_item_count,
+        items,
+    })
+}
+
+#[derive(Deserialize)]
+struct EventWire<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct BookmarkWire {
+    #[serde(default)]
+    metadata: BookmarkMetaWire,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkMetaWire {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default)]
+    annotations: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// Decodes one watch line.
+pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
+    let ev: EventWire = serde_json::from_slice(line)
+        .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
+    let obj = || {
+        Object::from_json(ev.object.get())
+            .map(ObjectRef::new)
+            .map_err(|e| SourceError::Decode(format!("watch {} object: {e}", ev.kind)))
+    };
+    match ev.kind.as_str() {
+        "ADDED" => Ok(WatchEvent::Added(obj()?)),
+        "MODIFIED" => Ok(WatchEvent::Modified(obj()?)),
+        "DELETED" => Ok(WatchEvent::Deleted(obj()?)),
+        "BOOKMARK" => {
+            let b: BookmarkWire = serde_json::from_str(ev.object.get())
+                .map_err(|e| SourceError::Decode(format!("bookmark: {e}")))?;
+            let end = b
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("k8s.io/initial-events-end"))
+                .is_some_and(|v| v == "true");
+            Ok(WatchEvent::Bookmark {
+                resource_version: b.metadata.resource_version,
+                initial_events_end: end,
+            })
+        }
+        "ERROR" => {
+            let w: StatusWire = serde_json::from_str(ev.object.get())
+                .map_err(|e| SourceError::Decode(format!("error event: {e}")))?;
+            Ok(WatchEvent::Error(status_from_wire(w)))
+        }
+        other => Err(SourceError::Decode(format!(
+            "unknown watch event type {:?}",
+            crate::object::truncate(other, 40)
+        ))),
+    }
+}
+
+struct LineReader {
+    body: kube::client::Body,
+    buf: BytesMut,
+    done: bool,
+}
+
+/// Turns a watch body into decoded events. A body that ends, cleanly or with an
+/// unexpected EOF (a dropped connection), ends the stream: client-go treats both as a
+/// closed watch. A partial last line is dropped.
+fn watch_lines(
+    body: kube::client::Body,
+) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
+    let reader = LineReader {
+        body,
+        buf: BytesMut::new(),
+        done: false,
+    };
+    futures::stream::unfold(reader, |mut r| async move {
+        loop {
+            if let Some(pos) = r.buf.iter().position(|b| *b == b'\n') {
+                let line = r.buf.split_to(pos + 1);
+                let line = &line[..pos];
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                return Some((parse_event(line), r));
+            }
+            if r.done {
+                return None;
+            }
+            if r.buf.len() > MAX_LINE_BYTES {
+                r.done = true;
+                r.buf.clear();
+                return Some((
+                    Err(SourceError::Decode(format!(
+                        "watch line longer than {MAX_LINE_BYTES} bytes without a newline"
+                    ))),
+                    r,
+                ));
+            }
+            match r.body.frame().await {
+                None => r.done = true,
+                Some(Ok(frame)) => {
+                    if let Ok(mut data) = frame.into_data() {
+                        while data.has_remaining() {
+                            let chunk = data.chunk();
+                            r.buf.extend_from_slice(chunk);
+                            let n = chunk.len();
+                            data.advance(n);
+                        }
+                    }
+                }
+                Some(Err(e)) => {
+                    r.done = true;
+                    let text = e.to_string();
+                    let eof = text.contains("unexpected EOF")
+                        || text.contains("end of file")
+                        || text.contains("connection closed")
+                        || text.contains("connection reset");
+                    if eof {
+                        tracing::debug!("watch stream ended abruptly: {text}");
+                        return None;
+                    }
+                    return Some((Err(SourceError::Transport(text)), r));
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_list_without_item_kinds() {
+        let body = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"255","continue":"abc","remainingItemCount":3},"items":[{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"data":{"k":"v"}}]}"#;
+        let page = parse_list(body).unwrap();
+        assert_eq!(page.resource_version, "255");
+        assert_eq!(page.continue_token.as_deref(), Some("abc"));
+        assert_eq!(page.remaining_item_count, Some(3));
+        assert_eq!(page.items[0].key(), "ns/a");
+        assert!(page.items[0].raw().get().contains(r#""data":{"k":"v"}"#));
+        let empty = parse_list(br#"{"metadata":{"continue":"","resourceVersion":"3"},"items":[]}"#)
+            .unwrap();
+        assert!(empty.continue_token.is_none() && empty.items.is_empty());
+    }
+
+    #[test]
+    fn parses_events() {
+        let e = parse_event(br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"261","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}}"#).unwrap();
+        assert!(matches!(e, WatchEvent::Bookmark { ref resource_version, initial_events_end: true } if resource_version == "261"));
+        let e = parse_event(br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 255 (286)","reason":"Expired","code":410}}"#).unwrap();
+        match e {
+            WatchEvent::Error(s) => assert!(s.is_expired() && s.message.contains("too old")),
+            other => panic!("{other:?}"),
+        }
+        assert!(parse_event(b"{not json").is_err());
+        assert!(parse_event(br#"{"type":"WHAT","object":{}}"#).is_err());
+    }
+
+    #[test]
+    fn too_large_rv_status() {
+        let s = parse_status(br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 99999999, current: 256","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#).unwrap();
+        assert!(s.is_too_large_rv() && !s.is_expired());
+        assert_eq!(s.retry_after, Some(Duration::from_secs(1)));
+    }
+}
