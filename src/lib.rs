@@ -7,5 +7,7 @@
 //! ```
 pub mod cli;
 pub mod delta;
+pub mod fifo;
 pub mod object;
 pub mod sim;
+pub mod store;
