@@ -359,6 +359,66 @@ mod tests {
     }
 
     #[test]
+    fn randomized_index_matches_model() {
+        use rand::rngs::SmallRng;
+        use rand::{Rng, SeedableRng};
+
+        let mut rng = SmallRng::seed_from_u64(7);
+        let s = Store::new();
+        let mut model: BTreeMap<String, (String, String)> = BTreeMap::new();
+        let nss = [Some("a"), Some("b"), None];
+        for rv in 0..5_000u64 {
+            let ns = nss[rng.random_range(0..nss.len())];
+            let name = format!("o{}", rng.random_range(0..8));
+            let o = obj(ns, &name, &rv.to_string());
+            match rng.random_range(0..10) {
+                0..=4 => {
+                    model.insert(o.key(), (ns.unwrap_or("").into(), rv.to_string()));
+                    s.add(o);
+                }
+                5..=7 => {
+                    let got = s.delete(&o.key()).map(|x| x.resource_version().to_owned());
+                    assert_eq!(got, model.remove(&o.key()).map(|(_, rv)| rv));
+                }
+                8 => {
+                    model.insert(o.key(), (ns.unwrap_or("").into(), rv.to_string()));
+                    s.apply(&[Delta::new(DeltaType::Updated, o)]);
+                }
+                _ => {
+                    let keep: Vec<ObjectRef> = s
+                        .list()
+                        .into_iter()
+                        .filter(|_| rng.random_bool(0.7))
+                        .collect();
+                    model.retain(|k, _| keep.iter().any(|o| &o.key() == k));
+                    s.replace(keep);
+                }
+            }
+            assert_index_consistent(&s);
+        }
+        let got: BTreeMap<String, (String, String)> = s
+            .list()
+            .iter()
+            .map(|o| {
+                (
+                    o.key(),
+                    (ns_of(o).to_owned(), o.resource_version().to_owned()),
+                )
+            })
+            .collect();
+        assert_eq!(got, model);
+        for ns in ["a", "b", ""] {
+            let want: Vec<&String> = model
+                .iter()
+                .filter(|(_, (n, _))| n == ns)
+                .map(|(k, _)| k)
+                .collect();
+            let keys: Vec<String> = s.by_namespace(ns).iter().map(|o| o.key()).collect();
+            assert_eq!(keys.iter().collect::<Vec<_>>(), want);
+        }
+    }
+
+    #[test]
     fn shared_across_threads() {
         let s = Arc::new(Store::new());
         let handles: Vec<_> = (0..4)
