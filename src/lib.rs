@@ -7,7 +7,9 @@
 //! ```
 pub mod cli;
 pub mod delta;
+pub mod fifo;
 pub mod object;
 pub mod reflector;
 pub mod source;
 pub mod sim;
+pub mod store;
