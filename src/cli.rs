@@ -3,9 +3,11 @@
 //! Help text, the man page and shell completions are all generated from [`Cli`].
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::output::Format;
 use crate::sim::Scenario;
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
@@ -29,12 +31,35 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Print the man page (roff) to stdout.
+    Man,
+}
+
+/// The completion script for `shell`, generated from [`Cli`].
+pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(
+        shell,
+        &mut <Cli as clap::CommandFactory>::command(),
+        "kwatch",
+        &mut out,
+    );
+    out
+}
+
+/// The man page, generated from [`Cli`].
+pub fn man_page() -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
+    Ok(out)
 }
 
 /// Options of a watch (the default command).
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Watch")]
 pub struct WatchArgs {
-    /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind or resource.group.
+    /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
+    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …).
     #[arg(value_name = "RESOURCE", required = true)]
     pub resources: Option<String>,
 
@@ -42,9 +67,127 @@ pub struct WatchArgs {
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
 
-    /// Start the built-in simulated cluster in-process and watch it.
+    /// Namespace to watch (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, value_name = "NS")]
+    pub namespace: Option<String>,
+
+    /// Watch all namespaces.
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+
+    /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Field selector, e.g. status.phase=Running.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
+    pub output: Format,
+
+    /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
     #[arg(long)]
+    pub show_managed_fields: bool,
+
+    /// Start the built-in simulated cluster in-process and watch it.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub sim: bool,
+
+    /// When to use colour: auto (a terminal and NO_COLOR unset), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub reflector: ReflectorArgs,
+
+    #[command(flatten)]
+    pub stop: StopArgs,
+}
+
+/// Which cluster, as kubectl's flags.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Cluster")]
+pub struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context to use.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+
+    /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
+    pub request_timeout: Duration,
+}
+
+/// How the reflector lists and watches.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Reflector")]
+pub struct ReflectorArgs {
+    /// Objects per list page, 0 = no paging [default: 500, and no paging when relisting
+    /// at a specific resourceVersion, as client-go].
+    #[arg(long, value_name = "N")]
+    pub page_size: Option<u32>,
+
+    /// Re-queue every known object as a Sync delta this often (e.g. 30s); off by default.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub resync: Option<Duration>,
+
+    /// Do not ask for bookmarks on watches.
+    #[arg(long)]
+    pub no_bookmarks: bool,
+
+    /// Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced).
+    #[arg(long)]
+    pub legacy_sync: bool,
+}
+
+/// When to stop (for scripts).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Stopping")]
+pub struct StopArgs {
+    /// Exit 0 after printing this many deltas.
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+
+    /// Exit 0 after this long, e.g. 30s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+
+    /// Exit 0 once the initial list has been popped (client-go HasSynced).
+    #[arg(long)]
+    pub until_synced: bool,
+
+    /// Do not print the initial list's deltas.
+    #[arg(long)]
+    pub watch_only: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A duration as kubectl takes it: `500ms`, `30s`, `5m`, `1h30m`, or bare seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    humantime::parse_duration(s)
+        .map_err(|e| format!("{e} (expected a duration such as 500ms, 30s, 5m or 1h30m)"))
 }
 
 /// Options of `kwatch sim`.

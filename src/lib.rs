@@ -6,10 +6,15 @@
 //!                              sim: the simulated API server used by tests and --sim
 //! ```
 pub mod cli;
+pub mod config;
 pub mod delta;
+pub mod exit;
 pub mod fifo;
 pub mod object;
+pub mod output;
 pub mod reflector;
-pub mod source;
 pub mod sim;
+pub mod source;
 pub mod store;
+pub mod target;
+pub mod watch;

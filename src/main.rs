@@ -1,29 +1,69 @@
-//! The `kwatch` binary: wires the command line to the library and maps errors to exit codes.
+//! The `kwatch` binary: wires the command line to the library and maps the result to an
+//! exit code (see README "Exit codes"). A closed stdout (`kwatch … | head -1`) is a
+//! quiet success.
+
+use std::io::Write;
+use std::process::ExitCode;
 
 use clap::Parser;
 use kwatch::cli::{Cli, Command};
+use kwatch::exit::Exit;
+use kwatch::watch::Outcome;
 
-fn main() {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match run(cli) {
-        Ok(code) => code,
+    init_tracing(cli.watch.verbose);
+    let exit = match run(cli) {
+        Ok(e) => e,
+        Err(err) if kwatch::exit::is_broken_pipe(&err) => Exit::Ok,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            1
+            let msg = format!("{err:#}").replace('\n', " ");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                kwatch::output::sanitize::sanitize(&msg)
+            );
+            Exit::Error
         }
     };
-    std::process::exit(code);
+    ExitCode::from(exit as u8)
 }
 
-fn run(cli: Cli) -> anyhow::Result<i32> {
+fn run(cli: Cli) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Runtime::new()?;
     match cli.command {
-        Some(Command::Sim(args)) => rt.block_on(kwatch::sim::run(args.into()))?,
-        Some(Command::Completions { shell }) => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cmd, "kwatch", &mut std::io::stdout());
+        Some(Command::Sim(args)) => {
+            rt.block_on(kwatch::sim::run(args.into()))?;
+            Ok(Exit::Ok)
         }
-        None => anyhow::bail!("watching is not implemented yet"),
+        Some(Command::Completions { shell }) => {
+            std::io::stdout().write_all(&kwatch::cli::completion(shell))?;
+            Ok(Exit::Ok)
+        }
+        Some(Command::Man) => {
+            std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
+            Ok(Exit::Ok)
+        }
+        None => match rt.block_on(kwatch::watch::run(cli.watch))? {
+            Outcome::Done => Ok(Exit::Ok),
+            Outcome::Interrupted => Ok(Exit::Interrupted),
+        },
     }
-    Ok(0)
+}
+
+/// Diagnostics go to stderr: warnings by default, more with -v, or as RUST_LOG says.
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "kwatch=warn",
+        1 => "kwatch=info",
+        2 => "kwatch=debug,kube=info",
+        _ => "kwatch=trace,kube=debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
 }

@@ -85,6 +85,11 @@ pub fn key_of(namespace: Option<&str>, name: &str) -> String {
     }
 }
 
+/// At most `max` characters of `s`, for messages quoting server data.
+pub fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,9 +106,4 @@ mod tests {
         assert_eq!(c.key(), "n1");
         assert!(Object::from_json("[1]").is_err());
     }
-}
-
-/// At most `max` characters of `s`, for messages quoting server data.
-pub fn truncate(s: &str, max: usize) -> String {
-    s.chars().take(max).collect()
 }

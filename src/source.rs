@@ -141,10 +141,8 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchEvent, SourceError>
 /// What the reflector needs from a source: list one page, open one watch.
 /// A watch stream that ends (`None`) was closed cleanly by the server.
 pub trait ListerWatcher: Send + Sync + 'static {
-    fn list(
-        &self,
-        opts: ListOptions,
-    ) -> impl Future<Output = Result<ListPage, SourceError>> + Send;
+    fn list(&self, opts: ListOptions)
+        -> impl Future<Output = Result<ListPage, SourceError>> + Send;
     fn watch(
         &self,
         opts: WatchOptions,
@@ -216,7 +214,9 @@ impl KubeSource {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let body = read_body(res.into_body(), 1024 * 1024).await.unwrap_or_default();
+        let body = read_body(res.into_body(), 1024 * 1024)
+            .await
+            .unwrap_or_default();
         let mut status = parse_status(&body).unwrap_or_else(|| ApiStatus {
             code,
             reason: String::new(),
@@ -373,8 +373,12 @@ struct CauseWire {
 fn status_from_wire(w: StatusWire) -> ApiStatus {
     let (too_large_rv, retry_after) = match &w.details {
         Some(d) => (
-            d.causes.iter().any(|c| c.reason == "ResourceVersionTooLarge"),
-            d.retry_after_seconds.filter(|s| *s > 0).map(Duration::from_secs),
+            d.causes
+                .iter()
+                .any(|c| c.reason == "ResourceVersionTooLarge"),
+            d.retry_after_seconds
+                .filter(|s| *s > 0)
+                .map(Duration::from_secs),
         ),
         None => (false, None),
     };
@@ -414,12 +418,12 @@ struct ListMetaWire {
 
 /// Splits a list body into raw objects.
 pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
-    let wire: ListWire = serde_json::from_slice(body)
-        .map_err(|e| SourceError::Decode(format!("list body: {e}")))?;
+    let wire: ListWire =
+        serde_json::from_slice(body).map_err(|e| SourceError::Decode(format!("list body: {e}")))?;
     let mut items = Vec::new();
     for raw in wire.items.unwrap_or_default() {
-        let obj = Object::from_raw(raw)
-            .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
+        let obj =
+            Object::from_raw(raw).map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
         items.push(ObjectRef::new(obj));
     }
     Ok(ListPage {
@@ -583,7 +587,9 @@ mod tests {
     #[test]
     fn parses_events() {
         let e = parse_event(br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"261","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}}"#).unwrap();
-        assert!(matches!(e, WatchEvent::Bookmark { ref resource_version, initial_events_end: true } if resource_version == "261"));
+        assert!(
+            matches!(e, WatchEvent::Bookmark { ref resource_version, initial_events_end: true } if resource_version == "261")
+        );
         let e = parse_event(br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 255 (286)","reason":"Expired","code":410}}"#).unwrap();
         match e {
             WatchEvent::Error(s) => assert!(s.is_expired() && s.message.contains("too old")),

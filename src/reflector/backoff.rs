@@ -59,7 +59,11 @@ mod tests {
         let mut base = INITIAL;
         for _ in 0..12 {
             let d = b.step();
-            assert!(d >= base && d < base * 2, "{d:?} not in [{base:?}, {:?})", base * 2);
+            assert!(
+                d >= base && d < base * 2,
+                "{d:?} not in [{base:?}, {:?})",
+                base * 2
+            );
             base = (base * 2).min(CAP);
             tokio::time::advance(Duration::from_secs(1)).await;
         }

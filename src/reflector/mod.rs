@@ -81,7 +81,10 @@ pub enum ReflectorEvent {
         resource_version: String,
     },
     /// Waiting before the next attempt.
-    Backoff { delay: Duration, cause: String },
+    Backoff {
+        delay: Duration,
+        cause: String,
+    },
     /// The periodic resync fired.
     Resync,
 }
@@ -116,6 +119,8 @@ impl Default for ReflectorConfig {
 struct Failure {
     cause: String,
     retry_after: Option<Duration>,
+    /// The error itself when it came from the server or the connection.
+    error: Option<SourceError>,
 }
 
 impl From<SourceError> for Failure {
@@ -123,8 +128,16 @@ impl From<SourceError> for Failure {
         Failure {
             retry_after: e.api().and_then(|s| s.retry_after),
             cause: e.to_string(),
+            error: Some(e),
         }
     }
+}
+
+/// A list error that retrying cannot fix (bad selector, no permission, unknown
+/// resource): a client error other than 408 timeout, 410 expired and 429 throttling.
+fn is_permanent(e: &SourceError) -> bool {
+    e.api()
+        .is_some_and(|s| (400..500).contains(&s.code) && ![408, 410, 429].contains(&s.code))
 }
 
 struct Listed {
@@ -168,8 +181,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         &self.last_sync_rv
     }
 
-    /// Runs until the task is dropped or aborted.
-    pub async fn run(mut self) {
+    /// Runs until the task is dropped or aborted. Returns only if the very first list
+    /// fails with an error that retrying cannot fix (before anything was synced, a user
+    /// is better served by that error than by endless backoff).
+    pub async fn run(mut self) -> SourceError {
         let _resync = self.cfg.resync.map(|period| {
             let store = self.store.clone();
             AbortOnDrop(tokio::spawn(async move {
@@ -184,6 +199,11 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let mut reason = "initial".to_owned();
         loop {
             let failure = self.list_and_watch(&reason).await;
+            if self.last_sync_rv.is_empty() {
+                if let Some(e) = failure.error.as_ref().filter(|e| is_permanent(e)) {
+                    return e.clone();
+                }
+            }
             let delay = self
                 .backoff
                 .step()
@@ -225,7 +245,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         }
         loop {
             let timeout_seconds = self.cfg.min_watch_timeout_secs
-                + self.rng.random_range(0..self.cfg.min_watch_timeout_secs.max(1));
+                + self
+                    .rng
+                    .random_range(0..self.cfg.min_watch_timeout_secs.max(1));
             let opts = WatchOptions {
                 resource_version: self.last_sync_rv.clone(),
                 timeout_seconds,
@@ -261,6 +283,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     return Failure {
                         cause,
                         retry_after: e.api().and_then(|s| s.retry_after),
+                        error: Some(e),
                     };
                 }
             };
@@ -271,7 +294,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     }
 
     /// Processes one watch until it ends. `Ok` = closed cleanly: watch again.
-    async fn handle_watch(&mut self, mut stream: crate::source::WatchStream) -> Result<(), Failure> {
+    async fn handle_watch(
+        &mut self,
+        mut stream: crate::source::WatchStream,
+    ) -> Result<(), Failure> {
         let start = Instant::now();
         let mut events = 0u64;
         let ended = |events, error, reason: String| ReflectorEvent::WatchEnded {
@@ -322,6 +348,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     return Err(Failure {
                         cause,
                         retry_after: None,
+                        error: Some(e),
                     });
                 }
             };
@@ -329,12 +356,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             events += 1;
         }
         if start.elapsed() < SHORT_WATCH && events == 0 {
-            let cause = "very short watch: the watch lasted less than a second and no items received"
-                .to_owned();
+            let cause =
+                "very short watch: the watch lasted less than a second and no items received"
+                    .to_owned();
             self.store.notice(ended(events, true, cause.clone()));
             return Err(Failure {
                 cause,
                 retry_after: None,
+                error: None,
             });
         }
         self.store
@@ -447,3 +476,25 @@ impl Drop for AbortOnDrop {
 
 #[cfg(test)]
 mod tests;
+
+/// The reflector's usual store: client-go's DeltaFIFO, announcements as notices.
+impl ReflectorStore for crate::fifo::DeltaFifo<ReflectorEvent> {
+    fn add(&self, obj: ObjectRef) {
+        crate::fifo::DeltaFifo::add(self, obj);
+    }
+    fn update(&self, obj: ObjectRef) {
+        crate::fifo::DeltaFifo::update(self, obj);
+    }
+    fn delete(&self, obj: ObjectRef) {
+        crate::fifo::DeltaFifo::delete(self, obj);
+    }
+    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+        crate::fifo::DeltaFifo::replace(self, objs, resource_version);
+    }
+    fn resync(&self) {
+        crate::fifo::DeltaFifo::resync(self);
+    }
+    fn notice(&self, event: ReflectorEvent) {
+        self.push_notice(event);
+    }
+}

@@ -112,14 +112,19 @@ async fn run_for(steps: Vec<Step>, cfg: ReflectorConfig, secs: u64) -> (Vec<Stri
     let src = Scripted::new(steps);
     let rec = Arc::new(Recorder::default());
     let r = Reflector::new(src.clone(), rec.clone(), cfg);
-    let task = tokio::spawn(r.run());
+    let task = tokio::spawn(async move {
+        r.run().await;
+    });
     tokio::time::sleep(Duration::from_secs(secs)).await;
     task.abort();
     (rec.log(), src.calls())
 }
 
 fn backoffs(log: &[String]) -> Vec<String> {
-    log.iter().filter(|l| l.starts_with("Backoff")).cloned().collect()
+    log.iter()
+        .filter(|l| l.starts_with("Backoff"))
+        .cloned()
+        .collect()
 }
 
 fn without_backoff_delays(log: &[String]) -> Vec<String> {
@@ -174,7 +179,11 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
     match &calls[1] {
         Call::Watch(w) => {
             assert!(w.allow_bookmarks && !w.send_initial_events);
-            assert!((300..600).contains(&w.timeout_seconds), "{}", w.timeout_seconds);
+            assert!(
+                (300..600).contains(&w.timeout_seconds),
+                "{}",
+                w.timeout_seconds
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -223,7 +232,11 @@ async fn follows_continue_tokens_and_later_pages_carry_no_rv() {
 async fn expired_continue_falls_back_to_one_full_list_at_the_requested_rv() {
     let steps = vec![
         page("20", &[("a", "1")], Some("t1")),
-        Step::List(Err(status(410, "Expired", "The provided continue parameter is too old"))),
+        Step::List(Err(status(
+            410,
+            "Expired",
+            "The provided continue parameter is too old",
+        ))),
         page("25", &[("a", "1"), ("b", "24")], None),
     ];
     let cfg = ReflectorConfig {
@@ -309,7 +322,7 @@ async fn very_short_watch_is_an_error_that_backs_off_and_relists() {
     let (log, _) = run_for(steps, cfg(), 5).await;
     let log = without_backoff_delays(&log);
     assert_eq!(
-        log[3..7],
+        log[4..8],
         [
             "WatchEnded events=0 error=true very short watch: the watch lasted less than a second and no items received",
             "Backoff very short watch: the watch lasted less than a second and no items received",
@@ -336,9 +349,15 @@ async fn too_many_requests_on_watch_backs_off_at_least_retry_after_and_rewatches
     let start = Instant::now();
     let (log, calls) = run_for(steps, cfg(), 30).await;
     assert!(start.elapsed() >= Duration::from_secs(30));
-    assert_eq!(backoffs(&log), vec!["Backoff 7000ms watch: 429 TooManyRequests: slow down"]);
+    assert_eq!(
+        backoffs(&log),
+        vec!["Backoff 7000ms watch: 429 TooManyRequests: slow down"]
+    );
     assert_eq!(log.last().unwrap(), "Watch rv=10");
-    assert!(matches!(calls[2], Call::Watch(_)), "re-watch, no relist: {calls:?}");
+    assert!(
+        matches!(calls[2], Call::Watch(_)),
+        "re-watch, no relist: {calls:?}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -362,15 +381,28 @@ async fn repeated_list_failures_back_off_exponentially() {
     let (log, _) = run_for(steps, cfg(), 200).await;
     let delays: Vec<u128> = backoffs(&log)
         .iter()
-        .map(|l| l.split(' ').nth(1).unwrap().trim_end_matches("ms").parse().unwrap())
+        .map(|l| {
+            l.split(' ')
+                .nth(1)
+                .unwrap()
+                .trim_end_matches("ms")
+                .parse()
+                .unwrap()
+        })
         .collect();
     assert_eq!(delays.len(), 6);
     let mut base = 800u128;
     for d in delays {
-        assert!(d >= base && d < 2 * base, "{d} not in [{base}, {})", 2 * base);
+        assert!(
+            d >= base && d < 2 * base,
+            "{d} not in [{base}, {})",
+            2 * base
+        );
         base = (base * 2).min(30_000);
     }
-    assert!(log.iter().any(|l| l.contains("reason=503 ServiceUnavailable: down")));
+    assert!(log
+        .iter()
+        .any(|l| l.contains("reason=503 ServiceUnavailable: down")));
 }
 
 #[tokio::test(start_paused = true)]
@@ -390,7 +422,10 @@ async fn undecodable_line_ends_the_watch_and_relists() {
 
 #[tokio::test(start_paused = true)]
 async fn resync_fires_every_period() {
-    let steps = vec![page("10", &[], None), Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))]))];
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+    ];
     let cfg = ReflectorConfig {
         resync: Some(Duration::from_secs(10)),
         ..cfg()
@@ -408,7 +443,11 @@ async fn paged_rv0_list_keeps_paging_on_relist() {
         page("20", &[("a", "1"), ("b", "2")], None),
     ];
     let (log, calls) = run_for(steps, cfg(), 5).await;
-    assert!(log.iter().any(|l| l.starts_with("List rv=\"10\" limit=500")), "{log:#?}");
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("List rv=\"10\" limit=500")),
+        "{log:#?}"
+    );
     assert_eq!(
         calls[3],
         Call::List(ListOptions {
@@ -417,4 +456,34 @@ async fn paged_rv0_list_keeps_paging_on_relist() {
             ..ListOptions::default()
         })
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_bad_request_on_the_first_list_is_returned_not_retried() {
+    let src = Scripted::new(vec![Step::List(Err(status(
+        400,
+        "BadRequest",
+        "unable to parse requirement",
+    )))]);
+    let rec = Arc::new(Recorder::default());
+    let err = Reflector::new(src.clone(), rec.clone(), cfg()).run().await;
+    assert!(
+        err.to_string()
+            .contains("400 BadRequest: unable to parse requirement"),
+        "{err}"
+    );
+    assert_eq!(src.calls().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_bad_request_after_a_sync_is_retried_with_backoff() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(status(403, "Forbidden", "no"))),
+        Step::List(Err(status(403, "Forbidden", "no"))),
+        page("11", &[], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 20).await;
+    assert_eq!(backoffs(&log).len(), 2, "{log:#?}");
+    assert!(log.contains(&"Listed rv=11 items=0 pages=1 fallback=false".to_owned()));
 }

@@ -45,3 +45,37 @@ impl From<SimArgs> for SimOptions {
 pub async fn run(_opts: SimOptions) -> anyhow::Result<()> {
     anyhow::bail!("not implemented yet")
 }
+
+/// A running simulated cluster (placeholder until the server lands).
+pub struct SimServer {
+    url: String,
+}
+
+impl SimServer {
+    pub async fn start(_opts: SimOptions) -> anyhow::Result<SimServer> {
+        anyhow::bail!("the simulated cluster is not implemented yet")
+    }
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+    pub fn kubeconfig_yaml(&self) -> String {
+        String::new()
+    }
+    pub async fn shutdown(self) {}
+}
+
+impl SimOptions {
+    /// What `kwatch --sim` runs: a small steady cluster on a free port.
+    pub fn for_watch() -> SimOptions {
+        SimOptions {
+            port: 0,
+            write_kubeconfig: None,
+            objects: 20,
+            churn: 2.0,
+            seed: rand::random(),
+            scenario: Scenario::Steady,
+            insecure_http: false,
+            history: 10_000,
+        }
+    }
+}

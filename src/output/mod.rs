@@ -1,0 +1,204 @@
+//! Printing what the informer sees: deltas and reflector events as a table, JSON lines or
+//! YAML. Printers are generic over a writer and know nothing of where records come from.
+//!
+//! JSON lines and YAML carry the same records (see README "Output schema"); the table is
+//! for people.
+
+mod json;
+pub mod sanitize;
+pub(crate) mod table;
+mod yaml;
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::delta::Delta;
+use crate::object::ObjectRef;
+use crate::reflector::ReflectorEvent;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// The resource a record is about, as resolved by discovery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// What the user sees: the plural, with its group for non-core resources
+    /// (`pods`, `deployments.apps`).
+    pub name: String,
+    pub kind: String,
+    pub api_version: String,
+    pub namespaced: bool,
+}
+
+#[derive(Debug)]
+pub enum Body<'a> {
+    /// One delta of a popped key, in order. `initial_list`: popped before HasSynced.
+    Delta {
+        key: &'a str,
+        delta: &'a Delta,
+        initial_list: bool,
+    },
+    Event(&'a ReflectorEvent),
+    /// HasSynced became true: the initial list has been popped.
+    Synced,
+}
+
+#[derive(Debug)]
+pub struct Record<'a> {
+    pub resource: &'a Resource,
+    pub time: jiff::Timestamp,
+    pub body: Body<'a>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub format: Format,
+    pub color: bool,
+    /// Show the NAMESPACE column (table).
+    pub all_namespaces: bool,
+    /// Several resources are watched: show a KIND column (table).
+    pub multi: bool,
+    pub show_managed_fields: bool,
+}
+
+pub trait Printer: Send {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()>;
+    /// Called when the queue is drained: push buffered output out.
+    fn flush(&mut self) -> io::Result<()>;
+}
+
+pub fn printer<W: Write + Send + 'static>(opts: Options, w: W) -> Box<dyn Printer> {
+    match opts.format {
+        Format::Json => Box::new(json::JsonPrinter::new(opts, w)),
+        Format::Yaml => Box::new(yaml::YamlPrinter::new(opts, w)),
+        Format::Table => Box::new(table::TablePrinter::new(opts, w)),
+    }
+}
+
+/// RFC 3339 with milliseconds, UTC.
+pub fn format_time(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn ms(d: &Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The record's fields in schema order, without the object; and the object, if any.
+fn fields(rec: &Record<'_>) -> (Map<String, Value>, Option<ObjectRef>) {
+    let mut m = Map::new();
+    let r = rec.resource;
+    let mut obj = None;
+    match &rec.body {
+        Body::Delta {
+            key,
+            delta,
+            initial_list,
+        } => {
+            let o = delta.object.object();
+            let (ns, name) = match key.split_once('/') {
+                Some((ns, name)) => (Some(ns), name),
+                None => (None, *key),
+            };
+            m.insert("type".into(), json!(delta.kind.as_str()));
+            m.insert("key".into(), json!(key));
+            m.insert("namespace".into(), json!(ns));
+            m.insert("name".into(), json!(name));
+            m.insert("kind".into(), json!(r.kind));
+            m.insert("apiVersion".into(), json!(r.api_version));
+            m.insert(
+                "resourceVersion".into(),
+                json!(o.map(|o| o.resource_version())),
+            );
+            m.insert("time".into(), json!(format_time(rec.time)));
+            m.insert("initialList".into(), json!(initial_list));
+            if delta.object.is_tombstone() {
+                m.insert("finalStateUnknown".into(), json!(true));
+            }
+            obj = o.cloned();
+        }
+        Body::Synced => {
+            m.insert("type".into(), json!("Synced"));
+            m.insert("resource".into(), json!(r.name));
+            m.insert("time".into(), json!(format_time(rec.time)));
+        }
+        Body::Event(e) => {
+            let (ty, rest) = event_fields(e);
+            m.insert("type".into(), json!(ty));
+            m.insert("resource".into(), json!(r.name));
+            m.insert("time".into(), json!(format_time(rec.time)));
+            m.extend(rest);
+        }
+    }
+    (m, obj)
+}
+
+fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
+    let v = match e {
+        ReflectorEvent::List {
+            resource_version,
+            limit,
+            reason,
+        } => json!({"resourceVersion": resource_version, "limit": limit, "reason": reason}),
+        ReflectorEvent::Listed {
+            resource_version,
+            items,
+            pages,
+            elapsed,
+            full_list_fallback,
+        } => json!({"resourceVersion": resource_version, "items": items, "pages": pages,
+                    "ms": ms(elapsed), "fullListFallback": full_list_fallback}),
+        ReflectorEvent::Watch {
+            resource_version,
+            timeout_seconds,
+        } => json!({"resourceVersion": resource_version, "timeoutSeconds": timeout_seconds}),
+        ReflectorEvent::WatchEnded {
+            reason,
+            events,
+            elapsed,
+            error,
+        } => json!({"reason": reason, "events": events, "ms": ms(elapsed), "error": error}),
+        ReflectorEvent::Bookmark { resource_version } => {
+            json!({"resourceVersion": resource_version})
+        }
+        ReflectorEvent::Backoff { delay, cause } => json!({"delayMs": ms(delay), "cause": cause}),
+        ReflectorEvent::Resync => json!({}),
+    };
+    let ty = match e {
+        ReflectorEvent::List { .. } => "List",
+        ReflectorEvent::Listed { .. } => "Listed",
+        ReflectorEvent::Watch { .. } => "Watch",
+        ReflectorEvent::WatchEnded { .. } => "WatchEnded",
+        ReflectorEvent::Bookmark { .. } => "Bookmark",
+        ReflectorEvent::Backoff { .. } => "Backoff",
+        ReflectorEvent::Resync => "Resync",
+    };
+    match v {
+        Value::Object(m) => (ty, m),
+        _ => (ty, Map::new()),
+    }
+}
+
+/// The object's JSON for output: as received, minus `metadata.managedFields` unless asked.
+fn object_json(o: &ObjectRef, show_managed_fields: bool) -> std::borrow::Cow<'_, str> {
+    let raw = o.raw().get();
+    if show_managed_fields || !raw.contains("\"managedFields\"") {
+        return raw.into();
+    }
+    let mut v = o.to_value();
+    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
+    serde_json::to_string(&v)
+        .unwrap_or_else(|_| raw.to_owned())
+        .into()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,40 @@
+//! YAML: the JSON-lines records as a multi-document stream. The only file that uses
+//! serde_yaml (archived upstream), so a swap touches nothing else.
+
+use std::io::{self, BufWriter, Write};
+
+use serde_json::Value;
+
+use super::{fields, object_json, Options, Printer, Record};
+
+pub struct YamlPrinter<W: Write> {
+    opts: Options,
+    w: BufWriter<W>,
+}
+
+impl<W: Write> YamlPrinter<W> {
+    pub fn new(opts: Options, w: W) -> Self {
+        YamlPrinter {
+            opts,
+            w: BufWriter::new(w),
+        }
+    }
+}
+
+impl<W: Write + Send> Printer for YamlPrinter<W> {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        let (mut m, obj) = fields(rec);
+        if let Some(o) = obj {
+            let v: Value = serde_json::from_str(&object_json(&o, self.opts.show_managed_fields))
+                .map_err(io::Error::other)?;
+            m.insert("object".into(), v);
+        }
+        let text = serde_yaml::to_string(&m).map_err(io::Error::other)?;
+        self.w.write_all(b"---\n")?;
+        self.w.write_all(text.as_bytes())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
