@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::output::Format;
+use crate::reflector::WatchListMode;
 use crate::sim::Scenario;
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
@@ -150,6 +151,12 @@ pub struct ReflectorArgs {
     /// Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced).
     #[arg(long)]
     pub legacy_sync: bool,
+
+    /// Get the initial state from a streaming list (watch with sendInitialEvents,
+    /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it;
+    /// auto means off when --page-size is given.
+    #[arg(long, value_enum, default_value_t = WatchListMode::Auto, value_name = "WHEN")]
+    pub watch_list: WatchListMode,
 }
 
 /// When to stop (for scripts).

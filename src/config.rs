@@ -9,7 +9,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::cli::{ColorChoice, StopArgs, WatchArgs};
 use crate::output;
-use crate::reflector::ReflectorConfig;
+use crate::reflector::{ReflectorConfig, WatchListMode};
 
 #[derive(Debug)]
 pub struct Config {
@@ -100,6 +100,10 @@ impl Config {
             page_size_explicit: args.reflector.page_size.is_some(),
             resync: args.reflector.resync.filter(|d| !d.is_zero()),
             bookmarks: !args.reflector.no_bookmarks,
+            watch_list: match args.reflector.watch_list {
+                WatchListMode::Auto if args.reflector.page_size.is_some() => WatchListMode::Off,
+                mode => mode,
+            },
             ..ReflectorConfig::default()
         };
         Ok(Config {

@@ -145,15 +145,19 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
             resource_version,
             limit,
             reason,
-        } => json!({"resourceVersion": resource_version, "limit": limit, "reason": reason}),
+            streaming,
+        } => json!({"resourceVersion": resource_version, "limit": limit, "reason": reason,
+                    "streaming": streaming}),
         ReflectorEvent::Listed {
             resource_version,
             items,
             pages,
             elapsed,
             full_list_fallback,
+            streaming,
         } => json!({"resourceVersion": resource_version, "items": items, "pages": pages,
-                    "ms": ms(elapsed), "fullListFallback": full_list_fallback}),
+                    "ms": ms(elapsed), "fullListFallback": full_list_fallback,
+                    "streaming": streaming}),
         ReflectorEvent::Watch {
             resource_version,
             timeout_seconds,
@@ -169,6 +173,7 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
         }
         ReflectorEvent::Backoff { delay, cause } => json!({"delayMs": ms(delay), "cause": cause}),
         ReflectorEvent::Resync => json!({}),
+        ReflectorEvent::WatchListFallback { error } => json!({"error": error}),
     };
     let ty = match e {
         ReflectorEvent::List { .. } => "List",
@@ -178,6 +183,7 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
         ReflectorEvent::Bookmark { .. } => "Bookmark",
         ReflectorEvent::Backoff { .. } => "Backoff",
         ReflectorEvent::Resync => "Resync",
+        ReflectorEvent::WatchListFallback { .. } => "WatchListFallback",
     };
     match v {
         Value::Object(m) => (ty, m),

@@ -136,16 +136,18 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             resource_version,
             limit,
             reason,
+            streaming,
         } => {
+            let how = if *streaming { "watch-list" } else { "list" };
             let paging = if *limit > 0 {
                 format!(", {limit} per page")
             } else {
                 String::new()
             };
             if reason == "initial" {
-                format!("list {name} at rv={resource_version:?}{paging}")
+                format!("{how} {name} at rv={resource_version:?}{paging}")
             } else {
-                format!("relist {name}: {reason} → list at rv={resource_version:?}{paging}")
+                format!("relist {name}: {reason} → {how} at rv={resource_version:?}{paging}")
             }
         }
         ReflectorEvent::Listed {
@@ -154,6 +156,7 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             pages,
             elapsed,
             full_list_fallback,
+            streaming,
         } => {
             let fallback = if *full_list_fallback {
                 " (continue token expired: fell back to one full list)"
@@ -161,8 +164,13 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
                 ""
             };
             let s = if *pages == 1 { "" } else { "s" };
+            let how = if *streaming {
+                "streamed".to_owned()
+            } else {
+                format!("in {pages} page{s}")
+            };
             format!(
-                "listed {name}: {items} items in {pages} page{s} at rv={resource_version} in {}{fallback}",
+                "listed {name}: {items} items {how} at rv={resource_version} in {}{fallback}",
                 secs(elapsed)
             )
         }
@@ -186,6 +194,9 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             format!("backoff {name} {}: {cause}", secs(delay))
         }
         ReflectorEvent::Resync => format!("resync {name}"),
+        ReflectorEvent::WatchListFallback { error } => {
+            format!("watch-list of {name} failed, using LIST: {error}")
+        }
     })
 }
 

@@ -99,6 +99,7 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
         resource_version: "0".into(),
         limit: 500,
         reason: "initial".into(),
+        streaming: false,
     };
     let out = print_all(
         Format::Json,
@@ -120,7 +121,7 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[0],
-        r#"{"type":"List","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial"}"#
+        r#"{"type":"List","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":false}"#
     );
     assert_eq!(
         lines[1],
@@ -163,6 +164,7 @@ fn table_has_one_header_growing_columns_and_event_lines() {
         resource_version: "350".into(),
         limit: 0,
         reason: "410 Expired: too old resource version: 300 (340)".into(),
+        streaming: false,
     };
     let out = print_all(
         Format::Table,

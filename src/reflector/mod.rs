@@ -51,10 +51,12 @@ pub trait ReflectorStore: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReflectorEvent {
     /// A list begins. `reason`: "initial", or why the previous attempt failed.
+    /// `streaming`: a watch-list (KEP-3157) rather than a LIST.
     List {
         resource_version: String,
         limit: u32,
         reason: String,
+        streaming: bool,
     },
     /// A list succeeded; `Replace` follows.
     Listed {
@@ -64,6 +66,7 @@ pub enum ReflectorEvent {
         elapsed: Duration,
         /// An expired continue token made the pager fall back to one full list.
         full_list_fallback: bool,
+        streaming: bool,
     },
     /// A watch is being opened.
     Watch {
@@ -87,6 +90,21 @@ pub enum ReflectorEvent {
     },
     /// The periodic resync fired.
     Resync,
+    /// The server does not do streaming lists: LIST from now on (`auto`) or this once.
+    WatchListFallback {
+        error: String,
+    },
+}
+
+/// Whether to get the initial state from a streaming list (KEP-3157).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WatchListMode {
+    /// Try it; if the server rejects it, LIST from then on.
+    Auto,
+    /// Always try it first (falling back to LIST for an attempt it fails).
+    On,
+    /// Always LIST.
+    Off,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +117,7 @@ pub struct ReflectorConfig {
     pub bookmarks: bool,
     /// Lower bound of each watch's random timeout (upper bound: twice this).
     pub min_watch_timeout_secs: u32,
+    pub watch_list: WatchListMode,
     pub seed: u64,
 }
 
@@ -110,6 +129,7 @@ impl Default for ReflectorConfig {
             resync: None,
             bookmarks: true,
             min_watch_timeout_secs: MIN_WATCH_TIMEOUT_SECS,
+            watch_list: WatchListMode::Off,
             seed: rand::rng().random(),
         }
     }
@@ -158,6 +178,8 @@ pub struct Reflector<L, S> {
     rv_unavailable: bool,
     /// An RV="0" list came back paginated: the server pages, keep paging.
     paginated_result: bool,
+    /// Try a streaming list before LIST; cleared for good when `auto` falls back.
+    use_watch_list: bool,
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
 }
@@ -165,6 +187,7 @@ pub struct Reflector<L, S> {
 impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     pub fn new(lw: L, store: Arc<S>, cfg: ReflectorConfig) -> Self {
         use rand::SeedableRng;
+        let use_watch_list = cfg.watch_list != WatchListMode::Off;
         Reflector {
             lw,
             store,
@@ -174,6 +197,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             last_sync_rv: String::new(),
             rv_unavailable: false,
             paginated_result: false,
+            use_watch_list,
         }
     }
 
@@ -240,10 +264,31 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 
     /// One ListAndWatch: returns only when it has to start over.
     async fn list_and_watch(&mut self, reason: &str) -> Failure {
-        if let Err(f) = self.list(reason).await {
-            return f;
+        let mut streaming = None;
+        if self.use_watch_list {
+            match self.watch_list(reason).await {
+                Ok(stream) => streaming = Some(stream),
+                Err(f) => {
+                    if self.cfg.watch_list == WatchListMode::Auto {
+                        self.use_watch_list = false;
+                    }
+                    self.store
+                        .notice(ReflectorEvent::WatchListFallback { error: f.cause });
+                }
+            }
+        }
+        if streaming.is_none() {
+            if let Err(f) = self.list(reason).await {
+                return f;
+            }
         }
         loop {
+            if let Some(stream) = streaming.take() {
+                if let Err(f) = self.handle_watch(stream, Instant::now()).await {
+                    return f;
+                }
+                continue;
+            }
             let timeout_seconds = self.cfg.min_watch_timeout_secs
                 + self
                     .rng
@@ -287,18 +332,174 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     };
                 }
             };
-            if let Err(f) = self.handle_watch(stream).await {
+            if let Err(f) = self.handle_watch(stream, Instant::now()).await {
+                if f.error
+                    .as_ref()
+                    .is_some_and(|e| e.api().is_some_and(|s| s.code == 429))
+                {
+                    let delay = self.backoff.step().max(f.retry_after.unwrap_or_default());
+                    self.store.notice(ReflectorEvent::Backoff {
+                        delay,
+                        cause: f.cause,
+                    });
+                    tokio::time::sleep(delay).await;
+                    continue;
+                }
                 return f;
             }
         }
+    }
+
+    /// client-go `watchList`: a watch with `sendInitialEvents=true` whose initial events
+    /// are collected in a temporary store until the `k8s.io/initial-events-end` bookmark;
+    /// then `Replace` with them at the bookmark's RV, and the same watch goes on.
+    async fn watch_list(&mut self, reason: &str) -> Result<crate::source::WatchStream, Failure> {
+        let mut reason = reason.to_owned();
+        loop {
+            let start = Instant::now();
+            let rv = if self.rv_unavailable {
+                String::new()
+            } else {
+                self.last_sync_rv.clone()
+            };
+            self.store.notice(ReflectorEvent::List {
+                resource_version: rv.clone(),
+                limit: 0,
+                reason: reason.clone(),
+                streaming: true,
+            });
+            let timeout_seconds = self.watch_timeout();
+            let opts = WatchOptions {
+                resource_version: rv,
+                timeout_seconds,
+                allow_bookmarks: true,
+                send_initial_events: true,
+            };
+            let retry = |this: &mut Self, e: &SourceError| -> Option<Duration> {
+                if is_watch_retriable(e) {
+                    Some(
+                        this.backoff
+                            .step()
+                            .max(e.api().and_then(|s| s.retry_after).unwrap_or_default()),
+                    )
+                } else if e.is_expired() || e.is_too_large_rv() {
+                    this.rv_unavailable = true;
+                    Some(Duration::ZERO)
+                } else {
+                    None
+                }
+            };
+            let mut stream = match self.lw.watch(opts).await {
+                Ok(s) => s,
+                Err(e) => match retry(self, &e) {
+                    Some(delay) => {
+                        if !delay.is_zero() {
+                            self.store.notice(ReflectorEvent::Backoff {
+                                delay,
+                                cause: format!("watch-list: {e}"),
+                            });
+                            tokio::time::sleep(delay).await;
+                        }
+                        reason = e.to_string();
+                        continue;
+                    }
+                    None => return Err(Failure::from(e)),
+                },
+            };
+            // The temporary store: key → object, in arrival order.
+            let mut order: Vec<String> = Vec::new();
+            let mut temp: std::collections::HashMap<String, ObjectRef> =
+                std::collections::HashMap::new();
+            let mut events = 0u64;
+            let mut end = None;
+            while let Some(item) = stream.next().await {
+                events += 1;
+                match item {
+                    Ok(WatchEvent::Added(o)) | Ok(WatchEvent::Modified(o)) => {
+                        let k = o.key();
+                        if temp.insert(k.clone(), o).is_none() {
+                            order.push(k);
+                        }
+                    }
+                    Ok(WatchEvent::Deleted(o)) => {
+                        temp.remove(&o.key());
+                    }
+                    Ok(WatchEvent::Bookmark {
+                        resource_version,
+                        initial_events_end,
+                    }) => {
+                        if initial_events_end {
+                            end = Some(resource_version);
+                            break;
+                        }
+                    }
+                    Ok(WatchEvent::Error(status)) => {
+                        end = None;
+                        let e = SourceError::Api(status);
+                        match retry(self, &e) {
+                            Some(delay) => {
+                                if !delay.is_zero() {
+                                    self.store.notice(ReflectorEvent::Backoff {
+                                        delay,
+                                        cause: format!("watch-list: {e}"),
+                                    });
+                                    tokio::time::sleep(delay).await;
+                                }
+                                reason = e.to_string();
+                                break;
+                            }
+                            None => return Err(Failure::from(e)),
+                        }
+                    }
+                    Err(e) => return Err(Failure::from(e)),
+                }
+            }
+            let Some(list_rv) = end else {
+                if events == 0 && start.elapsed() < SHORT_WATCH {
+                    return Err(Failure {
+                        cause:
+                            "very short watch-list: closed before the initial-events-end bookmark"
+                                .to_owned(),
+                        retry_after: None,
+                        error: None,
+                    });
+                }
+                continue;
+            };
+            self.rv_unavailable = false;
+            let items: Vec<ObjectRef> = order.iter().filter_map(|k| temp.remove(k)).collect();
+            self.store.notice(ReflectorEvent::Listed {
+                resource_version: list_rv.clone(),
+                items: items.len(),
+                pages: 1,
+                elapsed: start.elapsed(),
+                full_list_fallback: false,
+                streaming: true,
+            });
+            self.store.replace(items, &list_rv);
+            self.store.notice(ReflectorEvent::Watch {
+                resource_version: list_rv.clone(),
+                timeout_seconds,
+            });
+            self.last_sync_rv = list_rv;
+            return Ok(stream);
+        }
+    }
+
+    /// client-go: a random timeout in [min, 2·min) for each watch.
+    fn watch_timeout(&mut self) -> u32 {
+        self.cfg.min_watch_timeout_secs
+            + self
+                .rng
+                .random_range(0..self.cfg.min_watch_timeout_secs.max(1))
     }
 
     /// Processes one watch until it ends. `Ok` = closed cleanly: watch again.
     async fn handle_watch(
         &mut self,
         mut stream: crate::source::WatchStream,
+        start: Instant,
     ) -> Result<(), Failure> {
-        let start = Instant::now();
         let mut events = 0u64;
         let ended = |events, error, reason: String| ReflectorEvent::WatchEnded {
             reason,
@@ -380,6 +581,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             resource_version: rv.clone(),
             limit,
             reason: reason.to_owned(),
+            streaming: false,
         });
         let listed = match self.pager(&rv, limit).await {
             Ok(l) => l,
@@ -389,6 +591,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     resource_version: String::new(),
                     limit,
                     reason: format!("list at rv={rv}: {e}"),
+                    streaming: false,
                 });
                 self.pager("", limit).await?
             }
@@ -404,6 +607,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             pages: listed.pages,
             elapsed: start.elapsed(),
             full_list_fallback: listed.full_list_fallback,
+            streaming: false,
         });
         self.store.replace(listed.items, &listed.resource_version);
         self.last_sync_rv = listed.resource_version;

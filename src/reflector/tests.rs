@@ -44,12 +44,17 @@ impl ReflectorStore for Recorder {
                 resource_version,
                 limit,
                 reason,
-            } => format!("List rv={resource_version:?} limit={limit} reason={reason}"),
+                streaming,
+            } => {
+                let s = if streaming { " streaming" } else { "" };
+                format!("List rv={resource_version:?} limit={limit} reason={reason}{s}")
+            }
             ReflectorEvent::Listed {
                 resource_version,
                 items,
                 pages,
                 full_list_fallback,
+                streaming: _,
                 ..
             } => format!(
                 "Listed rv={resource_version} items={items} pages={pages} fallback={full_list_fallback}"
@@ -68,6 +73,7 @@ impl ReflectorStore for Recorder {
                 format!("Backoff {}ms {cause}", delay.as_millis())
             }
             ReflectorEvent::Resync => "Resync".into(),
+            ReflectorEvent::WatchListFallback { error } => format!("Fallback {error}"),
         };
         self.push(s);
     }
@@ -486,4 +492,124 @@ async fn a_bad_request_after_a_sync_is_retried_with_backoff() {
     let (log, _) = run_for(steps, cfg(), 20).await;
     assert_eq!(backoffs(&log).len(), 2, "{log:#?}");
     assert!(log.contains(&"Listed rv=11 items=0 pages=1 fallback=false".to_owned()));
+}
+
+fn bookmark(rv: &str, end: bool) -> Item {
+    Item::Event(WatchEvent::Bookmark {
+        resource_version: rv.into(),
+        initial_events_end: end,
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_list_collects_until_the_end_bookmark_then_replaces_and_keeps_the_watch() {
+    let steps = vec![Step::Watch(Ok(vec![
+        Item::Event(WatchEvent::Added(obj("a", "5"))),
+        Item::Event(WatchEvent::Added(obj("b", "7"))),
+        Item::Event(WatchEvent::Modified(obj("a", "8"))),
+        bookmark("9", false),
+        bookmark("10", true),
+        Item::Sleep(Duration::from_secs(2)),
+        Item::Event(WatchEvent::Deleted(obj("b", "11"))),
+    ]))];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::Auto,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 5).await;
+    assert_eq!(
+        log,
+        vec![
+            "List rv=\"\" limit=0 reason=initial streaming",
+            "Listed rv=10 items=2 pages=1 fallback=false",
+            "replace 10 [ns/a,ns/b]",
+            "Watch rv=10",
+            "delete ns/b 11",
+            "WatchEnded events=1 error=false closed by the server",
+            "Watch rv=11",
+        ]
+    );
+    match &calls[0] {
+        Call::Watch(w) => {
+            assert!(w.send_initial_events && w.allow_bookmarks && w.resource_version.is_empty())
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_list_rejected_falls_back_to_list_and_auto_remembers() {
+    let rejected = || status(422, "Invalid", "sendInitialEvents is forbidden");
+    let steps = vec![
+        Step::Watch(Err(rejected())),
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![Item::Event(WatchEvent::Error(ApiStatus {
+            code: 410,
+            reason: "Expired".into(),
+            message: "too old".into(),
+            ..ApiStatus::default()
+        }))])),
+        page("12", &[("a", "5")], None),
+    ];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::Auto,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 5).await;
+    assert_eq!(
+        log[1],
+        "Fallback 422 Invalid: sendInitialEvents is forbidden"
+    );
+    assert_eq!(log[2], "List rv=\"0\" limit=500 reason=initial");
+    assert!(
+        matches!(&calls[3], Call::List(l) if l.resource_version == "10"),
+        "{calls:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_list_expired_retries_at_empty_rv() {
+    let steps = vec![
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Added(obj("a", "5"))),
+            bookmark("6", true),
+            Item::Event(WatchEvent::Error(ApiStatus {
+                code: 410,
+                reason: "Expired".into(),
+                message: "too old".into(),
+                ..ApiStatus::default()
+            })),
+        ])),
+        Step::Watch(Ok(vec![Item::Event(WatchEvent::Error(ApiStatus {
+            code: 410,
+            reason: "Expired".into(),
+            message: "too old resource version: 6 (20)".into(),
+            ..ApiStatus::default()
+        }))])),
+        Step::Watch(Ok(vec![
+            bookmark("21", true),
+            Item::Sleep(Duration::from_secs(60)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::On,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 10).await;
+    let rvs: Vec<String> = calls
+        .iter()
+        .map(|c| match c {
+            Call::Watch(w) => w.resource_version.clone(),
+            Call::List(_) => "LIST".into(),
+        })
+        .collect();
+    assert_eq!(rvs, ["", "6", ""]);
+    assert!(log.contains(&"replace 21 []".to_owned()), "{log:#?}");
+    assert!(
+        log.contains(
+            &"List rv=\"\" limit=0 reason=410 Expired: too old resource version: 6 (20) streaming"
+                .to_owned()
+        ),
+        "{log:#?}"
+    );
 }

@@ -1,0 +1,105 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'kwatch'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'kwatch' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to watch (default: the context''s namespace, else "default")')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to watch (default: the context''s namespace, else "default")')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector, e.g. status.phase=Running')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m')
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]')
+            [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default')
+            [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Exit 0 after printing this many deltas')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Exit 0 after this long, e.g. 30s')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch all namespaces')
+            [CompletionResult]::new('--show-managed-fields', '--show-managed-fields', [CompletionResultType]::ParameterName, 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Start the built-in simulated cluster in-process and watch it')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides')
+            [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')
+            [CompletionResult]::new('--legacy-sync', '--legacy-sync', [CompletionResultType]::ParameterName, 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)')
+            [CompletionResult]::new('--until-synced', '--until-synced', [CompletionResultType]::ParameterName, 'Exit 0 once the initial list has been popped (client-go HasSynced)')
+            [CompletionResult]::new('--watch-only', '--watch-only', [CompletionResultType]::ParameterName, 'Do not print the initial list''s deltas')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kwatch;sim' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on (127.0.0.1); 0 picks a free port')
+            [CompletionResult]::new('--write-kubeconfig', '--write-kubeconfig', [CompletionResultType]::ParameterName, 'Write a kubeconfig for the simulated cluster to this file (mode 0600)')
+            [CompletionResult]::new('--objects', '--objects', [CompletionResultType]::ParameterName, 'Number of pods to preload')
+            [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Changes per second made by the churn generator (0 = none)')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the churn and fault generators')
+            [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'What the simulated cluster does on its own')
+            [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'Number of changes kept in the watch history before the oldest are compacted')
+            [CompletionResult]::new('--insecure-http', '--insecure-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kwatch;completions' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kwatch;man' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kwatch;help' {
+            [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kwatch;help;sim' {
+            break
+        }
+        'kwatch;help;completions' {
+            break
+        }
+        'kwatch;help;man' {
+            break
+        }
+        'kwatch;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,91 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kwatch] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kwatch'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kwatch'= {
+            cand -n 'Namespace to watch (default: the context''s namespace, else "default")'
+            cand --namespace 'Namespace to watch (default: the context''s namespace, else "default")'
+            cand -l 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
+            cand --selector 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
+            cand --field-selector 'Field selector, e.g. status.phase=Running'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --color 'When to use colour: auto (a terminal and NO_COLOR unset), always or never'
+            cand --kubeconfig 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)'
+            cand --context 'Kubeconfig context to use'
+            cand --request-timeout 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m'
+            cand --page-size 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]'
+            cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
+            cand --max-events 'Exit 0 after printing this many deltas'
+            cand --timeout 'Exit 0 after this long, e.g. 30s'
+            cand -A 'Watch all namespaces'
+            cand --all-namespaces 'Watch all namespaces'
+            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+            cand --sim 'Start the built-in simulated cluster in-process and watch it'
+            cand -v 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+            cand --verbose 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+            cand --no-bookmarks 'Do not ask for bookmarks on watches'
+            cand --legacy-sync 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
+            cand --until-synced 'Exit 0 once the initial list has been popped (client-go HasSynced)'
+            cand --watch-only 'Do not print the initial list''s deltas'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kwatch;sim'= {
+            cand --port 'Port to listen on (127.0.0.1); 0 picks a free port'
+            cand --write-kubeconfig 'Write a kubeconfig for the simulated cluster to this file (mode 0600)'
+            cand --objects 'Number of pods to preload'
+            cand --churn 'Changes per second made by the churn generator (0 = none)'
+            cand --seed 'Seed of the churn and fault generators'
+            cand --scenario 'What the simulated cluster does on its own'
+            cand --history 'Number of changes kept in the watch history before the oldest are compacted'
+            cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kwatch;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kwatch;man'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kwatch;help'= {
+            cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kwatch;help;sim'= {
+        }
+        &'kwatch;help;completions'= {
+        }
+        &'kwatch;help;man'= {
+        }
+        &'kwatch;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

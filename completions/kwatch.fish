@@ -1,0 +1,73 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kwatch_global_optspecs
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= o/output= show-managed-fields sim color= v/verbose kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync max-events= timeout= until-synced watch-only h/help V/version
+end
+
+function __fish_kwatch_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kwatch_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kwatch_using_subcommand
+    set -l cmd (__fish_kwatch_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
+json\t''
+yaml\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l write-kubeconfig -d 'Write a kubeconfig for the simulated cluster to this file (mode 0600)' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l objects -d 'Number of pods to preload' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l churn -d 'Changes per second made by the churn generator (0 = none)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l seed -d 'Seed of the churn and fault generators' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l scenario -d 'What the simulated cluster does on its own' -r -f -a "steady\t'Churn only'
+chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/503, stalls, …)'
+idle\t'No churn, no faults'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
