@@ -152,6 +152,11 @@ pub struct ReflectorArgs {
     #[arg(long)]
     pub legacy_sync: bool,
 
+    /// The informer's queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every
+    /// notification in order, client-go ≥ 1.36's default).
+    #[arg(long, value_enum, default_value_t = FifoKind::Delta, value_name = "KIND")]
+    pub fifo: FifoKind,
+
     /// Get the initial state from a streaming list (watch with sendInitialEvents,
     /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it;
     /// auto means off when --page-size is given.
@@ -178,6 +183,12 @@ pub struct StopArgs {
     /// Do not print the initial list's deltas.
     #[arg(long)]
     pub watch_only: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FifoKind {
+    Delta,
+    Real,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::{ColorChoice, StopArgs, WatchArgs};
+use crate::cli::{ColorChoice, FifoKind, StopArgs, WatchArgs};
 use crate::output;
 use crate::reflector::{ReflectorConfig, WatchListMode};
 
@@ -25,6 +25,7 @@ pub struct Config {
     pub reflector: ReflectorConfig,
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
+    pub fifo: FifoKind,
     pub stop: StopArgs,
 }
 
@@ -116,6 +117,7 @@ impl Config {
             printer,
             reflector,
             emit_replaced: !args.reflector.legacy_sync,
+            fifo: args.reflector.fifo,
             stop: args.stop,
         })
     }

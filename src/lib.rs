@@ -12,6 +12,7 @@ pub mod exit;
 pub mod fifo;
 pub mod object;
 pub mod output;
+pub mod real_fifo;
 pub mod reflector;
 pub mod sim;
 pub mod source;

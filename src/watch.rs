@@ -9,12 +9,14 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-use crate::cli::WatchArgs;
+use crate::cli::{FifoKind, WatchArgs};
 use crate::config::Config;
 use crate::fifo::{DeltaFifo, Popped};
 use crate::output::{self, Body, Printer, Record};
-use crate::reflector::{Reflector, ReflectorEvent};
+use crate::real_fifo::RealFifo;
+use crate::reflector::{Reflector, ReflectorEvent, ReflectorStore};
 use crate::source::KubeSource;
 use crate::store::Store;
 use crate::target::{self, Target};
@@ -128,32 +130,19 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         return Ok(Outcome::Done);
     }
 
-    let mut tasks = tokio::task::JoinSet::new();
+    let mut tasks = JoinSet::new();
     for (i, t) in targets.into_iter().enumerate() {
         let store = Arc::new(Store::new());
-        let fifo = Arc::new(DeltaFifo::<ReflectorEvent>::new(
-            Some(store.clone()),
-            cfg.emit_replaced,
-        ));
-        let source = KubeSource::new(
-            client.clone(),
-            t.collection_path(cfg.namespace.as_deref()),
-            cfg.label_selector.clone(),
-            cfg.field_selector.clone(),
-            cfg.request_timeout,
-        );
-        let mut rcfg = cfg.reflector.clone();
-        rcfg.seed = rcfg.seed.wrapping_add(i as u64);
-        let reflector = Reflector::new(source, fifo.clone(), rcfg);
-        let stop = tx.clone();
-        let name = t.resource.name.clone();
-        tasks.spawn(async move {
-            let err = reflector.run().await;
-            let _ = stop.send(Stop::Failed(
-                anyhow::Error::new(err).context(format!("cannot list {name}")),
-            ));
-        });
-        tasks.spawn(consume(t, fifo, store, shared.clone()));
+        match cfg.fifo {
+            FifoKind::Delta => {
+                let q = Arc::new(DeltaFifo::new(Some(store.clone()), cfg.emit_replaced));
+                start(&mut tasks, &cfg, &client, i, t, q, store, &shared, &tx);
+            }
+            FifoKind::Real => {
+                let q = Arc::new(RealFifo::new(store.clone()));
+                start(&mut tasks, &cfg, &client, i, t, q, store, &shared, &tx);
+            }
+        }
     }
     drop(tx);
 
@@ -185,13 +174,74 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     outcome
 }
 
-/// The informer's processing loop for one resource.
-async fn consume(
+/// The consumer's view of either client-go queue.
+trait Queue: ReflectorStore {
+    fn pop_with<R: Send>(
+        &self,
+        process: impl FnOnce(Popped<ReflectorEvent>) -> R + Send,
+    ) -> impl std::future::Future<Output = Option<R>> + Send;
+    fn has_synced(&self) -> bool;
+    fn is_empty(&self) -> bool;
+}
+
+macro_rules! queue {
+    ($q:ty) => {
+        impl Queue for $q {
+            async fn pop_with<R: Send>(
+                &self,
+                process: impl FnOnce(Popped<ReflectorEvent>) -> R + Send,
+            ) -> Option<R> {
+                <$q>::pop_with(self, process).await
+            }
+            fn has_synced(&self) -> bool {
+                <$q>::has_synced(self)
+            }
+            fn is_empty(&self) -> bool {
+                <$q>::is_empty(self)
+            }
+        }
+    };
+}
+
+queue!(DeltaFifo<ReflectorEvent>);
+queue!(RealFifo<ReflectorEvent>);
+
+/// Spawns the reflector and the consumer of one resource.
+#[allow(clippy::too_many_arguments)]
+fn start<Q: Queue>(
+    tasks: &mut JoinSet<()>,
+    cfg: &Config,
+    client: &kube::Client,
+    index: usize,
     t: Target,
-    fifo: Arc<DeltaFifo<ReflectorEvent>>,
+    queue: Arc<Q>,
     store: Arc<Store>,
-    shared: Arc<Shared>,
+    shared: &Arc<Shared>,
+    stop: &mpsc::UnboundedSender<Stop>,
 ) {
+    let source = KubeSource::new(
+        client.clone(),
+        t.collection_path(cfg.namespace.as_deref()),
+        cfg.label_selector.clone(),
+        cfg.field_selector.clone(),
+        cfg.request_timeout,
+    );
+    let mut rcfg = cfg.reflector.clone();
+    rcfg.seed = rcfg.seed.wrapping_add(index as u64);
+    let reflector = Reflector::new(source, queue.clone(), rcfg);
+    let stop = stop.clone();
+    let name = t.resource.name.clone();
+    tasks.spawn(async move {
+        let err = reflector.run().await;
+        let _ = stop.send(Stop::Failed(
+            anyhow::Error::new(err).context(format!("cannot list {name}")),
+        ));
+    });
+    tasks.spawn(consume(t, queue, store, shared.clone()));
+}
+
+/// The informer's processing loop for one resource.
+async fn consume<Q: Queue>(t: Target, fifo: Arc<Q>, store: Arc<Store>, shared: Arc<Shared>) {
     let mut synced = false;
     loop {
         let popped = fifo

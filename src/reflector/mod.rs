@@ -681,24 +681,31 @@ impl Drop for AbortOnDrop {
 #[cfg(test)]
 mod tests;
 
-/// The reflector's usual store: client-go's DeltaFIFO, announcements as notices.
-impl ReflectorStore for crate::fifo::DeltaFifo<ReflectorEvent> {
-    fn add(&self, obj: ObjectRef) {
-        crate::fifo::DeltaFifo::add(self, obj);
-    }
-    fn update(&self, obj: ObjectRef) {
-        crate::fifo::DeltaFifo::update(self, obj);
-    }
-    fn delete(&self, obj: ObjectRef) {
-        crate::fifo::DeltaFifo::delete(self, obj);
-    }
-    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
-        crate::fifo::DeltaFifo::replace(self, objs, resource_version);
-    }
-    fn resync(&self) {
-        crate::fifo::DeltaFifo::resync(self);
-    }
-    fn notice(&self, event: ReflectorEvent) {
-        self.push_notice(event);
-    }
+/// The reflector writes to either of client-go's queues; announcements become notices.
+macro_rules! queue_store {
+    ($queue:ty) => {
+        impl ReflectorStore for $queue {
+            fn add(&self, obj: ObjectRef) {
+                <$queue>::add(self, obj);
+            }
+            fn update(&self, obj: ObjectRef) {
+                <$queue>::update(self, obj);
+            }
+            fn delete(&self, obj: ObjectRef) {
+                <$queue>::delete(self, obj);
+            }
+            fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+                <$queue>::replace(self, objs, resource_version);
+            }
+            fn resync(&self) {
+                <$queue>::resync(self);
+            }
+            fn notice(&self, event: ReflectorEvent) {
+                self.push_notice(event);
+            }
+        }
+    };
 }
+
+queue_store!(crate::fifo::DeltaFifo<ReflectorEvent>);
+queue_store!(crate::real_fifo::RealFifo<ReflectorEvent>);

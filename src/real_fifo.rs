@@ -1,0 +1,355 @@
+//! client-go's RealFIFO (`tools/cache/the_real_fifo.go`, the informers' default queue
+//! since client-go 1.36): every notification is delivered, in order, one delta per pop;
+//! nothing is coalesced per key. Replace still yields tombstones (first) and `Replaced`
+//! deltas; Delete is never ignored.
+//!
+//! Like [`DeltaFifo`](crate::fifo::DeltaFifo) it carries out-of-band notices in the same
+//! ordered queue.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::pin::pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+
+use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+use crate::fifo::Popped;
+use crate::object::ObjectRef;
+use crate::store::Store;
+
+#[derive(Debug)]
+enum Entry<N> {
+    Delta { key: String, delta: Delta },
+    Notice(N),
+}
+
+#[derive(Debug)]
+struct Inner<N> {
+    /// Everything queued, in arrival order.
+    items: VecDeque<Entry<N>>,
+    /// Number of `Entry::Delta` in `items`.
+    deltas: usize,
+    /// Set by the first Replace or by an Add/Update/Delete before it. Never reset.
+    populated: bool,
+    /// Deltas still to pop from those queued when the first Replace set `populated`.
+    initial_population_count: usize,
+    closed: bool,
+}
+
+/// client-go's RealFIFO, with `knownObjects` = the consumer's [`Store`].
+#[derive(Debug)]
+pub struct RealFifo<N> {
+    inner: Mutex<Inner<N>>,
+    notify: Notify,
+    known: Arc<Store>,
+}
+
+impl<N: Send> RealFifo<N> {
+    pub fn new(known: Arc<Store>) -> Self {
+        RealFifo {
+            inner: Mutex::new(Inner {
+                items: VecDeque::new(),
+                deltas: 0,
+                populated: false,
+                initial_population_count: 0,
+                closed: false,
+            }),
+            notify: Notify::new(),
+            known,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner<N>> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn push(inner: &mut Inner<N>, key: String, delta: Delta) {
+        inner.items.push_back(Entry::Delta { key, delta });
+        inner.deltas += 1;
+    }
+
+    fn enqueue(&self, kind: DeltaType, obj: ObjectRef) {
+        {
+            let mut inner = self.lock();
+            inner.populated = true;
+            Self::push(&mut inner, obj.key(), Delta::new(kind, obj));
+        }
+        self.notify.notify_waiters();
+    }
+
+    pub fn add(&self, obj: ObjectRef) {
+        self.enqueue(DeltaType::Added, obj);
+    }
+
+    pub fn update(&self, obj: ObjectRef) {
+        self.enqueue(DeltaType::Updated, obj);
+    }
+
+    pub fn delete(&self, obj: ObjectRef) {
+        self.enqueue(DeltaType::Deleted, obj);
+    }
+
+    /// Tombstones for queued keys whose last delta is not a deletion and for known keys
+    /// with nothing queued, when the list lacks them; then `Replaced` for every listed object.
+    pub fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
+        {
+            let mut inner = self.lock();
+            let new_keys: HashSet<String> = list.iter().map(|o| o.key()).collect();
+            let mut queued_order: Vec<String> = Vec::new();
+            let mut last: HashMap<String, &Delta> = HashMap::new();
+            for e in &inner.items {
+                if let Entry::Delta { key, delta } = e {
+                    if last.insert(key.clone(), delta).is_none() {
+                        queued_order.push(key.clone());
+                    }
+                }
+            }
+            let mut tombstones: Vec<(String, Delta)> = Vec::new();
+            for key in &queued_order {
+                let d = last[key];
+                if new_keys.contains(key) || d.kind == DeltaType::Deleted {
+                    continue;
+                }
+                let obj = d.object.object().cloned();
+                tombstones.push((key.clone(), tombstone(key, obj)));
+            }
+            for key in self.known.list_keys() {
+                if new_keys.contains(&key) || last.contains_key(&key) {
+                    continue;
+                }
+                let obj = self.known.get(&key);
+                tombstones.push((key.clone(), tombstone(&key, obj)));
+            }
+            for (k, d) in tombstones {
+                Self::push(&mut inner, k, d);
+            }
+            for o in list {
+                Self::push(&mut inner, o.key(), Delta::new(DeltaType::Replaced, o));
+            }
+            if !inner.populated {
+                inner.populated = true;
+                inner.initial_population_count = inner.deltas;
+            }
+        }
+        self.notify.notify_waiters();
+    }
+
+    /// `Sync` for every known key with nothing queued.
+    pub fn resync(&self) {
+        {
+            let mut inner = self.lock();
+            let queued: HashSet<String> = inner
+                .items
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Delta { key, .. } => Some(key.clone()),
+                    Entry::Notice(_) => None,
+                })
+                .collect();
+            for key in self.known.list_keys() {
+                if queued.contains(&key) {
+                    continue;
+                }
+                if let Some(o) = self.known.get(&key) {
+                    Self::push(&mut inner, key, Delta::new(DeltaType::Sync, o));
+                }
+            }
+        }
+        self.notify.notify_waiters();
+    }
+
+    pub fn push_notice(&self, n: N) {
+        self.lock().items.push_back(Entry::Notice(n));
+        self.notify.notify_waiters();
+    }
+
+    fn has_synced_locked(inner: &Inner<N>) -> bool {
+        inner.populated && inner.initial_population_count == 0
+    }
+
+    fn try_pop_locked(inner: &mut Inner<N>) -> Option<Popped<N>> {
+        let e = inner.items.pop_front()?;
+        Some(match e {
+            Entry::Notice(n) => Popped::Notice(n),
+            Entry::Delta { key, delta } => {
+                let is_in_initial_list = !Self::has_synced_locked(inner);
+                inner.deltas -= 1;
+                inner.initial_population_count = inner.initial_population_count.saturating_sub(1);
+                Popped::Deltas {
+                    key,
+                    deltas: vec![delta],
+                    is_in_initial_list,
+                }
+            }
+        })
+    }
+
+    /// Waits for the next entry and runs `process` on it under the lock (see
+    /// [`DeltaFifo::pop_with`](crate::fifo::DeltaFifo::pop_with)); `None` once closed and empty.
+    pub async fn pop_with<R>(&self, process: impl FnOnce(Popped<N>) -> R) -> Option<R> {
+        loop {
+            let mut notified = pin!(self.notify.notified());
+            notified.as_mut().enable();
+            {
+                let mut inner = self.lock();
+                if let Some(p) = Self::try_pop_locked(&mut inner) {
+                    return Some(process(p));
+                }
+                if inner.closed {
+                    return None;
+                }
+            }
+            notified.await;
+        }
+    }
+
+    pub fn try_pop(&self) -> Option<Popped<N>> {
+        Self::try_pop_locked(&mut self.lock())
+    }
+
+    pub fn has_synced(&self) -> bool {
+        Self::has_synced_locked(&self.lock())
+    }
+
+    /// No delta queued (notices may still be).
+    pub fn is_empty(&self) -> bool {
+        self.lock().deltas == 0
+    }
+
+    pub fn close(&self) {
+        self.lock().closed = true;
+        self.notify.notify_waiters();
+    }
+}
+
+fn tombstone(key: &str, obj: Option<ObjectRef>) -> Delta {
+    // A queued tombstone's object is the last known state itself.
+    Delta {
+        kind: DeltaType::Deleted,
+        object: DeltaObject::Tombstone(Tombstone {
+            key: key.to_owned(),
+            obj,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::object::Object;
+
+    fn obj(name: &str, rv: &str) -> ObjectRef {
+        ObjectRef::new(
+            Object::from_json(&format!(
+                r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#
+            ))
+            .unwrap(),
+        )
+    }
+
+    fn drain(f: &RealFifo<&'static str>, store: &Store) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(p) = f.try_pop() {
+            match p {
+                Popped::Notice(n) => out.push(format!("notice {n}")),
+                Popped::Deltas {
+                    key,
+                    deltas,
+                    is_in_initial_list,
+                } => {
+                    store.apply(&deltas);
+                    assert_eq!(deltas.len(), 1);
+                    let d = &deltas[0];
+                    let rv = d.object.object().map_or("-", |o| o.resource_version());
+                    let t = if d.object.is_tombstone() {
+                        " tombstone"
+                    } else {
+                        ""
+                    };
+                    let i = if is_in_initial_list { " initial" } else { "" };
+                    out.push(format!("{} {key}@{rv}{t}{i}", d.kind));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_notification_is_delivered_in_order_without_coalescing() {
+        let store = Arc::new(Store::new());
+        let f = RealFifo::new(store.clone());
+        f.add(obj("a", "1"));
+        f.update(obj("a", "2"));
+        f.push_notice("n");
+        f.update(obj("b", "3"));
+        f.delete(obj("a", "4"));
+        f.delete(obj("zzz", "5"));
+        assert_eq!(
+            drain(&f, &store),
+            [
+                "Added a@1",
+                "Updated a@2",
+                "notice n",
+                "Updated b@3",
+                "Deleted a@4",
+                "Deleted zzz@5"
+            ]
+        );
+        assert!(f.has_synced());
+    }
+
+    #[test]
+    fn replace_queues_tombstones_first_then_replaced_and_counts_the_initial_list() {
+        let store = Arc::new(Store::new());
+        let f = RealFifo::new(store.clone());
+        f.replace(vec![obj("a", "1"), obj("b", "2")], "2");
+        assert!(!f.has_synced());
+        assert_eq!(
+            drain(&f, &store),
+            ["Replaced a@1 initial", "Replaced b@2 initial"]
+        );
+        assert!(f.has_synced());
+        f.update(obj("c", "3"));
+        f.delete(obj("b", "4"));
+        // c was queued (not deleted), b's last queued delta is a deletion, a is only known.
+        f.replace(vec![obj("d", "5")], "5");
+        assert_eq!(
+            drain(&f, &store),
+            [
+                "Updated c@3",
+                "Deleted b@4",
+                "Deleted c@3 tombstone",
+                "Deleted a@1 tombstone",
+                "Replaced d@5"
+            ]
+        );
+        assert_eq!(store.list_keys(), ["d"]);
+    }
+
+    #[test]
+    fn resync_skips_queued_keys() {
+        let store = Arc::new(Store::new());
+        let f = RealFifo::new(store.clone());
+        f.replace(vec![obj("a", "1"), obj("b", "2")], "2");
+        drain(&f, &store);
+        f.update(obj("a", "3"));
+        f.resync();
+        assert_eq!(drain(&f, &store), ["Updated a@3", "Sync b@2"]);
+    }
+
+    #[tokio::test]
+    async fn pop_waits_and_close_ends_it() {
+        let f = Arc::new(RealFifo::<&'static str>::new(Arc::new(Store::new())));
+        let g = f.clone();
+        let t =
+            tokio::spawn(async move { g.pop_with(|p| matches!(p, Popped::Deltas { .. })).await });
+        tokio::task::yield_now().await;
+        f.add(obj("a", "1"));
+        assert_eq!(t.await.unwrap(), Some(true));
+        let g = f.clone();
+        let t = tokio::spawn(async move { g.pop_with(|_| ()).await });
+        tokio::task::yield_now().await;
+        f.close();
+        assert_eq!(t.await.unwrap(), None);
+    }
+}
