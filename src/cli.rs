@@ -242,4 +242,8 @@ pub struct SimArgs {
     /// Number of changes kept in the watch history before the oldest are compacted.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub history: usize,
+
+    /// Seconds between watch bookmarks (a real API server sends one about every minute).
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    pub bookmark_interval: f64,
 }

@@ -1,4 +1,42 @@
-//! The simulated Kubernetes API server.
+//! The simulated Kubernetes API server (`kwatch sim`, `kwatch --sim`).
+//!
+//! It speaks kube-apiserver v1.32's wire protocol closely enough for the real kubectl and for
+//! kube-rs: HTTPS with a generated CA and bearer-token auth, discovery, LIST/WATCH with the
+//! resourceVersion semantics of the watch cache and etcd, mutations, Tables for kubectl, and
+//! faults, churn and a chaos scenario to show how a reflector copes. It shares no code with
+//! the watch client.
+//!
+//! ```text
+//! SimServer::start ─ tls (certs, kubeconfig)
+//!        │
+//!        └─ axum ─ http::dispatch ─ auth ─ /_sim/… → control (faults, state)
+//!                                  ├─ fault injection (fail next N)
+//!                                  ├─ discovery / openapi
+//!                                  └─ resources: list · get · create · update · patch · delete
+//!                                                watch (watch.rs) ← storage (revisions, history)
+//! churn / chaos tasks ─ write the storage and flip fault switches
+//! ```
+
+mod churn;
+mod control;
+mod discovery;
+mod http;
+mod openapi;
+mod resources;
+pub mod selector;
+mod status;
+pub mod storage;
+mod table;
+mod tls;
+mod watch;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use rand::Rng;
 
 use crate::cli::SimArgs;
 
@@ -16,14 +54,36 @@ pub enum Scenario {
 /// Everything the simulated cluster needs to start.
 #[derive(Debug, Clone)]
 pub struct SimOptions {
+    /// Port on 127.0.0.1; 0 picks a free one.
     pub port: u16,
-    pub write_kubeconfig: Option<std::path::PathBuf>,
+    pub write_kubeconfig: Option<PathBuf>,
+    /// Pods preloaded at start.
     pub objects: usize,
+    /// Churn changes per second (ignored by the idle scenario until set via the control API).
     pub churn: f64,
     pub seed: u64,
     pub scenario: Scenario,
     pub insecure_http: bool,
+    /// Changes kept in the watch history before the oldest are compacted.
     pub history: usize,
+    /// Period of watch bookmarks (the real server's is about 60 s).
+    pub bookmark_interval: Duration,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            port: 0,
+            write_kubeconfig: None,
+            objects: 20,
+            churn: 2.0,
+            seed: 1,
+            scenario: Scenario::Steady,
+            insecure_http: false,
+            history: 10_000,
+            bookmark_interval: Duration::from_secs(2),
+        }
+    }
 }
 
 impl From<SimArgs> for SimOptions {
@@ -37,13 +97,238 @@ impl From<SimArgs> for SimOptions {
             scenario: a.scenario,
             insecure_http: a.insecure_http,
             history: a.history,
+            bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
         }
     }
 }
 
-/// Runs the simulated cluster until Ctrl-C.
-pub async fn run(_opts: SimOptions) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+/// State shared by every request handler and background task.
+#[derive(Debug)]
+pub(crate) struct App {
+    pub cluster: storage::Cluster,
+    pub faults: control::Faults,
+    pub token: String,
+    /// Whether requests must carry the token (not with `--insecure-http`: kubectl sends
+    /// tokens only over TLS).
+    pub auth: bool,
+    pub port: u16,
+    pub bookmark_interval: Duration,
+    /// How long a list at a future resourceVersion waits before 504 (the real server: 3 s).
+    pub too_large_wait: Duration,
+}
+
+/// A running simulated cluster.
+pub struct SimServer {
+    url: String,
+    token: String,
+    ca_pem: Option<String>,
+    handle: axum_server::Handle<SocketAddr>,
+    server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    app: Arc<App>,
+}
+
+impl std::fmt::Debug for SimServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimServer")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SimServer {
+    /// Seeds the cluster, binds 127.0.0.1 and starts serving (in the current tokio runtime).
+    pub async fn start(opts: SimOptions) -> anyhow::Result<SimServer> {
+        // Another part of the process may have installed it already: either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let listener = std::net::TcpListener::bind(("127.0.0.1", opts.port))
+            .with_context(|| format!("binding 127.0.0.1:{}", opts.port))?;
+        listener.set_nonblocking(true)?;
+        let port = listener.local_addr()?.port();
+        let token: String = {
+            let mut rng = rand::rng();
+            (0..32)
+                .map(|_| format!("{:x}", rng.random_range(0..16u8)))
+                .collect()
+        };
+        let (objects, seed, history) = (opts.objects, opts.seed, opts.history);
+        let store = tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
+            let mut store = storage::Store::new(history);
+            churn::seed_cluster(&mut store, objects, seed)?;
+            Ok(store)
+        })
+        .await
+        .context("seeding task")??;
+        let rate = if opts.scenario == Scenario::Idle {
+            0.0
+        } else {
+            opts.churn
+        };
+        let app = Arc::new(App {
+            cluster: storage::Cluster::new(store),
+            faults: control::Faults::new(rate, opts.scenario == Scenario::Chaos),
+            token: token.clone(),
+            auth: !opts.insecure_http,
+            port,
+            bookmark_interval: opts.bookmark_interval,
+            too_large_wait: Duration::from_secs(1),
+        });
+        let router = axum::Router::new()
+            .fallback(http::dispatch)
+            .with_state(app.clone());
+        let handle = axum_server::Handle::new();
+        let (server, url, ca_pem) = if opts.insecure_http {
+            let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
+            let task = tokio::spawn(srv.serve(router.into_make_service()));
+            (task, format!("http://127.0.0.1:{port}"), None)
+        } else {
+            let certs = tls::generate()?;
+            let config = axum_server::tls_rustls::RustlsConfig::from_config(certs.server_config);
+            let srv =
+                axum_server::tls_rustls::from_tcp_rustls(listener, config)?.handle(handle.clone());
+            let task = tokio::spawn(srv.serve(router.into_make_service()));
+            (
+                task,
+                format!("https://127.0.0.1:{port}"),
+                Some(certs.ca_pem),
+            )
+        };
+        let tasks = vec![
+            tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),
+            tokio::spawn(churn::run_chaos(app.clone(), opts.seed)),
+        ];
+        Ok(SimServer {
+            url,
+            token,
+            ca_pem,
+            handle,
+            server: Some(server),
+            tasks,
+            app,
+        })
+    }
+
+    /// `https://127.0.0.1:PORT` (or `http://…` with `insecure_http`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The bearer token the API and control API expect.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// PEM of the CA that signed the serving certificate (`None` over plain HTTP).
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
+    }
+
+    /// A kubeconfig for this server (context, cluster and user `kwatch-sim`).
+    pub fn kubeconfig_yaml(&self) -> String {
+        tls::kubeconfig_yaml(&self.url, &self.token, self.ca_pem())
+    }
+
+    /// Writes [`SimServer::kubeconfig_yaml`] to `path` with mode 0600.
+    pub fn write_kubeconfig(&self, path: &Path) -> anyhow::Result<()> {
+        use std::io::Write;
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts
+            .open(path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        f.write_all(self.kubeconfig_yaml().as_bytes())?;
+        Ok(())
+    }
+
+    /// Stops churn, aborts open watches and shuts the server down (at most ~2 s).
+    pub async fn shutdown(mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        self.app.faults.drop_watches();
+        self.handle.graceful_shutdown(Some(Duration::from_secs(1)));
+        if let Some(server) = self.server.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
+        }
+    }
+}
+
+impl Drop for SimServer {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+        if self.server.is_some() {
+            self.handle.shutdown();
+        }
+    }
+}
+
+/// Runs the simulated cluster until Ctrl-C or SIGTERM.
+pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
+    let kubeconfig = opts.write_kubeconfig.clone();
+    let summary = format!(
+        "scenario {:?}, churn {}/s, {} pods, seed {}",
+        opts.scenario, opts.churn, opts.objects, opts.seed
+    )
+    .to_lowercase();
+    let server = SimServer::start(opts).await?;
+    eprintln!("kwatch sim: listening on {}", server.url());
+    if let Some(path) = &kubeconfig {
+        server.write_kubeconfig(path)?;
+        eprintln!("kwatch sim: kubeconfig written to {}", path.display());
+        eprintln!("kwatch sim: use it with:");
+        eprintln!("    export KUBECONFIG={}", path.display());
+        eprintln!("    kubectl get pods -A");
+        eprintln!("    kwatch pods -A");
+    } else {
+        eprintln!("kwatch sim: token {}", server.token());
+        eprintln!("kwatch sim: pass --write-kubeconfig FILE for a kubeconfig, then:");
+        eprintln!("    export KUBECONFIG=FILE; kubectl get pods -A; kwatch pods -A");
+    }
+    let k = if server.ca_pem().is_some() { "-k " } else { "" };
+    eprintln!(
+        "kwatch sim: faults: curl {k}-H 'Authorization: Bearer {}' -X POST {}/_sim/drop-watches",
+        server.token(),
+        server.url()
+    );
+    eprintln!("kwatch sim: {summary}; Ctrl-C to stop");
+    wait_for_signal().await;
+    eprintln!("kwatch sim: shutting down");
+    server.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// A running simulated cluster (placeholder until the server lands).

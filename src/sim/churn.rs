@@ -1,0 +1,526 @@
+//! The simulated cluster's contents and life: the objects present at start, preloaded pods,
+//! the churn generator and the chaos scenario's random faults.
+//!
+//! Churn is deterministic for a seed: the sequence of operations depends only on the seeded
+//! generator and on the store (which only churn writes unless a client does). Pods look like
+//! those of a real cluster (2–4 KB: containers with ports, resources, env, probes; conditions,
+//! container statuses, owner references) and go Pending → Running, restart, and get deleted.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+use super::resources::{
+    CONFIGMAPS, CRDS, DEPLOYMENTS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS, SERVICES,
+    WIDGETS,
+};
+use super::storage::{now_rfc3339, Store};
+use super::App;
+
+const CRD_WIDGETS: &str = include_str!("ref/crd-widgets.json");
+
+/// The workloads pods belong to: (namespace, deployment, pod-template-hash, image, port).
+const WORKLOADS: &[(&str, &str, &str, &str, u16)] = &[
+    ("default", "web", "7c9d6b5f4", "nginx:1.27.2", 8080),
+    (
+        "team-a",
+        "api",
+        "5f8b9c7d6",
+        "ghcr.io/example/api:2.14.0",
+        9090,
+    ),
+];
+
+const NODE_NAMES: &[&str] = &["sim-node-1", "sim-node-2", "sim-node-3"];
+
+fn suffix(rng: &mut SmallRng) -> String {
+    const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..5)
+        .map(|_| CHARS[rng.random_range(0..CHARS.len())] as char)
+        .collect()
+}
+
+/// A realistic pod of workload `w`. `running` pods are scheduled with ready containers.
+pub fn pod(rng: &mut SmallRng, w: usize, name: &str, rs_uid: &str, running: bool) -> Value {
+    let (ns, app, hash, image, port) = WORKLOADS[w % WORKLOADS.len()];
+    let now = now_rfc3339();
+    let node = NODE_NAMES[rng.random_range(0..NODE_NAMES.len())];
+    let ip = format!(
+        "10.244.{}.{}",
+        rng.random_range(0..4),
+        rng.random_range(2..250)
+    );
+    let vol = format!("kube-api-access-{}", suffix(rng));
+    let mut spec = json!({
+        "volumes": [{"name": vol, "projected": {"sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+            {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+        ], "defaultMode": 420}}],
+        "containers": [
+            {
+                "name": app,
+                "image": image,
+                "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
+                "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}],
+                "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+                "volumeMounts": [{"name": vol, "readOnly": true, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}],
+                "readinessProbe": {"httpGet": {"path": "/healthz", "port": port, "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File",
+                "imagePullPolicy": "IfNotPresent"
+            },
+            {
+                "name": "log-shipper",
+                "image": "fluent/fluent-bit:3.1",
+                "resources": {"limits": {"memory": "64Mi"}, "requests": {"cpu": "10m", "memory": "32Mi"}},
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File",
+                "imagePullPolicy": "IfNotPresent"
+            }
+        ],
+        "restartPolicy": "Always",
+        "terminationGracePeriodSeconds": 30,
+        "dnsPolicy": "ClusterFirst",
+        "serviceAccountName": "default",
+        "serviceAccount": "default",
+        "securityContext": {},
+        "schedulerName": "default-scheduler",
+        "tolerations": [
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
+        ],
+        "priority": 0,
+        "enableServiceLinks": true,
+        "preemptionPolicy": "PreemptLowerPriority"
+    });
+    let status = if running {
+        spec["nodeName"] = json!(node);
+        running_status(&now, node, &ip, app, image, 0)
+    } else {
+        json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": now, "reason": "Unschedulable", "message": "0/3 nodes are available: waiting for capacity."}], "qosClass": "Burstable"})
+    };
+    json!({
+        "metadata": {
+            "name": name,
+            "generateName": format!("{app}-{hash}-"),
+            "namespace": ns,
+            "labels": {"app": app, "pod-template-hash": hash, "tier": if w.is_multiple_of(2) { "frontend" } else { "backend" }},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-{hash}"), "uid": rs_uid, "controller": true, "blockOwnerDeletion": true}]
+        },
+        "spec": spec,
+        "status": status
+    })
+}
+
+fn running_status(now: &str, node: &str, ip: &str, app: &str, image: &str, restarts: i64) -> Value {
+    let cond = |t: &str| json!({"type": t, "status": "True", "lastProbeTime": null, "lastTransitionTime": now});
+    json!({
+        "phase": "Running",
+        "conditions": [cond("PodReadyToStartContainers"), cond("Initialized"), cond("Ready"), cond("ContainersReady"), cond("PodScheduled")],
+        "hostIP": format!("192.168.49.{}", 2 + NODE_NAMES.iter().position(|n| *n == node).unwrap_or(0)),
+        "hostIPs": [{"ip": format!("192.168.49.{}", 2 + NODE_NAMES.iter().position(|n| *n == node).unwrap_or(0))}],
+        "podIP": ip,
+        "podIPs": [{"ip": ip}],
+        "startTime": now,
+        "containerStatuses": [
+            {"name": app, "state": {"running": {"startedAt": now}}, "lastState": {}, "ready": true, "restartCount": restarts, "image": image, "imageID": format!("docker.io/library/{image}@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31"), "containerID": "containerd://4c3ed7e9d7b1e8c1a5a6b0a3f7e2d9c8b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1", "started": true},
+            {"name": "log-shipper", "state": {"running": {"startedAt": now}}, "lastState": {}, "ready": true, "restartCount": 0, "image": "docker.io/fluent/fluent-bit:3.1", "imageID": "docker.io/fluent/fluent-bit@sha256:5b3c5cfa0e7f4d2a1b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a", "containerID": "containerd://9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b", "started": true}
+        ],
+        "qosClass": "Burstable"
+    })
+}
+
+/// Creates the objects every simulated cluster starts with, then `pods` preloaded pods.
+/// Nothing enters the history: the history starts after this (compacted = current revision).
+pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result<()> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
+    let create = |store: &mut Store, res: usize, v: Value| -> anyhow::Result<String> {
+        let o = store
+            .create(res, v, false)
+            .map_err(|s| anyhow::anyhow!("seeding: {:?}", s.message))?;
+        Ok(o.uid.clone())
+    };
+    for ns in ["default", "kube-system", "kube-public", "team-a"] {
+        create(
+            store,
+            NAMESPACES,
+            json!({"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}),
+        )?;
+    }
+    for (i, n) in NODE_NAMES.iter().enumerate() {
+        create(
+            store,
+            NODES,
+            json!({
+                "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}},
+                "spec": {"podCIDR": format!("10.244.{i}.0/24")},
+                "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}, "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                    "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "kubelet is posting ready status"}],
+                    "addresses": [{"type": "InternalIP", "address": format!("192.168.49.{}", 2 + i)}, {"type": "Hostname", "address": n}],
+                    "nodeInfo": {"kubeletVersion": "v1.32.13", "containerRuntimeVersion": "containerd://1.7.24", "osImage": "Ubuntu 24.04.1 LTS", "operatingSystem": "linux", "architecture": "amd64"}}
+            }),
+        )?;
+    }
+    let crd: Value = serde_json::from_str(CRD_WIDGETS)?;
+    create(store, CRDS, crd)?;
+    create(
+        store,
+        SERVICES,
+        json!({"metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"ports": [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 6443}], "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"], "type": "ClusterIP", "sessionAffinity": "None"}, "status": {"loadBalancer": {}}}),
+    )?;
+    for ns in ["default", "kube-system", "kube-public", "team-a"] {
+        create(
+            store,
+            CONFIGMAPS,
+            json!({"metadata": {"name": "kube-root-ca.crt", "namespace": ns, "annotations": {"kubernetes.io/description": "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."}}, "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\nMIIBsim\n-----END CERTIFICATE-----\n"}}),
+        )?;
+    }
+    create(
+        store,
+        CONFIGMAPS,
+        json!({"metadata": {"name": "app-config", "namespace": "default", "labels": {"app": "web"}}, "data": {"generation": "0", "log-level": "info"}}),
+    )?;
+    create(
+        store,
+        SECRETS,
+        json!({"metadata": {"name": "app-credentials", "namespace": "default", "labels": {"app": "web"}}, "data": {"password": "c2ltdWxhdGVk"}, "type": "Opaque"}),
+    )?;
+    let mut rs_uids = Vec::new();
+    for (ns, app, hash, image, port) in WORKLOADS {
+        let sel = json!({"matchLabels": {"app": app}});
+        let template = json!({"metadata": {"labels": {"app": app, "pod-template-hash": hash}}, "spec": {"containers": [{"name": app, "image": image, "ports": [{"containerPort": port, "protocol": "TCP"}]}]}});
+        let d_uid = create(
+            store,
+            DEPLOYMENTS,
+            json!({"metadata": {"name": app, "namespace": ns, "labels": {"app": app}, "annotations": {"deployment.kubernetes.io/revision": "1"}},
+            "spec": {"replicas": 3, "selector": sel, "template": template, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600},
+            "status": {"observedGeneration": 1, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3, "availableReplicas": 3}}),
+        )?;
+        let rs_uid = create(
+            store,
+            REPLICASETS,
+            json!({"metadata": {"name": format!("{app}-{hash}"), "namespace": ns, "labels": {"app": app, "pod-template-hash": hash},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "uid": d_uid, "controller": true, "blockOwnerDeletion": true}]},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": app, "pod-template-hash": hash}}, "template": template},
+            "status": {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3, "availableReplicas": 3, "observedGeneration": 1}}),
+        )?;
+        create(
+            store,
+            EVENTS,
+            json!({"metadata": {"name": format!("{app}.17f2a9c4e1b3d5a7"), "namespace": ns},
+            "involvedObject": {"kind": "Deployment", "namespace": ns, "name": app, "uid": d_uid, "apiVersion": "apps/v1"},
+            "reason": "ScalingReplicaSet", "message": format!("Scaled up replica set {app}-{hash} from 0 to 3"),
+            "source": {"component": "deployment-controller"}, "count": 1, "type": "Normal",
+            "reportingComponent": "deployment-controller", "reportingInstance": ""}),
+        )?;
+        rs_uids.push(rs_uid);
+    }
+    for (name, size, phase) in [("w1", 3, Some("Ready")), ("w2", 5, None)] {
+        let mut w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name, "namespace": "default", "labels": {"app": "a"}}, "spec": {"size": size, "color": "red"}});
+        if let Some(p) = phase {
+            w["status"] = json!({"phase": p});
+        }
+        create(store, WIDGETS, w)?;
+    }
+    for i in 0..pods {
+        let w = i % WORKLOADS.len();
+        let (_, app, hash, _, _) = WORKLOADS[w];
+        let v = pod(&mut rng, w, "", &rs_uids[w], true);
+        // Unique names without collision checks: a random suffix plus the index.
+        let name = format!("{app}-{hash}-{}{}", suffix(&mut rng), to_base36(i));
+        let mut v = v;
+        v["metadata"]["name"] = json!(name);
+        create(store, PODS, v)?;
+    }
+    let rev = store.rev();
+    store.compact(rev);
+    Ok(())
+}
+
+fn to_base36(mut n: usize) -> String {
+    const D: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(D[n % 36]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// State of the churn generator: which pods it knows and in which phase.
+struct Churner {
+    rng: SmallRng,
+    target: usize,
+    counter: u64,
+}
+
+impl Churner {
+    fn rs_uid(store: &Store, w: usize) -> String {
+        let (ns, app, hash, _, _) = WORKLOADS[w];
+        store
+            .get(REPLICASETS, &format!("{ns}/{app}-{hash}"))
+            .map(|o| o.uid.clone())
+            .unwrap_or_default()
+    }
+
+    fn pick_pod(&mut self, store: &Store, phase: Option<&str>) -> Option<String> {
+        let n = store.len(PODS);
+        if n == 0 {
+            return None;
+        }
+        // Sample a few random positions; good enough and O(sample · n) only for tiny stores.
+        for _ in 0..8 {
+            let i = self.rng.random_range(0..n);
+            let key = if n <= 4096 {
+                store.keys(PODS).nth(i)
+            } else {
+                store.keys(PODS).nth(i % 4096)
+            };
+            let Some(key) = key else { continue };
+            let ok = match phase {
+                None => true,
+                Some(p) => store.get(PODS, key).is_some_and(|o| o.phase == p),
+            };
+            if ok {
+                return Some(key.to_string());
+            }
+        }
+        None
+    }
+
+    /// One change. Errors (a client deleted what churn picked) are ignored.
+    fn step(&mut self, store: &mut Store) {
+        let pods = store.len(PODS);
+        let roll: u32 = if pods < self.target {
+            0
+        } else {
+            self.rng.random_range(0..100)
+        };
+        self.counter += 1;
+        match roll {
+            0..=14 => {
+                let w = self.rng.random_range(0..WORKLOADS.len());
+                let (_, app, hash, _, _) = WORKLOADS[w];
+                let uid = Churner::rs_uid(store, w);
+                let name = format!("{app}-{hash}-{}", suffix(&mut self.rng));
+                let v = pod(&mut self.rng, w, &name, &uid, false);
+                let _ = store.create(PODS, v, true);
+            }
+            15..=44 => {
+                // Pending → Running (or another status touch if none is pending).
+                let Some(key) = self
+                    .pick_pod(store, Some("Pending"))
+                    .or_else(|| self.pick_pod(store, Some("Running")))
+                else {
+                    return;
+                };
+                let Some(o) = store.get(PODS, &key) else {
+                    return;
+                };
+                let mut v = o.value();
+                let app = v["metadata"]["labels"]["app"]
+                    .as_str()
+                    .unwrap_or("web")
+                    .to_string();
+                let w = WORKLOADS.iter().position(|x| x.1 == app).unwrap_or(0);
+                let image = WORKLOADS[w].3;
+                let node = NODE_NAMES[self.rng.random_range(0..NODE_NAMES.len())];
+                let ip = format!(
+                    "10.244.{}.{}",
+                    self.rng.random_range(0..4),
+                    self.rng.random_range(2..250)
+                );
+                let restarts = v["status"]["containerStatuses"][0]["restartCount"]
+                    .as_i64()
+                    .unwrap_or(0);
+                if v["status"]["phase"] == "Pending" {
+                    v["spec"]["nodeName"] = json!(node);
+                    v["status"] = running_status(&now_rfc3339(), node, &ip, &app, image, restarts);
+                } else {
+                    v["metadata"]["annotations"] =
+                        json!({"sim.kwatch.dev/heartbeat": self.counter.to_string()});
+                }
+                let _ = store.update(PODS, &key, v);
+            }
+            45..=64 => {
+                // A container restart.
+                let Some(key) = self.pick_pod(store, Some("Running")) else {
+                    return;
+                };
+                let Some(o) = store.get(PODS, &key) else {
+                    return;
+                };
+                let mut v = o.value();
+                let now = now_rfc3339();
+                let cs = &mut v["status"]["containerStatuses"][0];
+                let n = cs["restartCount"].as_i64().unwrap_or(0) + 1;
+                cs["restartCount"] = json!(n);
+                cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "startedAt": now, "finishedAt": now, "containerID": "containerd://4c3ed7e9d7b1"}});
+                cs["state"] = json!({"running": {"startedAt": now}});
+                let _ = store.update(PODS, &key, v);
+            }
+            65..=79 => {
+                let Some(key) = self.pick_pod(store, None) else {
+                    return;
+                };
+                let _ = store.delete(PODS, &key);
+            }
+            80..=89 => {
+                if let Some(o) = store.get(CONFIGMAPS, "default/app-config") {
+                    let mut v = o.value();
+                    v["data"]["generation"] = json!(self.counter.to_string());
+                    let _ = store.update(CONFIGMAPS, "default/app-config", v);
+                }
+            }
+            90..=94 => {
+                let (ns, app, _, _, _) = WORKLOADS[self.rng.random_range(0..WORKLOADS.len())];
+                let key = format!("{ns}/{app}");
+                if let Some(o) = store.get(DEPLOYMENTS, &key) {
+                    let mut v = o.value();
+                    let ready = self.rng.random_range(1..=3);
+                    v["status"]["readyReplicas"] = json!(ready);
+                    v["status"]["availableReplicas"] = json!(ready);
+                    let _ = store.update(DEPLOYMENTS, &key, v);
+                }
+            }
+            _ => {
+                let key = "default/w2";
+                match store.get(WIDGETS, key) {
+                    Some(o) if self.rng.random_bool(0.7) => {
+                        let mut v = o.value();
+                        v["spec"]["size"] = json!(self.rng.random_range(1..10));
+                        let _ = store.update(WIDGETS, key, v);
+                    }
+                    Some(_) => {
+                        let _ = store.delete(WIDGETS, key);
+                    }
+                    None => {
+                        let w = json!({"metadata": {"name": "w2", "namespace": "default"}, "spec": {"size": 5, "color": "blue"}});
+                        let _ = store.create(WIDGETS, w, true);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs churn until the task is aborted. The rate is read from the control API's switch.
+pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
+    let mut churner = Churner {
+        rng: SmallRng::seed_from_u64(seed),
+        target: target.max(5),
+        counter: 0,
+    };
+    let mut rate_rx = app.faults.churn_rate.subscribe();
+    let mut owed = 0.0f64;
+    let mut last = tokio::time::Instant::now();
+    loop {
+        let rate = *rate_rx.borrow_and_update();
+        if rate <= 0.0 {
+            if rate_rx.changed().await.is_err() {
+                return;
+            }
+            last = tokio::time::Instant::now();
+            continue;
+        }
+        let tick = Duration::from_secs_f64((1.0 / rate).clamp(0.01, 1.0));
+        tokio::select! {
+            _ = tokio::time::sleep(tick) => {}
+            r = rate_rx.changed() => if r.is_err() { return } else { continue },
+        }
+        let now = tokio::time::Instant::now();
+        owed += rate * (now - last).as_secs_f64();
+        last = now;
+        let n = owed.floor() as usize;
+        owed -= n as f64;
+        if n > 0 {
+            app.cluster.write(|s| {
+                for _ in 0..n.min(100_000) {
+                    churner.step(s);
+                }
+            });
+        }
+    }
+}
+
+/// The chaos scenario: a random fault every 2–6 s while enabled.
+pub async fn run_chaos(app: Arc<App>, seed: u64) {
+    let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(0xc4a05));
+    loop {
+        let wait = rng.random_range(2000..6000);
+        tokio::time::sleep(Duration::from_millis(wait)).await;
+        if !app.faults.chaos.load(Ordering::SeqCst) {
+            continue;
+        }
+        match rng.random_range(0..8) {
+            0 => {
+                app.faults.drop_watches();
+            }
+            1 => app.cluster.write(|s| {
+                let r = s.rev();
+                s.compact(r)
+            }),
+            2 => app.faults.set_failure(429, rng.random_range(1..4), 1),
+            3 => app.faults.set_failure(500, 1, 1),
+            4 => app.faults.set_failure(503, 1, 1),
+            5 => app
+                .faults
+                .stall(Duration::from_millis(rng.random_range(1000..3000))),
+            6 => app.faults.add_short_watches(1),
+            _ => {
+                app.faults.malformed_now();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pods_are_realistic_in_size() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        for running in [false, true] {
+            let mut v = pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "uid", running);
+            v["metadata"]["uid"] = json!("0f7b1e2a-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
+            v["metadata"]["resourceVersion"] = json!("123456");
+            v["metadata"]["creationTimestamp"] = json!("2026-11-21T21:10:56Z");
+            let n = serde_json::to_vec(&v).unwrap().len();
+            assert!((2000..=4200).contains(&n), "pod is {n} bytes");
+        }
+    }
+
+    #[test]
+    fn seeding_and_churn_are_deterministic() {
+        let run = || {
+            let mut s = Store::new(10_000);
+            seed_cluster(&mut s, 50, 7).unwrap();
+            let mut c = Churner {
+                rng: SmallRng::seed_from_u64(7),
+                target: 50,
+                counter: 0,
+            };
+            for _ in 0..500 {
+                c.step(&mut s);
+            }
+            let names: Vec<String> = s.keys(PODS).map(str::to_string).collect();
+            (s.rev(), names)
+        };
+        let (r1, n1) = run();
+        let (r2, n2) = run();
+        assert_eq!(r1, r2);
+        assert_eq!(n1, n2);
+        assert!(n1.len() >= 40);
+    }
+}

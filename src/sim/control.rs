@@ -1,0 +1,255 @@
+//! The control API: faults and state, on the API port under `/_sim/`, behind the same bearer
+//! token as the API (no token needed with `--insecure-http`). Bodies are JSON; an empty body
+//! means "all defaults". Every answer is a JSON object (`{"ok":true,…}`), errors are Status.
+//!
+//! | method + path | body | effect |
+//! |---|---|---|
+//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
+//! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
+//! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503,"count":N,"retryAfter":S}` (defaults 500, 1, 1) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` |
+//! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
+//! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
+//! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
+//! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
+//! | `POST /_sim/faults` | `{"enabled":bool}` | switches the chaos scenario's random faults on or off |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches and malformed lines |
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::Request;
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+use super::status::{value_response, Status};
+use super::App;
+
+#[derive(Debug, Clone, Copy)]
+struct Failure {
+    code: u16,
+    remaining: u64,
+    retry_after: u64,
+}
+
+/// Run-time fault switches shared by the HTTP handlers, watches, churn and chaos.
+#[derive(Debug)]
+pub struct Faults {
+    fail: Mutex<Option<Failure>>,
+    stall_until: Mutex<Option<Instant>>,
+    short_watches: AtomicU64,
+    malformed_next: AtomicBool,
+    /// Bumped to make every open watch send one malformed line.
+    pub malformed: watch::Sender<u64>,
+    /// Bumped to abort every open watch.
+    pub drop: watch::Sender<u64>,
+    pub open_watches: AtomicUsize,
+    /// Changes per second of the churn generator.
+    pub churn_rate: watch::Sender<f64>,
+    /// Whether the chaos scenario injects faults.
+    pub chaos: AtomicBool,
+}
+
+impl Faults {
+    pub fn new(churn_rate: f64, chaos: bool) -> Faults {
+        Faults {
+            fail: Mutex::new(None),
+            stall_until: Mutex::new(None),
+            short_watches: AtomicU64::new(0),
+            malformed_next: AtomicBool::new(false),
+            malformed: watch::channel(0).0,
+            drop: watch::channel(0).0,
+            open_watches: AtomicUsize::new(0),
+            churn_rate: watch::channel(churn_rate).0,
+            chaos: AtomicBool::new(chaos),
+        }
+    }
+
+    /// Consumes one pending failure, if any.
+    pub fn take_failure(&self) -> Option<Status> {
+        let mut g = self.fail.lock().unwrap_or_else(|e| e.into_inner());
+        let f = g.as_mut()?;
+        f.remaining -= 1;
+        let (code, retry) = (f.code, f.retry_after);
+        if f.remaining == 0 {
+            *g = None;
+        }
+        Some(match code {
+            429 => Status::too_many_requests(retry),
+            503 => Status::service_unavailable(retry),
+            _ => {
+                let mut s = Status::internal("simulated failure");
+                s.retry_after = Some(retry);
+                s
+            }
+        })
+    }
+
+    pub fn set_failure(&self, code: u16, count: u64, retry_after: u64) {
+        let f = (count > 0).then_some(Failure {
+            code,
+            remaining: count,
+            retry_after,
+        });
+        *self.fail.lock().unwrap_or_else(|e| e.into_inner()) = f;
+    }
+
+    /// The end of the current stall, if watches are stalled now.
+    pub fn stalled_until(&self) -> Option<Instant> {
+        let g = self.stall_until.lock().unwrap_or_else(|e| e.into_inner());
+        g.filter(|t| *t > Instant::now())
+    }
+
+    pub fn stall(&self, d: Duration) {
+        *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + d);
+    }
+
+    /// Consumes one pending short watch, if any.
+    pub fn take_short_watch(&self) -> bool {
+        self.short_watches
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    pub fn add_short_watches(&self, n: u64) {
+        self.short_watches.fetch_add(n, Ordering::SeqCst);
+    }
+
+    /// Consumes the "malformed line on the next watch" flag.
+    pub fn take_malformed_next(&self) -> bool {
+        self.malformed_next.swap(false, Ordering::SeqCst)
+    }
+
+    /// Malformed line on every open watch, or on the next one. Returns the open watch count.
+    pub fn malformed_now(&self) -> usize {
+        let n = self.open_watches.load(Ordering::SeqCst);
+        if n == 0 {
+            self.malformed_next.store(true, Ordering::SeqCst);
+        } else {
+            self.malformed.send_modify(|g| *g += 1);
+        }
+        n
+    }
+
+    /// Aborts every open watch. Returns how many were open.
+    pub fn drop_watches(&self) -> usize {
+        self.drop.send_modify(|g| *g += 1);
+        self.open_watches.load(Ordering::SeqCst)
+    }
+
+    pub fn clear(&self) {
+        self.set_failure(0, 0, 0);
+        *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.short_watches.store(0, Ordering::SeqCst);
+        self.malformed_next.store(false, Ordering::SeqCst);
+    }
+}
+
+fn ok(extra: Value) -> Response {
+    let mut v = json!({"ok": true});
+    if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
+        m.extend(e);
+    }
+    value_response(StatusCode::OK, &v)
+}
+
+/// Handles `/_sim/<rest>`.
+pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Response {
+    let body = match axum::body::to_bytes(req.into_body(), 1 << 20).await {
+        Ok(b) => b,
+        Err(_) => return Status::bad_request("unreadable body").response(),
+    };
+    let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(Value::Null) => json!({}),
+            _ => return Status::bad_request("the control API takes a JSON object").response(),
+        }
+    };
+    let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
+    match (method, rest.trim_end_matches('/')) {
+        (Method::GET, "state") => value_response(StatusCode::OK, &app.cluster.read().state()),
+        (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
+        (Method::POST, "compact") => {
+            let rev = app.cluster.write(|s| {
+                let r = body["revision"].as_u64().unwrap_or(s.rev());
+                s.compact(r);
+                s.compacted()
+            });
+            ok(json!({"compacted": rev.to_string()}))
+        }
+        (Method::POST, "fail") => {
+            let code = num("code", 500);
+            if !matches!(code, 429 | 500 | 503) {
+                return Status::bad_request("code must be 429, 500 or 503").response();
+            }
+            app.faults
+                .set_failure(code as u16, num("count", 1), num("retryAfter", 1));
+            ok(json!({}))
+        }
+        (Method::POST, "stall") => {
+            let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
+            app.faults.stall(Duration::from_secs_f64(secs));
+            ok(json!({}))
+        }
+        (Method::POST, "short-watches") => {
+            app.faults.add_short_watches(num("count", 1));
+            ok(json!({}))
+        }
+        (Method::POST, "malformed") => ok(json!({"watches": app.faults.malformed_now()})),
+        (Method::POST, "churn") => {
+            if let Some(r) = body["rate"].as_f64() {
+                app.faults.churn_rate.send_replace(r.max(0.0));
+            }
+            if let Some(f) = body["faults"].as_bool() {
+                app.faults.chaos.store(f, Ordering::SeqCst);
+            }
+            ok(json!({"rate": *app.faults.churn_rate.borrow()}))
+        }
+        (Method::POST, "faults") => {
+            if let Some(f) = body["enabled"].as_bool() {
+                app.faults.chaos.store(f, Ordering::SeqCst);
+            }
+            ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst)}))
+        }
+        (Method::POST, "clear") => {
+            app.faults.clear();
+            ok(json!({}))
+        }
+        (
+            _,
+            "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches" | "malformed"
+            | "churn" | "faults" | "clear",
+        ) => Status::method_not_allowed().response(),
+        _ => Status::unknown_resource().response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_counted() {
+        let f = Faults::new(0.0, false);
+        assert!(f.take_failure().is_none());
+        f.set_failure(429, 2, 3);
+        let s = f.take_failure().unwrap();
+        assert_eq!((s.code, s.retry_after), (429, Some(3)));
+        assert!(f.take_failure().is_some());
+        assert!(f.take_failure().is_none());
+    }
+
+    #[test]
+    fn short_watches_are_counted() {
+        let f = Faults::new(0.0, false);
+        f.add_short_watches(1);
+        assert!(f.take_short_watch());
+        assert!(!f.take_short_watch());
+    }
+}

@@ -1,0 +1,158 @@
+//! Discovery: `/version`, `/api`, `/api/v1`, `/apis`, `/apis/<group>`, `/apis/<group>/<version>`,
+//! aggregated discovery (`Accept: …;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`),
+//! health endpoints and a minimal `/openapi/v2` and `/openapi/v3`.
+//!
+//! The documents are the real v1.32 responses (see `ref/`), trimmed to the resources in
+//! [`super::resources::RESOURCES`].
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use serde_json::{json, Value};
+
+use super::status::{json_response, value_response};
+use super::{openapi, App};
+
+const VERSION: &str = include_str!("ref/version.json");
+const API_V1: &str = include_str!("ref/api-v1.json");
+const APIS: &str = include_str!("ref/apis.json");
+const APPS_V1: &str = include_str!("ref/apis-apps-v1.json");
+const EXAMPLE_V1: &str = include_str!("ref/apis-example.com-v1.json");
+const APIEXT_V1: &str = include_str!("ref/apis-apiextensions.k8s.io-v1.json");
+const AGG_API: &str = include_str!("ref/aggregated-api.json");
+const AGG_APIS: &str = include_str!("ref/aggregated-apis.json");
+
+const AGG_CT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+fn raw(body: &str) -> Response {
+    json_response(StatusCode::OK, body.trim_end().as_bytes().to_vec())
+}
+
+fn wants_aggregated(headers: &HeaderMap) -> bool {
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    accept.split(',').any(|part| {
+        part.contains("as=APIGroupDiscoveryList") && part.split(';').any(|p| p.trim() == "v=v2")
+    })
+}
+
+fn aggregated(body: &str) -> Response {
+    let mut resp = json_response(StatusCode::OK, body.trim_end().as_bytes().to_vec());
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(AGG_CT));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public"));
+    h.insert(header::VARY, HeaderValue::from_static("Accept"));
+    h.insert(
+        header::ETAG,
+        HeaderValue::from_static("\"6b77736174636873696d\""),
+    );
+    resp
+}
+
+fn group(name: &str) -> Option<Value> {
+    let apis: Value = serde_json::from_str(APIS).ok()?;
+    let g = apis["groups"]
+        .as_array()?
+        .iter()
+        .find(|g| g["name"] == name)?
+        .clone();
+    Some(json!({
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": g["name"],
+        "versions": g["versions"],
+        "preferredVersion": g["preferredVersion"],
+    }))
+}
+
+/// Answers discovery paths; `None` for anything else.
+pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
+    let path = path.trim_end_matches('/');
+    Some(match path {
+        "/version" => {
+            // The real server indents /version and adds no trailing newline.
+            let mut resp = Response::new(axum::body::Body::from(VERSION.trim_end().to_string()));
+            let h = resp.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            h.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("no-cache, private"),
+            );
+            resp
+        }
+        "/api" if wants_aggregated(headers) => aggregated(AGG_API),
+        "/apis" if wants_aggregated(headers) => aggregated(AGG_APIS),
+        "/api" => value_response(
+            StatusCode::OK,
+            &json!({
+                "kind": "APIVersions",
+                "versions": ["v1"],
+                "serverAddressByClientCIDRs": [
+                    {"clientCIDR": "0.0.0.0/0", "serverAddress": format!("127.0.0.1:{}", app.port)}
+                ]
+            }),
+        ),
+        "/apis" => raw(APIS),
+        "/api/v1" => raw(API_V1),
+        "/apis/apps/v1" => raw(APPS_V1),
+        "/apis/example.com/v1" => raw(EXAMPLE_V1),
+        "/apis/apiextensions.k8s.io/v1" => raw(APIEXT_V1),
+        "/apis/apps" | "/apis/example.com" | "/apis/apiextensions.k8s.io" => {
+            value_response(StatusCode::OK, &group(path.trim_start_matches("/apis/"))?)
+        }
+        "/healthz" | "/livez" | "/readyz" => {
+            let mut resp = Response::new(axum::body::Body::from("ok"));
+            resp.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            resp
+        }
+        p if p == "/openapi/v2" || p.starts_with("/openapi/v3") => openapi::handle(p)?,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::resources::RESOURCES;
+
+    #[test]
+    fn embedded_documents_list_exactly_our_resources() {
+        let mut names = Vec::new();
+        for doc in [API_V1, APPS_V1, EXAMPLE_V1, APIEXT_V1] {
+            let v: Value = serde_json::from_str(doc).unwrap();
+            for r in v["resources"].as_array().unwrap() {
+                let n = r["name"].as_str().unwrap();
+                if !n.contains('/') {
+                    names.push(n.to_string());
+                }
+            }
+        }
+        names.sort();
+        let mut ours: Vec<String> = RESOURCES.iter().map(|r| r.plural.to_string()).collect();
+        ours.sort();
+        assert_eq!(names, ours);
+        for doc in [AGG_API, AGG_APIS] {
+            let v: Value = serde_json::from_str(doc).unwrap();
+            assert_eq!(v["kind"], "APIGroupDiscoveryList");
+        }
+    }
+
+    #[test]
+    fn aggregated_is_chosen_from_accept() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"),
+        );
+        assert!(wants_aggregated(&h));
+        h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(!wants_aggregated(&h));
+    }
+}

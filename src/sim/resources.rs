@@ -1,0 +1,182 @@
+//! The fixed set of resources the simulated cluster serves.
+//!
+//! A resource is identified everywhere in the simulator by its index in [`RESOURCES`]; the
+//! discovery documents under `ref/` list exactly these resources.
+
+/// One served resource.
+#[derive(Debug)]
+pub struct ResourceDef {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub plural: &'static str,
+    pub singular: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    /// Custom resources are encoded from unstructured maps: keys sorted, list items carry
+    /// `kind`/`apiVersion`, list metadata always has `continue`.
+    pub custom: bool,
+    /// Whether `metadata.generation` is maintained.
+    pub has_generation: bool,
+}
+
+impl ResourceDef {
+    /// `v1` or `<group>/<version>`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `<Kind>List`.
+    pub fn list_kind(&self) -> String {
+        format!("{}List", self.kind)
+    }
+}
+
+macro_rules! res {
+    ($g:expr, $p:expr, $s:expr, $k:expr, $ns:expr, $short:expr, $custom:expr, $gen:expr) => {
+        ResourceDef {
+            group: $g,
+            version: "v1",
+            plural: $p,
+            singular: $s,
+            kind: $k,
+            namespaced: $ns,
+            short_names: $short,
+            custom: $custom,
+            has_generation: $gen,
+        }
+    };
+}
+
+/// Every served resource; the index is the resource id used by storage.
+pub static RESOURCES: &[ResourceDef] = &[
+    res!("", "pods", "pod", "Pod", true, &["po"], false, false),
+    res!(
+        "",
+        "services",
+        "service",
+        "Service",
+        true,
+        &["svc"],
+        false,
+        false
+    ),
+    res!(
+        "",
+        "configmaps",
+        "configmap",
+        "ConfigMap",
+        true,
+        &["cm"],
+        false,
+        false
+    ),
+    res!("", "secrets", "secret", "Secret", true, &[], false, false),
+    res!(
+        "",
+        "namespaces",
+        "namespace",
+        "Namespace",
+        false,
+        &["ns"],
+        false,
+        false
+    ),
+    res!("", "nodes", "node", "Node", false, &["no"], false, false),
+    res!("", "events", "event", "Event", true, &["ev"], false, false),
+    res!(
+        "apps",
+        "deployments",
+        "deployment",
+        "Deployment",
+        true,
+        &["deploy"],
+        false,
+        true
+    ),
+    res!(
+        "apps",
+        "replicasets",
+        "replicaset",
+        "ReplicaSet",
+        true,
+        &["rs"],
+        false,
+        true
+    ),
+    res!(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "customresourcedefinition",
+        "CustomResourceDefinition",
+        false,
+        &["crd", "crds"],
+        false,
+        true
+    ),
+    res!(
+        "example.com",
+        "widgets",
+        "widget",
+        "Widget",
+        true,
+        &["wd"],
+        true,
+        true
+    ),
+];
+
+/// Resource ids of the resources the simulator itself refers to.
+pub const PODS: usize = 0;
+pub const SERVICES: usize = 1;
+pub const CONFIGMAPS: usize = 2;
+pub const SECRETS: usize = 3;
+pub const NAMESPACES: usize = 4;
+pub const NODES: usize = 5;
+pub const EVENTS: usize = 6;
+pub const DEPLOYMENTS: usize = 7;
+pub const REPLICASETS: usize = 8;
+pub const CRDS: usize = 9;
+pub const WIDGETS: usize = 10;
+
+/// The id of `plural` in `group`/`version`.
+pub fn find(group: &str, version: &str, plural: &str) -> Option<usize> {
+    RESOURCES
+        .iter()
+        .position(|r| r.group == group && r.version == version && r.plural == plural)
+}
+
+/// Whether the group version is served at all.
+pub fn known_group_version(group: &str, version: &str) -> bool {
+    RESOURCES
+        .iter()
+        .any(|r| r.group == group && r.version == version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_match_the_table() {
+        for (id, plural) in [
+            (PODS, "pods"),
+            (SERVICES, "services"),
+            (CONFIGMAPS, "configmaps"),
+            (SECRETS, "secrets"),
+            (NAMESPACES, "namespaces"),
+            (NODES, "nodes"),
+            (EVENTS, "events"),
+            (DEPLOYMENTS, "deployments"),
+            (REPLICASETS, "replicasets"),
+            (CRDS, "customresourcedefinitions"),
+            (WIDGETS, "widgets"),
+        ] {
+            assert_eq!(RESOURCES[id].plural, plural);
+        }
+    }
+}

@@ -1,0 +1,872 @@
+//! Storage like etcd behind kube-apiserver: one global revision, a bounded history of changes,
+//! compaction, and lists at any retained revision.
+//!
+//! Invariants:
+//! - `rev` is the revision of the last change; every change bumps it by exactly one and stamps
+//!   the object's `metadata.resourceVersion` with it.
+//! - `history` holds every change with `compacted < rv <= rev`, in revision order, and nothing
+//!   else: a watch or list at revision `r` can be served iff `compacted <= r <= rev`.
+//! - Each object is kept as its serialized JSON ([`Obj::json`], with `kind`/`apiVersion`) next to
+//!   the few parsed fields selectors need, so lists and watch events are mostly memcpy and an
+//!   event line is serialized once ([`Change::line`]) for all watchers.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use bytes::Bytes;
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+
+use super::resources::{ResourceDef, NAMESPACES, PODS, RESOURCES};
+use super::status::{go_json, Cause, Status};
+
+/// The type of a change, as a watch event type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Added => "ADDED",
+            EventKind::Modified => "MODIFIED",
+            EventKind::Deleted => "DELETED",
+        }
+    }
+}
+
+/// A stored object: its serialized form plus what selectors and keys need.
+#[derive(Debug)]
+pub struct Obj {
+    pub res: usize,
+    /// `namespace/name`, or `name` for cluster-scoped resources.
+    pub key: String,
+    pub namespace: String,
+    pub name: String,
+    pub uid: String,
+    pub rv: u64,
+    pub labels: Vec<(String, String)>,
+    /// Pods: `status.phase` and `spec.nodeName` (empty otherwise).
+    pub phase: String,
+    pub node_name: String,
+    /// The whole object, compact, Go-escaped, with `kind` and `apiVersion`.
+    pub json: Bytes,
+    /// For built-in kinds `json` starts with `{"kind":…,"apiVersion":…,`; list items leave those
+    /// two keys out, so an item is `{` followed by `json[item_start..]`. 0 means "use `json`".
+    item_start: usize,
+}
+
+impl Obj {
+    /// Builds an object from a full, stamped value (normalizes key order).
+    pub fn from_value(res: usize, v: Value) -> Obj {
+        let def = &RESOURCES[res];
+        let v = normalize(def, v);
+        let meta = &v["metadata"];
+        let s = |x: &Value| x.as_str().unwrap_or_default().to_string();
+        let name = s(&meta["name"]);
+        let namespace = if def.namespaced {
+            s(&meta["namespace"])
+        } else {
+            String::new()
+        };
+        let labels = meta["labels"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (phase, node_name) = if res == PODS {
+            (s(&v["status"]["phase"]), s(&v["spec"]["nodeName"]))
+        } else {
+            (String::new(), String::new())
+        };
+        let json = go_json(&v);
+        let item_start = if def.custom {
+            0
+        } else {
+            let prefix = format!(
+                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
+                def.kind,
+                def.api_version()
+            );
+            if json.starts_with(prefix.as_bytes()) {
+                prefix.len()
+            } else {
+                0
+            }
+        };
+        Obj {
+            res,
+            key: make_key(&namespace, &name),
+            uid: s(&meta["uid"]),
+            rv: meta["resourceVersion"]
+                .as_str()
+                .and_then(|r| r.parse().ok())
+                .unwrap_or(0),
+            namespace,
+            name,
+            labels,
+            phase,
+            node_name,
+            json: Bytes::from(json),
+            item_start,
+        }
+    }
+
+    /// The object as a JSON value.
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+    }
+
+    /// Appends the object as a list item (without kind/apiVersion for built-in kinds).
+    pub fn write_item(&self, out: &mut Vec<u8>) {
+        if self.item_start > 0 {
+            out.push(b'{');
+            out.extend_from_slice(&self.json[self.item_start..]);
+        } else {
+            out.extend_from_slice(&self.json);
+        }
+    }
+
+    /// Value of a selectable field.
+    pub fn field(&self, f: &str) -> Option<&str> {
+        match f {
+            "metadata.name" => Some(&self.name),
+            "metadata.namespace" => Some(&self.namespace),
+            "status.phase" => Some(&self.phase),
+            "spec.nodeName" => Some(&self.node_name),
+            _ => None,
+        }
+    }
+
+    /// A copy with another resourceVersion (a DELETED event carries the deletion's revision).
+    pub fn restamped(&self, rv: u64) -> Obj {
+        let mut v = self.value();
+        v["metadata"]["resourceVersion"] = json!(rv.to_string());
+        Obj::from_value(self.res, v)
+    }
+}
+
+/// `namespace/name` or `name`.
+pub fn make_key(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_string()
+    } else {
+        format!("{namespace}/{name}")
+    }
+}
+
+/// One change in the history.
+#[derive(Debug)]
+pub struct Change {
+    pub rv: u64,
+    pub res: usize,
+    pub kind: EventKind,
+    /// The object after the change; for a deletion its last state stamped with `rv`.
+    pub obj: Arc<Obj>,
+    /// The object before the change (`None` for an addition).
+    pub prev: Option<Arc<Obj>>,
+    /// `{"type":…,"object":…}\n`, shared by every watcher.
+    pub line: Bytes,
+}
+
+/// An event line `{"type":"T","object":<json>}\n`.
+pub fn event_line(kind: &str, json: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + 32);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
+}
+
+/// What to list: `res` as of revision `at` (`compacted <= at <= rev`, checked by the caller),
+/// in key order, restricted to `namespace`, from key `start` (inclusive), at most `limit`
+/// items (0: no limit); `count_remaining` computes `remainingItemCount`.
+#[derive(Debug, Clone, Copy)]
+pub struct ListQuery<'a> {
+    pub res: usize,
+    pub namespace: Option<&'a str>,
+    pub at: u64,
+    pub start: Option<&'a str>,
+    pub limit: usize,
+    pub count_remaining: bool,
+}
+
+impl ListQuery<'_> {
+    /// Everything of `res` at revision `at`.
+    pub fn all(res: usize, at: u64) -> ListQuery<'static> {
+        ListQuery {
+            res,
+            namespace: None,
+            at,
+            start: None,
+            limit: 0,
+            count_remaining: false,
+        }
+    }
+}
+
+/// One page of a list.
+#[derive(Debug, Default)]
+pub struct ListPage {
+    pub items: Vec<Arc<Obj>>,
+    /// Key to resume at (inclusive) when more items follow.
+    pub next_start: Option<String>,
+    /// Items after this page (only computed when asked for).
+    pub remaining: Option<u64>,
+}
+
+/// The state of the simulated etcd.
+#[derive(Debug)]
+pub struct Store {
+    rev: u64,
+    compacted: u64,
+    objects: Vec<BTreeMap<String, Arc<Obj>>>,
+    history: VecDeque<Arc<Change>>,
+    history_limit: usize,
+}
+
+/// Current time, RFC 3339 with seconds, as Kubernetes writes it.
+pub fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+impl Store {
+    pub fn new(history_limit: usize) -> Store {
+        Store {
+            rev: 1,
+            compacted: 1,
+            objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
+            history: VecDeque::new(),
+            history_limit: history_limit.max(1),
+        }
+    }
+
+    /// Revision of the last change.
+    pub fn rev(&self) -> u64 {
+        self.rev
+    }
+
+    /// Oldest revision still listable/watchable.
+    pub fn compacted(&self) -> u64 {
+        self.compacted
+    }
+
+    pub fn get(&self, res: usize, key: &str) -> Option<Arc<Obj>> {
+        self.objects[res].get(key).cloned()
+    }
+
+    pub fn len(&self, res: usize) -> usize {
+        self.objects[res].len()
+    }
+
+    /// Keys of the objects of `res`.
+    pub fn keys(&self, res: usize) -> impl Iterator<Item = &str> {
+        self.objects[res].keys().map(|k| k.as_str())
+    }
+
+    /// Drops history up to `upto` (clamped to the current revision).
+    pub fn compact(&mut self, upto: u64) {
+        let upto = upto.min(self.rev);
+        while self.history.front().is_some_and(|c| c.rv <= upto) {
+            self.history.pop_front();
+        }
+        self.compacted = self.compacted.max(upto);
+    }
+
+    fn record(&mut self, res: usize, kind: EventKind, obj: Arc<Obj>, prev: Option<Arc<Obj>>) {
+        let line = event_line(kind.as_str(), &obj.json);
+        match kind {
+            EventKind::Deleted => {
+                self.objects[res].remove(&obj.key);
+            }
+            _ => {
+                self.objects[res].insert(obj.key.clone(), obj.clone());
+            }
+        }
+        self.history.push_back(Arc::new(Change {
+            rv: obj.rv,
+            res,
+            kind,
+            obj,
+            prev,
+            line,
+        }));
+        while self.history.len() > self.history_limit {
+            if let Some(c) = self.history.pop_front() {
+                self.compacted = c.rv;
+            }
+        }
+    }
+
+    /// Stamps uid, resourceVersion, creationTimestamp, generation and stores a new object.
+    /// `v` must already carry the namespace (if any). With `record == false` nothing enters
+    /// the history (preloading); call [`Store::compact`] afterwards.
+    pub fn create(&mut self, res: usize, mut v: Value, record: bool) -> Result<Arc<Obj>, Status> {
+        let def = &RESOURCES[res];
+        if !v.is_object() {
+            return Err(Status::bad_request(
+                "the body of the request was in an unknown format",
+            ));
+        }
+        let meta = ensure_meta(&mut v);
+        let mut name = meta
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if name.is_empty() {
+            if let Some(g) = meta.get("generateName").and_then(Value::as_str) {
+                name = format!("{g}{}", random_suffix());
+                meta.insert("name".into(), json!(name));
+            }
+        }
+        let ns = meta
+            .get("namespace")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        validate_name(def, &name)?;
+        if def.namespaced && !self.objects[NAMESPACES].contains_key(&ns) {
+            return Err(Status::not_found("namespaces", "", &ns));
+        }
+        let key = make_key(if def.namespaced { &ns } else { "" }, &name);
+        if self.objects[res].contains_key(&key) {
+            return Err(Status::already_exists(def.plural, def.group, &name));
+        }
+        let rv = self.rev + 1;
+        meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        if def.has_generation {
+            meta.insert("generation".into(), json!(1));
+        }
+        meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
+        meta.remove("deletionTimestamp");
+        let obj = Arc::new(Obj::from_value(res, v));
+        self.rev = rv;
+        if record {
+            self.record(res, EventKind::Added, obj.clone(), None);
+        } else {
+            self.objects[res].insert(obj.key.clone(), obj.clone());
+        }
+        Ok(obj)
+    }
+
+    /// Replaces an object. A non-empty `metadata.resourceVersion` in `v` must match the stored
+    /// one (409 otherwise). uid and creationTimestamp are kept; generation is bumped when
+    /// `spec` changed.
+    pub fn update(&mut self, res: usize, key: &str, mut v: Value) -> Result<Arc<Obj>, Status> {
+        let def = &RESOURCES[res];
+        let Some(old) = self.objects[res].get(key).cloned() else {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            return Err(Status::not_found(def.plural, def.group, name));
+        };
+        if !v.is_object() {
+            return Err(Status::bad_request(
+                "the body of the request was in an unknown format",
+            ));
+        }
+        let old_v = old.value();
+        let meta = ensure_meta(&mut v);
+        if let Some(rv) = meta.get("resourceVersion").and_then(Value::as_str) {
+            if !rv.is_empty() && rv != old.rv.to_string() {
+                return Err(Status::conflict(def.plural, def.group, &old.name));
+            }
+        }
+        let new_rv = self.rev + 1;
+        meta.insert("name".into(), json!(old.name));
+        if def.namespaced {
+            meta.insert("namespace".into(), json!(old.namespace));
+        }
+        meta.insert("uid".into(), old_v["metadata"]["uid"].clone());
+        meta.insert("resourceVersion".into(), json!(new_rv.to_string()));
+        meta.insert(
+            "creationTimestamp".into(),
+            old_v["metadata"]["creationTimestamp"].clone(),
+        );
+        for k in ["deletionTimestamp", "deletionGracePeriodSeconds"] {
+            match old_v["metadata"].get(k) {
+                Some(x) => meta.insert(k.into(), x.clone()),
+                None => meta.remove(k),
+            };
+        }
+        if def.has_generation {
+            let g = old_v["metadata"]["generation"].as_i64().unwrap_or(1);
+            let changed = v.get("spec") != old_v.get("spec");
+            ensure_meta(&mut v).insert("generation".into(), json!(if changed { g + 1 } else { g }));
+        }
+        let obj = Arc::new(Obj::from_value(res, v));
+        self.rev = new_rv;
+        self.record(res, EventKind::Modified, obj.clone(), Some(old));
+        Ok(obj)
+    }
+
+    /// Deletes an object and returns its last state (stamped with the deletion's revision).
+    /// Pods first get a MODIFIED with `deletionTimestamp` and a grace period of 0, as a pod
+    /// without a kubelet does.
+    pub fn delete(&mut self, res: usize, key: &str) -> Result<Arc<Obj>, Status> {
+        let def = &RESOURCES[res];
+        let Some(mut old) = self.objects[res].get(key).cloned() else {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            return Err(Status::not_found(def.plural, def.group, name));
+        };
+        if res == PODS {
+            let mut v = old.value();
+            let rv = self.rev + 1;
+            if v["metadata"].get("deletionTimestamp").is_none() {
+                v["metadata"]["deletionTimestamp"] = json!(now_rfc3339());
+            }
+            v["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            v["metadata"]["resourceVersion"] = json!(rv.to_string());
+            let obj = Arc::new(Obj::from_value(res, v));
+            self.rev = rv;
+            self.record(res, EventKind::Modified, obj.clone(), Some(old));
+            old = obj;
+        }
+        let rv = self.rev + 1;
+        let gone = Arc::new(old.restamped(rv));
+        self.rev = rv;
+        self.record(res, EventKind::Deleted, gone.clone(), Some(old));
+        Ok(gone)
+    }
+
+    /// Changes after `pos` (at most `max`), and the revision up to which they were examined.
+    /// `Err(compacted)` if changes after `pos` were compacted away.
+    pub fn changes_after(&self, pos: u64, max: usize) -> Result<(Vec<Arc<Change>>, u64), u64> {
+        if pos >= self.rev {
+            return Ok((Vec::new(), pos));
+        }
+        if pos < self.compacted {
+            return Err(self.compacted);
+        }
+        let idx = self.history.partition_point(|c| c.rv <= pos);
+        let end = (idx + max.max(1)).min(self.history.len());
+        let out: Vec<Arc<Change>> = self.history.range(idx..end).cloned().collect();
+        let upto = if end == self.history.len() {
+            self.rev
+        } else {
+            out.last().map_or(self.rev, |c| c.rv)
+        };
+        Ok((out, upto))
+    }
+
+    /// One page of a list: see [`ListQuery`]; `pred` filters.
+    pub fn list(&self, q: ListQuery<'_>, pred: &dyn Fn(&Obj) -> bool) -> ListPage {
+        let ListQuery {
+            res,
+            namespace,
+            at,
+            start,
+            limit,
+            count_remaining,
+        } = q;
+        // State at `at` = current state overlaid with the `prev` of the earliest change after
+        // `at` of each key (iterating backwards, the last insert wins).
+        let mut overlay: BTreeMap<&str, Option<&Arc<Obj>>> = BTreeMap::new();
+        if at < self.rev {
+            for c in self.history.iter().rev() {
+                if c.rv <= at {
+                    break;
+                }
+                if c.res == res {
+                    overlay.insert(c.obj.key.as_str(), c.prev.as_ref());
+                }
+            }
+        }
+        let (ns_lo, ns_hi) = match namespace {
+            Some(ns) => (format!("{ns}/"), Some(format!("{ns}0"))),
+            None => (String::new(), None),
+        };
+        let lo = match start {
+            Some(s) if s > ns_lo.as_str() => s.to_string(),
+            _ => ns_lo,
+        };
+        let hi = match &ns_hi {
+            Some(h) => Bound::Excluded(h.as_str()),
+            None => Bound::Unbounded,
+        };
+        let bounds = (Bound::Included(lo.as_str()), hi);
+        let mut a = self.objects[res].range::<str, _>(bounds).peekable();
+        let mut b = overlay.range::<str, _>(bounds).peekable();
+        let mut next = move || -> Option<Option<&Arc<Obj>>> {
+            let take_a = match (a.peek(), b.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some((ka, _)), Some((kb, _))) => {
+                    if ka.as_str() < **kb {
+                        true
+                    } else {
+                        if ka.as_str() == **kb {
+                            a.next();
+                        }
+                        false
+                    }
+                }
+            };
+            if take_a {
+                a.next().map(|(_, o)| Some(o))
+            } else {
+                b.next().map(|(_, o)| *o)
+            }
+        };
+        let mut page = ListPage::default();
+        while let Some(o) = next() {
+            let Some(o) = o else { continue };
+            if !pred(o) {
+                continue;
+            }
+            if limit > 0 && page.items.len() == limit {
+                // More items follow: resume right after the last returned key.
+                if let Some(last) = page.items.last() {
+                    page.next_start = Some(format!("{}\u{0}", last.key));
+                }
+                if count_remaining {
+                    let mut n = 1u64;
+                    while let Some(o) = next() {
+                        if o.is_some_and(|o| pred(o)) {
+                            n += 1;
+                        }
+                    }
+                    page.remaining = Some(n);
+                }
+                break;
+            }
+            page.items.push(o.clone());
+        }
+        page
+    }
+
+    /// `{"revision":"N","objects":{"<plural>":{"<key>":"<rv>",…},…}}`.
+    pub fn state(&self) -> Value {
+        let mut objects = Map::new();
+        for (i, def) in RESOURCES.iter().enumerate() {
+            let m: Map<String, Value> = self.objects[i]
+                .iter()
+                .map(|(k, o)| (k.clone(), json!(o.rv.to_string())))
+                .collect();
+            objects.insert(def.plural.to_string(), Value::Object(m));
+        }
+        json!({"revision": self.rev.to_string(), "objects": objects})
+    }
+}
+
+fn ensure_meta(v: &mut Value) -> &mut Map<String, Value> {
+    let obj = match v {
+        Value::Object(m) => m,
+        other => {
+            *other = Value::Object(Map::new());
+            match other {
+                Value::Object(m) => m,
+                _ => unreachable!("just assigned an object"),
+            }
+        }
+    };
+    let meta = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    match meta {
+        Value::Object(m) => m,
+        _ => unreachable!("metadata was made an object"),
+    }
+}
+
+fn random_suffix() -> String {
+    use rand::Rng;
+    const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| CHARS[rng.random_range(0..CHARS.len())] as char)
+        .collect()
+}
+
+fn validate_name(def: &ResourceDef, name: &str) -> Result<(), Status> {
+    if name.is_empty() {
+        return Err(Status::invalid_object(
+            def.kind,
+            def.group,
+            name,
+            &[Cause {
+                reason: "FieldValueRequired",
+                message: "Required value: name or generateName is required".into(),
+                field: "metadata.name".into(),
+            }],
+        ));
+    }
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.len() <= 63
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    };
+    if name.len() <= 253 && name.split('.').all(label_ok) {
+        return Ok(());
+    }
+    let msg = format!(
+        "Invalid value: \"{name}\": a lowercase RFC 1123 subdomain must consist of lower case \
+         alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character \
+         (e.g. 'example.com', regex used for validation is \
+         '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+    );
+    Err(Status::invalid_object(
+        def.kind,
+        def.group,
+        name,
+        &[Cause {
+            reason: "FieldValueInvalid",
+            message: msg,
+            field: "metadata.name".into(),
+        }],
+    ))
+}
+
+const META_ORDER: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// Puts keys in the order the real server encodes them: Go struct order for built-in kinds
+/// (`kind, apiVersion, metadata`, then the rest as given), alphabetical at every level for
+/// custom resources. Sets `kind` and `apiVersion`.
+pub fn normalize(def: &ResourceDef, v: Value) -> Value {
+    let Value::Object(mut m) = v else { return v };
+    m.insert("kind".into(), json!(def.kind));
+    m.insert("apiVersion".into(), json!(def.api_version()));
+    if def.custom {
+        return sort_keys(Value::Object(m));
+    }
+    let mut out = Map::new();
+    for k in ["kind", "apiVersion"] {
+        if let Some(x) = m.remove(k) {
+            out.insert(k.into(), x);
+        }
+    }
+    if let Some(Value::Object(mut meta)) = m.remove("metadata") {
+        let mut om = Map::new();
+        for k in META_ORDER {
+            if let Some(x) = meta.remove(*k) {
+                om.insert((*k).into(), x);
+            }
+        }
+        om.extend(meta);
+        out.insert("metadata".into(), Value::Object(om));
+    }
+    out.extend(m);
+    Value::Object(out)
+}
+
+/// Sorts object keys alphabetically at every level.
+pub fn sort_keys(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
+}
+
+/// The store behind a lock, plus the revision notifier watchers wait on.
+#[derive(Debug)]
+pub struct Cluster {
+    store: RwLock<Store>,
+    rev_tx: watch::Sender<u64>,
+}
+
+impl Cluster {
+    pub fn new(store: Store) -> Cluster {
+        let (rev_tx, _) = watch::channel(store.rev());
+        Cluster {
+            store: RwLock::new(store),
+            rev_tx,
+        }
+    }
+
+    /// Read access (never held across an await).
+    pub fn read(&self) -> RwLockReadGuard<'_, Store> {
+        self.store.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs a mutation and wakes every watcher.
+    pub fn write<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+        let (r, rev) = {
+            let mut s: RwLockWriteGuard<'_, Store> =
+                self.store.write().unwrap_or_else(|e| e.into_inner());
+            let r = f(&mut s);
+            (r, s.rev())
+        };
+        self.rev_tx.send_replace(rev);
+        r
+    }
+
+    /// A receiver that changes whenever the revision moves.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.rev_tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::resources::CONFIGMAPS;
+    use super::*;
+
+    fn cm(ns: &str, name: &str, app: &str) -> Value {
+        json!({"metadata":{"name":name,"namespace":ns,"labels":{"app":app}},"data":{"k":"v"}})
+    }
+
+    fn store() -> Store {
+        let mut s = Store::new(100);
+        s.create(NAMESPACES, json!({"metadata":{"name":"ns1"}}), true)
+            .unwrap();
+        s.create(NAMESPACES, json!({"metadata":{"name":"ns2"}}), true)
+            .unwrap();
+        s
+    }
+
+    fn names(p: &ListPage) -> Vec<&str> {
+        p.items.iter().map(|o| o.key.as_str()).collect()
+    }
+
+    #[test]
+    fn create_stamps_and_orders_metadata() {
+        let mut s = store();
+        let before = s.rev();
+        let o = s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        assert_eq!(o.rv, before + 1);
+        assert_eq!(s.rev(), before + 1);
+        let text = std::str::from_utf8(&o.json).unwrap();
+        assert!(text.starts_with(r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns1","uid":""#));
+        let mut item = Vec::new();
+        o.write_item(&mut item);
+        assert!(item.starts_with(br#"{"metadata":{"name":"a""#));
+        let e = s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap_err();
+        assert_eq!(e.code, 409);
+        let e = s
+            .create(CONFIGMAPS, cm("nope", "a", "x"), true)
+            .unwrap_err();
+        assert_eq!(e.code, 404);
+        let e = s
+            .create(CONFIGMAPS, cm("ns1", "Bad_Name", "x"), true)
+            .unwrap_err();
+        assert_eq!(e.code, 422);
+    }
+
+    #[test]
+    fn update_checks_resource_version() {
+        let mut s = store();
+        let o = s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        let mut v = o.value();
+        v["data"]["k"] = json!("w");
+        let o2 = s.update(CONFIGMAPS, "ns1/a", v.clone()).unwrap();
+        assert_eq!(o2.rv, o.rv + 1);
+        assert_eq!(o2.uid, o.uid);
+        assert_eq!(s.update(CONFIGMAPS, "ns1/a", v).unwrap_err().code, 409);
+        assert_eq!(
+            s.update(CONFIGMAPS, "ns1/zz", json!({})).unwrap_err().code,
+            404
+        );
+    }
+
+    #[test]
+    fn lists_at_old_revisions_and_pages() {
+        let mut s = store();
+        for (ns, n) in [("ns1", "a"), ("ns1", "b"), ("ns2", "c"), ("ns1", "d")] {
+            s.create(CONFIGMAPS, cm(ns, n, "x"), true).unwrap();
+        }
+        let r1 = s.rev();
+        s.delete(CONFIGMAPS, "ns1/b").unwrap();
+        s.create(CONFIGMAPS, cm("ns1", "e", "x"), true).unwrap();
+        let all = |_: &Obj| true;
+        let now = s.list(ListQuery::all(CONFIGMAPS, s.rev()), &all);
+        assert_eq!(names(&now), ["ns1/a", "ns1/d", "ns1/e", "ns2/c"]);
+        let old = s.list(ListQuery::all(CONFIGMAPS, r1), &all);
+        assert_eq!(names(&old), ["ns1/a", "ns1/b", "ns1/d", "ns2/c"]);
+        let q = ListQuery {
+            namespace: Some("ns1"),
+            limit: 2,
+            count_remaining: true,
+            ..ListQuery::all(CONFIGMAPS, r1)
+        };
+        let p1 = s.list(q, &all);
+        assert_eq!(names(&p1), ["ns1/a", "ns1/b"]);
+        assert_eq!(p1.remaining, Some(1));
+        let p2 = s.list(
+            ListQuery {
+                start: p1.next_start.as_deref(),
+                ..q
+            },
+            &all,
+        );
+        assert_eq!(names(&p2), ["ns1/d"]);
+        assert!(p2.next_start.is_none());
+    }
+
+    #[test]
+    fn history_is_bounded_and_compactable() {
+        let mut s = Store::new(3);
+        s.create(NAMESPACES, json!({"metadata":{"name":"ns1"}}), true)
+            .unwrap();
+        for i in 0..5 {
+            s.create(CONFIGMAPS, cm("ns1", &format!("c{i}"), "x"), true)
+                .unwrap();
+        }
+        assert_eq!(s.compacted(), s.rev() - 3);
+        assert!(s.changes_after(s.rev() - 4, 10).is_err());
+        let (ch, upto) = s.changes_after(s.rev() - 2, 10).unwrap();
+        assert_eq!(ch.len(), 2);
+        assert_eq!(upto, s.rev());
+        s.compact(s.rev());
+        assert_eq!(s.compacted(), s.rev());
+        assert!(s.changes_after(s.rev() - 1, 10).is_err());
+    }
+
+    #[test]
+    fn pod_delete_is_modified_then_deleted() {
+        let mut s = store();
+        s.create(PODS, json!({"metadata":{"name":"p","namespace":"ns1"},"spec":{},"status":{"phase":"Pending"}}), true)
+            .unwrap();
+        let r = s.rev();
+        let gone = s.delete(PODS, "ns1/p").unwrap();
+        assert_eq!(gone.rv, r + 2);
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        assert_eq!(ch[0].kind, EventKind::Modified);
+        assert_eq!(ch[1].kind, EventKind::Deleted);
+        assert!(gone.value()["metadata"]["deletionTimestamp"].is_string());
+    }
+}

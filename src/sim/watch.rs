@@ -1,0 +1,435 @@
+//! WATCH: newline-delimited `{"type":…,"object":…}` events streamed over a chunked body.
+//!
+//! - `resourceVersion=N`: changes after N from the history, then live; N older than the
+//!   compacted revision gets one `ERROR` event (410 Expired) and the stream ends. A future N
+//!   sends nothing until the store gets there.
+//! - `resourceVersion` unset or `0` (with neither `sendInitialEvents` nor
+//!   `resourceVersionMatch`) and `sendInitialEvents=true&resourceVersionMatch=NotOlderThan`:
+//!   one ADDED per current object in key order, then (with `allowWatchBookmarks`) a BOOKMARK
+//!   annotated `k8s.io/initial-events-end: "true"`, as v1.32 does with WatchList on.
+//! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
+//!   old content and the new resourceVersion.
+//! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 1 s before
+//!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
+//! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
+//!   come from [`super::control::Faults`].
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use base64::Engine;
+use bytes::Bytes;
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio::time::{sleep_until, Instant};
+
+use super::http::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::resources::{ResourceDef, RESOURCES};
+use super::status::{go_json, Cause, Status};
+use super::storage::{event_line, Change, EventKind, ListQuery, Obj};
+use super::{table, App};
+
+type Chunk = Result<Bytes, std::io::Error>;
+
+/// Default watch length when `timeoutSeconds` is not given (the apiserver picks 30–60 min).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+/// Flush threshold for coalesced event lines.
+const FLUSH: usize = 128 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Initial events of the current state (at least this revision), then live.
+    Initial(u64),
+    /// Changes after this revision.
+    After(u64),
+    /// Changes after whatever is current when the stream starts.
+    Now,
+}
+
+struct Spec {
+    res: usize,
+    filter: Filter,
+    start: Start,
+    bookmarks: bool,
+    timeout: Duration,
+    table: bool,
+}
+
+fn validate(q: &Params) -> Result<(), Status> {
+    let rvm = q
+        .get("resourceVersionMatch")
+        .map(String::as_str)
+        .unwrap_or("");
+    let sie = q.get("sendInitialEvents");
+    let mut causes = Vec::new();
+    let forbid = |msg: &str| Cause {
+        reason: "FieldValueForbidden",
+        message: format!("Forbidden: {msg}"),
+        field: "resourceVersionMatch".into(),
+    };
+    if sie.is_some() && rvm != "NotOlderThan" {
+        causes.push(forbid(
+            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
+    if !rvm.is_empty() {
+        if sie.is_none() {
+            causes.push(forbid(
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        if rvm != "NotOlderThan" {
+            causes.push(not_supported(rvm, &["NotOlderThan"]));
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::invalid_list_options(&causes))
+    }
+}
+
+fn streaming_response(body: Body) -> Response {
+    let mut resp = Response::new(body);
+    *resp.status_mut() = StatusCode::OK;
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
+    resp
+}
+
+/// Handles `GET …?watch=1`.
+pub async fn watch(app: Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
+    if let Err(s) = validate(q) {
+        return s.response();
+    }
+    let filter = match Filter::from_params(t, q) {
+        Ok(f) => f,
+        Err(s) => return s.response(),
+    };
+    let rv = q.get("resourceVersion").map(String::as_str).unwrap_or("");
+    let sie = q.get("sendInitialEvents").map(|s| s == "true" || s == "1");
+    let rvm = q
+        .get("resourceVersionMatch")
+        .map(String::as_str)
+        .unwrap_or("");
+    let legacy = rv.is_empty() || rv == "0";
+    let n = if legacy {
+        0
+    } else {
+        match parse_rv(rv) {
+            Ok(n) => n,
+            Err(s) => return s.response(),
+        }
+    };
+    let start = match sie {
+        // v1.32 turns a legacy watch into a watch-list when neither option is given.
+        None if rvm.is_empty() && legacy => Start::Initial(0),
+        Some(true) => Start::Initial(n),
+        _ if legacy => Start::Now,
+        _ => Start::After(n),
+    };
+    let timeout = q
+        .get("timeoutSeconds")
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let spec = Spec {
+        res: t.res,
+        filter,
+        start,
+        bookmarks: q
+            .get("allowWatchBookmarks")
+            .is_some_and(|b| b == "true" || b == "1"),
+        timeout,
+        table: accept == As::Table,
+    };
+    if app.faults.take_short_watch() {
+        return streaming_response(Body::empty());
+    }
+    let (tx, mut rx) = mpsc::channel::<Chunk>(8);
+    tokio::spawn(run(app, spec, tx));
+    let stream = futures::stream::poll_fn(move |cx| rx.poll_recv(cx));
+    streaming_response(Body::from_stream(stream))
+}
+
+/// Counts open watches while alive.
+struct OpenGuard(Arc<App>);
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.faults.open_watches.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A line that is not valid JSON, for the malformed-event fault.
+const MALFORMED: &[u8] =
+    b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Bogus\",\"metadata\":{\"name\":\n";
+
+fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool) -> Bytes {
+    let obj = if def.custom {
+        let mut meta = serde_json::Map::new();
+        if initial_end {
+            let blueprint = format!(
+                "{{\"apiVersion\":\"{}\",\"items\":null,\"kind\":\"{}\",\"metadata\":{{}}}}\n",
+                def.api_version(),
+                def.list_kind()
+            );
+            meta.insert(
+                "annotations".into(),
+                json!({
+                    "k8s.io/initial-events-end": "true",
+                    "kubernetes.io/initial-events-list-blueprint":
+                        base64::engine::general_purpose::STANDARD.encode(blueprint),
+                }),
+            );
+        }
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        json!({"apiVersion": def.api_version(), "kind": def.kind, "metadata": meta})
+    } else {
+        let mut meta = serde_json::Map::new();
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        meta.insert("creationTimestamp".into(), serde_json::Value::Null);
+        if initial_end {
+            let blueprint = format!(
+                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{}},\"items\":null}}\n",
+                def.list_kind(),
+                def.api_version()
+            );
+            meta.insert(
+                "annotations".into(),
+                json!({
+                    "k8s.io/initial-events-end": "true",
+                    "kubernetes.io/initial-events-list-blueprint":
+                        base64::engine::general_purpose::STANDARD.encode(blueprint),
+                }),
+            );
+        }
+        json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": meta})
+    };
+    event_line("BOOKMARK", &go_json(&obj))
+}
+
+/// An ERROR event carrying `status`.
+pub fn error_line(status: &Status) -> Bytes {
+    event_line("ERROR", &go_json(&status.to_value()))
+}
+
+/// The line a watcher with `f` sees for change `c`, if any.
+fn emit(c: &Change, f: &Filter, table_def: Option<&ResourceDef>) -> Option<Bytes> {
+    let now = f.matches(&c.obj);
+    let (kind, obj): (&str, Option<Arc<Obj>>) = match c.kind {
+        EventKind::Added | EventKind::Deleted => {
+            if !now {
+                return None;
+            }
+            (c.kind.as_str(), None)
+        }
+        EventKind::Modified => {
+            let before = c.prev.as_ref().is_some_and(|p| f.matches(p));
+            match (before, now) {
+                (true, true) => ("MODIFIED", None),
+                (false, true) => ("ADDED", Some(c.obj.clone())),
+                (true, false) => {
+                    let prev = c.prev.as_ref()?;
+                    ("DELETED", Some(Arc::new(prev.restamped(c.rv))))
+                }
+                (false, false) => return None,
+            }
+        }
+    };
+    if let Some(def) = table_def {
+        let o = obj.unwrap_or_else(|| c.obj.clone());
+        let t = table::table(def, &[o], None, None, None);
+        return Some(event_line(kind, &go_json(&t)));
+    }
+    Some(match obj {
+        None => c.line.clone(),
+        Some(o) => event_line(kind, &o.json),
+    })
+}
+
+async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
+    app.faults.open_watches.fetch_add(1, Ordering::SeqCst);
+    let _guard = OpenGuard(app.clone());
+    let def = &RESOURCES[spec.res];
+    let table_def = spec.table.then_some(def);
+    let started = Instant::now();
+    let deadline = started + spec.timeout;
+    let mut rev_rx = app.cluster.subscribe();
+    let mut drop_rx = app.faults.drop.subscribe();
+    let mut mal_rx = app.faults.malformed.subscribe();
+    rev_rx.borrow_and_update();
+    drop_rx.borrow_and_update();
+    mal_rx.borrow_and_update();
+    let send = |b: Bytes| {
+        let tx = tx.clone();
+        async move { tx.send(Ok(b)).await.is_ok() }
+    };
+    if app.faults.take_malformed_next() && !send(Bytes::from_static(MALFORMED)).await {
+        return;
+    }
+
+    let mut pos = match spec.start {
+        Start::After(n) => n,
+        Start::Now => app.cluster.read().rev(),
+        Start::Initial(min) => {
+            if min > 0 {
+                let cur = wait_for_rv(&app, min, app.too_large_wait).await;
+                if cur < min {
+                    let _ = send(error_line(&Status::too_large_rv(min, cur))).await;
+                    return;
+                }
+            }
+            let (items, rev) = {
+                let s = app.cluster.read();
+                let pred = |o: &Obj| spec.filter.matches(o);
+                let q = ListQuery {
+                    namespace: spec.filter.namespace.as_deref(),
+                    ..ListQuery::all(spec.res, s.rev())
+                };
+                let page = s.list(q, &pred);
+                (page.items, s.rev())
+            };
+            let mut buf = Vec::with_capacity(FLUSH);
+            for o in items {
+                if let Some(def) = table_def {
+                    let t = table::table(def, &[o], None, None, None);
+                    buf.extend_from_slice(&event_line("ADDED", &go_json(&t)));
+                } else {
+                    buf.extend_from_slice(&event_line("ADDED", &o.json));
+                }
+                if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await {
+                    return;
+                }
+            }
+            if spec.bookmarks {
+                buf.extend_from_slice(&bookmark(def, rev, true));
+            }
+            if !buf.is_empty() && !send(Bytes::from(buf)).await {
+                return;
+            }
+            rev
+        }
+    };
+
+    let interval = app.bookmark_interval;
+    let mut next_bookmark = started + interval;
+    let pre_deadline = deadline
+        .checked_sub(Duration::from_secs(1))
+        .filter(|t| *t > started);
+    let mut pre_sent = pre_deadline.is_none();
+    loop {
+        if let Some(until) = app.faults.stalled_until() {
+            tokio::select! {
+                _ = tx.closed() => return,
+                r = drop_rx.changed() => {
+                    if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
+                    return;
+                }
+                _ = sleep_until(deadline) => return,
+                _ = sleep_until(until.into()) => {}
+            }
+            continue;
+        }
+        let read = app.cluster.read().changes_after(pos, 4096);
+        match read {
+            Err(compacted) => {
+                let msg = format!("too old resource version: {pos} ({compacted})");
+                let _ = send(error_line(&Status::expired(msg))).await;
+                return;
+            }
+            Ok((changes, upto)) => {
+                let full = changes.len() >= 4096;
+                let mut buf = Vec::new();
+                for c in changes.iter().filter(|c| c.res == spec.res) {
+                    if let Some(line) = emit(c, &spec.filter, table_def) {
+                        buf.extend_from_slice(&line);
+                        if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await
+                        {
+                            return;
+                        }
+                    }
+                }
+                if !buf.is_empty() && !send(Bytes::from(buf)).await {
+                    return;
+                }
+                pos = pos.max(upto);
+                if full {
+                    continue;
+                }
+            }
+        }
+        let bookmark_at = match pre_deadline {
+            Some(p) if !pre_sent => next_bookmark.min(p),
+            _ => next_bookmark,
+        };
+        tokio::select! {
+            biased;
+            _ = tx.closed() => return,
+            r = drop_rx.changed() => {
+                if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
+                return;
+            }
+            _ = sleep_until(deadline) => return,
+            r = rev_rx.changed() => if r.is_err() { return },
+            r = mal_rx.changed() => {
+                if r.is_err() || !send(Bytes::from_static(MALFORMED)).await { return; }
+            }
+            _ = sleep_until(bookmark_at), if spec.bookmarks => {
+                let now = Instant::now();
+                if pre_deadline.is_some_and(|p| p <= now) {
+                    pre_sent = true;
+                }
+                if next_bookmark <= now {
+                    next_bookmark = now + interval;
+                }
+                // Only when caught up: a future start revision gets no bookmarks.
+                if pos <= app.cluster.read().rev() && !send(bookmark(def, pos, false)).await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn dropped() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::ConnectionAborted,
+        "watch dropped by the simulator",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bookmarks_have_the_reference_shape() {
+        let cm = &RESOURCES[super::super::resources::CONFIGMAPS];
+        assert_eq!(
+            &bookmark(cm, 262, false)[..],
+            b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"262\",\"creationTimestamp\":null}}}\n"
+        );
+        assert_eq!(
+            &bookmark(cm, 261, true)[..],
+            &b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"261\",\"creationTimestamp\":null,\"annotations\":{\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/initial-events-list-blueprint\":\"eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\"}}}}\n"[..]
+        );
+        let wd = &RESOURCES[super::super::resources::WIDGETS];
+        assert_eq!(
+            &bookmark(wd, 297, false)[..],
+            b"{\"type\":\"BOOKMARK\",\"object\":{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"resourceVersion\":\"297\"}}}\n"
+        );
+    }
+}

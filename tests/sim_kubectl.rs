@@ -1,0 +1,195 @@
+//! The real kubectl (/usr/bin/kubectl, v1.32) against `kwatch sim` over HTTPS, through the
+//! kubeconfig the simulator writes (CA data and bearer token).
+
+use std::io::Read;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::util::SimProcess;
+
+#[test]
+fn kubectl_gets_pods_in_all_namespaces() {
+    let sim = SimProcess::start(&["--objects", "7"]);
+    let out = sim.kubectl_ok(&["get", "pods", "-A"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("NAMESPACE"), "{out}");
+    for col in ["NAME", "READY", "STATUS", "RESTARTS", "AGE"] {
+        assert!(
+            lines[0].contains(col),
+            "server-side printing columns: {out}"
+        );
+    }
+    assert_eq!(lines.len(), 1 + 7, "{out}");
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.contains("Running") && l.contains("2/2")),
+        "{out}"
+    );
+    assert!(out.contains("team-a") && out.contains("default"));
+}
+
+#[test]
+fn kubectl_pages_with_continue_tokens() {
+    let sim = SimProcess::start(&["--objects", "7"]);
+    let out = sim.kubectl(&["get", "pods", "-A", "--chunk-size=2", "-v=6"]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let gets: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("GET") && l.contains("/api/v1/pods?"))
+        .collect();
+    assert_eq!(gets.len(), 4, "7 pods in pages of 2: {stderr}");
+    assert!(gets[0].contains("limit=2") && !gets[0].contains("continue="));
+    assert!(
+        gets[1..]
+            .iter()
+            .all(|l| l.contains("continue=") && l.contains("200 OK")),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains("Running")).count(),
+        7,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn kubectl_creates_patches_and_deletes() {
+    let sim = SimProcess::start(&[]);
+    let file = sim.dir().join("cm.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-file\n  labels:\n    app: kubectl\ndata:\n  k: v\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    // Default validation (strict) works: the simulator serves the OpenAPI v3 it needs.
+    assert!(sim
+        .kubectl_ok(&["create", "-f", f])
+        .contains("configmap/from-file created"));
+    let dup = sim.kubectl(&["create", "-f", f]);
+    assert!(!dup.status.success());
+    assert!(String::from_utf8_lossy(&dup.stderr).contains("AlreadyExists"));
+    assert!(sim
+        .kubectl_ok(&[
+            "patch",
+            "configmap",
+            "from-file",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"data":{"k":"patched"}}"#
+        ])
+        .contains("patched"));
+    let json: Value =
+        serde_json::from_str(&sim.kubectl_ok(&["get", "configmap", "from-file", "-o", "json"]))
+            .unwrap();
+    assert_eq!(json["data"]["k"], "patched");
+    assert_eq!(json["metadata"]["labels"]["app"], "kubectl");
+    let state = sim.state();
+    assert_eq!(
+        state["objects"]["configmaps"]["default/from-file"],
+        json["metadata"]["resourceVersion"]
+    );
+    assert!(sim
+        .kubectl_ok(&["delete", "configmap", "from-file"])
+        .contains("deleted"));
+    let gone = sim.kubectl(&["get", "configmap", "from-file"]);
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("NotFound"));
+    // A pod delete returns the pod; kubectl waits for it to be gone.
+    let pods = sim.kubectl_ok(&["get", "pods", "-n", "team-a", "-o", "name"]);
+    let first = pods
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("pod/")
+        .to_string();
+    assert!(sim
+        .kubectl_ok(&["delete", "pod", "-n", "team-a", &first])
+        .contains("deleted"));
+    assert!(sim.state()["objects"]["pods"]
+        .get(format!("team-a/{first}"))
+        .is_none());
+}
+
+#[test]
+fn kubectl_gets_widgets_with_printer_columns() {
+    let sim = SimProcess::start(&[]);
+    let out = sim.kubectl_ok(&["get", "widgets"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(header, ["NAME", "SIZE", "PHASE", "AGE"]);
+    let w1: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(&w1[..3], ["w1", "3", "Ready"]);
+    assert!(sim
+        .kubectl_ok(&["get", "wd", "w2", "-o", "name"])
+        .contains("widget.example.com/w2"));
+    let crd = sim.kubectl_ok(&["get", "crd", "widgets.example.com", "-o", "json"]);
+    let crd: Value = serde_json::from_str(&crd).unwrap();
+    assert_eq!(
+        crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["name"],
+        "Size"
+    );
+}
+
+#[test]
+fn kubectl_watch_sees_churn_events() {
+    let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
+    let mut child = sim
+        .kubectl_cmd(&[
+            "get",
+            "pods",
+            "-A",
+            "-w",
+            "--output-watch-events",
+            "-o",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    // Wait until all three event types were seen (or 20 s), then stop kubectl.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(500));
+        let st = sim.state();
+        seen.push(st["revision"].as_str().unwrap().parse::<u64>().unwrap());
+        if seen.len() >= 8 {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = reader.join().unwrap();
+    let mut types = std::collections::BTreeMap::new();
+    let de = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
+    for ev in de {
+        let ev = ev.unwrap_or_else(|e| panic!("kubectl printed non-JSON ({e}): {text}"));
+        assert_eq!(ev["object"]["kind"], "Pod");
+        *types
+            .entry(ev["type"].as_str().unwrap().to_string())
+            .or_insert(0) += 1;
+    }
+    for t in ["ADDED", "MODIFIED", "DELETED"] {
+        assert!(
+            types.get(t).copied().unwrap_or(0) > 0,
+            "no {t} in {types:?}"
+        );
+    }
+    assert!(
+        types["ADDED"] >= 10,
+        "the initial pods are ADDED: {types:?}"
+    );
+}

@@ -1,0 +1,7 @@
+//! The integration test binary: every `tests/*.rs` module is compiled into this one binary
+//! (`autotests = false` in Cargo.toml); shared helpers live in `tests/util`.
+
+mod util;
+
+mod sim_kubectl;
+mod sim_protocol;

@@ -1,0 +1,463 @@
+//! Test fixture: a `kwatch sim` child process and clients for it.
+//!
+//! [`SimProcess::start`] runs the built binary as
+//! `kwatch sim --port 0 --write-kubeconfig <tempdir>/kubeconfig [--scenario idle] <extra_args>`
+//! with a scrubbed environment (`HOME` = the temp dir, `NO_COLOR=1`, no `KUBECONFIG`), waits
+//! (at most 30 s) for the `kwatch sim: listening on …` stderr line and keeps draining stderr.
+//! The scenario is `idle` (no churn, no faults) unless `extra_args` name one with
+//! `--scenario`, so tests are deterministic unless they ask for churn.
+//!
+//! - `kubeconfig`, `url`, `token`, `ca_pem`: how to reach it (read from the written kubeconfig).
+//! - [`SimProcess::control`] / [`SimProcess::state`]: the `/_sim/…` control API, blocking.
+//! - [`SimProcess::kubectl`]: runs `/usr/bin/kubectl --kubeconfig <kubeconfig> …` with
+//!   `HOME` = the temp dir; [`SimProcess::kubectl_cmd`] gives the `Command` to spawn yourself.
+//! - [`SimProcess::get`] / [`SimProcess::request`]: raw HTTP (status, headers, body) with the
+//!   token; [`SimProcess::request_with`] chooses headers (e.g. no token, `Accept`).
+//! - [`SimProcess::watch`]: a streaming reader; [`WatchStream::next`] yields one line (or the
+//!   clean end, or an abnormal end) within a timeout.
+//!
+//! Dropping a `SimProcess` kills the child.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use futures::StreamExt;
+use serde_json::Value;
+
+/// A raw HTTP response.
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: String,
+}
+
+impl Resp {
+    /// The body as JSON (panics with the body if it is not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    }
+}
+
+/// What a watch stream produced next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WatchItem {
+    /// One line, without its `\n`.
+    Line(String),
+    /// The body ended cleanly.
+    End,
+    /// The connection broke (e.g. the simulator dropped the watch).
+    Broken(String),
+    /// Nothing within the timeout.
+    Timeout,
+}
+
+/// Lines of a streaming response, read on the fixture's runtime.
+pub struct WatchStream {
+    pub status: u16,
+    rx: mpsc::Receiver<WatchItem>,
+    done: bool,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for WatchStream {
+    /// Closes the connection.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl WatchStream {
+    /// The next item, waiting at most `timeout`.
+    pub fn next(&mut self, timeout: Duration) -> WatchItem {
+        if self.done {
+            return WatchItem::End;
+        }
+        match self.rx.recv_timeout(timeout) {
+            Ok(item) => {
+                if matches!(item, WatchItem::End | WatchItem::Broken(_)) {
+                    self.done = true;
+                }
+                item
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => WatchItem::Timeout,
+            Err(mpsc::RecvTimeoutError::Disconnected) => WatchItem::End,
+        }
+    }
+
+    /// The next line parsed as a watch event (panics on anything else).
+    pub fn event(&mut self, timeout: Duration) -> Value {
+        match self.next(timeout) {
+            WatchItem::Line(l) => {
+                serde_json::from_str(&l).unwrap_or_else(|e| panic!("bad event ({e}): {l}"))
+            }
+            other => panic!("expected an event, got {other:?}"),
+        }
+    }
+
+    /// Every item until the stream ends or `total` elapses; the last item is the end.
+    pub fn collect(&mut self, total: Duration) -> Vec<WatchItem> {
+        let deadline = Instant::now() + total;
+        let mut out = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let item = self.next(left);
+            let stop = !matches!(item, WatchItem::Line(_));
+            out.push(item);
+            if stop {
+                return out;
+            }
+        }
+    }
+}
+
+/// Parses the `Line` items of `items` as JSON events.
+pub fn events(items: &[WatchItem]) -> Vec<Value> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            WatchItem::Line(l) => {
+                Some(serde_json::from_str(l).unwrap_or_else(|e| panic!("bad event ({e}): {l}")))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `(type, name, resourceVersion)` of an event.
+pub fn brief(ev: &Value) -> (String, String, String) {
+    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+    (
+        s(&ev["type"]),
+        s(&ev["object"]["metadata"]["name"]),
+        s(&ev["object"]["metadata"]["resourceVersion"]),
+    )
+}
+
+/// A running `kwatch sim`.
+pub struct SimProcess {
+    child: Child,
+    dir: tempfile::TempDir,
+    pub kubeconfig: PathBuf,
+    pub url: String,
+    pub token: String,
+    pub ca_pem: String,
+    stderr: Arc<Mutex<String>>,
+    rt: tokio::runtime::Runtime,
+    client: reqwest::Client,
+}
+
+impl SimProcess {
+    /// Starts `kwatch sim` (see the module doc) and waits until it listens.
+    pub fn start(extra_args: &[&str]) -> SimProcess {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let kubeconfig = dir.path().join("kubeconfig");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwatch"));
+        cmd.arg("sim")
+            .arg("--port")
+            .arg("0")
+            .arg("--write-kubeconfig")
+            .arg(&kubeconfig);
+        if !extra_args.contains(&"--scenario") {
+            cmd.args(["--scenario", "idle"]);
+        }
+        cmd.args(extra_args)
+            .env_clear()
+            .env("HOME", dir.path())
+            .env("NO_COLOR", "1")
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawning kwatch sim");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = mpsc::channel::<String>();
+        let pipe = child.stderr.take().expect("stderr pipe");
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                sink.lock().unwrap().push_str(&format!("{line}\n"));
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let url = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(u) = line.strip_prefix("kwatch sim: listening on ") {
+                        break u.trim().to_string();
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!(
+                        "kwatch sim did not start; stderr:\n{}",
+                        stderr.lock().unwrap()
+                    );
+                }
+            }
+        };
+        // The kubeconfig is written right after the listening line.
+        let mut text = String::new();
+        while Instant::now() < deadline {
+            text = std::fs::read_to_string(&kubeconfig).unwrap_or_default();
+            if text.contains("current-context") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("kubeconfig YAML");
+        let token = kc["users"][0]["user"]["token"]
+            .as_str()
+            .expect("token")
+            .to_string();
+        let ca_pem = kc["clusters"][0]["cluster"]["certificate-authority-data"]
+            .as_str()
+            .map(|b| {
+                String::from_utf8(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b)
+                        .expect("CA base64"),
+                )
+                .expect("CA PEM")
+            })
+            .unwrap_or_default();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut builder = reqwest::Client::builder();
+        if !ca_pem.is_empty() {
+            builder = builder
+                .add_root_certificate(
+                    reqwest::Certificate::from_pem(ca_pem.as_bytes()).expect("CA"),
+                )
+                .tls_built_in_root_certs(false);
+        }
+        let client = {
+            let _g = rt.enter();
+            builder.build().expect("client")
+        };
+        SimProcess {
+            child,
+            dir,
+            kubeconfig,
+            url,
+            token,
+            ca_pem,
+            stderr,
+            rt,
+            client,
+        }
+    }
+
+    /// Everything the child wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The temp dir (HOME of the child and of kubectl).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// A raw request with the token. `body` is sent with `content_type` when given.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: Option<&str>,
+        body: &str,
+    ) -> Resp {
+        let mut headers = vec![(
+            "authorization".to_string(),
+            format!("Bearer {}", self.token),
+        )];
+        if let Some(ct) = content_type {
+            headers.push(("content-type".to_string(), ct.to_string()));
+        }
+        self.request_with(method, path, &headers, body)
+    }
+
+    /// A raw request with exactly these headers (no token unless given).
+    pub fn request_with(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        body: &str,
+    ) -> Resp {
+        let url = format!("{}{path}", self.url);
+        let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+        let mut req = self.client.request(method, url).body(body.to_string());
+        for (k, v) in headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        self.rt.block_on(async move {
+            let r = req.send().await.expect("request");
+            let status = r.status().as_u16();
+            let headers = r.headers().clone();
+            let body = r.text().await.expect("body");
+            Resp {
+                status,
+                headers,
+                body,
+            }
+        })
+    }
+
+    /// GET with the token.
+    pub fn get(&self, path: &str) -> Resp {
+        self.request("GET", path, None, "")
+    }
+
+    /// A control API call; panics unless it answers 200.
+    pub fn control(&self, method: &str, path: &str, body: Value) -> Value {
+        let path = if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("/_sim/{path}")
+        };
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let r = self.request(method, &path, Some("application/json"), &body);
+        assert_eq!(r.status, 200, "control {path}: {}", r.body);
+        r.json()
+    }
+
+    /// `GET /_sim/state`.
+    pub fn state(&self) -> Value {
+        self.control("GET", "/_sim/state", Value::Null)
+    }
+
+    /// The current revision from the state endpoint.
+    pub fn revision(&self) -> u64 {
+        self.state()["revision"]
+            .as_str()
+            .and_then(|r| r.parse().ok())
+            .expect("revision")
+    }
+
+    /// Opens a streaming GET (with the token) and reads it line by line in the background.
+    pub fn watch(&self, path: &str) -> WatchStream {
+        self.watch_with(path, &[])
+    }
+
+    /// [`SimProcess::watch`] with extra headers.
+    pub fn watch_with(&self, path: &str, extra: &[(&str, &str)]) -> WatchStream {
+        let url = format!("{}{path}", self.url);
+        let mut req = self
+            .client
+            .get(url)
+            .header("authorization", format!("Bearer {}", self.token));
+        for (k, v) in extra {
+            req = req.header(*k, *v);
+        }
+        let (tx, rx) = mpsc::channel();
+        let (status_tx, status_rx) = mpsc::channel();
+        let task = self.rt.spawn(async move {
+            let resp = match req.send().await {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = status_tx.send(0);
+                    let _ = tx.send(WatchItem::Broken(e.to_string()));
+                    return;
+                }
+            };
+            let _ = status_tx.send(resp.status().as_u16());
+            let mut stream = resp.bytes_stream();
+            let mut buf: Vec<u8> = Vec::new();
+            loop {
+                match stream.next().await {
+                    Some(Ok(chunk)) => {
+                        buf.extend_from_slice(&chunk);
+                        while let Some(i) = buf.iter().position(|b| *b == b'\n') {
+                            let line: Vec<u8> = buf.drain(..=i).collect();
+                            let text = String::from_utf8_lossy(&line[..line.len() - 1]).to_string();
+                            if tx.send(WatchItem::Line(text)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Some(Err(e)) => {
+                        let _ = tx.send(WatchItem::Broken(format!("{e:?}")));
+                        return;
+                    }
+                    None => {
+                        if !buf.is_empty() {
+                            let _ =
+                                tx.send(WatchItem::Line(String::from_utf8_lossy(&buf).to_string()));
+                        }
+                        let _ = tx.send(WatchItem::End);
+                        return;
+                    }
+                }
+            }
+        });
+        let status = status_rx.recv_timeout(Duration::from_secs(10)).unwrap_or(0);
+        WatchStream {
+            status,
+            rx,
+            done: false,
+            task,
+        }
+    }
+
+    /// A `kubectl` command bound to this cluster (not yet run).
+    pub fn kubectl_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("/usr/bin/kubectl");
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .env_clear()
+            .env("HOME", self.dir.path())
+            .env("PATH", "/usr/bin:/bin")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs kubectl to completion.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.kubectl_cmd(args).output().expect("running kubectl")
+    }
+
+    /// Runs kubectl, panicking with its stderr unless it succeeds; returns stdout.
+    pub fn kubectl_ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+}
+
+impl Drop for SimProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
