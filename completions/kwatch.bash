@@ -47,7 +47,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --field-selector --output --show-managed-fields --sim --color --verbose --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --max-events --timeout --until-synced --watch-only --help --version sim completions man help"
+            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --field-selector --output --show-managed-fields --sim --color --verbose --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --max-events --timeout --until-synced --watch-only --help --version sim completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,6 +103,14 @@ _kwatch() {
                     ;;
                 --resync)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fifo)
+                    COMPREPLY=($(compgen -W "delta real" -- "${cur}"))
+                    return 0
+                    ;;
+                --watch-list)
+                    COMPREPLY=($(compgen -W "auto on off" -- "${cur}"))
                     return 0
                     ;;
                 --max-events)
@@ -219,7 +227,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --help"
+            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,6 +258,10 @@ _kwatch() {
                     return 0
                     ;;
                 --history)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bookmark-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= o/output= show-managed-fields sim color= v/verbose kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync max-events= timeout= until-synced watch-only h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= o/output= show-managed-fields sim color= v/verbose kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= max-events= timeout= until-synced watch-only h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -38,6 +38,11 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig co
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36\'s default)' -r -f -a "delta\t''
+real\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-list -d 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given' -r -f -a "auto\t'Try it; if the server rejects it, LIST from then on'
+on\t'Always try it first (falling back to LIST for an attempt it fails)'
+off\t'Always LIST'"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces'
@@ -48,7 +53,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not a
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
-complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "completions" -d 'Print a shell completion script to stdout'
@@ -63,6 +68,7 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l scenario -d 'What 
 chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/503, stalls, …)'
 idle\t'No churn, no faults'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bookmark-interval -d 'Seconds between watch bookmarks (a real API server sends one about every minute)' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'

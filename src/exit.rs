@@ -21,3 +21,41 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// The error and its causes on one line, each cause once (many errors already quote
+/// their source in their own message).
+pub fn one_line(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for e in err.chain() {
+        let text = e.to_string().replace('\n', " ");
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_drops_repeated_causes() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let err = anyhow::Error::new(io)
+            .context("failed to read kubeconfig: No such file")
+            .context("cannot load kubeconfig");
+        assert_eq!(
+            one_line(&err),
+            "cannot load kubeconfig: failed to read kubeconfig: No such file"
+        );
+        let broken = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            .context("writing output");
+        assert!(is_broken_pipe(&broken));
+        assert!(!is_broken_pipe(&err));
+    }
+}

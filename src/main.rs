@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         Ok(e) => e,
         Err(err) if kwatch::exit::is_broken_pipe(&err) => Exit::Ok,
         Err(err) => {
-            let msg = format!("{err:#}").replace('\n', " ");
+            let msg = kwatch::exit::one_line(&err);
             let _ = writeln!(
                 std::io::stderr(),
                 "error: {}",

@@ -502,9 +502,9 @@ struct LineReader {
     done: bool,
 }
 
-/// Turns a watch body into decoded events. A body that ends, cleanly or with an
-/// unexpected EOF (a dropped connection), ends the stream: client-go treats both as a
-/// closed watch. A partial last line is dropped.
+/// Turns a watch body into decoded events. A body that ends cleanly ends the stream; a
+/// connection cut mid-body yields one `Transport` error, then ends. A partial last line
+/// is dropped.
 fn watch_lines(
     body: kube::client::Body,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
@@ -549,15 +549,14 @@ fn watch_lines(
                     }
                 }
                 Some(Err(e)) => {
+                    // A reset or cut connection mid-stream: client-go treats these
+                    // (IsProbableEOF) as the end of the watch, not as an error.
                     r.done = true;
-                    let text = e.to_string();
-                    let eof = text.contains("unexpected EOF")
-                        || text.contains("end of file")
-                        || text.contains("connection closed")
-                        || text.contains("connection reset");
-                    if eof {
-                        tracing::debug!("watch stream ended abruptly: {text}");
-                        return None;
+                    let mut text = e.to_string();
+                    let mut src = std::error::Error::source(&e);
+                    while let Some(s) = src {
+                        text = format!("{text}: {s}");
+                        src = s.source();
                     }
                     return Some((Err(SourceError::Transport(text)), r));
                 }

@@ -216,7 +216,7 @@ impl Discovery {
 
     /// `the server doesn't have a resource type "podz"`, with a suggestion when one is close.
     async fn unknown(&mut self, arg: &str) -> anyhow::Error {
-        let mut names: Vec<String> = Vec::new();
+        let mut names: Vec<(usize, String)> = Vec::new();
         if let Ok(core) = self.core().await {
             names.extend(core.resources.iter().flat_map(names_of));
         }
@@ -237,9 +237,10 @@ impl Discovery {
         let wanted = arg.split('.').next().unwrap_or(arg).to_ascii_lowercase();
         let best = names
             .iter()
-            .map(|n| (strsim::levenshtein(&wanted, n), n))
-            .filter(|(d, n)| *d <= 2 && *d < n.len())
-            .min();
+            .map(|(rank, n)| (strsim::levenshtein(&wanted, n), *rank, n))
+            .filter(|(d, _, n)| *d <= 2 && *d < n.len())
+            .min()
+            .map(|(d, _, n)| (d, n));
         let msg = format!(
             "the server doesn't have a resource type {:?}",
             crate::output::sanitize::sanitize(arg)
@@ -251,13 +252,14 @@ impl Discovery {
     }
 }
 
-fn names_of(r: &APIResource) -> Vec<String> {
+/// The names a resource answers to, plural first (the preferred suggestion on a tie).
+fn names_of(r: &APIResource) -> Vec<(usize, String)> {
     if r.name.contains('/') {
         return Vec::new();
     }
-    let mut v = vec![r.name.clone(), r.singular_name.clone()];
-    v.extend(r.short_names.iter().flatten().cloned());
-    v.retain(|s| !s.is_empty());
+    let mut v = vec![(0, r.name.clone()), (1, r.singular_name.clone())];
+    v.extend(r.short_names.iter().flatten().map(|s| (2, s.clone())));
+    v.retain(|(_, s)| !s.is_empty());
     v
 }
 

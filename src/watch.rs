@@ -81,7 +81,13 @@ impl Shared {
 /// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`.
 pub async fn run(args: WatchArgs) -> Result<Outcome> {
     let sim = if args.sim {
-        Some(crate::sim::SimServer::start(crate::sim::SimOptions::for_watch()).await?)
+        Some(
+            crate::sim::SimServer::start(crate::sim::SimOptions {
+                seed: rand::random(),
+                ..crate::sim::SimOptions::default()
+            })
+            .await?,
+        )
     } else {
         None
     };

@@ -3,5 +3,7 @@
 
 mod util;
 
+mod generated;
 mod sim_kubectl;
 mod sim_protocol;
+mod watch;

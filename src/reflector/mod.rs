@@ -241,12 +241,18 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         }
     }
 
-    /// client-go `relistResourceVersion`.
+    /// client-go `relistResourceVersion`, except that a first list with an explicit page
+    /// size is a consistent read (""): kube-apiserver serves RV "0" from its cache and
+    /// ignores `limit` there, so the pages asked for would never come.
     fn relist_rv(&self) -> String {
         if self.rv_unavailable {
             String::new()
         } else if self.last_sync_rv.is_empty() {
-            "0".to_owned()
+            if self.cfg.page_size_explicit && self.cfg.page_size > 0 {
+                String::new()
+            } else {
+                "0".to_owned()
+            }
         } else {
             self.last_sync_rv.clone()
         }
@@ -507,6 +513,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             error,
         };
+        let mut closed = "closed by the server".to_owned();
         while let Some(item) = stream.next().await {
             let rv = match item {
                 Ok(WatchEvent::Added(o)) => {
@@ -538,6 +545,11 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ended(events, true, f.cause.clone()));
                     return Err(f);
                 }
+                Err(SourceError::Transport(m)) => {
+                    // A connection cut mid-stream ends the watch like a server close.
+                    closed = format!("connection lost: {m}");
+                    break;
+                }
                 Err(e) => {
                     let cause = match &e {
                         SourceError::Decode(m) => {
@@ -567,8 +579,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 error: None,
             });
         }
-        self.store
-            .notice(ended(events, false, "closed by the server".to_owned()));
+        self.store.notice(ended(events, false, closed));
         Ok(())
     }
 

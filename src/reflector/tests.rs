@@ -225,7 +225,9 @@ async fn follows_continue_tokens_and_later_pages_carry_no_rv() {
             _ => None,
         })
         .collect();
-    assert_eq!(lists[0].resource_version, "0");
+    // An explicit page size makes the first list a consistent read: RV "0" would be
+    // served from the watch cache, which ignores limit.
+    assert_eq!(lists[0].resource_version, "");
     assert_eq!(lists[0].limit, Some(2));
     for (l, t) in lists[1..].iter().zip(["t1", "t2"]) {
         assert_eq!(l.resource_version, "");
@@ -252,13 +254,7 @@ async fn expired_continue_falls_back_to_one_full_list_at_the_requested_rv() {
     };
     let (log, calls) = run_for(steps, cfg, 5).await;
     assert_eq!(log[1], "Listed rv=25 items=2 pages=2 fallback=true");
-    assert_eq!(
-        calls[2],
-        Call::List(ListOptions {
-            resource_version: "0".into(),
-            ..ListOptions::default()
-        })
-    );
+    assert_eq!(calls[2], Call::List(ListOptions::default()));
 }
 
 #[tokio::test(start_paused = true)]
@@ -611,5 +607,28 @@ async fn watch_list_expired_retries_at_empty_rv() {
                 .to_owned()
         ),
         "{log:#?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_connection_cut_mid_watch_rewatches_without_relist() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Added(obj("a", "11"))),
+            Item::Fail(SourceError::Transport(
+                "error reading a body from connection".into(),
+            )),
+        ])),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+    ];
+    let (log, _) = run_for(steps, cfg(), 5).await;
+    assert_eq!(
+        log[4..],
+        [
+            "add ns/a 11",
+            "WatchEnded events=1 error=false connection lost: error reading a body from connection",
+            "Watch rv=11",
+        ]
     );
 }

@@ -330,37 +330,3 @@ async fn wait_for_signal() {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
-
-/// A running simulated cluster (placeholder until the server lands).
-pub struct SimServer {
-    url: String,
-}
-
-impl SimServer {
-    pub async fn start(_opts: SimOptions) -> anyhow::Result<SimServer> {
-        anyhow::bail!("the simulated cluster is not implemented yet")
-    }
-    pub fn url(&self) -> &str {
-        &self.url
-    }
-    pub fn kubeconfig_yaml(&self) -> String {
-        String::new()
-    }
-    pub async fn shutdown(self) {}
-}
-
-impl SimOptions {
-    /// What `kwatch --sim` runs: a small steady cluster on a free port.
-    pub fn for_watch() -> SimOptions {
-        SimOptions {
-            port: 0,
-            write_kubeconfig: None,
-            objects: 20,
-            churn: 2.0,
-            seed: rand::random(),
-            scenario: Scenario::Steady,
-            insecure_http: false,
-            history: 10_000,
-        }
-    }
-}

@@ -461,3 +461,5 @@ impl Drop for SimProcess {
         let _ = self.child.wait();
     }
 }
+
+pub mod kwatch;
