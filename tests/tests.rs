@@ -3,6 +3,7 @@
 
 mod util;
 
+mod faults;
 mod generated;
 mod sim_kubectl;
 mod sim_protocol;
