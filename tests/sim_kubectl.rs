@@ -193,3 +193,35 @@ fn kubectl_watch_sees_churn_events() {
         "the initial pods are ADDED: {types:?}"
     );
 }
+
+#[test]
+fn kubectl_works_over_plain_http_without_a_token() {
+    let sim = SimProcess::start(&["--insecure-http", "--objects", "3"]);
+    assert!(sim.url.starts_with("http://127.0.0.1:"));
+    let out = sim.kubectl_ok(&["get", "pods", "-A", "--no-headers"]);
+    assert_eq!(out.lines().count(), 3, "{out}");
+}
+
+#[test]
+fn sim_stops_cleanly_on_sigterm_and_tells_how_to_use_it() {
+    let sim = SimProcess::start(&[]);
+    let kubeconfig = sim.kubeconfig.display().to_string();
+    // A watch is open while it stops.
+    let _w = sim.watch("/api/v1/pods?watch=1&resourceVersion=0");
+    let (status, stderr) = sim.terminate();
+    assert!(status.success(), "{status:?}\n{stderr}");
+    let first = stderr.lines().next().unwrap();
+    assert!(
+        first.starts_with("kwatch sim: listening on https://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("export KUBECONFIG={kubeconfig}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("kubectl get pods -A") && stderr.contains("kwatch pods -A"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("shutting down"), "{stderr}");
+}

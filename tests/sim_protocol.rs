@@ -877,3 +877,61 @@ fn steady_churn_is_deterministic_for_a_seed() {
     };
     assert_eq!(names(), names());
 }
+
+#[test]
+fn kube_rs_client_works_in_process() {
+    use futures::{StreamExt, TryStreamExt};
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+    use kwatch::sim::{Scenario, SimOptions, SimServer};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let opts = SimOptions {
+            objects: 4,
+            scenario: Scenario::Idle,
+            ..SimOptions::default()
+        };
+        let sim = SimServer::start(opts).await.unwrap();
+        assert!(sim.url().starts_with("https://127.0.0.1:"));
+        let path = tempfile::tempdir().unwrap();
+        let kc_path = path.path().join("kc");
+        sim.write_kubeconfig(&kc_path).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&kc_path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let kc = kube::config::Kubeconfig::from_yaml(&sim.kubeconfig_yaml()).unwrap();
+        let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+            .await
+            .unwrap();
+        let client = kube::Client::try_from(config).unwrap();
+        let pods: Api<Pod> = Api::all(client.clone());
+        let list = pods.list(&ListParams::default()).await.unwrap();
+        assert_eq!(list.items.len(), 4);
+        let rv = list.metadata.resource_version.clone().unwrap();
+        let cms: Api<k8s_openapi::api::core::v1::ConfigMap> =
+            Api::namespaced(client.clone(), "default");
+        let cm = serde_json::from_value(json!({"metadata":{"name":"kube-rs"},"data":{"a":"b"}}))
+            .unwrap();
+        cms.create(&Default::default(), &cm).await.unwrap();
+        let all_cms: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::all(client);
+        let mut stream = all_cms
+            .watch(&WatchParams::default().timeout(2), &rv)
+            .await
+            .unwrap()
+            .boxed();
+        let first = stream.try_next().await.unwrap().unwrap();
+        match first {
+            WatchEvent::Added(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("kube-rs")),
+            other => panic!("{other:?}"),
+        }
+        sim.shutdown().await;
+    });
+}

@@ -119,6 +119,46 @@ impl Obj {
         }
     }
 
+    /// Builds an object from already-normalized JSON and its parsed fields (the fast path of
+    /// preloading; `json` must be what [`Obj::from_value`] would have produced).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        res: usize,
+        namespace: String,
+        name: String,
+        uid: String,
+        rv: u64,
+        labels: Vec<(String, String)>,
+        phase: String,
+        node_name: String,
+        json: Vec<u8>,
+    ) -> Obj {
+        let def = &RESOURCES[res];
+        let prefix = format!(
+            "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
+            def.kind,
+            def.api_version()
+        );
+        let item_start = if !def.custom && json.starts_with(prefix.as_bytes()) {
+            prefix.len()
+        } else {
+            0
+        };
+        Obj {
+            res,
+            key: make_key(&namespace, &name),
+            namespace,
+            name,
+            uid,
+            rv,
+            labels,
+            phase,
+            node_name,
+            json: Bytes::from(json),
+            item_start,
+        }
+    }
+
     /// The object as a JSON value.
     pub fn value(&self) -> Value {
         serde_json::from_slice(&self.json).unwrap_or(Value::Null)
@@ -275,6 +315,15 @@ impl Store {
         self.objects[res].keys().map(|k| k.as_str())
     }
 
+    /// The first key of `res` at or after `from`, wrapping around to the first key.
+    pub fn key_at_or_after(&self, res: usize, from: &str) -> Option<&str> {
+        let m = &self.objects[res];
+        m.range::<str, _>((Bound::Included(from), Bound::Unbounded))
+            .next()
+            .or_else(|| m.iter().next())
+            .map(|(k, _)| k.as_str())
+    }
+
     /// Drops history up to `upto` (clamped to the current revision).
     pub fn compact(&mut self, upto: u64) {
         let upto = upto.min(self.rev);
@@ -351,7 +400,7 @@ impl Store {
             meta.insert("generation".into(), json!(1));
         }
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
-        meta.remove("deletionTimestamp");
+        meta.shift_remove("deletionTimestamp");
         let obj = Arc::new(Obj::from_value(res, v));
         self.rev = rv;
         if record {
@@ -360,6 +409,16 @@ impl Store {
             self.objects[res].insert(obj.key.clone(), obj.clone());
         }
         Ok(obj)
+    }
+
+    /// Stores an object built by `build` from the next revision, without history or checks
+    /// (preloading; call [`Store::compact`] afterwards). `build` must stamp that revision.
+    pub fn insert_preloaded(&mut self, build: impl FnOnce(u64) -> Obj) {
+        let rv = self.rev + 1;
+        let obj = build(rv);
+        debug_assert_eq!(obj.rv, rv);
+        self.rev = rv;
+        self.objects[obj.res].insert(obj.key.clone(), Arc::new(obj));
     }
 
     /// Replaces an object. A non-empty `metadata.resourceVersion` in `v` must match the stored
@@ -397,7 +456,7 @@ impl Store {
         for k in ["deletionTimestamp", "deletionGracePeriodSeconds"] {
             match old_v["metadata"].get(k) {
                 Some(x) => meta.insert(k.into(), x.clone()),
-                None => meta.remove(k),
+                None => meta.shift_remove(k),
             };
         }
         if def.has_generation {
@@ -666,14 +725,14 @@ pub fn normalize(def: &ResourceDef, v: Value) -> Value {
     }
     let mut out = Map::new();
     for k in ["kind", "apiVersion"] {
-        if let Some(x) = m.remove(k) {
+        if let Some(x) = m.shift_remove(k) {
             out.insert(k.into(), x);
         }
     }
-    if let Some(Value::Object(mut meta)) = m.remove("metadata") {
+    if let Some(Value::Object(mut meta)) = m.shift_remove("metadata") {
         let mut om = Map::new();
         for k in META_ORDER {
-            if let Some(x) = meta.remove(*k) {
+            if let Some(x) = meta.shift_remove(*k) {
                 om.insert((*k).into(), x);
             }
         }
