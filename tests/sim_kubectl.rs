@@ -117,6 +117,33 @@ fn kubectl_creates_patches_and_deletes() {
 }
 
 #[test]
+fn kubectl_applies_client_and_server_side() {
+    let sim = SimProcess::start(&[]);
+    let file = sim.dir().join("w.yaml");
+    let write = |size: u32| {
+        let y = format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w5\nspec:\n  size: {size}\n");
+        std::fs::write(&file, y).unwrap();
+    };
+    let f = file.to_str().unwrap();
+    write(7);
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("created"));
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("unchanged"));
+    write(8);
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("configured"));
+    write(9);
+    assert!(sim
+        .kubectl_ok(&["apply", "--server-side", "-f", f])
+        .contains("serverside-applied"));
+    let w: Value =
+        serde_json::from_str(&sim.kubectl_ok(&["get", "wd", "w5", "-o", "json"])).unwrap();
+    assert_eq!(w["spec"]["size"], 9);
+    assert_eq!(
+        w["metadata"]["generation"], 3,
+        "every spec change bumps the generation"
+    );
+}
+
+#[test]
 fn kubectl_gets_widgets_with_printer_columns() {
     let sim = SimProcess::start(&[]);
     let out = sim.kubectl_ok(&["get", "widgets"]);

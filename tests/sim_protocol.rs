@@ -516,6 +516,14 @@ fn selector_watches_see_objects_move_in_and_out() {
         .get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmover")
         .json();
     assert_eq!(one["items"].as_array().unwrap().len(), 1);
+    let evs = sim
+        .get("/api/v1/events?fieldSelector=involvedObject.name%3Dweb,type%3DNormal")
+        .json();
+    assert_eq!(evs["items"].as_array().unwrap().len(), 1);
+    let pods = sim
+        .get("/api/v1/pods?fieldSelector=spec.restartPolicy%3DAlways,spec.nodeName!%3D")
+        .json();
+    assert_eq!(pods["items"].as_array().unwrap().len(), 20);
     let sel = sim
         .get("/api/v1/configmaps?labelSelector=app+in+(b,c),!nope")
         .json();

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{json_response, plain_404, value_response, Cause, Status};
-use super::storage::{make_key, ListQuery, Obj};
+use super::storage::{make_key, selectable_fields, ListQuery, Obj};
 use super::{control, discovery, table, watch, App};
 
 /// Query parameters (the last value of a repeated key wins).
@@ -252,21 +252,10 @@ impl Filter {
         let labels =
             selector::parse_labels(q.get("labelSelector").map(String::as_str).unwrap_or(""))
                 .map_err(Status::bad_request)?;
-        let pods = t.res == resources::PODS;
-        let allowed: &[&str] = if pods {
-            &[
-                "metadata.name",
-                "metadata.namespace",
-                "spec.nodeName",
-                "status.phase",
-            ]
-        } else {
-            &["metadata.name", "metadata.namespace"]
-        };
         let fields = selector::parse_fields(
             q.get("fieldSelector").map(String::as_str).unwrap_or(""),
-            allowed,
-            pods,
+            selectable_fields(t.res),
+            matches!(t.res, resources::PODS | resources::EVENTS),
         )
         .map_err(Status::bad_request)?;
         Ok(Filter {
@@ -657,6 +646,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
     enum Kind {
         Merge(Value),
         Json(json_patch::Patch),
+        Apply(Value),
     }
     let kind = match ct {
         "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
@@ -671,18 +661,43 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
             Ok(p) => Kind::Json(p),
             Err(e) => return Status::bad_request(format!("error decoding patch: {e}")).response(),
         },
+        // Server-side apply, simplified: the applied configuration is merged into the object,
+        // which is created if missing (no field ownership, no conflicts).
+        "application/apply-patch+yaml" | "application/apply-patch+json" => {
+            match serde_yaml::from_slice::<Value>(body) {
+                Ok(v) if v.is_object() => Kind::Apply(v),
+                Ok(_) => return Status::bad_request("apply patch must be an object").response(),
+                Err(e) => {
+                    return Status::bad_request(format!("error decoding YAML: {e}")).response()
+                }
+            }
+        }
         _ => return Status::unsupported_media_type().response(),
     };
+    let mut created = false;
     let result = app.cluster.write(|s| {
         let Some(o) = s.get(t.res, &key) else {
-            return Err(Status::not_found(def.plural, def.group, name));
+            let Kind::Apply(v) = &kind else {
+                return Err(Status::not_found(def.plural, def.group, name));
+            };
+            let mut v = v.clone();
+            if v["metadata"]["name"].as_str() != Some(name) {
+                return Err(Status::bad_request(
+                    "metadata.name: the name of the object does not match the name on the URL",
+                ));
+            }
+            if let Some(ns) = &t.namespace {
+                v["metadata"]["namespace"] = json!(ns);
+            }
+            created = true;
+            return s.create(t.res, v, true);
         };
         let mut v = o.value();
         match &kind {
-            Kind::Merge(p) => json_patch::merge(&mut v, p),
+            Kind::Merge(p) | Kind::Apply(p) => json_patch::merge(&mut v, p),
             Kind::Json(p) => {
                 if let Err(e) = json_patch::patch(&mut v, &p.0) {
-                    return Err(Status::internal(e.to_string()));
+                    return Err(Status::bad_request(e.to_string()));
                 }
             }
         }
@@ -694,6 +709,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
         s.update(t.res, &key, v)
     });
     match result {
+        Ok(o) if created => object_response(StatusCode::CREATED, &o),
         Ok(o) => object_response(StatusCode::OK, &o),
         Err(s) => s.response(),
     }

@@ -10,6 +10,7 @@
 //!   the few parsed fields selectors need, so lists and watch events are mostly memcpy and an
 //!   event line is serialized once ([`Change::line`]) for all watchers.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -18,7 +19,9 @@ use bytes::Bytes;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use super::resources::{ResourceDef, NAMESPACES, PODS, RESOURCES};
+use super::resources::{
+    ResourceDef, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, RESOURCES, SECRETS,
+};
 use super::status::{go_json, Cause, Status};
 
 /// The type of a change, as a watch event type.
@@ -174,14 +177,24 @@ impl Obj {
         }
     }
 
-    /// Value of a selectable field.
-    pub fn field(&self, f: &str) -> Option<&str> {
+    /// Value of a selectable field (see [`selectable_fields`]): the common ones are kept
+    /// parsed; rarer ones are read from the JSON.
+    pub fn field(&self, f: &str) -> Option<Cow<'_, str>> {
         match f {
-            "metadata.name" => Some(&self.name),
-            "metadata.namespace" => Some(&self.namespace),
-            "status.phase" => Some(&self.phase),
-            "spec.nodeName" => Some(&self.node_name),
-            _ => None,
+            "metadata.name" => Some(Cow::Borrowed(&self.name)),
+            "metadata.namespace" => Some(Cow::Borrowed(&self.namespace)),
+            "status.phase" if self.res == PODS => Some(Cow::Borrowed(&self.phase)),
+            "spec.nodeName" if self.res == PODS => Some(Cow::Borrowed(&self.node_name)),
+            _ => {
+                let v = self.value();
+                let path = if f == "source" { "source.component" } else { f };
+                let x = path.split('.').try_fold(&v, |v, k| v.get(k))?;
+                Some(Cow::Owned(match x {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                }))
+            }
         }
     }
 
@@ -190,6 +203,44 @@ impl Obj {
         let mut v = self.value();
         v["metadata"]["resourceVersion"] = json!(rv.to_string());
         Obj::from_value(self.res, v)
+    }
+}
+
+/// The fields a field selector may name for `res`, as kube-apiserver v1.32 allows them.
+pub fn selectable_fields(res: usize) -> &'static [&'static str] {
+    match res {
+        PODS => &[
+            "metadata.name",
+            "metadata.namespace",
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ],
+        EVENTS => &[
+            "metadata.name",
+            "metadata.namespace",
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+        SECRETS => &["metadata.name", "metadata.namespace", "type"],
+        NAMESPACES => &["metadata.name", "metadata.namespace", "status.phase"],
+        NODES => &["metadata.name", "metadata.namespace", "spec.unschedulable"],
+        REPLICASETS => &["metadata.name", "metadata.namespace", "status.replicas"],
+        _ => &["metadata.name", "metadata.namespace"],
     }
 }
 
