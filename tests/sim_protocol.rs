@@ -158,6 +158,32 @@ fn lists_have_the_real_shapes() {
 }
 
 #[test]
+fn json_is_indented_for_curl_and_pretty_only() {
+    let sim = SimProcess::start(&[]);
+    let auth = ("authorization".to_string(), format!("Bearer {}", sim.token));
+    let curl = sim.request_with(
+        "GET",
+        "/api/v1/namespaces/default/configmaps/app-config",
+        &[auth.clone(), ("user-agent".into(), "curl/8.5.0".into())],
+        "",
+    );
+    assert!(curl.body.starts_with("{\n  \"kind\": \"ConfigMap\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"app-config\""), "{}", curl.body);
+    assert!(curl.body.ends_with("}\n"));
+    let pretty = sim.get("/api/v1/namespaces/default/configmaps?pretty=true");
+    assert!(pretty.body.starts_with("{\n  \"kind\": \"ConfigMapList\""));
+    let plain = sim.request_with(
+        "GET",
+        "/api/v1/namespaces/default/configmaps/app-config",
+        &[auth, ("user-agent".into(), "kubectl/v1.32.0".into())],
+        "",
+    );
+    assert!(plain
+        .body
+        .starts_with("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{"));
+    assert_eq!(plain.body.matches('\n').count(), 1);
+}
+
+#[test]
 fn list_resource_version_semantics_and_snapshot_pages() {
     let sim = SimProcess::start(&["--objects", "6"]);
     let all = sim.get("/api/v1/pods").json();

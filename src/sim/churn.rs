@@ -626,8 +626,50 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
     }
 }
 
-/// The chaos scenario: a random fault every 2–6 s while enabled.
-pub async fn run_chaos(app: Arc<App>, seed: u64) {
+/// One chaos fault, chosen by `rng`, applied to `app`; returns what it did.
+pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
+    match rng.random_range(0..8) {
+        0 => format!("dropped {} watches", app.faults.drop_watches()),
+        1 => {
+            let r = app.cluster.write(|s| {
+                let r = s.rev();
+                s.compact(r);
+                r
+            });
+            format!("compacted history up to revision {r}")
+        }
+        2 => {
+            let n = rng.random_range(1..4);
+            app.faults.set_failure(429, n, 1);
+            format!("the next {n} requests fail with 429")
+        }
+        3 => {
+            app.faults.set_failure(500, 1, 1);
+            "the next request fails with 500".to_string()
+        }
+        4 => {
+            app.faults.set_failure(503, 1, 1);
+            "the next request fails with 503".to_string()
+        }
+        5 => {
+            let ms = rng.random_range(1000..3000);
+            app.faults.stall(Duration::from_millis(ms));
+            format!("watches stalled for {ms} ms")
+        }
+        6 => {
+            app.faults.add_short_watches(1);
+            "the next watch closes at once".to_string()
+        }
+        _ => format!(
+            "a malformed line on {} open watches",
+            app.faults.malformed_now()
+        ),
+    }
+}
+
+/// The chaos scenario: a random fault every 2–6 s while enabled (logged to stderr when
+/// `log` is set).
+pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
     let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(0xc4a05));
     loop {
         let wait = rng.random_range(2000..6000);
@@ -635,24 +677,9 @@ pub async fn run_chaos(app: Arc<App>, seed: u64) {
         if !app.faults.chaos.load(Ordering::SeqCst) {
             continue;
         }
-        match rng.random_range(0..8) {
-            0 => {
-                app.faults.drop_watches();
-            }
-            1 => app.cluster.write(|s| {
-                let r = s.rev();
-                s.compact(r)
-            }),
-            2 => app.faults.set_failure(429, rng.random_range(1..4), 1),
-            3 => app.faults.set_failure(500, 1, 1),
-            4 => app.faults.set_failure(503, 1, 1),
-            5 => app
-                .faults
-                .stall(Duration::from_millis(rng.random_range(1000..3000))),
-            6 => app.faults.add_short_watches(1),
-            _ => {
-                app.faults.malformed_now();
-            }
+        let what = chaos_fault(&app, &mut rng);
+        if log {
+            eprintln!("kwatch sim: chaos: {what}");
         }
     }
 }
@@ -693,6 +720,44 @@ mod tests {
             );
             assert!(o.json.len() > 2000);
         }
+    }
+
+    #[test]
+    fn chaos_applies_every_kind_of_fault_deterministically() {
+        let app = || App {
+            cluster: super::super::storage::Cluster::new(Store::new(100)),
+            faults: super::super::control::Faults::new(0.0, true),
+            token: String::new(),
+            auth: false,
+            port: 0,
+            bookmark_interval: Duration::from_secs(1),
+            too_large_wait: Duration::from_secs(1),
+        };
+        let run = || {
+            let a = app();
+            let mut rng = SmallRng::seed_from_u64(9);
+            (0..200)
+                .map(|_| chaos_fault(&a, &mut rng))
+                .collect::<Vec<_>>()
+        };
+        let log = run();
+        assert_eq!(log, run());
+        for kind in [
+            "dropped",
+            "compacted",
+            "429",
+            "500",
+            "503",
+            "stalled",
+            "closes at once",
+            "malformed",
+        ] {
+            assert!(log.iter().any(|l| l.contains(kind)), "no {kind} in {log:?}");
+        }
+        let a = app();
+        let mut rng = SmallRng::seed_from_u64(9);
+        while !chaos_fault(&a, &mut rng).contains("429") {}
+        assert_eq!(a.faults.take_failure().map(|s| s.code), Some(429));
     }
 
     #[test]

@@ -81,7 +81,45 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
-    handle_resource(&app, method, &target, &params, &headers, accept, body).await
+    let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
+    if wants_pretty(&params, &headers) {
+        indent(resp).await
+    } else {
+        resp
+    }
+}
+
+/// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
+/// (never watch streams).
+fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
+    if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
+        return false;
+    }
+    if let Some(p) = q.get("pretty") {
+        return p == "true" || p == "1";
+    }
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    ["curl", "Wget", "Mozilla/5.0"]
+        .iter()
+        .any(|p| ua.starts_with(p))
+}
+
+async fn indent(resp: Response) -> Response {
+    let (parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Status::internal("could not buffer the response").response();
+    };
+    let mut out = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => super::status::escape_html(serde_json::to_vec_pretty(&v).unwrap_or_default()),
+        Err(_) => bytes.to_vec(),
+    };
+    out.push(b'\n');
+    let mut resp = Response::from_parts(parts, Body::from(out));
+    resp.headers_mut().remove(header::CONTENT_LENGTH);
+    resp
 }
 
 fn authorized(app: &App, headers: &HeaderMap) -> bool {
@@ -717,7 +755,10 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
 
 fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef) -> Response {
     match app.cluster.write(|s| s.delete(t.res, &object_key(t, name))) {
-        Ok(o) if t.res == resources::PODS => object_response(StatusCode::OK, &o),
+        // Pods and namespaces are deleted gracefully: the object comes back.
+        Ok(o) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
+            object_response(StatusCode::OK, &o)
+        }
         Ok(o) => Status::delete_success(def.plural, def.group, name, &o.uid).response(),
         Err(s) => s.response(),
     }

@@ -530,18 +530,37 @@ impl Store {
             let name = key.rsplit('/').next().unwrap_or(key);
             return Err(Status::not_found(def.plural, def.group, name));
         };
-        if res == PODS {
+        if res == PODS || res == NAMESPACES {
             let mut v = old.value();
             let rv = self.rev + 1;
             if v["metadata"].get("deletionTimestamp").is_none() {
                 v["metadata"]["deletionTimestamp"] = json!(now_rfc3339());
             }
-            v["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            if res == PODS {
+                v["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            } else {
+                v["status"] = json!({"phase": "Terminating"});
+            }
             v["metadata"]["resourceVersion"] = json!(rv.to_string());
             let obj = Arc::new(Obj::from_value(res, v));
             self.rev = rv;
             self.record(res, EventKind::Modified, obj.clone(), Some(old));
             old = obj;
+        }
+        if res == NAMESPACES {
+            // The namespace controller empties a Terminating namespace before it goes away.
+            let prefix = format!("{}/", old.name);
+            for r in (0..RESOURCES.len()).filter(|r| RESOURCES[*r].namespaced) {
+                let keys: Vec<String> = self.objects[r]
+                    .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+                    .map(|(k, _)| k)
+                    .take_while(|k| k.starts_with(&prefix))
+                    .cloned()
+                    .collect();
+                for k in keys {
+                    self.delete(r, &k)?;
+                }
+            }
         }
         let rv = self.rev + 1;
         let gone = Arc::new(old.restamped(rv));
@@ -964,6 +983,33 @@ mod tests {
         s.compact(s.rev());
         assert_eq!(s.compacted(), s.rev());
         assert!(s.changes_after(s.rev() - 1, 10).is_err());
+    }
+
+    #[test]
+    fn deleting_a_namespace_deletes_its_contents() {
+        let mut s = store();
+        s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        s.create(CONFIGMAPS, cm("ns2", "b", "x"), true).unwrap();
+        let r = s.rev();
+        s.delete(NAMESPACES, "ns1").unwrap();
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        let kinds: Vec<(usize, EventKind)> = ch.iter().map(|c| (c.res, c.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (NAMESPACES, EventKind::Modified),
+                (CONFIGMAPS, EventKind::Deleted),
+                (NAMESPACES, EventKind::Deleted)
+            ]
+        );
+        assert!(s.get(CONFIGMAPS, "ns1/a").is_none());
+        assert!(s.get(CONFIGMAPS, "ns2/b").is_some());
+        assert_eq!(
+            s.create(CONFIGMAPS, cm("ns1", "c", "x"), true)
+                .unwrap_err()
+                .code,
+            404
+        );
     }
 
     #[test]
