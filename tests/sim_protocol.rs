@@ -787,6 +787,35 @@ fn fault_fail_next_requests_with_429_500_503() {
         assert_eq!(r.json()["reason"], reason);
         assert_eq!(sim.get("/api/v1/pods").status, 200);
     }
+    // Restricted to a verb and a resource.
+    sim.control(
+        "POST",
+        "fail",
+        json!({"code": 500, "verb": "watch", "resource": "pods"}),
+    );
+    assert_eq!(sim.get("/api/v1/pods").status, 200);
+    assert_eq!(sim.get("/api").status, 200);
+    assert_eq!(
+        sim.get("/api/v1/configmaps?watch=1&timeoutSeconds=1")
+            .status,
+        200
+    );
+    assert_eq!(sim.get("/api/v1/pods?watch=1&timeoutSeconds=1").status, 500);
+    assert_eq!(sim.get("/api/v1/pods?watch=1&timeoutSeconds=1").status, 200);
+    // A list's 410 and too-large-RV 504.
+    sim.control("POST", "fail", json!({"code": 410, "verb": "list"}));
+    let r = sim.get("/api/v1/pods?resourceVersion=5");
+    assert_eq!(
+        (r.status, r.json()["reason"].clone()),
+        (410, json!("Expired"))
+    );
+    sim.control("POST", "fail", json!({"code": 504, "verb": "list"}));
+    let r = sim.get("/api/v1/pods");
+    assert_eq!(r.status, 504);
+    assert_eq!(
+        r.json()["details"]["causes"][0]["reason"],
+        "ResourceVersionTooLarge"
+    );
     let r = sim.request(
         "POST",
         "/_sim/fail",

@@ -757,7 +757,10 @@ mod tests {
         let a = app();
         let mut rng = SmallRng::seed_from_u64(9);
         while !chaos_fault(&a, &mut rng).contains("429") {}
-        assert_eq!(a.faults.take_failure().map(|s| s.code), Some(429));
+        assert_eq!(
+            a.faults.take_failure(None, None, 0).map(|s| s.code),
+            Some(429)
+        );
     }
 
     #[test]

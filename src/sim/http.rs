@@ -53,7 +53,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Some(rest) = path.strip_prefix("/_sim/") {
         return control::handle(&app, req.method().clone(), rest, req).await;
     }
-    if let Some(st) = app.faults.take_failure() {
+    if let Some(st) = app
+        .faults
+        .take_failure(None, None, app.cluster.read().rev())
+    {
         return st.response();
     }
     let params: Params = Query::<Params>::try_from_uri(req.uri())
@@ -198,6 +201,23 @@ async fn handle_resource(
     body: Bytes,
 ) -> Response {
     let def = &RESOURCES[t.res];
+    let watching = q.get("watch").is_some_and(|w| w == "1" || w == "true");
+    let verb = match (&method, &t.name) {
+        (&Method::GET, None) if watching => "watch",
+        (&Method::GET, None) => "list",
+        (&Method::GET, Some(_)) => "get",
+        (&Method::POST, _) => "create",
+        (&Method::PUT, _) => "update",
+        (&Method::PATCH, _) => "patch",
+        (&Method::DELETE, _) => "delete",
+        _ => "other",
+    };
+    if let Some(st) =
+        app.faults
+            .take_failure(Some(verb), Some(def.plural), app.cluster.read().rev())
+    {
+        return st.response();
+    }
     match (&method, &t.name) {
         (&Method::GET, None) => {
             if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
