@@ -29,7 +29,7 @@ fn watching(sim: &SimProcess, extra: &[&str]) -> Running {
     kw
 }
 
-fn after<'a>(v: &'a [Value], n: usize) -> &'a [Value] {
+fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]
 }
 
@@ -47,7 +47,7 @@ fn change_is_made(sim: &SimProcess, name: &str) {
 fn change_is_seen(sim: &SimProcess, kw: &mut Running, name: &str) -> Vec<Value> {
     change_is_made(sim, name);
     let key = format!("default/{name}");
-    kw.wait_for(LIMIT, &format!("{key}"), |v| {
+    kw.wait_for(LIMIT, &key.clone(), |v| {
         v.iter()
             .any(|r| r["key"] == key.as_str() && (r["type"] == "Added" || r["type"] == "Replaced"))
     })
