@@ -3,6 +3,7 @@
 
 mod util;
 
+mod chaos;
 mod faults;
 mod generated;
 mod sim_kubectl;
