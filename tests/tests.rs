@@ -6,6 +6,7 @@ mod util;
 mod chaos;
 mod faults;
 mod generated;
+mod hostile;
 mod sim_kubectl;
 mod sim_protocol;
 mod watch;
