@@ -26,7 +26,6 @@ type Handler = dyn Fn(&str, usize) -> Reply + Send + Sync;
 
 /// Serves `handler(path_and_query, nth request to that path kind)` until the test ends.
 struct Hostile {
-    port: u16,
     dir: tempfile::TempDir,
 }
 
@@ -50,7 +49,7 @@ impl Hostile {
              contexts:\n- name: h\n  context:\n    cluster: h\n    user: h\n    namespace: default\nusers:\n- name: h\n  user: {{}}\n"
         );
         std::fs::write(dir.path().join("kubeconfig"), kc).unwrap();
-        Hostile { port, dir }
+        Hostile { dir }
     }
 
     fn kwatch(&self, args: &[&str]) -> Running {
