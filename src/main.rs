@@ -44,8 +44,14 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
+        Some(Command::Replay(args)) => {
+            kwatch::replay::run(args)?;
+            Ok(Exit::Ok)
+        }
         None => match rt.block_on(kwatch::watch::run(cli.watch))? {
-            Outcome::Done => Ok(Exit::Ok),
+            Outcome::Done | Outcome::Met => Ok(Exit::Ok),
+            Outcome::TimedOut => Ok(Exit::TimedOut),
+            Outcome::NotMet => Ok(Exit::NotMet),
             Outcome::Interrupted => Ok(Exit::Interrupted),
         },
     }

@@ -37,10 +37,8 @@ fn pods() -> Resource {
 fn opts(format: Format) -> Options {
     Options {
         format,
-        color: false,
         all_namespaces: true,
-        multi: false,
-        show_managed_fields: false,
+        ..Options::default()
     }
 }
 
@@ -58,26 +56,19 @@ fn at() -> jiff::Timestamp {
 }
 
 fn print_all(format: Format, recs: &[Body<'_>]) -> String {
+    print_with(opts(format), recs)
+}
+
+fn print_with(o: Options, recs: &[Body<'_>]) -> String {
     let buf = Buf::default();
-    let mut p = printer(opts(format), buf.clone());
+    let mut p = printer(o, buf.clone());
     let r = pods();
     for body in recs {
         let rec = Record {
             resource: &r,
+            context: None,
             time: at(),
-            body: match body {
-                Body::Delta {
-                    key,
-                    delta,
-                    initial_list,
-                } => Body::Delta {
-                    key,
-                    delta,
-                    initial_list: *initial_list,
-                },
-                Body::Event(e) => Body::Event(e),
-                Body::Synced => Body::Synced,
-            },
+            body: *body,
         };
         p.print(&rec).unwrap();
     }
@@ -109,11 +100,13 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
                 key: "default/web-1",
                 delta: &added,
                 initial_list: true,
+                prev: None,
             },
             Body::Delta {
                 key: "default/old",
                 delta: &tomb,
                 initial_list: false,
+                prev: None,
             },
             Body::Synced,
         ],
@@ -146,6 +139,7 @@ fn yaml_is_a_multi_document_stream_of_the_same_records() {
             key: "default/web-1",
             delta: &d,
             initial_list: false,
+            prev: None,
         }],
     );
     assert!(
@@ -173,21 +167,23 @@ fn table_has_one_header_growing_columns_and_event_lines() {
                 key: "default/a",
                 delta: &a,
                 initial_list: true,
+                prev: None,
             },
             Body::Event(&relist),
             Body::Delta {
                 key: "default/a-much-longer-name",
                 delta: &b,
                 initial_list: false,
+                prev: None,
             },
         ],
     );
     assert_eq!(
         out,
-        "TYPE       NAMESPACE   NAME   RESOURCEVERSION   AGE\n\
-         Added      default     a      5                 5m30s\n\
+        "TYPE       NAMESPACE   NAME   RESOURCEVERSION   READY   STATUS    RESTARTS   AGE\n\
+         Added      default     a      5                 0/0     Unknown   0          5m30s\n\
          ~ relist pods: 410 Expired: too old resource version: 300 (340) → list at rv=\"350\"\n\
-         Replaced   default     a-much-longer-name   6                 5m30s\n"
+         Replaced   default     a-much-longer-name   6                 0/0     Unknown   0          5m30s\n"
     );
 }
 
@@ -208,6 +204,9 @@ fn human_durations_match_kubectl() {
     assert_eq!(h(s(5)), "5s");
     assert_eq!(h(s(119)), "119s");
     assert_eq!(h(s(150)), "2m30s");
+    assert_eq!(h(s(300)), "5m");
+    assert_eq!(h(s(5 * 3600)), "5h");
+    assert_eq!(h(s(2 * 86400)), "2d");
     assert_eq!(h(s(30 * 60)), "30m");
     assert_eq!(h(s(4 * 3600 + 120)), "4h2m");
     assert_eq!(h(s(20 * 3600)), "20h");
