@@ -95,6 +95,23 @@ pub struct OutputArgs {
     pub diff_all: bool,
 }
 
+/// Parses the command line. Installed as `kubectl-kwatch` (kubectl runs plugins by that
+/// name for `kubectl kwatch …`), help and errors say `kubectl kwatch`.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let plugin = std::path::Path::new(&argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("kubectl-"));
+    let mut cmd = Cli::command();
+    if plugin {
+        cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 /// The completion script for `shell`, generated from [`Cli`].
 pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = Vec::new();
@@ -248,7 +265,7 @@ pub struct StopArgs {
     /// Exit once a delta meets CONDITION: `created` (an object kwatch did not know
     /// appears), `deleted` (an object is deleted, or none matched once synced), or
     /// `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present
-    /// and not false). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends
+    /// and not false), or `condition=Ready[=True]` (kubectl wait's). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends
     /// otherwise (--max-events).
     #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
     pub until: Option<crate::until::Condition>,

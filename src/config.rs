@@ -152,8 +152,8 @@ impl Config {
         printer.multi = resources.contains(',');
         printer.contexts = clusters.len() > 1;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
-        let progress = std::io::stderr().is_terminal()
-            && (people || !std::io::stdout().is_terminal());
+        let progress =
+            std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
         let reflector = ReflectorConfig {
             page_size: args
                 .reflector

@@ -5,13 +5,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use kwatch::cli::{Cli, Command};
 use kwatch::exit::Exit;
 use kwatch::watch::Outcome;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
         Ok(e) => e,

@@ -84,7 +84,11 @@ impl Stats {
     pub fn render(&self, fifo: &[(String, FifoStats)]) -> String {
         let mut s = String::from("kwatch stats\n");
         let total: u64 = self.deltas.values().sum();
-        let by_type: Vec<String> = self.deltas.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let by_type: Vec<String> = self
+            .deltas
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         let _ = writeln!(s, "  deltas: {total} ({})", by_type.join(", "));
         let relists: u64 = self
             .lists

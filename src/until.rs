@@ -88,8 +88,7 @@ impl Condition {
                 match want {
                     Some(w) => vals.iter().any(|x| scalar(x) == *w),
                     None => vals.iter().any(|x| {
-                        !matches!(x, Value::Null | Value::Bool(false))
-                            && x.as_str() != Some("")
+                        !matches!(x, Value::Null | Value::Bool(false)) && x.as_str() != Some("")
                     }),
                 }
             }

@@ -23,13 +23,13 @@ use crate::config::{Cluster, Config};
 use crate::fifo::{DeltaFifo, FifoStats, Popped};
 use crate::object::ObjectRef;
 use crate::output::{self, Body, Format, Printer, Record};
-use crate::stats::Stats;
-use crate::until::Condition;
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent, ReflectorStore};
 use crate::source::KubeSource;
+use crate::stats::Stats;
 use crate::store::Store;
 use crate::target::{self, Target};
+use crate::until::Condition;
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -170,8 +170,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
-        let client =
-            kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
+        let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
         let discovery = target::resolve_all(&client, &cfg.resources);
         let targets = match cfg.request_timeout {
             Some(t) => tokio::time::timeout(t, discovery).await.map_err(|_| {
@@ -230,12 +229,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     });
     let until = cfg.stop.until.is_some();
     if shared.max_events == Some(0) {
-        return Ok(if until { Outcome::NotMet } else { Outcome::Done });
+        return Ok(if until {
+            Outcome::NotMet
+        } else {
+            Outcome::Done
+        });
     }
 
     let mut tasks = JoinSet::new();
-    let mut queues: Vec<(String, Box<dyn Fn() -> Option<FifoStats> + Send + Sync>)> =
-        Vec::new();
+    let mut queues: Vec<(String, QueueStats)> = Vec::new();
     let tag = cfg.clusters.len() > 1;
     let mut index = 0;
     for (c, client, targets) in clusters {
@@ -318,6 +320,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     }
     outcome
 }
+
+/// Reads a queue's counters at exit (`None`: the queue keeps none).
+type QueueStats = Box<dyn Fn() -> Option<FifoStats> + Send + Sync>;
 
 /// A custom resource's additionalPrinterColumns, read from its CRD; `None` for the
 /// built-in groups, or when the CRD cannot be read (the table then shows AGE).
@@ -501,11 +506,8 @@ async fn consume<Q: Queue>(
                     let mut prev: Option<&ObjectRef> = before.as_ref();
                     for delta in deltas {
                         let hidden = shared.watch_only && *is_in_initial_list;
-                        let met = !hidden
-                            && shared
-                                .until
-                            .as_ref()
-                            .is_some_and(|c| c.met_by(delta, prev));
+                        let met =
+                            !hidden && shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
                         if !hidden {
                             let body = Body::Delta {
                                 key,

@@ -4,6 +4,7 @@
 mod util;
 
 mod generated;
+mod output;
 mod sim_kubectl;
 mod sim_protocol;
 mod watch;

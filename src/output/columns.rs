@@ -25,7 +25,10 @@ pub struct PrinterColumn {
 impl PrinterColumn {
     /// The additionalPrinterColumns of `version` in a CRD object; invalid entries skipped.
     pub fn from_crd(crd: &Value, version: &str) -> Vec<PrinterColumn> {
-        let versions = crd["spec"]["versions"].as_array().cloned().unwrap_or_default();
+        let versions = crd["spec"]["versions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         let cols = versions
             .iter()
             .find(|v| v["name"] == version)
@@ -51,7 +54,10 @@ pub enum Getter {
     /// From metadata.creationTimestamp (needs no parse of the object).
     Age,
     Builtin(fn(&Value, jiff::Timestamp) -> String),
-    Path { template: Template, date: bool },
+    Path {
+        template: Template,
+        date: bool,
+    },
     /// `-L KEY`.
     Label(String),
     /// `--show-labels`.
@@ -193,11 +199,15 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
                 c("STATUS", node_status),
                 c("ROLES", node_roles),
                 Column::age(),
-                c("VERSION", |o, _| none(&o["status"]["nodeInfo"]["kubeletVersion"])),
+                c("VERSION", |o, _| {
+                    none(&o["status"]["nodeInfo"]["kubeletVersion"])
+                }),
             ];
             if wide {
                 v.push(c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")));
-                v.push(c("OS-IMAGE", |o, _| none(&o["status"]["nodeInfo"]["osImage"])));
+                v.push(c("OS-IMAGE", |o, _| {
+                    none(&o["status"]["nodeInfo"]["osImage"])
+                }));
             }
             v
         }
@@ -354,7 +364,12 @@ fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
     }
     if !initializing {
         let mut has_running = false;
-        for c in st["containerStatuses"].as_array().into_iter().flatten().rev() {
+        for c in st["containerStatuses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .rev()
+        {
             let term = &c["state"]["terminated"];
             if let Some(r) = c["state"]["waiting"]["reason"].as_str() {
                 reason = r.to_owned();
@@ -384,7 +399,11 @@ fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
 fn pod_restarts(o: &Value, now: jiff::Timestamp) -> String {
     let mut n = 0;
     let mut last: Option<jiff::Timestamp> = None;
-    for c in o["status"]["containerStatuses"].as_array().into_iter().flatten() {
+    for c in o["status"]["containerStatuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         n += c["restartCount"].as_i64().unwrap_or(0);
         let t = c["lastState"]["terminated"]["finishedAt"]
             .as_str()
@@ -545,7 +564,8 @@ mod tests {
         let cols = resource_columns(&r, false, Some(&pc));
         let h: Vec<&str> = cols.iter().map(|c| c.header.as_str()).collect();
         assert_eq!(h, ["SIZE", "AGE"]);
-        let w = json!({"metadata": {"creationTimestamp": "2026-11-21T10:04:00Z"}, "spec": {"size": 3}});
+        let w =
+            json!({"metadata": {"creationTimestamp": "2026-11-21T10:04:00Z"}, "spec": {"size": 3}});
         let cells: Vec<String> = cols.iter().map(|c| c.cell(&w, None, now())).collect();
         assert_eq!(cells, ["3", "60s"]);
         assert_eq!(resource_columns(&r, true, Some(&pc)).len(), 3);

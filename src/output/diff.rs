@@ -198,7 +198,9 @@ mod tests {
             ]
         );
         let all = compute(DiffMode::All, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
-        assert!(lines(&all).iter().any(|l| l.starts_with(".metadata.resourceVersion")));
+        assert!(lines(&all)
+            .iter()
+            .any(|l| l.starts_with(".metadata.resourceVersion")));
         let same = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&a)).unwrap();
         assert!(!same.changed);
         let new = compute(DiffMode::On, DeltaType::Replaced, None, Some(&a)).unwrap();
@@ -206,7 +208,9 @@ mod tests {
         assert!(compute(DiffMode::On, DeltaType::Added, None, Some(&a)).is_none());
         assert!(compute(DiffMode::Off, DeltaType::Updated, Some(&a), Some(&b)).is_none());
         // Only noise changed: not a change.
-        let c = obj(r#"{"metadata":{"name":"a","resourceVersion":"9","generation":1},"status":{"phase":"Pending","c":[{"s":"False"}]}}"#);
+        let c = obj(
+            r#"{"metadata":{"name":"a","resourceVersion":"9","generation":1},"status":{"phase":"Pending","c":[{"s":"False"}]}}"#,
+        );
         let n = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&c)).unwrap();
         assert!(!n.changed);
     }

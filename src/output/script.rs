@@ -59,12 +59,7 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
             return Ok(());
         };
         let name = key.rsplit_once('/').map_or(*key, |(_, n)| n);
-        let value = || {
-            delta
-                .object
-                .object()
-                .map_or(Value::Null, |o| o.to_value())
-        };
+        let value = || delta.object.object().map_or(Value::Null, |o| o.to_value());
         match &self.opts.format {
             Format::Name => {
                 let line = name_of(rec.resource, name);
