@@ -63,6 +63,8 @@ struct Sink {
     synced: usize,
     /// Progress is on stderr now (a terminal line to clear before stdout writes).
     progress_shown: bool,
+    /// What the reflectors did last while loading, for the progress line.
+    progress_note: String,
     /// Nothing more is printed once set.
     finished: bool,
 }
@@ -70,6 +72,18 @@ struct Sink {
 impl Sink {
     /// Prints one record to the output, the recording and the counters.
     fn print(&mut self, rec: &Record<'_>, targets: usize, show: bool) -> io::Result<()> {
+        if let Body::Event(e) = &rec.body {
+            match e {
+                ReflectorEvent::List { .. } => {
+                    self.progress_note = format!("listing {}", rec.resource.name)
+                }
+                ReflectorEvent::Listed { items, pages, .. } => {
+                    self.progress_note =
+                        format!("listed {}: {items} in {pages} pages", rec.resource.name)
+                }
+                _ => {}
+            }
+        }
         if let Some(s) = &mut self.stats {
             s.observe(rec, targets);
         }
@@ -217,6 +231,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             deltas: 0,
             synced: 0,
             progress_shown: false,
+            progress_note: String::new(),
             finished: false,
         }),
         targets: total_targets,
@@ -370,7 +385,8 @@ async fn progress(shared: Arc<Shared>) {
         let popped = sink.deltas;
         let _ = write!(
             io::stderr(),
-            "\r\x1b[Kloading: {popped} objects, {}/{} synced, {:.1}s",
+            "\r\x1b[Kloading: {}; {popped} objects popped, {}/{} synced, {:.1}s",
+            sink.progress_note,
             sink.synced,
             shared.targets,
             start.elapsed().as_secs_f64()

@@ -962,3 +962,34 @@ fn nodes_wide_snapshot() {
         .collect();
     insta::assert_snapshot!("nodes_wide", text.join("\n"));
 }
+
+#[test]
+fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no script(1) to give kwatch a terminal");
+        return;
+    }
+    let sim = SimProcess::start(&["--objects", "3000"]);
+    // script(1) gives kwatch a terminal; stdout goes to a file, so only stderr is seen.
+    let out_file = sim.dir().join("out.jsonl");
+    let cmd = format!(
+        "{} --kubeconfig {} pods -A --page-size 10 --until-synced -o json > {}",
+        env!("CARGO_BIN_EXE_kwatch"),
+        sim.kubeconfig.display(),
+        out_file.display()
+    );
+    let mut script = std::process::Command::new("/usr/bin/script");
+    script
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .env("PATH", "/usr/bin:/bin");
+    let out = Running::spawn(script).finish(Duration::from_secs(60));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let tty: String = out.stdout.join("\n");
+    assert!(tty.contains("\r\x1b[Kloading: listing pods;"), "{tty:?}");
+    assert!(tty.ends_with("\r\x1b[K"), "the line is cleared: {tty:?}");
+    let json = std::fs::read_to_string(&out_file).unwrap();
+    assert!(!json.contains('\x1b'), "stdout has no progress");
+    assert!(json.lines().last().unwrap().contains("\"Synced\""));
+}

@@ -77,17 +77,20 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                 }
             }
             Format::CustomColumns(cols) => {
-                let cols = cols.clone();
-                if !self.header_done && !self.opts.no_headers {
-                    let h: Vec<String> = cols.iter().map(|c| c.header.clone()).collect();
-                    self.row(&h)?;
-                }
-                self.header_done = true;
                 let v = value();
                 let cells: Vec<String> = cols
                     .iter()
                     .map(|c| sanitize(&super::template::cell(&c.template, &v)).into_owned())
                     .collect();
+                if !self.header_done {
+                    self.header_done = true;
+                    // The header is as wide as the first row, so that row lines up.
+                    self.widths = cells.iter().map(|c| c.chars().count()).collect();
+                    if !self.opts.no_headers {
+                        let h: Vec<String> = cols.iter().map(|c| c.header.clone()).collect();
+                        self.row(&h)?;
+                    }
+                }
                 self.row(&cells)
             }
             _ => Ok(()),

@@ -290,7 +290,11 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
 
 impl<W: Write + Send> Printer for TablePrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
-        let name = &rec.resource.name;
+        // With several contexts, event lines say which cluster they are about.
+        let name = &match rec.context {
+            Some(c) => format!("{} in {c}", rec.resource.name),
+            None => rec.resource.name.clone(),
+        };
         match &rec.body {
             Body::Event(e) => match event_text(name, e) {
                 Some(t) => self.write_event(t),
