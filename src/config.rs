@@ -123,6 +123,9 @@ impl Config {
             }
             // Watches last minutes; a stalled stream is the reflector's business.
             kube.read_timeout = None;
+            // 429/503/504 reach the reflector, which backs off as client-go's does and
+            // shows it, instead of kube's transparent retries hiding them.
+            kube.default_retry = false;
             let namespace = if args.all_namespaces {
                 None
             } else {

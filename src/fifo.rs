@@ -7,8 +7,9 @@
 //! objects that vanished unobserved; [`DeltaFifo::resync`] re-queues the known state.
 //!
 //! Besides keys, the queue carries out-of-band notices (the reflector's own events),
-//! popped in the order they were pushed relative to keys, so a notice pushed before a
-//! relist is always popped before the keys that relist newly queues.
+//! popped in push order and never after a delta queued later than them (a key holding
+//! such a delta lets those notices pop first): a relist's announcement always comes out
+//! before any delta of that relist.
 //!
 //! Popping is async: [`DeltaFifo::pop`] waits on a [`Notify`] instead of client-go's
 //! condition variable. [`DeltaFifo::pop_with`] runs the consumer's processing under the
@@ -78,6 +79,13 @@ struct Inner<N> {
     /// empty (any earlier Add/Update/Delete would have set `populated`), so it equals the
     /// number of keys that Replace queued.
     initial_population_count: usize,
+    /// Stamps every queued delta and notice, increasing.
+    seq: u64,
+    /// key → the stamp of its newest delta. Invariant: same keys as `items`.
+    newest: HashMap<String, u64>,
+    /// The stamps of the notices in `queue`, oldest first. Invariant: one per
+    /// `Entry::Notice`, in queue order.
+    notice_seqs: VecDeque<u64>,
     /// Pop returns `None` once this is set and the queue is empty. Producers are not
     /// gated by it (client-go neither).
     closed: bool,
@@ -91,6 +99,8 @@ impl<N> Inner<N> {
 
     /// Appends `delta` to `key`'s deltas, queueing the key if new, then dedups.
     fn queue_action(&mut self, key: String, delta: Delta) {
+        self.seq += 1;
+        self.newest.insert(key.clone(), self.seq);
         match self.items.get_mut(&key) {
             Some(deltas) => {
                 self.stats.coalesced += 1;
@@ -107,11 +117,46 @@ impl<N> Inner<N> {
         }
     }
 
+    fn push_notice(&mut self, n: N) {
+        self.seq += 1;
+        self.notice_seqs.push_back(self.seq);
+        self.queue.push_back(Entry::Notice(n));
+    }
+
+    /// A key coalesces deltas queued after a notice behind it (a relist's `Replaced` on
+    /// a key still queued from before the relist's `List` notice). Such a notice is
+    /// popped first, so that no delta is ever handed out before a notice pushed earlier.
+    fn take_overtaken_notice(&mut self) -> Option<N> {
+        let first_notice = *self.notice_seqs.front()?;
+        let Some(Entry::Key(key)) = self.queue.front() else {
+            return None;
+        };
+        if self.newest.get(key).is_none_or(|s| *s < first_notice) {
+            return None;
+        }
+        let at = self
+            .queue
+            .iter()
+            .position(|e| matches!(e, Entry::Notice(_)))?;
+        self.notice_seqs.pop_front();
+        match self.queue.remove(at) {
+            Some(Entry::Notice(n)) => Some(n),
+            _ => None,
+        }
+    }
+
     fn try_pop(&mut self) -> Option<Popped<N>> {
+        if let Some(n) = self.take_overtaken_notice() {
+            return Some(Popped::Notice(n));
+        }
         loop {
             match self.queue.pop_front()? {
-                Entry::Notice(n) => return Some(Popped::Notice(n)),
+                Entry::Notice(n) => {
+                    self.notice_seqs.pop_front();
+                    return Some(Popped::Notice(n));
+                }
                 Entry::Key(key) => {
+                    self.newest.remove(&key);
                     let is_in_initial_list = !self.has_synced();
                     self.initial_population_count = self.initial_population_count.saturating_sub(1);
                     // By the queue/items invariant this always exists; skipping a stray
@@ -179,6 +224,9 @@ impl<N: Send> DeltaFifo<N> {
                 queue: VecDeque::new(),
                 populated: false,
                 initial_population_count: 0,
+                seq: 0,
+                newest: HashMap::new(),
+                notice_seqs: VecDeque::new(),
                 closed: false,
                 stats: FifoStats::default(),
             }),
@@ -322,7 +370,7 @@ impl<N: Send> DeltaFifo<N> {
 
     /// Queues an out-of-band notice behind everything queued so far.
     pub fn push_notice(&self, n: N) {
-        self.lock().queue.push_back(Entry::Notice(n));
+        self.lock().push_notice(n);
         self.notify.notify_waiters();
     }
 
@@ -866,16 +914,26 @@ mod tests {
         f.update(o("a", 3));
         f.add(o("c", 1));
         assert_eq!(f.len(), 3, "notices are not counted");
+        // a holds deltas queued after all three notices: they are popped before it, so
+        // that no delta is handed out ahead of a notice pushed before it.
         assert_eq!(
             drain(&f),
             vec![
-                "a: [Added a@1, Replaced a@2, Updated a@3]",
                 "notice: list started",
                 "notice: list done",
-                "b: [Replaced b@1]",
                 "notice: watch started",
+                "a: [Added a@1, Replaced a@2, Updated a@3]",
+                "b: [Replaced b@1]",
                 "c: [Added c@1]",
             ]
+        );
+        // A key whose deltas all predate the notices keeps its place.
+        f.add(o("d", 1));
+        f.push_notice("later");
+        f.add(o("e", 1));
+        assert_eq!(
+            drain(&f),
+            vec!["d: [Added d@1]", "notice: later", "e: [Added e@1]"]
         );
         // Once popped, a key re-queued later goes behind notices pushed before it.
         f.push_notice("relist");

@@ -552,17 +552,27 @@ fn watch_lines(
                     // A reset or cut connection mid-stream: client-go treats these
                     // (IsProbableEOF) as the end of the watch, not as an error.
                     r.done = true;
-                    let mut text = e.to_string();
-                    let mut src = std::error::Error::source(&e);
-                    while let Some(s) = src {
-                        text = format!("{text}: {s}");
-                        src = s.source();
-                    }
-                    return Some((Err(SourceError::Transport(text)), r));
+                    return Some((Err(SourceError::Transport(describe_cut(&e))), r));
                 }
             }
         }
     })
+}
+
+/// What cut a watch body, in a few words: the innermost cause, without the links some
+/// TLS errors append.
+fn describe_cut(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut inner = e;
+    while let Some(s) = inner.source() {
+        inner = s;
+    }
+    let text = inner.to_string();
+    let text = text.split(": https://").next().unwrap_or(&text);
+    if text.contains("close_notify") || text.contains("unexpected EOF") {
+        "the server cut the connection (unexpected EOF)".to_owned()
+    } else {
+        text.to_owned()
+    }
 }
 
 #[cfg(test)]

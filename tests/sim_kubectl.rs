@@ -117,6 +117,33 @@ fn kubectl_creates_patches_and_deletes() {
 }
 
 #[test]
+fn kubectl_applies_client_and_server_side() {
+    let sim = SimProcess::start(&[]);
+    let file = sim.dir().join("w.yaml");
+    let write = |size: u32| {
+        let y = format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w5\nspec:\n  size: {size}\n");
+        std::fs::write(&file, y).unwrap();
+    };
+    let f = file.to_str().unwrap();
+    write(7);
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("created"));
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("unchanged"));
+    write(8);
+    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("configured"));
+    write(9);
+    assert!(sim
+        .kubectl_ok(&["apply", "--server-side", "-f", f])
+        .contains("serverside-applied"));
+    let w: Value =
+        serde_json::from_str(&sim.kubectl_ok(&["get", "wd", "w5", "-o", "json"])).unwrap();
+    assert_eq!(w["spec"]["size"], 9);
+    assert_eq!(
+        w["metadata"]["generation"], 3,
+        "every spec change bumps the generation"
+    );
+}
+
+#[test]
 fn kubectl_gets_widgets_with_printer_columns() {
     let sim = SimProcess::start(&[]);
     let out = sim.kubectl_ok(&["get", "widgets"]);
@@ -192,4 +219,36 @@ fn kubectl_watch_sees_churn_events() {
         types["ADDED"] >= 10,
         "the initial pods are ADDED: {types:?}"
     );
+}
+
+#[test]
+fn kubectl_works_over_plain_http_without_a_token() {
+    let sim = SimProcess::start(&["--insecure-http", "--objects", "3"]);
+    assert!(sim.url.starts_with("http://127.0.0.1:"));
+    let out = sim.kubectl_ok(&["get", "pods", "-A", "--no-headers"]);
+    assert_eq!(out.lines().count(), 3, "{out}");
+}
+
+#[test]
+fn sim_stops_cleanly_on_sigterm_and_tells_how_to_use_it() {
+    let sim = SimProcess::start(&[]);
+    let kubeconfig = sim.kubeconfig.display().to_string();
+    // A watch is open while it stops.
+    let _w = sim.watch("/api/v1/pods?watch=1&resourceVersion=0");
+    let (status, stderr) = sim.terminate();
+    assert!(status.success(), "{status:?}\n{stderr}");
+    let first = stderr.lines().next().unwrap();
+    assert!(
+        first.starts_with("kwatch sim: listening on https://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("export KUBECONFIG={kubeconfig}")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("kubectl get pods -A") && stderr.contains("kwatch pods -A"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("shutting down"), "{stderr}");
 }

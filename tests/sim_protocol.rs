@@ -158,6 +158,32 @@ fn lists_have_the_real_shapes() {
 }
 
 #[test]
+fn json_is_indented_for_curl_and_pretty_only() {
+    let sim = SimProcess::start(&[]);
+    let auth = ("authorization".to_string(), format!("Bearer {}", sim.token));
+    let curl = sim.request_with(
+        "GET",
+        "/api/v1/namespaces/default/configmaps/app-config",
+        &[auth.clone(), ("user-agent".into(), "curl/8.5.0".into())],
+        "",
+    );
+    assert!(curl.body.starts_with("{\n  \"kind\": \"ConfigMap\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"app-config\""), "{}", curl.body);
+    assert!(curl.body.ends_with("}\n"));
+    let pretty = sim.get("/api/v1/namespaces/default/configmaps?pretty=true");
+    assert!(pretty.body.starts_with("{\n  \"kind\": \"ConfigMapList\""));
+    let plain = sim.request_with(
+        "GET",
+        "/api/v1/namespaces/default/configmaps/app-config",
+        &[auth, ("user-agent".into(), "kubectl/v1.32.0".into())],
+        "",
+    );
+    assert!(plain
+        .body
+        .starts_with("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{"));
+    assert_eq!(plain.body.matches('\n').count(), 1);
+}
+
+#[test]
 fn list_resource_version_semantics_and_snapshot_pages() {
     let sim = SimProcess::start(&["--objects", "6"]);
     let all = sim.get("/api/v1/pods").json();
@@ -516,6 +542,14 @@ fn selector_watches_see_objects_move_in_and_out() {
         .get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmover")
         .json();
     assert_eq!(one["items"].as_array().unwrap().len(), 1);
+    let evs = sim
+        .get("/api/v1/events?fieldSelector=involvedObject.name%3Dweb,type%3DNormal")
+        .json();
+    assert_eq!(evs["items"].as_array().unwrap().len(), 1);
+    let pods = sim
+        .get("/api/v1/pods?fieldSelector=spec.restartPolicy%3DAlways,spec.nodeName!%3D")
+        .json();
+    assert_eq!(pods["items"].as_array().unwrap().len(), 20);
     let sel = sim
         .get("/api/v1/configmaps?labelSelector=app+in+(b,c),!nope")
         .json();
@@ -753,6 +787,35 @@ fn fault_fail_next_requests_with_429_500_503() {
         assert_eq!(r.json()["reason"], reason);
         assert_eq!(sim.get("/api/v1/pods").status, 200);
     }
+    // Restricted to a verb and a resource.
+    sim.control(
+        "POST",
+        "fail",
+        json!({"code": 500, "verb": "watch", "resource": "pods"}),
+    );
+    assert_eq!(sim.get("/api/v1/pods").status, 200);
+    assert_eq!(sim.get("/api").status, 200);
+    assert_eq!(
+        sim.get("/api/v1/configmaps?watch=1&timeoutSeconds=1")
+            .status,
+        200
+    );
+    assert_eq!(sim.get("/api/v1/pods?watch=1&timeoutSeconds=1").status, 500);
+    assert_eq!(sim.get("/api/v1/pods?watch=1&timeoutSeconds=1").status, 200);
+    // A list's 410 and too-large-RV 504.
+    sim.control("POST", "fail", json!({"code": 410, "verb": "list"}));
+    let r = sim.get("/api/v1/pods?resourceVersion=5");
+    assert_eq!(
+        (r.status, r.json()["reason"].clone()),
+        (410, json!("Expired"))
+    );
+    sim.control("POST", "fail", json!({"code": 504, "verb": "list"}));
+    let r = sim.get("/api/v1/pods");
+    assert_eq!(r.status, 504);
+    assert_eq!(
+        r.json()["details"]["causes"][0]["reason"],
+        "ResourceVersionTooLarge"
+    );
     let r = sim.request(
         "POST",
         "/_sim/fail",
@@ -876,4 +939,62 @@ fn steady_churn_is_deterministic_for_a_seed() {
             .collect::<Vec<_>>()
     };
     assert_eq!(names(), names());
+}
+
+#[test]
+fn kube_rs_client_works_in_process() {
+    use futures::{StreamExt, TryStreamExt};
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+    use kwatch::sim::{Scenario, SimOptions, SimServer};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let opts = SimOptions {
+            objects: 4,
+            scenario: Scenario::Idle,
+            ..SimOptions::default()
+        };
+        let sim = SimServer::start(opts).await.unwrap();
+        assert!(sim.url().starts_with("https://127.0.0.1:"));
+        let path = tempfile::tempdir().unwrap();
+        let kc_path = path.path().join("kc");
+        sim.write_kubeconfig(&kc_path).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&kc_path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let kc = kube::config::Kubeconfig::from_yaml(&sim.kubeconfig_yaml()).unwrap();
+        let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+            .await
+            .unwrap();
+        let client = kube::Client::try_from(config).unwrap();
+        let pods: Api<Pod> = Api::all(client.clone());
+        let list = pods.list(&ListParams::default()).await.unwrap();
+        assert_eq!(list.items.len(), 4);
+        let rv = list.metadata.resource_version.clone().unwrap();
+        let cms: Api<k8s_openapi::api::core::v1::ConfigMap> =
+            Api::namespaced(client.clone(), "default");
+        let cm = serde_json::from_value(json!({"metadata":{"name":"kube-rs"},"data":{"a":"b"}}))
+            .unwrap();
+        cms.create(&Default::default(), &cm).await.unwrap();
+        let all_cms: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::all(client);
+        let mut stream = all_cms
+            .watch(&WatchParams::default().timeout(2), &rv)
+            .await
+            .unwrap()
+            .boxed();
+        let first = stream.try_next().await.unwrap().unwrap();
+        match first {
+            WatchEvent::Added(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("kube-rs")),
+            other => panic!("{other:?}"),
+        }
+        sim.shutdown().await;
+    });
 }

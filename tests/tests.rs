@@ -3,6 +3,7 @@
 
 mod util;
 
+mod faults;
 mod generated;
 mod output;
 mod sim_kubectl;

@@ -228,19 +228,189 @@ pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result
         }
         create(store, WIDGETS, w)?;
     }
+    let templates: Vec<PodTemplate> = (0..WORKLOADS.len())
+        .map(|w| PodTemplate::new(&mut rng, w, &rs_uids[w]))
+        .collect();
+    let created = now_rfc3339();
     for i in 0..pods {
         let w = i % WORKLOADS.len();
         let (_, app, hash, _, _) = WORKLOADS[w];
-        let v = pod(&mut rng, w, "", &rs_uids[w], true);
         // Unique names without collision checks: a random suffix plus the index.
         let name = format!("{app}-{hash}-{}{}", suffix(&mut rng), to_base36(i));
-        let mut v = v;
-        v["metadata"]["name"] = json!(name);
-        create(store, PODS, v)?;
+        let t = &templates[w];
+        let uid = uuid::Builder::from_random_bytes(rng.random())
+            .into_uuid()
+            .to_string();
+        let node = rng.random_range(0..NODE_NAMES.len());
+        let ip = format!(
+            "10.244.{}.{}",
+            rng.random_range(0..4),
+            rng.random_range(2..250)
+        );
+        let vol = format!("kube-api-access-{}", suffix(&mut rng));
+        store.insert_preloaded(|rv| t.build(&name, &uid, rv, &created, &vol, node, &ip));
     }
     let rev = store.rev();
     store.compact(rev);
     Ok(())
+}
+
+/// A serialized running pod with holes for what differs between pods: preloading 100k pods
+/// is then mostly memcpy instead of building and serializing a JSON tree per pod.
+struct PodTemplate {
+    /// `parts.len() == slots.len() + 1`; the pod is parts[0] slot[0] parts[1] … .
+    parts: Vec<Vec<u8>>,
+    slots: Vec<Slot>,
+    namespace: String,
+    labels: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Name,
+    Uid,
+    Rv,
+    Created,
+    Vol,
+    Node,
+    HostIp,
+    PodIp,
+}
+
+const SLOTS: &[(Slot, &str)] = &[
+    (Slot::Name, "NAME"),
+    (Slot::Uid, "UID"),
+    (Slot::Rv, "RV"),
+    (Slot::Created, "CREATED"),
+    (Slot::Vol, "VOL"),
+    (Slot::Node, "NODE"),
+    (Slot::HostIp, "HOSTIP"),
+    (Slot::PodIp, "PODIP"),
+];
+
+/// A placeholder string; U+0001 never occurs in real values and serializes as `\u0001`.
+fn hole(tag: &str) -> String {
+    format!("\u{1}{tag}\u{1}")
+}
+
+impl PodTemplate {
+    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str) -> PodTemplate {
+        let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
+        let vol = hole("VOL");
+        v["spec"]["volumes"][0]["name"] = json!(vol);
+        v["spec"]["containers"][0]["volumeMounts"][0]["name"] = json!(vol);
+        v["spec"]["nodeName"] = json!(hole("NODE"));
+        let st = &mut v["status"];
+        st["hostIP"] = json!(hole("HOSTIP"));
+        st["hostIPs"] = json!([{"ip": hole("HOSTIP")}]);
+        st["podIP"] = json!(hole("PODIP"));
+        st["podIPs"] = json!([{"ip": hole("PODIP")}]);
+        let created = hole("CREATED");
+        st["startTime"] = json!(created);
+        for c in ["conditions", "containerStatuses"] {
+            if let Some(items) = st[c].as_array_mut() {
+                for item in items {
+                    if item.get("lastTransitionTime").is_some() {
+                        item["lastTransitionTime"] = json!(created);
+                    }
+                    if item["state"]["running"].get("startedAt").is_some() {
+                        item["state"]["running"]["startedAt"] = json!(created);
+                    }
+                }
+            }
+        }
+        let meta = &mut v["metadata"];
+        meta["uid"] = json!(hole("UID"));
+        meta["resourceVersion"] = json!(hole("RV"));
+        meta["creationTimestamp"] = json!(created);
+        let namespace = meta["namespace"].as_str().unwrap_or_default().to_string();
+        let labels = meta["labels"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let bytes = crate::sim::status::go_json(&super::storage::normalize(
+            &super::resources::RESOURCES[PODS],
+            v,
+        ));
+        let (mut parts, mut slots, mut rest) = (Vec::new(), Vec::new(), &bytes[..]);
+        loop {
+            let next = SLOTS
+                .iter()
+                .filter_map(|(slot, tag)| {
+                    let pat = format!("\\u0001{tag}\\u0001");
+                    find(rest, pat.as_bytes()).map(|i| (i, *slot, pat.len()))
+                })
+                .min_by_key(|(i, _, _)| *i);
+            match next {
+                Some((i, slot, len)) => {
+                    parts.push(rest[..i].to_vec());
+                    slots.push(slot);
+                    rest = &rest[i + len..];
+                }
+                None => {
+                    parts.push(rest.to_vec());
+                    break;
+                }
+            }
+        }
+        PodTemplate {
+            parts,
+            slots,
+            namespace,
+            labels,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        &self,
+        name: &str,
+        uid: &str,
+        rv: u64,
+        created: &str,
+        vol: &str,
+        node: usize,
+        pod_ip: &str,
+    ) -> super::storage::Obj {
+        let rv_s = rv.to_string();
+        let node_name = NODE_NAMES[node];
+        let host_ip = format!("192.168.49.{}", 2 + node);
+        let mut out = Vec::with_capacity(self.parts.iter().map(Vec::len).sum::<usize>() + 256);
+        for (i, part) in self.parts.iter().enumerate() {
+            out.extend_from_slice(part);
+            if let Some(slot) = self.slots.get(i) {
+                out.extend_from_slice(match slot {
+                    Slot::Name => name.as_bytes(),
+                    Slot::Uid => uid.as_bytes(),
+                    Slot::Rv => rv_s.as_bytes(),
+                    Slot::Created => created.as_bytes(),
+                    Slot::Vol => vol.as_bytes(),
+                    Slot::Node => node_name.as_bytes(),
+                    Slot::HostIp => host_ip.as_bytes(),
+                    Slot::PodIp => pod_ip.as_bytes(),
+                });
+            }
+        }
+        super::storage::Obj::from_parts(
+            PODS,
+            self.namespace.clone(),
+            name.to_string(),
+            uid.to_string(),
+            rv,
+            self.labels.clone(),
+            "Running".to_string(),
+            node_name.to_string(),
+            out,
+        )
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 fn to_base36(mut n: usize) -> String {
@@ -278,13 +448,16 @@ impl Churner {
         if n == 0 {
             return None;
         }
-        // Sample a few random positions; good enough and O(sample · n) only for tiny stores.
+        // Sample a few random keys: by position in small stores, else from a random point of
+        // the key space (O(log n)).
         for _ in 0..8 {
-            let i = self.rng.random_range(0..n);
-            let key = if n <= 4096 {
+            let key = if n <= 256 {
+                let i = self.rng.random_range(0..n);
                 store.keys(PODS).nth(i)
             } else {
-                store.keys(PODS).nth(i % 4096)
+                let (ns, app, hash, _, _) = WORKLOADS[self.rng.random_range(0..WORKLOADS.len())];
+                let probe = format!("{ns}/{app}-{hash}-{}", suffix(&mut self.rng));
+                store.key_at_or_after(PODS, &probe)
             };
             let Some(key) = key else { continue };
             let ok = match phase {
@@ -453,8 +626,50 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
     }
 }
 
-/// The chaos scenario: a random fault every 2–6 s while enabled.
-pub async fn run_chaos(app: Arc<App>, seed: u64) {
+/// One chaos fault, chosen by `rng`, applied to `app`; returns what it did.
+pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
+    match rng.random_range(0..8) {
+        0 => format!("dropped {} watches", app.faults.drop_watches()),
+        1 => {
+            let r = app.cluster.write(|s| {
+                let r = s.rev();
+                s.compact(r);
+                r
+            });
+            format!("compacted history up to revision {r}")
+        }
+        2 => {
+            let n = rng.random_range(1..4);
+            app.faults.set_failure(429, n, 1);
+            format!("the next {n} requests fail with 429")
+        }
+        3 => {
+            app.faults.set_failure(500, 1, 1);
+            "the next request fails with 500".to_string()
+        }
+        4 => {
+            app.faults.set_failure(503, 1, 1);
+            "the next request fails with 503".to_string()
+        }
+        5 => {
+            let ms = rng.random_range(1000..3000);
+            app.faults.stall(Duration::from_millis(ms));
+            format!("watches stalled for {ms} ms")
+        }
+        6 => {
+            app.faults.add_short_watches(1);
+            "the next watch closes at once".to_string()
+        }
+        _ => format!(
+            "a malformed line on {} open watches",
+            app.faults.malformed_now()
+        ),
+    }
+}
+
+/// The chaos scenario: a random fault every 2–6 s while enabled (logged to stderr when
+/// `log` is set).
+pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
     let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(0xc4a05));
     loop {
         let wait = rng.random_range(2000..6000);
@@ -462,24 +677,9 @@ pub async fn run_chaos(app: Arc<App>, seed: u64) {
         if !app.faults.chaos.load(Ordering::SeqCst) {
             continue;
         }
-        match rng.random_range(0..8) {
-            0 => {
-                app.faults.drop_watches();
-            }
-            1 => app.cluster.write(|s| {
-                let r = s.rev();
-                s.compact(r)
-            }),
-            2 => app.faults.set_failure(429, rng.random_range(1..4), 1),
-            3 => app.faults.set_failure(500, 1, 1),
-            4 => app.faults.set_failure(503, 1, 1),
-            5 => app
-                .faults
-                .stall(Duration::from_millis(rng.random_range(1000..3000))),
-            6 => app.faults.add_short_watches(1),
-            _ => {
-                app.faults.malformed_now();
-            }
+        let what = chaos_fault(&app, &mut rng);
+        if log {
+            eprintln!("kwatch sim: chaos: {what}");
         }
     }
 }
@@ -499,6 +699,68 @@ mod tests {
             let n = serde_json::to_vec(&v).unwrap().len();
             assert!((2000..=4200).contains(&n), "pod is {n} bytes");
         }
+    }
+
+    #[test]
+    fn preloaded_pods_equal_normally_built_ones() {
+        let mut s = Store::new(100);
+        seed_cluster(&mut s, 6, 3).unwrap();
+        assert_eq!(s.len(PODS), 6);
+        let keys: Vec<String> = s.keys(PODS).map(str::to_string).collect();
+        for k in keys {
+            let o = s.get(PODS, &k).unwrap();
+            let text = std::str::from_utf8(&o.json).unwrap();
+            assert!(!text.contains("\\u0001"), "{text}");
+            let again = super::super::storage::Obj::from_value(PODS, o.value());
+            assert_eq!(again.json, o.json);
+            assert_eq!((&again.key, &again.uid, again.rv), (&o.key, &o.uid, o.rv));
+            assert_eq!(
+                (&again.labels, &again.phase, &again.node_name),
+                (&o.labels, &o.phase, &o.node_name)
+            );
+            assert!(o.json.len() > 2000);
+        }
+    }
+
+    #[test]
+    fn chaos_applies_every_kind_of_fault_deterministically() {
+        let app = || App {
+            cluster: super::super::storage::Cluster::new(Store::new(100)),
+            faults: super::super::control::Faults::new(0.0, true),
+            token: String::new(),
+            auth: false,
+            port: 0,
+            bookmark_interval: Duration::from_secs(1),
+            too_large_wait: Duration::from_secs(1),
+        };
+        let run = || {
+            let a = app();
+            let mut rng = SmallRng::seed_from_u64(9);
+            (0..200)
+                .map(|_| chaos_fault(&a, &mut rng))
+                .collect::<Vec<_>>()
+        };
+        let log = run();
+        assert_eq!(log, run());
+        for kind in [
+            "dropped",
+            "compacted",
+            "429",
+            "500",
+            "503",
+            "stalled",
+            "closes at once",
+            "malformed",
+        ] {
+            assert!(log.iter().any(|l| l.contains(kind)), "no {kind} in {log:?}");
+        }
+        let a = app();
+        let mut rng = SmallRng::seed_from_u64(9);
+        while !chaos_fault(&a, &mut rng).contains("429") {}
+        assert_eq!(
+            a.faults.take_failure(None, None, 0).map(|s| s.code),
+            Some(429)
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503,"count":N,"retryAfter":S}` (defaults 500, 1, 1) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S`; with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
@@ -28,11 +28,13 @@ use tokio::sync::watch;
 use super::status::{value_response, Status};
 use super::App;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Failure {
     code: u16,
     remaining: u64,
     retry_after: u64,
+    verb: Option<String>,
+    resource: Option<String>,
 }
 
 /// Run-time fault switches shared by the HTTP handlers, watches, churn and chaos.
@@ -68,31 +70,62 @@ impl Faults {
         }
     }
 
-    /// Consumes one pending failure, if any.
-    pub fn take_failure(&self) -> Option<Status> {
+    /// Consumes one pending failure matching a request, if any. `verb`/`resource` are
+    /// `None` for requests outside the resource paths (discovery, /version, …); a failure
+    /// restricted to a verb or resource only hits resource requests that match.
+    /// `rev` is the current revision (for the 504's message).
+    pub fn take_failure(
+        &self,
+        verb: Option<&str>,
+        resource: Option<&str>,
+        rev: u64,
+    ) -> Option<Status> {
         let mut g = self.fail.lock().unwrap_or_else(|e| e.into_inner());
         let f = g.as_mut()?;
+        let hits = |want: &Option<String>, got: Option<&str>| match want {
+            None => true,
+            Some(w) => got == Some(w.as_str()),
+        };
+        if !hits(&f.verb, verb) || !hits(&f.resource, resource) {
+            return None;
+        }
         f.remaining -= 1;
         let (code, retry) = (f.code, f.retry_after);
         if f.remaining == 0 {
             *g = None;
         }
-        Some(match code {
+        let mut st = match code {
             429 => Status::too_many_requests(retry),
             503 => Status::service_unavailable(retry),
-            _ => {
-                let mut s = Status::internal("simulated failure");
-                s.retry_after = Some(retry);
-                s
-            }
-        })
+            410 => Status::expired("The resourceVersion for the provided list is too old."),
+            504 => Status::too_large_rv(rev + 1000, rev),
+            _ => Status::internal("simulated failure"),
+        };
+        st.retry_after = Some(retry);
+        Some(st)
     }
 
+    /// Fails the next `count` requests with `code` (429, 500 or 503 and, for lists, 410 or 504).
     pub fn set_failure(&self, code: u16, count: u64, retry_after: u64) {
+        self.set_failure_for(code, count, retry_after, None, None);
+    }
+
+    /// [`Faults::set_failure`] restricted to a verb (`list`, `watch`, `get`, `create`,
+    /// `update`, `patch`, `delete`) and/or a resource (plural name).
+    pub fn set_failure_for(
+        &self,
+        code: u16,
+        count: u64,
+        retry_after: u64,
+        verb: Option<String>,
+        resource: Option<String>,
+    ) {
         let f = (count > 0).then_some(Failure {
             code,
             remaining: count,
             retry_after,
+            verb,
+            resource,
         });
         *self.fail.lock().unwrap_or_else(|e| e.into_inner()) = f;
     }
@@ -185,11 +218,17 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         }
         (Method::POST, "fail") => {
             let code = num("code", 500);
-            if !matches!(code, 429 | 500 | 503) {
-                return Status::bad_request("code must be 429, 500 or 503").response();
+            if !matches!(code, 429 | 500 | 503 | 410 | 504) {
+                return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
             }
-            app.faults
-                .set_failure(code as u16, num("count", 1), num("retryAfter", 1));
+            let text = |k: &str| body[k].as_str().map(str::to_string);
+            app.faults.set_failure_for(
+                code as u16,
+                num("count", 1),
+                num("retryAfter", 1),
+                text("verb"),
+                text("resource"),
+            );
             ok(json!({}))
         }
         (Method::POST, "stall") => {
@@ -237,12 +276,23 @@ mod tests {
     #[test]
     fn failures_are_counted() {
         let f = Faults::new(0.0, false);
-        assert!(f.take_failure().is_none());
+        assert!(f.take_failure(None, None, 0).is_none());
         f.set_failure(429, 2, 3);
-        let s = f.take_failure().unwrap();
+        let s = f.take_failure(None, None, 0).unwrap();
         assert_eq!((s.code, s.retry_after), (429, Some(3)));
-        assert!(f.take_failure().is_some());
-        assert!(f.take_failure().is_none());
+        assert!(f.take_failure(Some("list"), Some("pods"), 0).is_some());
+        assert!(f.take_failure(None, None, 0).is_none());
+        f.set_failure_for(500, 1, 1, Some("watch".into()), Some("pods".into()));
+        assert!(f.take_failure(None, None, 0).is_none(), "not for discovery");
+        assert!(f.take_failure(Some("list"), Some("pods"), 0).is_none());
+        assert!(f
+            .take_failure(Some("watch"), Some("configmaps"), 0)
+            .is_none());
+        assert_eq!(
+            f.take_failure(Some("watch"), Some("pods"), 0)
+                .map(|s| s.code),
+            Some(500)
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{json_response, plain_404, value_response, Cause, Status};
-use super::storage::{make_key, ListQuery, Obj};
+use super::storage::{make_key, selectable_fields, ListQuery, Obj};
 use super::{control, discovery, table, watch, App};
 
 /// Query parameters (the last value of a repeated key wins).
@@ -53,7 +53,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Some(rest) = path.strip_prefix("/_sim/") {
         return control::handle(&app, req.method().clone(), rest, req).await;
     }
-    if let Some(st) = app.faults.take_failure() {
+    if let Some(st) = app
+        .faults
+        .take_failure(None, None, app.cluster.read().rev())
+    {
         return st.response();
     }
     let params: Params = Query::<Params>::try_from_uri(req.uri())
@@ -81,7 +84,45 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
-    handle_resource(&app, method, &target, &params, &headers, accept, body).await
+    let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
+    if wants_pretty(&params, &headers) {
+        indent(resp).await
+    } else {
+        resp
+    }
+}
+
+/// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
+/// (never watch streams).
+fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
+    if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
+        return false;
+    }
+    if let Some(p) = q.get("pretty") {
+        return p == "true" || p == "1";
+    }
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    ["curl", "Wget", "Mozilla/5.0"]
+        .iter()
+        .any(|p| ua.starts_with(p))
+}
+
+async fn indent(resp: Response) -> Response {
+    let (parts, body) = resp.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return Status::internal("could not buffer the response").response();
+    };
+    let mut out = match serde_json::from_slice::<Value>(&bytes) {
+        Ok(v) => super::status::escape_html(serde_json::to_vec_pretty(&v).unwrap_or_default()),
+        Err(_) => bytes.to_vec(),
+    };
+    out.push(b'\n');
+    let mut resp = Response::from_parts(parts, Body::from(out));
+    resp.headers_mut().remove(header::CONTENT_LENGTH);
+    resp
 }
 
 fn authorized(app: &App, headers: &HeaderMap) -> bool {
@@ -160,6 +201,23 @@ async fn handle_resource(
     body: Bytes,
 ) -> Response {
     let def = &RESOURCES[t.res];
+    let watching = q.get("watch").is_some_and(|w| w == "1" || w == "true");
+    let verb = match (&method, &t.name) {
+        (&Method::GET, None) if watching => "watch",
+        (&Method::GET, None) => "list",
+        (&Method::GET, Some(_)) => "get",
+        (&Method::POST, _) => "create",
+        (&Method::PUT, _) => "update",
+        (&Method::PATCH, _) => "patch",
+        (&Method::DELETE, _) => "delete",
+        _ => "other",
+    };
+    if let Some(st) =
+        app.faults
+            .take_failure(Some(verb), Some(def.plural), app.cluster.read().rev())
+    {
+        return st.response();
+    }
     match (&method, &t.name) {
         (&Method::GET, None) => {
             if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
@@ -252,21 +310,10 @@ impl Filter {
         let labels =
             selector::parse_labels(q.get("labelSelector").map(String::as_str).unwrap_or(""))
                 .map_err(Status::bad_request)?;
-        let pods = t.res == resources::PODS;
-        let allowed: &[&str] = if pods {
-            &[
-                "metadata.name",
-                "metadata.namespace",
-                "spec.nodeName",
-                "status.phase",
-            ]
-        } else {
-            &["metadata.name", "metadata.namespace"]
-        };
         let fields = selector::parse_fields(
             q.get("fieldSelector").map(String::as_str).unwrap_or(""),
-            allowed,
-            pods,
+            selectable_fields(t.res),
+            matches!(t.res, resources::PODS | resources::EVENTS),
         )
         .map_err(Status::bad_request)?;
         Ok(Filter {
@@ -657,6 +704,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
     enum Kind {
         Merge(Value),
         Json(json_patch::Patch),
+        Apply(Value),
     }
     let kind = match ct {
         "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
@@ -671,18 +719,43 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
             Ok(p) => Kind::Json(p),
             Err(e) => return Status::bad_request(format!("error decoding patch: {e}")).response(),
         },
+        // Server-side apply, simplified: the applied configuration is merged into the object,
+        // which is created if missing (no field ownership, no conflicts).
+        "application/apply-patch+yaml" | "application/apply-patch+json" => {
+            match serde_yaml::from_slice::<Value>(body) {
+                Ok(v) if v.is_object() => Kind::Apply(v),
+                Ok(_) => return Status::bad_request("apply patch must be an object").response(),
+                Err(e) => {
+                    return Status::bad_request(format!("error decoding YAML: {e}")).response()
+                }
+            }
+        }
         _ => return Status::unsupported_media_type().response(),
     };
+    let mut created = false;
     let result = app.cluster.write(|s| {
         let Some(o) = s.get(t.res, &key) else {
-            return Err(Status::not_found(def.plural, def.group, name));
+            let Kind::Apply(v) = &kind else {
+                return Err(Status::not_found(def.plural, def.group, name));
+            };
+            let mut v = v.clone();
+            if v["metadata"]["name"].as_str() != Some(name) {
+                return Err(Status::bad_request(
+                    "metadata.name: the name of the object does not match the name on the URL",
+                ));
+            }
+            if let Some(ns) = &t.namespace {
+                v["metadata"]["namespace"] = json!(ns);
+            }
+            created = true;
+            return s.create(t.res, v, true);
         };
         let mut v = o.value();
         match &kind {
-            Kind::Merge(p) => json_patch::merge(&mut v, p),
+            Kind::Merge(p) | Kind::Apply(p) => json_patch::merge(&mut v, p),
             Kind::Json(p) => {
                 if let Err(e) = json_patch::patch(&mut v, &p.0) {
-                    return Err(Status::internal(e.to_string()));
+                    return Err(Status::bad_request(e.to_string()));
                 }
             }
         }
@@ -694,6 +767,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
         s.update(t.res, &key, v)
     });
     match result {
+        Ok(o) if created => object_response(StatusCode::CREATED, &o),
         Ok(o) => object_response(StatusCode::OK, &o),
         Err(s) => s.response(),
     }
@@ -701,7 +775,10 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
 
 fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef) -> Response {
     match app.cluster.write(|s| s.delete(t.res, &object_key(t, name))) {
-        Ok(o) if t.res == resources::PODS => object_response(StatusCode::OK, &o),
+        // Pods and namespaces are deleted gracefully: the object comes back.
+        Ok(o) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
+            object_response(StatusCode::OK, &o)
+        }
         Ok(o) => Status::delete_success(def.plural, def.group, name, &o.uid).response(),
         Err(s) => s.response(),
     }

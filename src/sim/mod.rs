@@ -68,6 +68,8 @@ pub struct SimOptions {
     pub history: usize,
     /// Period of watch bookmarks (the real server's is about 60 s).
     pub bookmark_interval: Duration,
+    /// Log the chaos scenario's faults to stderr (`kwatch sim` does; `--sim` does not).
+    pub log_faults: bool,
 }
 
 impl Default for SimOptions {
@@ -82,6 +84,7 @@ impl Default for SimOptions {
             insecure_http: false,
             history: 10_000,
             bookmark_interval: Duration::from_secs(2),
+            log_faults: false,
         }
     }
 }
@@ -98,6 +101,7 @@ impl From<SimArgs> for SimOptions {
             insecure_http: a.insecure_http,
             history: a.history,
             bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
+            log_faults: true,
         }
     }
 }
@@ -195,7 +199,7 @@ impl SimServer {
         };
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),
-            tokio::spawn(churn::run_chaos(app.clone(), opts.seed)),
+            tokio::spawn(churn::run_chaos(app.clone(), opts.seed, opts.log_faults)),
         ];
         Ok(SimServer {
             url,

@@ -5,6 +5,7 @@
 //! `key = v`, `key == v`, `key != v`, `key in (v1, v2)`, `key notin (v1)`, `key > n`, `key < n`.
 //! Field selector grammar: terms `field=v`, `field==v`, `field!=v` separated by `,`.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// One parsed label requirement.
@@ -350,10 +351,10 @@ pub struct FieldSelector(pub Vec<FieldReq>);
 
 impl FieldSelector {
     /// Whether the object's field values (looked up by `get`) satisfy every requirement.
-    pub fn matches<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
+    pub fn matches<'a>(&self, get: impl Fn(&str) -> Option<Cow<'a, str>>) -> bool {
         self.0.iter().all(|r| {
-            let v = get(&r.field).unwrap_or("");
-            (v == r.value) != r.negate
+            let v = get(&r.field).unwrap_or_default();
+            (*v == *r.value) != r.negate
         })
     }
 
@@ -510,13 +511,13 @@ mod tests {
         let allowed = ["metadata.name", "metadata.namespace"];
         let s = parse_fields("metadata.name=cm2", &allowed, false).unwrap();
         assert!(s.matches(|f| if f == "metadata.name" {
-            Some("cm2")
+            Some("cm2".into())
         } else {
             None
         }));
-        assert!(!s.matches(|_| Some("cm1")));
+        assert!(!s.matches(|_| Some("cm1".into())));
         let s = parse_fields("metadata.name!=cm2", &allowed, false).unwrap();
-        assert!(s.matches(|_| Some("cm1")));
+        assert!(s.matches(|_| Some("cm1".into())));
         assert_eq!(
             parse_fields("spec.foo=bar", &allowed, false).unwrap_err(),
             "\"spec.foo\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""

@@ -10,6 +10,7 @@
 //!   the few parsed fields selectors need, so lists and watch events are mostly memcpy and an
 //!   event line is serialized once ([`Change::line`]) for all watchers.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -18,7 +19,9 @@ use bytes::Bytes;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use super::resources::{ResourceDef, NAMESPACES, PODS, RESOURCES};
+use super::resources::{
+    ResourceDef, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, RESOURCES, SECRETS,
+};
 use super::status::{go_json, Cause, Status};
 
 /// The type of a change, as a watch event type.
@@ -119,6 +122,46 @@ impl Obj {
         }
     }
 
+    /// Builds an object from already-normalized JSON and its parsed fields (the fast path of
+    /// preloading; `json` must be what [`Obj::from_value`] would have produced).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_parts(
+        res: usize,
+        namespace: String,
+        name: String,
+        uid: String,
+        rv: u64,
+        labels: Vec<(String, String)>,
+        phase: String,
+        node_name: String,
+        json: Vec<u8>,
+    ) -> Obj {
+        let def = &RESOURCES[res];
+        let prefix = format!(
+            "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
+            def.kind,
+            def.api_version()
+        );
+        let item_start = if !def.custom && json.starts_with(prefix.as_bytes()) {
+            prefix.len()
+        } else {
+            0
+        };
+        Obj {
+            res,
+            key: make_key(&namespace, &name),
+            namespace,
+            name,
+            uid,
+            rv,
+            labels,
+            phase,
+            node_name,
+            json: Bytes::from(json),
+            item_start,
+        }
+    }
+
     /// The object as a JSON value.
     pub fn value(&self) -> Value {
         serde_json::from_slice(&self.json).unwrap_or(Value::Null)
@@ -134,14 +177,24 @@ impl Obj {
         }
     }
 
-    /// Value of a selectable field.
-    pub fn field(&self, f: &str) -> Option<&str> {
+    /// Value of a selectable field (see [`selectable_fields`]): the common ones are kept
+    /// parsed; rarer ones are read from the JSON.
+    pub fn field(&self, f: &str) -> Option<Cow<'_, str>> {
         match f {
-            "metadata.name" => Some(&self.name),
-            "metadata.namespace" => Some(&self.namespace),
-            "status.phase" => Some(&self.phase),
-            "spec.nodeName" => Some(&self.node_name),
-            _ => None,
+            "metadata.name" => Some(Cow::Borrowed(&self.name)),
+            "metadata.namespace" => Some(Cow::Borrowed(&self.namespace)),
+            "status.phase" if self.res == PODS => Some(Cow::Borrowed(&self.phase)),
+            "spec.nodeName" if self.res == PODS => Some(Cow::Borrowed(&self.node_name)),
+            _ => {
+                let v = self.value();
+                let path = if f == "source" { "source.component" } else { f };
+                let x = path.split('.').try_fold(&v, |v, k| v.get(k))?;
+                Some(Cow::Owned(match x {
+                    Value::String(s) => s.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                }))
+            }
         }
     }
 
@@ -150,6 +203,44 @@ impl Obj {
         let mut v = self.value();
         v["metadata"]["resourceVersion"] = json!(rv.to_string());
         Obj::from_value(self.res, v)
+    }
+}
+
+/// The fields a field selector may name for `res`, as kube-apiserver v1.32 allows them.
+pub fn selectable_fields(res: usize) -> &'static [&'static str] {
+    match res {
+        PODS => &[
+            "metadata.name",
+            "metadata.namespace",
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.nominatedNodeName",
+        ],
+        EVENTS => &[
+            "metadata.name",
+            "metadata.namespace",
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        ],
+        SECRETS => &["metadata.name", "metadata.namespace", "type"],
+        NAMESPACES => &["metadata.name", "metadata.namespace", "status.phase"],
+        NODES => &["metadata.name", "metadata.namespace", "spec.unschedulable"],
+        REPLICASETS => &["metadata.name", "metadata.namespace", "status.replicas"],
+        _ => &["metadata.name", "metadata.namespace"],
     }
 }
 
@@ -275,6 +366,15 @@ impl Store {
         self.objects[res].keys().map(|k| k.as_str())
     }
 
+    /// The first key of `res` at or after `from`, wrapping around to the first key.
+    pub fn key_at_or_after(&self, res: usize, from: &str) -> Option<&str> {
+        let m = &self.objects[res];
+        m.range::<str, _>((Bound::Included(from), Bound::Unbounded))
+            .next()
+            .or_else(|| m.iter().next())
+            .map(|(k, _)| k.as_str())
+    }
+
     /// Drops history up to `upto` (clamped to the current revision).
     pub fn compact(&mut self, upto: u64) {
         let upto = upto.min(self.rev);
@@ -351,7 +451,7 @@ impl Store {
             meta.insert("generation".into(), json!(1));
         }
         meta.insert("creationTimestamp".into(), json!(now_rfc3339()));
-        meta.remove("deletionTimestamp");
+        meta.shift_remove("deletionTimestamp");
         let obj = Arc::new(Obj::from_value(res, v));
         self.rev = rv;
         if record {
@@ -360,6 +460,16 @@ impl Store {
             self.objects[res].insert(obj.key.clone(), obj.clone());
         }
         Ok(obj)
+    }
+
+    /// Stores an object built by `build` from the next revision, without history or checks
+    /// (preloading; call [`Store::compact`] afterwards). `build` must stamp that revision.
+    pub fn insert_preloaded(&mut self, build: impl FnOnce(u64) -> Obj) {
+        let rv = self.rev + 1;
+        let obj = build(rv);
+        debug_assert_eq!(obj.rv, rv);
+        self.rev = rv;
+        self.objects[obj.res].insert(obj.key.clone(), Arc::new(obj));
     }
 
     /// Replaces an object. A non-empty `metadata.resourceVersion` in `v` must match the stored
@@ -397,7 +507,7 @@ impl Store {
         for k in ["deletionTimestamp", "deletionGracePeriodSeconds"] {
             match old_v["metadata"].get(k) {
                 Some(x) => meta.insert(k.into(), x.clone()),
-                None => meta.remove(k),
+                None => meta.shift_remove(k),
             };
         }
         if def.has_generation {
@@ -420,18 +530,37 @@ impl Store {
             let name = key.rsplit('/').next().unwrap_or(key);
             return Err(Status::not_found(def.plural, def.group, name));
         };
-        if res == PODS {
+        if res == PODS || res == NAMESPACES {
             let mut v = old.value();
             let rv = self.rev + 1;
             if v["metadata"].get("deletionTimestamp").is_none() {
                 v["metadata"]["deletionTimestamp"] = json!(now_rfc3339());
             }
-            v["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            if res == PODS {
+                v["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+            } else {
+                v["status"] = json!({"phase": "Terminating"});
+            }
             v["metadata"]["resourceVersion"] = json!(rv.to_string());
             let obj = Arc::new(Obj::from_value(res, v));
             self.rev = rv;
             self.record(res, EventKind::Modified, obj.clone(), Some(old));
             old = obj;
+        }
+        if res == NAMESPACES {
+            // The namespace controller empties a Terminating namespace before it goes away.
+            let prefix = format!("{}/", old.name);
+            for r in (0..RESOURCES.len()).filter(|r| RESOURCES[*r].namespaced) {
+                let keys: Vec<String> = self.objects[r]
+                    .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+                    .map(|(k, _)| k)
+                    .take_while(|k| k.starts_with(&prefix))
+                    .cloned()
+                    .collect();
+                for k in keys {
+                    self.delete(r, &k)?;
+                }
+            }
         }
         let rv = self.rev + 1;
         let gone = Arc::new(old.restamped(rv));
@@ -666,14 +795,14 @@ pub fn normalize(def: &ResourceDef, v: Value) -> Value {
     }
     let mut out = Map::new();
     for k in ["kind", "apiVersion"] {
-        if let Some(x) = m.remove(k) {
+        if let Some(x) = m.shift_remove(k) {
             out.insert(k.into(), x);
         }
     }
-    if let Some(Value::Object(mut meta)) = m.remove("metadata") {
+    if let Some(Value::Object(mut meta)) = m.shift_remove("metadata") {
         let mut om = Map::new();
         for k in META_ORDER {
-            if let Some(x) = meta.remove(*k) {
+            if let Some(x) = meta.shift_remove(*k) {
                 om.insert((*k).into(), x);
             }
         }
@@ -854,6 +983,33 @@ mod tests {
         s.compact(s.rev());
         assert_eq!(s.compacted(), s.rev());
         assert!(s.changes_after(s.rev() - 1, 10).is_err());
+    }
+
+    #[test]
+    fn deleting_a_namespace_deletes_its_contents() {
+        let mut s = store();
+        s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        s.create(CONFIGMAPS, cm("ns2", "b", "x"), true).unwrap();
+        let r = s.rev();
+        s.delete(NAMESPACES, "ns1").unwrap();
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        let kinds: Vec<(usize, EventKind)> = ch.iter().map(|c| (c.res, c.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (NAMESPACES, EventKind::Modified),
+                (CONFIGMAPS, EventKind::Deleted),
+                (NAMESPACES, EventKind::Deleted)
+            ]
+        );
+        assert!(s.get(CONFIGMAPS, "ns1/a").is_none());
+        assert!(s.get(CONFIGMAPS, "ns2/b").is_some());
+        assert_eq!(
+            s.create(CONFIGMAPS, cm("ns1", "c", "x"), true)
+                .unwrap_err()
+                .code,
+            404
+        );
     }
 
     #[test]

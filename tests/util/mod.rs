@@ -16,7 +16,7 @@
 //! - [`SimProcess::watch`]: a streaming reader; [`WatchStream::next`] yields one line (or the
 //!   clean end, or an abnormal end) within a timeout.
 //!
-//! Dropping a `SimProcess` kills the child.
+//! Dropping a `SimProcess` kills the child; [`SimProcess::terminate`] stops it with SIGTERM.
 
 #![allow(dead_code)]
 
@@ -265,6 +265,29 @@ impl SimProcess {
             stderr,
             rt,
             client,
+        }
+    }
+
+    /// Sends SIGTERM and waits (at most 10 s) for the exit; returns the status and stderr.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().to_string();
+        let ok = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill");
+        assert!(ok.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(st) = self.child.try_wait().expect("wait") {
+                // Let the stderr thread catch up.
+                std::thread::sleep(Duration::from_millis(50));
+                return (st, self.stderr());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "kwatch sim did not stop on SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

@@ -1,0 +1,261 @@
+//! Every way a watch can end, through the built binary against `kwatch sim`: each shows
+//! its own event and its recovery (issue: "Never miss a change").
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{of_type, Running};
+use crate::util::SimProcess;
+
+const LIMIT: Duration = Duration::from_secs(40);
+
+/// A synced `kwatch configmaps -n default -o json` whose watch has run for more than a
+/// second (so that cutting it is not a "very short watch").
+fn watching(sim: &SimProcess, extra: &[&str]) -> Running {
+    let mut args = vec![
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--watch-list",
+        "off",
+    ];
+    args.extend_from_slice(extra);
+    let mut kw = Running::watch(sim, &args);
+    kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
+    std::thread::sleep(Duration::from_millis(1200));
+    kw
+}
+
+fn after(v: &[Value], n: usize) -> &[Value] {
+    &v[n.min(v.len())..]
+}
+
+/// Creates a configmap with `kubectl create -f`.
+fn change_is_made(sim: &SimProcess, name: &str) {
+    let file = sim.dir().join(format!("{name}.json"));
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default"}});
+    std::fs::write(&file, cm.to_string()).unwrap();
+    sim.kubectl_ok(&["create", "-f", file.to_str().unwrap()]);
+}
+
+/// Creates a configmap and waits until kwatch shows it (Added from a watch, or Replaced if
+/// it was created while kwatch relisted): proof that it recovered.
+fn change_is_seen(sim: &SimProcess, kw: &mut Running, name: &str) -> Vec<Value> {
+    change_is_made(sim, name);
+    let key = format!("default/{name}");
+    kw.wait_for(LIMIT, &key.clone(), |v| {
+        v.iter()
+            .any(|r| r["key"] == key.as_str() && (r["type"] == "Added" || r["type"] == "Replaced"))
+    })
+}
+
+fn fail(sim: &SimProcess, body: Value) {
+    sim.control("POST", "/_sim/fail", body);
+}
+
+fn drop_watches(sim: &SimProcess) {
+    sim.control("POST", "/_sim/drop-watches", json!({}));
+}
+
+#[test]
+fn too_many_requests_backs_off_for_retry_after_then_rewatches_without_relist() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    fail(
+        &sim,
+        json!({"code": 429, "count": 2, "retryAfter": 2, "verb": "watch"}),
+    );
+    drop_watches(&sim);
+    let recs = change_is_seen(&sim, &mut kw, "after-429");
+    let backoffs = of_type(&recs, "Backoff");
+    assert_eq!(backoffs.len(), 2, "{recs:#?}");
+    for b in &backoffs {
+        assert!(
+            b["delayMs"].as_u64().unwrap() >= 2000,
+            "Retry-After is the minimum: {b}"
+        );
+        assert!(b["cause"].as_str().unwrap().contains("429"), "{b}");
+    }
+    assert_eq!(of_type(&recs, "List").len(), 1, "429 re-watches, no relist");
+}
+
+#[test]
+fn internal_errors_and_unavailable_back_off_then_relist() {
+    for code in [500, 503] {
+        let sim = SimProcess::start(&[]);
+        let mut kw = watching(&sim, &[]);
+        fail(&sim, json!({"code": code, "count": 1, "verb": "watch"}));
+        drop_watches(&sim);
+        let recs = change_is_seen(&sim, &mut kw, "after-5xx");
+        let ended = of_type(&recs, "WatchEnded");
+        let failed = ended
+            .iter()
+            .find(|e| e["error"] == true)
+            .expect("a failed watch");
+        assert!(
+            failed["reason"]
+                .as_str()
+                .unwrap()
+                .contains(&code.to_string()),
+            "{failed}"
+        );
+        let lists = of_type(&recs, "List");
+        assert_eq!(lists.len(), 2, "{recs:#?}");
+        assert!(lists[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&code.to_string()));
+        let b = recs.iter().position(|r| r["type"] == "Backoff").unwrap();
+        let l = recs.iter().rposition(|r| r["type"] == "List").unwrap();
+        assert!(b < l, "backoff before the relist");
+    }
+}
+
+#[test]
+fn expired_list_falls_back_to_a_consistent_read() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    // The watch gets 410 (a change it did not see was compacted away), and the relist at
+    // the last RV gets 410 too.
+    fail(&sim, json!({"code": 410, "count": 1, "verb": "list"}));
+    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+    change_is_made(&sim, "unseen");
+    sim.control("POST", "/_sim/compact", json!({}));
+    drop_watches(&sim);
+    let recs = change_is_seen(&sim, &mut kw, "after-410");
+    let lists = of_type(&recs, "List");
+    assert_eq!(lists.len(), 3, "{recs:#?}");
+    assert!(lists[1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("too old resource version"));
+    assert_ne!(lists[1]["resourceVersion"], "");
+    assert_eq!(lists[2]["resourceVersion"], "", "after a 410 list: RV \"\"");
+    assert!(lists[2]["reason"].as_str().unwrap().contains("410"));
+    assert!(recs
+        .iter()
+        .any(|r| r["key"] == "default/unseen" && r["type"] == "Replaced"));
+}
+
+#[test]
+fn too_large_resource_version_lists_at_empty_rv() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    // A very short watch makes kwatch relist at its RV, which the server calls too large.
+    fail(&sim, json!({"code": 504, "count": 1, "verb": "list"}));
+    sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
+    drop_watches(&sim);
+    let recs = change_is_seen(&sim, &mut kw, "after-504");
+    let lists = of_type(&recs, "List");
+    assert_eq!(lists.len(), 3, "{recs:#?}");
+    let reason = lists[2]["reason"].as_str().unwrap();
+    assert!(reason.contains("Too large resource version"), "{reason}");
+    assert_eq!(lists[2]["resourceVersion"], "");
+}
+
+#[test]
+fn a_very_short_watch_is_an_error_with_backoff() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
+    drop_watches(&sim);
+    let recs = change_is_seen(&sim, &mut kw, "after-short");
+    let ended = of_type(&recs, "WatchEnded");
+    assert!(
+        ended.iter().any(|e| e["error"] == true
+            && e["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("very short watch")),
+        "{recs:#?}"
+    );
+    assert!(!of_type(&recs, "Backoff").is_empty());
+}
+
+#[test]
+fn a_malformed_line_is_reported_then_relisted() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    sim.control("POST", "/_sim/malformed", json!({}));
+    let recs = change_is_seen(&sim, &mut kw, "after-malformed");
+    let ended = of_type(&recs, "WatchEnded");
+    let bad = ended
+        .iter()
+        .find(|e| e["error"] == true)
+        .expect("an error end");
+    assert!(
+        bad["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unable to decode an event"),
+        "{bad}"
+    );
+    assert_eq!(of_type(&recs, "List").len(), 2);
+}
+
+#[test]
+fn a_stall_delays_events_but_loses_nothing() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+    let recs = change_is_seen(&sim, &mut kw, "during-stall");
+    assert_eq!(of_type(&recs, "List").len(), 1);
+    assert!(of_type(&recs, "WatchEnded").is_empty(), "{recs:#?}");
+}
+
+#[test]
+fn a_clean_server_timeout_rewatches_from_the_last_rv() {
+    let sim = SimProcess::start(&[]);
+    // Bookmarks off: the watch's resourceVersion only moves with events.
+    let mut kw = watching(&sim, &["--no-bookmarks"]);
+    let before = kw.json().len();
+    drop_watches(&sim);
+    let recs = change_is_seen(&sim, &mut kw, "after-drop");
+    let tail = after(&recs, before);
+    let watches = of_type(tail, "Watch");
+    assert_eq!(
+        watches[0]["resourceVersion"],
+        of_type(&recs, "Watch")[0]["resourceVersion"]
+    );
+    assert_eq!(of_type(&recs, "List").len(), 1);
+    assert!(of_type(&recs, "Bookmark").is_empty(), "--no-bookmarks");
+}
+
+#[test]
+fn bookmarks_advance_the_resource_version_of_the_next_watch() {
+    let sim = SimProcess::start(&["--bookmark-interval", "0.3"]);
+    let mut kw = watching(&sim, &[]);
+    // Something changes elsewhere: bookmarks carry the global revision forward.
+    sim.kubectl_ok(&["label", "namespace", "team-a", "touched=yes"]);
+    let recs = kw.wait_for(LIMIT, "a bookmark past the list RV", |v| {
+        let listed = of_type(v, "Listed")[0]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap();
+        of_type(v, "Bookmark").iter().any(|b| {
+            b["resourceVersion"]
+                .as_str()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                > listed
+        })
+    });
+    let last_bookmark = of_type(&recs, "Bookmark").last().unwrap()["resourceVersion"].clone();
+    let n = recs.len();
+    drop_watches(&sim);
+    let recs = kw.wait_for(LIMIT, "re-watch", |v| {
+        of_type(after(v, n), "Watch").len() == 1
+    });
+    let rewatch = of_type(after(&recs, n), "Watch")[0];
+    let rv = |v: &Value| v.as_str().unwrap().parse::<u64>().unwrap();
+    assert!(
+        rv(&rewatch["resourceVersion"]) >= rv(&last_bookmark),
+        "{rewatch}"
+    );
+}
