@@ -151,7 +151,10 @@ impl Config {
         };
         let resources = args.resources.clone().unwrap_or_default();
         let mut printer = printer_options(&args.output);
-        printer.all_namespaces = args.all_namespaces;
+        // Contexts with different namespaces: say which namespace each row is from.
+        let namespaces: std::collections::BTreeSet<_> =
+            clusters.iter().map(|c| c.namespace.as_deref()).collect();
+        printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
         printer.multi = resources.contains(',');
         printer.contexts = clusters.len() > 1;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
