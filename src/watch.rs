@@ -359,10 +359,20 @@ async fn crd_columns(
         t.plural, t.group
     );
     let req = http::Request::get(path).body(Vec::new()).ok()?;
-    let crd: serde_json::Value = match client.request(req).await {
-        Ok(v) => v,
-        Err(e) => {
+    // Columns are a nicety: never hold the watch up for long waiting for them.
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        client.request::<serde_json::Value>(req),
+    )
+    .await;
+    let crd = match answer {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
             tracing::info!("no printer columns for {}: {e}", t.resource.name);
+            return None;
+        }
+        Err(_) => {
+            tracing::info!("no printer columns for {}: timed out", t.resource.name);
             return None;
         }
     };

@@ -57,10 +57,7 @@ impl Format {
         if let Some(spec) = s.strip_prefix("custom-columns=") {
             return template::parse_custom_columns(spec).map(Format::CustomColumns);
         }
-        if let Some(t) = s
-            .strip_prefix("jsonpath=")
-            .or_else(|| s.strip_prefix("jsonpath-as-json="))
-        {
+        if let Some(t) = s.strip_prefix("jsonpath=") {
             return template::Template::parse(t).map(Format::JsonPath);
         }
         Ok(match s {
