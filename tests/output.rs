@@ -993,3 +993,74 @@ fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
     assert!(!json.contains('\x1b'), "stdout has no progress");
     assert!(json.lines().last().unwrap().contains("\"Synced\""));
 }
+
+#[test]
+fn colour_only_when_asked_and_server_control_characters_escaped_in_every_format() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    create(&sim, configmap("esc", "a\u{1b}[2Jb"));
+    let colour = run(
+        &sim,
+        &[
+            "configmaps",
+            "esc",
+            "-n",
+            "default",
+            "--until-synced",
+            "--color",
+            "always",
+        ],
+        LIMIT,
+    );
+    let row = colour.stdout.iter().find(|l| l.contains("esc")).unwrap();
+    assert!(
+        row.starts_with("\u{1b}["),
+        "the TYPE cell is coloured: {row:?}"
+    );
+    let plain = run(
+        &sim,
+        &["configmaps", "esc", "-n", "default", "--until-synced"],
+        LIMIT,
+    );
+    assert!(
+        plain.stdout.iter().all(|l| !l.contains('\u{1b}')),
+        "a pipe gets no colour"
+    );
+    for format in ["custom-columns=V:.data.k", "jsonpath={.data.k}"] {
+        let out = run(
+            &sim,
+            &[
+                "configmaps",
+                "esc",
+                "-n",
+                "default",
+                "--until-synced",
+                "-o",
+                format,
+            ],
+            LIMIT,
+        );
+        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let text = out.stdout.join("\n");
+        assert!(!text.contains('\u{1b}'), "{format}: {text:?}");
+        assert!(text.contains("a\\u{1b}[2Jb"), "{format}: {text:?}");
+    }
+    // JSON keeps the value exactly (escaped by JSON itself).
+    let json = run(
+        &sim,
+        &[
+            "configmaps",
+            "esc",
+            "-n",
+            "default",
+            "--until-synced",
+            "-o",
+            "json",
+        ],
+        LIMIT,
+    );
+    let recs = json.json();
+    assert_eq!(
+        of_type(&recs, "Replaced")[0]["object"]["data"]["k"],
+        "a\u{1b}[2Jb"
+    );
+}
