@@ -84,11 +84,11 @@ _kwatch() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -270,11 +270,11 @@ _kwatch() {
             fi
             case "${prev}" in
                 --output)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 --color)

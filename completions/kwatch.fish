@@ -28,7 +28,14 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namesp
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`' -r -F
-complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -81,7 +88,14 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d '
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"

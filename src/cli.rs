@@ -56,8 +56,8 @@ pub struct OutputArgs {
     /// Output format: table, wide, json, yaml, name, watch-events (kubectl's
     /// --output-watch-events -o json lines), custom-columns=HEADER:.path,… or
     /// jsonpath=TEMPLATE (kubectl's syntax, applied per delta).
-    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::parse,
-          default_value = "table")]
+    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::value_parser(),
+          default_value = "table", hide_possible_values = true)]
     pub output: Format,
 
     /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).

@@ -47,6 +47,53 @@ pub enum Format {
     JsonPath(template::Template),
 }
 
+/// Parses `-o` (see [`Format::parse`]); lists the format names for completions.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatParser;
+
+impl clap::builder::TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let name = arg.map_or("--output".to_owned(), |a| a.to_string());
+        let fail = |why: String| {
+            let msg = format!(
+                "invalid value '{}' for '{name}': {why}\n",
+                value.to_string_lossy()
+            );
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        };
+        let s = value
+            .to_str()
+            .ok_or_else(|| fail("not valid UTF-8".into()))?;
+        Format::parse(s).map_err(fail)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue as P;
+        Some(Box::new(
+            [
+                P::new("table"),
+                P::new("wide"),
+                P::new("json"),
+                P::new("yaml"),
+                P::new("name"),
+                P::new("watch-events"),
+                P::new("custom-columns="),
+                P::new("jsonpath="),
+            ]
+            .into_iter(),
+        ))
+    }
+}
+
 /// The names `-o` takes, for help and errors.
 pub const FORMATS: &str =
     "table, wide, json, yaml, name, watch-events, custom-columns=SPEC, jsonpath=TEMPLATE";
@@ -69,6 +116,12 @@ impl Format {
             "watch-events" => Format::WatchEvents,
             _ => return Err(format!("unknown output format {s:?} (one of: {FORMATS})")),
         })
+    }
+
+    /// clap's parser for `-o`: kubectl's syntax, with the format names offered to help and
+    /// shell completions.
+    pub fn value_parser() -> FormatParser {
+        FormatParser
     }
 
     /// Whether reflector events and Synced are printed (formats for people and kwatch's
