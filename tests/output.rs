@@ -1064,3 +1064,31 @@ fn colour_only_when_asked_and_server_control_characters_escaped_in_every_format(
         "a\u{1b}[2Jb"
     );
 }
+
+#[test]
+fn watch_events_match_kubectl_get_w_output_watch_events() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let n = live_names(&sim, "configmaps", "default").len();
+    let mut kubectl = Running::spawn(sim.kubectl_cmd(&[
+        "get",
+        "configmaps",
+        "-n",
+        "default",
+        "-w",
+        "--output-watch-events",
+        "-o",
+        "json",
+    ]));
+    let mut kw = Running::watch(&sim, &["configmaps", "-n", "default", "-o", "watch-events"]);
+    kubectl.wait_for(LIMIT, "kubectl's initial list", |v| v.len() == n);
+    kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
+    create(&sim, configmap("same", "v1"));
+    patch_configmap(&sim, "same", "v2");
+    sim.kubectl_ok(&["delete", "configmap", "same", "-n", "default"]);
+    let done = |v: &[Value]| v.iter().any(|r| r["type"] == "DELETED");
+    let theirs = kubectl.wait_for(LIMIT, "kubectl's DELETED", done);
+    let ours = kw.wait_for(LIMIT, "kwatch's DELETED", done);
+    // The same events with the same objects (kubectl sorts keys; the values are equal).
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.len(), n + 3);
+}
