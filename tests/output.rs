@@ -1092,3 +1092,52 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
     assert_eq!(ours, theirs);
     assert_eq!(ours.len(), n + 3);
 }
+
+#[test]
+fn table_cells_agree_with_kubectl_get() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    for (resource, wide) in [
+        ("pods", true),
+        ("deploy", false),
+        ("rs", false),
+        ("svc", false),
+        ("nodes", false),
+        ("ns", false),
+        ("cm", false),
+        ("secrets", false),
+    ] {
+        let mut kargs = vec!["get", resource, "-n", "default"];
+        let mut wargs = vec![resource, "-n", "default", "--until-synced"];
+        if wide {
+            kargs.extend(["-o", "wide"]);
+            wargs.extend(["-o", "wide"]);
+        }
+        let theirs = sim.kubectl_ok(&kargs);
+        let mut lines = theirs.lines();
+        let their_header = cells(lines.next().unwrap());
+        let out = run(&sim, &wargs, LIMIT);
+        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+        let our_header = cells(table[0]);
+        let mut compared = 0;
+        for line in lines {
+            let t = cells(line);
+            let ours = table
+                .iter()
+                .map(|l| cells(l))
+                .find(|c| c[1] == t[0])
+                .unwrap_or_else(|| panic!("{resource}: no row for {}", t[0]));
+            // Every column both print, except AGE (a second may pass between the runs).
+            for (i, h) in their_header.iter().enumerate().skip(1) {
+                if h == "AGE" {
+                    continue;
+                }
+                if let Some(j) = our_header.iter().skip(3).position(|x| x == h) {
+                    assert_eq!(ours[j + 3], t[i], "{resource} {h} of {}", t[0]);
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 0, "{resource}: nothing compared");
+    }
+}
