@@ -284,7 +284,7 @@ impl ListerWatcher for KubeSource {
                 .map_err(|_| SourceError::Timeout(t))??,
             None => open.await?,
         };
-        Ok(Box::pin(watch_lines(res.into_body())))
+        Ok(Box::pin(watch_lines(res.into_body(), MAX_LINE_BYTES)))
     }
 }
 
@@ -499,6 +499,9 @@ pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
 struct LineReader {
     body: kube::client::Body,
     buf: BytesMut,
+    /// `buf[..scanned]` holds no newline: each byte is searched once.
+    scanned: usize,
+    max_line: usize,
     done: bool,
 }
 
@@ -507,31 +510,38 @@ struct LineReader {
 /// is dropped.
 fn watch_lines(
     body: kube::client::Body,
+    max_line: usize,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
         buf: BytesMut::new(),
+        scanned: 0,
+        max_line,
         done: false,
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
-            if let Some(pos) = r.buf.iter().position(|b| *b == b'\n') {
+            if let Some(at) = r.buf[r.scanned..].iter().position(|b| *b == b'\n') {
+                let pos = r.scanned + at;
                 let line = r.buf.split_to(pos + 1);
+                r.scanned = 0;
                 let line = &line[..pos];
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
                 return Some((parse_event(line), r));
             }
+            r.scanned = r.buf.len();
             if r.done {
                 return None;
             }
-            if r.buf.len() > MAX_LINE_BYTES {
+            if r.buf.len() > r.max_line {
                 r.done = true;
-                r.buf.clear();
+                r.buf = BytesMut::new();
                 return Some((
                     Err(SourceError::Decode(format!(
-                        "watch line longer than {MAX_LINE_BYTES} bytes without a newline"
+                        "a watch line longer than {} bytes without a newline",
+                        r.max_line
                     ))),
                     r,
                 ));

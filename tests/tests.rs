@@ -3,8 +3,10 @@
 
 mod util;
 
+mod chaos;
 mod faults;
 mod generated;
+mod hostile;
 mod output;
 mod sim_kubectl;
 mod sim_protocol;

@@ -290,15 +290,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         }
         loop {
             if let Some(stream) = streaming.take() {
-                if let Err(f) = self.handle_watch(stream, Instant::now()).await {
+                if let Err(f) = self.handle_watch(stream, Instant::now(), None).await {
                     return f;
                 }
                 continue;
             }
-            let timeout_seconds = self.cfg.min_watch_timeout_secs
-                + self
-                    .rng
-                    .random_range(0..self.cfg.min_watch_timeout_secs.max(1));
+            let timeout_seconds = self.watch_timeout();
             let opts = WatchOptions {
                 resource_version: self.last_sync_rv.clone(),
                 timeout_seconds,
@@ -338,7 +335,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     };
                 }
             };
-            if let Err(f) = self.handle_watch(stream, Instant::now()).await {
+            if let Err(f) = self
+                .handle_watch(stream, Instant::now(), Some(timeout_seconds))
+                .await
+            {
                 if f.error
                     .as_ref()
                     .is_some_and(|e| e.api().is_some_and(|s| s.code == 429))
@@ -501,11 +501,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     }
 
     /// Processes one watch until it ends. `Ok` = closed cleanly: watch again.
+    /// `timeout_seconds`: what the watch asked for, if it was opened by this loop.
     async fn handle_watch(
         &mut self,
         mut stream: crate::source::WatchStream,
         start: Instant,
+        timeout_seconds: Option<u32>,
     ) -> Result<(), Failure> {
+        let from = self.last_sync_rv.clone();
         let mut events = 0u64;
         let ended = |events, error, reason: String| ReflectorEvent::WatchEnded {
             reason,
@@ -514,6 +517,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             error,
         };
         let mut closed = "closed by the server".to_owned();
+        let mut connection_lost = false;
         while let Some(item) = stream.next().await {
             let rv = match item {
                 Ok(WatchEvent::Added(o)) => {
@@ -548,6 +552,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Err(SourceError::Transport(m)) => {
                     // A connection cut mid-stream ends the watch like a server close.
                     closed = format!("connection lost: {m}");
+                    connection_lost = true;
                     break;
                 }
                 Err(e) => {
@@ -572,6 +577,24 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             let cause =
                 "very short watch: the watch lasted less than a second and no items received"
                     .to_owned();
+            self.store.notice(ended(events, true, cause.clone()));
+            return Err(Failure {
+                cause,
+                retry_after: None,
+                error: None,
+            });
+        }
+        // A server that does not know `from` (restored from an older backup) answers the
+        // watch with nothing at all until its timeout, where any other server sends
+        // bookmarks. Unlike client-go, which would re-watch at `from` forever, relist: the
+        // list at `from` then fails with "too large resource version" and falls back to "".
+        let silent_to_timeout = timeout_seconds
+            .is_some_and(|t| start.elapsed() >= Duration::from_secs(u64::from(t)).mul_f64(0.9));
+        if events == 0 && self.cfg.bookmarks && !connection_lost && silent_to_timeout {
+            let cause = format!(
+                "no event and no bookmark from rv={from} until the watch timed out: \
+                 the server may not know that resourceVersion"
+            );
             self.store.notice(ended(events, true, cause.clone()));
             return Err(Failure {
                 cause,

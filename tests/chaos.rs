@@ -1,0 +1,218 @@
+//! The chaos convergence test: kwatch against the simulator's `chaos` scenario (churn on
+//! several resources plus seeded random faults), then churn and faults stop, and from the
+//! JSON lines alone:
+//! 1. replaying the deltas gives exactly the server's live objects and resourceVersions;
+//! 2. per key, resourceVersions never go backwards;
+//! 3. every relist is announced, with its reason, before its deltas;
+//! 4. kwatch is still running and printed no panic.
+//!
+//! `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_SECS` widen the run; the soak
+//! (`cargo test --release -- --ignored soak`) runs for `KWATCH_SOAK_SECS` (default 600).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{is_delta, of_type, Running};
+use crate::util::SimProcess;
+
+const RESOURCES: &str = "pods,configmaps,deployments,widgets";
+
+fn plural(kind: &str) -> &'static str {
+    match kind {
+        "Pod" => "pods",
+        "ConfigMap" => "configmaps",
+        "Deployment" => "deployments",
+        "Widget" => "widgets",
+        other => panic!("unexpected kind {other}"),
+    }
+}
+
+type State = BTreeMap<(String, String), String>;
+
+fn live(sim: &SimProcess) -> State {
+    let state = sim.state();
+    let mut m = State::new();
+    for res in ["pods", "configmaps", "deployments", "widgets"] {
+        for (k, v) in state["objects"][res].as_object().into_iter().flatten() {
+            m.insert((res.to_owned(), k.clone()), v.as_str().unwrap().to_owned());
+        }
+    }
+    m
+}
+
+fn replay(recs: &[Value]) -> State {
+    let mut m = State::new();
+    for r in recs.iter().filter(|r| is_delta(r)) {
+        let id = (
+            plural(r["kind"].as_str().unwrap()).to_owned(),
+            r["key"].as_str().unwrap().to_owned(),
+        );
+        if r["type"] == "Deleted" {
+            m.remove(&id);
+        } else {
+            m.insert(id, r["resourceVersion"].as_str().unwrap().to_owned());
+        }
+    }
+    m
+}
+
+fn rv(r: &Value) -> u64 {
+    r["resourceVersion"].as_str().unwrap().parse().unwrap()
+}
+
+/// What one run saw, for the note.
+#[derive(Debug, Default)]
+struct Figures {
+    deltas: usize,
+    relists: BTreeMap<String, usize>,
+    tombstones: usize,
+    converge: Duration,
+}
+
+fn check_invariants(recs: &[Value]) -> Figures {
+    let mut f = Figures::default();
+    // 2. per key, RVs never go backwards.
+    let mut last: BTreeMap<(String, String), u64> = BTreeMap::new();
+    // 3. relists announced first: per resource, the List/Listed seen so far.
+    let mut listing: BTreeMap<String, (bool, bool)> = BTreeMap::new(); // (relist seen, listed since)
+    let resource_of = |r: &Value| -> String {
+        match r.get("resource") {
+            Some(res) => res.as_str().unwrap().split('.').next().unwrap().to_owned(),
+            None => plural(r["kind"].as_str().unwrap()).to_owned(),
+        }
+    };
+    for r in recs {
+        let t = r["type"].as_str().unwrap();
+        if is_delta(r) {
+            f.deltas += 1;
+            let id = (resource_of(r), r["key"].as_str().unwrap().to_owned());
+            let v = rv(r);
+            let prev = last.insert(id.clone(), v).unwrap_or(0);
+            assert!(v >= prev, "RV went backwards for {id:?}: {prev} → {v}: {r}");
+            if r["finalStateUnknown"] == true {
+                f.tombstones += 1;
+            }
+            if (t == "Replaced" || r["finalStateUnknown"] == true) && r["initialList"] == false {
+                let (relisted, listed) = listing.get(&id.0).copied().unwrap_or_default();
+                assert!(
+                    relisted && listed,
+                    "relist delta before its announcement: {r}"
+                );
+            }
+        } else if t == "List" {
+            let reason = r["reason"].as_str().unwrap();
+            assert!(!reason.is_empty());
+            let relist = reason != "initial";
+            if relist {
+                *f.relists
+                    .entry(reason.split(':').next().unwrap().to_owned())
+                    .or_default() += 1;
+            }
+            let e = listing.entry(resource_of(r)).or_default();
+            *e = (e.0 || relist, false);
+        } else if t == "Listed" {
+            listing.entry(resource_of(r)).or_default().1 = true;
+        }
+    }
+    f
+}
+
+fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
+    let seed_s = seed.to_string();
+    let sim = SimProcess::start(&[
+        "--scenario",
+        "chaos",
+        "--seed",
+        &seed_s,
+        "--churn",
+        "40",
+        "--objects",
+        "30",
+        "--bookmark-interval",
+        "1",
+    ]);
+    let mut kw = Running::watch(
+        &sim,
+        &[RESOURCES, "-A", "-o", "json", "--watch-list", watch_list],
+    );
+    kw.wait_for(Duration::from_secs(60), "first sync", |v| {
+        !of_type(v, "Synced").is_empty()
+    });
+    std::thread::sleep(Duration::from_secs(secs));
+    sim.control("POST", "/_sim/churn", json!({"rate": 0, "faults": false}));
+    sim.control("POST", "/_sim/clear", json!({}));
+    let stopped = Instant::now();
+    let want = live(&sim);
+    // A reflector may be in a backoff of up to 60 s (30 s cap, jitter 1.0) when faults stop.
+    let recs = kw.wait_for(
+        Duration::from_secs(90),
+        &format!("convergence (seed {seed}, watch-list {watch_list})"),
+        |v| replay(v) == want,
+    );
+    eprintln!(
+        "{}",
+        sim.stderr()
+            .lines()
+            .filter(|l| l.contains("chaos"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut f = check_invariants(&recs);
+    f.converge = stopped.elapsed();
+    // 4. still running, no panic.
+    let stderr = kw.stderr();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let out = kw.interrupt(Duration::from_secs(10));
+    assert_eq!(
+        out.code(),
+        Some(130),
+        "kwatch had exited before the end: {}",
+        out.stderr
+    );
+    f
+}
+
+fn seeds() -> Vec<u64> {
+    std::env::var("KWATCH_CHAOS_SEEDS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![7])
+}
+
+fn secs() -> u64 {
+    std::env::var("KWATCH_CHAOS_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20)
+}
+
+#[test]
+fn chaos_converges_with_list_and_watch() {
+    for seed in seeds() {
+        let f = chaos_run(seed, "off", secs());
+        eprintln!("chaos seed {seed} watch-list off: {f:?}");
+        assert!(f.deltas > 100, "{f:?}");
+    }
+}
+
+#[test]
+fn chaos_converges_with_streaming_lists() {
+    for seed in seeds() {
+        let f = chaos_run(seed + 1000, "on", secs());
+        eprintln!("chaos seed {} watch-list on: {f:?}", seed + 1000);
+        assert!(f.deltas > 100, "{f:?}");
+    }
+}
+
+#[test]
+#[ignore = "a 10-minute soak: cargo test --release -- --ignored soak"]
+fn soak() {
+    let secs = std::env::var("KWATCH_SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(600);
+    let f = chaos_run(42, "auto", secs);
+    eprintln!("soak {secs}s: {f:?}");
+}

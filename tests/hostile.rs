@@ -1,0 +1,310 @@
+//! Hostile or broken servers: a tiny HTTP/1.1 server on 127.0.0.1 that answers what a
+//! real API server never should. kwatch reports, recovers or exits with a clear error;
+//! it never panics or hangs without saying why.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{command, of_type, Running};
+
+const LIMIT: Duration = Duration::from_secs(40);
+
+/// What the server answers to one request.
+enum Reply {
+    /// status, content type, body
+    Full(u16, &'static str, Vec<u8>),
+    /// 200 and these bytes, then the connection stays open for `hold`, then closes.
+    Stream(Vec<u8>, Duration),
+}
+
+type Handler = dyn Fn(&str, usize) -> Reply + Send + Sync;
+
+/// Serves `handler(path_and_query, nth request to that path kind)` until the test ends.
+struct Hostile {
+    dir: tempfile::TempDir,
+}
+
+impl Hostile {
+    fn start(handler: Box<Handler>) -> Hostile {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let handler: Arc<Handler> = Arc::from(handler);
+        let lists = Arc::new(AtomicUsize::new(0));
+        let watches = Arc::new(AtomicUsize::new(0));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { break };
+                let (h, l, w) = (handler.clone(), lists.clone(), watches.clone());
+                std::thread::spawn(move || serve(conn, &*h, &l, &w));
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let kc = format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: h\nclusters:\n- name: h\n  cluster:\n    server: http://127.0.0.1:{port}\n\
+             contexts:\n- name: h\n  context:\n    cluster: h\n    user: h\n    namespace: default\nusers:\n- name: h\n  user: {{}}\n"
+        );
+        std::fs::write(dir.path().join("kubeconfig"), kc).unwrap();
+        Hostile { dir }
+    }
+
+    fn kwatch(&self, args: &[&str]) -> Running {
+        let mut cmd = command(self.dir.path());
+        cmd.arg("--kubeconfig")
+            .arg(self.dir.path().join("kubeconfig"))
+            .args(args);
+        Running::spawn(cmd)
+    }
+}
+
+fn serve(mut conn: TcpStream, handler: &Handler, lists: &AtomicUsize, watches: &AtomicUsize) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+    }
+    let target = request_line.split(' ').nth(1).unwrap_or("/").to_owned();
+    let n = if target.contains("watch=") {
+        watches.fetch_add(1, Ordering::SeqCst)
+    } else if target.contains("/configmaps") {
+        lists.fetch_add(1, Ordering::SeqCst)
+    } else {
+        0
+    };
+    let reply = if target.starts_with("/api/v1?") || target == "/api/v1" {
+        Reply::Full(200, "application/json", discovery())
+    } else {
+        handler(&target, n)
+    };
+    let _ = match reply {
+        Reply::Full(status, ctype, body) => {
+            let head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            conn.write_all(head.as_bytes())
+                .and_then(|_| conn.write_all(&body))
+        }
+        Reply::Stream(body, hold) => {
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+            let r = conn
+                .write_all(head.as_bytes())
+                .and_then(|_| conn.write_all(&body));
+            let _ = conn.flush();
+            std::thread::sleep(hold);
+            r
+        }
+    };
+    let _ = conn.shutdown(std::net::Shutdown::Both);
+    let _ = reader.read(&mut [0u8; 1]);
+}
+
+fn discovery() -> Vec<u8> {
+    json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [{
+        "name": "configmaps", "singularName": "configmap", "namespaced": true, "kind": "ConfigMap",
+        "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"], "shortNames": ["cm"]}]})
+    .to_string()
+    .into_bytes()
+}
+
+fn cm(name: &str, rv: u64, data: Value) -> Value {
+    json!({"metadata": {"name": name, "namespace": "default", "resourceVersion": rv.to_string()}, "data": data})
+}
+
+fn list(rv: u64, items: Vec<Value>) -> Vec<u8> {
+    json!({"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string()}, "items": items})
+        .to_string()
+        .into_bytes()
+}
+
+fn event(kind: &str, obj: Value) -> Vec<u8> {
+    let mut v = json!({"type": kind, "object": obj})
+        .to_string()
+        .into_bytes();
+    v.push(b'\n');
+    v
+}
+
+#[test]
+fn oversized_objects_and_odd_names_pass_through() {
+    let big = "x".repeat(5 * 1024 * 1024);
+    let odd = "red\u{1b}[31m-名前\u{7}";
+    let (big2, odd2) = (big.clone(), odd.to_owned());
+    let server = Hostile::start(Box::new(move |target, _| {
+        if target.contains("watch=") {
+            Reply::Stream(
+                event("ADDED", cm("big-2", 12, json!({"k": big2}))),
+                Duration::from_secs(30),
+            )
+        } else {
+            Reply::Full(
+                200,
+                "application/json",
+                list(
+                    10,
+                    vec![cm("big-1", 9, json!({"k": big2})), cm(&odd2, 10, json!({}))],
+                ),
+            )
+        }
+    }));
+    let out = server
+        .kwatch(&[
+            "configmaps",
+            "-o",
+            "json",
+            "--max-events",
+            "3",
+            "--watch-list",
+            "off",
+        ])
+        .finish(LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs: Vec<Value> = out
+        .stdout
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let deltas: Vec<&Value> = recs.iter().filter(|r| r.get("key").is_some()).collect();
+    assert_eq!(deltas.len(), 3);
+    assert_eq!(
+        deltas[0]["object"]["data"]["k"].as_str().unwrap().len(),
+        big.len()
+    );
+    assert_eq!(deltas[1]["name"], odd);
+    assert_eq!(deltas[2]["name"], "big-2");
+    assert_eq!(
+        deltas[2]["object"]["data"]["k"].as_str().unwrap().len(),
+        big.len()
+    );
+
+    let out = server
+        .kwatch(&["configmaps", "--max-events", "2", "--watch-list", "off"])
+        .finish(LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let table = out.stdout.join("\n");
+    assert!(table.contains("red\\u{1b}[31m-名前\\u{7}"), "{table}");
+    assert!(!table.contains('\u{1b}') && !table.contains('\u{7}'));
+}
+
+#[test]
+fn deeply_nested_json_passes_through_without_recursion() {
+    // kwatch reads only metadata and keeps the rest as raw bytes: nesting that would
+    // overflow a recursive parser is passed on untouched.
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let server = Hostile::start(Box::new(move |target, _| {
+        if target.contains("watch=") {
+            let line = format!(
+                "{{\"type\":\"ADDED\",\"object\":{{\"metadata\":{{\"name\":\"deep\",\"namespace\":\"default\",\"resourceVersion\":\"11\"}},\"data\":{deep}}}}}\n"
+            );
+            Reply::Stream(line.into_bytes(), Duration::from_secs(30))
+        } else {
+            Reply::Full(200, "application/json", list(10, vec![]))
+        }
+    }));
+    for format in ["json", "table"] {
+        let out = server
+            .kwatch(&[
+                "configmaps",
+                "-o",
+                format,
+                "--max-events",
+                "1",
+                "--watch-list",
+                "off",
+            ])
+            .finish(LIMIT);
+        assert_eq!(out.code(), Some(0), "{format}: {}", out.stderr);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+        let line = out
+            .stdout
+            .iter()
+            .find(|l| l.contains("deep"))
+            .expect("the deep object");
+        if format == "json" {
+            assert!(line.len() > 200_000 && line.ends_with(&format!("{}}}}}", "]".repeat(10))));
+        }
+    }
+}
+
+#[test]
+fn error_bodies_that_are_not_status_objects() {
+    let server = Hostile::start(Box::new(|target, n| {
+        if target.contains("watch=") {
+            Reply::Stream(Vec::new(), Duration::from_secs(30))
+        } else if n < 2 {
+            Reply::Full(
+                503,
+                "text/html",
+                b"<html><body>\x1b[2J upstream gone</body></html>".to_vec(),
+            )
+        } else {
+            Reply::Full(
+                200,
+                "application/json",
+                list(20, vec![cm("a", 20, json!({}))]),
+            )
+        }
+    }));
+    let mut kw = server.kwatch(&["configmaps", "-o", "json", "--watch-list", "off"]);
+    let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    let backoffs = of_type(&recs, "Backoff");
+    assert_eq!(backoffs.len(), 2, "{recs:#?}");
+    let cause = backoffs[0]["cause"].as_str().unwrap();
+    assert!(cause.starts_with("503"), "{cause}");
+    assert!(cause.contains("upstream gone"), "{cause}");
+
+    // A permanent error with a plain-text body on the first list: one line, exit 1.
+    let server = Hostile::start(Box::new(|_, _| {
+        Reply::Full(404, "text/plain", b"404 page not found\n".to_vec())
+    }));
+    let out = server
+        .kwatch(&["configmaps", "--watch-list", "off"])
+        .finish(LIMIT);
+    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("404 page not found"), "{}", out.stderr);
+}
+
+#[test]
+fn a_watch_that_never_ends_a_line_is_cut_at_the_line_limit() {
+    // 130 MiB without a newline, then the connection stays open.
+    let server = Hostile::start(Box::new(|target, n| {
+        if target.contains("watch=") && n == 0 {
+            let mut body = b"{\"type\":\"ADDED\",\"object\":{\"data\":\"".to_vec();
+            body.resize(130 * 1024 * 1024, b'x');
+            Reply::Stream(body, Duration::from_secs(30))
+        } else if target.contains("watch=") {
+            Reply::Stream(
+                event("ADDED", cm("after", 31, json!({}))),
+                Duration::from_secs(30),
+            )
+        } else {
+            Reply::Full(200, "application/json", list(30, vec![]))
+        }
+    }));
+    let mut kw = server.kwatch(&["configmaps", "-o", "json", "--watch-list", "off"]);
+    let recs = kw.wait_for(LIMIT, "recovery", |v| {
+        v.iter().any(|r| r["key"] == "default/after")
+    });
+    let ended = of_type(&recs, "WatchEnded");
+    assert!(
+        ended[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("without a newline"),
+        "{}",
+        ended[0]
+    );
+    assert_eq!(ended[0]["error"], true);
+}
