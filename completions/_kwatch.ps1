@@ -26,11 +26,14 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l')
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector, e.g. status.phase=Running')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
+            [CompletionResult]::new('--label-columns', '--label-columns', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)')
-            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m')
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default')
@@ -38,12 +41,19 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Exit 0 after printing this many deltas')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Exit 0 after this long, e.g. 30s')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait''s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Watch all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Watch all namespaces')
-            [CompletionResult]::new('--show-managed-fields', '--show-managed-fields', [CompletionResultType]::ParameterName, 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Start the built-in simulated cluster in-process and watch it')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides')
+            [CompletionResult]::new('--show-managed-fields', '--show-managed-fields', [CompletionResultType]::ParameterName, 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)')
+            [CompletionResult]::new('--show-labels', '--show-labels', [CompletionResultType]::ParameterName, 'Table: a LABELS column with all labels')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Table and custom-columns: no header line')
+            [CompletionResult]::new('--timestamps', '--timestamps', [CompletionResultType]::ParameterName, 'Table: a TIME column with when each delta was printed (UTC, milliseconds)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out')
+            [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')
             [CompletionResult]::new('--legacy-sync', '--legacy-sync', [CompletionResultType]::ParameterName, 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)')
             [CompletionResult]::new('--until-synced', '--until-synced', [CompletionResultType]::ParameterName, 'Exit 0 once the initial list has been popped (client-go HasSynced)')
@@ -55,6 +65,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-render a recording made with --record, in any output format')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -82,10 +93,27 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'kwatch;replay' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour: auto (a terminal and NO_COLOR unset), always or never')
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
+            [CompletionResult]::new('--label-columns', '--label-columns', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
+            [CompletionResult]::new('--show-managed-fields', '--show-managed-fields', [CompletionResultType]::ParameterName, 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)')
+            [CompletionResult]::new('--show-labels', '--show-labels', [CompletionResultType]::ParameterName, 'Table: a LABELS column with all labels')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Table and custom-columns: no header line')
+            [CompletionResult]::new('--timestamps', '--timestamps', [CompletionResultType]::ParameterName, 'Table: a TIME column with when each delta was printed (UTC, milliseconds)')
+            [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out')
+            [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'kwatch;help' {
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-render a recording made with --record, in any output format')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -96,6 +124,9 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             break
         }
         'kwatch;help;man' {
+            break
+        }
+        'kwatch;help;replay' {
             break
         }
         'kwatch;help;help' {

@@ -25,6 +25,9 @@ _kwatch() {
             kwatch,man)
                 cmd="kwatch__subcmd__man"
                 ;;
+            kwatch,replay)
+                cmd="kwatch__subcmd__replay"
+                ;;
             kwatch,sim)
                 cmd="kwatch__subcmd__sim"
                 ;;
@@ -37,6 +40,9 @@ _kwatch() {
             kwatch__subcmd__help,man)
                 cmd="kwatch__subcmd__help__subcmd__man"
                 ;;
+            kwatch__subcmd__help,replay)
+                cmd="kwatch__subcmd__help__subcmd__replay"
+                ;;
             kwatch__subcmd__help,sim)
                 cmd="kwatch__subcmd__help__subcmd__sim"
                 ;;
@@ -47,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -l -o -v -h -V --namespace --all-namespaces --selector --field-selector --output --show-managed-fields --sim --color --verbose --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --max-events --timeout --until-synced --watch-only --help --version sim completions man help"
+            opts="-n -A -l -v -o -L -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -73,16 +79,28 @@ _kwatch() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "table json yaml" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --label-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -121,6 +139,10 @@ _kwatch() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -143,7 +165,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__help)
-            opts="sim completions man help"
+            opts="sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -198,6 +220,20 @@ _kwatch() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kwatch__subcmd__help__subcmd__replay)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kwatch__subcmd__help__subcmd__sim)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -219,6 +255,40 @@ _kwatch() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kwatch__subcmd__replay)
+            opts="-o -L -h --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table wide json yaml name watch-events custom-columns= jsonpath=" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --label-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -23,11 +23,14 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand -l 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
             cand --selector 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
             cand --field-selector 'Field selector, e.g. status.phase=Running'
-            cand -o 'Output format'
-            cand --output 'Output format'
+            cand --record 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`'
+            cand -o 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)'
+            cand --output 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)'
             cand --color 'When to use colour: auto (a terminal and NO_COLOR unset), always or never'
+            cand -L 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --label-columns 'Table: a column with the value of each of these labels (comma-separated keys)'
             cand --kubeconfig 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)'
-            cand --context 'Kubeconfig context to use'
+            cand --context 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context'
             cand --request-timeout 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m'
             cand --page-size 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]'
             cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
@@ -35,12 +38,19 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --watch-list 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given'
             cand --max-events 'Exit 0 after printing this many deltas'
             cand --timeout 'Exit 0 after this long, e.g. 30s'
+            cand --until 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait''s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'
             cand -A 'Watch all namespaces'
             cand --all-namespaces 'Watch all namespaces'
-            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
             cand --sim 'Start the built-in simulated cluster in-process and watch it'
+            cand --stats 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
             cand -v 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
             cand --verbose 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+            cand --show-labels 'Table: a LABELS column with all labels'
+            cand --no-headers 'Table and custom-columns: no header line'
+            cand --timestamps 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+            cand --diff 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
+            cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'
             cand --legacy-sync 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
             cand --until-synced 'Exit 0 once the initial list has been popped (client-go HasSynced)'
@@ -52,6 +62,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page (roff) to stdout'
+            cand replay 'Re-render a recording made with --record, in any output format'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kwatch;sim'= {
@@ -75,10 +86,26 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'kwatch;replay'= {
+            cand -o 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)'
+            cand --output 'Output format: table, wide, json, yaml, name, watch-events (kubectl''s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl''s syntax, applied per delta)'
+            cand --color 'When to use colour: auto (a terminal and NO_COLOR unset), always or never'
+            cand -L 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --label-columns 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+            cand --show-labels 'Table: a LABELS column with all labels'
+            cand --no-headers 'Table and custom-columns: no header line'
+            cand --timestamps 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+            cand --diff 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
+            cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'kwatch;help'= {
             cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page (roff) to stdout'
+            cand replay 'Re-render a recording made with --record, in any output format'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'kwatch;help;sim'= {
@@ -86,6 +113,8 @@ set edit:completion:arg-completer[kwatch] = {|@words|
         &'kwatch;help;completions'= {
         }
         &'kwatch;help;man'= {
+        }
+        &'kwatch;help;replay'= {
         }
         &'kwatch;help;help'= {
         }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= o/output= show-managed-fields sim color= v/verbose kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= max-events= timeout= until-synced watch-only h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -27,14 +27,21 @@ end
 complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t''
+complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r -f -a "table\t''
+wide\t''
 json\t''
-yaml\t''"
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)' -r -F
-complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
@@ -45,10 +52,17 @@ on\t'Always try it first (falling back to LIST for an attempt it fails)'
 off\t'Always LIST'"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait\'s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces'
-complete -c kwatch -n "__fish_kwatch_needs_command" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l show-labels -d 'Table: a LABELS column with all labels'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l no-headers -d 'Table and custom-columns: no header line'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
@@ -58,6 +72,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print ve
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "replay" -d 'Re-render a recording made with --record, in any output format'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l write-kubeconfig -d 'Write a kubeconfig for the simulated cluster to this file (mode 0600)' -r -F
@@ -73,7 +88,27 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d '
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "man" -d 'Print the man page (roff) to stdout'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events (kubectl\'s --output-watch-events -o json lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl\'s syntax, applied per delta)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-labels -d 'Table: a LABELS column with all labels'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l no-headers -d 'Table and custom-columns: no header line'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff -d 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "replay" -d 'Re-render a recording made with --record, in any output format'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

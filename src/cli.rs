@@ -34,6 +34,82 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout.
     Man,
+    /// Re-render a recording made with --record, in any output format.
+    Replay(ReplayArgs),
+}
+
+/// Options of `kwatch replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A JSON-lines file written by `--record` (or `-o json`); `-` reads stdin.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// How records are printed (the watch and `kwatch replay`).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format: table, wide, json, yaml, name, watch-events (kubectl's
+    /// --output-watch-events -o json lines), custom-columns=HEADER:.path,… or
+    /// jsonpath=TEMPLATE (kubectl's syntax, applied per delta).
+    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::value_parser(),
+          default_value = "table", hide_possible_values = true)]
+    pub output: Format,
+
+    /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
+    #[arg(long)]
+    pub show_managed_fields: bool,
+
+    /// When to use colour: auto (a terminal and NO_COLOR unset), always or never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Table: a column with the value of each of these labels (comma-separated keys).
+    #[arg(short = 'L', long, value_name = "KEY,…", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+
+    /// Table: a LABELS column with all labels.
+    #[arg(long)]
+    pub show_labels: bool,
+
+    /// Table and custom-columns: no header line.
+    #[arg(long)]
+    pub no_headers: bool,
+
+    /// Table: a TIME column with when each delta was printed (UTC, milliseconds).
+    #[arg(long)]
+    pub timestamps: bool,
+
+    /// Show what each Updated/Replaced/Sync delta changed against the previous version
+    /// kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines
+    /// in the table and YAML. resourceVersion, managedFields and generation are left out.
+    #[arg(long)]
+    pub diff: bool,
+
+    /// As --diff, including resourceVersion, managedFields and generation.
+    #[arg(long)]
+    pub diff_all: bool,
+}
+
+/// Parses the command line. Installed as `kubectl-kwatch` (kubectl runs plugins by that
+/// name for `kubectl kwatch …`), help and errors say `kubectl kwatch`.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let plugin = std::path::Path::new(&argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("kubectl-"));
+    let mut cmd = Cli::command();
+    if plugin {
+        cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// The completion script for `shell`, generated from [`Cli`].
@@ -84,25 +160,26 @@ pub struct WatchArgs {
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
 
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = Format::Table)]
-    pub output: Format,
-
-    /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
-    #[arg(long)]
-    pub show_managed_fields: bool,
-
     /// Start the built-in simulated cluster in-process and watch it.
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
     pub sim: bool,
 
-    /// When to use colour: auto (a terminal and NO_COLOR unset), always or never.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
-    pub color: ColorChoice,
+    /// Also write the JSON-lines records to FILE (whatever -o shows); replay it with
+    /// `kwatch replay FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+
+    /// On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks,
+    /// backoffs, time to synced, largest queue depth, dedups.
+    #[arg(long)]
+    pub stats: bool,
 
     /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -122,8 +199,9 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
-    /// Kubeconfig context to use.
-    #[arg(long, value_name = "NAME")]
+    /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
+    /// stream, every record tagged with its context.
+    #[arg(long, value_name = "NAME[,NAME…]")]
     pub context: Option<String>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
@@ -183,6 +261,14 @@ pub struct StopArgs {
     /// Do not print the initial list's deltas.
     #[arg(long)]
     pub watch_only: bool,
+
+    /// Exit once a delta meets CONDITION: `created` (an object kwatch did not know
+    /// appears), `deleted` (an object is deleted, or none matched once synced), or
+    /// `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present
+    /// and not false), or `condition=Ready[=True]` (kubectl wait's). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends
+    /// otherwise (--max-events).
+    #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
+    pub until: Option<crate::until::Condition>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -7,15 +7,25 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::{ColorChoice, FifoKind, StopArgs, WatchArgs};
+use crate::cli::{ColorChoice, FifoKind, OutputArgs, StopArgs, WatchArgs};
 use crate::output;
+use crate::output::diff::DiffMode;
 use crate::reflector::{ReflectorConfig, WatchListMode};
 
+/// One cluster to watch: a kubeconfig context, resolved.
 #[derive(Debug)]
-pub struct Config {
+pub struct Cluster {
+    /// The context's name as given with `--context` (None: the current context).
+    pub context: Option<String>,
     pub kube: kube::Config,
     /// `None`: all namespaces.
     pub namespace: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Config {
+    /// One per `--context` (at least one).
+    pub clusters: Vec<Cluster>,
     pub resources: String,
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
@@ -27,6 +37,42 @@ pub struct Config {
     pub emit_replaced: bool,
     pub fifo: FifoKind,
     pub stop: StopArgs,
+    /// `--record FILE`.
+    pub record: Option<std::path::PathBuf>,
+    pub stats: bool,
+    /// Show loading progress on stderr (it is a terminal, and the format is for people
+    /// or stdout is not the terminal).
+    pub progress: bool,
+}
+
+/// The printer options from the output flags; `multi`/`all_namespaces`/`contexts` are
+/// the watch's business and start false.
+pub fn printer_options(o: &OutputArgs) -> output::Options {
+    let color = match o.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    output::Options {
+        format: o.output.clone(),
+        color,
+        show_managed_fields: o.show_managed_fields,
+        label_columns: o.label_columns.clone(),
+        show_labels: o.show_labels,
+        no_headers: o.no_headers,
+        timestamps: o.timestamps,
+        diff: if o.diff_all {
+            DiffMode::All
+        } else if o.diff {
+            DiffMode::On
+        } else {
+            DiffMode::Off
+        },
+        ..output::Options::default()
+    }
 }
 
 /// Reads the kubeconfig the way kubectl does: `--kubeconfig`, else `$KUBECONFIG` (several
@@ -50,52 +96,70 @@ impl Config {
             Some(kc) => kc,
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
-        let opts = KubeConfigOptions {
-            context: args.cluster.context.clone(),
-            ..KubeConfigOptions::default()
-        };
-        let mut kube = kube::Config::from_custom_kubeconfig(kc, &opts)
-            .await
-            .context("invalid kubeconfig")?;
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        if let Some(t) = request_timeout {
-            kube.connect_timeout = Some(t);
-        }
-        // Watches last minutes; a stalled stream is the reflector's business.
-        kube.read_timeout = None;
-        // 429/503/504 reach the reflector, which backs off as client-go's does and shows it,
-        // instead of kube's transparent retries hiding them.
-        kube.default_retry = false;
-        let namespace = if args.all_namespaces {
-            None
-        } else {
-            Some(
-                args.namespace
-                    .clone()
-                    .unwrap_or_else(|| kube.default_namespace.clone()),
-            )
+        let contexts: Vec<Option<String>> = match &args.cluster.context {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(|c| Some(c.to_owned()))
+                .collect(),
+            None => vec![None],
         };
+        let mut clusters = Vec::new();
+        for context in contexts {
+            let opts = KubeConfigOptions {
+                context: context.clone(),
+                ..KubeConfigOptions::default()
+            };
+            let mut kube = kube::Config::from_custom_kubeconfig(kc.clone(), &opts)
+                .await
+                .with_context(|| match &context {
+                    Some(c) => format!("invalid kubeconfig for context {c:?}"),
+                    None => "invalid kubeconfig".to_owned(),
+                })?;
+            if let Some(t) = request_timeout {
+                kube.connect_timeout = Some(t);
+            }
+            // Watches last minutes; a stalled stream is the reflector's business.
+            kube.read_timeout = None;
+            // 429/503/504 reach the reflector, which backs off as client-go's does and
+            // shows it, instead of kube's transparent retries hiding them.
+            kube.default_retry = false;
+            let namespace = if args.all_namespaces {
+                None
+            } else {
+                Some(
+                    args.namespace
+                        .clone()
+                        .unwrap_or_else(|| kube.default_namespace.clone()),
+                )
+            };
+            clusters.push(Cluster {
+                context,
+                kube,
+                namespace,
+            });
+        }
+        if clusters.is_empty() {
+            anyhow::bail!("--context: no context named");
+        }
         let field_selector = match (&args.field_selector, &args.name) {
             (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
             (None, Some(n)) => Some(format!("metadata.name={n}")),
             (f, None) => f.clone(),
         };
-        let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        };
         let resources = args.resources.clone().unwrap_or_default();
-        let printer = output::Options {
-            format: args.output,
-            color,
-            all_namespaces: args.all_namespaces,
-            multi: resources.contains(','),
-            show_managed_fields: args.show_managed_fields,
-        };
+        let mut printer = printer_options(&args.output);
+        // Contexts with different namespaces: say which namespace each row is from.
+        let namespaces: std::collections::BTreeSet<_> =
+            clusters.iter().map(|c| c.namespace.as_deref()).collect();
+        printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
+        printer.multi = resources.contains(',');
+        printer.contexts = clusters.len() > 1;
+        let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
+        let progress =
+            std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
         let reflector = ReflectorConfig {
             page_size: args
                 .reflector
@@ -111,8 +175,7 @@ impl Config {
             ..ReflectorConfig::default()
         };
         Ok(Config {
-            kube,
-            namespace,
+            clusters,
             resources,
             label_selector: args.selector.clone(),
             field_selector,
@@ -122,6 +185,9 @@ impl Config {
             emit_replaced: !args.reflector.legacy_sync,
             fifo: args.reflector.fifo,
             stop: args.stop,
+            record: args.record.clone(),
+            stats: args.stats,
+            progress,
         })
     }
 }

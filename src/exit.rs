@@ -4,12 +4,18 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Exit {
-    /// The watch ended as asked (--max-events, --until-synced, --timeout) or stdout was closed.
+    /// The watch ended as asked (--max-events, --until-synced, --timeout), the --until
+    /// condition was met, or stdout was closed.
     Ok = 0,
     /// An error: bad kubeconfig, unreachable server, unknown resource, rejected request.
     Error = 1,
     /// Bad command-line usage (clap's code).
     Usage = 2,
+    /// --until CONDITION: --timeout elapsed before the condition was met.
+    TimedOut = 3,
+    /// --until CONDITION: the watch ended otherwise (--max-events, --until-synced)
+    /// before the condition was met.
+    NotMet = 4,
     /// Interrupted by Ctrl-C (128 + SIGINT).
     Interrupted = 130,
 }

@@ -5,13 +5,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use kwatch::cli::{Cli, Command};
 use kwatch::exit::Exit;
 use kwatch::watch::Outcome;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
         Ok(e) => e,
@@ -44,8 +43,14 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
+        Some(Command::Replay(args)) => {
+            kwatch::replay::run(args)?;
+            Ok(Exit::Ok)
+        }
         None => match rt.block_on(kwatch::watch::run(cli.watch))? {
-            Outcome::Done => Ok(Exit::Ok),
+            Outcome::Done | Outcome::Met => Ok(Exit::Ok),
+            Outcome::TimedOut => Ok(Exit::TimedOut),
+            Outcome::NotMet => Ok(Exit::NotMet),
             Outcome::Interrupted => Ok(Exit::Interrupted),
         },
     }

@@ -2,54 +2,126 @@
 //! printing into one output stream, until a stop condition, Ctrl-C or an error.
 //!
 //! The consumer is client-go's informer loop: it pops a key's deltas, applies them to the
-//! store under the FIFO's lock (`pop_with`), then prints each delta, oldest first.
+//! store under the FIFO's lock (`pop_with`), then prints each delta, oldest first. The
+//! version of the object the store held before the pop is captured in the same closure,
+//! so `--diff`, `--until created` and `-o watch-events` see exactly what the informer
+//! knew before each delta.
+//!
+//! With `--context a,b`, every cluster gets its own targets, reflectors and consumers;
+//! all print into the one sink, each record tagged with its context.
 
-use std::io;
+use std::io::{self, Write as _};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::cli::{FifoKind, WatchArgs};
-use crate::config::Config;
-use crate::fifo::{DeltaFifo, Popped};
-use crate::output::{self, Body, Printer, Record};
+use crate::config::{Cluster, Config};
+use crate::fifo::{DeltaFifo, FifoStats, Popped};
+use crate::object::ObjectRef;
+use crate::output::{self, Body, Format, Printer, Record};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent, ReflectorStore};
 use crate::source::KubeSource;
+use crate::stats::Stats;
 use crate::store::Store;
 use crate::target::{self, Target};
+use crate::until::Condition;
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// A stop condition was met (--max-events, --until-synced, --timeout) or the
-    /// output was closed by its reader.
+    /// output was closed by its reader; without --until.
     Done,
+    /// The --until condition was met.
+    Met,
+    /// --until was given and --timeout elapsed first.
+    TimedOut,
+    /// --until was given and the watch ended otherwise first (--max-events,
+    /// --until-synced, output closed).
+    NotMet,
     Interrupted,
 }
 
 enum Stop {
     Done,
+    Met,
     Failed(anyhow::Error),
 }
 
 /// Shared by the consumers: the printer and the counters that decide when to stop.
 struct Sink {
     printer: Box<dyn Printer>,
+    /// `--record FILE`: the JSON-lines records, whatever `printer` shows.
+    recorder: Option<Box<dyn Printer>>,
+    stats: Option<Stats>,
     deltas: u64,
     synced: usize,
+    /// Progress is on stderr now (a terminal line to clear before stdout writes).
+    progress_shown: bool,
+    /// What the reflectors did last while loading, for the progress line.
+    progress_note: String,
     /// Nothing more is printed once set.
     finished: bool,
 }
 
+impl Sink {
+    /// Prints one record to the output, the recording and the counters.
+    fn print(&mut self, rec: &Record<'_>, targets: usize, show: bool) -> io::Result<()> {
+        if let Body::Event(e) = &rec.body {
+            match e {
+                ReflectorEvent::List { .. } => {
+                    self.progress_note = format!("listing {}", rec.resource.name)
+                }
+                ReflectorEvent::Listed { items, pages, .. } => {
+                    self.progress_note =
+                        format!("listed {}: {items} in {pages} pages", rec.resource.name)
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = &mut self.stats {
+            s.observe(rec, targets);
+        }
+        if let Some(r) = &mut self.recorder {
+            r.print(rec)?;
+        }
+        if show {
+            self.clear_progress();
+            self.printer.print(rec)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.flush()?;
+        }
+        self.printer.flush()
+    }
+
+    fn clear_progress(&mut self) {
+        if self.progress_shown {
+            self.progress_shown = false;
+            let _ = write!(io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
 struct Shared {
     sink: Mutex<Sink>,
+    /// Resources × contexts: the number of Synced records that make "all synced".
     targets: usize,
     max_events: Option<u64>,
     until_synced: bool,
     watch_only: bool,
+    until: Option<Condition>,
+    /// Reflector events and Synced are shown by the format (not by kubectl's).
+    show_events: bool,
     stop: mpsc::UnboundedSender<Stop>,
 }
 
@@ -72,7 +144,7 @@ impl Shared {
         };
         if let Some(s) = stop {
             sink.finished = true;
-            let _ = sink.printer.flush();
+            let _ = sink.flush();
             let _ = self.stop.send(s);
         }
     }
@@ -107,50 +179,123 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
 }
 
 async fn watch(cfg: Config) -> Result<Outcome> {
-    let cluster = cfg.kube.cluster_url.to_string();
-    let client = kube::Client::try_from(cfg.kube.clone()).context("cannot build the client")?;
-    let discovery = target::resolve_all(&client, &cfg.resources);
-    let targets = match cfg.request_timeout {
-        Some(t) => tokio::time::timeout(t, discovery).await.map_err(|_| {
-            anyhow::anyhow!("no answer from {cluster} within {t:?} (--request-timeout)")
-        })?,
-        None => discovery.await,
+    // Resolve every cluster's targets first: a bad context or resource fails the run
+    // before anything is printed.
+    let mut clusters = Vec::new();
+    for c in &cfg.clusters {
+        let url = c.kube.cluster_url.to_string();
+        let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
+        let discovery = target::resolve_all(&client, &cfg.resources);
+        let targets = match cfg.request_timeout {
+            Some(t) => tokio::time::timeout(t, discovery).await.map_err(|_| {
+                anyhow::anyhow!("no answer from {url} within {t:?} (--request-timeout)")
+            })?,
+            None => discovery.await,
+        }
+        .with_context(|| format!("cannot watch at {url}"))?;
+        clusters.push((c, client, targets));
     }
-    .with_context(|| format!("cannot watch at {cluster}"))?;
+    let mut popts = cfg.printer.clone();
+    if matches!(popts.format, Format::Table | Format::Wide) {
+        for (_, client, targets) in &clusters {
+            for t in targets {
+                if let Some(cols) = crd_columns(client, t).await {
+                    popts.printer_columns.insert(t.resource.name.clone(), cols);
+                }
+            }
+        }
+    }
+    let recorder = match &cfg.record {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            let ropts = output::Options {
+                format: Format::Json,
+                color: false,
+                show_managed_fields: cfg.printer.show_managed_fields,
+                ..output::Options::default()
+            };
+            Some(output::printer(ropts, file))
+        }
+        None => None,
+    };
+    let show_events = popts.format.shows_events();
+    let total_targets: usize = clusters.iter().map(|(_, _, t)| t.len()).sum();
 
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         sink: Mutex::new(Sink {
-            printer: output::printer(cfg.printer.clone(), io::stdout()),
+            printer: output::printer(popts, io::stdout()),
+            recorder,
+            stats: cfg.stats.then(Stats::new),
             deltas: 0,
             synced: 0,
+            progress_shown: false,
+            progress_note: String::new(),
             finished: false,
         }),
-        targets: targets.len(),
+        targets: total_targets,
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,
         watch_only: cfg.stop.watch_only,
+        until: cfg.stop.until.clone(),
+        show_events,
         stop: tx.clone(),
     });
+    let until = cfg.stop.until.is_some();
     if shared.max_events == Some(0) {
-        return Ok(Outcome::Done);
+        return Ok(if until {
+            Outcome::NotMet
+        } else {
+            Outcome::Done
+        });
     }
 
     let mut tasks = JoinSet::new();
-    for (i, t) in targets.into_iter().enumerate() {
-        let store = Arc::new(Store::new());
-        match cfg.fifo {
-            FifoKind::Delta => {
-                let q = Arc::new(DeltaFifo::new(Some(store.clone()), cfg.emit_replaced));
-                start(&mut tasks, &cfg, &client, i, t, q, store, &shared, &tx);
+    let mut queues: Vec<(String, QueueStats)> = Vec::new();
+    let tag = cfg.clusters.len() > 1;
+    let mut index = 0;
+    for (c, client, targets) in clusters {
+        let context: Option<Arc<str>> = if tag {
+            c.context.as_deref().map(Arc::from)
+        } else {
+            None
+        };
+        for t in targets {
+            let store = Arc::new(Store::new());
+            let label = match &context {
+                Some(ctx) => format!("{}@{ctx}", t.resource.name),
+                None => t.resource.name.clone(),
+            };
+            let args = Start {
+                cfg: &cfg,
+                cluster: c,
+                client: &client,
+                index,
+                context: context.clone(),
+                shared: &shared,
+                stop: &tx,
+            };
+            match cfg.fifo {
+                FifoKind::Delta => {
+                    let q = Arc::new(DeltaFifo::new(Some(store.clone()), cfg.emit_replaced));
+                    let qs = q.clone();
+                    queues.push((label, Box::new(move || Some(qs.stats()))));
+                    start(&mut tasks, args, t, q, store);
+                }
+                FifoKind::Real => {
+                    let q = Arc::new(RealFifo::new(store.clone()));
+                    queues.push((label, Box::new(|| None)));
+                    start(&mut tasks, args, t, q, store);
+                }
             }
-            FifoKind::Real => {
-                let q = Arc::new(RealFifo::new(store.clone()));
-                start(&mut tasks, &cfg, &client, i, t, q, store, &shared, &tx);
-            }
+            index += 1;
         }
     }
     drop(tx);
+    if cfg.progress {
+        tasks.spawn(progress(shared.clone()));
+    }
 
     let timeout = async {
         match cfg.stop.timeout {
@@ -161,23 +306,103 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let outcome = tokio::select! {
         stop = rx.recv() => match stop {
             Some(Stop::Failed(e)) => Err(e),
+            Some(Stop::Met) => Ok(Outcome::Met),
+            Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
             Some(Stop::Done) | None => Ok(Outcome::Done),
         },
-        _ = timeout => Ok(Outcome::Done),
+        _ = timeout => Ok(if until { Outcome::TimedOut } else { Outcome::Done }),
         _ = tokio::signal::ctrl_c() => Ok(Outcome::Interrupted),
     };
+    tasks.abort_all();
     {
         let mut sink = shared.lock();
         sink.finished = true;
-        match sink.printer.flush() {
+        sink.clear_progress();
+        let flushed = sink.flush();
+        if let Some(stats) = &sink.stats {
+            let fifo: Vec<(String, FifoStats)> = queues
+                .iter()
+                .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
+                .collect();
+            let _ = writeln!(io::stderr(), "{}", stats.render(&fifo));
+        }
+        match flushed {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe && outcome.is_ok() => {
                 return Err(anyhow::Error::new(e).context("writing output"));
             }
             _ => {}
         }
     }
-    tasks.abort_all();
     outcome
+}
+
+/// Reads a queue's counters at exit (`None`: the queue keeps none).
+type QueueStats = Box<dyn Fn() -> Option<FifoStats> + Send + Sync>;
+
+/// A custom resource's additionalPrinterColumns, read from its CRD; `None` for the
+/// built-in groups, or when the CRD cannot be read (the table then shows AGE).
+async fn crd_columns(
+    client: &kube::Client,
+    t: &Target,
+) -> Option<Vec<output::columns::PrinterColumn>> {
+    let builtin = t.group.is_empty()
+        || t.group.ends_with(".k8s.io")
+        || matches!(
+            t.group.as_str(),
+            "apps" | "batch" | "autoscaling" | "policy" | "extensions"
+        );
+    if builtin {
+        return None;
+    }
+    let path = format!(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}.{}",
+        t.plural, t.group
+    );
+    let req = http::Request::get(path).body(Vec::new()).ok()?;
+    // Columns are a nicety: never hold the watch up for long waiting for them.
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        client.request::<serde_json::Value>(req),
+    )
+    .await;
+    let crd = match answer {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => {
+            tracing::info!("no printer columns for {}: {e}", t.resource.name);
+            return None;
+        }
+        Err(_) => {
+            tracing::info!("no printer columns for {}: timed out", t.resource.name);
+            return None;
+        }
+    };
+    Some(output::columns::PrinterColumn::from_crd(&crd, &t.version))
+}
+
+/// While the initial lists load, a one-line progress report on stderr (a terminal),
+/// rewritten in place and cleared before anything goes to stdout and once synced.
+async fn progress(shared: Arc<Shared>) {
+    let start = Instant::now();
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let mut sink = shared.lock();
+        if sink.finished || sink.synced >= shared.targets {
+            sink.clear_progress();
+            return;
+        }
+        // Whatever stdout holds goes out first, so it never lands after the progress text.
+        let _ = sink.printer.flush();
+        let popped = sink.deltas;
+        let _ = write!(
+            io::stderr(),
+            "\r\x1b[Kloading: {}; {popped} objects popped, {}/{} synced, {:.1}s",
+            sink.progress_note,
+            sink.synced,
+            shared.targets,
+            start.elapsed().as_secs_f64()
+        );
+        sink.progress_shown = true;
+    }
 }
 
 /// The consumer's view of either client-go queue.
@@ -212,93 +437,142 @@ macro_rules! queue {
 queue!(DeltaFifo<ReflectorEvent>);
 queue!(RealFifo<ReflectorEvent>);
 
+/// What `start` needs besides the target and its queue.
+struct Start<'a> {
+    cfg: &'a Config,
+    cluster: &'a Cluster,
+    client: &'a kube::Client,
+    index: usize,
+    context: Option<Arc<str>>,
+    shared: &'a Arc<Shared>,
+    stop: &'a mpsc::UnboundedSender<Stop>,
+}
+
 /// Spawns the reflector and the consumer of one resource.
-#[allow(clippy::too_many_arguments)]
 fn start<Q: Queue>(
     tasks: &mut JoinSet<()>,
-    cfg: &Config,
-    client: &kube::Client,
-    index: usize,
+    a: Start<'_>,
     t: Target,
     queue: Arc<Q>,
     store: Arc<Store>,
-    shared: &Arc<Shared>,
-    stop: &mpsc::UnboundedSender<Stop>,
 ) {
     let source = KubeSource::new(
-        client.clone(),
-        t.collection_path(cfg.namespace.as_deref()),
-        cfg.label_selector.clone(),
-        cfg.field_selector.clone(),
-        cfg.request_timeout,
+        a.client.clone(),
+        t.collection_path(a.cluster.namespace.as_deref()),
+        a.cfg.label_selector.clone(),
+        a.cfg.field_selector.clone(),
+        a.cfg.request_timeout,
     );
-    let mut rcfg = cfg.reflector.clone();
-    rcfg.seed = rcfg.seed.wrapping_add(index as u64);
+    let mut rcfg = a.cfg.reflector.clone();
+    rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     let reflector = Reflector::new(source, queue.clone(), rcfg);
-    let stop = stop.clone();
-    let name = t.resource.name.clone();
+    let stop = a.stop.clone();
+    let name = match &a.context {
+        Some(c) => format!("{} in context {c}", t.resource.name),
+        None => t.resource.name.clone(),
+    };
     tasks.spawn(async move {
         let err = reflector.run().await;
         let _ = stop.send(Stop::Failed(
             anyhow::Error::new(err).context(format!("cannot list {name}")),
         ));
     });
-    tasks.spawn(consume(t, queue, store, shared.clone()));
+    tasks.spawn(consume(t, a.context, queue, store, a.shared.clone()));
 }
 
 /// The informer's processing loop for one resource.
-async fn consume<Q: Queue>(t: Target, fifo: Arc<Q>, store: Arc<Store>, shared: Arc<Shared>) {
+async fn consume<Q: Queue>(
+    t: Target,
+    context: Option<Arc<str>>,
+    fifo: Arc<Q>,
+    store: Arc<Store>,
+    shared: Arc<Shared>,
+) {
     let mut synced = false;
     loop {
         let popped = fifo
             .pop_with(|p| {
-                if let Popped::Deltas { deltas, .. } = &p {
-                    store.apply(deltas);
-                }
-                p
+                // The version known before these deltas, read under the FIFO's lock
+                // right before they are applied.
+                let before = match &p {
+                    Popped::Deltas { key, deltas, .. } => {
+                        let before = store.get(key);
+                        store.apply(deltas);
+                        before
+                    }
+                    Popped::Notice(_) => None,
+                };
+                (p, before)
             })
             .await;
-        let Some(popped) = popped else { return };
+        let Some((popped, before)) = popped else {
+            return;
+        };
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
         let drained = fifo.is_empty();
+        let known = if now_synced { store.len() } else { 0 };
         shared.write(|sink| {
             let rec = |body| Record {
                 resource: &t.resource,
+                context: context.as_deref(),
                 time: jiff::Timestamp::now(),
                 body,
             };
             match &popped {
-                Popped::Notice(ev) => sink.printer.print(&rec(Body::Event(ev)))?,
+                Popped::Notice(ev) => {
+                    sink.print(&rec(Body::Event(ev)), shared.targets, shared.show_events)?
+                }
                 Popped::Deltas {
                     key,
                     deltas,
                     is_in_initial_list,
                 } => {
-                    if !(shared.watch_only && *is_in_initial_list) {
-                        for delta in deltas {
-                            sink.printer.print(&rec(Body::Delta {
+                    // Each delta's previous version: the store's, then the one before it.
+                    let mut prev: Option<&ObjectRef> = before.as_ref();
+                    for delta in deltas {
+                        let hidden = shared.watch_only && *is_in_initial_list;
+                        let met =
+                            !hidden && shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
+                        if !hidden {
+                            let body = Body::Delta {
                                 key,
                                 delta,
                                 initial_list: *is_in_initial_list,
-                            }))?;
+                                prev,
+                            };
+                            sink.print(&rec(body), shared.targets, true)?;
                             sink.deltas += 1;
-                            if shared.max_events.is_some_and(|m| sink.deltas >= m) {
-                                return Ok(Some(Stop::Done));
-                            }
                         }
+                        if met {
+                            return Ok(Some(Stop::Met));
+                        }
+                        if !hidden && shared.max_events.is_some_and(|m| sink.deltas >= m) {
+                            return Ok(Some(Stop::Done));
+                        }
+                        prev = match delta.kind {
+                            crate::delta::DeltaType::Deleted => None,
+                            _ => delta.object.object(),
+                        };
                     }
                 }
             }
             if now_synced {
-                sink.printer.print(&rec(Body::Synced))?;
+                sink.print(&rec(Body::Synced), shared.targets, shared.show_events)?;
                 sink.synced += 1;
+                if shared
+                    .until
+                    .as_ref()
+                    .is_some_and(|c| c.met_when_synced(known))
+                {
+                    return Ok(Some(Stop::Met));
+                }
                 if shared.until_synced && sink.synced == shared.targets {
                     return Ok(Some(Stop::Done));
                 }
             }
             if drained {
-                sink.printer.flush()?;
+                sink.flush()?;
             }
             Ok(None)
         });

@@ -7,6 +7,7 @@ mod chaos;
 mod faults;
 mod generated;
 mod hostile;
+mod output;
 mod sim_kubectl;
 mod sim_protocol;
 mod watch;

@@ -2,12 +2,19 @@
 //! YAML. Printers are generic over a writer and know nothing of where records come from.
 //!
 //! JSON lines and YAML carry the same records (see README "Output schema"); the table is
-//! for people.
+//! for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
+//! formats, applied per delta.
 
+pub mod columns;
+pub mod diff;
 mod json;
 pub mod sanitize;
+mod script;
 pub(crate) mod table;
+pub mod template;
 mod yaml;
+
+use std::collections::HashMap;
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -18,11 +25,113 @@ use crate::delta::Delta;
 use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// An output format (`-o`), with kubectl's names.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Format {
+    /// kwatch's TYPE and RESOURCEVERSION, then kubectl's columns for the resource.
+    #[default]
     Table,
+    /// The table with kubectl's `-o wide` columns.
+    Wide,
+    /// JSON lines: kwatch's records (README "Output schema").
     Json,
     Yaml,
+    /// `kind.group/name` per delta, as `kubectl get -o name`.
+    Name,
+    /// `{"type":"ADDED|MODIFIED|DELETED","object":…}` per change, as
+    /// `kubectl get -w --output-watch-events -o json` (one line each).
+    WatchEvents,
+    /// `-o custom-columns=HEADER:.path,…`: a header, then a row per delta.
+    CustomColumns(Vec<template::CustomColumn>),
+    /// `-o jsonpath=TEMPLATE`: the template rendered per delta, one line each.
+    JsonPath(template::Template),
+}
+
+/// Parses `-o` (see [`Format::parse`]); lists the format names for completions.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatParser;
+
+impl clap::builder::TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let name = arg.map_or("--output".to_owned(), |a| a.to_string());
+        let fail = |why: String| {
+            let msg = format!(
+                "invalid value '{}' for '{name}': {why}\n",
+                value.to_string_lossy()
+            );
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        };
+        let s = value
+            .to_str()
+            .ok_or_else(|| fail("not valid UTF-8".into()))?;
+        Format::parse(s).map_err(fail)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue as P;
+        Some(Box::new(
+            [
+                P::new("table"),
+                P::new("wide"),
+                P::new("json"),
+                P::new("yaml"),
+                P::new("name"),
+                P::new("watch-events"),
+                P::new("custom-columns="),
+                P::new("jsonpath="),
+            ]
+            .into_iter(),
+        ))
+    }
+}
+
+/// The names `-o` takes, for help and errors.
+pub const FORMATS: &str =
+    "table, wide, json, yaml, name, watch-events, custom-columns=SPEC, jsonpath=TEMPLATE";
+
+impl Format {
+    /// Parses `-o`'s value (kubectl's syntax).
+    pub fn parse(s: &str) -> Result<Format, String> {
+        if let Some(spec) = s.strip_prefix("custom-columns=") {
+            return template::parse_custom_columns(spec).map(Format::CustomColumns);
+        }
+        if let Some(t) = s.strip_prefix("jsonpath=") {
+            return template::Template::parse(t).map(Format::JsonPath);
+        }
+        Ok(match s {
+            "table" => Format::Table,
+            "wide" => Format::Wide,
+            "json" => Format::Json,
+            "yaml" => Format::Yaml,
+            "name" => Format::Name,
+            "watch-events" => Format::WatchEvents,
+            _ => return Err(format!("unknown output format {s:?} (one of: {FORMATS})")),
+        })
+    }
+
+    /// clap's parser for `-o`: kubectl's syntax, with the format names offered to help and
+    /// shell completions.
+    pub fn value_parser() -> FormatParser {
+        FormatParser
+    }
+
+    /// Whether reflector events and Synced are printed (formats for people and kwatch's
+    /// own records); kubectl's script formats print objects only.
+    pub fn shows_events(&self) -> bool {
+        matches!(
+            self,
+            Format::Table | Format::Wide | Format::Json | Format::Yaml
+        )
+    }
 }
 
 /// The resource a record is about, as resolved by discovery.
@@ -36,13 +145,16 @@ pub struct Resource {
     pub namespaced: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
     /// One delta of a popped key, in order. `initial_list`: popped before HasSynced.
     Delta {
         key: &'a str,
         delta: &'a Delta,
         initial_list: bool,
+        /// The version of the object kwatch knew before this delta (the store's copy,
+        /// or the previous delta's object within one pop); `None` if unknown.
+        prev: Option<&'a ObjectRef>,
     },
     Event(&'a ReflectorEvent),
     /// HasSynced became true: the initial list has been popped.
@@ -52,11 +164,13 @@ pub enum Body<'a> {
 #[derive(Debug)]
 pub struct Record<'a> {
     pub resource: &'a Resource,
+    /// The kubeconfig context, when watching several (`--context a,b`).
+    pub context: Option<&'a str>,
     pub time: jiff::Timestamp,
     pub body: Body<'a>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub format: Format,
     pub color: bool,
@@ -65,6 +179,20 @@ pub struct Options {
     /// Several resources are watched: show a KIND column (table).
     pub multi: bool,
     pub show_managed_fields: bool,
+    /// `-L`: a column per label key (table).
+    pub label_columns: Vec<String>,
+    /// `--show-labels`: a LABELS column (table).
+    pub show_labels: bool,
+    /// `--no-headers` (table, custom-columns).
+    pub no_headers: bool,
+    /// `--timestamps`: a TIME column with when kwatch printed the record (table).
+    pub timestamps: bool,
+    /// `--diff`, `--diff-all`.
+    pub diff: diff::DiffMode,
+    /// Several contexts are watched: show a CONTEXT column (table).
+    pub contexts: bool,
+    /// Custom resources' additionalPrinterColumns, by [`Resource::name`].
+    pub printer_columns: HashMap<String, Vec<columns::PrinterColumn>>,
 }
 
 pub trait Printer: Send {
@@ -76,8 +204,12 @@ pub trait Printer: Send {
 pub fn printer<W: Write + Send + 'static>(opts: Options, w: W) -> Box<dyn Printer> {
     match opts.format {
         Format::Json => Box::new(json::JsonPrinter::new(opts, w)),
+        Format::WatchEvents => Box::new(json::WatchEventPrinter::new(opts, w)),
         Format::Yaml => Box::new(yaml::YamlPrinter::new(opts, w)),
-        Format::Table => Box::new(table::TablePrinter::new(opts, w)),
+        Format::Table | Format::Wide => Box::new(table::TablePrinter::new(opts, w)),
+        Format::Name | Format::CustomColumns(_) | Format::JsonPath(_) => {
+            Box::new(script::ScriptPrinter::new(opts, w))
+        }
     }
 }
 
@@ -100,6 +232,7 @@ fn fields(rec: &Record<'_>) -> (Map<String, Value>, Option<ObjectRef>) {
             key,
             delta,
             initial_list,
+            ..
         } => {
             let o = delta.object.object();
             let (ns, name) = match key.split_once('/') {
@@ -107,6 +240,9 @@ fn fields(rec: &Record<'_>) -> (Map<String, Value>, Option<ObjectRef>) {
                 None => (None, *key),
             };
             m.insert("type".into(), json!(delta.kind.as_str()));
+            if let Some(c) = rec.context {
+                m.insert("context".into(), json!(c));
+            }
             m.insert("key".into(), json!(key));
             m.insert("namespace".into(), json!(ns));
             m.insert("name".into(), json!(name));
@@ -125,12 +261,18 @@ fn fields(rec: &Record<'_>) -> (Map<String, Value>, Option<ObjectRef>) {
         }
         Body::Synced => {
             m.insert("type".into(), json!("Synced"));
+            if let Some(c) = rec.context {
+                m.insert("context".into(), json!(c));
+            }
             m.insert("resource".into(), json!(r.name));
             m.insert("time".into(), json!(format_time(rec.time)));
         }
         Body::Event(e) => {
             let (ty, rest) = event_fields(e);
             m.insert("type".into(), json!(ty));
+            if let Some(c) = rec.context {
+                m.insert("context".into(), json!(c));
+            }
             m.insert("resource".into(), json!(r.name));
             m.insert("time".into(), json!(format_time(rec.time)));
             m.extend(rest);
@@ -188,6 +330,16 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
     match v {
         Value::Object(m) => (ty, m),
         _ => (ty, Map::new()),
+    }
+}
+
+/// The record's `--diff`, if it has one.
+fn record_diff(rec: &Record<'_>, mode: diff::DiffMode) -> Option<diff::Diff> {
+    match &rec.body {
+        Body::Delta { delta, prev, .. } => {
+            diff::compute(mode, delta.kind, *prev, delta.object.object())
+        }
+        _ => None,
     }
 }
 

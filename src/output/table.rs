@@ -7,17 +7,24 @@ use std::time::Duration;
 
 use crossterm::style::{Color, Stylize};
 
+use std::collections::HashMap;
+
+use super::columns::{resource_columns, Column, Getter};
 use super::sanitize::sanitize;
-use super::{Body, Options, Printer, Record};
+use super::{diff, Body, Format, Options, Printer, Record, Resource};
 use crate::delta::DeltaType;
 use crate::reflector::ReflectorEvent;
 
 pub struct TablePrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
-    /// Current width of each column; never shrinks.
-    widths: Vec<usize>,
-    header_done: bool,
+    /// The width of each column, per header line seen; widths never shrink, so rows of
+    /// one layout never jitter, and a layout shown again keeps its widths.
+    widths: HashMap<Vec<String>, Vec<usize>>,
+    /// The header line printed last: a new one is printed only when it changes.
+    current: Option<Vec<String>>,
+    /// The resource columns per resource name (built once).
+    columns: HashMap<String, Vec<Column>>,
 }
 
 impl<W: Write> TablePrinter<W> {
@@ -25,37 +32,94 @@ impl<W: Write> TablePrinter<W> {
         TablePrinter {
             opts,
             w: BufWriter::new(w),
-            // TYPE is as wide as its longest value from the start.
-            widths: vec!["Replaced".len()],
-            header_done: false,
+            widths: HashMap::new(),
+            current: None,
+            columns: HashMap::new(),
         }
     }
 
-    fn headers(&self) -> Vec<&'static str> {
-        let mut h = vec!["TYPE"];
+    /// The resource columns of `r` (kubectl's), then `-L` and `--show-labels` columns.
+    fn columns_of(&mut self, r: &Resource) -> Vec<Column> {
+        let wide = self.opts.format == Format::Wide;
+        let opts = &self.opts;
+        self.columns
+            .entry(r.name.clone())
+            .or_insert_with(|| {
+                let crd = opts.printer_columns.get(&r.name).map(Vec::as_slice);
+                let mut cols = resource_columns(r, wide, crd);
+                for l in &opts.label_columns {
+                    cols.push(Column {
+                        header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),
+                        get: Getter::Label(l.clone()),
+                    });
+                }
+                if opts.show_labels {
+                    cols.push(Column {
+                        header: "LABELS".into(),
+                        get: Getter::Labels,
+                    });
+                }
+                cols
+            })
+            .clone()
+    }
+
+    fn headers(&self, cols: &[Column]) -> Vec<String> {
+        let mut h = vec!["TYPE".to_owned()];
+        if self.opts.timestamps {
+            h.push("TIME".into());
+        }
+        if self.opts.contexts {
+            h.push("CONTEXT".into());
+        }
         if self.opts.multi {
-            h.push("KIND");
+            h.push("KIND".into());
         }
         if self.opts.all_namespaces {
-            h.push("NAMESPACE");
+            h.push("NAMESPACE".into());
         }
-        h.extend(["NAME", "RESOURCEVERSION", "AGE"]);
+        h.extend(["NAME".to_owned(), "RESOURCEVERSION".to_owned()]);
+        h.extend(cols.iter().map(|c| c.header.clone()));
         h
     }
 
-    fn write_row(&mut self, cells: &[String], color: Option<Color>) -> io::Result<()> {
-        if self.widths.len() < cells.len() {
-            self.widths.resize(cells.len(), 0);
+    /// Grows the widths of `layout` to fit `cells`.
+    fn grow(&mut self, layout: &[String], cells: &[String]) {
+        let widths = self
+            .widths
+            .entry(layout.to_vec())
+            .or_insert_with(|| vec!["Replaced".len()]);
+        if widths.len() < cells.len() {
+            widths.resize(cells.len(), 0);
+        }
+        for (w, c) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+
+    fn write_row(
+        &mut self,
+        layout: &[String],
+        cells: &[String],
+        color: Option<Color>,
+    ) -> io::Result<()> {
+        let widths = self
+            .widths
+            .entry(layout.to_vec())
+            // TYPE is as wide as its longest value from the start.
+            .or_insert_with(|| vec!["Replaced".len()]);
+        if widths.len() < cells.len() {
+            widths.resize(cells.len(), 0);
         }
         let mut line = String::new();
         for (i, cell) in cells.iter().enumerate() {
             let n = cell.chars().count();
-            self.widths[i] = self.widths[i].max(n);
+            widths[i] = widths[i].max(n);
             if i + 1 == cells.len() {
                 line.push_str(cell);
             } else {
                 line.push_str(cell);
-                line.extend(std::iter::repeat_n(' ', self.widths[i] - n + 3));
+                line.extend(std::iter::repeat_n(' ', widths[i] - n + 3));
             }
         }
         match color.filter(|_| self.opts.color) {
@@ -77,6 +141,26 @@ impl<W: Write> TablePrinter<W> {
             writeln!(self.w, "{line}")
         }
     }
+
+    /// `--diff`: one indented `path: old → new` line per changed path.
+    fn write_diff(&mut self, d: &diff::Diff) -> io::Result<()> {
+        for c in diff::changes(d) {
+            let path = sanitize(&c.path).into_owned();
+            let old = sanitize(&diff::short(&c.old)).into_owned();
+            let new = sanitize(&diff::short(&c.new)).into_owned();
+            if self.opts.color {
+                writeln!(
+                    self.w,
+                    "    {path}: {} → {}",
+                    old.with(Color::Red),
+                    new.with(Color::Green)
+                )?;
+            } else {
+                writeln!(self.w, "    {path}: {old} → {new}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 fn color_of(t: DeltaType) -> Color {
@@ -96,30 +180,34 @@ pub fn human_duration(d: Duration) -> String {
     if s < 120 {
         format!("{s}s")
     } else if m < 10 {
-        format!("{m}m{}s", s % 60)
+        match s % 60 {
+            0 => format!("{m}m"),
+            r => format!("{m}m{r}s"),
+        }
     } else if h < 3 {
         format!("{m}m")
     } else if h < 8 {
-        format!("{h}h{}m", m % 60)
+        match m % 60 {
+            0 => format!("{h}h"),
+            r => format!("{h}h{r}m"),
+        }
     } else if h < 48 {
         format!("{h}h")
     } else if h < 24 * 8 {
-        format!("{days}d{}h", h % 24)
+        match h % 24 {
+            0 => format!("{days}d"),
+            r => format!("{days}d{r}h"),
+        }
     } else if days < 365 * 2 {
         format!("{days}d")
     } else if days < 365 * 8 {
-        format!("{}y{}d", days / 365, days % 365)
+        match days % 365 {
+            0 => format!("{}y", days / 365),
+            r => format!("{}y{r}d", days / 365),
+        }
     } else {
         format!("{}y", days / 365)
     }
-}
-
-fn age(created: Option<&str>, now: jiff::Timestamp) -> String {
-    let Some(t) = created.and_then(|c| c.parse::<jiff::Timestamp>().ok()) else {
-        return "<unknown>".into();
-    };
-    let secs = now.as_second().saturating_sub(t.as_second()).max(0);
-    human_duration(Duration::from_secs(secs.unsigned_abs()))
 }
 
 fn secs(d: &Duration) -> String {
@@ -202,22 +290,31 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
 
 impl<W: Write + Send> Printer for TablePrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
-        let name = &rec.resource.name;
+        // With several contexts, event lines say which cluster they are about.
+        let name = &match rec.context {
+            Some(c) => format!("{} in {c}", rec.resource.name),
+            None => rec.resource.name.clone(),
+        };
         match &rec.body {
             Body::Event(e) => match event_text(name, e) {
                 Some(t) => self.write_event(t),
                 None => Ok(()),
             },
             Body::Synced => self.write_event(format!("synced {name}")),
-            Body::Delta { key, delta, .. } => {
-                if !self.header_done {
-                    self.header_done = true;
-                    let h: Vec<String> = self.headers().into_iter().map(String::from).collect();
-                    self.write_row(&h, None)?;
-                }
+            Body::Delta {
+                key, delta, prev, ..
+            } => {
+                let cols = self.columns_of(rec.resource);
+                let layout = self.headers(&cols);
                 let (ns, obj_name) = key.split_once('/').unwrap_or(("", key));
                 let obj = delta.object.object();
                 let mut cells = vec![delta.kind.as_str().to_owned()];
+                if self.opts.timestamps {
+                    cells.push(super::format_time(rec.time));
+                }
+                if self.opts.contexts {
+                    cells.push(sanitize(rec.context.unwrap_or_default()).into_owned());
+                }
                 if self.opts.multi {
                     cells.push(sanitize(&rec.resource.kind).into_owned());
                 }
@@ -232,11 +329,28 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 cells.push(obj.map_or("<unknown>".into(), |o| {
                     sanitize(o.resource_version()).into_owned()
                 }));
-                cells.push(age(
-                    obj.and_then(|o| o.meta().creation_timestamp.as_deref()),
-                    rec.time,
-                ));
-                self.write_row(&cells, Some(color_of(delta.kind)))
+                // Parse the object only when a column reads more than metadata.
+                let value = match obj {
+                    Some(o) if cols.iter().any(Column::needs_value) => o.to_value(),
+                    _ => serde_json::Value::Null,
+                };
+                let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
+                for c in &cols {
+                    cells.push(sanitize(&c.cell(&value, created, rec.time)).into_owned());
+                }
+                if self.current.as_ref() != Some(&layout) {
+                    self.current = Some(layout.clone());
+                    // A new header is as wide as its first row, so that row lines up.
+                    self.grow(&layout, &cells);
+                    if !self.opts.no_headers {
+                        self.write_row(&layout, &layout, None)?;
+                    }
+                }
+                self.write_row(&layout, &cells, Some(color_of(delta.kind)))?;
+                if let Some(d) = diff::compute(self.opts.diff, delta.kind, *prev, obj) {
+                    self.write_diff(&d)?;
+                }
+                Ok(())
             }
         }
     }

@@ -37,10 +37,8 @@ fn pods() -> Resource {
 fn opts(format: Format) -> Options {
     Options {
         format,
-        color: false,
         all_namespaces: true,
-        multi: false,
-        show_managed_fields: false,
+        ..Options::default()
     }
 }
 
@@ -58,26 +56,19 @@ fn at() -> jiff::Timestamp {
 }
 
 fn print_all(format: Format, recs: &[Body<'_>]) -> String {
+    print_with(opts(format), recs)
+}
+
+fn print_with(o: Options, recs: &[Body<'_>]) -> String {
     let buf = Buf::default();
-    let mut p = printer(opts(format), buf.clone());
+    let mut p = printer(o, buf.clone());
     let r = pods();
     for body in recs {
         let rec = Record {
             resource: &r,
+            context: None,
             time: at(),
-            body: match body {
-                Body::Delta {
-                    key,
-                    delta,
-                    initial_list,
-                } => Body::Delta {
-                    key,
-                    delta,
-                    initial_list: *initial_list,
-                },
-                Body::Event(e) => Body::Event(e),
-                Body::Synced => Body::Synced,
-            },
+            body: *body,
         };
         p.print(&rec).unwrap();
     }
@@ -109,11 +100,13 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
                 key: "default/web-1",
                 delta: &added,
                 initial_list: true,
+                prev: None,
             },
             Body::Delta {
                 key: "default/old",
                 delta: &tomb,
                 initial_list: false,
+                prev: None,
             },
             Body::Synced,
         ],
@@ -146,6 +139,7 @@ fn yaml_is_a_multi_document_stream_of_the_same_records() {
             key: "default/web-1",
             delta: &d,
             initial_list: false,
+            prev: None,
         }],
     );
     assert!(
@@ -173,21 +167,23 @@ fn table_has_one_header_growing_columns_and_event_lines() {
                 key: "default/a",
                 delta: &a,
                 initial_list: true,
+                prev: None,
             },
             Body::Event(&relist),
             Body::Delta {
                 key: "default/a-much-longer-name",
                 delta: &b,
                 initial_list: false,
+                prev: None,
             },
         ],
     );
     assert_eq!(
         out,
-        "TYPE       NAMESPACE   NAME   RESOURCEVERSION   AGE\n\
-         Added      default     a      5                 5m30s\n\
+        "TYPE       NAMESPACE   NAME   RESOURCEVERSION   READY   STATUS    RESTARTS   AGE\n\
+         Added      default     a      5                 0/0     Unknown   0          5m30s\n\
          ~ relist pods: 410 Expired: too old resource version: 300 (340) → list at rv=\"350\"\n\
-         Replaced   default     a-much-longer-name   6                 5m30s\n"
+         Replaced   default     a-much-longer-name   6                 0/0     Unknown   0          5m30s\n"
     );
 }
 
@@ -208,9 +204,197 @@ fn human_durations_match_kubectl() {
     assert_eq!(h(s(5)), "5s");
     assert_eq!(h(s(119)), "119s");
     assert_eq!(h(s(150)), "2m30s");
+    assert_eq!(h(s(300)), "5m");
+    assert_eq!(h(s(5 * 3600)), "5h");
+    assert_eq!(h(s(2 * 86400)), "2d");
     assert_eq!(h(s(30 * 60)), "30m");
     assert_eq!(h(s(4 * 3600 + 120)), "4h2m");
     assert_eq!(h(s(20 * 3600)), "20h");
     assert_eq!(h(s(3 * 86400 + 3600)), "3d1h");
     assert_eq!(h(s(30 * 86400)), "30d");
+}
+
+/// A realistic pod at resourceVersion `rv` in `phase`, with labels, two containers and
+/// a restart.
+fn real_pod(rv: &str, phase: &str, ready: bool) -> ObjectRef {
+    let v = serde_json::json!({
+        "kind": "Pod", "apiVersion": "v1",
+        "metadata": {"name": "web-1", "namespace": "default", "resourceVersion": rv,
+            "creationTimestamp": "2026-11-21T09:00:00Z", "labels": {"app": "web", "tier": "fe"},
+            "managedFields": [{"manager": "kubelet"}]},
+        "spec": {"nodeName": "node-a", "containers": [
+            {"name": "web", "image": "nginx:1.27"}, {"name": "log", "image": "fluent-bit:3"}]},
+        "status": {"phase": phase, "podIP": "10.0.0.7", "containerStatuses": [
+            {"name": "web", "ready": ready, "restartCount": 1, "state": {"running": {}},
+             "lastState": {"terminated": {"finishedAt": "2026-11-21T10:00:00Z"}}},
+            {"name": "log", "ready": ready, "restartCount": 0, "state": {"running": {}}}]}
+    });
+    ObjectRef::new(Object::from_json(&v.to_string()).unwrap())
+}
+
+/// The same story in every format: the initial list, a relist that changes nothing, an
+/// update, a deletion, and the reflector's events around them.
+fn story(o: Options) -> String {
+    let v1 = real_pod("10", "Pending", false);
+    let v2 = real_pod("11", "Running", true);
+    let added = Delta::new(DeltaType::Replaced, v1.clone());
+    let relisted = Delta::new(DeltaType::Replaced, v1.clone());
+    let updated = Delta::new(DeltaType::Updated, v2.clone());
+    let deleted = Delta::new(DeltaType::Deleted, v2.clone());
+    let list = ReflectorEvent::List {
+        resource_version: "0".into(),
+        limit: 500,
+        reason: "initial".into(),
+        streaming: false,
+    };
+    let listed = ReflectorEvent::Listed {
+        resource_version: "10".into(),
+        items: 1,
+        pages: 1,
+        elapsed: Duration::from_millis(12),
+        full_list_fallback: false,
+        streaming: false,
+    };
+    print_with(
+        o,
+        &[
+            Body::Event(&list),
+            Body::Event(&listed),
+            Body::Delta {
+                key: "default/web-1",
+                delta: &added,
+                initial_list: true,
+                prev: None,
+            },
+            Body::Synced,
+            Body::Delta {
+                key: "default/web-1",
+                delta: &relisted,
+                initial_list: false,
+                prev: Some(&v1),
+            },
+            Body::Delta {
+                key: "default/web-1",
+                delta: &updated,
+                initial_list: false,
+                prev: Some(&v1),
+            },
+            Body::Delta {
+                key: "default/web-1",
+                delta: &deleted,
+                initial_list: false,
+                prev: Some(&v2),
+            },
+        ],
+    )
+}
+
+fn parse(s: &str) -> Format {
+    Format::parse(s).unwrap()
+}
+
+#[test]
+fn snapshots_of_every_format() {
+    let base = |format| Options {
+        format,
+        ..Options::default()
+    };
+    insta::assert_snapshot!("table", story(base(Format::Table)));
+    insta::assert_snapshot!(
+        "wide_labels_timestamps",
+        story(Options {
+            label_columns: vec!["app".into()],
+            show_labels: true,
+            timestamps: true,
+            all_namespaces: true,
+            ..base(Format::Wide)
+        })
+    );
+    insta::assert_snapshot!(
+        "table_diff",
+        story(Options {
+            diff: diff::DiffMode::On,
+            ..base(Format::Table)
+        })
+    );
+    insta::assert_snapshot!("json", story(base(Format::Json)));
+    insta::assert_snapshot!(
+        "json_diff",
+        story(Options {
+            diff: diff::DiffMode::On,
+            ..base(Format::Json)
+        })
+    );
+    insta::assert_snapshot!(
+        "yaml_diff",
+        story(Options {
+            diff: diff::DiffMode::On,
+            ..base(Format::Yaml)
+        })
+    );
+    insta::assert_snapshot!("name", story(base(parse("name"))));
+    insta::assert_snapshot!("watch_events", story(base(parse("watch-events"))));
+    insta::assert_snapshot!(
+        "custom_columns",
+        story(base(parse(
+            "custom-columns=NAME:.metadata.name,PHASE:.status.phase,IMAGES:.spec.containers[*].image"
+        )))
+    );
+    insta::assert_snapshot!(
+        "jsonpath",
+        story(base(parse(
+            r#"jsonpath={.metadata.name}{"\t"}{range .status.containerStatuses[*]}{.name}={.ready} {end}"#
+        )))
+    );
+}
+
+#[test]
+fn watch_events_map_deltas_like_a_watch_would() {
+    let out = story(Options {
+        format: Format::WatchEvents,
+        ..Options::default()
+    });
+    let types: Vec<String> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["type"].to_string())
+        .collect();
+    // Initial Replaced → ADDED; the relist with nothing new → nothing; then MODIFIED, DELETED.
+    assert_eq!(types, [r#""ADDED""#, r#""MODIFIED""#, r#""DELETED""#]);
+    assert!(!out.contains("managedFields"));
+}
+
+#[test]
+fn json_diff_is_an_rfc6902_patch_that_turns_the_old_object_into_the_new() {
+    let out = story(Options {
+        format: Format::Json,
+        diff: diff::DiffMode::On,
+        ..Options::default()
+    });
+    let recs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let relist = &recs[4];
+    assert_eq!(relist["changed"], false);
+    assert_eq!(relist["diff"], serde_json::json!([]));
+    let upd = &recs[5];
+    assert_eq!(upd["type"], "Updated");
+    let patch: json_patch::Patch = serde_json::from_value(upd["diff"].clone()).unwrap();
+    let mut old = real_pod("10", "Pending", false).to_value();
+    json_patch::patch(&mut old, &patch).unwrap();
+    let mut new = real_pod("11", "Running", true).to_value();
+    // Noise is left out of the patch, so only it differs after applying.
+    for v in [&mut old, &mut new] {
+        v["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("resourceVersion");
+    }
+    assert_eq!(old, new);
+    // Without --diff, records are byte-for-byte what they were.
+    let plain = story(Options {
+        format: Format::Json,
+        ..Options::default()
+    });
+    assert!(!plain.contains("\"diff\"") && !plain.contains("\"changed\""));
 }

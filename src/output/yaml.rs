@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 
 use serde_json::Value;
 
-use super::{fields, object_json, Options, Printer, Record};
+use super::{diff, fields, object_json, record_diff, Options, Printer, Record};
 
 pub struct YamlPrinter<W: Write> {
     opts: Options,
@@ -24,6 +24,14 @@ impl<W: Write> YamlPrinter<W> {
 impl<W: Write + Send> Printer for YamlPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
         let (mut m, obj) = fields(rec);
+        if let Some(d) = record_diff(rec, self.opts.diff) {
+            m.insert("changed".into(), Value::Bool(d.changed));
+            if d.known {
+                // For people: `path: old → new`, one string per changed path.
+                let lines = diff::lines(&d).into_iter().map(Value::String).collect();
+                m.insert("diff".into(), Value::Array(lines));
+            }
+        }
         if let Some(o) = obj {
             let v: Value = serde_json::from_str(&object_json(&o, self.opts.show_managed_fields))
                 .map_err(io::Error::other)?;
