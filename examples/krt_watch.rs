@@ -24,7 +24,8 @@ async fn main() -> anyhow::Result<()> {
         _ => None,
     };
     let kc = Kubeconfig::read_from(path)?;
-    let mut config = kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await?;
+    let mut config =
+        kube::Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default()).await?;
     config.read_timeout = None;
     let client = kube::Client::try_from(config)?;
     let kind = match plural.as_str() {

@@ -210,6 +210,15 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// `1 item`, `2 items`.
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 fn secs(d: &Duration) -> String {
     if *d < Duration::from_secs(1) {
         format!("{}ms", d.as_millis())
@@ -251,14 +260,14 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             } else {
                 ""
             };
-            let s = if *pages == 1 { "" } else { "s" };
             let how = if *streaming {
                 "streamed".to_owned()
             } else {
-                format!("in {pages} page{s}")
+                format!("in {}", plural(u64::from(*pages), "page"))
             };
             format!(
-                "listed {name}: {items} items {how} at rv={resource_version} in {}{fallback}",
+                "listed {name}: {} {how} at rv={resource_version} in {}{fallback}",
+                plural(*items as u64, "item"),
                 secs(elapsed)
             )
         }
@@ -273,8 +282,9 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         } => {
             let how = if *error { "ended" } else { "closed" };
             format!(
-                "watch {name} {how} after {} and {events} events: {reason}",
-                secs(elapsed)
+                "watch {name} {how} after {} and {}: {reason}",
+                secs(elapsed),
+                plural(*events, "event")
             )
         }
         ReflectorEvent::Bookmark { .. } => return None,
