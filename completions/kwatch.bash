@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -l -v -o -L -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
+            opts="-n -A -l -v -o -L -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -129,6 +129,14 @@ _kwatch() {
                     ;;
                 --watch-list)
                     COMPREPLY=($(compgen -W "auto on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --min-watch-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pop-delay)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-events)

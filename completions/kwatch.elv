@@ -36,6 +36,8 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
             cand --fifo 'The informer''s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36''s default)'
             cand --watch-list 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given'
+            cand --min-watch-timeout 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)'
+            cand --pop-delay 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO''s per-key coalescing becomes visible'
             cand --max-events 'Exit 0 after printing this many deltas'
             cand --timeout 'Exit 0 after this long, e.g. 30s'
             cand --until 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait''s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'

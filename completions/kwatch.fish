@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -50,6 +50,8 @@ real\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-list -d 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given' -r -f -a "auto\t'Try it; if the server rejects it, LIST from then on'
 on\t'Always try it first (falling back to LIST for an attempt it fails)'
 off\t'Always LIST'"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO\'s per-key coalescing becomes visible' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait\'s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r

@@ -240,6 +240,16 @@ pub struct ReflectorArgs {
     /// auto means off when --page-size is given.
     #[arg(long, value_enum, default_value_t = WatchListMode::Auto, value_name = "WHEN")]
     pub watch_list: WatchListMode,
+
+    /// Each watch asks the server to end it after a random time in [D, 2·D) (client-go:
+    /// 5m).
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "5m")]
+    pub min_watch_timeout: Duration,
+
+    /// Spend this long on each pop, as a slow event handler would: deltas pile up in the
+    /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
+    #[arg(long, value_name = "D", value_parser = parse_duration)]
+    pub pop_delay: Option<Duration>,
 }
 
 /// When to stop (for scripts).

@@ -36,6 +36,8 @@ pub struct Config {
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
     pub fifo: FifoKind,
+    /// Wait before each pop (`--pop-delay`).
+    pub pop_delay: Option<std::time::Duration>,
     pub stop: StopArgs,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
@@ -168,6 +170,9 @@ impl Config {
             page_size_explicit: args.reflector.page_size.is_some(),
             resync: args.reflector.resync.filter(|d| !d.is_zero()),
             bookmarks: !args.reflector.no_bookmarks,
+            min_watch_timeout_secs: u32::try_from(args.reflector.min_watch_timeout.as_secs())
+                .unwrap_or(u32::MAX)
+                .max(1),
             watch_list: match args.reflector.watch_list {
                 WatchListMode::Auto if args.reflector.page_size.is_some() => WatchListMode::Off,
                 mode => mode,
@@ -184,6 +189,7 @@ impl Config {
             reflector,
             emit_replaced: !args.reflector.legacy_sync,
             fifo: args.reflector.fifo,
+            pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
             stop: args.stop,
             record: args.record.clone(),
             stats: args.stats,

@@ -119,6 +119,7 @@ struct Shared {
     max_events: Option<u64>,
     until_synced: bool,
     watch_only: bool,
+    pop_delay: Option<std::time::Duration>,
     until: Option<Condition>,
     /// Reflector events and Synced are shown by the format (not by kubectl's).
     show_events: bool,
@@ -238,6 +239,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,
         watch_only: cfg.stop.watch_only,
+        pop_delay: cfg.pop_delay,
         until: cfg.stop.until.clone(),
         show_events,
         stop: tx.clone(),
@@ -576,5 +578,8 @@ async fn consume<Q: Queue>(
             }
             Ok(None)
         });
+        if let Some(d) = shared.pop_delay {
+            tokio::time::sleep(d).await;
+        }
     }
 }

@@ -526,3 +526,71 @@ fn sim_flag_runs_the_built_in_cluster() {
     assert!(of_type(&recs, "Replaced").len() >= 10);
     assert_eq!(recs.last().unwrap()["type"], "Synced");
 }
+
+#[test]
+fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
+    let sim = SimProcess::start(&[]);
+    let manifest = |name: &str, v: &str| {
+        let file = sim.dir().join(format!("{name}-{v}.json"));
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "team-a"}, "data": {"k": v}});
+        std::fs::write(&file, cm.to_string()).unwrap();
+        file
+    };
+    for name in ["a", "b", "c"] {
+        sim.kubectl_ok(&["create", "-f", manifest(name, "0").to_str().unwrap()]);
+    }
+    let mut seen = BTreeMap::new();
+    for fifo in ["delta", "real"] {
+        // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
+        // while c is being handled, a, b, a queue up.
+        let mut kw = Running::watch(
+            &sim,
+            &[
+                "configmaps",
+                "-n",
+                "team-a",
+                "-o",
+                "json",
+                "--watch-only",
+                "--watch-list",
+                "off",
+                "--pop-delay",
+                "300ms",
+                "--fifo",
+                fifo,
+            ],
+        );
+        kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
+        sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+        for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
+            let file = manifest(name, &format!("{fifo}{v}"));
+            sim.kubectl_ok(&["replace", "-f", file.to_str().unwrap()]);
+        }
+        let recs = kw.wait_for(LIMIT, "four updates", |v| of_type(v, "Updated").len() == 4);
+        let order: Vec<String> = of_type(&recs, "Updated")
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}{}",
+                    r["name"].as_str().unwrap(),
+                    r["object"]["data"]["k"]
+                        .as_str()
+                        .unwrap()
+                        .trim_start_matches(fifo)
+                )
+            })
+            .collect();
+        seen.insert(fifo, order);
+    }
+    assert_eq!(
+        seen["delta"],
+        ["c1", "a1", "a2", "b1"],
+        "DeltaFIFO hands out a key's deltas together"
+    );
+    assert_eq!(
+        seen["real"],
+        ["c1", "a1", "b1", "a2"],
+        "RealFIFO keeps arrival order"
+    );
+}
