@@ -342,4 +342,9 @@ pub struct SimArgs {
     /// Seconds between watch bookmarks (a real API server sends one about every minute).
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub bookmark_interval: f64,
+
+    /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or
+    /// large (~12 KB), for benchmarks.
+    #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
+    pub pod_size: crate::sim::PodSize,
 }

@@ -137,7 +137,18 @@ fn running_status(now: &str, node: &str, ip: &str, app: &str, image: &str, resta
 
 /// Creates the objects every simulated cluster starts with, then `pods` preloaded pods.
 /// Nothing enters the history: the history starts after this (compacted = current revision).
+#[allow(dead_code)] // the tests' and other callers' default size
 pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result<()> {
+    seed_cluster_sized(store, pods, seed, super::bench::PodSize::Default)
+}
+
+/// [`seed_cluster`] with preloaded pods of `size` (the benchmark's `--pod-size`).
+pub fn seed_cluster_sized(
+    store: &mut Store,
+    pods: usize,
+    seed: u64,
+    size: super::bench::PodSize,
+) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let create = |store: &mut Store, res: usize, v: Value| -> anyhow::Result<String> {
         let o = store
@@ -229,7 +240,7 @@ pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result
         create(store, WIDGETS, w)?;
     }
     let templates: Vec<PodTemplate> = (0..WORKLOADS.len())
-        .map(|w| PodTemplate::new(&mut rng, w, &rs_uids[w]))
+        .map(|w| PodTemplate::new(&mut rng, w, &rs_uids[w], size))
         .collect();
     let created = now_rfc3339();
     for i in 0..pods {
@@ -294,7 +305,7 @@ fn hole(tag: &str) -> String {
 }
 
 impl PodTemplate {
-    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str) -> PodTemplate {
+    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: super::bench::PodSize) -> PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);
@@ -319,6 +330,7 @@ impl PodTemplate {
                 }
             }
         }
+        super::bench::resize_pod(&mut v, size);
         let meta = &mut v["metadata"];
         meta["uid"] = json!(hole("UID"));
         meta["resourceVersion"] = json!(hole("RV"));

@@ -13,6 +13,7 @@
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool}` | switches the chaos scenario's random faults on or off |
+//! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
 //! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches and malformed lines |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -53,6 +54,8 @@ pub struct Faults {
     pub churn_rate: watch::Sender<f64>,
     /// Whether the chaos scenario injects faults.
     pub chaos: AtomicBool,
+    /// The benchmark's flood of MODIFIED events (`POST /_sim/flood`).
+    pub flood: super::bench::Flood,
 }
 
 impl Faults {
@@ -67,6 +70,7 @@ impl Faults {
             open_watches: AtomicUsize::new(0),
             churn_rate: watch::channel(churn_rate).0,
             chaos: AtomicBool::new(chaos),
+            flood: Default::default(),
         }
     }
 
@@ -250,6 +254,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
             }
             ok(json!({"rate": *app.faults.churn_rate.borrow()}))
         }
+        (Method::POST, "flood") => ok(super::bench::control(app, &body)),
         (Method::POST, "faults") => {
             if let Some(f) = body["enabled"].as_bool() {
                 app.faults.chaos.store(f, Ordering::SeqCst);

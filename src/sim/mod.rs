@@ -17,6 +17,7 @@
 //! churn / chaos tasks ─ write the storage and flip fault switches
 //! ```
 
+mod bench;
 mod churn;
 mod control;
 mod discovery;
@@ -39,6 +40,7 @@ use anyhow::Context;
 use rand::Rng;
 
 use crate::cli::SimArgs;
+pub use bench::PodSize;
 
 /// What the simulated cluster does on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -70,6 +72,8 @@ pub struct SimOptions {
     pub bookmark_interval: Duration,
     /// Log the chaos scenario's faults to stderr (`kwatch sim` does; `--sim` does not).
     pub log_faults: bool,
+    /// Size of the preloaded pods (the benchmark's variants).
+    pub pod_size: PodSize,
 }
 
 impl Default for SimOptions {
@@ -85,6 +89,7 @@ impl Default for SimOptions {
             history: 10_000,
             bookmark_interval: Duration::from_secs(2),
             log_faults: false,
+            pod_size: PodSize::Default,
         }
     }
 }
@@ -102,6 +107,7 @@ impl From<SimArgs> for SimOptions {
             history: a.history,
             bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
             log_faults: true,
+            pod_size: a.pod_size,
         }
     }
 }
@@ -156,9 +162,10 @@ impl SimServer {
                 .collect()
         };
         let (objects, seed, history) = (opts.objects, opts.seed, opts.history);
+        let pod_size = opts.pod_size;
         let store = tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
             let mut store = storage::Store::new(history);
-            churn::seed_cluster(&mut store, objects, seed)?;
+            churn::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
             Ok(store)
         })
         .await
@@ -200,6 +207,7 @@ impl SimServer {
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),
             tokio::spawn(churn::run_chaos(app.clone(), opts.seed, opts.log_faults)),
+            tokio::spawn(bench::run_flood(app.clone())),
         ];
         Ok(SimServer {
             url,

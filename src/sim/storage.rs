@@ -521,6 +521,15 @@ impl Store {
         Ok(obj)
     }
 
+    /// Stores `obj` (already stamped with the next revision) in place of `old` as a MODIFIED
+    /// change, without checks: the benchmark's flood (`sim::bench`).
+    pub fn replace_raw(&mut self, obj: Obj, old: Arc<Obj>) {
+        debug_assert_eq!(obj.rv, self.rev + 1);
+        self.rev = obj.rv;
+        let res = obj.res;
+        self.record(res, EventKind::Modified, Arc::new(obj), Some(old));
+    }
+
     /// Deletes an object and returns its last state (stamped with the deletion's revision).
     /// Pods first get a MODIFIED with `deletionTimestamp` and a grace period of 0, as a pod
     /// without a kubelet does.

@@ -331,6 +331,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
         .filter(|t| *t > started);
     let mut pre_sent = pre_deadline.is_none();
     loop {
+        app.faults.flood.delivered(pos);
         if let Some(until) = app.faults.stalled_until() {
             tokio::select! {
                 _ = tx.closed() => return,
@@ -366,6 +367,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
                     return;
                 }
                 pos = pos.max(upto);
+                app.faults.flood.delivered(pos);
                 if full {
                     continue;
                 }

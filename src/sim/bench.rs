@@ -1,0 +1,292 @@
+//! What the benchmark (`benches/run.sh`) needs from the simulator: preloaded pods of three
+//! realistic sizes (`--pod-size`), and a flood of MODIFIED pod events (`POST /_sim/flood`),
+//! either at a fixed rate or as fast as the watchers take them.
+//!
+//! The flood is cheap on the server on purpose: an event is a preloaded pod's bytes with a
+//! new resourceVersion (no JSON tree is built), so the client, not the simulator, is what a
+//! run measures.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+use super::resources::PODS;
+use super::storage::{Obj, Store};
+use super::App;
+
+/// Size of the preloaded pods (the simulated churn's own pods keep the default shape).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PodSize {
+    /// About 3.3 KB: two containers, probes, conditions, container statuses.
+    #[default]
+    Default,
+    /// About 1.5 KB: one container, no probes, tolerations or container statuses.
+    Small,
+    /// About 4.7 KB: the default pod plus a last-applied-configuration annotation.
+    Medium,
+    /// About 12 KB: the default pod plus a large annotation (as with big env lists or
+    /// sidecar-injected pods).
+    Large,
+}
+
+impl PodSize {
+    /// Target size of a serialized pod, in bytes (`None`: as built).
+    fn target(self) -> Option<usize> {
+        match self {
+            PodSize::Default => None,
+            PodSize::Small => Some(1_500),
+            PodSize::Medium => Some(4_700),
+            PodSize::Large => Some(12_000),
+        }
+    }
+}
+
+/// Trims or pads a pod (as built by `churn::pod`, possibly with template holes) to `size`.
+pub fn resize_pod(v: &mut Value, size: PodSize) {
+    let Some(target) = size.target() else {
+        return;
+    };
+    if size == PodSize::Small {
+        if let Some(cs) = v["spec"]["containers"].as_array_mut() {
+            cs.truncate(1);
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    for k in [
+                        "readinessProbe",
+                        "env",
+                        "terminationMessagePath",
+                        "terminationMessagePolicy",
+                        "volumeMounts",
+                    ] {
+                        c.remove(k);
+                    }
+                }
+            }
+        }
+        if let Some(spec) = v["spec"].as_object_mut() {
+            for k in [
+                "tolerations",
+                "preemptionPolicy",
+                "enableServiceLinks",
+                "volumes",
+                "securityContext",
+            ] {
+                spec.remove(k);
+            }
+        }
+        if let Some(st) = v["status"].as_object_mut() {
+            for k in ["containerStatuses", "hostIPs", "podIPs"] {
+                st.remove(k);
+            }
+            if let Some(conds) = st.get_mut("conditions").and_then(Value::as_array_mut) {
+                conds.truncate(2);
+            }
+        }
+    }
+    let len = serde_json::to_vec(v).map_or(0, |b| b.len());
+    // `"sim.kwatch.dev/padding":"…",` and the annotations object itself.
+    let overhead = 60;
+    if len + overhead < target {
+        let n = target - len - overhead;
+        // Deterministic base64-looking filler (like a certificate or an encoded config).
+        const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let pad: String = (0..n)
+            .map(|i| CHARS[(i * 7 + i / 64) % CHARS.len()] as char)
+            .collect();
+        v["metadata"]["annotations"] = json!({ "sim.kwatch.dev/padding": pad });
+    }
+}
+
+/// The flood's switches: `rate` events/s (0: off, infinite: as fast as the fastest open
+/// watch takes them), and the revision the fastest watch has sent up to.
+#[derive(Debug)]
+pub struct Flood {
+    rate: watch::Sender<f64>,
+    /// Highest revision an open watch has delivered (watches report it as they go).
+    pub watch_pos: AtomicU64,
+    /// MODIFIED events made by the flood so far.
+    pub made: AtomicU64,
+}
+
+impl Default for Flood {
+    fn default() -> Self {
+        Flood {
+            rate: watch::channel(0.0).0,
+            watch_pos: AtomicU64::new(0),
+            made: AtomicU64::new(0),
+        }
+    }
+}
+
+/// How far (in revisions) the "max" flood may run ahead of the fastest watch: well under
+/// the default history (10,000), so a client that keeps up never sees a 410.
+const WINDOW: u64 = 2_000;
+
+impl Flood {
+    /// A watch reports that it has delivered everything up to `pos`.
+    pub fn delivered(&self, pos: u64) {
+        self.watch_pos.fetch_max(pos, Ordering::Relaxed);
+    }
+}
+
+/// `POST /_sim/flood {"rate":R}`: R events/s, `"max"` (as fast as the watch takes them) or 0.
+pub fn control(app: &App, body: &Value) -> Value {
+    let rate = match &body["rate"] {
+        Value::String(s) if s == "max" => Some(f64::INFINITY),
+        v => v.as_f64().map(|r| r.max(0.0)),
+    };
+    if let Some(r) = rate {
+        app.faults.flood.rate.send_replace(r);
+    }
+    let r = *app.faults.flood.rate.borrow();
+    json!({
+        "rate": if r.is_infinite() { json!("max") } else { json!(r) },
+        "made": app.faults.flood.made.load(Ordering::Relaxed),
+    })
+}
+
+/// Runs the flood until the task is aborted.
+pub async fn run_flood(app: Arc<App>) {
+    let flood = &app.faults.flood;
+    let mut rate_rx = flood.rate.subscribe();
+    let mut cursor = String::new();
+    let mut owed = 0.0f64;
+    let mut last = tokio::time::Instant::now();
+    loop {
+        let rate = *rate_rx.borrow_and_update();
+        if rate <= 0.0 {
+            if rate_rx.changed().await.is_err() {
+                return;
+            }
+            last = tokio::time::Instant::now();
+            continue;
+        }
+        let n = if rate.is_infinite() {
+            let rev = app.cluster.read().rev();
+            let pos = flood.watch_pos.load(Ordering::Relaxed);
+            let lag = rev.saturating_sub(pos);
+            if pos == 0 || lag >= WINDOW {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_micros(500)) => {}
+                    r = rate_rx.changed() => if r.is_err() { return },
+                }
+                continue;
+            }
+            (WINDOW - lag) as usize
+        } else {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(2)) => {}
+                r = rate_rx.changed() => if r.is_err() { return } else { continue },
+            }
+            let now = tokio::time::Instant::now();
+            owed += rate * (now - last).as_secs_f64();
+            last = now;
+            let n = owed.floor();
+            owed -= n;
+            n as usize
+        };
+        if n > 0 {
+            let made = app.cluster.write(|s| {
+                (0..n.min(100_000))
+                    .filter(|_| modify_one(s, &mut cursor))
+                    .count()
+            });
+            flood.made.fetch_add(made as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One MODIFIED event: the pod after `cursor` (wrapping around) restamped with the next
+/// revision. False when there are no pods.
+fn modify_one(s: &mut Store, cursor: &mut String) -> bool {
+    cursor.push('\0');
+    let key = s
+        .key_at_or_after(PODS, cursor)
+        .or_else(|| s.key_at_or_after(PODS, ""))
+        .map(str::to_string);
+    let Some(key) = key else {
+        cursor.clear();
+        return false;
+    };
+    let Some(old) = s.get(PODS, &key) else {
+        return false;
+    };
+    let rv = s.rev() + 1;
+    let obj = restamp(&old, rv);
+    s.replace_raw(obj, old);
+    *cursor = key;
+    true
+}
+
+/// `old` with `metadata.resourceVersion` set to `rv`, by rewriting the bytes.
+fn restamp(old: &Obj, rv: u64) -> Obj {
+    let pat = format!("\"resourceVersion\":\"{}\"", old.rv);
+    let new = format!("\"resourceVersion\":\"{rv}\"");
+    let json = &old.json[..];
+    let out = match json.windows(pat.len()).position(|w| w == pat.as_bytes()) {
+        Some(i) => {
+            let mut out = Vec::with_capacity(json.len() + 8);
+            out.extend_from_slice(&json[..i]);
+            out.extend_from_slice(new.as_bytes());
+            out.extend_from_slice(&json[i + pat.len()..]);
+            out
+        }
+        None => json.to_vec(),
+    };
+    Obj::from_parts(
+        old.res,
+        old.namespace.clone(),
+        old.name.clone(),
+        old.uid.clone(),
+        rv,
+        old.labels.clone(),
+        old.phase.clone(),
+        old.node_name.clone(),
+        out,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn pod_sizes_are_near_their_targets() {
+        for (size, lo, hi) in [
+            (PodSize::Small, 1_200, 1_800),
+            (PodSize::Medium, 4_400, 5_000),
+            (PodSize::Large, 11_500, 12_500),
+        ] {
+            let mut rng = SmallRng::seed_from_u64(1);
+            let mut v = super::super::churn::pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "u", true);
+            resize_pod(&mut v, size);
+            let n = serde_json::to_vec(&v).unwrap().len();
+            assert!((lo..=hi).contains(&n), "{size:?}: {n} bytes");
+        }
+    }
+
+    #[test]
+    fn the_flood_restamps_and_records_modified_events() {
+        let mut s = Store::new(100);
+        super::super::churn::seed_cluster(&mut s, 3, 1).unwrap();
+        let rev = s.rev();
+        let mut cursor = String::new();
+        for _ in 0..5 {
+            assert!(modify_one(&mut s, &mut cursor));
+        }
+        assert_eq!(s.rev(), rev + 5);
+        let (changes, _) = s.changes_after(rev, 100).unwrap();
+        assert_eq!(changes.len(), 5);
+        for c in &changes {
+            let v = c.obj.value();
+            assert_eq!(v["metadata"]["resourceVersion"], c.rv.to_string());
+        }
+        // Round-robin: the fourth change is the first pod again.
+        assert_eq!(changes[0].obj.key, changes[3].obj.key);
+    }
+}
