@@ -1,9 +1,11 @@
 //! The benchmark's point of comparison (not part of kwatch): kube-runtime's watcher and
 //! reflector over `DynamicObject`, as a Rust programmer would write it.
 //!
-//! `krt_watch KUBECONFIG PLURAL [--events N]`: lists and watches PLURAL (core group) in
-//! all namespaces into a reflector store, prints `synced N` when the initial list is in
-//! the store and exits, or with `--events N` exits after N further watch events.
+//! `krt_watch KUBECONFIG PLURAL [--events N | --hold]`: lists and watches PLURAL (core
+//! group) in all namespaces into a reflector store, prints `synced N` (stderr) when the
+//! initial list is in the store and exits; with `--events N` it exits after N further
+//! watch events; with `--hold` it keeps watching (and relisting after a 410, printing
+//! `synced N` again) until killed, so the benchmark can read its RSS.
 
 use std::time::Instant;
 
@@ -17,10 +19,12 @@ use kube::runtime::{reflector, watcher, WatchStreamExt};
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let (Some(path), Some(plural)) = (args.get(1), args.get(2)) else {
-        anyhow::bail!("usage: krt_watch KUBECONFIG PLURAL [--events N]");
+        anyhow::bail!("usage: krt_watch KUBECONFIG PLURAL [--events N | --hold]");
     };
+    let hold = args.get(3).is_some_and(|a| a == "--hold");
     let events: Option<u64> = match args.get(3).map(String::as_str) {
         Some("--events") => Some(args.get(4).map_or(Ok(0), |n| n.parse())?),
+        Some("--hold") => Some(u64::MAX),
         _ => None,
     };
     let kc = Kubeconfig::read_from(path)?;
@@ -49,7 +53,16 @@ async fn main() -> anyhow::Result<()> {
     let mut synced = false;
     let mut seen = 0u64;
     while let Some(ev) = stream.next().await {
-        match ev? {
+        let ev = match ev {
+            Ok(ev) => ev,
+            // A 410 or a cut watch: the watcher relists on the next poll.
+            Err(e) if hold => {
+                eprintln!("watch error: {e}");
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        match ev {
             watcher::Event::InitDone => {
                 synced = true;
                 eprintln!("synced {} in {:?}", reader.state().len(), start.elapsed());
