@@ -81,7 +81,7 @@ w("")
 # ---------------------------------------------------------------- B
 w("## B. Sustained watch (1000 pods of ~4.7 KB, MODIFIED events only)\n")
 w("`POST /_sim/flood`: `max` = as fast as the client's watch takes them (the simulator stays "
-  "≤ 2000 revisions ahead of it); otherwise a fixed rate. Each run lasts `BENCH_SECS` s "
+  "≤ 9000 revisions ahead of it); otherwise a fixed rate. Each run lasts `BENCH_SECS` s "
   "including start-up; events counted on the client's stdout. kwatch `-o json` and the table "
   "(`--watch-only`) vs `kubectl get pods -A -w --watch-only -o json`.\n")
 w("| offered rate | client | events/s | CPU µs/event | events/s vs kubectl |")

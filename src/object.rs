@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -26,10 +27,62 @@ pub struct Meta {
     pub creation_timestamp: Option<String>,
 }
 
+/// Reads an object's `metadata` and stops there: the rest (spec and status, most of the
+/// bytes) is not scanned, because the raw value was validated when it was split off the
+/// list or the watch line. Errors as deserializing `{"metadata": Meta}` would, except that a
+/// duplicate `metadata` key is not noticed.
+fn parse_meta(raw: &str) -> Result<Meta, serde_json::Error> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let r = MetaSeed(&mut found).deserialize(&mut de);
+    match (r, found) {
+        (_, Some(meta)) => Ok(meta),
+        (Ok(()), None) => Ok(Meta::default()),
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// Visits an object's keys up to `metadata`, stores it in `.0` and ends the visit (with an
+/// error that [`parse_meta`] discards).
+struct MetaSeed<'a>(&'a mut Option<Meta>);
+
 #[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    metadata: Meta,
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Metadata,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> DeserializeSeed<'de> for MetaSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetaSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Metadata => {
+                    *self.0 = Some(map.next_value()?);
+                    return Err(A::Error::custom("metadata read"));
+                }
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One Kubernetes object: raw JSON text (exactly as received) plus its parsed [`Meta`].
@@ -42,11 +95,8 @@ pub struct Object {
 impl Object {
     /// Wraps raw JSON; fails only if it is not a JSON object with well-typed metadata.
     pub fn from_raw(raw: Box<RawValue>) -> Result<Object, serde_json::Error> {
-        let env: Envelope = serde_json::from_str(raw.get())?;
-        Ok(Object {
-            raw,
-            meta: env.metadata,
-        })
+        let meta = parse_meta(raw.get())?;
+        Ok(Object { raw, meta })
     }
 
     /// Parses JSON text into an object.
@@ -105,5 +155,15 @@ mod tests {
         let c = Object::from_json(r#"{"metadata":{"name":"n1","resourceVersion":"9"}}"#).unwrap();
         assert_eq!(c.key(), "n1");
         assert!(Object::from_json("[1]").is_err());
+        // Metadata anywhere among the keys; badly typed metadata is an error.
+        let text = r#"{"kind":"Pod","spec":{"a":["}"]},"metadata":{"name":"b","resourceVersion":"3"},"x":1}"#;
+        let o = Object::from_json(text).unwrap();
+        assert_eq!((o.key().as_str(), o.resource_version()), ("b", "3"));
+        assert_eq!(o.raw().get(), text);
+        let none = Object::from_json(r#"{"spec":{}}"#).unwrap();
+        assert_eq!(none.meta(), &Meta::default());
+        assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());
+        assert!(Object::from_json(r#"{"metadata":null}"#).is_err());
+        assert!(Object::from_json(r#""s""#).is_err());
     }
 }

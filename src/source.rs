@@ -251,8 +251,7 @@ impl ListerWatcher for KubeSource {
         let url = self.url(&pairs);
         let fetch = async {
             let res = self.send(url).await?;
-            let body = read_body(res.into_body(), usize::MAX).await?;
-            parse_list(&body)
+            read_list(res.into_body()).await
         };
         match self.request_timeout {
             Some(t) => tokio::time::timeout(t, fetch)
@@ -312,7 +311,10 @@ fn transport_error(e: kube::Error) -> SourceError {
 }
 
 async fn read_body(mut body: kube::client::Body, max: usize) -> Result<Vec<u8>, SourceError> {
-    let mut out = Vec::new();
+    // Sized from Content-Length when there is one: a list body can be hundreds of MB, and
+    // growing by doubling would copy it and briefly hold up to twice its size.
+    let hint = hyper::body::Body::size_hint(&body);
+    let mut out = Vec::with_capacity(hint.exact().unwrap_or(hint.lower()).min(max as u64) as usize);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
         if let Ok(data) = frame.into_data() {
@@ -434,12 +436,192 @@ pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
     })
 }
 
+/// Splits a list body into objects as it arrives, so that the body is never held whole:
+/// a relist of 100k pods needs the objects' memory, not that plus the body's. A body that
+/// is not `{…,"items":[…],…}` is buffered and left to [`parse_list`].
+async fn read_list(mut body: kube::client::Body) -> Result<ListPage, SourceError> {
+    let mut split = ListSplitter::default();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            split.feed(&data)?;
+        }
+    }
+    split.finish()
+}
+
+/// Where a [`ListSplitter`] is in the body.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum SplitState {
+    /// Before the top-level `"items":[` (the prefix is scanned byte by byte: it is short).
+    #[default]
+    Prefix,
+    /// Inside the items array: before an item, a comma or the closing `]`.
+    Items,
+    /// After the items array (the rest of the list object).
+    Suffix,
+    /// Not a list of the expected shape: everything is buffered for [`parse_list`].
+    Whole,
+}
+
+/// The incremental state of [`read_list`].
+#[derive(Debug, Default)]
+struct ListSplitter {
+    state: SplitState,
+    /// Bytes not consumed yet (in `Items`: at most a partial item and one frame).
+    buf: Vec<u8>,
+    /// In `Prefix`: how much of `buf` has been scanned, and the scanner's state.
+    scanned: usize,
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// Start of the last string seen at depth 1 (a key candidate), and where it ended.
+    last_key: Option<(usize, usize)>,
+    /// The list without its items: the prefix up to `[`, then `]` and the suffix.
+    skeleton: Vec<u8>,
+    items: Vec<ObjectRef>,
+}
+
+/// Splitting is attempted when this much of an item may be buffered: a failed attempt
+/// (the item is incomplete) rescans it, so attempts are made on large enough buffers.
+const SPLIT_AT: usize = 256 * 1024;
+
+impl ListSplitter {
+    fn feed(&mut self, data: &[u8]) -> Result<(), SourceError> {
+        self.buf.extend_from_slice(data);
+        if self.state == SplitState::Prefix {
+            self.scan_prefix();
+        }
+        if self.state == SplitState::Items && self.buf.len() >= SPLIT_AT {
+            self.split_items(false)?;
+        }
+        Ok(())
+    }
+
+    /// Scans `buf` for the top-level key `items` followed by `[`.
+    fn scan_prefix(&mut self) {
+        let mut i = self.scanned;
+        while i < self.buf.len() {
+            let b = self.buf[i];
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    if let Some((start, _)) = self.last_key {
+                        self.last_key = Some((start, i + 1));
+                    }
+                }
+            } else {
+                match b {
+                    b'"' => {
+                        self.in_string = true;
+                        self.last_key = (self.depth == 1).then_some((i, i));
+                    }
+                    b'{' | b'[' => {
+                        if b == b'[' && self.depth == 1 && self.after_items_key(i) {
+                            self.skeleton.extend_from_slice(&self.buf[..=i]);
+                            self.buf.drain(..=i);
+                            self.state = SplitState::Items;
+                            return;
+                        }
+                        self.depth += 1;
+                    }
+                    b'}' | b']' => {
+                        self.depth = self.depth.saturating_sub(1);
+                        if self.depth == 0 {
+                            self.state = SplitState::Whole;
+                            return;
+                        }
+                    }
+                    b',' => self.last_key = None,
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        self.scanned = i;
+        if self.buf.len() > SPLIT_AT {
+            // No items key in the first 256 KiB: not a list as kube-apiserver writes it.
+            self.state = SplitState::Whole;
+        }
+    }
+
+    /// Whether `buf[..at]` ends with the key `"items"` and a colon (and whitespace).
+    fn after_items_key(&self, at: usize) -> bool {
+        let Some((start, end)) = self.last_key else {
+            return false;
+        };
+        &self.buf[start..end] == b"\"items\""
+            && self.buf[end..at]
+                .iter()
+                .filter(|b| !b.is_ascii_whitespace())
+                .eq([b':'].iter())
+    }
+
+    /// Takes complete items off the front of `buf`; at the end of the body (`last`), an
+    /// incomplete item is an error.
+    fn split_items(&mut self, last: bool) -> Result<(), SourceError> {
+        let mut pos = 0;
+        let buf = std::mem::take(&mut self.buf);
+        let result = loop {
+            while pos < buf.len() && (buf[pos].is_ascii_whitespace() || buf[pos] == b',') {
+                pos += 1;
+            }
+            if pos == buf.len() {
+                break Ok(());
+            }
+            if buf[pos] == b']' {
+                self.skeleton.push(b']');
+                self.skeleton.extend_from_slice(&buf[pos + 1..]);
+                pos = buf.len();
+                self.state = SplitState::Suffix;
+                break Ok(());
+            }
+            let mut items =
+                serde_json::Deserializer::from_slice(&buf[pos..]).into_iter::<Box<RawValue>>();
+            match items.next() {
+                Some(Ok(raw)) => {
+                    pos += items.byte_offset();
+                    let obj = Object::from_raw(raw)
+                        .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
+                    self.items.push(ObjectRef::new(obj));
+                }
+                Some(Err(e)) if e.is_eof() && !last => break Ok(()),
+                Some(Err(e)) => break Err(SourceError::Decode(format!("list body: {e}"))),
+                None => break Ok(()),
+            }
+        };
+        self.buf = buf[pos..].to_vec();
+        result
+    }
+
+    fn finish(mut self) -> Result<ListPage, SourceError> {
+        match self.state {
+            SplitState::Items => self.split_items(true)?,
+            SplitState::Prefix | SplitState::Whole => return parse_list(&self.buf),
+            SplitState::Suffix => {}
+        }
+        if self.state == SplitState::Items {
+            return Err(SourceError::Decode(
+                "list body: EOF while parsing a list".into(),
+            ));
+        }
+        self.skeleton.extend_from_slice(&self.buf);
+        let mut page = parse_list(&self.skeleton)?;
+        page.items = self.items;
+        Ok(page)
+    }
+}
+
 #[derive(Deserialize)]
 struct EventWire<'a> {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(borrow)]
-    object: &'a RawValue,
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    /// Owned: the object is copied out of the line once, as it was validated.
+    object: Box<RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -461,17 +643,18 @@ struct BookmarkMetaWire {
 pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
     let ev: EventWire = serde_json::from_slice(line)
         .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
-    let obj = || {
-        Object::from_json(ev.object.get())
+    let EventWire { kind, object } = ev;
+    let obj = |raw: Box<RawValue>| {
+        Object::from_raw(raw)
             .map(ObjectRef::new)
-            .map_err(|e| SourceError::Decode(format!("watch {} object: {e}", ev.kind)))
+            .map_err(|e| SourceError::Decode(format!("watch {kind} object: {e}")))
     };
-    match ev.kind.as_str() {
-        "ADDED" => Ok(WatchEvent::Added(obj()?)),
-        "MODIFIED" => Ok(WatchEvent::Modified(obj()?)),
-        "DELETED" => Ok(WatchEvent::Deleted(obj()?)),
+    match kind.as_ref() {
+        "ADDED" => Ok(WatchEvent::Added(obj(object)?)),
+        "MODIFIED" => Ok(WatchEvent::Modified(obj(object)?)),
+        "DELETED" => Ok(WatchEvent::Deleted(obj(object)?)),
         "BOOKMARK" => {
-            let b: BookmarkWire = serde_json::from_str(ev.object.get())
+            let b: BookmarkWire = serde_json::from_str(object.get())
                 .map_err(|e| SourceError::Decode(format!("bookmark: {e}")))?;
             let end = b
                 .metadata
@@ -485,7 +668,7 @@ pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
             })
         }
         "ERROR" => {
-            let w: StatusWire = serde_json::from_str(ev.object.get())
+            let w: StatusWire = serde_json::from_str(object.get())
                 .map_err(|e| SourceError::Decode(format!("error event: {e}")))?;
             Ok(WatchEvent::Error(status_from_wire(w)))
         }
@@ -521,7 +704,7 @@ fn watch_lines(
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
-            if let Some(at) = r.buf[r.scanned..].iter().position(|b| *b == b'\n') {
+            if let Some(at) = memchr::memchr(b'\n', &r.buf[r.scanned..]) {
                 let pos = r.scanned + at;
                 let line = r.buf.split_to(pos + 1);
                 r.scanned = 0;
@@ -601,6 +784,52 @@ mod tests {
         let empty = parse_list(br#"{"metadata":{"continue":"","resourceVersion":"3"},"items":[]}"#)
             .unwrap();
         assert!(empty.continue_token.is_none() && empty.items.is_empty());
+    }
+
+    /// The incremental splitter gives what `parse_list` gives, however the body is cut.
+    #[test]
+    fn splits_lists_as_they_arrive() {
+        let bodies: [&[u8]; 5] = [
+            br#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"255","continue":"a\"items\":[b","remainingItemCount":3},"items":[{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"data":{"k":"v]}"}} , {"metadata":{"name":"b\"]","resourceVersion":"8"}}]}"#,
+            br#"{"items" : [ ], "metadata":{"resourceVersion":"3","continue":"x"}}"#,
+            br#"{"metadata":{"items":[1]},"items":[{"metadata":{"name":"c"}}],"kind":"L"}"#,
+            br#"{"metadata":{"resourceVersion":"1"}}"#,
+            br#"  {"kind":"X","items":[{"a":{"items":[]},"metadata":{"name":"d","resourceVersion":"2"}}]}  "#,
+        ];
+        for body in bodies {
+            let want = parse_list(body).unwrap();
+            let keys = |p: &ListPage| -> Vec<(String, String)> {
+                p.items
+                    .iter()
+                    .map(|o| (o.key(), o.raw().get().to_owned()))
+                    .collect()
+            };
+            for cut in [1, 2, 3, 7, 16, body.len()] {
+                let mut s = ListSplitter::default();
+                for chunk in body.chunks(cut) {
+                    s.feed(chunk).unwrap();
+                    // Attempt a split after every chunk, as a large buffer would.
+                    if s.state == SplitState::Items {
+                        s.split_items(false).unwrap();
+                    }
+                }
+                let got = s.finish().unwrap();
+                assert_eq!(got.resource_version, want.resource_version, "{cut}");
+                assert_eq!(got.continue_token, want.continue_token, "{cut}");
+                assert_eq!(got.remaining_item_count, want.remaining_item_count);
+                assert_eq!(keys(&got), keys(&want), "cut {cut}");
+            }
+        }
+        for bad in [
+            &br#"{"items":[{"metadata":{"name":"a"}"#[..],
+            br#"{"items":[{"metadata":{"name":1}}]}"#,
+            br#"{"items":[{"a":1}}]}"#,
+            b"{not json",
+        ] {
+            let mut s = ListSplitter::default();
+            let r = s.feed(bad).and_then(|()| s.finish());
+            assert!(r.is_err(), "{}", String::from_utf8_lossy(bad));
+        }
     }
 
     #[test]

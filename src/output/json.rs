@@ -23,8 +23,83 @@ impl<W: Write> JsonPrinter<W> {
     }
 }
 
+impl<W: Write> JsonPrinter<W> {
+    /// A delta without `--diff`, written field by field (no map of values, no second
+    /// serialisation): the line [`fields`] would give, byte for byte (a test holds them
+    /// equal). This is most of what `-o json` prints.
+    fn print_delta(
+        &mut self,
+        rec: &Record<'_>,
+        key: &str,
+        delta: &crate::delta::Delta,
+        initial_list: bool,
+    ) -> io::Result<()> {
+        let w = &mut self.w;
+        let o = delta.object.object();
+        let (ns, name) = match key.split_once('/') {
+            Some((ns, name)) => (Some(ns), name),
+            None => (None, key),
+        };
+        w.write_all(b"{\"type\":")?;
+        json_str(w, delta.kind.as_str())?;
+        if let Some(c) = rec.context {
+            w.write_all(b",\"context\":")?;
+            json_str(w, c)?;
+        }
+        w.write_all(b",\"key\":")?;
+        json_str(w, key)?;
+        w.write_all(b",\"namespace\":")?;
+        match ns {
+            Some(ns) => json_str(w, ns)?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"name\":")?;
+        json_str(w, name)?;
+        w.write_all(b",\"kind\":")?;
+        json_str(w, &rec.resource.kind)?;
+        w.write_all(b",\"apiVersion\":")?;
+        json_str(w, &rec.resource.api_version)?;
+        w.write_all(b",\"resourceVersion\":")?;
+        match o {
+            Some(o) => json_str(w, o.resource_version())?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"time\":")?;
+        json_str(w, &super::format_time(rec.time))?;
+        w.write_all(if initial_list {
+            b",\"initialList\":true"
+        } else {
+            b",\"initialList\":false"
+        })?;
+        if delta.object.is_tombstone() {
+            w.write_all(b",\"finalStateUnknown\":true")?;
+        }
+        if let Some(o) = o {
+            w.write_all(b",\"object\":")?;
+            w.write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
+        }
+        w.write_all(b"}\n")
+    }
+}
+
+/// `s` as a JSON string, escaped as serde_json escapes it.
+fn json_str<W: Write>(w: &mut W, s: &str) -> io::Result<()> {
+    serde_json::to_writer(w, s).map_err(io::Error::other)
+}
+
 impl<W: Write + Send> Printer for JsonPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        if self.opts.diff == super::diff::DiffMode::Off {
+            if let Body::Delta {
+                key,
+                delta,
+                initial_list,
+                ..
+            } = &rec.body
+            {
+                return self.print_delta(rec, key, delta, *initial_list);
+            }
+        }
         let (mut m, obj) = fields(rec);
         if let Some(d) = record_diff(rec, self.opts.diff) {
             m.insert("changed".into(), json!(d.changed));
@@ -112,5 +187,83 @@ impl<W: Write + Send> Printer for WatchEventPrinter<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+    use crate::object::{Object, ObjectRef};
+    use crate::output::Resource;
+
+    /// The generic path: [`fields`] serialised, the object spliced in.
+    fn generic(rec: &Record<'_>) -> String {
+        let (m, obj) = fields(rec);
+        let head = serde_json::to_string(&m).unwrap();
+        match obj {
+            Some(o) => format!(
+                "{},\"object\":{}}}\n",
+                &head[..head.len() - 1],
+                object_json(&o, false)
+            ),
+            None => format!("{head}\n"),
+        }
+    }
+
+    #[test]
+    fn the_delta_fast_path_writes_what_the_generic_path_writes() {
+        let obj = |ns: &str| {
+            ObjectRef::new(
+                Object::from_json(&format!(
+                    r#"{{"metadata":{{"name":"we\"b\u00e9","namespace":"{ns}","resourceVersion":"42"}},"spec":{{}}}}"#
+                ))
+                .unwrap(),
+            )
+        };
+        let deltas = [
+            Delta::new(DeltaType::Added, obj("default")),
+            Delta::new(DeltaType::Updated, obj("")),
+            Delta {
+                kind: DeltaType::Deleted,
+                object: DeltaObject::Tombstone(Tombstone {
+                    key: "default/old".into(),
+                    obj: None,
+                }),
+            },
+            Delta {
+                kind: DeltaType::Deleted,
+                object: DeltaObject::Tombstone(Tombstone {
+                    key: "default/old".into(),
+                    obj: Some(obj("default")),
+                }),
+            },
+        ];
+        let r = Resource {
+            name: "widgets.example.com".into(),
+            kind: "Widget".into(),
+            api_version: "example.com/v1".into(),
+            namespaced: true,
+        };
+        for (i, d) in deltas.iter().enumerate() {
+            for (key, context) in [("default/we\"b\u{e9}", None), ("n\u{1}", Some("ctx\"1"))] {
+                let rec = Record {
+                    resource: &r,
+                    context,
+                    time: "2026-11-21T10:05:30.25Z".parse().unwrap(),
+                    body: Body::Delta {
+                        key,
+                        delta: d,
+                        initial_list: i % 2 == 0,
+                        prev: None,
+                    },
+                };
+                let mut p = JsonPrinter::new(Options::default(), Vec::new());
+                p.print(&rec).unwrap();
+                p.flush().unwrap();
+                let fast = String::from_utf8(p.w.into_inner().unwrap()).unwrap();
+                assert_eq!(fast, generic(&rec));
+            }
+        }
     }
 }

@@ -121,9 +121,11 @@ impl Default for Flood {
     }
 }
 
-/// How far (in revisions) the "max" flood may run ahead of the fastest watch: well under
-/// the default history (10,000), so a client that keeps up never sees a 410.
-const WINDOW: u64 = 2_000;
+/// How far (in revisions) the "max" flood may run ahead of the fastest watch: more than
+/// twice what a watch reads at once (4096), so the pipe never drains while the flood waits
+/// for a watch to report, and under the default history (10,000), so a client that keeps
+/// up never sees a 410.
+const WINDOW: u64 = 9_000;
 
 impl Flood {
     /// A watch reports that it has delivered everything up to `pos`.
@@ -226,7 +228,7 @@ fn restamp(old: &Obj, rv: u64) -> Obj {
     let pat = format!("\"resourceVersion\":\"{}\"", old.rv);
     let new = format!("\"resourceVersion\":\"{rv}\"");
     let json = &old.json[..];
-    let out = match json.windows(pat.len()).position(|w| w == pat.as_bytes()) {
+    let out = match memchr::memmem::find(json, pat.as_bytes()) {
         Some(i) => {
             let mut out = Vec::with_capacity(json.len() + 8);
             out.extend_from_slice(&json[..i]);
