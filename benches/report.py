@@ -11,18 +11,36 @@ from collections import defaultdict
 SCAN = 2e9  # bytes/s: splitting a list into raw JSON slices (the issue's byte-scan limit)
 
 src, dst = sys.argv[1], sys.argv[2]
-R = defaultdict(list)
-for row in csv.DictReader(open(src), delimiter="\t"):
-    R[(row["section"], row["client"], row["n"], row["size"], row["metric"])].append(
-        float(row["value"]) if row["value"] not in ("", "nan") else float("nan"))
+# Optional third argument: an earlier results.tsv (before the src/ changes) to compare with.
+base_src = sys.argv[3] if len(sys.argv) > 3 else None
 
 
-def get(*k):
-    v = R.get(k)
+def load(path):
+    r = defaultdict(list)
+    for row in csv.DictReader(open(path), delimiter="\t"):
+        r[(row["section"], row["client"], row["n"], row["size"], row["metric"])].append(
+            float(row["value"]) if row["value"] not in ("", "nan") else float("nan"))
+    return r
+
+
+R = load(src)
+B = load(base_src) if base_src else {}
+
+
+def med(r, k):
+    v = r.get(k)
     if not v:
         return None
     v = [x for x in v if x == x]
     return statistics.median(v) if v else None
+
+
+def get(*k):
+    return med(R, k)
+
+
+def base(*k):
+    return med(B, k)
 
 
 def f(x, fmt="{:.2f}"):
@@ -135,5 +153,94 @@ for c in ("kubectl-cold", "kubectl-warm", "kwatch", "kwatch-fresh-home"):
     t = get("D", c, "10", "default", "ttfl_ms")
     w(f"| {c} | {f(t, '{:.0f}')} | {ratio(t, dw, '{:.2f}')} | {ratio(t, dc, '{:.2f}')} |")
 w("")
+
+# ---------------------------------------------------------------- goals
+w("## Goals (issue 6)\n")
+
+
+def mark(ok):
+    return "—" if ok is None else ("**met**" if ok else "**not met**")
+
+
+rows = []
+for s_ in ("small", "medium", "large"):
+    kw = get("A", "kubectl", "10000", s_, "wall_s")
+    kr = get("A", "kubectl", "10000", s_, "peak_rss_mb")
+    for c in ("kwatch-list", "kwatch-stream"):
+        cw = get("A", c, "10000", s_, "wall_s")
+        cr = get("A", c, "10000", s_, "peak_rss_mb")
+        if None not in (kw, kr, cw, cr):
+            rows.append((s_, c, kw / cw, cr / kr))
+if rows:
+    worst_speed = min(r[2] for r in rows)
+    worst_rss = max(r[3] for r in rows)
+    w(f"- A, 10k pods: ≥ 10× faster than kubectl — worst case {worst_speed:.1f}× "
+      f"({mark(worst_speed >= 10)}); peak RSS ≤ 1/10 of kubectl's — worst case "
+      f"{worst_rss:.3f} ({mark(worst_rss <= 0.1)}; per size and mode in table A).")
+lim = []
+for s_ in ("small", "medium", "large"):
+    b = get("A", "wire", "100000", s_, "bytes")
+    for c in ("kwatch-list", "kwatch-stream"):
+        t = get("A", c, "100000", s_, "wall_s")
+        if b and t:
+            lim.append((s_, c, t / (b / SCAN)))
+if lim:
+    desc = ", ".join(f"{s_} {c.split('-')[1]} {x:.1f}×" for s_, c, x in lim)
+    w(f"- A, 100k pods: within 5× of the byte-scan limit — {desc} "
+      f"({mark(all(x <= 5 for _, _, x in lim))} for all; see the note on the simulator's own "
+      "speed below).")
+bj = get("B", "kwatch-json", "1000", "rate=max", "events_per_s")
+bt = get("B", "kwatch-table", "1000", "rate=max", "events_per_s")
+bk = get("B", "kubectl", "1000", "rate=max", "events_per_s")
+if bj and bk:
+    w(f"- B: ≥ 20× kubectl's events/s — {bj / bk:.0f}× ({mark(bj / bk >= 20)}); ≥ 50k events/s "
+      f"as JSON lines — {bj:,.0f}/s ({mark(bj >= 50000)}); table ≥ 20k/s — {bt:,.0f}/s "
+      f"({mark(bt >= 20000)}).")
+c10 = get("C", "kwatch-auto", "10000", "medium", "rss_synced_mb")
+for c in ("kwatch-off", "kwatch-auto"):
+    r10 = get("C", c, "10000", "medium", "rss_synced_mb")
+    r100 = get("C", c, "100000", "medium", "rss_synced_mb")
+    p100 = get("C", c, "100000", "medium", "peak_relist_mb")
+    b100 = get("A", "wire", "100000", "medium", "bytes")
+    if None in (r10, r100, p100, b100):
+        continue
+    per = (r100 - r10) * 1048576 / 90000 / (b100 / 100000)
+    w(f"- C ({c}): ≤ 1.5 bytes of RSS per byte of JSON — {per:.2f} ({mark(per <= 1.5)}); relist "
+      f"peak ≤ 2× steady — {p100 / r100:.2f}× ({mark(p100 / r100 <= 2)}).")
+dk = get("D", "kwatch", "10", "default", "ttfl_ms")
+dw = get("D", "kubectl-warm", "10", "default", "ttfl_ms")
+if dk and dw:
+    w(f"- D: no slower than kubectl (warm discovery cache) — {dk:.0f} ms vs {dw:.0f} ms "
+      f"({mark(dk <= dw)}).")
+w("")
+
+# ---------------------------------------------------------------- before/after
+if B:
+    w("## Before and after the src/ changes\n")
+    w("Same script; *before*: `benches/baseline/results.tsv` (run on the tree before any src/ "
+      "change), *after*: this run.\n")
+    w("| measurement | before | after |")
+    w("|---|---|---|")
+    pairs = []
+    for n in ("10000", "100000"):
+        for s_ in ("small", "medium", "large"):
+            for c in ("kwatch-list", "kwatch-stream"):
+                for m, fmt in (("wall_s", "{:.2f} s"), ("cpu_s", "{:.2f} s CPU"),
+                               ("peak_rss_mb", "{:.0f} MB peak")):
+                    pairs.append((f"A {int(n) // 1000}k {s_} {c} {m}", ("A", c, n, s_, m), fmt))
+    for c in ("kwatch-json", "kwatch-table"):
+        for m, fmt in (("events_per_s", "{:,.0f}/s"), ("cpu_us_per_event", "{:.1f} µs")):
+            pairs.append((f"B max {c} {m}", ("B", c, "1000", "rate=max", m), fmt))
+    for c in ("kwatch-off", "kwatch-auto"):
+        for n in ("10000", "100000"):
+            for m in ("rss_synced_mb", "peak_relist_mb"):
+                pairs.append((f"C {int(n) // 1000}k {c} {m}", ("C", c, n, "medium", m), "{:.0f} MB"))
+    pairs.append(("D kwatch ttfl", ("D", "kwatch", "10", "default", "ttfl_ms"), "{:.0f} ms"))
+    for label, k, fmt in pairs:
+        b, a = med(B, k), med(R, k)
+        if b is None and a is None:
+            continue
+        w(f"| {label} | {f(b, fmt)} | {f(a, fmt)} |")
+    w("")
 
 open(dst, "w").write("\n".join(out) + "\n")

@@ -284,5 +284,7 @@ fi
 if has B; then section_b; fi
 END=$(date +%s)
 rec meta all 0 - seconds "$((END - START))"
-python3 "$ROOT/benches/report.py" "$OUT" "$ROOT/benches/REPORT.md"
+BASE=()
+[ -f "$ROOT/benches/baseline/results.tsv" ] && BASE=("$ROOT/benches/baseline/results.tsv")
+python3 "$ROOT/benches/report.py" "$OUT" "$ROOT/benches/REPORT.md" "${BASE[@]}"
 log "wrote benches/REPORT.md in $((END - START)) s"

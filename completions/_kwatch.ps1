@@ -80,6 +80,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--scenario', '--scenario', [CompletionResultType]::ParameterName, 'What the simulated cluster does on its own')
             [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'Number of changes kept in the watch history before the oldest are compacted')
             [CompletionResult]::new('--bookmark-interval', '--bookmark-interval', [CompletionResultType]::ParameterName, 'Seconds between watch bookmarks (a real API server sends one about every minute)')
+            [CompletionResult]::new('--pod-size', '--pod-size', [CompletionResultType]::ParameterName, 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks')
             [CompletionResult]::new('--insecure-http', '--insecure-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

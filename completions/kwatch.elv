@@ -76,6 +76,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --scenario 'What the simulated cluster does on its own'
             cand --history 'Number of changes kept in the watch history before the oldest are compacted'
             cand --bookmark-interval 'Seconds between watch bookmarks (a real API server sends one about every minute)'
+            cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
             cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

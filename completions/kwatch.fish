@@ -86,6 +86,10 @@ chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/5
 idle\t'No churn, no faults'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bookmark-interval -d 'Seconds between watch bookmarks (a real API server sends one about every minute)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks' -r -f -a "default\t'About 3.3 KB: two containers, probes, conditions, container statuses'
+small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
+medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
+large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'
