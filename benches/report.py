@@ -2,6 +2,7 @@
 """report.py RESULTS.tsv REPORT.md: turns benches/run.sh's raw measurements into the
 report's tables (A-D, ratios to kubectl and to the byte-scan limit, goals)."""
 import csv
+import os
 import platform
 import statistics
 import subprocess
@@ -70,7 +71,8 @@ w(f"Machine: {platform.machine()}, {platform.release()}; kubectl {kv}; "
 
 # ---------------------------------------------------------------- A
 w("## A. Initial list until synced (`pods -A`, `-o json` to /dev/null)\n")
-w("`kwatch-list`: `--watch-list off` (a paged LIST, like kubectl); `kwatch-stream`: the default "
+w("`curl`: the same list fetched with curl (TLS, no parsing): the simulator's own floor, "
+  "which no client can beat. `kwatch-list`: `--watch-list off` (a paged LIST, like kubectl); `kwatch-stream`: the default "
   "streaming list (`sendInitialEvents`); `krt`: kube-runtime `watcher` + `reflector` over "
   "`DynamicObject`; `kubectl`: `kubectl get pods -A -o json`. *limit* = wire bytes ÷ 2 GB/s. "
   "*vs kubectl*: kubectl's wall ÷ the client's (speed-up) and the client's peak RSS ÷ "
@@ -85,7 +87,7 @@ for n in ("10000", "100000"):
             continue
         kw = get("A", "kubectl", n, size, "wall_s")
         kr = get("A", "kubectl", n, size, "peak_rss_mb")
-        for c in ("kwatch-list", "kwatch-stream", "krt", "kubectl"):
+        for c in ("curl", "kwatch-list", "kwatch-stream", "krt", "kubectl"):
             wall = get("A", c, n, size, "wall_s")
             if wall is None:
                 continue
@@ -100,19 +102,22 @@ w("")
 w("## B. Sustained watch (1000 pods of ~4.7 KB, MODIFIED events only)\n")
 w("`POST /_sim/flood`: `max` = as fast as the client's watch takes them (the simulator stays "
   "≤ 9000 revisions ahead of it); otherwise a fixed rate. Each run lasts `BENCH_SECS` s "
-  "including start-up; events counted on the client's stdout. kwatch `-o json` and the table "
+  "including start-up; events counted on the client's stdout (`wc -l` for kwatch: a few non-delta lines included; objects starting a line for kubectl). kwatch `-o json` and the table "
   "(`--watch-only`) vs `kubectl get pods -A -w --watch-only -o json`.\n")
-w("| offered rate | client | events/s | CPU µs/event | events/s vs kubectl |")
-w("|---|---|---|---|---|")
+w("*CPU-bound capacity* = 10⁶ ÷ CPU µs/event: the rate the client would reach on a core of its "
+  "own. It is steadier than events/s when other work shares the cores, since a client that "
+  "is not busy all the time was waiting for the simulator or for the core.\n")
+w("| offered rate | client | events/s | CPU µs/event | CPU-bound capacity /s | events/s vs kubectl |")
+w("|---|---|---|---|---|---|")
 for rate in ("max", "1000", "5000", "20000"):
     ke = get("B", "kubectl", "1000", f"rate={rate}", "events_per_s")
     for c in ("kwatch-json", "kwatch-table", "kubectl"):
         e = get("B", c, "1000", f"rate={rate}", "events_per_s")
         if e is None:
             continue
-        w(f"| {rate}/s | {c} | {e:,.0f} | "
-          f"{f(get('B', c, '1000', f'rate={rate}', 'cpu_us_per_event'), '{:.1f}')} | "
-          f"{ratio(e, ke)} |")
+        us = get('B', c, '1000', f'rate={rate}', 'cpu_us_per_event')
+        w(f"| {rate}/s | {c} | {e:,.0f} | {f(us, '{:.1f}')} | "
+          f"{f(None if not us else 1e6 / us, '{:,.0f}')} | {ratio(e, ke)} |")
 w("")
 
 # ---------------------------------------------------------------- C
@@ -242,5 +247,9 @@ if B:
             continue
         w(f"| {label} | {f(b, fmt)} | {f(a, fmt)} |")
     w("")
+
+notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "NOTES.md")
+if os.path.exists(notes):
+    w(open(notes).read())
 
 open(dst, "w").write("\n".join(out) + "\n")

@@ -110,6 +110,10 @@ section_a() {
     log "A: $n pods, $size"
     start_sim "$n" "$size"
     rec A wire "$n" "$size" bytes "$(list_bytes)"
+    # The simulator's own floor: the same list fetched by curl (TLS, no parsing).
+    median_of "$REPEAT" curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -o /dev/null \
+        "$URL/api/v1/pods"
+    record_timed A curl "$n" "$size"
     median_of "$REPEAT" "$K" pods -A -o json --until-synced --watch-list off --kubeconfig "$KC" \
         >/dev/null
     record_timed A kwatch-list "$n" "$size"
@@ -207,9 +211,9 @@ watch_run() {
     local client=$1 rate=$2 cmd counter
     case $client in
     kwatch-json) cmd=("$K" pods -A -o json --watch-only --kubeconfig "$KC" --timeout "${SECS}s")
-        counter=(grep -c '"type":"Updated"') ;;
+        counter=(wc -l) ;;
     kwatch-table) cmd=("$K" pods -A --watch-only --kubeconfig "$KC" --timeout "${SECS}s")
-        counter=(grep -c '^Updated') ;;
+        counter=(wc -l) ;;
     kubectl) cmd=(env HOME="$WORK/home" timeout -s INT "$SECS" kubectl --kubeconfig "$KC"
         --request-timeout 0 get pods -A -w --watch-only -o json)
         counter=(grep -c '^{') ;;

@@ -25,6 +25,14 @@ pub struct Meta {
     pub uid: Option<String>,
     #[serde(default)]
     pub creation_timestamp: Option<String>,
+    /// Whether `metadata.managedFields` is there: outputs drop it unless asked, and need
+    /// not search the whole object for it when it is not.
+    #[serde(default, rename = "managedFields", deserialize_with = "present")]
+    pub has_managed_fields: bool,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| true)
 }
 
 /// Reads an object's `metadata` and stops there: the rest (spec and status, most of the
@@ -160,6 +168,9 @@ mod tests {
         let o = Object::from_json(text).unwrap();
         assert_eq!((o.key().as_str(), o.resource_version()), ("b", "3"));
         assert_eq!(o.raw().get(), text);
+        assert!(!o.meta().has_managed_fields);
+        let mf = Object::from_json(r#"{"metadata":{"name":"m","managedFields":[{"a":1}]}}"#);
+        assert!(mf.unwrap().meta().has_managed_fields);
         let none = Object::from_json(r#"{"spec":{}}"#).unwrap();
         assert_eq!(none.meta(), &Meta::default());
         assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());

@@ -76,7 +76,11 @@ impl<W: Write> JsonPrinter<W> {
         }
         if let Some(o) = o {
             w.write_all(b",\"object\":")?;
-            w.write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
+            if o.meta().has_managed_fields {
+                w.write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
+            } else {
+                w.write_all(o.raw().get().as_bytes())?;
+            }
         }
         w.write_all(b"}\n")
     }
@@ -221,7 +225,14 @@ mod tests {
                 .unwrap(),
             )
         };
+        let managed = ObjectRef::new(
+            Object::from_json(
+                r#"{"metadata":{"name":"m","namespace":"d","resourceVersion":"1","managedFields":[{"manager":"k"}]},"spec":{"x":"é"}}"#,
+            )
+            .unwrap(),
+        );
         let deltas = [
+            Delta::new(DeltaType::Sync, managed),
             Delta::new(DeltaType::Added, obj("default")),
             Delta::new(DeltaType::Updated, obj("")),
             Delta {
