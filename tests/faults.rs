@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{of_type, Running};
+use crate::util::kwatch::{configmap, kubectl_f, of_type, Running};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(40);
@@ -33,13 +33,8 @@ fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]
 }
 
-/// Creates a configmap with `kubectl create -f`.
 fn change_is_made(sim: &SimProcess, name: &str) {
-    let file = sim.dir().join(format!("{name}.json"));
-    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": name, "namespace": "default"}});
-    std::fs::write(&file, cm.to_string()).unwrap();
-    sim.kubectl_ok(&["create", "-f", file.to_str().unwrap()]);
+    kubectl_f(sim, "create", &configmap("default", name, json!({})));
 }
 
 /// Creates a configmap and waits until kwatch shows it (Added from a watch, or Replaced if

@@ -7,19 +7,13 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, of_type, run, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, run, Running};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Creates an object from a JSON manifest with `kubectl create -f` (the simulator does
-/// not speak the protobuf that `kubectl create configmap` sends).
 fn create(sim: &SimProcess, manifest: Value) -> Value {
-    let name = manifest["metadata"]["name"].as_str().unwrap().to_owned();
-    let file = sim.dir().join(format!("{name}.json"));
-    std::fs::write(&file, manifest.to_string()).unwrap();
-    let out = sim.kubectl_ok(&["create", "-f", file.to_str().unwrap(), "-o", "json"]);
-    serde_json::from_str(&out).unwrap()
+    kubectl_f(sim, "create", &manifest)
 }
 
 fn configmap(name: &str, value: &str) -> Value {

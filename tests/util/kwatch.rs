@@ -202,3 +202,20 @@ pub fn of_type<'a>(v: &'a [Value], t: &str) -> Vec<&'a Value> {
 pub fn is_delta(r: &Value) -> bool {
     r.get("key").is_some()
 }
+
+/// `kubectl create|replace -f` of a JSON manifest (kubectl's `create configmap` sends
+/// protobuf, which the simulator does not speak); returns the stored object.
+pub fn kubectl_f(sim: &SimProcess, verb: &str, manifest: &Value) -> Value {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = sim.dir().join(format!("manifest-{n}.json"));
+    std::fs::write(&file, manifest.to_string()).expect("writing the manifest");
+    let out = sim.kubectl_ok(&[verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
+    serde_json::from_str(&out).expect("kubectl's JSON")
+}
+
+/// A ConfigMap manifest.
+pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace}, "data": data})
+}
