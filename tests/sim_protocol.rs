@@ -998,3 +998,65 @@ fn kube_rs_client_works_in_process() {
         sim.shutdown().await;
     });
 }
+
+#[test]
+fn status_subresource_no_op_updates_preconditions_and_object_watches() {
+    let sim = SimProcess::start(&[]);
+    let path = "/apis/example.com/v1/namespaces/default/widgets/w2";
+    let w2 = sim.get(path).json();
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!(
+        "{path}?watch=1&resourceVersion={rev}&timeoutSeconds=2"
+    ));
+    // The main resource ignores status; /status ignores everything else.
+    let p = merge_patch(
+        &sim,
+        path,
+        json!({"spec": {"size": 6}, "status": {"phase": "Ignored"}}),
+    );
+    assert_eq!(
+        (p["spec"]["size"].clone(), p.get("status").cloned()),
+        (json!(6), None)
+    );
+    assert_eq!(p["metadata"]["generation"], 2);
+    let p = merge_patch(
+        &sim,
+        &format!("{path}/status"),
+        json!({"spec": {"size": 1}, "status": {"phase": "Ready"}}),
+    );
+    assert_eq!(
+        (p["spec"]["size"].clone(), p["status"]["phase"].clone()),
+        (json!(6), json!("Ready"))
+    );
+    assert_eq!(
+        p["metadata"]["generation"], 2,
+        "status writes keep the generation"
+    );
+    // Writing the same object again changes nothing: same resourceVersion, no event.
+    let again = merge_patch(&sim, path, json!({"spec": {"size": 6}}));
+    assert_eq!(rv_of(&again), rv_of(&p));
+    assert_eq!(sim.revision(), rv_of(&p));
+    // Delete preconditions.
+    let body = json!({"preconditions": {"resourceVersion": "1"}}).to_string();
+    let r = sim.request("DELETE", path, Some("application/json"), &body);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("Precondition failed"));
+    let body = json!({"preconditions": {"uid": w2["metadata"]["uid"], "resourceVersion": rv_of(&p).to_string()}}).to_string();
+    assert_eq!(
+        sim.request("DELETE", path, Some("application/json"), &body)
+            .status,
+        200
+    );
+    // The watch on the object path saw only w2.
+    let evs = events(&w.collect(5 * S));
+    let seen: Vec<(String, String, String)> = evs.iter().map(brief).collect();
+    assert_eq!(
+        seen.iter()
+            .map(|(t, n, _)| (t.as_str(), n.as_str()))
+            .collect::<Vec<_>>(),
+        [("MODIFIED", "w2"), ("MODIFIED", "w2"), ("DELETED", "w2")]
+    );
+}

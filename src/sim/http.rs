@@ -226,11 +226,26 @@ async fn handle_resource(
                 list(app, t, q, accept).await
             }
         }
+        (&Method::GET, Some(name)) if watching && t.subresource.is_none() => {
+            // A watch on an object path is a watch of its collection, selected by name.
+            let mut q = q.clone();
+            let by_name = format!("metadata.name={name}");
+            let fs = match q.get("fieldSelector").filter(|f| !f.is_empty()) {
+                Some(f) => format!("{f},{by_name}"),
+                None => by_name,
+            };
+            q.insert("fieldSelector".into(), fs);
+            let collection = Target {
+                name: None,
+                ..t.clone()
+            };
+            watch::watch(app.clone(), &collection, &q, accept).await
+        }
         (&Method::GET, Some(name)) => get(app, t, name, accept),
         (&Method::POST, None) => create(app, t, &body),
         (&Method::PUT, Some(name)) => update(app, t, name, &body),
         (&Method::PATCH, Some(name)) => patch(app, t, name, headers, &body),
-        (&Method::DELETE, Some(name)) => delete(app, t, name, def),
+        (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body),
         _ => Status::method_not_allowed().response(),
     }
 }
@@ -684,12 +699,61 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8]) -> Response {
             .response();
         }
     }
-    match app
-        .cluster
-        .write(|s| s.update(t.res, &object_key(t, name), v))
-    {
+    let key = object_key(t, name);
+    let result = app.cluster.write(|s| {
+        let Some(old) = s.get(t.res, &key) else {
+            return Err(Status::not_found(def.plural, def.group, name));
+        };
+        let v = subresource_rules(t, &old.value(), v);
+        s.update(t.res, &key, v)
+    });
+    match result {
         Ok(o) => object_response(StatusCode::OK, &o),
         Err(s) => s.response(),
+    }
+}
+
+/// Resources whose `status` is written only through the `/status` subresource.
+fn has_status_subresource(res: usize) -> bool {
+    !matches!(
+        res,
+        resources::CONFIGMAPS | resources::SECRETS | resources::EVENTS
+    )
+}
+
+/// What an update may change: through the main resource everything but `status`, through
+/// `/status` only `status` (a resourceVersion precondition is honoured either way).
+fn subresource_rules(t: &Target, old: &Value, mut new: Value) -> Value {
+    if !has_status_subresource(t.res) {
+        return new;
+    }
+    if t.subresource.as_deref() == Some("status") {
+        let mut out = old.clone();
+        match new.get_mut("status").map(Value::take) {
+            Some(st) => out["status"] = st,
+            None => {
+                if let Some(m) = out.as_object_mut() {
+                    m.shift_remove("status");
+                }
+            }
+        }
+        if let Some(rv) = new["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|r| !r.is_empty())
+        {
+            out["metadata"]["resourceVersion"] = json!(rv);
+        }
+        out
+    } else {
+        match old.get("status") {
+            Some(st) => new["status"] = st.clone(),
+            None => {
+                if let Some(m) = new.as_object_mut() {
+                    m.shift_remove("status");
+                }
+            }
+        }
+        new
     }
 }
 
@@ -764,6 +828,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
                 "metadata.name: the name of the object cannot be changed",
             ));
         }
+        let v = subresource_rules(t, &o.value(), v);
         s.update(t.res, &key, v)
     });
     match result {
@@ -773,8 +838,32 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
     }
 }
 
-fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef) -> Response {
-    match app.cluster.write(|s| s.delete(t.res, &object_key(t, name))) {
+fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef, body: &[u8]) -> Response {
+    // DeleteOptions.preconditions: uid and/or resourceVersion must match.
+    let opts: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let pre = &opts["preconditions"];
+    let key = object_key(t, name);
+    let result = app.cluster.write(|s| {
+        if let Some(o) = s.get(t.res, &key) {
+            let uid_ok = pre["uid"].as_str().is_none_or(|u| u == o.uid);
+            let rv_ok = pre["resourceVersion"].as_str().is_none_or(|r| r == o.rv.to_string());
+            if !uid_ok || !rv_ok {
+                let (what, want, have) = if uid_ok {
+                    ("ResourceVersion", pre["resourceVersion"].as_str().unwrap_or(""), o.rv.to_string())
+                } else {
+                    ("UID", pre["uid"].as_str().unwrap_or(""), o.uid.clone())
+                };
+                let mut st = Status::conflict(def.plural, def.group, name);
+                st.message = Some(format!(
+                    "Operation cannot be fulfilled on {}: Precondition failed: {what} in precondition: {want}, {what} in object meta: {have}",
+                    if def.group.is_empty() { def.plural.to_string() } else { format!("{}.{}", def.plural, def.group) },
+                ));
+                return Err(st);
+            }
+        }
+        s.delete(t.res, &key)
+    });
+    match result {
         // Pods and namespaces are deleted gracefully: the object comes back.
         Ok(o) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
             object_response(StatusCode::OK, &o)
