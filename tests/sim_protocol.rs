@@ -1060,3 +1060,22 @@ fn status_subresource_no_op_updates_preconditions_and_object_watches() {
         [("MODIFIED", "w2"), ("MODIFIED", "w2"), ("DELETED", "w2")]
     );
 }
+
+#[test]
+fn a_bookmark_comes_two_seconds_before_the_timeout() {
+    let sim = SimProcess::start(&["--bookmark-interval", "60"]);
+    let rev = sim.revision();
+    let t0 = Instant::now();
+    let mut w = sim.watch(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=3"
+    ));
+    let e = w.event(5 * S);
+    let at = t0.elapsed();
+    assert_eq!(e["type"], "BOOKMARK");
+    assert!(
+        at >= Duration::from_millis(900) && at < Duration::from_millis(2000),
+        "{at:?}"
+    );
+    assert_eq!(w.next(5 * S), WatchItem::End);
+    assert!(t0.elapsed() >= Duration::from_millis(2900));
+}

@@ -9,7 +9,7 @@
 //!   annotated `k8s.io/initial-events-end: "true"`, as v1.32 does with WatchList on.
 //! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
 //!   old content and the new resourceVersion.
-//! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 1 s before
+//! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
 //!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
 //!   come from [`super::control::Faults`].
@@ -326,8 +326,9 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
 
     let interval = app.bookmark_interval;
     let mut next_bookmark = started + interval;
+    // kube-apiserver sends one about 2 s before timeoutSeconds (T=4 → 2.05 s, T=8 → 6.11 s).
     let pre_deadline = deadline
-        .checked_sub(Duration::from_secs(1))
+        .checked_sub(Duration::from_secs(2))
         .filter(|t| *t > started);
     let mut pre_sent = pre_deadline.is_none();
     loop {
