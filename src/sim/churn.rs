@@ -258,7 +258,7 @@ pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result
 /// A serialized running pod with holes for what differs between pods: preloading 100k pods
 /// is then mostly memcpy instead of building and serializing a JSON tree per pod.
 struct PodTemplate {
-    /// `parts.len() == slots.len() + 1`; the pod is parts[0] slot[0] parts[1] … .
+    /// `parts.len() == slots.len() + 1`; the pod is `parts[0] slots[0] parts[1] …`.
     parts: Vec<Vec<u8>>,
     slots: Vec<Slot>,
     namespace: String,
