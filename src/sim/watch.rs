@@ -56,7 +56,8 @@ struct Spec {
     start: Start,
     bookmarks: bool,
     timeout: Duration,
-    table: bool,
+    /// How objects are rendered: as stored, as a one-row Table, or as PartialObjectMetadata.
+    render: As,
 }
 
 fn validate(q: &Params) -> Result<(), Status> {
@@ -153,7 +154,7 @@ pub async fn watch(app: Arc<App>, t: &Target, q: &Params, accept: As) -> Respons
             .get("allowWatchBookmarks")
             .is_some_and(|b| b == "true" || b == "1"),
         timeout,
-        table: accept == As::Table,
+        render: accept,
     };
     if app.faults.take_short_watch() {
         return streaming_response(Body::empty());
@@ -227,7 +228,7 @@ pub fn error_line(status: &Status) -> Bytes {
 }
 
 /// The line a watcher with `f` sees for change `c`, if any.
-fn emit(c: &Change, f: &Filter, table_def: Option<&ResourceDef>) -> Option<Bytes> {
+fn emit(c: &Change, f: &Filter, def: &ResourceDef, render: As) -> Option<Bytes> {
     let now = f.matches(&c.obj);
     let (kind, obj): (&str, Option<Arc<Obj>>) = match c.kind {
         EventKind::Added | EventKind::Deleted => {
@@ -249,22 +250,35 @@ fn emit(c: &Change, f: &Filter, table_def: Option<&ResourceDef>) -> Option<Bytes
             }
         }
     };
-    if let Some(def) = table_def {
-        let o = obj.unwrap_or_else(|| c.obj.clone());
-        let t = table::table(def, &[o], None, None, None);
-        return Some(event_line(kind, &go_json(&t)));
-    }
-    Some(match obj {
-        None => c.line.clone(),
-        Some(o) => event_line(kind, &o.json),
+    Some(match (render, obj) {
+        (As::Object, None) => c.line.clone(),
+        (As::Object, Some(o)) => event_line(kind, &o.json),
+        (_, o) => rendered_line(kind, &o.unwrap_or_else(|| c.obj.clone()), def, render),
     })
+}
+
+/// An event line with the object rendered as a Table or PartialObjectMetadata.
+fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Bytes {
+    match render {
+        As::Object => event_line(kind, &o.json),
+        As::Table => event_line(
+            kind,
+            &go_json(&table::table(
+                def,
+                std::slice::from_ref(o),
+                None,
+                None,
+                None,
+            )),
+        ),
+        As::PartialMetadata => event_line(kind, &go_json(&table::partial(o))),
+    }
 }
 
 async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
     app.faults.open_watches.fetch_add(1, Ordering::SeqCst);
     let _guard = OpenGuard(app.clone());
     let def = &RESOURCES[spec.res];
-    let table_def = spec.table.then_some(def);
     let started = Instant::now();
     let deadline = started + spec.timeout;
     let mut rev_rx = app.cluster.subscribe();
@@ -304,12 +318,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             };
             let mut buf = Vec::with_capacity(FLUSH);
             for o in items {
-                if let Some(def) = table_def {
-                    let t = table::table(def, &[o], None, None, None);
-                    buf.extend_from_slice(&event_line("ADDED", &go_json(&t)));
-                } else {
-                    buf.extend_from_slice(&event_line("ADDED", &o.json));
-                }
+                buf.extend_from_slice(&rendered_line("ADDED", &o, def, spec.render));
                 if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await {
                     return;
                 }
@@ -355,7 +364,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
                 let full = changes.len() >= 4096;
                 let mut buf = Vec::new();
                 for c in changes.iter().filter(|c| c.res == spec.res) {
-                    if let Some(line) = emit(c, &spec.filter, table_def) {
+                    if let Some(line) = emit(c, &spec.filter, def, spec.render) {
                         buf.extend_from_slice(&line);
                         if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await
                         {
