@@ -787,6 +787,9 @@ fn fault_fail_next_requests_with_429_500_503() {
         assert_eq!(r.json()["reason"], reason);
         assert_eq!(sim.get("/api/v1/pods").status, 200);
     }
+    sim.control("POST", "fail", json!({"code": 500, "retryAfter": 0}));
+    let r = sim.get("/api/v1/pods");
+    assert_eq!((r.status, r.header("retry-after")), (500, None));
     // Restricted to a verb and a resource.
     sim.control(
         "POST",
