@@ -836,14 +836,25 @@ fn fault_stall_delays_watch_events() {
     sim.control("POST", "stall", json!({"seconds": 1.5}));
     let t0 = Instant::now();
     create_cm(&sim, "default", "late", "x");
+    // A watch opened during the stall waits too, initial events included.
+    let mut w2 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0");
+    let mut w3 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
+    create_cm(&sim, "default", "later", "x");
     assert_eq!(
         w.next(Duration::from_millis(800)),
         WatchItem::Timeout,
         "stalled"
     );
+    assert_eq!(w2.next(Duration::from_millis(10)), WatchItem::Timeout);
     let e = w.event(5 * S);
     assert_eq!(brief(&e).1, "late");
     assert!(t0.elapsed() >= Duration::from_millis(1300));
+    assert_eq!(w2.event(5 * S)["type"], "ADDED");
+    assert_eq!(
+        brief(&w3.event(5 * S)).1,
+        "later",
+        "from the revision it was opened at"
+    );
 }
 
 #[test]

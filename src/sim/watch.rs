@@ -295,9 +295,15 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
         return;
     }
 
+    // A watch "from now" starts at the revision current when it was opened, even if a stall
+    // holds it back.
+    let opened_at = app.cluster.read().rev();
+    if !wait_out_stall(&app, &tx, &mut drop_rx, deadline).await {
+        return;
+    }
     let mut pos = match spec.start {
         Start::After(n) => n,
-        Start::Now => app.cluster.read().rev(),
+        Start::Now => opened_at,
         Start::Initial(min) => {
             if min > 0 {
                 let cur = wait_for_rv(&app, min, app.too_large_wait).await;
@@ -341,15 +347,9 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
         .filter(|t| *t > started);
     let mut pre_sent = pre_deadline.is_none();
     loop {
-        if let Some(until) = app.faults.stalled_until() {
-            tokio::select! {
-                _ = tx.closed() => return,
-                r = drop_rx.changed() => {
-                    if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
-                    return;
-                }
-                _ = sleep_until(deadline) => return,
-                _ = sleep_until(until.into()) => {}
+        if app.faults.stalled_until().is_some() {
+            if !wait_out_stall(&app, &tx, &mut drop_rx, deadline).await {
+                return;
             }
             continue;
         }
@@ -412,6 +412,28 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
         }
     }
+}
+
+/// Sleeps while watches are stalled. `false` if the watch must end meanwhile (client gone,
+/// dropped, timed out).
+async fn wait_out_stall(
+    app: &App,
+    tx: &mpsc::Sender<Chunk>,
+    drop_rx: &mut tokio::sync::watch::Receiver<u64>,
+    deadline: Instant,
+) -> bool {
+    while let Some(until) = app.faults.stalled_until() {
+        tokio::select! {
+            _ = tx.closed() => return false,
+            r = drop_rx.changed() => {
+                if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
+                return false;
+            }
+            _ = sleep_until(deadline) => return false,
+            _ = sleep_until(until.into()) => {}
+        }
+    }
+    true
 }
 
 fn dropped() -> std::io::Error {
