@@ -162,12 +162,11 @@ fn resolve(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
         }
         _ => return None,
     };
-    if let Some(sub) = &t.subresource {
-        if sub != "status" {
-            return None;
-        }
+    match t.subresource.as_deref() {
+        None | Some("status") => Some(t),
+        Some("log") if t.res == resources::PODS => Some(t),
+        Some(_) => None,
     }
-    Some(t)
 }
 
 /// Parses `Accept`: the first acceptable media type wins.
@@ -240,6 +239,12 @@ async fn handle_resource(
                 ..t.clone()
             };
             watch::watch(app.clone(), &collection, &q, accept).await
+        }
+        (&Method::GET, Some(name)) if t.subresource.as_deref() == Some("log") => {
+            pod_log(app, t, name, q)
+        }
+        (_, Some(_)) if t.subresource.as_deref() == Some("log") => {
+            Status::method_not_allowed().response()
         }
         (&Method::GET, Some(name)) => get(app, t, name, accept),
         (&Method::POST, None) => create(app, t, &body),
@@ -627,6 +632,63 @@ fn get(app: &App, t: &Target, name: &str, accept: As) -> Response {
         As::PartialMetadata => value_response(StatusCode::OK, &table::partial(&o)),
         As::Object => object_response(StatusCode::OK, &o),
     }
+}
+
+/// `GET …/pods/<name>/log`: a few plausible, deterministic lines (the simulator runs no
+/// containers). `container` must name one of the pod's containers; `follow` is ignored.
+fn pod_log(app: &App, t: &Target, name: &str, q: &Params) -> Response {
+    let def = &RESOURCES[t.res];
+    let Some(o) = app.cluster.read().get(t.res, &object_key(t, name)) else {
+        return Status::not_found(def.plural, def.group, name).response();
+    };
+    let v = o.value();
+    let containers: Vec<String> = v["spec"]["containers"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let container = match q.get("container") {
+        Some(c) if containers.contains(c) => c.clone(),
+        Some(c) => {
+            return Status::bad_request(format!("container {c} is not valid for pod {name}"))
+                .response()
+        }
+        None if containers.len() == 1 => containers[0].clone(),
+        None => {
+            return Status::bad_request(format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]",
+                containers.join(" ")
+            ))
+            .response()
+        }
+    };
+    let started = v["status"]["startTime"].as_str().unwrap_or("").to_string();
+    let mut text = String::new();
+    for (i, msg) in [
+        "starting",
+        "loaded configuration from /etc/config",
+        "listening",
+        "ready to serve requests",
+    ]
+    .iter()
+    .enumerate()
+    {
+        text.push_str(&format!("{started} INFO {container}[{i}]: {msg}\n"));
+    }
+    let mut resp = Response::new(Body::from(text));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-cache, private"),
+    );
+    resp
 }
 
 fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
