@@ -898,6 +898,7 @@ fn fault_malformed_line_on_open_and_next_watches() {
 #[test]
 fn churn_is_switched_at_run_time_and_state_tracks_it() {
     let sim = SimProcess::start(&["--objects", "10"]);
+    assert!(sim.control("GET", "help", Value::Null)["POST /_sim/churn"].is_string());
     let s0 = sim.state();
     assert_eq!(s0["objects"]["pods"].as_object().unwrap().len(), 10);
     assert!(s0["objects"]["widgets"]["default/w1"].is_string());

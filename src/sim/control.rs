@@ -4,6 +4,7 @@
 //!
 //! | method + path | body | effect |
 //! |---|---|---|
+//! | `GET /_sim/help` | | this list, as JSON |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -190,6 +191,22 @@ fn ok(extra: Value) -> Response {
     value_response(StatusCode::OK, &v)
 }
 
+/// `GET /_sim/help`: the endpoints, for people exploring with curl.
+fn help() -> Value {
+    json!({
+        "GET /_sim/state": "revision and resourceVersion of every object",
+        "POST /_sim/drop-watches": "abort every open watch",
+        "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
+        "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
+        "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
+        "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
+        "POST /_sim/faults": "{\"enabled\":bool} — the chaos scenario's random faults",
+        "POST /_sim/clear": "cancel pending faults",
+    })
+}
+
 /// Handles `/_sim/<rest>`.
 pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Response {
     let body = match axum::body::to_bytes(req.into_body(), 1 << 20).await {
@@ -207,6 +224,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
     };
     let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
     match (method, rest.trim_end_matches('/')) {
+        (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
         (Method::GET, "state") => value_response(StatusCode::OK, &app.cluster.read().state()),
         (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
         (Method::POST, "compact") => {

@@ -306,6 +306,10 @@ pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
         server.token(),
         server.url()
     );
+    eprintln!(
+        "kwatch sim: every control endpoint: GET {}/_sim/help",
+        server.url()
+    );
     eprintln!("kwatch sim: {summary}; Ctrl-C to stop");
     wait_for_signal().await;
     eprintln!("kwatch sim: shutting down");
