@@ -281,8 +281,8 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         }
         (
             _,
-            "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches" | "malformed"
-            | "churn" | "faults" | "clear",
+            "help" | "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches"
+            | "malformed" | "churn" | "faults" | "clear",
         ) => Status::method_not_allowed().response(),
         _ => Status::unknown_resource().response(),
     }
