@@ -1010,6 +1010,19 @@ fn kube_rs_client_works_in_process() {
             WatchEvent::Added(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("kube-rs")),
             other => panic!("{other:?}"),
         }
+        // The in-process control methods.
+        let rev = sim.revision();
+        assert_eq!(sim.state()["revision"], rev.to_string());
+        assert_eq!(sim.compact(None), rev);
+        // (kube-rs itself retries 429/503/504, so a 500 is what reaches the caller.)
+        sim.fail_next(500, 1, 0);
+        let res = pods.list(&ListParams::default()).await;
+        assert!(
+            matches!(&res, Err(kube::Error::Api(e)) if e.code == 500),
+            "expected the 500"
+        );
+        sim.set_churn(0.0);
+        sim.drop_watches();
         sim.shutdown().await;
     });
 }
