@@ -93,7 +93,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
 }
 
 /// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
-/// (never watch streams).
+/// (never watch streams). The simulator leaves lists over [`INDENT_LIMIT`] compact.
 fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
     if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
         return false;
@@ -110,7 +110,17 @@ fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
         .any(|p| ua.starts_with(p))
 }
 
+/// Marks a response too large to be re-encoded indented (it stays compact and streamed).
+#[derive(Debug, Clone, Copy)]
+struct TooLargeToIndent;
+
+/// Lists above this size are never indented: that would buffer them whole.
+const INDENT_LIMIT: usize = 16 << 20;
+
 async fn indent(resp: Response) -> Response {
+    if resp.extensions().get::<TooLargeToIndent>().is_some() {
+        return resp;
+    }
     let (parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return Status::internal("could not buffer the response").response();
@@ -580,6 +590,7 @@ fn list_response(
         )
     };
     const CHUNK: usize = 256 * 1024;
+    let too_large = items.iter().map(|o| o.json.len()).sum::<usize>() > INDENT_LIMIT;
     let mut pending = Some(head.into_bytes());
     let mut iter = items.into_iter();
     let mut first = true;
@@ -602,6 +613,9 @@ fn list_response(
         Some(Ok(Bytes::from(buf)))
     });
     let mut resp = Response::new(Body::from_stream(futures::stream::iter(chunks)));
+    if too_large {
+        resp.extensions_mut().insert(TooLargeToIndent);
+    }
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
