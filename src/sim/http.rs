@@ -16,12 +16,12 @@ use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use base64::Engine;
 use bytes::Bytes;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{json_response, plain_404, value_response, Cause, Status};
-use super::storage::{make_key, selectable_fields, ListQuery, Obj};
+use super::storage::{make_key, now_rfc3339, selectable_fields, sort_keys, ListQuery, Obj};
 use super::{control, discovery, table, watch, App};
 
 /// Query parameters (the last value of a repeated key wins).
@@ -257,9 +257,20 @@ async fn handle_resource(
             Status::method_not_allowed().response()
         }
         (&Method::GET, Some(name)) => get(app, t, name, accept),
-        (&Method::POST, None) => create(app, t, &body),
-        (&Method::PUT, Some(name)) => update(app, t, name, &body),
-        (&Method::PATCH, Some(name)) => patch(app, t, name, headers, &body),
+        (&Method::POST, None) => create(app, t, &body, &writer(q, headers, "Update")),
+        (&Method::PUT, Some(name)) => update(app, t, name, &body, &writer(q, headers, "Update")),
+        (&Method::PATCH, Some(name)) => {
+            let ct = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let op = if ct.starts_with("application/apply-patch") {
+                "Apply"
+            } else {
+                "Update"
+            };
+            patch(app, t, name, headers, &body, &writer(q, headers, op))
+        }
         (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body),
         _ => Status::method_not_allowed().response(),
     }
@@ -734,7 +745,7 @@ fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
     }
 }
 
-fn create(app: &App, t: &Target, body: &[u8]) -> Response {
+fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     let def = &RESOURCES[t.res];
     let mut v = match parse_body(def, body) {
         Ok(v) => v,
@@ -755,13 +766,14 @@ fn create(app: &App, t: &Target, body: &[u8]) -> Response {
     } else if def.namespaced {
         return Status::method_not_allowed().response();
     }
+    managed_fields(t, &mut v, None, w);
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
     }
 }
 
-fn update(app: &App, t: &Target, name: &str, body: &[u8]) -> Response {
+fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Response {
     let def = &RESOURCES[t.res];
     let v = match parse_body(def, body) {
         Ok(v) => v,
@@ -780,13 +792,130 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8]) -> Response {
         let Some(old) = s.get(t.res, &key) else {
             return Err(Status::not_found(def.plural, def.group, name));
         };
-        let v = subresource_rules(t, &old.value(), v);
+        let old = old.value();
+        let mut v = subresource_rules(t, &old, v);
+        managed_fields(t, &mut v, Some(&old), w);
         s.update(t.res, &key, v)
     });
     match result {
         Ok(o) => object_response(StatusCode::OK, &o),
         Err(s) => s.response(),
     }
+}
+
+/// Who writes, for `metadata.managedFields`.
+#[derive(Debug, Clone)]
+struct Writer {
+    manager: String,
+    operation: &'static str,
+}
+
+/// `fieldManager`, else the User-Agent up to its first `/` (as kube-apiserver does).
+fn writer(q: &Params, headers: &HeaderMap, operation: &'static str) -> Writer {
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let manager = match q.get("fieldManager").filter(|m| !m.is_empty()) {
+        Some(m) => m.clone(),
+        None => ua
+            .split('/')
+            .next()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("unknown")
+            .to_string(),
+    };
+    Writer { manager, operation }
+}
+
+/// The FieldsV1 set of what `v` holds (simplified: every map key; lists as leaves).
+fn fields_v1(v: &Value, status_only: bool) -> Value {
+    fn shape(v: &Value, dot: bool) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut out = Map::new();
+                if dot {
+                    out.insert(".".into(), json!({}));
+                }
+                for (k, x) in m {
+                    out.insert(format!("f:{k}"), shape(x, true));
+                }
+                Value::Object(out)
+            }
+            _ => json!({}),
+        }
+    }
+    let mut out = Map::new();
+    let Some(top) = v.as_object() else {
+        return json!({});
+    };
+    for (k, x) in top {
+        match k.as_str() {
+            "kind" | "apiVersion" => {}
+            "status" if status_only => {
+                out.insert("f:status".into(), shape(x, false));
+            }
+            _ if status_only => {}
+            "status" => {}
+            "metadata" => {
+                let mut meta = Map::new();
+                for mk in ["labels", "annotations", "ownerReferences", "finalizers"] {
+                    if let Some(mv) = x.get(mk) {
+                        meta.insert(format!("f:{mk}"), shape(mv, true));
+                    }
+                }
+                if !meta.is_empty() {
+                    out.insert("f:metadata".into(), Value::Object(meta));
+                }
+            }
+            "spec" => {
+                out.insert("f:spec".into(), shape(x, false));
+            }
+            _ => {
+                out.insert(format!("f:{k}"), shape(x, true));
+            }
+        }
+    }
+    sort_keys(Value::Object(out))
+}
+
+/// Records the write in `metadata.managedFields`: one entry per manager, operation and
+/// subresource. An entry whose field set did not change is kept as it was (time included),
+/// so a write that changes nothing stays a no-op.
+fn managed_fields(t: &Target, v: &mut Value, old: Option<&Value>, w: &Writer) {
+    let status = t.subresource.as_deref() == Some("status");
+    let fields = fields_v1(v, status);
+    let same = |e: &Value| {
+        e["manager"] == w.manager.as_str()
+            && e["operation"] == w.operation
+            && e.get("subresource").and_then(Value::as_str) == status.then_some("status")
+    };
+    let mut list: Vec<Value> = old
+        .and_then(|o| o["metadata"]["managedFields"].as_array().cloned())
+        .unwrap_or_default();
+    match list.iter().position(same) {
+        Some(i) if list[i]["fieldsV1"] == fields => {}
+        found => {
+            let mut e = Map::new();
+            e.insert("manager".into(), json!(w.manager));
+            e.insert("operation".into(), json!(w.operation));
+            e.insert("apiVersion".into(), json!(RESOURCES[t.res].api_version()));
+            e.insert("time".into(), json!(now_rfc3339()));
+            e.insert("fieldsType".into(), json!("FieldsV1"));
+            e.insert("fieldsV1".into(), fields);
+            if status {
+                e.insert("subresource".into(), json!("status"));
+            }
+            match found {
+                Some(i) => list[i] = Value::Object(e),
+                None => list.push(Value::Object(e)),
+            }
+        }
+    }
+    if !v.get("metadata").is_some_and(Value::is_object) {
+        v["metadata"] = json!({});
+    }
+    v["metadata"]["managedFields"] = Value::Array(list);
 }
 
 /// Resources whose `status` is written only through the `/status` subresource.
@@ -833,7 +962,14 @@ fn subresource_rules(t: &Target, old: &Value, mut new: Value) -> Value {
     }
 }
 
-fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) -> Response {
+fn patch(
+    app: &App,
+    t: &Target,
+    name: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    w: &Writer,
+) -> Response {
     let def = &RESOURCES[t.res];
     let ct = headers
         .get(header::CONTENT_TYPE)
@@ -888,6 +1024,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
                 v["metadata"]["namespace"] = json!(ns);
             }
             created = true;
+            managed_fields(t, &mut v, None, w);
             return s.create(t.res, v, true);
         };
         let mut v = o.value();
@@ -904,7 +1041,9 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
                 "metadata.name: the name of the object cannot be changed",
             ));
         }
-        let v = subresource_rules(t, &o.value(), v);
+        let old = o.value();
+        let mut v = subresource_rules(t, &old, v);
+        managed_fields(t, &mut v, Some(&old), w);
         s.update(t.res, &key, v)
     });
     match result {
