@@ -4,10 +4,11 @@
 //!
 //! | method + path | body | effect |
 //! |---|---|---|
+//! | `GET /_sim/help` | | this list, as JSON |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S`; with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
@@ -101,7 +102,8 @@ impl Faults {
             504 => Status::too_large_rv(rev + 1000, rev),
             _ => Status::internal("simulated failure"),
         };
-        st.retry_after = Some(retry);
+        // `retryAfter: 0` sends no header; a 410 never carries one.
+        st.retry_after = (retry > 0 && code != 410).then_some(retry);
         Some(st)
     }
 
@@ -189,6 +191,22 @@ fn ok(extra: Value) -> Response {
     value_response(StatusCode::OK, &v)
 }
 
+/// `GET /_sim/help`: the endpoints, for people exploring with curl.
+fn help() -> Value {
+    json!({
+        "GET /_sim/state": "revision and resourceVersion of every object",
+        "POST /_sim/drop-watches": "abort every open watch",
+        "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
+        "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
+        "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
+        "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
+        "POST /_sim/faults": "{\"enabled\":bool} — the chaos scenario's random faults",
+        "POST /_sim/clear": "cancel pending faults",
+    })
+}
+
 /// Handles `/_sim/<rest>`.
 pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Response {
     let body = match axum::body::to_bytes(req.into_body(), 1 << 20).await {
@@ -206,6 +224,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
     };
     let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
     match (method, rest.trim_end_matches('/')) {
+        (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
         (Method::GET, "state") => value_response(StatusCode::OK, &app.cluster.read().state()),
         (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
         (Method::POST, "compact") => {
@@ -262,8 +281,8 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         }
         (
             _,
-            "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches" | "malformed"
-            | "churn" | "faults" | "clear",
+            "help" | "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches"
+            | "malformed" | "churn" | "faults" | "clear",
         ) => Status::method_not_allowed().response(),
         _ => Status::unknown_resource().response(),
     }

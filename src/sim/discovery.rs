@@ -134,6 +134,22 @@ mod tests {
                 }
             }
         }
+        for doc in [API_V1, APPS_V1, EXAMPLE_V1, APIEXT_V1] {
+            let v: Value = serde_json::from_str(doc).unwrap();
+            let (g, ver) = match v["groupVersion"].as_str().unwrap().split_once('/') {
+                Some((g, ver)) => (g.to_string(), ver.to_string()),
+                None => (String::new(), "v1".to_string()),
+            };
+            for r in v["resources"].as_array().unwrap() {
+                let n = r["name"].as_str().unwrap();
+                if n.contains('/') {
+                    continue;
+                }
+                let id = crate::sim::resources::find(&g, &ver, n).unwrap();
+                assert_eq!(r["kind"], RESOURCES[id].kind);
+                assert_eq!(r["namespaced"], RESOURCES[id].namespaced);
+            }
+        }
         names.sort();
         let mut ours: Vec<String> = RESOURCES.iter().map(|r| r.plural.to_string()).collect();
         ours.sort();

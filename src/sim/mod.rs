@@ -23,9 +23,9 @@ mod discovery;
 mod http;
 mod openapi;
 mod resources;
-pub mod selector;
+mod selector;
 mod status;
-pub mod storage;
+mod storage;
 mod table;
 mod tls;
 mod watch;
@@ -254,6 +254,40 @@ impl SimServer {
         Ok(())
     }
 
+    /// The current revision (what `GET /_sim/state` reports as `revision`).
+    pub fn revision(&self) -> u64 {
+        self.app.cluster.read().rev()
+    }
+
+    /// `GET /_sim/state` without HTTP.
+    pub fn state(&self) -> serde_json::Value {
+        self.app.cluster.read().state()
+    }
+
+    /// `POST /_sim/drop-watches` without HTTP; returns how many watches were open.
+    pub fn drop_watches(&self) -> usize {
+        self.app.faults.drop_watches()
+    }
+
+    /// `POST /_sim/compact` without HTTP (`None`: up to now); returns the compacted revision.
+    pub fn compact(&self, upto: Option<u64>) -> u64 {
+        self.app.cluster.write(|s| {
+            let r = upto.unwrap_or(s.rev());
+            s.compact(r);
+            s.compacted()
+        })
+    }
+
+    /// `POST /_sim/fail` without HTTP (any request, any verb).
+    pub fn fail_next(&self, code: u16, count: u64, retry_after: u64) {
+        self.app.faults.set_failure(code, count, retry_after);
+    }
+
+    /// `POST /_sim/churn {"rate": rate}` without HTTP.
+    pub fn set_churn(&self, rate: f64) {
+        self.app.faults.churn_rate.send_replace(rate.max(0.0));
+    }
+
     /// Stops churn, aborts open watches and shuts the server down (at most ~2 s).
     pub async fn shutdown(mut self) {
         for t in &self.tasks {
@@ -304,6 +338,10 @@ pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
     eprintln!(
         "kwatch sim: faults: curl {k}-H 'Authorization: Bearer {}' -X POST {}/_sim/drop-watches",
         server.token(),
+        server.url()
+    );
+    eprintln!(
+        "kwatch sim: every control endpoint: GET {}/_sim/help",
         server.url()
     );
     eprintln!("kwatch sim: {summary}; Ctrl-C to stop");
