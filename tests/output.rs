@@ -1073,7 +1073,19 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
         "-o",
         "json",
     ]));
-    let mut kw = Running::watch(&sim, &["configmaps", "-n", "default", "-o", "watch-events"]);
+    // kubectl's watch output keeps managedFields (its `get -o json` does not); kwatch
+    // drops them unless asked.
+    let mut kw = Running::watch(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "watch-events",
+            "--show-managed-fields",
+        ],
+    );
     kubectl.wait_for(LIMIT, "kubectl's initial list", |v| v.len() == n);
     kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
     create(&sim, configmap("same", "v1"));
