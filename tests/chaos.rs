@@ -119,6 +119,8 @@ fn check_invariants(recs: &[Value]) -> Figures {
     f
 }
 
+/// `watch_list` off lists in pages of 7, so that continue tokens (and their expiry) are
+/// part of the run.
 fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
     let seed_s = seed.to_string();
     let sim = SimProcess::start(&[

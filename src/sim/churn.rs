@@ -636,8 +636,8 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
 }
 
 /// One chaos fault, chosen by `rng`, applied to `app`; returns what it did.
-pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
-    match rng.random_range(0..8) {
+pub(crate) fn chaos_fault(app: &Arc<App>, rng: &mut SmallRng) -> String {
+    match rng.random_range(0..11) {
         0 => format!("dropped {} watches", app.faults.drop_watches()),
         1 => {
             let r = app.cluster.write(|s| {
@@ -669,10 +669,35 @@ pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
             app.faults.add_short_watches(1);
             "the next watch closes at once".to_string()
         }
-        _ => format!(
+        7 => format!(
             "a malformed line on {} open watches",
             app.faults.malformed_now()
         ),
+        8 => {
+            // A watcher falls behind and what it missed is compacted away: its re-watch
+            // gets 410, and objects deleted meanwhile come back as tombstones.
+            let ms = rng.random_range(1500..3000);
+            app.faults.stall(Duration::from_millis(ms));
+            let app = app.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(ms / 2)).await;
+                app.cluster.write(|s| {
+                    let r = s.rev();
+                    s.compact(r);
+                });
+                app.faults.drop_watches();
+            });
+            format!("watches stalled for {ms} ms, compacted and dropped halfway")
+        }
+        9 => {
+            app.faults.add_expire_continue(1);
+            "the next continue token expires".to_string()
+        }
+        _ => {
+            let ms = rng.random_range(500..3000);
+            app.restart(Duration::from_millis(ms), false);
+            format!("the server restarts, away for {ms} ms")
+        }
     }
 }
 
@@ -732,16 +757,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn chaos_applies_every_kind_of_fault_deterministically() {
-        let app = || App {
-            cluster: super::super::storage::Cluster::new(Store::new(100)),
-            faults: super::super::control::Faults::new(0.0, true),
-            token: String::new(),
-            auth: false,
-            port: 0,
-            bookmark_interval: Duration::from_secs(1),
-            too_large_wait: Duration::from_secs(1),
+    #[tokio::test(start_paused = true)]
+    async fn chaos_applies_every_kind_of_fault_deterministically() {
+        let app = || {
+            Arc::new(App {
+                cluster: super::super::storage::Cluster::new(Store::new(100)),
+                faults: super::super::control::Faults::new(0.0, true),
+                token: String::new(),
+                auth: false,
+                port: 0,
+                bookmark_interval: Duration::from_secs(1),
+                too_large_wait: Duration::from_secs(1),
+                backup: std::sync::Mutex::new(None),
+                restarts: tokio::sync::mpsc::unbounded_channel().0,
+            })
         };
         let run = || {
             let a = app();
@@ -761,6 +790,9 @@ mod tests {
             "stalled",
             "closes at once",
             "malformed",
+            "compacted and dropped halfway",
+            "continue token expires",
+            "restarts",
         ] {
             assert!(log.iter().any(|l| l.contains(kind)), "no {kind} in {log:?}");
         }

@@ -14,7 +14,10 @@
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool}` | switches the chaos scenario's random faults on or off |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches and malformed lines |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens and malformed lines |
+//! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
+//! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
+//! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -44,6 +47,8 @@ pub struct Faults {
     fail: Mutex<Option<Failure>>,
     stall_until: Mutex<Option<Instant>>,
     short_watches: AtomicU64,
+    /// The next N list requests that carry a continue token get 410 Expired.
+    expire_continue: AtomicU64,
     malformed_next: AtomicBool,
     /// Bumped to make every open watch send one malformed line.
     pub malformed: watch::Sender<u64>,
@@ -62,6 +67,7 @@ impl Faults {
             fail: Mutex::new(None),
             stall_until: Mutex::new(None),
             short_watches: AtomicU64::new(0),
+            expire_continue: AtomicU64::new(0),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
             drop: watch::channel(0).0,
@@ -149,6 +155,16 @@ impl Faults {
             .is_ok()
     }
 
+    pub fn take_expire_continue(&self) -> bool {
+        self.expire_continue
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    pub fn add_expire_continue(&self, n: u64) {
+        self.expire_continue.fetch_add(n, Ordering::SeqCst);
+    }
+
     pub fn add_short_watches(&self, n: u64) {
         self.short_watches.fetch_add(n, Ordering::SeqCst);
     }
@@ -179,6 +195,7 @@ impl Faults {
         self.set_failure(0, 0, 0);
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.short_watches.store(0, Ordering::SeqCst);
+        self.expire_continue.store(0, Ordering::SeqCst);
         self.malformed_next.store(false, Ordering::SeqCst);
     }
 }
@@ -201,6 +218,9 @@ fn help() -> Value {
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
+        "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
+        "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
+        "POST /_sim/backup": "remember the current state for a later restart with restore",
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
         "POST /_sim/faults": "{\"enabled\":bool} — the chaos scenario's random faults",
         "POST /_sim/clear": "cancel pending faults",
@@ -260,6 +280,17 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
             ok(json!({}))
         }
         (Method::POST, "malformed") => ok(json!({"watches": app.faults.malformed_now()})),
+        (Method::POST, "expire-continue") => {
+            app.faults.add_expire_continue(num("count", 1));
+            ok(json!({}))
+        }
+        (Method::POST, "backup") => ok(json!({"revision": app.backup().to_string()})),
+        (Method::POST, "restart") => {
+            let secs = body["seconds"].as_f64().unwrap_or(2.0).clamp(0.0, 3600.0);
+            let restore = body["restore"].as_bool().unwrap_or(false);
+            app.restart(Duration::from_secs_f64(secs), restore);
+            ok(json!({}))
+        }
         (Method::POST, "churn") => {
             if let Some(r) = body["rate"].as_f64() {
                 app.faults.churn_rate.send_replace(r.max(0.0));
@@ -282,7 +313,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         (
             _,
             "help" | "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches"
-            | "malformed" | "churn" | "faults" | "clear",
+            | "malformed" | "churn" | "faults" | "clear" | "expire-continue" | "backup" | "restart",
         ) => Status::method_not_allowed().response(),
         _ => Status::unknown_resource().response(),
     }

@@ -484,7 +484,7 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         let key = start_key(t, &rel);
         if tok_rv == -1 {
             (rev, Some(key), false)
-        } else if (tok_rv as u64) < compacted || tok_rv <= 0 {
+        } else if (tok_rv as u64) < compacted || tok_rv <= 0 || app.faults.take_expire_continue() {
             return Status::expired_continue(encode_continue(-1, &rel)).response();
         } else {
             ((tok_rv as u64).min(rev), Some(key), false)

@@ -315,8 +315,9 @@ pub struct ListPage {
     pub remaining: Option<u64>,
 }
 
-/// The state of the simulated etcd.
-#[derive(Debug)]
+/// The state of the simulated etcd. Cloning is cheap (objects and changes are shared):
+/// it is how a backup is taken.
+#[derive(Debug, Clone)]
 pub struct Store {
     rev: u64,
     compacted: u64,
