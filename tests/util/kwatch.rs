@@ -114,6 +114,13 @@ impl Running {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The process's peak resident set so far (VmHWM), in KiB.
+    pub fn peak_rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     /// Waits until `pred` holds for the JSON lines so far; panics with the output if it
     /// does not within `limit`.
     pub fn wait_for(
