@@ -124,14 +124,18 @@ fn check_invariants(recs: &[Value]) -> Figures {
 /// `watch_list` off lists in pages of 7, so that continue tokens (and their expiry) are
 /// part of the run.
 fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
-    let seed_s = seed.to_string();
+    chaos_run_at(seed, watch_list, secs, 40)
+}
+
+fn chaos_run_at(seed: u64, watch_list: &str, secs: u64, churn: u32) -> Figures {
+    let (seed_s, churn_s) = (seed.to_string(), churn.to_string());
     let sim = SimProcess::start(&[
         "--scenario",
         "chaos",
         "--seed",
         &seed_s,
         "--churn",
-        "40",
+        &churn_s,
         "--objects",
         "30",
         "--bookmark-interval",
