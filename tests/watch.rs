@@ -588,11 +588,35 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
 #[test]
 fn the_most_verbose_diagnostics_never_show_the_token() {
     let sim = SimProcess::start(&[]);
-    let out = run(&sim, &["pods", "-n", "default", "-vvv", "--until-synced", "-o", "json"], LIMIT);
+    let out = run(
+        &sim,
+        &[
+            "pods",
+            "-n",
+            "default",
+            "-vvv",
+            "--until-synced",
+            "-o",
+            "json",
+        ],
+        LIMIT,
+    );
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    assert!(out.stderr.contains("DEBUG"), "-vvv shows kube's requests: {}", out.stderr);
-    assert!(!out.stderr.contains(&sim.token), "the token leaked: {}", out.stderr);
-    assert!(!out.stderr.to_ascii_lowercase().contains("bearer"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("DEBUG"),
+        "-vvv shows kube's requests: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains(&sim.token),
+        "the token leaked: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.to_ascii_lowercase().contains("bearer"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stderr.contains('\u{1b}'), "no colour on a pipe");
     // Data on stdout only: every stdout line is a JSON record.
     assert!(out.stdout.iter().all(|l| l.starts_with("{\"type\":")));

@@ -272,7 +272,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             match self.watch_list(reason).await {
                 Ok(stream) => streaming = Some(stream),
                 Err(f) => {
-                    if self.cfg.watch_list == WatchListMode::Auto {
+                    // Only a rejection (a client error) means the server does not do
+                    // streaming lists; after anything else, LIST this once.
+                    let rejected = f
+                        .error
+                        .as_ref()
+                        .and_then(SourceError::api)
+                        .is_some_and(|s| (400..500).contains(&s.code));
+                    if self.cfg.watch_list == WatchListMode::Auto && rejected {
                         self.use_watch_list = false;
                     }
                     self.store
