@@ -72,17 +72,10 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
     Some(match path {
         "/version" => {
             // The real server indents /version and adds no trailing newline.
-            let mut resp = Response::new(axum::body::Body::from(VERSION.trim_end().to_string()));
-            let h = resp.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            h.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("no-cache, private"),
-            );
-            resp
+            super::status::json_body_response(
+                StatusCode::OK,
+                axum::body::Body::from(VERSION.trim_end().to_string()),
+            )
         }
         "/api" if wants_aggregated(headers) => aggregated(AGG_API),
         "/apis" if wants_aggregated(headers) => aggregated(AGG_APIS),

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
 use bytes::Bytes;
@@ -95,18 +95,7 @@ fn validate(q: &Params) -> Result<(), Status> {
 }
 
 fn streaming_response(body: Body) -> Response {
-    let mut resp = Response::new(body);
-    *resp.status_mut() = StatusCode::OK;
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
-    );
-    resp
+    super::status::json_body_response(StatusCode::OK, body)
 }
 
 /// Handles `GET …?watch=1`.
