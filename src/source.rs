@@ -108,8 +108,8 @@ impl ApiStatus {
 pub enum SourceError {
     #[error("{}", .0.summary())]
     Api(ApiStatus),
-    /// Connection refused when connecting.
-    #[error("connection refused: {0}")]
+    /// Connection refused when connecting (the innermost cause's text).
+    #[error("{0}")]
     ConnectionRefused(String),
     /// Any other failure to reach the server or read its response.
     #[error("{0}")]
@@ -304,7 +304,7 @@ fn transport_error(e: kube::Error) -> SourceError {
     }
     refused |= text.contains("Connection refused");
     if refused {
-        SourceError::ConnectionRefused(text)
+        SourceError::ConnectionRefused(describe_cut(&e))
     } else {
         SourceError::Transport(text)
     }

@@ -7,7 +7,8 @@
 //! 4. kwatch is still running and printed no panic.
 //!
 //! `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_SECS` widen the run; the soak
-//! (`cargo test --release -- --ignored soak`) runs for `KWATCH_SOAK_SECS` (default 600).
+//! (`cargo test --release --test integration -- --ignored soak --nocapture`) runs for
+//! `KWATCH_SOAK_SECS` (default 600) at `KWATCH_SOAK_CHURN` changes/s (default 200).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -69,6 +70,7 @@ struct Figures {
     relists: BTreeMap<String, usize>,
     tombstones: usize,
     converge: Duration,
+    peak_rss_kib: u64,
 }
 
 fn check_invariants(recs: &[Value]) -> Figures {
@@ -119,15 +121,21 @@ fn check_invariants(recs: &[Value]) -> Figures {
     f
 }
 
+/// `watch_list` off lists in pages of 7, so that continue tokens (and their expiry) are
+/// part of the run.
 fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
-    let seed_s = seed.to_string();
+    chaos_run_at(seed, watch_list, secs, 40)
+}
+
+fn chaos_run_at(seed: u64, watch_list: &str, secs: u64, churn: u32) -> Figures {
+    let (seed_s, churn_s) = (seed.to_string(), churn.to_string());
     let sim = SimProcess::start(&[
         "--scenario",
         "chaos",
         "--seed",
         &seed_s,
         "--churn",
-        "40",
+        &churn_s,
         "--objects",
         "30",
         "--bookmark-interval",
@@ -161,6 +169,7 @@ fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
     );
     let mut f = check_invariants(&recs);
     f.converge = stopped.elapsed();
+    f.peak_rss_kib = kw.peak_rss_kib().unwrap_or(0);
     // 4. still running, no panic.
     let stderr = kw.stderr();
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -207,12 +216,15 @@ fn chaos_converges_with_streaming_lists() {
 }
 
 #[test]
-#[ignore = "a 10-minute soak: cargo test --release -- --ignored soak"]
+#[ignore = "a 10-minute soak: cargo test --release --test integration -- --ignored soak"]
 fn soak() {
-    let secs = std::env::var("KWATCH_SOAK_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(600);
-    let f = chaos_run(42, "auto", secs);
-    eprintln!("soak {secs}s: {f:?}");
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(d)
+    };
+    let (secs, churn) = (env("KWATCH_SOAK_SECS", 600), env("KWATCH_SOAK_CHURN", 200));
+    let f = chaos_run_at(42, "auto", secs, u32::try_from(churn).unwrap_or(u32::MAX));
+    eprintln!("soak {secs}s at {churn}/s: {f:?}");
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{of_type, Running};
+use crate::util::kwatch::{configmap, kubectl_f, of_type, Running};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(40);
@@ -33,13 +33,8 @@ fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]
 }
 
-/// Creates a configmap with `kubectl create -f`.
 fn change_is_made(sim: &SimProcess, name: &str) {
-    let file = sim.dir().join(format!("{name}.json"));
-    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": name, "namespace": "default"}});
-    std::fs::write(&file, cm.to_string()).unwrap();
-    sim.kubectl_ok(&["create", "-f", file.to_str().unwrap()]);
+    kubectl_f(sim, "create", &configmap("default", name, json!({})));
 }
 
 /// Creates a configmap and waits until kwatch shows it (Added from a watch, or Replaced if
@@ -257,5 +252,91 @@ fn bookmarks_advance_the_resource_version_of_the_next_watch() {
     assert!(
         rv(&rewatch["resourceVersion"]) >= rv(&last_bookmark),
         "{rewatch}"
+    );
+}
+
+#[test]
+fn an_expired_continue_token_falls_back_to_one_full_list() {
+    let sim = SimProcess::start(&["--objects", "6"]);
+    sim.control("POST", "/_sim/expire-continue", json!({"count": 1}));
+    let mut kw = Running::watch(
+        &sim,
+        &[
+            "pods",
+            "-A",
+            "-o",
+            "json",
+            "--page-size",
+            "2",
+            "--watch-list",
+            "off",
+        ],
+    );
+    let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    let listed = of_type(&recs, "Listed")[0];
+    assert_eq!(listed["fullListFallback"], true, "{listed}");
+    assert_eq!(listed["pages"], 2, "page 1, then the full list");
+    let n = sim.state()["objects"]["pods"].as_object().unwrap().len();
+    assert_eq!(listed["items"], n);
+    assert_eq!(of_type(&recs, "Replaced").len(), n);
+}
+
+#[test]
+fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching(&sim, &[]);
+    sim.control("POST", "/_sim/restart", json!({"seconds": 3}));
+    std::thread::sleep(Duration::from_secs(4));
+    let recs = change_is_seen(&sim, &mut kw, "after-restart");
+    let refused = of_type(&recs, "Backoff")
+        .into_iter()
+        .any(|b| b["cause"].as_str().unwrap().contains("Connection refused"));
+    assert!(refused, "{recs:#?}");
+}
+
+#[test]
+fn a_server_restored_from_an_older_backup_is_converged_on() {
+    let sim = SimProcess::start(&[]);
+    let backup: u64 = sim.control("POST", "/_sim/backup", json!({}))["revision"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut kw = watching(&sim, &["--min-watch-timeout", "2s"]);
+    let recs = change_is_seen(&sim, &mut kw, "after-backup");
+    let seen_rv: u64 = recs
+        .iter()
+        .rev()
+        .find(|r| r["key"] == "default/after-backup")
+        .unwrap()["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(seen_rv > backup);
+    sim.control(
+        "POST",
+        "/_sim/restart",
+        json!({"seconds": 1, "restore": true}),
+    );
+    let recs = kw.wait_for(LIMIT, "the restored state", |v| {
+        v.iter()
+            .any(|r| r["key"] == "default/after-backup" && r["type"] == "Deleted")
+    });
+    let tomb = recs
+        .iter()
+        .rev()
+        .find(|r| r["key"] == "default/after-backup")
+        .unwrap();
+    assert_eq!(tomb["finalStateUnknown"], true);
+    let lists = of_type(&recs, "List");
+    assert_eq!(lists.last().unwrap()["resourceVersion"], "", "{recs:#?}");
+    assert!(
+        recs.iter().any(|r| r["type"] == "List"
+            && r["reason"]
+                .as_str()
+                .unwrap()
+                .contains("Too large resource version")),
+        "{recs:#?}"
     );
 }

@@ -212,7 +212,7 @@ fn deeply_nested_json_passes_through_without_recursion() {
             Reply::Full(200, "application/json", list(10, vec![]))
         }
     }));
-    for format in ["json", "table"] {
+    for format in ["json", "table", "yaml"] {
         let out = server
             .kwatch(&[
                 "configmaps",
@@ -233,6 +233,13 @@ fn deeply_nested_json_passes_through_without_recursion() {
             .expect("the deep object");
         if format == "json" {
             assert!(line.len() > 200_000 && line.ends_with(&format!("{}}}}}", "]".repeat(10))));
+        }
+        if format == "yaml" {
+            let text = out.stdout.join("\n");
+            assert!(
+                text.contains("objectError: recursion limit exceeded"),
+                "{text}"
+            );
         }
     }
 }

@@ -7,19 +7,13 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, of_type, run, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, run, Running};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Creates an object from a JSON manifest with `kubectl create -f` (the simulator does
-/// not speak the protobuf that `kubectl create configmap` sends).
 fn create(sim: &SimProcess, manifest: Value) -> Value {
-    let name = manifest["metadata"]["name"].as_str().unwrap().to_owned();
-    let file = sim.dir().join(format!("{name}.json"));
-    std::fs::write(&file, manifest.to_string()).unwrap();
-    let out = sim.kubectl_ok(&["create", "-f", file.to_str().unwrap(), "-o", "json"]);
-    serde_json::from_str(&out).unwrap()
+    kubectl_f(sim, "create", &manifest)
 }
 
 fn configmap(name: &str, value: &str) -> Value {
@@ -1079,7 +1073,19 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
         "-o",
         "json",
     ]));
-    let mut kw = Running::watch(&sim, &["configmaps", "-n", "default", "-o", "watch-events"]);
+    // kubectl's watch output keeps managedFields (its `get -o json` does not); kwatch
+    // drops them unless asked.
+    let mut kw = Running::watch(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "watch-events",
+            "--show-managed-fields",
+        ],
+    );
     kubectl.wait_for(LIMIT, "kubectl's initial list", |v| v.len() == n);
     kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
     create(&sim, configmap("same", "v1"));

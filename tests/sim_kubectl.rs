@@ -144,6 +144,28 @@ fn kubectl_applies_client_and_server_side() {
 }
 
 #[test]
+fn kubectl_logs_and_describe_work() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let pods = sim.kubectl_ok(&["get", "pods", "-o", "name"]);
+    let pod = pods
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("pod/")
+        .to_string();
+    let logs = sim.kubectl_ok(&["logs", &pod, "-c", "web"]);
+    assert_eq!(logs.lines().count(), 4, "{logs}");
+    assert!(logs.contains("ready to serve requests"));
+    let bad = sim.kubectl(&["logs", &pod, "-c", "nope"]);
+    assert!(!bad.status.success());
+    let d = sim.kubectl_ok(&["describe", "deployment", "web"]);
+    assert!(
+        d.contains("ScalingReplicaSet"),
+        "events of the deployment: {d}"
+    );
+}
+
+#[test]
 fn kubectl_gets_widgets_with_printer_columns() {
     let sim = SimProcess::start(&[]);
     let out = sim.kubectl_ok(&["get", "widgets"]);

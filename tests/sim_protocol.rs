@@ -598,7 +598,8 @@ fn mutations_return_objects_and_statuses() {
             "uid",
             "resourceVersion",
             "creationTimestamp",
-            "labels"
+            "labels",
+            "managedFields"
         ]
     );
     let path = "/api/v1/namespaces/default/configmaps";
@@ -787,6 +788,9 @@ fn fault_fail_next_requests_with_429_500_503() {
         assert_eq!(r.json()["reason"], reason);
         assert_eq!(sim.get("/api/v1/pods").status, 200);
     }
+    sim.control("POST", "fail", json!({"code": 500, "retryAfter": 0}));
+    let r = sim.get("/api/v1/pods");
+    assert_eq!((r.status, r.header("retry-after")), (500, None));
     // Restricted to a verb and a resource.
     sim.control(
         "POST",
@@ -833,14 +837,25 @@ fn fault_stall_delays_watch_events() {
     sim.control("POST", "stall", json!({"seconds": 1.5}));
     let t0 = Instant::now();
     create_cm(&sim, "default", "late", "x");
+    // A watch opened during the stall waits too, initial events included.
+    let mut w2 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0");
+    let mut w3 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
+    create_cm(&sim, "default", "later", "x");
     assert_eq!(
         w.next(Duration::from_millis(800)),
         WatchItem::Timeout,
         "stalled"
     );
+    assert_eq!(w2.next(Duration::from_millis(10)), WatchItem::Timeout);
     let e = w.event(5 * S);
     assert_eq!(brief(&e).1, "late");
     assert!(t0.elapsed() >= Duration::from_millis(1300));
+    assert_eq!(w2.event(5 * S)["type"], "ADDED");
+    assert_eq!(
+        brief(&w3.event(5 * S)).1,
+        "later",
+        "from the revision it was opened at"
+    );
 }
 
 #[test]
@@ -884,6 +899,7 @@ fn fault_malformed_line_on_open_and_next_watches() {
 #[test]
 fn churn_is_switched_at_run_time_and_state_tracks_it() {
     let sim = SimProcess::start(&["--objects", "10"]);
+    assert!(sim.control("GET", "help", Value::Null)["POST /_sim/churn"].is_string());
     let s0 = sim.state();
     assert_eq!(s0["objects"]["pods"].as_object().unwrap().len(), 10);
     assert!(s0["objects"]["widgets"]["default/w1"].is_string());
@@ -995,6 +1011,193 @@ fn kube_rs_client_works_in_process() {
             WatchEvent::Added(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("kube-rs")),
             other => panic!("{other:?}"),
         }
+        // The in-process control methods.
+        let rev = sim.revision();
+        assert_eq!(sim.state()["revision"], rev.to_string());
+        assert_eq!(sim.compact(None), rev);
+        // (kube-rs itself retries 429/503/504, so a 500 is what reaches the caller.)
+        sim.fail_next(500, 1, 0);
+        let res = pods.list(&ListParams::default()).await;
+        assert!(
+            matches!(&res, Err(kube::Error::Api(e)) if e.code == 500),
+            "expected the 500"
+        );
+        sim.set_churn(0.0);
+        sim.drop_watches();
         sim.shutdown().await;
     });
+}
+
+#[test]
+fn status_subresource_no_op_updates_preconditions_and_object_watches() {
+    let sim = SimProcess::start(&[]);
+    let path = "/apis/example.com/v1/namespaces/default/widgets/w2";
+    let w2 = sim.get(path).json();
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!(
+        "{path}?watch=1&resourceVersion={rev}&timeoutSeconds=2"
+    ));
+    // The main resource ignores status; /status ignores everything else.
+    let p = merge_patch(
+        &sim,
+        path,
+        json!({"spec": {"size": 6}, "status": {"phase": "Ignored"}}),
+    );
+    assert_eq!(
+        (p["spec"]["size"].clone(), p.get("status").cloned()),
+        (json!(6), None)
+    );
+    assert_eq!(p["metadata"]["generation"], 2);
+    let p = merge_patch(
+        &sim,
+        &format!("{path}/status"),
+        json!({"spec": {"size": 1}, "status": {"phase": "Ready"}}),
+    );
+    assert_eq!(
+        (p["spec"]["size"].clone(), p["status"]["phase"].clone()),
+        (json!(6), json!("Ready"))
+    );
+    assert_eq!(
+        p["metadata"]["generation"], 2,
+        "status writes keep the generation"
+    );
+    // Writing the same object again changes nothing: same resourceVersion, no event.
+    let again = merge_patch(&sim, path, json!({"spec": {"size": 6}}));
+    assert_eq!(rv_of(&again), rv_of(&p));
+    assert_eq!(sim.revision(), rv_of(&p));
+    // Delete preconditions.
+    let body = json!({"preconditions": {"resourceVersion": "1"}}).to_string();
+    let r = sim.request("DELETE", path, Some("application/json"), &body);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert!(r.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("Precondition failed"));
+    let body = json!({"preconditions": {"uid": w2["metadata"]["uid"], "resourceVersion": rv_of(&p).to_string()}}).to_string();
+    assert_eq!(
+        sim.request("DELETE", path, Some("application/json"), &body)
+            .status,
+        200
+    );
+    // The watch on the object path saw only w2.
+    let evs = events(&w.collect(5 * S));
+    let seen: Vec<(String, String, String)> = evs.iter().map(brief).collect();
+    assert_eq!(
+        seen.iter()
+            .map(|(t, n, _)| (t.as_str(), n.as_str()))
+            .collect::<Vec<_>>(),
+        [("MODIFIED", "w2"), ("MODIFIED", "w2"), ("DELETED", "w2")]
+    );
+}
+
+#[test]
+fn a_bookmark_comes_two_seconds_before_the_timeout() {
+    let sim = SimProcess::start(&["--bookmark-interval", "60"]);
+    let rev = sim.revision();
+    let t0 = Instant::now();
+    let mut w = sim.watch(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=3"
+    ));
+    let e = w.event(5 * S);
+    let at = t0.elapsed();
+    assert_eq!(e["type"], "BOOKMARK");
+    assert!(
+        at >= Duration::from_millis(900) && at < Duration::from_millis(2800),
+        "{at:?}"
+    );
+    assert_eq!(w.next(5 * S), WatchItem::End);
+    assert!(t0.elapsed() >= Duration::from_millis(2900));
+}
+
+#[test]
+fn watches_render_tables_and_partial_metadata_on_request() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let path = "/api/v1/pods?watch=1&resourceVersion=0&timeoutSeconds=1";
+    let mut w = sim.watch_with(
+        path,
+        &[(
+            "accept",
+            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+        )],
+    );
+    let e = w.event(5 * S);
+    assert_eq!(e["type"], "ADDED");
+    assert_eq!(e["object"]["kind"], "PartialObjectMetadata");
+    assert!(e["object"].get("spec").is_none());
+    assert!(e["object"]["metadata"]["uid"].is_string());
+    let mut w = sim.watch_with(
+        path,
+        &[(
+            "accept",
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        )],
+    );
+    let e = w.event(5 * S);
+    assert_eq!(e["object"]["kind"], "Table");
+    assert_eq!(e["object"]["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(e["object"]["rows"][0]["cells"][2], "Running");
+}
+
+/// The create, merge patch and delete of the reference captures 71, 74 and 75 (made with
+/// `curl -A refcap/1.0`), byte for byte once uid, resourceVersion and times are aligned
+/// (capture 74 followed a PUT that had set `k` to `v7-updated`; here `k` stays `v7`).
+#[test]
+fn writes_match_the_reference_captures() {
+    const CREATED: &str = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm7","namespace":"ref","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52","resourceVersion":"271","creationTimestamp":"2026-11-21T21:13:09Z","labels":{"app":"b"},"managedFields":[{"manager":"refcap","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:13:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]},"data":{"k":"v7"}}"#;
+    const PATCHED: &str = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm7","namespace":"ref","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52","resourceVersion":"274","creationTimestamp":"2026-11-21T21:13:09Z","labels":{"app":"b","patched":"yes"},"managedFields":[{"manager":"refcap","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:13:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{},"f:k2":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:patched":{}}}}}]},"data":{"k":"v7","k2":"new"}}"#;
+    const DELETED: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"cm7","kind":"configmaps","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52"}}"#;
+    let sim = SimProcess::start(&[]);
+    let ua = |ct: &str| {
+        vec![
+            ("authorization".to_string(), format!("Bearer {}", sim.token)),
+            ("user-agent".to_string(), "refcap/1.0".to_string()),
+            ("content-type".to_string(), ct.to_string()),
+        ]
+    };
+    let r = sim.request_with(
+        "POST",
+        "/api/v1/namespaces",
+        &ua("application/json"),
+        r#"{"metadata":{"name":"ref"}}"#,
+    );
+    assert_eq!(r.status, 201);
+    // Aligns what legitimately differs: uid, resourceVersion and timestamps.
+    let align = |body: &str, rv: &str| {
+        let mut v: Value = serde_json::from_str(body).unwrap();
+        if v["kind"] == "ConfigMap" {
+            v["metadata"]["uid"] = json!("33f15216-b8ae-48d4-9dfa-b8b3ff2adc52");
+            v["metadata"]["resourceVersion"] = json!(rv);
+            v["metadata"]["creationTimestamp"] = json!("2026-11-21T21:13:09Z");
+            v["metadata"]["managedFields"][0]["time"] = json!("2026-11-21T21:13:09Z");
+        } else {
+            v["details"]["uid"] = json!("33f15216-b8ae-48d4-9dfa-b8b3ff2adc52");
+        }
+        serde_json::to_string(&v).unwrap()
+    };
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm7","labels":{"app":"b"}},"data":{"k":"v7"}}"#;
+    let r = sim.request_with(
+        "POST",
+        "/api/v1/namespaces/ref/configmaps",
+        &ua("application/json"),
+        body,
+    );
+    assert_eq!(r.status, 201);
+    assert!(r.body.ends_with("}\n"));
+    assert_eq!(align(&r.body, "271"), CREATED);
+    let patch = r#"{"metadata":{"labels":{"patched":"yes"}},"data":{"k2":"new"}}"#;
+    let r = sim.request_with(
+        "PATCH",
+        "/api/v1/namespaces/ref/configmaps/cm7",
+        &ua("application/merge-patch+json"),
+        patch,
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(align(&r.body, "274"), PATCHED);
+    let r = sim.request_with(
+        "DELETE",
+        "/api/v1/namespaces/ref/configmaps/cm7",
+        &ua("application/json"),
+        "",
+    );
+    assert_eq!(align(&r.body, ""), DELETED);
 }

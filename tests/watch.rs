@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, of_type, run, Running};
+use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -48,15 +48,12 @@ fn in_namespace(m: &BTreeMap<String, String>, ns: &str) -> BTreeMap<String, Stri
         .collect()
 }
 
-/// Creates a configmap with `kubectl create -f` (kubectl's `create configmap` sends
-/// protobuf, which the simulator does not speak) and returns the created object.
 fn create_configmap(sim: &SimProcess, name: &str, value: &str) -> Value {
-    let file = sim.dir().join(format!("{name}.json"));
-    let manifest = json!({"apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": name, "namespace": "default"}, "data": {"k": value}});
-    std::fs::write(&file, manifest.to_string()).unwrap();
-    let out = sim.kubectl_ok(&["create", "-f", file.to_str().unwrap(), "-o", "json"]);
-    serde_json::from_str(&out).unwrap()
+    kubectl_f(
+        sim,
+        "create",
+        &configmap("default", name, json!({"k": value})),
+    )
 }
 
 fn types(v: &[Value]) -> Vec<String> {
@@ -530,15 +527,9 @@ fn sim_flag_runs_the_built_in_cluster() {
 #[test]
 fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     let sim = SimProcess::start(&[]);
-    let manifest = |name: &str, v: &str| {
-        let file = sim.dir().join(format!("{name}-{v}.json"));
-        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": name, "namespace": "team-a"}, "data": {"k": v}});
-        std::fs::write(&file, cm.to_string()).unwrap();
-        file
-    };
+    let manifest = |name: &str, v: &str| configmap("team-a", name, json!({ "k": v }));
     for name in ["a", "b", "c"] {
-        sim.kubectl_ok(&["create", "-f", manifest(name, "0").to_str().unwrap()]);
+        kubectl_f(&sim, "create", &manifest(name, "0"));
     }
     let mut seen = BTreeMap::new();
     for fifo in ["delta", "real"] {
@@ -564,8 +555,7 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
-            let file = manifest(name, &format!("{fifo}{v}"));
-            sim.kubectl_ok(&["replace", "-f", file.to_str().unwrap()]);
+            kubectl_f(&sim, "replace", &manifest(name, &format!("{fifo}{v}")));
         }
         let recs = kw.wait_for(LIMIT, "four updates", |v| of_type(v, "Updated").len() == 4);
         let order: Vec<String> = of_type(&recs, "Updated")
@@ -593,4 +583,41 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
         ["c1", "a1", "b1", "a2"],
         "RealFIFO keeps arrival order"
     );
+}
+
+#[test]
+fn the_most_verbose_diagnostics_never_show_the_token() {
+    let sim = SimProcess::start(&[]);
+    let out = run(
+        &sim,
+        &[
+            "pods",
+            "-n",
+            "default",
+            "-vvv",
+            "--until-synced",
+            "-o",
+            "json",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("DEBUG"),
+        "-vvv shows kube's requests: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains(&sim.token),
+        "the token leaked: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.to_ascii_lowercase().contains("bearer"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains('\u{1b}'), "no colour on a pipe");
+    // Data on stdout only: every stdout line is a JSON record.
+    assert!(out.stdout.iter().all(|l| l.starts_with("{\"type\":")));
 }

@@ -33,9 +33,17 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
             }
         }
         if let Some(o) = obj {
-            let v: Value = serde_json::from_str(&object_json(&o, self.opts.show_managed_fields))
-                .map_err(io::Error::other)?;
-            m.insert("object".into(), v);
+            // An object kwatch holds as raw JSON may still be beyond what a recursive
+            // parser takes (nesting deeper than 128): say so instead of failing the stream.
+            match serde_json::from_str(&object_json(&o, self.opts.show_managed_fields)) {
+                Ok(v) => {
+                    m.insert("object".into(), v);
+                }
+                Err(e) => {
+                    m.insert("object".into(), Value::Null);
+                    m.insert("objectError".into(), Value::String(e.to_string()));
+                }
+            }
         }
         let text = serde_yaml::to_string(&m).map_err(io::Error::other)?;
         self.w.write_all(b"---\n")?;

@@ -143,10 +143,14 @@ struct Failure {
     error: Option<SourceError>,
 }
 
+fn retry_after(e: &SourceError) -> Option<Duration> {
+    e.api().and_then(|s| s.retry_after)
+}
+
 impl From<SourceError> for Failure {
     fn from(e: SourceError) -> Self {
         Failure {
-            retry_after: e.api().and_then(|s| s.retry_after),
+            retry_after: retry_after(&e),
             cause: e.to_string(),
             error: Some(e),
         }
@@ -228,15 +232,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     return e.clone();
                 }
             }
-            let delay = self
-                .backoff
-                .step()
-                .max(failure.retry_after.unwrap_or_default());
-            self.store.notice(ReflectorEvent::Backoff {
-                delay,
-                cause: failure.cause.clone(),
-            });
-            tokio::time::sleep(delay).await;
+            self.back_off(failure.retry_after, failure.cause.clone())
+                .await;
             reason = failure.cause;
         }
     }
@@ -275,7 +272,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             match self.watch_list(reason).await {
                 Ok(stream) => streaming = Some(stream),
                 Err(f) => {
-                    if self.cfg.watch_list == WatchListMode::Auto {
+                    // Only a rejection (a client error) means the server does not do
+                    // streaming lists; after anything else, LIST this once.
+                    let rejected = f
+                        .error
+                        .as_ref()
+                        .and_then(SourceError::api)
+                        .is_some_and(|s| (400..500).contains(&s.code));
+                    if self.cfg.watch_list == WatchListMode::Auto && rejected {
                         self.use_watch_list = false;
                     }
                     self.store
@@ -309,15 +313,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             let stream = match self.lw.watch(opts).await {
                 Ok(s) => s,
                 Err(e) if is_watch_retriable(&e) => {
-                    let delay = self
-                        .backoff
-                        .step()
-                        .max(e.api().and_then(|s| s.retry_after).unwrap_or_default());
-                    self.store.notice(ReflectorEvent::Backoff {
-                        delay,
-                        cause: format!("watch: {e}"),
-                    });
-                    tokio::time::sleep(delay).await;
+                    self.back_off(retry_after(&e), format!("watch: {e}")).await;
                     continue;
                 }
                 Err(e) => {
@@ -330,7 +326,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     });
                     return Failure {
                         cause,
-                        retry_after: e.api().and_then(|s| s.retry_after),
+                        retry_after: retry_after(&e),
                         error: Some(e),
                     };
                 }
@@ -343,12 +339,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     .as_ref()
                     .is_some_and(|e| e.api().is_some_and(|s| s.code == 429))
                 {
-                    let delay = self.backoff.step().max(f.retry_after.unwrap_or_default());
-                    self.store.notice(ReflectorEvent::Backoff {
-                        delay,
-                        cause: f.cause,
-                    });
-                    tokio::time::sleep(delay).await;
+                    self.back_off(f.retry_after, f.cause).await;
                     continue;
                 }
                 return f;
@@ -381,16 +372,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 allow_bookmarks: true,
                 send_initial_events: true,
             };
-            let retry = |this: &mut Self, e: &SourceError| -> Option<Duration> {
+            // client-go's isErrorRetriableWithSideEffectsFn: back off on 429 and refused
+            // connections, retry at once at RV "" on 410 / too-large RV; else give up.
+            let retry = |this: &mut Self, e: &SourceError| -> Option<bool> {
                 if is_watch_retriable(e) {
-                    Some(
-                        this.backoff
-                            .step()
-                            .max(e.api().and_then(|s| s.retry_after).unwrap_or_default()),
-                    )
+                    Some(true)
                 } else if e.is_expired() || e.is_too_large_rv() {
                     this.rv_unavailable = true;
-                    Some(Duration::ZERO)
+                    Some(false)
                 } else {
                     None
                 }
@@ -398,13 +387,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             let mut stream = match self.lw.watch(opts).await {
                 Ok(s) => s,
                 Err(e) => match retry(self, &e) {
-                    Some(delay) => {
-                        if !delay.is_zero() {
-                            self.store.notice(ReflectorEvent::Backoff {
-                                delay,
-                                cause: format!("watch-list: {e}"),
-                            });
-                            tokio::time::sleep(delay).await;
+                    Some(wait) => {
+                        if wait {
+                            self.back_off(retry_after(&e), format!("watch-list: {e}"))
+                                .await;
                         }
                         reason = e.to_string();
                         continue;
@@ -443,13 +429,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                         end = None;
                         let e = SourceError::Api(status);
                         match retry(self, &e) {
-                            Some(delay) => {
-                                if !delay.is_zero() {
-                                    self.store.notice(ReflectorEvent::Backoff {
-                                        delay,
-                                        cause: format!("watch-list: {e}"),
-                                    });
-                                    tokio::time::sleep(delay).await;
+                            Some(wait) => {
+                                if wait {
+                                    self.back_off(retry_after(&e), format!("watch-list: {e}"))
+                                        .await;
                                 }
                                 reason = e.to_string();
                                 break;
@@ -490,6 +473,13 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             self.last_sync_rv = list_rv;
             return Ok(stream);
         }
+    }
+
+    /// Waits the next backoff step (at least `min`, the server's Retry-After) and says so.
+    async fn back_off(&mut self, min: Option<Duration>, cause: String) {
+        let delay = self.backoff.step().max(min.unwrap_or_default());
+        self.store.notice(ReflectorEvent::Backoff { delay, cause });
+        tokio::time::sleep(delay).await;
     }
 
     /// client-go: a random timeout in [min, 2·min) for each watch.

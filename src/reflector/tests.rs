@@ -677,3 +677,30 @@ async fn a_watch_silent_until_its_timeout_relists_when_bookmarks_were_asked() {
     );
     assert!(calls.iter().skip(1).all(|c| matches!(c, Call::Watch(_))));
 }
+
+#[tokio::test(start_paused = true)]
+async fn watch_list_broken_by_a_fault_is_tried_again_on_the_next_relist() {
+    let steps = vec![
+        Step::Watch(Ok(vec![Item::Fail(SourceError::Decode("bad line".into()))])),
+        page("10", &[], None),
+        Step::Watch(Err(status(500, "InternalError", "boom"))),
+        Step::Watch(Ok(vec![
+            bookmark("12", true),
+            Item::Sleep(Duration::from_secs(60)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::Auto,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 10).await;
+    assert!(
+        log[1].starts_with("Fallback malformed response: bad line"),
+        "{log:#?}"
+    );
+    assert!(
+        matches!(&calls[3], Call::Watch(w) if w.send_initial_events && w.resource_version == "10"),
+        "{calls:?}"
+    );
+    assert!(log.contains(&"replace 12 []".to_owned()), "{log:#?}");
+}

@@ -269,7 +269,7 @@ pub fn seed_cluster_sized(
 /// A serialized running pod with holes for what differs between pods: preloading 100k pods
 /// is then mostly memcpy instead of building and serializing a JSON tree per pod.
 struct PodTemplate {
-    /// `parts.len() == slots.len() + 1`; the pod is parts[0] slot[0] parts[1] … .
+    /// `parts.len() == slots.len() + 1`; the pod is `parts[0] slots[0] parts[1] …`.
     parts: Vec<Vec<u8>>,
     slots: Vec<Slot>,
     namespace: String,
@@ -444,6 +444,8 @@ struct Churner {
     rng: SmallRng,
     target: usize,
     counter: u64,
+    /// Pods churn created that are still Pending, oldest first (they get scheduled in order).
+    pending: std::collections::VecDeque<String>,
 }
 
 impl Churner {
@@ -499,14 +501,20 @@ impl Churner {
                 let uid = Churner::rs_uid(store, w);
                 let name = format!("{app}-{hash}-{}", suffix(&mut self.rng));
                 let v = pod(&mut self.rng, w, &name, &uid, false);
-                let _ = store.create(PODS, v, true);
+                if let Ok(o) = store.create(PODS, v, true) {
+                    self.pending.push_back(o.key.clone());
+                }
             }
             15..=44 => {
                 // Pending → Running (or another status touch if none is pending).
-                let Some(key) = self
-                    .pick_pod(store, Some("Pending"))
-                    .or_else(|| self.pick_pod(store, Some("Running")))
-                else {
+                let mut key = None;
+                while let Some(k) = self.pending.pop_front() {
+                    if store.get(PODS, &k).is_some_and(|o| o.phase == "Pending") {
+                        key = Some(k);
+                        break;
+                    }
+                }
+                let Some(key) = key.or_else(|| self.pick_pod(store, Some("Running"))) else {
                     return;
                 };
                 let Some(o) = store.get(PODS, &key) else {
@@ -602,6 +610,7 @@ impl Churner {
 /// Runs churn until the task is aborted. The rate is read from the control API's switch.
 pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
     let mut churner = Churner {
+        pending: Default::default(),
         rng: SmallRng::seed_from_u64(seed),
         target: target.max(5),
         counter: 0,
@@ -639,8 +648,8 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
 }
 
 /// One chaos fault, chosen by `rng`, applied to `app`; returns what it did.
-pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
-    match rng.random_range(0..8) {
+pub(crate) fn chaos_fault(app: &Arc<App>, rng: &mut SmallRng) -> String {
+    match rng.random_range(0..11) {
         0 => format!("dropped {} watches", app.faults.drop_watches()),
         1 => {
             let r = app.cluster.write(|s| {
@@ -672,10 +681,35 @@ pub(crate) fn chaos_fault(app: &App, rng: &mut SmallRng) -> String {
             app.faults.add_short_watches(1);
             "the next watch closes at once".to_string()
         }
-        _ => format!(
+        7 => format!(
             "a malformed line on {} open watches",
             app.faults.malformed_now()
         ),
+        8 => {
+            // A watcher falls behind and what it missed is compacted away: its re-watch
+            // gets 410, and objects deleted meanwhile come back as tombstones.
+            let ms = rng.random_range(1500..3000);
+            app.faults.stall(Duration::from_millis(ms));
+            let app = app.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(ms / 2)).await;
+                app.cluster.write(|s| {
+                    let r = s.rev();
+                    s.compact(r);
+                });
+                app.faults.drop_watches();
+            });
+            format!("watches stalled for {ms} ms, compacted and dropped halfway")
+        }
+        9 => {
+            app.faults.add_expire_continue(1);
+            "the next continue token expires".to_string()
+        }
+        _ => {
+            let ms = rng.random_range(500..3000);
+            app.restart(Duration::from_millis(ms), false);
+            format!("the server restarts, away for {ms} ms")
+        }
     }
 }
 
@@ -698,6 +732,7 @@ pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::storage::EventKind;
     use super::*;
 
     #[test]
@@ -734,16 +769,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn chaos_applies_every_kind_of_fault_deterministically() {
-        let app = || App {
-            cluster: super::super::storage::Cluster::new(Store::new(100)),
-            faults: super::super::control::Faults::new(0.0, true),
-            token: String::new(),
-            auth: false,
-            port: 0,
-            bookmark_interval: Duration::from_secs(1),
-            too_large_wait: Duration::from_secs(1),
+    #[tokio::test(start_paused = true)]
+    async fn chaos_applies_every_kind_of_fault_deterministically() {
+        let app = || {
+            Arc::new(App {
+                cluster: super::super::storage::Cluster::new(Store::new(100)),
+                faults: super::super::control::Faults::new(0.0, true),
+                token: String::new(),
+                auth: false,
+                port: 0,
+                bookmark_interval: Duration::from_secs(1),
+                too_large_wait: Duration::from_secs(1),
+                backup: std::sync::Mutex::new(None),
+                restarts: tokio::sync::mpsc::unbounded_channel().0,
+            })
         };
         let run = || {
             let a = app();
@@ -763,6 +802,9 @@ mod tests {
             "stalled",
             "closes at once",
             "malformed",
+            "compacted and dropped halfway",
+            "continue token expires",
+            "restarts",
         ] {
             assert!(log.iter().any(|l| l.contains(kind)), "no {kind} in {log:?}");
         }
@@ -776,11 +818,45 @@ mod tests {
     }
 
     #[test]
+    fn churn_creates_schedules_restarts_and_deletes_pods() {
+        let mut s = Store::new(100_000);
+        seed_cluster(&mut s, 20, 5).unwrap();
+        let start = s.rev();
+        let mut c = Churner {
+            pending: Default::default(),
+            rng: SmallRng::seed_from_u64(5),
+            target: 20,
+            counter: 0,
+        };
+        for _ in 0..400 {
+            c.step(&mut s);
+        }
+        let (changes, _) = s.changes_after(start, 100_000).unwrap();
+        let pods: Vec<_> = changes.iter().filter(|c| c.res == PODS).collect();
+        let has = |k: EventKind| pods.iter().any(|c| c.kind == k);
+        assert!(has(EventKind::Added) && has(EventKind::Deleted));
+        let scheduled = pods.iter().any(|c| {
+            c.kind == EventKind::Modified
+                && c.prev.as_ref().is_some_and(|p| p.phase == "Pending")
+                && c.obj.phase == "Running"
+        });
+        assert!(scheduled, "Pending → Running");
+        let restarted = pods.iter().any(|c| {
+            c.obj.value()["status"]["containerStatuses"][0]["restartCount"].as_i64() > Some(0)
+        });
+        assert!(restarted);
+        for res in [CONFIGMAPS, DEPLOYMENTS, WIDGETS] {
+            assert!(changes.iter().any(|c| c.res == res), "churn touches {res}");
+        }
+    }
+
+    #[test]
     fn seeding_and_churn_are_deterministic() {
         let run = || {
             let mut s = Store::new(10_000);
             seed_cluster(&mut s, 50, 7).unwrap();
             let mut c = Churner {
+                pending: Default::default(),
                 rng: SmallRng::seed_from_u64(7),
                 target: 50,
                 counter: 0,

@@ -4,17 +4,21 @@
 //!
 //! | method + path | body | effect |
 //! |---|---|---|
+//! | `GET /_sim/help` | | this list, as JSON |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S`; with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool}` | switches the chaos scenario's random faults on or off |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches and malformed lines |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens and malformed lines |
+//! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
+//! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
+//! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -44,6 +48,8 @@ pub struct Faults {
     fail: Mutex<Option<Failure>>,
     stall_until: Mutex<Option<Instant>>,
     short_watches: AtomicU64,
+    /// The next N list requests that carry a continue token get 410 Expired.
+    expire_continue: AtomicU64,
     malformed_next: AtomicBool,
     /// Bumped to make every open watch send one malformed line.
     pub malformed: watch::Sender<u64>,
@@ -64,6 +70,7 @@ impl Faults {
             fail: Mutex::new(None),
             stall_until: Mutex::new(None),
             short_watches: AtomicU64::new(0),
+            expire_continue: AtomicU64::new(0),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
             drop: watch::channel(0).0,
@@ -105,7 +112,8 @@ impl Faults {
             504 => Status::too_large_rv(rev + 1000, rev),
             _ => Status::internal("simulated failure"),
         };
-        st.retry_after = Some(retry);
+        // `retryAfter: 0` sends no header; a 410 never carries one.
+        st.retry_after = (retry > 0 && code != 410).then_some(retry);
         Some(st)
     }
 
@@ -151,6 +159,16 @@ impl Faults {
             .is_ok()
     }
 
+    pub fn take_expire_continue(&self) -> bool {
+        self.expire_continue
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    pub fn add_expire_continue(&self, n: u64) {
+        self.expire_continue.fetch_add(n, Ordering::SeqCst);
+    }
+
     pub fn add_short_watches(&self, n: u64) {
         self.short_watches.fetch_add(n, Ordering::SeqCst);
     }
@@ -181,6 +199,7 @@ impl Faults {
         self.set_failure(0, 0, 0);
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.short_watches.store(0, Ordering::SeqCst);
+        self.expire_continue.store(0, Ordering::SeqCst);
         self.malformed_next.store(false, Ordering::SeqCst);
     }
 }
@@ -191,6 +210,26 @@ fn ok(extra: Value) -> Response {
         m.extend(e);
     }
     value_response(StatusCode::OK, &v)
+}
+
+/// `GET /_sim/help`: the endpoints, for people exploring with curl.
+fn help() -> Value {
+    json!({
+        "GET /_sim/state": "revision and resourceVersion of every object",
+        "POST /_sim/drop-watches": "abort every open watch",
+        "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
+        "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
+        "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
+        "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
+        "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
+        "POST /_sim/backup": "remember the current state for a later restart with restore",
+        "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
+        "POST /_sim/faults": "{\"enabled\":bool} — the chaos scenario's random faults",
+        "POST /_sim/flood": "{\"rate\":R|\"max\"} — MODIFIED pod events at R/s, or as fast as the watch takes them (benchmarks)",
+        "POST /_sim/clear": "cancel pending faults",
+    })
 }
 
 /// Handles `/_sim/<rest>`.
@@ -210,6 +249,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
     };
     let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
     match (method, rest.trim_end_matches('/')) {
+        (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
         (Method::GET, "state") => value_response(StatusCode::OK, &app.cluster.read().state()),
         (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
         (Method::POST, "compact") => {
@@ -245,6 +285,17 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
             ok(json!({}))
         }
         (Method::POST, "malformed") => ok(json!({"watches": app.faults.malformed_now()})),
+        (Method::POST, "expire-continue") => {
+            app.faults.add_expire_continue(num("count", 1));
+            ok(json!({}))
+        }
+        (Method::POST, "backup") => ok(json!({"revision": app.backup().to_string()})),
+        (Method::POST, "restart") => {
+            let secs = body["seconds"].as_f64().unwrap_or(2.0).clamp(0.0, 3600.0);
+            let restore = body["restore"].as_bool().unwrap_or(false);
+            app.restart(Duration::from_secs_f64(secs), restore);
+            ok(json!({}))
+        }
         (Method::POST, "churn") => {
             if let Some(r) = body["rate"].as_f64() {
                 app.faults.churn_rate.send_replace(r.max(0.0));
@@ -267,8 +318,9 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         }
         (
             _,
-            "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches" | "malformed"
-            | "churn" | "faults" | "clear",
+            "help" | "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches"
+            | "malformed" | "churn" | "faults" | "clear" | "expire-continue" | "backup" | "restart"
+            | "flood",
         ) => Status::method_not_allowed().response(),
         _ => Status::unknown_resource().response(),
     }

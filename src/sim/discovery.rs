@@ -72,17 +72,10 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
     Some(match path {
         "/version" => {
             // The real server indents /version and adds no trailing newline.
-            let mut resp = Response::new(axum::body::Body::from(VERSION.trim_end().to_string()));
-            let h = resp.headers_mut();
-            h.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            h.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("no-cache, private"),
-            );
-            resp
+            super::status::json_body_response(
+                StatusCode::OK,
+                axum::body::Body::from(VERSION.trim_end().to_string()),
+            )
         }
         "/api" if wants_aggregated(headers) => aggregated(AGG_API),
         "/apis" if wants_aggregated(headers) => aggregated(AGG_APIS),
@@ -132,6 +125,22 @@ mod tests {
                 if !n.contains('/') {
                     names.push(n.to_string());
                 }
+            }
+        }
+        for doc in [API_V1, APPS_V1, EXAMPLE_V1, APIEXT_V1] {
+            let v: Value = serde_json::from_str(doc).unwrap();
+            let (g, ver) = match v["groupVersion"].as_str().unwrap().split_once('/') {
+                Some((g, ver)) => (g.to_string(), ver.to_string()),
+                None => (String::new(), "v1".to_string()),
+            };
+            for r in v["resources"].as_array().unwrap() {
+                let n = r["name"].as_str().unwrap();
+                if n.contains('/') {
+                    continue;
+                }
+                let id = crate::sim::resources::find(&g, &ver, n).unwrap();
+                assert_eq!(r["kind"], RESOURCES[id].kind);
+                assert_eq!(r["namespaced"], RESOURCES[id].namespaced);
             }
         }
         names.sort();

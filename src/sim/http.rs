@@ -16,12 +16,12 @@ use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use base64::Engine;
 use bytes::Bytes;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{json_response, plain_404, value_response, Cause, Status};
-use super::storage::{make_key, selectable_fields, ListQuery, Obj};
+use super::storage::{make_key, now_rfc3339, selectable_fields, sort_keys, ListQuery, Obj};
 use super::{control, discovery, table, watch, App};
 
 /// Query parameters (the last value of a repeated key wins).
@@ -93,7 +93,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
 }
 
 /// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
-/// (never watch streams).
+/// (never watch streams). The simulator leaves lists over [`INDENT_LIMIT`] compact.
 fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
     if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
         return false;
@@ -110,7 +110,17 @@ fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
         .any(|p| ua.starts_with(p))
 }
 
+/// Marks a response too large to be re-encoded indented (it stays compact and streamed).
+#[derive(Debug, Clone, Copy)]
+struct TooLargeToIndent;
+
+/// Lists above this size are never indented: that would buffer them whole.
+const INDENT_LIMIT: usize = 16 << 20;
+
 async fn indent(resp: Response) -> Response {
+    if resp.extensions().get::<TooLargeToIndent>().is_some() {
+        return resp;
+    }
     let (parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return Status::internal("could not buffer the response").response();
@@ -162,12 +172,11 @@ fn resolve(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
         }
         _ => return None,
     };
-    if let Some(sub) = &t.subresource {
-        if sub != "status" {
-            return None;
-        }
+    match t.subresource.as_deref() {
+        None | Some("status") => Some(t),
+        Some("log") if t.res == resources::PODS => Some(t),
+        Some(_) => None,
     }
-    Some(t)
 }
 
 /// Parses `Accept`: the first acceptable media type wins.
@@ -226,11 +235,43 @@ async fn handle_resource(
                 list(app, t, q, accept).await
             }
         }
+        (&Method::GET, Some(name)) if watching && t.subresource.is_none() => {
+            // A watch on an object path is a watch of its collection, selected by name.
+            let mut q = q.clone();
+            let by_name = format!("metadata.name={name}");
+            let fs = match q.get("fieldSelector").filter(|f| !f.is_empty()) {
+                Some(f) => format!("{f},{by_name}"),
+                None => by_name,
+            };
+            q.insert("fieldSelector".into(), fs);
+            let collection = Target {
+                name: None,
+                ..t.clone()
+            };
+            watch::watch(app.clone(), &collection, &q, accept).await
+        }
+        (&Method::GET, Some(name)) if t.subresource.as_deref() == Some("log") => {
+            pod_log(app, t, name, q)
+        }
+        (_, Some(_)) if t.subresource.as_deref() == Some("log") => {
+            Status::method_not_allowed().response()
+        }
         (&Method::GET, Some(name)) => get(app, t, name, accept),
-        (&Method::POST, None) => create(app, t, &body),
-        (&Method::PUT, Some(name)) => update(app, t, name, &body),
-        (&Method::PATCH, Some(name)) => patch(app, t, name, headers, &body),
-        (&Method::DELETE, Some(name)) => delete(app, t, name, def),
+        (&Method::POST, None) => create(app, t, &body, &writer(q, headers, "Update")),
+        (&Method::PUT, Some(name)) => update(app, t, name, &body, &writer(q, headers, "Update")),
+        (&Method::PATCH, Some(name)) => {
+            let ct = headers
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let op = if ct.starts_with("application/apply-patch") {
+                "Apply"
+            } else {
+                "Update"
+            };
+            patch(app, t, name, headers, &body, &writer(q, headers, op))
+        }
+        (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body),
         _ => Status::method_not_allowed().response(),
     }
 }
@@ -443,7 +484,7 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         let key = start_key(t, &rel);
         if tok_rv == -1 {
             (rev, Some(key), false)
-        } else if (tok_rv as u64) < compacted || tok_rv <= 0 {
+        } else if (tok_rv as u64) < compacted || tok_rv <= 0 || app.faults.take_expire_continue() {
             return Status::expired_continue(encode_continue(-1, &rel)).response();
         } else {
             ((tok_rv as u64).min(rev), Some(key), false)
@@ -560,6 +601,7 @@ fn list_response(
         )
     };
     const CHUNK: usize = 256 * 1024;
+    let too_large = items.iter().map(|o| o.json.len()).sum::<usize>() > INDENT_LIMIT;
     let mut pending = Some(head.into_bytes());
     let mut iter = items.into_iter();
     let mut first = true;
@@ -582,6 +624,9 @@ fn list_response(
         Some(Ok(Bytes::from(buf)))
     });
     let mut resp = Response::new(Body::from_stream(futures::stream::iter(chunks)));
+    if too_large {
+        resp.extensions_mut().insert(TooLargeToIndent);
+    }
     let h = resp.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -614,6 +659,63 @@ fn get(app: &App, t: &Target, name: &str, accept: As) -> Response {
     }
 }
 
+/// `GET …/pods/<name>/log`: a few plausible, deterministic lines (the simulator runs no
+/// containers). `container` must name one of the pod's containers; `follow` is ignored.
+fn pod_log(app: &App, t: &Target, name: &str, q: &Params) -> Response {
+    let def = &RESOURCES[t.res];
+    let Some(o) = app.cluster.read().get(t.res, &object_key(t, name)) else {
+        return Status::not_found(def.plural, def.group, name).response();
+    };
+    let v = o.value();
+    let containers: Vec<String> = v["spec"]["containers"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let container = match q.get("container") {
+        Some(c) if containers.contains(c) => c.clone(),
+        Some(c) => {
+            return Status::bad_request(format!("container {c} is not valid for pod {name}"))
+                .response()
+        }
+        None if containers.len() == 1 => containers[0].clone(),
+        None => {
+            return Status::bad_request(format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]",
+                containers.join(" ")
+            ))
+            .response()
+        }
+    };
+    let started = v["status"]["startTime"].as_str().unwrap_or("").to_string();
+    let mut text = String::new();
+    for (i, msg) in [
+        "starting",
+        "loaded configuration from /etc/config",
+        "listening",
+        "ready to serve requests",
+    ]
+    .iter()
+    .enumerate()
+    {
+        text.push_str(&format!("{started} INFO {container}[{i}]: {msg}\n"));
+    }
+    let mut resp = Response::new(Body::from(text));
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-cache, private"),
+    );
+    resp
+}
+
 fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
     match serde_json::from_slice::<Value>(body) {
         Ok(v) if v.is_object() => {
@@ -643,7 +745,7 @@ fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
     }
 }
 
-fn create(app: &App, t: &Target, body: &[u8]) -> Response {
+fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     let def = &RESOURCES[t.res];
     let mut v = match parse_body(def, body) {
         Ok(v) => v,
@@ -664,13 +766,14 @@ fn create(app: &App, t: &Target, body: &[u8]) -> Response {
     } else if def.namespaced {
         return Status::method_not_allowed().response();
     }
+    managed_fields(t, &mut v, None, w);
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
     }
 }
 
-fn update(app: &App, t: &Target, name: &str, body: &[u8]) -> Response {
+fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Response {
     let def = &RESOURCES[t.res];
     let v = match parse_body(def, body) {
         Ok(v) => v,
@@ -684,16 +787,189 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8]) -> Response {
             .response();
         }
     }
-    match app
-        .cluster
-        .write(|s| s.update(t.res, &object_key(t, name), v))
-    {
+    let key = object_key(t, name);
+    let result = app.cluster.write(|s| {
+        let Some(old) = s.get(t.res, &key) else {
+            return Err(Status::not_found(def.plural, def.group, name));
+        };
+        let old = old.value();
+        let mut v = subresource_rules(t, &old, v);
+        managed_fields(t, &mut v, Some(&old), w);
+        s.update(t.res, &key, v)
+    });
+    match result {
         Ok(o) => object_response(StatusCode::OK, &o),
         Err(s) => s.response(),
     }
 }
 
-fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) -> Response {
+/// Who writes, for `metadata.managedFields`.
+#[derive(Debug, Clone)]
+struct Writer {
+    manager: String,
+    operation: &'static str,
+}
+
+/// `fieldManager`, else the User-Agent up to its first `/` (as kube-apiserver does).
+fn writer(q: &Params, headers: &HeaderMap, operation: &'static str) -> Writer {
+    let ua = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let manager = match q.get("fieldManager").filter(|m| !m.is_empty()) {
+        Some(m) => m.clone(),
+        None => ua
+            .split('/')
+            .next()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("unknown")
+            .to_string(),
+    };
+    Writer { manager, operation }
+}
+
+/// The FieldsV1 set of what `v` holds (simplified: every map key; lists as leaves).
+fn fields_v1(v: &Value, status_only: bool) -> Value {
+    fn shape(v: &Value, dot: bool) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut out = Map::new();
+                if dot {
+                    out.insert(".".into(), json!({}));
+                }
+                for (k, x) in m {
+                    out.insert(format!("f:{k}"), shape(x, true));
+                }
+                Value::Object(out)
+            }
+            _ => json!({}),
+        }
+    }
+    let mut out = Map::new();
+    let Some(top) = v.as_object() else {
+        return json!({});
+    };
+    for (k, x) in top {
+        match k.as_str() {
+            "kind" | "apiVersion" => {}
+            "status" if status_only => {
+                out.insert("f:status".into(), shape(x, false));
+            }
+            _ if status_only => {}
+            "status" => {}
+            "metadata" => {
+                let mut meta = Map::new();
+                for mk in ["labels", "annotations", "ownerReferences", "finalizers"] {
+                    if let Some(mv) = x.get(mk) {
+                        meta.insert(format!("f:{mk}"), shape(mv, true));
+                    }
+                }
+                if !meta.is_empty() {
+                    out.insert("f:metadata".into(), Value::Object(meta));
+                }
+            }
+            "spec" => {
+                out.insert("f:spec".into(), shape(x, false));
+            }
+            _ => {
+                out.insert(format!("f:{k}"), shape(x, true));
+            }
+        }
+    }
+    sort_keys(Value::Object(out))
+}
+
+/// Records the write in `metadata.managedFields`: one entry per manager, operation and
+/// subresource. An entry whose field set did not change is kept as it was (time included),
+/// so a write that changes nothing stays a no-op.
+fn managed_fields(t: &Target, v: &mut Value, old: Option<&Value>, w: &Writer) {
+    let status = t.subresource.as_deref() == Some("status");
+    let fields = fields_v1(v, status);
+    let same = |e: &Value| {
+        e["manager"] == w.manager.as_str()
+            && e["operation"] == w.operation
+            && e.get("subresource").and_then(Value::as_str) == status.then_some("status")
+    };
+    let mut list: Vec<Value> = old
+        .and_then(|o| o["metadata"]["managedFields"].as_array().cloned())
+        .unwrap_or_default();
+    match list.iter().position(same) {
+        Some(i) if list[i]["fieldsV1"] == fields => {}
+        found => {
+            let mut e = Map::new();
+            e.insert("manager".into(), json!(w.manager));
+            e.insert("operation".into(), json!(w.operation));
+            e.insert("apiVersion".into(), json!(RESOURCES[t.res].api_version()));
+            e.insert("time".into(), json!(now_rfc3339()));
+            e.insert("fieldsType".into(), json!("FieldsV1"));
+            e.insert("fieldsV1".into(), fields);
+            if status {
+                e.insert("subresource".into(), json!("status"));
+            }
+            match found {
+                Some(i) => list[i] = Value::Object(e),
+                None => list.push(Value::Object(e)),
+            }
+        }
+    }
+    if !v.get("metadata").is_some_and(Value::is_object) {
+        v["metadata"] = json!({});
+    }
+    v["metadata"]["managedFields"] = Value::Array(list);
+}
+
+/// Resources whose `status` is written only through the `/status` subresource.
+fn has_status_subresource(res: usize) -> bool {
+    !matches!(
+        res,
+        resources::CONFIGMAPS | resources::SECRETS | resources::EVENTS
+    )
+}
+
+/// What an update may change: through the main resource everything but `status`, through
+/// `/status` only `status` (a resourceVersion precondition is honoured either way).
+fn subresource_rules(t: &Target, old: &Value, mut new: Value) -> Value {
+    if !has_status_subresource(t.res) {
+        return new;
+    }
+    if t.subresource.as_deref() == Some("status") {
+        let mut out = old.clone();
+        match new.get_mut("status").map(Value::take) {
+            Some(st) => out["status"] = st,
+            None => {
+                if let Some(m) = out.as_object_mut() {
+                    m.shift_remove("status");
+                }
+            }
+        }
+        if let Some(rv) = new["metadata"]["resourceVersion"]
+            .as_str()
+            .filter(|r| !r.is_empty())
+        {
+            out["metadata"]["resourceVersion"] = json!(rv);
+        }
+        out
+    } else {
+        match old.get("status") {
+            Some(st) => new["status"] = st.clone(),
+            None => {
+                if let Some(m) = new.as_object_mut() {
+                    m.shift_remove("status");
+                }
+            }
+        }
+        new
+    }
+}
+
+fn patch(
+    app: &App,
+    t: &Target,
+    name: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    w: &Writer,
+) -> Response {
     let def = &RESOURCES[t.res];
     let ct = headers
         .get(header::CONTENT_TYPE)
@@ -748,6 +1024,7 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
                 v["metadata"]["namespace"] = json!(ns);
             }
             created = true;
+            managed_fields(t, &mut v, None, w);
             return s.create(t.res, v, true);
         };
         let mut v = o.value();
@@ -764,6 +1041,9 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
                 "metadata.name: the name of the object cannot be changed",
             ));
         }
+        let old = o.value();
+        let mut v = subresource_rules(t, &old, v);
+        managed_fields(t, &mut v, Some(&old), w);
         s.update(t.res, &key, v)
     });
     match result {
@@ -773,8 +1053,32 @@ fn patch(app: &App, t: &Target, name: &str, headers: &HeaderMap, body: &[u8]) ->
     }
 }
 
-fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef) -> Response {
-    match app.cluster.write(|s| s.delete(t.res, &object_key(t, name))) {
+fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef, body: &[u8]) -> Response {
+    // DeleteOptions.preconditions: uid and/or resourceVersion must match.
+    let opts: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let pre = &opts["preconditions"];
+    let key = object_key(t, name);
+    let result = app.cluster.write(|s| {
+        if let Some(o) = s.get(t.res, &key) {
+            let uid_ok = pre["uid"].as_str().is_none_or(|u| u == o.uid);
+            let rv_ok = pre["resourceVersion"].as_str().is_none_or(|r| r == o.rv.to_string());
+            if !uid_ok || !rv_ok {
+                let (what, want, have) = if uid_ok {
+                    ("ResourceVersion", pre["resourceVersion"].as_str().unwrap_or(""), o.rv.to_string())
+                } else {
+                    ("UID", pre["uid"].as_str().unwrap_or(""), o.uid.clone())
+                };
+                let mut st = Status::conflict(def.plural, def.group, name);
+                st.message = Some(format!(
+                    "Operation cannot be fulfilled on {}: Precondition failed: {what} in precondition: {want}, {what} in object meta: {have}",
+                    if def.group.is_empty() { def.plural.to_string() } else { format!("{}.{}", def.plural, def.group) },
+                ));
+                return Err(st);
+            }
+        }
+        s.delete(t.res, &key)
+    });
+    match result {
         // Pods and namespaces are deleted gracefully: the object comes back.
         Ok(o) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
             object_response(StatusCode::OK, &o)

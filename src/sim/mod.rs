@@ -24,9 +24,9 @@ mod discovery;
 mod http;
 mod openapi;
 mod resources;
-pub mod selector;
+mod selector;
 mod status;
-pub mod storage;
+mod storage;
 mod table;
 mod tls;
 mod watch;
@@ -125,6 +125,109 @@ pub(crate) struct App {
     pub bookmark_interval: Duration,
     /// How long a list at a future resourceVersion waits before 504 (the real server: 3 s).
     pub too_large_wait: Duration,
+    /// The state a `restart` with `restore` goes back to (taken at start and by `backup`).
+    pub backup: std::sync::Mutex<Option<storage::Store>>,
+    /// Restarts asked for, served by the task that owns the listener.
+    pub restarts: tokio::sync::mpsc::UnboundedSender<Restart>,
+}
+
+/// The server going away and coming back (see `POST /_sim/restart`).
+#[derive(Debug)]
+pub(crate) struct Restart {
+    down: Duration,
+    restore: bool,
+}
+
+impl App {
+    /// Remembers the current state for a restart with restore; returns its revision.
+    pub fn backup(&self) -> u64 {
+        let snapshot = self.cluster.read().clone();
+        let rev = snapshot.rev();
+        *self.backup.lock().unwrap_or_else(|e| e.into_inner()) = Some(snapshot);
+        rev
+    }
+
+    /// Asks the serving task to go away for `down` and come back.
+    pub fn restart(&self, down: Duration, restore: bool) {
+        let _ = self.restarts.send(Restart { down, restore });
+    }
+}
+
+/// The listener currently serving, replaced by each restart.
+struct Serving {
+    handle: axum_server::Handle<SocketAddr>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+fn serve(
+    listener: std::net::TcpListener,
+    router: &axum::Router,
+    tls: Option<&axum_server::tls_rustls::RustlsConfig>,
+) -> std::io::Result<Serving> {
+    let handle = axum_server::Handle::new();
+    let service = router.clone().into_make_service();
+    let task = match tls {
+        None => {
+            let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
+            tokio::spawn(srv.serve(service))
+        }
+        Some(config) => {
+            let srv = axum_server::tls_rustls::from_tcp_rustls(listener, config.clone())?
+                .handle(handle.clone());
+            tokio::spawn(srv.serve(service))
+        }
+    };
+    Ok(Serving { handle, task })
+}
+
+/// Serves restarts: cut every connection and close the port; wait; restore the backup if
+/// asked; empty the watch cache (as a restarted kube-apiserver's starts at the current
+/// revision, so older watches get 410); listen on the same port again. Churn pauses
+/// while the server is away.
+async fn supervise(
+    app: Arc<App>,
+    router: axum::Router,
+    tls: Option<axum_server::tls_rustls::RustlsConfig>,
+    serving: Arc<std::sync::Mutex<Option<Serving>>>,
+    mut restarts: tokio::sync::mpsc::UnboundedReceiver<Restart>,
+) {
+    while let Some(r) = restarts.recv().await {
+        let old = serving.lock().unwrap_or_else(|e| e.into_inner()).take();
+        app.faults.drop_watches();
+        if let Some(old) = old {
+            old.handle.shutdown();
+            let _ = tokio::time::timeout(Duration::from_secs(2), old.task).await;
+        }
+        let rate = app.faults.churn_rate.send_replace(0.0);
+        tokio::time::sleep(r.down).await;
+        let backup = if r.restore {
+            app.backup.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        } else {
+            None
+        };
+        app.cluster.write(|s| {
+            if let Some(b) = backup {
+                *s = b;
+            }
+            let rev = s.rev();
+            s.compact(rev);
+        });
+        app.faults.churn_rate.send_replace(rate);
+        // The old socket may take a moment to be released.
+        for _ in 0..100 {
+            let bound = std::net::TcpListener::bind(("127.0.0.1", app.port)).and_then(|l| {
+                l.set_nonblocking(true)?;
+                serve(l, &router, tls.as_ref())
+            });
+            match bound {
+                Ok(s) => {
+                    *serving.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+                    break;
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    }
 }
 
 /// A running simulated cluster.
@@ -132,8 +235,7 @@ pub struct SimServer {
     url: String,
     token: String,
     ca_pem: Option<String>,
-    handle: axum_server::Handle<SocketAddr>,
-    server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    serving: Arc<std::sync::Mutex<Option<Serving>>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     app: Arc<App>,
 }
@@ -175,6 +277,7 @@ impl SimServer {
         } else {
             opts.churn
         };
+        let (restarts, restart_rx) = tokio::sync::mpsc::unbounded_channel();
         let app = Arc::new(App {
             cluster: storage::Cluster::new(store),
             faults: control::Faults::new(rate, opts.scenario == Scenario::Chaos),
@@ -183,38 +286,46 @@ impl SimServer {
             port,
             bookmark_interval: opts.bookmark_interval,
             too_large_wait: Duration::from_secs(1),
+            backup: std::sync::Mutex::new(None),
+            restarts,
         });
+        app.backup();
         let router = axum::Router::new()
             .fallback(http::dispatch)
             .with_state(app.clone());
-        let handle = axum_server::Handle::new();
-        let (server, url, ca_pem) = if opts.insecure_http {
-            let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
-            let task = tokio::spawn(srv.serve(router.into_make_service()));
-            (task, format!("http://127.0.0.1:{port}"), None)
+        let (tls, url, ca_pem) = if opts.insecure_http {
+            (None, format!("http://127.0.0.1:{port}"), None)
         } else {
             let certs = tls::generate()?;
             let config = axum_server::tls_rustls::RustlsConfig::from_config(certs.server_config);
-            let srv =
-                axum_server::tls_rustls::from_tcp_rustls(listener, config)?.handle(handle.clone());
-            let task = tokio::spawn(srv.serve(router.into_make_service()));
             (
-                task,
+                Some(config),
                 format!("https://127.0.0.1:{port}"),
                 Some(certs.ca_pem),
             )
         };
+        let serving = Arc::new(std::sync::Mutex::new(Some(serve(
+            listener,
+            &router,
+            tls.as_ref(),
+        )?)));
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),
             tokio::spawn(churn::run_chaos(app.clone(), opts.seed, opts.log_faults)),
+            tokio::spawn(supervise(
+                app.clone(),
+                router,
+                tls,
+                serving.clone(),
+                restart_rx,
+            )),
             tokio::spawn(bench::run_flood(app.clone())),
         ];
         Ok(SimServer {
             url,
             token,
             ca_pem,
-            handle,
-            server: Some(server),
+            serving,
             tasks,
             app,
         })
@@ -262,16 +373,60 @@ impl SimServer {
         Ok(())
     }
 
+    /// The current revision (what `GET /_sim/state` reports as `revision`).
+    pub fn revision(&self) -> u64 {
+        self.app.cluster.read().rev()
+    }
+
+    /// `GET /_sim/state` without HTTP.
+    pub fn state(&self) -> serde_json::Value {
+        self.app.cluster.read().state()
+    }
+
+    /// `POST /_sim/drop-watches` without HTTP; returns how many watches were open.
+    pub fn drop_watches(&self) -> usize {
+        self.app.faults.drop_watches()
+    }
+
+    /// `POST /_sim/compact` without HTTP (`None`: up to now); returns the compacted revision.
+    pub fn compact(&self, upto: Option<u64>) -> u64 {
+        self.app.cluster.write(|s| {
+            let r = upto.unwrap_or(s.rev());
+            s.compact(r);
+            s.compacted()
+        })
+    }
+
+    /// `POST /_sim/fail` without HTTP (any request, any verb).
+    pub fn fail_next(&self, code: u16, count: u64, retry_after: u64) {
+        self.app.faults.set_failure(code, count, retry_after);
+    }
+
+    /// `POST /_sim/churn {"rate": rate}` without HTTP.
+    pub fn set_churn(&self, rate: f64) {
+        self.app.faults.churn_rate.send_replace(rate.max(0.0));
+    }
+
     /// Stops churn, aborts open watches and shuts the server down (at most ~2 s).
-    pub async fn shutdown(mut self) {
+    pub async fn shutdown(self) {
         for t in &self.tasks {
             t.abort();
         }
         self.app.faults.drop_watches();
-        self.handle.graceful_shutdown(Some(Duration::from_secs(1)));
-        if let Some(server) = self.server.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
+        let serving = self
+            .serving
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(s) = serving {
+            s.handle.graceful_shutdown(Some(Duration::from_secs(1)));
+            let _ = tokio::time::timeout(Duration::from_secs(2), s.task).await;
         }
+    }
+
+    /// `POST /_sim/restart` without HTTP.
+    pub fn restart(&self, down: Duration, restore: bool) {
+        self.app.restart(down, restore);
     }
 }
 
@@ -280,8 +435,13 @@ impl Drop for SimServer {
         for t in &self.tasks {
             t.abort();
         }
-        if self.server.is_some() {
-            self.handle.shutdown();
+        if let Some(s) = self
+            .serving
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            s.handle.shutdown();
         }
     }
 }
@@ -312,6 +472,10 @@ pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
     eprintln!(
         "kwatch sim: faults: curl {k}-H 'Authorization: Bearer {}' -X POST {}/_sim/drop-watches",
         server.token(),
+        server.url()
+    );
+    eprintln!(
+        "kwatch sim: every control endpoint: GET {}/_sim/help",
         server.url()
     );
     eprintln!("kwatch sim: {summary}; Ctrl-C to stop");

@@ -1,7 +1,8 @@
 //! The fixed set of resources the simulated cluster serves.
 //!
 //! A resource is identified everywhere in the simulator by its index in [`RESOURCES`]; the
-//! discovery documents under `ref/` list exactly these resources.
+//! discovery documents under `ref/` list exactly these resources (with their singular and
+//! short names; a test checks that both agree on kind and scope).
 
 /// One served resource.
 #[derive(Debug)]
@@ -9,10 +10,8 @@ pub struct ResourceDef {
     pub group: &'static str,
     pub version: &'static str,
     pub plural: &'static str,
-    pub singular: &'static str,
     pub kind: &'static str,
     pub namespaced: bool,
-    pub short_names: &'static [&'static str],
     /// Custom resources are encoded from unstructured maps: keys sorted, list items carry
     /// `kind`/`apiVersion`, list metadata always has `continue`.
     pub custom: bool,
@@ -37,15 +36,13 @@ impl ResourceDef {
 }
 
 macro_rules! res {
-    ($g:expr, $p:expr, $s:expr, $k:expr, $ns:expr, $short:expr, $custom:expr, $gen:expr) => {
+    ($g:expr, $p:expr, $k:expr, $ns:expr, $custom:expr, $gen:expr) => {
         ResourceDef {
             group: $g,
             version: "v1",
             plural: $p,
-            singular: $s,
             kind: $k,
             namespaced: $ns,
-            short_names: $short,
             custom: $custom,
             has_generation: $gen,
         }
@@ -54,80 +51,25 @@ macro_rules! res {
 
 /// Every served resource; the index is the resource id used by storage.
 pub static RESOURCES: &[ResourceDef] = &[
-    res!("", "pods", "pod", "Pod", true, &["po"], false, false),
-    res!(
-        "",
-        "services",
-        "service",
-        "Service",
-        true,
-        &["svc"],
-        false,
-        false
-    ),
-    res!(
-        "",
-        "configmaps",
-        "configmap",
-        "ConfigMap",
-        true,
-        &["cm"],
-        false,
-        false
-    ),
-    res!("", "secrets", "secret", "Secret", true, &[], false, false),
-    res!(
-        "",
-        "namespaces",
-        "namespace",
-        "Namespace",
-        false,
-        &["ns"],
-        false,
-        false
-    ),
-    res!("", "nodes", "node", "Node", false, &["no"], false, false),
-    res!("", "events", "event", "Event", true, &["ev"], false, false),
-    res!(
-        "apps",
-        "deployments",
-        "deployment",
-        "Deployment",
-        true,
-        &["deploy"],
-        false,
-        true
-    ),
-    res!(
-        "apps",
-        "replicasets",
-        "replicaset",
-        "ReplicaSet",
-        true,
-        &["rs"],
-        false,
-        true
-    ),
+    // group, plural, kind, namespaced, custom, has_generation
+    res!("", "pods", "Pod", true, false, false),
+    res!("", "services", "Service", true, false, false),
+    res!("", "configmaps", "ConfigMap", true, false, false),
+    res!("", "secrets", "Secret", true, false, false),
+    res!("", "namespaces", "Namespace", false, false, false),
+    res!("", "nodes", "Node", false, false, false),
+    res!("", "events", "Event", true, false, false),
+    res!("apps", "deployments", "Deployment", true, false, true),
+    res!("apps", "replicasets", "ReplicaSet", true, false, true),
     res!(
         "apiextensions.k8s.io",
         "customresourcedefinitions",
-        "customresourcedefinition",
         "CustomResourceDefinition",
         false,
-        &["crd", "crds"],
         false,
         true
     ),
-    res!(
-        "example.com",
-        "widgets",
-        "widget",
-        "Widget",
-        true,
-        &["wd"],
-        true,
-        true
-    ),
+    res!("example.com", "widgets", "Widget", true, true, true),
 ];
 
 /// Resource ids of the resources the simulator itself refers to.

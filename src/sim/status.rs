@@ -39,7 +39,12 @@ pub fn escape_html(bytes: Vec<u8>) -> Vec<u8> {
 /// `Content-Type: application/json`, `Cache-Control: no-cache, private`.
 pub fn json_response(code: StatusCode, mut body: Vec<u8>) -> Response {
     body.push(b'\n');
-    let mut resp = Response::new(Body::from(body));
+    json_body_response(code, Body::from(body))
+}
+
+/// A response with kube-apiserver's JSON headers around `body`, taken as it is.
+pub fn json_body_response(code: StatusCode, body: Body) -> Response {
+    let mut resp = Response::new(body);
     *resp.status_mut() = code;
     let h = resp.headers_mut();
     h.insert(

@@ -315,8 +315,9 @@ pub struct ListPage {
     pub remaining: Option<u64>,
 }
 
-/// The state of the simulated etcd.
-#[derive(Debug)]
+/// The state of the simulated etcd. Cloning is cheap (objects and changes are shared):
+/// it is how a backup is taken.
+#[derive(Debug, Clone)]
 pub struct Store {
     rev: u64,
     compacted: u64,
@@ -474,7 +475,8 @@ impl Store {
 
     /// Replaces an object. A non-empty `metadata.resourceVersion` in `v` must match the stored
     /// one (409 otherwise). uid and creationTimestamp are kept; generation is bumped when
-    /// `spec` changed.
+    /// `spec` changed. An update that changes nothing returns the stored object unchanged
+    /// (no new revision, no event).
     pub fn update(&mut self, res: usize, key: &str, mut v: Value) -> Result<Arc<Obj>, Status> {
         let def = &RESOURCES[res];
         let Some(old) = self.objects[res].get(key).cloned() else {
@@ -515,6 +517,12 @@ impl Store {
             let changed = v.get("spec") != old_v.get("spec");
             ensure_meta(&mut v).insert("generation".into(), json!(if changed { g + 1 } else { g }));
         }
+        // Like etcd3's GuaranteedUpdate, an update that changes nothing is not written.
+        ensure_meta(&mut v).insert("resourceVersion".into(), json!(old.rv.to_string()));
+        if Obj::from_value(res, v.clone()).json == old.json {
+            return Ok(old);
+        }
+        ensure_meta(&mut v).insert("resourceVersion".into(), json!(new_rv.to_string()));
         let obj = Arc::new(Obj::from_value(res, v));
         self.rev = new_rv;
         self.record(res, EventKind::Modified, obj.clone(), Some(old));
@@ -923,6 +931,15 @@ mod tests {
             .create(CONFIGMAPS, cm("ns1", "Bad_Name", "x"), true)
             .unwrap_err();
         assert_eq!(e.code, 422);
+    }
+
+    #[test]
+    fn an_update_without_changes_is_not_written() {
+        let mut s = store();
+        let o = s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        let r = s.rev();
+        let same = s.update(CONFIGMAPS, "ns1/a", o.value()).unwrap();
+        assert_eq!((same.rv, s.rev()), (o.rv, r));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //!   annotated `k8s.io/initial-events-end: "true"`, as v1.32 does with WatchList on.
 //! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
 //!   old content and the new resourceVersion.
-//! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 1 s before
+//! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
 //!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
 //!   come from [`super::control::Faults`].
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
 use bytes::Bytes;
@@ -56,7 +56,8 @@ struct Spec {
     start: Start,
     bookmarks: bool,
     timeout: Duration,
-    table: bool,
+    /// How objects are rendered: as stored, as a one-row Table, or as PartialObjectMetadata.
+    render: As,
 }
 
 fn validate(q: &Params) -> Result<(), Status> {
@@ -94,18 +95,7 @@ fn validate(q: &Params) -> Result<(), Status> {
 }
 
 fn streaming_response(body: Body) -> Response {
-    let mut resp = Response::new(body);
-    *resp.status_mut() = StatusCode::OK;
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
-    );
-    resp
+    super::status::json_body_response(StatusCode::OK, body)
 }
 
 /// Handles `GET …?watch=1`.
@@ -153,7 +143,7 @@ pub async fn watch(app: Arc<App>, t: &Target, q: &Params, accept: As) -> Respons
             .get("allowWatchBookmarks")
             .is_some_and(|b| b == "true" || b == "1"),
         timeout,
-        table: accept == As::Table,
+        render: accept,
     };
     if app.faults.take_short_watch() {
         return streaming_response(Body::empty());
@@ -227,7 +217,7 @@ pub fn error_line(status: &Status) -> Bytes {
 }
 
 /// The line a watcher with `f` sees for change `c`, if any.
-fn emit(c: &Change, f: &Filter, table_def: Option<&ResourceDef>) -> Option<Bytes> {
+fn emit(c: &Change, f: &Filter, def: &ResourceDef, render: As) -> Option<Bytes> {
     let now = f.matches(&c.obj);
     let (kind, obj): (&str, Option<Arc<Obj>>) = match c.kind {
         EventKind::Added | EventKind::Deleted => {
@@ -249,22 +239,35 @@ fn emit(c: &Change, f: &Filter, table_def: Option<&ResourceDef>) -> Option<Bytes
             }
         }
     };
-    if let Some(def) = table_def {
-        let o = obj.unwrap_or_else(|| c.obj.clone());
-        let t = table::table(def, &[o], None, None, None);
-        return Some(event_line(kind, &go_json(&t)));
-    }
-    Some(match obj {
-        None => c.line.clone(),
-        Some(o) => event_line(kind, &o.json),
+    Some(match (render, obj) {
+        (As::Object, None) => c.line.clone(),
+        (As::Object, Some(o)) => event_line(kind, &o.json),
+        (_, o) => rendered_line(kind, &o.unwrap_or_else(|| c.obj.clone()), def, render),
     })
+}
+
+/// An event line with the object rendered as a Table or PartialObjectMetadata.
+fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Bytes {
+    match render {
+        As::Object => event_line(kind, &o.json),
+        As::Table => event_line(
+            kind,
+            &go_json(&table::table(
+                def,
+                std::slice::from_ref(o),
+                None,
+                None,
+                None,
+            )),
+        ),
+        As::PartialMetadata => event_line(kind, &go_json(&table::partial(o))),
+    }
 }
 
 async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
     app.faults.open_watches.fetch_add(1, Ordering::SeqCst);
     let _guard = OpenGuard(app.clone());
     let def = &RESOURCES[spec.res];
-    let table_def = spec.table.then_some(def);
     let started = Instant::now();
     let deadline = started + spec.timeout;
     let mut rev_rx = app.cluster.subscribe();
@@ -281,9 +284,15 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
         return;
     }
 
+    // A watch "from now" starts at the revision current when it was opened, even if a stall
+    // holds it back.
+    let opened_at = app.cluster.read().rev();
+    if !wait_out_stall(&app, &tx, &mut drop_rx, deadline).await {
+        return;
+    }
     let mut pos = match spec.start {
         Start::After(n) => n,
-        Start::Now => app.cluster.read().rev(),
+        Start::Now => opened_at,
         Start::Initial(min) => {
             if min > 0 {
                 let cur = wait_for_rv(&app, min, app.too_large_wait).await;
@@ -304,12 +313,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             };
             let mut buf = Vec::with_capacity(FLUSH);
             for o in items {
-                if let Some(def) = table_def {
-                    let t = table::table(def, &[o], None, None, None);
-                    buf.extend_from_slice(&event_line("ADDED", &go_json(&t)));
-                } else {
-                    buf.extend_from_slice(&event_line("ADDED", &o.json));
-                }
+                buf.extend_from_slice(&rendered_line("ADDED", &o, def, spec.render));
                 if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await {
                     return;
                 }
@@ -326,21 +330,16 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
 
     let interval = app.bookmark_interval;
     let mut next_bookmark = started + interval;
+    // kube-apiserver sends one about 2 s before timeoutSeconds (T=4 → 2.05 s, T=8 → 6.11 s).
     let pre_deadline = deadline
-        .checked_sub(Duration::from_secs(1))
+        .checked_sub(Duration::from_secs(2))
         .filter(|t| *t > started);
     let mut pre_sent = pre_deadline.is_none();
     loop {
         app.faults.flood.delivered(pos);
-        if let Some(until) = app.faults.stalled_until() {
-            tokio::select! {
-                _ = tx.closed() => return,
-                r = drop_rx.changed() => {
-                    if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
-                    return;
-                }
-                _ = sleep_until(deadline) => return,
-                _ = sleep_until(until.into()) => {}
+        if app.faults.stalled_until().is_some() {
+            if !wait_out_stall(&app, &tx, &mut drop_rx, deadline).await {
+                return;
             }
             continue;
         }
@@ -355,7 +354,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
                 let full = changes.len() >= 4096;
                 let mut buf = Vec::new();
                 for c in changes.iter().filter(|c| c.res == spec.res) {
-                    if let Some(line) = emit(c, &spec.filter, table_def) {
+                    if let Some(line) = emit(c, &spec.filter, def, spec.render) {
                         buf.extend_from_slice(&line);
                         if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await
                         {
@@ -404,6 +403,28 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
         }
     }
+}
+
+/// Sleeps while watches are stalled. `false` if the watch must end meanwhile (client gone,
+/// dropped, timed out).
+async fn wait_out_stall(
+    app: &App,
+    tx: &mpsc::Sender<Chunk>,
+    drop_rx: &mut tokio::sync::watch::Receiver<u64>,
+    deadline: Instant,
+) -> bool {
+    while let Some(until) = app.faults.stalled_until() {
+        tokio::select! {
+            _ = tx.closed() => return false,
+            r = drop_rx.changed() => {
+                if r.is_ok() { let _ = tx.send(Err(dropped())).await; }
+                return false;
+            }
+            _ = sleep_until(deadline) => return false,
+            _ = sleep_until(until.into()) => {}
+        }
+    }
+    true
 }
 
 fn dropped() -> std::io::Error {

@@ -114,6 +114,13 @@ impl Running {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The process's peak resident set so far (VmHWM), in KiB.
+    pub fn peak_rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     /// Waits until `pred` holds for the JSON lines so far; panics with the output if it
     /// does not within `limit`.
     pub fn wait_for(
@@ -201,4 +208,21 @@ pub fn of_type<'a>(v: &'a [Value], t: &str) -> Vec<&'a Value> {
 /// A delta record (it has a `key`).
 pub fn is_delta(r: &Value) -> bool {
     r.get("key").is_some()
+}
+
+/// `kubectl create|replace -f` of a JSON manifest (kubectl's `create configmap` sends
+/// protobuf, which the simulator does not speak); returns the stored object.
+pub fn kubectl_f(sim: &SimProcess, verb: &str, manifest: &Value) -> Value {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = sim.dir().join(format!("manifest-{n}.json"));
+    std::fs::write(&file, manifest.to_string()).expect("writing the manifest");
+    let out = sim.kubectl_ok(&[verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
+    serde_json::from_str(&out).expect("kubectl's JSON")
+}
+
+/// A ConfigMap manifest.
+pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace}, "data": data})
 }
