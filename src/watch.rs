@@ -11,6 +11,7 @@
 //! all print into the one sink, each record tagged with its context.
 
 use std::io::{self, Write as _};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -24,7 +25,7 @@ use crate::fifo::{DeltaFifo, FifoStats, Popped};
 use crate::object::ObjectRef;
 use crate::output::{self, Body, Format, Printer, Record};
 use crate::real_fifo::RealFifo;
-use crate::reflector::{Reflector, ReflectorEvent, ReflectorStore};
+use crate::reflector::{ListProgress, Reflector, ReflectorEvent, ReflectorStore};
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
@@ -114,6 +115,8 @@ impl Sink {
 
 struct Shared {
     sink: Mutex<Sink>,
+    /// Every reflector's list progress, for the progress line.
+    lists: Mutex<Vec<Arc<ListProgress>>>,
     /// Resources × contexts: the number of Synced records that make "all synced".
     targets: usize,
     max_events: Option<u64>,
@@ -225,6 +228,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
 
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
+        lists: Mutex::new(Vec::new()),
         sink: Mutex::new(Sink {
             printer: output::printer(popts, io::stdout()),
             recorder,
@@ -395,9 +399,20 @@ async fn progress(shared: Arc<Shared>) {
         // Whatever stdout holds goes out first, so it never lands after the progress text.
         let _ = sink.printer.flush();
         let popped = sink.deltas;
+        let (pages, items) = shared
+            .lists
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .fold((0, 0), |(p, i), l| {
+                (
+                    p + l.pages.load(Ordering::Relaxed),
+                    i + l.items.load(Ordering::Relaxed),
+                )
+            });
         let _ = write!(
             io::stderr(),
-            "\r\x1b[Kloading: {}; {popped} objects popped, {}/{} synced, {:.1}s",
+            "\r\x1b[Kloading: {}; {items} objects in {pages} pages received, {popped} popped, {}/{} synced, {:.1}s",
             sink.progress_note,
             sink.synced,
             shared.targets,
@@ -468,6 +483,11 @@ fn start<Q: Queue>(
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     let reflector = Reflector::new(source, queue.clone(), rcfg);
+    a.shared
+        .lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(reflector.progress());
     let stop = a.stop.clone();
     let name = match &a.context {
         Some(c) => format!("{} in context {c}", t.resource.name),

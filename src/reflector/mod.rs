@@ -18,6 +18,7 @@ pub mod backoff;
 #[cfg(test)]
 mod scripted;
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,6 +36,26 @@ pub const MIN_WATCH_TIMEOUT_SECS: u32 = 300;
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
 /// A watch shorter than this that delivered nothing is an error (client-go).
 pub const SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// How far the list under way has got, for a progress display: pages and objects
+/// received so far (reset when a list or watch-list starts).
+#[derive(Debug, Default)]
+pub struct ListProgress {
+    pub pages: std::sync::atomic::AtomicU64,
+    pub items: std::sync::atomic::AtomicU64,
+}
+
+impl ListProgress {
+    fn reset(&self) {
+        self.pages.store(0, Ordering::Relaxed);
+        self.items.store(0, Ordering::Relaxed);
+    }
+
+    fn page(&self, items: usize) {
+        self.pages.fetch_add(1, Ordering::Relaxed);
+        self.items.fetch_add(items as u64, Ordering::Relaxed);
+    }
+}
 
 /// What the reflector writes to: the DeltaFIFO's producer side, plus announcements.
 pub trait ReflectorStore: Send + Sync + 'static {
@@ -186,6 +207,7 @@ pub struct Reflector<L, S> {
     use_watch_list: bool,
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
+    progress: Arc<ListProgress>,
 }
 
 impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
@@ -202,11 +224,17 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             rv_unavailable: false,
             paginated_result: false,
             use_watch_list,
+            progress: Arc::default(),
         }
     }
 
     pub fn last_sync_resource_version(&self) -> &str {
         &self.last_sync_rv
+    }
+
+    /// The progress of the list under way, updated as pages (or streamed objects) arrive.
+    pub fn progress(&self) -> Arc<ListProgress> {
+        self.progress.clone()
     }
 
     /// Runs until the task is dropped or aborted. Returns only if the very first list
@@ -398,6 +426,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     None => return Err(Failure::from(e)),
                 },
             };
+            self.progress.reset();
             // The temporary store: key → object, in arrival order.
             let mut order: Vec<String> = Vec::new();
             let mut temp: std::collections::HashMap<String, ObjectRef> =
@@ -411,6 +440,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                         let k = o.key();
                         if temp.insert(k.clone(), o).is_none() {
                             order.push(k);
+                            self.progress.items.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                     Ok(WatchEvent::Deleted(o)) => {
@@ -645,7 +675,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             limit: (limit > 0).then_some(limit),
             ..ListOptions::default()
         };
+        self.progress.reset();
         let mut page = self.lw.list(first.clone()).await?;
+        self.progress.page(page.items.len());
         let mut items = std::mem::take(&mut page.items);
         let mut pages = 1;
         let mut paginated = false;
@@ -677,6 +709,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Err(e) => return Err(e),
             };
             pages += 1;
+            self.progress.page(page.items.len());
             items.append(&mut page.items);
         }
         Ok(Listed {

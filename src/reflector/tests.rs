@@ -704,3 +704,32 @@ async fn watch_list_broken_by_a_fault_is_tried_again_on_the_next_relist() {
     );
     assert!(log.contains(&"replace 12 []".to_owned()), "{log:#?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn progress_counts_pages_and_items_of_the_list_under_way() {
+    let src = Scripted::new(vec![
+        page("20", &[("a", "1"), ("b", "2")], Some("t1")),
+        page("20", &[("c", "3")], None),
+    ]);
+    let rec = Arc::new(Recorder::default());
+    let r = Reflector::new(
+        src,
+        rec,
+        ReflectorConfig {
+            page_size: 2,
+            page_size_explicit: true,
+            ..cfg()
+        },
+    );
+    let progress = r.progress();
+    let task = tokio::spawn(async move {
+        r.run().await;
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    task.abort();
+    use std::sync::atomic::Ordering::Relaxed;
+    assert_eq!(
+        (progress.pages.load(Relaxed), progress.items.load(Relaxed)),
+        (2, 3)
+    );
+}
