@@ -294,28 +294,30 @@ impl Status {
 
     /// 429 TooManyRequests with Retry-After.
     pub fn too_many_requests(retry_after: u64) -> Status {
-        let mut d = Map::new();
-        d.insert("retryAfterSeconds".into(), json!(retry_after));
-        let mut s = Status::failure(
+        Status::retry_later(
             429,
             "Too many requests, please try again later.",
-            Some("TooManyRequests"),
+            "TooManyRequests",
+            retry_after,
         )
-        .with_details(d);
-        s.retry_after = Some(retry_after);
-        s
     }
 
     /// 503 ServiceUnavailable with Retry-After.
     pub fn service_unavailable(retry_after: u64) -> Status {
-        let mut d = Map::new();
-        d.insert("retryAfterSeconds".into(), json!(retry_after));
-        let mut s = Status::failure(
+        Status::retry_later(
             503,
             "the server is currently unable to handle the request",
-            Some("ServiceUnavailable"),
+            "ServiceUnavailable",
+            retry_after,
         )
-        .with_details(d);
+    }
+
+    /// A failure that tells the client when to come back (`details.retryAfterSeconds`
+    /// and the `Retry-After` header).
+    fn retry_later(code: u16, message: &str, reason: &'static str, retry_after: u64) -> Status {
+        let mut d = Map::new();
+        d.insert("retryAfterSeconds".into(), json!(retry_after));
+        let mut s = Status::failure(code, message, Some(reason)).with_details(d);
         s.retry_after = Some(retry_after);
         s
     }
