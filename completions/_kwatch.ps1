@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context')
             [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'kubectl''s cache directory: discovery documents are read from and written to its discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache]')
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default')
             [CompletionResult]::new('--fifo', '--fifo', [CompletionResultType]::ParameterName, 'The informer''s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36''s default)')
@@ -82,6 +83,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--bookmark-interval', '--bookmark-interval', [CompletionResultType]::ParameterName, 'Seconds between watch bookmarks (a real API server sends one about every minute)')
             [CompletionResult]::new('--pod-size', '--pod-size', [CompletionResultType]::ParameterName, 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks')
             [CompletionResult]::new('--insecure-http', '--insecure-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)')
+            [CompletionResult]::new('--legacy-discovery', '--legacy-discovery', [CompletionResultType]::ParameterName, 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -l -v -o -L -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
+            opts="-n -A -l -v -o -L -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --cache-dir --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -112,6 +112,10 @@ _kwatch() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -305,7 +309,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --pod-size --help"
+            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

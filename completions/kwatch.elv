@@ -32,6 +32,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --kubeconfig 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)'
             cand --context 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context'
             cand --request-timeout 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m'
+            cand --cache-dir 'kubectl''s cache directory: discovery documents are read from and written to its discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache]'
             cand --page-size 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]'
             cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
             cand --fifo 'The informer''s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36''s default)'
@@ -78,6 +79,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --bookmark-interval 'Seconds between watch bookmarks (a real API server sends one about every minute)'
             cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
             cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+            cand --legacy-discovery 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

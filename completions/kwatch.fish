@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -43,6 +43,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Ta
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory: discovery documents are read from and written to its discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache]' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36\'s default)' -r -f -a "delta\t''
@@ -91,6 +92,7 @@ small\t'About 1.5 KB: one container, no probes, tolerations or container statuse
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
 large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'

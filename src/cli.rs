@@ -207,6 +207,11 @@ pub struct ClusterArgs {
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
     pub request_timeout: Duration,
+
+    /// kubectl's cache directory: discovery documents are read from and written to its
+    /// discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].
+    #[arg(long, value_name = "DIR", env = "KUBECACHEDIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// How the reflector lists and watches.
@@ -342,6 +347,11 @@ pub struct SimArgs {
     /// Seconds between watch bookmarks (a real API server sends one about every minute).
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
     pub bookmark_interval: f64,
+
+    /// Serve only the legacy discovery documents, as a server without aggregated discovery
+    /// (before Kubernetes 1.26, or with the feature off) does.
+    #[arg(long)]
+    pub legacy_discovery: bool,
 
     /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or
     /// large (~12 KB), for benchmarks.

@@ -20,6 +20,8 @@ pub struct Cluster {
     pub kube: kube::Config,
     /// `None`: all namespaces.
     pub namespace: Option<String>,
+    /// This server's directory in the discovery cache (`None`: no cache).
+    pub discovery_cache: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug)]
@@ -91,9 +93,18 @@ pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
 }
 
 impl Config {
-    /// `kubeconfig`: an already loaded kubeconfig (the in-process simulator's), or
-    /// `None` to load the user's.
+    /// `kubeconfig`: an already loaded kubeconfig (the in-process simulator's, a server
+    /// that lives for this run only and so has no discovery cache), or `None` to load the
+    /// user's.
     pub async fn resolve(args: WatchArgs, kubeconfig: Option<Kubeconfig>) -> Result<Config> {
+        let cache_dir = match &kubeconfig {
+            Some(_) => None,
+            None => args
+                .cluster
+                .cache_dir
+                .clone()
+                .or_else(crate::discovery::default_cache_dir),
+        };
         let kc = match kubeconfig {
             Some(kc) => kc,
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
@@ -137,10 +148,14 @@ impl Config {
                         .unwrap_or_else(|| kube.default_namespace.clone()),
                 )
             };
+            let discovery_cache = cache_dir
+                .as_deref()
+                .map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
             clusters.push(Cluster {
                 context,
                 kube,
                 namespace,
+                discovery_cache,
             });
         }
         if clusters.is_empty() {

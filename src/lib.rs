@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod config;
 pub mod delta;
+pub mod discovery;
 pub mod exit;
 pub mod fifo;
 pub mod object;

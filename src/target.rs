@@ -1,14 +1,14 @@
 //! Target resolution: what the user typed (`po`, `Pod`, `deployments.apps`,
 //! `widgets.v1.example.com`) → an API resource, through the server's discovery
-//! documents (kube's low-level discovery calls). Only what the argument needs is asked
-//! for: a named group's resource list alone; without a group, the core group first and
-//! the other groups only if the core group does not have it.
-
-use std::collections::HashMap;
+//! documents ([`crate::discovery`]). Only what the argument needs is looked at: the core
+//! group first when no group is named, the other groups only if the core group does not
+//! have it. A name the (cached) documents do not know makes kwatch ask the server again
+//! before it says the resource does not exist.
 
 use anyhow::{anyhow, bail, Context, Result};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource, APIResourceList};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource};
 
+use crate::discovery::Discovery;
 use crate::output::Resource;
 
 /// A resolved, watchable resource.
@@ -99,67 +99,24 @@ fn matches(r: &APIResource, name: &str) -> bool {
         || r.short_names.iter().flatten().any(|s| *s == lower)
 }
 
-/// Discovery documents fetched so far (each at most once per run).
-pub struct Discovery {
-    client: kube::Client,
-    core: Option<APIResourceList>,
-    groups: Option<Vec<APIGroup>>,
-    lists: HashMap<String, APIResourceList>,
+/// Resolves arguments against one server's discovery documents.
+pub struct Resolver {
+    docs: Discovery,
+    /// Group-versions whose discovery failed (a resource there cannot be resolved).
+    failed: Vec<(String, String)>,
 }
 
-impl Discovery {
-    pub fn new(client: kube::Client) -> Discovery {
-        Discovery {
-            client,
-            core: None,
-            groups: None,
-            lists: HashMap::new(),
+impl Resolver {
+    pub fn new(docs: Discovery) -> Resolver {
+        Resolver {
+            docs,
+            failed: Vec::new(),
         }
-    }
-
-    async fn core(&mut self) -> Result<&APIResourceList> {
-        if self.core.is_none() {
-            let list = self
-                .client
-                .list_core_api_resources("v1")
-                .await
-                .map_err(discovery_error)?;
-            self.core = Some(list);
-        }
-        self.core
-            .as_ref()
-            .ok_or_else(|| anyhow!("core discovery missing"))
-    }
-
-    async fn groups(&mut self) -> Result<&[APIGroup]> {
-        if self.groups.is_none() {
-            let g = self
-                .client
-                .list_api_groups()
-                .await
-                .map_err(discovery_error)?;
-            self.groups = Some(g.groups);
-        }
-        Ok(self.groups.as_deref().unwrap_or_default())
-    }
-
-    async fn group_version(&mut self, gv: &str) -> Result<&APIResourceList> {
-        if !self.lists.contains_key(gv) {
-            let list = self
-                .client
-                .list_api_group_resources(gv)
-                .await
-                .map_err(discovery_error)?;
-            self.lists.insert(gv.to_owned(), list);
-        }
-        self.lists
-            .get(gv)
-            .ok_or_else(|| anyhow!("discovery of {gv} missing"))
     }
 
     /// The group-versions to search for `spec`, in kubectl's priority order.
     async fn candidates(&mut self, spec: &Spec) -> Result<Vec<String>> {
-        let groups = self.groups().await?;
+        let groups = self.docs.groups().await?;
         let pick = |g: &APIGroup| -> Option<String> {
             match &spec.version {
                 Some(v) => g
@@ -184,31 +141,55 @@ impl Discovery {
         })
     }
 
-    /// Resolves one argument.
-    pub async fn resolve(&mut self, arg: &str) -> Result<Target> {
-        if arg.is_empty() {
-            bail!("empty resource name: name a resource, e.g. `kwatch pods`");
+    /// The resources of `gv`; `None` (and remembered) when its discovery fails, as kubectl
+    /// goes on past a group whose server is down.
+    async fn resources(&mut self, gv: &str) -> Option<&[APIResource]> {
+        match self.docs.resources(gv).await {
+            Ok(list) => Some(&list.resources),
+            Err(e) => {
+                tracing::warn!("discovery of {gv} failed: {e:#}");
+                self.failed.push((gv.to_owned(), format!("{e:#}")));
+                None
+            }
         }
+    }
+
+    async fn find(&mut self, arg: &str) -> Result<Option<Target>> {
         for spec in readings(arg) {
             let core_applies = spec.group.as_deref().is_none_or(str::is_empty)
                 && spec.version.as_deref().is_none_or(|v| v == "v1");
             if core_applies {
-                if let Some(r) = self
-                    .core()
-                    .await?
-                    .resources
-                    .iter()
-                    .find(|r| matches(r, &spec.name))
-                {
-                    return target_of(r, "", "v1");
+                let core = self.docs.resources("v1").await?;
+                if let Some(r) = core.resources.iter().find(|r| matches(r, &spec.name)) {
+                    return target_of(r, "", "v1").map(Some);
                 }
             }
             for gv in self.candidates(&spec).await? {
-                let list = self.group_version(&gv).await?;
-                if let Some(r) = list.resources.iter().find(|r| matches(r, &spec.name)) {
+                let Some(resources) = self.resources(&gv).await else {
+                    continue;
+                };
+                if let Some(r) = resources.iter().find(|r| matches(r, &spec.name)) {
                     let (group, version) = gv.split_once('/').unwrap_or(("", gv.as_str()));
-                    return target_of(r, group, version);
+                    return target_of(r, group, version).map(Some);
                 }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Resolves one argument; a miss on cached documents asks the server again.
+    pub async fn resolve(&mut self, arg: &str) -> Result<Target> {
+        if arg.is_empty() {
+            bail!("empty resource name: name a resource, e.g. `kwatch pods`");
+        }
+        if let Some(t) = self.find(arg).await? {
+            return Ok(t);
+        }
+        if self.docs.from_cache() {
+            self.docs.invalidate();
+            self.failed.clear();
+            if let Some(t) = self.find(arg).await? {
+                return Ok(t);
             }
         }
         Err(self.unknown(arg).await)
@@ -217,7 +198,7 @@ impl Discovery {
     /// `the server doesn't have a resource type "podz"`, with a suggestion when one is close.
     async fn unknown(&mut self, arg: &str) -> anyhow::Error {
         let mut names: Vec<(usize, String)> = Vec::new();
-        if let Ok(core) = self.core().await {
+        if let Ok(core) = self.docs.resources("v1").await {
             names.extend(core.resources.iter().flat_map(names_of));
         }
         if let Ok(gvs) = self
@@ -229,8 +210,8 @@ impl Discovery {
             .await
         {
             for gv in gvs {
-                if let Ok(list) = self.group_version(&gv).await {
-                    names.extend(list.resources.iter().flat_map(names_of));
+                if let Some(resources) = self.resources(&gv).await {
+                    names.extend(resources.iter().flat_map(names_of));
                 }
             }
         }
@@ -245,6 +226,11 @@ impl Discovery {
             "the server doesn't have a resource type {:?}",
             crate::output::sanitize::sanitize(arg)
         );
+        if let Some((gv, e)) = self.failed.first() {
+            return anyhow!(
+                "{msg}, or it is in {gv}, whose discovery failed ({e}); retry when that API is back"
+            );
+        }
         match best {
             Some((_, n)) => anyhow!("{msg}; did you mean {n:?}?"),
             None => anyhow!("{msg}; list the served types with `kubectl api-resources`"),
@@ -295,16 +281,12 @@ fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target> {
     })
 }
 
-fn discovery_error(e: kube::Error) -> anyhow::Error {
-    anyhow::Error::new(e).context("API discovery failed")
-}
-
 /// Resolves a comma-separated list, keeping the order and dropping repeats.
-pub async fn resolve_all(client: &kube::Client, list: &str) -> Result<Vec<Target>> {
-    let mut d = Discovery::new(client.clone());
+pub async fn resolve_all(docs: Discovery, list: &str) -> Result<Vec<Target>> {
+    let mut r = Resolver::new(docs);
     let mut out: Vec<Target> = Vec::new();
     for arg in list.split(',').map(str::trim) {
-        let t = d
+        let t = r
             .resolve(arg)
             .await
             .with_context(|| format!("resolving {:?}", crate::output::sanitize::sanitize(arg)))?;

@@ -189,7 +189,8 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
         let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
-        let discovery = target::resolve_all(&client, &cfg.resources);
+        let docs = crate::discovery::Discovery::new(client.clone(), c.discovery_cache.clone());
+        let discovery = target::resolve_all(docs, &cfg.resources);
         let targets = match cfg.request_timeout {
             Some(t) => tokio::time::timeout(t, discovery).await.map_err(|_| {
                 anyhow::anyhow!("no answer from {url} within {t:?} (--request-timeout)")

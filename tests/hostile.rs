@@ -81,7 +81,11 @@ fn serve(mut conn: TcpStream, handler: &Handler, lists: &AtomicUsize, watches: &
     } else {
         0
     };
-    let reply = if target.starts_with("/api/v1?") || target == "/api/v1" {
+    let path = target.split('?').next().unwrap_or_default();
+    let reply = if path == "/api" {
+        let versions = json!({"kind": "APIVersions", "versions": ["v1"]});
+        Reply::Full(200, "application/json", versions.to_string().into_bytes())
+    } else if path == "/api/v1" {
         Reply::Full(200, "application/json", discovery())
     } else {
         handler(&target, n)

@@ -4,6 +4,7 @@
 mod util;
 
 mod chaos;
+mod discovery;
 mod faults;
 mod generated;
 mod hostile;

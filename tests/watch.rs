@@ -321,7 +321,12 @@ fn several_resources_share_one_stream() {
 
 #[test]
 fn resource_names_resolve_like_kubectl() {
-    let sim = SimProcess::start(&[]);
+    for server in [&[][..], &["--legacy-discovery"]] {
+        resolve_names(&SimProcess::start(server));
+    }
+}
+
+fn resolve_names(sim: &SimProcess) {
     for (arg, kind) in [
         ("po", "Pod"),
         ("Pod", "Pod"),
@@ -333,7 +338,7 @@ fn resource_names_resolve_like_kubectl() {
         ("ns", "Namespace"),
         ("crd", "CustomResourceDefinition"),
     ] {
-        let out = run(&sim, &[arg, "-A", "-o", "json", "--until-synced"], LIMIT);
+        let out = run(sim, &[arg, "-A", "-o", "json", "--until-synced"], LIMIT);
         assert_eq!(out.code(), Some(0), "{arg}: {}", out.stderr);
         let recs = out.json();
         let d = recs
@@ -343,7 +348,7 @@ fn resource_names_resolve_like_kubectl() {
         assert_eq!(d["kind"], kind, "{arg}");
     }
     // Cluster-scoped objects have no namespace in their key.
-    let out = run(&sim, &["nodes", "-o", "json", "--until-synced"], LIMIT);
+    let out = run(sim, &["nodes", "-o", "json", "--until-synced"], LIMIT);
     let d = out.json().into_iter().find(is_delta).unwrap();
     assert_eq!(d["namespace"], Value::Null);
     assert_eq!(d["key"], d["name"]);

@@ -5,7 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…}}` |
+//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
@@ -215,7 +215,7 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
-        "GET /_sim/state": "revision and resourceVersion of every object",
+        "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
         "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
@@ -250,7 +250,11 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
     let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
     match (method, rest.trim_end_matches('/')) {
         (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
-        (Method::GET, "state") => value_response(StatusCode::OK, &app.cluster.read().state()),
+        (Method::GET, "state") => {
+            let mut state = app.cluster.read().state();
+            state["discoveryRequests"] = json!(app.discovery.requests());
+            value_response(StatusCode::OK, &state)
+        }
         (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
         (Method::POST, "compact") => {
             let rev = app.cluster.write(|s| {

@@ -5,6 +5,8 @@
 //! The documents are the real v1.32 responses (see `ref/`), trimmed to the resources in
 //! [`super::resources::RESOURCES`].
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
@@ -27,6 +29,28 @@ fn raw(body: &str) -> Response {
     json_response(StatusCode::OK, body.trim_end().as_bytes().to_vec())
 }
 
+/// How discovery is served, and how often it was asked for.
+#[derive(Debug)]
+pub(crate) struct Served {
+    aggregated: bool,
+    requests: AtomicU64,
+}
+
+impl Served {
+    pub fn new(aggregated: bool) -> Served {
+        Served {
+            aggregated,
+            requests: AtomicU64::new(0),
+        }
+    }
+
+    /// Requests for `/api`, `/apis` and the documents under them (not `/version`, health
+    /// or OpenAPI).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+}
+
 fn wants_aggregated(headers: &HeaderMap) -> bool {
     let accept = headers
         .get(header::ACCEPT)
@@ -37,7 +61,7 @@ fn wants_aggregated(headers: &HeaderMap) -> bool {
     })
 }
 
-fn aggregated(body: &str) -> Response {
+fn aggregated_response(body: &str) -> Response {
     let mut resp = json_response(StatusCode::OK, body.trim_end().as_bytes().to_vec());
     let h = resp.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(AGG_CT));
@@ -69,6 +93,12 @@ fn group(name: &str) -> Option<Value> {
 /// Answers discovery paths; `None` for anything else.
 pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
     let path = path.trim_end_matches('/');
+    let document = matches!(path, "/api" | "/apis" | "/api/v1")
+        || (path.starts_with("/apis/") && path.matches('/').count() <= 3);
+    if document {
+        app.discovery.requests.fetch_add(1, Ordering::Relaxed);
+    }
+    let aggregated = app.discovery.aggregated && wants_aggregated(headers);
     Some(match path {
         "/version" => {
             // The real server indents /version and adds no trailing newline.
@@ -77,8 +107,8 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
                 axum::body::Body::from(VERSION.trim_end().to_string()),
             )
         }
-        "/api" if wants_aggregated(headers) => aggregated(AGG_API),
-        "/apis" if wants_aggregated(headers) => aggregated(AGG_APIS),
+        "/api" if aggregated => aggregated_response(AGG_API),
+        "/apis" if aggregated => aggregated_response(AGG_APIS),
         "/api" => value_response(
             StatusCode::OK,
             &json!({

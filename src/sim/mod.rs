@@ -74,6 +74,8 @@ pub struct SimOptions {
     pub log_faults: bool,
     /// Size of the preloaded pods (the benchmark's variants).
     pub pod_size: PodSize,
+    /// Serve no aggregated discovery (`--legacy-discovery`).
+    pub legacy_discovery: bool,
 }
 
 impl Default for SimOptions {
@@ -90,6 +92,7 @@ impl Default for SimOptions {
             bookmark_interval: Duration::from_secs(2),
             log_faults: false,
             pod_size: PodSize::Default,
+            legacy_discovery: false,
         }
     }
 }
@@ -108,6 +111,7 @@ impl From<SimArgs> for SimOptions {
             bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
             log_faults: true,
             pod_size: a.pod_size,
+            legacy_discovery: a.legacy_discovery,
         }
     }
 }
@@ -129,6 +133,7 @@ pub(crate) struct App {
     pub backup: std::sync::Mutex<Option<storage::Store>>,
     /// Restarts asked for, served by the task that owns the listener.
     pub restarts: tokio::sync::mpsc::UnboundedSender<Restart>,
+    pub discovery: discovery::Served,
 }
 
 /// The server going away and coming back (see `POST /_sim/restart`).
@@ -288,6 +293,7 @@ impl SimServer {
             too_large_wait: Duration::from_secs(1),
             backup: std::sync::Mutex::new(None),
             restarts,
+            discovery: discovery::Served::new(!opts.legacy_discovery),
         });
         app.backup();
         let router = axum::Router::new()
