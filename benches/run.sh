@@ -251,22 +251,39 @@ section_b() {
 }
 
 # ---------------------------------------------------------------- D: time to first line
+# discovery_requests: how many discovery documents the simulator has served so far.
+discovery_requests() {
+    curl -sfk -A bench -H "Authorization: Bearer $TOKEN" "$URL/_sim/state" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["discoveryRequests"])'
+}
+
+# ttfl CLIENT WHAT PATTERN CMD…: one time-to-first-line run on core 1, with the discovery
+# requests it made.
+ttfl() {
+    local client=$1 what=$2 pattern=$3 before
+    shift 3
+    before=$(discovery_requests)
+    rec D "$client" 10 "$what" ttfl_ms "$(taskset -c 1 python3 "$ROOT/benches/ttfl.py" "$pattern" "$@")"
+    rec D "$client" 10 "$what" discovery_requests "$(($(discovery_requests) - before))"
+}
+
 section_d() {
-    log "D: time to the first line, 10 pods in a namespace"
+    log "D: time to the first line, 10 pods / 2 deployments in a namespace"
     start_sim 20 default
-    # kubectl: cold discovery cache (fresh HOME) and warm (cache kept between runs).
-    for i in $(seq 5); do
-        rm -rf "$WORK/dhome"
-        mkdir -p "$WORK/dhome"
-        rec D kubectl-cold 10 default ttfl_ms "$(taskset -c 1 python3 "$ROOT/benches/ttfl.py" 'web-' \
-            env HOME="$WORK/dhome" kubectl --kubeconfig "$KC" get pods -n default)"
-        rec D kubectl-warm 10 default ttfl_ms "$(taskset -c 1 python3 "$ROOT/benches/ttfl.py" 'web-' \
-            env HOME="$WORK/dhome" kubectl --kubeconfig "$KC" get pods -n default)"
-        rec D kwatch 10 default ttfl_ms "$(taskset -c 1 python3 "$ROOT/benches/ttfl.py" 'web-' \
-            env HOME="$WORK/dhome" "$K" pods -n default --kubeconfig "$KC" --until-synced)"
-        rec D kwatch-fresh-home 10 default ttfl_ms "$(taskset -c 1 python3 "$ROOT/benches/ttfl.py" 'web-' \
-            env HOME="$WORK/home-$i" "$K" pods -n default --kubeconfig "$KC" --until-synced)"
-        rm -rf "$WORK/home-$i"
+    # cold: an empty ~/.kube/cache; warm: the cache the previous command left. kwatch-on-kubectl
+    # reads the cache kubectl wrote.
+    for what in pods deployments; do
+        pattern=web-
+        [ "$what" = deployments ] && pattern=web
+        for i in $(seq 5); do
+            rm -rf "$WORK/dhome" "$WORK/khome"
+            mkdir -p "$WORK/dhome" "$WORK/khome"
+            ttfl kubectl-cold "$what" "$pattern" env HOME="$WORK/dhome" kubectl --kubeconfig "$KC" get "$what" -n default
+            ttfl kubectl-warm "$what" "$pattern" env HOME="$WORK/dhome" kubectl --kubeconfig "$KC" get "$what" -n default
+            ttfl kwatch-on-kubectl "$what" "$pattern" env HOME="$WORK/dhome" "$K" "$what" -n default --kubeconfig "$KC" --until-synced
+            ttfl kwatch-cold "$what" "$pattern" env HOME="$WORK/khome" "$K" "$what" -n default --kubeconfig "$KC" --until-synced
+            ttfl kwatch-warm "$what" "$pattern" env HOME="$WORK/khome" "$K" "$what" -n default --kubeconfig "$KC" --until-synced
+        done
     done
     stop_sim
 }

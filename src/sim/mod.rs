@@ -169,17 +169,18 @@ fn serve(
     router: &axum::Router,
     tls: Option<&axum_server::tls_rustls::RustlsConfig>,
 ) -> std::io::Result<Serving> {
+    use axum_server::accept::NoDelayAcceptor;
     let handle = axum_server::Handle::new();
     let service = router.clone().into_make_service();
+    // TCP_NODELAY, as Go's net/http (and so kube-apiserver) sets it: a response's head and
+    // body go out at once instead of waiting for the client's delayed ACK (~40 ms).
+    let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
     let task = match tls {
-        None => {
-            let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
-            tokio::spawn(srv.serve(service))
-        }
+        None => tokio::spawn(srv.acceptor(NoDelayAcceptor::new()).serve(service)),
         Some(config) => {
-            let srv = axum_server::tls_rustls::from_tcp_rustls(listener, config.clone())?
-                .handle(handle.clone());
-            tokio::spawn(srv.serve(service))
+            let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config.clone())
+                .acceptor(NoDelayAcceptor::new());
+            tokio::spawn(srv.acceptor(acceptor).serve(service))
         }
     };
     Ok(Serving { handle, task })
