@@ -9,7 +9,7 @@ use crossterm::style::{Color, Stylize};
 
 use std::collections::HashMap;
 
-use super::columns::{resource_columns, Column, Getter};
+use super::columns::{resource_columns, Column, Getter, RowObject};
 use super::sanitize::sanitize;
 use super::{diff, Body, Format, Options, Printer, Record, Resource};
 use crate::delta::DeltaType;
@@ -339,14 +339,10 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 cells.push(obj.map_or("<unknown>".into(), |o| {
                     sanitize(o.resource_version()).into_owned()
                 }));
-                // Parse the object only when a column reads more than metadata.
-                let value = match obj {
-                    Some(o) if cols.iter().any(Column::needs_value) => o.to_value(),
-                    _ => serde_json::Value::Null,
-                };
+                let row = RowObject::parse(&cols, obj.map(|o| o.raw().get()));
                 let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
                 for c in &cols {
-                    cells.push(sanitize(&c.cell(&value, created, rec.time)).into_owned());
+                    cells.push(sanitize(&row.cell(c, created, rec.time)).into_owned());
                 }
                 if self.current.as_ref() != Some(&layout) {
                     self.current = Some(layout.clone());
