@@ -626,6 +626,9 @@ impl<'a> RowObject<'a> {
 /// [`Value`] readings of it agree (string, integer that fits i64, bool, object, array, or
 /// null/absent); any other type, a repeated key (except within labels, see [`Labels`]) or
 /// a string with escapes fails the parse, so the row falls back to the [`Value`].
+/// One difference remains: an object nested deeper than serde_json's limit for a
+/// [`Value`] (128) has no [`Value`] (its cells are those of no object), while the skipped
+/// parts of a [`PodView`] have no depth limit.
 #[derive(Debug, Deserialize)]
 pub struct PodView<'a> {
     #[serde(borrow, default)]
