@@ -1,10 +1,15 @@
 //! The resource columns of the table, as `kubectl get` prints them: built-in printers
 //! for the common kinds, a custom resource's additionalPrinterColumns, else AGE alone.
 //! Each column turns an object (parsed once per row, only when a column needs it) into
-//! one cell.
+//! one cell. Pod rows read a typed partial parse of the object ([`PodView`]) when it
+//! succeeds, else the whole object as a [`Value`]; both give the same cells.
 
+use std::marker::PhantomData;
 use std::time::Duration;
 
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::table::human_duration;
@@ -54,6 +59,8 @@ pub enum Getter {
     /// From metadata.creationTimestamp (needs no parse of the object).
     Age,
     Builtin(fn(&Value, jiff::Timestamp) -> String),
+    /// A pod column: read from a [`PodView`] when the row has one.
+    Pod(PodColumn),
     Path {
         template: Template,
         date: bool,
@@ -95,6 +102,7 @@ impl Column {
         match &self.get {
             Getter::Age => age(created, now),
             Getter::Builtin(f) => f(v, now),
+            Getter::Pod(p) => p.value_cell(v, now),
             Getter::Path { template, date } => {
                 let vals = template.values(v);
                 match vals.first() {
@@ -140,14 +148,14 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
     let mut cols = match (group(r), r.kind.as_str()) {
         ("", "Pod") => {
             let mut v = vec![
-                c("READY", pod_ready),
-                c("STATUS", pod_status),
-                c("RESTARTS", pod_restarts),
+                PodColumn::Ready.column("READY"),
+                PodColumn::Status.column("STATUS"),
+                PodColumn::Restarts.column("RESTARTS"),
                 Column::age(),
             ];
             if wide {
-                v.push(c("IP", |o, _| none(&o["status"]["podIP"])));
-                v.push(c("NODE", |o, _| none(&o["spec"]["nodeName"])));
+                v.push(PodColumn::Ip.column("IP"));
+                v.push(PodColumn::Node.column("NODE"));
             }
             v
         }
@@ -513,6 +521,434 @@ fn event_last_seen(o: &Value, now: jiff::Timestamp) -> String {
     age(t, now)
 }
 
+/// The columns of a pod row that read past metadata.creationTimestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodColumn {
+    Ready,
+    Status,
+    Restarts,
+    Ip,
+    Node,
+}
+
+impl PodColumn {
+    fn column(self, header: &str) -> Column {
+        Column {
+            header: header.into(),
+            get: Getter::Pod(self),
+        }
+    }
+
+    /// The cell from the whole object.
+    fn value_cell(self, o: &Value, now: jiff::Timestamp) -> String {
+        match self {
+            PodColumn::Ready => pod_ready(o, now),
+            PodColumn::Status => pod_status(o, now),
+            PodColumn::Restarts => pod_restarts(o, now),
+            PodColumn::Ip => none(&o["status"]["podIP"]),
+            PodColumn::Node => none(&o["spec"]["nodeName"]),
+        }
+    }
+
+    /// The cell from the typed fields; equal to [`PodColumn::value_cell`] on the same object.
+    fn view_cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {
+        match self {
+            PodColumn::Ready => p.ready(),
+            PodColumn::Status => p.status(),
+            PodColumn::Restarts => p.restarts(now),
+            PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip)),
+            PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name)),
+        }
+    }
+}
+
+/// An object parsed for one row: only as much as the row's columns read.
+pub enum RowObject<'a> {
+    /// No object, or no column reads past metadata.creationTimestamp.
+    Unparsed,
+    Pod(PodView<'a>),
+    Value(Value),
+}
+
+impl<'a> RowObject<'a> {
+    /// Parses `raw` (an object's JSON) for `cols`: into a [`PodView`] when every column can
+    /// read one and the object has the types it expects, else into a [`Value`].
+    pub fn parse(cols: &[Column], raw: Option<&'a str>) -> RowObject<'a> {
+        let Some(raw) = raw.filter(|_| cols.iter().any(Column::needs_value)) else {
+            return RowObject::Unparsed;
+        };
+        let typed = cols.iter().all(|c| {
+            matches!(
+                c.get,
+                Getter::Age | Getter::Pod(_) | Getter::Label(_) | Getter::Labels
+            )
+        });
+        if typed {
+            if let Some(p) = PodView::parse(raw) {
+                return RowObject::Pod(p);
+            }
+        }
+        RowObject::Value(serde_json::from_str(raw).unwrap_or(Value::Null))
+    }
+
+    /// `col`'s cell: what [`Column::cell`] gives for the whole object.
+    pub fn cell(&self, col: &Column, created: Option<&str>, now: jiff::Timestamp) -> String {
+        let p = match self {
+            RowObject::Unparsed => return col.cell(&Value::Null, created, now),
+            RowObject::Value(v) => return col.cell(v, created, now),
+            RowObject::Pod(p) => p,
+        };
+        match &col.get {
+            Getter::Age => age(created, now),
+            Getter::Pod(c) => c.view_cell(p, now),
+            Getter::Label(k) => p
+                .labels()
+                .and_then(|l| l.get(k))
+                .unwrap_or_default()
+                .to_owned(),
+            Getter::Labels => match p.labels() {
+                Some(l) if !l.0.is_empty() => {
+                    l.0.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                }
+                _ => "<none>".into(),
+            },
+            // RowObject::parse makes a PodView only for the getters above.
+            Getter::Builtin(_) | Getter::Path { .. } => col.cell(&Value::Null, created, now),
+        }
+    }
+}
+
+/// The fields of a pod that the pod columns and `-L`/`--show-labels` read, parsed without
+/// building the rest. Each field has the one JSON type on which the typed and the
+/// [`Value`] readings of it agree (string, integer that fits i64, bool, object, array, or
+/// null/absent); any other type, a repeated key (except within labels, see [`Labels`]) or
+/// a string with escapes fails the parse, so the row falls back to the [`Value`].
+/// One difference remains: an object nested deeper than serde_json's limit for a
+/// [`Value`] (128) has no [`Value`] (its cells are those of no object), while the skipped
+/// parts of a [`PodView`] have no depth limit.
+#[derive(Debug, Deserialize)]
+pub struct PodView<'a> {
+    #[serde(borrow, default)]
+    metadata: Option<Obj<PodMeta<'a>>>,
+    #[serde(borrow, default)]
+    spec: Option<Obj<PodSpec<'a>>>,
+    #[serde(borrow, default)]
+    status: Option<Obj<PodStatus<'a>>>,
+}
+
+impl<'a> PodView<'a> {
+    /// `None` when `raw` does not have the types [`PodView`] expects.
+    pub fn parse(raw: &'a str) -> Option<PodView<'a>> {
+        serde_json::from_str::<Obj<PodView<'a>>>(raw)
+            .ok()
+            .map(|o| o.0)
+    }
+
+    fn labels(&self) -> Option<&Labels<'a>> {
+        self.metadata.as_ref()?.labels.as_ref()
+    }
+
+    fn container_statuses(&self) -> Option<&[Obj<ContainerStatus<'a>>]> {
+        self.status.as_ref()?.container_statuses.as_deref()
+    }
+
+    /// [`pod_ready`].
+    fn ready(&self) -> String {
+        let total = self
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.as_ref())
+            .map_or(0, |l| l.0);
+        let statuses = self.container_statuses();
+        let total = if total == 0 {
+            statuses.map_or(0, <[_]>::len)
+        } else {
+            total
+        };
+        let ready = statuses.map_or(0, |s| s.iter().filter(|c| c.ready == Some(true)).count());
+        format!("{ready}/{total}")
+    }
+
+    /// [`pod_status`].
+    fn status(&self) -> String {
+        let st = self.status.as_ref();
+        let st_reason = st.and_then(|s| s.reason);
+        let mut reason = st_reason
+            .or_else(|| st.and_then(|s| s.phase))
+            .unwrap_or("Unknown")
+            .to_owned();
+        let inits = st.and_then(|s| s.init_container_statuses.as_deref());
+        let n_inits = self
+            .spec
+            .as_ref()
+            .and_then(|s| s.init_containers.as_ref())
+            .map_or(inits.map_or(0, <[_]>::len), |l| l.0);
+        let mut initializing = false;
+        for (i, c) in inits.into_iter().flatten().enumerate() {
+            let term = c.terminated();
+            if term.is_some_and(|t| t.exit_code == Some(0)) {
+                continue;
+            }
+            initializing = true;
+            reason = if let Some(t) = term {
+                match t.reason {
+                    Some(r) if !r.is_empty() => format!("Init:{r}"),
+                    _ => format!("Init:ExitCode:{}", t.exit_code.unwrap_or(0)),
+                }
+            } else if let Some(r) = c.waiting_reason().filter(|r| *r != "PodInitializing") {
+                format!("Init:{r}")
+            } else {
+                format!("Init:{i}/{n_inits}")
+            };
+            break;
+        }
+        if !initializing {
+            let mut has_running = false;
+            for c in self.container_statuses().into_iter().flatten().rev() {
+                let term = c.terminated();
+                if let Some(r) = c.waiting_reason() {
+                    reason = r.to_owned();
+                } else if let Some(r) = term.and_then(|t| t.reason) {
+                    reason = r.to_owned();
+                } else if let Some(t) = term {
+                    reason = format!("ExitCode:{}", t.exit_code.unwrap_or(0));
+                } else if c.ready == Some(true)
+                    && c.state.as_ref().is_some_and(|s| s.running.is_some())
+                {
+                    has_running = true;
+                }
+            }
+            if reason == "Completed" && has_running {
+                reason = "Running".into();
+            }
+        }
+        let deleting = self
+            .metadata
+            .as_ref()
+            .is_some_and(|m| m.deletion_timestamp.is_some());
+        if deleting {
+            reason = if st_reason == Some("NodeLost") {
+                "Unknown".into()
+            } else {
+                "Terminating".into()
+            };
+        }
+        reason
+    }
+
+    /// [`pod_restarts`].
+    fn restarts(&self, now: jiff::Timestamp) -> String {
+        let mut n = 0;
+        let mut last: Option<jiff::Timestamp> = None;
+        for c in self.container_statuses().into_iter().flatten() {
+            n += c.restart_count.unwrap_or(0);
+            let t = c
+                .last_state
+                .as_ref()
+                .and_then(|l| l.terminated.as_ref())
+                .and_then(|t| t.finished_at)
+                .and_then(|s| s.parse::<jiff::Timestamp>().ok());
+            if t > last {
+                last = t;
+            }
+        }
+        match last {
+            Some(t) if n > 0 => format!("{n} ({} ago)", age(Some(&t.to_string()), now)),
+            _ => n.to_string(),
+        }
+    }
+}
+
+/// [`none`] of a string field.
+fn none_str(s: Option<&str>) -> String {
+    match s {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => "<none>".into(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct PodMeta<'a> {
+    #[serde(borrow, default, rename = "deletionTimestamp")]
+    deletion_timestamp: Option<&'a str>,
+    #[serde(borrow, default)]
+    labels: Option<Labels<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PodSpec<'a> {
+    #[serde(default)]
+    containers: Option<Len>,
+    #[serde(default, rename = "initContainers")]
+    init_containers: Option<Len>,
+    #[serde(borrow, default, rename = "nodeName")]
+    node_name: Option<&'a str>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PodStatus<'a> {
+    #[serde(borrow, default)]
+    reason: Option<&'a str>,
+    #[serde(borrow, default)]
+    phase: Option<&'a str>,
+    #[serde(borrow, default, rename = "podIP")]
+    pod_ip: Option<&'a str>,
+    #[serde(borrow, default, rename = "initContainerStatuses")]
+    init_container_statuses: Option<Vec<Obj<ContainerStatus<'a>>>>,
+    #[serde(borrow, default, rename = "containerStatuses")]
+    container_statuses: Option<Vec<Obj<ContainerStatus<'a>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ContainerStatus<'a> {
+    #[serde(default)]
+    ready: Option<bool>,
+    #[serde(default, rename = "restartCount")]
+    restart_count: Option<i64>,
+    #[serde(borrow, default)]
+    state: Option<Obj<State<'a>>>,
+    #[serde(borrow, default, rename = "lastState")]
+    last_state: Option<Obj<LastState<'a>>>,
+}
+
+impl<'a> ContainerStatus<'a> {
+    fn terminated(&self) -> Option<&Terminated<'a>> {
+        self.state.as_ref()?.terminated.as_deref()
+    }
+
+    fn waiting_reason(&self) -> Option<&'a str> {
+        self.state.as_ref()?.waiting.as_ref()?.reason
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct State<'a> {
+    #[serde(borrow, default)]
+    waiting: Option<Obj<Waiting<'a>>>,
+    #[serde(borrow, default)]
+    terminated: Option<Obj<Terminated<'a>>>,
+    #[serde(default)]
+    running: Option<Obj<IgnoredAny>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LastState<'a> {
+    #[serde(borrow, default)]
+    terminated: Option<Obj<Terminated<'a>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Waiting<'a> {
+    #[serde(borrow, default)]
+    reason: Option<&'a str>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Terminated<'a> {
+    #[serde(borrow, default)]
+    reason: Option<&'a str>,
+    #[serde(default, rename = "exitCode")]
+    exit_code: Option<i64>,
+    #[serde(borrow, default, rename = "finishedAt")]
+    finished_at: Option<&'a str>,
+}
+
+/// A JSON object read as `T`. A derived struct alone also accepts a JSON array (its
+/// fields by position), which a [`Value`] reading would not treat as an object.
+#[derive(Debug)]
+struct Obj<T>(T);
+
+impl<T> std::ops::Deref for Obj<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// The length of a JSON array; its elements are skipped.
+#[derive(Debug)]
+struct Len(usize);
+
+impl<'de> Deserialize<'de> for Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Len;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON array")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Len, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Len(n))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// String labels in the order a [`Value`] map keeps them: a repeated key keeps its first
+/// place and takes its last value.
+#[derive(Debug)]
+struct Labels<'a>(Vec<(&'a str, &'a str)>);
+
+impl<'a> Labels<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Labels<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object of strings")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Labels<'a>, A::Error> {
+                let mut pairs: Vec<(&'a str, &'a str)> = Vec::new();
+                while let Some((k, v)) = map.next_entry::<&'de str, &'de str>()? {
+                    match pairs.iter_mut().find(|(pk, _)| *pk == k) {
+                        Some(p) => p.1 = v,
+                        None => pairs.push((k, v)),
+                    }
+                }
+                Ok(Labels(pairs))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,5 +1005,294 @@ mod tests {
         let cells: Vec<String> = cols.iter().map(|c| c.cell(&w, None, now())).collect();
         assert_eq!(cells, ["3", "60s"]);
         assert_eq!(resource_columns(&r, true, Some(&pc)).len(), 3);
+    }
+
+    /// Every pod column plus `-L` and `--show-labels`.
+    fn pod_columns() -> Vec<Column> {
+        let r = Resource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespaced: true,
+        };
+        let mut cols = resource_columns(&r, true, None);
+        for l in ["app", "missing"] {
+            cols.push(Column {
+                header: l.to_uppercase(),
+                get: Getter::Label(l.into()),
+            });
+        }
+        cols.push(Column {
+            header: "LABELS".into(),
+            get: Getter::Labels,
+        });
+        cols
+    }
+
+    /// The row's cells through [`RowObject`], and whether it used a [`PodView`]; asserts
+    /// they equal the cells from the whole object as a [`Value`].
+    fn cells_agree(raw: &str) -> bool {
+        let cols = pod_columns();
+        let v: Value = serde_json::from_str(raw).unwrap();
+        let created = v["metadata"]["creationTimestamp"].as_str();
+        let row = RowObject::parse(&cols, Some(raw));
+        for c in &cols {
+            assert_eq!(
+                row.cell(c, created, now()),
+                c.cell(&v, created, now()),
+                "{} of {raw}",
+                c.header
+            );
+        }
+        matches!(row, RowObject::Pod(_))
+    }
+
+    /// A pick from `xs` (`None` leaves the key out).
+    fn pick<'a>(rng: &mut rand::rngs::SmallRng, xs: &'a [Option<Value>]) -> &'a Option<Value> {
+        use rand::Rng;
+        &xs[rng.random_range(0..xs.len())]
+    }
+
+    fn put(m: &mut serde_json::Map<String, Value>, k: &str, v: &Option<Value>) {
+        if let Some(v) = v {
+            m.insert(k.into(), v.clone());
+        }
+    }
+
+    /// Random well-typed pods: container and init container states, readiness, restarts,
+    /// phases and reasons, deletion, IPs, nodes and labels in many combinations.
+    fn random_pod(rng: &mut rand::rngs::SmallRng) -> Value {
+        use rand::Rng;
+        let states = [
+            None,
+            Some(json!(null)),
+            Some(json!({})),
+            Some(json!({"running": {"startedAt": "2026-11-21T09:00:00Z"}})),
+            Some(json!({"running": null})),
+            Some(json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}})),
+            Some(json!({"waiting": {"reason": "ContainerCreating"}})),
+            Some(json!({"waiting": {"reason": "PodInitializing"}})),
+            Some(json!({"waiting": {"reason": ""}})),
+            Some(json!({"waiting": {}})),
+            Some(json!({"terminated": {"exitCode": 0, "reason": "Completed"}})),
+            Some(json!({"terminated": {"exitCode": 0}})),
+            Some(json!({"terminated": {"exitCode": 1, "reason": "Error"}})),
+            Some(json!({"terminated": {"exitCode": 137, "reason": ""}})),
+            Some(json!({"terminated": {"exitCode": 2}})),
+            Some(json!({"terminated": {}})),
+            Some(json!({"terminated": {"reason": "OOMKilled"}})),
+            Some(json!({"terminated": {"exitCode": -1, "signal": 9}})),
+        ];
+        let last_states = [
+            None,
+            Some(json!({})),
+            Some(json!(null)),
+            Some(json!({"terminated": {"exitCode": 1, "finishedAt": "2026-11-21T10:00:00Z"}})),
+            Some(json!({"terminated": {"finishedAt": "2026-11-20T08:30:00Z"}})),
+            Some(json!({"terminated": {"finishedAt": "not a time"}})),
+            Some(json!({"terminated": {"finishedAt": null}})),
+            Some(json!({"terminated": null})),
+        ];
+        let bools = [
+            None,
+            Some(json!(true)),
+            Some(json!(false)),
+            Some(json!(null)),
+        ];
+        let counts = [
+            None,
+            Some(json!(0)),
+            Some(json!(1)),
+            Some(json!(7)),
+            Some(json!(null)),
+        ];
+        let strs = [
+            None,
+            Some(json!(null)),
+            Some(json!("")),
+            Some(json!("10.0.0.7")),
+            Some(json!("node-a")),
+        ];
+        let phases = [
+            None,
+            Some(json!("Running")),
+            Some(json!("Pending")),
+            Some(json!("Succeeded")),
+            Some(json!("Failed")),
+            Some(json!("Unknown")),
+        ];
+        let reasons = [
+            None,
+            Some(json!("NodeLost")),
+            Some(json!("Evicted")),
+            Some(json!("")),
+            Some(json!(null)),
+        ];
+        let labels = [
+            None,
+            Some(json!(null)),
+            Some(json!({})),
+            Some(json!({"app": "web", "tier": "fe"})),
+            Some(json!({"tier": "be", "app": ""})),
+        ];
+        let statuses = |rng: &mut rand::rngs::SmallRng, n: usize| -> Value {
+            (0..n)
+                .map(|i| {
+                    let mut c = serde_json::Map::new();
+                    c.insert("name".into(), json!(format!("c{i}")));
+                    put(&mut c, "state", pick(rng, &states));
+                    put(&mut c, "lastState", pick(rng, &last_states));
+                    put(&mut c, "ready", pick(rng, &bools));
+                    put(&mut c, "restartCount", pick(rng, &counts));
+                    put(&mut c, "started", pick(rng, &bools));
+                    Value::Object(c)
+                })
+                .collect()
+        };
+        let containers = |n: usize| -> Value {
+            (0..n)
+                .map(|i| json!({"name": format!("c{i}"), "image": "busybox"}))
+                .collect()
+        };
+        let mut meta = serde_json::Map::new();
+        meta.insert("name".into(), json!("p"));
+        meta.insert("creationTimestamp".into(), json!("2026-11-21T09:00:00Z"));
+        put(&mut meta, "labels", pick(rng, &labels));
+        if rng.random_bool(0.2) {
+            meta.insert("deletionTimestamp".into(), json!("2026-11-21T10:04:00Z"));
+        } else if rng.random_bool(0.1) {
+            meta.insert("deletionTimestamp".into(), json!(null));
+        }
+        let mut spec = serde_json::Map::new();
+        let n_containers = rng.random_range(0..4);
+        if n_containers > 0 || rng.random_bool(0.5) {
+            spec.insert("containers".into(), containers(n_containers));
+        }
+        let n_inits = rng.random_range(0..3);
+        if n_inits > 0 && rng.random_bool(0.7) {
+            spec.insert("initContainers".into(), containers(n_inits));
+        }
+        put(&mut spec, "nodeName", pick(rng, &strs));
+        spec.insert(
+            "readinessGates".into(),
+            json!([{"conditionType": "x/ready"}]),
+        );
+        let mut status = serde_json::Map::new();
+        put(&mut status, "phase", pick(rng, &phases));
+        put(&mut status, "reason", pick(rng, &reasons));
+        put(&mut status, "podIP", pick(rng, &strs));
+        if rng.random_bool(0.3) {
+            status.insert("nominatedNodeName".into(), json!("node-b"));
+        }
+        status.insert(
+            "conditions".into(),
+            json!([{"type": "Ready", "status": "False", "reason": "ReadinessGatesNotReady"}]),
+        );
+        if n_inits > 0 || rng.random_bool(0.1) {
+            let n = if rng.random_bool(0.8) { n_inits } else { 1 };
+            status.insert("initContainerStatuses".into(), statuses(rng, n));
+        }
+        match rng.random_range(0..6) {
+            0 => {}
+            1 => {
+                status.insert("containerStatuses".into(), json!(null));
+            }
+            _ => {
+                let n = if rng.random_bool(0.8) {
+                    n_containers
+                } else {
+                    rng.random_range(0..4)
+                };
+                status.insert("containerStatuses".into(), statuses(rng, n));
+            }
+        }
+        let mut pod = serde_json::Map::new();
+        pod.insert("kind".into(), json!("Pod"));
+        pod.insert("metadata".into(), Value::Object(meta));
+        if rng.random_bool(0.95) {
+            pod.insert("spec".into(), Value::Object(spec));
+        }
+        if rng.random_bool(0.95) {
+            pod.insert("status".into(), Value::Object(status));
+        }
+        Value::Object(pod)
+    }
+
+    #[test]
+    fn pod_view_cells_equal_the_value_cells() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let mut cells = std::collections::HashSet::new();
+        for _ in 0..3000 {
+            let raw = random_pod(&mut rng).to_string();
+            assert!(cells_agree(&raw), "no PodView for {raw}");
+            let v: Value = serde_json::from_str(&raw).unwrap();
+            cells.insert(pod_status(&v, now()));
+            cells.insert(pod_restarts(&v, now()));
+        }
+        // The pods reach the branches of the status and restart columns.
+        for want in [
+            "Init:0/2",
+            "Init:1/2",
+            "Init:CrashLoopBackOff",
+            "Init:Error",
+            "Init:ExitCode:2",
+            "Init:OOMKilled",
+            "Completed",
+            "Running",
+            "CrashLoopBackOff",
+            "ExitCode:2",
+            "ExitCode:-1",
+            "Terminating",
+            "Unknown",
+            "Evicted",
+            "Pending",
+            "",
+            "7 (5m ago)",
+            "8 (25h ago)",
+            "14",
+        ] {
+            assert!(cells.contains(want), "no pod gave {want:?}: {cells:?}");
+        }
+    }
+
+    #[test]
+    fn pod_view_falls_back_to_the_value_on_other_types() {
+        let pods = [
+            r#"{"status":{"containerStatuses":[{"ready":"true","state":{"running":{}}}]}}"#,
+            r#"{"status":{"containerStatuses":[{"restartCount":1.0}]}}"#,
+            r#"{"status":{"containerStatuses":[{"restartCount":9223372036854775808}]}}"#,
+            r#"{"status":{"containerStatuses":[{"ready":true,"state":{"running":[]}}]}}"#,
+            r#"{"status":{"containerStatuses":[{"state":{"terminated":[0,"Done"]}}]}}"#,
+            r#"{"status":{"containerStatuses":[{"state":{"terminated":{"exitCode":"1"}}}]}}"#,
+            r#"{"status":{"containerStatuses":[{"state":{"waiting":{"reason":5}}}]}}"#,
+            r#"{"status":{"containerStatuses":[{"state":{"waiting":{"reason":"Crash\u004coop"}}}]}}"#,
+            r#"{"status":{"containerStatuses":[["ready",true]]}}"#,
+            r#"{"status":{"containerStatuses":{"0":{"ready":true}}}}"#,
+            r#"{"status":{"initContainerStatuses":[{"state":{"terminated":{"exitCode":0.0}}}]}}"#,
+            r#"{"status":{"phase":"Running","phase":"Failed"}}"#,
+            r#"{"status":{"phase":"Running"},"status":{"phase":"Failed"}}"#,
+            r#"{"status":{"podIP":5,"phase":"Running"}}"#,
+            r#"{"status":["Running"]}"#,
+            r#"{"spec":{"containers":{"a":{}}},"status":{"containerStatuses":[{}]}}"#,
+            r#"{"spec":{"nodeName":{"n":1}}}"#,
+            r#"{"metadata":{"deletionTimestamp":0},"status":{"phase":"Running"}}"#,
+            r#"{"metadata":{"labels":{"app":1,"tier":"fe"}}}"#,
+            r#"{"metadata":{"labels":["app"]}}"#,
+            r#"{"metadata":{"labels":{"a\"pp":"web"}}}"#,
+            r#"{"metadata":{"labels":{"app":"web"},"labels":{"tier":"fe"}}}"#,
+        ];
+        for raw in pods {
+            assert!(PodView::parse(raw).is_none(), "{raw}");
+            assert!(!cells_agree(raw), "{raw}");
+        }
+    }
+
+    #[test]
+    fn pod_view_reads_repeated_label_keys_as_a_value_map_does() {
+        let raw = r#"{"metadata":{"labels":{"app":"web","tier":"fe","app":"db"}}}"#;
+        assert!(cells_agree(raw));
+        let p = PodView::parse(raw).unwrap();
+        assert_eq!(p.labels().unwrap().0, [("app", "db"), ("tier", "fe")]);
     }
 }

@@ -3,13 +3,14 @@
 //! Every string from the server is sanitized; colour only when asked.
 
 use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::style::{Color, Stylize};
 
 use std::collections::HashMap;
 
-use super::columns::{resource_columns, Column, Getter};
+use super::columns::{resource_columns, Column, Getter, RowObject};
 use super::sanitize::sanitize;
 use super::{diff, Body, Format, Options, Printer, Record, Resource};
 use crate::delta::DeltaType;
@@ -18,13 +19,19 @@ use crate::reflector::ReflectorEvent;
 pub struct TablePrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
-    /// The width of each column, per header line seen; widths never shrink, so rows of
-    /// one layout never jitter, and a layout shown again keeps its widths.
-    widths: HashMap<Vec<String>, Vec<usize>>,
+    /// The width of each column, per header line seen (a handful); widths never shrink,
+    /// so rows of one layout never jitter, and a layout shown again keeps its widths.
+    widths: Vec<(Vec<String>, Vec<usize>)>,
     /// The header line printed last: a new one is printed only when it changes.
     current: Option<Vec<String>>,
-    /// The resource columns per resource name (built once).
-    columns: HashMap<String, Vec<Column>>,
+    /// The columns and header line per resource name (built once).
+    layouts: HashMap<String, Arc<Layout>>,
+}
+
+/// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
+struct Layout {
+    cols: Vec<Column>,
+    headers: Vec<String>,
 }
 
 impl<W: Write> TablePrinter<W> {
@@ -32,36 +39,51 @@ impl<W: Write> TablePrinter<W> {
         TablePrinter {
             opts,
             w: BufWriter::new(w),
-            widths: HashMap::new(),
+            widths: Vec::new(),
             current: None,
-            columns: HashMap::new(),
+            layouts: HashMap::new(),
         }
     }
 
-    /// The resource columns of `r` (kubectl's), then `-L` and `--show-labels` columns.
-    fn columns_of(&mut self, r: &Resource) -> Vec<Column> {
+    /// The layout of `r`: its resource columns (kubectl's), then `-L` and `--show-labels`
+    /// columns, and the header line over them.
+    fn layout_of(&mut self, r: &Resource) -> Arc<Layout> {
+        if let Some(l) = self.layouts.get(&r.name) {
+            return l.clone();
+        }
         let wide = self.opts.format == Format::Wide;
         let opts = &self.opts;
-        self.columns
-            .entry(r.name.clone())
-            .or_insert_with(|| {
-                let crd = opts.printer_columns.get(&r.name).map(Vec::as_slice);
-                let mut cols = resource_columns(r, wide, crd);
-                for l in &opts.label_columns {
-                    cols.push(Column {
-                        header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),
-                        get: Getter::Label(l.clone()),
-                    });
-                }
-                if opts.show_labels {
-                    cols.push(Column {
-                        header: "LABELS".into(),
-                        get: Getter::Labels,
-                    });
-                }
-                cols
-            })
-            .clone()
+        let crd = opts.printer_columns.get(&r.name).map(Vec::as_slice);
+        let mut cols = resource_columns(r, wide, crd);
+        for l in &opts.label_columns {
+            cols.push(Column {
+                header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),
+                get: Getter::Label(l.clone()),
+            });
+        }
+        if opts.show_labels {
+            cols.push(Column {
+                header: "LABELS".into(),
+                get: Getter::Labels,
+            });
+        }
+        let headers = self.headers(&cols);
+        let l = Arc::new(Layout { cols, headers });
+        self.layouts.insert(r.name.clone(), l.clone());
+        l
+    }
+
+    /// The widths of the columns of `layout`; TYPE is as wide as its longest value from
+    /// the start.
+    fn widths_of(&mut self, layout: &[String]) -> &mut Vec<usize> {
+        let i = match self.widths.iter().position(|(l, _)| l == layout) {
+            Some(i) => i,
+            None => {
+                self.widths.push((layout.to_vec(), vec!["Replaced".len()]));
+                self.widths.len() - 1
+            }
+        };
+        &mut self.widths[i].1
     }
 
     fn headers(&self, cols: &[Column]) -> Vec<String> {
@@ -85,10 +107,7 @@ impl<W: Write> TablePrinter<W> {
 
     /// Grows the widths of `layout` to fit `cells`.
     fn grow(&mut self, layout: &[String], cells: &[String]) {
-        let widths = self
-            .widths
-            .entry(layout.to_vec())
-            .or_insert_with(|| vec!["Replaced".len()]);
+        let widths = self.widths_of(layout);
         if widths.len() < cells.len() {
             widths.resize(cells.len(), 0);
         }
@@ -103,11 +122,7 @@ impl<W: Write> TablePrinter<W> {
         cells: &[String],
         color: Option<Color>,
     ) -> io::Result<()> {
-        let widths = self
-            .widths
-            .entry(layout.to_vec())
-            // TYPE is as wide as its longest value from the start.
-            .or_insert_with(|| vec!["Replaced".len()]);
+        let widths = self.widths_of(layout);
         if widths.len() < cells.len() {
             widths.resize(cells.len(), 0);
         }
@@ -314,11 +329,12 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
             Body::Delta {
                 key, delta, prev, ..
             } => {
-                let cols = self.columns_of(rec.resource);
-                let layout = self.headers(&cols);
+                let l = self.layout_of(rec.resource);
+                let (cols, layout) = (&l.cols, &l.headers);
                 let (ns, obj_name) = key.split_once('/').unwrap_or(("", key));
                 let obj = delta.object.object();
-                let mut cells = vec![delta.kind.as_str().to_owned()];
+                let mut cells = Vec::with_capacity(layout.len());
+                cells.push(delta.kind.as_str().to_owned());
                 if self.opts.timestamps {
                     cells.push(super::format_time(rec.time));
                 }
@@ -339,24 +355,20 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 cells.push(obj.map_or("<unknown>".into(), |o| {
                     sanitize(o.resource_version()).into_owned()
                 }));
-                // Parse the object only when a column reads more than metadata.
-                let value = match obj {
-                    Some(o) if cols.iter().any(Column::needs_value) => o.to_value(),
-                    _ => serde_json::Value::Null,
-                };
+                let row = RowObject::parse(cols, obj.map(|o| o.raw().get()));
                 let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
-                for c in &cols {
-                    cells.push(sanitize(&c.cell(&value, created, rec.time)).into_owned());
+                for c in cols {
+                    cells.push(sanitize(&row.cell(c, created, rec.time)).into_owned());
                 }
-                if self.current.as_ref() != Some(&layout) {
+                if self.current.as_ref() != Some(layout) {
                     self.current = Some(layout.clone());
                     // A new header is as wide as its first row, so that row lines up.
-                    self.grow(&layout, &cells);
+                    self.grow(layout, &cells);
                     if !self.opts.no_headers {
-                        self.write_row(&layout, &layout, None)?;
+                        self.write_row(layout, layout, None)?;
                     }
                 }
-                self.write_row(&layout, &cells, Some(color_of(delta.kind)))?;
+                self.write_row(layout, &cells, Some(color_of(delta.kind)))?;
                 if let Some(d) = diff::compute(self.opts.diff, delta.kind, *prev, obj) {
                     self.write_diff(&d)?;
                 }
