@@ -412,7 +412,7 @@ fn pod_restarts(o: &Value, now: jiff::Timestamp) -> String {
         .into_iter()
         .flatten()
     {
-        n += c["restartCount"].as_i64().unwrap_or(0);
+        n = c["restartCount"].as_i64().unwrap_or(0).saturating_add(n);
         let t = c["lastState"]["terminated"]["finishedAt"]
             .as_str()
             .and_then(|s| s.parse::<jiff::Timestamp>().ok());
@@ -744,7 +744,7 @@ impl<'a> PodView<'a> {
         let mut n = 0;
         let mut last: Option<jiff::Timestamp> = None;
         for c in self.container_statuses().into_iter().flatten() {
-            n += c.restart_count.unwrap_or(0);
+            n = c.restart_count.unwrap_or(0).saturating_add(n);
             let t = c
                 .last_state
                 .as_ref()
@@ -1286,6 +1286,18 @@ mod tests {
             assert!(PodView::parse(raw).is_none(), "{raw}");
             assert!(!cells_agree(raw), "{raw}");
         }
+    }
+
+    #[test]
+    fn restart_counts_that_overflow_saturate() {
+        let raw = r#"{"status":{"containerStatuses":[{"restartCount":9223372036854775807},{"restartCount":5}]}}"#;
+        assert!(cells_agree(raw));
+        let row = RowObject::parse(&pod_columns(), Some(raw));
+        let restarts = pod_columns()
+            .into_iter()
+            .find(|c| c.header == "RESTARTS")
+            .unwrap();
+        assert_eq!(row.cell(&restarts, None, now()), i64::MAX.to_string());
     }
 
     #[test]
