@@ -138,7 +138,13 @@ impl Object {
 /// client-go's MetaNamespaceKeyFunc.
 pub fn key_of(namespace: Option<&str>, name: &str) -> String {
     match namespace {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        Some(ns) if !ns.is_empty() => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
         _ => name.to_owned(),
     }
 }

@@ -41,7 +41,9 @@ fn ns_of(obj: &ObjectRef) -> &str {
 
 impl Inner {
     fn insert(&mut self, key: String, obj: ObjectRef) {
-        let ns = ns_of(&obj).to_owned();
+        // A second handle keeps the namespace borrowable once `obj` moves into `items`.
+        let held = obj.clone();
+        let ns = ns_of(&held);
         if let Some(old) = self.items.insert(key.clone(), obj) {
             // Keys embed the namespace, so an old object under the same key normally has
             // the same namespace; unindex it anyway so the invariant never rests on that.
@@ -50,7 +52,14 @@ impl Inner {
                 self.unindex(old_ns.to_owned(), &key);
             }
         }
-        self.by_ns.entry(ns).or_default().insert(key);
+        match self.by_ns.get_mut(ns) {
+            Some(keys) => {
+                keys.insert(key);
+            }
+            None => {
+                self.by_ns.insert(ns.to_owned(), BTreeSet::from([key]));
+            }
+        }
     }
 
     fn remove(&mut self, key: &str) -> Option<ObjectRef> {
