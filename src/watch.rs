@@ -521,13 +521,9 @@ async fn consume<Q: Queue>(
         let popped = fifo
             .pop_with(|p| {
                 // The version known before these deltas, read under the FIFO's lock
-                // right before they are applied.
+                // as they are applied.
                 let before = match &p {
-                    Popped::Deltas { key, deltas, .. } => {
-                        let before = store.get(key);
-                        store.apply(deltas);
-                        before
-                    }
+                    Popped::Deltas { deltas, .. } => store.apply(deltas),
                     Popped::Notice(_) => None,
                 };
                 (p, before)
