@@ -16,10 +16,14 @@
 //! FIFO's lock, as client-go's `Pop(process)` does, which keeps knownObjects in step with
 //! the queue (see its doc).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+#[cfg(test)]
+use std::collections::HashSet;
+
+use foldhash::{HashMap, HashMapExt};
 use tokio::sync::Notify;
 
 use crate::delta::{Delta, DeltaObject, DeltaType, Deltas, Tombstone};
@@ -81,7 +85,10 @@ struct Inner<N> {
     initial_population_count: usize,
     /// Stamps every queued delta and notice, increasing.
     seq: u64,
-    /// key → the stamp of its newest delta. Invariant: same keys as `items`.
+    /// key → the stamp of its newest delta, for the keys that have had a delta added to
+    /// already queued ones. Invariant: its keys are in `items`; a key of `items` not here
+    /// was given its one delta when it was queued, so no entry of `queue` behind it (a
+    /// notice pushed later) is older than that delta.
     newest: HashMap<String, u64>,
     /// The stamps of the notices in `queue`, oldest first. Invariant: one per
     /// `Entry::Notice`, in queue order.
@@ -100,7 +107,6 @@ impl<N> Inner<N> {
     /// Appends `delta` to `key`'s deltas, queueing the key if new, then dedups.
     fn queue_action(&mut self, key: String, delta: Delta) {
         self.seq += 1;
-        self.newest.insert(key.clone(), self.seq);
         match self.items.get_mut(&key) {
             Some(deltas) => {
                 self.stats.coalesced += 1;
@@ -108,6 +114,7 @@ impl<N> Inner<N> {
                 if dedup_deltas(deltas) {
                     self.stats.dedups += 1;
                 }
+                self.newest.insert(key, self.seq);
             }
             None => {
                 self.items.insert(key.clone(), vec![delta]);
@@ -128,6 +135,9 @@ impl<N> Inner<N> {
     /// popped first, so that no delta is ever handed out before a notice pushed earlier.
     fn take_overtaken_notice(&mut self) -> Option<N> {
         let first_notice = *self.notice_seqs.front()?;
+        if self.newest.is_empty() {
+            return None;
+        }
         let Some(Entry::Key(key)) = self.queue.front() else {
             return None;
         };
@@ -156,7 +166,9 @@ impl<N> Inner<N> {
                     return Some(Popped::Notice(n));
                 }
                 Entry::Key(key) => {
-                    self.newest.remove(&key);
+                    if !self.newest.is_empty() {
+                        self.newest.remove(&key);
+                    }
                     let is_in_initial_list = !self.has_synced();
                     self.initial_population_count = self.initial_population_count.saturating_sub(1);
                     // By the queue/items invariant this always exists; skipping a stray
@@ -291,43 +303,49 @@ impl<N: Send> DeltaFifo<N> {
         };
         {
             let mut inner = self.lock();
-            let mut listed: HashSet<String> = HashSet::with_capacity(list.len());
+            // Every delta queued from here on is stamped above `start`, and every key
+            // first queued here is queued behind `queue[..before]`. A key queued before
+            // is listed iff it then has a delta stamped above `start`: it has more than
+            // one, so `newest` holds its stamp.
+            let start = inner.seq;
+            let before = inner.queue.len();
+            let items_before = inner.items.len();
             for obj in list {
                 let key = obj.key();
-                listed.insert(key.clone());
                 inner.queue_action(key, Delta::new(action, obj));
             }
+            let mut listed = inner.items.len() - items_before;
 
             let mut queued_deletions = 0usize;
 
             // Vanished objects that still have deltas queued. client-go walks its items
             // map (unspecified order); queue order is a deterministic equivalent.
-            let from_items: Vec<(String, Option<ObjectRef>)> = inner
-                .queue
-                .iter()
-                .filter_map(|e| match e {
-                    Entry::Key(k) if !listed.contains(k) => Some(k),
-                    _ => None,
-                })
-                .map(|k| {
-                    let last = inner
-                        .items
-                        .get(k)
-                        .and_then(|ds| ds.last())
-                        .and_then(|d| d.object.object().cloned());
-                    (k.clone(), last)
-                })
-                .collect();
+            let mut from_items: Vec<(String, Option<ObjectRef>)> = Vec::new();
+            for e in inner.queue.range(..before) {
+                let Entry::Key(k) = e else {
+                    continue;
+                };
+                if inner.newest.get(k).is_some_and(|s| *s > start) {
+                    listed += 1;
+                    continue;
+                }
+                let last = inner
+                    .items
+                    .get(k)
+                    .and_then(|ds| ds.last())
+                    .and_then(|d| d.object.object().cloned());
+                from_items.push((k.clone(), last));
+            }
             for (key, last) in from_items {
                 queued_deletions += 1;
                 inner.queue_action(key.clone(), tombstone(key, last));
             }
 
-            // Vanished objects the consumer knows but that have nothing queued (every
-            // unlisted queued key got its tombstone above).
+            // Vanished objects the consumer knows but that have nothing queued: every
+            // listed key is queued, and every unlisted queued key got its tombstone above.
             if let Some(store) = &self.known {
                 for key in store.list_keys() {
-                    if listed.contains(&key) || inner.items.contains_key(&key) {
+                    if inner.items.contains_key(&key) {
                         continue;
                     }
                     // Absent only if the consumer deleted it since list_keys.
@@ -339,7 +357,7 @@ impl<N: Send> DeltaFifo<N> {
 
             if !inner.populated {
                 inner.populated = true;
-                inner.initial_population_count = listed.len() + queued_deletions;
+                inner.initial_population_count = listed + queued_deletions;
             }
         }
         self.notify.notify_waiters();

@@ -40,6 +40,117 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 /// list or the watch line. Errors as deserializing `{"metadata": Meta}` would, except that a
 /// duplicate `metadata` key is not noticed.
 fn parse_meta(raw: &str) -> Result<Meta, serde_json::Error> {
+    match find_metadata(raw.as_bytes()) {
+        Some(Some(at)) => {
+            let mut de = serde_json::Deserializer::from_str(&raw[at..]);
+            // An error is left to the visitor below, which words it as before (its
+            // position counted from the start of the object).
+            Meta::deserialize(&mut de).or_else(|_| parse_meta_visiting(raw))
+        }
+        Some(None) => Ok(Meta::default()),
+        None => parse_meta_visiting(raw),
+    }
+}
+
+/// Where the value of the first top-level key `metadata` starts in `b`, a JSON object
+/// (`Some(None)`: it has no such key), found without copying or allocating. `None` when
+/// `b` is anything this does not read (not an object, a key with an escape, invalid
+/// JSON): [`parse_meta_visiting`] decides then. Keys are compared as written, so a key
+/// with no escape matches exactly when serde's would.
+fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(None);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = i + 1 + memchr::memchr2(b'"', b'\\', b.get(i + 1..)?)?;
+        if b[end] == b'\\' {
+            return None;
+        }
+        let key = &b[i + 1..end];
+        i = skip_ws(b, end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if key == b"metadata" {
+            return Some(Some(i));
+        }
+        i = skip_ws(b, skip_value(b, i)?);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Some(None),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the string starting (with its quote) at `b[i]`.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let at = j + memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        if b[at] == b'"' {
+            return Some(at + 1);
+        }
+        j = at + 2;
+    }
+}
+
+/// The end of the JSON value starting at `b[i]`, which is assumed valid.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while !matches!(
+                b.get(j),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// [`parse_meta`] by visiting the object's keys with serde (handles any valid JSON).
+fn parse_meta_visiting(raw: &str) -> Result<Meta, serde_json::Error> {
     let mut found = None;
     let mut de = serde_json::Deserializer::from_str(raw);
     let r = MetaSeed(&mut found).deserialize(&mut de);
@@ -138,7 +249,13 @@ impl Object {
 /// client-go's MetaNamespaceKeyFunc.
 pub fn key_of(namespace: Option<&str>, name: &str) -> String {
     match namespace {
-        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        Some(ns) if !ns.is_empty() => {
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
         _ => name.to_owned(),
     }
 }
@@ -176,5 +293,36 @@ mod tests {
         assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());
         assert!(Object::from_json(r#"{"metadata":null}"#).is_err());
         assert!(Object::from_json(r#""s""#).is_err());
+    }
+
+    /// The scan for `metadata` reads what the serde visitor reads.
+    #[test]
+    fn metadata_found_as_serde_finds_it() {
+        let texts = [
+            "{ \n \"kind\" : \"Pod\" ,\n \"metadata\" :\n {\"name\":\"a\",\"namespace\":\"n\"} }",
+            r#"{"n":-1.5e3,"t":true,"z":null,"a":[{"metadata":{"name":"x"}},"]"],"metadata":{"name":"b"}}"#,
+            r#"{"s":"\"metadata\":{}","metadata":{"name":"c"},"metadata":{"name":"d"}}"#,
+            r#"{"metad\u0061ta":{"name":"e"},"metadata":{"name":"f"}}"#,
+            r#"{"kind":"x"}"#,
+            "{}",
+            r#"{"metadata":{"name":"g","uid":"u","managedFields":[],"resourceVersion":"4"}}"#,
+        ];
+        for t in texts {
+            assert_eq!(
+                parse_meta(t).unwrap(),
+                parse_meta_visiting(t).unwrap(),
+                "{t}"
+            );
+        }
+        assert_eq!(parse_meta(texts[3]).unwrap().name, "e");
+        for bad in [
+            r#"{"metadata":{"name":[]}}"#,
+            r#"{"metadata":"x"}"#,
+            "[]",
+            "3",
+        ] {
+            let (a, b) = (parse_meta(bad), parse_meta_visiting(bad));
+            assert_eq!(a.unwrap_err().to_string(), b.unwrap_err().to_string());
+        }
     }
 }

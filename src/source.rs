@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 use futures::Stream;
 use http_body_util::BodyExt;
 use serde::Deserialize;
@@ -681,11 +681,56 @@ pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
 
 struct LineReader {
     body: kube::client::Body,
-    buf: BytesMut,
-    /// `buf[..scanned]` holds no newline: each byte is searched once.
-    scanned: usize,
+    /// The start of a line whose end has not arrived yet (no newline).
+    partial: BytesMut,
+    /// What is left of the last frame read. Lines wholly inside it are parsed where they
+    /// are, not copied.
+    frame: Bytes,
     max_line: usize,
     done: bool,
+}
+
+impl LineReader {
+    /// The next complete line (without its newline) from what has been read so far,
+    /// or `None` once `frame` is used up (its tail is then in `partial`).
+    fn next_line(&mut self) -> Option<Line> {
+        loop {
+            if self.frame.is_empty() {
+                return None;
+            }
+            let Some(at) = memchr::memchr(b'\n', &self.frame) else {
+                self.partial.extend_from_slice(&self.frame);
+                self.frame.clear();
+                return None;
+            };
+            let line = self.frame.split_to(at + 1);
+            let line = if self.partial.is_empty() {
+                Line::Frame(line)
+            } else {
+                self.partial.extend_from_slice(&line);
+                Line::Joined(std::mem::take(&mut self.partial))
+            };
+            if !line.text().iter().all(u8::is_ascii_whitespace) {
+                return Some(line);
+            }
+        }
+    }
+}
+
+/// A complete watch line, newline included.
+enum Line {
+    Frame(Bytes),
+    Joined(BytesMut),
+}
+
+impl Line {
+    fn text(&self) -> &[u8] {
+        let b: &[u8] = match self {
+            Line::Frame(b) => b,
+            Line::Joined(b) => b,
+        };
+        &b[..b.len() - 1]
+    }
 }
 
 /// Turns a watch body into decoded events. A body that ends cleanly ends the stream; a
@@ -697,30 +742,22 @@ fn watch_lines(
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
-        buf: BytesMut::new(),
-        scanned: 0,
+        partial: BytesMut::new(),
+        frame: Bytes::new(),
         max_line,
         done: false,
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
-            if let Some(at) = memchr::memchr(b'\n', &r.buf[r.scanned..]) {
-                let pos = r.scanned + at;
-                let line = r.buf.split_to(pos + 1);
-                r.scanned = 0;
-                let line = &line[..pos];
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                return Some((parse_event(line), r));
+            if let Some(line) = r.next_line() {
+                return Some((parse_event(line.text()), r));
             }
-            r.scanned = r.buf.len();
             if r.done {
                 return None;
             }
-            if r.buf.len() > r.max_line {
+            if r.partial.len() > r.max_line {
                 r.done = true;
-                r.buf = BytesMut::new();
+                r.partial = BytesMut::new();
                 return Some((
                     Err(SourceError::Decode(format!(
                         "a watch line longer than {} bytes without a newline",
@@ -732,13 +769,8 @@ fn watch_lines(
             match r.body.frame().await {
                 None => r.done = true,
                 Some(Ok(frame)) => {
-                    if let Ok(mut data) = frame.into_data() {
-                        while data.has_remaining() {
-                            let chunk = data.chunk();
-                            r.buf.extend_from_slice(chunk);
-                            let n = chunk.len();
-                            data.advance(n);
-                        }
+                    if let Ok(data) = frame.into_data() {
+                        r.frame = data;
                     }
                 }
                 Some(Err(e)) => {

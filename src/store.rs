@@ -40,17 +40,29 @@ fn ns_of(obj: &ObjectRef) -> &str {
 }
 
 impl Inner {
-    fn insert(&mut self, key: String, obj: ObjectRef) {
-        let ns = ns_of(&obj).to_owned();
-        if let Some(old) = self.items.insert(key.clone(), obj) {
+    /// Returns the object previously under `key`.
+    fn insert(&mut self, key: String, obj: ObjectRef) -> Option<ObjectRef> {
+        // A second handle keeps the namespace borrowable once `obj` moves into `items`.
+        let held = obj.clone();
+        let ns = ns_of(&held);
+        let old = self.items.insert(key.clone(), obj);
+        if let Some(old) = &old {
             // Keys embed the namespace, so an old object under the same key normally has
             // the same namespace; unindex it anyway so the invariant never rests on that.
-            let old_ns = ns_of(&old);
+            let old_ns = ns_of(old);
             if old_ns != ns {
                 self.unindex(old_ns.to_owned(), &key);
             }
         }
-        self.by_ns.entry(ns).or_default().insert(key);
+        match self.by_ns.get_mut(ns) {
+            Some(keys) => {
+                keys.insert(key);
+            }
+            None => {
+                self.by_ns.insert(ns.to_owned(), BTreeSet::from([key]));
+            }
+        }
+        old
     }
 
     fn remove(&mut self, key: &str) -> Option<ObjectRef> {
@@ -146,26 +158,28 @@ impl Store {
     /// Applies one popped key's deltas, oldest first, as client-go's `HandleDeltas`
     /// does: Added / Updated / Replaced / Sync → add or update; Deleted → delete by key
     /// (a tombstone's key, which holds even when its last known object is absent).
-    pub fn apply(&self, deltas: &[Delta]) {
+    /// Returns the object stored under the deltas' key before them (all deltas of one
+    /// popped key are about that key).
+    pub fn apply(&self, deltas: &[Delta]) -> Option<ObjectRef> {
         let mut inner = self.write();
-        for d in deltas {
-            match (d.kind, &d.object) {
-                (DeltaType::Deleted, DeltaObject::Tombstone(t)) => {
-                    inner.remove(&t.key);
-                }
-                (DeltaType::Deleted, DeltaObject::Object(o)) => {
-                    inner.remove(&o.key());
-                }
+        let mut before = None;
+        for (i, d) in deltas.iter().enumerate() {
+            let old = match (d.kind, &d.object) {
+                (DeltaType::Deleted, DeltaObject::Tombstone(t)) => inner.remove(&t.key),
+                (DeltaType::Deleted, DeltaObject::Object(o)) => inner.remove(&o.key()),
                 (_, DeltaObject::Object(o)) => inner.insert(o.key(), o.clone()),
                 // Only Deleted deltas carry tombstones; if one ever came with another
                 // type, its last known state is the best available upsert.
-                (_, DeltaObject::Tombstone(t)) => {
-                    if let Some(o) = &t.obj {
-                        inner.insert(t.key.clone(), o.clone());
-                    }
-                }
+                (_, DeltaObject::Tombstone(t)) => match &t.obj {
+                    Some(o) => inner.insert(t.key.clone(), o.clone()),
+                    None => inner.items.get(&t.key).cloned(),
+                },
+            };
+            if i == 0 {
+                before = old;
             }
         }
+        before
     }
 }
 

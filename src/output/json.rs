@@ -12,6 +12,9 @@ use crate::delta::DeltaType;
 pub struct JsonPrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    /// The last record time written: its second and millisecond, and
+    /// [`format_time`](super::format_time) of it (which shows nothing finer).
+    time: Option<((i64, i32), String)>,
 }
 
 impl<W: Write> JsonPrinter<W> {
@@ -19,6 +22,7 @@ impl<W: Write> JsonPrinter<W> {
         JsonPrinter {
             opts,
             w: BufWriter::with_capacity(64 * 1024, w),
+            time: None,
         }
     }
 }
@@ -34,6 +38,12 @@ impl<W: Write> JsonPrinter<W> {
         delta: &crate::delta::Delta,
         initial_list: bool,
     ) -> io::Result<()> {
+        let t = rec.time;
+        let ms = (t.as_second(), t.subsec_nanosecond() / 1_000_000);
+        let time = match &mut self.time {
+            Some((at, text)) if *at == ms => text,
+            cache => &cache.insert((ms, super::format_time(t))).1,
+        };
         let w = &mut self.w;
         let o = delta.object.object();
         let (ns, name) = match key.split_once('/') {
@@ -65,7 +75,7 @@ impl<W: Write> JsonPrinter<W> {
             None => w.write_all(b"null")?,
         }
         w.write_all(b",\"time\":")?;
-        json_str(w, &super::format_time(rec.time))?;
+        json_str(w, time)?;
         w.write_all(if initial_list {
             b",\"initialList\":true"
         } else {
@@ -88,6 +98,12 @@ impl<W: Write> JsonPrinter<W> {
 
 /// `s` as a JSON string, escaped as serde_json escapes it.
 fn json_str<W: Write>(w: &mut W, s: &str) -> io::Result<()> {
+    // serde_json escapes only `"`, `\` and control characters (below 0x20).
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        w.write_all(b"\"")?;
+        w.write_all(s.as_bytes())?;
+        return w.write_all(b"\"");
+    }
     serde_json::to_writer(w, s).map_err(io::Error::other)
 }
 

@@ -427,25 +427,18 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 },
             };
             self.progress.reset();
-            // The temporary store: key → object, in arrival order.
-            let mut order: Vec<String> = Vec::new();
-            let mut temp: std::collections::HashMap<String, ObjectRef> =
-                std::collections::HashMap::new();
+            let mut temp = TempStore::default();
             let mut events = 0u64;
             let mut end = None;
             while let Some(item) = stream.next().await {
                 events += 1;
                 match item {
                     Ok(WatchEvent::Added(o)) | Ok(WatchEvent::Modified(o)) => {
-                        let k = o.key();
-                        if temp.insert(k.clone(), o).is_none() {
-                            order.push(k);
+                        if temp.insert(o) {
                             self.progress.items.fetch_add(1, Ordering::Relaxed);
                         }
                     }
-                    Ok(WatchEvent::Deleted(o)) => {
-                        temp.remove(&o.key());
-                    }
+                    Ok(WatchEvent::Deleted(o)) => temp.remove(&o.key()),
                     Ok(WatchEvent::Bookmark {
                         resource_version,
                         initial_events_end,
@@ -486,7 +479,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 continue;
             };
             self.rv_unavailable = false;
-            let items: Vec<ObjectRef> = order.iter().filter_map(|k| temp.remove(k)).collect();
+            let items = temp.into_items();
             self.store.notice(ReflectorEvent::Listed {
                 resource_version: list_rv.clone(),
                 items: items.len(),
@@ -719,6 +712,42 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             paginated,
             full_list_fallback: false,
         })
+    }
+}
+
+/// A watch-list's temporary store: key → object, listed in the order each key was first
+/// added (a key deleted and added again keeps its first place).
+#[derive(Default)]
+struct TempStore {
+    /// Invariant: every index is `< slots.len()`, and each slot has one key.
+    index: foldhash::HashMap<String, usize>,
+    /// `None`: deleted.
+    slots: Vec<Option<ObjectRef>>,
+}
+
+impl TempStore {
+    /// Adds or replaces the object under its key; whether the key was absent.
+    fn insert(&mut self, obj: ObjectRef) -> bool {
+        match self.index.entry(obj.key()) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                self.slots[*e.get()].replace(obj).is_none()
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(self.slots.len());
+                self.slots.push(Some(obj));
+                true
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Some(&i) = self.index.get(key) {
+            self.slots[i] = None;
+        }
+    }
+
+    fn into_items(self) -> Vec<ObjectRef> {
+        self.slots.into_iter().flatten().collect()
     }
 }
 
