@@ -12,6 +12,8 @@ use serde_json::value::RawValue;
 pub type ObjectRef = Arc<Object>;
 
 /// The metadata fields kwatch reads from every object.
+// The private field is not a non-exhaustive marker: it carries the check of `uid`.
+#[allow(clippy::manual_non_exhaustive)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -21,8 +23,10 @@ pub struct Meta {
     pub namespace: Option<String>,
     #[serde(default)]
     pub resource_version: String,
-    #[serde(default)]
-    pub uid: Option<String>,
+    /// `uid` is type-checked (a string or null) as it always was, but not kept: nothing
+    /// reads it.
+    #[serde(default, rename = "uid", deserialize_with = "opt_str_checked")]
+    uid_checked: (),
     #[serde(default)]
     pub creation_timestamp: Option<String>,
     /// Whether `metadata.managedFields` is there: outputs drop it unless asked, and need
@@ -35,6 +39,37 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     IgnoredAny::deserialize(d).map(|_| true)
 }
 
+/// Accepts what an `Option<String>` accepts, with the same errors, and keeps nothing.
+fn opt_str_checked<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    struct Str;
+    impl<'de> Visitor<'de> for Str {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    struct OptStr;
+    impl<'de> Visitor<'de> for OptStr {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("option")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_string(Str)
+        }
+    }
+    d.deserialize_option(OptStr)
+}
+
 /// Reads an object's `metadata` and stops there: the rest (spec and status, most of the
 /// bytes) is not scanned, because the raw value was validated when it was split off the
 /// list or the watch line. Errors as deserializing `{"metadata": Meta}` would, except that a
@@ -42,6 +77,9 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 fn parse_meta(raw: &str) -> Result<Meta, serde_json::Error> {
     match find_metadata(raw.as_bytes()) {
         Some(Some(at)) => {
+            if let Some(meta) = read_meta(raw, at) {
+                return Ok(meta);
+            }
             let mut de = serde_json::Deserializer::from_str(&raw[at..]);
             // An error is left to the visitor below, which words it as before (its
             // position counted from the start of the object).
@@ -70,8 +108,8 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
         if b.get(i) != Some(&b'"') {
             return None;
         }
-        let end = i + 1 + memchr::memchr2(b'"', b'\\', b.get(i + 1..)?)?;
-        if b[end] == b'\\' {
+        let end = special(b, i + 1)?;
+        if b[end] != b'"' {
             return None;
         }
         let key = &b[i + 1..end];
@@ -92,18 +130,117 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
+use crate::scan::skip_ws;
+
+/// In a string of valid JSON whose content starts at `b[i]`: the index of its closing
+/// quote or of its first backslash.
+fn special(b: &[u8], i: usize) -> Option<usize> {
+    let at = crate::scan::to_special(b, i);
+    (at < b.len()).then_some(at)
+}
+
+/// The metadata object starting at `raw[i]`, read without serde when every field kwatch
+/// keeps is a string with no escape (or null where `Meta` allows it) and no kept field is
+/// repeated. `None`: anything else, for serde to decide (and word any error). `raw` must
+/// be valid JSON.
+fn read_meta(raw: &str, i: usize) -> Option<Meta> {
+    const NAME: u8 = 1;
+    const NAMESPACE: u8 = 2;
+    const RV: u8 = 4;
+    const UID: u8 = 8;
+    const CREATED: u8 = 16;
+    const MANAGED: u8 = 32;
+    let b = raw.as_bytes();
+    // A string value with no escape, or null (`None`).
+    let plain = |i: usize| -> Option<(Option<String>, usize)> {
+        match b.get(i)? {
+            b'n' => Some((None, i + 4)),
+            b'"' => {
+                let end = special(b, i + 1)?;
+                if b[end] != b'"' {
+                    return None;
+                }
+                Some((Some(raw.get(i + 1..end)?.to_owned()), end + 1))
+            }
+            _ => None,
+        }
+    };
+    let mut meta = Meta::default();
+    let mut seen = 0u8;
+    if b.get(i) != Some(&b'{') {
+        return None;
     }
-    i
+    let mut i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(meta);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = special(b, i + 1)?;
+        if b[end] != b'"' {
+            return None;
+        }
+        let key = &b[i + 1..end];
+        i = skip_ws(b, end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let bit = match key {
+            b"name" => NAME,
+            b"namespace" => NAMESPACE,
+            b"resourceVersion" => RV,
+            b"uid" => UID,
+            b"creationTimestamp" => CREATED,
+            b"managedFields" => MANAGED,
+            _ => 0,
+        };
+        if seen & bit != 0 {
+            return None;
+        }
+        seen |= bit;
+        match bit {
+            NAME | RV => {
+                let (Some(s), j) = plain(i)? else {
+                    return None;
+                };
+                if bit == NAME {
+                    meta.name = s;
+                } else {
+                    meta.resource_version = s;
+                }
+                i = j;
+            }
+            NAMESPACE | UID | CREATED => {
+                let (s, j) = plain(i)?;
+                match bit {
+                    NAMESPACE => meta.namespace = s,
+                    CREATED => meta.creation_timestamp = s,
+                    _ => {}
+                }
+                i = j;
+            }
+            _ => {
+                meta.has_managed_fields |= bit == MANAGED;
+                i = skip_value(b, i)?;
+            }
+        }
+        i = skip_ws(b, i);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Some(meta),
+            _ => return None,
+        }
+    }
 }
 
 /// The end of the string starting (with its quote) at `b[i]`.
 fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
-        let at = j + memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+        let at = special(b, j)?;
         if b[at] == b'"' {
             return Some(at + 1);
         }
@@ -207,7 +344,8 @@ impl<'de> Visitor<'de> for MetaSeed<'_> {
 /// One Kubernetes object: raw JSON text (exactly as received) plus its parsed [`Meta`].
 #[derive(Debug)]
 pub struct Object {
-    raw: Box<RawValue>,
+    /// One valid JSON value.
+    raw: Box<str>,
     meta: Meta,
 }
 
@@ -215,7 +353,20 @@ impl Object {
     /// Wraps raw JSON; fails only if it is not a JSON object with well-typed metadata.
     pub fn from_raw(raw: Box<RawValue>) -> Result<Object, serde_json::Error> {
         let meta = parse_meta(raw.get())?;
-        Ok(Object { raw, meta })
+        Ok(Object {
+            raw: raw.into(),
+            meta,
+        })
+    }
+
+    /// Copies JSON text already checked to be one valid JSON value (as
+    /// [`crate::scan::scan_object`] and [`std::str::from_utf8`] check it).
+    pub(crate) fn from_valid_json(text: &str) -> Result<Object, serde_json::Error> {
+        let meta = parse_meta(text)?;
+        Ok(Object {
+            raw: text.into(),
+            meta,
+        })
     }
 
     /// Parses JSON text into an object.
@@ -223,7 +374,8 @@ impl Object {
         Object::from_raw(RawValue::from_string(text.to_owned())?)
     }
 
-    pub fn raw(&self) -> &RawValue {
+    /// The JSON text, exactly as received.
+    pub fn raw(&self) -> &str {
         &self.raw
     }
 
@@ -242,7 +394,7 @@ impl Object {
 
     /// The full JSON as a value (parses; use only where an output needs fields).
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::from_str(self.raw.get()).unwrap_or(serde_json::Value::Null)
+        serde_json::from_str(&self.raw).unwrap_or(serde_json::Value::Null)
     }
 }
 
@@ -284,7 +436,7 @@ mod tests {
         let text = r#"{"kind":"Pod","spec":{"a":["}"]},"metadata":{"name":"b","resourceVersion":"3"},"x":1}"#;
         let o = Object::from_json(text).unwrap();
         assert_eq!((o.key().as_str(), o.resource_version()), ("b", "3"));
-        assert_eq!(o.raw().get(), text);
+        assert_eq!(o.raw(), text);
         assert!(!o.meta().has_managed_fields);
         let mf = Object::from_json(r#"{"metadata":{"name":"m","managedFields":[{"a":1}]}}"#);
         assert!(mf.unwrap().meta().has_managed_fields);
@@ -306,6 +458,9 @@ mod tests {
             r#"{"kind":"x"}"#,
             "{}",
             r#"{"metadata":{"name":"g","uid":"u","managedFields":[],"resourceVersion":"4"}}"#,
+            r#"{"metadata":{"name":"h\"i","namespace":null,"uid":null,"creationTimestamp":"t"}}"#,
+            r#"{"metadata":{"namespace":"n","managedFields":null,"x":{"name":1},"name":"j"}}"#,
+            r#"{"metadata":{"a\u0062":1,"resourceVersion":"5","labels":{"k":"v"}}}"#,
         ];
         for t in texts {
             assert_eq!(
@@ -318,6 +473,11 @@ mod tests {
         for bad in [
             r#"{"metadata":{"name":[]}}"#,
             r#"{"metadata":"x"}"#,
+            r#"{"metadata":{"name":"a","name":"b"}}"#,
+            r#"{"metadata":{"uid":5}}"#,
+            r#"{"metadata":{"uid":"u","uid":"v"}}"#,
+            r#"{"metadata":{"name":null}}"#,
+            r#"{"metadata":{"managedFields":[],"managedFields":[]}}"#,
             "[]",
             "3",
         ] {

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::object::{Object, ObjectRef};
+use crate::scan::{self, Scan};
 
 /// The longest watch line kwatch accepts; a stream that never ends a line is cut here
 /// instead of growing memory without bound.
@@ -468,7 +469,9 @@ enum SplitState {
 #[derive(Debug, Default)]
 struct ListSplitter {
     state: SplitState,
-    /// Bytes not consumed yet (in `Items`: at most a partial item and one frame).
+    /// In `Prefix`, `Suffix` and `Whole`: the bytes not consumed yet. In `Items`: the
+    /// start of an item whose end has not arrived yet (empty between items); items wholly
+    /// inside a frame are read where they are, not copied here.
     buf: Vec<u8>,
     /// In `Prefix`: how much of `buf` has been scanned, and the scanner's state.
     scanned: usize,
@@ -477,23 +480,109 @@ struct ListSplitter {
     escaped: bool,
     /// Start of the last string seen at depth 1 (a key candidate), and where it ended.
     last_key: Option<(usize, usize)>,
+    /// In `Items`: where the item in `buf` stands (its nesting so far).
+    partial: Boundary,
     /// The list without its items: the prefix up to `[`, then `]` and the suffix.
     skeleton: Vec<u8>,
     items: Vec<ObjectRef>,
 }
 
-/// Splitting is attempted when this much of an item may be buffered: a failed attempt
-/// (the item is incomplete) rescans it, so attempts are made on large enough buffers.
+/// A body with no items key in its first this many bytes is not a list as kube-apiserver
+/// writes it, and is left whole to [`parse_list`].
 const SPLIT_AT: usize = 256 * 1024;
+
+/// Finds where an item that started in an earlier frame ends, without validating it (the
+/// item is validated once it is whole). For valid JSON it ends exactly where the value
+/// does; for invalid JSON anywhere, and the validation then fails.
+#[derive(Debug, Default, Clone, Copy)]
+struct Boundary {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Boundary {
+    /// Advances over `data`; the index just after the item's closing bracket if it is in
+    /// `data`.
+    fn find_end(&mut self, data: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < data.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let at = i + memchr::memchr2(b'"', b'\\', &data[i..])?;
+                if data[at] == b'\\' {
+                    self.escaped = true;
+                } else {
+                    self.in_string = false;
+                }
+                i = at + 1;
+                continue;
+            }
+            match data[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// Reads the item at the start of `b`: the object and its length, or `None` when `b` ends
+/// inside it and more may come (`!last`). Objects are validated and copied in one pass;
+/// anything that pass does not take (an error, a non-object, deep nesting) is read by
+/// serde_json, which words the error.
+fn take_item(b: &[u8], last: bool) -> Result<Option<(ObjectRef, usize)>, SourceError> {
+    match scan::scan_object(b, 0) {
+        Scan::End(end) => {
+            if let Ok(obj) = std::str::from_utf8(&b[..end])
+                .map_err(|_| ())
+                .and_then(|text| Object::from_valid_json(text).map_err(|_| ()))
+            {
+                return Ok(Some((ObjectRef::new(obj), end)));
+            }
+        }
+        Scan::Eof if !last => return Ok(None),
+        Scan::Eof | Scan::Refused => {}
+    }
+    let mut items = serde_json::Deserializer::from_slice(b).into_iter::<Box<RawValue>>();
+    match items.next() {
+        Some(Ok(raw)) => {
+            let end = items.byte_offset();
+            let obj = Object::from_raw(raw)
+                .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
+            Ok(Some((ObjectRef::new(obj), end)))
+        }
+        Some(Err(e)) if e.is_eof() && !last => Ok(None),
+        Some(Err(e)) => Err(SourceError::Decode(format!("list body: {e}"))),
+        None => Ok(None),
+    }
+}
 
 impl ListSplitter {
     fn feed(&mut self, data: &[u8]) -> Result<(), SourceError> {
-        self.buf.extend_from_slice(data);
-        if self.state == SplitState::Prefix {
-            self.scan_prefix();
-        }
-        if self.state == SplitState::Items && self.buf.len() >= SPLIT_AT {
-            self.split_items(false)?;
+        match self.state {
+            SplitState::Prefix => {
+                self.buf.extend_from_slice(data);
+                self.scan_prefix();
+                if self.state == SplitState::Items {
+                    let rest = std::mem::take(&mut self.buf);
+                    self.split_items(&rest)?;
+                }
+            }
+            SplitState::Items => self.split_items(data)?,
+            SplitState::Suffix | SplitState::Whole => self.buf.extend_from_slice(data),
         }
         Ok(())
     }
@@ -561,53 +650,65 @@ impl ListSplitter {
                 .eq([b':'].iter())
     }
 
-    /// Takes complete items off the front of `buf`; at the end of the body (`last`), an
-    /// incomplete item is an error.
-    fn split_items(&mut self, last: bool) -> Result<(), SourceError> {
+    /// Takes the items in `data` (the next bytes of the body after those already fed) as
+    /// far as they are complete; the start of an incomplete one is kept in `buf`.
+    fn split_items(&mut self, mut data: &[u8]) -> Result<(), SourceError> {
+        if !self.buf.is_empty() {
+            let Some(end) = self.partial.find_end(data) else {
+                self.buf.extend_from_slice(data);
+                return Ok(());
+            };
+            self.buf.extend_from_slice(&data[..end]);
+            data = &data[end..];
+            let item = std::mem::take(&mut self.buf);
+            self.partial = Boundary::default();
+            match take_item(&item, true)? {
+                Some((obj, len)) if len == item.len() => self.items.push(obj),
+                _ => return Err(SourceError::Decode("list body: malformed item".into())),
+            }
+        }
         let mut pos = 0;
-        let buf = std::mem::take(&mut self.buf);
-        let result = loop {
-            while pos < buf.len() && (buf[pos].is_ascii_whitespace() || buf[pos] == b',') {
+        loop {
+            while pos < data.len() && (data[pos].is_ascii_whitespace() || data[pos] == b',') {
                 pos += 1;
             }
-            if pos == buf.len() {
-                break Ok(());
+            if pos == data.len() {
+                return Ok(());
             }
-            if buf[pos] == b']' {
+            if data[pos] == b']' {
                 self.skeleton.push(b']');
-                self.skeleton.extend_from_slice(&buf[pos + 1..]);
-                pos = buf.len();
+                self.skeleton.extend_from_slice(&data[pos + 1..]);
                 self.state = SplitState::Suffix;
-                break Ok(());
+                return Ok(());
             }
-            let mut items =
-                serde_json::Deserializer::from_slice(&buf[pos..]).into_iter::<Box<RawValue>>();
-            match items.next() {
-                Some(Ok(raw)) => {
-                    pos += items.byte_offset();
-                    let obj = Object::from_raw(raw)
-                        .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
-                    self.items.push(ObjectRef::new(obj));
+            match take_item(&data[pos..], false)? {
+                Some((obj, len)) => {
+                    self.items.push(obj);
+                    pos += len;
                 }
-                Some(Err(e)) if e.is_eof() && !last => break Ok(()),
-                Some(Err(e)) => break Err(SourceError::Decode(format!("list body: {e}"))),
-                None => break Ok(()),
+                None => {
+                    self.buf.extend_from_slice(&data[pos..]);
+                    if self.partial.find_end(&self.buf).is_some() {
+                        return Err(SourceError::Decode("list body: malformed item".into()));
+                    }
+                    return Ok(());
+                }
             }
-        };
-        self.buf = buf[pos..].to_vec();
-        result
+        }
     }
 
     fn finish(mut self) -> Result<ListPage, SourceError> {
         match self.state {
-            SplitState::Items => self.split_items(true)?,
+            SplitState::Items => {
+                if !self.buf.is_empty() {
+                    take_item(&self.buf, true)?;
+                }
+                return Err(SourceError::Decode(
+                    "list body: EOF while parsing a list".into(),
+                ));
+            }
             SplitState::Prefix | SplitState::Whole => return parse_list(&self.buf),
             SplitState::Suffix => {}
-        }
-        if self.state == SplitState::Items {
-            return Err(SourceError::Decode(
-                "list body: EOF while parsing a list".into(),
-            ));
         }
         self.skeleton.extend_from_slice(&self.buf);
         let mut page = parse_list(&self.skeleton)?;
@@ -641,6 +742,50 @@ struct BookmarkMetaWire {
 
 /// Decodes one watch line.
 pub fn parse_event(line: &[u8]) -> Result<WatchEvent, SourceError> {
+    match parse_object_event(line) {
+        Some(ev) => Ok(ev),
+        None => parse_event_serde(line),
+    }
+}
+
+/// A line exactly as the API server writes an object event,
+/// `{"type":"ADDED"|"MODIFIED"|"DELETED","object":{…}}` (whitespace allowed between
+/// tokens), read in one validating pass that copies the object once. `None` for any
+/// other line, valid or not: [`parse_event_serde`] reads it (and words any error).
+fn parse_object_event(b: &[u8]) -> Option<WatchEvent> {
+    fn token(b: &[u8], i: usize, t: &[u8]) -> Option<usize> {
+        let i = scan::skip_ws(b, i);
+        b.get(i..)?.starts_with(t).then_some(i + t.len())
+    }
+    let mut i = token(b, 0, b"{")?;
+    i = token(b, i, b"\"type\"")?;
+    i = token(b, i, b":")?;
+    let (kind, j) = [b"\"ADDED\"".as_slice(), b"\"MODIFIED\"", b"\"DELETED\""]
+        .iter()
+        .enumerate()
+        .find_map(|(k, t)| token(b, i, t).map(|j| (k, j)))?;
+    i = token(b, j, b",")?;
+    i = token(b, i, b"\"object\"")?;
+    i = token(b, i, b":")?;
+    let start = scan::skip_ws(b, i);
+    let Scan::End(end) = scan::scan_object(b, start) else {
+        return None;
+    };
+    i = token(b, end, b"}")?;
+    if scan::skip_ws(b, i) != b.len() {
+        return None;
+    }
+    let text = std::str::from_utf8(&b[start..end]).ok()?;
+    let obj = ObjectRef::new(Object::from_valid_json(text).ok()?);
+    Some(match kind {
+        0 => WatchEvent::Added(obj),
+        1 => WatchEvent::Modified(obj),
+        _ => WatchEvent::Deleted(obj),
+    })
+}
+
+/// [`parse_event`] by serde, for any line.
+fn parse_event_serde(line: &[u8]) -> Result<WatchEvent, SourceError> {
     let ev: EventWire = serde_json::from_slice(line)
         .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
     let EventWire { kind, object } = ev;
@@ -812,7 +957,7 @@ mod tests {
         assert_eq!(page.continue_token.as_deref(), Some("abc"));
         assert_eq!(page.remaining_item_count, Some(3));
         assert_eq!(page.items[0].key(), "ns/a");
-        assert!(page.items[0].raw().get().contains(r#""data":{"k":"v"}"#));
+        assert!(page.items[0].raw().contains(r#""data":{"k":"v"}"#));
         let empty = parse_list(br#"{"metadata":{"continue":"","resourceVersion":"3"},"items":[]}"#)
             .unwrap();
         assert!(empty.continue_token.is_none() && empty.items.is_empty());
@@ -833,17 +978,13 @@ mod tests {
             let keys = |p: &ListPage| -> Vec<(String, String)> {
                 p.items
                     .iter()
-                    .map(|o| (o.key(), o.raw().get().to_owned()))
+                    .map(|o| (o.key(), o.raw().to_owned()))
                     .collect()
             };
             for cut in [1, 2, 3, 7, 16, body.len()] {
                 let mut s = ListSplitter::default();
                 for chunk in body.chunks(cut) {
                     s.feed(chunk).unwrap();
-                    // Attempt a split after every chunk, as a large buffer would.
-                    if s.state == SplitState::Items {
-                        s.split_items(false).unwrap();
-                    }
                 }
                 let got = s.finish().unwrap();
                 assert_eq!(got.resource_version, want.resource_version, "{cut}");

@@ -1,5 +1,6 @@
 //! The informer's local cache: client-go's thread-safe indexer (`cache.NewIndexer` with
-//! `MetaNamespaceKeyFunc` and the `namespace` index), reduced to what kwatch needs.
+//! `MetaNamespaceKeyFunc`), reduced to what kwatch needs: no index, since nothing in
+//! kwatch looks objects up by namespace.
 //!
 //! One `Arc<Store>` is shared by the [`DeltaFifo`](crate::fifo::DeltaFifo), which reads
 //! it as its knownObjects (Replace tombstones, Resync, Delete filtering), and by the
@@ -10,13 +11,13 @@
 //! deterministic order. client-go iterates a Go map here, so its order is unspecified
 //! and any fixed order is a faithful one.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::delta::{Delta, DeltaObject, DeltaType};
 use crate::object::ObjectRef;
 
-/// A thread-safe key → object map with a namespace index.
+/// A thread-safe key → object map.
 #[derive(Debug, Default)]
 pub struct Store {
     inner: RwLock<Inner>,
@@ -27,57 +28,16 @@ struct Inner {
     /// key (`namespace/name` or `name`) → the latest object applied under that key.
     /// Invariant: `items[k].key() == k`.
     items: BTreeMap<String, ObjectRef>,
-    /// The `namespace` index: namespace (`""` for cluster-scoped objects, as client-go's
-    /// `MetaNamespaceIndexFunc` yields) → keys of the objects in it.
-    /// Invariant: `k ∈ by_ns[ns]` iff `items[k]` exists and has namespace `ns`; no set
-    /// in the map is empty.
-    by_ns: HashMap<String, BTreeSet<String>>,
-}
-
-/// The namespace an object is indexed under.
-fn ns_of(obj: &ObjectRef) -> &str {
-    obj.meta().namespace.as_deref().unwrap_or("")
 }
 
 impl Inner {
     /// Returns the object previously under `key`.
     fn insert(&mut self, key: String, obj: ObjectRef) -> Option<ObjectRef> {
-        // A second handle keeps the namespace borrowable once `obj` moves into `items`.
-        let held = obj.clone();
-        let ns = ns_of(&held);
-        let old = self.items.insert(key.clone(), obj);
-        if let Some(old) = &old {
-            // Keys embed the namespace, so an old object under the same key normally has
-            // the same namespace; unindex it anyway so the invariant never rests on that.
-            let old_ns = ns_of(old);
-            if old_ns != ns {
-                self.unindex(old_ns.to_owned(), &key);
-            }
-        }
-        match self.by_ns.get_mut(ns) {
-            Some(keys) => {
-                keys.insert(key);
-            }
-            None => {
-                self.by_ns.insert(ns.to_owned(), BTreeSet::from([key]));
-            }
-        }
-        old
+        self.items.insert(key, obj)
     }
 
     fn remove(&mut self, key: &str) -> Option<ObjectRef> {
-        let old = self.items.remove(key)?;
-        self.unindex(ns_of(&old).to_owned(), key);
-        Some(old)
-    }
-
-    fn unindex(&mut self, ns: String, key: &str) {
-        if let Some(keys) = self.by_ns.get_mut(&ns) {
-            keys.remove(key);
-            if keys.is_empty() {
-                self.by_ns.remove(&ns);
-            }
-        }
+        self.items.remove(key)
     }
 }
 
@@ -126,19 +86,8 @@ impl Store {
         self.read().items.values().cloned().collect()
     }
 
-    /// The objects in namespace `ns` (`""`: cluster-scoped objects), in key order.
-    pub fn by_namespace(&self, ns: &str) -> Vec<ObjectRef> {
-        let inner = self.read();
-        let Some(keys) = inner.by_ns.get(ns) else {
-            return Vec::new();
-        };
-        keys.iter()
-            .filter_map(|k| inner.items.get(k).cloned())
-            .collect()
-    }
-
     /// Replaces the whole content with `objs` (a later object wins over an earlier one
-    /// with the same key) and rebuilds the index.
+    /// with the same key).
     pub fn replace(&self, objs: Vec<ObjectRef>) {
         let mut fresh = Inner::default();
         for obj in objs {
@@ -217,18 +166,22 @@ mod tests {
             .collect()
     }
 
-    /// The index agrees with a scan of all objects, and holds no empty sets.
-    fn assert_index_consistent(s: &Store) {
+    /// Every object is stored under its own key.
+    fn assert_keys_consistent(s: &Store) {
         let inner = s.read();
-        let mut expected: HashMap<String, BTreeSet<String>> = HashMap::new();
         for (k, o) in &inner.items {
             assert_eq!(&o.key(), k);
-            expected
-                .entry(ns_of(o).to_owned())
-                .or_default()
-                .insert(k.clone());
         }
-        assert_eq!(inner.by_ns, expected);
+    }
+
+    /// The namespace an object is in (`""` for cluster-scoped objects).
+    fn ns_of(obj: &ObjectRef) -> &str {
+        obj.meta().namespace.as_deref().unwrap_or("")
+    }
+
+    /// The stored objects in namespace `ns`, in key order.
+    fn in_namespace(s: &Store, ns: &str) -> Vec<ObjectRef> {
+        s.list().into_iter().filter(|o| ns_of(o) == ns).collect()
     }
 
     #[test]
@@ -252,7 +205,7 @@ mod tests {
         assert_eq!(s.delete("a/x").unwrap().resource_version(), "4");
         assert!(s.delete("a/x").is_none());
         assert_eq!(s.list_keys(), vec!["node1".to_string()]);
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
     }
 
     #[test]
@@ -274,52 +227,51 @@ mod tests {
     }
 
     #[test]
-    fn namespace_index_follows_add_update_delete_replace() {
+    fn namespaces_follow_add_update_delete_replace() {
         let s = Store::new();
         s.add(obj(Some("a"), "x", "1"));
         s.add(obj(Some("a"), "y", "1"));
         s.add(obj(Some("b"), "x", "1"));
         s.add(obj(None, "n", "1"));
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
         assert_eq!(
-            kv(&s.by_namespace("a")),
+            kv(&in_namespace(&s, "a")),
             pairs(&[("a/x", "1"), ("a/y", "1")])
         );
-        assert_eq!(kv(&s.by_namespace("b")), pairs(&[("b/x", "1")]));
-        assert_eq!(kv(&s.by_namespace("")), pairs(&[("n", "1")]));
-        assert!(s.by_namespace("zzz").is_empty());
+        assert_eq!(kv(&in_namespace(&s, "b")), pairs(&[("b/x", "1")]));
+        assert_eq!(kv(&in_namespace(&s, "")), pairs(&[("n", "1")]));
+        assert!(in_namespace(&s, "zzz").is_empty());
 
         s.update(obj(Some("a"), "x", "2"));
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
         assert_eq!(
-            kv(&s.by_namespace("a")),
+            kv(&in_namespace(&s, "a")),
             pairs(&[("a/x", "2"), ("a/y", "1")])
         );
 
         s.delete("a/y");
         s.delete("b/x");
-        assert_index_consistent(&s);
-        assert_eq!(kv(&s.by_namespace("a")), pairs(&[("a/x", "2")]));
-        assert!(s.by_namespace("b").is_empty());
-        assert!(!s.read().by_ns.contains_key("b"), "empty index set kept");
+        assert_keys_consistent(&s);
+        assert_eq!(kv(&in_namespace(&s, "a")), pairs(&[("a/x", "2")]));
+        assert!(in_namespace(&s, "b").is_empty());
 
         s.replace(vec![
             obj(Some("c"), "p", "5"),
             obj(Some("c"), "q", "5"),
             obj(Some("c"), "p", "6"),
         ]);
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
         assert_eq!(s.len(), 2);
-        assert!(s.by_namespace("a").is_empty());
-        assert!(s.by_namespace("").is_empty());
+        assert!(in_namespace(&s, "a").is_empty());
+        assert!(in_namespace(&s, "").is_empty());
         assert_eq!(
-            kv(&s.by_namespace("c")),
+            kv(&in_namespace(&s, "c")),
             pairs(&[("c/p", "6"), ("c/q", "5")])
         );
 
         s.replace(Vec::new());
         assert!(s.is_empty());
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
     }
 
     #[test]
@@ -369,11 +321,11 @@ mod tests {
             Delta::new(DeltaType::Added, obj(Some("a"), "y", "7")),
         ]);
         assert_eq!(s.get("a/y").unwrap().resource_version(), "7");
-        assert_index_consistent(&s);
+        assert_keys_consistent(&s);
     }
 
     #[test]
-    fn randomized_index_matches_model() {
+    fn randomized_store_matches_model() {
         use rand::rngs::SmallRng;
         use rand::{Rng, SeedableRng};
 
@@ -408,7 +360,7 @@ mod tests {
                     s.replace(keep);
                 }
             }
-            assert_index_consistent(&s);
+            assert_keys_consistent(&s);
         }
         let got: BTreeMap<String, (String, String)> = s
             .list()
@@ -427,7 +379,7 @@ mod tests {
                 .filter(|(_, (n, _))| n == ns)
                 .map(|(k, _)| k)
                 .collect();
-            let keys: Vec<String> = s.by_namespace(ns).iter().map(|o| o.key()).collect();
+            let keys: Vec<String> = in_namespace(&s, ns).iter().map(|o| o.key()).collect();
             assert_eq!(keys.iter().collect::<Vec<_>>(), want);
         }
     }
@@ -449,7 +401,7 @@ mod tests {
             h.join().unwrap();
         }
         assert_eq!(s.len(), 400);
-        assert_eq!(s.by_namespace("ns2").len(), 100);
-        assert_index_consistent(&s);
+        assert_eq!(in_namespace(&s, "ns2").len(), 100);
+        assert_keys_consistent(&s);
     }
 }

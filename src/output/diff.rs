@@ -77,7 +77,7 @@ pub fn compute(
             known: false,
         });
     };
-    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw().get() == cur.raw().get() {
+    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw() == cur.raw() {
         return Some(Diff {
             changed: false,
             patch: json_patch::Patch(Vec::new()),

@@ -89,7 +89,7 @@ impl<W: Write> JsonPrinter<W> {
             if o.meta().has_managed_fields {
                 w.write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
             } else {
-                w.write_all(o.raw().get().as_bytes())?;
+                w.write_all(o.raw().as_bytes())?;
             }
         }
         w.write_all(b"}\n")
@@ -167,7 +167,7 @@ pub fn watch_event_type(
         DeltaType::Deleted => Some("DELETED"),
         DeltaType::Replaced | DeltaType::Sync => match (prev, cur) {
             (None, _) => Some("ADDED"),
-            (Some(p), Some(c)) if p.raw().get() != c.raw().get() => Some("MODIFIED"),
+            (Some(p), Some(c)) if p.raw() != c.raw() => Some("MODIFIED"),
             _ => None,
         },
     }

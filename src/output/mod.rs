@@ -345,7 +345,7 @@ fn record_diff(rec: &Record<'_>, mode: diff::DiffMode) -> Option<diff::Diff> {
 
 /// The object's JSON for output: as received, minus `metadata.managedFields` unless asked.
 fn object_json(o: &ObjectRef, show_managed_fields: bool) -> std::borrow::Cow<'_, str> {
-    let raw = o.raw().get();
+    let raw = o.raw();
     if show_managed_fields || !o.meta().has_managed_fields {
         return raw.into();
     }

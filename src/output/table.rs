@@ -355,7 +355,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 cells.push(obj.map_or("<unknown>".into(), |o| {
                     sanitize(o.resource_version()).into_owned()
                 }));
-                let row = RowObject::parse(cols, obj.map(|o| o.raw().get()));
+                let row = RowObject::parse(cols, obj.map(|o| o.raw()));
                 let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
                 for c in cols {
                     cells.push(sanitize(&row.cell(c, created, rec.time)).into_owned());

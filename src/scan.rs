@@ -1,0 +1,347 @@
+//! A validating JSON scanner for the hot path: finds where a JSON object ends while
+//! checking it as strictly as serde_json does, without building or copying anything.
+//!
+//! It accepts exactly what serde_json's `ignore_value` accepts (RFC 8259 syntax: no
+//! leading zeros, no control characters in strings, escapes `\"\\/bfnrt` and `\uXXXX`),
+//! except that it does not check UTF-8: callers check the span they keep with
+//! [`std::str::from_utf8`], as serde_json does when it hands out a raw value. Whatever
+//! it does not accept, it reports without a reason; callers then ask serde_json, so that
+//! errors read as they always did.
+
+/// The outcome of [`scan_object`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    /// A complete, valid value ends just before this index.
+    End(usize),
+    /// Valid so far, but the input ends inside the value.
+    Eof,
+    /// Invalid JSON, or nested deeper than [`MAX_DEPTH`]: serde_json decides.
+    Refused,
+}
+
+/// Nesting kept on the scanner's fixed stack (one bit per level).
+pub const MAX_DEPTH: usize = 64 * 64;
+
+/// Whitespace as serde_json skips it.
+#[inline(always)]
+pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    // Compact JSON has none: one comparison decides.
+    if b.get(i).is_some_and(|&c| c > b' ') {
+        return i;
+    }
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// In a string whose content starts at `b[i]`: the index of the first `"`, `\` or control
+/// character at or after `i`, or `b.len()`.
+#[inline(always)]
+pub fn to_special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        let quote = x ^ (LO * b'"' as u64);
+        let slash = x ^ (LO * b'\\' as u64);
+        // The lowest flagged byte is exact (borrows only flag bytes above a true hit).
+        let hits = (quote.wrapping_sub(LO) & !quote
+            | slash.wrapping_sub(LO) & !slash
+            | x.wrapping_sub(LO * 0x20) & !x)
+            & HI;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The string whose content starts at `b[i]` (after its opening quote): the index after
+/// its closing quote.
+#[inline(always)]
+fn string(b: &[u8], mut i: usize) -> Scan {
+    loop {
+        i = to_special(b, i);
+        match b.get(i) {
+            None => return Scan::Eof,
+            Some(b'"') => return Scan::End(i + 1),
+            Some(b'\\') => match b.get(i + 1) {
+                None => return Scan::Eof,
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => {
+                    for k in i + 2..i + 6 {
+                        match b.get(k) {
+                            None => return Scan::Eof,
+                            Some(c) if c.is_ascii_hexdigit() => {}
+                            Some(_) => return Scan::Refused,
+                        }
+                    }
+                    i += 6;
+                }
+                Some(_) => return Scan::Refused,
+            },
+            Some(_) => return Scan::Refused,
+        }
+    }
+}
+
+#[inline]
+fn digits(b: &[u8], mut i: usize) -> usize {
+    while let Some(b'0'..=b'9') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The number starting at `b[i]` (`-` or a digit). A number that reaches the end of the
+/// input is `Eof`: more digits may follow.
+fn number(b: &[u8], mut i: usize) -> Scan {
+    if b[i] == b'-' {
+        i += 1;
+    }
+    match b.get(i) {
+        None => return Scan::Eof,
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(b, i + 1),
+        Some(_) => return Scan::Refused,
+    }
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = digits(b, start);
+        if i == b.len() {
+            return Scan::Eof;
+        }
+        if i == start {
+            return Scan::Refused;
+        }
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        if let Some(b'+' | b'-') = b.get(i) {
+            i += 1;
+        }
+        let start = i;
+        i = digits(b, start);
+        if i == b.len() {
+            return Scan::Eof;
+        }
+        if i == start {
+            return Scan::Refused;
+        }
+    }
+    if i == b.len() {
+        Scan::Eof
+    } else {
+        // serde_json's own check: a digit right after a leading zero is invalid.
+        Scan::End(i)
+    }
+}
+
+/// `true`, `false` or `null` at `b[i]`.
+fn ident(b: &[u8], i: usize, word: &[u8]) -> Scan {
+    let rest = &b[i..];
+    if rest.len() < word.len() {
+        if word.starts_with(rest) {
+            Scan::Eof
+        } else {
+            Scan::Refused
+        }
+    } else if rest.starts_with(word) {
+        Scan::End(i + word.len())
+    } else {
+        Scan::Refused
+    }
+}
+
+/// A JSON object starts at `b[i]` (`{`): where it ends, if it is valid.
+pub fn scan_object(b: &[u8], i: usize) -> Scan {
+    if b.get(i) != Some(&b'{') {
+        return Scan::Refused;
+    }
+    // Bit `d % 64` of `stack[d / 64]`: whether nesting level `d` is an object.
+    let mut stack = [0u64; MAX_DEPTH / 64];
+    let mut depth = 0usize;
+    let mut i = i;
+    macro_rules! step {
+        ($e:expr) => {
+            match $e {
+                Scan::End(j) => j,
+                other => return other,
+            }
+        };
+    }
+    // Reads `"key" :` at `b[i]` (after whitespace); leaves `i` at the value.
+    macro_rules! key {
+        () => {{
+            i = skip_ws(b, i);
+            match b.get(i) {
+                None => return Scan::Eof,
+                Some(b'"') => {}
+                Some(_) => return Scan::Refused,
+            }
+            i = step!(string(b, i + 1));
+            i = skip_ws(b, i);
+            match b.get(i) {
+                None => return Scan::Eof,
+                Some(b':') => i += 1,
+                Some(_) => return Scan::Refused,
+            }
+        }};
+    }
+    'value: loop {
+        i = skip_ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return Scan::Eof;
+        };
+        match c {
+            b'"' => i = step!(string(b, i + 1)),
+            b'{' | b'[' => {
+                if depth == MAX_DEPTH {
+                    return Scan::Refused;
+                }
+                let object = c == b'{';
+                let bit = 1u64 << (depth % 64);
+                if object {
+                    stack[depth / 64] |= bit;
+                } else {
+                    stack[depth / 64] &= !bit;
+                }
+                depth += 1;
+                i = skip_ws(b, i + 1);
+                match b.get(i) {
+                    None => return Scan::Eof,
+                    Some(b'}') if object => {
+                        depth -= 1;
+                        i += 1;
+                    }
+                    Some(b']') if !object => {
+                        depth -= 1;
+                        i += 1;
+                    }
+                    Some(_) => {
+                        if object {
+                            key!();
+                        }
+                        continue 'value;
+                    }
+                }
+            }
+            b't' => i = step!(ident(b, i, b"true")),
+            b'f' => i = step!(ident(b, i, b"false")),
+            b'n' => i = step!(ident(b, i, b"null")),
+            b'-' | b'0'..=b'9' => i = step!(number(b, i)),
+            _ => return Scan::Refused,
+        }
+        // After a value: a comma, or the end of one or more containers.
+        loop {
+            if depth == 0 {
+                return Scan::End(i);
+            }
+            let object = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
+            i = skip_ws(b, i);
+            match b.get(i) {
+                None => return Scan::Eof,
+                Some(b',') => {
+                    i += 1;
+                    if object {
+                        key!();
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if object => {
+                    depth -= 1;
+                    i += 1;
+                }
+                Some(b']') if !object => {
+                    depth -= 1;
+                    i += 1;
+                }
+                Some(_) => return Scan::Refused,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::value::RawValue;
+
+    /// What serde_json says of the object at the start of `text`.
+    fn serde(text: &[u8]) -> Scan {
+        let mut it = serde_json::Deserializer::from_slice(text).into_iter::<&RawValue>();
+        match it.next() {
+            Some(Ok(_)) => Scan::End(it.byte_offset()),
+            Some(Err(e)) if e.is_eof() => Scan::Eof,
+            _ => Scan::Refused,
+        }
+    }
+
+    #[test]
+    fn accepts_and_refuses_as_serde_does() {
+        let texts: &[&str] = &[
+            r#"{}"#,
+            r#"{"a":1}"#,
+            r#" {"a" : [1, -2.5e+3, 0, 0.0, -0, 1E9, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9y", {}, [], [[{}]]] , "b":{"c":{"d":[]}}}  "#,
+            r#"{"é":"ü","k":"\ud800"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":1.e5}"#,
+            r#"{"a":1e}"#,
+            r#"{"a":-}"#,
+            r#"{"a":+1}"#,
+            r#"{"a":.5}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":[1,]}"#,
+            r#"{,}"#,
+            r#"{"a"}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":nul,"b":1}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12g4"}"#,
+            "{\"a\":\"\t\"}",
+            r#"{"a":[}"#,
+            r#"{"a":{]}"#,
+            r#"{"a":1}}"#,
+            r#"{"a":1 "b":2}"#,
+            r#"{1:2}"#,
+            r#"[1]"#,
+            r#"{"a":1x}"#,
+            r#"{"a":"0123456789abcdef\"0123456789\\abcdef"}"#,
+        ];
+        for t in texts {
+            let b = t.as_bytes();
+            let at = skip_ws(b, 0);
+            let want = match serde(b) {
+                Scan::End(_) if b[at] != b'{' => Scan::Refused,
+                other => other,
+            };
+            assert_eq!(scan_object(b, at), want, "{t}");
+            // Every strict prefix of a valid object is incomplete, never refused.
+            if let Scan::End(end) = want {
+                for cut in at + 1..end {
+                    assert_eq!(scan_object(&b[..cut], at), Scan::Eof, "{t} cut {cut}");
+                }
+            }
+        }
+        let deep = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert_eq!(
+            scan_object(format!("{{\"a\":{deep}}}").as_bytes(), 0),
+            Scan::Refused
+        );
+        let ok = "[".repeat(MAX_DEPTH - 1) + &"]".repeat(MAX_DEPTH - 1);
+        let text = format!("{{\"a\":{ok}}}");
+        assert_eq!(scan_object(text.as_bytes(), 0), Scan::End(text.len()));
+    }
+}
