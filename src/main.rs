@@ -9,6 +9,12 @@ use kwatch::cli::{Cli, Command};
 use kwatch::exit::Exit;
 use kwatch::watch::Outcome;
 
+// A list allocates several small blocks per object and frees few until exit; glibc's
+// malloc spent about a fifth of the CPU of a 100k-pod list on them (perf), mimalloc a
+// fraction of that, for about 10% more RSS.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);

@@ -966,12 +966,14 @@ mod tests {
     /// The incremental splitter gives what `parse_list` gives, however the body is cut.
     #[test]
     fn splits_lists_as_they_arrive() {
-        let bodies: [&[u8]; 5] = [
+        let bodies: [&[u8]; 6] = [
             br#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"255","continue":"a\"items\":[b","remainingItemCount":3},"items":[{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7"},"data":{"k":"v]}"}} , {"metadata":{"name":"b\"]","resourceVersion":"8"}}]}"#,
             br#"{"items" : [ ], "metadata":{"resourceVersion":"3","continue":"x"}}"#,
             br#"{"metadata":{"items":[1]},"items":[{"metadata":{"name":"c"}}],"kind":"L"}"#,
             br#"{"metadata":{"resourceVersion":"1"}}"#,
             br#"  {"kind":"X","items":[{"a":{"items":[]},"metadata":{"name":"d","resourceVersion":"2"}}]}  "#,
+            // Cut inside a number ("-", "1.", "1e"), an item is incomplete, not invalid.
+            br#"{"items":[{"metadata":{"name":"e"},"x":-1.5e-3,"y":[0.25,10,1E9]},{"z":-0}]}"#,
         ];
         for body in bodies {
             let want = parse_list(body).unwrap();
