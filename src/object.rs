@@ -11,9 +11,8 @@ use serde_json::value::RawValue;
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
 
-/// The metadata fields kwatch reads from every object.
-// The private field is not a non-exhaustive marker: it carries the check of `uid`.
-#[allow(clippy::manual_non_exhaustive)]
+/// The metadata fields kwatch reads from every object (others, `uid` among them, pass
+/// through unread, as an unstructured client-go informer leaves them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -23,10 +22,6 @@ pub struct Meta {
     pub namespace: Option<String>,
     #[serde(default)]
     pub resource_version: String,
-    /// `uid` is type-checked (a string or null) as it always was, but not kept: nothing
-    /// reads it.
-    #[serde(default, rename = "uid", deserialize_with = "opt_str_checked")]
-    uid_checked: (),
     #[serde(default)]
     pub creation_timestamp: Option<String>,
     /// Whether `metadata.managedFields` is there: outputs drop it unless asked, and need
@@ -37,37 +32,6 @@ pub struct Meta {
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     IgnoredAny::deserialize(d).map(|_| true)
-}
-
-/// Accepts what an `Option<String>` accepts, with the same errors, and keeps nothing.
-fn opt_str_checked<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    struct Str;
-    impl<'de> Visitor<'de> for Str {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-            Ok(())
-        }
-    }
-    struct OptStr;
-    impl<'de> Visitor<'de> for OptStr {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("option")
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_string(Str)
-        }
-    }
-    d.deserialize_option(OptStr)
 }
 
 /// Reads an object's `metadata` and stops there: the rest (spec and status, most of the
@@ -147,9 +111,8 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
     const NAME: u8 = 1;
     const NAMESPACE: u8 = 2;
     const RV: u8 = 4;
-    const UID: u8 = 8;
-    const CREATED: u8 = 16;
-    const MANAGED: u8 = 32;
+    const CREATED: u8 = 8;
+    const MANAGED: u8 = 16;
     let b = raw.as_bytes();
     // A string value with no escape, or null (`None`).
     let plain = |i: usize| -> Option<(Option<String>, usize)> {
@@ -192,7 +155,6 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             b"name" => NAME,
             b"namespace" => NAMESPACE,
             b"resourceVersion" => RV,
-            b"uid" => UID,
             b"creationTimestamp" => CREATED,
             b"managedFields" => MANAGED,
             _ => 0,
@@ -213,7 +175,7 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
                 }
                 i = j;
             }
-            NAMESPACE | UID | CREATED => {
+            NAMESPACE | CREATED => {
                 let (s, j) = plain(i)?;
                 match bit {
                     NAMESPACE => meta.namespace = s,
@@ -443,6 +405,8 @@ mod tests {
         let none = Object::from_json(r#"{"spec":{}}"#).unwrap();
         assert_eq!(none.meta(), &Meta::default());
         assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());
+        let odd_uid = Object::from_json(r#"{"metadata":{"name":"u","uid":5,"uid":[]}}"#);
+        assert_eq!(odd_uid.unwrap().meta().name, "u", "uid is not read");
         assert!(Object::from_json(r#"{"metadata":null}"#).is_err());
         assert!(Object::from_json(r#""s""#).is_err());
     }
@@ -474,8 +438,6 @@ mod tests {
             r#"{"metadata":{"name":[]}}"#,
             r#"{"metadata":"x"}"#,
             r#"{"metadata":{"name":"a","name":"b"}}"#,
-            r#"{"metadata":{"uid":5}}"#,
-            r#"{"metadata":{"uid":"u","uid":"v"}}"#,
             r#"{"metadata":{"name":null}}"#,
             r#"{"metadata":{"managedFields":[],"managedFields":[]}}"#,
             "[]",
