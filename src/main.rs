@@ -11,7 +11,8 @@ use kwatch::watch::Outcome;
 
 // A list allocates several small blocks per object and frees few until exit; glibc's
 // malloc spent about a fifth of the CPU of a 100k-pod list on them (perf), mimalloc a
-// fraction of that, for about 10% more RSS.
+// fraction of that. Built without transparent huge pages (feature `no_thp`): with them a
+// 10-pod watch held 23 MB instead of 14 MB, for ~10% less CPU only on 100k-object lists.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
