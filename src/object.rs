@@ -8,6 +8,8 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::scan::skip_ws;
+
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
 
@@ -60,13 +62,35 @@ fn parse_meta(raw: &str) -> Result<Meta, serde_json::Error> {
 /// JSON): [`parse_meta_visiting`] decides then. Keys are compared as written, so a key
 /// with no escape matches exactly when serde's would.
 fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
-    let mut i = skip_ws(b, 0);
+    let mut found = None;
+    let walked = each_member(b, skip_ws(b, 0), |key, at| {
+        if key == b"metadata" {
+            found = Some(at);
+            return None;
+        }
+        skip_value(b, at)
+    });
+    match (found, walked) {
+        (Some(at), _) => Some(Some(at)),
+        (None, Some(())) => Some(None),
+        (None, None) => None,
+    }
+}
+
+/// Walks the members of the valid JSON object at `b[i]`: `visit(key, value_start)` returns
+/// where the value ends, or `None` to stop. `None` when stopped, or when a key has an escape
+/// (its text is not its value) or the object is not where it should be.
+fn each_member(
+    b: &[u8],
+    i: usize,
+    mut visit: impl FnMut(&[u8], usize) -> Option<usize>,
+) -> Option<()> {
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    i = skip_ws(b, i + 1);
+    let mut i = skip_ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
-        return Some(None);
+        return Some(());
     }
     loop {
         if b.get(i) != Some(&b'"') {
@@ -81,20 +105,14 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
         if b.get(i) != Some(&b':') {
             return None;
         }
-        i = skip_ws(b, i + 1);
-        if key == b"metadata" {
-            return Some(Some(i));
-        }
-        i = skip_ws(b, skip_value(b, i)?);
+        i = skip_ws(b, visit(key, skip_ws(b, i + 1))?);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Some(None),
+            Some(b'}') => return Some(()),
             _ => return None,
         }
     }
 }
-
-use crate::scan::skip_ws;
 
 /// In a string of valid JSON whose content starts at `b[i]`: the index of its closing
 /// quote or of its first backslash.
@@ -130,27 +148,7 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
     };
     let mut meta = Meta::default();
     let mut seen = 0u8;
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    let mut i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return Some(meta);
-    }
-    loop {
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let end = special(b, i + 1)?;
-        if b[end] != b'"' {
-            return None;
-        }
-        let key = &b[i + 1..end];
-        i = skip_ws(b, end + 1);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
+    each_member(b, i, |key, i| {
         let bit = match key {
             b"name" => NAME,
             b"namespace" => NAMESPACE,
@@ -173,29 +171,24 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
                 } else {
                     meta.resource_version = s;
                 }
-                i = j;
+                Some(j)
             }
             NAMESPACE | CREATED => {
                 let (s, j) = plain(i)?;
-                match bit {
-                    NAMESPACE => meta.namespace = s,
-                    CREATED => meta.creation_timestamp = s,
-                    _ => {}
+                if bit == NAMESPACE {
+                    meta.namespace = s;
+                } else {
+                    meta.creation_timestamp = s;
                 }
-                i = j;
+                Some(j)
             }
             _ => {
                 meta.has_managed_fields |= bit == MANAGED;
-                i = skip_value(b, i)?;
+                skip_value(b, i)
             }
         }
-        i = skip_ws(b, i);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Some(meta),
-            _ => return None,
-        }
-    }
+    })?;
+    Some(meta)
 }
 
 /// The end of the string starting (with its quote) at `b[i]`.
