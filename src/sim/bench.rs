@@ -153,42 +153,25 @@ pub fn control(app: &App, body: &Value) -> Value {
 /// Runs the flood until the task is aborted.
 pub async fn run_flood(app: Arc<App>) {
     let flood = &app.faults.flood;
-    let mut rate_rx = flood.rate.subscribe();
+    let mut pacer = super::churn::Pacer::new(flood.rate.subscribe());
     let mut cursor = String::new();
-    let mut owed = 0.0f64;
-    let mut last = tokio::time::Instant::now();
-    loop {
-        let rate = *rate_rx.borrow_and_update();
-        if rate <= 0.0 {
-            if rate_rx.changed().await.is_err() {
-                return;
-            }
-            last = tokio::time::Instant::now();
-            continue;
-        }
+    while let Some(rate) = pacer.rate().await {
         let n = if rate.is_infinite() {
             let rev = app.cluster.read().rev();
             let pos = flood.watch_pos.load(Ordering::Relaxed);
             let lag = rev.saturating_sub(pos);
             if pos == 0 || lag >= WINDOW {
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_micros(500)) => {}
-                    r = rate_rx.changed() => if r.is_err() { return },
+                if pacer.pause(Duration::from_micros(500)).await.is_none() {
+                    return;
                 }
                 continue;
             }
             (WINDOW - lag) as usize
         } else {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(2)) => {}
-                r = rate_rx.changed() => if r.is_err() { return } else { continue },
-            }
-            let now = tokio::time::Instant::now();
-            owed += rate * (now - last).as_secs_f64();
-            last = now;
-            let n = owed.floor();
-            owed -= n;
-            n as usize
+            let Some(n) = pacer.owed(rate, Duration::from_millis(2)).await else {
+                return;
+            };
+            n
         };
         if n > 0 {
             let made = app.cluster.write(|s| {

@@ -336,14 +336,7 @@ impl PodTemplate {
         meta["resourceVersion"] = json!(hole("RV"));
         meta["creationTimestamp"] = json!(created);
         let namespace = meta["namespace"].as_str().unwrap_or_default().to_string();
-        let labels = meta["labels"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labels = super::storage::labels_of(meta);
         let bytes = crate::sim::status::go_json(&super::storage::normalize(
             &super::resources::RESOURCES[PODS],
             v,
@@ -607,6 +600,63 @@ impl Churner {
     }
 }
 
+/// Paces changes at a rate set through a watch channel (the control API's switches):
+/// fractions of a change carry over from one tick to the next.
+pub(crate) struct Pacer {
+    rate_rx: tokio::sync::watch::Receiver<f64>,
+    owed: f64,
+    last: tokio::time::Instant,
+}
+
+impl Pacer {
+    pub fn new(rate_rx: tokio::sync::watch::Receiver<f64>) -> Pacer {
+        Pacer {
+            rate_rx,
+            owed: 0.0,
+            last: tokio::time::Instant::now(),
+        }
+    }
+
+    /// The rate, once it is positive (nothing is owed for the time it was not); `None`
+    /// when the switch is gone.
+    pub async fn rate(&mut self) -> Option<f64> {
+        loop {
+            let rate = *self.rate_rx.borrow_and_update();
+            if rate > 0.0 {
+                return Some(rate);
+            }
+            self.rate_rx.changed().await.ok()?;
+            self.last = tokio::time::Instant::now();
+        }
+    }
+
+    /// After `tick` (or as soon as the rate changes: then 0), the whole changes owed at
+    /// `rate` since the last call; `None` when the switch is gone.
+    pub async fn owed(&mut self, rate: f64, tick: Duration) -> Option<usize> {
+        tokio::select! {
+            _ = tokio::time::sleep(tick) => {}
+            r = self.rate_rx.changed() => {
+                r.ok()?;
+                return Some(0);
+            }
+        }
+        let now = tokio::time::Instant::now();
+        self.owed += rate * (now - self.last).as_secs_f64();
+        self.last = now;
+        let n = self.owed.floor();
+        self.owed -= n;
+        Some(n as usize)
+    }
+
+    /// Waits `d`, or less if the rate changes; `None` when the switch is gone.
+    pub async fn pause(&mut self, d: Duration) -> Option<()> {
+        tokio::select! {
+            _ = tokio::time::sleep(d) => Some(()),
+            r = self.rate_rx.changed() => r.ok(),
+        }
+    }
+}
+
 /// Runs churn until the task is aborted. The rate is read from the control API's switch.
 pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
     let mut churner = Churner {
@@ -615,28 +665,12 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
         target: target.max(5),
         counter: 0,
     };
-    let mut rate_rx = app.faults.churn_rate.subscribe();
-    let mut owed = 0.0f64;
-    let mut last = tokio::time::Instant::now();
-    loop {
-        let rate = *rate_rx.borrow_and_update();
-        if rate <= 0.0 {
-            if rate_rx.changed().await.is_err() {
-                return;
-            }
-            last = tokio::time::Instant::now();
-            continue;
-        }
+    let mut pacer = Pacer::new(app.faults.churn_rate.subscribe());
+    while let Some(rate) = pacer.rate().await {
         let tick = Duration::from_secs_f64((1.0 / rate).clamp(0.01, 1.0));
-        tokio::select! {
-            _ = tokio::time::sleep(tick) => {}
-            r = rate_rx.changed() => if r.is_err() { return } else { continue },
-        }
-        let now = tokio::time::Instant::now();
-        owed += rate * (now - last).as_secs_f64();
-        last = now;
-        let n = owed.floor() as usize;
-        owed -= n as f64;
+        let Some(n) = pacer.owed(rate, tick).await else {
+            return;
+        };
         if n > 0 {
             app.cluster.write(|s| {
                 for _ in 0..n.min(100_000) {

@@ -20,7 +20,9 @@ use serde_json::{json, Map, Value};
 
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::selector::{self, FieldSelector, LabelSelector};
-use super::status::{json_response, plain_404, value_response, Cause, Status};
+use super::status::{
+    api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
+};
 use super::storage::{make_key, now_rfc3339, selectable_fields, sort_keys, ListQuery, Obj};
 use super::{control, discovery, table, watch, App};
 
@@ -623,19 +625,11 @@ fn list_response(
         buf.extend_from_slice(&tail.take()?);
         Some(Ok(Bytes::from(buf)))
     });
-    let mut resp = Response::new(Body::from_stream(futures::stream::iter(chunks)));
+    let body = Body::from_stream(futures::stream::iter(chunks));
+    let mut resp = json_body_response(StatusCode::OK, body);
     if too_large {
         resp.extensions_mut().insert(TooLargeToIndent);
     }
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        header::HeaderValue::from_static("no-cache, private"),
-    );
     resp
 }
 
@@ -703,17 +697,7 @@ fn pod_log(app: &App, t: &Target, name: &str, q: &Params) -> Response {
     {
         text.push_str(&format!("{started} INFO {container}[{i}]: {msg}\n"));
     }
-    let mut resp = Response::new(Body::from(text));
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/plain"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        header::HeaderValue::from_static("no-cache, private"),
-    );
-    resp
+    api_response(StatusCode::OK, "text/plain", Body::from(text))
 }
 
 fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {

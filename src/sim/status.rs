@@ -36,6 +36,19 @@ pub fn escape_html(bytes: Vec<u8>) -> Vec<u8> {
 }
 
 /// A JSON response the way kube-apiserver sends it: compact body, one trailing newline,
+/// The causes as the real server words them in a message: one as it is, several as `[a, b]`.
+fn joined_causes(causes: &[Cause]) -> String {
+    let parts: Vec<String> = causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.message))
+        .collect();
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("[{}]", parts.join(", "))
+    }
+}
+
 /// `Content-Type: application/json`, `Cache-Control: no-cache, private`.
 pub fn json_response(code: StatusCode, mut body: Vec<u8>) -> Response {
     body.push(b'\n');
@@ -44,13 +57,16 @@ pub fn json_response(code: StatusCode, mut body: Vec<u8>) -> Response {
 
 /// A response with kube-apiserver's JSON headers around `body`, taken as it is.
 pub fn json_body_response(code: StatusCode, body: Body) -> Response {
+    api_response(code, "application/json", body)
+}
+
+/// A response as kube-apiserver's handlers send one: `Content-Type` and
+/// `Cache-Control: no-cache, private`.
+pub fn api_response(code: StatusCode, content_type: &'static str, body: Body) -> Response {
     let mut resp = Response::new(body);
     *resp.status_mut() = code;
     let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     h.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, private"),
@@ -189,15 +205,7 @@ impl Status {
 
     /// 422 on invalid ListOptions; several causes are joined as `[a, b]`.
     pub fn invalid_list_options(causes: &[Cause]) -> Status {
-        let parts: Vec<String> = causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect();
-        let joined = if parts.len() == 1 {
-            parts[0].clone()
-        } else {
-            format!("[{}]", parts.join(", "))
-        };
+        let joined = joined_causes(causes);
         let msg = format!("ListOptions.meta.k8s.io \"\" is invalid: {joined}");
         let mut d = Map::new();
         d.insert("group".into(), json!("meta.k8s.io"));
@@ -208,15 +216,7 @@ impl Status {
 
     /// 422 on an invalid object (create/update); `details.kind` is the Kind.
     pub fn invalid_object(kind: &str, group: &str, name: &str, causes: &[Cause]) -> Status {
-        let parts: Vec<String> = causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect();
-        let joined = if parts.len() == 1 {
-            parts[0].clone()
-        } else {
-            format!("[{}]", parts.join(", "))
-        };
+        let joined = joined_causes(causes);
         let q = if group.is_empty() {
             kind.to_string()
         } else {

@@ -63,6 +63,18 @@ pub struct Obj {
     item_start: usize,
 }
 
+/// `metadata.labels` as (key, value) pairs (non-string values read as "").
+pub(crate) fn labels_of(meta: &Value) -> Vec<(String, String)> {
+    meta["labels"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Obj {
     /// Builds an object from a full, stamped value (normalizes key order).
     pub fn from_value(res: usize, v: Value) -> Obj {
@@ -76,14 +88,7 @@ impl Obj {
         } else {
             String::new()
         };
-        let labels = meta["labels"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let labels = labels_of(meta);
         let (phase, node_name) = if res == PODS {
             (s(&v["status"]["phase"]), s(&v["spec"]["nodeName"]))
         } else {

@@ -167,28 +167,31 @@ impl Drop for OpenGuard {
 const MALFORMED: &[u8] =
     b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Bogus\",\"metadata\":{\"name\":\n";
 
+/// The annotations of the initial-events-end bookmark, with the empty list `blueprint`.
+fn initial_end_annotations(blueprint: String) -> serde_json::Value {
+    json!({
+        "k8s.io/initial-events-end": "true",
+        "kubernetes.io/initial-events-list-blueprint":
+            base64::engine::general_purpose::STANDARD.encode(blueprint),
+    })
+}
+
+/// A BOOKMARK at `rv`, its keys in the real server's order (custom resources go through
+/// unstructured JSON: sorted keys, no creationTimestamp).
 fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool) -> Bytes {
+    let mut meta = serde_json::Map::new();
     let obj = if def.custom {
-        let mut meta = serde_json::Map::new();
         if initial_end {
             let blueprint = format!(
                 "{{\"apiVersion\":\"{}\",\"items\":null,\"kind\":\"{}\",\"metadata\":{{}}}}\n",
                 def.api_version(),
                 def.list_kind()
             );
-            meta.insert(
-                "annotations".into(),
-                json!({
-                    "k8s.io/initial-events-end": "true",
-                    "kubernetes.io/initial-events-list-blueprint":
-                        base64::engine::general_purpose::STANDARD.encode(blueprint),
-                }),
-            );
+            meta.insert("annotations".into(), initial_end_annotations(blueprint));
         }
         meta.insert("resourceVersion".into(), json!(rv.to_string()));
         json!({"apiVersion": def.api_version(), "kind": def.kind, "metadata": meta})
     } else {
-        let mut meta = serde_json::Map::new();
         meta.insert("resourceVersion".into(), json!(rv.to_string()));
         meta.insert("creationTimestamp".into(), serde_json::Value::Null);
         if initial_end {
@@ -197,14 +200,7 @@ fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool) -> Bytes {
                 def.list_kind(),
                 def.api_version()
             );
-            meta.insert(
-                "annotations".into(),
-                json!({
-                    "k8s.io/initial-events-end": "true",
-                    "kubernetes.io/initial-events-list-blueprint":
-                        base64::engine::general_purpose::STANDARD.encode(blueprint),
-                }),
-            );
+            meta.insert("annotations".into(), initial_end_annotations(blueprint));
         }
         json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": meta})
     };
