@@ -16,6 +16,7 @@ pub mod output;
 pub mod real_fifo;
 pub mod reflector;
 pub mod replay;
+pub mod retry;
 pub mod scan;
 pub mod sim;
 pub mod source;

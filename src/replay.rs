@@ -95,6 +95,18 @@ fn event(ty: &str, r: &Value) -> Option<ReflectorEvent> {
         "WatchListFallback" => ReflectorEvent::WatchListFallback {
             error: string(&r["error"]),
         },
+        "Retry" => ReflectorEvent::Retry(crate::retry::Retry {
+            verb: match r["verb"].as_str() {
+                Some("list") => crate::retry::Verb::List,
+                Some("watch") => crate::retry::Verb::Watch,
+                _ => crate::retry::Verb::Get,
+            },
+            code: r["code"].as_u64().and_then(|c| u16::try_from(c).ok()),
+            reason: string(&r["reason"]),
+            delay: Duration::from_secs(r["retryAfterSeconds"].as_u64().unwrap_or(0)),
+            attempt: u32::try_from(r["attempt"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
+            max_retries: u32::try_from(r["maxRetries"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
+        }),
         _ => return None,
     })
 }

@@ -72,7 +72,8 @@ pub struct ApiStatus {
     pub code: u16,
     pub reason: String,
     pub message: String,
-    /// From the `Retry-After` header or `details.retryAfterSeconds`.
+    /// The `Retry-After` header, in whole seconds: what client-go's retry rule reads
+    /// ([`crate::retry`]); `details.retryAfterSeconds` alone asks for nothing.
     pub retry_after: Option<Duration>,
     /// A cause of type `ResourceVersionTooLarge` was given.
     pub too_large_rv: bool,
@@ -112,6 +113,16 @@ pub enum SourceError {
     /// Connection refused when connecting (the innermost cause's text).
     #[error("{0}")]
     ConnectionRefused(String),
+    /// The connection broke under the request or the stream (reset, EOF, HTTP/2 GOAWAY):
+    /// client-go's `IsConnectionReset` / `IsProbableEOF` / `IsHTTP2ConnectionLost`.
+    #[error("{0}")]
+    Lost(String),
+    /// The TLS handshake failed: most often the server's certificate was not trusted.
+    #[error("{0}")]
+    Tls(String),
+    /// The server's host name did not resolve.
+    #[error("{0}")]
+    Dns(String),
     /// Any other failure to reach the server or read its response.
     #[error("{0}")]
     Transport(String),
@@ -134,6 +145,23 @@ impl SourceError {
     }
     pub fn is_too_large_rv(&self) -> bool {
         self.api().is_some_and(ApiStatus::is_too_large_rv)
+    }
+
+    /// An error that retrying will not fix, so that before kwatch is up a user is better
+    /// served by it than by endless backoff: the request is wrong or not allowed (a 4xx
+    /// other than 408 timeout, 410 expired and 429 throttling), the server cannot be
+    /// trusted, found or reached, or it did not answer within `--request-timeout`.
+    pub fn will_not_fix_itself(&self) -> bool {
+        match self {
+            SourceError::Api(s) => {
+                (400..500).contains(&s.code) && ![408, 410, 429].contains(&s.code)
+            }
+            SourceError::Tls(_)
+            | SourceError::Dns(_)
+            | SourceError::ConnectionRefused(_)
+            | SourceError::Timeout(_) => true,
+            SourceError::Lost(_) | SourceError::Transport(_) | SourceError::Decode(_) => false,
+        }
     }
 }
 
@@ -209,12 +237,7 @@ impl KubeSource {
             return Ok(res);
         }
         let code = res.status().as_u16();
-        let retry_after = res
-            .headers()
-            .get(http::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let retry_after = retry_after_header(res.headers());
         let body = read_body(res.into_body(), 1024 * 1024)
             .await
             .unwrap_or_default();
@@ -227,9 +250,7 @@ impl KubeSource {
         if status.code == 0 {
             status.code = code;
         }
-        if retry_after.is_some() {
-            status.retry_after = retry_after;
-        }
+        status.retry_after = retry_after;
         Err(SourceError::Api(status))
     }
 }
@@ -288,13 +309,31 @@ impl ListerWatcher for KubeSource {
     }
 }
 
+/// Sorts a failure to get a response into what the request layer and the reflector
+/// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other.
 fn transport_error(e: kube::Error) -> SourceError {
+    use std::io::ErrorKind;
     let mut text = e.to_string();
-    let mut refused = false;
-    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    let (mut refused, mut lost, mut tls) = (false, false, false);
+    let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
     while let Some(s) = src {
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+            match io.kind() {
+                ErrorKind::ConnectionRefused => refused = true,
+                ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::UnexpectedEof
+                | ErrorKind::BrokenPipe => lost = true,
+                _ => {}
+            }
+            // An io::Error's source() skips the error it wraps: look at it here.
+            tls |= io
+                .get_ref()
+                .is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some());
+        }
+        tls |= s.downcast_ref::<rustls::Error>().is_some();
+        if let Some(h) = s.downcast_ref::<hyper::Error>() {
+            lost |= h.is_incomplete_message() || h.is_closed() || h.is_canceled();
         }
         let msg = s.to_string();
         if !text.contains(&msg) {
@@ -303,9 +342,25 @@ fn transport_error(e: kube::Error) -> SourceError {
         }
         src = s.source();
     }
-    refused |= text.contains("Connection refused");
+    let lower = text.to_ascii_lowercase();
+    refused |= lower.contains("connection refused");
+    tls |= lower.contains("invalid peer certificate") || lower.contains("tls handshake");
+    lost |= [
+        "connection reset",
+        "broken pipe",
+        "unexpected eof",
+        "goaway",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
     if refused {
         SourceError::ConnectionRefused(describe_cut(&e))
+    } else if tls {
+        SourceError::Tls(describe_cut(&e))
+    } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
+        SourceError::Dns(describe_cut(&e))
+    } else if lost {
+        SourceError::Lost(describe_cut(&e))
     } else {
         SourceError::Transport(text)
     }
@@ -363,8 +418,6 @@ struct StatusWire {
 struct StatusDetailsWire {
     #[serde(default)]
     causes: Vec<CauseWire>,
-    #[serde(default)]
-    retry_after_seconds: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -374,24 +427,27 @@ struct CauseWire {
 }
 
 fn status_from_wire(w: StatusWire) -> ApiStatus {
-    let (too_large_rv, retry_after) = match &w.details {
-        Some(d) => (
-            d.causes
-                .iter()
-                .any(|c| c.reason == "ResourceVersionTooLarge"),
-            d.retry_after_seconds
-                .filter(|s| *s > 0)
-                .map(Duration::from_secs),
-        ),
-        None => (false, None),
-    };
+    let too_large_rv = w.details.as_ref().is_some_and(|d| {
+        d.causes
+            .iter()
+            .any(|c| c.reason == "ResourceVersionTooLarge")
+    });
     ApiStatus {
         code: w.code,
         reason: w.reason,
         message: w.message,
-        retry_after,
+        retry_after: None,
         too_large_rv,
     }
+}
+
+/// client-go `retryAfterSeconds`: the `Retry-After` header as a whole number of seconds
+/// (Go's `strconv.Atoi`: a sign is allowed; a negative wait is no wait); an HTTP date or
+/// anything else is no `Retry-After` at all.
+fn retry_after_header(headers: &http::HeaderMap) -> Option<Duration> {
+    let v = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?;
+    let secs: i64 = v.trim().parse().ok()?;
+    Some(Duration::from_secs(secs.max(0).unsigned_abs()))
 }
 
 fn parse_status(body: &[u8]) -> Option<ApiStatus> {
@@ -922,7 +978,7 @@ fn watch_lines(
                     // A reset or cut connection mid-stream: client-go treats these
                     // (IsProbableEOF) as the end of the watch, not as an error.
                     r.done = true;
-                    return Some((Err(SourceError::Transport(describe_cut(&e))), r));
+                    return Some((Err(SourceError::Lost(describe_cut(&e))), r));
                 }
             }
         }
@@ -1026,6 +1082,23 @@ mod tests {
     fn too_large_rv_status() {
         let s = parse_status(br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 99999999, current: 256","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#).unwrap();
         assert!(s.is_too_large_rv() && !s.is_expired());
-        assert_eq!(s.retry_after, Some(Duration::from_secs(1)));
+        // The body's retryAfterSeconds is no Retry-After: client-go reads the header.
+        assert_eq!(s.retry_after, None);
+    }
+
+    #[test]
+    fn retry_after_header_is_whole_seconds() {
+        let of = |v: &str| {
+            let mut h = http::HeaderMap::new();
+            h.insert(http::header::RETRY_AFTER, v.parse().unwrap());
+            retry_after_header(&h)
+        };
+        assert_eq!(of("3"), Some(Duration::from_secs(3)));
+        assert_eq!(of(" 0 "), Some(Duration::ZERO));
+        assert_eq!(of("+2"), Some(Duration::from_secs(2)));
+        assert_eq!(of("-5"), Some(Duration::ZERO));
+        assert_eq!(of("1.5"), None);
+        assert_eq!(of("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(retry_after_header(&http::HeaderMap::new()), None);
     }
 }

@@ -22,6 +22,8 @@ pub struct Stats {
     pub watches: u64,
     pub bookmarks: u64,
     pub backoffs: u64,
+    /// Requests the request layer sent again (Retry-After, lost connections).
+    pub retries: u64,
     pub resyncs: u64,
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
@@ -45,6 +47,7 @@ impl Stats {
             watches: 0,
             bookmarks: 0,
             backoffs: 0,
+            retries: 0,
             resyncs: 0,
             synced_after: None,
             synced: 0,
@@ -73,6 +76,7 @@ impl Stats {
                 ReflectorEvent::Watch { .. } => self.watches += 1,
                 ReflectorEvent::Bookmark { .. } => self.bookmarks += 1,
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
+                ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
@@ -108,8 +112,8 @@ impl Stats {
         }
         let _ = writeln!(
             s,
-            "  watches: {}, bookmarks: {}, backoffs: {}, resyncs: {}",
-            self.watches, self.bookmarks, self.backoffs, self.resyncs
+            "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
+            self.watches, self.bookmarks, self.retries, self.backoffs, self.resyncs
         );
         match self.synced_after {
             Some(d) => {

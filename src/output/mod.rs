@@ -316,6 +316,9 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
         ReflectorEvent::Backoff { delay, cause } => json!({"delayMs": ms(delay), "cause": cause}),
         ReflectorEvent::Resync => json!({}),
         ReflectorEvent::WatchListFallback { error } => json!({"error": error}),
+        ReflectorEvent::Retry(r) => json!({"verb": r.verb.as_str(), "code": r.code,
+                    "reason": r.reason, "retryAfterSeconds": r.delay.as_secs(),
+                    "attempt": r.attempt, "maxRetries": r.max_retries}),
     };
     let ty = match e {
         ReflectorEvent::List { .. } => "List",
@@ -326,6 +329,7 @@ fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
         ReflectorEvent::Backoff { .. } => "Backoff",
         ReflectorEvent::Resync => "Resync",
         ReflectorEvent::WatchListFallback { .. } => "WatchListFallback",
+        ReflectorEvent::Retry(_) => "Retry",
     };
     match v {
         Value::Object(m) => (ty, m),

@@ -310,6 +310,17 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         ReflectorEvent::WatchListFallback { error } => {
             format!("watch-list of {name} failed, using LIST: {error}")
         }
+        ReflectorEvent::Retry(r) => {
+            let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+            format!(
+                "retry {} {name} in {} (attempt {} of {}): {code}{}",
+                r.verb.as_str(),
+                secs(&r.delay),
+                r.attempt,
+                r.max_retries,
+                r.reason
+            )
+        }
     })
 }
 

@@ -12,7 +12,12 @@
 //! - watch from the last synced RV; every event (bookmarks too) advances it;
 //! - a clean close re-watches without relisting; a watch that lasted < 1 s with no event
 //!   is an error; 429 and connection refused on opening back off and re-watch; any other
-//!   error (410, ERROR event, undecodable line) ends ListAndWatch: back off, then relist.
+//!   error (410, ERROR event, undecodable line) ends ListAndWatch: back off, then relist;
+//! - every list page and watch goes through the request layer ([`crate::retry`]), which
+//!   retries answers with `Retry-After` by itself: the reflector sees only what it gave up
+//!   on, and announces each retry as [`ReflectorEvent::Retry`];
+//! - until the first list has been replaced into the store (the first sync), an error that
+//!   will not fix itself ([`SourceError::will_not_fix_itself`]) ends [`Reflector::run`].
 
 pub mod backoff;
 #[cfg(test)]
@@ -27,6 +32,7 @@ use rand::Rng;
 use tokio::time::Instant;
 
 use crate::object::ObjectRef;
+use crate::retry::{Retry, Retrying};
 use crate::source::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
 use backoff::Backoff;
 
@@ -115,6 +121,9 @@ pub enum ReflectorEvent {
     WatchListFallback {
         error: String,
     },
+    /// The request layer is about to send a list page or watch again (see
+    /// [`crate::retry`]); the reflector has not seen the answer.
+    Retry(Retry),
 }
 
 /// Whether to get the initial state from a streaming list (KEP-3157).
@@ -156,33 +165,20 @@ impl Default for ReflectorConfig {
     }
 }
 
-/// Why ListAndWatch stopped: the cause shown to the user and the minimum wait.
+/// Why ListAndWatch stopped: the cause shown to the user.
 struct Failure {
     cause: String,
-    retry_after: Option<Duration>,
     /// The error itself when it came from the server or the connection.
     error: Option<SourceError>,
-}
-
-fn retry_after(e: &SourceError) -> Option<Duration> {
-    e.api().and_then(|s| s.retry_after)
 }
 
 impl From<SourceError> for Failure {
     fn from(e: SourceError) -> Self {
         Failure {
-            retry_after: retry_after(&e),
             cause: e.to_string(),
             error: Some(e),
         }
     }
-}
-
-/// A list error that retrying cannot fix (bad selector, no permission, unknown
-/// resource): a client error other than 408 timeout, 410 expired and 429 throttling.
-fn is_permanent(e: &SourceError) -> bool {
-    e.api()
-        .is_some_and(|s| (400..500).contains(&s.code) && ![408, 410, 429].contains(&s.code))
 }
 
 struct Listed {
@@ -194,7 +190,7 @@ struct Listed {
 }
 
 pub struct Reflector<L, S> {
-    lw: L,
+    lw: Retrying<L>,
     store: Arc<S>,
     cfg: ReflectorConfig,
     /// The RV of the last list or watch event processed; "" before the first list.
@@ -205,6 +201,9 @@ pub struct Reflector<L, S> {
     paginated_result: bool,
     /// Try a streaming list before LIST; cleared for good when `auto` falls back.
     use_watch_list: bool,
+    /// A list (or streaming list) has been replaced into the store once: from then on
+    /// every error is retried, as client-go's informers retry them.
+    established: bool,
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
     progress: Arc<ListProgress>,
@@ -214,8 +213,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     pub fn new(lw: L, store: Arc<S>, cfg: ReflectorConfig) -> Self {
         use rand::SeedableRng;
         let use_watch_list = cfg.watch_list != WatchListMode::Off;
+        let notices = store.clone();
+        let on_retry = Arc::new(move |r| notices.notice(ReflectorEvent::Retry(r)));
         Reflector {
-            lw,
+            lw: Retrying::new(lw, on_retry),
             store,
             backoff: Backoff::new(cfg.seed),
             rng: rand::rngs::SmallRng::seed_from_u64(cfg.seed.wrapping_add(1)),
@@ -224,6 +225,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             rv_unavailable: false,
             paginated_result: false,
             use_watch_list,
+            established: false,
             progress: Arc::default(),
         }
     }
@@ -237,9 +239,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         self.progress.clone()
     }
 
-    /// Runs until the task is dropped or aborted. Returns only if the very first list
-    /// fails with an error that retrying cannot fix (before anything was synced, a user
-    /// is better served by that error than by endless backoff).
+    /// Runs until the task is dropped or aborted. Returns only if, before the first list
+    /// was replaced into the store, a request failed with an error that will not fix
+    /// itself (a user is better served by that error than by endless backoff).
     pub async fn run(mut self) -> SourceError {
         let _resync = self.cfg.resync.map(|period| {
             let store = self.store.clone();
@@ -255,15 +257,17 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let mut reason = "initial".to_owned();
         loop {
             let failure = self.list_and_watch(&reason).await;
-            if self.last_sync_rv.is_empty() {
-                if let Some(e) = failure.error.as_ref().filter(|e| is_permanent(e)) {
-                    return e.clone();
-                }
+            if let Some(e) = failure.error.filter(|e| self.is_fatal(e)) {
+                return e;
             }
-            self.back_off(failure.retry_after, failure.cause.clone())
-                .await;
+            self.back_off(failure.cause.clone()).await;
             reason = failure.cause;
         }
+    }
+
+    /// Whether `e` ends [`Reflector::run`]: it will not fix itself and nothing was listed yet.
+    fn is_fatal(&self, e: &SourceError) -> bool {
+        !self.established && e.will_not_fix_itself()
     }
 
     /// client-go `relistResourceVersion`, except that a first list with an explicit page
@@ -300,13 +304,16 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             match self.watch_list(reason).await {
                 Ok(stream) => streaming = Some(stream),
                 Err(f) => {
-                    // Only a rejection (a client error) means the server does not do
-                    // streaming lists; after anything else, LIST this once.
-                    let rejected = f
-                        .error
+                    // 422 Invalid is how a server without streaming lists refuses
+                    // `sendInitialEvents`: LIST from now on. Another error that will not
+                    // fix itself (a bad selector, no permission) would fail the LIST too.
+                    if f.error
                         .as_ref()
-                        .and_then(SourceError::api)
-                        .is_some_and(|s| (400..500).contains(&s.code));
+                        .is_some_and(|e| self.is_fatal(e) && !is_rejection(e))
+                    {
+                        return f;
+                    }
+                    let rejected = f.error.as_ref().is_some_and(is_rejection);
                     if self.cfg.watch_list == WatchListMode::Auto && rejected {
                         self.use_watch_list = false;
                     }
@@ -341,7 +348,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             let stream = match self.lw.watch(opts).await {
                 Ok(s) => s,
                 Err(e) if is_watch_retriable(&e) => {
-                    self.back_off(retry_after(&e), format!("watch: {e}")).await;
+                    self.back_off(format!("watch: {e}")).await;
                     continue;
                 }
                 Err(e) => {
@@ -354,7 +361,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     });
                     return Failure {
                         cause,
-                        retry_after: retry_after(&e),
                         error: Some(e),
                     };
                 }
@@ -367,7 +373,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     .as_ref()
                     .is_some_and(|e| e.api().is_some_and(|s| s.code == 429))
                 {
-                    self.back_off(f.retry_after, f.cause).await;
+                    self.back_off(f.cause).await;
                     continue;
                 }
                 return f;
@@ -403,7 +409,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             // client-go's isErrorRetriableWithSideEffectsFn: back off on 429 and refused
             // connections, retry at once at RV "" on 410 / too-large RV; else give up.
             let retry = |this: &mut Self, e: &SourceError| -> Option<bool> {
-                if is_watch_retriable(e) {
+                if is_watch_retriable(e) && !this.is_fatal(e) {
                     Some(true)
                 } else if e.is_expired() || e.is_too_large_rv() {
                     this.rv_unavailable = true;
@@ -417,8 +423,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Err(e) => match retry(self, &e) {
                     Some(wait) => {
                         if wait {
-                            self.back_off(retry_after(&e), format!("watch-list: {e}"))
-                                .await;
+                            self.back_off(format!("watch-list: {e}")).await;
                         }
                         reason = e.to_string();
                         continue;
@@ -454,8 +459,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                         match retry(self, &e) {
                             Some(wait) => {
                                 if wait {
-                                    self.back_off(retry_after(&e), format!("watch-list: {e}"))
-                                        .await;
+                                    self.back_off(format!("watch-list: {e}")).await;
                                 }
                                 reason = e.to_string();
                                 break;
@@ -472,13 +476,13 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                         cause:
                             "very short watch-list: closed before the initial-events-end bookmark"
                                 .to_owned(),
-                        retry_after: None,
                         error: None,
                     });
                 }
                 continue;
             };
             self.rv_unavailable = false;
+            self.established = true;
             let items = temp.into_items();
             self.store.notice(ReflectorEvent::Listed {
                 resource_version: list_rv.clone(),
@@ -498,9 +502,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         }
     }
 
-    /// Waits the next backoff step (at least `min`, the server's Retry-After) and says so.
-    async fn back_off(&mut self, min: Option<Duration>, cause: String) {
-        let delay = self.backoff.step().max(min.unwrap_or_default());
+    /// Waits the next backoff step and says so. client-go's backoff manager reads no
+    /// Retry-After: the request layer has already waited as the server asked.
+    async fn back_off(&mut self, cause: String) {
+        let delay = self.backoff.step();
         self.store.notice(ReflectorEvent::Backoff { delay, cause });
         tokio::time::sleep(delay).await;
     }
@@ -562,7 +567,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ended(events, true, f.cause.clone()));
                     return Err(f);
                 }
-                Err(SourceError::Transport(m)) => {
+                Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
                     // A connection cut mid-stream ends the watch like a server close.
                     closed = format!("connection lost: {m}");
                     connection_lost = true;
@@ -578,7 +583,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ended(events, true, cause.clone()));
                     return Err(Failure {
                         cause,
-                        retry_after: None,
                         error: Some(e),
                     });
                 }
@@ -591,11 +595,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 "very short watch: the watch lasted less than a second and no items received"
                     .to_owned();
             self.store.notice(ended(events, true, cause.clone()));
-            return Err(Failure {
-                cause,
-                retry_after: None,
-                error: None,
-            });
+            return Err(Failure { cause, error: None });
         }
         // A server that does not know `from` (restored from an older backup) answers the
         // watch with nothing at all until its timeout, where any other server sends
@@ -609,11 +609,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                  the server may not know that resourceVersion"
             );
             self.store.notice(ended(events, true, cause.clone()));
-            return Err(Failure {
-                cause,
-                retry_after: None,
-                error: None,
-            });
+            return Err(Failure { cause, error: None });
         }
         self.store.notice(ended(events, false, closed));
         Ok(())
@@ -658,6 +654,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         });
         self.store.replace(listed.items, &listed.resource_version);
         self.last_sync_rv = listed.resource_version;
+        self.established = true;
         Ok(())
     }
 
@@ -749,6 +746,11 @@ impl TempStore {
     fn into_items(self) -> Vec<ObjectRef> {
         self.slots.into_iter().flatten().collect()
     }
+}
+
+/// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.
+fn is_rejection(e: &SourceError) -> bool {
+    e.api().is_some_and(|s| s.code == 422)
 }
 
 /// client-go `isWatchErrorRetriable`: back off and open the watch again, no relist.

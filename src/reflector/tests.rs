@@ -74,6 +74,14 @@ impl ReflectorStore for Recorder {
             }
             ReflectorEvent::Resync => "Resync".into(),
             ReflectorEvent::WatchListFallback { error } => format!("Fallback {error}"),
+            ReflectorEvent::Retry(r) => format!(
+                "Retry {} {} {}s {}/{}",
+                r.verb.as_str(),
+                r.code.map_or("-".to_owned(), |c| c.to_string()),
+                r.delay.as_secs(),
+                r.attempt,
+                r.max_retries
+            ),
         };
         self.push(s);
     }
@@ -334,32 +342,241 @@ async fn very_short_watch_is_an_error_that_backs_off_and_relists() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn too_many_requests_on_watch_backs_off_at_least_retry_after_and_rewatches() {
-    let throttled = SourceError::Api(ApiStatus {
+fn throttled(retry_after: Option<u64>) -> SourceError {
+    SourceError::Api(ApiStatus {
         code: 429,
         reason: "TooManyRequests".into(),
         message: "slow down".into(),
-        retry_after: Some(Duration::from_secs(7)),
+        retry_after: retry_after.map(Duration::from_secs),
         ..ApiStatus::default()
-    });
+    })
+}
+
+fn retries(log: &[String]) -> Vec<String> {
+    log.iter()
+        .filter(|l| l.starts_with("Retry"))
+        .cloned()
+        .collect()
+}
+
+/// The reference run `run-retry-after-3`: the request layer repeats the watch after each
+/// Retry-After; the reflector sees no error.
+#[tokio::test(start_paused = true)]
+async fn watch_answered_with_retry_after_is_retried_then_succeeds_without_backoff() {
     let steps = vec![
         page("10", &[], None),
-        Step::Watch(Err(throttled)),
-        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+        Step::Watch(Err(throttled(Some(1)))),
+        Step::Watch(Err(throttled(Some(1)))),
+        Step::Watch(Err(throttled(Some(1)))),
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Modified(obj("a", "11"))),
+            Item::Sleep(Duration::from_secs(100)),
+        ])),
     ];
     let start = Instant::now();
     let (log, calls) = run_for(steps, cfg(), 30).await;
     assert!(start.elapsed() >= Duration::from_secs(30));
     assert_eq!(
-        backoffs(&log),
-        vec!["Backoff 7000ms watch: 429 TooManyRequests: slow down"]
+        log[3..],
+        [
+            "Watch rv=10",
+            "Retry watch 429 1s 1/10",
+            "Retry watch 429 1s 2/10",
+            "Retry watch 429 1s 3/10",
+            "update ns/a 11",
+        ]
     );
+    // One watch request, sent four times as it was.
+    assert_eq!(calls.len(), 5);
+    assert!(calls[2..].iter().all(|c| *c == calls[1]), "{calls:?}");
+}
+
+/// The reference run `run-retry-after-12`: one request tried 11 times, 1 s apart; only
+/// then does the reflector see the 429, back off (its own backoff) and watch again.
+#[tokio::test(start_paused = true)]
+async fn retries_exhausted_reach_the_reflector_which_backs_off_and_rewatches() {
+    let mut steps = vec![page("10", &[], None)];
+    steps.extend((0..12).map(|_| Step::Watch(Err(throttled(Some(1))))));
+    steps.push(Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])));
+    let (log, calls) = run_for(steps, cfg(), 60).await;
+    let watches = &calls[1..];
+    assert_eq!(watches.len(), 13, "{calls:?}");
+    assert!(watches[..11].iter().all(|c| *c == watches[0]));
+    let expected: Vec<String> = (1..=10)
+        .map(|a| format!("Retry watch 429 1s {a}/10"))
+        .collect();
+    assert_eq!(log[4..14], expected[..]);
+    assert!(
+        log[14].starts_with("Backoff ")
+            && log[14].ends_with("ms watch: 429 TooManyRequests: slow down"),
+        "{}",
+        log[14]
+    );
+    // client-go's backoff (800 ms, jitter up to 2×), not the Retry-After.
+    let ms: u64 = log[14]["Backoff ".len()..]
+        .split("ms")
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((800..1600).contains(&ms), "{ms}");
+    assert_eq!(log[15..], ["Watch rv=10", "Retry watch 429 1s 1/10"]);
+    assert!(
+        !log.iter().any(|l| l.starts_with("List rv=\"10\"")),
+        "no relist"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn throttled_without_retry_after_goes_to_the_reflector_at_once() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(throttled(None))),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 30).await;
+    assert!(retries(&log).is_empty(), "{log:#?}");
+    assert_eq!(backoffs(&log).len(), 1);
     assert_eq!(log.last().unwrap(), "Watch rv=10");
     assert!(
         matches!(calls[2], Call::Watch(_)),
         "re-watch, no relist: {calls:?}"
     );
+}
+
+/// client-go's request layer waits whatever the server asks, even longer than the watch
+/// would have lasted, and then sends the same request (the same timeoutSeconds).
+#[tokio::test(start_paused = true)]
+async fn a_retry_after_longer_than_the_watch_timeout_is_waited_in_full() {
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(throttled(Some(900)))),
+        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(10_000))])),
+    ];
+    let (log, calls) = run_for(steps, cfg(), 899).await;
+    assert_eq!(log[3..], ["Watch rv=10", "Retry watch 429 900s 1/10"]);
+    assert_eq!(calls.len(), 2, "not sent again before 900 s");
+    let (log, calls) = run_for(
+        vec![
+            page("10", &[], None),
+            Step::Watch(Err(throttled(Some(900)))),
+            Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(10_000))])),
+        ],
+        cfg(),
+        901,
+    )
+    .await;
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[2], calls[1]);
+    match &calls[1] {
+        Call::Watch(w) => assert!(w.timeout_seconds < 900, "{}", w.timeout_seconds),
+        other => panic!("{other:?}"),
+    }
+    assert!(backoffs(&log).is_empty(), "{log:#?}");
+}
+
+/// The relist's LIST answered 503 with Retry-After twice: one List record, two retries,
+/// then Listed.
+#[tokio::test(start_paused = true)]
+async fn a_relist_answered_503_with_retry_after_is_retried_within_one_list() {
+    let unavailable = || {
+        SourceError::Api(ApiStatus {
+            code: 503,
+            reason: "ServiceUnavailable".into(),
+            message: "busy".into(),
+            retry_after: Some(Duration::from_secs(1)),
+            ..ApiStatus::default()
+        })
+    };
+    let expired = status(410, "Expired", "too old resource version: 10 (12)");
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![Item::Event(WatchEvent::Error(match expired {
+            SourceError::Api(s) => s,
+            _ => unreachable!(),
+        }))])),
+        Step::List(Err(unavailable())),
+        Step::List(Err(unavailable())),
+        page("12", &[("a", "11")], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 10).await;
+    let log = without_backoff_delays(&log);
+    assert_eq!(
+        log[4..],
+        [
+            "WatchEnded events=1 error=true 410 Expired: too old resource version: 10 (12)",
+            "Backoff 410 Expired: too old resource version: 10 (12)",
+            "List rv=\"10\" limit=0 reason=410 Expired: too old resource version: 10 (12)",
+            "Retry list 503 1s 1/10",
+            "Retry list 503 1s 2/10",
+            "Listed rv=12 items=1 pages=1 fallback=false",
+            "replace 12 [ns/a]",
+            "Watch rv=12",
+        ]
+    );
+}
+
+/// Before the first sync, errors that will not fix themselves end the reflector at once;
+/// refused and throttled answers without Retry-After do too only when they will not fix
+/// themselves.
+#[tokio::test(start_paused = true)]
+async fn errors_that_will_not_fix_themselves_end_it_before_the_first_sync() {
+    for (err, watch_list) in [
+        (status(403, "Forbidden", "pods is forbidden"), false),
+        (status(401, "Unauthorized", "Unauthorized"), false),
+        (
+            SourceError::Tls("invalid peer certificate: UnknownIssuer".into()),
+            false,
+        ),
+        (
+            SourceError::ConnectionRefused("Connection refused".into()),
+            false,
+        ),
+        (SourceError::Timeout(Duration::from_secs(1)), false),
+        (status(403, "Forbidden", "cannot watch"), true),
+        (
+            status(400, "BadRequest", "unable to parse requirement"),
+            true,
+        ),
+    ] {
+        let step = if watch_list {
+            Step::Watch(Err(err.clone()))
+        } else {
+            Step::List(Err(err.clone()))
+        };
+        let src = Scripted::new(vec![step]);
+        let rec = Arc::new(Recorder::default());
+        let cfg = ReflectorConfig {
+            watch_list: if watch_list {
+                WatchListMode::Auto
+            } else {
+                WatchListMode::Off
+            },
+            ..cfg()
+        };
+        let got = Reflector::new(src.clone(), rec.clone(), cfg).run().await;
+        assert_eq!(got.to_string(), err.to_string());
+        assert_eq!(src.calls().len(), 1, "{err}: tried once");
+        let log = rec.log();
+        assert!(
+            !log.iter()
+                .any(|l| l.starts_with("Fallback") || l.starts_with("Backoff")),
+            "{err}: {log:#?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_error_before_the_first_sync_is_retried_with_backoff() {
+    let steps = vec![
+        Step::List(Err(status(500, "InternalError", "etcd down"))),
+        Step::List(Err(SourceError::Lost("connection reset by peer".into()))),
+        page("5", &[], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 20).await;
+    assert_eq!(backoffs(&log).len(), 1, "{log:#?}");
+    assert_eq!(retries(&log), ["Retry list - 1s 1/10"]);
+    assert!(log.contains(&"Listed rv=5 items=0 pages=1 fallback=false".to_owned()));
 }
 
 #[tokio::test(start_paused = true)]
