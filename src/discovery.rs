@@ -134,12 +134,40 @@ enum Root {
     Groups(APIGroupList),
 }
 
+/// The connection discovery documents are fetched over.
+#[derive(Clone)]
+pub struct Server {
+    pub client: kube::Client,
+    /// `--request-timeout`, for each request.
+    pub request_timeout: Option<Duration>,
+}
+
+impl Server {
+    /// GETs `path` through the request layer; a failure keeps its [`SourceError`] as the
+    /// cause (the error's first line says which document).
+    async fn get(&self, path: &str, accept: &str) -> Result<Vec<u8>> {
+        crate::source::get_document(&self.client, path, accept, self.request_timeout)
+            .await
+            .with_context(|| format!("API discovery failed: GET {path}"))
+    }
+
+    /// A legacy resource list: `/api/v1` or `/apis/GROUP/VERSION`.
+    async fn resource_list(&self, gv: &str) -> Result<APIResourceList> {
+        let path = if gv.contains('/') {
+            format!("/apis/{gv}")
+        } else {
+            format!("/api/{gv}")
+        };
+        let body = self.get(&path, "application/json").await?;
+        serde_json::from_slice(&body)
+            .with_context(|| format!("API discovery failed: {path} is not a resource list"))
+    }
+}
+
 /// GET `path`, offering aggregated discovery first, as kubectl does.
-async fn get_root(client: &kube::Client, path: &str) -> Result<Root> {
-    let req = http::Request::get(path)
-        .header(http::header::ACCEPT, ACCEPT_AGGREGATED_DISCOVERY_V2)
-        .body(Vec::new())?;
-    let text = client.request_text(req).await.map_err(discovery_error)?;
+async fn get_root(server: &Server, path: &str) -> Result<Root> {
+    let body = server.get(path, ACCEPT_AGGREGATED_DISCOVERY_V2).await?;
+    let text = String::from_utf8_lossy(&body);
     #[derive(serde::Deserialize)]
     struct Head {
         #[serde(default)]
@@ -153,10 +181,6 @@ async fn get_root(client: &kube::Client, path: &str) -> Result<Root> {
         })
     };
     decode().with_context(|| format!("API discovery failed: {path} is not a discovery document"))
-}
-
-fn discovery_error(e: kube::Error) -> anyhow::Error {
-    anyhow::Error::new(e).context("API discovery failed")
 }
 
 fn group_version(group: &str, version: &str) -> String {
@@ -291,7 +315,7 @@ const GROUPS_FILE: &str = "servergroups.json";
 
 /// Discovery documents of one server, each fetched at most once.
 pub struct Discovery {
-    client: kube::Client,
+    server: Server,
     cache: Option<DiskCache>,
     /// The disk cache may be read (false after [`Discovery::invalidate`]).
     read_cache: bool,
@@ -307,9 +331,9 @@ pub struct Discovery {
 impl Discovery {
     /// `cache`: the server's directory in kubectl's discovery cache ([`cache_dir`]), or
     /// `None` to use none.
-    pub fn new(client: kube::Client, cache: Option<PathBuf>) -> Discovery {
+    pub fn new(server: Server, cache: Option<PathBuf>) -> Discovery {
         Discovery {
-            client,
+            server,
             cache: cache.map(|dir| DiskCache { dir }),
             read_cache: true,
             from_cache: false,
@@ -376,16 +400,11 @@ impl Discovery {
             } else {
                 let core = !gv.contains('/');
                 if core && self.core_versions.is_none() {
-                    let root = get_root(&self.client, "/api").await?;
+                    let root = get_root(&self.server, "/api").await?;
                     self.take_core(root)?;
                 }
                 if !self.lists.contains_key(gv) {
-                    let list = if core {
-                        self.client.list_core_api_resources(gv).await
-                    } else {
-                        self.client.list_api_group_resources(gv).await
-                    }
-                    .map_err(discovery_error)?;
+                    let list = self.server.resource_list(gv).await?;
                     self.store(list);
                 }
             }
@@ -415,9 +434,9 @@ impl Discovery {
     /// `/apis`, and `/api` beside it when not yet fetched (the cached group list holds both).
     async fn fetch_groups(&mut self) -> Result<()> {
         let need_core = self.core_versions.is_none();
-        let (apis, api) = tokio::join!(get_root(&self.client, "/apis"), async {
+        let (apis, api) = tokio::join!(get_root(&self.server, "/apis"), async {
             match need_core {
-                true => Some(get_root(&self.client, "/api").await),
+                true => Some(get_root(&self.server, "/api").await),
                 false => None,
             }
         });

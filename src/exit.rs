@@ -20,6 +20,21 @@ pub enum Exit {
     Interrupted = 130,
 }
 
+/// An error already worded as the whole line to print, as kubectl words it (`Error from
+/// server (Forbidden): …`): printed as it is, without kwatch's `error: `.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Worded(pub String);
+
+/// The line to print for `err`: a [`Worded`] error as it is, anything else as
+/// `error: ` and [`one_line`].
+pub fn message(err: &anyhow::Error) -> String {
+    match err.chain().find_map(|e| e.downcast_ref::<Worded>()) {
+        Some(w) => w.0.clone(),
+        None => format!("error: {}", one_line(err)),
+    }
+}
+
 /// A broken pipe anywhere in the error chain: the reader went away, which is not an error.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {

@@ -23,10 +23,10 @@ fn main() -> ExitCode {
         Ok(e) => e,
         Err(err) if kwatch::exit::is_broken_pipe(&err) => Exit::Ok,
         Err(err) => {
-            let msg = kwatch::exit::one_line(&err);
+            let msg = kwatch::exit::message(&err);
             let _ = writeln!(
                 std::io::stderr(),
-                "error: {}",
+                "{}",
                 kwatch::output::sanitize::sanitize(&msg)
             );
             Exit::Error

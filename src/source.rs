@@ -126,6 +126,9 @@ pub enum SourceError {
     /// Any other failure to reach the server or read its response.
     #[error("{0}")]
     Transport(String),
+    /// The request could not be made (e.g. a character a URL cannot hold).
+    #[error("invalid request: {0}")]
+    Invalid(String),
     /// A response or watch line that is not what the API promises.
     #[error("malformed response: {0}")]
     Decode(String),
@@ -147,6 +150,44 @@ impl SourceError {
         self.api().is_some_and(ApiStatus::is_too_large_rv)
     }
 
+    /// The error as kubectl words it (`cmdutil.StandardErrorMessage`), one line;
+    /// `server`: the cluster's URL.
+    pub fn kubectl_message(&self, server: &str) -> String {
+        let uri = server.parse::<http::Uri>().ok();
+        let host = uri
+            .as_ref()
+            .and_then(|u| u.authority())
+            .map_or(server.to_owned(), |a| a.to_string());
+        match self {
+            SourceError::Api(s) if s.code == 401 || s.reason == "Unauthorized" => {
+                format!("error: You must be logged in to the server ({})", s.message)
+            }
+            SourceError::Api(s) if !s.reason.is_empty() => {
+                format!("Error from server ({}): {}", s.reason, s.message)
+            }
+            SourceError::Api(s) => format!("Error from server: {}", s.message),
+            SourceError::ConnectionRefused(_) => format!(
+                "The connection to the server {host} was refused - did you specify the right \
+                 host or port?"
+            ),
+            SourceError::Tls(m) => {
+                format!("Unable to connect to the server: {}", tls_words(m))
+            }
+            SourceError::Dns(m) => {
+                let name = uri.as_ref().and_then(|u| u.host()).unwrap_or(&host);
+                format!("Unable to connect to the server: lookup {name}: {m}")
+            }
+            SourceError::Timeout(t) => format!(
+                "Unable to connect to the server: no answer within {t:?} (--request-timeout)"
+            ),
+            SourceError::Decode(m) => format!("Server returned an unexpected response: {m}"),
+            SourceError::Invalid(m) => format!("error: invalid request: {m}"),
+            SourceError::Lost(m) | SourceError::Transport(m) => {
+                format!("Unable to connect to the server: {m}")
+            }
+        }
+    }
+
     /// An error that retrying will not fix, so that before kwatch is up a user is better
     /// served by it than by endless backoff: the request is wrong or not allowed (a 4xx
     /// other than 408 timeout, 410 expired and 429 throttling), the server cannot be
@@ -157,6 +198,7 @@ impl SourceError {
                 (400..500).contains(&s.code) && ![408, 410, 429].contains(&s.code)
             }
             SourceError::Tls(_)
+            | SourceError::Invalid(_)
             | SourceError::Dns(_)
             | SourceError::ConnectionRefused(_)
             | SourceError::Timeout(_) => true,
@@ -226,33 +268,156 @@ impl KubeSource {
     }
 
     async fn send(&self, url: String) -> Result<http::Response<kube::client::Body>, SourceError> {
-        let req = http::Request::get(url)
-            .header(http::header::ACCEPT, "application/json")
-            // Watch streams are read line by line; see kube's request_events.
-            .header(http::header::ACCEPT_ENCODING, "identity")
-            .body(kube::client::Body::empty())
-            .map_err(|e| SourceError::Transport(e.to_string()))?;
-        let res = self.client.send(req).await.map_err(transport_error)?;
-        if res.status().is_success() {
-            return Ok(res);
-        }
-        let code = res.status().as_u16();
-        let retry_after = retry_after_header(res.headers());
-        let body = read_body(res.into_body(), 1024 * 1024)
-            .await
-            .unwrap_or_default();
-        let mut status = parse_status(&body).unwrap_or_else(|| ApiStatus {
-            code,
-            reason: String::new(),
-            message: non_status_message(code, &body),
-            ..ApiStatus::default()
-        });
-        if status.code == 0 {
-            status.code = code;
-        }
-        status.retry_after = retry_after;
-        Err(SourceError::Api(status))
+        get(&self.client, url, "application/json").await
     }
+}
+
+/// Sends one GET; a response with a success status is returned as it is, any other
+/// becomes [`SourceError::Api`] (the server's Status, or one made from the status line
+/// and body). Server warnings are shown on the way ([`show_warnings`]).
+async fn get(
+    client: &kube::Client,
+    url: String,
+    accept: &str,
+) -> Result<http::Response<kube::client::Body>, SourceError> {
+    let req = http::Request::get(url)
+        .header(http::header::ACCEPT, accept)
+        // Watch streams are read line by line; see kube's request_events.
+        .header(http::header::ACCEPT_ENCODING, "identity")
+        .body(kube::client::Body::empty())
+        .map_err(|e| SourceError::Invalid(e.to_string()))?;
+    let res = client.send(req).await.map_err(transport_error)?;
+    show_warnings(res.headers());
+    if res.status().is_success() {
+        return Ok(res);
+    }
+    let code = res.status().as_u16();
+    let retry_after = retry_after_header(res.headers());
+    let body = read_body(res.into_body(), 1024 * 1024)
+        .await
+        .unwrap_or_default();
+    let mut status = parse_status(&body).unwrap_or_else(|| ApiStatus {
+        code,
+        reason: String::new(),
+        message: non_status_message(code, &body),
+        ..ApiStatus::default()
+    });
+    if status.code == 0 {
+        status.code = code;
+    }
+    status.retry_after = retry_after;
+    Err(SourceError::Api(status))
+}
+
+/// The largest document (discovery, a CRD) kwatch reads.
+const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// GETs one document (discovery, a CRD) through the request layer ([`crate::retry`]),
+/// each attempt bounded by `timeout`; each retry is announced on stderr.
+pub async fn get_document(
+    client: &kube::Client,
+    path: &str,
+    accept: &str,
+    timeout: Option<Duration>,
+) -> Result<Vec<u8>, SourceError> {
+    let attempt = || async {
+        let fetch = async {
+            let res = get(client, path.to_owned(), accept).await?;
+            read_body(res.into_body(), MAX_DOCUMENT_BYTES).await
+        };
+        within(timeout, fetch).await
+    };
+    let on_retry = |r: crate::retry::Retry| {
+        let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+        tracing::warn!(
+            "retrying GET {path} in {}s (attempt {} of {}): {code}{}",
+            r.delay.as_secs(),
+            r.attempt,
+            r.max_retries,
+            r.reason
+        );
+    };
+    crate::retry::send(crate::retry::Verb::Get, attempt, &on_retry).await
+}
+
+/// `fut`, or [`SourceError::Timeout`] once `timeout` has passed.
+async fn within<T>(
+    timeout: Option<Duration>,
+    fut: impl Future<Output = Result<T, SourceError>>,
+) -> Result<T, SourceError> {
+    match timeout {
+        Some(t) => tokio::time::timeout(t, fut)
+            .await
+            .map_err(|_| SourceError::Timeout(t))?,
+        None => fut.await,
+    }
+}
+
+/// Shows each server warning (`Warning: 299 - "text"` headers, RFC 7234) once per run on
+/// stderr, as kubectl's deduplicating warning handler does.
+fn show_warnings(headers: &http::HeaderMap) {
+    use std::io::Write as _;
+    static SHOWN: std::sync::Mutex<Option<std::collections::HashSet<String>>> =
+        std::sync::Mutex::new(None);
+    for value in headers.get_all(http::header::WARNING) {
+        let Ok(value) = value.to_str() else { continue };
+        for text in parse_warnings(value) {
+            let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
+            if shown
+                .get_or_insert_with(Default::default)
+                .insert(text.clone())
+            {
+                let clean = crate::output::sanitize::sanitize(&text);
+                let _ = writeln!(std::io::stderr(), "Warning: {clean}");
+            }
+        }
+    }
+}
+
+/// client-go `ParseWarningHeaders`: the texts of the code-299 warnings in one header
+/// value (`299 - "text"`, comma-separated, each with an optional quoted date). A value
+/// that does not parse yields what was read before it.
+fn parse_warnings(mut v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    loop {
+        v = v.trim_start_matches([' ', '\t', ',']);
+        if v.is_empty() {
+            return out;
+        }
+        let Some((code, rest)) = v.split_once(' ') else {
+            return out;
+        };
+        let Some((_agent, rest)) = rest.split_once(' ') else {
+            return out;
+        };
+        let Some((text, rest)) = quoted(rest) else {
+            return out;
+        };
+        v = rest.trim_start();
+        if v.starts_with('"') {
+            match quoted(v) {
+                Some((_date, rest)) => v = rest,
+                None => return out,
+            }
+        }
+        if code == "299" {
+            out.push(text);
+        }
+    }
+}
+
+/// The quoted string at the start of `s` (backslash escapes undone) and what follows it.
+fn quoted(s: &str) -> Option<(String, &str)> {
+    let mut chars = s.strip_prefix('"')?.char_indices();
+    let mut text = String::new();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => text.push(chars.next()?.1),
+            '"' => return Some((text, &s[i + 2..])),
+            c => text.push(c),
+        }
+    }
+    None
 }
 
 impl ListerWatcher for KubeSource {
@@ -275,12 +440,7 @@ impl ListerWatcher for KubeSource {
             let res = self.send(url).await?;
             read_list(res.into_body()).await
         };
-        match self.request_timeout {
-            Some(t) => tokio::time::timeout(t, fetch)
-                .await
-                .map_err(|_| SourceError::Timeout(t))?,
-            None => fetch.await,
-        }
+        within(self.request_timeout, fetch).await
     }
 
     async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
@@ -298,13 +458,7 @@ impl ListerWatcher for KubeSource {
         }
         pairs.push(("resourceVersion", &opts.resource_version));
         let url = self.url(&pairs);
-        let open = self.send(url);
-        let res = match self.request_timeout {
-            Some(t) => tokio::time::timeout(t, open)
-                .await
-                .map_err(|_| SourceError::Timeout(t))??,
-            None => open.await?,
-        };
+        let res = within(self.request_timeout, self.send(url)).await?;
         Ok(Box::pin(watch_lines(res.into_body(), MAX_LINE_BYTES)))
     }
 }
@@ -439,6 +593,20 @@ fn status_from_wire(w: StatusWire) -> ApiStatus {
         retry_after: None,
         too_large_rv,
     }
+}
+
+/// A certificate error in Go's words, which kubectl users know, with rustls's after it.
+fn tls_words(m: &str) -> String {
+    let go = if m.contains("UnknownIssuer") {
+        "x509: certificate signed by unknown authority"
+    } else if m.contains("NotValidForName") {
+        "x509: certificate is not valid for the server's name"
+    } else if m.contains("Expired") || m.contains("NotValidYet") {
+        "x509: certificate has expired or is not yet valid"
+    } else {
+        return format!("tls: {m}");
+    };
+    format!("tls: failed to verify certificate: {go} ({m})")
 }
 
 /// client-go `retryAfterSeconds`: the `Retry-After` header as a whole number of seconds
@@ -1084,6 +1252,25 @@ mod tests {
         assert!(s.is_too_large_rv() && !s.is_expired());
         // The body's retryAfterSeconds is no Retry-After: client-go reads the header.
         assert_eq!(s.retry_after, None);
+    }
+
+    #[test]
+    fn parses_warning_headers_as_client_go() {
+        assert_eq!(
+            parse_warnings(r#"299 - "widgets.example.com/v1beta1 is deprecated; use v1""#),
+            ["widgets.example.com/v1beta1 is deprecated; use v1"]
+        );
+        assert_eq!(
+            parse_warnings(
+                r#"299 - "a \"quoted\" word" "Wed, 21 Oct 2015 07:28:00 GMT", 199 agent "misc", 299 - "two""#
+            ),
+            ["a \"quoted\" word", "two"]
+        );
+        assert_eq!(
+            parse_warnings(r#"299 - "unterminated"#),
+            Vec::<String>::new()
+        );
+        assert_eq!(parse_warnings("garbage"), Vec::<String>::new());
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::object::ObjectRef;
 use crate::output::{self, Body, Format, Printer, Record};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{ListProgress, Reflector, ReflectorEvent, ReflectorStore};
-use crate::source::KubeSource;
+use crate::source::{KubeSource, SourceError};
 use crate::stats::Stats;
 use crate::store::Store;
 use crate::target::{self, Target};
@@ -183,22 +183,41 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
     outcome
 }
 
+/// The error of a request to `server` as kubectl words it, when the request failed
+/// (see [`SourceError::kubectl_message`]); any other error as it is.
+fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Error {
+    let Some(e) = err.chain().find_map(|e| e.downcast_ref::<SourceError>()) else {
+        return err;
+    };
+    let mut line = e.kubectl_message(server);
+    if let Some(c) = context {
+        line.push_str(&format!(" (context {c})"));
+    }
+    anyhow::Error::new(crate::exit::Worded(line))
+}
+
 async fn watch(cfg: Config) -> Result<Outcome> {
     // Resolve every cluster's targets first: a bad context or resource fails the run
     // before anything is printed.
+    let tag = cfg.clusters.len() > 1;
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
         let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
-        let docs = crate::discovery::Discovery::new(client.clone(), c.discovery_cache.clone());
-        let discovery = target::resolve_all(docs, &cfg.resources);
-        let targets = match cfg.request_timeout {
-            Some(t) => tokio::time::timeout(t, discovery).await.map_err(|_| {
-                anyhow::anyhow!("no answer from {url} within {t:?} (--request-timeout)")
-            })?,
-            None => discovery.await,
-        }
-        .with_context(|| format!("cannot watch at {url}"))?;
+        let server = crate::discovery::Server {
+            client: client.clone(),
+            request_timeout: cfg.request_timeout,
+        };
+        let docs = crate::discovery::Discovery::new(server, c.discovery_cache.clone());
+        let targets = tokio::select! {
+            t = target::resolve_all(docs, &cfg.resources) => t,
+            _ = tokio::signal::ctrl_c() => return Ok(Outcome::Interrupted),
+        };
+        let context = c.context.as_deref().filter(|_| tag);
+        let targets = targets.map_err(|e| match worded(e, &url, context) {
+            w if w.is::<crate::exit::Worded>() => w,
+            other => other.context(format!("cannot watch at {url}")),
+        })?;
         clusters.push((c, client, targets));
     }
     let mut popts = cfg.printer.clone();
@@ -261,7 +280,6 @@ async fn watch(cfg: Config) -> Result<Outcome> {
 
     let mut tasks = JoinSet::new();
     let mut queues: Vec<(String, QueueStats)> = Vec::new();
-    let tag = cfg.clusters.len() > 1;
     let mut index = 0;
     let mut stores = Vec::new();
     for (c, client, targets) in clusters {
@@ -320,7 +338,12 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
             Some(Stop::Done) | None => Ok(Outcome::Done),
         },
-        _ = timeout => Ok(if until { Outcome::TimedOut } else { Outcome::Done }),
+        // --until-synced never ends with 0 before it synced.
+        _ = timeout => Ok(if until || (shared.until_synced && shared.lock().synced < shared.targets) {
+            Outcome::TimedOut
+        } else {
+            Outcome::Done
+        }),
         _ = tokio::signal::ctrl_c() => Ok(Outcome::Interrupted),
     };
     tasks.abort_all();
@@ -371,15 +394,20 @@ async fn crd_columns(
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}.{}",
         t.plural, t.group
     );
-    let req = http::Request::get(path).body(Vec::new()).ok()?;
     // Columns are a nicety: never hold the watch up for long waiting for them.
     let answer = tokio::time::timeout(
         std::time::Duration::from_secs(10),
-        client.request::<serde_json::Value>(req),
+        crate::source::get_document(client, &path, "application/json", None),
     )
     .await;
-    let crd = match answer {
-        Ok(Ok(v)) => v,
+    let crd: serde_json::Value = match answer {
+        Ok(Ok(body)) => match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::info!("no printer columns for {}: {e}", t.resource.name);
+                return None;
+            }
+        },
         Ok(Err(e)) => {
             tracing::info!("no printer columns for {}: {e}", t.resource.name);
             return None;
@@ -496,15 +524,11 @@ fn start<Q: Queue>(
         .unwrap_or_else(|e| e.into_inner())
         .push(reflector.progress());
     let stop = a.stop.clone();
-    let name = match &a.context {
-        Some(c) => format!("{} in context {c}", t.resource.name),
-        None => t.resource.name.clone(),
-    };
+    let server = a.cluster.kube.cluster_url.to_string();
+    let context = a.context.clone();
     tasks.spawn(async move {
-        let err = reflector.run().await;
-        let _ = stop.send(Stop::Failed(
-            anyhow::Error::new(err).context(format!("cannot list {name}")),
-        ));
+        let err = anyhow::Error::new(reflector.run().await);
+        let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
     tasks.spawn(consume(t, a.context, queue, store, a.shared.clone()));
 }
@@ -533,6 +557,7 @@ async fn consume<Q: Queue>(
         let Some((popped, before)) = popped else {
             return;
         };
+        let had_deltas = matches!(popped, Popped::Deltas { .. });
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
         let drained = fifo.is_empty();
@@ -601,7 +626,8 @@ async fn consume<Q: Queue>(
             }
             Ok(None)
         });
-        if let Some(d) = shared.pop_delay {
+        // A slow handler is slow on deltas; the reflector's records pass at once.
+        if let (Some(d), true) = (shared.pop_delay, had_deltas) {
             tokio::time::sleep(d).await;
         }
     }

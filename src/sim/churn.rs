@@ -681,8 +681,26 @@ pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
     }
 }
 
+/// A throttling answer as real servers give them: API Priority and Fairness and the
+/// max-in-flight filter send `Retry-After`, other failures often do not.
+fn throttle(app: &Arc<App>, code: u16, n: u64, with_retry_after: bool) -> String {
+    app.faults.set_failure(code, n, u64::from(with_retry_after));
+    let ra = if with_retry_after {
+        "with Retry-After: 1"
+    } else {
+        "without Retry-After"
+    };
+    format!("the next {n} requests fail with {code} {ra}")
+}
+
 /// One chaos fault, chosen by `rng`, applied to `app`; returns what it did.
 pub(crate) fn chaos_fault(app: &Arc<App>, rng: &mut SmallRng) -> String {
+    if app.faults.chaos_retry_after_only.load(Ordering::SeqCst) {
+        let code = [429, 500, 503][rng.random_range(0..3)];
+        let n = rng.random_range(1..4);
+        let what = throttle(app, code, n, true);
+        return format!("{what}; dropped {} watches", app.faults.drop_watches());
+    }
     match rng.random_range(0..11) {
         0 => format!("dropped {} watches", app.faults.drop_watches()),
         1 => {
@@ -695,16 +713,16 @@ pub(crate) fn chaos_fault(app: &Arc<App>, rng: &mut SmallRng) -> String {
         }
         2 => {
             let n = rng.random_range(1..4);
-            app.faults.set_failure(429, n, 1);
-            format!("the next {n} requests fail with 429")
+            let ra = rng.random_bool(0.5);
+            throttle(app, 429, n, ra)
         }
         3 => {
-            app.faults.set_failure(500, 1, 1);
-            "the next request fails with 500".to_string()
+            let ra = rng.random_bool(0.5);
+            throttle(app, 500, 1, ra)
         }
         4 => {
-            app.faults.set_failure(503, 1, 1);
-            "the next request fails with 503".to_string()
+            let ra = rng.random_bool(0.5);
+            throttle(app, 503, 1, ra)
         }
         5 => {
             let ms = rng.random_range(1000..3000);

@@ -5,6 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32` |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -13,7 +14,7 @@
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
-//! | `POST /_sim/faults` | `{"enabled":bool}` | switches the chaos scenario's random faults on or off |
+//! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
 //! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens and malformed lines |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
@@ -60,6 +61,8 @@ pub struct Faults {
     pub churn_rate: watch::Sender<f64>,
     /// Whether the chaos scenario injects faults.
     pub chaos: AtomicBool,
+    /// The chaos scenario injects only answers that carry `Retry-After`.
+    pub chaos_retry_after_only: AtomicBool,
     /// The benchmark's flood of MODIFIED events (`POST /_sim/flood`).
     pub flood: super::bench::Flood,
 }
@@ -77,6 +80,7 @@ impl Faults {
             open_watches: AtomicUsize::new(0),
             churn_rate: watch::channel(churn_rate).0,
             chaos: AtomicBool::new(chaos),
+            chaos_retry_after_only: AtomicBool::new(false),
             flood: Default::default(),
         }
     }
@@ -204,6 +208,57 @@ impl Faults {
     }
 }
 
+/// The API requests answered, oldest first, at most [`RequestLog::CAP`].
+#[derive(Debug)]
+pub struct RequestLog {
+    started: Instant,
+    entries: Mutex<std::collections::VecDeque<Value>>,
+}
+
+impl RequestLog {
+    const CAP: usize = 10_000;
+
+    pub fn new() -> RequestLog {
+        RequestLog {
+            started: Instant::now(),
+            entries: Mutex::default(),
+        }
+    }
+
+    fn push(&self, method: &Method, path: &str, status: StatusCode) {
+        let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
+        let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if g.len() == Self::CAP {
+            g.pop_front();
+        }
+        g.push_back(json!({"t": t, "method": method.as_str(), "path": path,
+                           "status": status.as_u16()}));
+    }
+
+    fn to_json(&self) -> Value {
+        let g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        json!({"requests": g.iter().collect::<Vec<_>>()})
+    }
+}
+
+/// Middleware: logs every API request (not `/_sim`) with the status it was answered.
+pub async fn log_request(
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<App>>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let method = req.method().clone();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or_else(String::new, |p| p.as_str().to_owned());
+    let resp = next.run(req).await;
+    if !path.starts_with("/_sim/") {
+        app.requests.push(&method, &path, resp.status());
+    }
+    resp
+}
+
 fn ok(extra: Value) -> Response {
     let mut v = json!({"ok": true});
     if let (Some(m), Value::Object(e)) = (v.as_object_mut(), extra) {
@@ -215,6 +270,7 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
+        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
@@ -226,7 +282,7 @@ fn help() -> Value {
         "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
         "POST /_sim/backup": "remember the current state for a later restart with restore",
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
-        "POST /_sim/faults": "{\"enabled\":bool} — the chaos scenario's random faults",
+        "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\"} — MODIFIED pod events at R/s, or as fast as the watch takes them (benchmarks)",
         "POST /_sim/clear": "cancel pending faults",
     })
@@ -250,6 +306,7 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
     let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
     match (method, rest.trim_end_matches('/')) {
         (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
+        (Method::GET, "requests") => value_response(StatusCode::OK, &app.requests.to_json()),
         (Method::GET, "state") => {
             let mut state = app.cluster.read().state();
             state["discoveryRequests"] = json!(app.discovery.requests());
@@ -314,7 +371,23 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
             if let Some(f) = body["enabled"].as_bool() {
                 app.faults.chaos.store(f, Ordering::SeqCst);
             }
-            ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst)}))
+            if let Some(only) = body["only"].as_str() {
+                let ra = match only {
+                    "retry-after" => true,
+                    "all" => false,
+                    other => {
+                        return Status::bad_request(format!(
+                            "only: {other:?} is neither \"retry-after\" nor \"all\""
+                        ))
+                        .response()
+                    }
+                };
+                app.faults
+                    .chaos_retry_after_only
+                    .store(ra, Ordering::SeqCst);
+            }
+            ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
+                      "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
         }
         (Method::POST, "clear") => {
             app.faults.clear();
@@ -322,9 +395,9 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
         }
         (
             _,
-            "help" | "state" | "drop-watches" | "compact" | "fail" | "stall" | "short-watches"
-            | "malformed" | "churn" | "faults" | "clear" | "expire-continue" | "backup" | "restart"
-            | "flood",
+            "help" | "state" | "requests" | "drop-watches" | "compact" | "fail" | "stall"
+            | "short-watches" | "malformed" | "churn" | "faults" | "clear" | "expire-continue"
+            | "backup" | "restart" | "flood",
         ) => Status::method_not_allowed().response(),
         _ => Status::unknown_resource().response(),
     }

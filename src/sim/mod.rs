@@ -134,6 +134,7 @@ pub(crate) struct App {
     /// Restarts asked for, served by the task that owns the listener.
     pub restarts: tokio::sync::mpsc::UnboundedSender<Restart>,
     pub discovery: discovery::Served,
+    pub requests: control::RequestLog,
 }
 
 /// The server going away and coming back (see `POST /_sim/restart`).
@@ -295,10 +296,15 @@ impl SimServer {
             backup: std::sync::Mutex::new(None),
             restarts,
             discovery: discovery::Served::new(!opts.legacy_discovery),
+            requests: control::RequestLog::new(),
         });
         app.backup();
         let router = axum::Router::new()
             .fallback(http::dispatch)
+            .layer(axum::middleware::from_fn_with_state(
+                app.clone(),
+                control::log_request,
+            ))
             .with_state(app.clone());
         let (tls, url, ca_pem) = if opts.insecure_http {
             (None, format!("http://127.0.0.1:{port}"), None)
