@@ -269,7 +269,8 @@ pub struct StopArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 
-    /// Exit 0 once the initial list has been popped (client-go HasSynced).
+    /// Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if
+    /// --timeout comes first.
     #[arg(long)]
     pub until_synced: bool,
 

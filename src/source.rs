@@ -340,16 +340,21 @@ pub async fn get_document(
     crate::retry::send(crate::retry::Verb::Get, attempt, &on_retry).await
 }
 
-/// `fut`, or [`SourceError::Timeout`] once `timeout` has passed.
+/// `fut`, or [`SourceError::Timeout`] once `timeout` has passed. The connection's own
+/// connect timeout is the same `--request-timeout`, and counts as it.
 async fn within<T>(
     timeout: Option<Duration>,
     fut: impl Future<Output = Result<T, SourceError>>,
 ) -> Result<T, SourceError> {
-    match timeout {
-        Some(t) => tokio::time::timeout(t, fut)
-            .await
-            .map_err(|_| SourceError::Timeout(t))?,
-        None => fut.await,
+    let Some(t) = timeout else {
+        return fut.await;
+    };
+    match tokio::time::timeout(t, fut).await {
+        Err(_) => Err(SourceError::Timeout(t)),
+        Ok(Err(SourceError::Transport(m))) if m.contains("deadline has elapsed") => {
+            Err(SourceError::Timeout(t))
+        }
+        Ok(r) => r,
     }
 }
 

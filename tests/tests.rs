@@ -5,10 +5,12 @@ mod util;
 
 mod chaos;
 mod discovery;
+mod failures;
 mod faults;
 mod generated;
 mod hostile;
 mod output;
+mod retry_after;
 mod sim_kubectl;
 mod sim_protocol;
 mod watch;
