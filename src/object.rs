@@ -324,6 +324,29 @@ impl Object {
         })
     }
 
+    /// As [`Object::from_valid_json`], with `kind` and `apiVersion` put first when the
+    /// object does not begin with either ([`TypeMeta`]), in the one copy it makes.
+    pub(crate) fn from_valid_json_typed(
+        text: &str,
+        type_meta: Option<&TypeMeta>,
+    ) -> Result<Object, serde_json::Error> {
+        match type_meta.and_then(|t| t.insert_into(text)) {
+            Some(typed) => Object::from_valid_json(&typed),
+            None => Object::from_valid_json(text),
+        }
+    }
+
+    /// This object with [`TypeMeta`] put in as [`Object::from_valid_json_typed`] does.
+    pub(crate) fn typed(self, type_meta: &TypeMeta) -> Object {
+        match type_meta.insert_into(&self.raw) {
+            Some(typed) => Object {
+                raw: typed.into(),
+                meta: self.meta,
+            },
+            None => self,
+        }
+    }
+
     /// Parses JSON text into an object.
     pub fn from_json(text: &str) -> Result<Object, serde_json::Error> {
         Object::from_raw(RawValue::from_string(text.to_owned())?)
@@ -353,6 +376,49 @@ impl Object {
     }
 }
 
+/// The `kind` and `apiVersion` of a list's items. kube-apiserver leaves them out of the
+/// items of a JSON list (`{"kind":"PodList",…,"items":[{"metadata":…}]}`); client-go's
+/// decoder sets them from the list's type, and so does kwatch, so that every object it
+/// shows carries them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeMeta {
+    /// `"kind":"…","apiVersion":"…"`, JSON-escaped.
+    members: Box<str>,
+}
+
+impl TypeMeta {
+    pub fn new(kind: &str, api_version: &str) -> TypeMeta {
+        let q = |s: &str| serde_json::Value::from(s).to_string();
+        TypeMeta {
+            members: format!("\"kind\":{},\"apiVersion\":{}", q(kind), q(api_version)).into(),
+        }
+    }
+
+    /// `text` (a valid JSON object) with the members put first, or `None` when its first
+    /// key is `kind` or `apiVersion` already (the server wrote its type, as for custom
+    /// resources) or it is not an object.
+    fn insert_into(&self, text: &str) -> Option<String> {
+        let b = text.as_bytes();
+        let open = skip_ws(b, 0);
+        if b.get(open) != Some(&b'{') {
+            return None;
+        }
+        let first = skip_ws(b, open + 1);
+        let rest = &text[first..];
+        if rest.starts_with("\"kind\"") || rest.starts_with("\"apiVersion\"") {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len() + self.members.len() + 2);
+        out.push_str(&text[..=open]);
+        out.push_str(&self.members);
+        if !rest.starts_with('}') {
+            out.push(',');
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+}
+
 /// client-go's MetaNamespaceKeyFunc.
 pub fn key_of(namespace: Option<&str>, name: &str) -> String {
     match namespace {
@@ -375,6 +441,36 @@ pub fn truncate(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_items_get_their_type_first_unless_they_have_one() {
+        let tm = TypeMeta::new("Pod", "v1");
+        let typed = |t: &str| {
+            Object::from_valid_json_typed(t, Some(&tm))
+                .unwrap()
+                .raw()
+                .to_owned()
+        };
+        assert_eq!(
+            typed(r#"{"metadata":{"name":"a"},"spec":{}}"#),
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"spec":{}}"#
+        );
+        assert_eq!(typed(" { } "), r#" {"kind":"Pod","apiVersion":"v1"} "#);
+        for has in [
+            r#"{"kind":"Widget","apiVersion":"example.com/v1","metadata":{}}"#,
+            r#"{ "apiVersion":"v1","metadata":{}}"#,
+        ] {
+            assert_eq!(typed(has), has);
+        }
+        let o = Object::from_json(r#"{"metadata":{"name":"b","resourceVersion":"4"}}"#)
+            .unwrap()
+            .typed(&TypeMeta::new("Odd\"Kind", "g/v"));
+        assert_eq!(
+            o.raw(),
+            r#"{"kind":"Odd\"Kind","apiVersion":"g/v","metadata":{"name":"b","resourceVersion":"4"}}"#
+        );
+        assert_eq!(o.resource_version(), "4");
+    }
 
     #[test]
     fn keys_and_meta() {

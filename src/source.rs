@@ -6,6 +6,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -14,7 +15,7 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::object::{Object, ObjectRef};
+use crate::object::{Object, ObjectRef, TypeMeta};
 use crate::scan::{self, Scan};
 
 /// The longest watch line kwatch accepts; a stream that never ends a line is cut here
@@ -229,6 +230,8 @@ pub struct KubeSource {
     label_selector: Option<String>,
     field_selector: Option<String>,
     request_timeout: Option<Duration>,
+    /// The type of the collection's objects, for list items that do not carry it.
+    type_meta: Option<Arc<TypeMeta>>,
 }
 
 impl KubeSource {
@@ -245,7 +248,15 @@ impl KubeSource {
             label_selector,
             field_selector,
             request_timeout,
+            type_meta: None,
         }
+    }
+
+    /// Gives list items that lack them this `kind` and `apiVersion`, as client-go's
+    /// decoder does.
+    pub fn with_type(mut self, kind: &str, api_version: &str) -> Self {
+        self.type_meta = Some(Arc::new(TypeMeta::new(kind, api_version)));
+        self
     }
 
     fn url(&self, pairs: &[(&str, &str)]) -> String {
@@ -443,7 +454,7 @@ impl ListerWatcher for KubeSource {
         let url = self.url(&pairs);
         let fetch = async {
             let res = self.send(url).await?;
-            read_list(res.into_body()).await
+            read_list(res.into_body(), self.type_meta.clone()).await
         };
         within(self.request_timeout, fetch).await
     }
@@ -669,8 +680,14 @@ pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
 /// Splits a list body into objects as it arrives, so that the body is never held whole:
 /// a relist of 100k pods needs the objects' memory, not that plus the body's. A body that
 /// is not `{…,"items":[…],…}` is buffered and left to [`parse_list`].
-async fn read_list(mut body: kube::client::Body) -> Result<ListPage, SourceError> {
-    let mut split = ListSplitter::default();
+async fn read_list(
+    mut body: kube::client::Body,
+    type_meta: Option<Arc<TypeMeta>>,
+) -> Result<ListPage, SourceError> {
+    let mut split = ListSplitter {
+        type_meta,
+        ..ListSplitter::default()
+    };
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
         if let Ok(data) = frame.into_data() {
@@ -697,6 +714,8 @@ enum SplitState {
 /// The incremental state of [`read_list`].
 #[derive(Debug, Default)]
 struct ListSplitter {
+    /// Put into items that do not carry their own type.
+    type_meta: Option<Arc<TypeMeta>>,
     state: SplitState,
     /// In `Prefix`, `Suffix` and `Whole`: the bytes not consumed yet. In `Items`: the
     /// start of an item whose end has not arrived yet (empty between items); items wholly
@@ -772,12 +791,16 @@ impl Boundary {
 /// inside it and more may come (`!last`). Objects are validated and copied in one pass;
 /// anything that pass does not take (an error, a non-object, deep nesting) is read by
 /// serde_json, which words the error.
-fn take_item(b: &[u8], last: bool) -> Result<Option<(ObjectRef, usize)>, SourceError> {
+fn take_item(
+    b: &[u8],
+    last: bool,
+    type_meta: Option<&TypeMeta>,
+) -> Result<Option<(ObjectRef, usize)>, SourceError> {
     match scan::scan_object(b, 0) {
         Scan::End(end) => {
             if let Ok(obj) = std::str::from_utf8(&b[..end])
                 .map_err(|_| ())
-                .and_then(|text| Object::from_valid_json(text).map_err(|_| ()))
+                .and_then(|text| Object::from_valid_json_typed(text, type_meta).map_err(|_| ()))
             {
                 return Ok(Some((ObjectRef::new(obj), end)));
             }
@@ -791,6 +814,10 @@ fn take_item(b: &[u8], last: bool) -> Result<Option<(ObjectRef, usize)>, SourceE
             let end = items.byte_offset();
             let obj = Object::from_raw(raw)
                 .map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
+            let obj = match type_meta {
+                Some(t) => obj.typed(t),
+                None => obj,
+            };
             Ok(Some((ObjectRef::new(obj), end)))
         }
         Some(Err(e)) if e.is_eof() && !last => Ok(None),
@@ -891,7 +918,7 @@ impl ListSplitter {
             data = &data[end..];
             let item = std::mem::take(&mut self.buf);
             self.partial = Boundary::default();
-            match take_item(&item, true)? {
+            match take_item(&item, true, self.type_meta.as_deref())? {
                 Some((obj, len)) if len == item.len() => self.items.push(obj),
                 _ => return Err(SourceError::Decode("list body: malformed item".into())),
             }
@@ -910,7 +937,7 @@ impl ListSplitter {
                 self.state = SplitState::Suffix;
                 return Ok(());
             }
-            match take_item(&data[pos..], false)? {
+            match take_item(&data[pos..], false, self.type_meta.as_deref())? {
                 Some((obj, len)) => {
                     self.items.push(obj);
                     pos += len;
@@ -930,13 +957,23 @@ impl ListSplitter {
         match self.state {
             SplitState::Items => {
                 if !self.buf.is_empty() {
-                    take_item(&self.buf, true)?;
+                    take_item(&self.buf, true, None)?;
                 }
                 return Err(SourceError::Decode(
                     "list body: EOF while parsing a list".into(),
                 ));
             }
-            SplitState::Prefix | SplitState::Whole => return parse_list(&self.buf),
+            SplitState::Prefix | SplitState::Whole => {
+                let mut page = parse_list(&self.buf)?;
+                if let Some(t) = &self.type_meta {
+                    page.items = page
+                        .items
+                        .into_iter()
+                        .map(|o| Arc::try_unwrap(o).map_or_else(|o| o, |o| Arc::new(o.typed(t))))
+                        .collect();
+                }
+                return Ok(page);
+            }
             SplitState::Suffix => {}
         }
         self.skeleton.extend_from_slice(&self.buf);

@@ -514,7 +514,8 @@ fn start<Q: Queue>(
         a.cfg.label_selector.clone(),
         a.cfg.field_selector.clone(),
         a.cfg.request_timeout,
-    );
+    )
+    .with_type(&t.resource.kind, &t.resource.api_version);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     let reflector = Reflector::new(source, queue.clone(), rcfg);

@@ -835,6 +835,7 @@ mod tests {
                 backup: std::sync::Mutex::new(None),
                 restarts: tokio::sync::mpsc::unbounded_channel().0,
                 discovery: super::super::discovery::Served::new(true),
+                requests: super::super::control::RequestLog::new(),
             })
         };
         let run = || {
