@@ -56,7 +56,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'
             cand --legacy-sync 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
-            cand --until-synced 'Exit 0 once the initial list has been popped (client-go HasSynced)'
+            cand --until-synced 'Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if --timeout comes first'
             cand --watch-only 'Do not print the initial list''s deltas'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -357,27 +357,36 @@ fn resolve_names(sim: &SimProcess) {
 #[test]
 fn errors_are_one_clear_line_and_exit_1() {
     let sim = SimProcess::start(&[]);
-    let check = |args: &[&str], needle: &str| {
+    // kwatch's own errors start `error: `; the server's answers are worded as kubectl
+    // words them (`Error from server (Reason): …`).
+    let check = |args: &[&str], prefix: &str, needle: &str| {
         let out = run(&sim, args, LIMIT);
         assert_eq!(out.code(), Some(1), "{args:?}: {}", out.stderr);
         assert!(out.stdout.iter().all(|l| !l.contains("\"type\":\"Added\"")));
         let lines: Vec<&str> = out.stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{args:?}: {}", out.stderr);
-        assert!(lines[0].starts_with("error: "), "{}", lines[0]);
+        assert!(lines[0].starts_with(prefix), "{}", lines[0]);
         assert!(lines[0].contains(needle), "{args:?}: {}", lines[0]);
         assert!(!out.stderr.contains("panicked"));
         assert!(!out.stderr.contains(&sim.token), "token leaked");
     };
+    let server = "Error from server (BadRequest): ";
     check(
         &["podz"],
+        "error: ",
         r#"the server doesn't have a resource type "podz"; did you mean "pods"?"#,
     );
-    check(&["pods", "-l", "app in (a"], "unable to parse requirement");
+    check(
+        &["pods", "-l", "app in (a"],
+        server,
+        "unable to parse requirement",
+    );
     check(
         &["configmaps", "--field-selector", "spec.foo=x"],
+        server,
         r#""spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace""#,
     );
-    check(&["pods", "--context", "nope"], "nope");
+    check(&["pods", "--context", "nope"], "error: ", "nope");
 
     // An unreachable server, a malformed kubeconfig.
     let dir = tempfile::tempdir().unwrap();

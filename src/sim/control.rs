@@ -16,6 +16,7 @@
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
+//! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
 //! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens and malformed lines |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
@@ -59,6 +60,8 @@ pub struct Faults {
     pub open_watches: AtomicUsize,
     /// Changes per second of the churn generator.
     pub churn_rate: watch::Sender<f64>,
+    /// A warning for the next responses (`POST /_sim/warn`): the header value and how many.
+    warning: Mutex<Option<(String, u64)>>,
     /// Whether the chaos scenario injects faults.
     pub chaos: AtomicBool,
     /// The chaos scenario injects only answers that carry `Retry-After`.
@@ -79,6 +82,7 @@ impl Faults {
             drop: watch::channel(0).0,
             open_watches: AtomicUsize::new(0),
             churn_rate: watch::channel(churn_rate).0,
+            warning: Mutex::new(None),
             chaos: AtomicBool::new(chaos),
             chaos_retry_after_only: AtomicBool::new(false),
             flood: Default::default(),
@@ -199,8 +203,21 @@ impl Faults {
         self.open_watches.load(Ordering::SeqCst)
     }
 
+    /// The `Warning` header value for the next response, if one is pending.
+    fn take_warning(&self) -> Option<String> {
+        let mut g = self.warning.lock().unwrap_or_else(|e| e.into_inner());
+        let (text, left) = g.as_mut()?;
+        let value = text.clone();
+        *left -= 1;
+        if *left == 0 {
+            *g = None;
+        }
+        Some(value)
+    }
+
     pub fn clear(&self) {
         self.set_failure(0, 0, 0);
+        *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.short_watches.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
@@ -241,7 +258,8 @@ impl RequestLog {
     }
 }
 
-/// Middleware: logs every API request (not `/_sim`) with the status it was answered.
+/// Middleware: logs every API request (not `/_sim`) with the status it was answered, and
+/// adds the pending warning to its response.
 pub async fn log_request(
     axum::extract::State(app): axum::extract::State<std::sync::Arc<App>>,
     req: Request,
@@ -252,9 +270,14 @@ pub async fn log_request(
         .uri()
         .path_and_query()
         .map_or_else(String::new, |p| p.as_str().to_owned());
-    let resp = next.run(req).await;
+    let mut resp = next.run(req).await;
     if !path.starts_with("/_sim/") {
         app.requests.push(&method, &path, resp.status());
+        if let Some(w) = app.faults.take_warning() {
+            if let Ok(v) = axum::http::HeaderValue::from_str(&w) {
+                resp.headers_mut().append(axum::http::header::WARNING, v);
+            }
+        }
     }
     resp
 }
@@ -271,6 +294,7 @@ fn ok(extra: Value) -> Response {
 fn help() -> Value {
     json!({
         "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status",
+        "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
@@ -389,13 +413,22 @@ pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Resp
             ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
                       "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
         }
+        (Method::POST, "warn") => {
+            let text = body["text"].as_str().unwrap_or("simulated warning");
+            // RFC 7234: a quoted-string, with `"` and `\` escaped.
+            let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+            let count = num("count", 1).max(1);
+            *app.faults.warning.lock().unwrap_or_else(|e| e.into_inner()) =
+                Some((format!("299 - \"{quoted}\""), count));
+            ok(json!({}))
+        }
         (Method::POST, "clear") => {
             app.faults.clear();
             ok(json!({}))
         }
         (
             _,
-            "help" | "state" | "requests" | "drop-watches" | "compact" | "fail" | "stall"
+            "help" | "state" | "requests" | "warn" | "drop-watches" | "compact" | "fail" | "stall"
             | "short-watches" | "malformed" | "churn" | "faults" | "clear" | "expire-continue"
             | "backup" | "restart" | "flood",
         ) => Status::method_not_allowed().response(),
