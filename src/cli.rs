@@ -109,7 +109,15 @@ pub fn parse() -> Cli {
         cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
     }
     let matches = cmd.get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if cli.command.is_none() {
+        if let Err(msg) = cli.watch.normalize() {
+            // Bad usage, as clap's own errors: one line, exit 2.
+            eprintln!("error: {}", crate::output::sanitize::sanitize(&msg));
+            std::process::exit(crate::exit::Exit::Usage as i32);
+        }
+    }
+    cli
 }
 
 /// The completion script for `shell`, generated from [`Cli`].
@@ -136,21 +144,33 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
 #[command(next_help_heading = "Watch")]
 pub struct WatchArgs {
     /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
-    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …).
+    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
+    /// or TYPE/NAME for one object, as kubectl takes it (pod/web, deploy/web).
     #[arg(value_name = "RESOURCE", required = true)]
     pub resources: Option<String>,
 
-    /// Watch only the object with this name.
+    /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+
+    /// Further names, only to reject them with a clear message (see [`WatchArgs::normalize`]).
+    #[arg(value_name = "MORE", hide = true)]
+    pub more_names: Vec<String>,
 
     /// Namespace to watch (default: the context's namespace, else "default").
     #[arg(short = 'n', long, value_name = "NS")]
     pub namespace: Option<String>,
 
-    /// Watch all namespaces.
-    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    /// Watch all namespaces (kubectl's --all-namespaces[=true|false] is accepted).
+    #[arg(short = 'A', long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_value = "false", default_missing_value = "true",
+          action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new(),
+          hide_default_value = true, hide_possible_values = true)]
     pub all_namespaces: bool,
+
+    /// Accepted and ignored, for kubectl's habit (`kubectl get -w`): kwatch always watches.
+    #[arg(short = 'w', long = "watch")]
+    pub watch_flag: bool,
 
     /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
@@ -189,6 +209,55 @@ pub struct WatchArgs {
 
     #[command(flatten)]
     pub stop: StopArgs,
+}
+
+impl WatchArgs {
+    /// Checks and rewrites the positional arguments and the namespace as kubectl reads
+    /// them: `TYPE/NAME` becomes RESOURCE and NAME; one name only; a name and a namespace
+    /// that could not be a URL path segment (or a namespace that is not a DNS-1123 label)
+    /// are rejected before any request. `Err` is one line naming the problem and a fix.
+    pub fn normalize(&mut self) -> Result<(), String> {
+        let resources = self.resources.clone().unwrap_or_default();
+        if let Some((ty, name)) = resources.split_once('/') {
+            if self.name.is_some() {
+                return Err(format!(
+                    "there is no need to name the object again after TYPE/NAME: use `{resources}` alone (kwatch watches one object at a time)"
+                ));
+            }
+            if ty.is_empty() || name.is_empty() || ty.contains(',') || name.contains('/') {
+                return Err(format!(
+                    "{resources:?}: expected TYPE/NAME with one type and one name, e.g. pod/web or deployments.apps/web"
+                ));
+            }
+            self.resources = Some(ty.to_owned());
+            self.name = Some(name.to_owned());
+        } else if let Some(n) = self.name.as_deref().filter(|n| n.contains('/')) {
+            return Err(format!(
+                "there is no need to give the type twice: use `{n}` alone instead of `{resources} {n}`"
+            ));
+        }
+        if !self.more_names.is_empty() {
+            let mut all: Vec<&str> = self.name.iter().map(String::as_str).collect();
+            all.extend(self.more_names.iter().map(String::as_str));
+            return Err(format!(
+                "kwatch watches one name at a time, as `kubectl get -w` does (got {}): run one kwatch per name, or select several with -l or --field-selector",
+                all.join(", ")
+            ));
+        }
+        if let Some(n) = &self.name {
+            crate::target::validate_name(n)?;
+        }
+        if let Some(ns) = &self.namespace {
+            crate::target::validate_namespace(ns)?;
+        }
+        if self.all_namespaces && self.namespace.is_some() {
+            return Err(
+                "--namespace and --all-namespaces name different scopes: give one of them"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Which cluster, as kubectl's flags.

@@ -148,6 +148,10 @@ impl Config {
                         .unwrap_or_else(|| kube.default_namespace.clone()),
                 )
             };
+            if let Some(ns) = namespace.as_deref().filter(|_| args.namespace.is_none()) {
+                crate::target::validate_namespace(ns)
+                    .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
+            }
             let discovery_cache = cache_dir
                 .as_deref()
                 .map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
