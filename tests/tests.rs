@@ -8,6 +8,7 @@ mod discovery;
 mod faults;
 mod generated;
 mod hostile;
+mod kubectl_habits;
 mod output;
 mod sim_kubectl;
 mod sim_protocol;

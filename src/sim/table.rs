@@ -234,7 +234,7 @@ fn columns(def: &ResourceDef) -> Vec<Column> {
             col("Ready", "integer", 0, |v| json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))),
             col("Age", "string", 0, age),
         ],
-        "events" => vec![
+        "events" if def.group.is_empty() => vec![
             col("Type", "string", 0, |v| v["type"].clone()),
             col("Reason", "string", 0, |v| v["reason"].clone()),
             col("Object", "string", 0, |v| {
