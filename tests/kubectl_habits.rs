@@ -239,7 +239,10 @@ fn table(sim: &SimProcess, args: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
-fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+/// (header, cell) pairs of a row.
+type Row = Vec<(String, String)>;
+
+fn pairs(p: &[(&str, &str)]) -> Row {
     p.iter()
         .map(|(h, c)| (h.to_string(), c.to_string()))
         .collect()
@@ -298,7 +301,7 @@ fn tables_have_kubectls_columns() {
         "default",
     ]);
 
-    let cases: Vec<(&[&str], Vec<(String, String)>)> = vec![
+    let cases: Vec<(&[&str], Row)> = vec![
         (
             &["jobs", "-n", "default", "-o", "wide"],
             pairs(&[

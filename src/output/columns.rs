@@ -657,7 +657,7 @@ fn event_columns<const NEW: bool>(wide: bool) -> Vec<Column> {
             .to_owned()
     }));
     if wide {
-        v.push(c("FIRST SEEN", |o, now| event_first_seen::<NEW>(o, now)));
+        v.push(c("FIRST SEEN", event_first_seen::<NEW>));
         v.push(c("COUNT", |o, _| {
             let series = &o["series"];
             if series.is_object() {
