@@ -427,3 +427,72 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
     pub pod_size: crate::sim::PodSize,
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn watch(args: &[&str]) -> Result<WatchArgs, String> {
+        let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        let mut w = cli.watch;
+        w.normalize()?;
+        Ok(w)
+    }
+
+    #[test]
+    fn kubectl_positional_forms_normalize() {
+        let w = watch(&["deploy/web", "-w"]).unwrap();
+        assert_eq!(
+            (w.resources.as_deref(), w.name.as_deref()),
+            (Some("deploy"), Some("web"))
+        );
+        assert!(w.watch_flag);
+        let w = watch(&["pods", "p1", "--watch"]).unwrap();
+        assert_eq!(w.name.as_deref(), Some("p1"));
+        assert!(watch(&["pods", "a", "b"])
+            .unwrap_err()
+            .contains("one name at a time, as"));
+        assert!(watch(&["pod/a", "b"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        assert!(watch(&["pods", "pod/a"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        for bad in ["pod/", "/a", "a,b/c", "pod/a/b"] {
+            assert!(
+                watch(&[bad]).unwrap_err().contains("expected TYPE/NAME"),
+                "{bad}"
+            );
+        }
+        assert!(watch(&["cm", ".."])
+            .unwrap_err()
+            .contains("may not be '..'"));
+        assert!(watch(&["cm", "-n", "Bad"])
+            .unwrap_err()
+            .contains("RFC 1123"));
+    }
+
+    #[test]
+    fn all_namespaces_takes_an_optional_bool() {
+        assert!(watch(&["pods", "-A"]).unwrap().all_namespaces);
+        assert!(watch(&["-A", "pods"]).unwrap().all_namespaces);
+        assert!(
+            watch(&["pods", "--all-namespaces=true"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(
+            !watch(&["pods", "--all-namespaces=false"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(!watch(&["pods"]).unwrap().all_namespaces);
+        let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
+        assert_eq!(w.namespace.as_deref(), Some("x"));
+        assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
+        assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
+    }
+}

@@ -165,7 +165,8 @@ impl Config {
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
         }
-        let field_selector = match (&args.field_selector, &args.name) {
+        let name = args.name.as_deref().map(crate::target::field_value);
+        let field_selector = match (&args.field_selector, &name) {
             (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
             (None, Some(n)) => Some(format!("metadata.name={n}")),
             (f, None) => f.clone(),

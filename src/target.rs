@@ -55,6 +55,20 @@ pub fn segment(s: &str) -> String {
     out
 }
 
+/// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` backslash-escaped, so a name
+/// is one value of `metadata.name=NAME` whatever it holds (kubectl builds that selector
+/// with `fields.OneTermEqualSelector`).
+pub fn field_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | ',' | '=') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// apimachinery's `path.IsValidPathSegmentName`: what client-go checks before it puts a
 /// name or namespace into a URL. The messages are apimachinery's.
 fn path_segment_errors(s: &str) -> Vec<String> {
@@ -468,6 +482,7 @@ mod tests {
             assert!(validate_name(good).is_ok(), "{good:?}");
         }
         assert_eq!(segment("system:node"), "system%3Anode");
+        assert_eq!(field_value(r"a,b=c\d"), r"a\,b\=c\\d");
         assert_eq!(segment("a.b-c_d~"), "a.b-c_d~");
     }
 }
