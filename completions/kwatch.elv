@@ -43,7 +43,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --pop-delay 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO''s per-key coalescing becomes visible'
             cand --max-events 'Exit 0 after printing this many deltas'
             cand --timeout 'Exit 0 after this long, e.g. 30s'
-            cand --until 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait''s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'
+            cand --until 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'
             cand -w 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
             cand --watch 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
             cand --sim 'Start the built-in simulated cluster in-process and watch it'

@@ -346,11 +346,12 @@ pub struct StopArgs {
     #[arg(long)]
     pub watch_only: bool,
 
-    /// Exit once a delta meets CONDITION: `created` (an object kwatch did not know
-    /// appears), `deleted` (an object is deleted, or none matched once synced), or
-    /// `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present
-    /// and not false), or `condition=Ready[=True]` (kubectl wait's). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends
-    /// otherwise (--max-events).
+    /// Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an
+    /// object kwatch did not know appears), `deleted` (an object is deleted, or none
+    /// matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value
+    /// equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]`
+    /// (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if
+    /// the watch ends otherwise (--max-events).
     #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
     pub until: Option<crate::until::Condition>,
 }
