@@ -109,7 +109,15 @@ pub fn parse() -> Cli {
         cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
     }
     let matches = cmd.get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if cli.command.is_none() {
+        if let Err(msg) = cli.watch.normalize() {
+            // Bad usage, as clap's own errors: one line, exit 2.
+            eprintln!("error: {}", crate::output::sanitize::sanitize(&msg));
+            std::process::exit(crate::exit::Exit::Usage as i32);
+        }
+    }
+    cli
 }
 
 /// The completion script for `shell`, generated from [`Cli`].
@@ -136,21 +144,33 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
 #[command(next_help_heading = "Watch")]
 pub struct WatchArgs {
     /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
-    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …).
+    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
+    /// or TYPE/NAME for one object, as kubectl takes it (pod/web, deploy/web).
     #[arg(value_name = "RESOURCE", required = true)]
     pub resources: Option<String>,
 
-    /// Watch only the object with this name.
+    /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+
+    /// Further names, only to reject them with a clear message (see [`WatchArgs::normalize`]).
+    #[arg(value_name = "MORE", hide = true)]
+    pub more_names: Vec<String>,
 
     /// Namespace to watch (default: the context's namespace, else "default").
     #[arg(short = 'n', long, value_name = "NS")]
     pub namespace: Option<String>,
 
-    /// Watch all namespaces.
-    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    /// Watch all namespaces (kubectl's --all-namespaces[=true|false] is accepted).
+    #[arg(short = 'A', long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_value = "false", default_missing_value = "true",
+          action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new(),
+          hide_default_value = true, hide_possible_values = true)]
     pub all_namespaces: bool,
+
+    /// Accepted and ignored, for kubectl's habit (`kubectl get -w`): kwatch always watches.
+    #[arg(short = 'w', long = "watch")]
+    pub watch_flag: bool,
 
     /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
@@ -189,6 +209,55 @@ pub struct WatchArgs {
 
     #[command(flatten)]
     pub stop: StopArgs,
+}
+
+impl WatchArgs {
+    /// Checks and rewrites the positional arguments and the namespace as kubectl reads
+    /// them: `TYPE/NAME` becomes RESOURCE and NAME; one name only; a name and a namespace
+    /// that could not be a URL path segment (or a namespace that is not a DNS-1123 label)
+    /// are rejected before any request. `Err` is one line naming the problem and a fix.
+    pub fn normalize(&mut self) -> Result<(), String> {
+        let resources = self.resources.clone().unwrap_or_default();
+        if let Some((ty, name)) = resources.split_once('/') {
+            if self.name.is_some() {
+                return Err(format!(
+                    "there is no need to name the object again after TYPE/NAME: use `{resources}` alone (kwatch watches one object at a time)"
+                ));
+            }
+            if ty.is_empty() || name.is_empty() || ty.contains(',') || name.contains('/') {
+                return Err(format!(
+                    "{resources:?}: expected TYPE/NAME with one type and one name, e.g. pod/web or deployments.apps/web"
+                ));
+            }
+            self.resources = Some(ty.to_owned());
+            self.name = Some(name.to_owned());
+        } else if let Some(n) = self.name.as_deref().filter(|n| n.contains('/')) {
+            return Err(format!(
+                "there is no need to give the type twice: use `{n}` alone instead of `{resources} {n}`"
+            ));
+        }
+        if !self.more_names.is_empty() {
+            let mut all: Vec<&str> = self.name.iter().map(String::as_str).collect();
+            all.extend(self.more_names.iter().map(String::as_str));
+            return Err(format!(
+                "kwatch watches one name at a time, as `kubectl get -w` does (got {}): run one kwatch per name, or select several with -l or --field-selector",
+                all.join(", ")
+            ));
+        }
+        if let Some(n) = &self.name {
+            crate::target::validate_name(n)?;
+        }
+        if let Some(ns) = &self.namespace {
+            crate::target::validate_namespace(ns)?;
+        }
+        if self.all_namespaces && self.namespace.is_some() {
+            return Err(
+                "--namespace and --all-namespaces name different scopes: give one of them"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Which cluster, as kubectl's flags.
@@ -278,11 +347,12 @@ pub struct StopArgs {
     #[arg(long)]
     pub watch_only: bool,
 
-    /// Exit once a delta meets CONDITION: `created` (an object kwatch did not know
-    /// appears), `deleted` (an object is deleted, or none matched once synced), or
-    /// `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present
-    /// and not false), or `condition=Ready[=True]` (kubectl wait's). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends
-    /// otherwise (--max-events).
+    /// Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an
+    /// object kwatch did not know appears), `deleted` (an object is deleted, or none
+    /// matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value
+    /// equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]`
+    /// (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if
+    /// the watch ends otherwise (--max-events).
     #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
     pub until: Option<crate::until::Condition>,
 }
@@ -358,4 +428,73 @@ pub struct SimArgs {
     /// large (~12 KB), for benchmarks.
     #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
     pub pod_size: crate::sim::PodSize,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn watch(args: &[&str]) -> Result<WatchArgs, String> {
+        let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        let mut w = cli.watch;
+        w.normalize()?;
+        Ok(w)
+    }
+
+    #[test]
+    fn kubectl_positional_forms_normalize() {
+        let w = watch(&["deploy/web", "-w"]).unwrap();
+        assert_eq!(
+            (w.resources.as_deref(), w.name.as_deref()),
+            (Some("deploy"), Some("web"))
+        );
+        assert!(w.watch_flag);
+        let w = watch(&["pods", "p1", "--watch"]).unwrap();
+        assert_eq!(w.name.as_deref(), Some("p1"));
+        assert!(watch(&["pods", "a", "b"])
+            .unwrap_err()
+            .contains("one name at a time, as"));
+        assert!(watch(&["pod/a", "b"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        assert!(watch(&["pods", "pod/a"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        for bad in ["pod/", "/a", "a,b/c", "pod/a/b"] {
+            assert!(
+                watch(&[bad]).unwrap_err().contains("expected TYPE/NAME"),
+                "{bad}"
+            );
+        }
+        assert!(watch(&["cm", ".."])
+            .unwrap_err()
+            .contains("may not be '..'"));
+        assert!(watch(&["cm", "-n", "Bad"])
+            .unwrap_err()
+            .contains("RFC 1123"));
+    }
+
+    #[test]
+    fn all_namespaces_takes_an_optional_bool() {
+        assert!(watch(&["pods", "-A"]).unwrap().all_namespaces);
+        assert!(watch(&["-A", "pods"]).unwrap().all_namespaces);
+        assert!(
+            watch(&["pods", "--all-namespaces=true"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(
+            !watch(&["pods", "--all-namespaces=false"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(!watch(&["pods"]).unwrap().all_namespaces);
+        let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
+        assert_eq!(w.namespace.as_deref(), Some("x"));
+        assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
+        assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
+    }
 }

@@ -148,6 +148,10 @@ impl Config {
                         .unwrap_or_else(|| kube.default_namespace.clone()),
                 )
             };
+            if let Some(ns) = namespace.as_deref().filter(|_| args.namespace.is_none()) {
+                crate::target::validate_namespace(ns)
+                    .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
+            }
             let discovery_cache = cache_dir
                 .as_deref()
                 .map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
@@ -161,7 +165,8 @@ impl Config {
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
         }
-        let field_selector = match (&args.field_selector, &args.name) {
+        let name = args.name.as_deref().map(crate::target::field_value);
+        let field_selector = match (&args.field_selector, &name) {
             (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
             (None, Some(n)) => Some(format!("metadata.name={n}")),
             (f, None) => f.clone(),

@@ -24,18 +24,112 @@ impl Target {
     /// The collection URL path: all namespaces (or a cluster-scoped resource) when
     /// `namespace` is `None`.
     pub fn collection_path(&self, namespace: Option<&str>) -> String {
+        // Every segment is escaped even though the CLI and discovery have checked them: a
+        // `?`, `#` or `/` must never change which URL is asked for.
+        let (version, plural) = (segment(&self.version), segment(&self.plural));
         let base = if self.group.is_empty() {
-            format!("/api/{}", self.version)
+            format!("/api/{version}")
         } else {
-            format!("/apis/{}/{}", self.group, self.version)
+            format!("/apis/{}/{version}", segment(&self.group))
         };
         match namespace {
             Some(ns) if self.resource.namespaced => {
-                format!("{base}/namespaces/{ns}/{}", self.plural)
+                format!("{base}/namespaces/{}/{plural}", segment(ns))
             }
-            _ => format!("{base}/{}", self.plural),
+            _ => format!("{base}/{plural}"),
         }
     }
+}
+
+/// `s` percent-encoded as one URL path segment: everything but RFC 3986's unreserved
+/// characters is escaped, so the server decodes exactly `s`.
+pub fn segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` backslash-escaped, so a name
+/// is one value of `metadata.name=NAME` whatever it holds (kubectl builds that selector
+/// with `fields.OneTermEqualSelector`).
+pub fn field_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '\\' | ',' | '=') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// apimachinery's `path.IsValidPathSegmentName`: what client-go checks before it puts a
+/// name or namespace into a URL. The messages are apimachinery's.
+fn path_segment_errors(s: &str) -> Vec<String> {
+    if s == "." || s == ".." {
+        return vec![format!("may not be '{s}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| s.contains(**bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
+/// An object name as client-go accepts it (`Request.Name`): any valid path segment, so
+/// `system:node` passes and `..` or `a%2F` do not.
+pub fn validate_name(name: &str) -> Result<(), String> {
+    let errs = path_segment_errors(name);
+    if name.is_empty() || !errs.is_empty() {
+        let why = if name.is_empty() {
+            "may not be empty".to_owned()
+        } else {
+            errs.join(", ")
+        };
+        return Err(format!(
+            "invalid resource name {name:?}: [{why}]: give the object's name as `kubectl get` shows it"
+        ));
+    }
+    Ok(())
+}
+
+/// A namespace: first client-go's path-segment check (kubectl's message, e.g.
+/// `invalid namespace "..": [may not be '..']`), then the DNS-1123 label every namespace
+/// name is (apimachinery's `IsDNS1123Label`), so `qa-live?x=1` is refused rather than
+/// listed as an empty namespace.
+pub fn validate_namespace(ns: &str) -> Result<(), String> {
+    let errs = path_segment_errors(ns);
+    if !errs.is_empty() {
+        return Err(format!(
+            "invalid namespace {ns:?}: [{}]: pass a namespace name (see `kubectl get namespaces`)",
+            errs.join(", ")
+        ));
+    }
+    let label = ns.len() <= 63
+        && !ns.is_empty()
+        && ns
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !ns.starts_with('-')
+        && !ns.ends_with('-');
+    if !label {
+        let why = if ns.len() > 63 {
+            "must be no more than 63 characters"
+        } else {
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', \
+             and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')"
+        };
+        return Err(format!(
+            "invalid namespace {ns:?}: {why}: pass a namespace name (see `kubectl get namespaces`)"
+        ));
+    }
+    Ok(())
 }
 
 /// One parsed argument: a name and, if given, a group and version.
@@ -340,5 +434,55 @@ mod tests {
             "/api/v1/namespaces/default/pods"
         );
         assert_eq!(t.collection_path(None), "/api/v1/pods");
+        // Defence in depth: a namespace that slipped past validation stays one segment.
+        assert_eq!(
+            t.collection_path(Some("qa-live?x=1")),
+            "/api/v1/namespaces/qa-live%3Fx%3D1/pods"
+        );
+        assert_eq!(
+            t.collection_path(Some("../x")),
+            "/api/v1/namespaces/..%2Fx/pods"
+        );
+    }
+
+    #[test]
+    fn names_and_namespaces_are_validated_as_kubectl_does() {
+        assert_eq!(
+            validate_namespace("..").unwrap_err().split(": pass").next(),
+            Some(r#"invalid namespace "..": [may not be '..']"#)
+        );
+        assert!(validate_namespace(".")
+            .unwrap_err()
+            .contains("[may not be '.']"));
+        assert!(validate_namespace("a/b%c")
+            .unwrap_err()
+            .contains("[may not contain '/', may not contain '%']"));
+        for bad in [
+            "qa-live?x=1",
+            "Team",
+            "-a",
+            "a-",
+            "",
+            "a_b",
+            &"a".repeat(64),
+        ] {
+            assert!(validate_namespace(bad).is_err(), "{bad:?}");
+        }
+        for good in ["default", "kube-system", "a", "0", &"a".repeat(63)] {
+            assert!(validate_namespace(good).is_ok(), "{good:?}");
+        }
+        assert!(validate_name("..")
+            .unwrap_err()
+            .contains("[may not be '..']"));
+        assert!(validate_name("a%2F")
+            .unwrap_err()
+            .contains("may not contain '%'"));
+        assert!(validate_name("").is_err());
+        for good in ["web", "system:node:n1", "a.b", "x?y"] {
+            assert!(validate_name(good).is_ok(), "{good:?}");
+        }
+        assert_eq!(segment("system:node"), "system%3Anode");
+        assert_eq!(field_value(r"a,b=c\d"), r"a\,b\=c\\d");
+        assert_eq!(segment("a.b-c_d~"), "a.b-c_d~");
     }
 }

@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use crate::delta::{Delta, DeltaType};
 use crate::object::ObjectRef;
-use crate::output::template::{scalar, Template};
+use crate::output::columns::go_value;
+use crate::output::template::Template;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
@@ -15,50 +16,69 @@ pub enum Condition {
     Created,
     /// A Deleted delta; or, once synced, no object matched at all.
     Deleted,
-    /// A value selected by the template equals `want`; without `want`, some selected
-    /// value is present and not `false`, `null` or `""`.
+    /// A value selected by the template equals `want` (compared as kubectl wait compares:
+    /// Go's `%v` of the value, spaces trimmed); without `want`, some selected value is
+    /// present and not `false`, `null` or `""`.
     JsonPath {
         template: Template,
         want: Option<String>,
     },
+    /// kubectl wait's `condition=TYPE[=STATUS]`: the first status condition whose type
+    /// equals `type_` ignoring case has a status equal to `status` ignoring case, and is
+    /// not older than the object's generation.
+    Status { type_: String, status: String },
 }
 
 impl Condition {
+    /// Parses CONDITION as kubectl wait's `--for` (kubectl 1.32 `conditionFuncFor`):
+    /// `delete`/`create` in any case, `condition=TYPE[=STATUS]` (STATUS defaults to
+    /// `true`), `jsonpath=EXPR[=VALUE]` where EXPR may drop its braces (`.data.a`, as
+    /// kubectl's relaxed JSONPath) and an `=` inside brackets belongs to EXPR.
     pub fn parse(s: &str) -> Result<Condition, String> {
-        match s {
+        match s.to_lowercase().as_str() {
             "created" | "create" => return Ok(Condition::Created),
             "deleted" | "delete" => return Ok(Condition::Deleted),
             _ => {}
         }
         if let Some(rest) = s.strip_prefix("jsonpath=") {
-            // The template is everything up to its last `}`; `=VALUE` may follow.
-            let end = rest
-                .rfind('}')
-                .ok_or_else(|| format!("--until {s:?}: expected jsonpath={{.path}}[=VALUE]"))?;
-            let (t, tail) = rest.split_at(end + 1);
-            let want = match tail {
-                "" => None,
-                t => Some(
-                    t.strip_prefix('=')
-                        .ok_or_else(|| format!("--until {s:?}: expected =VALUE after }}"))?
-                        .to_owned(),
-                ),
+            let parts = split_jsonpath_input(rest);
+            let (expr, want) = match parts.as_slice() {
+                [e] => (*e, None),
+                [e, v] => (*e, Some(*v)),
+                _ => {
+                    return Err(format!(
+                        "--until {s:?}: expected jsonpath='{{.status.readyReplicas}}'=3 or \
+                         jsonpath='{{.status.readyReplicas}}' (one `=` outside brackets)"
+                    ))
+                }
+            };
+            if expr.is_empty() {
+                return Err(format!("--until {s:?}: the jsonpath expression is empty"));
+            }
+            let expr = relaxed_jsonpath(expr).ok_or_else(|| {
+                format!("--until {s:?}: expected a path such as .status.phase or {{.status.phase}}")
+            })?;
+            let want = match want.map(|v| v.trim_matches(['\'', '"'])) {
+                Some("") => {
+                    return Err(format!(
+                        "--until {s:?}: the value after = is empty (drop `=` to wait for any value)"
+                    ))
+                }
+                w => w.map(str::to_owned),
             };
             return Ok(Condition::JsonPath {
-                template: Template::parse(t)?,
+                template: Template::parse(&expr)?,
                 want,
             });
         }
         if let Some(rest) = s.strip_prefix("condition=") {
-            // kubectl wait's condition=Ready[=True]: a status condition's status.
-            let (ty, want) = rest.split_once('=').unwrap_or((rest, "True"));
-            if ty.is_empty() || ty.contains(['"', '\'', ']']) {
+            let (ty, status) = rest.split_once('=').unwrap_or((rest, "true"));
+            if ty.is_empty() {
                 return Err(format!("--until {s:?}: expected condition=TYPE[=STATUS]"));
             }
-            let t = format!("{{.status.conditions[?(@.type==\"{ty}\")].status}}");
-            return Ok(Condition::JsonPath {
-                template: Template::parse(&t)?,
-                want: Some(want.to_owned()),
+            return Ok(Condition::Status {
+                type_: ty.to_owned(),
+                status: status.to_owned(),
             });
         }
         Err(format!(
@@ -86,11 +106,23 @@ impl Condition {
                 let v = o.to_value();
                 let vals = template.values(&v);
                 match want {
-                    Some(w) => vals.iter().any(|x| scalar(x) == *w),
+                    // kubectl wait: a map or a list never equals a value.
+                    Some(w) => vals
+                        .iter()
+                        .any(|x| !x.is_object() && !x.is_array() && go_value(x).trim() == w.trim()),
                     None => vals.iter().any(|x| {
                         !matches!(x, Value::Null | Value::Bool(false)) && x.as_str() != Some("")
                     }),
                 }
+            }
+            Condition::Status { type_, status } => {
+                if delta.kind == DeltaType::Deleted {
+                    return false;
+                }
+                delta
+                    .object
+                    .object()
+                    .is_some_and(|o| status_condition_met(&o.to_value(), type_, status))
             }
         }
     }
@@ -100,6 +132,74 @@ impl Condition {
     pub fn met_when_synced(&self, objects: usize) -> bool {
         *self == Condition::Deleted && objects == 0
     }
+}
+
+/// Unicode case-insensitive equality, as Go's `strings.EqualFold` (simple folding).
+fn equal_fold(a: &str, b: &str) -> bool {
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.chars().flat_map(char::to_lowercase))
+}
+
+/// kubectl wait's `checkCondition`: the first condition of the type (ignoring case) with
+/// a string status decides; a condition (or status) observedGeneration older than
+/// metadata.generation means the controller has not caught up yet.
+fn status_condition_met(o: &Value, type_: &str, status: &str) -> bool {
+    let Some(conds) = o["status"]["conditions"].as_array() else {
+        return false;
+    };
+    for c in conds {
+        if !c["type"].as_str().is_some_and(|t| equal_fold(t, type_)) {
+            continue;
+        }
+        let Some(got) = c["status"].as_str() else {
+            continue;
+        };
+        if let Some(generation) = o["metadata"]["generation"].as_i64() {
+            let observed = c["observedGeneration"]
+                .as_i64()
+                .or_else(|| o["status"]["observedGeneration"].as_i64());
+            if observed.is_some_and(|g| g < generation) {
+                return false;
+            }
+        }
+        return equal_fold(got, status);
+    }
+    false
+}
+
+/// kubectl wait's split of `jsonpath=` input: at each `=` outside `[…]`, `{…}` and `(…)`,
+/// so the `==` of a filter stays in the expression.
+fn split_jsonpath_input(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' | '(' => depth += 1,
+            ']' | '}' | ')' => depth -= 1,
+            '=' if depth <= 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+/// kubectl's `RelaxedJSONPathExpression`: `{.a.b}`, `{a.b}`, `.a.b` and `a.b` all mean
+/// `{.a.b}`; braces inside are not allowed.
+fn relaxed_jsonpath(expr: &str) -> Option<String> {
+    let inner = match expr.strip_prefix('{') {
+        Some(rest) => rest.strip_suffix('}')?,
+        None => expr,
+    };
+    let inner = inner.strip_prefix('.').unwrap_or(inner);
+    if inner.is_empty() || inner.contains(['{', '}']) {
+        return None;
+    }
+    Some(format!("{{.{inner}}}"))
 }
 
 #[cfg(test)]
@@ -136,7 +236,57 @@ mod tests {
         assert!(deleted.met_when_synced(0));
         assert!(!created.met_when_synced(0));
         assert!(Condition::parse("ready").is_err());
-        assert!(Condition::parse("jsonpath=.status").is_err());
         assert!(Condition::parse("jsonpath={.status}x").is_err());
+        assert!(Condition::parse("jsonpath=").is_err());
+        assert!(Condition::parse("jsonpath={.a}=").is_err());
+        assert!(Condition::parse("jsonpath={.a}=b=c").is_err());
+        assert_eq!(Condition::parse("DELETE").unwrap(), Condition::Deleted);
+    }
+
+    /// Issue 15: kubectl wait's relaxed paths and case-insensitive condition status.
+    #[test]
+    fn kubectl_wait_forms() {
+        let cm = ObjectRef::new(
+            Object::from_json(
+                r#"{"metadata":{"name":"c","resourceVersion":"1","generation":2},"data":{"a":"b","n":1e-7},
+                "status":{"observedGeneration":2,"conditions":[{"type":"Available","status":"False"}]}}"#,
+            )
+            .unwrap(),
+        );
+        let d = Delta::new(DeltaType::Updated, cm);
+        for (cond, met) in [
+            ("jsonpath=.data.a=b", true),
+            ("jsonpath=data.a=b", true),
+            ("jsonpath={.data.a}='b'", true),
+            ("jsonpath=.data.a=c", false),
+            ("jsonpath=.data.n=1e-07", true),
+            ("jsonpath=.data", true),
+            ("jsonpath=.data=x", false),
+            (
+                r#"jsonpath={.status.conditions[?(@.type=="Available")].status}=False"#,
+                true,
+            ),
+            (
+                r#"jsonpath=.status.conditions[?(@.type=="Available")].status=False"#,
+                true,
+            ),
+            ("condition=Available=false", true),
+            ("condition=available=FALSE", true),
+            ("condition=Available", false),
+            ("condition=Available=True", false),
+            ("condition=Ready=false", false),
+        ] {
+            let c = Condition::parse(cond).unwrap_or_else(|e| panic!("{cond}: {e}"));
+            assert_eq!(c.met_by(&d, None), met, "{cond}");
+        }
+        let stale = ObjectRef::new(
+            Object::from_json(
+                r#"{"metadata":{"name":"c","resourceVersion":"1","generation":3},
+                "status":{"observedGeneration":2,"conditions":[{"type":"Available","status":"True"}]}}"#,
+            )
+            .unwrap(),
+        );
+        let c = Condition::parse("condition=Available").unwrap();
+        assert!(!c.met_by(&Delta::new(DeltaType::Updated, stale), None));
     }
 }

@@ -9,6 +9,7 @@ mod failures;
 mod faults;
 mod generated;
 mod hostile;
+mod kubectl_habits;
 mod never_lie;
 mod output;
 mod retry_after;

@@ -471,7 +471,7 @@ fn table_output_for_people() {
         "{lines:#?}"
     );
     assert!(lines[1].starts_with("~ listed pods: "), "{lines:#?}");
-    assert!(lines[2].starts_with("TYPE       NAME   "), "{lines:#?}");
+    assert!(lines[2].starts_with("DELTA      NAME   "), "{lines:#?}");
     let header: Vec<&str> = lines[2].split_whitespace().collect();
     assert_eq!(
         header[2..],

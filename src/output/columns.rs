@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::table::human_duration;
-use super::template::{self, Template};
+use super::template::Template;
 use super::Resource;
 
 /// A CRD's additionalPrinterColumns entry, as read from the CRD object.
@@ -61,9 +61,11 @@ pub enum Getter {
     Builtin(fn(&Value, jiff::Timestamp) -> String),
     /// A pod column: read from a [`PodView`] when the row has one.
     Pod(PodColumn),
+    /// A CRD printer column: the first value at the path, as kube-apiserver's table
+    /// convertor turns it into a cell of the column's `type`.
     Path {
         template: Template,
-        date: bool,
+        kind: String,
     },
     /// `-L KEY`.
     Label(String),
@@ -103,13 +105,8 @@ impl Column {
             Getter::Age => age(created, now),
             Getter::Builtin(f) => f(v, now),
             Getter::Pod(p) => p.value_cell(v, now),
-            Getter::Path { template, date } => {
-                let vals = template.values(v);
-                match vals.first() {
-                    None => "<none>".into(),
-                    Some(x) if *date => age(x.as_str(), now),
-                    Some(_) => template::cell(template, v),
-                }
+            Getter::Path { template, kind } => {
+                crd_cell(kind, template.values(v).first().copied(), now)
             }
             Getter::Label(k) => v["metadata"]["labels"][k]
                 .as_str()
@@ -156,6 +153,8 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
             if wide {
                 v.push(PodColumn::Ip.column("IP"));
                 v.push(PodColumn::Node.column("NODE"));
+                v.push(PodColumn::Nominated.column("NOMINATED NODE"));
+                v.push(PodColumn::ReadinessGates.column("READINESS GATES"));
             }
             v
         }
@@ -173,7 +172,8 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
                 Column::age(),
             ];
             if wide {
-                v.extend(containers_and_selector());
+                v.extend(containers(false));
+                v.push(c("SELECTOR", |o, _| label_selector(&o["spec"]["selector"])));
             }
             v
         }
@@ -185,10 +185,142 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
                 Column::age(),
             ];
             if wide {
-                v.extend(containers_and_selector());
+                v.extend(containers(false));
+                v.push(c("SELECTOR", |o, _| {
+                    format_selector(&o["spec"]["selector"])
+                }));
             }
             v
         }
+        ("apps", "StatefulSet") => {
+            let mut v = vec![
+                c("READY", |o, _| {
+                    format!(
+                        "{}/{}",
+                        int(&o["status"]["readyReplicas"]),
+                        int(&o["spec"]["replicas"])
+                    )
+                }),
+                Column::age(),
+            ];
+            if wide {
+                v.extend(containers(false));
+            }
+            v
+        }
+        ("apps", "DaemonSet") => {
+            let mut v = vec![
+                c(
+                    "DESIRED",
+                    |o, _| int(&o["status"]["desiredNumberScheduled"]),
+                ),
+                c(
+                    "CURRENT",
+                    |o, _| int(&o["status"]["currentNumberScheduled"]),
+                ),
+                c("READY", |o, _| int(&o["status"]["numberReady"])),
+                c("UP-TO-DATE", |o, _| {
+                    int(&o["status"]["updatedNumberScheduled"])
+                }),
+                c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
+                c("NODE SELECTOR", |o, _| {
+                    map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
+                }),
+                Column::age(),
+            ];
+            if wide {
+                v.extend(containers(false));
+                v.push(c("SELECTOR", |o, _| {
+                    format_selector(&o["spec"]["selector"])
+                }));
+            }
+            v
+        }
+        ("batch", "Job") => {
+            let mut v = vec![
+                c("STATUS", job_status),
+                c("COMPLETIONS", job_completions),
+                c("DURATION", job_duration),
+                Column::age(),
+            ];
+            if wide {
+                v.extend(containers(false));
+                v.push(c("SELECTOR", |o, _| {
+                    format_selector(&o["spec"]["selector"])
+                }));
+            }
+            v
+        }
+        ("batch", "CronJob") => {
+            let mut v = vec![
+                c("SCHEDULE", |o, _| str_or_empty(&o["spec"]["schedule"])),
+                c("TIMEZONE", |o, _| none(&o["spec"]["timeZone"])),
+                c("SUSPEND", |o, _| match o["spec"]["suspend"].as_bool() {
+                    Some(true) => "True".into(),
+                    Some(false) => "False".into(),
+                    None => "<unset>".into(),
+                }),
+                c("ACTIVE", |o, _| {
+                    o["status"]["active"]
+                        .as_array()
+                        .map_or(0, Vec::len)
+                        .to_string()
+                }),
+                c("LAST SCHEDULE", |o, now| {
+                    match o["status"]["lastScheduleTime"].as_str() {
+                        Some(t) => age(Some(t), now),
+                        None => "<none>".into(),
+                    }
+                }),
+                Column::age(),
+            ];
+            if wide {
+                v.extend(containers(true));
+                v.push(c("SELECTOR", |o, _| {
+                    format_selector(&o["spec"]["jobTemplate"]["spec"]["selector"])
+                }));
+            }
+            v
+        }
+        ("networking.k8s.io", "Ingress") => vec![
+            c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
+            c("HOSTS", ingress_hosts),
+            if wide {
+                c("ADDRESS", |o, _| ingress_address(o, true))
+            } else {
+                c("ADDRESS", |o, _| ingress_address(o, false))
+            },
+            c("PORTS", |o, _| {
+                let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+                if tls { "80, 443" } else { "80" }.to_owned()
+            }),
+            Column::age(),
+        ],
+        ("discovery.k8s.io", "EndpointSlice") => vec![
+            c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
+            c("PORTS", |o, _| {
+                let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
+                list_with_more(ports.iter().map(|p| {
+                    match (p["port"].as_i64(), p["name"].as_str()) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(name)) => name.to_owned(),
+                        (None, None) => "*".to_owned(),
+                    }
+                }))
+            }),
+            c("ENDPOINTS", |o, _| {
+                let eps = o["endpoints"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                list_with_more(
+                    eps.iter()
+                        .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                        .map(|a| a.as_str().unwrap_or_default().to_owned()),
+                )
+            }),
+            Column::age(),
+        ],
         ("", "Service") => {
             let mut v = vec![
                 c("TYPE", |o, _| none(&o["spec"]["type"])),
@@ -238,22 +370,8 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
             }),
             Column::age(),
         ],
-        ("", "Event") | ("events.k8s.io", "Event") => vec![
-            c("LAST SEEN", event_last_seen),
-            c("TYPE", |o, _| none(&o["type"])),
-            c("REASON", |o, _| none(&o["reason"])),
-            c("OBJECT", |o, _| {
-                let io = &o["involvedObject"];
-                format!(
-                    "{}/{}",
-                    io["kind"].as_str().unwrap_or_default().to_lowercase(),
-                    io["name"].as_str().unwrap_or_default()
-                )
-            }),
-            c("MESSAGE", |o, _| {
-                o["message"].as_str().unwrap_or_default().trim().to_owned()
-            }),
-        ],
+        ("", "Event") => event_columns::<false>(wide),
+        ("events.k8s.io", "Event") => event_columns::<true>(wide),
         _ => match crd {
             Some(pc) if !pc.is_empty() => pc
                 .iter()
@@ -262,7 +380,7 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
                     header: p.name.clone(),
                     get: Getter::Path {
                         template: p.template.clone(),
-                        date: p.kind == "date",
+                        kind: p.kind.clone(),
                     },
                 })
                 .collect(),
@@ -275,18 +393,417 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
     cols
 }
 
-fn containers_and_selector() -> Vec<Column> {
+/// CONTAINERS and IMAGES (kubectl's `layoutContainerCells`: comma-joined, empty when
+/// there are none) of the pod template at `.spec.template`, or with `cronjob` at
+/// `.spec.jobTemplate.spec.template`.
+fn containers(cronjob: bool) -> Vec<Column> {
+    if cronjob {
+        return vec![
+            Column::new("CONTAINERS", |o, _| {
+                join_field(&cronjob_pod_spec(o)["containers"], "name")
+            }),
+            Column::new("IMAGES", |o, _| {
+                join_field(&cronjob_pod_spec(o)["containers"], "image")
+            }),
+        ];
+    }
     vec![
         Column::new("CONTAINERS", |o, _| {
-            list(&o["spec"]["template"]["spec"]["containers"], "name")
+            join_field(&o["spec"]["template"]["spec"]["containers"], "name")
         }),
         Column::new("IMAGES", |o, _| {
-            list(&o["spec"]["template"]["spec"]["containers"], "image")
-        }),
-        Column::new("SELECTOR", |o, _| {
-            map_pairs(&o["spec"]["selector"]["matchLabels"])
+            join_field(&o["spec"]["template"]["spec"]["containers"], "image")
         }),
     ]
+}
+
+fn cronjob_pod_spec(o: &Value) -> &Value {
+    &o["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+}
+
+/// `field` of each element of the array `v`, comma-joined (a missing field is empty).
+fn join_field(v: &Value, field: &str) -> String {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|x| x[field].as_str().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A string field, empty when absent (Go's zero value, as kubectl prints it).
+fn str_or_empty(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+/// apimachinery's `LabelSelectorAsSelector(s).String()`: requirements sorted by key,
+/// `k=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`; empty for no selector.
+fn label_selector(s: &Value) -> String {
+    let mut reqs: Vec<(String, String)> = Vec::new();
+    if let Some(m) = s["matchLabels"].as_object() {
+        for (k, v) in m {
+            reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or_default())));
+        }
+    }
+    for e in s["matchExpressions"].as_array().into_iter().flatten() {
+        let k = e["key"].as_str().unwrap_or_default();
+        let mut vals: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        vals.sort_unstable();
+        vals.dedup();
+        let r = match e["operator"].as_str().unwrap_or_default() {
+            "In" => format!("{k} in ({})", vals.join(",")),
+            "NotIn" => format!("{k} notin ({})", vals.join(",")),
+            "Exists" => k.to_owned(),
+            "DoesNotExist" => format!("!{k}"),
+            _ => return "<error>".into(),
+        };
+        reqs.push((k.to_owned(), r));
+    }
+    reqs.sort_by(|a, b| a.0.cmp(&b.0));
+    reqs.into_iter()
+        .map(|(_, r)| r)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// apimachinery's `FormatLabelSelector`: [`label_selector`], `<none>` when empty.
+fn format_selector(s: &Value) -> String {
+    match label_selector(s) {
+        l if l.is_empty() => "<none>".into(),
+        l => l,
+    }
+}
+
+/// printers.go `listWithMoreString`: the first three, `+ N more...`, `<unset>` for none.
+fn list_with_more(items: impl Iterator<Item = String>) -> String {
+    const MAX: usize = 3;
+    let mut list = Vec::new();
+    let mut count = 0;
+    for i in items {
+        if list.len() < MAX {
+            list.push(i);
+        }
+        count += 1;
+    }
+    let ret = list.join(",");
+    if count > MAX {
+        format!("{ret} + {} more...", count - MAX)
+    } else if ret.is_empty() {
+        "<unset>".into()
+    } else {
+        ret
+    }
+}
+
+/// printers.go `hasJobCondition`: the first condition of the type decides.
+fn job_condition(o: &Value, ty: &str) -> bool {
+    o["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == ty)
+        .is_some_and(|c| c["status"] == "True")
+}
+
+fn job_status(o: &Value, _: jiff::Timestamp) -> String {
+    if job_condition(o, "Complete") {
+        "Complete"
+    } else if job_condition(o, "Failed") {
+        "Failed"
+    } else if !o["metadata"]["deletionTimestamp"].is_null() {
+        "Terminating"
+    } else if job_condition(o, "Suspended") {
+        "Suspended"
+    } else if job_condition(o, "FailureTarget") {
+        "FailureTarget"
+    } else {
+        "Running"
+    }
+    .to_owned()
+}
+
+fn job_completions(o: &Value, _: jiff::Timestamp) -> String {
+    let succeeded = int(&o["status"]["succeeded"]);
+    match o["spec"]["completions"].as_i64() {
+        Some(c) => format!("{succeeded}/{c}"),
+        None => match o["spec"]["parallelism"].as_i64().unwrap_or(0) {
+            p if p > 1 => format!("{succeeded}/1 of {p}"),
+            _ => format!("{succeeded}/1"),
+        },
+    }
+}
+
+fn job_duration(o: &Value, now: jiff::Timestamp) -> String {
+    let time = |k: &str| {
+        o["status"][k]
+            .as_str()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+    };
+    let Some(start) = time("startTime") else {
+        return String::new();
+    };
+    let end = time("completionTime").unwrap_or(now);
+    let secs = end.as_second().saturating_sub(start.as_second()).max(0);
+    human_duration(Duration::from_secs(secs.unsigned_abs()))
+}
+
+/// printers.go `formatHosts`: up to three hosts, `*` when no rule names one.
+fn ingress_hosts(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 3;
+    let rules = o["spec"]["rules"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut list: Vec<&str> = Vec::new();
+    let mut more = false;
+    for r in rules {
+        if list.len() == MAX {
+            more = true;
+        }
+        match r["host"].as_str() {
+            Some(h) if !more && !h.is_empty() => list.push(h),
+            _ => {}
+        }
+    }
+    if list.is_empty() {
+        return "*".into();
+    }
+    let ret = list.join(",");
+    if more {
+        format!("{ret} + {} more...", rules.len() - MAX)
+    } else {
+        ret
+    }
+}
+
+/// printers.go `ingressLoadBalancerStatusStringer`: sorted unique IPs or hostnames, cut
+/// to 16 bytes unless wide.
+fn ingress_address(o: &Value, wide: bool) -> String {
+    let set: std::collections::BTreeSet<&str> = o["status"]["loadBalancer"]["ingress"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| {
+            i["ip"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .or_else(|| i["hostname"].as_str().filter(|s| !s.is_empty()))
+        })
+        .collect();
+    let r = set.into_iter().collect::<Vec<_>>().join(",");
+    if !wide && r.len() > 16 {
+        let cut = (0..=13).rev().find(|i| r.is_char_boundary(*i)).unwrap_or(0);
+        format!("{}...", &r[..cut])
+    } else {
+        r
+    }
+}
+
+/// The event columns (printers.go `printEvent`). kube-apiserver prints events.k8s.io
+/// events through the core Event printer after converting them, so `NEW` reads the
+/// events.k8s.io names of the same fields: regarding, note, deprecatedSource,
+/// deprecatedFirstTimestamp, deprecatedLastTimestamp, deprecatedCount,
+/// reportingController.
+fn event_columns<const NEW: bool>(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let mut v = vec![
+        c("LAST SEEN", event_last_seen::<NEW>),
+        c("TYPE", |o, _| str_or_empty(&o["type"])),
+        c("REASON", |o, _| str_or_empty(&o["reason"])),
+        c("OBJECT", |o, _| {
+            let io = event_field::<NEW>(o, EventField::Object);
+            let kind = io["kind"].as_str().unwrap_or_default().to_lowercase();
+            match io["name"].as_str().unwrap_or_default() {
+                "" => kind,
+                name => format!("{kind}/{name}"),
+            }
+        }),
+    ];
+    if wide {
+        v.push(c("SUBOBJECT", |o, _| {
+            str_or_empty(&event_field::<NEW>(o, EventField::Object)["fieldPath"])
+        }));
+        v.push(c("SOURCE", |o, _| {
+            let src = event_field::<NEW>(o, EventField::Source);
+            let first = |a: &Value, b: &Value| {
+                a.as_str()
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| b.as_str())
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let component = first(
+                &src["component"],
+                event_field::<NEW>(o, EventField::ReportingController),
+            );
+            let host = first(&src["host"], &o["reportingInstance"]);
+            if host.is_empty() {
+                component
+            } else {
+                format!("{component}, {host}")
+            }
+        }));
+    }
+    v.push(c("MESSAGE", |o, _| {
+        event_field::<NEW>(o, EventField::Message)
+            .as_str()
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }));
+    if wide {
+        v.push(c("FIRST SEEN", event_first_seen::<NEW>));
+        v.push(c("COUNT", |o, _| {
+            let series = &o["series"];
+            if series.is_object() {
+                return int(&series["count"]);
+            }
+            match event_field::<NEW>(o, EventField::Count)
+                .as_i64()
+                .unwrap_or(0)
+            {
+                0 => "1".into(),
+                n => n.to_string(),
+            }
+        }));
+        v.push(c("NAME", |o, _| str_or_empty(&o["metadata"]["name"])));
+    }
+    v
+}
+
+/// The event fields whose names differ between core/v1 and events.k8s.io/v1.
+#[derive(Clone, Copy)]
+enum EventField {
+    Object,
+    Message,
+    Source,
+    FirstTimestamp,
+    LastTimestamp,
+    Count,
+    ReportingController,
+}
+
+fn event_field<const NEW: bool>(o: &Value, f: EventField) -> &Value {
+    let (core, new) = match f {
+        EventField::Object => ("involvedObject", "regarding"),
+        EventField::Message => ("message", "note"),
+        EventField::Source => ("source", "deprecatedSource"),
+        EventField::FirstTimestamp => ("firstTimestamp", "deprecatedFirstTimestamp"),
+        EventField::LastTimestamp => ("lastTimestamp", "deprecatedLastTimestamp"),
+        EventField::Count => ("count", "deprecatedCount"),
+        EventField::ReportingController => ("reportingComponent", "reportingController"),
+    };
+    &o[if NEW { new } else { core }]
+}
+
+fn event_first_seen<const NEW: bool>(o: &Value, now: jiff::Timestamp) -> String {
+    match event_field::<NEW>(o, EventField::FirstTimestamp).as_str() {
+        Some(t) => age(Some(t), now),
+        None => age(o["eventTime"].as_str(), now),
+    }
+}
+
+fn event_last_seen<const NEW: bool>(o: &Value, now: jiff::Timestamp) -> String {
+    let series = &o["series"];
+    if series.is_object() {
+        return age(series["lastObservedTime"].as_str(), now);
+    }
+    match event_field::<NEW>(o, EventField::LastTimestamp).as_str() {
+        Some(t) => age(Some(t), now),
+        None => event_first_seen::<NEW>(o, now),
+    }
+}
+
+/// A CRD printer column's cell, as kube-apiserver's table convertor makes it and kubectl
+/// prints it: nothing found (or a value of another type) is an empty cell; `string`
+/// prints the value as Go's `fmt` does (see [`go_value`]); `integer` truncates; `number`
+/// went through the Table's JSON, so an integral value prints as an integer; `date` is
+/// an age (`<invalid>` when not a timestamp).
+fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return String::new();
+    };
+    match kind {
+        "integer" => match v {
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => i.to_string(),
+                None => n
+                    .as_f64()
+                    .map_or(String::new(), |f| (f.trunc() as i64).to_string()),
+            },
+            _ => String::new(),
+        },
+        "number" => match v {
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => i.to_string(),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                    format!("{f:.0}")
+                }
+                (None, Some(f)) => go_float(f),
+                (None, None) => String::new(),
+            },
+            _ => String::new(),
+        },
+        "boolean" => v.as_bool().map_or(String::new(), |b| b.to_string()),
+        "date" => match v.as_str() {
+            Some(t) if t.parse::<jiff::Timestamp>().is_ok() => age(Some(t), now),
+            Some(_) => "<invalid>".into(),
+            None => String::new(),
+        },
+        _ => go_value(v),
+    }
+}
+
+/// Go's `fmt.Sprint` of a JSON value as Kubernetes decodes it (integers as int64, other
+/// numbers as float64): `map[a:1 b:x]` with sorted keys, `[a b]`, `<nil>`, `1e-07`.
+pub fn go_value(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) => go_float(f),
+            (None, None) => n.to_string(),
+        },
+        Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
+        Value::Object(m) => {
+            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
+            kv.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = kv
+                .into_iter()
+                .map(|(k, v)| format!("{k}:{}", go_value(v)))
+                .collect();
+            format!("map[{}]", inner.join(" "))
+        }
+    }
+}
+
+/// Go's `%v` of a float64: the shortest digits that round-trip, in exponent form
+/// (`1e-07`, `1.5e+06`, two exponent digits at least) when the exponent is below -4 or
+/// at least 6 (strconv's `'g'` with the shortest precision).
+pub fn go_float(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let e = format!("{f:e}");
+    let Some((mantissa, exp)) = e.split_once('e') else {
+        return e;
+    };
+    let Ok(exp) = exp.parse::<i32>() else {
+        return e;
+    };
+    if (-4..6).contains(&exp) {
+        format!("{f}")
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
 }
 
 fn none(v: &Value) -> String {
@@ -302,25 +819,17 @@ fn int(v: &Value) -> String {
     v.as_i64().unwrap_or(0).to_string()
 }
 
-fn list(v: &Value, field: &str) -> String {
-    let items: Vec<&str> = v
-        .as_array()
-        .map(|a| a.iter().filter_map(|x| x[field].as_str()).collect())
-        .unwrap_or_default();
-    if items.is_empty() {
-        "<none>".into()
-    } else {
-        items.join(",")
-    }
-}
-
+/// apimachinery's `labels.FormatLabels`: `k=v` pairs sorted by key, `<none>` when empty.
 fn map_pairs(v: &Value) -> String {
     match v.as_object() {
-        Some(m) if !m.is_empty() => m
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-            .collect::<Vec<_>>()
-            .join(","),
+        Some(m) if !m.is_empty() => {
+            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
+            kv.sort_by(|a, b| a.0.cmp(b.0));
+            kv.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
         _ => "<none>".into(),
     }
 }
@@ -513,14 +1022,6 @@ fn node_address(o: &Value, kind: &str) -> String {
         .map_or("<none>".into(), str::to_owned)
 }
 
-fn event_last_seen(o: &Value, now: jiff::Timestamp) -> String {
-    let t = o["lastTimestamp"]
-        .as_str()
-        .or_else(|| o["eventTime"].as_str())
-        .or_else(|| o["metadata"]["creationTimestamp"].as_str());
-    age(t, now)
-}
-
 /// The columns of a pod row that read past metadata.creationTimestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PodColumn {
@@ -529,6 +1030,8 @@ pub enum PodColumn {
     Restarts,
     Ip,
     Node,
+    Nominated,
+    ReadinessGates,
 }
 
 impl PodColumn {
@@ -547,6 +1050,20 @@ impl PodColumn {
             PodColumn::Restarts => pod_restarts(o, now),
             PodColumn::Ip => none(&o["status"]["podIP"]),
             PodColumn::Node => none(&o["spec"]["nodeName"]),
+            PodColumn::Nominated => none(&o["status"]["nominatedNodeName"]),
+            PodColumn::ReadinessGates => {
+                let gates = o["spec"]["readinessGates"].as_array();
+                let conds = o["status"]["conditions"].as_array();
+                readiness_gates(
+                    gates.map(|g| g.iter().map(|x| x["conditionType"].as_str())),
+                    || {
+                        conds
+                            .into_iter()
+                            .flatten()
+                            .map(|c| (c["type"].as_str(), c["status"].as_str()))
+                    },
+                )
+            }
         }
     }
 
@@ -558,8 +1075,39 @@ impl PodColumn {
             PodColumn::Restarts => p.restarts(now),
             PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip)),
             PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name)),
+            PodColumn::Nominated => none_str(p.status.as_ref().and_then(|s| s.nominated_node_name)),
+            PodColumn::ReadinessGates => {
+                let gates = p.spec.as_ref().and_then(|s| s.readiness_gates.as_deref());
+                let conds = p.status.as_ref().and_then(|s| s.conditions.as_deref());
+                readiness_gates(gates.map(|g| g.iter().map(|x| x.condition_type)), || {
+                    conds.into_iter().flatten().map(|c| (c.type_, c.status))
+                })
+            }
         }
     }
+}
+
+/// printers.go's READINESS GATES: `true/total` over the gates, a gate counting when the
+/// first condition of its type has status True; `<none>` without gates. `gates` holds
+/// each gate's conditionType, `conds` each condition's (type, status).
+fn readiness_gates<'a, G, C>(gates: Option<G>, conds: impl Fn() -> C) -> String
+where
+    G: ExactSizeIterator<Item = Option<&'a str>>,
+    C: Iterator<Item = (Option<&'a str>, Option<&'a str>)>,
+{
+    let Some(gates) = gates.filter(|g| g.len() > 0) else {
+        return "<none>".into();
+    };
+    let total = gates.len();
+    let ready = gates
+        .filter(|g| {
+            let want = g.unwrap_or_default();
+            conds()
+                .find(|(t, _)| t.unwrap_or_default() == want)
+                .is_some_and(|(_, st)| st == Some("True"))
+        })
+        .count();
+    format!("{ready}/{total}")
 }
 
 /// An object parsed for one row: only as much as the row's columns read.
@@ -786,6 +1334,22 @@ struct PodSpec<'a> {
     init_containers: Option<Len>,
     #[serde(borrow, default, rename = "nodeName")]
     node_name: Option<&'a str>,
+    #[serde(borrow, default, rename = "readinessGates")]
+    readiness_gates: Option<Vec<Obj<ReadinessGate<'a>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ReadinessGate<'a> {
+    #[serde(borrow, default, rename = "conditionType")]
+    condition_type: Option<&'a str>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PodCondition<'a> {
+    #[serde(borrow, default, rename = "type")]
+    type_: Option<&'a str>,
+    #[serde(borrow, default)]
+    status: Option<&'a str>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -796,6 +1360,10 @@ struct PodStatus<'a> {
     phase: Option<&'a str>,
     #[serde(borrow, default, rename = "podIP")]
     pod_ip: Option<&'a str>,
+    #[serde(borrow, default, rename = "nominatedNodeName")]
+    nominated_node_name: Option<&'a str>,
+    #[serde(borrow, default)]
+    conditions: Option<Vec<Obj<PodCondition<'a>>>>,
     #[serde(borrow, default, rename = "initContainerStatuses")]
     init_container_statuses: Option<Vec<Obj<ContainerStatus<'a>>>>,
     #[serde(borrow, default, rename = "containerStatuses")]
@@ -1004,7 +1572,324 @@ mod tests {
             json!({"metadata": {"creationTimestamp": "2026-11-21T10:04:00Z"}, "spec": {"size": 3}});
         let cells: Vec<String> = cols.iter().map(|c| c.cell(&w, None, now())).collect();
         assert_eq!(cells, ["3", "60s"]);
+        // A missing value is an empty cell, as kubectl prints a null cell.
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| c.cell(&json!({}), None, now()))
+            .collect();
+        assert_eq!(cells, ["", ""]);
         assert_eq!(resource_columns(&r, true, Some(&pc)).len(), 3);
+    }
+
+    fn res(api_version: &str, kind: &str) -> Resource {
+        Resource {
+            name: kind.to_lowercase(),
+            kind: kind.into(),
+            api_version: api_version.into(),
+            namespaced: true,
+        }
+    }
+
+    /// Headers and cells of `obj` as `r`'s columns print them.
+    fn row(r: &Resource, wide: bool, obj: &Value) -> Vec<(String, String)> {
+        resource_columns(r, wide, None)
+            .iter()
+            .map(|c| (c.header.clone(), c.cell(obj, None, now())))
+            .collect()
+    }
+
+    fn cells(r: &Resource, wide: bool, obj: &Value) -> Vec<String> {
+        row(r, wide, obj).into_iter().map(|(_, c)| c).collect()
+    }
+
+    fn headers(r: &Resource, wide: bool) -> Vec<String> {
+        row(r, wide, &json!({}))
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect()
+    }
+
+    /// Issue 15: the columns of kubectl 1.32's printers for the workload kinds.
+    #[test]
+    fn workload_columns_follow_kubectl_printers() {
+        let job = res("batch/v1", "Job");
+        assert_eq!(
+            headers(&job, false),
+            ["STATUS", "COMPLETIONS", "DURATION", "AGE"]
+        );
+        assert_eq!(
+            headers(&job, true),
+            [
+                "STATUS",
+                "COMPLETIONS",
+                "DURATION",
+                "AGE",
+                "CONTAINERS",
+                "IMAGES",
+                "SELECTOR"
+            ]
+        );
+        let j = json!({"metadata": {"creationTimestamp": "2026-11-21T10:00:00Z"},
+            "spec": {"completions": 3, "selector": {"matchLabels": {"b": "2", "a": "1"}},
+                     "template": {"spec": {"containers": [{"name": "c1", "image": "i1"}, {"name": "c2", "image": "i2"}]}}},
+            "status": {"succeeded": 1, "startTime": "2026-11-21T10:01:00Z",
+                       "conditions": [{"type": "Complete", "status": "False"}]}});
+        assert_eq!(
+            cells(&job, true, &j),
+            [
+                "Running",
+                "1/3",
+                "4m",
+                "<unknown>",
+                "c1,c2",
+                "i1,i2",
+                "a=1,b=2"
+            ]
+        );
+        let done = json!({"spec": {"parallelism": 2}, "status": {"succeeded": 2,
+            "startTime": "2026-11-21T10:01:00Z", "completionTime": "2026-11-21T10:01:30Z",
+            "conditions": [{"type": "Complete", "status": "True"}]}});
+        assert_eq!(
+            cells(&job, false, &done)[..3],
+            ["Complete", "2/1 of 2", "30s"]
+        );
+        assert_eq!(cells(&job, false, &json!({}))[..3], ["Running", "0/1", ""]);
+
+        let cj = res("batch/v1", "CronJob");
+        assert_eq!(
+            headers(&cj, false),
+            [
+                "SCHEDULE",
+                "TIMEZONE",
+                "SUSPEND",
+                "ACTIVE",
+                "LAST SCHEDULE",
+                "AGE"
+            ]
+        );
+        let c = json!({"spec": {"schedule": "*/5 * * * *", "suspend": false,
+            "jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "busybox"}]}}}}},
+            "status": {"active": [{}, {}], "lastScheduleTime": "2026-11-21T10:04:00Z"}});
+        assert_eq!(
+            cells(&cj, true, &c),
+            [
+                "*/5 * * * *",
+                "<none>",
+                "False",
+                "2",
+                "60s",
+                "<unknown>",
+                "x",
+                "busybox",
+                "<none>"
+            ]
+        );
+        assert_eq!(
+            cells(&cj, false, &json!({}))[2..5],
+            ["<unset>", "0", "<none>"]
+        );
+
+        let sts = res("apps/v1", "StatefulSet");
+        assert_eq!(
+            headers(&sts, true),
+            ["READY", "AGE", "CONTAINERS", "IMAGES"]
+        );
+        let s = json!({"spec": {"replicas": 3}, "status": {"readyReplicas": 2}});
+        assert_eq!(cells(&sts, false, &s), ["2/3", "<unknown>"]);
+
+        let ds = res("apps/v1", "DaemonSet");
+        assert_eq!(
+            headers(&ds, false),
+            [
+                "DESIRED",
+                "CURRENT",
+                "READY",
+                "UP-TO-DATE",
+                "AVAILABLE",
+                "NODE SELECTOR",
+                "AGE"
+            ]
+        );
+        let d = json!({"spec": {"template": {"spec": {"nodeSelector": {"os": "linux", "arch": "arm"}}},
+            "selector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]},
+                                               {"key": "app", "operator": "Exists"}]}},
+            "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2,
+                       "updatedNumberScheduled": 1, "numberAvailable": 2}});
+        assert_eq!(
+            cells(&ds, true, &d),
+            [
+                "3",
+                "3",
+                "2",
+                "1",
+                "2",
+                "arch=arm,os=linux",
+                "<unknown>",
+                "",
+                "",
+                "app,tier in (a,b)"
+            ]
+        );
+    }
+
+    #[test]
+    fn network_columns_follow_kubectl_printers() {
+        let ing = res("networking.k8s.io/v1", "Ingress");
+        assert_eq!(
+            headers(&ing, false),
+            ["CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]
+        );
+        let i = json!({"spec": {"ingressClassName": "nginx", "tls": [{}],
+            "rules": [{"host": "a.example"}, {}, {"host": "b.example"}, {"host": "c.example"}, {"host": "d.example"}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.2"}, {"hostname": "lb.some.long.example"}]}}});
+        assert_eq!(
+            cells(&ing, false, &i),
+            [
+                "nginx",
+                "a.example,b.example,c.example + 2 more...",
+                "10.0.0.2,lb.s...",
+                "80, 443",
+                "<unknown>"
+            ]
+        );
+        assert_eq!(cells(&ing, true, &i)[2], "10.0.0.2,lb.some.long.example");
+        assert_eq!(
+            cells(&ing, false, &json!({}))[..4],
+            ["<none>", "*", "", "80"]
+        );
+
+        let eps = res("discovery.k8s.io/v1", "EndpointSlice");
+        assert_eq!(
+            headers(&eps, false),
+            ["ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
+        );
+        let e = json!({"addressType": "IPv4", "ports": [{"port": 80}, {"name": "metrics"}, {}],
+            "endpoints": [{"addresses": ["10.0.0.1", "10.0.0.2"]}, {"addresses": ["10.0.0.3", "10.0.0.4", "10.0.0.5"]}]});
+        assert_eq!(
+            cells(&eps, false, &e),
+            [
+                "IPv4",
+                "80,metrics,*",
+                "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...",
+                "<unknown>"
+            ]
+        );
+        assert_eq!(cells(&eps, false, &json!({}))[1..3], ["<unset>", "<unset>"]);
+    }
+
+    /// Issue 15: events.k8s.io events print through the core printer, reading their own
+    /// field names (regarding, note, series, deprecated*).
+    #[test]
+    fn events_of_both_groups_print_as_kubectl() {
+        let core = res("v1", "Event");
+        let new = res("events.k8s.io/v1", "Event");
+        assert_eq!(
+            headers(&core, false),
+            ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        );
+        assert_eq!(headers(&new, false), headers(&core, false));
+        assert_eq!(
+            headers(&core, true),
+            [
+                "LAST SEEN",
+                "TYPE",
+                "REASON",
+                "OBJECT",
+                "SUBOBJECT",
+                "SOURCE",
+                "MESSAGE",
+                "FIRST SEEN",
+                "COUNT",
+                "NAME"
+            ]
+        );
+        let e = json!({"metadata": {"name": "web.1"}, "type": "Normal", "reason": "Scheduled",
+            "regarding": {"kind": "Pod", "name": "web", "fieldPath": "spec.containers{a}"},
+            "note": " assigned to node-a\n", "reportingController": "default-scheduler",
+            "reportingInstance": "sched-1", "eventTime": "2026-11-21T10:03:00.000000Z",
+            "series": {"count": 4, "lastObservedTime": "2026-11-21T10:04:30.000000Z"}});
+        assert_eq!(
+            cells(&new, true, &e),
+            [
+                "30s",
+                "Normal",
+                "Scheduled",
+                "pod/web",
+                "spec.containers{a}",
+                "default-scheduler, sched-1",
+                "assigned to node-a",
+                "2m",
+                "4",
+                "web.1"
+            ]
+        );
+        let old = json!({"metadata": {"name": "x"}, "type": "Warning", "reason": "BackOff",
+            "involvedObject": {"kind": "Node"}, "message": "m", "source": {"component": "kubelet"},
+            "firstTimestamp": "2026-11-21T10:00:00Z", "lastTimestamp": "2026-11-21T10:04:00Z", "count": 0});
+        assert_eq!(
+            cells(&core, true, &old),
+            ["60s", "Warning", "BackOff", "node", "", "kubelet", "m", "5m", "1", "x"]
+        );
+        // Only eventTime: both ages come from it.
+        let bare = json!({"eventTime": "2026-11-21T10:04:00.000000Z"});
+        assert_eq!(cells(&new, false, &bare), ["60s", "", "", "", ""]);
+    }
+
+    #[test]
+    fn pod_wide_has_nominated_node_and_readiness_gates() {
+        let pod = res("v1", "Pod");
+        let p = json!({"spec": {"readinessGates": [{"conditionType": "x/a"}, {"conditionType": "x/b"}]},
+            "status": {"nominatedNodeName": "node-b", "conditions": [
+                {"type": "x/a", "status": "True"}, {"type": "x/b", "status": "False"}, {"type": "x/b", "status": "True"}]}});
+        let c = cells(&pod, true, &p);
+        assert_eq!(c[c.len() - 2..], ["node-b", "1/2"]);
+        let c = cells(&pod, true, &json!({}));
+        assert_eq!(c[c.len() - 2..], ["<none>", "<none>"]);
+        let raw = p.to_string();
+        assert!(cells_agree(&raw));
+    }
+
+    /// Issue 15: CRD cells as kube-apiserver types them and kubectl prints them.
+    #[test]
+    fn crd_cells_follow_the_table_convertor() {
+        let n = now();
+        assert_eq!(crd_cell("string", None, n), "");
+        assert_eq!(crd_cell("string", Some(&json!(null)), n), "");
+        assert_eq!(crd_cell("string", Some(&json!(1e-7)), n), "1e-07");
+        assert_eq!(crd_cell("string", Some(&json!(1500000.0)), n), "1.5e+06");
+        assert_eq!(crd_cell("string", Some(&json!(0.25)), n), "0.25");
+        assert_eq!(crd_cell("string", Some(&json!(7)), n), "7");
+        assert_eq!(
+            crd_cell(
+                "string",
+                Some(&json!({"b": [1, "x"], "a": {"c": true, "d": null}})),
+                n
+            ),
+            "map[a:map[c:true d:<nil>] b:[1 x]]"
+        );
+        assert_eq!(crd_cell("integer", Some(&json!(2.7)), n), "2");
+        assert_eq!(crd_cell("integer", Some(&json!("2")), n), "");
+        assert_eq!(crd_cell("number", Some(&json!(3.0)), n), "3");
+        assert_eq!(crd_cell("number", Some(&json!(1e-7)), n), "1e-07");
+        assert_eq!(crd_cell("number", Some(&json!(0.5)), n), "0.5");
+        assert_eq!(crd_cell("boolean", Some(&json!(true)), n), "true");
+        assert_eq!(crd_cell("boolean", Some(&json!("true")), n), "");
+        assert_eq!(
+            crd_cell("date", Some(&json!("2026-11-21T10:04:00Z")), n),
+            "60s"
+        );
+        assert_eq!(crd_cell("date", Some(&json!("yesterday")), n), "<invalid>");
+        for (f, go) in [
+            (1e-7, "1e-07"),
+            (-2.5e-5, "-2.5e-05"),
+            (1e21, "1e+21"),
+            (123456.0, "123456"),
+            (1234567.0, "1.234567e+06"),
+            (0.0001, "0.0001"),
+            (3.5, "3.5"),
+        ] {
+            assert_eq!(go_float(f), go, "{f}");
+        }
     }
 
     /// Every pod column plus `-L` and `--show-labels`.

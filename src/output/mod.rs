@@ -28,7 +28,7 @@ use crate::reflector::ReflectorEvent;
 /// An output format (`-o`), with kubectl's names.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Format {
-    /// kwatch's TYPE and RESOURCEVERSION, then kubectl's columns for the resource.
+    /// kwatch's DELTA, NAME and RESOURCEVERSION, then kubectl's columns for the resource.
     #[default]
     Table,
     /// The table with kubectl's `-o wide` columns.

@@ -73,7 +73,7 @@ impl<W: Write> TablePrinter<W> {
         l
     }
 
-    /// The widths of the columns of `layout`; TYPE is as wide as its longest value from
+    /// The widths of the columns of `layout`; DELTA is as wide as its longest value from
     /// the start.
     fn widths_of(&mut self, layout: &[String]) -> &mut Vec<usize> {
         let i = match self.widths.iter().position(|(l, _)| l == layout) {
@@ -87,7 +87,7 @@ impl<W: Write> TablePrinter<W> {
     }
 
     fn headers(&self, cols: &[Column]) -> Vec<String> {
-        let mut h = vec!["TYPE".to_owned()];
+        let mut h = vec!["DELTA".to_owned()];
         if self.opts.timestamps {
             h.push("TIME".into());
         }
@@ -139,7 +139,7 @@ impl<W: Write> TablePrinter<W> {
         }
         match color.filter(|_| self.opts.color) {
             Some(c) => {
-                // Colour only the TYPE cell, keeping the alignment of the rest.
+                // Colour only the DELTA cell, keeping the alignment of the rest.
                 let type_len = cells.first().map_or(0, String::len);
                 let (head, tail) = line.split_at(type_len.min(line.len()));
                 writeln!(self.w, "{}{}", head.with(c), tail)

@@ -180,7 +180,7 @@ fn table_has_one_header_growing_columns_and_event_lines() {
     );
     assert_eq!(
         out,
-        "TYPE       NAMESPACE   NAME   RESOURCEVERSION   READY   STATUS    RESTARTS   AGE\n\
+        "DELTA      NAMESPACE   NAME   RESOURCEVERSION   READY   STATUS    RESTARTS   AGE\n\
          Added      default     a      5                 0/0     Unknown   0          5m30s\n\
          ~ relist pods: 410 Expired: too old resource version: 300 (340) → list at rv=\"350\"\n\
          Replaced   default     a-much-longer-name   6                 0/0     Unknown   0          5m30s\n"

@@ -20,6 +20,21 @@ const APIS: &str = include_str!("ref/apis.json");
 const APPS_V1: &str = include_str!("ref/apis-apps-v1.json");
 const EXAMPLE_V1: &str = include_str!("ref/apis-example.com-v1.json");
 const APIEXT_V1: &str = include_str!("ref/apis-apiextensions.k8s.io-v1.json");
+const BATCH_V1: &str = include_str!("ref/apis-batch-v1.json");
+const NETWORKING_V1: &str = include_str!("ref/apis-networking.k8s.io-v1.json");
+const DISCOVERY_V1: &str = include_str!("ref/apis-discovery.k8s.io-v1.json");
+const EVENTS_V1: &str = include_str!("ref/apis-events.k8s.io-v1.json");
+
+/// The legacy group-version documents, by path.
+const GROUP_VERSIONS: &[(&str, &str)] = &[
+    ("/apis/apps/v1", APPS_V1),
+    ("/apis/example.com/v1", EXAMPLE_V1),
+    ("/apis/apiextensions.k8s.io/v1", APIEXT_V1),
+    ("/apis/batch/v1", BATCH_V1),
+    ("/apis/networking.k8s.io/v1", NETWORKING_V1),
+    ("/apis/discovery.k8s.io/v1", DISCOVERY_V1),
+    ("/apis/events.k8s.io/v1", EVENTS_V1),
+];
 const AGG_API: &str = include_str!("ref/aggregated-api.json");
 const AGG_APIS: &str = include_str!("ref/aggregated-apis.json");
 
@@ -121,11 +136,11 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
         ),
         "/apis" => raw(APIS),
         "/api/v1" => raw(API_V1),
-        "/apis/apps/v1" => raw(APPS_V1),
-        "/apis/example.com/v1" => raw(EXAMPLE_V1),
-        "/apis/apiextensions.k8s.io/v1" => raw(APIEXT_V1),
-        "/apis/apps" | "/apis/example.com" | "/apis/apiextensions.k8s.io" => {
-            value_response(StatusCode::OK, &group(path.trim_start_matches("/apis/"))?)
+        p if GROUP_VERSIONS.iter().any(|(gv, _)| *gv == p) => {
+            raw(GROUP_VERSIONS.iter().find(|(gv, _)| *gv == p)?.1)
+        }
+        p if p.starts_with("/apis/") && p.matches('/').count() == 2 => {
+            value_response(StatusCode::OK, &group(p.trim_start_matches("/apis/"))?)
         }
         "/healthz" | "/livez" | "/readyz" => {
             let mut resp = Response::new(axum::body::Body::from("ok"));
@@ -148,7 +163,8 @@ mod tests {
     #[test]
     fn embedded_documents_list_exactly_our_resources() {
         let mut names = Vec::new();
-        for doc in [API_V1, APPS_V1, EXAMPLE_V1, APIEXT_V1] {
+        let docs = std::iter::once(API_V1).chain(GROUP_VERSIONS.iter().map(|(_, d)| *d));
+        for doc in docs.clone() {
             let v: Value = serde_json::from_str(doc).unwrap();
             for r in v["resources"].as_array().unwrap() {
                 let n = r["name"].as_str().unwrap();
@@ -157,7 +173,7 @@ mod tests {
                 }
             }
         }
-        for doc in [API_V1, APPS_V1, EXAMPLE_V1, APIEXT_V1] {
+        for doc in docs {
             let v: Value = serde_json::from_str(doc).unwrap();
             let (g, ver) = match v["groupVersion"].as_str().unwrap().split_once('/') {
                 Some((g, ver)) => (g.to_string(), ver.to_string()),

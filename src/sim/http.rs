@@ -906,7 +906,11 @@ fn managed_fields(t: &Target, v: &mut Value, old: Option<&Value>, w: &Writer) {
 fn has_status_subresource(res: usize) -> bool {
     !matches!(
         res,
-        resources::CONFIGMAPS | resources::SECRETS | resources::EVENTS
+        resources::CONFIGMAPS
+            | resources::SECRETS
+            | resources::EVENTS
+            | resources::ENDPOINTSLICES
+            | resources::EVENTS_K8S_IO
     )
 }
 

@@ -70,6 +70,27 @@ pub static RESOURCES: &[ResourceDef] = &[
         true
     ),
     res!("example.com", "widgets", "Widget", true, true, true),
+    res!("apps", "statefulsets", "StatefulSet", true, false, true),
+    res!("apps", "daemonsets", "DaemonSet", true, false, true),
+    res!("batch", "jobs", "Job", true, false, true),
+    res!("batch", "cronjobs", "CronJob", true, false, true),
+    res!(
+        "networking.k8s.io",
+        "ingresses",
+        "Ingress",
+        true,
+        false,
+        true
+    ),
+    res!(
+        "discovery.k8s.io",
+        "endpointslices",
+        "EndpointSlice",
+        true,
+        false,
+        false
+    ),
+    res!("events.k8s.io", "events", "Event", true, false, false),
 ];
 
 /// Resource ids of the resources the simulator itself refers to.
@@ -84,6 +105,8 @@ pub const DEPLOYMENTS: usize = 7;
 pub const REPLICASETS: usize = 8;
 pub const CRDS: usize = 9;
 pub const WIDGETS: usize = 10;
+pub const ENDPOINTSLICES: usize = 16;
+pub const EVENTS_K8S_IO: usize = 17;
 
 /// The id of `plural` in `group`/`version`.
 pub fn find(group: &str, version: &str, plural: &str) -> Option<usize> {
@@ -117,6 +140,8 @@ mod tests {
             (REPLICASETS, "replicasets"),
             (CRDS, "customresourcedefinitions"),
             (WIDGETS, "widgets"),
+            (ENDPOINTSLICES, "endpointslices"),
+            (EVENTS_K8S_IO, "events"),
         ] {
             assert_eq!(RESOURCES[id].plural, plural);
         }

@@ -3,7 +3,8 @@
 //!
 //! Pods and widgets match the real server's columns (widgets from the CRD's
 //! additionalPrinterColumns, with typed cells); the other kinds get the columns of their
-//! built-in printers in a simplified form. Row objects are full `PartialObjectMetadata`.
+//! built-in printers in a simplified form (for kinds the simulator serves only so that
+//! clients can watch them: their first columns, without the corner cases). Row objects are full `PartialObjectMetadata`.
 
 use std::sync::Arc;
 
@@ -109,6 +110,21 @@ fn age(v: &Value) -> Value {
     json!(human_age(
         v["metadata"]["creationTimestamp"].as_str().unwrap_or("")
     ))
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or(0)
+}
+
+/// `field` of each container of a pod template, comma-joined.
+fn containers(template: &Value, field: &str) -> Value {
+    let names: Vec<&str> = template["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c[field].as_str().unwrap_or(""))
+        .collect();
+    json!(names.join(","))
 }
 
 fn count(v: &Value) -> usize {
@@ -234,7 +250,7 @@ fn columns(def: &ResourceDef) -> Vec<Column> {
             col("Ready", "integer", 0, |v| json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))),
             col("Age", "string", 0, age),
         ],
-        "events" => vec![
+        "events" if def.group.is_empty() => vec![
             col("Type", "string", 0, |v| v["type"].clone()),
             col("Reason", "string", 0, |v| v["reason"].clone()),
             col("Object", "string", 0, |v| {
@@ -246,6 +262,120 @@ fn columns(def: &ResourceDef) -> Vec<Column> {
                 ))
             }),
             col("Message", "string", 0, |v| v["message"].clone()),
+        ],
+        "events" => vec![
+            col("Last Seen", "string", 0, |v| {
+                let t = v["deprecatedLastTimestamp"].as_str().or(v["eventTime"].as_str());
+                json!(human_age(t.unwrap_or("")))
+            }),
+            col("Type", "string", 0, |v| v["type"].clone()),
+            col("Reason", "string", 0, |v| v["reason"].clone()),
+            col("Object", "string", 0, |v| {
+                let o = &v["regarding"];
+                json!(format!(
+                    "{}/{}",
+                    o["kind"].as_str().unwrap_or("").to_lowercase(),
+                    o["name"].as_str().unwrap_or("")
+                ))
+            }),
+            col("Message", "string", 0, |v| json!(v["note"].as_str().unwrap_or("").trim())),
+        ],
+        "statefulsets" => vec![
+            col("Ready", "string", 0, |v| {
+                json!(format!("{}/{}", int(&v["status"]["readyReplicas"]), int(&v["spec"]["replicas"])))
+            }),
+            col("Age", "string", 0, age),
+            col("Containers", "string", 1, |v| containers(&v["spec"]["template"], "name")),
+            col("Images", "string", 1, |v| containers(&v["spec"]["template"], "image")),
+        ],
+        "daemonsets" => vec![
+            col("Desired", "integer", 0, |v| json!(int(&v["status"]["desiredNumberScheduled"]))),
+            col("Current", "integer", 0, |v| json!(int(&v["status"]["currentNumberScheduled"]))),
+            col("Ready", "integer", 0, |v| json!(int(&v["status"]["numberReady"]))),
+            col("Up-to-date", "integer", 0, |v| json!(int(&v["status"]["updatedNumberScheduled"]))),
+            col("Available", "integer", 0, |v| json!(int(&v["status"]["numberAvailable"]))),
+            col("Node Selector", "string", 0, |v| {
+                let m = v["spec"]["template"]["spec"]["nodeSelector"].as_object();
+                let mut kv: Vec<String> = m
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
+                    .collect();
+                kv.sort();
+                json!(if kv.is_empty() { "<none>".to_owned() } else { kv.join(",") })
+            }),
+            col("Age", "string", 0, age),
+        ],
+        "jobs" => vec![
+            col("Status", "string", 0, |v| {
+                let has = |t: &str| {
+                    v["status"]["conditions"].as_array().into_iter().flatten()
+                        .any(|c| c["type"] == t && c["status"] == "True")
+                };
+                json!(if has("Complete") { "Complete" } else if has("Failed") { "Failed" } else { "Running" })
+            }),
+            col("Completions", "string", 0, |v| {
+                let s = int(&v["status"]["succeeded"]);
+                json!(match v["spec"]["completions"].as_i64() {
+                    Some(c) => format!("{s}/{c}"),
+                    None => format!("{s}/1"),
+                })
+            }),
+            col("Duration", "string", 0, |v| {
+                json!(v["status"]["startTime"].as_str().map(human_age).unwrap_or_default())
+            }),
+            col("Age", "string", 0, age),
+        ],
+        "cronjobs" => vec![
+            col("Schedule", "string", 0, |v| v["spec"]["schedule"].clone()),
+            col("Timezone", "string", 0, |v| s(&v["spec"]["timeZone"])),
+            col("Suspend", "boolean", 0, |v| {
+                json!(match v["spec"]["suspend"].as_bool() {
+                    Some(true) => "True",
+                    Some(false) => "False",
+                    None => "<unset>",
+                })
+            }),
+            col("Active", "integer", 0, |v| json!(v["status"]["active"].as_array().map_or(0, Vec::len))),
+            col("Last Schedule", "string", 0, |v| {
+                json!(v["status"]["lastScheduleTime"].as_str().map_or("<none>".to_owned(), human_age))
+            }),
+            col("Age", "string", 0, age),
+        ],
+        "ingresses" => vec![
+            col("Class", "string", 0, |v| s(&v["spec"]["ingressClassName"])),
+            col("Hosts", "string", 0, |v| {
+                let hosts: Vec<&str> = v["spec"]["rules"].as_array().into_iter().flatten()
+                    .filter_map(|r| r["host"].as_str()).filter(|h| !h.is_empty()).collect();
+                json!(if hosts.is_empty() { "*".to_owned() } else { hosts.join(",") })
+            }),
+            col("Address", "string", 0, |_| json!("")),
+            col("Ports", "string", 0, |v| {
+                let tls = v["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+                json!(if tls { "80, 443" } else { "80" })
+            }),
+            col("Age", "string", 0, age),
+        ],
+        "endpointslices" => vec![
+            col("AddressType", "string", 0, |v| v["addressType"].clone()),
+            col("Ports", "string", 0, |v| {
+                let p: Vec<String> = v["ports"].as_array().into_iter().flatten()
+                    .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(n)) => n.to_owned(),
+                        _ => "*".to_owned(),
+                    })
+                    .collect();
+                json!(if p.is_empty() { "<unset>".to_owned() } else { p.join(",") })
+            }),
+            col("Endpoints", "string", 0, |v| {
+                let a: Vec<&str> = v["endpoints"].as_array().into_iter().flatten()
+                    .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                    .filter_map(Value::as_str)
+                    .collect();
+                json!(if a.is_empty() { "<unset>".to_owned() } else { a.join(",") })
+            }),
+            col("Age", "string", 0, age),
         ],
         _ => vec![Column { name: "Created At", kind: "date", ..col("", "", 0, |v| v["metadata"]["creationTimestamp"].clone()) }],
     };
