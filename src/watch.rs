@@ -232,7 +232,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     }
     let recorder = match &cfg.record {
         Some(path) => {
-            let file = std::fs::File::create(path)
+            // 0600, as kubectl writes its kubeconfig and cache: a recording holds
+            // whatever was watched, Secrets' data included.
+            use std::os::unix::fs::OpenOptionsExt;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
             let ropts = output::Options {
                 format: Format::Json,

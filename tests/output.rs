@@ -714,6 +714,11 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout.len(), 4, "{:#?}", out.stdout);
+    // Issue 14: a recording holds whatever was watched (Secrets too): 0600, as kubectl
+    // writes its kubeconfig.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
     let text = std::fs::read_to_string(&file).unwrap();
     let recorded: Vec<Value> = text
         .lines()

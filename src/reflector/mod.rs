@@ -16,6 +16,8 @@
 //! - every list page and watch goes through the request layer ([`crate::retry`]), which
 //!   retries answers with `Retry-After` by itself: the reflector sees only what it gave up
 //!   on, and announces each retry as [`ReflectorEvent::Retry`];
+//! - the periodic resync runs only while watching: from the end of a list until the watch
+//!   fails and a relist is needed (client-go `watchWithResync`), its period starting anew;
 //! - until the first list has been replaced into the store (the first sync), an error that
 //!   will not fix itself ([`SourceError::will_not_fix_itself`]) ends [`Reflector::run`].
 
@@ -243,17 +245,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// was replaced into the store, a request failed with an error that will not fix
     /// itself (a user is better served by that error than by endless backoff).
     pub async fn run(mut self) -> SourceError {
-        let _resync = self.cfg.resync.map(|period| {
-            let store = self.store.clone();
-            AbortOnDrop(tokio::spawn(async move {
-                let mut tick = tokio::time::interval_at(Instant::now() + period, period);
-                loop {
-                    tick.tick().await;
-                    store.notice(ReflectorEvent::Resync);
-                    store.resync();
-                }
-            }))
-        });
         let mut reason = "initial".to_owned();
         loop {
             let failure = self.list_and_watch(&reason).await;
@@ -327,6 +318,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 return f;
             }
         }
+        // client-go `watchWithResync`: resyncs only while watching, from the list on.
+        let _resync = self.cfg.resync.map(|period| self.start_resync(period));
         loop {
             if let Some(stream) = streaming.take() {
                 if let Err(f) = self.handle_watch(stream, Instant::now(), None).await {
@@ -500,6 +493,19 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             self.last_sync_rv = list_rv;
             return Ok(stream);
         }
+    }
+
+    /// client-go `startResync`: a resync every `period` after the last one, until the
+    /// returned guard is dropped (when this ListAndWatch's watching ends).
+    fn start_resync(&self, period: Duration) -> AbortOnDrop {
+        let store = self.store.clone();
+        AbortOnDrop(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                store.notice(ReflectorEvent::Resync);
+                store.resync();
+            }
+        }))
     }
 
     /// Waits the next backoff step and says so. client-go's backoff manager reads no

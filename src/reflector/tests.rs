@@ -653,6 +653,53 @@ async fn resync_fires_every_period() {
     assert_eq!(log.iter().filter(|l| *l == "resync").count(), 3);
 }
 
+/// Issue 14: client-go resyncs only while watching (`watchWithResync`): not while a
+/// relist fails and backs off, and the period starts anew with the next watch.
+#[tokio::test(start_paused = true)]
+async fn resync_runs_only_while_watching() {
+    let expired = status(410, "Expired", "too old resource version: 10 (20)");
+    let SourceError::Api(expired) = expired else {
+        unreachable!()
+    };
+    let mut steps = vec![
+        page("10", &[("a", "1")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_millis(2500)),
+            Item::Event(WatchEvent::Error(expired)),
+        ])),
+    ];
+    steps.extend((0..3).map(|_| Step::List(Err(status(500, "InternalError", "etcd down")))));
+    steps.push(page("21", &[("a", "1")], None));
+    steps.push(Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(100))])));
+    let cfg = ReflectorConfig {
+        resync: Some(Duration::from_secs(1)),
+        ..cfg()
+    };
+    let (log, _) = run_for(steps, cfg, 60).await;
+    let ended = log
+        .iter()
+        .position(|l| l.starts_with("WatchEnded"))
+        .unwrap();
+    let relisted = log
+        .iter()
+        .rposition(|l| l.starts_with("replace 21"))
+        .unwrap();
+    let resyncs = |r: &[String]| r.iter().filter(|l| *l == "Resync").count();
+    assert_eq!(
+        resyncs(&log[..ended]),
+        2,
+        "while the first watch ran: {log:#?}"
+    );
+    assert_eq!(
+        resyncs(&log[ended..relisted]),
+        0,
+        "none while relisting: {log:#?}"
+    );
+    // The 410's backoff, then one after each failed list.
+    assert_eq!(backoffs(&log[ended..relisted]).len(), 4, "{log:#?}");
+    assert!(resyncs(&log[relisted..]) > 10, "resumes: {log:#?}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn paged_rv0_list_keeps_paging_on_relist() {
     let steps = vec![
