@@ -11,6 +11,7 @@ pub mod delta;
 pub mod discovery;
 pub mod exit;
 pub mod fifo;
+pub mod listwatch;
 pub mod object;
 pub mod output;
 pub mod real_fifo;

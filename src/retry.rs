@@ -20,7 +20,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::source::{ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream};
+use crate::listwatch::{
+    ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
+};
 
 /// client-go's `maxRetries` default for every request (`rest.NewRequest`).
 pub const MAX_RETRIES: u32 = 10;
@@ -147,7 +149,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::source::ApiStatus;
+    use crate::listwatch::ApiStatus;
 
     fn status(code: u16, retry_after: Option<u64>) -> SourceError {
         SourceError::Api(ApiStatus {

@@ -1,11 +1,10 @@
-//! Where objects come from: the [`ListerWatcher`] trait the reflector is written against,
-//! and [`KubeSource`], its implementation over kube's HTTP client.
+//! [`KubeSource`]: the [`ListerWatcher`] over kube's HTTP client, and the GET of single
+//! documents that discovery uses, both through the request layer's rule.
 //!
 //! Lists and watch streams are read as bytes and split here, so that each object stays
 //! raw JSON ([`Object`]) and is never parsed into a full `serde_json::Value` on this path.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,211 +14,16 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::listwatch::{
+    ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchEvent, WatchOptions,
+    WatchStream,
+};
 use crate::object::{Object, ObjectRef, TypeMeta};
 use crate::scan::{self, Scan};
 
 /// The longest watch line kwatch accepts; a stream that never ends a line is cut here
 /// instead of growing memory without bound.
 pub const MAX_LINE_BYTES: usize = 128 * 1024 * 1024;
-
-/// Options of one LIST request (one page).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListOptions {
-    /// "" = unset (a consistent, most recent read).
-    pub resource_version: String,
-    pub resource_version_match: Option<&'static str>,
-    /// `None` or `Some(0)`: no paging.
-    pub limit: Option<u32>,
-    pub continue_token: Option<String>,
-}
-
-/// Options of one WATCH request.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WatchOptions {
-    pub resource_version: String,
-    pub timeout_seconds: u32,
-    pub allow_bookmarks: bool,
-    /// Streaming list (KEP-3157): initial ADDEDs, then the `initial-events-end` bookmark.
-    pub send_initial_events: bool,
-}
-
-/// One page of a list.
-#[derive(Debug, Clone, Default)]
-pub struct ListPage {
-    pub resource_version: String,
-    pub continue_token: Option<String>,
-    pub remaining_item_count: Option<i64>,
-    pub items: Vec<ObjectRef>,
-}
-
-/// One watch event, decoded.
-#[derive(Debug, Clone)]
-pub enum WatchEvent {
-    Added(ObjectRef),
-    Modified(ObjectRef),
-    Deleted(ObjectRef),
-    Bookmark {
-        resource_version: String,
-        /// The `k8s.io/initial-events-end` annotation was "true".
-        initial_events_end: bool,
-    },
-    /// An `ERROR` event: the watch ends with this status.
-    Error(ApiStatus),
-}
-
-/// A metav1 Status the server answered with (HTTP error or watch ERROR event).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ApiStatus {
-    pub code: u16,
-    pub reason: String,
-    pub message: String,
-    /// The `Retry-After` header, in whole seconds: what client-go's retry rule reads
-    /// ([`crate::retry`]); `details.retryAfterSeconds` alone asks for nothing.
-    pub retry_after: Option<Duration>,
-    /// A cause of type `ResourceVersionTooLarge` was given.
-    pub too_large_rv: bool,
-}
-
-impl ApiStatus {
-    /// client-go `apierrors.IsResourceExpired` / `IsGone`.
-    pub fn is_expired(&self) -> bool {
-        self.code == 410 || self.reason == "Expired" || self.reason == "Gone"
-    }
-
-    /// client-go `isTooLargeResourceVersionError`.
-    pub fn is_too_large_rv(&self) -> bool {
-        self.too_large_rv
-            || (self.code == 504 && self.message.contains("Too large resource version"))
-    }
-
-    /// A short human reason, e.g. `410 Expired: too old resource version: 5 (9)`.
-    pub fn summary(&self) -> String {
-        let mut s = self.code.to_string();
-        if !self.reason.is_empty() {
-            s.push(' ');
-            s.push_str(&self.reason);
-        }
-        if !self.message.is_empty() {
-            s.push_str(": ");
-            s.push_str(&self.message);
-        }
-        s
-    }
-}
-
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum SourceError {
-    #[error("{}", .0.summary())]
-    Api(ApiStatus),
-    /// Connection refused when connecting (the innermost cause's text).
-    #[error("{0}")]
-    ConnectionRefused(String),
-    /// The connection broke under the request or the stream (reset, EOF, HTTP/2 GOAWAY):
-    /// client-go's `IsConnectionReset` / `IsProbableEOF` / `IsHTTP2ConnectionLost`.
-    #[error("{0}")]
-    Lost(String),
-    /// The TLS handshake failed: most often the server's certificate was not trusted.
-    #[error("{0}")]
-    Tls(String),
-    /// The server's host name did not resolve.
-    #[error("{0}")]
-    Dns(String),
-    /// Any other failure to reach the server or read its response.
-    #[error("{0}")]
-    Transport(String),
-    /// The request could not be made (e.g. a character a URL cannot hold).
-    #[error("invalid request: {0}")]
-    Invalid(String),
-    /// A response or watch line that is not what the API promises.
-    #[error("malformed response: {0}")]
-    Decode(String),
-    #[error("request timed out after {0:?}")]
-    Timeout(Duration),
-}
-
-impl SourceError {
-    pub fn api(&self) -> Option<&ApiStatus> {
-        match self {
-            SourceError::Api(s) => Some(s),
-            _ => None,
-        }
-    }
-    pub fn is_expired(&self) -> bool {
-        self.api().is_some_and(ApiStatus::is_expired)
-    }
-    pub fn is_too_large_rv(&self) -> bool {
-        self.api().is_some_and(ApiStatus::is_too_large_rv)
-    }
-
-    /// The error as kubectl words it (`cmdutil.StandardErrorMessage`), one line;
-    /// `server`: the cluster's URL.
-    pub fn kubectl_message(&self, server: &str) -> String {
-        let uri = server.parse::<http::Uri>().ok();
-        let host = uri
-            .as_ref()
-            .and_then(|u| u.authority())
-            .map_or(server.to_owned(), |a| a.to_string());
-        match self {
-            SourceError::Api(s) if s.code == 401 || s.reason == "Unauthorized" => {
-                format!("error: You must be logged in to the server ({})", s.message)
-            }
-            SourceError::Api(s) if !s.reason.is_empty() => {
-                format!("Error from server ({}): {}", s.reason, s.message)
-            }
-            SourceError::Api(s) => format!("Error from server: {}", s.message),
-            SourceError::ConnectionRefused(_) => format!(
-                "The connection to the server {host} was refused - did you specify the right \
-                 host or port?"
-            ),
-            SourceError::Tls(m) => {
-                format!("Unable to connect to the server: {}", tls_words(m))
-            }
-            SourceError::Dns(m) => {
-                let name = uri.as_ref().and_then(|u| u.host()).unwrap_or(&host);
-                format!("Unable to connect to the server: lookup {name}: {m}")
-            }
-            SourceError::Timeout(t) => format!(
-                "Unable to connect to the server: no answer within {t:?} (--request-timeout)"
-            ),
-            SourceError::Decode(m) => format!("Server returned an unexpected response: {m}"),
-            SourceError::Invalid(m) => format!("error: invalid request: {m}"),
-            SourceError::Lost(m) | SourceError::Transport(m) => {
-                format!("Unable to connect to the server: {m}")
-            }
-        }
-    }
-
-    /// An error that retrying will not fix, so that before kwatch is up a user is better
-    /// served by it than by endless backoff: the request is wrong or not allowed (a 4xx
-    /// other than 408 timeout, 410 expired and 429 throttling), the server cannot be
-    /// trusted, found or reached, or it did not answer within `--request-timeout`.
-    pub fn will_not_fix_itself(&self) -> bool {
-        match self {
-            SourceError::Api(s) => {
-                (400..500).contains(&s.code) && ![408, 410, 429].contains(&s.code)
-            }
-            SourceError::Tls(_)
-            | SourceError::Invalid(_)
-            | SourceError::Dns(_)
-            | SourceError::ConnectionRefused(_)
-            | SourceError::Timeout(_) => true,
-            SourceError::Lost(_) | SourceError::Transport(_) | SourceError::Decode(_) => false,
-        }
-    }
-}
-
-pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchEvent, SourceError>> + Send>>;
-
-/// What the reflector needs from a source: list one page, open one watch.
-/// A watch stream that ends (`None`) was closed cleanly by the server.
-pub trait ListerWatcher: Send + Sync + 'static {
-    fn list(&self, opts: ListOptions)
-        -> impl Future<Output = Result<ListPage, SourceError>> + Send;
-    fn watch(
-        &self,
-        opts: WatchOptions,
-    ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
-}
 
 /// The real source: kube's client against a collection URL such as
 /// `/api/v1/namespaces/default/pods` or `/apis/apps/v1/deployments`.
@@ -609,20 +413,6 @@ fn status_from_wire(w: StatusWire) -> ApiStatus {
         retry_after: None,
         too_large_rv,
     }
-}
-
-/// A certificate error in Go's words, which kubectl users know, with rustls's after it.
-fn tls_words(m: &str) -> String {
-    let go = if m.contains("UnknownIssuer") {
-        "x509: certificate signed by unknown authority"
-    } else if m.contains("NotValidForName") {
-        "x509: certificate is not valid for the server's name"
-    } else if m.contains("Expired") || m.contains("NotValidYet") {
-        "x509: certificate has expired or is not yet valid"
-    } else {
-        return format!("tls: {m}");
-    };
-    format!("tls: failed to verify certificate: {go} ({m})")
 }
 
 /// client-go `retryAfterSeconds`: the `Retry-After` header as a whole number of seconds

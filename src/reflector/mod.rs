@@ -33,9 +33,9 @@ use futures::StreamExt;
 use rand::Rng;
 use tokio::time::Instant;
 
+use crate::listwatch::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
 use crate::object::ObjectRef;
 use crate::retry::{Retry, Retrying};
-use crate::source::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
 use backoff::Backoff;
 
 /// client-go's `minWatchTimeout`: each watch asks for a timeout in [5 min, 10 min).
@@ -377,7 +377,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// client-go `watchList`: a watch with `sendInitialEvents=true` whose initial events
     /// are collected in a temporary store until the `k8s.io/initial-events-end` bookmark;
     /// then `Replace` with them at the bookmark's RV, and the same watch goes on.
-    async fn watch_list(&mut self, reason: &str) -> Result<crate::source::WatchStream, Failure> {
+    async fn watch_list(&mut self, reason: &str) -> Result<crate::listwatch::WatchStream, Failure> {
         let mut reason = reason.to_owned();
         loop {
             let start = Instant::now();
@@ -528,7 +528,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// `timeout_seconds`: what the watch asked for, if it was opened by this loop.
     async fn handle_watch(
         &mut self,
-        mut stream: crate::source::WatchStream,
+        mut stream: crate::listwatch::WatchStream,
         start: Instant,
         timeout_seconds: Option<u32>,
     ) -> Result<(), Failure> {

@@ -4,8 +4,8 @@ use std::sync::Mutex;
 
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
+use crate::listwatch::{ApiStatus, ListPage};
 use crate::object::Object;
-use crate::source::{ApiStatus, ListPage};
 
 #[derive(Default)]
 struct Recorder {
