@@ -189,7 +189,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
-        let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
+        let client = crate::connect::client(&c.kube)?;
         let docs = crate::discovery::Discovery::new(client.clone(), c.discovery_cache.clone());
         let discovery = target::resolve_all(docs, &cfg.resources);
         let targets = match cfg.request_timeout {
