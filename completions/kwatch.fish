@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -44,6 +44,17 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory: discovery documents are read from and written to its discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache]' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig cluster\'s server; works with no kubeconfig at all)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l token -d 'Bearer token (replaces the kubeconfig user\'s credentials)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l user -d 'The kubeconfig user to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cluster -d 'The kubeconfig cluster to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as -d 'Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what that identity\'s informer would get, 403s included' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-group -d 'Act as a member of this group (Impersonate-Group; repeat for several)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-uid -d 'Act with this UID (Impersonate-Uid)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l certificate-authority -d 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig\'s)' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-certificate -d 'Client certificate file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-key -d 'Client key file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l tls-server-name -d 'Server name to verify the certificate against and send as SNI (default: the server URL\'s host)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36\'s default)' -r -f -a "delta\t''
@@ -66,6 +77,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l no-headers -d 'Table and 
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
@@ -91,6 +103,9 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size 
 small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
 large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA)' -r -f -a "ca\t'A CA and a serving certificate it signed'
+self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
+pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -44,8 +44,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         .context("cannot set up TLS for the cluster")?;
     if let (Some(roots), false) = (&config.root_cert, config.accept_invalid_certs) {
         let verifier = AnchorVerifier::new(roots, tls.crypto_provider().clone())?;
-        tls.dangerous()
-            .set_certificate_verifier(Arc::new(verifier));
+        tls.dangerous().set_certificate_verifier(Arc::new(verifier));
     }
     let mut http = HttpConnector::new();
     http.enforce_http(false);
@@ -64,15 +63,18 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
-    let http_client = hyper_util::client::legacy::Client::builder(
-        hyper_util::rt::TokioExecutor::new(),
-    )
-    .build(connector);
+    let http_client =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build(connector);
     // The same layers, in the same order, as kube's default stack (minus its retry layer,
     // which kwatch turns off, and its tracing spans).
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
-        .option_layer(config.auth_layer().context("cannot set up authentication")?)
+        .option_layer(
+            config
+                .auth_layer()
+                .context("cannot set up authentication")?,
+        )
         .layer(
             config
                 .extra_headers_layer()
@@ -134,7 +136,11 @@ impl ServerCertVerifier for AnchorVerifier {
             Ok(v) => return Ok(v),
             Err(e) => e,
         };
-        if !self.anchors.iter().any(|a| a.as_ref() == end_entity.as_ref()) {
+        if !self
+            .anchors
+            .iter()
+            .any(|a| a.as_ref() == end_entity.as_ref())
+        {
             return Err(refused);
         }
         verify_anchor_leaf(end_entity, server_name, now)?;
@@ -171,8 +177,7 @@ fn verify_anchor_leaf(
     server_name: &ServerName<'_>,
     now: UnixTime,
 ) -> Result<(), rustls::Error> {
-    let (not_before, not_after) =
-        validity(leaf.as_ref()).ok_or(CertificateError::BadEncoding)?;
+    let (not_before, not_after) = validity(leaf.as_ref()).ok_or(CertificateError::BadEncoding)?;
     let now = i64::try_from(now.as_secs()).unwrap_or(i64::MAX);
     if now < not_before {
         return Err(CertificateError::NotValidYet.into());
@@ -339,7 +344,10 @@ mod tests {
     fn asn1_times() {
         assert_eq!(asn1_time(0x17, b"700101000000Z"), Some(0));
         assert_eq!(asn1_time(0x17, b"491231235959Z"), Some(2_524_607_999));
-        assert_eq!(asn1_time(0x18, b"20000301000001Z"), Some(11_017 * 86_400 + 1));
+        assert_eq!(
+            asn1_time(0x18, b"20000301000001Z"),
+            Some(11_017 * 86_400 + 1)
+        );
         assert_eq!(asn1_time(0x17, b"7001010000Z"), None);
         assert_eq!(asn1_time(0x18, b"2000130100000Z"), None);
         assert_eq!(asn1_time(0x17, b"700101000000"), None);
@@ -369,11 +377,7 @@ mod tests {
 
     fn verifier(roots: &[&rcgen::Certificate]) -> AnchorVerifier {
         let roots: Vec<Vec<u8>> = roots.iter().map(|c| c.der().to_vec()).collect();
-        AnchorVerifier::new(
-            &roots,
-            Arc::new(rustls::crypto::ring::default_provider()),
-        )
-        .unwrap()
+        AnchorVerifier::new(&roots, Arc::new(rustls::crypto::ring::default_provider())).unwrap()
     }
 
     fn verify(v: &AnchorVerifier, leaf: &rcgen::Certificate, name: &str) -> Result<(), String> {

@@ -115,7 +115,11 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
     for shape in ["ca", "self-signed", "pinned-leaf"] {
         let sim = SimProcess::start(&["--cert-shape", shape, "--objects", "4"]);
         let kc = sim.kubeconfig.to_str().unwrap();
-        let k = kubectl(&sim, &[], &["--kubeconfig", kc, "get", "pods", "-o", "name"]);
+        let k = kubectl(
+            &sim,
+            &[],
+            &["--kubeconfig", kc, "get", "pods", "-o", "name"],
+        );
         assert!(
             k.status.success(),
             "{shape}: kubectl refused:\n{}",
@@ -141,7 +145,16 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
         let f = kwatch(
             &sim,
             &[],
-            &["--kubeconfig", wrong, "pods", "-o", "json", "--until-synced", "--timeout", "3s"],
+            &[
+                "--kubeconfig",
+                wrong,
+                "pods",
+                "-o",
+                "json",
+                "--until-synced",
+                "--timeout",
+                "3s",
+            ],
         );
         assert_refused(&f, &format!("{shape} with a wrong CA"));
     }
@@ -169,13 +182,29 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
     let mut w = flags.to_vec();
     w.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &w), "--server --token --certificate-authority");
+    assert_synced(
+        &kwatch(&sim, &[], &w),
+        "--server --token --certificate-authority",
+    );
     // -s is --server.
-    let mut s = vec!["-s", &sim.url, "--token", &sim.token, "--certificate-authority", ca];
+    let mut s = vec![
+        "-s",
+        &sim.url,
+        "--token",
+        &sim.token,
+        "--certificate-authority",
+        ca,
+    ];
     s.extend_from_slice(SYNC);
     assert_synced(&kwatch(&sim, &[], &s), "-s");
     // --insecure-skip-tls-verify instead of a CA.
-    let mut i = vec!["-s", &sim.url, "--token", &sim.token, "--insecure-skip-tls-verify"];
+    let mut i = vec![
+        "-s",
+        &sim.url,
+        "--token",
+        &sim.token,
+        "--insecure-skip-tls-verify",
+    ];
     i.extend_from_slice(SYNC);
     assert_synced(&kwatch(&sim, &[], &i), "--insecure-skip-tls-verify");
 }
@@ -191,7 +220,11 @@ fn nothing_to_connect_to_is_one_line_and_exit_1() {
     let f = kwatch(&sim, &[], &["--kubeconfig", "/nonexistent/kc", "pods"]);
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(f.stderr.contains("/nonexistent/kc"), "{}", f.stderr);
-    let out = kubectl(&sim, &[], &["--kubeconfig", "/nonexistent/kc", "get", "pods"]);
+    let out = kubectl(
+        &sim,
+        &[],
+        &["--kubeconfig", "/nonexistent/kc", "get", "pods"],
+    );
     assert!(!out.status.success());
 }
 
@@ -209,7 +242,19 @@ fn kubeconfig_lists_skip_missing_files_as_kubectl_does() {
 fn an_empty_namespace_flag_means_the_contexts_namespace() {
     let sim = SimProcess::start(&["--objects", "8"]);
     let kc = sim.kubeconfig.to_str().unwrap();
-    let all = kwatch(&sim, &[], &["--kubeconfig", kc, "pods", "-A", "-o", "json", "--until-synced"]);
+    let all = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "pods",
+            "-A",
+            "-o",
+            "json",
+            "--until-synced",
+        ],
+    );
     assert_synced(&all, "-A");
     let namespaces = |f: &Finished| -> std::collections::BTreeSet<String> {
         f.json()
@@ -218,8 +263,24 @@ fn an_empty_namespace_flag_means_the_contexts_namespace() {
             .map(|r| r["namespace"].as_str().unwrap_or("").to_owned())
             .collect()
     };
-    assert!(namespaces(&all).len() > 1, "the sim seeds several namespaces");
-    let empty = kwatch(&sim, &[], &["--kubeconfig", kc, "pods", "-n", "", "-o", "json", "--until-synced"]);
+    assert!(
+        namespaces(&all).len() > 1,
+        "the sim seeds several namespaces"
+    );
+    let empty = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "pods",
+            "-n",
+            "",
+            "-o",
+            "json",
+            "--until-synced",
+        ],
+    );
     assert_synced(&empty, "-n ''");
     assert_eq!(
         namespaces(&empty).into_iter().collect::<Vec<_>>(),
@@ -237,7 +298,11 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     let bad = bad.to_str().unwrap();
     let out = kubectl(&sim, &[], &["--kubeconfig", bad, "get", "pods"]);
     assert!(!out.status.success(), "the wrong token must be refused");
-    let out = kubectl(&sim, &[], &["--kubeconfig", bad, "--token", &sim.token, "get", "pods"]);
+    let out = kubectl(
+        &sim,
+        &[],
+        &["--kubeconfig", bad, "--token", &sim.token, "get", "pods"],
+    );
     assert!(out.status.success(), "kubectl --token: {}", stderr_of(&out));
     let mut args = vec!["--kubeconfig", bad, "--token", &sim.token];
     args.extend_from_slice(SYNC);
@@ -252,7 +317,11 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     for flag in ["--user", "--cluster"] {
         let f = kwatch(&sim, &[], &["--kubeconfig", kcp, flag, "nosuch", "pods"]);
         assert_eq!(f.code(), Some(1), "{flag}: {}", f.stderr);
-        assert!(f.stderr.contains("\"nosuch\" does not exist"), "{}", f.stderr);
+        assert!(
+            f.stderr.contains("\"nosuch\" does not exist"),
+            "{}",
+            f.stderr
+        );
     }
     // --cluster picks another cluster entry: one whose server is the sim.
     let mut kc = kubeconfig(&sim);
@@ -277,18 +346,32 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     let out = kubectl(
         &sim,
         &[],
-        &["--kubeconfig", kc, "--context", "kwatch-sim-cert", "get", "pods"],
+        &[
+            "--kubeconfig",
+            kc,
+            "--context",
+            "kwatch-sim-cert",
+            "get",
+            "pods",
+        ],
     );
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
     let mut args = vec!["--kubeconfig", kc, "--context", "kwatch-sim-cert"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "client certificate in the kubeconfig");
+    assert_synced(
+        &kwatch(&sim, &[], &args),
+        "client certificate in the kubeconfig",
+    );
 
     // The same certificate as files, with no kubeconfig.
     let y = kubeconfig(&sim);
     let cert = sim.dir().join("client.crt");
     let key = sim.dir().join("client.key");
-    std::fs::write(&cert, b64_decode(&y["users"][1]["user"]["client-certificate-data"])).unwrap();
+    std::fs::write(
+        &cert,
+        b64_decode(&y["users"][1]["user"]["client-certificate-data"]),
+    )
+    .unwrap();
     std::fs::write(&key, b64_decode(&y["users"][1]["user"]["client-key-data"])).unwrap();
     let ca = sim.dir().join("ca.pem");
     std::fs::write(&ca, &sim.ca_pem).unwrap();
@@ -364,11 +447,25 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
         let path = write_yaml(sim.dir(), &format!("tsn-{name}"), &kc);
         let path = path.to_str().unwrap();
         let out = kubectl(&sim, &[], &["--kubeconfig", path, "get", "pods"]);
-        assert_eq!(out.status.success(), works, "kubectl {name}: {}", stderr_of(&out));
+        assert_eq!(
+            out.status.success(),
+            works,
+            "kubectl {name}: {}",
+            stderr_of(&out)
+        );
         let f = kwatch(
             &sim,
             &[],
-            &["--kubeconfig", path, "pods", "-o", "json", "--until-synced", "--timeout", "5s"],
+            &[
+                "--kubeconfig",
+                path,
+                "pods",
+                "-o",
+                "json",
+                "--until-synced",
+                "--timeout",
+                "5s",
+            ],
         );
         if works {
             assert_synced(&f, name);
@@ -381,13 +478,26 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
     let f = kwatch(
         &sim,
         &[],
-        &["--kubeconfig", kc, "--tls-server-name", "wrong.test", "pods", "-o", "json",
-          "--until-synced", "--timeout", "3s"],
+        &[
+            "--kubeconfig",
+            kc,
+            "--tls-server-name",
+            "wrong.test",
+            "pods",
+            "-o",
+            "json",
+            "--until-synced",
+            "--timeout",
+            "3s",
+        ],
     );
     assert_refused(&f, "--tls-server-name wrong.test");
     let mut args = vec!["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--tls-server-name kwatch-sim.test");
+    assert_synced(
+        &kwatch(&sim, &[], &args),
+        "--tls-server-name kwatch-sim.test",
+    );
 }
 
 const NOBODY: &str = "system:serviceaccount:default:nobody";
@@ -401,7 +511,14 @@ fn impersonation_shows_what_that_identity_gets() {
     let forbidden = kubectl(
         &sim,
         &[],
-        &["--kubeconfig", sim.kubeconfig.to_str().unwrap(), "--as", NOBODY, "get", "pods"],
+        &[
+            "--kubeconfig",
+            sim.kubeconfig.to_str().unwrap(),
+            "--as",
+            NOBODY,
+            "get",
+            "pods",
+        ],
     );
     assert!(!forbidden.status.success());
     assert_eq!(
@@ -412,23 +529,51 @@ fn impersonation_shows_what_that_identity_gets() {
         )
     );
     sim.kubectl_ok(&["--as", LISTER, "get", "pods"]);
-    let mut w = sim.kubectl_cmd(&["--as", LISTER, "get", "pods", "-w", "--request-timeout", "5s"]);
+    let mut w = sim.kubectl_cmd(&[
+        "--as",
+        LISTER,
+        "get",
+        "pods",
+        "-w",
+        "--request-timeout",
+        "5s",
+    ]);
     let out = w.output().unwrap();
     assert!(
-        stderr_of(&out).contains(&format!(
-            "User \"{LISTER}\" cannot watch resource \"pods\""
-        )),
+        stderr_of(&out).contains(&format!("User \"{LISTER}\" cannot watch resource \"pods\"")),
         "{}",
         stderr_of(&out)
     );
-    sim.kubectl_ok(&["--as", WATCHER, "--as-group", "team", "--as-uid", "42", "get", "pods"]);
+    sim.kubectl_ok(&[
+        "--as",
+        WATCHER,
+        "--as-group",
+        "team",
+        "--as-uid",
+        "42",
+        "get",
+        "pods",
+    ]);
 
     // The 403 reaches the kwatch user (exit non-zero, the server's words on stderr).
     let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(&sim, &[], &["--kubeconfig", kc, "--as", NOBODY, "pods", "--timeout", "20s"]);
+    let f = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--as",
+            NOBODY,
+            "pods",
+            "--timeout",
+            "20s",
+        ],
+    );
     assert_ne!(f.code(), Some(0), "{}", f.stderr);
     assert!(
-        f.stderr.contains(&format!("pods is forbidden: User \"{NOBODY}\" cannot")),
+        f.stderr
+            .contains(&format!("pods is forbidden: User \"{NOBODY}\" cannot")),
         "{}",
         f.stderr
     );
@@ -453,7 +598,8 @@ fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
     assert!(
         lines[0].starts_with(&format!(
             "Error from server (Forbidden): pods is forbidden: User \"{NOBODY}\" cannot "
-        )) && lines[0].ends_with("resource \"pods\" in API group \"\" in the namespace \"default\""),
+        )) && lines[0]
+            .ends_with("resource \"pods\" in API group \"\" in the namespace \"default\""),
         "{}",
         lines[0]
     );
@@ -469,7 +615,11 @@ fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
     kc["clusters"][0]["cluster"]["certificate-authority-data"] = b64(&unrelated_ca_pem()).into();
     let wrong = write_yaml(sim.dir(), "wrong-ca", &kc);
     let started = Instant::now();
-    let f = kwatch(&sim, &[], &["--kubeconfig", wrong.to_str().unwrap(), "pods"]);
+    let f = kwatch(
+        &sim,
+        &[],
+        &["--kubeconfig", wrong.to_str().unwrap(), "pods"],
+    );
     let took = started.elapsed();
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(took < Duration::from_secs(2), "took {took:?}");

@@ -288,7 +288,9 @@ mod tests {
 
     async fn body(resp: Response) -> (u16, Value) {
         let code = resp.status().as_u16();
-        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
         (code, serde_json::from_slice(&bytes).unwrap())
     }
 
@@ -327,9 +329,8 @@ mod tests {
 
     #[test]
     fn the_policy() {
-        let as_user = |u: &str| {
-            impersonate(Identity::admin(), &headers(&[("impersonate-user", u)])).unwrap()
-        };
+        let as_user =
+            |u: &str| impersonate(Identity::admin(), &headers(&[("impersonate-user", u)])).unwrap();
         let req = |verb| Request {
             verb,
             group: "apps",
@@ -344,7 +345,9 @@ mod tests {
         assert!(authorize(&as_user(NOBODY), &req("list")).is_err());
         assert!(authorize(&as_user(NOBODY), &req("create")).is_err());
         let sa = as_user(NOBODY);
-        assert!(sa.groups.contains(&"system:serviceaccounts:default".to_owned()));
+        assert!(sa
+            .groups
+            .contains(&"system:serviceaccounts:default".to_owned()));
         let masters = impersonate(
             Identity::admin(),
             &headers(&[("impersonate-user", "jane"), ("impersonate-group", MASTERS)]),

@@ -93,9 +93,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     let Some(target) = resolve(group, version, rest) else {
         return Status::unknown_resource().response();
     };
-    let watching = params
-        .get("watch")
-        .is_some_and(|w| w == "1" || w == "true");
+    let watching = params.get("watch").is_some_and(|w| w == "1" || w == "true");
     let asked = auth::Request {
         verb: auth::verb(req.method(), target.name.is_some(), watching),
         group,

@@ -382,10 +382,7 @@ impl SimServer {
     /// in `group` (`None` over plain HTTP).
     pub fn client_cert(&self, user: &str, group: Option<&str>) -> Option<(String, String)> {
         let certs = self.certs.as_ref()?;
-        certs
-            .client_cert(user, group)
-            .ok()
-            .map(|p| (p.cert, p.key))
+        certs.client_cert(user, group).ok().map(|p| (p.cert, p.key))
     }
 
     /// Writes [`SimServer::kubeconfig_yaml`] to `path` with mode 0600.

@@ -16,9 +16,9 @@
 
 use std::sync::Arc;
 
+use super::auth::PeerCert;
 use anyhow::Context;
 use base64::Engine;
-use super::auth::PeerCert;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose, SanType};
 
 /// The shape of the serving certificate (see the module docs).
@@ -133,7 +133,10 @@ pub fn generate(shape: CertShape) -> anyhow::Result<Certs> {
                 let cert = params
                     .signed_by(&key, &issuer)
                     .context("signing the server certificate")?;
-                (vec![cert.der().clone(), ca_cert.der().clone()], ca_cert.pem())
+                (
+                    vec![cert.der().clone(), ca_cert.der().clone()],
+                    ca_cert.pem(),
+                )
             } else {
                 let (other_cert, other) = new_ca("kwatch-sim-unnamed-ca")?;
                 let cert = params
@@ -201,9 +204,7 @@ type Accepted<S> = std::io::Result<(
     WithPeer<S>,
 )>;
 
-impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S>
-    for PeerCertAcceptor
-{
+impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> for PeerCertAcceptor {
     type Stream = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
     type Service = WithPeer<S>;
     type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Accepted<S>> + Send>>;
@@ -219,7 +220,13 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S>
                 .and_then(|chain| chain.first())
                 .and_then(|c| PeerCert::from_der(c))
                 .map(Arc::new);
-            Ok((tls, WithPeer { inner: service, peer }))
+            Ok((
+                tls,
+                WithPeer {
+                    inner: service,
+                    peer,
+                },
+            ))
         })
     }
 }
@@ -257,7 +264,12 @@ where
 /// A kubeconfig with context, cluster and user all named `kwatch-sim` (the bearer token,
 /// the current context) and a context and user `kwatch-sim-cert` (the client certificate),
 /// namespace `default`.
-pub fn kubeconfig_yaml(url: &str, token: &str, ca_pem: Option<&str>, client: Option<&Pem>) -> String {
+pub fn kubeconfig_yaml(
+    url: &str,
+    token: &str,
+    ca_pem: Option<&str>,
+    client: Option<&Pem>,
+) -> String {
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let ca_line = match ca_pem {
         Some(pem) => format!("    certificate-authority-data: {}\n", b64(pem)),
@@ -315,7 +327,12 @@ mod tests {
     fn generates_certs_and_kubeconfig() {
         let c = generate(CertShape::Ca).unwrap();
         assert!(c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
-        let y = kubeconfig_yaml("https://127.0.0.1:1", "tok", Some(&c.ca_pem), Some(&c.client));
+        let y = kubeconfig_yaml(
+            "https://127.0.0.1:1",
+            "tok",
+            Some(&c.ca_pem),
+            Some(&c.client),
+        );
         let v: serde_yaml::Value = serde_yaml::from_str(&y).unwrap();
         assert_eq!(v["clusters"][0]["cluster"]["server"], "https://127.0.0.1:1");
         assert_eq!(v["users"][0]["user"]["token"], "tok");
@@ -330,7 +347,10 @@ mod tests {
     fn every_shape_generates() {
         for shape in [CertShape::Ca, CertShape::SelfSigned, CertShape::PinnedLeaf] {
             let c = generate(shape).unwrap();
-            assert!(c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"), "{shape:?}");
+            assert!(
+                c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"),
+                "{shape:?}"
+            );
             assert!(c.client.key.contains("PRIVATE KEY"), "{shape:?}");
         }
     }
