@@ -39,6 +39,9 @@ pub const NOBODY: &str = "system:serviceaccount:default:nobody";
 
 const MASTERS: &str = "system:masters";
 
+/// The response refusing a request (boxed: a `Response` is large).
+pub type Denied = Box<Response>;
+
 /// Who a request acts as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -129,7 +132,7 @@ pub fn authenticate(
     token: &str,
     headers: &HeaderMap,
     peer: Option<&PeerCert>,
-) -> Result<Identity, Response> {
+) -> Result<Identity, Denied> {
     let bearer = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -145,13 +148,13 @@ pub fn authenticate(
                 groups,
             }
         }
-        _ => return Err(Status::unauthorized().response()),
+        _ => return Err(Box::new(Status::unauthorized().response())),
     };
     impersonate(me, headers)
 }
 
 /// Applies the `Impersonate-*` headers (none: `me` unchanged).
-fn impersonate(me: Identity, headers: &HeaderMap) -> Result<Identity, Response> {
+fn impersonate(me: Identity, headers: &HeaderMap) -> Result<Identity, Denied> {
     let values = |name: &str| -> Vec<String> {
         headers
             .get_all(name)
@@ -167,10 +170,12 @@ fn impersonate(me: Identity, headers: &HeaderMap) -> Result<Identity, Response> 
         if groups.is_empty() && uid.is_empty() {
             return Ok(me);
         }
-        return Err(Status::internal(
-            "requested impersonation of groups or uid without impersonating a user",
-        )
-        .response());
+        return Err(Box::new(
+            Status::internal(
+                "requested impersonation of groups or uid without impersonating a user",
+            )
+            .response(),
+        ));
     };
     if !me.is_master() {
         let reason = format!(
@@ -178,7 +183,7 @@ fn impersonate(me: Identity, headers: &HeaderMap) -> Result<Identity, Response> 
              scope",
             me.user
         );
-        return Err(forbidden("users", "", Some(&user), &reason));
+        return Err(Box::new(forbidden("users", "", Some(&user), &reason)));
     }
     let mut all = groups;
     if let Some(ns) = user
@@ -220,7 +225,7 @@ pub struct Request<'a> {
 }
 
 /// The policy of the module docs: `Ok` or kube-apiserver's 403.
-pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Response> {
+pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Denied> {
     let allowed = who.is_master()
         || (who.user == WATCHER && matches!(r.verb, "get" | "list" | "watch"))
         || (who.user == LISTER && matches!(r.verb, "get" | "list"));
@@ -239,7 +244,7 @@ pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Response> {
         "User {:?} cannot {} resource {resource:?} in API group {:?} {scope}",
         who.user, r.verb, r.group
     );
-    Err(forbidden(r.resource, r.group, r.name, &reason))
+    Err(Box::new(forbidden(r.resource, r.group, r.name, &reason)))
 }
 
 /// 403 `<resource>[.<group>] ["<name>"] is forbidden: <reason>`, details in Go's key order
@@ -316,7 +321,7 @@ mod tests {
             namespace: Some("ref"),
             name: None,
         };
-        let resp = authorize(&who, &r).unwrap_err();
+        let resp = *authorize(&who, &r).unwrap_err();
         assert_eq!(resp.headers()["x-content-type-options"], "nosniff");
         let (code, got) = body(resp).await;
         let want: Value = serde_json::from_str(include_str!(
@@ -362,7 +367,7 @@ mod tests {
             user: "jane".into(),
             groups: vec!["system:authenticated".into()],
         };
-        let resp = impersonate(jane, &headers(&[("impersonate-user", "bob")])).unwrap_err();
+        let resp = *impersonate(jane, &headers(&[("impersonate-user", "bob")])).unwrap_err();
         let (code, got) = body(resp).await;
         assert_eq!(code, 403);
         assert_eq!(

@@ -53,7 +53,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         let peer = req.extensions().get::<Arc<auth::PeerCert>>();
         match auth::authenticate(&app.token, req.headers(), peer.map(|p| p.as_ref())) {
             Ok(who) => who,
-            Err(resp) => return resp,
+            Err(resp) => return *resp,
         }
     } else {
         auth::Identity::admin()
@@ -103,7 +103,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         name: target.name.as_deref(),
     };
     if let Err(resp) = auth::authorize(&who, &asked) {
-        return resp;
+        return *resp;
     }
     let accept = accept_kind(req.headers());
     let method = req.method().clone();
