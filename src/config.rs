@@ -368,3 +368,169 @@ impl Config {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    const KC: &str = "
+apiVersion: v1
+kind: Config
+current-context: a
+clusters:
+- name: one
+  cluster:
+    server: https://one:6443
+    certificate-authority-data: Q0E=
+    tls-server-name: one.internal
+- name: two
+  cluster:
+    server: https://two:6443
+users:
+- name: alice
+  user:
+    token: alice-token
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+- name: bob
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: get-token
+contexts:
+- name: a
+  context: {cluster: one, user: alice, namespace: team-a}
+- name: b
+  context: {cluster: two, user: bob}
+";
+
+    fn effective(flags: &[&str], context: Option<&str>) -> Result<Kubeconfig> {
+        let mut argv = vec!["kwatch", "pods"];
+        argv.extend_from_slice(flags);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let kc = Kubeconfig::from_yaml(KC).unwrap();
+        effective_kubeconfig(&kc, context, &cli.watch.cluster)
+    }
+
+    fn cluster(k: &Kubeconfig) -> kube::config::Cluster {
+        k.clusters[0].cluster.clone().unwrap()
+    }
+
+    fn user(k: &Kubeconfig) -> kube::config::AuthInfo {
+        k.auth_infos[0].auth_info.clone().unwrap()
+    }
+
+    #[test]
+    fn no_flags_keep_the_contexts_entries() {
+        let k = effective(&[], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.server.as_deref(), Some("https://one:6443"));
+        assert_eq!(c.tls_server_name.as_deref(), Some("one.internal"));
+        assert!(user(&k).token.is_some());
+        let ctx = k.contexts[0].context.clone().unwrap();
+        assert_eq!(ctx.namespace.as_deref(), Some("team-a"));
+        let b = effective(&[], Some("b")).unwrap();
+        assert_eq!(cluster(&b).server.as_deref(), Some("https://two:6443"));
+        assert!(user(&b).exec.is_some());
+    }
+
+    #[test]
+    fn server_replaces_the_server_and_the_kubeconfigs_tls_server_name() {
+        let k = effective(&["-s", "https://other:443"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.server.as_deref(), Some("https://other:443"));
+        assert_eq!(c.tls_server_name, None);
+        assert_eq!(c.certificate_authority_data.as_deref(), Some("Q0E="));
+        let k = effective(&["-s", "https://x", "--tls-server-name", "n"], None).unwrap();
+        assert_eq!(cluster(&k).tls_server_name.as_deref(), Some("n"));
+    }
+
+    #[test]
+    fn a_ca_flag_or_insecure_replaces_all_the_clusters_ca_settings() {
+        let k = effective(&["--certificate-authority", "/ca.pem"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.certificate_authority.as_deref(), Some("/ca.pem"));
+        assert_eq!(c.certificate_authority_data, None);
+        assert_eq!(c.insecure_skip_tls_verify, Some(false));
+        let k = effective(&["--insecure-skip-tls-verify"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.certificate_authority_data, None);
+        assert_eq!(c.insecure_skip_tls_verify, Some(true));
+    }
+
+    #[test]
+    fn token_replaces_other_credentials_but_not_the_client_certificate() {
+        let k = effective(&["--token", "t"], Some("b")).unwrap();
+        let u = user(&k);
+        assert!(u.exec.is_none());
+        assert!(u.token.is_some());
+        let k = effective(&["--token", "t"], None).unwrap();
+        assert!(user(&k).client_certificate_data.is_some());
+        let k = effective(&["--client-certificate", "/c", "--client-key", "/k"], None).unwrap();
+        let u = user(&k);
+        assert_eq!(u.client_certificate.as_deref(), Some("/c"));
+        assert_eq!(u.client_certificate_data, None);
+        assert_eq!(u.client_key.as_deref(), Some("/k"));
+        assert!(u.client_key_data.is_none());
+    }
+
+    #[test]
+    fn user_cluster_and_impersonation_flags() {
+        let k = effective(&["--user", "bob", "--cluster", "two"], None).unwrap();
+        assert!(user(&k).exec.is_some());
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://two:6443"));
+        let k = effective(
+            &[
+                "--as",
+                "u",
+                "--as-group",
+                "g1",
+                "--as-group",
+                "g2",
+                "--as-uid",
+                "7",
+            ],
+            None,
+        )
+        .unwrap();
+        let u = user(&k);
+        assert_eq!(u.impersonate.as_deref(), Some("u"));
+        assert_eq!(u.impersonate_groups, Some(vec!["g1".into(), "g2".into()]));
+        assert_eq!(u.impersonate_uid.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn missing_entries_are_errors_naming_them() {
+        for (flags, ctx, want) in [
+            (
+                &["--user", "carol"][..],
+                None,
+                "user \"carol\" does not exist",
+            ),
+            (
+                &["--cluster", "three"][..],
+                None,
+                "cluster \"three\" does not exist",
+            ),
+            (&[][..], Some("c"), "context \"c\" does not exist"),
+        ] {
+            let e = effective(flags, ctx).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_empty_kubeconfig_needs_a_server() {
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let e = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--server"), "{e}");
+        let cli =
+            crate::cli::Cli::try_parse_from(["kwatch", "pods", "-s", "https://h", "--token", "t"])
+                .unwrap();
+        let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster).unwrap();
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://h"));
+    }
+}
