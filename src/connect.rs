@@ -67,7 +67,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .build(connector);
     // The same layers, in the same order, as kube's default stack (minus its retry layer,
-    // which kwatch turns off, and its tracing spans).
+    // which kwatch turns off).
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
         .option_layer(
@@ -80,9 +80,58 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
                 .extra_headers_layer()
                 .context("invalid impersonation or extra header")?,
         )
+        .layer(trace_layer())
         .map_err(BoxError::from)
         .service(http_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// kube's request tracing (a span per request, `requesting`, the status, failures), under
+/// kube's target so that `-vvv` (`kube=debug`) shows what it showed before. Headers are never
+/// recorded: they carry the token.
+fn trace_layer() -> tower_http::trace::TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    impl Fn(&http::Request<kube::client::Body>) -> tracing::Span + Clone,
+    impl Fn(&http::Request<kube::client::Body>, &tracing::Span) + Clone,
+    impl Fn(&http::Response<hyper::body::Incoming>, std::time::Duration, &tracing::Span) + Clone,
+    (),
+    (),
+    impl Fn(tower_http::classify::ServerErrorsFailureClass, std::time::Duration, &tracing::Span) + Clone,
+> {
+    use tower_http::classify::ServerErrorsFailureClass;
+    tower_http::trace::TraceLayer::new_for_http()
+        .make_span_with(|req: &http::Request<kube::client::Body>| {
+            tracing::debug_span!(
+                target: "kube_client::client",
+                "HTTP",
+                http.method = %req.method(),
+                http.url = %req.uri(),
+                http.status_code = tracing::field::Empty,
+            )
+        })
+        .on_request(|_: &http::Request<kube::client::Body>, _: &tracing::Span| {
+            tracing::debug!(target: "kube_client::client", "requesting");
+        })
+        .on_response(
+            |res: &http::Response<hyper::body::Incoming>, _: std::time::Duration, span: &tracing::Span| {
+                span.record("http.status_code", res.status().as_u16());
+            },
+        )
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(
+            |class: ServerErrorsFailureClass, _: std::time::Duration, span: &tracing::Span| {
+                match class {
+                    ServerErrorsFailureClass::StatusCode(status) => {
+                        span.record("http.status_code", status.as_u16());
+                        tracing::error!(target: "kube_client::client", "failed with status {status}");
+                    }
+                    ServerErrorsFailureClass::Error(err) => {
+                        tracing::error!(target: "kube_client::client", "failed with error {err}");
+                    }
+                }
+            },
+        )
 }
 
 /// webpki's verifier over the configured anchors, plus Go's rule that a presented leaf that
@@ -322,6 +371,14 @@ fn rustls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
         | CertificateError::NotValidYetContext { .. } => {
             "certificate has expired or is not yet valid".to_owned()
         }
+        // webpki refuses a CA:TRUE end entity before it looks for an issuer; when that
+        // certificate is not itself an anchor (AnchorVerifier's rule), it did not come from
+        // the configured CA in every case kwatch accepts.
+        CertificateError::Other(o) if format!("{o:?}").contains("CaUsedAsEndEntity") => {
+            "certificate signed by unknown authority (the server's CA:TRUE certificate is not \
+             the configured certificate-authority)"
+                .to_owned()
+        }
         other => format!("{other:?}"),
     };
     Some(format!(
@@ -413,6 +470,58 @@ mod tests {
         let v = verifier(&[&other]);
         // Same subject, other key: webpki finds the anchor by name and still refuses.
         assert!(verify(&v, &served, "localhost").is_err());
+    }
+
+    /// A client for `sim` trusting `ca_pem`.
+    async fn client_for(sim: &crate::sim::SimServer, ca_pem: &str) -> kube::Client {
+        let mut kc = kube::config::Kubeconfig::from_yaml(&sim.kubeconfig_yaml()).unwrap();
+        kc.clusters[0]
+            .cluster
+            .as_mut()
+            .unwrap()
+            .certificate_authority_data = Some(base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            ca_pem,
+        ));
+        let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+            .await
+            .unwrap();
+        client(&config).unwrap()
+    }
+
+    #[tokio::test]
+    async fn kubes_error_for_a_refused_certificate_is_recognised() {
+        let sim = crate::sim::SimServer::start(crate::sim::SimOptions {
+            cert_shape: crate::sim::CertShape::SelfSigned,
+            objects: 1,
+            scenario: crate::sim::Scenario::Idle,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let own = sim.ca_pem().unwrap().to_owned();
+        client_for(&sim, &own)
+            .await
+            .list_core_api_versions()
+            .await
+            .expect("the served self-signed CA certificate is its own anchor");
+        let wrong = self_signed_ca(2090).pem();
+        let err = client_for(&sim, &wrong)
+            .await
+            .list_core_api_versions()
+            .await
+            .unwrap_err();
+        let said = tls_failure(&err).unwrap_or_else(|| panic!("not recognised: {err:?}"));
+        assert!(
+            said.starts_with(
+                "Unable to connect to the server: tls: failed to verify certificate: \
+                 x509: certificate signed by unknown authority"
+            ),
+            "{said}"
+        );
+        let refused = kube::Error::Service("connection refused".into());
+        assert_eq!(tls_failure(&refused), None);
+        sim.shutdown().await;
     }
 
     #[test]
