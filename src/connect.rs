@@ -80,58 +80,61 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
                 .extra_headers_layer()
                 .context("invalid impersonation or extra header")?,
         )
-        .layer(trace_layer())
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http()
+                .make_span_with(trace_span)
+                .on_request(trace_request)
+                .on_response(trace_response)
+                .on_body_chunk(())
+                .on_eos(())
+                .on_failure(trace_failure),
+        )
         .map_err(BoxError::from)
         .service(http_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
 }
 
-/// kube's request tracing (a span per request, `requesting`, the status, failures), under
-/// kube's target so that `-vvv` (`kube=debug`) shows what it showed before. Headers are never
-/// recorded: they carry the token.
-fn trace_layer() -> tower_http::trace::TraceLayer<
-    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
-    impl Fn(&http::Request<kube::client::Body>) -> tracing::Span + Clone,
-    impl Fn(&http::Request<kube::client::Body>, &tracing::Span) + Clone,
-    impl Fn(&http::Response<hyper::body::Incoming>, std::time::Duration, &tracing::Span) + Clone,
-    (),
-    (),
-    impl Fn(tower_http::classify::ServerErrorsFailureClass, std::time::Duration, &tracing::Span) + Clone,
-> {
+// kube's request tracing (a span per request, `requesting`, the status, failures), under
+// kube's target so that `-vvv` (`kube=debug`) shows what it showed before. Headers are never
+// recorded: they carry the token.
+
+fn trace_span(req: &http::Request<kube::client::Body>) -> tracing::Span {
+    tracing::debug_span!(
+        target: "kube_client::client",
+        "HTTP",
+        http.method = %req.method(),
+        http.url = %req.uri(),
+        http.status_code = tracing::field::Empty,
+    )
+}
+
+fn trace_request(_: &http::Request<kube::client::Body>, _: &tracing::Span) {
+    tracing::debug!(target: "kube_client::client", "requesting");
+}
+
+fn trace_response(
+    res: &http::Response<hyper::body::Incoming>,
+    _: std::time::Duration,
+    span: &tracing::Span,
+) {
+    span.record("http.status_code", res.status().as_u16());
+}
+
+fn trace_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    _: std::time::Duration,
+    span: &tracing::Span,
+) {
     use tower_http::classify::ServerErrorsFailureClass;
-    tower_http::trace::TraceLayer::new_for_http()
-        .make_span_with(|req: &http::Request<kube::client::Body>| {
-            tracing::debug_span!(
-                target: "kube_client::client",
-                "HTTP",
-                http.method = %req.method(),
-                http.url = %req.uri(),
-                http.status_code = tracing::field::Empty,
-            )
-        })
-        .on_request(|_: &http::Request<kube::client::Body>, _: &tracing::Span| {
-            tracing::debug!(target: "kube_client::client", "requesting");
-        })
-        .on_response(
-            |res: &http::Response<hyper::body::Incoming>, _: std::time::Duration, span: &tracing::Span| {
-                span.record("http.status_code", res.status().as_u16());
-            },
-        )
-        .on_body_chunk(())
-        .on_eos(())
-        .on_failure(
-            |class: ServerErrorsFailureClass, _: std::time::Duration, span: &tracing::Span| {
-                match class {
-                    ServerErrorsFailureClass::StatusCode(status) => {
-                        span.record("http.status_code", status.as_u16());
-                        tracing::error!(target: "kube_client::client", "failed with status {status}");
-                    }
-                    ServerErrorsFailureClass::Error(err) => {
-                        tracing::error!(target: "kube_client::client", "failed with error {err}");
-                    }
-                }
-            },
-        )
+    match class {
+        ServerErrorsFailureClass::StatusCode(status) => {
+            span.record("http.status_code", status.as_u16());
+            tracing::error!(target: "kube_client::client", "failed with status {status}");
+        }
+        ServerErrorsFailureClass::Error(err) => {
+            tracing::error!(target: "kube_client::client", "failed with error {err}");
+        }
+    }
 }
 
 /// webpki's verifier over the configured anchors, plus Go's rule that a presented leaf that
