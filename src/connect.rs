@@ -11,11 +11,15 @@
 //!   leaf's issuer among the anchors and finds none (`UnknownIssuer`).
 //!
 //! Go accepts both because a certificate that is itself in the root pool is a complete chain
-//! of one. [`AnchorVerifier`] does the same and nothing more: webpki first; only when it
-//! refuses and the presented leaf is byte for byte one of the configured anchors, the leaf's
-//! validity dates and its name (DNS name or IP address) are checked, and the handshake
-//! signature is still verified with the leaf's key. A certificate that is not an anchor and
-//! does not chain to one (a wrong CA) is refused as before.
+//! of one, and Go does not refuse a `CA:TRUE` leaf that an anchor signed either.
+//! [`AnchorVerifier`] does the same and nothing more: webpki first; only when it refuses and
+//! the presented leaf is byte for byte one of the configured anchors, or is a `CA:TRUE`
+//! leaf whose issuer is an anchor's subject and whose signature that anchor's key verifies,
+//! the leaf's validity dates and its name (DNS name or IP address) are checked; the
+//! handshake signature is verified with the leaf's key in every case. A certificate that is
+//! not an anchor and does not chain to one (a wrong CA) is refused as before. Not
+//! reproduced: a `CA:TRUE` leaf under an intermediate, and Go's extended-key-usage check of
+//! an anchor leaf.
 //!
 //! Everything else of kube's client stack is kept: base URI, the auth layer (token, token
 //! file, exec plugins, auth providers), client certificates (also from exec plugins),
@@ -144,6 +148,8 @@ pub struct AnchorVerifier {
     inner: Arc<WebPkiServerVerifier>,
     /// The kubeconfig's CA certificates, DER, compared byte for byte with the leaf.
     anchors: Vec<CertificateDer<'static>>,
+    /// The provider's signature algorithms, to check a CA:TRUE leaf's signature by an anchor.
+    algorithms: &'static [&'static dyn rustls::pki_types::SignatureVerificationAlgorithm],
 }
 
 impl AnchorVerifier {
@@ -162,10 +168,38 @@ impl AnchorVerifier {
                 .add(der.clone())
                 .context("the cluster's certificate-authority data holds an invalid certificate")?;
         }
+        let algorithms = provider.signature_verification_algorithms.all;
         let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider)
             .build()
             .context("cannot use the cluster's certificate-authority data")?;
-        Ok(AnchorVerifier { inner, anchors })
+        Ok(AnchorVerifier {
+            inner,
+            anchors,
+            algorithms,
+        })
+    }
+
+    /// Whether one of the anchors signed `leaf` directly: its subject is the leaf's issuer
+    /// and its key verifies the leaf's signature. For a `CA:TRUE` leaf, which webpki refuses
+    /// before it looks for an issuer and Go accepts like any other.
+    fn anchor_signed(&self, leaf: &CertificateDer<'_>) -> bool {
+        let Some(leaf) = parts(leaf.as_ref()) else {
+            return false;
+        };
+        self.anchors.iter().any(|anchor| {
+            let (Some(a), Ok(key)) = (
+                parts(anchor.as_ref()),
+                webpki::EndEntityCert::try_from(anchor),
+            ) else {
+                return false;
+            };
+            a.subject == leaf.issuer
+                && self
+                    .algorithms
+                    .iter()
+                    .filter(|alg| alg.signature_alg_id().as_ref() == leaf.signature_alg)
+                    .any(|alg| key.verify_signature(*alg, leaf.tbs, leaf.signature).is_ok())
+        })
     }
 }
 
@@ -188,11 +222,14 @@ impl ServerCertVerifier for AnchorVerifier {
             Ok(v) => return Ok(v),
             Err(e) => e,
         };
-        if !self
+        let is_anchor = self
             .anchors
             .iter()
-            .any(|a| a.as_ref() == end_entity.as_ref())
-        {
+            .any(|a| a.as_ref() == end_entity.as_ref());
+        let ca_used_as_end_entity = matches!(&refused,
+            rustls::Error::InvalidCertificate(CertificateError::Other(o))
+                if format!("{o:?}").contains("CaUsedAsEndEntity"));
+        if !is_anchor && !(ca_used_as_end_entity && self.anchor_signed(end_entity)) {
             return Err(refused);
         }
         verify_anchor_leaf(end_entity, server_name, now)?;
@@ -264,31 +301,62 @@ fn der_next(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     Some((tag, &rest[..len], &rest[len..]))
 }
 
+/// The pieces of a DER certificate that verification by hand needs (RFC 5280 §4.1).
+struct Parts<'a> {
+    /// `tbsCertificate`, header included: what the signature covers.
+    tbs: &'a [u8],
+    /// The contents of `signatureAlgorithm` (an AlgorithmIdentifier without its header).
+    signature_alg: &'a [u8],
+    signature: &'a [u8],
+    /// `issuer` and `subject`, headers included (compared byte for byte, as Go does).
+    issuer: &'a [u8],
+    subject: &'a [u8],
+    /// The contents of `validity`.
+    validity: &'a [u8],
+}
+
+/// One DER element with its header: (tag, contents, whole element, rest).
+fn der_elem(input: &[u8]) -> Option<(u8, &[u8], &[u8], &[u8])> {
+    let (tag, contents, rest) = der_next(input)?;
+    let whole = &input[..input.len() - rest.len()];
+    Some((tag, contents, whole, rest))
+}
+
+fn parts(der: &[u8]) -> Option<Parts<'_>> {
+    const SEQUENCE: u8 = 0x30;
+    const BIT_STRING: u8 = 0x03;
+    let (_, cert, _) = der_next(der).filter(|e| e.0 == SEQUENCE)?;
+    let (tag, tbs_contents, tbs, rest) = der_elem(cert)?;
+    let (alg_tag, signature_alg, rest) = der_next(rest)?;
+    let (sig_tag, bits, _) = der_next(rest)?;
+    if tag != SEQUENCE || alg_tag != SEQUENCE || sig_tag != BIT_STRING {
+        return None;
+    }
+    // A signature is a whole number of bytes: no unused bits.
+    let signature = bits.strip_prefix(&[0])?;
+    // [0] version (optional), serialNumber, signature, issuer, validity, subject.
+    let (tag, _, rest) = der_next(tbs_contents)?;
+    let mut fields = if tag == 0xa0 { der_next(rest)?.2 } else { rest };
+    fields = der_next(fields)?.2;
+    let (_, _, issuer, rest) = der_elem(fields)?;
+    let (tag, validity, rest) = der_next(rest)?;
+    let (_, _, subject, _) = der_elem(rest)?;
+    if tag != SEQUENCE {
+        return None;
+    }
+    Some(Parts {
+        tbs,
+        signature_alg,
+        signature,
+        issuer,
+        subject,
+        validity,
+    })
+}
+
 /// A certificate's `notBefore` and `notAfter` as Unix seconds (RFC 5280 §4.1.2.5).
 fn validity(der: &[u8]) -> Option<(i64, i64)> {
-    const SEQUENCE: u8 = 0x30;
-    let (tag, cert, _) = der_next(der)?;
-    if tag != SEQUENCE {
-        return None;
-    }
-    let (tag, mut tbs, _) = der_next(cert)?;
-    if tag != SEQUENCE {
-        return None;
-    }
-    // [0] version (optional), serialNumber, signature, issuer, then validity.
-    let (tag, _, rest) = der_next(tbs)?;
-    if tag == 0xa0 {
-        tbs = rest;
-        tbs = der_next(tbs)?.2;
-    } else {
-        tbs = rest;
-    }
-    tbs = der_next(tbs)?.2;
-    tbs = der_next(tbs)?.2;
-    let (tag, validity, _) = der_next(tbs)?;
-    if tag != SEQUENCE {
-        return None;
-    }
+    let validity = parts(der)?.validity;
     let (t1, before, rest) = der_next(validity)?;
     let (t2, after, _) = der_next(rest)?;
     Some((asn1_time(t1, before)?, asn1_time(t2, after)?))
@@ -456,6 +524,44 @@ mod tests {
         assert!(wrong.contains("NotValidForName"), "{wrong}");
         let ip = verify(&v, &cert, "127.0.0.1").unwrap_err();
         assert!(ip.contains("NotValidForName"), "{ip}");
+    }
+
+    /// A CA:TRUE serving certificate for localhost signed by `issuer`.
+    fn ca_leaf_signed_by(issuer: &rcgen::Issuer<'_, rcgen::KeyPair>) -> rcgen::Certificate {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.signed_by(&key, issuer).unwrap()
+    }
+
+    fn ca(name: &str) -> (rcgen::Certificate, rcgen::Issuer<'static, rcgen::KeyPair>) {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, name);
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let cert = params.self_signed(&key).unwrap();
+        (cert, rcgen::Issuer::new(params, key))
+    }
+
+    #[test]
+    fn a_ca_true_leaf_signed_by_an_anchor_is_accepted_as_go_does() {
+        let (root, issuer) = ca("cluster-ca");
+        let leaf = ca_leaf_signed_by(&issuer);
+        let v = verifier(&[&root]);
+        assert_eq!(verify(&v, &leaf, "localhost"), Ok(()));
+        let wrong = verify(&v, &leaf, "example.com").unwrap_err();
+        assert!(wrong.contains("NotValidForName"), "{wrong}");
+        // Same issuer name, another key: the signature does not verify.
+        let (_, impostor) = ca("cluster-ca");
+        let forged = ca_leaf_signed_by(&impostor);
+        let e = verify(&v, &forged, "localhost").unwrap_err();
+        assert!(e.contains("CaUsedAsEndEntity"), "{e}");
+        // Another CA altogether.
+        let (other_root, _) = ca("other-ca");
+        let e = verify(&verifier(&[&other_root]), &leaf, "localhost").unwrap_err();
+        assert!(e.contains("CaUsedAsEndEntity"), "{e}");
     }
 
     #[test]
