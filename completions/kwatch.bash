@@ -400,7 +400,7 @@ _kwatch() {
                     return 0
                     ;;
                 --cert-shape)
-                    COMPREPLY=($(compgen -W "ca self-signed pinned-leaf" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ca self-signed pinned-leaf ca-true-leaf" -- "${cur}"))
                     return 0
                     ;;
                 *)

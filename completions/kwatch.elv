@@ -91,7 +91,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --history 'Number of changes kept in the watch history before the oldest are compacted'
             cand --bookmark-interval 'Seconds between watch bookmarks (a real API server sends one about every minute)'
             cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
-            cand --cert-shape 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA)'
+            cand --cert-shape 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)'
             cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
             cand --legacy-discovery 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
             cand -h 'Print help (see more with ''--help'')'

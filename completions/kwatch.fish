@@ -103,9 +103,10 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size 
 small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
 large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
-complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA)' -r -f -a "ca\t'A CA and a serving certificate it signed'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)' -r -f -a "ca\t'A CA and a serving certificate it signed'
 self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
-pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'"
+pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'
+ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts it, webpki does not)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'

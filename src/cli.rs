@@ -411,7 +411,7 @@ pub struct SimArgs {
 
     /// The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE
     /// certificate, the kubeconfig's CA), pinned-leaf (a leaf signed by a CA the kubeconfig
-    /// does not hold, pinned as its CA).
+    /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
     #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
     pub cert_shape: crate::sim::CertShape,
 }

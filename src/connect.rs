@@ -229,7 +229,8 @@ impl ServerCertVerifier for AnchorVerifier {
         let ca_used_as_end_entity = matches!(&refused,
             rustls::Error::InvalidCertificate(CertificateError::Other(o))
                 if format!("{o:?}").contains("CaUsedAsEndEntity"));
-        if !is_anchor && !(ca_used_as_end_entity && self.anchor_signed(end_entity)) {
+        let signed_by_anchor = ca_used_as_end_entity && self.anchor_signed(end_entity);
+        if !is_anchor && !signed_by_anchor {
             return Err(refused);
         }
         verify_anchor_leaf(end_entity, server_name, now)?;
@@ -315,18 +316,17 @@ struct Parts<'a> {
     validity: &'a [u8],
 }
 
-/// One DER element with its header: (tag, contents, whole element, rest).
-fn der_elem(input: &[u8]) -> Option<(u8, &[u8], &[u8], &[u8])> {
-    let (tag, contents, rest) = der_next(input)?;
-    let whole = &input[..input.len() - rest.len()];
-    Some((tag, contents, whole, rest))
+/// The element `der_next` read from `input`, header included, given what it left (`rest`).
+fn consumed<'a>(input: &'a [u8], rest: &[u8]) -> &'a [u8] {
+    &input[..input.len() - rest.len()]
 }
 
 fn parts(der: &[u8]) -> Option<Parts<'_>> {
     const SEQUENCE: u8 = 0x30;
     const BIT_STRING: u8 = 0x03;
     let (_, cert, _) = der_next(der).filter(|e| e.0 == SEQUENCE)?;
-    let (tag, tbs_contents, tbs, rest) = der_elem(cert)?;
+    let (tag, tbs_contents, rest) = der_next(cert)?;
+    let tbs = consumed(cert, rest);
     let (alg_tag, signature_alg, rest) = der_next(rest)?;
     let (sig_tag, bits, _) = der_next(rest)?;
     if tag != SEQUENCE || alg_tag != SEQUENCE || sig_tag != BIT_STRING {
@@ -338,9 +338,11 @@ fn parts(der: &[u8]) -> Option<Parts<'_>> {
     let (tag, _, rest) = der_next(tbs_contents)?;
     let mut fields = if tag == 0xa0 { der_next(rest)?.2 } else { rest };
     fields = der_next(fields)?.2;
-    let (_, _, issuer, rest) = der_elem(fields)?;
-    let (tag, validity, rest) = der_next(rest)?;
-    let (_, _, subject, _) = der_elem(rest)?;
+    let (_, _, after_issuer) = der_next(fields)?;
+    let issuer = consumed(fields, after_issuer);
+    let (tag, validity, rest) = der_next(after_issuer)?;
+    let (_, _, after_subject) = der_next(rest)?;
+    let subject = consumed(rest, after_subject);
     if tag != SEQUENCE {
         return None;
     }

@@ -112,7 +112,7 @@ const SYNC: &[&str] = &["pods", "-o", "json", "--until-synced"];
 
 #[test]
 fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
-    for shape in ["ca", "self-signed", "pinned-leaf"] {
+    for shape in ["ca", "self-signed", "pinned-leaf", "ca-true-leaf"] {
         let sim = SimProcess::start(&["--cert-shape", shape, "--objects", "4"]);
         let kc = sim.kubeconfig.to_str().unwrap();
         let k = kubectl(

@@ -9,6 +9,7 @@
 //! | `ca` | a leaf for 127.0.0.1/localhost/kwatch-sim.test signed by the sim's CA | the CA |
 //! | `self-signed` | one self-signed `CA:TRUE` certificate (`openssl req -x509`'s default) | that certificate |
 //! | `pinned-leaf` | a leaf signed by a CA the kubeconfig does not hold | the leaf itself |
+//! | `ca-true-leaf` | a `CA:TRUE` leaf signed by the sim's CA | the CA |
 //!
 //! In every shape the sim's CA (`kwatch-sim-ca`) verifies client certificates: one it signed
 //! authenticates as its CN, with its O values as groups, as kube-apiserver's x509
@@ -31,6 +32,8 @@ pub enum CertShape {
     SelfSigned,
     /// A serving certificate signed by an unnamed CA, pinned as the kubeconfig's CA.
     PinnedLeaf,
+    /// A CA:TRUE serving certificate signed by the sim's CA (Go accepts it, webpki does not).
+    CaTrueLeaf,
 }
 
 /// The DNS name (besides `localhost`) every serving certificate carries, for
@@ -145,6 +148,16 @@ pub fn generate(shape: CertShape) -> anyhow::Result<Certs> {
                 let pem = cert.pem();
                 (vec![cert.der().clone(), other_cert.der().clone()], pem)
             }
+        }
+        CertShape::CaTrueLeaf => {
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            let cert = params
+                .signed_by(&key, &issuer)
+                .context("signing the server certificate")?;
+            (
+                vec![cert.der().clone(), ca_cert.der().clone()],
+                ca_cert.pem(),
+            )
         }
         CertShape::SelfSigned => {
             // What `openssl req -x509` makes: basicConstraints CA:TRUE, no EKU.
@@ -345,7 +358,12 @@ mod tests {
 
     #[test]
     fn every_shape_generates() {
-        for shape in [CertShape::Ca, CertShape::SelfSigned, CertShape::PinnedLeaf] {
+        for shape in [
+            CertShape::Ca,
+            CertShape::SelfSigned,
+            CertShape::PinnedLeaf,
+            CertShape::CaTrueLeaf,
+        ] {
             let c = generate(shape).unwrap();
             assert!(
                 c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"),
