@@ -215,19 +215,19 @@ pub struct ClusterArgs {
 
     /// The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig
     /// cluster's server; works with no kubeconfig at all).
-    #[arg(short = 's', long, value_name = "URL")]
+    #[arg(short = 's', long, value_name = "URL", conflicts_with = "sim")]
     pub server: Option<String>,
 
     /// Bearer token (replaces the kubeconfig user's credentials).
-    #[arg(long, value_name = "TOKEN")]
+    #[arg(long, value_name = "TOKEN", conflicts_with = "sim")]
     pub token: Option<String>,
 
     /// The kubeconfig user to use instead of the context's.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
     pub user: Option<String>,
 
     /// The kubeconfig cluster to use instead of the context's.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
     pub cluster: Option<String>,
 
     /// Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what
@@ -244,24 +244,24 @@ pub struct ClusterArgs {
     pub impersonate_uid: Option<String>,
 
     /// Do not verify the server's certificate (insecure; clears the kubeconfig's CA).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "sim")]
     pub insecure_skip_tls_verify: bool,
 
     /// CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig's).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
     pub certificate_authority: Option<PathBuf>,
 
     /// Client certificate file (PEM) for TLS client authentication.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
     pub client_certificate: Option<PathBuf>,
 
     /// Client key file (PEM) for TLS client authentication.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
     pub client_key: Option<PathBuf>,
 
     /// Server name to verify the certificate against and send as SNI (default: the
     /// server URL's host).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
     pub tls_server_name: Option<String>,
 }
 
