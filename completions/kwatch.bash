@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -L -h -V --namespace --all-namespaces --watch --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --cache-dir --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
+            opts="-n -A -l -v -o -L -s -h -V --namespace --all-namespaces --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -65,14 +65,6 @@ _kwatch() {
                     ;;
                 -n)
                     COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --all-namespaces)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
-                    return 0
-                    ;;
-                -A)
-                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --selector)
@@ -124,6 +116,54 @@ _kwatch() {
                     return 0
                     ;;
                 --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -317,7 +357,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --help"
+            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -357,6 +397,10 @@ _kwatch() {
                     ;;
                 --pod-size)
                     COMPREPLY=($(compgen -W "default small medium large" -- "${cur}"))
+                    return 0
+                    ;;
+                --cert-shape)
+                    COMPREPLY=($(compgen -W "ca self-signed pinned-leaf ca-true-leaf" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -25,8 +25,6 @@ function __fish_kwatch_using_subcommand
 end
 
 complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces (kubectl\'s --all-namespaces[=true|false] is accepted)' -r -f -a "true\t''
-false\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`' -r -F
@@ -46,6 +44,17 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory: discovery documents are read from and written to its discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache]' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig cluster\'s server; works with no kubeconfig at all)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l token -d 'Bearer token (replaces the kubeconfig user\'s credentials)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l user -d 'The kubeconfig user to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cluster -d 'The kubeconfig cluster to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as -d 'Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what that identity\'s informer would get, 403s included' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-group -d 'Act as a member of this group (Impersonate-Group; repeat for several)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-uid -d 'Act with this UID (Impersonate-Uid)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l certificate-authority -d 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig\'s)' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-certificate -d 'Client certificate file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-key -d 'Client key file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l tls-server-name -d 'Server name to verify the certificate against and send as SNI (default: the server URL\'s host)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500, and no paging when relisting at a specific resourceVersion, as client-go]' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every notification in order, client-go ≥ 1.36\'s default)' -r -f -a "delta\t''
@@ -57,8 +66,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Eac
 complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO\'s per-key coalescing becomes visible' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait\'s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
@@ -68,9 +77,10 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l no-headers -d 'Table and 
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each Updated/Replaced/Sync delta changed against the previous version kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines in the table and YAML. resourceVersion, managedFields and generation are left out'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
-complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if --timeout comes first'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
@@ -93,6 +103,10 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size 
 small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
 large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)' -r -f -a "ca\t'A CA and a serving certificate it signed'
+self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
+pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'
+ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts it, webpki does not)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'

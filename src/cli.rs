@@ -281,6 +281,57 @@ pub struct ClusterArgs {
     /// discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].
     #[arg(long, value_name = "DIR", env = "KUBECACHEDIR")]
     pub cache_dir: Option<PathBuf>,
+
+    /// The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig
+    /// cluster's server; works with no kubeconfig at all).
+    #[arg(short = 's', long, value_name = "URL", conflicts_with = "sim")]
+    pub server: Option<String>,
+
+    /// Bearer token (replaces the kubeconfig user's credentials).
+    #[arg(long, value_name = "TOKEN", conflicts_with = "sim")]
+    pub token: Option<String>,
+
+    /// The kubeconfig user to use instead of the context's.
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    pub user: Option<String>,
+
+    /// The kubeconfig cluster to use instead of the context's.
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    pub cluster: Option<String>,
+
+    /// Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what
+    /// that identity's informer would get, 403s included.
+    #[arg(long = "as", value_name = "USER")]
+    pub impersonate: Option<String>,
+
+    /// Act as a member of this group (Impersonate-Group; repeat for several).
+    #[arg(long = "as-group", value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
+
+    /// Act with this UID (Impersonate-Uid).
+    #[arg(long = "as-uid", value_name = "UID")]
+    pub impersonate_uid: Option<String>,
+
+    /// Do not verify the server's certificate (insecure; clears the kubeconfig's CA).
+    #[arg(long, conflicts_with = "sim")]
+    pub insecure_skip_tls_verify: bool,
+
+    /// CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig's).
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    pub certificate_authority: Option<PathBuf>,
+
+    /// Client certificate file (PEM) for TLS client authentication.
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    pub client_certificate: Option<PathBuf>,
+
+    /// Client key file (PEM) for TLS client authentication.
+    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    pub client_key: Option<PathBuf>,
+
+    /// Server name to verify the certificate against and send as SNI (default: the
+    /// server URL's host).
+    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    pub tls_server_name: Option<String>,
 }
 
 /// How the reflector lists and watches.
@@ -428,6 +479,12 @@ pub struct SimArgs {
     /// large (~12 KB), for benchmarks.
     #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
     pub pod_size: crate::sim::PodSize,
+
+    /// The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE
+    /// certificate, the kubeconfig's CA), pinned-leaf (a leaf signed by a CA the kubeconfig
+    /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
+    #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
+    pub cert_shape: crate::sim::CertShape,
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::{ColorChoice, FifoKind, OutputArgs, StopArgs, WatchArgs};
+use crate::cli::{ClusterArgs, ColorChoice, FifoKind, OutputArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
 use crate::reflector::{ReflectorConfig, WatchListMode};
@@ -79,17 +79,173 @@ pub fn printer_options(o: &OutputArgs) -> output::Options {
     }
 }
 
-/// Reads the kubeconfig the way kubectl does: `--kubeconfig`, else `$KUBECONFIG` (several
-/// files merged), else `~/.kube/config`.
+/// Reads the kubeconfig the way kubectl does: `--kubeconfig` (which must exist), else the
+/// files `$KUBECONFIG` lists (merged; missing ones skipped, as kubectl skips them), else
+/// `~/.kube/config` if it exists. No file at all is an empty kubeconfig: the flags
+/// (`--server`, `--token`, …) may be all there is.
 pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
-    match path {
-        Some(p) => Kubeconfig::read_from(p)
-            .with_context(|| format!("cannot load kubeconfig {}", p.display())),
-        None => Kubeconfig::read().context(
-            "cannot load a kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, \
-             or try the built-in cluster with --sim",
-        ),
+    if let Some(p) = path {
+        return Kubeconfig::read_from(p)
+            .with_context(|| format!("cannot load kubeconfig {}", p.display()));
     }
+    let files: Vec<std::path::PathBuf> = match std::env::var_os("KUBECONFIG") {
+        Some(list) if !list.is_empty() => std::env::split_paths(&list)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect(),
+        _ => std::env::home_dir()
+            .map(|h| h.join(".kube").join("config"))
+            .into_iter()
+            .collect(),
+    };
+    let mut merged = Kubeconfig::default();
+    for file in files.iter().filter(|f| f.exists()) {
+        let kc = Kubeconfig::read_from(file)
+            .with_context(|| format!("cannot load kubeconfig {}", file.display()))?;
+        merged = merged
+            .merge(kc)
+            .with_context(|| format!("cannot merge kubeconfig {}", file.display()))?;
+    }
+    Ok(merged)
+}
+
+/// The name of the one context, cluster and user of [`effective_kubeconfig`]'s result.
+const EFFECTIVE: &str = "kwatch";
+
+/// The kubeconfig entries `context` (`None`: the current context) resolves to, with the
+/// flags applied as kubectl's clientcmd applies its overrides, as a kubeconfig holding just
+/// those entries:
+///
+/// - `--cluster`/`--user` pick other entries than the context's;
+/// - `--server` replaces the cluster's server, and then `tls-server-name` is the flag's
+///   value or none (a kubeconfig's name for another server would be wrong);
+/// - `--certificate-authority` or `--insecure-skip-tls-verify` replaces all three of the
+///   cluster's CA file, CA data and skip flag;
+/// - `--token` replaces the user's other credentials (token file, exec plugin, auth
+///   provider, basic auth), as client-go's bearer token wins over them; a client
+///   certificate is still presented;
+/// - `--client-certificate`/`--client-key` replace the user's (file or data);
+/// - `--as`, `--as-group`, `--as-uid` replace the user's impersonation.
+pub fn effective_kubeconfig(
+    kc: &Kubeconfig,
+    context: Option<&str>,
+    a: &ClusterArgs,
+) -> Result<Kubeconfig> {
+    use kube::config::{AuthInfo, Cluster as KcCluster, Context as KcContext};
+    use kube::config::{NamedAuthInfo, NamedCluster, NamedContext};
+    let context_name = context
+        .map(str::to_owned)
+        .or_else(|| kc.current_context.clone().filter(|c| !c.is_empty()));
+    let ctx: Option<KcContext> = match &context_name {
+        Some(name) => match kc.contexts.iter().find(|c| &c.name == name) {
+            Some(c) => c.context.clone(),
+            None => anyhow::bail!(
+                "context {name:?} does not exist in the kubeconfig (see `kubectl config \
+                 get-contexts`)"
+            ),
+        },
+        None => None,
+    };
+    let cluster_name = a
+        .cluster
+        .clone()
+        .or_else(|| ctx.as_ref().map(|c| c.cluster.clone()))
+        .filter(|c| !c.is_empty());
+    let mut cluster = match &cluster_name {
+        Some(name) => match kc.clusters.iter().find(|c| &c.name == name) {
+            Some(c) => c.cluster.clone().unwrap_or_default(),
+            None if a.cluster.is_some() || a.server.is_none() => anyhow::bail!(
+                "cluster {name:?} does not exist in the kubeconfig (see `kubectl config \
+                 get-clusters`)"
+            ),
+            None => KcCluster::default(),
+        },
+        None => KcCluster::default(),
+    };
+    if let Some(server) = &a.server {
+        cluster.server = Some(server.clone());
+    }
+    if a.insecure_skip_tls_verify || a.certificate_authority.is_some() {
+        cluster.insecure_skip_tls_verify = Some(a.insecure_skip_tls_verify);
+        cluster.certificate_authority = a
+            .certificate_authority
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned());
+        cluster.certificate_authority_data = None;
+    }
+    if a.tls_server_name.is_some() || a.server.is_some() {
+        cluster.tls_server_name = a.tls_server_name.clone();
+    }
+    if cluster.server.as_deref().is_none_or(str::is_empty) {
+        anyhow::bail!(
+            "no cluster to connect to: pass --kubeconfig FILE, set KUBECONFIG, pass --server \
+             URL, or try the built-in cluster with --sim"
+        );
+    }
+    let user_name = a
+        .user
+        .clone()
+        .or_else(|| ctx.as_ref().and_then(|c| c.user.clone()))
+        .filter(|u| !u.is_empty());
+    let mut user = match &user_name {
+        Some(name) => match kc.auth_infos.iter().find(|u| &u.name == name) {
+            Some(u) => u.auth_info.clone().unwrap_or_default(),
+            None if a.user.is_some() => anyhow::bail!(
+                "user {name:?} does not exist in the kubeconfig (see `kubectl config \
+                 get-users`)"
+            ),
+            None => AuthInfo::default(),
+        },
+        None => AuthInfo::default(),
+    };
+    if let Some(token) = &a.token {
+        user.token = Some(token.clone().into());
+        user.token_file = None;
+        user.exec = None;
+        user.auth_provider = None;
+        user.username = None;
+        user.password = None;
+    }
+    if let Some(cert) = &a.client_certificate {
+        user.client_certificate = Some(cert.to_string_lossy().into_owned());
+        user.client_certificate_data = None;
+    }
+    if let Some(key) = &a.client_key {
+        user.client_key = Some(key.to_string_lossy().into_owned());
+        user.client_key_data = None;
+    }
+    if let Some(who) = &a.impersonate {
+        user.impersonate = Some(who.clone());
+    }
+    if !a.impersonate_groups.is_empty() {
+        user.impersonate_groups = Some(a.impersonate_groups.clone());
+    }
+    if let Some(uid) = &a.impersonate_uid {
+        user.impersonate_uid = Some(uid.clone());
+    }
+    Ok(Kubeconfig {
+        clusters: vec![NamedCluster {
+            name: EFFECTIVE.to_owned(),
+            cluster: Some(cluster),
+            ..NamedCluster::default()
+        }],
+        auth_infos: vec![NamedAuthInfo {
+            name: EFFECTIVE.to_owned(),
+            auth_info: Some(user),
+            ..NamedAuthInfo::default()
+        }],
+        contexts: vec![NamedContext {
+            name: EFFECTIVE.to_owned(),
+            context: Some(KcContext {
+                cluster: EFFECTIVE.to_owned(),
+                user: Some(EFFECTIVE.to_owned()),
+                namespace: ctx.and_then(|c| c.namespace),
+                ..KcContext::default()
+            }),
+            ..NamedContext::default()
+        }],
+        current_context: Some(EFFECTIVE.to_owned()),
+        ..Kubeconfig::default()
+    })
 }
 
 impl Config {
@@ -121,11 +277,9 @@ impl Config {
         };
         let mut clusters = Vec::new();
         for context in contexts {
-            let opts = KubeConfigOptions {
-                context: context.clone(),
-                ..KubeConfigOptions::default()
-            };
-            let mut kube = kube::Config::from_custom_kubeconfig(kc.clone(), &opts)
+            let effective = effective_kubeconfig(&kc, context.as_deref(), &args.cluster)?;
+            let opts = KubeConfigOptions::default();
+            let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
                 .await
                 .with_context(|| match &context {
                     Some(c) => format!("invalid kubeconfig for context {c:?}"),
@@ -142,9 +296,11 @@ impl Config {
             let namespace = if args.all_namespaces {
                 None
             } else {
+                // `-n ''` (an unset $NS in a script) is the context's namespace, as kubectl.
                 Some(
                     args.namespace
                         .clone()
+                        .filter(|n| !n.is_empty())
                         .unwrap_or_else(|| kube.default_namespace.clone()),
                 )
             };
@@ -215,5 +371,171 @@ impl Config {
             stats: args.stats,
             progress,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    const KC: &str = "
+apiVersion: v1
+kind: Config
+current-context: a
+clusters:
+- name: one
+  cluster:
+    server: https://one:6443
+    certificate-authority-data: Q0E=
+    tls-server-name: one.internal
+- name: two
+  cluster:
+    server: https://two:6443
+users:
+- name: alice
+  user:
+    token: alice-token
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+- name: bob
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: get-token
+contexts:
+- name: a
+  context: {cluster: one, user: alice, namespace: team-a}
+- name: b
+  context: {cluster: two, user: bob}
+";
+
+    fn effective(flags: &[&str], context: Option<&str>) -> Result<Kubeconfig> {
+        let mut argv = vec!["kwatch", "pods"];
+        argv.extend_from_slice(flags);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let kc = Kubeconfig::from_yaml(KC).unwrap();
+        effective_kubeconfig(&kc, context, &cli.watch.cluster)
+    }
+
+    fn cluster(k: &Kubeconfig) -> kube::config::Cluster {
+        k.clusters[0].cluster.clone().unwrap()
+    }
+
+    fn user(k: &Kubeconfig) -> kube::config::AuthInfo {
+        k.auth_infos[0].auth_info.clone().unwrap()
+    }
+
+    #[test]
+    fn no_flags_keep_the_contexts_entries() {
+        let k = effective(&[], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.server.as_deref(), Some("https://one:6443"));
+        assert_eq!(c.tls_server_name.as_deref(), Some("one.internal"));
+        assert!(user(&k).token.is_some());
+        let ctx = k.contexts[0].context.clone().unwrap();
+        assert_eq!(ctx.namespace.as_deref(), Some("team-a"));
+        let b = effective(&[], Some("b")).unwrap();
+        assert_eq!(cluster(&b).server.as_deref(), Some("https://two:6443"));
+        assert!(user(&b).exec.is_some());
+    }
+
+    #[test]
+    fn server_replaces_the_server_and_the_kubeconfigs_tls_server_name() {
+        let k = effective(&["-s", "https://other:443"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.server.as_deref(), Some("https://other:443"));
+        assert_eq!(c.tls_server_name, None);
+        assert_eq!(c.certificate_authority_data.as_deref(), Some("Q0E="));
+        let k = effective(&["-s", "https://x", "--tls-server-name", "n"], None).unwrap();
+        assert_eq!(cluster(&k).tls_server_name.as_deref(), Some("n"));
+    }
+
+    #[test]
+    fn a_ca_flag_or_insecure_replaces_all_the_clusters_ca_settings() {
+        let k = effective(&["--certificate-authority", "/ca.pem"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.certificate_authority.as_deref(), Some("/ca.pem"));
+        assert_eq!(c.certificate_authority_data, None);
+        assert_eq!(c.insecure_skip_tls_verify, Some(false));
+        let k = effective(&["--insecure-skip-tls-verify"], None).unwrap();
+        let c = cluster(&k);
+        assert_eq!(c.certificate_authority_data, None);
+        assert_eq!(c.insecure_skip_tls_verify, Some(true));
+    }
+
+    #[test]
+    fn token_replaces_other_credentials_but_not_the_client_certificate() {
+        let k = effective(&["--token", "t"], Some("b")).unwrap();
+        let u = user(&k);
+        assert!(u.exec.is_none());
+        assert!(u.token.is_some());
+        let k = effective(&["--token", "t"], None).unwrap();
+        assert!(user(&k).client_certificate_data.is_some());
+        let k = effective(&["--client-certificate", "/c", "--client-key", "/k"], None).unwrap();
+        let u = user(&k);
+        assert_eq!(u.client_certificate.as_deref(), Some("/c"));
+        assert_eq!(u.client_certificate_data, None);
+        assert_eq!(u.client_key.as_deref(), Some("/k"));
+        assert!(u.client_key_data.is_none());
+    }
+
+    #[test]
+    fn user_cluster_and_impersonation_flags() {
+        let k = effective(&["--user", "bob", "--cluster", "two"], None).unwrap();
+        assert!(user(&k).exec.is_some());
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://two:6443"));
+        let k = effective(
+            &[
+                "--as",
+                "u",
+                "--as-group",
+                "g1",
+                "--as-group",
+                "g2",
+                "--as-uid",
+                "7",
+            ],
+            None,
+        )
+        .unwrap();
+        let u = user(&k);
+        assert_eq!(u.impersonate.as_deref(), Some("u"));
+        assert_eq!(u.impersonate_groups, Some(vec!["g1".into(), "g2".into()]));
+        assert_eq!(u.impersonate_uid.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn missing_entries_are_errors_naming_them() {
+        for (flags, ctx, want) in [
+            (
+                &["--user", "carol"][..],
+                None,
+                "user \"carol\" does not exist",
+            ),
+            (
+                &["--cluster", "three"][..],
+                None,
+                "cluster \"three\" does not exist",
+            ),
+            (&[][..], Some("c"), "context \"c\" does not exist"),
+        ] {
+            let e = effective(flags, ctx).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_empty_kubeconfig_needs_a_server() {
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let e = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--server"), "{e}");
+        let cli =
+            crate::cli::Cli::try_parse_from(["kwatch", "pods", "-s", "https://h", "--token", "t"])
+                .unwrap();
+        let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster).unwrap();
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://h"));
     }
 }

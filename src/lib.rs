@@ -7,6 +7,7 @@
 //! ```
 pub mod cli;
 pub mod config;
+pub mod connect;
 pub mod delta;
 pub mod discovery;
 pub mod exit;

@@ -204,7 +204,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
-        let client = kube::Client::try_from(c.kube.clone()).context("cannot build the client")?;
+        let client = crate::connect::client(&c.kube)?;
         let server = crate::discovery::Server {
             client: client.clone(),
             request_timeout: cfg.request_timeout,

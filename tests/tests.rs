@@ -4,6 +4,7 @@
 mod util;
 
 mod chaos;
+mod connect;
 mod discovery;
 mod failures;
 mod faults;

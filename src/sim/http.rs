@@ -24,7 +24,7 @@ use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
 use super::storage::{make_key, now_rfc3339, selectable_fields, sort_keys, ListQuery, Obj};
-use super::{control, discovery, table, watch, App};
+use super::{auth, control, discovery, table, watch, App};
 
 /// Query parameters (the last value of a repeated key wins).
 pub type Params = HashMap<String, String>;
@@ -49,10 +49,24 @@ pub struct Target {
 /// Entry point of every request.
 pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     let path = req.uri().path().to_string();
-    if app.auth && !authorized(&app, req.headers()) {
-        return Status::unauthorized().response();
-    }
+    let who = if app.auth {
+        let peer = req.extensions().get::<Arc<auth::PeerCert>>();
+        match auth::authenticate(&app.token, req.headers(), peer.map(|p| p.as_ref())) {
+            Ok(who) => who,
+            Err(resp) => return *resp,
+        }
+    } else {
+        auth::Identity::admin()
+    };
     if let Some(rest) = path.strip_prefix("/_sim/") {
+        if !who.is_master() {
+            let reason = format!(
+                "User {:?} cannot {} path {path:?}",
+                who.user,
+                req.method().as_str().to_lowercase()
+            );
+            return auth::forbidden("", "", None, &reason);
+        }
         return control::handle(&app, req.method().clone(), rest, req).await;
     }
     if let Some(st) = app
@@ -79,6 +93,18 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     let Some(target) = resolve(group, version, rest) else {
         return Status::unknown_resource().response();
     };
+    let watching = params.get("watch").is_some_and(|w| w == "1" || w == "true");
+    let asked = auth::Request {
+        verb: auth::verb(req.method(), target.name.is_some(), watching),
+        group,
+        resource: RESOURCES[target.res].plural,
+        subresource: target.subresource.as_deref(),
+        namespace: target.namespace.as_deref(),
+        name: target.name.as_deref(),
+    };
+    if let Err(resp) = auth::authorize(&who, &asked) {
+        return *resp;
+    }
     let accept = accept_kind(req.headers());
     let method = req.method().clone();
     let headers = req.headers().clone();
@@ -135,14 +161,6 @@ async fn indent(resp: Response) -> Response {
     let mut resp = Response::from_parts(parts, Body::from(out));
     resp.headers_mut().remove(header::CONTENT_LENGTH);
     resp
-}
-
-fn authorized(app: &App, headers: &HeaderMap) -> bool {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| t.trim() == app.token)
 }
 
 fn resolve(group: &str, version: &str, rest: &[&str]) -> Option<Target> {

@@ -17,6 +17,7 @@
 //! churn / chaos tasks ─ write the storage and flip fault switches
 //! ```
 
+mod auth;
 mod bench;
 mod churn;
 mod control;
@@ -40,7 +41,9 @@ use anyhow::Context;
 use rand::Rng;
 
 use crate::cli::SimArgs;
+pub use auth::{LISTER, NOBODY, WATCHER};
 pub use bench::PodSize;
+pub use tls::CertShape;
 
 /// What the simulated cluster does on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -76,6 +79,8 @@ pub struct SimOptions {
     pub pod_size: PodSize,
     /// Serve no aggregated discovery (`--legacy-discovery`).
     pub legacy_discovery: bool,
+    /// The serving certificate's shape (`--cert-shape`).
+    pub cert_shape: CertShape,
 }
 
 impl Default for SimOptions {
@@ -93,6 +98,7 @@ impl Default for SimOptions {
             log_faults: false,
             pod_size: PodSize::Default,
             legacy_discovery: false,
+            cert_shape: CertShape::Ca,
         }
     }
 }
@@ -112,6 +118,7 @@ impl From<SimArgs> for SimOptions {
             log_faults: true,
             pod_size: a.pod_size,
             legacy_discovery: a.legacy_discovery,
+            cert_shape: a.cert_shape,
         }
     }
 }
@@ -181,6 +188,7 @@ fn serve(
         Some(config) => {
             let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config.clone())
                 .acceptor(NoDelayAcceptor::new());
+            let acceptor = tls::PeerCertAcceptor(acceptor);
             tokio::spawn(srv.acceptor(acceptor).serve(service))
         }
     };
@@ -242,6 +250,8 @@ pub struct SimServer {
     url: String,
     token: String,
     ca_pem: Option<String>,
+    /// `None` over plain HTTP.
+    certs: Option<Arc<tls::Certs>>,
     serving: Arc<std::sync::Mutex<Option<Serving>>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     app: Arc<App>,
@@ -306,17 +316,19 @@ impl SimServer {
                 control::log_request,
             ))
             .with_state(app.clone());
-        let (tls, url, ca_pem) = if opts.insecure_http {
+        let (tls, url, certs) = if opts.insecure_http {
             (None, format!("http://127.0.0.1:{port}"), None)
         } else {
-            let certs = tls::generate()?;
-            let config = axum_server::tls_rustls::RustlsConfig::from_config(certs.server_config);
+            let certs = tls::generate(opts.cert_shape)?;
+            let config =
+                axum_server::tls_rustls::RustlsConfig::from_config(certs.server_config.clone());
             (
                 Some(config),
                 format!("https://127.0.0.1:{port}"),
-                Some(certs.ca_pem),
+                Some(Arc::new(certs)),
             )
         };
+        let ca_pem = certs.as_ref().map(|c| c.ca_pem.clone());
         let serving = Arc::new(std::sync::Mutex::new(Some(serve(
             listener,
             &router,
@@ -338,6 +350,7 @@ impl SimServer {
             url,
             token,
             ca_pem,
+            certs,
             serving,
             tasks,
             app,
@@ -354,14 +367,28 @@ impl SimServer {
         &self.token
     }
 
-    /// PEM of the CA that signed the serving certificate (`None` over plain HTTP).
+    /// The kubeconfig's `certificate-authority-data` (PEM): the CA that signed the serving
+    /// certificate, or with another `--cert-shape` the certificate itself (`None` over plain
+    /// HTTP).
     pub fn ca_pem(&self) -> Option<&str> {
         self.ca_pem.as_deref()
     }
 
     /// A kubeconfig for this server (context, cluster and user `kwatch-sim`).
     pub fn kubeconfig_yaml(&self) -> String {
-        tls::kubeconfig_yaml(&self.url, &self.token, self.ca_pem())
+        tls::kubeconfig_yaml(
+            &self.url,
+            &self.token,
+            self.ca_pem(),
+            self.certs.as_ref().map(|c| &c.client),
+        )
+    }
+
+    /// A client certificate and key (PEM) signed by the sim's CA, authenticating as `user`
+    /// in `group` (`None` over plain HTTP).
+    pub fn client_cert(&self, user: &str, group: Option<&str>) -> Option<(String, String)> {
+        let certs = self.certs.as_ref()?;
+        certs.client_cert(user, group).ok().map(|p| (p.cert, p.key))
     }
 
     /// Writes [`SimServer::kubeconfig_yaml`] to `path` with mode 0600.

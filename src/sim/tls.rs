@@ -1,26 +1,97 @@
-//! The certificates generated at start (a CA and a serving certificate for `127.0.0.1` and
-//! `localhost`) and the kubeconfig that carries the CA and the bearer token.
+//! The certificates generated at start and the kubeconfig that carries the CA, the bearer
+//! token and a client certificate.
+//!
+//! The serving certificate comes in the shapes users' clusters have (`--cert-shape`), each
+//! with the certificate the kubeconfig names as `certificate-authority-data`:
+//!
+//! | shape | served | kubeconfig CA |
+//! |---|---|---|
+//! | `ca` | a leaf for 127.0.0.1/localhost/kwatch-sim.test signed by the sim's CA | the CA |
+//! | `self-signed` | one self-signed `CA:TRUE` certificate (`openssl req -x509`'s default) | that certificate |
+//! | `pinned-leaf` | a leaf signed by a CA the kubeconfig does not hold | the leaf itself |
+//! | `ca-true-leaf` | a `CA:TRUE` leaf signed by the sim's CA | the CA |
+//!
+//! In every shape the sim's CA (`kwatch-sim-ca`) verifies client certificates: one it signed
+//! authenticates as its CN, with its O values as groups, as kube-apiserver's x509
+//! authenticator does.
 
 use std::sync::Arc;
 
+use super::auth::PeerCert;
 use anyhow::Context;
 use base64::Engine;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose, SanType};
 
-/// A generated CA and the serving certificate it signed.
-pub struct Certs {
-    pub ca_pem: String,
-    pub server_config: Arc<rustls::ServerConfig>,
+/// The shape of the serving certificate (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum CertShape {
+    /// A CA and a serving certificate it signed.
+    #[default]
+    Ca,
+    /// A self-signed CA:TRUE serving certificate, named as the kubeconfig's CA.
+    SelfSigned,
+    /// A serving certificate signed by an unnamed CA, pinned as the kubeconfig's CA.
+    PinnedLeaf,
+    /// A CA:TRUE serving certificate signed by the sim's CA (Go accepts it, webpki does not).
+    CaTrueLeaf,
 }
 
-/// Generates the CA and the serving certificate and builds the rustls config (ring provider,
-/// ALPN h2 and http/1.1).
-pub fn generate() -> anyhow::Result<Certs> {
+/// The DNS name (besides `localhost`) every serving certificate carries, for
+/// `tls-server-name` tests.
+pub const EXTRA_DNS_NAME: &str = "kwatch-sim.test";
+
+/// The identity of the kubeconfig's client-certificate user (`kwatch-sim-cert`).
+pub const CERT_USER: &str = "kwatch-sim-cert";
+pub const CERT_GROUP: &str = "system:masters";
+
+/// A generated certificate and its key, PEM.
+#[derive(Debug, Clone)]
+pub struct Pem {
+    pub cert: String,
+    pub key: String,
+}
+
+/// Everything TLS the simulator serves with and writes into its kubeconfig.
+pub struct Certs {
+    /// The kubeconfig's `certificate-authority-data` (PEM), per the shape.
+    pub ca_pem: String,
+    pub server_config: Arc<rustls::ServerConfig>,
+    /// The kubeconfig's client certificate (CN [`CERT_USER`], O [`CERT_GROUP`]).
+    pub client: Pem,
+    /// The sim's CA, which signs client certificates.
+    issuer: rcgen::Issuer<'static, KeyPair>,
+}
+
+impl Certs {
+    /// A client certificate signed by the sim's CA: CN `user`, O `group` (rcgen keeps one
+    /// value per attribute type, so one group).
+    pub fn client_cert(&self, user: &str, group: Option<&str>) -> anyhow::Result<Pem> {
+        let key = KeyPair::generate().context("generating a client key")?;
+        let mut params = CertificateParams::new(Vec::<String>::new())?;
+        params.distinguished_name.push(DnType::CommonName, user);
+        if let Some(g) = group {
+            params.distinguished_name.push(DnType::OrganizationName, g);
+        }
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let cert = params
+            .signed_by(&key, &self.issuer)
+            .context("signing a client certificate")?;
+        Ok(Pem {
+            cert: cert.pem(),
+            key: key.serialize_pem(),
+        })
+    }
+}
+
+/// A CA certificate and its issuer.
+fn new_ca(name: &str) -> anyhow::Result<(rcgen::Certificate, rcgen::Issuer<'static, KeyPair>)> {
     let ca_key = KeyPair::generate().context("generating the CA key")?;
     let mut ca_params = CertificateParams::new(Vec::<String>::new())?;
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "kwatch-sim-ca");
+    ca_params.distinguished_name.push(DnType::CommonName, name);
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     ca_params.key_usages = vec![
         KeyUsagePurpose::KeyCertSign,
@@ -30,10 +101,13 @@ pub fn generate() -> anyhow::Result<Certs> {
     let ca_cert = ca_params
         .self_signed(&ca_key)
         .context("self-signing the CA")?;
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    Ok((ca_cert, rcgen::Issuer::new(ca_params, ca_key)))
+}
 
-    let key = KeyPair::generate().context("generating the server key")?;
-    let mut params = CertificateParams::new(vec!["localhost".to_string()])?;
+/// Serving-certificate parameters: 127.0.0.1, localhost and [`EXTRA_DNS_NAME`].
+fn server_params() -> anyhow::Result<CertificateParams> {
+    let mut params =
+        CertificateParams::new(vec!["localhost".to_string(), EXTRA_DNS_NAME.to_string()])?;
     params
         .subject_alt_names
         .push(SanType::IpAddress(std::net::IpAddr::V4(
@@ -42,40 +116,197 @@ pub fn generate() -> anyhow::Result<Certs> {
     params
         .distinguished_name
         .push(DnType::CommonName, "kwatch-sim");
-    params.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
-        KeyUsagePurpose::KeyEncipherment,
-    ];
-    params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
-    let cert = params
-        .signed_by(&key, &issuer)
-        .context("signing the server certificate")?;
+    Ok(params)
+}
+
+/// Generates the certificates of `shape` and builds the rustls config (ring provider, ALPN
+/// h2 and http/1.1, client certificates optional and verified against the sim's CA).
+pub fn generate(shape: CertShape) -> anyhow::Result<Certs> {
+    let (ca_cert, issuer) = new_ca("kwatch-sim-ca")?;
+    let key = KeyPair::generate().context("generating the server key")?;
+    let mut params = server_params()?;
+    let (chain, ca_pem) = match shape {
+        CertShape::Ca | CertShape::PinnedLeaf => {
+            params.key_usages = vec![
+                KeyUsagePurpose::DigitalSignature,
+                KeyUsagePurpose::KeyEncipherment,
+            ];
+            params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ServerAuth];
+            if shape == CertShape::Ca {
+                let cert = params
+                    .signed_by(&key, &issuer)
+                    .context("signing the server certificate")?;
+                (
+                    vec![cert.der().clone(), ca_cert.der().clone()],
+                    ca_cert.pem(),
+                )
+            } else {
+                let (other_cert, other) = new_ca("kwatch-sim-unnamed-ca")?;
+                let cert = params
+                    .signed_by(&key, &other)
+                    .context("signing the server certificate")?;
+                let pem = cert.pem();
+                (vec![cert.der().clone(), other_cert.der().clone()], pem)
+            }
+        }
+        CertShape::CaTrueLeaf => {
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            let cert = params
+                .signed_by(&key, &issuer)
+                .context("signing the server certificate")?;
+            (
+                vec![cert.der().clone(), ca_cert.der().clone()],
+                ca_cert.pem(),
+            )
+        }
+        CertShape::SelfSigned => {
+            // What `openssl req -x509` makes: basicConstraints CA:TRUE, no EKU.
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            let cert = params
+                .self_signed(&key)
+                .context("self-signing the server certificate")?;
+            let pem = cert.pem();
+            (vec![cert.der().clone()], pem)
+        }
+    };
 
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let chain = vec![cert.der().clone(), ca_cert.der().clone()];
+    let mut client_roots = rustls::RootCertStore::empty();
+    client_roots
+        .add(ca_cert.der().clone())
+        .context("client CA")?;
+    let client_verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(client_roots),
+        provider.clone(),
+    )
+    .allow_unauthenticated()
+    .build()
+    .context("client certificate verifier")?;
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der())
         .map_err(|e| anyhow::anyhow!("server key: {e}"))?;
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .context("TLS protocol versions")?
-        .with_no_client_auth()
+        .with_client_cert_verifier(client_verifier)
         .with_single_cert(chain, key_der)
         .context("TLS server config")?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Ok(Certs {
-        ca_pem: ca_cert.pem(),
+    let mut certs = Certs {
+        ca_pem,
         server_config: Arc::new(config),
-    })
+        client: Pem {
+            cert: String::new(),
+            key: String::new(),
+        },
+        issuer,
+    };
+    certs.client = certs.client_cert(CERT_USER, Some(CERT_GROUP))?;
+    Ok(certs)
 }
 
-/// A kubeconfig with context, cluster and user all named `kwatch-sim`, namespace `default`.
-pub fn kubeconfig_yaml(url: &str, token: &str, ca_pem: Option<&str>) -> String {
+/// The rustls acceptor (with TCP_NODELAY) plus, after the handshake, the client certificate
+/// the connection presented (already verified against the sim's CA) put into each request's
+/// extensions as an `Arc<PeerCert>`.
+#[derive(Clone)]
+pub struct PeerCertAcceptor(
+    pub axum_server::tls_rustls::RustlsAcceptor<axum_server::accept::NoDelayAcceptor>,
+);
+
+type Accepted<S> = std::io::Result<(
+    tokio_rustls::server::TlsStream<tokio::net::TcpStream>,
+    WithPeer<S>,
+)>;
+
+impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> for PeerCertAcceptor {
+    type Stream = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Service = WithPeer<S>;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Accepted<S>> + Send>>;
+
+    fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {
+        let handshake = self.0.accept(stream, service);
+        Box::pin(async move {
+            let (tls, service) = handshake.await?;
+            let peer = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|chain| chain.first())
+                .and_then(|c| PeerCert::from_der(c))
+                .map(Arc::new);
+            Ok((
+                tls,
+                WithPeer {
+                    inner: service,
+                    peer,
+                },
+            ))
+        })
+    }
+}
+
+/// A connection's service that adds the connection's client certificate to each request.
+#[derive(Clone)]
+pub struct WithPeer<S> {
+    inner: S,
+    peer: Option<Arc<PeerCert>>,
+}
+
+impl<S, B> tower::Service<axum::http::Request<B>> for WithPeer<S>
+where
+    S: tower::Service<axum::http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
+        if let Some(p) = &self.peer {
+            req.extensions_mut().insert(p.clone());
+        }
+        self.inner.call(req)
+    }
+}
+
+/// A kubeconfig with context, cluster and user all named `kwatch-sim` (the bearer token,
+/// the current context) and a context and user `kwatch-sim-cert` (the client certificate),
+/// namespace `default`.
+pub fn kubeconfig_yaml(
+    url: &str,
+    token: &str,
+    ca_pem: Option<&str>,
+    client: Option<&Pem>,
+) -> String {
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
     let ca_line = match ca_pem {
-        Some(pem) => format!(
-            "    certificate-authority-data: {}\n",
-            base64::engine::general_purpose::STANDARD.encode(pem)
-        ),
+        Some(pem) => format!("    certificate-authority-data: {}\n", b64(pem)),
         None => String::new(),
+    };
+    let (cert_user, cert_context) = match client {
+        Some(c) => (
+            format!(
+                "- name: {CERT_USER}\n\
+                 \x20 user:\n\
+                 \x20   client-certificate-data: {}\n\
+                 \x20   client-key-data: {}\n",
+                b64(&c.cert),
+                b64(&c.key)
+            ),
+            format!(
+                "- name: {CERT_USER}\n\
+                 \x20 context:\n\
+                 \x20   cluster: kwatch-sim\n\
+                 \x20   user: {CERT_USER}\n\
+                 \x20   namespace: default\n"
+            ),
+        ),
+        None => (String::new(), String::new()),
     };
     format!(
         "apiVersion: v1\n\
@@ -89,12 +320,14 @@ pub fn kubeconfig_yaml(url: &str, token: &str, ca_pem: Option<&str>) -> String {
          - name: kwatch-sim\n\
          \x20 user:\n\
          \x20   token: {token}\n\
+         {cert_user}\
          contexts:\n\
          - name: kwatch-sim\n\
          \x20 context:\n\
          \x20   cluster: kwatch-sim\n\
          \x20   user: kwatch-sim\n\
          \x20   namespace: default\n\
+         {cert_context}\
          current-context: kwatch-sim\n"
     )
 }
@@ -105,13 +338,38 @@ mod tests {
 
     #[test]
     fn generates_certs_and_kubeconfig() {
-        let c = generate().unwrap();
+        let c = generate(CertShape::Ca).unwrap();
         assert!(c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
-        let y = kubeconfig_yaml("https://127.0.0.1:1", "tok", Some(&c.ca_pem));
+        let y = kubeconfig_yaml(
+            "https://127.0.0.1:1",
+            "tok",
+            Some(&c.ca_pem),
+            Some(&c.client),
+        );
         let v: serde_yaml::Value = serde_yaml::from_str(&y).unwrap();
         assert_eq!(v["clusters"][0]["cluster"]["server"], "https://127.0.0.1:1");
         assert_eq!(v["users"][0]["user"]["token"], "tok");
         assert_eq!(v["contexts"][0]["context"]["namespace"], "default");
         assert!(v["clusters"][0]["cluster"]["certificate-authority-data"].is_string());
+        assert_eq!(v["users"][1]["name"], CERT_USER);
+        assert!(v["users"][1]["user"]["client-certificate-data"].is_string());
+        assert_eq!(v["contexts"][1]["context"]["user"], CERT_USER);
+    }
+
+    #[test]
+    fn every_shape_generates() {
+        for shape in [
+            CertShape::Ca,
+            CertShape::SelfSigned,
+            CertShape::PinnedLeaf,
+            CertShape::CaTrueLeaf,
+        ] {
+            let c = generate(shape).unwrap();
+            assert!(
+                c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"),
+                "{shape:?}"
+            );
+            assert!(c.client.key.contains("PRIVATE KEY"), "{shape:?}");
+        }
     }
 }

@@ -1,0 +1,633 @@
+//! Connecting like kubectl (issue 11, part of issue 15): every certificate shape works with
+//! kwatch exactly when it works with the real kubectl (both run here), kubectl's global
+//! connection flags and their precedence over the kubeconfig, impersonation reaching a 403,
+//! client certificates, exec plugins and `tls-server-name` in a kubeconfig, `KUBECONFIG`
+//! lists with missing files, and `-n ''`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::util::kwatch::{command, Finished, Running};
+use crate::util::SimProcess;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// `kwatch args…` with the sim's scrubbed HOME and nothing else (no `--kubeconfig`).
+fn kwatch(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {
+    let mut cmd = command(sim.dir());
+    cmd.envs(env.iter().copied()).args(args);
+    Running::spawn(cmd).finish(LIMIT)
+}
+
+/// `kubectl args…` with the sim's HOME and no `--kubeconfig`.
+fn kubectl(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Output {
+    std::process::Command::new("/usr/bin/kubectl")
+        .args(args)
+        .env_clear()
+        .env("HOME", sim.dir())
+        .env("PATH", "/usr/bin:/bin")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("running kubectl")
+}
+
+fn stderr_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// kwatch synced: exit 0 and a `Synced` record, the sim's `default` pods listed.
+fn assert_synced(f: &Finished, what: &str) {
+    assert_eq!(f.code(), Some(0), "{what}: kwatch failed:\n{}", f.stderr);
+    let records = f.json();
+    assert!(
+        records.iter().any(|r| r["type"] == "Synced"),
+        "{what}: no Synced record:\n{}",
+        f.stdout.join("\n")
+    );
+    assert!(
+        records.iter().any(|r| r["type"] == "Replaced"),
+        "{what}: no object listed:\n{}",
+        f.stdout.join("\n")
+    );
+}
+
+/// kwatch got nothing from the server: no object and never synced (within `--timeout`).
+fn assert_refused(f: &Finished, what: &str) {
+    let records: Vec<Value> = f
+        .stdout
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(
+        !records
+            .iter()
+            .any(|r| r["type"] == "Synced" || r["type"] == "Replaced"),
+        "{what}: kwatch got data:\n{}\n{}",
+        f.stdout.join("\n"),
+        f.stderr
+    );
+}
+
+/// The sim's kubeconfig as YAML, for writing variants of it.
+fn kubeconfig(sim: &SimProcess) -> serde_yaml::Value {
+    serde_yaml::from_str(&std::fs::read_to_string(&sim.kubeconfig).unwrap()).unwrap()
+}
+
+fn write_yaml(dir: &Path, name: &str, v: &serde_yaml::Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_yaml::to_string(v).unwrap()).unwrap();
+    p
+}
+
+fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+fn b64_decode(v: &serde_yaml::Value) -> String {
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(v.as_str().unwrap())
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+/// A CA that signed nothing the sim serves.
+fn unrelated_ca_pem() -> String {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "kwatch-sim-ca");
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params.self_signed(&key).unwrap().pem()
+}
+
+const SYNC: &[&str] = &["pods", "-o", "json", "--until-synced"];
+
+#[test]
+fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
+    for shape in ["ca", "self-signed", "pinned-leaf", "ca-true-leaf"] {
+        let sim = SimProcess::start(&["--cert-shape", shape, "--objects", "4"]);
+        let kc = sim.kubeconfig.to_str().unwrap();
+        let k = kubectl(
+            &sim,
+            &[],
+            &["--kubeconfig", kc, "get", "pods", "-o", "name"],
+        );
+        assert!(
+            k.status.success(),
+            "{shape}: kubectl refused:\n{}",
+            stderr_of(&k)
+        );
+        let mut args = vec!["--kubeconfig", kc];
+        args.extend_from_slice(SYNC);
+        assert_synced(&kwatch(&sim, &[], &args), shape);
+
+        // The same server with a CA that did not sign it: refused by both.
+        let mut wrong = kubeconfig(&sim);
+        wrong["clusters"][0]["cluster"]["certificate-authority-data"] =
+            b64(&unrelated_ca_pem()).into();
+        let wrong = write_yaml(sim.dir(), "wrong-ca", &wrong);
+        let wrong = wrong.to_str().unwrap();
+        let k = kubectl(&sim, &[], &["--kubeconfig", wrong, "get", "pods"]);
+        assert!(!k.status.success(), "{shape}: kubectl accepted a wrong CA");
+        assert!(
+            stderr_of(&k).contains("certificate signed by unknown authority"),
+            "{shape}: {}",
+            stderr_of(&k)
+        );
+        let f = kwatch(
+            &sim,
+            &[],
+            &[
+                "--kubeconfig",
+                wrong,
+                "pods",
+                "-o",
+                "json",
+                "--until-synced",
+                "--timeout",
+                "3s",
+            ],
+        );
+        assert_refused(&f, &format!("{shape} with a wrong CA"));
+    }
+}
+
+#[test]
+fn server_token_and_certificate_authority_need_no_kubeconfig() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let ca = sim.dir().join("ca.pem");
+    std::fs::write(&ca, &sim.ca_pem).unwrap();
+    let ca = ca.to_str().unwrap();
+    let flags = [
+        "--server",
+        &sim.url,
+        "--token",
+        &sim.token,
+        "--certificate-authority",
+        ca,
+    ];
+    // HOME has no .kube/config and KUBECONFIG is unset: the flags are all there is.
+    assert!(!sim.dir().join(".kube/config").exists());
+    let mut k = flags.to_vec();
+    k.extend(["get", "pods", "-o", "name"]);
+    let out = kubectl(&sim, &[], &k);
+    assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
+    let mut w = flags.to_vec();
+    w.extend_from_slice(SYNC);
+    assert_synced(
+        &kwatch(&sim, &[], &w),
+        "--server --token --certificate-authority",
+    );
+    // -s is --server.
+    let mut s = vec![
+        "-s",
+        &sim.url,
+        "--token",
+        &sim.token,
+        "--certificate-authority",
+        ca,
+    ];
+    s.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &s), "-s");
+    // --insecure-skip-tls-verify instead of a CA.
+    let mut i = vec![
+        "-s",
+        &sim.url,
+        "--token",
+        &sim.token,
+        "--insecure-skip-tls-verify",
+    ];
+    i.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &i), "--insecure-skip-tls-verify");
+}
+
+#[test]
+fn nothing_to_connect_to_is_one_line_and_exit_1() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let f = kwatch(&sim, &[], &["pods"]);
+    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    assert_eq!(f.stderr.trim().lines().count(), 1, "{}", f.stderr);
+    assert!(f.stderr.contains("--server"), "{}", f.stderr);
+    // An explicit --kubeconfig that is missing is an error (kubectl's too), naming the file.
+    let f = kwatch(&sim, &[], &["--kubeconfig", "/nonexistent/kc", "pods"]);
+    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    assert!(f.stderr.contains("/nonexistent/kc"), "{}", f.stderr);
+    let out = kubectl(
+        &sim,
+        &[],
+        &["--kubeconfig", "/nonexistent/kc", "get", "pods"],
+    );
+    assert!(!out.status.success());
+}
+
+#[test]
+fn kubeconfig_lists_skip_missing_files_as_kubectl_does() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let list = format!("/nonexistent/a:{}", sim.kubeconfig.display());
+    let env = [("KUBECONFIG", list.as_str())];
+    let out = kubectl(&sim, &env, &["get", "pods", "-o", "name"]);
+    assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
+    assert_synced(&kwatch(&sim, &env, SYNC), "KUBECONFIG=/nonexistent:good");
+}
+
+#[test]
+fn an_empty_namespace_flag_means_the_contexts_namespace() {
+    let sim = SimProcess::start(&["--objects", "8"]);
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let all = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "pods",
+            "-A",
+            "-o",
+            "json",
+            "--until-synced",
+        ],
+    );
+    assert_synced(&all, "-A");
+    let namespaces = |f: &Finished| -> std::collections::BTreeSet<String> {
+        f.json()
+            .iter()
+            .filter(|r| r["type"] == "Replaced")
+            .map(|r| r["namespace"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    assert!(
+        namespaces(&all).len() > 1,
+        "the sim seeds several namespaces"
+    );
+    let empty = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "pods",
+            "-n",
+            "",
+            "-o",
+            "json",
+            "--until-synced",
+        ],
+    );
+    assert_synced(&empty, "-n ''");
+    assert_eq!(
+        namespaces(&empty).into_iter().collect::<Vec<_>>(),
+        vec!["default".to_owned()]
+    );
+}
+
+#[test]
+fn token_user_and_cluster_flags_override_the_kubeconfig() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    // The kubeconfig's token is wrong; --token replaces it (kubectl too).
+    let mut kc = kubeconfig(&sim);
+    kc["users"][0]["user"]["token"] = "wrong".into();
+    let bad = write_yaml(sim.dir(), "bad-token", &kc);
+    let bad = bad.to_str().unwrap();
+    let out = kubectl(&sim, &[], &["--kubeconfig", bad, "get", "pods"]);
+    assert!(!out.status.success(), "the wrong token must be refused");
+    let out = kubectl(
+        &sim,
+        &[],
+        &["--kubeconfig", bad, "--token", &sim.token, "get", "pods"],
+    );
+    assert!(out.status.success(), "kubectl --token: {}", stderr_of(&out));
+    let mut args = vec!["--kubeconfig", bad, "--token", &sim.token];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--token");
+
+    // --user picks the client-certificate user for the current context.
+    let kcp = sim.kubeconfig.to_str().unwrap();
+    let mut args = vec!["--kubeconfig", kcp, "--user", "kwatch-sim-cert"];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--user");
+    // A user or cluster the kubeconfig does not have: one line, exit 1.
+    for flag in ["--user", "--cluster"] {
+        let f = kwatch(&sim, &[], &["--kubeconfig", kcp, flag, "nosuch", "pods"]);
+        assert_eq!(f.code(), Some(1), "{flag}: {}", f.stderr);
+        assert!(
+            f.stderr.contains("\"nosuch\" does not exist"),
+            "{}",
+            f.stderr
+        );
+    }
+    // --cluster picks another cluster entry: one whose server is the sim.
+    let mut kc = kubeconfig(&sim);
+    let mut other = kc["clusters"][0].clone();
+    other["name"] = "other".into();
+    kc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1".into();
+    kc["clusters"].as_sequence_mut().unwrap().push(other);
+    let two = write_yaml(sim.dir(), "two-clusters", &kc);
+    let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--cluster", "other"];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--cluster");
+    // --server overrides the cluster's server.
+    let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--server", &sim.url];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--server over a kubeconfig");
+}
+
+#[test]
+fn client_certificates_in_the_kubeconfig_and_as_flags() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let out = kubectl(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--context",
+            "kwatch-sim-cert",
+            "get",
+            "pods",
+        ],
+    );
+    assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
+    let mut args = vec!["--kubeconfig", kc, "--context", "kwatch-sim-cert"];
+    args.extend_from_slice(SYNC);
+    assert_synced(
+        &kwatch(&sim, &[], &args),
+        "client certificate in the kubeconfig",
+    );
+
+    // The same certificate as files, with no kubeconfig.
+    let y = kubeconfig(&sim);
+    let cert = sim.dir().join("client.crt");
+    let key = sim.dir().join("client.key");
+    std::fs::write(
+        &cert,
+        b64_decode(&y["users"][1]["user"]["client-certificate-data"]),
+    )
+    .unwrap();
+    std::fs::write(&key, b64_decode(&y["users"][1]["user"]["client-key-data"])).unwrap();
+    let ca = sim.dir().join("ca.pem");
+    std::fs::write(&ca, &sim.ca_pem).unwrap();
+    let flags = [
+        "-s",
+        &sim.url,
+        "--certificate-authority",
+        ca.to_str().unwrap(),
+        "--client-certificate",
+        cert.to_str().unwrap(),
+        "--client-key",
+        key.to_str().unwrap(),
+    ];
+    let mut k = flags.to_vec();
+    k.extend(["get", "pods"]);
+    let out = kubectl(&sim, &[], &k);
+    assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
+    let mut w = flags.to_vec();
+    w.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &w), "--client-certificate/--client-key");
+}
+
+#[test]
+fn exec_plugins_give_tokens_and_client_certificates() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let y = kubeconfig(&sim);
+    let token_cred = serde_json::json!({
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": sim.token},
+    });
+    let cert_cred = serde_json::json!({
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {
+            "clientCertificateData": b64_decode(&y["users"][1]["user"]["client-certificate-data"]),
+            "clientKeyData": b64_decode(&y["users"][1]["user"]["client-key-data"]),
+        },
+    });
+    for (name, cred) in [("token", token_cred), ("cert", cert_cred)] {
+        let json = sim.dir().join(format!("{name}.json"));
+        std::fs::write(&json, cred.to_string()).unwrap();
+        let script = sim.dir().join(format!("{name}-plugin.sh"));
+        std::fs::write(&script, format!("#!/bin/sh\ncat '{}'\n", json.display())).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut kc = y.clone();
+        kc["users"][0]["user"] = serde_yaml::from_str(&format!(
+            "exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: {}\n  \
+             interactiveMode: Never\n",
+            script.display()
+        ))
+        .unwrap();
+        let path = write_yaml(sim.dir(), &format!("exec-{name}"), &kc);
+        let path = path.to_str().unwrap();
+        let out = kubectl(&sim, &[], &["--kubeconfig", path, "get", "pods"]);
+        assert!(out.status.success(), "kubectl {name}: {}", stderr_of(&out));
+        let mut args = vec!["--kubeconfig", path];
+        args.extend_from_slice(SYNC);
+        assert_synced(&kwatch(&sim, &[], &args), &format!("exec plugin ({name})"));
+    }
+}
+
+#[test]
+fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    for (name, works) in [("kwatch-sim.test", true), ("wrong.test", false)] {
+        let mut kc = kubeconfig(&sim);
+        kc["clusters"][0]["cluster"]["tls-server-name"] = name.into();
+        let path = write_yaml(sim.dir(), &format!("tsn-{name}"), &kc);
+        let path = path.to_str().unwrap();
+        let out = kubectl(&sim, &[], &["--kubeconfig", path, "get", "pods"]);
+        assert_eq!(
+            out.status.success(),
+            works,
+            "kubectl {name}: {}",
+            stderr_of(&out)
+        );
+        let f = kwatch(
+            &sim,
+            &[],
+            &[
+                "--kubeconfig",
+                path,
+                "pods",
+                "-o",
+                "json",
+                "--until-synced",
+                "--timeout",
+                "5s",
+            ],
+        );
+        if works {
+            assert_synced(&f, name);
+        } else {
+            assert_refused(&f, name);
+        }
+    }
+    // The flag overrides the kubeconfig's.
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let f = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--tls-server-name",
+            "wrong.test",
+            "pods",
+            "-o",
+            "json",
+            "--until-synced",
+            "--timeout",
+            "3s",
+        ],
+    );
+    assert_refused(&f, "--tls-server-name wrong.test");
+    let mut args = vec!["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"];
+    args.extend_from_slice(SYNC);
+    assert_synced(
+        &kwatch(&sim, &[], &args),
+        "--tls-server-name kwatch-sim.test",
+    );
+}
+
+const NOBODY: &str = "system:serviceaccount:default:nobody";
+const LISTER: &str = "system:serviceaccount:default:lister";
+const WATCHER: &str = "system:serviceaccount:default:watcher";
+
+#[test]
+fn impersonation_shows_what_that_identity_gets() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    // kubectl and the sim agree: nobody may not list, lister may list but not watch.
+    let forbidden = kubectl(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            sim.kubeconfig.to_str().unwrap(),
+            "--as",
+            NOBODY,
+            "get",
+            "pods",
+        ],
+    );
+    assert!(!forbidden.status.success());
+    assert_eq!(
+        stderr_of(&forbidden).trim(),
+        format!(
+            "Error from server (Forbidden): pods is forbidden: User \"{NOBODY}\" cannot list \
+             resource \"pods\" in API group \"\" in the namespace \"default\""
+        )
+    );
+    sim.kubectl_ok(&["--as", LISTER, "get", "pods"]);
+    let mut w = sim.kubectl_cmd(&[
+        "--as",
+        LISTER,
+        "get",
+        "pods",
+        "-w",
+        "--request-timeout",
+        "5s",
+    ]);
+    let out = w.output().unwrap();
+    assert!(
+        stderr_of(&out).contains(&format!("User \"{LISTER}\" cannot watch resource \"pods\"")),
+        "{}",
+        stderr_of(&out)
+    );
+    sim.kubectl_ok(&[
+        "--as",
+        WATCHER,
+        "--as-group",
+        "team",
+        "--as-uid",
+        "42",
+        "get",
+        "pods",
+    ]);
+
+    // The 403 reaches the kwatch user (exit non-zero, the server's words on stderr).
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let f = kwatch(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--as",
+            NOBODY,
+            "pods",
+            "--timeout",
+            "20s",
+        ],
+    );
+    assert_ne!(f.code(), Some(0), "{}", f.stderr);
+    assert!(
+        f.stderr
+            .contains(&format!("pods is forbidden: User \"{NOBODY}\" cannot")),
+        "{}",
+        f.stderr
+    );
+    // The watcher syncs; the lister syncs from a LIST (its watch is refused afterwards).
+    let mut args = vec!["--kubeconfig", kc, "--as", WATCHER];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--as watcher");
+    let mut args = vec!["--kubeconfig", kc, "--as", LISTER, "--watch-list", "off"];
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch(&sim, &[], &args), "--as lister");
+}
+
+#[test]
+#[ignore = "needs the lead's first-sync failure rule"]
+fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let f = kwatch(&sim, &[], &["--kubeconfig", kc, "--as", NOBODY, "pods"]);
+    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    let lines: Vec<&str> = f.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{}", f.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "Error from server (Forbidden): pods is forbidden: User \"{NOBODY}\" cannot "
+        )) && lines[0]
+            .ends_with("resource \"pods\" in API group \"\" in the namespace \"default\""),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+#[ignore = "needs the lead's first-sync failure rule"]
+fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
+    let sim = SimProcess::start(&["--objects", "4"]);
+    // kubectl warms the discovery cache in the shared HOME.
+    sim.kubectl_ok(&["get", "pods"]);
+    let mut kc = kubeconfig(&sim);
+    kc["clusters"][0]["cluster"]["certificate-authority-data"] = b64(&unrelated_ca_pem()).into();
+    let wrong = write_yaml(sim.dir(), "wrong-ca", &kc);
+    let started = Instant::now();
+    let f = kwatch(
+        &sim,
+        &[],
+        &["--kubeconfig", wrong.to_str().unwrap(), "pods"],
+    );
+    let took = started.elapsed();
+    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    let lines: Vec<&str> = f.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{}", f.stderr);
+    assert!(
+        lines[0].contains("x509: certificate signed by unknown authority"),
+        "{}",
+        lines[0]
+    );
+}
