@@ -247,10 +247,12 @@ impl WatchArgs {
         if let Some(n) = &self.name {
             crate::target::validate_name(n)?;
         }
-        if let Some(ns) = &self.namespace {
+        // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
+        let namespace = self.namespace.as_deref().filter(|n| !n.is_empty());
+        if let Some(ns) = namespace {
             crate::target::validate_namespace(ns)?;
         }
-        if self.all_namespaces && self.namespace.is_some() {
+        if self.all_namespaces && namespace.is_some() {
             return Err(
                 "--namespace and --all-namespaces name different scopes: give one of them"
                     .to_owned(),

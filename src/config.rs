@@ -304,7 +304,8 @@ impl Config {
                         .unwrap_or_else(|| kube.default_namespace.clone()),
                 )
             };
-            if let Some(ns) = namespace.as_deref().filter(|_| args.namespace.is_none()) {
+            let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
+            if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
                 crate::target::validate_namespace(ns)
                     .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
             }

@@ -397,8 +397,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// A certificate verification failure found in an error's chain, worded as kubectl words it
-/// (`Unable to connect to the server: tls: failed to verify certificate: x509: …`).
+/// A certificate verification failure found in an error's chain, worded as Go's TLS stack
+/// words it for kubectl (`tls: failed to verify certificate: x509: …`).
 ///
 /// This is how to recognise a TLS verification failure in what kube's client returns: the
 /// rustls error sits inside an `io::Error` from the connector, which `source()` skips over,
@@ -422,17 +422,19 @@ pub fn tls_failure(err: &(dyn std::error::Error + 'static)) -> Option<String> {
     None
 }
 
-/// [`tls_failure`] over an `anyhow` chain.
-pub fn tls_failure_in(err: &anyhow::Error) -> Option<String> {
-    err.chain().find_map(tls_failure)
-}
-
 fn rustls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     let rustls::Error::InvalidCertificate(c) = e.downcast_ref::<rustls::Error>()? else {
         return None;
     };
     let x509 = match c {
         CertificateError::UnknownIssuer => "certificate signed by unknown authority".to_owned(),
+        // An issuer of the right name whose key did not sign it: Go says "unknown
+        // authority (possibly because of … verification error …)".
+        CertificateError::BadSignature => {
+            "certificate signed by unknown authority (possibly because of a signature \
+             verification error while trying to verify a candidate authority certificate)"
+                .to_owned()
+        }
         CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
             "certificate is not valid for the server's name (check the server URL or \
              tls-server-name)"
@@ -454,9 +456,7 @@ fn rustls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
         }
         other => format!("{other:?}"),
     };
-    Some(format!(
-        "Unable to connect to the server: tls: failed to verify certificate: x509: {x509}"
-    ))
+    Some(format!("tls: failed to verify certificate: x509: {x509}"))
 }
 
 #[cfg(test)]
@@ -625,8 +625,7 @@ mod tests {
         let said = tls_failure(&err).unwrap_or_else(|| panic!("not recognised: {err:?}"));
         assert!(
             said.starts_with(
-                "Unable to connect to the server: tls: failed to verify certificate: \
-                 x509: certificate signed by unknown authority"
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority"
             ),
             "{said}"
         );
@@ -639,14 +638,13 @@ mod tests {
     fn tls_failures_are_found_inside_io_errors() {
         let rustls_err = rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer);
         let io = std::io::Error::other(rustls_err);
-        let outer = anyhow::Error::new(io).context("cannot list pods");
         assert_eq!(
-            tls_failure_in(&outer).as_deref(),
+            tls_failure(&io).as_deref(),
             Some(
-                "Unable to connect to the server: tls: failed to verify certificate: \
-                 x509: certificate signed by unknown authority"
+                "tls: failed to verify certificate: x509: certificate signed by unknown authority"
             )
         );
-        assert_eq!(tls_failure_in(&anyhow::anyhow!("connection refused")), None);
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(tls_failure(&refused), None);
     }
 }

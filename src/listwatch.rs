@@ -160,9 +160,7 @@ impl SourceError {
                 "The connection to the server {host} was refused - did you specify the right \
                  host or port?"
             ),
-            SourceError::Tls(m) => {
-                format!("Unable to connect to the server: {}", tls_words(m))
-            }
+            SourceError::Tls(m) => format!("Unable to connect to the server: {m}"),
             SourceError::Dns(m) => {
                 let name = uri.as_ref().and_then(|u| u.host()).unwrap_or(&host);
                 format!("Unable to connect to the server: lookup {name}: {m}")
@@ -208,18 +206,4 @@ pub trait ListerWatcher: Send + Sync + 'static {
         &self,
         opts: WatchOptions,
     ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
-}
-
-/// A certificate error in Go's words, which kubectl users know, with rustls's after it.
-fn tls_words(m: &str) -> String {
-    let go = if m.contains("UnknownIssuer") {
-        "x509: certificate signed by unknown authority"
-    } else if m.contains("NotValidForName") {
-        "x509: certificate is not valid for the server's name"
-    } else if m.contains("Expired") || m.contains("NotValidYet") {
-        "x509: certificate has expired or is not yet valid"
-    } else {
-        return format!("tls: {m}");
-    };
-    format!("tls: failed to verify certificate: {go} ({m})")
 }

@@ -287,6 +287,9 @@ impl ListerWatcher for KubeSource {
 /// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other.
 fn transport_error(e: kube::Error) -> SourceError {
     use std::io::ErrorKind;
+    if let Some(refused) = crate::connect::tls_failure(&e) {
+        return SourceError::Tls(refused);
+    }
     let mut text = e.to_string();
     let (mut refused, mut lost, mut tls) = (false, false, false);
     let mut src: Option<&(dyn std::error::Error + 'static)> = Some(&e);
@@ -330,7 +333,7 @@ fn transport_error(e: kube::Error) -> SourceError {
     if refused {
         SourceError::ConnectionRefused(describe_cut(&e))
     } else if tls {
-        SourceError::Tls(describe_cut(&e))
+        SourceError::Tls(format!("tls: {}", describe_cut(&e)))
     } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
         SourceError::Dns(describe_cut(&e))
     } else if lost {

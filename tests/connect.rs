@@ -587,7 +587,6 @@ fn impersonation_shows_what_that_identity_gets() {
 }
 
 #[test]
-#[ignore = "needs the lead's first-sync failure rule"]
 fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
     let sim = SimProcess::start(&["--objects", "4"]);
     let kc = sim.kubeconfig.to_str().unwrap();
@@ -606,7 +605,6 @@ fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
 }
 
 #[test]
-#[ignore = "needs the lead's first-sync failure rule"]
 fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
     let sim = SimProcess::start(&["--objects", "4"]);
     // kubectl warms the discovery cache in the shared HOME.

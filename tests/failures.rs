@@ -220,3 +220,23 @@ fn until_synced_that_times_out_first_exits_3() {
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
 }
+
+/// A user who may list but not watch (issue 15: the list was printed three times and
+/// nothing said why): the streaming list's 403 ends kwatch before anything is printed.
+#[test]
+fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
+    let sim = SimProcess::start(&[]);
+    let lister = "system:serviceaccount:default:lister";
+    for format in FORMATS {
+        let args = ["configmaps", "--as", lister, "-o", format];
+        let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args);
+        one_line(
+            &out,
+            &format!(
+                "Error from server (Forbidden): configmaps is forbidden: User \"{lister}\" \
+                 cannot watch resource \"configmaps\" in API group \"\" in the namespace \"default\""
+            ),
+            &format!("-o {format}"),
+        );
+    }
+}
