@@ -1,5 +1,7 @@
 //! Printing what the informer sees: deltas and reflector events as a table, JSON lines or
-//! YAML. Printers are generic over a writer and know nothing of where records come from.
+//! YAML. Printers are generic over two writers, one for data (stdout) and one for
+//! diagnostics (stderr: the table's `~` lines, the script formats' failure reports), and
+//! know nothing of where records come from.
 //!
 //! JSON lines and YAML carry the same records (see README "Output schema"); the table is
 //! for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
@@ -7,7 +9,7 @@
 
 pub mod columns;
 pub mod diff;
-pub mod health;
+mod health;
 mod json;
 pub mod sanitize;
 mod script;
