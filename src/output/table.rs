@@ -6,6 +6,10 @@
 //! synced (at most [`HOLD_ROWS`] rows or [`HOLD_FOR`]) and printed aligned together; watch
 //! rows keep those widths, which grow only when a cell does not fit, so rows do not
 //! jitter as they stream. Every string from the server is escaped; colour only when asked.
+//!
+//! The `~` lines of the loading phase (before anything synced or any row was shown) are
+//! held too and come out with the initial list: a run that fails before its first sync
+//! prints its one error line and nothing else on stderr.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -40,12 +44,15 @@ pub struct TablePrinter<W: Write> {
     current: Option<Vec<String>>,
     /// The columns and header line per resource name (built once).
     layouts: HashMap<String, Arc<Layout>>,
-    /// Initial-list rows (and the `~` lines between them, to keep their order) held
-    /// back until the resource syncs; empty when nothing is held. Invariant: when not
-    /// empty, `held_since` is set and `held_rows` counts its rows.
+    /// Initial-list rows and the `~` lines around them (in order) held back until the
+    /// resource syncs. Invariant: `held_rows` counts its rows, and `held_since` is set
+    /// exactly when it holds a row.
     held: Vec<Held>,
     held_rows: usize,
     held_since: Option<Instant>,
+    /// A resource has synced or a row has been shown: from now on `~` lines are held
+    /// only to keep their place among held rows.
+    live: bool,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
@@ -79,6 +86,7 @@ impl<W: Write> TablePrinter<W> {
             held: Vec::new(),
             held_rows: 0,
             held_since: None,
+            live: false,
         }
     }
 
@@ -205,6 +213,7 @@ impl<W: Write> TablePrinter<W> {
     /// Prints what is held back, aligned: every held row's layout first grows to fit
     /// all of that layout's held rows and its header.
     fn release(&mut self) -> io::Result<()> {
+        self.live = true;
         let held = std::mem::take(&mut self.held);
         self.held_rows = 0;
         self.held_since = None;
@@ -223,9 +232,10 @@ impl<W: Write> TablePrinter<W> {
         Ok(())
     }
 
-    /// A `~` line: held in order while rows are held, else written to the diagnostics.
+    /// A `~` line: held while loading or while rows are held, else written to the
+    /// diagnostics.
     fn note(&mut self, text: String) -> io::Result<()> {
-        if self.held.is_empty() {
+        if self.live && self.held.is_empty() {
             self.write_note(&text)
         } else {
             self.held.push(Held::Note(text));
@@ -486,9 +496,12 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         }
     }
 
-    /// Pushes everything out, held rows too (the queue is drained, or the run ends).
+    /// Pushes everything out, held rows too (the queue is drained, or the run ends); `~`
+    /// lines of a loading phase that has shown nothing yet stay held (see the module doc).
     fn flush(&mut self) -> io::Result<()> {
-        self.release()?;
+        if self.held_rows > 0 || self.live {
+            self.release()?;
+        }
         self.w.flush()?;
         self.diag.flush()
     }

@@ -194,8 +194,35 @@ fn table_escapes_control_characters_from_the_server() {
         delay: Duration::from_millis(800),
         cause: "boom\u{1b}[2J".into(),
     };
-    let out = print_all(Format::Table, &[Body::Event(&ev)]);
-    assert_eq!(out, "~ backoff pods 800ms: boom\\u{1b}[2J\n");
+    // After the sync: `~` lines of the loading phase are held (see the next test).
+    let out = print_all(Format::Table, &[Body::Synced, Body::Event(&ev)]);
+    assert_eq!(out, "~ synced pods\n~ backoff pods 800ms: boom\\u{1b}[2J\n");
+}
+
+/// The lead's failure rule (issues 11 and 15): a run that fails before its first sync
+/// prints one error line on stderr, so the loading phase's `~` lines are held with the
+/// initial list and never shown without it.
+#[test]
+fn table_holds_loading_lines_until_the_initial_list_shows() {
+    let list = ReflectorEvent::List {
+        resource_version: "0".into(),
+        limit: 500,
+        reason: "initial".into(),
+        streaming: false,
+    };
+    let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list)]);
+    assert_eq!((out.as_str(), diag.as_str()), ("", ""));
+    let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
+    let row = Body::Delta {
+        key: "default/a",
+        delta: &d,
+        initial_list: true,
+        prev: None,
+    };
+    // Cut short by --max-events: the row and the lines before it come out at the end.
+    let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list), row]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert_eq!(diag, "~ list pods at rv=\"0\", 500 per page\n");
 }
 
 #[test]
