@@ -35,7 +35,8 @@ struct Failing {
 impl Health {
     /// The line to show for `rec` when it changes its resource's state, else `None`.
     ///
-    /// Failing: a backoff, a watch that ended in error, a relist for an error. Working
+    /// Failing: a backoff, a request retried after a Retry-After or a lost connection, a
+    /// watch that ended in error, a relist for an error. Working
     /// again: a list answered, a bookmark, a watch event (a delta outside the initial
     /// list, a watch that closed cleanly after events).
     pub fn observe(&mut self, rec: &Record<'_>) -> Option<String> {
@@ -47,14 +48,18 @@ impl Health {
                 return None;
             }
             _ if !state.synced => return None,
-            Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.as_str()),
+            Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.clone()),
+            Body::Event(ReflectorEvent::Retry(r)) => {
+                let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+                Some(format!("{}: {code}{}", r.verb.as_str(), r.reason))
+            }
             Body::Event(ReflectorEvent::WatchEnded {
                 reason,
                 error: true,
                 ..
-            }) => Some(reason.as_str()),
+            }) => Some(reason.clone()),
             Body::Event(ReflectorEvent::List { reason, .. }) if reason != "initial" => {
-                Some(reason.as_str())
+                Some(reason.clone())
             }
             _ => None,
         };
@@ -81,12 +86,12 @@ impl Health {
             (None, Some(cause)) => {
                 state.failing = Some(Failing {
                     since: rec.time,
-                    retries: u64::from(is_backoff(rec)),
+                    retries: u64::from(is_retry(rec)),
                 });
                 Some(sanitize(&format!("~ watch {name} failing: {cause}; retrying")).into_owned())
             }
             (Some(f), Some(_)) => {
-                f.retries += u64::from(is_backoff(rec));
+                f.retries += u64::from(is_retry(rec));
                 None
             }
             (Some(f), None) if working => {
@@ -109,8 +114,12 @@ impl Health {
     }
 }
 
-fn is_backoff(rec: &Record<'_>) -> bool {
-    matches!(rec.body, Body::Event(ReflectorEvent::Backoff { .. }))
+/// A wait before trying again: the reflector's backoff or the request layer's retry.
+fn is_retry(rec: &Record<'_>) -> bool {
+    matches!(
+        rec.body,
+        Body::Event(ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_))
+    )
 }
 
 #[cfg(test)]
@@ -198,6 +207,46 @@ mod tests {
                 "~ watch pods in prod failing: watch: 429 Too Many Requests; retrying",
                 "~ watch pods in prod recovered after 3 retries in 3.0s",
                 "~ watch pods in prod failing: watch: 429 Too Many Requests; retrying",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_request_layers_retries_count_as_failing_too() {
+        let r = pods();
+        let mut h = Health::default();
+        let retry = ReflectorEvent::Retry(crate::retry::Retry {
+            verb: crate::retry::Verb::Watch,
+            code: Some(429),
+            reason: "TooManyRequests".into(),
+            delay: Duration::from_secs(2),
+            attempt: 1,
+            max_retries: 10,
+        });
+        let bookmark = ReflectorEvent::Bookmark {
+            resource_version: "12".into(),
+        };
+        let lines: Vec<String> = [
+            Body::Synced,
+            Body::Event(&retry),
+            Body::Event(&retry),
+            Body::Event(&bookmark),
+        ]
+        .into_iter()
+        .filter_map(|body| {
+            h.observe(&Record {
+                resource: &r,
+                context: None,
+                time: "2026-11-21T10:00:00Z".parse().unwrap(),
+                body,
+            })
+        })
+        .collect();
+        assert_eq!(
+            lines,
+            [
+                "~ watch pods failing: watch: 429 TooManyRequests; retrying",
+                "~ watch pods recovered after 2 retries in 0.0s",
             ]
         );
     }
