@@ -148,7 +148,8 @@ fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
         out.stderr
     );
     assert!(
-        lines[0].starts_with("~ watch configmaps failing: watch: ") && lines[0].contains("429"),
+        lines[0].starts_with("~ watch configmaps failing, retrying: watch: ")
+            && lines[0].contains("429"),
         "{}",
         lines[0]
     );

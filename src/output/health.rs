@@ -28,7 +28,7 @@ struct State {
 #[derive(Debug)]
 struct Failing {
     since: jiff::Timestamp,
-    /// Backoffs waited since it started failing.
+    /// Waits (backoffs and request retries) since it started failing.
     retries: u64,
 }
 
@@ -88,7 +88,7 @@ impl Health {
                     since: rec.time,
                     retries: u64::from(is_retry(rec)),
                 });
-                Some(sanitize(&format!("~ watch {name} failing: {cause}; retrying")).into_owned())
+                Some(sanitize(&format!("~ watch {name} failing, retrying: {cause}")).into_owned())
             }
             (Some(f), Some(_)) => {
                 f.retries += u64::from(is_retry(rec));
@@ -204,9 +204,9 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "~ watch pods in prod failing: watch: 429 Too Many Requests; retrying",
+                "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",
                 "~ watch pods in prod recovered after 3 retries in 3.0s",
-                "~ watch pods in prod failing: watch: 429 Too Many Requests; retrying",
+                "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",
             ]
         );
     }
@@ -245,7 +245,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "~ watch pods failing: watch: 429 TooManyRequests; retrying",
+                "~ watch pods failing, retrying: watch: 429 TooManyRequests",
                 "~ watch pods recovered after 2 retries in 0.0s",
             ]
         );
