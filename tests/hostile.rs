@@ -290,23 +290,8 @@ fn error_bodies_that_are_not_status_objects() {
         .kwatch(&["configmaps", "--watch-list", "off"])
         .finish(LIMIT);
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
-    // One error line, last, after the table's `~` lines of what was tried (issue 15
-    // moved those to stderr).
-    let errors: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| !l.starts_with("~ "))
-        .collect();
-    assert_eq!(errors.len(), 1, "{}", out.stderr);
-    assert!(
-        out.stderr
-            .lines()
-            .last()
-            .unwrap()
-            .contains("404 page not found"),
-        "{}",
-        out.stderr
-    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("404 page not found"), "{}", out.stderr);
 }
 
 #[test]
