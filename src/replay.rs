@@ -5,7 +5,7 @@
 //! on a recording too.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead, IsTerminal as _, Read};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -252,7 +252,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     opts.all_namespaces = namespaces.len() > 1;
     opts.multi = res.list.len() > 1;
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
-    let mut printer = output::printer(opts, io::stdout());
+    opts.terminal = io::stdout().is_terminal();
+    let mut printer = output::printer(opts, io::stdout(), io::stderr());
 
     // The informer's store, per context and resource: key → last known object.
     let mut store: HashMap<(Option<String>, usize, String), ObjectRef> = HashMap::new();

@@ -10,7 +10,7 @@
 //! With `--context a,b`, every cluster gets its own targets, reflectors and consumers;
 //! all print into the one sink, each record tagged with its context.
 
-use std::io::{self, Write as _};
+use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -249,18 +249,22 @@ async fn watch(cfg: Config) -> Result<Outcome> {
                 show_managed_fields: cfg.printer.show_managed_fields,
                 ..output::Options::default()
             };
-            Some(output::printer(ropts, file))
+            Some(output::printer(ropts, file, io::sink()))
         }
         None => None,
     };
-    let show_events = popts.format.shows_events();
+    popts.terminal = io::stdout().is_terminal();
+    // Every printer sees the reflector's events: the script formats do not print them,
+    // but report failures after the first sync from them.
+    let show_events = true;
     let total_targets: usize = clusters.iter().map(|(_, _, t)| t.len()).sum();
 
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
         sink: Mutex::new(Sink {
-            printer: output::printer(popts, io::stdout()),
+            // Data on stdout, `~` lines and error reports on stderr.
+            printer: output::printer(popts, io::stdout(), io::stderr()),
             recorder,
             stats: cfg.stats.then(Stats::new),
             deltas: 0,

@@ -13,6 +13,7 @@ mod hostile;
 mod kubectl_habits;
 mod never_lie;
 mod output;
+mod output_habits;
 mod retry_after;
 mod sim_kubectl;
 mod sim_protocol;

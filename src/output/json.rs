@@ -1,12 +1,14 @@
 //! JSON lines: one self-contained object per record, `type` first, the object spliced in
 //! as the raw bytes the server sent (minus managedFields), never re-serialised.
-//! Also kubectl's watch events (`-o watch-events`), spliced the same way.
+//! Also kubectl's watch events (`-o watch-events`), spliced the same way; with several
+//! contexts each carries a `context` field after `type`.
 
 use std::io::{self, BufWriter, Write};
 
 use serde_json::json;
 
-use super::{fields, object_json, record_diff, Body, Options, Printer, Record};
+use super::health::Health;
+use super::{fields, object_json, record_diff, Body, Diagnostics, Options, Printer, Record};
 use crate::delta::DeltaType;
 
 pub struct JsonPrinter<W: Write> {
@@ -173,23 +175,30 @@ pub fn watch_event_type(
     }
 }
 
-/// `-o watch-events`: `{"type":"ADDED","object":{…}}` per change.
+/// `-o watch-events`: `{"type":"ADDED","object":{…}}` per change (with several
+/// contexts `{"type":"ADDED","context":"prod","object":{…}}`). Reflector trouble after
+/// the first sync goes to the diagnostics, one line per change of state.
 pub struct WatchEventPrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    diag: Diagnostics,
+    health: Health,
 }
 
 impl<W: Write> WatchEventPrinter<W> {
-    pub fn new(opts: Options, w: W) -> Self {
+    pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
         WatchEventPrinter {
             opts,
             w: BufWriter::with_capacity(64 * 1024, w),
+            diag,
+            health: Health::default(),
         }
     }
 }
 
 impl<W: Write + Send> Printer for WatchEventPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        super::script::report_health(&mut self.health, rec, &mut self.w, &mut self.diag)?;
         let Body::Delta { delta, prev, .. } = &rec.body else {
             return Ok(());
         };
@@ -199,14 +208,20 @@ impl<W: Write + Send> Printer for WatchEventPrinter<W> {
         let Some(t) = watch_event_type(delta.kind, *prev, Some(o)) else {
             return Ok(());
         };
-        write!(self.w, "{{\"type\":\"{t}\",\"object\":")?;
+        write!(self.w, "{{\"type\":\"{t}\"")?;
+        if let Some(c) = rec.context {
+            self.w.write_all(b",\"context\":")?;
+            json_str(&mut self.w, c)?;
+        }
+        self.w.write_all(b",\"object\":")?;
         self.w
             .write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
         self.w.write_all(b"}\n")
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+        self.w.flush()?;
+        self.diag.flush()
     }
 }
 

@@ -1,5 +1,7 @@
 //! Printing what the informer sees: deltas and reflector events as a table, JSON lines or
-//! YAML. Printers are generic over a writer and know nothing of where records come from.
+//! YAML. Printers are generic over two writers, one for data (stdout) and one for
+//! diagnostics (stderr: the table's `~` lines, the script formats' failure reports), and
+//! know nothing of where records come from.
 //!
 //! JSON lines and YAML carry the same records (see README "Output schema"); the table is
 //! for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
@@ -7,6 +9,7 @@
 
 pub mod columns;
 pub mod diff;
+mod health;
 mod json;
 pub mod sanitize;
 mod script;
@@ -193,6 +196,10 @@ pub struct Options {
     pub contexts: bool,
     /// Custom resources' additionalPrinterColumns, by [`Resource::name`].
     pub printer_columns: HashMap<String, Vec<columns::PrinterColumn>>,
+    /// stdout is a terminal: server strings in `-o name|jsonpath|custom-columns` have
+    /// their control characters escaped (to a pipe they are written as they are, as
+    /// kubectl's jsonpath writes them). The table and `~` lines are always escaped.
+    pub terminal: bool,
 }
 
 pub trait Printer: Send {
@@ -201,16 +208,35 @@ pub trait Printer: Send {
     fn flush(&mut self) -> io::Result<()>;
 }
 
-pub fn printer<W: Write + Send + 'static>(opts: Options, w: W) -> Box<dyn Printer> {
+/// Where diagnostics go (stderr in the binary): the table's `~` lines and the script
+/// formats' error lines; never data.
+pub type Diagnostics = Box<dyn Write + Send>;
+
+/// The printer for `opts.format`: data to `w`, diagnostics to `diag`. JSON and YAML carry
+/// reflector events as records on `w`; the table's `~` lines and the script formats'
+/// error lines go to `diag`, so `w` carries data only.
+pub fn printer<W, D>(opts: Options, w: W, diag: D) -> Box<dyn Printer>
+where
+    W: Write + Send + 'static,
+    D: Write + Send + 'static,
+{
+    let diag: Diagnostics = Box::new(diag);
     match opts.format {
         Format::Json => Box::new(json::JsonPrinter::new(opts, w)),
-        Format::WatchEvents => Box::new(json::WatchEventPrinter::new(opts, w)),
+        Format::WatchEvents => Box::new(json::WatchEventPrinter::new(opts, w, diag)),
         Format::Yaml => Box::new(yaml::YamlPrinter::new(opts, w)),
-        Format::Table | Format::Wide => Box::new(table::TablePrinter::new(opts, w)),
+        Format::Table | Format::Wide => Box::new(table::TablePrinter::new(opts, w, diag)),
         Format::Name | Format::CustomColumns(_) | Format::JsonPath(_) => {
-            Box::new(script::ScriptPrinter::new(opts, w))
+            Box::new(script::ScriptPrinter::new(opts, w, diag))
         }
     }
+}
+
+/// `text` in an SGR colour (`31` red, `90` dark grey…), then a full reset: explicit
+/// codes, not a terminal library's, so `--color always` colours the same whatever
+/// `NO_COLOR` says and every colour is closed by exactly one reset.
+pub(crate) fn paint(text: &str, sgr: u8) -> String {
+    format!("\x1b[{sgr}m{text}\x1b[0m")
 }
 
 /// RFC 3339 with milliseconds, UTC.

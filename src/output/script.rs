@@ -1,29 +1,51 @@
 //! kubectl's formats for scripts, applied per delta: `-o name`, `-o jsonpath=…`,
 //! `-o custom-columns=…`. They print objects only (no reflector events), one line per
-//! delta, so `while read` loops work; server strings are sanitized like everywhere.
+//! delta, so `while read` loops work. Server strings are written as they are into a pipe
+//! (as kubectl's jsonpath does) and escaped for a terminal.
+//!
+//! Reflector trouble after the first sync is reported on the diagnostics writer, one
+//! line per change of state ([`super::health`]).
+//!
+//! With several contexts, each line says which: `-o name` prefixes `CONTEXT/`,
+//! custom-columns get a CONTEXT column first; a jsonpath template is the user's own.
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 
 use serde_json::Value;
 
+use super::health::Health;
 use super::sanitize::sanitize;
-use super::{columns, Body, Format, Options, Printer, Record};
+use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
 
 pub struct ScriptPrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    diag: Diagnostics,
+    health: Health,
     /// custom-columns: current column widths, never shrinking.
     widths: Vec<usize>,
     header_done: bool,
 }
 
 impl<W: Write> ScriptPrinter<W> {
-    pub fn new(opts: Options, w: W) -> Self {
+    pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
         ScriptPrinter {
             opts,
             w: BufWriter::new(w),
+            diag,
+            health: Health::default(),
             widths: Vec::new(),
             header_done: false,
+        }
+    }
+
+    /// Server text as this output shows it: escaped on a terminal, as is into a pipe.
+    fn shown<'a>(&self, s: &'a str) -> Cow<'a, str> {
+        if self.opts.terminal {
+            sanitize(s)
+        } else {
+            Cow::Borrowed(s)
         }
     }
 
@@ -53,8 +75,25 @@ pub fn name_of(r: &super::Resource, name: &str) -> String {
     }
 }
 
+/// Reports a change of the reflector's health on the diagnostics writer, after what
+/// stdout holds so a terminal shows both in order.
+pub(super) fn report_health(
+    health: &mut Health,
+    rec: &Record<'_>,
+    w: &mut impl Write,
+    diag: &mut Diagnostics,
+) -> io::Result<()> {
+    if let Some(line) = health.observe(rec) {
+        w.flush()?;
+        writeln!(diag, "{line}")?;
+        diag.flush()?;
+    }
+    Ok(())
+}
+
 impl<W: Write + Send> Printer for ScriptPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        report_health(&mut self.health, rec, &mut self.w, &mut self.diag)?;
         let Body::Delta { key, delta, .. } = &rec.body else {
             return Ok(());
         };
@@ -62,14 +101,22 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
         let value = || delta.object.object().map_or(Value::Null, |o| o.to_value());
         match &self.opts.format {
             Format::Name => {
-                let line = name_of(rec.resource, name);
-                writeln!(self.w, "{}", sanitize(&line))
+                let mut line = name_of(rec.resource, name);
+                if let Some(c) = rec.context {
+                    line = format!("{c}/{line}");
+                }
+                let line = self.shown(&line).into_owned();
+                writeln!(self.w, "{line}")
             }
             Format::JsonPath(t) => {
                 let text = t.render(&value());
                 // One line per delta: kubectl prints the bare template, which runs deltas
                 // together in a watch.
-                let text = sanitize_keep_layout(&text);
+                let text = if self.opts.terminal {
+                    sanitize_keep_layout(&text)
+                } else {
+                    text
+                };
                 if text.ends_with('\n') {
                     write!(self.w, "{text}")
                 } else {
@@ -78,16 +125,24 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
             }
             Format::CustomColumns(cols) => {
                 let v = value();
-                let cells: Vec<String> = cols
-                    .iter()
-                    .map(|c| sanitize(&super::template::cell(&c.template, &v)).into_owned())
-                    .collect();
+                let mut cells: Vec<String> = Vec::with_capacity(cols.len() + 1);
+                if self.opts.contexts {
+                    cells.push(self.shown(rec.context.unwrap_or_default()).into_owned());
+                }
+                for c in cols {
+                    let cell = super::template::cell(&c.template, &v);
+                    cells.push(self.shown(&cell).into_owned());
+                }
                 if !self.header_done {
                     self.header_done = true;
                     // The header is as wide as the first row, so that row lines up.
                     self.widths = cells.iter().map(|c| c.chars().count()).collect();
                     if !self.opts.no_headers {
-                        let h: Vec<String> = cols.iter().map(|c| c.header.clone()).collect();
+                        let mut h: Vec<String> = Vec::with_capacity(cells.len());
+                        if self.opts.contexts {
+                            h.push("CONTEXT".into());
+                        }
+                        h.extend(cols.iter().map(|c| c.header.clone()));
                         self.row(&h)?;
                     }
                 }
@@ -98,7 +153,8 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+        self.w.flush()?;
+        self.diag.flush()
     }
 }
 

@@ -1,24 +1,42 @@
 //! The table: a header once, a row per delta, and a `~` line per reflector event saying
-//! what happened and why. Column widths only grow, so rows do not jitter as they stream.
-//! Every string from the server is sanitized; colour only when asked.
+//! what happened and why. `~` lines are diagnostics: they go to their own writer (stderr),
+//! so stdout holds the table only (`--no-headers | awk` sees rows and nothing else).
+//!
+//! Alignment, as kubectl's: the initial list's rows are held back until the resource has
+//! synced (at most [`HOLD_ROWS`] rows or [`HOLD_FOR`]) and printed aligned together; watch
+//! rows keep those widths, which grow only when a cell does not fit, so rows do not
+//! jitter as they stream. Every string from the server is escaped; colour only when asked.
+//!
+//! The `~` lines of the loading phase (before anything synced or any row was shown) are
+//! held too and come out with the initial list: a run that fails before its first sync
+//! prints its one error line and nothing else on stderr.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
-use std::time::Duration;
-
-use crossterm::style::{Color, Stylize};
+use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
 use super::columns::{resource_columns, Column, Getter, RowObject};
 use super::sanitize::sanitize;
-use super::{diff, Body, Format, Options, Printer, Record, Resource};
+use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource};
 use crate::delta::DeltaType;
 use crate::reflector::ReflectorEvent;
+
+/// At most this many initial-list rows are held back to be aligned together…
+pub const HOLD_ROWS: usize = 1000;
+/// …and for at most this long, so a 100k-object list starts printing at once.
+pub const HOLD_FOR: Duration = Duration::from_secs(1);
+
+/// SGR colours: the delta's, and dark grey for `~` lines.
+const GREY: u8 = 90;
 
 pub struct TablePrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    /// `~` lines (stderr). Stdout is flushed before each, so on a terminal they land
+    /// where they happened.
+    diag: Diagnostics,
     /// The width of each column, per header line seen (a handful); widths never shrink,
     /// so rows of one layout never jitter, and a layout shown again keeps its widths.
     widths: Vec<(Vec<String>, Vec<usize>)>,
@@ -26,6 +44,15 @@ pub struct TablePrinter<W: Write> {
     current: Option<Vec<String>>,
     /// The columns and header line per resource name (built once).
     layouts: HashMap<String, Arc<Layout>>,
+    /// Initial-list rows and the `~` lines around them (in order) held back until the
+    /// resource syncs. Invariant: `held_rows` counts its rows, and `held_since` is set
+    /// exactly when it holds a row.
+    held: Vec<Held>,
+    held_rows: usize,
+    held_since: Option<Instant>,
+    /// A resource has synced or a row has been shown: from now on `~` lines are held
+    /// only to keep their place among held rows.
+    live: bool,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
@@ -34,14 +61,32 @@ struct Layout {
     headers: Vec<String>,
 }
 
+/// A row ready to print: its layout, cells, colour and `--diff`.
+struct Row {
+    layout: Arc<Layout>,
+    cells: Vec<String>,
+    color: u8,
+    diff: Option<diff::Diff>,
+}
+
+enum Held {
+    Row(Row),
+    Note(String),
+}
+
 impl<W: Write> TablePrinter<W> {
-    pub fn new(opts: Options, w: W) -> Self {
+    pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
         TablePrinter {
             opts,
             w: BufWriter::new(w),
+            diag,
             widths: Vec::new(),
             current: None,
             layouts: HashMap::new(),
+            held: Vec::new(),
+            held_rows: 0,
+            held_since: None,
+            live: false,
         }
     }
 
@@ -120,8 +165,9 @@ impl<W: Write> TablePrinter<W> {
         &mut self,
         layout: &[String],
         cells: &[String],
-        color: Option<Color>,
+        color: Option<u8>,
     ) -> io::Result<()> {
+        let color = color.filter(|_| self.opts.color);
         let widths = self.widths_of(layout);
         if widths.len() < cells.len() {
             widths.resize(cells.len(), 0);
@@ -130,31 +176,83 @@ impl<W: Write> TablePrinter<W> {
         for (i, cell) in cells.iter().enumerate() {
             let n = cell.chars().count();
             widths[i] = widths[i].max(n);
-            if i + 1 == cells.len() {
-                line.push_str(cell);
+            if i == 0 {
+                // Colour only the DELTA cell, keeping the alignment of the rest.
+                match color {
+                    Some(c) => line.push_str(&paint(cell, c)),
+                    None => line.push_str(cell),
+                }
             } else {
                 line.push_str(cell);
+            }
+            if i + 1 < cells.len() {
                 line.extend(std::iter::repeat_n(' ', widths[i] - n + 3));
             }
         }
-        match color.filter(|_| self.opts.color) {
-            Some(c) => {
-                // Colour only the DELTA cell, keeping the alignment of the rest.
-                let type_len = cells.first().map_or(0, String::len);
-                let (head, tail) = line.split_at(type_len.min(line.len()));
-                writeln!(self.w, "{}{}", head.with(c), tail)
+        writeln!(self.w, "{line}")
+    }
+
+    /// A row: after a header when the layout changes (as wide as the row, so the row
+    /// lines up), then its `--diff`.
+    fn write_delta_row(&mut self, row: Row) -> io::Result<()> {
+        let layout = &row.layout.headers;
+        if self.current.as_ref() != Some(layout) {
+            self.current = Some(layout.clone());
+            self.grow(layout, &row.cells);
+            if !self.opts.no_headers {
+                self.write_row(layout, layout, None)?;
             }
-            None => writeln!(self.w, "{line}"),
+        }
+        self.write_row(layout, &row.cells, Some(row.color))?;
+        if let Some(d) = &row.diff {
+            self.write_diff(d)?;
+        }
+        Ok(())
+    }
+
+    /// Prints what is held back, aligned: every held row's layout first grows to fit
+    /// all of that layout's held rows and its header.
+    fn release(&mut self) -> io::Result<()> {
+        self.live = true;
+        let held = std::mem::take(&mut self.held);
+        self.held_rows = 0;
+        self.held_since = None;
+        for h in &held {
+            if let Held::Row(r) = h {
+                self.grow(&r.layout.headers, &r.layout.headers);
+                self.grow(&r.layout.headers, &r.cells);
+            }
+        }
+        for h in held {
+            match h {
+                Held::Row(r) => self.write_delta_row(r)?,
+                Held::Note(t) => self.write_note(&t)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A `~` line: held while loading or while rows are held, else written to the
+    /// diagnostics.
+    fn note(&mut self, text: String) -> io::Result<()> {
+        if self.live && self.held.is_empty() {
+            self.write_note(&text)
+        } else {
+            self.held.push(Held::Note(text));
+            Ok(())
         }
     }
 
-    fn write_event(&mut self, text: String) -> io::Result<()> {
-        let line = format!("~ {}", sanitize(&text));
+    fn write_note(&mut self, text: &str) -> io::Result<()> {
+        // The rows before it go out first, so a terminal shows both in order.
+        self.w.flush()?;
+        let line = format!("~ {}", sanitize(text));
         if self.opts.color {
-            writeln!(self.w, "{}", line.with(Color::DarkGrey))
+            writeln!(self.diag, "{}", paint(&line, GREY))?;
         } else {
-            writeln!(self.w, "{line}")
+            writeln!(self.diag, "{line}")?;
         }
+        self.diag.flush()
     }
 
     /// `--diff`: one indented `path: old → new` line per changed path.
@@ -167,8 +265,8 @@ impl<W: Write> TablePrinter<W> {
                 writeln!(
                     self.w,
                     "    {path}: {} → {}",
-                    old.with(Color::Red),
-                    new.with(Color::Green)
+                    paint(&old, 31),
+                    paint(&new, 32)
                 )?;
             } else {
                 writeln!(self.w, "    {path}: {old} → {new}")?;
@@ -178,13 +276,14 @@ impl<W: Write> TablePrinter<W> {
     }
 }
 
-fn color_of(t: DeltaType) -> Color {
+/// The SGR foreground colour of a delta type.
+fn color_of(t: DeltaType) -> u8 {
     match t {
-        DeltaType::Added => Color::Green,
-        DeltaType::Updated => Color::Yellow,
-        DeltaType::Deleted => Color::Red,
-        DeltaType::Replaced => Color::Cyan,
-        DeltaType::Sync => Color::Blue,
+        DeltaType::Added => 32,
+        DeltaType::Updated => 33,
+        DeltaType::Deleted => 31,
+        DeltaType::Replaced => 36,
+        DeltaType::Sync => 34,
     }
 }
 
@@ -333,18 +432,23 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         };
         match &rec.body {
             Body::Event(e) => match event_text(name, e) {
-                Some(t) => self.write_event(t),
+                Some(t) => self.note(t),
                 None => Ok(()),
             },
-            Body::Synced => self.write_event(format!("synced {name}")),
+            Body::Synced => {
+                self.release()?;
+                self.write_note(&format!("synced {name}"))
+            }
             Body::Delta {
-                key, delta, prev, ..
+                key,
+                delta,
+                prev,
+                initial_list,
             } => {
-                let l = self.layout_of(rec.resource);
-                let (cols, layout) = (&l.cols, &l.headers);
+                let layout = self.layout_of(rec.resource);
                 let (ns, obj_name) = key.split_once('/').unwrap_or(("", key));
                 let obj = delta.object.object();
-                let mut cells = Vec::with_capacity(layout.len());
+                let mut cells = Vec::with_capacity(layout.headers.len());
                 cells.push(delta.kind.as_str().to_owned());
                 if self.opts.timestamps {
                     cells.push(super::format_time(rec.time));
@@ -366,29 +470,39 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 cells.push(obj.map_or("<unknown>".into(), |o| {
                     sanitize(o.resource_version()).into_owned()
                 }));
-                let row = RowObject::parse(cols, obj.map(|o| o.raw()));
+                let row = RowObject::parse(&layout.cols, obj.map(|o| o.raw()));
                 let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
-                for c in cols {
+                for c in &layout.cols {
                     cells.push(sanitize(&row.cell(c, created, rec.time)).into_owned());
                 }
-                if self.current.as_ref() != Some(layout) {
-                    self.current = Some(layout.clone());
-                    // A new header is as wide as its first row, so that row lines up.
-                    self.grow(layout, &cells);
-                    if !self.opts.no_headers {
-                        self.write_row(layout, layout, None)?;
-                    }
+                let row = Row {
+                    layout,
+                    cells,
+                    color: color_of(delta.kind),
+                    diff: diff::compute(self.opts.diff, delta.kind, *prev, obj),
+                };
+                if !*initial_list {
+                    self.release()?;
+                    return self.write_delta_row(row);
                 }
-                self.write_row(layout, &cells, Some(color_of(delta.kind)))?;
-                if let Some(d) = diff::compute(self.opts.diff, delta.kind, *prev, obj) {
-                    self.write_diff(&d)?;
+                let since = *self.held_since.get_or_insert_with(Instant::now);
+                self.held.push(Held::Row(row));
+                self.held_rows += 1;
+                if self.held_rows >= HOLD_ROWS || since.elapsed() >= HOLD_FOR {
+                    self.release()?;
                 }
                 Ok(())
             }
         }
     }
 
+    /// Pushes everything out, held rows too (the queue is drained, or the run ends); `~`
+    /// lines of a loading phase that has shown nothing yet stay held (see the module doc).
     fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+        if self.held_rows > 0 || self.live {
+            self.release()?;
+        }
+        self.w.flush()?;
+        self.diag.flush()
     }
 }

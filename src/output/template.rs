@@ -283,13 +283,34 @@ pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, String> {
         })?;
         cols.push(CustomColumn {
             header: header.to_owned(),
-            template: Template::parse(path)?,
+            template: Template::parse(&relaxed(path)?)?,
         });
     }
     if cols.is_empty() {
         return Err("custom-columns: no columns given".into());
     }
     Ok(cols)
+}
+
+/// A custom column's path as kubectl relaxes it (`RelaxedJSONPathExpression`):
+/// `metadata.name`, `.metadata.name`, `{metadata.name}` and `{.metadata.name}` all mean
+/// `{.metadata.name}`.
+fn relaxed(path: &str) -> Result<String, String> {
+    if path.is_empty() {
+        return Ok(String::new());
+    }
+    let inner = path
+        .strip_prefix('{')
+        .and_then(|p| p.strip_suffix('}'))
+        .unwrap_or(path);
+    let field = inner.strip_prefix('.').unwrap_or(inner);
+    if field.is_empty() || field.contains(['{', '}']) {
+        return Err(format!(
+            "custom-columns: unexpected path {path:?}, expected a 'name1.name2' or \
+             '.name1.name2' or '{{name1.name2}}' or '{{.name1.name2}}'"
+        ));
+    }
+    Ok(format!("{{.{field}}}"))
 }
 
 /// Splits on commas outside brackets and braces.

@@ -61,7 +61,8 @@ fn print_all(format: Format, recs: &[Body<'_>]) -> String {
 
 fn print_with(o: Options, recs: &[Body<'_>]) -> String {
     let buf = Buf::default();
-    let mut p = printer(o, buf.clone());
+    // Data and diagnostics into one buffer, interleaved as a terminal shows them.
+    let mut p = printer(o, buf.clone(), buf.clone());
     let r = pods();
     for body in recs {
         let rec = Record {
@@ -193,8 +194,35 @@ fn table_escapes_control_characters_from_the_server() {
         delay: Duration::from_millis(800),
         cause: "boom\u{1b}[2J".into(),
     };
-    let out = print_all(Format::Table, &[Body::Event(&ev)]);
-    assert_eq!(out, "~ backoff pods 800ms: boom\\u{1b}[2J\n");
+    // After the sync: `~` lines of the loading phase are held (see the next test).
+    let out = print_all(Format::Table, &[Body::Synced, Body::Event(&ev)]);
+    assert_eq!(out, "~ synced pods\n~ backoff pods 800ms: boom\\u{1b}[2J\n");
+}
+
+/// The lead's failure rule (issues 11 and 15): a run that fails before its first sync
+/// prints one error line on stderr, so the loading phase's `~` lines are held with the
+/// initial list and never shown without it.
+#[test]
+fn table_holds_loading_lines_until_the_initial_list_shows() {
+    let list = ReflectorEvent::List {
+        resource_version: "0".into(),
+        limit: 500,
+        reason: "initial".into(),
+        streaming: false,
+    };
+    let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list)]);
+    assert_eq!((out.as_str(), diag.as_str()), ("", ""));
+    let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
+    let row = Body::Delta {
+        key: "default/a",
+        delta: &d,
+        initial_list: true,
+        prev: None,
+    };
+    // Cut short by --max-events: the row and the lines before it come out at the end.
+    let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list), row]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert_eq!(diag, "~ list pods at rv=\"0\", 500 per page\n");
 }
 
 #[test]
@@ -397,4 +425,222 @@ fn json_diff_is_an_rfc6902_patch_that_turns_the_old_object_into_the_new() {
         ..Options::default()
     });
     assert!(!plain.contains("\"diff\"") && !plain.contains("\"changed\""));
+}
+
+/// Prints `recs` for `resource` (with `context`) into separate data and diagnostics
+/// buffers.
+fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String, String) {
+    let (out, diag) = (Buf::default(), Buf::default());
+    let mut p = printer(o, out.clone(), diag.clone());
+    let r = pods();
+    for body in recs {
+        let rec = Record {
+            resource: &r,
+            context,
+            time: at(),
+            body: *body,
+        };
+        p.print(&rec).unwrap();
+    }
+    p.flush().unwrap();
+    (out.text(), diag.text())
+}
+
+/// Issue 11: kubectl aligns the whole initial list; widths only grew row by row, so a
+/// long name shifted every later column.
+#[test]
+fn table_aligns_the_initial_list_then_keeps_its_widths_for_watch_rows() {
+    let names = ["default", "kube-node-lease", "kube-public", "team-a"];
+    let deltas: Vec<(String, Delta)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let d = Delta::new(DeltaType::Replaced, pod(n, &(10 + i).to_string()));
+            (format!("default/{n}"), d)
+        })
+        .collect();
+    let later = Delta::new(DeltaType::Added, pod("x", "20"));
+    let longer = Delta::new(
+        DeltaType::Added,
+        pod("an-even-longer-name-than-before", "21"),
+    );
+    let mut recs: Vec<Body<'_>> = deltas
+        .iter()
+        .map(|(key, delta)| Body::Delta {
+            key,
+            delta,
+            initial_list: true,
+            prev: None,
+        })
+        .collect();
+    recs.push(Body::Synced);
+    for (key, delta) in [
+        ("default/x", &later),
+        ("default/an-even-longer-name-than-before", &longer),
+    ] {
+        recs.push(Body::Delta {
+            key,
+            delta,
+            initial_list: false,
+            prev: None,
+        });
+    }
+    let (out, diag) = print_split(opts(Format::Table), None, &recs);
+    assert_eq!(diag, "~ synced pods\n");
+    insta::assert_snapshot!("table_initial_list_aligned", out);
+    let lines: Vec<&str> = out.lines().collect();
+    let col = |l: &str| {
+        l.find("RESOURCEVERSION")
+            .or_else(|| l.find(char::is_numeric))
+    };
+    let at = col(lines[0]);
+    assert!(
+        lines[..6].iter().all(|l| col(l) == at),
+        "the initial list and the next watch row line up:\n{out}"
+    );
+}
+
+/// Issue 11: the hold is bounded, so a huge list starts printing at once.
+#[test]
+fn table_holds_at_most_a_bounded_number_of_initial_rows() {
+    let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
+    let out = Buf::default();
+    let mut p = printer(opts(Format::Table), out.clone(), io::sink());
+    let r = pods();
+    for _ in 0..table::HOLD_ROWS {
+        assert_eq!(out.text(), "", "held back until the bound");
+        let rec = Record {
+            resource: &r,
+            context: None,
+            time: at(),
+            body: Body::Delta {
+                key: "default/a",
+                delta: &d,
+                initial_list: true,
+                prev: None,
+            },
+        };
+        p.print(&rec).unwrap();
+    }
+    // Released into the writer's buffer: a flush of it alone shows them.
+    drop(p);
+    assert_eq!(out.text().lines().count(), table::HOLD_ROWS + 1);
+}
+
+/// Issue 15: `~` lines are diagnostics, never on stdout, with or without headers.
+#[test]
+fn table_event_lines_go_to_the_diagnostics_writer() {
+    let d = Delta::new(DeltaType::Replaced, pod("web-1", "7"));
+    let list = ReflectorEvent::List {
+        resource_version: "0".into(),
+        limit: 500,
+        reason: "initial".into(),
+        streaming: true,
+    };
+    let recs = [
+        Body::Event(&list),
+        Body::Delta {
+            key: "default/web-1",
+            delta: &d,
+            initial_list: true,
+            prev: None,
+        },
+        Body::Synced,
+    ];
+    let (out, diag) = print_split(
+        Options {
+            no_headers: true,
+            ..opts(Format::Table)
+        },
+        None,
+        &recs,
+    );
+    assert!(
+        out.starts_with("Replaced   default     web-1   7 "),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert_eq!(
+        diag,
+        "~ watch-list pods at rv=\"0\", 500 per page\n~ synced pods\n"
+    );
+}
+
+/// Issue 15: explicit colour is whole: every colour closed by one full reset, no stray
+/// `ESC[m`, whatever `NO_COLOR` says.
+#[test]
+fn colour_codes_are_explicit_and_balanced() {
+    let d = Delta::new(DeltaType::Deleted, pod("web-1", "7"));
+    let ev = ReflectorEvent::Resync;
+    let (out, diag) = print_split(
+        Options {
+            color: true,
+            ..opts(Format::Table)
+        },
+        None,
+        &[
+            Body::Event(&ev),
+            Body::Delta {
+                key: "default/web-1",
+                delta: &d,
+                initial_list: false,
+                prev: None,
+            },
+        ],
+    );
+    let row = out.lines().nth(1).unwrap();
+    assert!(
+        row.starts_with("\u{1b}[31mDeleted\u{1b}[0m    default"),
+        "{row:?}"
+    );
+    assert_eq!(diag, "\u{1b}[90m~ resync pods\u{1b}[0m\n");
+    for text in [&out, &diag] {
+        assert!(!text.contains("\u{1b}[m"), "{text:?}");
+        assert_eq!(
+            text.matches("\u{1b}[0m").count(),
+            text.matches('\u{1b}').count() / 2
+        );
+    }
+}
+
+/// Issue 15: server strings go to a pipe as they are in kubectl's script formats, and
+/// escaped on a terminal; with several contexts each line says which.
+#[test]
+fn script_formats_write_bytes_into_a_pipe_and_name_the_context() {
+    let o = ObjectRef::new(
+        Object::from_json(
+            r#"{"metadata":{"name":"esc","namespace":"default","resourceVersion":"3"},"data":{"k":"a\u001b[2Jb"}}"#,
+        )
+        .unwrap(),
+    );
+    let d = Delta::new(DeltaType::Added, o);
+    let body = [Body::Delta {
+        key: "default/esc",
+        delta: &d,
+        initial_list: false,
+        prev: None,
+    }];
+    let run = |format: &str, terminal: bool, context: Option<&str>| {
+        let o = Options {
+            terminal,
+            contexts: context.is_some(),
+            ..opts(parse(format))
+        };
+        print_split(o, context, &body).0
+    };
+    assert_eq!(run("jsonpath={.data.k}", false, None), "a\u{1b}[2Jb\n");
+    assert_eq!(run("jsonpath={.data.k}", true, None), "a\\u{1b}[2Jb\n");
+    assert_eq!(
+        run("custom-columns=K:data.k", false, None),
+        "K\na\u{1b}[2Jb\n"
+    );
+    assert_eq!(
+        run("custom-columns=N:{.metadata.name}", false, Some("prod")),
+        "CONTEXT   N\nprod      esc\n"
+    );
+    assert_eq!(run("name", false, Some("prod")), "prod/pod/esc\n");
+    let ev: Value = serde_json::from_str(&run("watch-events", false, Some("prod"))).unwrap();
+    assert_eq!(ev["type"], "ADDED");
+    assert_eq!(ev["context"], "prod");
+    assert_eq!(ev["object"]["data"]["k"], "a\u{1b}[2Jb");
 }

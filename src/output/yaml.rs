@@ -1,9 +1,18 @@
-//! YAML: the JSON-lines records as a multi-document stream. The only file that uses
-//! serde_yaml (archived upstream), so a swap touches nothing else.
+//! YAML: the JSON-lines records as a multi-document stream, written as kubectl writes
+//! YAML (sigs.k8s.io/yaml → go-yaml v2 → libyaml's emitter): block style, two-space
+//! indentation, sequences at their key's column, and every string a YAML 1.1 reader
+//! would take for something else double-quoted (`"no"`, `"on"`, `"12:30:00"`,
+//! `"2024-01-01"`, `"1e3"`, `""`), so PyYAML and other YAML 1.1 tools read back exactly
+//! the JSON values.
+//!
+//! The only file that knows YAML: a hand-written emitter over `serde_json::Value`, so
+//! nothing depends on serde_yaml (archived upstream). Unlike go-yaml, long strings are
+//! not folded at 80 columns (the value read back is the same).
 
+use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{diff, fields, object_json, record_diff, Options, Printer, Record};
 
@@ -45,12 +54,412 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
                 }
             }
         }
-        let text = serde_yaml::to_string(&m).map_err(io::Error::other)?;
-        self.w.write_all(b"---\n")?;
-        self.w.write_all(text.as_bytes())
+        self.w.write_all(document(&m).as_bytes())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
+    }
+}
+
+/// One document: `---`, then the mapping in block style.
+pub fn document(m: &Map<String, Value>) -> String {
+    let mut out = String::from("---\n");
+    if m.is_empty() {
+        out.push_str("{}\n");
+    } else {
+        mapping(&mut out, m, 0, false);
+    }
+    out
+}
+
+fn pad(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// The entries of `m`, each at column `indent`; the first one without its padding
+/// when it follows a sequence's `- `.
+fn mapping(out: &mut String, m: &Map<String, Value>, indent: usize, inline_first: bool) {
+    for (i, (k, v)) in m.iter().enumerate() {
+        if i > 0 || !inline_first {
+            pad(out, indent);
+        }
+        scalar(out, k, None);
+        out.push(':');
+        match v {
+            Value::Object(c) if !c.is_empty() => {
+                out.push('\n');
+                mapping(out, c, indent + 2, false);
+            }
+            // go-yaml writes a mapping's sequence at the key's column.
+            Value::Array(a) if !a.is_empty() => {
+                out.push('\n');
+                sequence(out, a, indent, false);
+            }
+            _ => {
+                out.push(' ');
+                leaf(out, v, indent + 2);
+            }
+        }
+    }
+}
+
+/// The items of `a`, each `- ` at column `indent`.
+fn sequence(out: &mut String, a: &[Value], indent: usize, inline_first: bool) {
+    for (i, v) in a.iter().enumerate() {
+        if i > 0 || !inline_first {
+            pad(out, indent);
+        }
+        out.push_str("- ");
+        match v {
+            Value::Object(c) if !c.is_empty() => mapping(out, c, indent + 2, true),
+            Value::Array(c) if !c.is_empty() => sequence(out, c, indent + 2, true),
+            _ => leaf(out, v, indent + 2),
+        }
+    }
+}
+
+/// A scalar or an empty collection, then the end of its line. `indent`: the column of a
+/// literal block's lines.
+fn leaf(out: &mut String, v: &Value, indent: usize) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => number(out, n),
+        Value::String(s) => scalar(out, s, Some(indent)),
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
+    }
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+/// A JSON number as YAML 1.1 reads it back as the same number: a float in exponent
+/// form gets a fraction and a signed exponent (`1e30` would be a string to YAML 1.1).
+fn number(out: &mut String, n: &serde_json::Number) {
+    let s = n.to_string();
+    if n.is_f64() {
+        if let Some((mant, exp)) = s.split_once(['e', 'E']) {
+            let mant = if mant.contains('.') {
+                mant.to_owned()
+            } else {
+                format!("{mant}.0")
+            };
+            let exp = if exp.starts_with(['+', '-']) {
+                exp.to_owned()
+            } else {
+                format!("+{exp}")
+            };
+            let _ = write!(out, "{mant}e{exp}");
+            return;
+        }
+    }
+    out.push_str(&s);
+}
+
+/// A string in the style libyaml picks under go-yaml's rules: plain when a reader takes
+/// it back as this string, double-quoted when it would resolve to another type (or holds
+/// characters that need escapes), single-quoted when it only collides with YAML syntax,
+/// a literal block (`|`) for multi-line text when `block_indent` allows one (not keys).
+fn scalar(out: &mut String, s: &str, block_indent: Option<usize>) {
+    if resolves_to_non_string(s) || s.chars().any(needs_escape) {
+        return double_quoted(out, s);
+    }
+    if s.contains('\n') {
+        return match block_indent {
+            Some(indent) if literal_ok(s) => literal(out, s, indent),
+            _ => double_quoted(out, s),
+        };
+    }
+    if plain_ok(s) {
+        out.push_str(s);
+    } else {
+        out.push('\'');
+        out.push_str(&s.replace('\'', "''"));
+        out.push('\'');
+    }
+}
+
+/// Characters written only as escapes, inside double quotes: what libyaml does not count
+/// printable (C0 but `\n`, DEL, C1, BOM, U+FFFE/FFFF) and the Unicode line breaks a YAML
+/// 1.1 reader would split a line at.
+fn needs_escape(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
+}
+
+/// Whether a YAML 1.1 reader (go-yaml v2's resolver, PyYAML's) would read the plain
+/// scalar `s` as a null, bool, number, timestamp, merge key or value key.
+pub fn resolves_to_non_string(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+        ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
+        "-.Inf", "-.INF", "<<", "=",
+    ];
+    WORDS.contains(&s) || is_number(s) || is_timestamp(s)
+}
+
+/// YAML 1.1 ints and floats: decimal (underscores allowed), `0x`, `0o`, `0b`, octal,
+/// exponents, and base 60 (`12:30:00`, `1:20.5`).
+fn is_number(s: &str) -> bool {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let all = |t: &str, ok: fn(char) -> bool| !t.is_empty() && t.chars().all(ok);
+    if let Some(h) = body.strip_prefix("0x") {
+        return all(h, |c| c.is_ascii_hexdigit() || c == '_');
+    }
+    if let Some(b) = body.strip_prefix("0b") {
+        return all(b, |c| matches!(c, '0' | '1' | '_'));
+    }
+    if let Some(o) = body.strip_prefix("0o") {
+        return all(o, |c| matches!(c, '0'..='7' | '_'));
+    }
+    if body.contains(':') {
+        // Base 60: digits, then `:` groups of one or two digits below 60, the last with
+        // an optional fraction.
+        let mut parts = body.split(':');
+        let first = parts.next().unwrap_or_default();
+        if !first.starts_with(|c: char| c.is_ascii_digit())
+            || !all(first, |c| c.is_ascii_digit() || c == '_')
+        {
+            return false;
+        }
+        let rest: Vec<&str> = parts.collect();
+        return rest.iter().enumerate().all(|(i, p)| {
+            let p = match p.split_once('.') {
+                Some((whole, frac)) if i + 1 == rest.len() => {
+                    if !frac.chars().all(|c| c.is_ascii_digit() || c == '_') {
+                        return false;
+                    }
+                    whole
+                }
+                _ => p,
+            };
+            let b = p.as_bytes();
+            match b {
+                [d] => d.is_ascii_digit(),
+                [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
+                _ => false,
+            }
+        });
+    }
+    // Decimal ints and floats (go-yaml: `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+    // once underscores are dropped; PyYAML's forms are within it).
+    let plain: String = body.chars().filter(|&c| c != '_').collect();
+    let (mant, exp) = match plain.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e)),
+        None => (plain.as_str(), None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mant_ok = match mant.split_once('.') {
+        Some(("", frac)) => digits(frac),
+        Some((whole, frac)) => digits(whole) && (frac.is_empty() || digits(frac)),
+        None => digits(mant),
+    };
+    let exp_ok = exp.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    mant_ok && exp_ok && body != "_" && !plain.is_empty()
+}
+
+/// `YYYY-M-D`, alone or followed by a time (`T`, `t` or spaces): YAML 1.1 timestamps.
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let rest = &s[5..];
+    let date_part = |t: &str| -> Option<usize> {
+        let n = t.bytes().take_while(u8::is_ascii_digit).count();
+        (1..=2).contains(&n).then_some(n)
+    };
+    let Some(m) = date_part(rest) else {
+        return false;
+    };
+    let Some(after_month) = rest[m..].strip_prefix('-') else {
+        return false;
+    };
+    let Some(d) = date_part(after_month) else {
+        return false;
+    };
+    let tail = &after_month[d..];
+    tail.is_empty() || tail.starts_with(['T', 't', ' ', '\t'])
+}
+
+/// libyaml's rule for a plain scalar in block context (the string is on one line, has
+/// no characters needing escapes and resolves to a string).
+fn plain_ok(s: &str) -> bool {
+    if s.starts_with(' ') || s.ends_with(' ') || s.starts_with("---") || s.starts_with("...") {
+        return false;
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let blank_after = |i: usize| chars.get(i + 1).is_none_or(|c| *c == ' ');
+    match chars.first() {
+        Some(
+            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+            | '@' | '`',
+        ) => return false,
+        Some('?' | ':' | '-') if blank_after(0) => return false,
+        _ => {}
+    }
+    for (i, c) in chars.iter().enumerate() {
+        match c {
+            ':' if blank_after(i) => return false,
+            '#' if i > 0 && chars[i - 1] == ' ' => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Whether multi-line `s` can be a literal block: no space before a line break or at
+/// the end, no leading space or break (that would need an indentation indicator).
+fn literal_ok(s: &str) -> bool {
+    !s.starts_with([' ', '\n']) && !s.contains(" \n") && !s.ends_with(' ')
+}
+
+/// `|`, `|-` or `|+` (the trailing newlines kept exactly), then the lines at `indent`.
+fn literal(out: &mut String, s: &str, indent: usize) {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    out.push_str(match (s.ends_with('\n'), body.ends_with('\n')) {
+        (false, _) => "|-",
+        (true, false) => "|",
+        (true, true) => "|+",
+    });
+    out.push('\n');
+    for line in body.split('\n') {
+        if !line.is_empty() {
+            pad(out, indent);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+}
+
+/// libyaml's double-quoted style: `"` and `\` escaped, and every character that needs
+/// it as YAML's short escapes, else `\xXX`, `\uXXXX`, `\UXXXXXXXX`.
+fn double_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\0' => out.push_str("\\0"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '\u{1b}' => out.push_str("\\e"),
+            '\u{85}' => out.push_str("\\N"),
+            '\u{a0}' => out.push_str("\\_"),
+            '\u{2028}' => out.push_str("\\L"),
+            '\u{2029}' => out.push_str("\\P"),
+            c if needs_escape(c) => {
+                let n = u32::from(c);
+                let _ = if n <= 0xff {
+                    write!(out, "\\x{n:02X}")
+                } else {
+                    write!(out, "\\u{n:04X}")
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn yaml(v: Value) -> String {
+        match v {
+            Value::Object(m) => document(&m),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn quotes_what_yaml_1_1_reads_as_another_type_as_kubectl_does() {
+        let out = yaml(json!({
+            "a": "no", "b": "yes", "c": "on", "d": "12:30:00", "e": "2024-01-01", "f": "",
+            "g": "*", "i": "1e3", "j": "0x1F", "k": "~", "l": "a\u{1b}[2Jb", "m": "y",
+            "n": "1_000", "o": "-1.5", "p": ".inf", "q": "1:2:3x", "r": "web-1", "s": "a: b",
+            "t": "it's", "u": " lead", "v": "- x", "w": "größe", "x": "10.244.0.1",
+            "z": "2024-01-01T10:00:00Z", "aa": "012", "ab": "=", "ac": "null",
+        }));
+        assert_eq!(
+            out,
+            "---\na: \"no\"\nb: \"yes\"\nc: \"on\"\nd: \"12:30:00\"\ne: \"2024-01-01\"\nf: \"\"\n\
+             g: '*'\ni: \"1e3\"\nj: \"0x1F\"\nk: \"~\"\nl: \"a\\e[2Jb\"\nm: \"y\"\n\
+             \"n\": \"1_000\"\no: \"-1.5\"\np: \".inf\"\nq: 1:2:3x\nr: web-1\ns: 'a: b'\n\
+             t: it's\nu: ' lead'\nv: '- x'\nw: größe\nx: 10.244.0.1\n\
+             z: \"2024-01-01T10:00:00Z\"\naa: \"012\"\nab: \"=\"\nac: \"null\"\n"
+        );
+    }
+
+    #[test]
+    fn block_layout_as_go_yaml_writes_it() {
+        let out = yaml(json!({
+            "spec": {"containers": [{"name": "a", "ports": [{"port": 80}], "args": []},
+                                    {"name": "b", "env": {}}],
+                     "matrix": [[1, 2], []]},
+            "script": "line 1\n  indented\n\nlast\n",
+            "nochomp": "a\nb",
+            "keep": "a\n\n",
+            "trailing space": "a \nb",
+            "n": 1.5, "big": 1e30, "neg": -3, "t": true, "nil": null,
+        }));
+        assert_eq!(
+            out,
+            "---\nspec:\n  containers:\n  - name: a\n    ports:\n    - port: 80\n    args: []\n\
+             \x20 - name: b\n    env: {}\n  matrix:\n  - - 1\n    - 2\n  - []\n\
+             script: |\n  line 1\n    indented\n\n  last\nnochomp: |-\n  a\n  b\n\
+             keep: |+\n  a\n\ntrailing space: \"a \\nb\"\n\"n\": 1.5\nbig: 1.0e+30\nneg: -3\n\
+             t: true\nnil: null\n"
+        );
+    }
+
+    #[test]
+    fn numbers_and_timestamps_are_recognised_like_a_yaml_1_1_reader() {
+        for s in [
+            "0",
+            "-0",
+            "+12",
+            "1.",
+            ".5",
+            "1.5e-3",
+            "0b101",
+            "0o17",
+            "190:20:30",
+            "1:20.5",
+            "2024-1-2",
+            "2001-12-14 21:59:43.10 -5",
+        ] {
+            assert!(resolves_to_non_string(s), "{s}");
+        }
+        for s in [
+            "abc",
+            "1.2.3",
+            "v1",
+            "1-2",
+            "12:60",
+            "e3",
+            "0x",
+            "-",
+            "2024-01",
+            "10.244.0.1",
+            "1_2_3a",
+            "_",
+        ] {
+            assert!(!resolves_to_non_string(s), "{s}");
+        }
     }
 }
