@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -25,6 +25,8 @@ function __fish_kwatch_using_subcommand
 end
 
 complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces (kubectl\'s --all-namespaces[=true|false] is accepted)' -r -f -a "true\t''
+false\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE (whatever -o shows); replay it with `kwatch replay FILE`' -r -F
@@ -66,8 +68,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Eac
 complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO\'s per-key coalescing becomes visible' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), or `jsonpath={.status.phase}=Running` (a value equals; without `=VALUE`, is present and not false), or `condition=Ready[=True]` (kubectl wait\'s). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
@@ -80,7 +82,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, i
 complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced)'
-complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if --timeout comes first'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
