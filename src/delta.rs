@@ -75,6 +75,15 @@ impl Delta {
             object: DeltaObject::Object(obj),
         }
     }
+
+    /// A `Deleted` delta for an object a relist found missing; `obj` is the last state
+    /// known of it, if any.
+    pub fn tombstone(key: String, obj: Option<ObjectRef>) -> Delta {
+        Delta {
+            kind: DeltaType::Deleted,
+            object: DeltaObject::Tombstone(Tombstone { key, obj }),
+        }
+    }
 }
 
 /// A key's deltas, oldest first; never empty while queued.

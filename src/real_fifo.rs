@@ -1,20 +1,16 @@
-//! client-go's RealFIFO (`tools/cache/the_real_fifo.go`, the informers' default queue
-//! since client-go 1.36): every notification is delivered, in order, one delta per pop;
-//! nothing is coalesced per key. Replace still yields tombstones (first) and `Replaced`
-//! deltas; Delete is never ignored.
-//!
-//! Like [`DeltaFifo`](crate::fifo::DeltaFifo) it carries out-of-band notices in the same
-//! ordered queue.
+//! client-go's RealFIFO (`tools/cache/the_real_fifo.go`): every notification is delivered,
+//! in order, one delta per pop; nothing is coalesced per key. Replace still yields
+//! tombstones (first) and `Replaced` deltas; Delete is never ignored. Notices travel in
+//! the same ordered queue ([`crate::queue`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
-use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
-use crate::fifo::Popped;
+use crate::delta::{Delta, DeltaType};
 use crate::object::ObjectRef;
+use crate::queue::{PopState, Popped, Queue};
 use crate::store::Store;
 
 #[derive(Debug)]
@@ -44,7 +40,41 @@ pub struct RealFifo<N> {
     known: Arc<Store>,
 }
 
-impl<N: Send> RealFifo<N> {
+impl<N> Inner<N> {
+    fn push(&mut self, key: String, delta: Delta) {
+        self.items.push_back(Entry::Delta { key, delta });
+        self.deltas += 1;
+    }
+
+    fn has_synced(&self) -> bool {
+        self.populated && self.initial_population_count == 0
+    }
+}
+
+impl<N> PopState<N> for Inner<N> {
+    fn try_pop(&mut self) -> Option<Popped<N>> {
+        let e = self.items.pop_front()?;
+        Some(match e {
+            Entry::Notice(n) => Popped::Notice(n),
+            Entry::Delta { key, delta } => {
+                let is_in_initial_list = !self.has_synced();
+                self.deltas -= 1;
+                self.initial_population_count = self.initial_population_count.saturating_sub(1);
+                Popped::Deltas {
+                    key,
+                    deltas: vec![delta],
+                    is_in_initial_list,
+                }
+            }
+        })
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed
+    }
+}
+
+impl<N: Send + 'static> RealFifo<N> {
     pub fn new(known: Arc<Store>) -> Self {
         RealFifo {
             inner: Mutex::new(Inner {
@@ -63,35 +93,37 @@ impl<N: Send> RealFifo<N> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn push(inner: &mut Inner<N>, key: String, delta: Delta) {
-        inner.items.push_back(Entry::Delta { key, delta });
-        inner.deltas += 1;
-    }
-
     fn enqueue(&self, kind: DeltaType, obj: ObjectRef) {
         {
             let mut inner = self.lock();
             inner.populated = true;
-            Self::push(&mut inner, obj.key(), Delta::new(kind, obj));
+            inner.push(obj.key(), Delta::new(kind, obj));
         }
         self.notify.notify_waiters();
     }
 
-    pub fn add(&self, obj: ObjectRef) {
+    /// Non-blocking pop: the next entry, or `None` if nothing is queued.
+    pub fn try_pop(&self) -> Option<Popped<N>> {
+        self.lock().try_pop()
+    }
+}
+
+impl<N: Send + 'static> Queue<N> for RealFifo<N> {
+    fn add(&self, obj: ObjectRef) {
         self.enqueue(DeltaType::Added, obj);
     }
 
-    pub fn update(&self, obj: ObjectRef) {
+    fn update(&self, obj: ObjectRef) {
         self.enqueue(DeltaType::Updated, obj);
     }
 
-    pub fn delete(&self, obj: ObjectRef) {
+    fn delete(&self, obj: ObjectRef) {
         self.enqueue(DeltaType::Deleted, obj);
     }
 
     /// Tombstones for queued keys whose last delta is not a deletion and for known keys
     /// with nothing queued, when the list lacks them; then `Replaced` for every listed object.
-    pub fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
+    fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
         {
             let mut inner = self.lock();
             let new_keys: HashSet<String> = list.iter().map(|o| o.key()).collect();
@@ -111,20 +143,20 @@ impl<N: Send> RealFifo<N> {
                     continue;
                 }
                 let obj = d.object.object().cloned();
-                tombstones.push((key.clone(), tombstone(key, obj)));
+                tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
             }
             for key in self.known.list_keys() {
                 if new_keys.contains(&key) || last.contains_key(&key) {
                     continue;
                 }
                 let obj = self.known.get(&key);
-                tombstones.push((key.clone(), tombstone(&key, obj)));
+                tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
             }
             for (k, d) in tombstones {
-                Self::push(&mut inner, k, d);
+                inner.push(k, d);
             }
             for o in list {
-                Self::push(&mut inner, o.key(), Delta::new(DeltaType::Replaced, o));
+                inner.push(o.key(), Delta::new(DeltaType::Replaced, o));
             }
             if !inner.populated {
                 inner.populated = true;
@@ -135,7 +167,7 @@ impl<N: Send> RealFifo<N> {
     }
 
     /// `Sync` for every known key with nothing queued.
-    pub fn resync(&self) {
+    fn resync(&self) {
         {
             let mut inner = self.lock();
             let queued: HashSet<String> = inner
@@ -151,85 +183,33 @@ impl<N: Send> RealFifo<N> {
                     continue;
                 }
                 if let Some(o) = self.known.get(&key) {
-                    Self::push(&mut inner, key, Delta::new(DeltaType::Sync, o));
+                    inner.push(key, Delta::new(DeltaType::Sync, o));
                 }
             }
         }
         self.notify.notify_waiters();
     }
 
-    pub fn push_notice(&self, n: N) {
+    fn push_notice(&self, n: N) {
         self.lock().items.push_back(Entry::Notice(n));
         self.notify.notify_waiters();
     }
 
-    fn has_synced_locked(inner: &Inner<N>) -> bool {
-        inner.populated && inner.initial_population_count == 0
+    async fn pop_with<R: Send>(&self, process: impl FnOnce(Popped<N>) -> R + Send) -> Option<R> {
+        crate::queue::pop_with(&self.inner, &self.notify, process).await
     }
 
-    fn try_pop_locked(inner: &mut Inner<N>) -> Option<Popped<N>> {
-        let e = inner.items.pop_front()?;
-        Some(match e {
-            Entry::Notice(n) => Popped::Notice(n),
-            Entry::Delta { key, delta } => {
-                let is_in_initial_list = !Self::has_synced_locked(inner);
-                inner.deltas -= 1;
-                inner.initial_population_count = inner.initial_population_count.saturating_sub(1);
-                Popped::Deltas {
-                    key,
-                    deltas: vec![delta],
-                    is_in_initial_list,
-                }
-            }
-        })
+    fn has_synced(&self) -> bool {
+        self.lock().has_synced()
     }
 
-    /// Waits for the next entry and runs `process` on it under the lock (see
-    /// [`DeltaFifo::pop_with`](crate::fifo::DeltaFifo::pop_with)); `None` once closed and empty.
-    pub async fn pop_with<R>(&self, process: impl FnOnce(Popped<N>) -> R) -> Option<R> {
-        loop {
-            let mut notified = pin!(self.notify.notified());
-            notified.as_mut().enable();
-            {
-                let mut inner = self.lock();
-                if let Some(p) = Self::try_pop_locked(&mut inner) {
-                    return Some(process(p));
-                }
-                if inner.closed {
-                    return None;
-                }
-            }
-            notified.await;
-        }
-    }
-
-    pub fn try_pop(&self) -> Option<Popped<N>> {
-        Self::try_pop_locked(&mut self.lock())
-    }
-
-    pub fn has_synced(&self) -> bool {
-        Self::has_synced_locked(&self.lock())
-    }
-
-    /// No delta queued (notices may still be).
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.lock().deltas == 0
     }
 
-    pub fn close(&self) {
+    fn close(&self) {
         self.lock().closed = true;
         self.notify.notify_waiters();
-    }
-}
-
-fn tombstone(key: &str, obj: Option<ObjectRef>) -> Delta {
-    // A queued tombstone's object is the last known state itself.
-    Delta {
-        kind: DeltaType::Deleted,
-        object: DeltaObject::Tombstone(Tombstone {
-            key: key.to_owned(),
-            obj,
-        }),
     }
 }
 

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use crate::fifo::FifoStats;
 use crate::output::{Body, Record};
+use crate::queue::FifoStats;
 use crate::reflector::ReflectorEvent;
 
 #[derive(Debug)]

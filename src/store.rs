@@ -2,7 +2,7 @@
 //! `MetaNamespaceKeyFunc`), reduced to what kwatch needs: no index, since nothing in
 //! kwatch looks objects up by namespace.
 //!
-//! One `Arc<Store>` is shared by the [`DeltaFifo`](crate::fifo::DeltaFifo), which reads
+//! One `Arc<Store>` is shared by the [`DeltaFifo`](crate::delta_fifo::DeltaFifo), which reads
 //! it as its knownObjects (Replace tombstones, Resync, Delete filtering), and by the
 //! consumer, which keeps it in step with what it pops via [`Store::apply`].
 //!

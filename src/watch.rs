@@ -21,12 +21,13 @@ use tokio::task::JoinSet;
 
 use crate::cli::{FifoKind, WatchArgs};
 use crate::config::{Cluster, Config};
-use crate::fifo::{DeltaFifo, FifoStats, Popped};
+use crate::delta_fifo::DeltaFifo;
 use crate::listwatch::SourceError;
 use crate::object::ObjectRef;
 use crate::output::{self, Body, Format, Printer, Record};
+use crate::queue::{FifoStats, Popped, Queue};
 use crate::real_fifo::RealFifo;
-use crate::reflector::{ListProgress, Reflector, ReflectorEvent, ReflectorStore};
+use crate::reflector::{ListProgress, Reflector, ReflectorEvent};
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
@@ -317,19 +318,20 @@ async fn watch(cfg: Config) -> Result<Outcome> {
                 shared: &shared,
                 stop: &tx,
             };
-            match cfg.fifo {
+            let stats = match cfg.fifo {
                 FifoKind::Delta => {
-                    let q = Arc::new(DeltaFifo::new(Some(store.clone()), cfg.emit_replaced));
-                    let qs = q.clone();
-                    queues.push((label, Box::new(move || Some(qs.stats()))));
-                    start(&mut tasks, args, t, q, store);
+                    let q = DeltaFifo::new(Some(store.clone()), cfg.emit_replaced);
+                    start(&mut tasks, args, t, Arc::new(q), store)
                 }
-                FifoKind::Real => {
-                    let q = Arc::new(RealFifo::new(store.clone()));
-                    queues.push((label, Box::new(|| None)));
-                    start(&mut tasks, args, t, q, store);
-                }
-            }
+                FifoKind::Real => start(
+                    &mut tasks,
+                    args,
+                    t,
+                    Arc::new(RealFifo::new(store.clone())),
+                    store,
+                ),
+            };
+            queues.push((label, stats));
             index += 1;
         }
     }
@@ -470,38 +472,6 @@ async fn progress(shared: Arc<Shared>) {
     }
 }
 
-/// The consumer's view of either client-go queue.
-trait Queue: ReflectorStore {
-    fn pop_with<R: Send>(
-        &self,
-        process: impl FnOnce(Popped<ReflectorEvent>) -> R + Send,
-    ) -> impl std::future::Future<Output = Option<R>> + Send;
-    fn has_synced(&self) -> bool;
-    fn is_empty(&self) -> bool;
-}
-
-macro_rules! queue {
-    ($q:ty) => {
-        impl Queue for $q {
-            async fn pop_with<R: Send>(
-                &self,
-                process: impl FnOnce(Popped<ReflectorEvent>) -> R + Send,
-            ) -> Option<R> {
-                <$q>::pop_with(self, process).await
-            }
-            fn has_synced(&self) -> bool {
-                <$q>::has_synced(self)
-            }
-            fn is_empty(&self) -> bool {
-                <$q>::is_empty(self)
-            }
-        }
-    };
-}
-
-queue!(DeltaFifo<ReflectorEvent>);
-queue!(RealFifo<ReflectorEvent>);
-
 /// What `start` needs besides the target and its queue.
 struct Start<'a> {
     cfg: &'a Config,
@@ -513,14 +483,15 @@ struct Start<'a> {
     stop: &'a mpsc::UnboundedSender<Stop>,
 }
 
-/// Spawns the reflector and the consumer of one resource.
-fn start<Q: Queue>(
+/// Spawns the reflector and the consumer of one resource; returns how to read the
+/// queue's counters at exit.
+fn start<Q: Queue<ReflectorEvent>>(
     tasks: &mut JoinSet<()>,
     a: Start<'_>,
     t: Target,
     queue: Arc<Q>,
     store: Arc<Store>,
-) {
+) -> QueueStats {
     let source = KubeSource::new(
         a.client.clone(),
         t.collection_path(a.cluster.namespace.as_deref()),
@@ -544,11 +515,13 @@ fn start<Q: Queue>(
         let err = anyhow::Error::new(reflector.run().await);
         let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
+    let stats = queue.clone();
     tasks.spawn(consume(t, a.context, queue, store, a.shared.clone()));
+    Box::new(move || stats.stats())
 }
 
 /// The informer's processing loop for one resource.
-async fn consume<Q: Queue>(
+async fn consume<Q: Queue<ReflectorEvent>>(
     t: Target,
     context: Option<Arc<str>>,
     fifo: Arc<Q>,

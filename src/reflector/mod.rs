@@ -35,6 +35,7 @@ use tokio::time::Instant;
 
 use crate::listwatch::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
 use crate::object::ObjectRef;
+use crate::queue::Queue;
 use crate::retry::{Retry, Retrying};
 use backoff::Backoff;
 
@@ -776,30 +777,23 @@ impl Drop for AbortOnDrop {
 mod tests;
 
 /// The reflector writes to either of client-go's queues; announcements become notices.
-macro_rules! queue_store {
-    ($queue:ty) => {
-        impl ReflectorStore for $queue {
-            fn add(&self, obj: ObjectRef) {
-                <$queue>::add(self, obj);
-            }
-            fn update(&self, obj: ObjectRef) {
-                <$queue>::update(self, obj);
-            }
-            fn delete(&self, obj: ObjectRef) {
-                <$queue>::delete(self, obj);
-            }
-            fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
-                <$queue>::replace(self, objs, resource_version);
-            }
-            fn resync(&self) {
-                <$queue>::resync(self);
-            }
-            fn notice(&self, event: ReflectorEvent) {
-                self.push_notice(event);
-            }
-        }
-    };
+impl<Q: Queue<ReflectorEvent>> ReflectorStore for Q {
+    fn add(&self, obj: ObjectRef) {
+        Queue::add(self, obj);
+    }
+    fn update(&self, obj: ObjectRef) {
+        Queue::update(self, obj);
+    }
+    fn delete(&self, obj: ObjectRef) {
+        Queue::delete(self, obj);
+    }
+    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+        Queue::replace(self, objs, resource_version);
+    }
+    fn resync(&self) {
+        Queue::resync(self);
+    }
+    fn notice(&self, event: ReflectorEvent) {
+        self.push_notice(event);
+    }
 }
-
-queue_store!(crate::fifo::DeltaFifo<ReflectorEvent>);
-queue_store!(crate::real_fifo::RealFifo<ReflectorEvent>);

@@ -17,7 +17,6 @@
 //! the queue (see its doc).
 
 use std::collections::VecDeque;
-use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(test)]
@@ -26,36 +25,10 @@ use std::collections::HashSet;
 use foldhash::{HashMap, HashMapExt};
 use tokio::sync::Notify;
 
-use crate::delta::{Delta, DeltaObject, DeltaType, Deltas, Tombstone};
+use crate::delta::{Delta, DeltaType, Deltas};
 use crate::object::ObjectRef;
+use crate::queue::{FifoStats, PopState, Popped, Queue};
 use crate::store::Store;
-
-/// One thing handed out by [`DeltaFifo::pop`].
-#[derive(Debug)]
-pub enum Popped<N> {
-    /// Everything queued for `key` since it was last popped, oldest first, never empty.
-    /// `is_in_initial_list`: popped before the FIFO had synced (client-go's
-    /// `isInInitialList`).
-    Deltas {
-        key: String,
-        deltas: Deltas,
-        is_in_initial_list: bool,
-    },
-    /// An out-of-band notice (the reflector's List/Watch/… events), delivered in the
-    /// order it was pushed relative to the keys queued after it.
-    Notice(N),
-}
-
-/// Counters for diagnostics; they only ever grow.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FifoStats {
-    /// Largest number of queued keys seen at once (notices not counted).
-    pub max_depth: usize,
-    /// Deleted-delta dedups performed (two trailing `Deleted` deltas folded into one).
-    pub dedups: u64,
-    /// Deltas that landed on an already-queued key (including those then deduped).
-    pub coalesced: u64,
-}
 
 /// An entry of the FIFO's queue.
 #[derive(Debug)]
@@ -154,7 +127,9 @@ impl<N> Inner<N> {
             _ => None,
         }
     }
+}
 
+impl<N> PopState<N> for Inner<N> {
     fn try_pop(&mut self) -> Option<Popped<N>> {
         if let Some(n) = self.take_overtaken_notice() {
             return Some(Popped::Notice(n));
@@ -184,6 +159,10 @@ impl<N> Inner<N> {
             }
         }
     }
+
+    fn is_closed(&self) -> bool {
+        self.closed
+    }
 }
 
 /// client-go's `dedupDeltas`: if the last two deltas are both `Deleted`, keep one — the
@@ -203,14 +182,6 @@ fn dedup_deltas(deltas: &mut Deltas) -> bool {
     true
 }
 
-/// A `Deleted` delta for an object found missing by a relist.
-fn tombstone(key: String, obj: Option<ObjectRef>) -> Delta {
-    Delta {
-        kind: DeltaType::Deleted,
-        object: DeltaObject::Tombstone(Tombstone { key, obj }),
-    }
-}
-
 /// client-go's DeltaFIFO plus ordered notices. See the module doc.
 #[derive(Debug)]
 pub struct DeltaFifo<N> {
@@ -225,7 +196,7 @@ pub struct DeltaFifo<N> {
     emit_replaced: bool,
 }
 
-impl<N: Send> DeltaFifo<N> {
+impl<N: Send + 'static> DeltaFifo<N> {
     /// `known`: the consumer's store (client-go's knownObjects), consulted by Delete,
     /// Replace and Resync; without it a relist cannot report deletions of objects
     /// already popped, and Resync does nothing.
@@ -252,16 +223,6 @@ impl<N: Send> DeltaFifo<N> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A watch ADDED event.
-    pub fn add(&self, obj: ObjectRef) {
-        self.add_or_update(DeltaType::Added, obj);
-    }
-
-    /// A watch MODIFIED event.
-    pub fn update(&self, obj: ObjectRef) {
-        self.add_or_update(DeltaType::Updated, obj);
-    }
-
     fn add_or_update(&self, kind: DeltaType, obj: ObjectRef) {
         {
             let mut inner = self.lock();
@@ -271,9 +232,43 @@ impl<N: Send> DeltaFifo<N> {
         self.notify.notify_waiters();
     }
 
+    /// Waits until an entry is queued, removes and returns it; `None` once the FIFO is
+    /// closed and empty (entries queued before close are still handed out).
+    /// Cancel-safe: an entry is removed only when the call returns it.
+    pub async fn pop(&self) -> Option<Popped<N>> {
+        self.pop_with(|p| p).await
+    }
+
+    /// Non-blocking pop: the next entry, or `None` if nothing is queued.
+    pub fn try_pop(&self) -> Option<Popped<N>> {
+        self.lock().try_pop()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// Queued keys (notices not counted).
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.lock().items.len()
+    }
+}
+
+impl<N: Send + 'static> Queue<N> for DeltaFifo<N> {
+    /// A watch ADDED event.
+    fn add(&self, obj: ObjectRef) {
+        self.add_or_update(DeltaType::Added, obj);
+    }
+
+    /// A watch MODIFIED event.
+    fn update(&self, obj: ObjectRef) {
+        self.add_or_update(DeltaType::Updated, obj);
+    }
+
     /// A watch DELETED event. Ignored if the object is neither queued nor known: a relist
     /// has then already reported (or never saw) it, and reporting twice would be wrong.
-    pub fn delete(&self, obj: ObjectRef) {
+    fn delete(&self, obj: ObjectRef) {
         let key = obj.key();
         {
             let mut inner = self.lock();
@@ -295,7 +290,7 @@ impl<N: Send> DeltaFifo<N> {
     /// tombstone); then a tombstone for every known key neither listed nor queued (in
     /// key order; last known state: the store's). The first Replace sets `populated`.
     /// The RV is not used by the FIFO (client-go ignores it too).
-    pub fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
+    fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
         let action = if self.emit_replaced {
             DeltaType::Replaced
         } else {
@@ -338,7 +333,7 @@ impl<N: Send> DeltaFifo<N> {
             }
             for (key, last) in from_items {
                 queued_deletions += 1;
-                inner.queue_action(key.clone(), tombstone(key, last));
+                inner.queue_action(key.clone(), Delta::tombstone(key, last));
             }
 
             // Vanished objects the consumer knows but that have nothing queued: every
@@ -351,7 +346,7 @@ impl<N: Send> DeltaFifo<N> {
                     // Absent only if the consumer deleted it since list_keys.
                     let last = store.get(&key);
                     queued_deletions += 1;
-                    inner.queue_action(key.clone(), tombstone(key, last));
+                    inner.queue_action(key.clone(), Delta::tombstone(key, last));
                 }
             }
 
@@ -366,7 +361,7 @@ impl<N: Send> DeltaFifo<N> {
     /// Queues `Sync` with the known version of every known key that has nothing queued
     /// (a queued delta is newer than the store's copy; re-sending the store's would
     /// regress it). Does nothing without a known store.
-    pub fn resync(&self) {
+    fn resync(&self) {
         let Some(store) = &self.known else {
             return;
         };
@@ -387,75 +382,33 @@ impl<N: Send> DeltaFifo<N> {
     }
 
     /// Queues an out-of-band notice behind everything queued so far.
-    pub fn push_notice(&self, n: N) {
+    fn push_notice(&self, n: N) {
         self.lock().push_notice(n);
         self.notify.notify_waiters();
     }
 
-    /// Waits until an entry is queued, removes and returns it; `None` once the FIFO is
-    /// closed and empty (entries queued before close are still handed out).
-    /// Cancel-safe: an entry is removed only when the call returns it.
-    pub async fn pop(&self) -> Option<Popped<N>> {
-        self.pop_with(|p| p).await
-    }
-
-    /// Like [`DeltaFifo::pop`], but runs `process` on the entry while still holding the
-    /// FIFO's lock, as client-go's `Pop(process)` does. A consumer that applies popped
-    /// deltas to the known store should do it here: between a plain `pop` and its
-    /// `Store::apply`, a concurrent Replace or Resync would read a store that lacks the
-    /// popped change (a missed tombstone, or a Sync carrying an older version).
-    /// `process` must not call back into this FIFO (it would deadlock).
-    pub async fn pop_with<R>(&self, process: impl FnOnce(Popped<N>) -> R) -> Option<R> {
-        loop {
-            // Registered before checking the queue, so a push between the check and the
-            // await still wakes this waiter.
-            let mut notified = pin!(self.notify.notified());
-            notified.as_mut().enable();
-            {
-                let mut inner = self.lock();
-                if let Some(p) = inner.try_pop() {
-                    return Some(process(p));
-                }
-                if inner.closed {
-                    return None;
-                }
-            }
-            notified.await;
-        }
-    }
-
-    /// Non-blocking pop: the next entry, or `None` if nothing is queued.
-    pub fn try_pop(&self) -> Option<Popped<N>> {
-        self.lock().try_pop()
+    async fn pop_with<R: Send>(&self, process: impl FnOnce(Popped<N>) -> R + Send) -> Option<R> {
+        crate::queue::pop_with(&self.inner, &self.notify, process).await
     }
 
     /// client-go's HasSynced: populated, and every key of the first Replace popped.
-    pub fn has_synced(&self) -> bool {
+    fn has_synced(&self) -> bool {
         self.lock().has_synced()
     }
 
     /// Wakes every waiting pop; pops return what is still queued, then `None`.
-    pub fn close(&self) {
+    fn close(&self) {
         self.lock().closed = true;
         self.notify.notify_waiters();
     }
 
-    pub fn is_closed(&self) -> bool {
-        self.lock().closed
-    }
-
-    /// Queued keys (notices not counted).
-    pub fn len(&self) -> usize {
-        self.lock().items.len()
-    }
-
     /// No key queued (notices may still be).
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.lock().items.is_empty()
     }
 
-    pub fn stats(&self) -> FifoStats {
-        self.lock().stats
+    fn stats(&self) -> Option<FifoStats> {
+        Some(self.lock().stats)
     }
 }
 
@@ -468,6 +421,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
+    use crate::delta::DeltaObject;
     use crate::object::Object;
 
     /// A cluster-scoped object `name` at resourceVersion `rv`.
@@ -520,7 +474,7 @@ mod tests {
         }
     }
 
-    fn drain<N: Send + std::fmt::Display>(f: &DeltaFifo<N>) -> Vec<String> {
+    fn drain<N: Send + std::fmt::Display + 'static>(f: &DeltaFifo<N>) -> Vec<String> {
         std::iter::from_fn(|| f.try_pop())
             .map(|p| fmt_popped(&p))
             .collect()
@@ -557,7 +511,7 @@ mod tests {
             ]
         );
         assert!(f.is_empty());
-        let st = f.stats();
+        let st = f.stats().unwrap();
         assert_eq!(st.coalesced, 3);
         assert_eq!(st.dedups, 0);
         assert_eq!(st.max_depth, 2);
@@ -582,14 +536,14 @@ mod tests {
         f.delete(o("foo", 2));
         f.delete(o("foo", 3));
         assert_eq!(drain(&f), vec!["foo: [Added foo@1, Deleted foo@2]"]);
-        assert_eq!(f.stats().dedups, 1);
+        assert_eq!(f.stats().unwrap().dedups, 1);
 
         // A relist tombstone arriving after a watch Deleted is folded into the Deleted.
         let f = fifo(Some(&[o("foo", 1)]), true);
         f.delete(o("foo", 2));
         f.replace(vec![], "10");
         assert_eq!(drain(&f), vec!["foo: [Deleted foo@2]"]);
-        assert_eq!(f.stats().dedups, 1);
+        assert_eq!(f.stats().unwrap().dedups, 1);
     }
 
     #[test]
@@ -599,7 +553,7 @@ mod tests {
         f.replace(vec![], "5");
         f.delete(o("foo", 6));
         assert_eq!(drain(&f), vec!["foo: [Added foo@1, Deleted foo@6]"]);
-        assert_eq!(f.stats().dedups, 1);
+        assert_eq!(f.stats().unwrap().dedups, 1);
 
         // Two relists in a row: the second tombstone replaces the first.
         let f = fifo(None, true);
@@ -610,7 +564,7 @@ mod tests {
             drain(&f),
             vec!["foo: [Added foo@1, Deleted tombstone(foo@1)]"]
         );
-        assert_eq!(f.stats().dedups, 1);
+        assert_eq!(f.stats().unwrap().dedups, 1);
     }
 
     #[test]
@@ -991,7 +945,7 @@ mod tests {
         f.delete(o("k4", 3));
         f.delete(o("k4", 4));
         assert_eq!(
-            f.stats(),
+            f.stats().unwrap(),
             FifoStats {
                 max_depth: 5,
                 dedups: 1,
@@ -1117,7 +1071,7 @@ mod tests {
     }
 
     /// Checks the structural invariants under the lock.
-    fn check_invariants<N: Send>(f: &DeltaFifo<N>) {
+    fn check_invariants<N: Send + 'static>(f: &DeltaFifo<N>) {
         let inner = f.lock();
         let mut queued = HashSet::new();
         for e in &inner.queue {
@@ -1252,7 +1206,7 @@ mod tests {
             .map(|o| (o.key(), o.resource_version().to_owned()))
             .collect();
         assert_eq!(got, model, "seed {seed}");
-        let stats = f.stats();
+        let stats = f.stats().unwrap();
         assert!(stats.max_depth <= nss.len() * names.len());
         // The run must have exercised coalescing and the delete dedup.
         assert!(stats.coalesced > 0 && stats.dedups > 0, "{stats:?}");
