@@ -250,7 +250,7 @@ impl<N: Send + 'static> DeltaFifo<N> {
 
     /// Queued keys (notices not counted).
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.lock().items.len()
     }
 }
