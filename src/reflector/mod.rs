@@ -20,10 +20,16 @@
 //!   fails and a relist is needed (client-go `watchWithResync`), its period starting anew;
 //! - until the first list has been replaced into the store (the first sync), an error that
 //!   will not fix itself ([`SourceError::will_not_fix_itself`]) ends [`Reflector::run`].
+//!
+//! The reflector is a state machine (as kube-runtime's watcher is): [`State`] says what
+//! comes next, [`Reflector::step`] does it and names the next state, and every error
+//! goes through one classifier, [`Reflector::after_error`], whose table is the list above.
 
 pub mod backoff;
+mod pager;
 #[cfg(test)]
 mod scripted;
+mod watch_list;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -33,7 +39,7 @@ use futures::StreamExt;
 use rand::Rng;
 use tokio::time::Instant;
 
-use crate::listwatch::{ListOptions, ListerWatcher, SourceError, WatchEvent, WatchOptions};
+use crate::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
 use crate::object::ObjectRef;
 use crate::queue::Queue;
 use crate::retry::{Retry, Retrying};
@@ -168,28 +174,42 @@ impl Default for ReflectorConfig {
     }
 }
 
-/// Why ListAndWatch stopped: the cause shown to the user.
-struct Failure {
-    cause: String,
-    /// The error itself when it came from the server or the connection.
-    error: Option<SourceError>,
+/// What the reflector does next; [`Reflector::step`] does it.
+enum State {
+    /// A streaming list (KEP-3157), then Replace; the same watch goes on. `reason`:
+    /// "initial", or why a relist is needed; `retry`: why this attempt repeats the last
+    /// (shown in its List record instead).
+    StreamingList {
+        reason: String,
+        retry: Option<String>,
+    },
+    /// A paged LIST, then Replace. `retry_limit`: this is the at-once retry at RV "" after
+    /// the list at a specific RV expired, with that list's page size.
+    List {
+        reason: String,
+        retry_limit: Option<u32>,
+    },
+    /// Open a watch from the last synced resourceVersion.
+    OpenWatch,
+    /// A watch is open: apply its events until it ends. `timeout_seconds`: what it asked
+    /// for, when this state opened it (not a streaming list's watch).
+    Watching {
+        stream: WatchStream,
+        started: Instant,
+        timeout_seconds: Option<u32>,
+    },
+    /// Wait the next backoff step, then do `then`.
+    BackOff { cause: String, then: Box<State> },
 }
 
-impl From<SourceError> for Failure {
-    fn from(e: SourceError) -> Self {
-        Failure {
-            cause: e.to_string(),
-            error: Some(e),
-        }
-    }
-}
-
-struct Listed {
-    items: Vec<ObjectRef>,
-    resource_version: String,
-    pages: u32,
-    paginated: bool,
-    full_list_fallback: bool,
+/// Where an error happened, for [`Reflector::after_error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Opening a streaming list or reading its initial events.
+    StreamingList,
+    List,
+    OpenWatch,
+    Watching,
 }
 
 pub struct Reflector<L, S> {
@@ -207,6 +227,8 @@ pub struct Reflector<L, S> {
     /// A list (or streaming list) has been replaced into the store once: from then on
     /// every error is retried, as client-go's informers retry them.
     established: bool,
+    /// The periodic resync, while watching (client-go `watchWithResync`).
+    resync: Option<AbortOnDrop>,
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
     progress: Arc<ListProgress>,
@@ -229,6 +251,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             paginated_result: false,
             use_watch_list,
             established: false,
+            resync: None,
             progress: Arc::default(),
         }
     }
@@ -246,20 +269,153 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// was replaced into the store, a request failed with an error that will not fix
     /// itself (a user is better served by that error than by endless backoff).
     pub async fn run(mut self) -> SourceError {
-        let mut reason = "initial".to_owned();
+        let mut state = self.relist("initial".to_owned());
         loop {
-            let failure = self.list_and_watch(&reason).await;
-            if let Some(e) = failure.error.filter(|e| self.is_fatal(e)) {
-                return e;
-            }
-            self.back_off(failure.cause.clone()).await;
-            reason = failure.cause;
+            state = match self.step(state).await {
+                Ok(next) => next,
+                Err(fatal) => return fatal,
+            };
         }
+    }
+
+    /// Does what `state` says; the next state, or the error that ends the reflector.
+    async fn step(&mut self, state: State) -> Result<State, SourceError> {
+        match state {
+            State::StreamingList { reason, retry } => self.streaming_list(reason, retry).await,
+            State::List {
+                reason,
+                retry_limit,
+            } => self.list(reason, retry_limit).await,
+            State::OpenWatch => self.open_watch().await,
+            State::Watching {
+                stream,
+                started,
+                timeout_seconds,
+            } => self.watching(stream, started, timeout_seconds).await,
+            State::BackOff { cause, then } => {
+                let delay = self.backoff.step();
+                self.store.notice(ReflectorEvent::Backoff { delay, cause });
+                tokio::time::sleep(delay).await;
+                Ok(*then)
+            }
+        }
+    }
+
+    /// A new ListAndWatch: a streaming list when it is on, else a LIST. Watching ends
+    /// here, and so does its resync.
+    fn relist(&mut self, reason: String) -> State {
+        self.resync = None;
+        if self.use_watch_list {
+            State::StreamingList {
+                reason,
+                retry: None,
+            }
+        } else {
+            State::List {
+                reason,
+                retry_limit: None,
+            }
+        }
+    }
+
+    /// The one classifier: what follows an error `e` (with `cause`, the words shown) at
+    /// `at`; `reason`: why the list under way was started. `Err`: the reflector ends.
+    ///
+    /// | at | error | next |
+    /// |---|---|---|
+    /// | streaming list or list, before the first sync | will not fix itself (but 422 on a streaming list) | end |
+    /// | streaming list | 429, refused | back off, streaming list again |
+    /// | streaming list | 410, too-large RV | streaming list again at once, at RV "" |
+    /// | streaming list | 422 | LIST (from now on, with `auto`) |
+    /// | streaming list | anything else | LIST this once |
+    /// | list at a specific RV | 410, too-large RV | LIST again at once, at RV "" |
+    /// | list | anything else | back off, relist |
+    /// | opening a watch | 429, refused | back off, watch again |
+    /// | a watch | an ERROR 429 | back off, watch again |
+    /// | opening a watch, a watch | anything else | back off, relist |
+    fn after_error(
+        &mut self,
+        at: At,
+        e: Option<&SourceError>,
+        cause: String,
+        reason: &str,
+    ) -> Result<State, SourceError> {
+        let rejection = e.is_some_and(is_rejection);
+        if let Some(e) = e.filter(|e| self.is_fatal(e)) {
+            if !(at == At::StreamingList && rejection) {
+                return Err(e.clone());
+            }
+        }
+        let retriable = e.is_some_and(is_watch_retriable);
+        let expired = e.is_some_and(|e| e.is_expired() || e.is_too_large_rv());
+        Ok(match at {
+            At::StreamingList if retriable => State::BackOff {
+                cause: format!("watch-list: {cause}"),
+                then: Box::new(State::StreamingList {
+                    reason: reason.to_owned(),
+                    retry: Some(cause),
+                }),
+            },
+            At::StreamingList if expired => {
+                self.rv_unavailable = true;
+                State::StreamingList {
+                    reason: reason.to_owned(),
+                    retry: Some(cause),
+                }
+            }
+            At::StreamingList => {
+                if self.cfg.watch_list == WatchListMode::Auto && rejection {
+                    self.use_watch_list = false;
+                }
+                self.store
+                    .notice(ReflectorEvent::WatchListFallback { error: cause });
+                State::List {
+                    reason: reason.to_owned(),
+                    retry_limit: None,
+                }
+            }
+            At::OpenWatch if retriable => State::BackOff {
+                cause,
+                then: Box::new(State::OpenWatch),
+            },
+            At::Watching if e.and_then(SourceError::api).is_some_and(|s| s.code == 429) => {
+                State::BackOff {
+                    cause,
+                    then: Box::new(State::OpenWatch),
+                }
+            }
+            At::List | At::OpenWatch | At::Watching => State::BackOff {
+                then: Box::new(self.relist(cause.clone())),
+                cause,
+            },
+        })
     }
 
     /// Whether `e` ends [`Reflector::run`]: it will not fix itself and nothing was listed yet.
     fn is_fatal(&self, e: &SourceError) -> bool {
         !self.established && e.will_not_fix_itself()
+    }
+
+    /// A list (streaming or not) has been replaced into the store at `rv`: watching
+    /// begins, and with it the periodic resync.
+    fn synced(&mut self, rv: String) {
+        self.last_sync_rv = rv;
+        self.rv_unavailable = false;
+        self.established = true;
+        self.resync = self.cfg.resync.map(|period| self.start_resync(period));
+    }
+
+    /// client-go `startResync`: a resync every `period` after the last one, until the
+    /// returned guard is dropped (when watching ends).
+    fn start_resync(&self, period: Duration) -> AbortOnDrop {
+        let store = self.store.clone();
+        AbortOnDrop(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                store.notice(ReflectorEvent::Resync);
+                store.resync();
+            }
+        }))
     }
 
     /// client-go `relistResourceVersion`, except that a first list with an explicit page
@@ -289,234 +445,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         }
     }
 
-    /// One ListAndWatch: returns only when it has to start over.
-    async fn list_and_watch(&mut self, reason: &str) -> Failure {
-        let mut streaming = None;
-        if self.use_watch_list {
-            match self.watch_list(reason).await {
-                Ok(stream) => streaming = Some(stream),
-                Err(f) => {
-                    // 422 Invalid is how a server without streaming lists refuses
-                    // `sendInitialEvents`: LIST from now on. Another error that will not
-                    // fix itself (a bad selector, no permission) would fail the LIST too.
-                    if f.error
-                        .as_ref()
-                        .is_some_and(|e| self.is_fatal(e) && !is_rejection(e))
-                    {
-                        return f;
-                    }
-                    let rejected = f.error.as_ref().is_some_and(is_rejection);
-                    if self.cfg.watch_list == WatchListMode::Auto && rejected {
-                        self.use_watch_list = false;
-                    }
-                    self.store
-                        .notice(ReflectorEvent::WatchListFallback { error: f.cause });
-                }
-            }
-        }
-        if streaming.is_none() {
-            if let Err(f) = self.list(reason).await {
-                return f;
-            }
-        }
-        // client-go `watchWithResync`: resyncs only while watching, from the list on.
-        let _resync = self.cfg.resync.map(|period| self.start_resync(period));
-        loop {
-            if let Some(stream) = streaming.take() {
-                if let Err(f) = self.handle_watch(stream, Instant::now(), None).await {
-                    return f;
-                }
-                continue;
-            }
-            let timeout_seconds = self.watch_timeout();
-            let opts = WatchOptions {
-                resource_version: self.last_sync_rv.clone(),
-                timeout_seconds,
-                allow_bookmarks: self.cfg.bookmarks,
-                send_initial_events: false,
-            };
-            self.store.notice(ReflectorEvent::Watch {
-                resource_version: opts.resource_version.clone(),
-                timeout_seconds,
-            });
-            let stream = match self.lw.watch(opts).await {
-                Ok(s) => s,
-                Err(e) if is_watch_retriable(&e) => {
-                    self.back_off(format!("watch: {e}")).await;
-                    continue;
-                }
-                Err(e) => {
-                    let cause = format!("watch: {e}");
-                    self.store.notice(ReflectorEvent::WatchEnded {
-                        reason: cause.clone(),
-                        events: 0,
-                        elapsed: Duration::ZERO,
-                        error: true,
-                    });
-                    return Failure {
-                        cause,
-                        error: Some(e),
-                    };
-                }
-            };
-            if let Err(f) = self
-                .handle_watch(stream, Instant::now(), Some(timeout_seconds))
-                .await
-            {
-                if f.error
-                    .as_ref()
-                    .is_some_and(|e| e.api().is_some_and(|s| s.code == 429))
-                {
-                    self.back_off(f.cause).await;
-                    continue;
-                }
-                return f;
-            }
-        }
-    }
-
-    /// client-go `watchList`: a watch with `sendInitialEvents=true` whose initial events
-    /// are collected in a temporary store until the `k8s.io/initial-events-end` bookmark;
-    /// then `Replace` with them at the bookmark's RV, and the same watch goes on.
-    async fn watch_list(&mut self, reason: &str) -> Result<crate::listwatch::WatchStream, Failure> {
-        let mut reason = reason.to_owned();
-        loop {
-            let start = Instant::now();
-            let rv = if self.rv_unavailable {
-                String::new()
-            } else {
-                self.last_sync_rv.clone()
-            };
-            self.store.notice(ReflectorEvent::List {
-                resource_version: rv.clone(),
-                limit: 0,
-                reason: reason.clone(),
-                streaming: true,
-            });
-            let timeout_seconds = self.watch_timeout();
-            let opts = WatchOptions {
-                resource_version: rv,
-                timeout_seconds,
-                allow_bookmarks: true,
-                send_initial_events: true,
-            };
-            // client-go's isErrorRetriableWithSideEffectsFn: back off on 429 and refused
-            // connections, retry at once at RV "" on 410 / too-large RV; else give up.
-            let retry = |this: &mut Self, e: &SourceError| -> Option<bool> {
-                if is_watch_retriable(e) && !this.is_fatal(e) {
-                    Some(true)
-                } else if e.is_expired() || e.is_too_large_rv() {
-                    this.rv_unavailable = true;
-                    Some(false)
-                } else {
-                    None
-                }
-            };
-            let mut stream = match self.lw.watch(opts).await {
-                Ok(s) => s,
-                Err(e) => match retry(self, &e) {
-                    Some(wait) => {
-                        if wait {
-                            self.back_off(format!("watch-list: {e}")).await;
-                        }
-                        reason = e.to_string();
-                        continue;
-                    }
-                    None => return Err(Failure::from(e)),
-                },
-            };
-            self.progress.reset();
-            let mut temp = TempStore::default();
-            let mut events = 0u64;
-            let mut end = None;
-            while let Some(item) = stream.next().await {
-                events += 1;
-                match item {
-                    Ok(WatchEvent::Added(o)) | Ok(WatchEvent::Modified(o)) => {
-                        if temp.insert(o) {
-                            self.progress.items.fetch_add(1, Ordering::Relaxed);
-                        }
-                    }
-                    Ok(WatchEvent::Deleted(o)) => temp.remove(&o.key()),
-                    Ok(WatchEvent::Bookmark {
-                        resource_version,
-                        initial_events_end,
-                    }) => {
-                        if initial_events_end {
-                            end = Some(resource_version);
-                            break;
-                        }
-                    }
-                    Ok(WatchEvent::Error(status)) => {
-                        end = None;
-                        let e = SourceError::Api(status);
-                        match retry(self, &e) {
-                            Some(wait) => {
-                                if wait {
-                                    self.back_off(format!("watch-list: {e}")).await;
-                                }
-                                reason = e.to_string();
-                                break;
-                            }
-                            None => return Err(Failure::from(e)),
-                        }
-                    }
-                    Err(e) => return Err(Failure::from(e)),
-                }
-            }
-            let Some(list_rv) = end else {
-                if events == 0 && start.elapsed() < SHORT_WATCH {
-                    return Err(Failure {
-                        cause:
-                            "very short watch-list: closed before the initial-events-end bookmark"
-                                .to_owned(),
-                        error: None,
-                    });
-                }
-                continue;
-            };
-            self.rv_unavailable = false;
-            self.established = true;
-            let items = temp.into_items();
-            self.store.notice(ReflectorEvent::Listed {
-                resource_version: list_rv.clone(),
-                items: items.len(),
-                pages: 1,
-                elapsed: start.elapsed(),
-                full_list_fallback: false,
-                streaming: true,
-            });
-            self.store.replace(items, &list_rv);
-            self.store.notice(ReflectorEvent::Watch {
-                resource_version: list_rv.clone(),
-                timeout_seconds,
-            });
-            self.last_sync_rv = list_rv;
-            return Ok(stream);
-        }
-    }
-
-    /// client-go `startResync`: a resync every `period` after the last one, until the
-    /// returned guard is dropped (when this ListAndWatch's watching ends).
-    fn start_resync(&self, period: Duration) -> AbortOnDrop {
-        let store = self.store.clone();
-        AbortOnDrop(tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(period).await;
-                store.notice(ReflectorEvent::Resync);
-                store.resync();
-            }
-        }))
-    }
-
-    /// Waits the next backoff step and says so. client-go's backoff manager reads no
-    /// Retry-After: the request layer has already waited as the server asked.
-    async fn back_off(&mut self, cause: String) {
-        let delay = self.backoff.step();
-        self.store.notice(ReflectorEvent::Backoff { delay, cause });
-        tokio::time::sleep(delay).await;
-    }
-
     /// client-go: a random timeout in [min, 2·min) for each watch.
     fn watch_timeout(&mut self) -> u32 {
         self.cfg.min_watch_timeout_secs
@@ -525,25 +453,169 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 .random_range(0..self.cfg.min_watch_timeout_secs.max(1))
     }
 
-    /// Processes one watch until it ends. `Ok` = closed cleanly: watch again.
-    /// `timeout_seconds`: what the watch asked for, if it was opened by this loop.
-    async fn handle_watch(
+    /// client-go `Reflector.list`: the pager, then Replace. A 410 / too-large RV at a
+    /// specific RV is tried again at once at RV "" (same page size).
+    async fn list(
         &mut self,
-        mut stream: crate::listwatch::WatchStream,
+        reason: String,
+        retry_limit: Option<u32>,
+    ) -> Result<State, SourceError> {
+        let start = Instant::now();
+        let rv = self.relist_rv();
+        let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
+        self.store.notice(ReflectorEvent::List {
+            resource_version: rv.clone(),
+            limit,
+            reason: reason.clone(),
+            streaming: false,
+        });
+        let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
+            Ok(l) => l,
+            Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
+                self.rv_unavailable = true;
+                return Ok(State::List {
+                    reason: format!("list at rv={rv}: {e}"),
+                    retry_limit: Some(limit),
+                });
+            }
+            Err(e) => return self.after_error(At::List, Some(&e), e.to_string(), &reason),
+        };
+        if rv == "0" && listed.paginated {
+            self.paginated_result = true;
+        }
+        self.store.notice(ReflectorEvent::Listed {
+            resource_version: listed.resource_version.clone(),
+            items: listed.items.len(),
+            pages: listed.pages,
+            elapsed: start.elapsed(),
+            full_list_fallback: listed.full_list_fallback,
+            streaming: false,
+        });
+        self.store.replace(listed.items, &listed.resource_version);
+        self.synced(listed.resource_version);
+        Ok(State::OpenWatch)
+    }
+
+    /// client-go `watchList`: a watch with `sendInitialEvents=true` whose initial events
+    /// are collected until the `k8s.io/initial-events-end` bookmark; then `Replace` at
+    /// the bookmark's RV, and the same watch goes on.
+    async fn streaming_list(
+        &mut self,
+        reason: String,
+        retry: Option<String>,
+    ) -> Result<State, SourceError> {
+        let start = Instant::now();
+        let rv = if self.rv_unavailable {
+            String::new()
+        } else {
+            self.last_sync_rv.clone()
+        };
+        self.store.notice(ReflectorEvent::List {
+            resource_version: rv.clone(),
+            limit: 0,
+            reason: retry.clone().unwrap_or_else(|| reason.clone()),
+            streaming: true,
+        });
+        let timeout_seconds = self.watch_timeout();
+        let opts = WatchOptions {
+            resource_version: rv,
+            timeout_seconds,
+            allow_bookmarks: true,
+            send_initial_events: true,
+        };
+        let outcome = match self.lw.watch(opts).await {
+            Ok(stream) => watch_list::initial_events(stream, &self.progress).await,
+            Err(e) => watch_list::Outcome::Failed(e),
+        };
+        let (stream, list_rv, items) = match outcome {
+            watch_list::Outcome::Ended {
+                stream,
+                resource_version,
+                items,
+            } => (stream, resource_version, items),
+            watch_list::Outcome::Failed(e) => {
+                return self.after_error(At::StreamingList, Some(&e), e.to_string(), &reason)
+            }
+            watch_list::Outcome::Closed { events } => {
+                if very_short(start, events) {
+                    let cause =
+                        "very short watch-list: closed before the initial-events-end bookmark";
+                    return self.after_error(At::StreamingList, None, cause.to_owned(), &reason);
+                }
+                return Ok(State::StreamingList { reason, retry });
+            }
+        };
+        self.store.notice(ReflectorEvent::Listed {
+            resource_version: list_rv.clone(),
+            items: items.len(),
+            pages: 1,
+            elapsed: start.elapsed(),
+            full_list_fallback: false,
+            streaming: true,
+        });
+        self.store.replace(items, &list_rv);
+        self.store.notice(ReflectorEvent::Watch {
+            resource_version: list_rv.clone(),
+            timeout_seconds,
+        });
+        self.synced(list_rv);
+        Ok(State::Watching {
+            stream,
+            started: Instant::now(),
+            timeout_seconds: None,
+        })
+    }
+
+    /// Opens a watch from the last synced RV.
+    async fn open_watch(&mut self) -> Result<State, SourceError> {
+        let timeout_seconds = self.watch_timeout();
+        let opts = WatchOptions {
+            resource_version: self.last_sync_rv.clone(),
+            timeout_seconds,
+            allow_bookmarks: self.cfg.bookmarks,
+            send_initial_events: false,
+        };
+        self.store.notice(ReflectorEvent::Watch {
+            resource_version: opts.resource_version.clone(),
+            timeout_seconds,
+        });
+        match self.lw.watch(opts).await {
+            Ok(stream) => Ok(State::Watching {
+                stream,
+                started: Instant::now(),
+                timeout_seconds: Some(timeout_seconds),
+            }),
+            Err(e) => {
+                let cause = format!("watch: {e}");
+                if !is_watch_retriable(&e) {
+                    self.store.notice(ReflectorEvent::WatchEnded {
+                        reason: cause.clone(),
+                        events: 0,
+                        elapsed: Duration::ZERO,
+                        error: true,
+                    });
+                }
+                self.after_error(At::OpenWatch, Some(&e), cause, "")
+            }
+        }
+    }
+
+    /// Applies one watch's events until it ends; a clean close (or a cut connection)
+    /// watches again, anything else goes to [`Reflector::after_error`].
+    async fn watching(
+        &mut self,
+        mut stream: WatchStream,
         start: Instant,
         timeout_seconds: Option<u32>,
-    ) -> Result<(), Failure> {
+    ) -> Result<State, SourceError> {
         let from = self.last_sync_rv.clone();
         let mut events = 0u64;
-        let ended = |events, error, reason: String| ReflectorEvent::WatchEnded {
-            reason,
-            events,
-            elapsed: start.elapsed(),
-            error,
-        };
         let mut closed = "closed by the server".to_owned();
         let mut connection_lost = false;
-        while let Some(item) = stream.next().await {
+        let failed = loop {
+            let Some(item) = stream.next().await else {
+                break None;
+            };
             let rv = match item {
                 Ok(WatchEvent::Added(o)) => {
                     let rv = o.resource_version().to_owned();
@@ -570,15 +642,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 }
                 Ok(WatchEvent::Error(status)) => {
                     events += 1;
-                    let f = Failure::from(SourceError::Api(status));
-                    self.store.notice(ended(events, true, f.cause.clone()));
-                    return Err(f);
+                    let e = SourceError::Api(status);
+                    break Some((e.to_string(), Some(e)));
                 }
                 Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
                     // A connection cut mid-stream ends the watch like a server close.
                     closed = format!("connection lost: {m}");
                     connection_lost = true;
-                    break;
+                    break None;
                 }
                 Err(e) => {
                     let cause = match &e {
@@ -587,172 +658,60 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                         }
                         other => other.to_string(),
                     };
-                    self.store.notice(ended(events, true, cause.clone()));
-                    return Err(Failure {
-                        cause,
-                        error: Some(e),
-                    });
+                    break Some((cause, Some(e)));
                 }
             };
             self.last_sync_rv = rv;
             events += 1;
-        }
-        if start.elapsed() < SHORT_WATCH && events == 0 {
-            let cause =
-                "very short watch: the watch lasted less than a second and no items received"
-                    .to_owned();
-            self.store.notice(ended(events, true, cause.clone()));
-            return Err(Failure { cause, error: None });
-        }
-        // A server that does not know `from` (restored from an older backup) answers the
-        // watch with nothing at all until its timeout, where any other server sends
-        // bookmarks. Unlike client-go, which would re-watch at `from` forever, relist: the
-        // list at `from` then fails with "too large resource version" and falls back to "".
-        let silent_to_timeout = timeout_seconds
-            .is_some_and(|t| start.elapsed() >= Duration::from_secs(u64::from(t)).mul_f64(0.9));
-        if events == 0 && self.cfg.bookmarks && !connection_lost && silent_to_timeout {
-            let cause = format!(
-                "no event and no bookmark from rv={from} until the watch timed out: \
-                 the server may not know that resourceVersion"
-            );
-            self.store.notice(ended(events, true, cause.clone()));
-            return Err(Failure { cause, error: None });
-        }
-        self.store.notice(ended(events, false, closed));
-        Ok(())
-    }
-
-    /// client-go `Reflector.list`: pager, 410 / too-large fallback to RV "", Replace.
-    async fn list(&mut self, reason: &str) -> Result<(), Failure> {
-        let start = Instant::now();
-        let rv = self.relist_rv();
-        let limit = self.page_limit(&rv);
-        self.store.notice(ReflectorEvent::List {
-            resource_version: rv.clone(),
-            limit,
-            reason: reason.to_owned(),
-            streaming: false,
-        });
-        let listed = match self.pager(&rv, limit).await {
-            Ok(l) => l,
-            Err(e) if e.is_expired() || e.is_too_large_rv() => {
-                self.rv_unavailable = true;
-                self.store.notice(ReflectorEvent::List {
-                    resource_version: String::new(),
-                    limit,
-                    reason: format!("list at rv={rv}: {e}"),
-                    streaming: false,
-                });
-                self.pager("", limit).await?
-            }
-            Err(e) => return Err(Failure::from(e)),
         };
-        if rv == "0" && listed.paginated {
-            self.paginated_result = true;
-        }
-        self.rv_unavailable = false;
-        self.store.notice(ReflectorEvent::Listed {
-            resource_version: listed.resource_version.clone(),
-            items: listed.items.len(),
-            pages: listed.pages,
+        let failed = failed.or_else(|| {
+            if very_short(start, events) {
+                return Some((
+                    "very short watch: the watch lasted less than a second and no items received"
+                        .to_owned(),
+                    None,
+                ));
+            }
+            // A server that does not know `from` (restored from an older backup) answers
+            // the watch with nothing at all until its timeout, where any other server
+            // sends bookmarks. Unlike client-go, which would re-watch at `from` forever,
+            // relist: the list at `from` then fails with "too large resource version" and
+            // falls back to "".
+            let silent_to_timeout = timeout_seconds
+                .is_some_and(|t| start.elapsed() >= Duration::from_secs(u64::from(t)).mul_f64(0.9));
+            (events == 0 && self.cfg.bookmarks && !connection_lost && silent_to_timeout).then(
+                || {
+                    (
+                        format!(
+                            "no event and no bookmark from rv={from} until the watch timed \
+                             out: the server may not know that resourceVersion"
+                        ),
+                        None,
+                    )
+                },
+            )
+        });
+        let (reason, error) = match &failed {
+            Some((cause, _)) => (cause.clone(), true),
+            None => (closed, false),
+        };
+        self.store.notice(ReflectorEvent::WatchEnded {
+            reason,
+            events,
             elapsed: start.elapsed(),
-            full_list_fallback: listed.full_list_fallback,
-            streaming: false,
+            error,
         });
-        self.store.replace(listed.items, &listed.resource_version);
-        self.last_sync_rv = listed.resource_version;
-        self.established = true;
-        Ok(())
-    }
-
-    /// client-go `pager.ListWithAlloc` with `FullListIfExpired`.
-    async fn pager(&self, rv: &str, limit: u32) -> Result<Listed, SourceError> {
-        let first = ListOptions {
-            resource_version: rv.to_owned(),
-            limit: (limit > 0).then_some(limit),
-            ..ListOptions::default()
-        };
-        self.progress.reset();
-        let mut page = self.lw.list(first.clone()).await?;
-        self.progress.page(page.items.len());
-        let mut items = std::mem::take(&mut page.items);
-        let mut pages = 1;
-        let mut paginated = false;
-        while let Some(token) = page.continue_token.take() {
-            paginated = true;
-            let next = ListOptions {
-                limit: first.limit,
-                continue_token: Some(token),
-                ..ListOptions::default()
-            };
-            page = match self.lw.list(next).await {
-                Ok(p) => p,
-                Err(e) if e.is_expired() => {
-                    let full = self
-                        .lw
-                        .list(ListOptions {
-                            limit: None,
-                            ..first
-                        })
-                        .await?;
-                    return Ok(Listed {
-                        items: full.items,
-                        resource_version: full.resource_version,
-                        pages: pages + 1,
-                        paginated,
-                        full_list_fallback: true,
-                    });
-                }
-                Err(e) => return Err(e),
-            };
-            pages += 1;
-            self.progress.page(page.items.len());
-            items.append(&mut page.items);
+        match failed {
+            None => Ok(State::OpenWatch),
+            Some((cause, e)) => self.after_error(At::Watching, e.as_ref(), cause, ""),
         }
-        Ok(Listed {
-            items,
-            resource_version: page.resource_version,
-            pages,
-            paginated,
-            full_list_fallback: false,
-        })
     }
 }
 
-/// A watch-list's temporary store: key → object, listed in the order each key was first
-/// added (a key deleted and added again keeps its first place).
-#[derive(Default)]
-struct TempStore {
-    /// Invariant: every index is `< slots.len()`, and each slot has one key.
-    index: foldhash::HashMap<String, usize>,
-    /// `None`: deleted.
-    slots: Vec<Option<ObjectRef>>,
-}
-
-impl TempStore {
-    /// Adds or replaces the object under its key; whether the key was absent.
-    fn insert(&mut self, obj: ObjectRef) -> bool {
-        match self.index.entry(obj.key()) {
-            std::collections::hash_map::Entry::Occupied(e) => {
-                self.slots[*e.get()].replace(obj).is_none()
-            }
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(self.slots.len());
-                self.slots.push(Some(obj));
-                true
-            }
-        }
-    }
-
-    fn remove(&mut self, key: &str) {
-        if let Some(&i) = self.index.get(key) {
-            self.slots[i] = None;
-        }
-    }
-
-    fn into_items(self) -> Vec<ObjectRef> {
-        self.slots.into_iter().flatten().collect()
-    }
+/// client-go: a watch that lasted less than [`SHORT_WATCH`] and delivered nothing is an
+/// error, not a clean close.
+fn very_short(start: Instant, events: u64) -> bool {
+    events == 0 && start.elapsed() < SHORT_WATCH
 }
 
 /// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
-use crate::listwatch::{ApiStatus, ListPage};
+use crate::listwatch::{ApiStatus, ListOptions, ListPage};
 use crate::object::Object;
 
 #[derive(Default)]
