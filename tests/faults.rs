@@ -5,29 +5,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{configmap, kubectl_f, of_type, Running};
+use crate::util::kwatch::{
+    configmap, kubectl_f, of_type, watching_configmaps as watching, Running,
+};
 use crate::util::SimProcess;
 
 const LIMIT: Duration = Duration::from_secs(40);
-
-/// A synced `kwatch configmaps -n default -o json` whose watch has run for more than a
-/// second (so that cutting it is not a "very short watch").
-fn watching(sim: &SimProcess, extra: &[&str]) -> Running {
-    let mut args = vec![
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--watch-list",
-        "off",
-    ];
-    args.extend_from_slice(extra);
-    let mut kw = Running::watch(sim, &args);
-    kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-    std::thread::sleep(Duration::from_millis(1200));
-    kw
-}
 
 fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]

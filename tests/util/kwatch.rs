@@ -226,3 +226,25 @@ pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
     serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": name, "namespace": namespace}, "data": data})
 }
+
+/// A synced `kwatch configmaps -n default -o json --watch-list off EXTRA…` whose watch has
+/// run for more than a second (so that cutting it is a clean close, not a very short
+/// watch).
+pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
+    let mut args = vec![
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--watch-list",
+        "off",
+    ];
+    args.extend_from_slice(extra);
+    let mut kw = Running::watch(sim, &args);
+    kw.wait_for(Duration::from_secs(40), "Watch", |v| {
+        !of_type(v, "Watch").is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(1200));
+    kw
+}
