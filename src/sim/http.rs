@@ -465,6 +465,16 @@ fn rel_start(t: &Target, key: &str) -> String {
     }
 }
 
+/// Where a list reads: at revision `at`, from key `start` (a continue token's), at most
+/// `limit` items (0: all); `slash`: the first page's token gets the leading "/" of a
+/// watch-cache (consistent) read.
+struct ListPoint {
+    at: u64,
+    start: Option<String>,
+    slash: bool,
+    limit: usize,
+}
+
 async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
     if let Err(s) = validate_list(q) {
         return s.response();
@@ -473,77 +483,13 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         Ok(f) => f,
         Err(s) => return s.response(),
     };
-    let rv = q.get("resourceVersion").map(String::as_str).unwrap_or("");
-    let rvm = q
-        .get("resourceVersionMatch")
-        .map(String::as_str)
-        .unwrap_or("");
-    let cont = q.get("continue").map(String::as_str).unwrap_or("");
-    let mut limit = q
-        .get("limit")
-        .and_then(|l| l.parse::<i64>().ok())
-        .unwrap_or(0)
-        .max(0) as usize;
-    let (rev, compacted) = {
-        let s = app.cluster.read();
-        (s.rev(), s.compacted())
-    };
-    // The revision to list at, where to start, and whether the first-page token gets the
-    // leading "/" of a watch-cache (consistent) read.
-    let (at, start, slash) = if !cont.is_empty() {
-        if !rv.is_empty() {
-            return Status::bad_request(
-                "specifying resource version is not allowed when using continue",
-            )
-            .response();
-        }
-        let (tok_rv, rel) = match decode_continue(cont) {
-            Ok(x) => x,
-            Err(s) => return s.response(),
-        };
-        let key = start_key(t, &rel);
-        if tok_rv == -1 {
-            (rev, Some(key), false)
-        } else if (tok_rv as u64) < compacted || tok_rv <= 0 || app.faults.take_expire_continue() {
-            return Status::expired_continue(encode_continue(-1, &rel)).response();
-        } else {
-            ((tok_rv as u64).min(rev), Some(key), false)
-        }
-    } else if rv.is_empty() {
-        (rev, None, true)
-    } else if rv == "0" {
-        // Served from the watch cache: the limit is ignored.
-        limit = 0;
-        (rev, None, false)
-    } else {
-        let n = match parse_rv(rv) {
-            Ok(n) => n,
-            Err(s) => return s.response(),
-        };
-        if rvm == "Exact" {
-            if n > rev {
-                return Status::future_revision().response();
-            }
-            if n < compacted {
-                return Status::expired("The resourceVersion for the provided list is too old.")
-                    .response();
-            }
-            (n, None, false)
-        } else {
-            let cur = if n > rev {
-                wait_for_rv(app, n, app.too_large_wait).await
-            } else {
-                rev
-            };
-            if n > cur {
-                return Status::too_large_rv(n, cur).response();
-            }
-            (cur, None, false)
-        }
+    let point = match list_point(app, t, q).await {
+        Ok(p) => p,
+        Err(s) => return s.response(),
     };
     let page = {
         let s = app.cluster.read();
-        if at < s.compacted() {
+        if point.at < s.compacted() {
             // Compacted between the check above and now.
             drop(s);
             return Status::expired("The resourceVersion for the provided list is too old.")
@@ -553,17 +499,19 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         let q = ListQuery {
             res: t.res,
             namespace: t.namespace.as_deref(),
-            at,
-            start: start.as_deref(),
-            limit,
+            at: point.at,
+            start: point.start.as_deref(),
+            limit: point.limit,
             count_remaining: filter.is_empty(),
         };
         s.list(q, &pred)
     };
     let token = page.next_start.as_ref().map(|k| {
         let rel = rel_start(t, k);
-        encode_continue(at as i64, &if slash { format!("/{rel}") } else { rel })
+        let rel = if point.slash { format!("/{rel}") } else { rel };
+        encode_continue(point.at as i64, &rel)
     });
+    let at = point.at;
     match accept {
         As::Table => value_response(
             StatusCode::OK,
@@ -581,6 +529,79 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         ),
         As::Object => list_response(&RESOURCES[t.res], page.items, at, token, page.remaining),
     }
+}
+
+/// The list's [`ListPoint`] from `resourceVersion`, `resourceVersionMatch`, `continue` and
+/// `limit`, with kube-apiserver's semantics (a future RV is waited for, then 504).
+async fn list_point(app: &Arc<App>, t: &Target, q: &Params) -> Result<ListPoint, Status> {
+    let rv = q.get("resourceVersion").map(String::as_str).unwrap_or("");
+    let rvm = q
+        .get("resourceVersionMatch")
+        .map(String::as_str)
+        .unwrap_or("");
+    let cont = q.get("continue").map(String::as_str).unwrap_or("");
+    let limit = q
+        .get("limit")
+        .and_then(|l| l.parse::<i64>().ok())
+        .unwrap_or(0)
+        .max(0) as usize;
+    let (rev, compacted) = {
+        let s = app.cluster.read();
+        (s.rev(), s.compacted())
+    };
+    let at = |at, start, slash| ListPoint {
+        at,
+        start,
+        slash,
+        limit,
+    };
+    if !cont.is_empty() {
+        if !rv.is_empty() {
+            return Err(Status::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
+        let (tok_rv, rel) = decode_continue(cont)?;
+        let key = start_key(t, &rel);
+        return if tok_rv == -1 {
+            Ok(at(rev, Some(key), false))
+        } else if (tok_rv as u64) < compacted || tok_rv <= 0 || app.faults.take_expire_continue() {
+            Err(Status::expired_continue(encode_continue(-1, &rel)))
+        } else {
+            Ok(at((tok_rv as u64).min(rev), Some(key), false))
+        };
+    }
+    if rv.is_empty() {
+        return Ok(at(rev, None, true));
+    }
+    if rv == "0" {
+        // Served from the watch cache: the limit is ignored.
+        return Ok(ListPoint {
+            limit: 0,
+            ..at(rev, None, false)
+        });
+    }
+    let n = parse_rv(rv)?;
+    if rvm == "Exact" {
+        if n > rev {
+            return Err(Status::future_revision());
+        }
+        if n < compacted {
+            return Err(Status::expired(
+                "The resourceVersion for the provided list is too old.",
+            ));
+        }
+        return Ok(at(n, None, false));
+    }
+    let cur = if n > rev {
+        wait_for_rv(app, n, app.too_large_wait).await
+    } else {
+        rev
+    };
+    if n > cur {
+        return Err(Status::too_large_rv(n, cur));
+    }
+    Ok(at(cur, None, false))
 }
 
 /// A list body streamed in chunks of about 256 KiB: the items are copied straight from
