@@ -21,6 +21,89 @@ use super::resources::{
 use super::storage::{now_rfc3339, Store};
 use super::App;
 
+/// Size of the preloaded pods (the simulated churn's own pods keep the default shape).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PodSize {
+    /// About 3.3 KB: two containers, probes, conditions, container statuses.
+    #[default]
+    Default,
+    /// About 1.5 KB: one container, no probes, tolerations or container statuses.
+    Small,
+    /// About 4.7 KB: the default pod plus a last-applied-configuration annotation.
+    Medium,
+    /// About 12 KB: the default pod plus a large annotation (as with big env lists or
+    /// sidecar-injected pods).
+    Large,
+}
+
+impl PodSize {
+    /// Target size of a serialized pod, in bytes (`None`: as built).
+    fn target(self) -> Option<usize> {
+        match self {
+            PodSize::Default => None,
+            PodSize::Small => Some(1_500),
+            PodSize::Medium => Some(4_700),
+            PodSize::Large => Some(12_000),
+        }
+    }
+}
+
+/// Trims or pads a pod (as built by [`pod`], possibly with template holes) to `size`.
+pub fn resize_pod(v: &mut Value, size: PodSize) {
+    let Some(target) = size.target() else {
+        return;
+    };
+    if size == PodSize::Small {
+        if let Some(cs) = v["spec"]["containers"].as_array_mut() {
+            cs.truncate(1);
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    for k in [
+                        "readinessProbe",
+                        "env",
+                        "terminationMessagePath",
+                        "terminationMessagePolicy",
+                        "volumeMounts",
+                    ] {
+                        c.remove(k);
+                    }
+                }
+            }
+        }
+        if let Some(spec) = v["spec"].as_object_mut() {
+            for k in [
+                "tolerations",
+                "preemptionPolicy",
+                "enableServiceLinks",
+                "volumes",
+                "securityContext",
+            ] {
+                spec.remove(k);
+            }
+        }
+        if let Some(st) = v["status"].as_object_mut() {
+            for k in ["containerStatuses", "hostIPs", "podIPs"] {
+                st.remove(k);
+            }
+            if let Some(conds) = st.get_mut("conditions").and_then(Value::as_array_mut) {
+                conds.truncate(2);
+            }
+        }
+    }
+    let len = serde_json::to_vec(v).map_or(0, |b| b.len());
+    // `"sim.kwatch.dev/padding":"…",` and the annotations object itself.
+    let overhead = 60;
+    if len + overhead < target {
+        let n = target - len - overhead;
+        // Deterministic base64-looking filler (like a certificate or an encoded config).
+        const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let pad: String = (0..n)
+            .map(|i| CHARS[(i * 7 + i / 64) % CHARS.len()] as char)
+            .collect();
+        v["metadata"]["annotations"] = json!({ "sim.kwatch.dev/padding": pad });
+    }
+}
+
 const CRD_WIDGETS: &str = include_str!("ref/crd-widgets.json");
 
 /// The workloads pods belong to: (namespace, deployment, pod-template-hash, image, port).
@@ -139,7 +222,7 @@ fn running_status(now: &str, node: &str, ip: &str, app: &str, image: &str, resta
 /// Nothing enters the history: the history starts after this (compacted = current revision).
 #[allow(dead_code)] // the tests' and other callers' default size
 pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result<()> {
-    seed_cluster_sized(store, pods, seed, super::bench::PodSize::Default)
+    seed_cluster_sized(store, pods, seed, PodSize::Default)
 }
 
 /// [`seed_cluster`] with preloaded pods of `size` (the benchmark's `--pod-size`).
@@ -147,7 +230,7 @@ pub fn seed_cluster_sized(
     store: &mut Store,
     pods: usize,
     seed: u64,
-    size: super::bench::PodSize,
+    size: PodSize,
 ) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     let create = |store: &mut Store, res: usize, v: Value| -> anyhow::Result<String> {
@@ -305,7 +388,7 @@ fn hole(tag: &str) -> String {
 }
 
 impl PodTemplate {
-    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: super::bench::PodSize) -> PodTemplate {
+    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: PodSize) -> PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);
@@ -330,7 +413,7 @@ impl PodTemplate {
                 }
             }
         }
-        super::bench::resize_pod(&mut v, size);
+        resize_pod(&mut v, size);
         let meta = &mut v["metadata"];
         meta["uid"] = json!(hole("UID"));
         meta["resourceVersion"] = json!(hole("RV"));
@@ -786,6 +869,21 @@ pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
 mod tests {
     use super::super::storage::EventKind;
     use super::*;
+
+    #[test]
+    fn pod_sizes_are_near_their_targets() {
+        for (size, lo, hi) in [
+            (PodSize::Small, 1_200, 1_800),
+            (PodSize::Medium, 4_400, 5_000),
+            (PodSize::Large, 11_500, 12_500),
+        ] {
+            let mut rng = SmallRng::seed_from_u64(1);
+            let mut v = pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "u", true);
+            resize_pod(&mut v, size);
+            let n = serde_json::to_vec(&v).unwrap().len();
+            assert!((lo..=hi).contains(&n), "{size:?}: {n} bytes");
+        }
+    }
 
     #[test]
     fn pods_are_realistic_in_size() {

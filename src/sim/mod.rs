@@ -23,6 +23,7 @@ mod control;
 mod discovery;
 mod http;
 mod openapi;
+mod request;
 mod resources;
 mod selector;
 mod status;
@@ -40,7 +41,7 @@ use anyhow::Context;
 use rand::Rng;
 
 use crate::cli::SimArgs;
-pub use bench::PodSize;
+pub use churn::PodSize;
 
 /// What the simulated cluster does on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

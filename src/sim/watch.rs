@@ -27,7 +27,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
-use super::http::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
 use super::resources::{ResourceDef, RESOURCES};
 use super::status::{go_json, Cause, Status};
 use super::storage::{event_line, Change, EventKind, ListQuery, Obj};
