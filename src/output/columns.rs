@@ -12,7 +12,6 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::table::human_duration;
 use super::template::Template;
 use super::Resource;
 
@@ -133,264 +132,343 @@ pub fn age(created: Option<&str>, now: jiff::Timestamp) -> String {
     human_duration(Duration::from_secs(secs.unsigned_abs()))
 }
 
+/// kubectl's `duration.HumanDuration`.
+pub fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    let (m, h, days) = (s / 60, s / 3600, s / 86400);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        match s % 60 {
+            0 => format!("{m}m"),
+            r => format!("{m}m{r}s"),
+        }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        match m % 60 {
+            0 => format!("{h}h"),
+            r => format!("{h}h{r}m"),
+        }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if h < 24 * 8 {
+        match h % 24 {
+            0 => format!("{days}d"),
+            r => format!("{days}d{r}h"),
+        }
+    } else if days < 365 * 2 {
+        format!("{days}d")
+    } else if days < 365 * 8 {
+        match days % 365 {
+            0 => format!("{}y", days / 365),
+            r => format!("{}y{r}d", days / 365),
+        }
+    } else {
+        format!("{}y", days / 365)
+    }
+}
+
 /// The API group of a resource (`""` for the core group).
 pub fn group(r: &Resource) -> &str {
     r.api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
+/// kubectl's printers for the built-in kinds: (API group, kind) → the columns, given
+/// whether `-o wide` asked for its extra ones.
+type Printer = fn(bool) -> Vec<Column>;
+
+const BUILTIN: &[(&str, &str, Printer)] = &[
+    ("", "Pod", pod_columns),
+    ("apps", "Deployment", deployment_columns),
+    ("apps", "ReplicaSet", replicaset_columns),
+    ("apps", "StatefulSet", statefulset_columns),
+    ("apps", "DaemonSet", daemonset_columns),
+    ("batch", "Job", job_columns),
+    ("batch", "CronJob", cronjob_columns),
+    ("networking.k8s.io", "Ingress", ingress_columns),
+    ("discovery.k8s.io", "EndpointSlice", endpointslice_columns),
+    ("", "Service", service_columns),
+    ("", "Node", node_columns),
+    ("", "Namespace", namespace_columns),
+    ("", "ConfigMap", configmap_columns),
+    ("", "Secret", secret_columns),
+    ("", "Event", event_columns::<false>),
+    ("events.k8s.io", "Event", event_columns::<true>),
+];
+
 /// The columns after NAME and RESOURCEVERSION for `r`: kubectl's for the built-ins it
-/// knows, `crd`'s printer columns for a custom resource, else AGE.
+/// knows, `crd`'s printer columns for a custom resource, else AGE. Never empty.
 pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>) -> Vec<Column> {
-    let c = Column::new;
-    let mut cols = match (group(r), r.kind.as_str()) {
-        ("", "Pod") => {
-            let mut v = vec![
-                PodColumn::Ready.column("READY"),
-                PodColumn::Status.column("STATUS"),
-                PodColumn::Restarts.column("RESTARTS"),
-                Column::age(),
-            ];
-            if wide {
-                v.push(PodColumn::Ip.column("IP"));
-                v.push(PodColumn::Node.column("NODE"));
-                v.push(PodColumn::Nominated.column("NOMINATED NODE"));
-                v.push(PodColumn::ReadinessGates.column("READINESS GATES"));
-            }
-            v
-        }
-        ("apps", "Deployment") => {
-            let mut v = vec![
-                c("READY", |o, _| {
-                    format!(
-                        "{}/{}",
-                        int(&o["status"]["readyReplicas"]),
-                        int(&o["spec"]["replicas"])
-                    )
-                }),
-                c("UP-TO-DATE", |o, _| int(&o["status"]["updatedReplicas"])),
-                c("AVAILABLE", |o, _| int(&o["status"]["availableReplicas"])),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| label_selector(&o["spec"]["selector"])));
-            }
-            v
-        }
-        ("apps", "ReplicaSet") => {
-            let mut v = vec![
-                c("DESIRED", |o, _| int(&o["spec"]["replicas"])),
-                c("CURRENT", |o, _| int(&o["status"]["replicas"])),
-                c("READY", |o, _| int(&o["status"]["readyReplicas"])),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("apps", "StatefulSet") => {
-            let mut v = vec![
-                c("READY", |o, _| {
-                    format!(
-                        "{}/{}",
-                        int(&o["status"]["readyReplicas"]),
-                        int(&o["spec"]["replicas"])
-                    )
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-            }
-            v
-        }
-        ("apps", "DaemonSet") => {
-            let mut v = vec![
-                c(
-                    "DESIRED",
-                    |o, _| int(&o["status"]["desiredNumberScheduled"]),
-                ),
-                c(
-                    "CURRENT",
-                    |o, _| int(&o["status"]["currentNumberScheduled"]),
-                ),
-                c("READY", |o, _| int(&o["status"]["numberReady"])),
-                c("UP-TO-DATE", |o, _| {
-                    int(&o["status"]["updatedNumberScheduled"])
-                }),
-                c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
-                c("NODE SELECTOR", |o, _| {
-                    map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("batch", "Job") => {
-            let mut v = vec![
-                c("STATUS", job_status),
-                c("COMPLETIONS", job_completions),
-                c("DURATION", job_duration),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("batch", "CronJob") => {
-            let mut v = vec![
-                c("SCHEDULE", |o, _| str_or_empty(&o["spec"]["schedule"])),
-                c("TIMEZONE", |o, _| none(&o["spec"]["timeZone"])),
-                c("SUSPEND", |o, _| match o["spec"]["suspend"].as_bool() {
-                    Some(true) => "True".into(),
-                    Some(false) => "False".into(),
-                    None => "<unset>".into(),
-                }),
-                c("ACTIVE", |o, _| {
-                    o["status"]["active"]
-                        .as_array()
-                        .map_or(0, Vec::len)
-                        .to_string()
-                }),
-                c("LAST SCHEDULE", |o, now| {
-                    match o["status"]["lastScheduleTime"].as_str() {
-                        Some(t) => age(Some(t), now),
-                        None => "<none>".into(),
-                    }
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(true));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["jobTemplate"]["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("networking.k8s.io", "Ingress") => vec![
-            c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
-            c("HOSTS", ingress_hosts),
-            if wide {
-                c("ADDRESS", |o, _| ingress_address(o, true))
-            } else {
-                c("ADDRESS", |o, _| ingress_address(o, false))
-            },
-            c("PORTS", |o, _| {
-                let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
-                if tls { "80, 443" } else { "80" }.to_owned()
-            }),
-            Column::age(),
-        ],
-        ("discovery.k8s.io", "EndpointSlice") => vec![
-            c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
-            c("PORTS", |o, _| {
-                let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-                list_with_more(ports.iter().map(|p| {
-                    match (p["port"].as_i64(), p["name"].as_str()) {
-                        (Some(n), _) => n.to_string(),
-                        (None, Some(name)) => name.to_owned(),
-                        (None, None) => "*".to_owned(),
-                    }
-                }))
-            }),
-            c("ENDPOINTS", |o, _| {
-                let eps = o["endpoints"]
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                list_with_more(
-                    eps.iter()
-                        .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
-                        .map(|a| a.as_str().unwrap_or_default().to_owned()),
-                )
-            }),
-            Column::age(),
-        ],
-        ("", "Service") => {
-            let mut v = vec![
-                c("TYPE", |o, _| none(&o["spec"]["type"])),
-                c("CLUSTER-IP", |o, _| none(&o["spec"]["clusterIP"])),
-                c("EXTERNAL-IP", service_external_ip),
-                c("PORT(S)", service_ports),
-                Column::age(),
-            ];
-            if wide {
-                v.push(c("SELECTOR", |o, _| map_pairs(&o["spec"]["selector"])));
-            }
-            v
-        }
-        ("", "Node") => {
-            let mut v = vec![
-                c("STATUS", node_status),
-                c("ROLES", node_roles),
-                Column::age(),
-                c("VERSION", |o, _| {
-                    none(&o["status"]["nodeInfo"]["kubeletVersion"])
-                }),
-            ];
-            if wide {
-                v.push(c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")));
-                v.push(c("OS-IMAGE", |o, _| {
-                    none(&o["status"]["nodeInfo"]["osImage"])
-                }));
-            }
-            v
-        }
-        ("", "Namespace") => vec![
-            c("STATUS", |o, _| none(&o["status"]["phase"])),
-            Column::age(),
-        ],
-        ("", "ConfigMap") => vec![
-            c("DATA", |o, _| {
-                let n = o["data"].as_object().map_or(0, |m| m.len())
-                    + o["binaryData"].as_object().map_or(0, |m| m.len());
-                n.to_string()
-            }),
-            Column::age(),
-        ],
-        ("", "Secret") => vec![
-            c("TYPE", |o, _| none(&o["type"])),
-            c("DATA", |o, _| {
-                o["data"].as_object().map_or(0, |m| m.len()).to_string()
-            }),
-            Column::age(),
-        ],
-        ("", "Event") => event_columns::<false>(wide),
-        ("events.k8s.io", "Event") => event_columns::<true>(wide),
-        _ => match crd {
-            Some(pc) if !pc.is_empty() => pc
-                .iter()
-                .filter(|p| wide || p.priority == 0)
-                .map(|p| Column {
-                    header: p.name.clone(),
-                    get: Getter::Path {
-                        template: p.template.clone(),
-                        kind: p.kind.clone(),
-                    },
-                })
-                .collect(),
-            _ => vec![Column::age()],
-        },
+    let kind = (group(r), r.kind.as_str());
+    let mut cols = match BUILTIN.iter().find(|(g, k, _)| (*g, *k) == kind) {
+        Some((_, _, printer)) => printer(wide),
+        None => crd_columns(crd.unwrap_or_default(), wide),
     };
     if cols.is_empty() {
         cols.push(Column::age());
     }
     cols
+}
+
+/// A custom resource's additionalPrinterColumns (`priority > 0` only when `wide`), or AGE
+/// when the CRD declares none.
+fn crd_columns(pc: &[PrinterColumn], wide: bool) -> Vec<Column> {
+    if pc.is_empty() {
+        return vec![Column::age()];
+    }
+    pc.iter()
+        .filter(|p| wide || p.priority == 0)
+        .map(|p| Column {
+            header: p.name.clone(),
+            get: Getter::Path {
+                template: p.template.clone(),
+                kind: p.kind.clone(),
+            },
+        })
+        .collect()
+}
+
+/// `cols`, then `extra()` when `wide`.
+fn and_wide(mut cols: Vec<Column>, wide: bool, extra: impl FnOnce() -> Vec<Column>) -> Vec<Column> {
+    if wide {
+        cols.extend(extra());
+    }
+    cols
+}
+
+/// The workloads' `-o wide` columns: CONTAINERS, IMAGES and SELECTOR (`selector`).
+fn workload_wide(selector: Column) -> Vec<Column> {
+    let mut v = containers(false);
+    v.push(selector);
+    v
+}
+
+fn pod_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        PodColumn::Ready.column("READY"),
+        PodColumn::Status.column("STATUS"),
+        PodColumn::Restarts.column("RESTARTS"),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            PodColumn::Ip.column("IP"),
+            PodColumn::Node.column("NODE"),
+            PodColumn::Nominated.column("NOMINATED NODE"),
+            PodColumn::ReadinessGates.column("READINESS GATES"),
+        ]
+    })
+}
+
+/// `readyReplicas/replicas`, as deployments and statefulsets print READY.
+fn ready_of_replicas(o: &Value, _: jiff::Timestamp) -> String {
+    format!(
+        "{}/{}",
+        int(&o["status"]["readyReplicas"]),
+        int(&o["spec"]["replicas"])
+    )
+}
+
+/// SELECTOR as apimachinery's `FormatLabelSelector` prints `.spec.selector`.
+fn spec_selector() -> Column {
+    Column::new("SELECTOR", |o, _| format_selector(&o["spec"]["selector"]))
+}
+
+fn deployment_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("READY", ready_of_replicas),
+        c("UP-TO-DATE", |o, _| int(&o["status"]["updatedReplicas"])),
+        c("AVAILABLE", |o, _| int(&o["status"]["availableReplicas"])),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        workload_wide(c("SELECTOR", |o, _| label_selector(&o["spec"]["selector"])))
+    })
+}
+
+fn replicaset_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("DESIRED", |o, _| int(&o["spec"]["replicas"])),
+        c("CURRENT", |o, _| int(&o["status"]["replicas"])),
+        c("READY", |o, _| int(&o["status"]["readyReplicas"])),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn statefulset_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![Column::new("READY", ready_of_replicas), Column::age()];
+    and_wide(cols, wide, || containers(false))
+}
+
+fn daemonset_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("DESIRED", |o, _| int(&o["status"]["desiredNumberScheduled"])),
+        c("CURRENT", |o, _| int(&o["status"]["currentNumberScheduled"])),
+        c("READY", |o, _| int(&o["status"]["numberReady"])),
+        c("UP-TO-DATE", |o, _| int(&o["status"]["updatedNumberScheduled"])),
+        c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
+        c("NODE SELECTOR", |o, _| {
+            map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn job_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("STATUS", job_status),
+        c("COMPLETIONS", job_completions),
+        c("DURATION", job_duration),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn cronjob_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("SCHEDULE", |o, _| str_or_empty(&o["spec"]["schedule"])),
+        c("TIMEZONE", |o, _| none(&o["spec"]["timeZone"])),
+        c("SUSPEND", |o, _| match o["spec"]["suspend"].as_bool() {
+            Some(true) => "True".into(),
+            Some(false) => "False".into(),
+            None => "<unset>".into(),
+        }),
+        c("ACTIVE", |o, _| {
+            o["status"]["active"]
+                .as_array()
+                .map_or(0, Vec::len)
+                .to_string()
+        }),
+        c("LAST SCHEDULE", |o, now| {
+            match o["status"]["lastScheduleTime"].as_str() {
+                Some(t) => age(Some(t), now),
+                None => "<none>".into(),
+            }
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        let mut v = containers(true);
+        v.push(c("SELECTOR", |o, _| {
+            format_selector(&o["spec"]["jobTemplate"]["spec"]["selector"])
+        }));
+        v
+    })
+}
+
+fn ingress_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
+        c("HOSTS", ingress_hosts),
+        if wide {
+            c("ADDRESS", |o, _| ingress_address(o, true))
+        } else {
+            c("ADDRESS", |o, _| ingress_address(o, false))
+        },
+        c("PORTS", |o, _| {
+            let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+            if tls { "80, 443" } else { "80" }.to_owned()
+        }),
+        Column::age(),
+    ]
+}
+
+fn endpointslice_columns(_wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
+        c("PORTS", |o, _| {
+            let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
+            list_with_more(ports.iter().map(|p| {
+                match (p["port"].as_i64(), p["name"].as_str()) {
+                    (Some(n), _) => n.to_string(),
+                    (None, Some(name)) => name.to_owned(),
+                    (None, None) => "*".to_owned(),
+                }
+            }))
+        }),
+        c("ENDPOINTS", |o, _| {
+            let eps = o["endpoints"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            list_with_more(
+                eps.iter()
+                    .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                    .map(|a| a.as_str().unwrap_or_default().to_owned()),
+            )
+        }),
+        Column::age(),
+    ]
+}
+
+fn service_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("TYPE", |o, _| none(&o["spec"]["type"])),
+        c("CLUSTER-IP", |o, _| none(&o["spec"]["clusterIP"])),
+        c("EXTERNAL-IP", service_external_ip),
+        c("PORT(S)", service_ports),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![c("SELECTOR", |o, _| map_pairs(&o["spec"]["selector"]))]
+    })
+}
+
+fn node_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("STATUS", node_status),
+        c("ROLES", node_roles),
+        Column::age(),
+        c("VERSION", |o, _| {
+            none(&o["status"]["nodeInfo"]["kubeletVersion"])
+        }),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")),
+            c("OS-IMAGE", |o, _| none(&o["status"]["nodeInfo"]["osImage"])),
+        ]
+    })
+}
+
+fn namespace_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("STATUS", |o, _| none(&o["status"]["phase"])),
+        Column::age(),
+    ]
+}
+
+fn configmap_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("DATA", |o, _| {
+            let n = o["data"].as_object().map_or(0, |m| m.len())
+                + o["binaryData"].as_object().map_or(0, |m| m.len());
+            n.to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+fn secret_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("TYPE", |o, _| none(&o["type"])),
+        Column::new("DATA", |o, _| {
+            o["data"].as_object().map_or(0, |m| m.len()).to_string()
+        }),
+        Column::age(),
+    ]
 }
 
 /// CONTAINERS and IMAGES (kubectl's `layoutContainerCells`: comma-joined, empty when

@@ -199,7 +199,7 @@ fn table_escapes_control_characters_from_the_server() {
 
 #[test]
 fn human_durations_match_kubectl() {
-    use table::human_duration as h;
+    use columns::human_duration as h;
     let s = Duration::from_secs;
     assert_eq!(h(s(5)), "5s");
     assert_eq!(h(s(119)), "119s");
