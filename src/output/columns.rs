@@ -307,10 +307,18 @@ fn statefulset_columns(wide: bool) -> Vec<Column> {
 fn daemonset_columns(wide: bool) -> Vec<Column> {
     let c = Column::new;
     let cols = vec![
-        c("DESIRED", |o, _| int(&o["status"]["desiredNumberScheduled"])),
-        c("CURRENT", |o, _| int(&o["status"]["currentNumberScheduled"])),
+        c(
+            "DESIRED",
+            |o, _| int(&o["status"]["desiredNumberScheduled"]),
+        ),
+        c(
+            "CURRENT",
+            |o, _| int(&o["status"]["currentNumberScheduled"]),
+        ),
         c("READY", |o, _| int(&o["status"]["numberReady"])),
-        c("UP-TO-DATE", |o, _| int(&o["status"]["updatedNumberScheduled"])),
+        c("UP-TO-DATE", |o, _| {
+            int(&o["status"]["updatedNumberScheduled"])
+        }),
         c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
         c("NODE SELECTOR", |o, _| {
             map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
@@ -388,13 +396,15 @@ fn endpointslice_columns(_wide: bool) -> Vec<Column> {
         c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
         c("PORTS", |o, _| {
             let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-            list_with_more(ports.iter().map(|p| {
-                match (p["port"].as_i64(), p["name"].as_str()) {
-                    (Some(n), _) => n.to_string(),
-                    (None, Some(name)) => name.to_owned(),
-                    (None, None) => "*".to_owned(),
-                }
-            }))
+            list_with_more(
+                ports
+                    .iter()
+                    .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(name)) => name.to_owned(),
+                        (None, None) => "*".to_owned(),
+                    }),
+            )
         }),
         c("ENDPOINTS", |o, _| {
             let eps = o["endpoints"]

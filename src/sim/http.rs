@@ -16,8 +16,8 @@ use base64::Engine;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
-use super::resources::{self, ResourceDef, RESOURCES};
 use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };

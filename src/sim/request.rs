@@ -32,7 +32,6 @@ pub struct Target {
     pub subresource: Option<String>,
 }
 
-
 /// A `FieldValueNotSupported` cause for `resourceVersionMatch`.
 pub fn not_supported(value: &str, supported: &[&str]) -> Cause {
     let list: Vec<String> = supported.iter().map(|s| format!("\"{s}\"")).collect();
@@ -111,4 +110,3 @@ pub async fn wait_for_rv(app: &App, rv: u64, wait: Duration) -> u64 {
         }
     }
 }
-
