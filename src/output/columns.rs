@@ -4,6 +4,7 @@
 //! one cell. Pod rows read a typed partial parse of the object ([`PodView`]) when it
 //! succeeds, else the whole object as a [`Value`]; both give the same cells.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::time::Duration;
 
@@ -103,22 +104,14 @@ impl Column {
         match &self.get {
             Getter::Age => age(created, now),
             Getter::Builtin(f) => f(v, now),
-            Getter::Pod(p) => p.value_cell(v, now),
+            Getter::Pod(p) => p.cell(&PodView::from_value(v), now),
             Getter::Path { template, kind } => {
                 crd_cell(kind, template.values(v).first().copied(), now)
             }
-            Getter::Label(k) => v["metadata"]["labels"][k]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            Getter::Labels => match v["metadata"]["labels"].as_object() {
-                Some(m) if !m.is_empty() => m
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                    .collect::<Vec<_>>()
-                    .join(","),
-                _ => "<none>".into(),
-            },
+            Getter::Label(k) => {
+                label_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref(), k)
+            }
+            Getter::Labels => labels_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref()),
         }
     }
 }
@@ -922,107 +915,6 @@ fn map_pairs(v: &Value) -> String {
     }
 }
 
-fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {
-    let total = o["spec"]["containers"].as_array().map_or(0, Vec::len);
-    let statuses = o["status"]["containerStatuses"].as_array();
-    let total = if total == 0 {
-        statuses.map_or(0, Vec::len)
-    } else {
-        total
-    };
-    let ready = statuses.map_or(0, |s| s.iter().filter(|c| c["ready"] == true).count());
-    format!("{ready}/{total}")
-}
-
-/// kubectl's pod STATUS (printPod, simplified): init container progress, the waiting or
-/// terminated reason of a container, Terminating, else the phase.
-fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
-    let st = &o["status"];
-    let mut reason = st["reason"]
-        .as_str()
-        .or_else(|| st["phase"].as_str())
-        .unwrap_or("Unknown")
-        .to_owned();
-    let inits = st["initContainerStatuses"].as_array();
-    let n_inits = o["spec"]["initContainers"]
-        .as_array()
-        .map_or(inits.map_or(0, Vec::len), Vec::len);
-    let mut initializing = false;
-    for (i, c) in inits.into_iter().flatten().enumerate() {
-        let term = &c["state"]["terminated"];
-        let wait = &c["state"]["waiting"];
-        if term.is_object() && term["exitCode"] == 0 {
-            continue;
-        }
-        initializing = true;
-        reason = if term.is_object() {
-            match term["reason"].as_str() {
-                Some(r) if !r.is_empty() => format!("Init:{r}"),
-                _ => format!("Init:ExitCode:{}", int(&term["exitCode"])),
-            }
-        } else if let Some(r) = wait["reason"].as_str().filter(|r| *r != "PodInitializing") {
-            format!("Init:{r}")
-        } else {
-            format!("Init:{i}/{n_inits}")
-        };
-        break;
-    }
-    if !initializing {
-        let mut has_running = false;
-        for c in st["containerStatuses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .rev()
-        {
-            let term = &c["state"]["terminated"];
-            if let Some(r) = c["state"]["waiting"]["reason"].as_str() {
-                reason = r.to_owned();
-            } else if let Some(r) = term["reason"].as_str() {
-                reason = r.to_owned();
-            } else if term.is_object() {
-                reason = format!("ExitCode:{}", int(&term["exitCode"]));
-            } else if c["ready"] == true && c["state"]["running"].is_object() {
-                has_running = true;
-            }
-        }
-        if reason == "Completed" && has_running {
-            reason = "Running".into();
-        }
-    }
-    if o["metadata"]["deletionTimestamp"].is_string() {
-        reason = if st["reason"] == "NodeLost" {
-            "Unknown".into()
-        } else {
-            "Terminating".into()
-        };
-    }
-    reason
-}
-
-/// The sum of restarts, with how long ago the last one ended, as kubectl prints it.
-fn pod_restarts(o: &Value, now: jiff::Timestamp) -> String {
-    let mut n = 0;
-    let mut last: Option<jiff::Timestamp> = None;
-    for c in o["status"]["containerStatuses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        n = c["restartCount"].as_i64().unwrap_or(0).saturating_add(n);
-        let t = c["lastState"]["terminated"]["finishedAt"]
-            .as_str()
-            .and_then(|s| s.parse::<jiff::Timestamp>().ok());
-        if t > last {
-            last = t;
-        }
-    }
-    match last {
-        Some(t) if n > 0 => format!("{n} ({} ago)", age(Some(&t.to_string()), now)),
-        _ => n.to_string(),
-    }
-}
-
 fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {
     let ingress: Vec<&str> = o["status"]["loadBalancer"]["ingress"]
         .as_array()
@@ -1130,72 +1022,44 @@ impl PodColumn {
         }
     }
 
-    /// The cell from the whole object.
-    fn value_cell(self, o: &Value, now: jiff::Timestamp) -> String {
-        match self {
-            PodColumn::Ready => pod_ready(o, now),
-            PodColumn::Status => pod_status(o, now),
-            PodColumn::Restarts => pod_restarts(o, now),
-            PodColumn::Ip => none(&o["status"]["podIP"]),
-            PodColumn::Node => none(&o["spec"]["nodeName"]),
-            PodColumn::Nominated => none(&o["status"]["nominatedNodeName"]),
-            PodColumn::ReadinessGates => {
-                let gates = o["spec"]["readinessGates"].as_array();
-                let conds = o["status"]["conditions"].as_array();
-                readiness_gates(
-                    gates.map(|g| g.iter().map(|x| x["conditionType"].as_str())),
-                    || {
-                        conds
-                            .into_iter()
-                            .flatten()
-                            .map(|c| (c["type"].as_str(), c["status"].as_str()))
-                    },
-                )
-            }
-        }
-    }
-
-    /// The cell from the typed fields; equal to [`PodColumn::value_cell`] on the same object.
-    fn view_cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {
+    /// The cell of a pod: the one place where kubectl's pod printing rules live, for
+    /// both the typed parse and the [`Value`] ([`PodView::from_value`]).
+    fn cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {
         match self {
             PodColumn::Ready => p.ready(),
             PodColumn::Status => p.status(),
             PodColumn::Restarts => p.restarts(now),
-            PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip)),
-            PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name)),
-            PodColumn::Nominated => none_str(p.status.as_ref().and_then(|s| s.nominated_node_name)),
-            PodColumn::ReadinessGates => {
-                let gates = p.spec.as_ref().and_then(|s| s.readiness_gates.as_deref());
-                let conds = p.status.as_ref().and_then(|s| s.conditions.as_deref());
-                readiness_gates(gates.map(|g| g.iter().map(|x| x.condition_type)), || {
-                    conds.into_iter().flatten().map(|c| (c.type_, c.status))
-                })
-            }
+            PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip.as_deref())),
+            PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name.as_deref())),
+            PodColumn::Nominated => none_str(
+                p.status
+                    .as_ref()
+                    .and_then(|s| s.nominated_node_name.as_deref()),
+            ),
+            PodColumn::ReadinessGates => p.readiness_gates(),
         }
     }
 }
 
-/// printers.go's READINESS GATES: `true/total` over the gates, a gate counting when the
-/// first condition of its type has status True; `<none>` without gates. `gates` holds
-/// each gate's conditionType, `conds` each condition's (type, status).
-fn readiness_gates<'a, G, C>(gates: Option<G>, conds: impl Fn() -> C) -> String
-where
-    G: ExactSizeIterator<Item = Option<&'a str>>,
-    C: Iterator<Item = (Option<&'a str>, Option<&'a str>)>,
-{
-    let Some(gates) = gates.filter(|g| g.len() > 0) else {
-        return "<none>".into();
-    };
-    let total = gates.len();
-    let ready = gates
-        .filter(|g| {
-            let want = g.unwrap_or_default();
-            conds()
-                .find(|(t, _)| t.unwrap_or_default() == want)
-                .is_some_and(|(_, st)| st == Some("True"))
-        })
-        .count();
-    format!("{ready}/{total}")
+/// `-L KEY`: the label's value, empty when absent.
+fn label_cell(labels: Option<&Labels<'_>>, key: &str) -> String {
+    labels
+        .and_then(|l| l.get(key))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `--show-labels`: `k=v` pairs in the object's order, `<none>` without labels.
+fn labels_cell(labels: Option<&Labels<'_>>) -> String {
+    match labels {
+        Some(l) if !l.0.is_empty() => {
+            l.0.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        _ => "<none>".into(),
+    }
 }
 
 /// An object parsed for one row: only as much as the row's columns read.
@@ -1236,21 +1100,9 @@ impl<'a> RowObject<'a> {
         };
         match &col.get {
             Getter::Age => age(created, now),
-            Getter::Pod(c) => c.view_cell(p, now),
-            Getter::Label(k) => p
-                .labels()
-                .and_then(|l| l.get(k))
-                .unwrap_or_default()
-                .to_owned(),
-            Getter::Labels => match p.labels() {
-                Some(l) if !l.0.is_empty() => {
-                    l.0.iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                }
-                _ => "<none>".into(),
-            },
+            Getter::Pod(c) => c.cell(p, now),
+            Getter::Label(k) => label_cell(p.labels(), k),
+            Getter::Labels => labels_cell(p.labels()),
             // RowObject::parse makes a PodView only for the getters above.
             Getter::Builtin(_) | Getter::Path { .. } => col.cell(&Value::Null, created, now),
         }
@@ -1291,7 +1143,7 @@ impl<'a> PodView<'a> {
         self.status.as_ref()?.container_statuses.as_deref()
     }
 
-    /// [`pod_ready`].
+    /// READY: ready containers of the spec's containers (of the statuses without a spec).
     fn ready(&self) -> String {
         let total = self
             .spec
@@ -1308,7 +1160,8 @@ impl<'a> PodView<'a> {
         format!("{ready}/{total}")
     }
 
-    /// [`pod_status`].
+    /// kubectl's pod STATUS (printPod, simplified): init container progress, the waiting or
+    /// terminated reason of a container, Terminating, else the phase.
     fn status(&self) -> String {
         let st = self.status.as_ref();
         let st_reason = st.and_then(|s| s.reason);
@@ -1375,7 +1228,33 @@ impl<'a> PodView<'a> {
         reason
     }
 
-    /// [`pod_restarts`].
+    /// printers.go's READINESS GATES: `true/total` over the gates, a gate counting when
+    /// the first condition of its type has status True; `<none>` without gates.
+    fn readiness_gates(&self) -> String {
+        let gates = self
+            .spec
+            .as_ref()
+            .and_then(|s| s.readiness_gates.as_deref());
+        let Some(gates) = gates.filter(|g| !g.is_empty()) else {
+            return "<none>".into();
+        };
+        let conds = self.status.as_ref().and_then(|s| s.conditions.as_deref());
+        let ready = gates
+            .iter()
+            .filter(|g| {
+                let want = g.condition_type.unwrap_or_default();
+                conds
+                    .into_iter()
+                    .flatten()
+                    .find(|c| c.type_.unwrap_or_default() == want)
+                    .is_some_and(|c| c.status == Some("True"))
+            })
+            .count();
+        format!("{ready}/{}", gates.len())
+    }
+
+    /// RESTARTS: the sum of restarts, with how long ago the last one ended, as kubectl
+    /// prints it.
     fn restarts(&self, now: jiff::Timestamp) -> String {
         let mut n = 0;
         let mut last: Option<jiff::Timestamp> = None;
@@ -1421,7 +1300,7 @@ struct PodSpec<'a> {
     #[serde(default, rename = "initContainers")]
     init_containers: Option<Len>,
     #[serde(borrow, default, rename = "nodeName")]
-    node_name: Option<&'a str>,
+    node_name: Option<Text<'a>>,
     #[serde(borrow, default, rename = "readinessGates")]
     readiness_gates: Option<Vec<Obj<ReadinessGate<'a>>>>,
 }
@@ -1447,9 +1326,9 @@ struct PodStatus<'a> {
     #[serde(borrow, default)]
     phase: Option<&'a str>,
     #[serde(borrow, default, rename = "podIP")]
-    pod_ip: Option<&'a str>,
+    pod_ip: Option<Text<'a>>,
     #[serde(borrow, default, rename = "nominatedNodeName")]
-    nominated_node_name: Option<&'a str>,
+    nominated_node_name: Option<Text<'a>>,
     #[serde(borrow, default)]
     conditions: Option<Vec<Obj<PodCondition<'a>>>>,
     #[serde(borrow, default, rename = "initContainerStatuses")]
@@ -1510,6 +1389,115 @@ struct Terminated<'a> {
     exit_code: Option<i64>,
     #[serde(borrow, default, rename = "finishedAt")]
     finished_at: Option<&'a str>,
+}
+
+/// A string cell that [`none_str`] prints. Parsed, it is the JSON string (borrowed, so a
+/// string with escapes fails the typed parse); from a [`Value`] of another type, it is
+/// that value's JSON text, as kubectl's printer prints any value there.
+#[derive(Debug)]
+struct Text<'a>(Cow<'a, str>);
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de str>::deserialize(d).map(|s| Text(Cow::Borrowed(s)))
+    }
+}
+
+impl<'a> Text<'a> {
+    fn from_value(v: &'a Value) -> Option<Text<'a>> {
+        match v {
+            Value::Null => None,
+            Value::String(s) => Some(Text(Cow::Borrowed(s))),
+            other => Some(Text(Cow::Owned(other.to_string()))),
+        }
+    }
+}
+
+/// `v` read by `f` when it is a JSON object (absent otherwise, as indexing a [`Value`]
+/// that is not an object finds nothing).
+fn object<'a, T>(v: &'a Value, f: impl FnOnce(&'a Value) -> T) -> Option<Obj<T>> {
+    v.is_object().then(|| Obj(f(v)))
+}
+
+/// Each element of the array `v` read by `f`. An element that is not an object reads as
+/// one with no fields, as indexing it finds nothing.
+fn array<'a, T>(v: &'a Value, f: impl Fn(&'a Value) -> T) -> Option<Vec<Obj<T>>> {
+    v.as_array().map(|a| a.iter().map(|x| Obj(f(x))).collect())
+}
+
+impl<'a> PodView<'a> {
+    /// The view of an object already parsed into a [`Value`] (the typed parse refused it,
+    /// or no object was parsed): a field of its expected type reads as the typed parse
+    /// reads it, a field of another type as absent (a [`Text`] keeps its JSON text). So
+    /// the pod rules above serve both paths.
+    pub fn from_value(v: &'a Value) -> PodView<'a> {
+        PodView {
+            metadata: object(&v["metadata"], |m| PodMeta {
+                deletion_timestamp: m["deletionTimestamp"].as_str(),
+                labels: Labels::from_value(&m["labels"]),
+            }),
+            spec: object(&v["spec"], |s| PodSpec {
+                containers: s["containers"].as_array().map(|a| Len(a.len())),
+                init_containers: s["initContainers"].as_array().map(|a| Len(a.len())),
+                node_name: Text::from_value(&s["nodeName"]),
+                readiness_gates: array(&s["readinessGates"], |g| ReadinessGate {
+                    condition_type: g["conditionType"].as_str(),
+                }),
+            }),
+            status: object(&v["status"], |s| PodStatus {
+                reason: s["reason"].as_str(),
+                phase: s["phase"].as_str(),
+                pod_ip: Text::from_value(&s["podIP"]),
+                nominated_node_name: Text::from_value(&s["nominatedNodeName"]),
+                conditions: array(&s["conditions"], |c| PodCondition {
+                    type_: c["type"].as_str(),
+                    status: c["status"].as_str(),
+                }),
+                init_container_statuses: array(
+                    &s["initContainerStatuses"],
+                    ContainerStatus::from_value,
+                ),
+                container_statuses: array(&s["containerStatuses"], ContainerStatus::from_value),
+            }),
+        }
+    }
+}
+
+impl<'a> ContainerStatus<'a> {
+    fn from_value(c: &'a Value) -> ContainerStatus<'a> {
+        ContainerStatus {
+            ready: c["ready"].as_bool(),
+            restart_count: c["restartCount"].as_i64(),
+            state: object(&c["state"], |s| State {
+                waiting: object(&s["waiting"], |w| Waiting {
+                    reason: w["reason"].as_str(),
+                }),
+                terminated: object(&s["terminated"], Terminated::from_value),
+                running: object(&s["running"], |_| IgnoredAny),
+            }),
+            last_state: object(&c["lastState"], |l| LastState {
+                terminated: object(&l["terminated"], Terminated::from_value),
+            }),
+        }
+    }
+}
+
+impl<'a> Terminated<'a> {
+    fn from_value(t: &'a Value) -> Terminated<'a> {
+        Terminated {
+            reason: t["reason"].as_str(),
+            exit_code: t["exitCode"].as_i64(),
+            finished_at: t["finishedAt"].as_str(),
+        }
+    }
 }
 
 /// A JSON object read as `T`. A derived struct alone also accepts a JSON array (its
@@ -1575,6 +1563,18 @@ impl<'de> Deserialize<'de> for Len {
 struct Labels<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> Labels<'a> {
+    /// The labels of a [`Value`]: a value that is not a string reads as empty, as
+    /// `-L` and `--show-labels` print it.
+    fn from_value(v: &'a Value) -> Option<Labels<'a>> {
+        v.as_object().map(|m| {
+            Labels(
+                m.iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
+                    .collect(),
+            )
+        })
+    }
+
     fn get(&self, key: &str) -> Option<&'a str> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
@@ -1612,6 +1612,23 @@ mod tests {
 
     fn now() -> jiff::Timestamp {
         "2026-11-21T10:05:00Z".parse().unwrap()
+    }
+
+    /// A pod column's cell from the whole object (the [`Value`] path).
+    fn pod_cell(c: PodColumn, o: &Value) -> String {
+        c.column("").cell(o, None, now())
+    }
+
+    fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Ready, o)
+    }
+
+    fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Status, o)
+    }
+
+    fn pod_restarts(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Restarts, o)
     }
 
     #[test]
@@ -2279,5 +2296,110 @@ mod tests {
         assert!(cells_agree(raw));
         let p = PodView::parse(raw).unwrap();
         assert_eq!(p.labels().unwrap().0, [("app", "db"), ("tier", "fe")]);
+    }
+
+    /// Replaces some members and elements of `v` (and adds some pod keys) with values of
+    /// other JSON types.
+    fn corrupt(rng: &mut rand::rngs::SmallRng, v: &mut Value) {
+        use rand::Rng;
+        let others = [
+            json!(null),
+            json!(1),
+            json!(0),
+            json!(2.5),
+            json!(0.0),
+            json!("x"),
+            json!(""),
+            json!(true),
+            json!(false),
+            json!([]),
+            json!([{}]),
+            json!({}),
+            json!({"a": 1}),
+            json!(["a"]),
+            json!("Completed"),
+            json!("True"),
+            json!("NodeLost"),
+            json!("2026-11-21T10:00:00Z"),
+        ];
+        match v {
+            Value::Object(m) => {
+                for (_, x) in m.iter_mut() {
+                    if rng.random_bool(0.08) {
+                        *x = others[rng.random_range(0..others.len())].clone();
+                    } else {
+                        corrupt(rng, x);
+                    }
+                }
+                if rng.random_bool(0.05) {
+                    let keys = [
+                        "ready",
+                        "state",
+                        "running",
+                        "terminated",
+                        "waiting",
+                        "reason",
+                        "exitCode",
+                        "restartCount",
+                        "phase",
+                        "podIP",
+                        "nodeName",
+                        "labels",
+                        "deletionTimestamp",
+                        "containers",
+                        "initContainers",
+                        "conditions",
+                        "readinessGates",
+                        "conditionType",
+                        "type",
+                        "status",
+                        "lastState",
+                        "finishedAt",
+                        "nominatedNodeName",
+                        "metadata",
+                        "spec",
+                        "containerStatuses",
+                        "initContainerStatuses",
+                    ];
+                    m.insert(
+                        keys[rng.random_range(0..keys.len())].into(),
+                        others[rng.random_range(0..others.len())].clone(),
+                    );
+                }
+            }
+            Value::Array(a) => {
+                for x in a.iter_mut() {
+                    if rng.random_bool(0.08) {
+                        *x = others[rng.random_range(0..others.len())].clone();
+                    } else {
+                        corrupt(rng, x);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Pods with members of unexpected types: whether the typed parse takes them or the row
+    /// falls back to the [`Value`], the cells are those of the [`Value`].
+    #[test]
+    fn pod_cells_agree_on_members_of_other_types() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let (mut typed, mut fallback) = (0, 0);
+        for _ in 0..3000 {
+            let mut v = random_pod(&mut rng);
+            corrupt(&mut rng, &mut v);
+            if cells_agree(&v.to_string()) {
+                typed += 1;
+            } else {
+                fallback += 1;
+            }
+        }
+        // Both paths are exercised.
+        assert!(
+            typed > 100 && fallback > 100,
+            "{typed} typed, {fallback} fallback"
+        );
     }
 }
