@@ -169,6 +169,32 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
     if b.get(i) != Some(&b'{') {
         return Scan::Refused;
     }
+    scan_value(b, i)
+}
+
+/// Where the member key starting at `b[i]` (before whitespace) ends: the index of its
+/// opening quote, the index after its closing quote, and the index after the `:`.
+fn member_key(b: &[u8], i: usize) -> Result<(usize, usize, usize), Scan> {
+    let open = skip_ws(b, i);
+    match b.get(open) {
+        None => return Err(Scan::Eof),
+        Some(b'"') => {}
+        Some(_) => return Err(Scan::Refused),
+    }
+    let close = match string(b, open + 1) {
+        Scan::End(j) => j,
+        other => return Err(other),
+    };
+    let colon = skip_ws(b, close);
+    match b.get(colon) {
+        None => Err(Scan::Eof),
+        Some(b':') => Ok((open, close, colon + 1)),
+        Some(_) => Err(Scan::Refused),
+    }
+}
+
+/// A JSON value starts at `b[i]`: where it ends, if it is valid.
+pub fn scan_value(b: &[u8], i: usize) -> Scan {
     // Bit `d % 64` of `stack[d / 64]`: whether nesting level `d` is an object.
     let mut stack = [0u64; MAX_DEPTH / 64];
     let mut depth = 0usize;
@@ -184,19 +210,10 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
     // Reads `"key" :` at `b[i]` (after whitespace); leaves `i` at the value.
     macro_rules! key {
         () => {{
-            i = skip_ws(b, i);
-            match b.get(i) {
-                None => return Scan::Eof,
-                Some(b'"') => {}
-                Some(_) => return Scan::Refused,
-            }
-            i = step!(string(b, i + 1));
-            i = skip_ws(b, i);
-            match b.get(i) {
-                None => return Scan::Eof,
-                Some(b':') => i += 1,
-                Some(_) => return Scan::Refused,
-            }
+            i = match member_key(b, i) {
+                Ok((_, _, value)) => value,
+                Err(other) => return other,
+            };
         }};
     }
     'value: loop {
@@ -269,6 +286,45 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
                 }
                 Some(_) => return Scan::Refused,
             }
+        }
+    }
+}
+
+/// The end of the valid JSON value at `b[i]`, `None` when it is not one.
+pub fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match scan_value(b, i) {
+        Scan::End(j) => Some(j),
+        Scan::Eof | Scan::Refused => None,
+    }
+}
+
+/// Walks the members of the JSON object at `b[i]` (`{`): `visit(key, value_start)` returns
+/// where the value ends, or `None` to stop. `None` when stopped, when a key has an escape
+/// (its text is not its value), or when the object is not valid where it was read. Keys
+/// are read as [`scan_value`] reads them.
+pub fn each_member(
+    b: &[u8],
+    i: usize,
+    mut visit: impl FnMut(&[u8], usize) -> Option<usize>,
+) -> Option<()> {
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(());
+    }
+    loop {
+        let (open, close, value) = member_key(b, i).ok()?;
+        let key = &b[open + 1..close - 1];
+        if key.contains(&b'\\') {
+            return None;
+        }
+        i = skip_ws(b, visit(key, skip_ws(b, value))?);
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') => return Some(()),
+            _ => return None,
         }
     }
 }
