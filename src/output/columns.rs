@@ -1,8 +1,9 @@
 //! The resource columns of the table, as `kubectl get` prints them: built-in printers
 //! for the common kinds, a custom resource's additionalPrinterColumns, else AGE alone.
 //! Each column turns an object (parsed once per row, only when a column needs it) into
-//! one cell. Pod rows read a typed partial parse of the object ([`PodView`]) when it
-//! succeeds, else the whole object as a [`Value`]; both give the same cells.
+//! one cell. Pod cells come from one set of rules over a [`PodView`]: a typed partial
+//! parse of the object when it succeeds (the fast path), else the view of the whole
+//! object as a [`Value`] ([`PodView::from_value`]); both give the same cells.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -59,7 +60,7 @@ pub enum Getter {
     /// From metadata.creationTimestamp (needs no parse of the object).
     Age,
     Builtin(fn(&Value, jiff::Timestamp) -> String),
-    /// A pod column: read from a [`PodView`] when the row has one.
+    /// A pod column: from the row's [`PodView`], or the view of the [`Value`].
     Pod(PodColumn),
     /// A CRD printer column: the first value at the path, as kube-apiserver's table
     /// convertor turns it into a cell of the column's `type`.
@@ -1113,7 +1114,8 @@ impl<'a> RowObject<'a> {
 /// building the rest. Each field has the one JSON type on which the typed and the
 /// [`Value`] readings of it agree (string, integer that fits i64, bool, object, array, or
 /// null/absent); any other type, a repeated key (except within labels, see [`Labels`]) or
-/// a string with escapes fails the parse, so the row falls back to the [`Value`].
+/// a string with escapes fails the parse, so the row falls back to the [`Value`] and
+/// reads it through [`PodView::from_value`].
 /// One difference remains: an object nested deeper than serde_json's limit for a
 /// [`Value`] (128) has no [`Value`] (its cells are those of no object), while the skipped
 /// parts of a [`PodView`] have no depth limit.
