@@ -8,7 +8,7 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::scan::{each_member, skip_value, skip_ws, to_special};
+use crate::scan::{each_member, skip_valid, skip_ws, to_special};
 
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
@@ -68,7 +68,7 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
             found = Some(at);
             return None;
         }
-        skip_value(b, at)
+        skip_valid(b, at)
     });
     match (found, walked) {
         (Some(at), _) => Some(Some(at)),
@@ -140,7 +140,7 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             }
             _ => {
                 meta.has_managed_fields |= bit == MANAGED;
-                skip_value(b, i)
+                skip_valid(b, i)
             }
         }
     })?;

@@ -164,16 +164,9 @@ fn ident(b: &[u8], i: usize, word: &[u8]) -> Scan {
     }
 }
 
-/// A JSON object starts at `b[i]` (`{`): where it ends, if it is valid.
-pub fn scan_object(b: &[u8], i: usize) -> Scan {
-    if b.get(i) != Some(&b'{') {
-        return Scan::Refused;
-    }
-    scan_value(b, i)
-}
-
 /// Where the member key starting at `b[i]` (before whitespace) ends: the index of its
 /// opening quote, the index after its closing quote, and the index after the `:`.
+#[inline(always)]
 fn member_key(b: &[u8], i: usize) -> Result<(usize, usize, usize), Scan> {
     let open = skip_ws(b, i);
     match b.get(open) {
@@ -193,8 +186,11 @@ fn member_key(b: &[u8], i: usize) -> Result<(usize, usize, usize), Scan> {
     }
 }
 
-/// A JSON value starts at `b[i]`: where it ends, if it is valid.
-pub fn scan_value(b: &[u8], i: usize) -> Scan {
+/// A JSON object starts at `b[i]` (`{`): where it ends, if it is valid.
+pub fn scan_object(b: &[u8], i: usize) -> Scan {
+    if b.get(i) != Some(&b'{') {
+        return Scan::Refused;
+    }
     // Bit `d % 64` of `stack[d / 64]`: whether nesting level `d` is an object.
     let mut stack = [0u64; MAX_DEPTH / 64];
     let mut depth = 0usize;
@@ -290,18 +286,62 @@ pub fn scan_value(b: &[u8], i: usize) -> Scan {
     }
 }
 
-/// The end of the valid JSON value at `b[i]`, `None` when it is not one.
-pub fn skip_value(b: &[u8], i: usize) -> Option<usize> {
-    match scan_value(b, i) {
-        Scan::End(j) => Some(j),
-        Scan::Eof | Scan::Refused => None,
+/// The end of the string starting (with its quote) at `b[i]`, in JSON already validated.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        let at = to_special(b, j);
+        match b.get(at)? {
+            b'"' => return Some(at + 1),
+            _ => j = at + 2,
+        }
+    }
+}
+
+/// The end of the JSON value starting at `b[i]`, in JSON already validated (by
+/// [`scan_object`] or serde_json): it only counts brackets outside strings, several times
+/// faster than validating again. `None` where it finds no value.
+pub fn skip_valid(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match *b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while !matches!(
+                b.get(j),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
     }
 }
 
 /// Walks the members of the JSON object at `b[i]` (`{`): `visit(key, value_start)` returns
 /// where the value ends, or `None` to stop. `None` when stopped, when a key has an escape
 /// (its text is not its value), or when the object is not valid where it was read. Keys
-/// are read as [`scan_value`] reads them.
+/// are read as [`scan_object`] reads them.
 pub fn each_member(
     b: &[u8],
     i: usize,
@@ -316,10 +356,11 @@ pub fn each_member(
     }
     loop {
         let (open, close, value) = member_key(b, i).ok()?;
-        let key = &b[open + 1..close - 1];
-        if key.contains(&b'\\') {
+        // The key's first special character is its closing quote: no escape.
+        if to_special(b, open + 1) != close - 1 {
             return None;
         }
+        let key = &b[open + 1..close - 1];
         i = skip_ws(b, visit(key, skip_ws(b, value))?);
         match b.get(i) {
             Some(b',') => i += 1,
