@@ -8,7 +8,7 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::scan::skip_ws;
+use crate::scan::{each_member, skip_valid, skip_ws, to_special};
 
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
@@ -68,57 +68,13 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
             found = Some(at);
             return None;
         }
-        skip_value(b, at)
+        skip_valid(b, at)
     });
     match (found, walked) {
         (Some(at), _) => Some(Some(at)),
         (None, Some(())) => Some(None),
         (None, None) => None,
     }
-}
-
-/// Walks the members of the valid JSON object at `b[i]`: `visit(key, value_start)` returns
-/// where the value ends, or `None` to stop. `None` when stopped, or when a key has an escape
-/// (its text is not its value) or the object is not where it should be.
-fn each_member(
-    b: &[u8],
-    i: usize,
-    mut visit: impl FnMut(&[u8], usize) -> Option<usize>,
-) -> Option<()> {
-    if b.get(i) != Some(&b'{') {
-        return None;
-    }
-    let mut i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return Some(());
-    }
-    loop {
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let end = special(b, i + 1)?;
-        if b[end] != b'"' {
-            return None;
-        }
-        let key = &b[i + 1..end];
-        i = skip_ws(b, end + 1);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i = skip_ws(b, visit(key, skip_ws(b, i + 1))?);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Some(()),
-            _ => return None,
-        }
-    }
-}
-
-/// In a string of valid JSON whose content starts at `b[i]`: the index of its closing
-/// quote or of its first backslash.
-fn special(b: &[u8], i: usize) -> Option<usize> {
-    let at = crate::scan::to_special(b, i);
-    (at < b.len()).then_some(at)
 }
 
 /// The metadata object starting at `raw[i]`, read without serde when every field kwatch
@@ -137,8 +93,8 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
         match b.get(i)? {
             b'n' => Some((None, i + 4)),
             b'"' => {
-                let end = special(b, i + 1)?;
-                if b[end] != b'"' {
+                let end = to_special(b, i + 1);
+                if b.get(end) != Some(&b'"') {
                     return None;
                 }
                 Some((Some(raw.get(i + 1..end)?.to_owned()), end + 1))
@@ -184,61 +140,11 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             }
             _ => {
                 meta.has_managed_fields |= bit == MANAGED;
-                skip_value(b, i)
+                skip_valid(b, i)
             }
         }
     })?;
     Some(meta)
-}
-
-/// The end of the string starting (with its quote) at `b[i]`.
-fn skip_string(b: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        let at = special(b, j)?;
-        if b[at] == b'"' {
-            return Some(at + 1);
-        }
-        j = at + 2;
-    }
-}
-
-/// The end of the JSON value starting at `b[i]`, which is assumed valid.
-fn skip_value(b: &[u8], i: usize) -> Option<usize> {
-    match *b.get(i)? {
-        b'"' => skip_string(b, i),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                match *b.get(j)? {
-                    b'"' => {
-                        j = skip_string(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while !matches!(
-                b.get(j),
-                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            ) {
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
-    }
 }
 
 /// [`parse_meta`] by visiting the object's keys with serde (handles any valid JSON).

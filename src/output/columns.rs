@@ -1,9 +1,11 @@
 //! The resource columns of the table, as `kubectl get` prints them: built-in printers
 //! for the common kinds, a custom resource's additionalPrinterColumns, else AGE alone.
 //! Each column turns an object (parsed once per row, only when a column needs it) into
-//! one cell. Pod rows read a typed partial parse of the object ([`PodView`]) when it
-//! succeeds, else the whole object as a [`Value`]; both give the same cells.
+//! one cell. Pod cells come from one set of rules over a [`PodView`]: a typed partial
+//! parse of the object when it succeeds (the fast path), else the view of the whole
+//! object as a [`Value`] ([`PodView::from_value`]); both give the same cells.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::time::Duration;
 
@@ -12,7 +14,6 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::table::human_duration;
 use super::template::Template;
 use super::Resource;
 
@@ -59,7 +60,7 @@ pub enum Getter {
     /// From metadata.creationTimestamp (needs no parse of the object).
     Age,
     Builtin(fn(&Value, jiff::Timestamp) -> String),
-    /// A pod column: read from a [`PodView`] when the row has one.
+    /// A pod column: from the row's [`PodView`], or the view of the [`Value`].
     Pod(PodColumn),
     /// A CRD printer column: the first value at the path, as kube-apiserver's table
     /// convertor turns it into a cell of the column's `type`.
@@ -104,22 +105,14 @@ impl Column {
         match &self.get {
             Getter::Age => age(created, now),
             Getter::Builtin(f) => f(v, now),
-            Getter::Pod(p) => p.value_cell(v, now),
+            Getter::Pod(p) => p.cell(&PodView::from_value(v), now),
             Getter::Path { template, kind } => {
                 crd_cell(kind, template.values(v).first().copied(), now)
             }
-            Getter::Label(k) => v["metadata"]["labels"][k]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned(),
-            Getter::Labels => match v["metadata"]["labels"].as_object() {
-                Some(m) if !m.is_empty() => m
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                    .collect::<Vec<_>>()
-                    .join(","),
-                _ => "<none>".into(),
-            },
+            Getter::Label(k) => {
+                label_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref(), k)
+            }
+            Getter::Labels => labels_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref()),
         }
     }
 }
@@ -133,264 +126,353 @@ pub fn age(created: Option<&str>, now: jiff::Timestamp) -> String {
     human_duration(Duration::from_secs(secs.unsigned_abs()))
 }
 
+/// kubectl's `duration.HumanDuration`.
+pub fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    let (m, h, days) = (s / 60, s / 3600, s / 86400);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        match s % 60 {
+            0 => format!("{m}m"),
+            r => format!("{m}m{r}s"),
+        }
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        match m % 60 {
+            0 => format!("{h}h"),
+            r => format!("{h}h{r}m"),
+        }
+    } else if h < 48 {
+        format!("{h}h")
+    } else if h < 24 * 8 {
+        match h % 24 {
+            0 => format!("{days}d"),
+            r => format!("{days}d{r}h"),
+        }
+    } else if days < 365 * 2 {
+        format!("{days}d")
+    } else if days < 365 * 8 {
+        match days % 365 {
+            0 => format!("{}y", days / 365),
+            r => format!("{}y{r}d", days / 365),
+        }
+    } else {
+        format!("{}y", days / 365)
+    }
+}
+
 /// The API group of a resource (`""` for the core group).
 pub fn group(r: &Resource) -> &str {
     r.api_version.rsplit_once('/').map_or("", |(g, _)| g)
 }
 
+/// kubectl's printers for the built-in kinds: (API group, kind) → the columns, given
+/// whether `-o wide` asked for its extra ones.
+type Printer = fn(bool) -> Vec<Column>;
+
+const BUILTIN: &[(&str, &str, Printer)] = &[
+    ("", "Pod", pod_columns),
+    ("apps", "Deployment", deployment_columns),
+    ("apps", "ReplicaSet", replicaset_columns),
+    ("apps", "StatefulSet", statefulset_columns),
+    ("apps", "DaemonSet", daemonset_columns),
+    ("batch", "Job", job_columns),
+    ("batch", "CronJob", cronjob_columns),
+    ("networking.k8s.io", "Ingress", ingress_columns),
+    ("discovery.k8s.io", "EndpointSlice", endpointslice_columns),
+    ("", "Service", service_columns),
+    ("", "Node", node_columns),
+    ("", "Namespace", namespace_columns),
+    ("", "ConfigMap", configmap_columns),
+    ("", "Secret", secret_columns),
+    ("", "Event", event_columns::<false>),
+    ("events.k8s.io", "Event", event_columns::<true>),
+];
+
 /// The columns after NAME and RESOURCEVERSION for `r`: kubectl's for the built-ins it
-/// knows, `crd`'s printer columns for a custom resource, else AGE.
+/// knows, `crd`'s printer columns for a custom resource, else AGE. Never empty.
 pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>) -> Vec<Column> {
-    let c = Column::new;
-    let mut cols = match (group(r), r.kind.as_str()) {
-        ("", "Pod") => {
-            let mut v = vec![
-                PodColumn::Ready.column("READY"),
-                PodColumn::Status.column("STATUS"),
-                PodColumn::Restarts.column("RESTARTS"),
-                Column::age(),
-            ];
-            if wide {
-                v.push(PodColumn::Ip.column("IP"));
-                v.push(PodColumn::Node.column("NODE"));
-                v.push(PodColumn::Nominated.column("NOMINATED NODE"));
-                v.push(PodColumn::ReadinessGates.column("READINESS GATES"));
-            }
-            v
-        }
-        ("apps", "Deployment") => {
-            let mut v = vec![
-                c("READY", |o, _| {
-                    format!(
-                        "{}/{}",
-                        int(&o["status"]["readyReplicas"]),
-                        int(&o["spec"]["replicas"])
-                    )
-                }),
-                c("UP-TO-DATE", |o, _| int(&o["status"]["updatedReplicas"])),
-                c("AVAILABLE", |o, _| int(&o["status"]["availableReplicas"])),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| label_selector(&o["spec"]["selector"])));
-            }
-            v
-        }
-        ("apps", "ReplicaSet") => {
-            let mut v = vec![
-                c("DESIRED", |o, _| int(&o["spec"]["replicas"])),
-                c("CURRENT", |o, _| int(&o["status"]["replicas"])),
-                c("READY", |o, _| int(&o["status"]["readyReplicas"])),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("apps", "StatefulSet") => {
-            let mut v = vec![
-                c("READY", |o, _| {
-                    format!(
-                        "{}/{}",
-                        int(&o["status"]["readyReplicas"]),
-                        int(&o["spec"]["replicas"])
-                    )
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-            }
-            v
-        }
-        ("apps", "DaemonSet") => {
-            let mut v = vec![
-                c(
-                    "DESIRED",
-                    |o, _| int(&o["status"]["desiredNumberScheduled"]),
-                ),
-                c(
-                    "CURRENT",
-                    |o, _| int(&o["status"]["currentNumberScheduled"]),
-                ),
-                c("READY", |o, _| int(&o["status"]["numberReady"])),
-                c("UP-TO-DATE", |o, _| {
-                    int(&o["status"]["updatedNumberScheduled"])
-                }),
-                c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
-                c("NODE SELECTOR", |o, _| {
-                    map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("batch", "Job") => {
-            let mut v = vec![
-                c("STATUS", job_status),
-                c("COMPLETIONS", job_completions),
-                c("DURATION", job_duration),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(false));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("batch", "CronJob") => {
-            let mut v = vec![
-                c("SCHEDULE", |o, _| str_or_empty(&o["spec"]["schedule"])),
-                c("TIMEZONE", |o, _| none(&o["spec"]["timeZone"])),
-                c("SUSPEND", |o, _| match o["spec"]["suspend"].as_bool() {
-                    Some(true) => "True".into(),
-                    Some(false) => "False".into(),
-                    None => "<unset>".into(),
-                }),
-                c("ACTIVE", |o, _| {
-                    o["status"]["active"]
-                        .as_array()
-                        .map_or(0, Vec::len)
-                        .to_string()
-                }),
-                c("LAST SCHEDULE", |o, now| {
-                    match o["status"]["lastScheduleTime"].as_str() {
-                        Some(t) => age(Some(t), now),
-                        None => "<none>".into(),
-                    }
-                }),
-                Column::age(),
-            ];
-            if wide {
-                v.extend(containers(true));
-                v.push(c("SELECTOR", |o, _| {
-                    format_selector(&o["spec"]["jobTemplate"]["spec"]["selector"])
-                }));
-            }
-            v
-        }
-        ("networking.k8s.io", "Ingress") => vec![
-            c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
-            c("HOSTS", ingress_hosts),
-            if wide {
-                c("ADDRESS", |o, _| ingress_address(o, true))
-            } else {
-                c("ADDRESS", |o, _| ingress_address(o, false))
-            },
-            c("PORTS", |o, _| {
-                let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
-                if tls { "80, 443" } else { "80" }.to_owned()
-            }),
-            Column::age(),
-        ],
-        ("discovery.k8s.io", "EndpointSlice") => vec![
-            c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
-            c("PORTS", |o, _| {
-                let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
-                list_with_more(ports.iter().map(|p| {
-                    match (p["port"].as_i64(), p["name"].as_str()) {
-                        (Some(n), _) => n.to_string(),
-                        (None, Some(name)) => name.to_owned(),
-                        (None, None) => "*".to_owned(),
-                    }
-                }))
-            }),
-            c("ENDPOINTS", |o, _| {
-                let eps = o["endpoints"]
-                    .as_array()
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                list_with_more(
-                    eps.iter()
-                        .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
-                        .map(|a| a.as_str().unwrap_or_default().to_owned()),
-                )
-            }),
-            Column::age(),
-        ],
-        ("", "Service") => {
-            let mut v = vec![
-                c("TYPE", |o, _| none(&o["spec"]["type"])),
-                c("CLUSTER-IP", |o, _| none(&o["spec"]["clusterIP"])),
-                c("EXTERNAL-IP", service_external_ip),
-                c("PORT(S)", service_ports),
-                Column::age(),
-            ];
-            if wide {
-                v.push(c("SELECTOR", |o, _| map_pairs(&o["spec"]["selector"])));
-            }
-            v
-        }
-        ("", "Node") => {
-            let mut v = vec![
-                c("STATUS", node_status),
-                c("ROLES", node_roles),
-                Column::age(),
-                c("VERSION", |o, _| {
-                    none(&o["status"]["nodeInfo"]["kubeletVersion"])
-                }),
-            ];
-            if wide {
-                v.push(c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")));
-                v.push(c("OS-IMAGE", |o, _| {
-                    none(&o["status"]["nodeInfo"]["osImage"])
-                }));
-            }
-            v
-        }
-        ("", "Namespace") => vec![
-            c("STATUS", |o, _| none(&o["status"]["phase"])),
-            Column::age(),
-        ],
-        ("", "ConfigMap") => vec![
-            c("DATA", |o, _| {
-                let n = o["data"].as_object().map_or(0, |m| m.len())
-                    + o["binaryData"].as_object().map_or(0, |m| m.len());
-                n.to_string()
-            }),
-            Column::age(),
-        ],
-        ("", "Secret") => vec![
-            c("TYPE", |o, _| none(&o["type"])),
-            c("DATA", |o, _| {
-                o["data"].as_object().map_or(0, |m| m.len()).to_string()
-            }),
-            Column::age(),
-        ],
-        ("", "Event") => event_columns::<false>(wide),
-        ("events.k8s.io", "Event") => event_columns::<true>(wide),
-        _ => match crd {
-            Some(pc) if !pc.is_empty() => pc
-                .iter()
-                .filter(|p| wide || p.priority == 0)
-                .map(|p| Column {
-                    header: p.name.clone(),
-                    get: Getter::Path {
-                        template: p.template.clone(),
-                        kind: p.kind.clone(),
-                    },
-                })
-                .collect(),
-            _ => vec![Column::age()],
-        },
+    let kind = (group(r), r.kind.as_str());
+    let mut cols = match BUILTIN.iter().find(|(g, k, _)| (*g, *k) == kind) {
+        Some((_, _, printer)) => printer(wide),
+        None => crd_columns(crd.unwrap_or_default(), wide),
     };
     if cols.is_empty() {
         cols.push(Column::age());
     }
     cols
+}
+
+/// A custom resource's additionalPrinterColumns (`priority > 0` only when `wide`), or AGE
+/// when the CRD declares none.
+fn crd_columns(pc: &[PrinterColumn], wide: bool) -> Vec<Column> {
+    if pc.is_empty() {
+        return vec![Column::age()];
+    }
+    pc.iter()
+        .filter(|p| wide || p.priority == 0)
+        .map(|p| Column {
+            header: p.name.clone(),
+            get: Getter::Path {
+                template: p.template.clone(),
+                kind: p.kind.clone(),
+            },
+        })
+        .collect()
+}
+
+/// `cols`, then `extra()` when `wide`.
+fn and_wide(mut cols: Vec<Column>, wide: bool, extra: impl FnOnce() -> Vec<Column>) -> Vec<Column> {
+    if wide {
+        cols.extend(extra());
+    }
+    cols
+}
+
+/// The workloads' `-o wide` columns: CONTAINERS, IMAGES and SELECTOR (`selector`).
+fn workload_wide(selector: Column) -> Vec<Column> {
+    let mut v = containers(false);
+    v.push(selector);
+    v
+}
+
+fn pod_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        PodColumn::Ready.column("READY"),
+        PodColumn::Status.column("STATUS"),
+        PodColumn::Restarts.column("RESTARTS"),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            PodColumn::Ip.column("IP"),
+            PodColumn::Node.column("NODE"),
+            PodColumn::Nominated.column("NOMINATED NODE"),
+            PodColumn::ReadinessGates.column("READINESS GATES"),
+        ]
+    })
+}
+
+/// `readyReplicas/replicas`, as deployments and statefulsets print READY.
+fn ready_of_replicas(o: &Value, _: jiff::Timestamp) -> String {
+    format!(
+        "{}/{}",
+        int(&o["status"]["readyReplicas"]),
+        int(&o["spec"]["replicas"])
+    )
+}
+
+/// SELECTOR as apimachinery's `FormatLabelSelector` prints `.spec.selector`.
+fn spec_selector() -> Column {
+    Column::new("SELECTOR", |o, _| format_selector(&o["spec"]["selector"]))
+}
+
+fn deployment_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("READY", ready_of_replicas),
+        c("UP-TO-DATE", |o, _| int(&o["status"]["updatedReplicas"])),
+        c("AVAILABLE", |o, _| int(&o["status"]["availableReplicas"])),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        workload_wide(c("SELECTOR", |o, _| label_selector(&o["spec"]["selector"])))
+    })
+}
+
+fn replicaset_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("DESIRED", |o, _| int(&o["spec"]["replicas"])),
+        c("CURRENT", |o, _| int(&o["status"]["replicas"])),
+        c("READY", |o, _| int(&o["status"]["readyReplicas"])),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn statefulset_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![Column::new("READY", ready_of_replicas), Column::age()];
+    and_wide(cols, wide, || containers(false))
+}
+
+fn daemonset_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c(
+            "DESIRED",
+            |o, _| int(&o["status"]["desiredNumberScheduled"]),
+        ),
+        c(
+            "CURRENT",
+            |o, _| int(&o["status"]["currentNumberScheduled"]),
+        ),
+        c("READY", |o, _| int(&o["status"]["numberReady"])),
+        c("UP-TO-DATE", |o, _| {
+            int(&o["status"]["updatedNumberScheduled"])
+        }),
+        c("AVAILABLE", |o, _| int(&o["status"]["numberAvailable"])),
+        c("NODE SELECTOR", |o, _| {
+            map_pairs(&o["spec"]["template"]["spec"]["nodeSelector"])
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn job_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("STATUS", job_status),
+        c("COMPLETIONS", job_completions),
+        c("DURATION", job_duration),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || workload_wide(spec_selector()))
+}
+
+fn cronjob_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("SCHEDULE", |o, _| str_or_empty(&o["spec"]["schedule"])),
+        c("TIMEZONE", |o, _| none(&o["spec"]["timeZone"])),
+        c("SUSPEND", |o, _| match o["spec"]["suspend"].as_bool() {
+            Some(true) => "True".into(),
+            Some(false) => "False".into(),
+            None => "<unset>".into(),
+        }),
+        c("ACTIVE", |o, _| {
+            o["status"]["active"]
+                .as_array()
+                .map_or(0, Vec::len)
+                .to_string()
+        }),
+        c("LAST SCHEDULE", |o, now| {
+            match o["status"]["lastScheduleTime"].as_str() {
+                Some(t) => age(Some(t), now),
+                None => "<none>".into(),
+            }
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        let mut v = containers(true);
+        v.push(c("SELECTOR", |o, _| {
+            format_selector(&o["spec"]["jobTemplate"]["spec"]["selector"])
+        }));
+        v
+    })
+}
+
+fn ingress_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
+        c("HOSTS", ingress_hosts),
+        if wide {
+            c("ADDRESS", |o, _| ingress_address(o, true))
+        } else {
+            c("ADDRESS", |o, _| ingress_address(o, false))
+        },
+        c("PORTS", |o, _| {
+            let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+            if tls { "80, 443" } else { "80" }.to_owned()
+        }),
+        Column::age(),
+    ]
+}
+
+fn endpointslice_columns(_wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
+        c("PORTS", |o, _| {
+            let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
+            list_with_more(
+                ports
+                    .iter()
+                    .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(name)) => name.to_owned(),
+                        (None, None) => "*".to_owned(),
+                    }),
+            )
+        }),
+        c("ENDPOINTS", |o, _| {
+            let eps = o["endpoints"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            list_with_more(
+                eps.iter()
+                    .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                    .map(|a| a.as_str().unwrap_or_default().to_owned()),
+            )
+        }),
+        Column::age(),
+    ]
+}
+
+fn service_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("TYPE", |o, _| none(&o["spec"]["type"])),
+        c("CLUSTER-IP", |o, _| none(&o["spec"]["clusterIP"])),
+        c("EXTERNAL-IP", service_external_ip),
+        c("PORT(S)", service_ports),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![c("SELECTOR", |o, _| map_pairs(&o["spec"]["selector"]))]
+    })
+}
+
+fn node_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("STATUS", node_status),
+        c("ROLES", node_roles),
+        Column::age(),
+        c("VERSION", |o, _| {
+            none(&o["status"]["nodeInfo"]["kubeletVersion"])
+        }),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")),
+            c("OS-IMAGE", |o, _| none(&o["status"]["nodeInfo"]["osImage"])),
+        ]
+    })
+}
+
+fn namespace_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("STATUS", |o, _| none(&o["status"]["phase"])),
+        Column::age(),
+    ]
+}
+
+fn configmap_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("DATA", |o, _| {
+            let n = o["data"].as_object().map_or(0, |m| m.len())
+                + o["binaryData"].as_object().map_or(0, |m| m.len());
+            n.to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+fn secret_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("TYPE", |o, _| none(&o["type"])),
+        Column::new("DATA", |o, _| {
+            o["data"].as_object().map_or(0, |m| m.len()).to_string()
+        }),
+        Column::age(),
+    ]
 }
 
 /// CONTAINERS and IMAGES (kubectl's `layoutContainerCells`: comma-joined, empty when
@@ -834,107 +916,6 @@ fn map_pairs(v: &Value) -> String {
     }
 }
 
-fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {
-    let total = o["spec"]["containers"].as_array().map_or(0, Vec::len);
-    let statuses = o["status"]["containerStatuses"].as_array();
-    let total = if total == 0 {
-        statuses.map_or(0, Vec::len)
-    } else {
-        total
-    };
-    let ready = statuses.map_or(0, |s| s.iter().filter(|c| c["ready"] == true).count());
-    format!("{ready}/{total}")
-}
-
-/// kubectl's pod STATUS (printPod, simplified): init container progress, the waiting or
-/// terminated reason of a container, Terminating, else the phase.
-fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
-    let st = &o["status"];
-    let mut reason = st["reason"]
-        .as_str()
-        .or_else(|| st["phase"].as_str())
-        .unwrap_or("Unknown")
-        .to_owned();
-    let inits = st["initContainerStatuses"].as_array();
-    let n_inits = o["spec"]["initContainers"]
-        .as_array()
-        .map_or(inits.map_or(0, Vec::len), Vec::len);
-    let mut initializing = false;
-    for (i, c) in inits.into_iter().flatten().enumerate() {
-        let term = &c["state"]["terminated"];
-        let wait = &c["state"]["waiting"];
-        if term.is_object() && term["exitCode"] == 0 {
-            continue;
-        }
-        initializing = true;
-        reason = if term.is_object() {
-            match term["reason"].as_str() {
-                Some(r) if !r.is_empty() => format!("Init:{r}"),
-                _ => format!("Init:ExitCode:{}", int(&term["exitCode"])),
-            }
-        } else if let Some(r) = wait["reason"].as_str().filter(|r| *r != "PodInitializing") {
-            format!("Init:{r}")
-        } else {
-            format!("Init:{i}/{n_inits}")
-        };
-        break;
-    }
-    if !initializing {
-        let mut has_running = false;
-        for c in st["containerStatuses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .rev()
-        {
-            let term = &c["state"]["terminated"];
-            if let Some(r) = c["state"]["waiting"]["reason"].as_str() {
-                reason = r.to_owned();
-            } else if let Some(r) = term["reason"].as_str() {
-                reason = r.to_owned();
-            } else if term.is_object() {
-                reason = format!("ExitCode:{}", int(&term["exitCode"]));
-            } else if c["ready"] == true && c["state"]["running"].is_object() {
-                has_running = true;
-            }
-        }
-        if reason == "Completed" && has_running {
-            reason = "Running".into();
-        }
-    }
-    if o["metadata"]["deletionTimestamp"].is_string() {
-        reason = if st["reason"] == "NodeLost" {
-            "Unknown".into()
-        } else {
-            "Terminating".into()
-        };
-    }
-    reason
-}
-
-/// The sum of restarts, with how long ago the last one ended, as kubectl prints it.
-fn pod_restarts(o: &Value, now: jiff::Timestamp) -> String {
-    let mut n = 0;
-    let mut last: Option<jiff::Timestamp> = None;
-    for c in o["status"]["containerStatuses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        n = c["restartCount"].as_i64().unwrap_or(0).saturating_add(n);
-        let t = c["lastState"]["terminated"]["finishedAt"]
-            .as_str()
-            .and_then(|s| s.parse::<jiff::Timestamp>().ok());
-        if t > last {
-            last = t;
-        }
-    }
-    match last {
-        Some(t) if n > 0 => format!("{n} ({} ago)", age(Some(&t.to_string()), now)),
-        _ => n.to_string(),
-    }
-}
-
 fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {
     let ingress: Vec<&str> = o["status"]["loadBalancer"]["ingress"]
         .as_array()
@@ -1042,72 +1023,44 @@ impl PodColumn {
         }
     }
 
-    /// The cell from the whole object.
-    fn value_cell(self, o: &Value, now: jiff::Timestamp) -> String {
-        match self {
-            PodColumn::Ready => pod_ready(o, now),
-            PodColumn::Status => pod_status(o, now),
-            PodColumn::Restarts => pod_restarts(o, now),
-            PodColumn::Ip => none(&o["status"]["podIP"]),
-            PodColumn::Node => none(&o["spec"]["nodeName"]),
-            PodColumn::Nominated => none(&o["status"]["nominatedNodeName"]),
-            PodColumn::ReadinessGates => {
-                let gates = o["spec"]["readinessGates"].as_array();
-                let conds = o["status"]["conditions"].as_array();
-                readiness_gates(
-                    gates.map(|g| g.iter().map(|x| x["conditionType"].as_str())),
-                    || {
-                        conds
-                            .into_iter()
-                            .flatten()
-                            .map(|c| (c["type"].as_str(), c["status"].as_str()))
-                    },
-                )
-            }
-        }
-    }
-
-    /// The cell from the typed fields; equal to [`PodColumn::value_cell`] on the same object.
-    fn view_cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {
+    /// The cell of a pod: the one place where kubectl's pod printing rules live, for
+    /// both the typed parse and the [`Value`] ([`PodView::from_value`]).
+    fn cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {
         match self {
             PodColumn::Ready => p.ready(),
             PodColumn::Status => p.status(),
             PodColumn::Restarts => p.restarts(now),
-            PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip)),
-            PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name)),
-            PodColumn::Nominated => none_str(p.status.as_ref().and_then(|s| s.nominated_node_name)),
-            PodColumn::ReadinessGates => {
-                let gates = p.spec.as_ref().and_then(|s| s.readiness_gates.as_deref());
-                let conds = p.status.as_ref().and_then(|s| s.conditions.as_deref());
-                readiness_gates(gates.map(|g| g.iter().map(|x| x.condition_type)), || {
-                    conds.into_iter().flatten().map(|c| (c.type_, c.status))
-                })
-            }
+            PodColumn::Ip => none_str(p.status.as_ref().and_then(|s| s.pod_ip.as_deref())),
+            PodColumn::Node => none_str(p.spec.as_ref().and_then(|s| s.node_name.as_deref())),
+            PodColumn::Nominated => none_str(
+                p.status
+                    .as_ref()
+                    .and_then(|s| s.nominated_node_name.as_deref()),
+            ),
+            PodColumn::ReadinessGates => p.readiness_gates(),
         }
     }
 }
 
-/// printers.go's READINESS GATES: `true/total` over the gates, a gate counting when the
-/// first condition of its type has status True; `<none>` without gates. `gates` holds
-/// each gate's conditionType, `conds` each condition's (type, status).
-fn readiness_gates<'a, G, C>(gates: Option<G>, conds: impl Fn() -> C) -> String
-where
-    G: ExactSizeIterator<Item = Option<&'a str>>,
-    C: Iterator<Item = (Option<&'a str>, Option<&'a str>)>,
-{
-    let Some(gates) = gates.filter(|g| g.len() > 0) else {
-        return "<none>".into();
-    };
-    let total = gates.len();
-    let ready = gates
-        .filter(|g| {
-            let want = g.unwrap_or_default();
-            conds()
-                .find(|(t, _)| t.unwrap_or_default() == want)
-                .is_some_and(|(_, st)| st == Some("True"))
-        })
-        .count();
-    format!("{ready}/{total}")
+/// `-L KEY`: the label's value, empty when absent.
+fn label_cell(labels: Option<&Labels<'_>>, key: &str) -> String {
+    labels
+        .and_then(|l| l.get(key))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `--show-labels`: `k=v` pairs in the object's order, `<none>` without labels.
+fn labels_cell(labels: Option<&Labels<'_>>) -> String {
+    match labels {
+        Some(l) if !l.0.is_empty() => {
+            l.0.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        _ => "<none>".into(),
+    }
 }
 
 /// An object parsed for one row: only as much as the row's columns read.
@@ -1148,21 +1101,9 @@ impl<'a> RowObject<'a> {
         };
         match &col.get {
             Getter::Age => age(created, now),
-            Getter::Pod(c) => c.view_cell(p, now),
-            Getter::Label(k) => p
-                .labels()
-                .and_then(|l| l.get(k))
-                .unwrap_or_default()
-                .to_owned(),
-            Getter::Labels => match p.labels() {
-                Some(l) if !l.0.is_empty() => {
-                    l.0.iter()
-                        .map(|(k, v)| format!("{k}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                }
-                _ => "<none>".into(),
-            },
+            Getter::Pod(c) => c.cell(p, now),
+            Getter::Label(k) => label_cell(p.labels(), k),
+            Getter::Labels => labels_cell(p.labels()),
             // RowObject::parse makes a PodView only for the getters above.
             Getter::Builtin(_) | Getter::Path { .. } => col.cell(&Value::Null, created, now),
         }
@@ -1173,7 +1114,8 @@ impl<'a> RowObject<'a> {
 /// building the rest. Each field has the one JSON type on which the typed and the
 /// [`Value`] readings of it agree (string, integer that fits i64, bool, object, array, or
 /// null/absent); any other type, a repeated key (except within labels, see [`Labels`]) or
-/// a string with escapes fails the parse, so the row falls back to the [`Value`].
+/// a string with escapes fails the parse, so the row falls back to the [`Value`] and
+/// reads it through [`PodView::from_value`].
 /// One difference remains: an object nested deeper than serde_json's limit for a
 /// [`Value`] (128) has no [`Value`] (its cells are those of no object), while the skipped
 /// parts of a [`PodView`] have no depth limit.
@@ -1203,7 +1145,7 @@ impl<'a> PodView<'a> {
         self.status.as_ref()?.container_statuses.as_deref()
     }
 
-    /// [`pod_ready`].
+    /// READY: ready containers of the spec's containers (of the statuses without a spec).
     fn ready(&self) -> String {
         let total = self
             .spec
@@ -1220,7 +1162,8 @@ impl<'a> PodView<'a> {
         format!("{ready}/{total}")
     }
 
-    /// [`pod_status`].
+    /// kubectl's pod STATUS (printPod, simplified): init container progress, the waiting or
+    /// terminated reason of a container, Terminating, else the phase.
     fn status(&self) -> String {
         let st = self.status.as_ref();
         let st_reason = st.and_then(|s| s.reason);
@@ -1287,7 +1230,33 @@ impl<'a> PodView<'a> {
         reason
     }
 
-    /// [`pod_restarts`].
+    /// printers.go's READINESS GATES: `true/total` over the gates, a gate counting when
+    /// the first condition of its type has status True; `<none>` without gates.
+    fn readiness_gates(&self) -> String {
+        let gates = self
+            .spec
+            .as_ref()
+            .and_then(|s| s.readiness_gates.as_deref());
+        let Some(gates) = gates.filter(|g| !g.is_empty()) else {
+            return "<none>".into();
+        };
+        let conds = self.status.as_ref().and_then(|s| s.conditions.as_deref());
+        let ready = gates
+            .iter()
+            .filter(|g| {
+                let want = g.condition_type.unwrap_or_default();
+                conds
+                    .into_iter()
+                    .flatten()
+                    .find(|c| c.type_.unwrap_or_default() == want)
+                    .is_some_and(|c| c.status == Some("True"))
+            })
+            .count();
+        format!("{ready}/{}", gates.len())
+    }
+
+    /// RESTARTS: the sum of restarts, with how long ago the last one ended, as kubectl
+    /// prints it.
     fn restarts(&self, now: jiff::Timestamp) -> String {
         let mut n = 0;
         let mut last: Option<jiff::Timestamp> = None;
@@ -1333,7 +1302,7 @@ struct PodSpec<'a> {
     #[serde(default, rename = "initContainers")]
     init_containers: Option<Len>,
     #[serde(borrow, default, rename = "nodeName")]
-    node_name: Option<&'a str>,
+    node_name: Option<Text<'a>>,
     #[serde(borrow, default, rename = "readinessGates")]
     readiness_gates: Option<Vec<Obj<ReadinessGate<'a>>>>,
 }
@@ -1359,9 +1328,9 @@ struct PodStatus<'a> {
     #[serde(borrow, default)]
     phase: Option<&'a str>,
     #[serde(borrow, default, rename = "podIP")]
-    pod_ip: Option<&'a str>,
+    pod_ip: Option<Text<'a>>,
     #[serde(borrow, default, rename = "nominatedNodeName")]
-    nominated_node_name: Option<&'a str>,
+    nominated_node_name: Option<Text<'a>>,
     #[serde(borrow, default)]
     conditions: Option<Vec<Obj<PodCondition<'a>>>>,
     #[serde(borrow, default, rename = "initContainerStatuses")]
@@ -1422,6 +1391,115 @@ struct Terminated<'a> {
     exit_code: Option<i64>,
     #[serde(borrow, default, rename = "finishedAt")]
     finished_at: Option<&'a str>,
+}
+
+/// A string cell that [`none_str`] prints. Parsed, it is the JSON string (borrowed, so a
+/// string with escapes fails the typed parse); from a [`Value`] of another type, it is
+/// that value's JSON text, as kubectl's printer prints any value there.
+#[derive(Debug)]
+struct Text<'a>(Cow<'a, str>);
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de str>::deserialize(d).map(|s| Text(Cow::Borrowed(s)))
+    }
+}
+
+impl<'a> Text<'a> {
+    fn from_value(v: &'a Value) -> Option<Text<'a>> {
+        match v {
+            Value::Null => None,
+            Value::String(s) => Some(Text(Cow::Borrowed(s))),
+            other => Some(Text(Cow::Owned(other.to_string()))),
+        }
+    }
+}
+
+/// `v` read by `f` when it is a JSON object (absent otherwise, as indexing a [`Value`]
+/// that is not an object finds nothing).
+fn object<'a, T>(v: &'a Value, f: impl FnOnce(&'a Value) -> T) -> Option<Obj<T>> {
+    v.is_object().then(|| Obj(f(v)))
+}
+
+/// Each element of the array `v` read by `f`. An element that is not an object reads as
+/// one with no fields, as indexing it finds nothing.
+fn array<'a, T>(v: &'a Value, f: impl Fn(&'a Value) -> T) -> Option<Vec<Obj<T>>> {
+    v.as_array().map(|a| a.iter().map(|x| Obj(f(x))).collect())
+}
+
+impl<'a> PodView<'a> {
+    /// The view of an object already parsed into a [`Value`] (the typed parse refused it,
+    /// or no object was parsed): a field of its expected type reads as the typed parse
+    /// reads it, a field of another type as absent (a [`Text`] keeps its JSON text). So
+    /// the pod rules above serve both paths.
+    pub fn from_value(v: &'a Value) -> PodView<'a> {
+        PodView {
+            metadata: object(&v["metadata"], |m| PodMeta {
+                deletion_timestamp: m["deletionTimestamp"].as_str(),
+                labels: Labels::from_value(&m["labels"]),
+            }),
+            spec: object(&v["spec"], |s| PodSpec {
+                containers: s["containers"].as_array().map(|a| Len(a.len())),
+                init_containers: s["initContainers"].as_array().map(|a| Len(a.len())),
+                node_name: Text::from_value(&s["nodeName"]),
+                readiness_gates: array(&s["readinessGates"], |g| ReadinessGate {
+                    condition_type: g["conditionType"].as_str(),
+                }),
+            }),
+            status: object(&v["status"], |s| PodStatus {
+                reason: s["reason"].as_str(),
+                phase: s["phase"].as_str(),
+                pod_ip: Text::from_value(&s["podIP"]),
+                nominated_node_name: Text::from_value(&s["nominatedNodeName"]),
+                conditions: array(&s["conditions"], |c| PodCondition {
+                    type_: c["type"].as_str(),
+                    status: c["status"].as_str(),
+                }),
+                init_container_statuses: array(
+                    &s["initContainerStatuses"],
+                    ContainerStatus::from_value,
+                ),
+                container_statuses: array(&s["containerStatuses"], ContainerStatus::from_value),
+            }),
+        }
+    }
+}
+
+impl<'a> ContainerStatus<'a> {
+    fn from_value(c: &'a Value) -> ContainerStatus<'a> {
+        ContainerStatus {
+            ready: c["ready"].as_bool(),
+            restart_count: c["restartCount"].as_i64(),
+            state: object(&c["state"], |s| State {
+                waiting: object(&s["waiting"], |w| Waiting {
+                    reason: w["reason"].as_str(),
+                }),
+                terminated: object(&s["terminated"], Terminated::from_value),
+                running: object(&s["running"], |_| IgnoredAny),
+            }),
+            last_state: object(&c["lastState"], |l| LastState {
+                terminated: object(&l["terminated"], Terminated::from_value),
+            }),
+        }
+    }
+}
+
+impl<'a> Terminated<'a> {
+    fn from_value(t: &'a Value) -> Terminated<'a> {
+        Terminated {
+            reason: t["reason"].as_str(),
+            exit_code: t["exitCode"].as_i64(),
+            finished_at: t["finishedAt"].as_str(),
+        }
+    }
 }
 
 /// A JSON object read as `T`. A derived struct alone also accepts a JSON array (its
@@ -1487,6 +1565,18 @@ impl<'de> Deserialize<'de> for Len {
 struct Labels<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> Labels<'a> {
+    /// The labels of a [`Value`]: a value that is not a string reads as empty, as
+    /// `-L` and `--show-labels` print it.
+    fn from_value(v: &'a Value) -> Option<Labels<'a>> {
+        v.as_object().map(|m| {
+            Labels(
+                m.iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
+                    .collect(),
+            )
+        })
+    }
+
     fn get(&self, key: &str) -> Option<&'a str> {
         self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
@@ -1524,6 +1614,23 @@ mod tests {
 
     fn now() -> jiff::Timestamp {
         "2026-11-21T10:05:00Z".parse().unwrap()
+    }
+
+    /// A pod column's cell from the whole object (the [`Value`] path).
+    fn pod_cell(c: PodColumn, o: &Value) -> String {
+        c.column("").cell(o, None, now())
+    }
+
+    fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Ready, o)
+    }
+
+    fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Status, o)
+    }
+
+    fn pod_restarts(o: &Value, _: jiff::Timestamp) -> String {
+        pod_cell(PodColumn::Restarts, o)
     }
 
     #[test]
@@ -2191,5 +2298,110 @@ mod tests {
         assert!(cells_agree(raw));
         let p = PodView::parse(raw).unwrap();
         assert_eq!(p.labels().unwrap().0, [("app", "db"), ("tier", "fe")]);
+    }
+
+    /// Replaces some members and elements of `v` (and adds some pod keys) with values of
+    /// other JSON types.
+    fn corrupt(rng: &mut rand::rngs::SmallRng, v: &mut Value) {
+        use rand::Rng;
+        let others = [
+            json!(null),
+            json!(1),
+            json!(0),
+            json!(2.5),
+            json!(0.0),
+            json!("x"),
+            json!(""),
+            json!(true),
+            json!(false),
+            json!([]),
+            json!([{}]),
+            json!({}),
+            json!({"a": 1}),
+            json!(["a"]),
+            json!("Completed"),
+            json!("True"),
+            json!("NodeLost"),
+            json!("2026-11-21T10:00:00Z"),
+        ];
+        match v {
+            Value::Object(m) => {
+                for (_, x) in m.iter_mut() {
+                    if rng.random_bool(0.08) {
+                        *x = others[rng.random_range(0..others.len())].clone();
+                    } else {
+                        corrupt(rng, x);
+                    }
+                }
+                if rng.random_bool(0.05) {
+                    let keys = [
+                        "ready",
+                        "state",
+                        "running",
+                        "terminated",
+                        "waiting",
+                        "reason",
+                        "exitCode",
+                        "restartCount",
+                        "phase",
+                        "podIP",
+                        "nodeName",
+                        "labels",
+                        "deletionTimestamp",
+                        "containers",
+                        "initContainers",
+                        "conditions",
+                        "readinessGates",
+                        "conditionType",
+                        "type",
+                        "status",
+                        "lastState",
+                        "finishedAt",
+                        "nominatedNodeName",
+                        "metadata",
+                        "spec",
+                        "containerStatuses",
+                        "initContainerStatuses",
+                    ];
+                    m.insert(
+                        keys[rng.random_range(0..keys.len())].into(),
+                        others[rng.random_range(0..others.len())].clone(),
+                    );
+                }
+            }
+            Value::Array(a) => {
+                for x in a.iter_mut() {
+                    if rng.random_bool(0.08) {
+                        *x = others[rng.random_range(0..others.len())].clone();
+                    } else {
+                        corrupt(rng, x);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Pods with members of unexpected types: whether the typed parse takes them or the row
+    /// falls back to the [`Value`], the cells are those of the [`Value`].
+    #[test]
+    fn pod_cells_agree_on_members_of_other_types() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let (mut typed, mut fallback) = (0, 0);
+        for _ in 0..3000 {
+            let mut v = random_pod(&mut rng);
+            corrupt(&mut rng, &mut v);
+            if cells_agree(&v.to_string()) {
+                typed += 1;
+            } else {
+                fallback += 1;
+            }
+        }
+        // Both paths are exercised.
+        assert!(
+            typed > 100 && fallback > 100,
+            "{typed} typed, {fallback} fallback"
+        );
     }
 }

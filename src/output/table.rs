@@ -287,43 +287,6 @@ fn color_of(t: DeltaType) -> u8 {
     }
 }
 
-/// kubectl's `duration.HumanDuration`.
-pub fn human_duration(d: Duration) -> String {
-    let s = d.as_secs();
-    let (m, h, days) = (s / 60, s / 3600, s / 86400);
-    if s < 120 {
-        format!("{s}s")
-    } else if m < 10 {
-        match s % 60 {
-            0 => format!("{m}m"),
-            r => format!("{m}m{r}s"),
-        }
-    } else if h < 3 {
-        format!("{m}m")
-    } else if h < 8 {
-        match m % 60 {
-            0 => format!("{h}h"),
-            r => format!("{h}h{r}m"),
-        }
-    } else if h < 48 {
-        format!("{h}h")
-    } else if h < 24 * 8 {
-        match h % 24 {
-            0 => format!("{days}d"),
-            r => format!("{days}d{r}h"),
-        }
-    } else if days < 365 * 2 {
-        format!("{days}d")
-    } else if days < 365 * 8 {
-        match days % 365 {
-            0 => format!("{}y", days / 365),
-            r => format!("{}y{r}d", days / 365),
-        }
-    } else {
-        format!("{}y", days / 365)
-    }
-}
-
 /// `1 item`, `2 items`.
 fn plural(n: u64, what: &str) -> String {
     if n == 1 {

@@ -227,7 +227,7 @@ fn table_holds_loading_lines_until_the_initial_list_shows() {
 
 #[test]
 fn human_durations_match_kubectl() {
-    use table::human_duration as h;
+    use columns::human_duration as h;
     let s = Duration::from_secs;
     assert_eq!(h(s(5)), "5s");
     assert_eq!(h(s(119)), "119s");

@@ -1,5 +1,5 @@
-//! What the benchmark (`benches/run.sh`) needs from the simulator: preloaded pods of three
-//! realistic sizes (`--pod-size`), and a flood of MODIFIED pod events (`POST /_sim/flood`),
+//! What the benchmark (`benches/run.sh`) needs from the simulator: preloaded pods (their
+//! sizes, `--pod-size`, are [`super::churn::PodSize`]), and a flood of MODIFIED pod events (`POST /_sim/flood`),
 //! either at a fixed rate or as fast as the watchers take them.
 //!
 //! The flood is cheap on the server on purpose: an event is a preloaded pod's bytes with a
@@ -16,89 +16,6 @@ use tokio::sync::watch;
 use super::resources::PODS;
 use super::storage::{Obj, Store};
 use super::App;
-
-/// Size of the preloaded pods (the simulated churn's own pods keep the default shape).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum PodSize {
-    /// About 3.3 KB: two containers, probes, conditions, container statuses.
-    #[default]
-    Default,
-    /// About 1.5 KB: one container, no probes, tolerations or container statuses.
-    Small,
-    /// About 4.7 KB: the default pod plus a last-applied-configuration annotation.
-    Medium,
-    /// About 12 KB: the default pod plus a large annotation (as with big env lists or
-    /// sidecar-injected pods).
-    Large,
-}
-
-impl PodSize {
-    /// Target size of a serialized pod, in bytes (`None`: as built).
-    fn target(self) -> Option<usize> {
-        match self {
-            PodSize::Default => None,
-            PodSize::Small => Some(1_500),
-            PodSize::Medium => Some(4_700),
-            PodSize::Large => Some(12_000),
-        }
-    }
-}
-
-/// Trims or pads a pod (as built by `churn::pod`, possibly with template holes) to `size`.
-pub fn resize_pod(v: &mut Value, size: PodSize) {
-    let Some(target) = size.target() else {
-        return;
-    };
-    if size == PodSize::Small {
-        if let Some(cs) = v["spec"]["containers"].as_array_mut() {
-            cs.truncate(1);
-            for c in cs {
-                if let Some(c) = c.as_object_mut() {
-                    for k in [
-                        "readinessProbe",
-                        "env",
-                        "terminationMessagePath",
-                        "terminationMessagePolicy",
-                        "volumeMounts",
-                    ] {
-                        c.remove(k);
-                    }
-                }
-            }
-        }
-        if let Some(spec) = v["spec"].as_object_mut() {
-            for k in [
-                "tolerations",
-                "preemptionPolicy",
-                "enableServiceLinks",
-                "volumes",
-                "securityContext",
-            ] {
-                spec.remove(k);
-            }
-        }
-        if let Some(st) = v["status"].as_object_mut() {
-            for k in ["containerStatuses", "hostIPs", "podIPs"] {
-                st.remove(k);
-            }
-            if let Some(conds) = st.get_mut("conditions").and_then(Value::as_array_mut) {
-                conds.truncate(2);
-            }
-        }
-    }
-    let len = serde_json::to_vec(v).map_or(0, |b| b.len());
-    // `"sim.kwatch.dev/padding":"…",` and the annotations object itself.
-    let overhead = 60;
-    if len + overhead < target {
-        let n = target - len - overhead;
-        // Deterministic base64-looking filler (like a certificate or an encoded config).
-        const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let pad: String = (0..n)
-            .map(|i| CHARS[(i * 7 + i / 64) % CHARS.len()] as char)
-            .collect();
-        v["metadata"]["annotations"] = json!({ "sim.kwatch.dev/padding": pad });
-    }
-}
 
 /// The flood's switches: `rate` events/s (0: off, infinite: as fast as the fastest open
 /// watch takes them), and the revision the fastest watch has sent up to.
@@ -237,23 +154,6 @@ fn restamp(old: &Obj, rv: u64) -> Obj {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::rngs::SmallRng;
-    use rand::SeedableRng;
-
-    #[test]
-    fn pod_sizes_are_near_their_targets() {
-        for (size, lo, hi) in [
-            (PodSize::Small, 1_200, 1_800),
-            (PodSize::Medium, 4_400, 5_000),
-            (PodSize::Large, 11_500, 12_500),
-        ] {
-            let mut rng = SmallRng::seed_from_u64(1);
-            let mut v = super::super::churn::pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "u", true);
-            resize_pod(&mut v, size);
-            let n = serde_json::to_vec(&v).unwrap().len();
-            assert!((lo..=hi).contains(&n), "{size:?}: {n} bytes");
-        }
-    }
 
     #[test]
     fn the_flood_restamps_and_records_modified_events() {

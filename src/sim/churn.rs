@@ -21,6 +21,89 @@ use super::resources::{
 use super::storage::{now_rfc3339, Store};
 use super::App;
 
+/// Size of the preloaded pods (the simulated churn's own pods keep the default shape).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PodSize {
+    /// About 3.3 KB: two containers, probes, conditions, container statuses.
+    #[default]
+    Default,
+    /// About 1.5 KB: one container, no probes, tolerations or container statuses.
+    Small,
+    /// About 4.7 KB: the default pod plus a last-applied-configuration annotation.
+    Medium,
+    /// About 12 KB: the default pod plus a large annotation (as with big env lists or
+    /// sidecar-injected pods).
+    Large,
+}
+
+impl PodSize {
+    /// Target size of a serialized pod, in bytes (`None`: as built).
+    fn target(self) -> Option<usize> {
+        match self {
+            PodSize::Default => None,
+            PodSize::Small => Some(1_500),
+            PodSize::Medium => Some(4_700),
+            PodSize::Large => Some(12_000),
+        }
+    }
+}
+
+/// Trims or pads a pod (as built by [`pod`], possibly with template holes) to `size`.
+pub fn resize_pod(v: &mut Value, size: PodSize) {
+    let Some(target) = size.target() else {
+        return;
+    };
+    if size == PodSize::Small {
+        if let Some(cs) = v["spec"]["containers"].as_array_mut() {
+            cs.truncate(1);
+            for c in cs {
+                if let Some(c) = c.as_object_mut() {
+                    for k in [
+                        "readinessProbe",
+                        "env",
+                        "terminationMessagePath",
+                        "terminationMessagePolicy",
+                        "volumeMounts",
+                    ] {
+                        c.remove(k);
+                    }
+                }
+            }
+        }
+        if let Some(spec) = v["spec"].as_object_mut() {
+            for k in [
+                "tolerations",
+                "preemptionPolicy",
+                "enableServiceLinks",
+                "volumes",
+                "securityContext",
+            ] {
+                spec.remove(k);
+            }
+        }
+        if let Some(st) = v["status"].as_object_mut() {
+            for k in ["containerStatuses", "hostIPs", "podIPs"] {
+                st.remove(k);
+            }
+            if let Some(conds) = st.get_mut("conditions").and_then(Value::as_array_mut) {
+                conds.truncate(2);
+            }
+        }
+    }
+    let len = serde_json::to_vec(v).map_or(0, |b| b.len());
+    // `"sim.kwatch.dev/padding":"…",` and the annotations object itself.
+    let overhead = 60;
+    if len + overhead < target {
+        let n = target - len - overhead;
+        // Deterministic base64-looking filler (like a certificate or an encoded config).
+        const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let pad: String = (0..n)
+            .map(|i| CHARS[(i * 7 + i / 64) % CHARS.len()] as char)
+            .collect();
+        v["metadata"]["annotations"] = json!({ "sim.kwatch.dev/padding": pad });
+    }
+}
+
 const CRD_WIDGETS: &str = include_str!("ref/crd-widgets.json");
 
 /// The workloads pods belong to: (namespace, deployment, pod-template-hash, image, port).
@@ -139,7 +222,7 @@ fn running_status(now: &str, node: &str, ip: &str, app: &str, image: &str, resta
 /// Nothing enters the history: the history starts after this (compacted = current revision).
 #[allow(dead_code)] // the tests' and other callers' default size
 pub fn seed_cluster(store: &mut Store, pods: usize, seed: u64) -> anyhow::Result<()> {
-    seed_cluster_sized(store, pods, seed, super::bench::PodSize::Default)
+    seed_cluster_sized(store, pods, seed, PodSize::Default)
 }
 
 /// [`seed_cluster`] with preloaded pods of `size` (the benchmark's `--pod-size`).
@@ -147,15 +230,28 @@ pub fn seed_cluster_sized(
     store: &mut Store,
     pods: usize,
     seed: u64,
-    size: super::bench::PodSize,
+    size: PodSize,
 ) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
-    let create = |store: &mut Store, res: usize, v: Value| -> anyhow::Result<String> {
-        let o = store
-            .create(res, v, false)
-            .map_err(|s| anyhow::anyhow!("seeding: {:?}", s.message))?;
-        Ok(o.uid.clone())
-    };
+    seed_infrastructure(store)?;
+    let rs_uids = seed_workloads(store)?;
+    seed_widgets(store)?;
+    preload_pods(store, &mut rng, pods, &rs_uids, size);
+    let rev = store.rev();
+    store.compact(rev);
+    Ok(())
+}
+
+/// Creates `v` as a `res` object; its uid.
+fn create(store: &mut Store, res: usize, v: Value) -> anyhow::Result<String> {
+    let o = store
+        .create(res, v, false)
+        .map_err(|s| anyhow::anyhow!("seeding: {:?}", s.message))?;
+    Ok(o.uid.clone())
+}
+
+/// Namespaces, nodes, the widgets CRD, the `kubernetes` service, configmaps and a secret.
+fn seed_infrastructure(store: &mut Store) -> anyhow::Result<()> {
     for ns in ["default", "kube-system", "kube-public", "team-a"] {
         create(
             store,
@@ -202,6 +298,11 @@ pub fn seed_cluster_sized(
         SECRETS,
         json!({"metadata": {"name": "app-credentials", "namespace": "default", "labels": {"app": "web"}}, "data": {"password": "c2ltdWxhdGVk"}, "type": "Opaque"}),
     )?;
+    Ok(())
+}
+
+/// A deployment, its replicaset and its scaling event per workload; the replicasets' uids.
+fn seed_workloads(store: &mut Store) -> anyhow::Result<Vec<String>> {
     let mut rs_uids = Vec::new();
     for (ns, app, hash, image, port) in WORKLOADS {
         let sel = json!({"matchLabels": {"app": app}});
@@ -232,6 +333,11 @@ pub fn seed_cluster_sized(
         )?;
         rs_uids.push(rs_uid);
     }
+    Ok(rs_uids)
+}
+
+/// The widgets `w1` (Ready) and `w2` (no status).
+fn seed_widgets(store: &mut Store) -> anyhow::Result<()> {
     for (name, size, phase) in [("w1", 3, Some("Ready")), ("w2", 5, None)] {
         let mut w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name, "namespace": "default", "labels": {"app": "a"}}, "spec": {"size": size, "color": "red"}});
         if let Some(p) = phase {
@@ -239,15 +345,26 @@ pub fn seed_cluster_sized(
         }
         create(store, WIDGETS, w)?;
     }
+    Ok(())
+}
+
+/// `pods` running pods of `size`, spread over the workloads, preloaded without history.
+fn preload_pods(
+    store: &mut Store,
+    rng: &mut SmallRng,
+    pods: usize,
+    rs_uids: &[String],
+    size: PodSize,
+) {
     let templates: Vec<PodTemplate> = (0..WORKLOADS.len())
-        .map(|w| PodTemplate::new(&mut rng, w, &rs_uids[w], size))
+        .map(|w| PodTemplate::new(rng, w, &rs_uids[w], size))
         .collect();
     let created = now_rfc3339();
     for i in 0..pods {
         let w = i % WORKLOADS.len();
         let (_, app, hash, _, _) = WORKLOADS[w];
         // Unique names without collision checks: a random suffix plus the index.
-        let name = format!("{app}-{hash}-{}{}", suffix(&mut rng), to_base36(i));
+        let name = format!("{app}-{hash}-{}{}", suffix(rng), to_base36(i));
         let t = &templates[w];
         let uid = uuid::Builder::from_random_bytes(rng.random())
             .into_uuid()
@@ -258,12 +375,9 @@ pub fn seed_cluster_sized(
             rng.random_range(0..4),
             rng.random_range(2..250)
         );
-        let vol = format!("kube-api-access-{}", suffix(&mut rng));
+        let vol = format!("kube-api-access-{}", suffix(rng));
         store.insert_preloaded(|rv| t.build(&name, &uid, rv, &created, &vol, node, &ip));
     }
-    let rev = store.rev();
-    store.compact(rev);
-    Ok(())
 }
 
 /// A serialized running pod with holes for what differs between pods: preloading 100k pods
@@ -305,7 +419,7 @@ fn hole(tag: &str) -> String {
 }
 
 impl PodTemplate {
-    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: super::bench::PodSize) -> PodTemplate {
+    fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: PodSize) -> PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);
@@ -330,7 +444,7 @@ impl PodTemplate {
                 }
             }
         }
-        super::bench::resize_pod(&mut v, size);
+        resize_pod(&mut v, size);
         let meta = &mut v["metadata"];
         meta["uid"] = json!(hole("UID"));
         meta["resourceVersion"] = json!(hole("RV"));
@@ -488,113 +602,132 @@ impl Churner {
         };
         self.counter += 1;
         match roll {
-            0..=14 => {
-                let w = self.rng.random_range(0..WORKLOADS.len());
-                let (_, app, hash, _, _) = WORKLOADS[w];
-                let uid = Churner::rs_uid(store, w);
-                let name = format!("{app}-{hash}-{}", suffix(&mut self.rng));
-                let v = pod(&mut self.rng, w, &name, &uid, false);
-                if let Ok(o) = store.create(PODS, v, true) {
-                    self.pending.push_back(o.key.clone());
-                }
+            0..=14 => self.create_pod(store),
+            15..=44 => self.run_or_touch_pod(store),
+            45..=64 => self.restart_container(store),
+            65..=79 => self.delete_pod(store),
+            80..=89 => self.touch_configmap(store),
+            90..=94 => self.set_deployment_ready(store),
+            _ => self.churn_widget(store),
+        }
+    }
+
+    /// A new pod of a random workload, Pending.
+    fn create_pod(&mut self, store: &mut Store) {
+        let w = self.rng.random_range(0..WORKLOADS.len());
+        let (_, app, hash, _, _) = WORKLOADS[w];
+        let uid = Churner::rs_uid(store, w);
+        let name = format!("{app}-{hash}-{}", suffix(&mut self.rng));
+        let v = pod(&mut self.rng, w, &name, &uid, false);
+        if let Ok(o) = store.create(PODS, v, true) {
+            self.pending.push_back(o.key.clone());
+        }
+    }
+
+    /// Pending → Running (or another status touch if none is pending).
+    fn run_or_touch_pod(&mut self, store: &mut Store) {
+        let mut key = None;
+        while let Some(k) = self.pending.pop_front() {
+            if store.get(PODS, &k).is_some_and(|o| o.phase == "Pending") {
+                key = Some(k);
+                break;
             }
-            15..=44 => {
-                // Pending → Running (or another status touch if none is pending).
-                let mut key = None;
-                while let Some(k) = self.pending.pop_front() {
-                    if store.get(PODS, &k).is_some_and(|o| o.phase == "Pending") {
-                        key = Some(k);
-                        break;
-                    }
-                }
-                let Some(key) = key.or_else(|| self.pick_pod(store, Some("Running"))) else {
-                    return;
-                };
-                let Some(o) = store.get(PODS, &key) else {
-                    return;
-                };
+        }
+        let Some(key) = key.or_else(|| self.pick_pod(store, Some("Running"))) else {
+            return;
+        };
+        let Some(o) = store.get(PODS, &key) else {
+            return;
+        };
+        let mut v = o.value();
+        let app = v["metadata"]["labels"]["app"]
+            .as_str()
+            .unwrap_or("web")
+            .to_string();
+        let w = WORKLOADS.iter().position(|x| x.1 == app).unwrap_or(0);
+        let image = WORKLOADS[w].3;
+        let node = NODE_NAMES[self.rng.random_range(0..NODE_NAMES.len())];
+        let ip = format!(
+            "10.244.{}.{}",
+            self.rng.random_range(0..4),
+            self.rng.random_range(2..250)
+        );
+        let restarts = v["status"]["containerStatuses"][0]["restartCount"]
+            .as_i64()
+            .unwrap_or(0);
+        if v["status"]["phase"] == "Pending" {
+            v["spec"]["nodeName"] = json!(node);
+            v["status"] = running_status(&now_rfc3339(), node, &ip, &app, image, restarts);
+        } else {
+            v["metadata"]["annotations"] =
+                json!({"sim.kwatch.dev/heartbeat": self.counter.to_string()});
+        }
+        let _ = store.update(PODS, &key, v);
+    }
+
+    /// A container restart of a running pod.
+    fn restart_container(&mut self, store: &mut Store) {
+        let Some(key) = self.pick_pod(store, Some("Running")) else {
+            return;
+        };
+        let Some(o) = store.get(PODS, &key) else {
+            return;
+        };
+        let mut v = o.value();
+        let now = now_rfc3339();
+        let cs = &mut v["status"]["containerStatuses"][0];
+        let n = cs["restartCount"].as_i64().unwrap_or(0) + 1;
+        cs["restartCount"] = json!(n);
+        cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "startedAt": now, "finishedAt": now, "containerID": "containerd://4c3ed7e9d7b1"}});
+        cs["state"] = json!({"running": {"startedAt": now}});
+        let _ = store.update(PODS, &key, v);
+    }
+
+    /// A pod deleted.
+    fn delete_pod(&mut self, store: &mut Store) {
+        let Some(key) = self.pick_pod(store, None) else {
+            return;
+        };
+        let _ = store.delete(PODS, &key);
+    }
+
+    /// `default/app-config` changed.
+    fn touch_configmap(&mut self, store: &mut Store) {
+        if let Some(o) = store.get(CONFIGMAPS, "default/app-config") {
+            let mut v = o.value();
+            v["data"]["generation"] = json!(self.counter.to_string());
+            let _ = store.update(CONFIGMAPS, "default/app-config", v);
+        }
+    }
+
+    /// A deployment's ready replicas changed.
+    fn set_deployment_ready(&mut self, store: &mut Store) {
+        let (ns, app, _, _, _) = WORKLOADS[self.rng.random_range(0..WORKLOADS.len())];
+        let key = format!("{ns}/{app}");
+        if let Some(o) = store.get(DEPLOYMENTS, &key) {
+            let mut v = o.value();
+            let ready = self.rng.random_range(1..=3);
+            v["status"]["readyReplicas"] = json!(ready);
+            v["status"]["availableReplicas"] = json!(ready);
+            let _ = store.update(DEPLOYMENTS, &key, v);
+        }
+    }
+
+    /// The widget `default/w2` resized, deleted or created again.
+    fn churn_widget(&mut self, store: &mut Store) {
+        let key = "default/w2";
+        match store.get(WIDGETS, key) {
+            Some(o) if self.rng.random_bool(0.7) => {
                 let mut v = o.value();
-                let app = v["metadata"]["labels"]["app"]
-                    .as_str()
-                    .unwrap_or("web")
-                    .to_string();
-                let w = WORKLOADS.iter().position(|x| x.1 == app).unwrap_or(0);
-                let image = WORKLOADS[w].3;
-                let node = NODE_NAMES[self.rng.random_range(0..NODE_NAMES.len())];
-                let ip = format!(
-                    "10.244.{}.{}",
-                    self.rng.random_range(0..4),
-                    self.rng.random_range(2..250)
-                );
-                let restarts = v["status"]["containerStatuses"][0]["restartCount"]
-                    .as_i64()
-                    .unwrap_or(0);
-                if v["status"]["phase"] == "Pending" {
-                    v["spec"]["nodeName"] = json!(node);
-                    v["status"] = running_status(&now_rfc3339(), node, &ip, &app, image, restarts);
-                } else {
-                    v["metadata"]["annotations"] =
-                        json!({"sim.kwatch.dev/heartbeat": self.counter.to_string()});
-                }
-                let _ = store.update(PODS, &key, v);
+                v["spec"]["size"] = json!(self.rng.random_range(1..10));
+                let _ = store.update(WIDGETS, key, v);
             }
-            45..=64 => {
-                // A container restart.
-                let Some(key) = self.pick_pod(store, Some("Running")) else {
-                    return;
-                };
-                let Some(o) = store.get(PODS, &key) else {
-                    return;
-                };
-                let mut v = o.value();
-                let now = now_rfc3339();
-                let cs = &mut v["status"]["containerStatuses"][0];
-                let n = cs["restartCount"].as_i64().unwrap_or(0) + 1;
-                cs["restartCount"] = json!(n);
-                cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "startedAt": now, "finishedAt": now, "containerID": "containerd://4c3ed7e9d7b1"}});
-                cs["state"] = json!({"running": {"startedAt": now}});
-                let _ = store.update(PODS, &key, v);
+            Some(_) => {
+                let _ = store.delete(WIDGETS, key);
             }
-            65..=79 => {
-                let Some(key) = self.pick_pod(store, None) else {
-                    return;
-                };
-                let _ = store.delete(PODS, &key);
-            }
-            80..=89 => {
-                if let Some(o) = store.get(CONFIGMAPS, "default/app-config") {
-                    let mut v = o.value();
-                    v["data"]["generation"] = json!(self.counter.to_string());
-                    let _ = store.update(CONFIGMAPS, "default/app-config", v);
-                }
-            }
-            90..=94 => {
-                let (ns, app, _, _, _) = WORKLOADS[self.rng.random_range(0..WORKLOADS.len())];
-                let key = format!("{ns}/{app}");
-                if let Some(o) = store.get(DEPLOYMENTS, &key) {
-                    let mut v = o.value();
-                    let ready = self.rng.random_range(1..=3);
-                    v["status"]["readyReplicas"] = json!(ready);
-                    v["status"]["availableReplicas"] = json!(ready);
-                    let _ = store.update(DEPLOYMENTS, &key, v);
-                }
-            }
-            _ => {
-                let key = "default/w2";
-                match store.get(WIDGETS, key) {
-                    Some(o) if self.rng.random_bool(0.7) => {
-                        let mut v = o.value();
-                        v["spec"]["size"] = json!(self.rng.random_range(1..10));
-                        let _ = store.update(WIDGETS, key, v);
-                    }
-                    Some(_) => {
-                        let _ = store.delete(WIDGETS, key);
-                    }
-                    None => {
-                        let w = json!({"metadata": {"name": "w2", "namespace": "default"}, "spec": {"size": 5, "color": "blue"}});
-                        let _ = store.create(WIDGETS, w, true);
-                    }
-                }
+            None => {
+                let w = json!({"metadata": {"name": "w2", "namespace": "default"}, "spec": {"size": 5, "color": "blue"}});
+                let _ = store.create(WIDGETS, w, true);
             }
         }
     }
@@ -786,6 +919,21 @@ pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
 mod tests {
     use super::super::storage::EventKind;
     use super::*;
+
+    #[test]
+    fn pod_sizes_are_near_their_targets() {
+        for (size, lo, hi) in [
+            (PodSize::Small, 1_200, 1_800),
+            (PodSize::Medium, 4_400, 5_000),
+            (PodSize::Large, 11_500, 12_500),
+        ] {
+            let mut rng = SmallRng::seed_from_u64(1);
+            let mut v = pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "u", true);
+            resize_pod(&mut v, size);
+            let n = serde_json::to_vec(&v).unwrap().len();
+            assert!((lo..=hi).contains(&n), "{size:?}: {n} bytes");
+        }
+    }
 
     #[test]
     fn pods_are_realistic_in_size() {

@@ -312,128 +312,179 @@ fn help() -> Value {
     })
 }
 
+/// A control endpoint: what it does with the request's JSON object.
+type Handler = fn(&App, &Value) -> Response;
+
+const GET: bool = false;
+const POST: bool = true;
+
+/// Every endpoint under `/_sim/`: (path, whether it takes POST (else GET), handler). A
+/// known path asked with the other method is 405; [`help`] describes them.
+const ENDPOINTS: &[(&str, bool, Handler)] = &[
+    ("help", GET, |_, _| value_response(StatusCode::OK, &help())),
+    ("requests", GET, |app, _| {
+        value_response(StatusCode::OK, &app.requests.to_json())
+    }),
+    ("state", GET, state),
+    ("drop-watches", POST, |app, _| {
+        ok(json!({"dropped": app.faults.drop_watches()}))
+    }),
+    ("compact", POST, compact),
+    ("fail", POST, fail),
+    ("stall", POST, |app, body| {
+        let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
+        app.faults.stall(Duration::from_secs_f64(secs));
+        ok(json!({}))
+    }),
+    ("short-watches", POST, |app, body| {
+        app.faults.add_short_watches(num(body, "count", 1));
+        ok(json!({}))
+    }),
+    ("malformed", POST, |app, _| {
+        ok(json!({"watches": app.faults.malformed_now()}))
+    }),
+    ("expire-continue", POST, |app, body| {
+        app.faults.add_expire_continue(num(body, "count", 1));
+        ok(json!({}))
+    }),
+    ("backup", POST, |app, _| {
+        ok(json!({"revision": app.backup().to_string()}))
+    }),
+    ("restart", POST, |app, body| {
+        let secs = body["seconds"].as_f64().unwrap_or(2.0).clamp(0.0, 3600.0);
+        let restore = body["restore"].as_bool().unwrap_or(false);
+        app.restart(Duration::from_secs_f64(secs), restore);
+        ok(json!({}))
+    }),
+    ("churn", POST, churn),
+    ("flood", POST, |app, body| {
+        ok(super::bench::control(app, body))
+    }),
+    ("faults", POST, faults),
+    ("warn", POST, warn),
+    ("clear", POST, |app, _| {
+        app.faults.clear();
+        ok(json!({}))
+    }),
+];
+
 /// Handles `/_sim/<rest>`.
 pub async fn handle(app: &App, method: Method, rest: &str, req: Request) -> Response {
-    let body = match axum::body::to_bytes(req.into_body(), 1 << 20).await {
-        Ok(b) => b,
-        Err(_) => return Status::bad_request("unreadable body").response(),
+    let body = match read_body(req).await {
+        Ok(body) => body,
+        Err(resp) => return resp,
     };
-    let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
-        json!({})
-    } else {
-        match serde_json::from_slice(&body) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(Value::Null) => json!({}),
-            _ => return Status::bad_request("the control API takes a JSON object").response(),
-        }
+    let path = match rest.trim_end_matches('/') {
+        "" if method == Method::GET => "help",
+        path => path,
     };
-    let num = |k: &str, default: u64| body[k].as_u64().unwrap_or(default);
-    match (method, rest.trim_end_matches('/')) {
-        (Method::GET, "" | "help") => value_response(StatusCode::OK, &help()),
-        (Method::GET, "requests") => value_response(StatusCode::OK, &app.requests.to_json()),
-        (Method::GET, "state") => {
-            let mut state = app.cluster.read().state();
-            state["discoveryRequests"] = json!(app.discovery.requests());
-            value_response(StatusCode::OK, &state)
+    match ENDPOINTS.iter().find(|(p, _, _)| *p == path) {
+        Some((_, post, handler)) if method == if *post { Method::POST } else { Method::GET } => {
+            handler(app, &body)
         }
-        (Method::POST, "drop-watches") => ok(json!({"dropped": app.faults.drop_watches()})),
-        (Method::POST, "compact") => {
-            let rev = app.cluster.write(|s| {
-                let r = body["revision"].as_u64().unwrap_or(s.rev());
-                s.compact(r);
-                s.compacted()
-            });
-            ok(json!({"compacted": rev.to_string()}))
-        }
-        (Method::POST, "fail") => {
-            let code = num("code", 500);
-            if !matches!(code, 429 | 500 | 503 | 410 | 504) {
-                return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
-            }
-            let text = |k: &str| body[k].as_str().map(str::to_string);
-            app.faults.set_failure_for(
-                code as u16,
-                num("count", 1),
-                num("retryAfter", 1),
-                text("verb"),
-                text("resource"),
-            );
-            ok(json!({}))
-        }
-        (Method::POST, "stall") => {
-            let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
-            app.faults.stall(Duration::from_secs_f64(secs));
-            ok(json!({}))
-        }
-        (Method::POST, "short-watches") => {
-            app.faults.add_short_watches(num("count", 1));
-            ok(json!({}))
-        }
-        (Method::POST, "malformed") => ok(json!({"watches": app.faults.malformed_now()})),
-        (Method::POST, "expire-continue") => {
-            app.faults.add_expire_continue(num("count", 1));
-            ok(json!({}))
-        }
-        (Method::POST, "backup") => ok(json!({"revision": app.backup().to_string()})),
-        (Method::POST, "restart") => {
-            let secs = body["seconds"].as_f64().unwrap_or(2.0).clamp(0.0, 3600.0);
-            let restore = body["restore"].as_bool().unwrap_or(false);
-            app.restart(Duration::from_secs_f64(secs), restore);
-            ok(json!({}))
-        }
-        (Method::POST, "churn") => {
-            if let Some(r) = body["rate"].as_f64() {
-                app.faults.churn_rate.send_replace(r.max(0.0));
-            }
-            if let Some(f) = body["faults"].as_bool() {
-                app.faults.chaos.store(f, Ordering::SeqCst);
-            }
-            ok(json!({"rate": *app.faults.churn_rate.borrow()}))
-        }
-        (Method::POST, "flood") => ok(super::bench::control(app, &body)),
-        (Method::POST, "faults") => {
-            if let Some(f) = body["enabled"].as_bool() {
-                app.faults.chaos.store(f, Ordering::SeqCst);
-            }
-            if let Some(only) = body["only"].as_str() {
-                let ra = match only {
-                    "retry-after" => true,
-                    "all" => false,
-                    other => {
-                        return Status::bad_request(format!(
-                            "only: {other:?} is neither \"retry-after\" nor \"all\""
-                        ))
-                        .response()
-                    }
-                };
-                app.faults
-                    .chaos_retry_after_only
-                    .store(ra, Ordering::SeqCst);
-            }
-            ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
-                      "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
-        }
-        (Method::POST, "warn") => {
-            let text = body["text"].as_str().unwrap_or("simulated warning");
-            // RFC 7234: a quoted-string, with `"` and `\` escaped.
-            let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
-            let count = num("count", 1).max(1);
-            *app.faults.warning.lock().unwrap_or_else(|e| e.into_inner()) =
-                Some((format!("299 - \"{quoted}\""), count));
-            ok(json!({}))
-        }
-        (Method::POST, "clear") => {
-            app.faults.clear();
-            ok(json!({}))
-        }
-        (
-            _,
-            "help" | "state" | "requests" | "warn" | "drop-watches" | "compact" | "fail" | "stall"
-            | "short-watches" | "malformed" | "churn" | "faults" | "clear" | "expire-continue"
-            | "backup" | "restart" | "flood",
-        ) => Status::method_not_allowed().response(),
-        _ => Status::unknown_resource().response(),
+        Some(_) => Status::method_not_allowed().response(),
+        None => Status::unknown_resource().response(),
     }
+}
+
+/// The request's body: a JSON object, `{}` when empty or `null`.
+async fn read_body(req: Request) -> Result<Value, Response> {
+    let Ok(body) = axum::body::to_bytes(req.into_body(), 1 << 20).await else {
+        return Err(Status::bad_request("unreadable body").response());
+    };
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(json!({}));
+    }
+    match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(Value::Null) => Ok(json!({})),
+        _ => Err(Status::bad_request("the control API takes a JSON object").response()),
+    }
+}
+
+/// The unsigned integer `k` of `body`, else `default`.
+fn num(body: &Value, k: &str, default: u64) -> u64 {
+    body[k].as_u64().unwrap_or(default)
+}
+
+/// `GET /_sim/state`.
+fn state(app: &App, _: &Value) -> Response {
+    let mut state = app.cluster.read().state();
+    state["discoveryRequests"] = json!(app.discovery.requests());
+    value_response(StatusCode::OK, &state)
+}
+
+/// `POST /_sim/compact {"revision":N}`.
+fn compact(app: &App, body: &Value) -> Response {
+    let rev = app.cluster.write(|s| {
+        let r = body["revision"].as_u64().unwrap_or(s.rev());
+        s.compact(r);
+        s.compacted()
+    });
+    ok(json!({"compacted": rev.to_string()}))
+}
+
+/// `POST /_sim/fail {"code":C,"count":N,"retryAfter":S,"verb":V,"resource":R}`.
+fn fail(app: &App, body: &Value) -> Response {
+    let code = num(body, "code", 500);
+    if !matches!(code, 429 | 500 | 503 | 410 | 504) {
+        return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
+    }
+    let text = |k: &str| body[k].as_str().map(str::to_string);
+    app.faults.set_failure_for(
+        code as u16,
+        num(body, "count", 1),
+        num(body, "retryAfter", 1),
+        text("verb"),
+        text("resource"),
+    );
+    ok(json!({}))
+}
+
+/// `POST /_sim/churn {"rate":R,"faults":bool}`.
+fn churn(app: &App, body: &Value) -> Response {
+    if let Some(r) = body["rate"].as_f64() {
+        app.faults.churn_rate.send_replace(r.max(0.0));
+    }
+    if let Some(f) = body["faults"].as_bool() {
+        app.faults.chaos.store(f, Ordering::SeqCst);
+    }
+    ok(json!({"rate": *app.faults.churn_rate.borrow()}))
+}
+
+/// `POST /_sim/faults {"enabled":bool,"only":"retry-after"|"all"}`.
+fn faults(app: &App, body: &Value) -> Response {
+    if let Some(f) = body["enabled"].as_bool() {
+        app.faults.chaos.store(f, Ordering::SeqCst);
+    }
+    if let Some(only) = body["only"].as_str() {
+        let ra = match only {
+            "retry-after" => true,
+            "all" => false,
+            other => {
+                return Status::bad_request(format!(
+                    "only: {other:?} is neither \"retry-after\" nor \"all\""
+                ))
+                .response()
+            }
+        };
+        app.faults
+            .chaos_retry_after_only
+            .store(ra, Ordering::SeqCst);
+    }
+    ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
+              "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
+}
+
+/// `POST /_sim/warn {"text":T,"count":N}`.
+fn warn(app: &App, body: &Value) -> Response {
+    let text = body["text"].as_str().unwrap_or("simulated warning");
+    // RFC 7234: a quoted-string, with `"` and `\` escaped.
+    let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+    let count = num(body, "count", 1).max(1);
+    *app.faults.warning.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some((format!("299 - \"{quoted}\""), count));
+    ok(json!({}))
 }
 
 #[cfg(test)]

@@ -5,10 +5,8 @@
 //! `/api/v1/namespaces/<ns>/<res>[/<name>[/<sub>]]` and the same under `/apis/<group>/<version>`.
 //! A namespaced resource at the cluster path lists all namespaces.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Query, Request, State};
@@ -18,33 +16,13 @@ use base64::Engine;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
+use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
 use super::resources::{self, ResourceDef, RESOURCES};
-use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
-use super::storage::{make_key, now_rfc3339, selectable_fields, sort_keys, ListQuery, Obj};
+use super::storage::{make_key, now_rfc3339, sort_keys, ListQuery, Obj};
 use super::{auth, control, discovery, table, watch, App};
-
-/// Query parameters (the last value of a repeated key wins).
-pub type Params = HashMap<String, String>;
-
-/// What the client asked for in `Accept`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum As {
-    Object,
-    Table,
-    PartialMetadata,
-}
-
-/// A resource path, resolved.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub res: usize,
-    pub namespace: Option<String>,
-    pub name: Option<String>,
-    pub subresource: Option<String>,
-}
 
 /// Entry point of every request.
 pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
@@ -342,85 +320,6 @@ fn validate_list(q: &Params) -> Result<(), Status> {
         Ok(())
     } else {
         Err(Status::invalid_list_options(&causes))
-    }
-}
-
-/// A `FieldValueNotSupported` cause for `resourceVersionMatch`.
-pub fn not_supported(value: &str, supported: &[&str]) -> Cause {
-    let list: Vec<String> = supported.iter().map(|s| format!("\"{s}\"")).collect();
-    Cause {
-        reason: "FieldValueNotSupported",
-        message: format!(
-            "Unsupported value: \"{value}\": supported values: {}",
-            list.join(", ")
-        ),
-        field: "resourceVersionMatch".into(),
-    }
-}
-
-/// Label and field selectors of a request, validated for the resource.
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    pub namespace: Option<String>,
-    pub labels: LabelSelector,
-    pub fields: FieldSelector,
-}
-
-impl Filter {
-    pub fn from_params(t: &Target, q: &Params) -> Result<Filter, Status> {
-        let labels =
-            selector::parse_labels(q.get("labelSelector").map(String::as_str).unwrap_or(""))
-                .map_err(Status::bad_request)?;
-        let fields = selector::parse_fields(
-            q.get("fieldSelector").map(String::as_str).unwrap_or(""),
-            selectable_fields(t.res),
-            matches!(t.res, resources::PODS | resources::EVENTS),
-        )
-        .map_err(Status::bad_request)?;
-        Ok(Filter {
-            namespace: t.namespace.clone(),
-            labels,
-            fields,
-        })
-    }
-
-    /// Whether the filter is only a namespace restriction.
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty() && self.fields.is_empty()
-    }
-
-    pub fn matches(&self, o: &Obj) -> bool {
-        if let Some(ns) = &self.namespace {
-            if &o.namespace != ns {
-                return false;
-            }
-        }
-        self.labels.matches(&o.labels) && self.fields.matches(|f| o.field(f))
-    }
-}
-
-/// Parses a numeric resourceVersion parameter.
-pub fn parse_rv(s: &str) -> Result<u64, Status> {
-    s.parse::<u64>().map_err(|_| {
-        Status::bad_request(format!(
-            "resourceVersion: Invalid value: \"{s}\": must be a non-negative integer"
-        ))
-    })
-}
-
-/// Waits until the store reaches `rv`, at most `wait`. Returns the current revision.
-pub async fn wait_for_rv(app: &App, rv: u64, wait: Duration) -> u64 {
-    let mut rx = app.cluster.subscribe();
-    let deadline = tokio::time::Instant::now() + wait;
-    loop {
-        let cur = app.cluster.read().rev();
-        if cur >= rv {
-            return cur;
-        }
-        tokio::select! {
-            r = rx.changed() => if r.is_err() { return cur },
-            _ = tokio::time::sleep_until(deadline) => return app.cluster.read().rev(),
-        }
     }
 }
 

@@ -24,6 +24,7 @@ mod control;
 mod discovery;
 mod http;
 mod openapi;
+mod request;
 mod resources;
 mod selector;
 mod status;
@@ -42,7 +43,7 @@ use rand::Rng;
 
 use crate::cli::SimArgs;
 pub use auth::{LISTER, NOBODY, WATCHER};
-pub use bench::PodSize;
+pub use churn::PodSize;
 pub use tls::CertShape;
 
 /// What the simulated cluster does on its own.

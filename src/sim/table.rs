@@ -170,215 +170,9 @@ fn widget_phase(v: &Value) -> Value {
     v["status"]["phase"].clone()
 }
 
+/// The columns of `def`'s Table: NAME, then its printer's.
 fn columns(def: &ResourceDef) -> Vec<Column> {
-    let mut cols = match def.plural {
-        "pods" => vec![
-            col("Ready", "string", 0, pod_ready),
-            col("Status", "string", 0, pod_status),
-            col("Restarts", "string", 0, pod_restarts),
-            col("Age", "string", 0, age),
-            col("IP", "string", 1, |v| s(&v["status"]["podIP"])),
-            col("Node", "string", 1, |v| s(&v["spec"]["nodeName"])),
-            col("Nominated Node", "string", 1, |v| s(&v["status"]["nominatedNodeName"])),
-            col("Readiness Gates", "string", 1, |_| json!("<none>")),
-        ],
-        "widgets" => vec![
-            Column {
-                description: "Custom resource definition column (in JSONPath format): .spec.size",
-                ..col("Size", "integer", 0, widget_size)
-            },
-            Column {
-                description: "Custom resource definition column (in JSONPath format): .status.phase",
-                ..col("Phase", "string", 0, widget_phase)
-            },
-            Column {
-                description: "Custom resource definition column (in JSONPath format): .metadata.creationTimestamp",
-                ..col("Age", "date", 0, age)
-            },
-        ],
-        "configmaps" => vec![
-            col("Data", "integer", 0, |v| json!(count(&v["data"]) + count(&v["binaryData"]))),
-            col("Age", "string", 0, age),
-        ],
-        "secrets" => vec![
-            col("Type", "string", 0, |v| v["type"].clone()),
-            col("Data", "integer", 0, |v| json!(count(&v["data"]))),
-            col("Age", "string", 0, age),
-        ],
-        "namespaces" => vec![
-            col("Status", "string", 0, |v| v["status"]["phase"].clone()),
-            col("Age", "string", 0, age),
-        ],
-        "nodes" => vec![
-            col("Status", "string", 0, |_| json!("Ready")),
-            col("Roles", "string", 0, |_| json!("<none>")),
-            col("Age", "string", 0, age),
-            col("Version", "string", 0, |v| v["status"]["nodeInfo"]["kubeletVersion"].clone()),
-        ],
-        "services" => vec![
-            col("Type", "string", 0, |v| v["spec"]["type"].clone()),
-            col("Cluster-IP", "string", 0, |v| s(&v["spec"]["clusterIP"])),
-            col("External-IP", "string", 0, |_| json!("<none>")),
-            col("Port(s)", "string", 0, |v| {
-                let ports: Vec<String> = v["spec"]["ports"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|p| format!("{}/{}", p["port"], p["protocol"].as_str().unwrap_or("TCP")))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                json!(if ports.is_empty() { "<none>".to_string() } else { ports.join(",") })
-            }),
-            col("Age", "string", 0, age),
-        ],
-        "deployments" => vec![
-            col("Ready", "string", 0, |v| {
-                json!(format!(
-                    "{}/{}",
-                    v["status"]["readyReplicas"].as_i64().unwrap_or(0),
-                    v["spec"]["replicas"].as_i64().unwrap_or(0)
-                ))
-            }),
-            col("Up-to-date", "integer", 0, |v| json!(v["status"]["updatedReplicas"].as_i64().unwrap_or(0))),
-            col("Available", "integer", 0, |v| json!(v["status"]["availableReplicas"].as_i64().unwrap_or(0))),
-            col("Age", "string", 0, age),
-        ],
-        "replicasets" => vec![
-            col("Desired", "integer", 0, |v| json!(v["spec"]["replicas"].as_i64().unwrap_or(0))),
-            col("Current", "integer", 0, |v| json!(v["status"]["replicas"].as_i64().unwrap_or(0))),
-            col("Ready", "integer", 0, |v| json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))),
-            col("Age", "string", 0, age),
-        ],
-        "events" if def.group.is_empty() => vec![
-            col("Type", "string", 0, |v| v["type"].clone()),
-            col("Reason", "string", 0, |v| v["reason"].clone()),
-            col("Object", "string", 0, |v| {
-                let o = &v["involvedObject"];
-                json!(format!(
-                    "{}/{}",
-                    o["kind"].as_str().unwrap_or("").to_lowercase(),
-                    o["name"].as_str().unwrap_or("")
-                ))
-            }),
-            col("Message", "string", 0, |v| v["message"].clone()),
-        ],
-        "events" => vec![
-            col("Last Seen", "string", 0, |v| {
-                let t = v["deprecatedLastTimestamp"].as_str().or(v["eventTime"].as_str());
-                json!(human_age(t.unwrap_or("")))
-            }),
-            col("Type", "string", 0, |v| v["type"].clone()),
-            col("Reason", "string", 0, |v| v["reason"].clone()),
-            col("Object", "string", 0, |v| {
-                let o = &v["regarding"];
-                json!(format!(
-                    "{}/{}",
-                    o["kind"].as_str().unwrap_or("").to_lowercase(),
-                    o["name"].as_str().unwrap_or("")
-                ))
-            }),
-            col("Message", "string", 0, |v| json!(v["note"].as_str().unwrap_or("").trim())),
-        ],
-        "statefulsets" => vec![
-            col("Ready", "string", 0, |v| {
-                json!(format!("{}/{}", int(&v["status"]["readyReplicas"]), int(&v["spec"]["replicas"])))
-            }),
-            col("Age", "string", 0, age),
-            col("Containers", "string", 1, |v| containers(&v["spec"]["template"], "name")),
-            col("Images", "string", 1, |v| containers(&v["spec"]["template"], "image")),
-        ],
-        "daemonsets" => vec![
-            col("Desired", "integer", 0, |v| json!(int(&v["status"]["desiredNumberScheduled"]))),
-            col("Current", "integer", 0, |v| json!(int(&v["status"]["currentNumberScheduled"]))),
-            col("Ready", "integer", 0, |v| json!(int(&v["status"]["numberReady"]))),
-            col("Up-to-date", "integer", 0, |v| json!(int(&v["status"]["updatedNumberScheduled"]))),
-            col("Available", "integer", 0, |v| json!(int(&v["status"]["numberAvailable"]))),
-            col("Node Selector", "string", 0, |v| {
-                let m = v["spec"]["template"]["spec"]["nodeSelector"].as_object();
-                let mut kv: Vec<String> = m
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
-                    .collect();
-                kv.sort();
-                json!(if kv.is_empty() { "<none>".to_owned() } else { kv.join(",") })
-            }),
-            col("Age", "string", 0, age),
-        ],
-        "jobs" => vec![
-            col("Status", "string", 0, |v| {
-                let has = |t: &str| {
-                    v["status"]["conditions"].as_array().into_iter().flatten()
-                        .any(|c| c["type"] == t && c["status"] == "True")
-                };
-                json!(if has("Complete") { "Complete" } else if has("Failed") { "Failed" } else { "Running" })
-            }),
-            col("Completions", "string", 0, |v| {
-                let s = int(&v["status"]["succeeded"]);
-                json!(match v["spec"]["completions"].as_i64() {
-                    Some(c) => format!("{s}/{c}"),
-                    None => format!("{s}/1"),
-                })
-            }),
-            col("Duration", "string", 0, |v| {
-                json!(v["status"]["startTime"].as_str().map(human_age).unwrap_or_default())
-            }),
-            col("Age", "string", 0, age),
-        ],
-        "cronjobs" => vec![
-            col("Schedule", "string", 0, |v| v["spec"]["schedule"].clone()),
-            col("Timezone", "string", 0, |v| s(&v["spec"]["timeZone"])),
-            col("Suspend", "boolean", 0, |v| {
-                json!(match v["spec"]["suspend"].as_bool() {
-                    Some(true) => "True",
-                    Some(false) => "False",
-                    None => "<unset>",
-                })
-            }),
-            col("Active", "integer", 0, |v| json!(v["status"]["active"].as_array().map_or(0, Vec::len))),
-            col("Last Schedule", "string", 0, |v| {
-                json!(v["status"]["lastScheduleTime"].as_str().map_or("<none>".to_owned(), human_age))
-            }),
-            col("Age", "string", 0, age),
-        ],
-        "ingresses" => vec![
-            col("Class", "string", 0, |v| s(&v["spec"]["ingressClassName"])),
-            col("Hosts", "string", 0, |v| {
-                let hosts: Vec<&str> = v["spec"]["rules"].as_array().into_iter().flatten()
-                    .filter_map(|r| r["host"].as_str()).filter(|h| !h.is_empty()).collect();
-                json!(if hosts.is_empty() { "*".to_owned() } else { hosts.join(",") })
-            }),
-            col("Address", "string", 0, |_| json!("")),
-            col("Ports", "string", 0, |v| {
-                let tls = v["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
-                json!(if tls { "80, 443" } else { "80" })
-            }),
-            col("Age", "string", 0, age),
-        ],
-        "endpointslices" => vec![
-            col("AddressType", "string", 0, |v| v["addressType"].clone()),
-            col("Ports", "string", 0, |v| {
-                let p: Vec<String> = v["ports"].as_array().into_iter().flatten()
-                    .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
-                        (Some(n), _) => n.to_string(),
-                        (None, Some(n)) => n.to_owned(),
-                        _ => "*".to_owned(),
-                    })
-                    .collect();
-                json!(if p.is_empty() { "<unset>".to_owned() } else { p.join(",") })
-            }),
-            col("Endpoints", "string", 0, |v| {
-                let a: Vec<&str> = v["endpoints"].as_array().into_iter().flatten()
-                    .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
-                    .filter_map(Value::as_str)
-                    .collect();
-                json!(if a.is_empty() { "<unset>".to_owned() } else { a.join(",") })
-            }),
-            col("Age", "string", 0, age),
-        ],
-        _ => vec![Column { name: "Created At", kind: "date", ..col("", "", 0, |v| v["metadata"]["creationTimestamp"].clone()) }],
-    };
+    let mut cols = printer(def)();
     let name_col = Column {
         format: "name",
         description: NAME_DESCRIPTION,
@@ -386,6 +180,384 @@ fn columns(def: &ResourceDef) -> Vec<Column> {
     };
     cols.insert(0, name_col);
     cols
+}
+
+/// The built-in printer (or the CRD's columns) of a resource: what follows NAME.
+fn printer(def: &ResourceDef) -> fn() -> Vec<Column> {
+    match def.plural {
+        "pods" => pod_columns,
+        "widgets" => widget_columns,
+        "configmaps" => configmap_columns,
+        "secrets" => secret_columns,
+        "namespaces" => namespace_columns,
+        "nodes" => node_columns,
+        "services" => service_columns,
+        "deployments" => deployment_columns,
+        "replicasets" => replicaset_columns,
+        "events" if def.group.is_empty() => core_event_columns,
+        "events" => event_columns,
+        "statefulsets" => statefulset_columns,
+        "daemonsets" => daemonset_columns,
+        "jobs" => job_columns,
+        "cronjobs" => cronjob_columns,
+        "ingresses" => ingress_columns,
+        "endpointslices" => endpointslice_columns,
+        _ => created_at_columns,
+    }
+}
+
+/// A resource without a printer: kube-apiserver's default table (NAME, CREATED AT).
+fn created_at_columns() -> Vec<Column> {
+    vec![Column {
+        name: "Created At",
+        kind: "date",
+        ..col("", "", 0, |v| v["metadata"]["creationTimestamp"].clone())
+    }]
+}
+
+fn pod_columns() -> Vec<Column> {
+    vec![
+        col("Ready", "string", 0, pod_ready),
+        col("Status", "string", 0, pod_status),
+        col("Restarts", "string", 0, pod_restarts),
+        col("Age", "string", 0, age),
+        col("IP", "string", 1, |v| s(&v["status"]["podIP"])),
+        col("Node", "string", 1, |v| s(&v["spec"]["nodeName"])),
+        col("Nominated Node", "string", 1, |v| {
+            s(&v["status"]["nominatedNodeName"])
+        }),
+        col("Readiness Gates", "string", 1, |_| json!("<none>")),
+    ]
+}
+
+fn widget_columns() -> Vec<Column> {
+    vec![
+        Column {
+            description: "Custom resource definition column (in JSONPath format): .spec.size",
+            ..col("Size", "integer", 0, widget_size)
+        },
+        Column {
+            description: "Custom resource definition column (in JSONPath format): .status.phase",
+            ..col("Phase", "string", 0, widget_phase)
+        },
+        Column {
+            description: "Custom resource definition column (in JSONPath format): .metadata.creationTimestamp",
+            ..col("Age", "date", 0, age)
+        },
+    ]
+}
+
+fn configmap_columns() -> Vec<Column> {
+    vec![
+        col("Data", "integer", 0, |v| {
+            json!(count(&v["data"]) + count(&v["binaryData"]))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn secret_columns() -> Vec<Column> {
+    vec![
+        col("Type", "string", 0, |v| v["type"].clone()),
+        col("Data", "integer", 0, |v| json!(count(&v["data"]))),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn namespace_columns() -> Vec<Column> {
+    vec![
+        col("Status", "string", 0, |v| v["status"]["phase"].clone()),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn node_columns() -> Vec<Column> {
+    vec![
+        col("Status", "string", 0, |_| json!("Ready")),
+        col("Roles", "string", 0, |_| json!("<none>")),
+        col("Age", "string", 0, age),
+        col("Version", "string", 0, |v| {
+            v["status"]["nodeInfo"]["kubeletVersion"].clone()
+        }),
+    ]
+}
+
+fn service_columns() -> Vec<Column> {
+    vec![
+        col("Type", "string", 0, |v| v["spec"]["type"].clone()),
+        col("Cluster-IP", "string", 0, |v| s(&v["spec"]["clusterIP"])),
+        col("External-IP", "string", 0, |_| json!("<none>")),
+        col("Port(s)", "string", 0, |v| {
+            let ports: Vec<String> = v["spec"]["ports"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|p| {
+                            format!("{}/{}", p["port"], p["protocol"].as_str().unwrap_or("TCP"))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            json!(if ports.is_empty() {
+                "<none>".to_string()
+            } else {
+                ports.join(",")
+            })
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn deployment_columns() -> Vec<Column> {
+    vec![
+        col("Ready", "string", 0, |v| {
+            json!(format!(
+                "{}/{}",
+                v["status"]["readyReplicas"].as_i64().unwrap_or(0),
+                v["spec"]["replicas"].as_i64().unwrap_or(0)
+            ))
+        }),
+        col("Up-to-date", "integer", 0, |v| {
+            json!(v["status"]["updatedReplicas"].as_i64().unwrap_or(0))
+        }),
+        col("Available", "integer", 0, |v| {
+            json!(v["status"]["availableReplicas"].as_i64().unwrap_or(0))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn replicaset_columns() -> Vec<Column> {
+    vec![
+        col("Desired", "integer", 0, |v| {
+            json!(v["spec"]["replicas"].as_i64().unwrap_or(0))
+        }),
+        col("Current", "integer", 0, |v| {
+            json!(v["status"]["replicas"].as_i64().unwrap_or(0))
+        }),
+        col("Ready", "integer", 0, |v| {
+            json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+/// core/v1 events.
+fn core_event_columns() -> Vec<Column> {
+    vec![
+        col("Type", "string", 0, |v| v["type"].clone()),
+        col("Reason", "string", 0, |v| v["reason"].clone()),
+        col("Object", "string", 0, |v| {
+            let o = &v["involvedObject"];
+            json!(format!(
+                "{}/{}",
+                o["kind"].as_str().unwrap_or("").to_lowercase(),
+                o["name"].as_str().unwrap_or("")
+            ))
+        }),
+        col("Message", "string", 0, |v| v["message"].clone()),
+    ]
+}
+
+/// events.k8s.io/v1 events.
+fn event_columns() -> Vec<Column> {
+    vec![
+        col("Last Seen", "string", 0, |v| {
+            let t = v["deprecatedLastTimestamp"]
+                .as_str()
+                .or(v["eventTime"].as_str());
+            json!(human_age(t.unwrap_or("")))
+        }),
+        col("Type", "string", 0, |v| v["type"].clone()),
+        col("Reason", "string", 0, |v| v["reason"].clone()),
+        col("Object", "string", 0, |v| {
+            let o = &v["regarding"];
+            json!(format!(
+                "{}/{}",
+                o["kind"].as_str().unwrap_or("").to_lowercase(),
+                o["name"].as_str().unwrap_or("")
+            ))
+        }),
+        col("Message", "string", 0, |v| {
+            json!(v["note"].as_str().unwrap_or("").trim())
+        }),
+    ]
+}
+
+fn statefulset_columns() -> Vec<Column> {
+    vec![
+        col("Ready", "string", 0, |v| {
+            json!(format!(
+                "{}/{}",
+                int(&v["status"]["readyReplicas"]),
+                int(&v["spec"]["replicas"])
+            ))
+        }),
+        col("Age", "string", 0, age),
+        col("Containers", "string", 1, |v| {
+            containers(&v["spec"]["template"], "name")
+        }),
+        col("Images", "string", 1, |v| {
+            containers(&v["spec"]["template"], "image")
+        }),
+    ]
+}
+
+fn daemonset_columns() -> Vec<Column> {
+    vec![
+        col("Desired", "integer", 0, |v| {
+            json!(int(&v["status"]["desiredNumberScheduled"]))
+        }),
+        col("Current", "integer", 0, |v| {
+            json!(int(&v["status"]["currentNumberScheduled"]))
+        }),
+        col("Ready", "integer", 0, |v| {
+            json!(int(&v["status"]["numberReady"]))
+        }),
+        col("Up-to-date", "integer", 0, |v| {
+            json!(int(&v["status"]["updatedNumberScheduled"]))
+        }),
+        col("Available", "integer", 0, |v| {
+            json!(int(&v["status"]["numberAvailable"]))
+        }),
+        col("Node Selector", "string", 0, |v| {
+            let m = v["spec"]["template"]["spec"]["nodeSelector"].as_object();
+            let mut kv: Vec<String> = m
+                .into_iter()
+                .flatten()
+                .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
+                .collect();
+            kv.sort();
+            json!(if kv.is_empty() {
+                "<none>".to_owned()
+            } else {
+                kv.join(",")
+            })
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn job_columns() -> Vec<Column> {
+    vec![
+        col("Status", "string", 0, |v| {
+            let has = |t: &str| {
+                v["status"]["conditions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == t && c["status"] == "True")
+            };
+            json!(if has("Complete") {
+                "Complete"
+            } else if has("Failed") {
+                "Failed"
+            } else {
+                "Running"
+            })
+        }),
+        col("Completions", "string", 0, |v| {
+            let s = int(&v["status"]["succeeded"]);
+            json!(match v["spec"]["completions"].as_i64() {
+                Some(c) => format!("{s}/{c}"),
+                None => format!("{s}/1"),
+            })
+        }),
+        col("Duration", "string", 0, |v| {
+            json!(v["status"]["startTime"]
+                .as_str()
+                .map(human_age)
+                .unwrap_or_default())
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn cronjob_columns() -> Vec<Column> {
+    vec![
+        col("Schedule", "string", 0, |v| v["spec"]["schedule"].clone()),
+        col("Timezone", "string", 0, |v| s(&v["spec"]["timeZone"])),
+        col("Suspend", "boolean", 0, |v| {
+            json!(match v["spec"]["suspend"].as_bool() {
+                Some(true) => "True",
+                Some(false) => "False",
+                None => "<unset>",
+            })
+        }),
+        col("Active", "integer", 0, |v| {
+            json!(v["status"]["active"].as_array().map_or(0, Vec::len))
+        }),
+        col("Last Schedule", "string", 0, |v| {
+            json!(v["status"]["lastScheduleTime"]
+                .as_str()
+                .map_or("<none>".to_owned(), human_age))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn ingress_columns() -> Vec<Column> {
+    vec![
+        col("Class", "string", 0, |v| s(&v["spec"]["ingressClassName"])),
+        col("Hosts", "string", 0, |v| {
+            let hosts: Vec<&str> = v["spec"]["rules"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|r| r["host"].as_str())
+                .filter(|h| !h.is_empty())
+                .collect();
+            json!(if hosts.is_empty() {
+                "*".to_owned()
+            } else {
+                hosts.join(",")
+            })
+        }),
+        col("Address", "string", 0, |_| json!("")),
+        col("Ports", "string", 0, |v| {
+            let tls = v["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+            json!(if tls { "80, 443" } else { "80" })
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn endpointslice_columns() -> Vec<Column> {
+    vec![
+        col("AddressType", "string", 0, |v| v["addressType"].clone()),
+        col("Ports", "string", 0, |v| {
+            let p: Vec<String> = v["ports"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+                    (Some(n), _) => n.to_string(),
+                    (None, Some(n)) => n.to_owned(),
+                    _ => "*".to_owned(),
+                })
+                .collect();
+            json!(if p.is_empty() {
+                "<unset>".to_owned()
+            } else {
+                p.join(",")
+            })
+        }),
+        col("Endpoints", "string", 0, |v| {
+            let a: Vec<&str> = v["endpoints"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                .filter_map(Value::as_str)
+                .collect();
+            json!(if a.is_empty() {
+                "<unset>".to_owned()
+            } else {
+                a.join(",")
+            })
+        }),
+        col("Age", "string", 0, age),
+    ]
 }
 
 /// `PartialObjectMetadata` of an object.

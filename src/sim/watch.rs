@@ -27,7 +27,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant};
 
-use super::http::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
 use super::resources::{ResourceDef, RESOURCES};
 use super::status::{go_json, Cause, Status};
 use super::storage::{event_line, Change, EventKind, ListQuery, Obj};
@@ -260,6 +260,72 @@ fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Byt
     }
 }
 
+/// Sends `b` to the client; `false` when the client has gone.
+async fn send(tx: &mpsc::Sender<Chunk>, b: Bytes) -> bool {
+    tx.send(Ok(b)).await.is_ok()
+}
+
+/// Event lines gathered into chunks of at least [`FLUSH`] bytes (the last one smaller).
+struct Batch<'a> {
+    tx: &'a mpsc::Sender<Chunk>,
+    buf: Vec<u8>,
+}
+
+impl<'a> Batch<'a> {
+    fn new(tx: &'a mpsc::Sender<Chunk>) -> Batch<'a> {
+        Batch {
+            tx,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Adds a line, sending the chunk once it is full; `false` when the client has gone.
+    async fn push(&mut self, line: &[u8]) -> bool {
+        self.buf.extend_from_slice(line);
+        self.buf.len() < FLUSH || send(self.tx, Bytes::from(std::mem::take(&mut self.buf))).await
+    }
+
+    /// Sends what is left; `false` when the client has gone.
+    async fn finish(self) -> bool {
+        self.buf.is_empty() || send(self.tx, Bytes::from(self.buf)).await
+    }
+}
+
+/// When the next BOOKMARK is due: every `interval`, and once about 2 s before the watch's
+/// deadline, as kube-apiserver sends one then (T=4 → 2.05 s, T=8 → 6.11 s).
+struct BookmarkClock {
+    interval: Duration,
+    next: Instant,
+    /// The one before the deadline, while it is still to come.
+    pre_deadline: Option<Instant>,
+}
+
+impl BookmarkClock {
+    fn new(started: Instant, deadline: Instant, interval: Duration) -> BookmarkClock {
+        BookmarkClock {
+            interval,
+            next: started + interval,
+            pre_deadline: deadline
+                .checked_sub(Duration::from_secs(2))
+                .filter(|t| *t > started),
+        }
+    }
+
+    fn due(&self) -> Instant {
+        self.pre_deadline.map_or(self.next, |p| self.next.min(p))
+    }
+
+    /// A bookmark is being sent at `now`.
+    fn fired(&mut self, now: Instant) {
+        if self.pre_deadline.is_some_and(|p| p <= now) {
+            self.pre_deadline = None;
+        }
+        if self.next <= now {
+            self.next = now + self.interval;
+        }
+    }
+}
+
 async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
     app.faults.open_watches.fetch_add(1, Ordering::SeqCst);
     let _guard = OpenGuard(app.clone());
@@ -272,11 +338,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
     rev_rx.borrow_and_update();
     drop_rx.borrow_and_update();
     mal_rx.borrow_and_update();
-    let send = |b: Bytes| {
-        let tx = tx.clone();
-        async move { tx.send(Ok(b)).await.is_ok() }
-    };
-    if app.faults.take_malformed_next() && !send(Bytes::from_static(MALFORMED)).await {
+    if app.faults.take_malformed_next() && !send(&tx, Bytes::from_static(MALFORMED)).await {
         return;
     }
 
@@ -289,48 +351,13 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
     let mut pos = match spec.start {
         Start::After(n) => n,
         Start::Now => opened_at,
-        Start::Initial(min) => {
-            if min > 0 {
-                let cur = wait_for_rv(&app, min, app.too_large_wait).await;
-                if cur < min {
-                    let _ = send(error_line(&Status::too_large_rv(min, cur))).await;
-                    return;
-                }
-            }
-            let (items, rev) = {
-                let s = app.cluster.read();
-                let pred = |o: &Obj| spec.filter.matches(o);
-                let q = ListQuery {
-                    namespace: spec.filter.namespace.as_deref(),
-                    ..ListQuery::all(spec.res, s.rev())
-                };
-                let page = s.list(q, &pred);
-                (page.items, s.rev())
-            };
-            let mut buf = Vec::with_capacity(FLUSH);
-            for o in items {
-                buf.extend_from_slice(&rendered_line("ADDED", &o, def, spec.render));
-                if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await {
-                    return;
-                }
-            }
-            if spec.bookmarks {
-                buf.extend_from_slice(&bookmark(def, rev, true));
-            }
-            if !buf.is_empty() && !send(Bytes::from(buf)).await {
-                return;
-            }
-            rev
-        }
+        Start::Initial(min) => match send_initial_events(&app, &spec, min, &tx).await {
+            Some(rev) => rev,
+            None => return,
+        },
     };
 
-    let interval = app.bookmark_interval;
-    let mut next_bookmark = started + interval;
-    // kube-apiserver sends one about 2 s before timeoutSeconds (T=4 → 2.05 s, T=8 → 6.11 s).
-    let pre_deadline = deadline
-        .checked_sub(Duration::from_secs(2))
-        .filter(|t| *t > started);
-    let mut pre_sent = pre_deadline.is_none();
+    let mut clock = BookmarkClock::new(started, deadline, app.bookmark_interval);
     loop {
         app.faults.flood.delivered(pos);
         if app.faults.stalled_until().is_some() {
@@ -339,39 +366,14 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             continue;
         }
-        let read = app.cluster.read().changes_after(pos, 4096);
-        match read {
-            Err(compacted) => {
-                let msg = format!("too old resource version: {pos} ({compacted})");
-                let _ = send(error_line(&Status::expired(msg))).await;
-                return;
+        match send_changes(&app, &spec, pos, &tx).await {
+            Caught::Up(upto) => pos = upto,
+            Caught::Behind(upto) => {
+                pos = upto;
+                continue;
             }
-            Ok((changes, upto)) => {
-                let full = changes.len() >= 4096;
-                let mut buf = Vec::new();
-                for c in changes.iter().filter(|c| c.res == spec.res) {
-                    if let Some(line) = emit(c, &spec.filter, def, spec.render) {
-                        buf.extend_from_slice(&line);
-                        if buf.len() >= FLUSH && !send(Bytes::from(std::mem::take(&mut buf))).await
-                        {
-                            return;
-                        }
-                    }
-                }
-                if !buf.is_empty() && !send(Bytes::from(buf)).await {
-                    return;
-                }
-                pos = pos.max(upto);
-                app.faults.flood.delivered(pos);
-                if full {
-                    continue;
-                }
-            }
+            Caught::Ended => return,
         }
-        let bookmark_at = match pre_deadline {
-            Some(p) if !pre_sent => next_bookmark.min(p),
-            _ => next_bookmark,
-        };
         tokio::select! {
             biased;
             _ = tx.closed() => return,
@@ -382,22 +384,102 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             _ = sleep_until(deadline) => return,
             r = rev_rx.changed() => if r.is_err() { return },
             r = mal_rx.changed() => {
-                if r.is_err() || !send(Bytes::from_static(MALFORMED)).await { return; }
+                if r.is_err() || !send(&tx, Bytes::from_static(MALFORMED)).await { return; }
             }
-            _ = sleep_until(bookmark_at), if spec.bookmarks => {
-                let now = Instant::now();
-                if pre_deadline.is_some_and(|p| p <= now) {
-                    pre_sent = true;
-                }
-                if next_bookmark <= now {
-                    next_bookmark = now + interval;
-                }
+            _ = sleep_until(clock.due()), if spec.bookmarks => {
+                clock.fired(Instant::now());
                 // Only when caught up: a future start revision gets no bookmarks.
-                if pos <= app.cluster.read().rev() && !send(bookmark(def, pos, false)).await {
+                if pos <= app.cluster.read().rev() && !send(&tx, bookmark(def, pos, false)).await {
                     return;
                 }
             }
         }
+    }
+}
+
+/// The initial events of a watch-list: an ADDED per object of the current state (once
+/// the store has reached `min`), then the initial-events-end bookmark when asked. The
+/// revision they show, or `None` when the watch has ended (too large `min`, client gone).
+async fn send_initial_events(
+    app: &App,
+    spec: &Spec,
+    min: u64,
+    tx: &mpsc::Sender<Chunk>,
+) -> Option<u64> {
+    let def = &RESOURCES[spec.res];
+    if min > 0 {
+        let cur = wait_for_rv(app, min, app.too_large_wait).await;
+        if cur < min {
+            let _ = send(tx, error_line(&Status::too_large_rv(min, cur))).await;
+            return None;
+        }
+    }
+    let (items, rev) = {
+        let s = app.cluster.read();
+        let pred = |o: &Obj| spec.filter.matches(o);
+        let q = ListQuery {
+            namespace: spec.filter.namespace.as_deref(),
+            ..ListQuery::all(spec.res, s.rev())
+        };
+        let page = s.list(q, &pred);
+        (page.items, s.rev())
+    };
+    let mut batch = Batch::new(tx);
+    for o in items {
+        if !batch
+            .push(&rendered_line("ADDED", &o, def, spec.render))
+            .await
+        {
+            return None;
+        }
+    }
+    if spec.bookmarks {
+        batch.buf.extend_from_slice(&bookmark(def, rev, true));
+    }
+    batch.finish().await.then_some(rev)
+}
+
+/// Where a watch stands after [`send_changes`].
+enum Caught {
+    /// Everything up to this revision is sent: wait for more.
+    Up(u64),
+    /// Sent up to this revision, and more changes are waiting.
+    Behind(u64),
+    /// The watch has ended (history compacted past it, client gone).
+    Ended,
+}
+
+/// Sends the lines of the changes after `pos` (at most 4096 of them) that the watch sees.
+async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>) -> Caught {
+    const MAX: usize = 4096;
+    let def = &RESOURCES[spec.res];
+    let read = app.cluster.read().changes_after(pos, MAX);
+    let (changes, upto) = match read {
+        Ok(read) => read,
+        Err(compacted) => {
+            let msg = format!("too old resource version: {pos} ({compacted})");
+            let _ = send(tx, error_line(&Status::expired(msg))).await;
+            return Caught::Ended;
+        }
+    };
+    let full = changes.len() >= MAX;
+    let mut batch = Batch::new(tx);
+    for c in changes.iter().filter(|c| c.res == spec.res) {
+        if let Some(line) = emit(c, &spec.filter, def, spec.render) {
+            if !batch.push(&line).await {
+                return Caught::Ended;
+            }
+        }
+    }
+    if !batch.finish().await {
+        return Caught::Ended;
+    }
+    let pos = pos.max(upto);
+    app.faults.flood.delivered(pos);
+    if full {
+        Caught::Behind(pos)
+    } else {
+        Caught::Up(pos)
     }
 }
 
