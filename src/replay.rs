@@ -41,13 +41,11 @@ struct Parsed {
 /// kind and apiVersion that deltas carry.
 #[derive(Default)]
 struct Resources {
-    names: BTreeSet<String>,
     list: Vec<Resource>,
 }
 
 impl Resources {
     fn by_name(&mut self, name: &str) -> usize {
-        self.names.insert(name.to_owned());
         if let Some(i) = self.list.iter().position(|r| r.name == name) {
             return i;
         }
@@ -153,8 +151,8 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
     let (head, item) = match (&line, line.event()) {
         (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
         (Line::Synced { head }, None) => (head, Item::Synced(res.by_name(&head.resource))),
-        // Every variant is a delta, an event or Synced.
-        _ => unreachable!("a record that is neither a delta, an event nor Synced"),
+        // Not reached: every variant is a delta, an event or Synced.
+        _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };
     Ok(Some(Parsed {
         time: time(&head.time, n)?,
