@@ -213,7 +213,12 @@ type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
 
 /// Prints one record, with the previous version of a delta's object from `store`, and
 /// keeps `store` as the informer did.
-fn print(p: &Parsed, resources: &[Resource], store: &mut Store, printer: &mut dyn Printer) -> Result<()> {
+fn print(
+    p: &Parsed,
+    resources: &[Resource],
+    store: &mut Store,
+    printer: &mut dyn Printer,
+) -> Result<()> {
     let resource_of = |i: usize| &resources[i];
     let rec = |resource, body| Record {
         resource,

@@ -101,7 +101,12 @@ fn replay_as_yaml_carries_the_same_fields_in_the_same_order() {
             .filter(|l| !l.starts_with(' ') && !l.starts_with('-'))
             .filter_map(|l| l.split_once(':').map(|(k, _)| k))
             .collect();
-        let want: Vec<&str> = rec.as_object().unwrap().keys().map(String::as_str).collect();
+        let want: Vec<&str> = rec
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         assert_eq!(keys, want, "{doc}");
     }
 }

@@ -130,4 +130,3 @@ impl<W: Write + Send> Printer for WatchEventPrinter<W> {
         self.diag.flush()
     }
 }
-

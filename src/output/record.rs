@@ -357,10 +357,9 @@ impl<'a> Line<'a> {
                 },
             ),
             Line::Resync { head } => (head, ReflectorEvent::Resync),
-            Line::WatchListFallback { head, error } => (
-                head,
-                ReflectorEvent::WatchListFallback { error: s(error) },
-            ),
+            Line::WatchListFallback { head, error } => {
+                (head, ReflectorEvent::WatchListFallback { error: s(error) })
+            }
             Line::Retry {
                 head,
                 verb,
@@ -514,4 +513,172 @@ pub fn object_of(text: &str) -> serde_json::Result<Option<&RawValue>> {
         object: Option<&'a RawValue>,
     }
     serde_json::from_str::<Object<'_>>(text).map(|o| o.object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::{DeltaObject, Tombstone};
+    use crate::object::{Object, ObjectRef};
+    use crate::target::Resource;
+
+    fn events() -> Vec<ReflectorEvent> {
+        let s = |x: &str| x.to_owned();
+        vec![
+            ReflectorEvent::List {
+                resource_version: s("0"),
+                limit: 500,
+                reason: s("initial"),
+                streaming: true,
+            },
+            ReflectorEvent::Listed {
+                resource_version: s("10"),
+                items: 3,
+                pages: 2,
+                elapsed: Duration::from_millis(12),
+                full_list_fallback: true,
+                streaming: false,
+            },
+            ReflectorEvent::Watch {
+                resource_version: s("10"),
+                timeout_seconds: 347,
+            },
+            ReflectorEvent::WatchEnded {
+                reason: s("410 \"Expired\"\u{1b}"),
+                events: 7,
+                elapsed: Duration::from_millis(2699),
+                error: true,
+            },
+            ReflectorEvent::Bookmark {
+                resource_version: s("12"),
+            },
+            ReflectorEvent::Backoff {
+                delay: Duration::from_millis(800),
+                cause: s("refused"),
+            },
+            ReflectorEvent::Resync,
+            ReflectorEvent::WatchListFallback { error: s("no") },
+            ReflectorEvent::Retry(Retry {
+                verb: Verb::List,
+                code: Some(429),
+                reason: s("TooManyRequests"),
+                delay: Duration::from_secs(2),
+                attempt: 1,
+                max_retries: 10,
+            }),
+            ReflectorEvent::Retry(Retry {
+                verb: Verb::Watch,
+                code: None,
+                reason: s("reset"),
+                delay: Duration::from_secs(1),
+                attempt: 10,
+                max_retries: 10,
+            }),
+        ]
+    }
+
+    fn pods() -> Resource {
+        Resource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespaced: true,
+        }
+    }
+
+    #[test]
+    fn every_reflector_event_reads_back_as_the_event_it_was() {
+        let r = pods();
+        for context in [None, Some("prod")] {
+            for e in events() {
+                let rec = Record {
+                    resource: &r,
+                    context,
+                    time: jiff::Timestamp::UNIX_EPOCH,
+                    body: Body::Event(&e),
+                };
+                let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
+                let text = serde_json::to_string(&line).unwrap();
+                let back: Line<'_> = serde_json::from_str(&text).unwrap();
+                assert_eq!(back, line, "{text}");
+                let (head, got) = back.event().unwrap();
+                assert_eq!(got, e, "{text}");
+                assert_eq!(head.resource, "pods");
+                assert_eq!(head.context.as_deref(), context);
+                // `type` first, then `context` when present, then `resource` and `time`.
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+                let head_keys: &[&str] = match context {
+                    Some(_) => &["type", "context", "resource", "time"],
+                    None => &["type", "resource", "time"],
+                };
+                assert_eq!(&keys[..head_keys.len()], head_keys, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_delta_reads_back_with_its_type_and_object() {
+        let r = pods();
+        let obj = ObjectRef::new(
+            Object::from_json(
+                r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"},"x":1.50}"#,
+            )
+            .unwrap(),
+        );
+        let tomb = |obj| {
+            DeltaObject::Tombstone(Tombstone {
+                key: "d/a".into(),
+                obj,
+            })
+        };
+        let mut deltas: Vec<Delta> = [
+            DeltaType::Added,
+            DeltaType::Updated,
+            DeltaType::Deleted,
+            DeltaType::Replaced,
+            DeltaType::Sync,
+        ]
+        .into_iter()
+        .map(|t| Delta::new(t, obj.clone()))
+        .collect();
+        for o in [None, Some(obj.clone())] {
+            deltas.push(Delta {
+                kind: DeltaType::Deleted,
+                object: tomb(o),
+            });
+        }
+        for d in &deltas {
+            let rec = Record {
+                resource: &r,
+                context: Some("c"),
+                time: jiff::Timestamp::UNIX_EPOCH,
+                body: Body::Delta {
+                    key: "d/a",
+                    delta: d,
+                    initial_list: true,
+                    prev: None,
+                },
+            };
+            let line = Line::of(&rec, "t");
+            let mut out = Vec::new();
+            line.write_json(
+                &mut out,
+                d.object.object().map(|o| o.raw()),
+                &mut Vec::new(),
+            )
+            .unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.ends_with("}\n"), "{text}");
+            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, line, "{text}");
+            let (t, f) = back.delta().unwrap();
+            assert_eq!(t, d.kind);
+            assert_eq!(f.resource.as_deref(), Some("pods"));
+            assert_eq!(f.final_state_unknown, d.object.is_tombstone());
+            // The object comes back as the bytes written (`1.50` is not re-serialised).
+            let raw = object_of(&text).unwrap().map(|o| o.get().to_owned());
+            assert_eq!(raw.as_deref(), d.object.object().map(|o| o.raw()), "{text}");
+        }
+    }
 }
