@@ -120,8 +120,9 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let line: Line<'_> =
-        serde_json::from_str(text).with_context(|| format!("line {n}: not a kwatch record"))?;
+    let line: Line<'_> = serde_json::from_str(text).with_context(|| {
+        format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
+    })?;
     if let Some((kind, d)) = line.delta() {
         let object = match record::object_of(text).with_context(|| format!("line {n}"))? {
             Some(o) => Some(ObjectRef::new(
