@@ -6,19 +6,19 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, IsTerminal as _, Read};
-use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use serde_json::Value;
+use anyhow::{Context, Result};
 
 use crate::cli::ReplayArgs;
 use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::object::{Object, ObjectRef};
-use crate::output::{self, Body, Record, Resource};
+use crate::output::record::{self, Line};
+use crate::output::{self, Body, Printer, Record};
 use crate::reflector::ReflectorEvent;
+use crate::target::Resource;
 
-/// One parsed line.
-enum Line {
+/// One parsed record, owning what the printers borrow.
+enum Item {
     Delta {
         kind: DeltaType,
         key: String,
@@ -34,94 +34,18 @@ enum Line {
 struct Parsed {
     time: jiff::Timestamp,
     context: Option<String>,
-    line: Line,
-}
-
-fn delta_type(s: &str) -> Option<DeltaType> {
-    Some(match s {
-        "Added" => DeltaType::Added,
-        "Updated" => DeltaType::Updated,
-        "Deleted" => DeltaType::Deleted,
-        "Replaced" => DeltaType::Replaced,
-        "Sync" => DeltaType::Sync,
-        _ => return None,
-    })
-}
-
-fn ms(v: &Value) -> Duration {
-    Duration::from_millis(v.as_u64().unwrap_or(0))
-}
-
-fn string(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_owned()
-}
-
-/// The reflector event a record describes (the inverse of the JSON printer's fields).
-fn event(ty: &str, r: &Value) -> Option<ReflectorEvent> {
-    Some(match ty {
-        "List" => ReflectorEvent::List {
-            resource_version: string(&r["resourceVersion"]),
-            limit: u32::try_from(r["limit"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
-            reason: string(&r["reason"]),
-            streaming: r["streaming"] == true,
-        },
-        "Listed" => ReflectorEvent::Listed {
-            resource_version: string(&r["resourceVersion"]),
-            items: usize::try_from(r["items"].as_u64().unwrap_or(0)).unwrap_or(usize::MAX),
-            pages: u32::try_from(r["pages"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
-            elapsed: ms(&r["ms"]),
-            full_list_fallback: r["fullListFallback"] == true,
-            streaming: r["streaming"] == true,
-        },
-        "Watch" => ReflectorEvent::Watch {
-            resource_version: string(&r["resourceVersion"]),
-            timeout_seconds: u32::try_from(r["timeoutSeconds"].as_u64().unwrap_or(0))
-                .unwrap_or(u32::MAX),
-        },
-        "WatchEnded" => ReflectorEvent::WatchEnded {
-            reason: string(&r["reason"]),
-            events: r["events"].as_u64().unwrap_or(0),
-            elapsed: ms(&r["ms"]),
-            error: r["error"] == true,
-        },
-        "Bookmark" => ReflectorEvent::Bookmark {
-            resource_version: string(&r["resourceVersion"]),
-        },
-        "Backoff" => ReflectorEvent::Backoff {
-            delay: ms(&r["delayMs"]),
-            cause: string(&r["cause"]),
-        },
-        "Resync" => ReflectorEvent::Resync,
-        "WatchListFallback" => ReflectorEvent::WatchListFallback {
-            error: string(&r["error"]),
-        },
-        "Retry" => ReflectorEvent::Retry(crate::retry::Retry {
-            verb: match r["verb"].as_str() {
-                Some("list") => crate::retry::Verb::List,
-                Some("watch") => crate::retry::Verb::Watch,
-                _ => crate::retry::Verb::Get,
-            },
-            code: r["code"].as_u64().and_then(|c| u16::try_from(c).ok()),
-            reason: string(&r["reason"]),
-            delay: Duration::from_secs(r["retryAfterSeconds"].as_u64().unwrap_or(0)),
-            attempt: u32::try_from(r["attempt"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
-            max_retries: u32::try_from(r["maxRetries"].as_u64().unwrap_or(0)).unwrap_or(u32::MAX),
-        }),
-        _ => return None,
-    })
+    item: Item,
 }
 
 /// The resources of a recording: the names reflector events carry, matched to the
 /// kind and apiVersion that deltas carry.
 #[derive(Default)]
 struct Resources {
-    names: BTreeSet<String>,
     list: Vec<Resource>,
 }
 
 impl Resources {
     fn by_name(&mut self, name: &str) -> usize {
-        self.names.insert(name.to_owned());
         if let Some(i) = self.list.iter().position(|r| r.name == name) {
             return i;
         }
@@ -135,6 +59,8 @@ impl Resources {
         self.list.len() - 1
     }
 
+    /// For recordings made before deltas named their resource: the resource events
+    /// named whose plural starts like the kind, else kubectl's naive plural of the kind.
     fn by_kind(&mut self, kind: &str, api_version: &str, namespaced: bool) -> usize {
         if let Some(i) = self
             .list
@@ -165,64 +91,79 @@ impl Resources {
                 self.by_name(&name)
             }
         };
+        self.fill(i, kind, api_version, namespaced)
+    }
+
+    /// The resource a delta names, with what the delta says of it.
+    fn named(&mut self, name: &str, kind: &str, api_version: &str, namespaced: bool) -> usize {
+        let i = self.by_name(name);
+        self.fill(i, kind, api_version, namespaced)
+    }
+
+    fn fill(&mut self, i: usize, kind: &str, api_version: &str, namespaced: bool) -> usize {
         let r = &mut self.list[i];
-        r.kind = kind.to_owned();
-        r.api_version = api_version.to_owned();
+        if r.kind.is_empty() {
+            r.kind = kind.to_owned();
+            r.api_version = api_version.to_owned();
+        }
         r.namespaced = namespaced;
         i
     }
+}
+
+fn time(t: &str, n: usize) -> Result<jiff::Timestamp> {
+    t.parse()
+        .with_context(|| format!("line {n}: bad time {t:?}"))
 }
 
 fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed>> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let r: Value = serde_json::from_str(text).with_context(|| format!("line {n}: not JSON"))?;
-    let ty = r["type"]
-        .as_str()
-        .with_context(|| format!("line {n}: no \"type\""))?;
-    let time = r["time"]
-        .as_str()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-    let context = r["context"].as_str().map(str::to_owned);
-    let line = if let (Some(kind), Some(key)) = (delta_type(ty), r["key"].as_str()) {
-        let object = match r.get("object") {
-            Some(o) if o.is_object() => Some(ObjectRef::new(
-                Object::from_json(&o.to_string())
-                    .with_context(|| format!("line {n}: bad object"))?,
+    let line: Line<'_> = serde_json::from_str(text).with_context(|| {
+        format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
+    })?;
+    if let Some((kind, d)) = line.delta() {
+        let object = match record::object_of(text).with_context(|| format!("line {n}"))? {
+            Some(o) => Some(ObjectRef::new(
+                Object::from_json(o.get()).with_context(|| format!("line {n}: bad object"))?,
             )),
-            _ => None,
+            None => None,
         };
-        let resource = res.by_kind(
-            r["kind"].as_str().unwrap_or_default(),
-            r["apiVersion"].as_str().unwrap_or_default(),
-            r["namespace"].is_string(),
-        );
-        Line::Delta {
-            kind,
-            key: key.to_owned(),
-            resource,
-            object,
-            tombstone: r["finalStateUnknown"] == true,
-            initial_list: r["initialList"] == true,
-        }
-    } else if ty == "Synced" {
-        Line::Synced(res.by_name(r["resource"].as_str().unwrap_or_default()))
-    } else if let Some(e) = event(ty, &r) {
-        Line::Event(e, res.by_name(r["resource"].as_str().unwrap_or_default()))
-    } else {
-        bail!("line {n}: unknown record type {ty:?}");
+        let namespaced = d.namespace.is_some();
+        let resource = match &d.resource {
+            Some(name) => res.named(name, &d.kind, &d.api_version, namespaced),
+            // Recorded before deltas named their resource.
+            None => res.by_kind(&d.kind, &d.api_version, namespaced),
+        };
+        return Ok(Some(Parsed {
+            time: time(&d.time, n)?,
+            context: d.context.as_deref().map(str::to_owned),
+            item: Item::Delta {
+                kind,
+                key: d.key.clone().into_owned(),
+                resource,
+                object,
+                tombstone: d.final_state_unknown,
+                initial_list: d.initial_list,
+            },
+        }));
+    }
+    let (head, item) = match (&line, line.event()) {
+        (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
+        (Line::Synced { head }, None) => (head, Item::Synced(res.by_name(&head.resource))),
+        // Not reached: every variant is a delta, an event or Synced.
+        _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };
     Ok(Some(Parsed {
-        time,
-        context,
-        line,
+        time: time(&head.time, n)?,
+        context: head.context.as_deref().map(str::to_owned),
+        item,
     }))
 }
 
-/// Runs `kwatch replay`.
-pub fn run(args: ReplayArgs) -> Result<()> {
+/// The recording's text: the file, or stdin for `-`.
+fn read(args: &ReplayArgs) -> Result<String> {
     let mut text = String::new();
     if args.file.as_os_str() == "-" {
         io::stdin().read_to_string(&mut text)?;
@@ -234,6 +175,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             text.push('\n');
         }
     }
+    Ok(text)
+}
+
+/// Runs `kwatch replay`.
+pub fn run(args: ReplayArgs) -> Result<()> {
+    let text = read(&args)?;
     let mut res = Resources::default();
     let mut parsed = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -244,8 +191,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let mut opts = crate::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
-        .filter_map(|p| match &p.line {
-            Line::Delta { key, .. } => key.split_once('/').map(|(ns, _)| ns),
+        .filter_map(|p| match &p.item {
+            Item::Delta { key, .. } => key.split_once('/').map(|(ns, _)| ns),
             _ => None,
         })
         .collect();
@@ -254,67 +201,68 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
     opts.terminal = io::stdout().is_terminal();
     let mut printer = output::printer(opts, io::stdout(), io::stderr());
-
-    // The informer's store, per context and resource: key → last known object.
-    let mut store: HashMap<(Option<String>, usize, String), ObjectRef> = HashMap::new();
+    let mut store = Store::default();
     for p in &parsed {
-        let (resource, body_kind) = match &p.line {
-            Line::Delta { resource, .. } => (*resource, 0),
-            Line::Event(_, r) => (*r, 1),
-            Line::Synced(r) => (*r, 2),
-        };
-        let resource = &res.list[resource];
-        let rec = |body| Record {
-            resource,
-            context: p.context.as_deref(),
-            time: p.time,
-            body,
-        };
-        match (&p.line, body_kind) {
-            (
-                Line::Delta {
-                    kind,
-                    key,
-                    object,
-                    tombstone,
-                    initial_list,
-                    resource: ri,
-                },
-                _,
-            ) => {
-                let object_ref = match (tombstone, object) {
-                    (true, o) => DeltaObject::Tombstone(Tombstone {
-                        key: key.clone(),
-                        obj: o.clone(),
-                    }),
-                    (false, Some(o)) => DeltaObject::Object(o.clone()),
-                    (false, None) => continue,
-                };
-                let delta = Delta {
-                    kind: *kind,
-                    object: object_ref,
-                };
-                let skey = (p.context.clone(), *ri, key.clone());
-                let prev = store.get(&skey).cloned();
-                printer.print(&rec(Body::Delta {
-                    key,
-                    delta: &delta,
-                    initial_list: *initial_list,
-                    prev: prev.as_ref(),
-                }))?;
-                match (kind, delta.object.object()) {
-                    (DeltaType::Deleted, _) | (_, None) => {
-                        store.remove(&skey);
-                    }
-                    (_, Some(o)) => {
-                        store.insert(skey, o.clone());
-                    }
-                }
-            }
-            (Line::Event(e, _), _) => printer.print(&rec(Body::Event(e)))?,
-            (Line::Synced(_), _) => printer.print(&rec(Body::Synced))?,
-        }
+        print(p, &res.list, &mut store, printer.as_mut())?;
     }
     printer.flush()?;
+    Ok(())
+}
+
+/// The informer's store, per context and resource: key → last known object.
+type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
+
+/// Prints one record, with the previous version of a delta's object from `store`, and
+/// keeps `store` as the informer did.
+fn print(
+    p: &Parsed,
+    resources: &[Resource],
+    store: &mut Store,
+    printer: &mut dyn Printer,
+) -> Result<()> {
+    let resource_of = |i: usize| &resources[i];
+    let rec = |resource, body| Record {
+        resource,
+        context: p.context.as_deref(),
+        time: p.time,
+        body,
+    };
+    let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
+        Item::Event(e, r) => return Ok(printer.print(&rec(resource_of(*r), Body::Event(e)))?),
+        Item::Synced(r) => return Ok(printer.print(&rec(resource_of(*r), Body::Synced))?),
+        Item::Delta {
+            kind,
+            key,
+            resource,
+            object,
+            tombstone,
+            initial_list,
+        } => (*kind, key, *resource, object, *tombstone, *initial_list),
+    };
+    let object = match (tombstone, object) {
+        (true, o) => DeltaObject::Tombstone(Tombstone {
+            key: key.clone(),
+            obj: o.clone(),
+        }),
+        (false, Some(o)) => DeltaObject::Object(o.clone()),
+        // A delta always carries its object; only a tombstone may not.
+        (false, None) => return Ok(()),
+    };
+    let delta = Delta { kind, object };
+    let skey = (p.context.clone(), ri, key.clone());
+    let prev = store.get(&skey).cloned();
+    printer.print(&rec(
+        resource_of(ri),
+        Body::Delta {
+            key,
+            delta: &delta,
+            initial_list,
+            prev: prev.as_ref(),
+        },
+    ))?;
+    match (kind, delta.object.object()) {
+        (DeltaType::Deleted, _) | (_, None) => store.remove(&skey),
+        (_, Some(o)) => store.insert(skey, o.clone()),
+    };
     Ok(())
 }

@@ -9,7 +9,19 @@ use anyhow::{anyhow, bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource};
 
 use crate::discovery::Discovery;
-use crate::output::Resource;
+
+/// The resource a record is about, as resolved by discovery: what the printers and
+/// `kwatch replay` know of it. Lives here, below output, so that output imports target
+/// and never the other way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// What the user sees: the plural, with its group for non-core resources
+    /// (`pods`, `deployments.apps`).
+    pub name: String,
+    pub kind: String,
+    pub api_version: String,
+    pub namespaced: bool,
+}
 
 /// A resolved, watchable resource.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,7 @@ mod kubectl_habits;
 mod never_lie;
 mod output;
 mod output_habits;
+mod replay_records;
 mod retry_after;
 mod sim_kubectl;
 mod sim_protocol;

@@ -129,7 +129,7 @@ mod tests {
     use super::*;
     use crate::delta::{Delta, DeltaType};
     use crate::object::{Object, ObjectRef};
-    use crate::output::Resource;
+    use crate::target::Resource;
 
     fn pods() -> Resource {
         Resource {

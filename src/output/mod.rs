@@ -3,7 +3,7 @@
 //! diagnostics (stderr: the table's `~` lines, the script formats' failure reports), and
 //! know nothing of where records come from.
 //!
-//! JSON lines and YAML carry the same records (see README "Output schema"); the table is
+//! JSON lines and YAML carry the same records ([`record::Line`], README "JSON lines"); the table is
 //! for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
 //! formats, applied per delta.
 
@@ -11,6 +11,7 @@ pub mod columns;
 pub mod diff;
 mod health;
 mod json;
+pub mod record;
 pub mod sanitize;
 mod script;
 pub(crate) mod table;
@@ -20,13 +21,14 @@ mod yaml;
 use std::collections::HashMap;
 
 use std::io::{self, Write};
-use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::delta::Delta;
 use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
+// The printers (columns.rs too, as `super::Resource`) name resources by target's type.
+use crate::target::Resource;
 
 /// An output format (`-o`), with kubectl's names.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -137,17 +139,6 @@ impl Format {
     }
 }
 
-/// The resource a record is about, as resolved by discovery.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resource {
-    /// What the user sees: the plural, with its group for non-core resources
-    /// (`pods`, `deployments.apps`).
-    pub name: String,
-    pub kind: String,
-    pub api_version: String,
-    pub namespaced: bool,
-}
-
 #[derive(Debug, Clone, Copy)]
 pub enum Body<'a> {
     /// One delta of a popped key, in order. `initial_list`: popped before HasSynced.
@@ -242,125 +233,6 @@ pub(crate) fn paint(text: &str, sgr: u8) -> String {
 /// RFC 3339 with milliseconds, UTC.
 pub fn format_time(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
-
-fn ms(d: &Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// The record's fields in schema order, without the object; and the object, if any.
-fn fields(rec: &Record<'_>) -> (Map<String, Value>, Option<ObjectRef>) {
-    let mut m = Map::new();
-    let r = rec.resource;
-    let mut obj = None;
-    match &rec.body {
-        Body::Delta {
-            key,
-            delta,
-            initial_list,
-            ..
-        } => {
-            let o = delta.object.object();
-            let (ns, name) = match key.split_once('/') {
-                Some((ns, name)) => (Some(ns), name),
-                None => (None, *key),
-            };
-            m.insert("type".into(), json!(delta.kind.as_str()));
-            if let Some(c) = rec.context {
-                m.insert("context".into(), json!(c));
-            }
-            m.insert("key".into(), json!(key));
-            m.insert("namespace".into(), json!(ns));
-            m.insert("name".into(), json!(name));
-            m.insert("kind".into(), json!(r.kind));
-            m.insert("apiVersion".into(), json!(r.api_version));
-            m.insert(
-                "resourceVersion".into(),
-                json!(o.map(|o| o.resource_version())),
-            );
-            m.insert("time".into(), json!(format_time(rec.time)));
-            m.insert("initialList".into(), json!(initial_list));
-            if delta.object.is_tombstone() {
-                m.insert("finalStateUnknown".into(), json!(true));
-            }
-            obj = o.cloned();
-        }
-        Body::Synced => {
-            m.insert("type".into(), json!("Synced"));
-            if let Some(c) = rec.context {
-                m.insert("context".into(), json!(c));
-            }
-            m.insert("resource".into(), json!(r.name));
-            m.insert("time".into(), json!(format_time(rec.time)));
-        }
-        Body::Event(e) => {
-            let (ty, rest) = event_fields(e);
-            m.insert("type".into(), json!(ty));
-            if let Some(c) = rec.context {
-                m.insert("context".into(), json!(c));
-            }
-            m.insert("resource".into(), json!(r.name));
-            m.insert("time".into(), json!(format_time(rec.time)));
-            m.extend(rest);
-        }
-    }
-    (m, obj)
-}
-
-fn event_fields(e: &ReflectorEvent) -> (&'static str, Map<String, Value>) {
-    let v = match e {
-        ReflectorEvent::List {
-            resource_version,
-            limit,
-            reason,
-            streaming,
-        } => json!({"resourceVersion": resource_version, "limit": limit, "reason": reason,
-                    "streaming": streaming}),
-        ReflectorEvent::Listed {
-            resource_version,
-            items,
-            pages,
-            elapsed,
-            full_list_fallback,
-            streaming,
-        } => json!({"resourceVersion": resource_version, "items": items, "pages": pages,
-                    "ms": ms(elapsed), "fullListFallback": full_list_fallback,
-                    "streaming": streaming}),
-        ReflectorEvent::Watch {
-            resource_version,
-            timeout_seconds,
-        } => json!({"resourceVersion": resource_version, "timeoutSeconds": timeout_seconds}),
-        ReflectorEvent::WatchEnded {
-            reason,
-            events,
-            elapsed,
-            error,
-        } => json!({"reason": reason, "events": events, "ms": ms(elapsed), "error": error}),
-        ReflectorEvent::Bookmark { resource_version } => {
-            json!({"resourceVersion": resource_version})
-        }
-        ReflectorEvent::Backoff { delay, cause } => json!({"delayMs": ms(delay), "cause": cause}),
-        ReflectorEvent::Resync => json!({}),
-        ReflectorEvent::WatchListFallback { error } => json!({"error": error}),
-        ReflectorEvent::Retry(r) => json!({"verb": r.verb.as_str(), "code": r.code,
-                    "reason": r.reason, "retryAfterSeconds": r.delay.as_secs(),
-                    "attempt": r.attempt, "maxRetries": r.max_retries}),
-    };
-    let ty = match e {
-        ReflectorEvent::List { .. } => "List",
-        ReflectorEvent::Listed { .. } => "Listed",
-        ReflectorEvent::Watch { .. } => "Watch",
-        ReflectorEvent::WatchEnded { .. } => "WatchEnded",
-        ReflectorEvent::Bookmark { .. } => "Bookmark",
-        ReflectorEvent::Backoff { .. } => "Backoff",
-        ReflectorEvent::Resync => "Resync",
-        ReflectorEvent::WatchListFallback { .. } => "WatchListFallback",
-        ReflectorEvent::Retry(_) => "Retry",
-    };
-    match v {
-        Value::Object(m) => (ty, m),
-        _ => (ty, Map::new()),
-    }
 }
 
 /// The record's `--diff`, if it has one.

@@ -1,6 +1,7 @@
 //! Printers against an in-memory buffer.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::*;
 use crate::delta::{DeltaObject, DeltaType, Tombstone};
@@ -119,7 +120,7 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
     );
     assert_eq!(
         lines[1],
-        r#"{"type":"Added","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"42","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","creationTimestamp":"2026-11-21T10:00:00Z"},"spec":{"nodeName":"n1"}}}"#
+        r#"{"type":"Added","resource":"pods","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"42","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","creationTimestamp":"2026-11-21T10:00:00Z"},"spec":{"nodeName":"n1"}}}"#
     );
     let t: Value = serde_json::from_str(lines[2]).unwrap();
     assert_eq!(t["type"], "Deleted");
@@ -144,7 +145,7 @@ fn yaml_is_a_multi_document_stream_of_the_same_records() {
         }],
     );
     assert!(
-        out.starts_with("---\ntype: Updated\nkey: default/web-1\n"),
+        out.starts_with("---\ntype: Updated\nresource: pods\nkey: default/web-1\n"),
         "{out}"
     );
     assert!(out.contains("  spec:\n    nodeName: n1\n"), "{out}");

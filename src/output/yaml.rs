@@ -14,7 +14,8 @@ use std::io::{self, BufWriter, Write};
 
 use serde_json::{Map, Value};
 
-use super::{diff, fields, object_json, record_diff, Options, Printer, Record};
+use super::record::{DiffField, Line};
+use super::{diff, object_json, record_diff, Body, Options, Printer, Record};
 
 pub struct YamlPrinter<W: Write> {
     opts: Options,
@@ -32,19 +33,27 @@ impl<W: Write> YamlPrinter<W> {
 
 impl<W: Write + Send> Printer for YamlPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
-        let (mut m, obj) = fields(rec);
+        let time = super::format_time(rec.time);
+        let mut line = Line::of(rec, &time);
         if let Some(d) = record_diff(rec, self.opts.diff) {
-            m.insert("changed".into(), Value::Bool(d.changed));
-            if d.known {
+            if let Some(f) = line.delta_mut() {
+                f.changed = Some(d.changed);
                 // For people: `path: old → new`, one string per changed path.
-                let lines = diff::lines(&d).into_iter().map(Value::String).collect();
-                m.insert("diff".into(), Value::Array(lines));
+                f.diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
             }
         }
+        let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {
+            Value::Object(m) => m,
+            _ => return Err(io::Error::other("a record is not a mapping")),
+        };
+        let obj = match &rec.body {
+            Body::Delta { delta, .. } => delta.object.object(),
+            _ => None,
+        };
         if let Some(o) = obj {
             // An object kwatch holds as raw JSON may still be beyond what a recursive
             // parser takes (nesting deeper than 128): say so instead of failing the stream.
-            match serde_json::from_str(&object_json(&o, self.opts.show_managed_fields)) {
+            match serde_json::from_str(&object_json(o, self.opts.show_managed_fields)) {
                 Ok(v) => {
                     m.insert("object".into(), v);
                 }

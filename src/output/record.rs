@@ -1,0 +1,684 @@
+//! The record's one written form: a line of `-o json` and `--record`, a document of
+//! `-o yaml`, and what `kwatch replay` reads back (README "JSON lines and YAML").
+//!
+//! Field order is the schema's: `type` first (serde's internal tag), `context` right after
+//! when present, then the fields in declaration order. A delta's `object` is not a field
+//! here: it is kept as the raw bytes the server sent and written after the other fields
+//! by the printer ([`Line::write_json`]); replay reads it back separately
+//! ([`object_of`]), so it is never re-serialised either way.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::{Body, Record};
+use crate::delta::{Delta, DeltaType};
+use crate::reflector::ReflectorEvent;
+use crate::retry::{Retry, Verb};
+
+/// One record. Deltas are one variant per delta type (serde's tag is the variant name).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all_fields = "camelCase")]
+pub enum Line<'a> {
+    Added(#[serde(borrow)] DeltaLine<'a>),
+    Updated(#[serde(borrow)] DeltaLine<'a>),
+    Deleted(#[serde(borrow)] DeltaLine<'a>),
+    Replaced(#[serde(borrow)] DeltaLine<'a>),
+    Sync(#[serde(borrow)] DeltaLine<'a>),
+    List {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        resource_version: Cow<'a, str>,
+        limit: u32,
+        reason: Cow<'a, str>,
+        streaming: bool,
+    },
+    Listed {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        resource_version: Cow<'a, str>,
+        items: u64,
+        pages: u32,
+        ms: u64,
+        full_list_fallback: bool,
+        streaming: bool,
+    },
+    Watch {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        resource_version: Cow<'a, str>,
+        timeout_seconds: u32,
+    },
+    WatchEnded {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        reason: Cow<'a, str>,
+        events: u64,
+        ms: u64,
+        error: bool,
+    },
+    Bookmark {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        resource_version: Cow<'a, str>,
+    },
+    Backoff {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        delay_ms: u64,
+        cause: Cow<'a, str>,
+    },
+    Resync {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+    },
+    WatchListFallback {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        error: Cow<'a, str>,
+    },
+    Retry {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        verb: VerbName,
+        /// `null` for a lost connection.
+        code: Option<u16>,
+        reason: Cow<'a, str>,
+        retry_after_seconds: u64,
+        attempt: u32,
+        max_retries: u32,
+    },
+    Synced {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+    },
+}
+
+/// What every reflector event and Synced begins with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Head<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub context: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub resource: Cow<'a, str>,
+    #[serde(borrow)]
+    pub time: Cow<'a, str>,
+}
+
+/// A delta's fields, without its object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeltaLine<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub context: Option<Cow<'a, str>>,
+    /// Absent from recordings made before it was added (replay then guesses it).
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub resource: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub key: Cow<'a, str>,
+    /// `null` for a cluster-scoped object.
+    #[serde(borrow)]
+    pub namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(borrow)]
+    pub api_version: Cow<'a, str>,
+    /// `null` for a tombstone without a last known state.
+    #[serde(borrow)]
+    pub resource_version: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub time: Cow<'a, str>,
+    #[serde(default)]
+    pub initial_list: bool,
+    /// Written only when true (tombstones).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub final_state_unknown: bool,
+    /// `--diff`: whether the object changed from the version kwatch knew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// `--diff`, when the previous version is known: a JSON patch (`-o json`) or one
+    /// `path: old → new` line per change (`-o yaml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffField>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The `diff` field: for programs, or for people.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DiffField {
+    Lines(Vec<String>),
+    Patch(json_patch::Patch),
+}
+
+/// `retry::Verb` as the record names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerbName {
+    List,
+    Watch,
+    Get,
+}
+
+impl From<Verb> for VerbName {
+    fn from(v: Verb) -> Self {
+        match v {
+            Verb::List => VerbName::List,
+            Verb::Watch => VerbName::Watch,
+            Verb::Get => VerbName::Get,
+        }
+    }
+}
+
+impl From<VerbName> for Verb {
+    fn from(v: VerbName) -> Self {
+        match v {
+            VerbName::List => Verb::List,
+            VerbName::Watch => Verb::Watch,
+            VerbName::Get => Verb::Get,
+        }
+    }
+}
+
+fn ms(d: &Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl<'a> Line<'a> {
+    /// The line for `rec`, without `changed`/`diff` (the printer adds them for its
+    /// audience). `time`: `rec.time` as [`super::format_time`] writes it, passed in so
+    /// a printer can reuse it across records of the same millisecond.
+    pub fn of(rec: &'a Record<'a>, time: &'a str) -> Line<'a> {
+        let context = rec.context.map(Cow::Borrowed);
+        let head = || Head {
+            context: context.clone(),
+            resource: Cow::Borrowed(rec.resource.name.as_str()),
+            time: Cow::Borrowed(time),
+        };
+        match &rec.body {
+            Body::Delta {
+                key,
+                delta,
+                initial_list,
+                ..
+            } => delta_line(delta, DeltaLine::of(rec, key, delta, *initial_list, time)),
+            Body::Synced => Line::Synced { head: head() },
+            Body::Event(e) => event_line(e, head()),
+        }
+    }
+
+    /// The delta's fields, if this is a delta.
+    pub fn delta(&self) -> Option<(DeltaType, &DeltaLine<'a>)> {
+        Some(match self {
+            Line::Added(d) => (DeltaType::Added, d),
+            Line::Updated(d) => (DeltaType::Updated, d),
+            Line::Deleted(d) => (DeltaType::Deleted, d),
+            Line::Replaced(d) => (DeltaType::Replaced, d),
+            Line::Sync(d) => (DeltaType::Sync, d),
+            _ => return None,
+        })
+    }
+
+    pub fn delta_mut(&mut self) -> Option<&mut DeltaLine<'a>> {
+        match self {
+            Line::Added(d)
+            | Line::Updated(d)
+            | Line::Deleted(d)
+            | Line::Replaced(d)
+            | Line::Sync(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The line as JSON, then `object` (raw, as the server sent it) when given, then a
+    /// newline. `scratch` is reused across calls to spare an allocation per record.
+    pub fn write_json<W: Write>(
+        &self,
+        w: &mut W,
+        object: Option<&str>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        scratch.clear();
+        serde_json::to_writer(&mut *scratch, self).map_err(io::Error::other)?;
+        match object {
+            Some(o) => {
+                // The line is a JSON object: the object field goes before its last byte, `}`.
+                w.write_all(&scratch[..scratch.len() - 1])?;
+                w.write_all(b",\"object\":")?;
+                w.write_all(o.as_bytes())?;
+                w.write_all(b"}\n")
+            }
+            None => {
+                w.write_all(scratch)?;
+                w.write_all(b"\n")
+            }
+        }
+    }
+
+    /// The reflector event a line describes, with the head it carries; `None` for deltas
+    /// and Synced.
+    pub fn event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
+        let s = |c: &Cow<'_, str>| c.clone().into_owned();
+        Some(match self {
+            Line::List {
+                head,
+                resource_version,
+                limit,
+                reason,
+                streaming,
+            } => (
+                head,
+                ReflectorEvent::List {
+                    resource_version: s(resource_version),
+                    limit: *limit,
+                    reason: s(reason),
+                    streaming: *streaming,
+                },
+            ),
+            Line::Listed {
+                head,
+                resource_version,
+                items,
+                pages,
+                ms,
+                full_list_fallback,
+                streaming,
+            } => (
+                head,
+                ReflectorEvent::Listed {
+                    resource_version: s(resource_version),
+                    items: usize::try_from(*items).unwrap_or(usize::MAX),
+                    pages: *pages,
+                    elapsed: Duration::from_millis(*ms),
+                    full_list_fallback: *full_list_fallback,
+                    streaming: *streaming,
+                },
+            ),
+            Line::Watch {
+                head,
+                resource_version,
+                timeout_seconds,
+            } => (
+                head,
+                ReflectorEvent::Watch {
+                    resource_version: s(resource_version),
+                    timeout_seconds: *timeout_seconds,
+                },
+            ),
+            Line::WatchEnded {
+                head,
+                reason,
+                events,
+                ms,
+                error,
+            } => (
+                head,
+                ReflectorEvent::WatchEnded {
+                    reason: s(reason),
+                    events: *events,
+                    elapsed: Duration::from_millis(*ms),
+                    error: *error,
+                },
+            ),
+            _ => return self.other_event(),
+        })
+    }
+
+    /// [`Line::event`] for the events with few fields (kept apart to keep both short).
+    fn other_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
+        let s = |c: &Cow<'_, str>| c.clone().into_owned();
+        Some(match self {
+            Line::Bookmark {
+                head,
+                resource_version,
+            } => (
+                head,
+                ReflectorEvent::Bookmark {
+                    resource_version: s(resource_version),
+                },
+            ),
+            Line::Backoff {
+                head,
+                delay_ms,
+                cause,
+            } => (
+                head,
+                ReflectorEvent::Backoff {
+                    delay: Duration::from_millis(*delay_ms),
+                    cause: s(cause),
+                },
+            ),
+            Line::Resync { head } => (head, ReflectorEvent::Resync),
+            Line::WatchListFallback { head, error } => {
+                (head, ReflectorEvent::WatchListFallback { error: s(error) })
+            }
+            Line::Retry {
+                head,
+                verb,
+                code,
+                reason,
+                retry_after_seconds,
+                attempt,
+                max_retries,
+            } => (
+                head,
+                ReflectorEvent::Retry(Retry {
+                    verb: (*verb).into(),
+                    code: *code,
+                    reason: s(reason),
+                    delay: Duration::from_secs(*retry_after_seconds),
+                    attempt: *attempt,
+                    max_retries: *max_retries,
+                }),
+            ),
+            _ => return None,
+        })
+    }
+}
+
+impl<'a> DeltaLine<'a> {
+    fn of(
+        rec: &'a Record<'a>,
+        key: &'a str,
+        delta: &'a Delta,
+        initial_list: bool,
+        time: &'a str,
+    ) -> DeltaLine<'a> {
+        let (namespace, name) = match key.split_once('/') {
+            Some((ns, name)) => (Some(Cow::Borrowed(ns)), name),
+            None => (None, key),
+        };
+        DeltaLine {
+            context: rec.context.map(Cow::Borrowed),
+            resource: Some(Cow::Borrowed(rec.resource.name.as_str())),
+            key: Cow::Borrowed(key),
+            namespace,
+            name: Cow::Borrowed(name),
+            kind: Cow::Borrowed(rec.resource.kind.as_str()),
+            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            resource_version: delta
+                .object
+                .object()
+                .map(|o| Cow::Borrowed(o.resource_version())),
+            time: Cow::Borrowed(time),
+            initial_list,
+            final_state_unknown: delta.object.is_tombstone(),
+            changed: None,
+            diff: None,
+        }
+    }
+}
+
+fn delta_line<'a>(delta: &Delta, d: DeltaLine<'a>) -> Line<'a> {
+    match delta.kind {
+        DeltaType::Added => Line::Added(d),
+        DeltaType::Updated => Line::Updated(d),
+        DeltaType::Deleted => Line::Deleted(d),
+        DeltaType::Replaced => Line::Replaced(d),
+        DeltaType::Sync => Line::Sync(d),
+    }
+}
+
+fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
+    let b = |s: &'a String| Cow::Borrowed(s.as_str());
+    match e {
+        ReflectorEvent::List {
+            resource_version,
+            limit,
+            reason,
+            streaming,
+        } => Line::List {
+            head,
+            resource_version: b(resource_version),
+            limit: *limit,
+            reason: b(reason),
+            streaming: *streaming,
+        },
+        ReflectorEvent::Listed {
+            resource_version,
+            items,
+            pages,
+            elapsed,
+            full_list_fallback,
+            streaming,
+        } => Line::Listed {
+            head,
+            resource_version: b(resource_version),
+            items: *items as u64,
+            pages: *pages,
+            ms: ms(elapsed),
+            full_list_fallback: *full_list_fallback,
+            streaming: *streaming,
+        },
+        ReflectorEvent::Watch {
+            resource_version,
+            timeout_seconds,
+        } => Line::Watch {
+            head,
+            resource_version: b(resource_version),
+            timeout_seconds: *timeout_seconds,
+        },
+        ReflectorEvent::WatchEnded {
+            reason,
+            events,
+            elapsed,
+            error,
+        } => Line::WatchEnded {
+            head,
+            reason: b(reason),
+            events: *events,
+            ms: ms(elapsed),
+            error: *error,
+        },
+        ReflectorEvent::Bookmark { resource_version } => Line::Bookmark {
+            head,
+            resource_version: b(resource_version),
+        },
+        ReflectorEvent::Backoff { delay, cause } => Line::Backoff {
+            head,
+            delay_ms: ms(delay),
+            cause: b(cause),
+        },
+        ReflectorEvent::Resync => Line::Resync { head },
+        ReflectorEvent::WatchListFallback { error } => Line::WatchListFallback {
+            head,
+            error: b(error),
+        },
+        ReflectorEvent::Retry(r) => Line::Retry {
+            head,
+            verb: r.verb.into(),
+            code: r.code,
+            reason: b(&r.reason),
+            retry_after_seconds: r.delay.as_secs(),
+            attempt: r.attempt,
+            max_retries: r.max_retries,
+        },
+    }
+}
+
+/// The raw `object` of a JSON line, as written (never re-serialised: replay gives a
+/// recording back byte for byte).
+pub fn object_of(text: &str) -> serde_json::Result<Option<&RawValue>> {
+    #[derive(Deserialize)]
+    struct Object<'a> {
+        #[serde(borrow, default)]
+        object: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<Object<'_>>(text).map(|o| o.object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::{DeltaObject, Tombstone};
+    use crate::object::{Object, ObjectRef};
+    use crate::target::Resource;
+
+    fn events() -> Vec<ReflectorEvent> {
+        let s = |x: &str| x.to_owned();
+        vec![
+            ReflectorEvent::List {
+                resource_version: s("0"),
+                limit: 500,
+                reason: s("initial"),
+                streaming: true,
+            },
+            ReflectorEvent::Listed {
+                resource_version: s("10"),
+                items: 3,
+                pages: 2,
+                elapsed: Duration::from_millis(12),
+                full_list_fallback: true,
+                streaming: false,
+            },
+            ReflectorEvent::Watch {
+                resource_version: s("10"),
+                timeout_seconds: 347,
+            },
+            ReflectorEvent::WatchEnded {
+                reason: s("410 \"Expired\"\u{1b}"),
+                events: 7,
+                elapsed: Duration::from_millis(2699),
+                error: true,
+            },
+            ReflectorEvent::Bookmark {
+                resource_version: s("12"),
+            },
+            ReflectorEvent::Backoff {
+                delay: Duration::from_millis(800),
+                cause: s("refused"),
+            },
+            ReflectorEvent::Resync,
+            ReflectorEvent::WatchListFallback { error: s("no") },
+            ReflectorEvent::Retry(Retry {
+                verb: Verb::List,
+                code: Some(429),
+                reason: s("TooManyRequests"),
+                delay: Duration::from_secs(2),
+                attempt: 1,
+                max_retries: 10,
+            }),
+            ReflectorEvent::Retry(Retry {
+                verb: Verb::Watch,
+                code: None,
+                reason: s("reset"),
+                delay: Duration::from_secs(1),
+                attempt: 10,
+                max_retries: 10,
+            }),
+        ]
+    }
+
+    fn pods() -> Resource {
+        Resource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespaced: true,
+        }
+    }
+
+    #[test]
+    fn every_reflector_event_reads_back_as_the_event_it_was() {
+        let r = pods();
+        for context in [None, Some("prod")] {
+            for e in events() {
+                let rec = Record {
+                    resource: &r,
+                    context,
+                    time: jiff::Timestamp::UNIX_EPOCH,
+                    body: Body::Event(&e),
+                };
+                let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
+                let text = serde_json::to_string(&line).unwrap();
+                let back: Line<'_> = serde_json::from_str(&text).unwrap();
+                assert_eq!(back, line, "{text}");
+                let (head, got) = back.event().unwrap();
+                assert_eq!(got, e, "{text}");
+                assert_eq!(head.resource, "pods");
+                assert_eq!(head.context.as_deref(), context);
+                // `type` first, then `context` when present, then `resource` and `time`.
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+                let head_keys: &[&str] = match context {
+                    Some(_) => &["type", "context", "resource", "time"],
+                    None => &["type", "resource", "time"],
+                };
+                assert_eq!(&keys[..head_keys.len()], head_keys, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_delta_reads_back_with_its_type_and_object() {
+        let r = pods();
+        let obj = ObjectRef::new(
+            Object::from_json(
+                r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"},"x":1.50}"#,
+            )
+            .unwrap(),
+        );
+        let tomb = |obj| {
+            DeltaObject::Tombstone(Tombstone {
+                key: "d/a".into(),
+                obj,
+            })
+        };
+        let mut deltas: Vec<Delta> = [
+            DeltaType::Added,
+            DeltaType::Updated,
+            DeltaType::Deleted,
+            DeltaType::Replaced,
+            DeltaType::Sync,
+        ]
+        .into_iter()
+        .map(|t| Delta::new(t, obj.clone()))
+        .collect();
+        for o in [None, Some(obj.clone())] {
+            deltas.push(Delta {
+                kind: DeltaType::Deleted,
+                object: tomb(o),
+            });
+        }
+        for d in &deltas {
+            let rec = Record {
+                resource: &r,
+                context: Some("c"),
+                time: jiff::Timestamp::UNIX_EPOCH,
+                body: Body::Delta {
+                    key: "d/a",
+                    delta: d,
+                    initial_list: true,
+                    prev: None,
+                },
+            };
+            let line = Line::of(&rec, "t");
+            let mut out = Vec::new();
+            line.write_json(
+                &mut out,
+                d.object.object().map(|o| o.raw()),
+                &mut Vec::new(),
+            )
+            .unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.ends_with("}\n"), "{text}");
+            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, line, "{text}");
+            let (t, f) = back.delta().unwrap();
+            assert_eq!(t, d.kind);
+            assert_eq!(f.resource.as_deref(), Some("pods"));
+            assert_eq!(f.final_state_unknown, d.object.is_tombstone());
+            // The object comes back as the bytes written (`1.50` is not re-serialised).
+            let raw = object_of(&text).unwrap().map(|o| o.get().to_owned());
+            assert_eq!(raw.as_deref(), d.object.object().map(|o| o.raw()), "{text}");
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! `kwatch replay` reads back every record kwatch writes (issue 12): one serde type for
+//! the JSON lines, every delta naming its `resource`, and recordings made before deltas
+//! named it still replayed, their resource found from the reflector records or the kind.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::util::kwatch::{command, Finished, Running};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// `kwatch replay FILE args…` over `text`.
+fn replay(text: &str, args: &[&str]) -> Finished {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let mut cmd = command(dir.path());
+    cmd.arg("replay").arg(&file).args(args);
+    Running::spawn(cmd).finish(LIMIT)
+}
+
+/// Every record type: every reflector event (Retry with a status and for a lost
+/// connection), Synced, deltas of every type, tombstones with and without a last known
+/// state, a cluster-scoped resource, two contexts, strings that need escaping, and
+/// times in different milliseconds.
+const EVERY_RECORD: &str = r#"{"type":"List","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":true}
+{"type":"WatchListFallback","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.251Z","error":"the server rejected \"sendInitialEvents\"\u001b[2J"}
+{"type":"Retry","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.251Z","verb":"list","code":429,"reason":"TooManyRequests","retryAfterSeconds":2,"attempt":1,"maxRetries":10}
+{"type":"Retry","context":"prod","resource":"pods","time":"2026-11-21T10:05:32.251Z","verb":"watch","code":null,"reason":"connection reset","retryAfterSeconds":1,"attempt":2,"maxRetries":10}
+{"type":"Listed","context":"prod","resource":"pods","time":"2026-11-21T10:05:32.300Z","resourceVersion":"10","items":2,"pages":1,"ms":12,"fullListFallback":true,"streaming":false}
+{"type":"Replaced","context":"prod","resource":"pods","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"10","time":"2026-11-21T10:05:32.300Z","initialList":true,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default","resourceVersion":"10"},"spec":{"nodeName":"n1"}}}
+{"type":"Replaced","context":"prod","resource":"pods","key":"default/web-2","namespace":"default","name":"web-2","kind":"Pod","apiVersion":"v1","resourceVersion":"9","time":"2026-11-21T10:05:32.300Z","initialList":true,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-2","namespace":"default","resourceVersion":"9"}}}
+{"type":"Synced","context":"prod","resource":"pods","time":"2026-11-21T10:05:32.301Z"}
+{"type":"Watch","context":"prod","resource":"pods","time":"2026-11-21T10:05:32.301Z","resourceVersion":"10","timeoutSeconds":347}
+{"type":"Updated","context":"prod","resource":"pods","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"11","time":"2026-11-21T10:05:33.000Z","initialList":false,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default","resourceVersion":"11","labels":{"q":"a \"quoted\" é"}},"spec":{"nodeName":"n2"}}}
+{"type":"Bookmark","context":"prod","resource":"pods","time":"2026-11-21T10:05:34.000Z","resourceVersion":"12"}
+{"type":"WatchEnded","context":"prod","resource":"pods","time":"2026-11-21T10:05:35.000Z","reason":"410 Expired: too old resource version","events":2,"ms":2699,"error":true}
+{"type":"Backoff","context":"prod","resource":"pods","time":"2026-11-21T10:05:35.000Z","delayMs":800,"cause":"connection refused"}
+{"type":"Resync","context":"prod","resource":"pods","time":"2026-11-21T10:05:36.000Z"}
+{"type":"Sync","context":"prod","resource":"pods","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"11","time":"2026-11-21T10:05:36.000Z","initialList":false,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default","resourceVersion":"11","labels":{"q":"a \"quoted\" é"}},"spec":{"nodeName":"n2"}}}
+{"type":"Deleted","context":"prod","resource":"pods","key":"default/web-1","namespace":"default","name":"web-1","kind":"Pod","apiVersion":"v1","resourceVersion":"11","time":"2026-11-21T10:05:37.000Z","initialList":false,"finalStateUnknown":true,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"default","resourceVersion":"11","labels":{"q":"a \"quoted\" é"}},"spec":{"nodeName":"n2"}}}
+{"type":"Deleted","context":"prod","resource":"pods","key":"default/gone","namespace":"default","name":"gone","kind":"Pod","apiVersion":"v1","resourceVersion":null,"time":"2026-11-21T10:05:37.000Z","initialList":false,"finalStateUnknown":true}
+{"type":"Deleted","context":"prod","resource":"pods","key":"default/web-2","namespace":"default","name":"web-2","kind":"Pod","apiVersion":"v1","resourceVersion":"13","time":"2026-11-21T10:05:37.001Z","initialList":false,"object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-2","namespace":"default","resourceVersion":"13"}}}
+{"type":"Added","context":"dev","resource":"nodes","key":"n1","namespace":null,"name":"n1","kind":"Node","apiVersion":"v1","resourceVersion":"3","time":"2026-11-21T10:05:38.000Z","initialList":true,"object":{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","resourceVersion":"3"}}}
+{"type":"Synced","context":"dev","resource":"nodes","time":"2026-11-21T10:05:38.000Z"}
+"#;
+
+#[test]
+fn replay_as_json_gives_every_record_type_back_byte_for_byte() {
+    let out = replay(EVERY_RECORD, &["-o", "json"]);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, EVERY_RECORD.lines().collect::<Vec<_>>());
+    assert_eq!(out.stderr, "");
+}
+
+#[test]
+fn replay_with_diff_adds_changed_and_the_patch_to_deltas_only() {
+    let out = replay(EVERY_RECORD, &["-o", "json", "--diff"]);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs = out.json();
+    let updated = recs.iter().find(|r| r["type"] == "Updated").unwrap();
+    assert_eq!(updated["changed"], true);
+    assert_eq!(
+        updated["diff"],
+        serde_json::json!([
+            {"op": "add", "path": "/metadata/labels", "value": {"q": "a \"quoted\" é"}},
+            {"op": "replace", "path": "/spec/nodeName", "value": "n2"}
+        ])
+    );
+    // `changed` and `diff` come after the delta's fields, before the object.
+    let line = &out.stdout[recs.iter().position(|r| r["type"] == "Updated").unwrap()];
+    assert!(
+        line.contains(r#""initialList":false,"changed":true,"diff":[{"#),
+        "{line}"
+    );
+    let sync = recs.iter().find(|r| r["type"] == "Sync").unwrap();
+    assert_eq!(sync["changed"], false, "a resync of the known version");
+    for r in recs.iter().filter(|r| r["key"].is_null()) {
+        assert!(r.get("changed").is_none() && r.get("diff").is_none(), "{r}");
+    }
+}
+
+#[test]
+fn replay_as_yaml_carries_the_same_fields_in_the_same_order() {
+    let json = replay(EVERY_RECORD, &["-o", "json"]).json();
+    let yaml = replay(EVERY_RECORD, &["-o", "yaml"]);
+    assert_eq!(yaml.code(), Some(0), "{}", yaml.stderr);
+    let docs: Vec<String> = yaml
+        .stdout
+        .join("\n")
+        .split("---\n")
+        .filter(|d| !d.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(docs.len(), json.len());
+    for (doc, rec) in docs.iter().zip(&json) {
+        // The top-level keys of each document, in order, are the JSON record's.
+        let keys: Vec<&str> = doc
+            .lines()
+            .filter(|l| !l.starts_with(' ') && !l.starts_with('-'))
+            .filter_map(|l| l.split_once(':').map(|(k, _)| k))
+            .collect();
+        let want: Vec<&str> = rec
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, want, "{doc}");
+    }
+}
+
+/// Before issue 12, deltas carried no `resource`: the reflector records name it.
+const OLD_RECORDING: &str = r#"{"type":"List","resource":"ingresses.networking.k8s.io","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":false}
+{"type":"Added","key":"default/web","namespace":"default","name":"web","kind":"Ingress","apiVersion":"networking.k8s.io/v1","resourceVersion":"5","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","namespace":"default","resourceVersion":"5"}}}
+{"type":"Added","key":"default/w","namespace":"default","name":"w","kind":"Widget","apiVersion":"example.com/v1","resourceVersion":"6","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default","resourceVersion":"6"}}}
+"#;
+
+#[test]
+fn a_recording_without_resource_on_deltas_still_replays() {
+    let out = replay(OLD_RECORDING, &["-o", "json"]);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let want: Vec<String> = OLD_RECORDING
+        .lines()
+        .zip([
+            None,
+            // Ingress → "ingresss" by the kind alone: the List record names it right.
+            Some("ingresses.networking.k8s.io"),
+            // No record names it: the kind's plural, in its group.
+            Some("widgets.example.com"),
+        ])
+        .map(|(l, r)| match r {
+            Some(r) => l.replacen(
+                r#"{"type":"Added","#,
+                &format!(r#"{{"type":"Added","resource":"{r}","#),
+                1,
+            ),
+            None => l.to_owned(),
+        })
+        .collect();
+    assert_eq!(out.stdout, want);
+    let name = replay(OLD_RECORDING, &["-o", "name"]);
+    assert_eq!(
+        name.stdout,
+        ["ingress.networking.k8s.io/web", "widget.example.com/w"]
+    );
+}
+
+#[test]
+fn a_delta_that_names_its_resource_is_not_guessed_from_its_kind() {
+    // A plural no guess from the kind finds ("Person" → "persons"): one resource, so no
+    // KIND column, and the `~` lines name it as the recording does.
+    let text = r#"{"type":"List","resource":"people.example.com","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":false}
+{"type":"Added","resource":"people.example.com","key":"default/ann","namespace":"default","name":"ann","kind":"Person","apiVersion":"example.com/v1","resourceVersion":"5","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"example.com/v1","kind":"Person","metadata":{"name":"ann","namespace":"default","resourceVersion":"5"}}}
+{"type":"Synced","resource":"people.example.com","time":"2026-11-21T10:05:30.250Z"}
+"#;
+    let out = replay(text, &["-o", "json"]);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, text.lines().collect::<Vec<_>>());
+    let table = replay(text, &[]);
+    assert_eq!(table.code(), Some(0), "{}", table.stderr);
+    assert_eq!(
+        table.stdout.first().map(String::as_str),
+        Some("DELTA      NAME   RESOURCEVERSION   AGE"),
+        "{:#?}",
+        table.stdout
+    );
+    assert!(
+        table.stderr.contains("people.example.com") && !table.stderr.contains("persons"),
+        "{}",
+        table.stderr
+    );
+}
+
+#[test]
+fn a_record_replay_cannot_read_is_named_with_its_line() {
+    for (text, what) in [
+        ("{\"type\":\"List\"\n", "line 1"),
+        ("\n{\"type\":\"Frobnicated\",\"time\":\"x\"}\n", "line 2"),
+        (
+            "{\"type\":\"Synced\",\"resource\":\"pods\",\"time\":\"yesterday\"}\n",
+            "line 1: bad time",
+        ),
+    ] {
+        let out = replay(text, &["-o", "json"]);
+        assert_eq!(out.code(), Some(1), "{text}: {}", out.stderr);
+        assert!(
+            out.stderr.starts_with("error: ") && out.stderr.contains(what),
+            "{text}: {}",
+            out.stderr
+        );
+        assert!(out.stdout.is_empty(), "{:#?}", out.stdout);
+        let v: Result<Value, _> = serde_json::from_str(&out.stderr);
+        assert!(v.is_err());
+    }
+}
