@@ -12,6 +12,7 @@ pub mod delta;
 pub mod delta_fifo;
 pub mod discovery;
 pub mod exit;
+pub mod informer;
 pub mod listwatch;
 pub mod object;
 pub mod output;

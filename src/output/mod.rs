@@ -11,6 +11,7 @@ pub mod columns;
 pub mod diff;
 mod health;
 mod json;
+pub mod progress;
 pub mod record;
 pub mod sanitize;
 mod script;
@@ -127,15 +128,6 @@ impl Format {
     /// shell completions.
     pub fn value_parser() -> FormatParser {
         FormatParser
-    }
-
-    /// Whether reflector events and Synced are printed (formats for people and kwatch's
-    /// own records); kubectl's script formats print objects only.
-    pub fn shows_events(&self) -> bool {
-        matches!(
-            self,
-            Format::Table | Format::Wide | Format::Json | Format::Yaml
-        )
     }
 }
 
