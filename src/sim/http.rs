@@ -888,6 +888,45 @@ fn subresource_rules(t: &Target, old: &Value, mut new: Value) -> Value {
     }
 }
 
+/// A PATCH body, by its content type.
+enum PatchKind {
+    Merge(Value),
+    Json(json_patch::Patch),
+    /// Server-side apply, simplified: the applied configuration is merged into the object,
+    /// which is created if missing (no field ownership, no conflicts).
+    Apply(Value),
+}
+
+impl PatchKind {
+    fn decode(headers: &HeaderMap, body: &[u8]) -> Result<PatchKind, Status> {
+        let ct = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            Status::bad_request(format!("error decoding {what}: {e}"))
+        };
+        match ct.split(';').next().unwrap_or("").trim() {
+            "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
+                serde_json::from_slice(body)
+                    .map(PatchKind::Merge)
+                    .map_err(|e| bad("patch", &e))
+            }
+            "application/json-patch+json" => serde_json::from_slice(body)
+                .map(PatchKind::Json)
+                .map_err(|e| bad("patch", &e)),
+            "application/apply-patch+yaml" | "application/apply-patch+json" => {
+                match serde_yaml::from_slice::<Value>(body) {
+                    Ok(v) if v.is_object() => Ok(PatchKind::Apply(v)),
+                    Ok(_) => Err(Status::bad_request("apply patch must be an object")),
+                    Err(e) => Err(bad("YAML", &e)),
+                }
+            }
+            _ => Err(Status::unsupported_media_type()),
+        }
+    }
+}
+
 fn patch(
     app: &App,
     t: &Target,
@@ -897,47 +936,15 @@ fn patch(
     w: &Writer,
 ) -> Response {
     let def = &RESOURCES[t.res];
-    let ct = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let ct = ct.split(';').next().unwrap_or("").trim();
     let key = object_key(t, name);
-    enum Kind {
-        Merge(Value),
-        Json(json_patch::Patch),
-        Apply(Value),
-    }
-    let kind = match ct {
-        "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
-            match serde_json::from_slice::<Value>(body) {
-                Ok(v) => Kind::Merge(v),
-                Err(e) => {
-                    return Status::bad_request(format!("error decoding patch: {e}")).response()
-                }
-            }
-        }
-        "application/json-patch+json" => match serde_json::from_slice::<json_patch::Patch>(body) {
-            Ok(p) => Kind::Json(p),
-            Err(e) => return Status::bad_request(format!("error decoding patch: {e}")).response(),
-        },
-        // Server-side apply, simplified: the applied configuration is merged into the object,
-        // which is created if missing (no field ownership, no conflicts).
-        "application/apply-patch+yaml" | "application/apply-patch+json" => {
-            match serde_yaml::from_slice::<Value>(body) {
-                Ok(v) if v.is_object() => Kind::Apply(v),
-                Ok(_) => return Status::bad_request("apply patch must be an object").response(),
-                Err(e) => {
-                    return Status::bad_request(format!("error decoding YAML: {e}")).response()
-                }
-            }
-        }
-        _ => return Status::unsupported_media_type().response(),
+    let kind = match PatchKind::decode(headers, body) {
+        Ok(k) => k,
+        Err(s) => return s.response(),
     };
     let mut created = false;
     let result = app.cluster.write(|s| {
         let Some(o) = s.get(t.res, &key) else {
-            let Kind::Apply(v) = &kind else {
+            let PatchKind::Apply(v) = &kind else {
                 return Err(Status::not_found(def.plural, def.group, name));
             };
             let mut v = v.clone();
@@ -955,8 +962,8 @@ fn patch(
         };
         let mut v = o.value();
         match &kind {
-            Kind::Merge(p) | Kind::Apply(p) => json_patch::merge(&mut v, p),
-            Kind::Json(p) => {
+            PatchKind::Merge(p) | PatchKind::Apply(p) => json_patch::merge(&mut v, p),
+            PatchKind::Json(p) => {
                 if let Err(e) = json_patch::patch(&mut v, &p.0) {
                     return Err(Status::bad_request(e.to_string()));
                 }
