@@ -30,6 +30,16 @@ use crate::delta::{Delta, DeltaObject, DeltaType, Deltas, Tombstone};
 use crate::object::ObjectRef;
 use crate::store::Store;
 
+/// Which of client-go's two queues an informer uses (`--fifo`).
+// Variants without doc comments: clap would print them as help for each possible value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FifoKind {
+    // [`DeltaFifo`]: a key's deltas coalesce until it is popped.
+    Delta,
+    // [`RealFifo`](crate::real_fifo::RealFifo): every notification, in order.
+    Real,
+}
+
 /// One thing handed out by [`DeltaFifo::pop`].
 #[derive(Debug)]
 pub enum Popped<N> {
