@@ -1,6 +1,11 @@
 //! Command-line definitions (clap derive) and nothing else: parsing only, no I/O.
 //!
 //! Help text, the man page and shell completions are all generated from [`Cli`].
+//!
+//! Built without the cargo feature `sim`, `kwatch sim` and `--sim` are still parsed, but
+//! hidden from the help, and fail with [`crate::config::NO_SIMULATOR`]: an old habit or a
+//! README example then gets one line saying how to rebuild, not clap's "unexpected
+//! argument".
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,8 +13,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::output::Format;
+use crate::queue::FifoKind;
 use crate::reflector::WatchListMode;
-use crate::sim::Scenario;
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
 #[derive(Debug, Parser)]
@@ -26,6 +31,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the built-in simulated Kubernetes API server until interrupted.
+    #[command(hide = cfg!(not(feature = "sim")))]
     Sim(SimArgs),
     /// Print a shell completion script to stdout.
     Completions {
@@ -181,7 +187,7 @@ pub struct WatchArgs {
     pub field_selector: Option<String>,
 
     /// Start the built-in simulated cluster in-process and watch it.
-    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")))]
     pub sim: bool,
 
     /// Also write the JSON-lines records to FILE (whatever -o shows); replay it with
@@ -411,12 +417,6 @@ pub struct StopArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FifoKind {
-    Delta,
-    Real,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     Auto,
     Always,
@@ -433,7 +433,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| format!("{e} (expected a duration such as 500ms, 30s, 5m or 1h30m)"))
 }
 
+/// A finite number ≥ 0: what a rate or a period in seconds can be (Rust reads "nan" and
+/// "inf" as numbers, which would make no sense as either).
+#[cfg(feature = "sim")]
+fn parse_non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a number ≥ 0, e.g. 2 or 0.5, not {s:?}")),
+    }
+}
+
 /// Options of `kwatch sim`.
+#[cfg(feature = "sim")]
 #[derive(Debug, Args)]
 pub struct SimArgs {
     /// Port to listen on (127.0.0.1); 0 picks a free port.
@@ -449,7 +460,7 @@ pub struct SimArgs {
     pub objects: usize,
 
     /// Changes per second made by the churn generator (0 = none).
-    #[arg(long, default_value_t = 2.0, value_name = "RATE")]
+    #[arg(long, default_value_t = 2.0, value_name = "RATE", value_parser = parse_non_negative)]
     pub churn: f64,
 
     /// Seed of the churn and fault generators.
@@ -457,8 +468,8 @@ pub struct SimArgs {
     pub seed: u64,
 
     /// What the simulated cluster does on its own.
-    #[arg(long, value_enum, default_value_t = Scenario::Steady)]
-    pub scenario: Scenario,
+    #[arg(long, value_enum, default_value_t = crate::sim::Scenario::Steady)]
+    pub scenario: crate::sim::Scenario,
 
     /// Serve plain HTTP instead of HTTPS (kubectl then sends no token).
     #[arg(long)]
@@ -469,7 +480,7 @@ pub struct SimArgs {
     pub history: usize,
 
     /// Seconds between watch bookmarks (a real API server sends one about every minute).
-    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = parse_non_negative)]
     pub bookmark_interval: f64,
 
     /// Serve only the legacy discovery documents, as a server without aggregated discovery
@@ -487,6 +498,17 @@ pub struct SimArgs {
     /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
     #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
     pub cert_shape: crate::sim::CertShape,
+}
+
+/// `kwatch sim` in a kwatch built without the simulator: whatever follows is taken (so
+/// that `kwatch sim --port 8443` and `kwatch sim --help` also get the one line that
+/// explains), and refused.
+#[cfg(not(feature = "sim"))]
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct SimArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub ignored: Vec<std::ffi::OsString>,
 }
 
 #[cfg(test)]
@@ -534,6 +556,47 @@ mod tests {
         assert!(watch(&["cm", "-n", "Bad"])
             .unwrap_err()
             .contains("RFC 1123"));
+    }
+
+    #[cfg(feature = "sim")]
+    #[test]
+    fn sim_numbers_are_finite_and_not_negative() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["kwatch", "sim"].iter().chain(args).copied())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        for ok in [&["--churn", "0"][..], &["--bookmark-interval", "0.5"]] {
+            assert_eq!(parse(ok), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            &["--churn", "nan"][..],
+            &["--churn=-1"],
+            &["--bookmark-interval", "inf"],
+            &["--bookmark-interval", "NaN"],
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("expected a number ≥ 0"), "{bad:?}: {e}");
+        }
+    }
+
+    /// Without the simulator, `kwatch sim …` and `--sim` still parse (to fail with one
+    /// line, see config::NO_SIMULATOR) but the help does not offer them.
+    #[cfg(not(feature = "sim"))]
+    #[test]
+    fn without_the_simulator_sim_is_parsed_but_hidden() {
+        for args in [&["sim"][..], &["sim", "--port", "8443"], &["sim", "--help"]] {
+            let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert!(matches!(cli.command, Some(Command::Sim(_))), "{args:?}");
+        }
+        assert!(watch(&["--sim", "pods"]).unwrap().sim);
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--server"), "{help}");
+        assert!(!help.contains("--sim"), "{help}");
+        assert!(!help.contains("simulated"), "{help}");
     }
 
     #[test]

@@ -1,5 +1,10 @@
 //! The resolved configuration of a watch: the parsed flags plus everything that needs
 //! I/O or the environment (kubeconfig, context namespace, terminal, colour).
+//!
+//! Parsing (src/cli.rs) and resolving are two steps: [`Config`] holds the library's own
+//! types, never clap's argument structs, so the watch does not depend on how a value was
+//! spelt on the command line. The simulator's flags are resolved here too
+//! ([`sim_options`], [`LocalSim`] for `--sim`).
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -7,10 +12,16 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::{ClusterArgs, ColorChoice, FifoKind, OutputArgs, StopArgs, WatchArgs};
+use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
+use crate::queue::FifoKind;
 use crate::reflector::{ReflectorConfig, WatchListMode};
+use crate::until::Condition;
+
+/// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
+pub const NO_SIMULATOR: &str =
+    "this kwatch was built without the simulator: rebuild with --features sim";
 
 /// One cluster to watch: a kubeconfig context, resolved.
 #[derive(Debug)]
@@ -40,13 +51,38 @@ pub struct Config {
     pub fifo: FifoKind,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
-    pub stop: StopArgs,
+    pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
     pub stats: bool,
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
+}
+
+/// When the watch ends on its own (the flags under "Stopping").
+#[derive(Debug, Clone, Default)]
+pub struct Stop {
+    /// Exit after this many printed deltas.
+    pub max_events: Option<u64>,
+    pub timeout: Option<Duration>,
+    /// Exit once every resource has synced (client-go's HasSynced).
+    pub until_synced: bool,
+    /// Do not print the initial list's deltas.
+    pub watch_only: bool,
+    pub until: Option<Condition>,
+}
+
+impl From<StopArgs> for Stop {
+    fn from(a: StopArgs) -> Stop {
+        Stop {
+            max_events: a.max_events,
+            timeout: a.timeout,
+            until_synced: a.until_synced,
+            watch_only: a.watch_only,
+            until: a.until,
+        }
+    }
 }
 
 /// The printer options from the output flags; `multi`/`all_namespaces`/`contexts` are
@@ -176,10 +212,13 @@ pub fn effective_kubeconfig(
         cluster.tls_server_name = a.tls_server_name.clone();
     }
     if cluster.server.as_deref().is_none_or(str::is_empty) {
-        anyhow::bail!(
+        anyhow::bail!(if cfg!(feature = "sim") {
             "no cluster to connect to: pass --kubeconfig FILE, set KUBECONFIG, pass --server \
              URL, or try the built-in cluster with --sim"
-        );
+        } else {
+            "no cluster to connect to: pass --kubeconfig FILE, set KUBECONFIG, or pass \
+             --server URL"
+        });
     }
     let user_name = a
         .user
@@ -246,6 +285,64 @@ pub fn effective_kubeconfig(
         current_context: Some(EFFECTIVE.to_owned()),
         ..Kubeconfig::default()
     })
+}
+
+/// The options of `kwatch sim`, resolved.
+#[cfg(feature = "sim")]
+pub fn sim_options(a: crate::cli::SimArgs) -> crate::sim::SimOptions {
+    crate::sim::SimOptions {
+        port: a.port,
+        write_kubeconfig: a.write_kubeconfig,
+        objects: a.objects,
+        churn: a.churn,
+        seed: a.seed,
+        scenario: a.scenario,
+        insecure_http: a.insecure_http,
+        history: a.history,
+        // The flag is finite and ≥ 0 (cli's parser); Duration::from_secs_f64 would panic
+        // on a huge value, and under 50 ms bookmarks would flood every watch.
+        bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
+        log_faults: true,
+        pod_size: a.pod_size,
+        legacy_discovery: a.legacy_discovery,
+        cert_shape: a.cert_shape,
+    }
+}
+
+/// The cluster `--sim` watches: the simulator started in-process for this one watch,
+/// with a random seed and its faults not logged (the watch's own lines say what happens).
+#[derive(Debug)]
+pub struct LocalSim {
+    /// How to reach it; its server lives for this run only, so it gets no discovery cache.
+    pub kubeconfig: Kubeconfig,
+    #[cfg(feature = "sim")]
+    server: crate::sim::SimServer,
+}
+
+impl LocalSim {
+    /// Starts the server; in a kwatch built without the simulator, fails with
+    /// [`NO_SIMULATOR`].
+    pub async fn start() -> Result<LocalSim> {
+        #[cfg(feature = "sim")]
+        {
+            let server = crate::sim::SimServer::start(crate::sim::SimOptions {
+                seed: rand::random(),
+                ..crate::sim::SimOptions::default()
+            })
+            .await?;
+            let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig_yaml())
+                .context("the simulated cluster's kubeconfig")?;
+            Ok(LocalSim { kubeconfig, server })
+        }
+        #[cfg(not(feature = "sim"))]
+        anyhow::bail!(NO_SIMULATOR)
+    }
+
+    /// Stops the server: its connections are closed.
+    pub async fn shutdown(self) {
+        #[cfg(feature = "sim")]
+        self.server.shutdown().await;
+    }
 }
 
 impl Config {
@@ -367,7 +464,7 @@ impl Config {
             emit_replaced: !args.reflector.legacy_sync,
             fifo: args.reflector.fifo,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
-            stop: args.stop,
+            stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,
             progress,
@@ -524,6 +621,60 @@ contexts:
             let e = effective(flags, ctx).unwrap_err().to_string();
             assert!(e.contains(want), "{e}");
         }
+    }
+
+    #[test]
+    fn stop_flags_resolve_field_by_field() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "--max-events",
+            "3",
+            "--timeout",
+            "5s",
+            "--until-synced",
+            "--watch-only",
+            "--until",
+            "deleted",
+        ])
+        .unwrap();
+        let stop = Stop::from(cli.watch.stop);
+        assert_eq!(stop.max_events, Some(3));
+        assert_eq!(stop.timeout, Some(Duration::from_secs(5)));
+        assert!(stop.until_synced && stop.watch_only);
+        assert!(stop.until.is_some());
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let stop = Stop::from(cli.watch.stop);
+        assert_eq!((stop.max_events, stop.timeout), (None, None));
+        assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
+    }
+
+    #[cfg(feature = "sim")]
+    #[test]
+    fn sim_bookmark_interval_is_kept_within_bounds() {
+        let interval = |v: &str| {
+            let cli = crate::cli::Cli::try_parse_from(["kwatch", "sim", "--bookmark-interval", v])
+                .unwrap();
+            match cli.command {
+                Some(crate::cli::Command::Sim(a)) => sim_options(a).bookmark_interval,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(interval("0"), Duration::from_millis(50));
+        assert_eq!(interval("2.5"), Duration::from_millis(2500));
+        assert_eq!(interval("1e300"), Duration::from_secs(3600));
+    }
+
+    #[cfg(not(feature = "sim"))]
+    #[tokio::test]
+    async fn without_the_simulator_sim_fails_with_one_line() {
+        let e = LocalSim::start().await.unwrap_err();
+        assert_eq!(format!("{e:#}"), NO_SIMULATOR);
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let e = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("--sim"), "{e}");
     }
 
     #[test]

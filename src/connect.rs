@@ -584,6 +584,7 @@ mod tests {
     }
 
     /// A client for `sim` trusting `ca_pem`.
+    #[cfg(feature = "sim")]
     async fn client_for(sim: &crate::sim::SimServer, ca_pem: &str) -> kube::Client {
         let mut kc = kube::config::Kubeconfig::from_yaml(&sim.kubeconfig_yaml()).unwrap();
         kc.clusters[0]
@@ -600,6 +601,7 @@ mod tests {
         client(&config).unwrap()
     }
 
+    #[cfg(feature = "sim")]
     #[tokio::test]
     async fn kubes_error_for_a_refused_certificate_is_recognised() {
         let sim = crate::sim::SimServer::start(crate::sim::SimOptions {

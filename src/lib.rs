@@ -5,6 +5,9 @@
 //!                                                        ↑
 //!                              sim: the simulated API server used by tests and --sim
 //! ```
+//!
+//! `sim` is compiled only with the cargo feature `sim` (on by default): a kwatch built with
+//! `--no-default-features` has no server, and none of the crates only the server uses.
 pub mod cli;
 pub mod config;
 pub mod connect;
@@ -22,6 +25,7 @@ pub mod reflector;
 pub mod replay;
 pub mod retry;
 pub mod scan;
+#[cfg(feature = "sim")]
 pub mod sim;
 pub mod source;
 pub mod stats;

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use kwatch::cli::{Cli, Command};
+use kwatch::cli::{Cli, Command, SimArgs};
 use kwatch::exit::Exit;
 use kwatch::watch::Outcome;
 
@@ -39,7 +39,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Runtime::new()?;
     match cli.command {
         Some(Command::Sim(args)) => {
-            rt.block_on(kwatch::sim::run(args.into()))?;
+            rt.block_on(sim(args))?;
             Ok(Exit::Ok)
         }
         Some(Command::Completions { shell }) => {
@@ -61,6 +61,18 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Outcome::Interrupted => Ok(Exit::Interrupted),
         },
     }
+}
+
+/// `kwatch sim`: runs the simulated API server until interrupted.
+#[cfg(feature = "sim")]
+async fn sim(args: SimArgs) -> anyhow::Result<()> {
+    kwatch::sim::run(kwatch::config::sim_options(args)).await
+}
+
+/// `kwatch sim` in a kwatch built without the simulator.
+#[cfg(not(feature = "sim"))]
+async fn sim(_: SimArgs) -> anyhow::Result<()> {
+    anyhow::bail!(kwatch::config::NO_SIMULATOR)
 }
 
 /// Diagnostics go to stderr: warnings by default, more with -v, or as RUST_LOG says.

@@ -16,6 +16,16 @@ use tokio::sync::Notify;
 use crate::delta::Deltas;
 use crate::object::ObjectRef;
 
+/// Which of client-go's two queues an informer uses (`--fifo`).
+// Variants without doc comments: clap would print them as help for each possible value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FifoKind {
+    // [`DeltaFifo`](crate::delta_fifo::DeltaFifo): a key's deltas coalesce until popped.
+    Delta,
+    // [`RealFifo`](crate::real_fifo::RealFifo): every notification, in order.
+    Real,
+}
+
 /// One thing a queue hands out: a key's deltas, or a notice.
 #[derive(Debug)]
 pub enum Popped<N> {

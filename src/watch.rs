@@ -12,13 +12,13 @@ use anyhow::{Context, Result};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::cli::{FifoKind, WatchArgs};
+use crate::cli::WatchArgs;
 use crate::config::{Cluster, Config};
 use crate::delta_fifo::DeltaFifo;
 use crate::informer::{Shared, Sink, Stop};
 use crate::listwatch::SourceError;
 use crate::output::{self, Format, Printer};
-use crate::queue::{FifoStats, Queue};
+use crate::queue::{FifoKind, FifoStats, Queue};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent};
 use crate::source::KubeSource;
@@ -46,23 +46,11 @@ pub enum Outcome {
 /// the objects cached by the informers are left for the process's exit to reclaim.
 pub async fn run(args: WatchArgs) -> Result<Outcome> {
     let sim = if args.sim {
-        Some(
-            crate::sim::SimServer::start(crate::sim::SimOptions {
-                seed: rand::random(),
-                ..crate::sim::SimOptions::default()
-            })
-            .await?,
-        )
+        Some(crate::config::LocalSim::start().await?)
     } else {
         None
     };
-    let kubeconfig = match &sim {
-        Some(s) => Some(
-            kube::config::Kubeconfig::from_yaml(&s.kubeconfig_yaml())
-                .context("the simulated cluster's kubeconfig")?,
-        ),
-        None => None,
-    };
+    let kubeconfig = sim.as_ref().map(|s| s.kubeconfig.clone());
     let cfg = Config::resolve(args, kubeconfig).await?;
     let outcome = watch(cfg).await;
     if let Some(s) = sim {

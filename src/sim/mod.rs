@@ -41,7 +41,6 @@ use std::time::Duration;
 use anyhow::Context;
 use rand::Rng;
 
-use crate::cli::SimArgs;
 pub use auth::{LISTER, NOBODY, WATCHER};
 pub use churn::PodSize;
 pub use tls::CertShape;
@@ -100,26 +99,6 @@ impl Default for SimOptions {
             pod_size: PodSize::Default,
             legacy_discovery: false,
             cert_shape: CertShape::Ca,
-        }
-    }
-}
-
-impl From<SimArgs> for SimOptions {
-    fn from(a: SimArgs) -> Self {
-        SimOptions {
-            port: a.port,
-            write_kubeconfig: a.write_kubeconfig,
-            objects: a.objects,
-            churn: a.churn,
-            seed: a.seed,
-            scenario: a.scenario,
-            insecure_http: a.insecure_http,
-            history: a.history,
-            bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
-            log_faults: true,
-            pod_size: a.pod_size,
-            legacy_discovery: a.legacy_discovery,
-            cert_shape: a.cert_shape,
         }
     }
 }
