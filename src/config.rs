@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, StopArgs, WatchArgs};
+use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
 use crate::queue::FifoKind;
@@ -166,7 +166,7 @@ pub fn effective_kubeconfig(
     context: Option<&str>,
     a: &ClusterArgs,
 ) -> Result<Kubeconfig> {
-    use kube::config::{AuthInfo, Cluster as KcCluster, Context as KcContext};
+    use kube::config::Context as KcContext;
     use kube::config::{NamedAuthInfo, NamedCluster, NamedContext};
     let context_name = context
         .map(str::to_owned)
@@ -181,10 +181,46 @@ pub fn effective_kubeconfig(
         },
         None => None,
     };
+    let cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    let user = effective_user(kc, ctx.as_ref(), a)?;
+    Ok(Kubeconfig {
+        clusters: vec![NamedCluster {
+            name: EFFECTIVE.to_owned(),
+            cluster: Some(cluster),
+            ..NamedCluster::default()
+        }],
+        auth_infos: vec![NamedAuthInfo {
+            name: EFFECTIVE.to_owned(),
+            auth_info: Some(user),
+            ..NamedAuthInfo::default()
+        }],
+        contexts: vec![NamedContext {
+            name: EFFECTIVE.to_owned(),
+            context: Some(KcContext {
+                cluster: EFFECTIVE.to_owned(),
+                user: Some(EFFECTIVE.to_owned()),
+                namespace: ctx.and_then(|c| c.namespace),
+                ..KcContext::default()
+            }),
+            ..NamedContext::default()
+        }],
+        current_context: Some(EFFECTIVE.to_owned()),
+        ..Kubeconfig::default()
+    })
+}
+
+/// The cluster entry `--cluster` or the context names, with the server and TLS flags
+/// applied (see [`effective_kubeconfig`]).
+fn effective_cluster(
+    kc: &Kubeconfig,
+    ctx: Option<&kube::config::Context>,
+    a: &ClusterArgs,
+) -> Result<kube::config::Cluster> {
+    use kube::config::Cluster as KcCluster;
     let cluster_name = a
         .cluster
         .clone()
-        .or_else(|| ctx.as_ref().map(|c| c.cluster.clone()))
+        .or_else(|| ctx.map(|c| c.cluster.clone()))
         .filter(|c| !c.is_empty());
     let mut cluster = match &cluster_name {
         Some(name) => match kc.clusters.iter().find(|c| &c.name == name) {
@@ -220,10 +256,21 @@ pub fn effective_kubeconfig(
              --server URL"
         });
     }
+    Ok(cluster)
+}
+
+/// The user entry `--user` or the context names, with the credential and impersonation
+/// flags applied (see [`effective_kubeconfig`]).
+fn effective_user(
+    kc: &Kubeconfig,
+    ctx: Option<&kube::config::Context>,
+    a: &ClusterArgs,
+) -> Result<kube::config::AuthInfo> {
+    use kube::config::AuthInfo;
     let user_name = a
         .user
         .clone()
-        .or_else(|| ctx.as_ref().and_then(|c| c.user.clone()))
+        .or_else(|| ctx.and_then(|c| c.user.clone()))
         .filter(|u| !u.is_empty());
     let mut user = match &user_name {
         Some(name) => match kc.auth_infos.iter().find(|u| &u.name == name) {
@@ -261,30 +308,7 @@ pub fn effective_kubeconfig(
     if let Some(uid) = &a.impersonate_uid {
         user.impersonate_uid = Some(uid.clone());
     }
-    Ok(Kubeconfig {
-        clusters: vec![NamedCluster {
-            name: EFFECTIVE.to_owned(),
-            cluster: Some(cluster),
-            ..NamedCluster::default()
-        }],
-        auth_infos: vec![NamedAuthInfo {
-            name: EFFECTIVE.to_owned(),
-            auth_info: Some(user),
-            ..NamedAuthInfo::default()
-        }],
-        contexts: vec![NamedContext {
-            name: EFFECTIVE.to_owned(),
-            context: Some(KcContext {
-                cluster: EFFECTIVE.to_owned(),
-                user: Some(EFFECTIVE.to_owned()),
-                namespace: ctx.and_then(|c| c.namespace),
-                ..KcContext::default()
-            }),
-            ..NamedContext::default()
-        }],
-        current_context: Some(EFFECTIVE.to_owned()),
-        ..Kubeconfig::default()
-    })
+    Ok(user)
 }
 
 /// The options of `kwatch sim`, resolved.
@@ -374,47 +398,9 @@ impl Config {
         };
         let mut clusters = Vec::new();
         for context in contexts {
-            let effective = effective_kubeconfig(&kc, context.as_deref(), &args.cluster)?;
-            let opts = KubeConfigOptions::default();
-            let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
-                .await
-                .with_context(|| match &context {
-                    Some(c) => format!("invalid kubeconfig for context {c:?}"),
-                    None => "invalid kubeconfig".to_owned(),
-                })?;
-            if let Some(t) = request_timeout {
-                kube.connect_timeout = Some(t);
-            }
-            // Watches last minutes; a stalled stream is the reflector's business.
-            kube.read_timeout = None;
-            // 429/503/504 reach the reflector, which backs off as client-go's does and
-            // shows it, instead of kube's transparent retries hiding them.
-            kube.default_retry = false;
-            let namespace = if args.all_namespaces {
-                None
-            } else {
-                // `-n ''` (an unset $NS in a script) is the context's namespace, as kubectl.
-                Some(
-                    args.namespace
-                        .clone()
-                        .filter(|n| !n.is_empty())
-                        .unwrap_or_else(|| kube.default_namespace.clone()),
-                )
-            };
-            let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
-            if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
-                crate::target::validate_namespace(ns)
-                    .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
-            }
-            let discovery_cache = cache_dir
-                .as_deref()
-                .map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
-            clusters.push(Cluster {
-                context,
-                kube,
-                namespace,
-                discovery_cache,
-            });
+            let cluster =
+                Cluster::resolve(&kc, context, &args, cache_dir.as_deref(), request_timeout);
+            clusters.push(cluster.await?);
         }
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
@@ -436,23 +422,7 @@ impl Config {
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
-        let reflector = ReflectorConfig {
-            page_size: args
-                .reflector
-                .page_size
-                .unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
-            page_size_explicit: args.reflector.page_size.is_some(),
-            resync: args.reflector.resync.filter(|d| !d.is_zero()),
-            bookmarks: !args.reflector.no_bookmarks,
-            min_watch_timeout_secs: u32::try_from(args.reflector.min_watch_timeout.as_secs())
-                .unwrap_or(u32::MAX)
-                .max(1),
-            watch_list: match args.reflector.watch_list {
-                WatchListMode::Auto if args.reflector.page_size.is_some() => WatchListMode::Off,
-                mode => mode,
-            },
-            ..ReflectorConfig::default()
-        };
+        let reflector = reflector_config(&args.reflector);
         Ok(Config {
             clusters,
             resources,
@@ -469,6 +439,78 @@ impl Config {
             stats: args.stats,
             progress,
         })
+    }
+}
+
+impl Cluster {
+    /// `context` (`None`: the current one) of `kc`, with kubectl's flags applied and
+    /// kube's client settings that kwatch needs.
+    async fn resolve(
+        kc: &Kubeconfig,
+        context: Option<String>,
+        args: &WatchArgs,
+        cache_dir: Option<&std::path::Path>,
+        request_timeout: Option<Duration>,
+    ) -> Result<Cluster> {
+        let effective = effective_kubeconfig(kc, context.as_deref(), &args.cluster)?;
+        let opts = KubeConfigOptions::default();
+        let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
+            .await
+            .with_context(|| match &context {
+                Some(c) => format!("invalid kubeconfig for context {c:?}"),
+                None => "invalid kubeconfig".to_owned(),
+            })?;
+        if let Some(t) = request_timeout {
+            kube.connect_timeout = Some(t);
+        }
+        // Watches last minutes; a stalled stream is the reflector's business.
+        kube.read_timeout = None;
+        // 429/503/504 reach the reflector, which backs off as client-go's does and
+        // shows it, instead of kube's transparent retries hiding them.
+        kube.default_retry = false;
+        let namespace = if args.all_namespaces {
+            None
+        } else {
+            // `-n ''` (an unset $NS in a script) is the context's namespace, as kubectl.
+            Some(
+                args.namespace
+                    .clone()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| kube.default_namespace.clone()),
+            )
+        };
+        let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
+        if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
+            crate::target::validate_namespace(ns)
+                .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
+        }
+        let discovery_cache =
+            cache_dir.map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
+        Ok(Cluster {
+            context,
+            kube,
+            namespace,
+            discovery_cache,
+        })
+    }
+}
+
+/// The reflector's settings from its flags: an explicit `--page-size` turns `auto`
+/// streaming lists off.
+fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
+    ReflectorConfig {
+        page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
+        page_size_explicit: r.page_size.is_some(),
+        resync: r.resync.filter(|d| !d.is_zero()),
+        bookmarks: !r.no_bookmarks,
+        min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
+            .unwrap_or(u32::MAX)
+            .max(1),
+        watch_list: match r.watch_list {
+            WatchListMode::Auto if r.page_size.is_some() => WatchListMode::Off,
+            mode => mode,
+        },
+        ..ReflectorConfig::default()
     }
 }
 
