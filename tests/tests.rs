@@ -15,6 +15,7 @@ mod never_lie;
 mod output;
 mod output_habits;
 mod replay_records;
+mod resync;
 mod retry_after;
 mod sim_kubectl;
 mod sim_protocol;
