@@ -281,7 +281,7 @@ fn verify_anchor_leaf(
 }
 
 /// One DER element: (tag, contents, rest). Definite lengths only, as DER requires.
-fn der_next(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+pub(crate) fn der_next(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = input.split_first()?;
     let (&first, rest) = rest.split_first()?;
     let (len, rest) = if first < 0x80 {

@@ -27,6 +27,7 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::status::Status;
+use crate::connect::der_next;
 
 /// The bearer token's user.
 pub const ADMIN: &str = "kwatch-sim-admin";
@@ -106,25 +107,6 @@ impl PeerCert {
         }
         Some(out)
     }
-}
-
-/// One DER element: (tag, contents, rest).
-fn der_next(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    let (&first, rest) = rest.split_first()?;
-    let (len, rest) = if first < 0x80 {
-        (usize::from(first), rest)
-    } else {
-        let n = usize::from(first & 0x7f);
-        if n == 0 || n > 4 || rest.len() < n {
-            return None;
-        }
-        let len = rest[..n]
-            .iter()
-            .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-        (len, &rest[n..])
-    };
-    (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
 }
 
 /// Authentication, then impersonation: who the request acts as, or the error response.
