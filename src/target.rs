@@ -32,6 +32,19 @@ pub struct Target {
     pub plural: String,
 }
 
+/// The core `pods` resource: the tests' usual one.
+#[cfg(test)]
+impl Resource {
+    pub(crate) fn pods() -> Resource {
+        Resource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespaced: true,
+        }
+    }
+}
+
 impl Target {
     /// The collection URL path: all namespaces (or a cluster-scoped resource) when
     /// `namespace` is `None`.

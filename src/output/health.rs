@@ -131,18 +131,9 @@ mod tests {
     use crate::object::{Object, ObjectRef};
     use crate::target::Resource;
 
-    fn pods() -> Resource {
-        Resource {
-            name: "pods".into(),
-            kind: "Pod".into(),
-            api_version: "v1".into(),
-            namespaced: true,
-        }
-    }
-
     #[test]
     fn one_line_when_failing_starts_and_one_when_it_ends_none_per_retry() {
-        let r = pods();
+        let r = Resource::pods();
         let mut h = Health::default();
         let mut t: jiff::Timestamp = "2026-11-21T10:00:00Z".parse().unwrap();
         let backoff = ReflectorEvent::Backoff {
@@ -213,7 +204,7 @@ mod tests {
 
     #[test]
     fn the_request_layers_retries_count_as_failing_too() {
-        let r = pods();
+        let r = Resource::pods();
         let mut h = Health::default();
         let retry = ReflectorEvent::Retry(crate::retry::Retry {
             verb: crate::retry::Verb::Watch,

@@ -577,18 +577,9 @@ mod tests {
         ]
     }
 
-    fn pods() -> Resource {
-        Resource {
-            name: "pods".into(),
-            kind: "Pod".into(),
-            api_version: "v1".into(),
-            namespaced: true,
-        }
-    }
-
     #[test]
     fn every_reflector_event_reads_back_as_the_event_it_was() {
-        let r = pods();
+        let r = Resource::pods();
         for context in [None, Some("prod")] {
             for e in events() {
                 let rec = Record {
@@ -619,7 +610,7 @@ mod tests {
 
     #[test]
     fn every_delta_reads_back_with_its_type_and_object() {
-        let r = pods();
+        let r = Resource::pods();
         let obj = ObjectRef::new(
             Object::from_json(
                 r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"},"x":1.50}"#,

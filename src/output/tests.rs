@@ -26,15 +26,6 @@ impl Buf {
     }
 }
 
-fn pods() -> Resource {
-    Resource {
-        name: "pods".into(),
-        kind: "Pod".into(),
-        api_version: "v1".into(),
-        namespaced: true,
-    }
-}
-
 fn opts(format: Format) -> Options {
     Options {
         format,
@@ -64,7 +55,7 @@ fn print_with(o: Options, recs: &[Body<'_>]) -> String {
     let buf = Buf::default();
     // Data and diagnostics into one buffer, interleaved as a terminal shows them.
     let mut p = printer(o, buf.clone(), buf.clone());
-    let r = pods();
+    let r = Resource::pods();
     for body in recs {
         let rec = Record {
             resource: &r,
@@ -433,7 +424,7 @@ fn json_diff_is_an_rfc6902_patch_that_turns_the_old_object_into_the_new() {
 fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String, String) {
     let (out, diag) = (Buf::default(), Buf::default());
     let mut p = printer(o, out.clone(), diag.clone());
-    let r = pods();
+    let r = Resource::pods();
     for body in recs {
         let rec = Record {
             resource: &r,
@@ -507,7 +498,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
     let out = Buf::default();
     let mut p = printer(opts(Format::Table), out.clone(), io::sink());
-    let r = pods();
+    let r = Resource::pods();
     for _ in 0..table::HOLD_ROWS {
         assert_eq!(out.text(), "", "held back until the bound");
         let rec = Record {
