@@ -338,10 +338,10 @@ pub fn skip_valid(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// Walks the members of the JSON object at `b[i]` (`{`): `visit(key, value_start)` returns
-/// where the value ends, or `None` to stop. `None` when stopped, when a key has an escape
-/// (its text is not its value), or when the object is not valid where it was read. Keys
-/// are read as [`scan_object`] reads them.
+/// Walks the members of the JSON object at `b[i]` (`{`), in JSON already validated (by
+/// [`scan_object`] or serde_json): `visit(key, value_start)` returns where the value ends,
+/// or `None` to stop. `None` when stopped, when a key has an escape (its text is not its
+/// value), or when `b[i]` is not an object.
 pub fn each_member(
     b: &[u8],
     i: usize,
@@ -355,15 +355,22 @@ pub fn each_member(
         return Some(());
     }
     loop {
-        let (open, close, value) = member_key(b, i).ok()?;
-        // The key's first special character is its closing quote: no escape.
-        if to_special(b, open + 1) != close - 1 {
+        if b.get(i) != Some(&b'"') {
             return None;
         }
-        let key = &b[open + 1..close - 1];
-        i = skip_ws(b, visit(key, skip_ws(b, value))?);
+        // The key's first special character must be its closing quote: no escape.
+        let end = to_special(b, i + 1);
+        if b.get(end) != Some(&b'"') {
+            return None;
+        }
+        let key = &b[i + 1..end];
+        i = skip_ws(b, end + 1);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, visit(key, skip_ws(b, i + 1))?);
         match b.get(i) {
-            Some(b',') => i += 1,
+            Some(b',') => i = skip_ws(b, i + 1),
             Some(b'}') => return Some(()),
             _ => return None,
         }
