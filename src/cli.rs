@@ -264,6 +264,8 @@ impl WatchArgs {
                     .to_owned(),
             );
         }
+        let r = &self.reflector;
+        crate::release::Informer::choose(r.client_go, r.fifo, r.legacy_sync)?;
         Ok(())
     }
 }
@@ -359,20 +361,25 @@ pub struct ReflectorArgs {
     #[arg(long)]
     pub no_bookmarks: bool,
 
-    /// Relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced).
+    /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
+    /// EmitDeltaTypeReplaced); refused with a RealFIFO.
     #[arg(long)]
     pub legacy_sync: bool,
 
-    /// The informer's queue: delta (DeltaFIFO, coalesces per key) or real (RealFIFO, every
-    /// notification in order, client-go ≥ 1.36's default).
-    #[arg(long, value_enum, default_value_t = FifoKind::Delta, value_name = "KIND")]
-    pub fifo: FifoKind,
+    /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
+    /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
+    /// with --client-go, that release's RealFIFO) [default: delta, or the --client-go
+    /// release's].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub fifo: Option<FifoKind>,
 
     /// Get the initial state from a streaming list (watch with sendInitialEvents,
-    /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it;
-    /// auto means off when --page-size is given.
-    #[arg(long, value_enum, default_value_t = WatchListMode::Auto, value_name = "WHEN")]
-    pub watch_list: WatchListMode,
+    /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
+    /// tries it at every (re)list; auto, and a --client-go release's default, mean off when
+    /// --page-size is given [default: auto, or the --client-go release's: off through 0.34,
+    /// on from 0.35].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub watch_list: Option<WatchListMode>,
 
     /// Each watch asks the server to end it after a random time in [D, 2·D) (client-go:
     /// 5m).
@@ -383,6 +390,13 @@ pub struct ReflectorArgs {
     /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
     #[arg(long, value_name = "D", value_parser = parse_duration)]
     pub pop_delay: Option<Duration>,
+
+    /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
+    /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
+    /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
+    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults.
+    #[arg(long, value_name = "VERSION", value_parser = crate::release::Release::parse)]
+    pub client_go: Option<crate::release::Release>,
 }
 
 /// When to stop (for scripts).

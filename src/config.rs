@@ -15,8 +15,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
-use crate::queue::FifoKind;
-use crate::reflector::{ReflectorConfig, WatchListMode};
+use crate::reflector::ReflectorConfig;
+use crate::release::Informer;
 use crate::until::Condition;
 
 /// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
@@ -48,7 +48,8 @@ pub struct Config {
     pub reflector: ReflectorConfig,
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
-    pub fifo: FifoKind,
+    /// `--client-go`'s release and the queue (`--fifo`).
+    pub informer: Informer,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
     pub stop: Stop,
@@ -422,7 +423,11 @@ impl Config {
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
-        let reflector = reflector_config(&args.reflector);
+        let r = &args.reflector;
+        // Also checked by the command line's normalize (exit 2); here for library callers.
+        let informer =
+            Informer::choose(r.client_go, r.fifo, r.legacy_sync).map_err(|e| anyhow::anyhow!(e))?;
+        let reflector = reflector_config(r, &informer);
         Ok(Config {
             clusters,
             resources,
@@ -432,7 +437,7 @@ impl Config {
             printer,
             reflector,
             emit_replaced: !args.reflector.legacy_sync,
-            fifo: args.reflector.fifo,
+            informer,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
             stop: args.stop.into(),
             record: args.record.clone(),
@@ -495,9 +500,9 @@ impl Cluster {
     }
 }
 
-/// The reflector's settings from its flags: an explicit `--page-size` turns `auto`
-/// streaming lists off.
-fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
+/// The reflector's settings from its flags and the informer's release (see
+/// [`Informer::watch_list`] for streaming lists).
+fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
     ReflectorConfig {
         page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
         page_size_explicit: r.page_size.is_some(),
@@ -506,10 +511,7 @@ fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
         min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
             .unwrap_or(u32::MAX)
             .max(1),
-        watch_list: match r.watch_list {
-            WatchListMode::Auto if r.page_size.is_some() => WatchListMode::Off,
-            mode => mode,
-        },
+        watch_list: informer.watch_list(r.watch_list, r.page_size.is_some()),
         ..ReflectorConfig::default()
     }
 }

@@ -1,5 +1,5 @@
-//! Deltas: what the DeltaFIFO queues per key (client-go `tools/cache` Delta, Deltas,
-//! DeletedFinalStateUnknown).
+//! Deltas: what the queues hold (client-go `tools/cache` Delta, Deltas,
+//! DeletedFinalStateUnknown, and the atomic RealFIFO's ReplacedAll and SyncAll).
 
 use std::fmt;
 
@@ -14,6 +14,12 @@ pub enum DeltaType {
     Replaced,
     /// A resync, or a relist with the legacy option (no Replaced).
     Sync,
+    /// One listed object of a relist an atomic RealFIFO queued whole (client-go ≥ 0.36's
+    /// `ReplacedAll`, see [`AtomicDelta`]): a record type, never queued per object.
+    ReplacedAll,
+    /// One known object of a resync an atomic RealFIFO queued whole (client-go ≥ 0.36's
+    /// `SyncAll`): a record type, never queued per object.
+    SyncAll,
 }
 
 impl DeltaType {
@@ -24,6 +30,8 @@ impl DeltaType {
             DeltaType::Deleted => "Deleted",
             DeltaType::Replaced => "Replaced",
             DeltaType::Sync => "Sync",
+            DeltaType::ReplacedAll => "ReplacedAll",
+            DeltaType::SyncAll => "SyncAll",
         }
     }
 }
@@ -88,3 +96,18 @@ impl Delta {
 
 /// A key's deltas, oldest first; never empty while queued.
 pub type Deltas = Vec<Delta>;
+
+/// An atomic RealFIFO's entry for a whole Replace or Resync (client-go ≥ 0.36 with the
+/// AtomicFIFO gate: one `ReplacedAll` or `SyncAll` delta instead of one delta per object).
+/// The informer turns it into per-object records against its store when it pops it
+/// ([`crate::store::Store::apply_atomic`]).
+#[derive(Debug, Clone)]
+pub enum AtomicDelta {
+    /// A (re)list: the objects, in list order, and the list's resourceVersion.
+    ReplacedAll {
+        resource_version: String,
+        objects: Vec<ObjectRef>,
+    },
+    /// A resync: every object the store holds when this is popped.
+    SyncAll,
+}

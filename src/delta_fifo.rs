@@ -471,6 +471,7 @@ mod tests {
                 format!("{key}: [{}]", ds.join(", "))
             }
             Popped::Notice(n) => format!("notice: {n}"),
+            Popped::Batch { .. } | Popped::Atomic { .. } => unreachable!("a DeltaFIFO pops keys"),
         }
     }
 
@@ -491,6 +492,7 @@ mod tests {
                 is_in_initial_list, ..
             } => (fmt_popped(&p), is_in_initial_list),
             Popped::Notice(n) => panic!("unexpected notice {n}"),
+            Popped::Batch { .. } | Popped::Atomic { .. } => unreachable!("a DeltaFIFO pops keys"),
         }
     }
 
@@ -1061,6 +1063,7 @@ mod tests {
                     key
                 }
                 Popped::Notice(n) => n.to_string(),
+                other => unreachable!("a DeltaFIFO pops keys: {other:?}"),
             })
             .await;
         assert_eq!(key.as_deref(), Some("a"));
@@ -1142,6 +1145,7 @@ mod tests {
                     *notices_seen += 1;
                     true
                 }
+                Some(other) => unreachable!("a DeltaFIFO pops keys: {other:?}"),
                 None => false,
             }
         };

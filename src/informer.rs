@@ -6,7 +6,9 @@
 //!
 //! The version of the object the store held before a pop is captured in the same closure
 //! as the pop, so `--diff`, `--until created` and `-o watch-events` see exactly what the
-//! informer knew before each delta.
+//! informer knew before each delta. A batch pop (client-go ≥ 0.35) prints its deltas, and
+//! the reflector's records among them, in queue order, each with the `batch` size; a popped
+//! atomic relist or resync (0.36) prints what `Store::apply_atomic` makes of it.
 
 use std::io::{self, Write as _};
 use std::sync::atomic::Ordering;
@@ -15,12 +17,13 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use crate::delta::{Delta, DeltaType, Deltas};
 use crate::object::ObjectRef;
-use crate::output::{progress, Body, Printer, Record};
-use crate::queue::{Popped, Queue};
+use crate::output::{progress, Body, InformerInfo, Printer, Record};
+use crate::queue::{Batched, Popped, Queue};
 use crate::reflector::{ListProgress, ReflectorEvent};
 use crate::stats::Stats;
-use crate::store::Store;
+use crate::store::{Applied, Store};
 use crate::target::Target;
 use crate::until::Condition;
 
@@ -119,6 +122,8 @@ pub(crate) struct Shared {
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
     pub stop: mpsc::UnboundedSender<Stop>,
+    /// The informer every record is from (release and queue).
+    pub informer: InformerInfo<'static>,
 }
 
 impl Shared {
@@ -195,29 +200,20 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     shared: Arc<Shared>,
 ) {
     let mut synced = false;
+    let batches = fifo.pops_in_batches();
     loop {
-        let popped = fifo
-            .pop_with(|p| {
-                // The version known before these deltas, read under the FIFO's lock
-                // as they are applied.
-                let before = match &p {
-                    Popped::Deltas { deltas, .. } => store.apply(deltas),
-                    Popped::Notice(_) => None,
-                };
-                (p, before)
-            })
-            .await;
-        let Some((popped, before)) = popped else {
+        // Applied to the store under the FIFO's lock, with the versions known before.
+        let Some(taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
             return;
         };
-        let had_deltas = matches!(popped, Popped::Deltas { .. });
+        let had_deltas = !matches!(taken, Taken::Notice(_));
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
         let pop = Pop {
             resource: &t,
             context: context.as_deref(),
-            popped: &popped,
-            before: before.as_ref(),
+            taken: &taken,
+            informer: shared.informer,
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
@@ -230,13 +226,93 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     }
 }
 
+/// What one pop gave the informer, applied to its store.
+enum Taken {
+    Notice(ReflectorEvent),
+    /// One key's deltas (DeltaFIFO; a RealFIFO's single pops); `before`: the store's
+    /// version of the key before them.
+    Deltas {
+        key: String,
+        deltas: Deltas,
+        before: Option<ObjectRef>,
+        initial: bool,
+    },
+    /// Deltas, each with the store's version before it, and the notices among them, in
+    /// queue order: a batch pop, or a popped atomic relist or resync. `batch`: the number
+    /// of queued deltas the pop took, when the queue pops in batches.
+    Steps {
+        steps: Vec<Step>,
+        batch: Option<u32>,
+        initial: bool,
+    },
+}
+
+enum Step {
+    Notice(ReflectorEvent),
+    Delta(Applied),
+}
+
+/// Applies a popped entry to `store` (the FIFO still locked, as client-go's
+/// `Pop(process)`), keeping the version of each object known before its delta.
+fn take(p: Popped<ReflectorEvent>, store: &Store, batches: bool) -> Taken {
+    match p {
+        Popped::Notice(n) => Taken::Notice(n),
+        Popped::Deltas {
+            key,
+            deltas,
+            is_in_initial_list,
+        } => Taken::Deltas {
+            before: store.apply(&deltas),
+            key,
+            deltas,
+            initial: is_in_initial_list,
+        },
+        // A batch's keys are distinct: applying its deltas one by one is client-go's
+        // transaction, and each one's previous version is the store's before the pop.
+        Popped::Batch {
+            entries,
+            is_in_initial_list,
+        } => {
+            let mut n = 0;
+            let steps = entries
+                .into_iter()
+                .map(|e| match e {
+                    Batched::Notice(ev) => Step::Notice(ev),
+                    Batched::Delta { key, delta } => {
+                        n += 1;
+                        let prev = store.apply(std::slice::from_ref(&delta));
+                        Step::Delta(Applied { key, delta, prev })
+                    }
+                })
+                .collect();
+            Taken::Steps {
+                steps,
+                batch: Some(n),
+                initial: is_in_initial_list,
+            }
+        }
+        Popped::Atomic {
+            delta,
+            is_in_initial_list,
+        } => Taken::Steps {
+            steps: store
+                .apply_atomic(&delta)
+                .into_iter()
+                .map(Step::Delta)
+                .collect(),
+            batch: batches.then_some(1),
+            initial: is_in_initial_list,
+        },
+    }
+}
+
 /// One pop, and what the informer knew around it.
 struct Pop<'a> {
     resource: &'a Target,
     context: Option<&'a str>,
-    popped: &'a Popped<ReflectorEvent>,
-    /// The store's version of the key before the pop's deltas were applied.
-    before: Option<&'a ObjectRef>,
+    taken: &'a Taken,
+    /// The run's informer (release and queue), for the records.
+    informer: InformerInfo<'static>,
     /// `Some(objects held)` when this pop made the queue synced.
     synced_with: Option<usize>,
     /// No delta is queued after this pop.
@@ -244,33 +320,43 @@ struct Pop<'a> {
 }
 
 impl Pop<'_> {
-    fn record<'b>(&'b self, body: Body<'b>) -> Record<'b> {
+    fn record<'b>(&'b self, body: Body<'b>, batch: Option<u32>) -> Record<'b> {
         Record {
             resource: &self.resource.resource,
             context: self.context,
             time: jiff::Timestamp::now(),
             body,
+            informer: InformerInfo {
+                batch,
+                ..self.informer
+            },
         }
     }
 
     /// Prints the pop's records into `sink`; `Some` when a stop condition was met.
     fn deliver(&self, shared: &Shared, sink: &mut Sink) -> io::Result<Option<Stop>> {
-        match self.popped {
-            Popped::Notice(ev) => sink.print(&self.record(Body::Event(ev)), shared.targets)?,
-            Popped::Deltas {
+        let stop = match self.taken {
+            Taken::Notice(ev) => {
+                sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+                None
+            }
+            Taken::Deltas {
                 key,
                 deltas,
-                is_in_initial_list,
-            } => {
-                if let Some(stop) =
-                    self.deliver_deltas(shared, sink, key, deltas, *is_in_initial_list)?
-                {
-                    return Ok(Some(stop));
-                }
-            }
+                before,
+                initial,
+            } => self.deliver_deltas(shared, sink, key, deltas, before.as_ref(), *initial)?,
+            Taken::Steps {
+                steps,
+                batch,
+                initial,
+            } => self.deliver_steps(shared, sink, steps, *batch, *initial)?,
+        };
+        if stop.is_some() {
+            return Ok(stop);
         }
         if let Some(known) = self.synced_with {
-            sink.print(&self.record(Body::Synced), shared.targets)?;
+            sink.print(&self.record(Body::Synced, None), shared.targets)?;
             sink.synced += 1;
             if shared
                 .until
@@ -289,40 +375,95 @@ impl Pop<'_> {
         Ok(None)
     }
 
-    /// Prints a key's deltas, oldest first, each with the version before it.
+    /// Prints a key's deltas, oldest first, each with the version before it: `before`,
+    /// then the previous delta's object.
     fn deliver_deltas(
         &self,
         shared: &Shared,
         sink: &mut Sink,
         key: &str,
-        deltas: &[crate::delta::Delta],
+        deltas: &[Delta],
+        before: Option<&ObjectRef>,
         initial_list: bool,
     ) -> io::Result<Option<Stop>> {
-        let hidden = shared.watch_only && initial_list;
-        // Each delta's previous version: the store's, then the one before it.
-        let mut prev = self.before;
+        let mut prev = before;
         for delta in deltas {
-            let met = !hidden && shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
-            if !hidden {
-                let body = Body::Delta {
-                    key,
-                    delta,
-                    initial_list,
-                    prev,
-                };
-                sink.print(&self.record(body), shared.targets)?;
-                sink.deltas += 1;
-            }
-            if met {
-                return Ok(Some(Stop::Met));
-            }
-            if !hidden && shared.max_events.is_some_and(|m| sink.deltas >= m) {
-                return Ok(Some(Stop::Done));
+            let body = Body::Delta {
+                key,
+                delta,
+                initial_list,
+                prev,
+            };
+            if let Some(stop) = self.deliver_delta(shared, sink, body, None)? {
+                return Ok(Some(stop));
             }
             prev = match delta.kind {
-                crate::delta::DeltaType::Deleted => None,
+                DeltaType::Deleted => None,
                 _ => delta.object.object(),
             };
+        }
+        Ok(None)
+    }
+
+    /// Prints a batch pop's or an atomic delta's records, in order.
+    fn deliver_steps(
+        &self,
+        shared: &Shared,
+        sink: &mut Sink,
+        steps: &[Step],
+        batch: Option<u32>,
+        initial_list: bool,
+    ) -> io::Result<Option<Stop>> {
+        for step in steps {
+            let a = match step {
+                Step::Notice(ev) => {
+                    sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+                    continue;
+                }
+                Step::Delta(a) => a,
+            };
+            let body = Body::Delta {
+                key: &a.key,
+                delta: &a.delta,
+                initial_list,
+                prev: a.prev.as_ref(),
+            };
+            if let Some(stop) = self.deliver_delta(shared, sink, body, batch)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Prints one delta record (unless `--watch-only` hides it); `Some` when it meets
+    /// `--until` or reaches `--max-events`.
+    fn deliver_delta(
+        &self,
+        shared: &Shared,
+        sink: &mut Sink,
+        body: Body<'_>,
+        batch: Option<u32>,
+    ) -> io::Result<Option<Stop>> {
+        let Body::Delta {
+            delta,
+            prev,
+            initial_list,
+            ..
+        } = body
+        else {
+            return Ok(None);
+        };
+        if shared.watch_only && initial_list {
+            return Ok(None);
+        }
+        let met = shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
+        sink.print(&self.record(body, batch), shared.targets)?;
+        sink.deltas += 1;
+        if met {
+            return Ok(Some(Stop::Met));
+        }
+        if shared.max_events.is_some_and(|m| sink.deltas >= m) {
+            return Ok(Some(Stop::Done));
         }
         Ok(None)
     }
@@ -375,10 +516,31 @@ mod tests {
         }
     }
 
-    /// Runs one informer loop over `fill`'s queue with these stop conditions; the JSON
+    /// Runs one informer loop over `fill`'s DeltaFIFO with these stop conditions; the JSON
     /// lines printed and how it stopped.
     async fn run(
         fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        max_events: Option<u64>,
+        until_synced: bool,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        let store = Arc::new(Store::new());
+        let fifo = DeltaFifo::new(Some(store.clone()), true);
+        fill(&fifo);
+        run_queue(
+            fifo,
+            store,
+            InformerInfo::default(),
+            max_events,
+            until_synced,
+        )
+        .await
+    }
+
+    /// Runs one informer loop over a filled `fifo` whose known objects are `store`.
+    async fn run_queue<Q: Queue<ReflectorEvent>>(
+        fifo: Q,
+        store: Arc<Store>,
+        informer: InformerInfo<'static>,
         max_events: Option<u64>,
         until_synced: bool,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
@@ -402,11 +564,9 @@ mod tests {
             pop_delay: None,
             until: None,
             stop: tx,
+            informer,
         });
-        let store = Arc::new(Store::new());
-        let fifo = Arc::new(DeltaFifo::new(Some(store.clone()), true));
-        fill(&fifo);
-        let task = tokio::spawn(consume(target(), None, fifo, store, shared));
+        let task = tokio::spawn(consume(target(), None, Arc::new(fifo), store, shared));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .ok()
@@ -418,6 +578,108 @@ mod tests {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         (recs, stop)
+    }
+
+    /// `Type key@rv` of each record, with ` †` on tombstones, ` batch=N` and
+    /// ` initial` when set; reflector events and Synced by their type.
+    fn brief(recs: &[serde_json::Value]) -> Vec<String> {
+        recs.iter()
+            .map(|r| {
+                let t = r["type"].as_str().unwrap();
+                let Some(key) = r["key"].as_str() else {
+                    return t.to_owned();
+                };
+                let mut s = format!("{t} {key}@{}", r["resourceVersion"].as_str().unwrap_or("-"));
+                if r["finalStateUnknown"] == true {
+                    s.push_str(" †");
+                }
+                if let Some(b) = r["batch"].as_u64() {
+                    s.push_str(&format!(" batch={b}"));
+                }
+                if r["initialList"] == true {
+                    s.push_str(" initial");
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
+        use crate::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        let store = Arc::new(Store::new());
+        let opts = RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: true,
+        };
+        let fifo = RealFifo::with_options(store.clone(), opts);
+        fifo.push_notice(ReflectorEvent::List {
+            resource_version: String::new(),
+            limit: 0,
+            reason: "initial".into(),
+            streaming: true,
+        });
+        fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+        fifo.replace(vec![pod("c", "4"), pod("b", "3")], "4");
+        fifo.resync();
+        let informer = InformerInfo {
+            client_go: Some("0.36"),
+            queue: Some("RealFIFO+batch+atomic"),
+            batch: None,
+        };
+        let (recs, stop) = run_queue(fifo, store, informer, Some(7), false).await;
+        assert!(matches!(stop, Some(Stop::Done)));
+        assert_eq!(
+            brief(&recs),
+            [
+                "List",
+                "ReplacedAll ns/a@1 batch=1 initial",
+                "ReplacedAll ns/b@2 batch=1 initial",
+                "Synced",
+                "Deleted ns/a@1 † batch=1",
+                "ReplacedAll ns/c@4 batch=1",
+                "ReplacedAll ns/b@3 batch=1",
+                "SyncAll ns/b@3 batch=1",
+                "SyncAll ns/c@4 batch=1",
+            ]
+        );
+        for r in [&recs[0], &recs[3]] {
+            assert_eq!(r["clientGo"], "0.36", "{r}");
+            assert_eq!(r["queue"], "RealFIFO+batch+atomic", "{r}");
+        }
+    }
+
+    #[tokio::test]
+    async fn batch_pops_take_distinct_keys_with_the_notices_among_them() {
+        use crate::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        let store = Arc::new(Store::new());
+        let opts = RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: false,
+        };
+        let fifo = RealFifo::with_options(store.clone(), opts);
+        fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+        fifo.update(pod("a", "3"));
+        fifo.bookmark(ReflectorEvent::Bookmark {
+            resource_version: "3".into(),
+        });
+        fifo.update(pod("b", "4"));
+        fifo.update(pod("a", "5"));
+        let (recs, _) = run_queue(fifo, store, InformerInfo::default(), Some(5), false).await;
+        assert_eq!(
+            brief(&recs),
+            [
+                // The first Replace's deltas are a batch of their own.
+                "Replaced ns/a@1 batch=2 initial",
+                "Replaced ns/b@2 batch=2 initial",
+                "Synced",
+                // A bookmark does not close a batch before 0.36; a second `a` does.
+                "Updated ns/a@3 batch=2",
+                "Bookmark",
+                "Updated ns/b@4 batch=2",
+                "Updated ns/a@5 batch=1",
+            ]
+        );
     }
 
     #[tokio::test]

@@ -20,8 +20,11 @@ pub mod listwatch;
 pub mod object;
 pub mod output;
 pub mod queue;
+#[cfg(test)]
+mod queue_cases;
 pub mod real_fifo;
 pub mod reflector;
+pub mod release;
 pub mod replay;
 pub mod retry;
 pub mod scan;

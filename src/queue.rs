@@ -4,6 +4,10 @@
 //! [`RealFifo`](crate::real_fifo::RealFifo) (every notification, in order) — and what
 //! they share: the entries they hand out and the wait for the next one.
 //!
+//! A RealFIFO may pop in batches (client-go ≥ 0.35's `PopBatch`) and queue a whole relist
+//! or resync as one atomic entry (client-go ≥ 0.36's AtomicFIFO); which release does what
+//! is [`crate::release`]'s.
+//!
 //! Besides deltas, both carry out-of-band notices `N` (the reflector's own events) in the
 //! same order, so that a relist's announcement is popped before that relist's deltas.
 
@@ -13,7 +17,7 @@ use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
-use crate::delta::Deltas;
+use crate::delta::{AtomicDelta, Delta, Deltas};
 use crate::object::ObjectRef;
 
 /// Which of client-go's two queues an informer uses (`--fifo`).
@@ -39,6 +43,24 @@ pub enum Popped<N> {
     },
     /// An out-of-band notice (the reflector's List/Watch/… events), delivered in the
     /// order it was pushed relative to the keys queued after it.
+    Notice(N),
+    /// A batch pop (client-go's `PopBatch`): deltas of distinct keys, oldest first, with the
+    /// notices queued among them in their places. It begins and ends with a delta.
+    Batch {
+        entries: Vec<Batched<N>>,
+        is_in_initial_list: bool,
+    },
+    /// An atomic relist or resync, popped alone.
+    Atomic {
+        delta: AtomicDelta,
+        is_in_initial_list: bool,
+    },
+}
+
+/// An entry of a batch pop.
+#[derive(Debug)]
+pub enum Batched<N> {
+    Delta { key: String, delta: Delta },
     Notice(N),
 }
 
@@ -69,6 +91,11 @@ pub trait Queue<N>: Send + Sync + 'static {
     fn resync(&self);
     /// Queues a notice behind everything queued so far.
     fn push_notice(&self, n: N);
+    /// Queues the notice of a watch bookmark: an atomic RealFIFO queues client-go's
+    /// `Bookmark` delta there, which no batch pop crosses; other queues just queue `n`.
+    fn bookmark(&self, n: N) {
+        self.push_notice(n);
+    }
     /// Waits for the next entry and runs `process` on it while the queue is still locked
     /// (client-go's `Pop(process)`); `None` once closed and empty. `process` must not call
     /// back into the queue.
@@ -85,6 +112,10 @@ pub trait Queue<N>: Send + Sync + 'static {
     /// Counters, for a queue that keeps them.
     fn stats(&self) -> Option<FifoStats> {
         None
+    }
+    /// Pops hand out [`Popped::Batch`]es (client-go's `PopBatch`).
+    fn pops_in_batches(&self) -> bool {
+        false
     }
 }
 

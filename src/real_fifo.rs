@@ -1,38 +1,71 @@
 //! client-go's RealFIFO (`tools/cache/the_real_fifo.go`): every notification is delivered,
-//! in order, one delta per pop; nothing is coalesced per key. Replace still yields
-//! tombstones (first) and `Replaced` deltas; Delete is never ignored. Notices travel in
-//! the same ordered queue ([`crate::queue`]).
+//! in order; nothing is coalesced per key. Replace still yields tombstones (first) and
+//! `Replaced` deltas; Delete is never ignored. Notices travel in the same ordered queue
+//! ([`crate::queue`]).
+//!
+//! One queue with client-go's options ([`RealFifoOptions`], as `RealFIFOOptions` and the
+//! controller's choice of `Pop` or `PopBatch`): one delta per pop (client-go 0.33, 0.34);
+//! batch pops of deltas of distinct keys (0.35, `InOrderInformersBatchProcess`); and the
+//! atomic mode (0.36, `AtomicFIFO`), where a Replace queues one `ReplacedAll` entry and a
+//! Resync one `SyncAll` entry, which the informer expands against its store when popped,
+//! and a watch bookmark closes a batch as client-go's `Bookmark` delta does.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
-use crate::delta::{Delta, DeltaType};
+use crate::delta::{AtomicDelta, Delta, DeltaType};
 use crate::object::ObjectRef;
-use crate::queue::{PopState, Popped, Queue};
+use crate::queue::{Batched, PopState, Popped, Queue};
 use crate::store::Store;
+
+/// client-go's `defaultBatchSize`: the most deltas one batch pop takes.
+pub const DEFAULT_BATCH_SIZE: usize = 1000;
+
+/// How a [`RealFifo`] pops and queues relists; the default is client-go 0.33's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RealFifoOptions {
+    /// `Some(n)`: a pop takes up to `n` deltas of distinct keys, never past the end of the
+    /// first Replace's deltas nor across an atomic entry or a bookmark (client-go ≥ 0.35's
+    /// `PopBatch`, n = [`DEFAULT_BATCH_SIZE`]); `None`: one delta per pop.
+    pub batch_size: Option<usize>,
+    /// client-go ≥ 0.36's `AtomicEvents`: Replace and Resync each queue one atomic entry
+    /// ([`AtomicDelta`]) and never read the store.
+    pub atomic: bool,
+}
 
 #[derive(Debug)]
 enum Entry<N> {
-    Delta { key: String, delta: Delta },
-    Notice(N),
+    Delta {
+        key: String,
+        delta: Delta,
+    },
+    Atomic(AtomicDelta),
+    /// `barrier`: no batch pop crosses it (a bookmark in the atomic mode).
+    Notice {
+        n: N,
+        barrier: bool,
+    },
 }
 
 #[derive(Debug)]
 struct Inner<N> {
     /// Everything queued, in arrival order.
     items: VecDeque<Entry<N>>,
-    /// Number of `Entry::Delta` in `items`.
+    /// Number of `Entry::Delta` and `Entry::Atomic` in `items`.
     deltas: usize,
     /// Set by the first Replace or by an Add/Update/Delete before it. Never reset.
     populated: bool,
-    /// Deltas still to pop from those queued when the first Replace set `populated`.
+    /// Deltas (and atomic entries) still to pop from those queued when the first Replace
+    /// set `populated`.
     initial_population_count: usize,
     closed: bool,
+    opts: RealFifoOptions,
 }
 
-/// client-go's RealFIFO, with `knownObjects` = the consumer's [`Store`].
+/// client-go's RealFIFO, with `knownObjects` = the consumer's [`Store`] (not read in the
+/// atomic mode).
 #[derive(Debug)]
 pub struct RealFifo<N> {
     inner: Mutex<Inner<N>>,
@@ -49,24 +82,86 @@ impl<N> Inner<N> {
     fn has_synced(&self) -> bool {
         self.populated && self.initial_population_count == 0
     }
-}
 
-impl<N> PopState<N> for Inner<N> {
-    fn try_pop(&mut self) -> Option<Popped<N>> {
-        let e = self.items.pop_front()?;
-        Some(match e {
-            Entry::Notice(n) => Popped::Notice(n),
+    /// `n` deltas left the queue.
+    fn took(&mut self, n: usize) {
+        self.deltas -= n;
+        self.initial_population_count = self.initial_population_count.saturating_sub(n);
+    }
+
+    /// client-go's `Pop`: the first entry alone.
+    fn pop_one(&mut self, is_in_initial_list: bool) -> Option<Popped<N>> {
+        Some(match self.items.pop_front()? {
+            Entry::Notice { n, .. } => Popped::Notice(n),
             Entry::Delta { key, delta } => {
-                let is_in_initial_list = !self.has_synced();
-                self.deltas -= 1;
-                self.initial_population_count = self.initial_population_count.saturating_sub(1);
+                self.took(1);
                 Popped::Deltas {
                     key,
                     deltas: vec![delta],
                     is_in_initial_list,
                 }
             }
+            Entry::Atomic(delta) => {
+                self.took(1);
+                Popped::Atomic {
+                    delta,
+                    is_in_initial_list,
+                }
+            }
         })
+    }
+
+    /// client-go's `PopBatch`, the first entry being a delta: the deltas from the front
+    /// until one of a key already taken, the `max`-th, the end of the first Replace's
+    /// deltas, an atomic entry or a barrier; the notices among them keep their places.
+    fn pop_batch(&mut self, max: usize, is_in_initial_list: bool) -> Popped<N> {
+        let (mut taken, mut end) = (0, 0);
+        {
+            let mut keys: HashSet<&str> = HashSet::new();
+            for (i, e) in self.items.iter().enumerate() {
+                match e {
+                    Entry::Notice { barrier: false, .. } => continue,
+                    Entry::Notice { barrier: true, .. } | Entry::Atomic(_) => break,
+                    Entry::Delta { key, .. } => {
+                        let initial_done = self.initial_population_count > 0
+                            && taken >= self.initial_population_count;
+                        if taken >= max || initial_done || !keys.insert(key.as_str()) {
+                            break;
+                        }
+                        taken += 1;
+                        end = i + 1;
+                    }
+                }
+            }
+        }
+        let entries = self
+            .items
+            .drain(..end)
+            .map(|e| match e {
+                Entry::Delta { key, delta } => Batched::Delta { key, delta },
+                Entry::Notice { n, .. } => Batched::Notice(n),
+                Entry::Atomic(_) => unreachable!("a batch ends before an atomic entry"),
+            })
+            .collect();
+        self.took(taken);
+        Popped::Batch {
+            entries,
+            is_in_initial_list,
+        }
+    }
+}
+
+impl<N> PopState<N> for Inner<N> {
+    fn try_pop(&mut self) -> Option<Popped<N>> {
+        let is_in_initial_list = !self.has_synced();
+        let batch = match (self.opts.batch_size, self.items.front()) {
+            (Some(max), Some(Entry::Delta { .. })) => Some(max.max(1)),
+            _ => None,
+        };
+        match batch {
+            Some(max) => Some(self.pop_batch(max, is_in_initial_list)),
+            None => self.pop_one(is_in_initial_list),
+        }
     }
 
     fn is_closed(&self) -> bool {
@@ -75,7 +170,12 @@ impl<N> PopState<N> for Inner<N> {
 }
 
 impl<N: Send + 'static> RealFifo<N> {
+    /// client-go 0.33's RealFIFO: one delta per pop, not atomic.
     pub fn new(known: Arc<Store>) -> Self {
+        RealFifo::with_options(known, RealFifoOptions::default())
+    }
+
+    pub fn with_options(known: Arc<Store>, opts: RealFifoOptions) -> Self {
         RealFifo {
             inner: Mutex::new(Inner {
                 items: VecDeque::new(),
@@ -83,6 +183,7 @@ impl<N: Send + 'static> RealFifo<N> {
                 populated: false,
                 initial_population_count: 0,
                 closed: false,
+                opts,
             }),
             notify: Notify::new(),
             known,
@@ -106,6 +207,44 @@ impl<N: Send + 'static> RealFifo<N> {
     pub fn try_pop(&self) -> Option<Popped<N>> {
         self.lock().try_pop()
     }
+
+    /// client-go's `reconcileReplacement` into the queue: tombstones for queued keys whose
+    /// last delta is not a deletion and for known keys with nothing queued, when the list
+    /// lacks them; then `Replaced` for every listed object.
+    fn reconcile(&self, inner: &mut Inner<N>, list: Vec<ObjectRef>) {
+        let new_keys: HashSet<String> = list.iter().map(|o| o.key()).collect();
+        let mut queued_order: Vec<String> = Vec::new();
+        let mut last: HashMap<String, &Delta> = HashMap::new();
+        for e in &inner.items {
+            if let Entry::Delta { key, delta } = e {
+                if last.insert(key.clone(), delta).is_none() {
+                    queued_order.push(key.clone());
+                }
+            }
+        }
+        let mut tombstones: Vec<(String, Delta)> = Vec::new();
+        for key in &queued_order {
+            let d = last[key];
+            if new_keys.contains(key) || d.kind == DeltaType::Deleted {
+                continue;
+            }
+            let obj = d.object.object().cloned();
+            tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
+        }
+        for key in self.known.list_keys() {
+            if new_keys.contains(&key) || last.contains_key(&key) {
+                continue;
+            }
+            let obj = self.known.get(&key);
+            tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
+        }
+        for (k, d) in tombstones {
+            inner.push(k, d);
+        }
+        for o in list {
+            inner.push(o.key(), Delta::new(DeltaType::Replaced, o));
+        }
+    }
 }
 
 impl<N: Send + 'static> Queue<N> for RealFifo<N> {
@@ -121,42 +260,21 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
         self.enqueue(DeltaType::Deleted, obj);
     }
 
-    /// Tombstones for queued keys whose last delta is not a deletion and for known keys
-    /// with nothing queued, when the list lacks them; then `Replaced` for every listed object.
-    fn replace(&self, list: Vec<ObjectRef>, _resource_version: &str) {
+    /// Atomic: one `ReplacedAll` entry. Else tombstones, then `Replaced` for every listed
+    /// object (client-go's `reconcileReplacement`).
+    fn replace(&self, list: Vec<ObjectRef>, resource_version: &str) {
         {
             let mut inner = self.lock();
-            let new_keys: HashSet<String> = list.iter().map(|o| o.key()).collect();
-            let mut queued_order: Vec<String> = Vec::new();
-            let mut last: HashMap<String, &Delta> = HashMap::new();
-            for e in &inner.items {
-                if let Entry::Delta { key, delta } = e {
-                    if last.insert(key.clone(), delta).is_none() {
-                        queued_order.push(key.clone());
-                    }
-                }
-            }
-            let mut tombstones: Vec<(String, Delta)> = Vec::new();
-            for key in &queued_order {
-                let d = last[key];
-                if new_keys.contains(key) || d.kind == DeltaType::Deleted {
-                    continue;
-                }
-                let obj = d.object.object().cloned();
-                tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
-            }
-            for key in self.known.list_keys() {
-                if new_keys.contains(&key) || last.contains_key(&key) {
-                    continue;
-                }
-                let obj = self.known.get(&key);
-                tombstones.push((key.clone(), Delta::tombstone(key.clone(), obj)));
-            }
-            for (k, d) in tombstones {
-                inner.push(k, d);
-            }
-            for o in list {
-                inner.push(o.key(), Delta::new(DeltaType::Replaced, o));
+            if inner.opts.atomic {
+                inner
+                    .items
+                    .push_back(Entry::Atomic(AtomicDelta::ReplacedAll {
+                        resource_version: resource_version.to_owned(),
+                        objects: list,
+                    }));
+                inner.deltas += 1;
+            } else {
+                self.reconcile(&mut inner, list);
             }
             if !inner.populated {
                 inner.populated = true;
@@ -166,24 +284,29 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
         self.notify.notify_waiters();
     }
 
-    /// `Sync` for every known key with nothing queued.
+    /// Atomic: one `SyncAll` entry. Else `Sync` for every known key with nothing queued.
     fn resync(&self) {
         {
             let mut inner = self.lock();
-            let queued: HashSet<String> = inner
-                .items
-                .iter()
-                .filter_map(|e| match e {
-                    Entry::Delta { key, .. } => Some(key.clone()),
-                    Entry::Notice(_) => None,
-                })
-                .collect();
-            for key in self.known.list_keys() {
-                if queued.contains(&key) {
-                    continue;
-                }
-                if let Some(o) = self.known.get(&key) {
-                    inner.push(key, Delta::new(DeltaType::Sync, o));
+            if inner.opts.atomic {
+                inner.items.push_back(Entry::Atomic(AtomicDelta::SyncAll));
+                inner.deltas += 1;
+            } else {
+                let queued: HashSet<String> = inner
+                    .items
+                    .iter()
+                    .filter_map(|e| match e {
+                        Entry::Delta { key, .. } => Some(key.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                for key in self.known.list_keys() {
+                    if queued.contains(&key) {
+                        continue;
+                    }
+                    if let Some(o) = self.known.get(&key) {
+                        inner.push(key, Delta::new(DeltaType::Sync, o));
+                    }
                 }
             }
         }
@@ -191,7 +314,18 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
     }
 
     fn push_notice(&self, n: N) {
-        self.lock().items.push_back(Entry::Notice(n));
+        self.lock()
+            .items
+            .push_back(Entry::Notice { n, barrier: false });
+        self.notify.notify_waiters();
+    }
+
+    fn bookmark(&self, n: N) {
+        {
+            let mut inner = self.lock();
+            let barrier = inner.opts.atomic;
+            inner.items.push_back(Entry::Notice { n, barrier });
+        }
         self.notify.notify_waiters();
     }
 
@@ -210,6 +344,10 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
     fn close(&self) {
         self.lock().closed = true;
         self.notify.notify_waiters();
+    }
+
+    fn pops_in_batches(&self) -> bool {
+        self.lock().opts.batch_size.is_some()
     }
 }
 
@@ -249,6 +387,7 @@ mod tests {
                     let i = if is_in_initial_list { " initial" } else { "" };
                     out.push(format!("{} {key}@{rv}{t}{i}", d.kind));
                 }
+                other => panic!("not a single pop: {other:?}"),
             }
         }
         out

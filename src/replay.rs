@@ -13,7 +13,7 @@ use crate::cli::ReplayArgs;
 use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::object::{Object, ObjectRef};
 use crate::output::record::{self, Line};
-use crate::output::{self, Body, Printer, Record};
+use crate::output::{self, Body, InformerInfo, Printer, Record};
 use crate::reflector::ReflectorEvent;
 use crate::target::Resource;
 
@@ -35,6 +35,10 @@ struct Parsed {
     time: jiff::Timestamp,
     context: Option<String>,
     item: Item,
+    /// What the line said of its informer: release and queue, batch size.
+    client_go: Option<String>,
+    queue: Option<String>,
+    batch: Option<u32>,
 }
 
 /// The resources of a recording: the names reflector events carry, matched to the
@@ -123,6 +127,10 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
     let line: Line<'_> = serde_json::from_str(text).with_context(|| {
         format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
     })?;
+    let informer = line.informer();
+    let client_go = informer.client_go.map(str::to_owned);
+    let queue = informer.queue.map(str::to_owned);
+    let batch = informer.batch;
     if let Some((kind, d)) = line.delta() {
         let object = match record::object_of(text).with_context(|| format!("line {n}"))? {
             Some(o) => Some(ObjectRef::new(
@@ -147,11 +155,14 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
                 tombstone: d.final_state_unknown,
                 initial_list: d.initial_list,
             },
+            client_go,
+            queue,
+            batch,
         }));
     }
     let (head, item) = match (&line, line.event()) {
         (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
-        (Line::Synced { head }, None) => (head, Item::Synced(res.by_name(&head.resource))),
+        (Line::Synced { head, .. }, None) => (head, Item::Synced(res.by_name(&head.resource))),
         // Not reached: every variant is a delta, an event or Synced.
         _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };
@@ -159,6 +170,9 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
         time: time(&head.time, n)?,
         context: head.context.as_deref().map(str::to_owned),
         item,
+        client_go,
+        queue,
+        batch,
     }))
 }
 
@@ -226,6 +240,11 @@ fn print(
         context: p.context.as_deref(),
         time: p.time,
         body,
+        informer: InformerInfo {
+            client_go: p.client_go.as_deref(),
+            queue: p.queue.as_deref(),
+            batch: p.batch,
+        },
     };
     let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
         Item::Event(e, r) => return Ok(printer.print(&rec(resource_of(*r), Body::Event(e)))?),

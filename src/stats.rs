@@ -28,6 +28,8 @@ pub struct Stats {
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
+    /// The informer, as List records name it: `--client-go`'s release, and the queue.
+    pub informer: Option<(Option<String>, String)>,
 }
 
 impl Default for Stats {
@@ -51,6 +53,7 @@ impl Stats {
             resyncs: 0,
             synced_after: None,
             synced: 0,
+            informer: None,
         }
     }
 
@@ -67,7 +70,11 @@ impl Stats {
             }
             Body::Event(e) => match e {
                 ReflectorEvent::List { reason, .. } => {
-                    *self.lists.entry(reason.clone()).or_default() += 1
+                    *self.lists.entry(reason.clone()).or_default() += 1;
+                    if let (None, Some(q)) = (&self.informer, rec.informer.queue) {
+                        let release = rec.informer.client_go.map(str::to_owned);
+                        self.informer = Some((release, q.to_owned()));
+                    }
                 }
                 ReflectorEvent::Listed { pages, items, .. } => {
                     self.pages += u64::from(*pages);
@@ -120,6 +127,15 @@ impl Stats {
                 let _ = writeln!(s, "  synced after: {}ms", d.as_millis());
             }
             None => s.push_str("  synced after: not synced\n"),
+        }
+        match &self.informer {
+            Some((Some(release), queue)) => {
+                let _ = writeln!(s, "  informer: client-go {release}, {queue}");
+            }
+            Some((None, queue)) => {
+                let _ = writeln!(s, "  informer: {queue}");
+            }
+            None => {}
         }
         for (name, f) in fifo {
             let _ = writeln!(

@@ -14,8 +14,18 @@
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::delta::{Delta, DeltaObject, DeltaType};
+use crate::delta::{AtomicDelta, Delta, DeltaObject, DeltaType};
 use crate::object::ObjectRef;
+
+/// One object's part in a popped atomic delta, in the order client-go's handlers get
+/// them: `delta` (a tombstone `Deleted`, or a `ReplacedAll` or `SyncAll` of an object) and
+/// the store's version of `key` before the pop (`None`: unknown, an `OnAdd`).
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub key: String,
+    pub delta: Delta,
+    pub prev: Option<ObjectRef>,
+}
 
 /// A thread-safe key → object map.
 #[derive(Debug, Default)]
@@ -129,6 +139,58 @@ impl Store {
             }
         }
         before
+    }
+
+    /// Applies a popped atomic delta as client-go ≥ 0.36's `processDeltas` does, and says
+    /// what each handler call is about (the one place `ReplacedAll` and `SyncAll` are
+    /// interpreted):
+    /// - `ReplacedAll` (`processReplacedAllInfo`): a tombstone for every stored key the list
+    ///   lacks (key order; last known state: the store's), then a `ReplacedAll` for every
+    ///   listed object (list order, with the stored version before it); the store's content
+    ///   becomes the list as a whole;
+    /// - `SyncAll`: a `SyncAll` for every stored object (key order), its own previous
+    ///   version (client-go's `OnUpdate(obj, obj)`); the store is unchanged.
+    pub fn apply_atomic(&self, delta: &AtomicDelta) -> Vec<Applied> {
+        let mut inner = self.write();
+        let objects = match delta {
+            AtomicDelta::SyncAll => {
+                return inner
+                    .items
+                    .iter()
+                    .map(|(key, o)| Applied {
+                        key: key.clone(),
+                        delta: Delta::new(DeltaType::SyncAll, o.clone()),
+                        prev: Some(o.clone()),
+                    })
+                    .collect()
+            }
+            AtomicDelta::ReplacedAll { objects, .. } => objects,
+        };
+        let listed: std::collections::HashSet<String> = objects.iter().map(|o| o.key()).collect();
+        let mut applied: Vec<Applied> = inner
+            .items
+            .iter()
+            .filter(|(key, _)| !listed.contains(*key))
+            .map(|(key, o)| Applied {
+                key: key.clone(),
+                delta: Delta::tombstone(key.clone(), Some(o.clone())),
+                prev: Some(o.clone()),
+            })
+            .collect();
+        applied.extend(objects.iter().map(|o| {
+            let key = o.key();
+            Applied {
+                prev: inner.items.get(&key).cloned(),
+                delta: Delta::new(DeltaType::ReplacedAll, o.clone()),
+                key,
+            }
+        }));
+        let mut fresh = Inner::default();
+        for o in objects {
+            fresh.insert(o.key(), o.clone());
+        }
+        *inner = fresh;
+        applied
     }
 }
 
@@ -322,6 +384,73 @@ mod tests {
         ]);
         assert_eq!(s.get("a/y").unwrap().resource_version(), "7");
         assert_keys_consistent(&s);
+    }
+
+    /// (key, type, rv, prev rv) of each applied delta, `-` for none, `†` for a tombstone.
+    fn applied(a: &[Applied]) -> Vec<String> {
+        a.iter()
+            .map(|x| {
+                let rv = |o: Option<&ObjectRef>| {
+                    o.map_or("-".to_owned(), |o| o.resource_version().to_owned())
+                };
+                let t = if x.delta.object.is_tombstone() {
+                    "†"
+                } else {
+                    ""
+                };
+                format!(
+                    "{} {}{t}@{} (was {})",
+                    x.delta.kind,
+                    x.key,
+                    rv(x.delta.object.object()),
+                    rv(x.prev.as_ref())
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn replaced_all_tombstones_missing_keys_first_then_replaces_in_list_order() {
+        // client-go v0.36 processReplacedAllInfo: deletions against the store, then the
+        // list in its order, each with the stored version; the store becomes the list.
+        let s = Store::new();
+        s.replace(vec![
+            obj(None, "a", "1"),
+            obj(None, "b", "1"),
+            obj(None, "z", "1"),
+        ]);
+        let got = s.apply_atomic(&AtomicDelta::ReplacedAll {
+            resource_version: "9".into(),
+            objects: vec![obj(None, "c", "9"), obj(None, "b", "2")],
+        });
+        assert_eq!(
+            applied(&got),
+            [
+                "Deleted a†@1 (was 1)",
+                "Deleted z†@1 (was 1)",
+                "ReplacedAll c@9 (was -)",
+                "ReplacedAll b@2 (was 1)",
+            ]
+        );
+        assert_eq!(kv(&s.list()), pairs(&[("b", "2"), ("c", "9")]));
+        // SyncAll: every stored object, its own previous version; nothing changes.
+        let got = s.apply_atomic(&AtomicDelta::SyncAll);
+        assert_eq!(
+            applied(&got),
+            ["SyncAll b@2 (was 2)", "SyncAll c@9 (was 9)"]
+        );
+        assert_eq!(kv(&s.list()), pairs(&[("b", "2"), ("c", "9")]));
+        // An empty list deletes everything; an empty store syncs nothing.
+        let got = s.apply_atomic(&AtomicDelta::ReplacedAll {
+            resource_version: "10".into(),
+            objects: vec![],
+        });
+        assert_eq!(
+            applied(&got),
+            ["Deleted b†@2 (was 2)", "Deleted c†@9 (was 9)"]
+        );
+        assert!(s.is_empty());
+        assert!(s.apply_atomic(&AtomicDelta::SyncAll).is_empty());
     }
 
     #[test]

@@ -92,7 +92,10 @@ impl Condition {
         match self {
             Condition::Created => match delta.kind {
                 DeltaType::Added => true,
-                DeltaType::Replaced | DeltaType::Sync => prev.is_none(),
+                DeltaType::Replaced
+                | DeltaType::Sync
+                | DeltaType::ReplacedAll
+                | DeltaType::SyncAll => prev.is_none(),
                 _ => false,
             },
             Condition::Deleted => delta.kind == DeltaType::Deleted,

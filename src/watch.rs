@@ -18,9 +18,10 @@ use crate::delta_fifo::DeltaFifo;
 use crate::informer::{Shared, Sink, Stop};
 use crate::listwatch::SourceError;
 use crate::output::{self, Format, Printer};
-use crate::queue::{FifoKind, FifoStats, Queue};
+use crate::queue::{FifoStats, Queue};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent};
+use crate::release::QueueChoice;
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
@@ -97,6 +98,11 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         pop_delay: cfg.pop_delay,
         until: cfg.stop.until.clone(),
         stop: tx.clone(),
+        informer: output::InformerInfo {
+            client_go: cfg.informer.release.map(crate::release::Release::as_str),
+            queue: Some(cfg.informer.queue.name()),
+            batch: None,
+        },
     });
     let until = cfg.stop.until.is_some();
     if shared.max_events == Some(0) {
@@ -238,13 +244,13 @@ fn start_all(
                 shared,
                 stop: tx,
             };
-            let stats = match cfg.fifo {
-                FifoKind::Delta => {
+            let stats = match cfg.informer.queue {
+                QueueChoice::Delta => {
                     let q = DeltaFifo::new(Some(store.clone()), cfg.emit_replaced);
                     start(tasks, args, t, Arc::new(q), store)
                 }
-                FifoKind::Real => {
-                    let q = RealFifo::new(store.clone());
+                QueueChoice::Real(opts) => {
+                    let q = RealFifo::with_options(store.clone(), opts);
                     start(tasks, args, t, Arc::new(q), store)
                 }
             };

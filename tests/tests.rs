@@ -4,6 +4,7 @@
 mod util;
 
 mod chaos;
+mod client_go;
 mod connect;
 mod discovery;
 mod failures;

@@ -42,7 +42,11 @@ pub struct Diff {
 pub fn applies(t: DeltaType) -> bool {
     matches!(
         t,
-        DeltaType::Updated | DeltaType::Replaced | DeltaType::Sync
+        DeltaType::Updated
+            | DeltaType::Replaced
+            | DeltaType::Sync
+            | DeltaType::ReplacedAll
+            | DeltaType::SyncAll
     )
 }
 

@@ -189,6 +189,7 @@ mod tests {
                 context: Some("prod"),
                 time: t,
                 body,
+                informer: Default::default(),
             };
             lines.extend(h.observe(&rec));
         }
@@ -230,6 +231,7 @@ mod tests {
                 context: None,
                 time: "2026-11-21T10:00:00Z".parse().unwrap(),
                 body,
+                informer: Default::default(),
             })
         })
         .collect();

@@ -62,8 +62,9 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
 
 /// kubectl's watch event type for a delta, or `None` when a watch would have sent
 /// nothing: Added → ADDED, Updated → MODIFIED, Deleted (also a tombstone) → DELETED;
-/// a Replaced or Sync is ADDED when kwatch did not know the object, MODIFIED when it
-/// differs from the known version, and nothing when it is the same.
+/// a Replaced or Sync (also an atomic relist's ReplacedAll and resync's SyncAll) is ADDED
+/// when kwatch did not know the object, MODIFIED when it differs from the known version,
+/// and nothing when it is the same.
 pub fn watch_event_type(
     t: DeltaType,
     prev: Option<&crate::object::ObjectRef>,
@@ -73,11 +74,13 @@ pub fn watch_event_type(
         DeltaType::Added => Some("ADDED"),
         DeltaType::Updated => Some("MODIFIED"),
         DeltaType::Deleted => Some("DELETED"),
-        DeltaType::Replaced | DeltaType::Sync => match (prev, cur) {
-            (None, _) => Some("ADDED"),
-            (Some(p), Some(c)) if p.raw() != c.raw() => Some("MODIFIED"),
-            _ => None,
-        },
+        DeltaType::Replaced | DeltaType::Sync | DeltaType::ReplacedAll | DeltaType::SyncAll => {
+            match (prev, cur) {
+                (None, _) => Some("ADDED"),
+                (Some(p), Some(c)) if p.raw() != c.raw() => Some("MODIFIED"),
+                _ => None,
+            }
+        }
     }
 }
 

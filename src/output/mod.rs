@@ -154,6 +154,21 @@ pub struct Record<'a> {
     pub context: Option<&'a str>,
     pub time: jiff::Timestamp,
     pub body: Body<'a>,
+    /// Which informer delivered it; all `None` where unknown (a recording without it).
+    pub informer: InformerInfo<'a>,
+}
+
+/// Which informer delivered a record (README "client-go releases"): `List` and `Synced`
+/// records say `clientGo` and `queue`, deltas of a batch pop say `batch`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InformerInfo<'a> {
+    /// `--client-go`'s release (`0.36`); `None` without it.
+    pub client_go: Option<&'a str>,
+    /// The queue: `DeltaFIFO`, `RealFIFO`, `RealFIFO+batch`, `RealFIFO+batch+atomic`.
+    pub queue: Option<&'a str>,
+    /// How many deltas the pop that delivered this delta took, when the queue pops in
+    /// batches (the deltas of a popped atomic relist or resync count as one).
+    pub batch: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default)]

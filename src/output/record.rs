@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{Body, Record};
+use super::{Body, InformerInfo, Record};
 use crate::delta::{Delta, DeltaType};
 use crate::reflector::ReflectorEvent;
 use crate::retry::{Retry, Verb};
@@ -35,6 +35,12 @@ pub enum Line<'a> {
         limit: u32,
         reason: Cow<'a, str>,
         streaming: bool,
+        /// `--client-go`'s release; absent without it.
+        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+        client_go: Option<Cow<'a, str>>,
+        /// The informer's queue; absent from recordings made before it was added.
+        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+        queue: Option<Cow<'a, str>>,
     },
     Listed {
         #[serde(flatten, borrow)]
@@ -94,7 +100,14 @@ pub enum Line<'a> {
     Synced {
         #[serde(flatten, borrow)]
         head: Head<'a>,
+        /// As `List`'s.
+        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+        client_go: Option<Cow<'a, str>>,
+        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+        queue: Option<Cow<'a, str>>,
     },
+    ReplacedAll(#[serde(borrow)] DeltaLine<'a>),
+    SyncAll(#[serde(borrow)] DeltaLine<'a>),
 }
 
 /// What every reflector event and Synced begins with.
@@ -138,6 +151,9 @@ pub struct DeltaLine<'a> {
     /// Written only when true (tombstones).
     #[serde(default, skip_serializing_if = "is_false")]
     pub final_state_unknown: bool,
+    /// The number of deltas of the pop it came from, when the queue pops in batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<u32>,
     /// `--diff`: whether the object changed from the version kwatch knew.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<bool>,
@@ -283,6 +299,8 @@ impl<'a> Line<'a> {
     /// a printer can reuse it across records of the same millisecond.
     pub fn of(rec: &'a Record<'a>, time: &'a str) -> Line<'a> {
         let context = rec.context.map(Cow::Borrowed);
+        let client_go = rec.informer.client_go.map(Cow::Borrowed);
+        let queue = rec.informer.queue.map(Cow::Borrowed);
         let head = || Head {
             context: context.clone(),
             resource: Cow::Borrowed(rec.resource.name.as_str()),
@@ -295,8 +313,23 @@ impl<'a> Line<'a> {
                 initial_list,
                 ..
             } => delta_line(delta, DeltaLine::of(rec, key, delta, *initial_list, time)),
-            Body::Synced => Line::Synced { head: head() },
-            Body::Event(e) => event_line(e, head()),
+            Body::Synced => Line::Synced {
+                head: head(),
+                client_go,
+                queue,
+            },
+            Body::Event(e) => {
+                let mut line = event_line(e, head());
+                if let Line::List {
+                    client_go: c,
+                    queue: q,
+                    ..
+                } = &mut line
+                {
+                    (*c, *q) = (client_go, queue);
+                }
+                line
+            }
         }
     }
 
@@ -308,6 +341,8 @@ impl<'a> Line<'a> {
             Line::Deleted(d) => (DeltaType::Deleted, d),
             Line::Replaced(d) => (DeltaType::Replaced, d),
             Line::Sync(d) => (DeltaType::Sync, d),
+            Line::ReplacedAll(d) => (DeltaType::ReplacedAll, d),
+            Line::SyncAll(d) => (DeltaType::SyncAll, d),
             _ => return None,
         })
     }
@@ -318,8 +353,30 @@ impl<'a> Line<'a> {
             | Line::Updated(d)
             | Line::Deleted(d)
             | Line::Replaced(d)
-            | Line::Sync(d) => Some(d),
+            | Line::Sync(d)
+            | Line::ReplacedAll(d)
+            | Line::SyncAll(d) => Some(d),
             _ => None,
+        }
+    }
+
+    /// What the line says of the informer that delivered it (see [`InformerInfo`]).
+    pub fn informer(&self) -> InformerInfo<'_> {
+        match self {
+            Line::List {
+                client_go, queue, ..
+            }
+            | Line::Synced {
+                client_go, queue, ..
+            } => InformerInfo {
+                client_go: client_go.as_deref(),
+                queue: queue.as_deref(),
+                batch: None,
+            },
+            _ => InformerInfo {
+                batch: self.delta().and_then(|(_, d)| d.batch),
+                ..InformerInfo::default()
+            },
         }
     }
 
@@ -362,6 +419,7 @@ impl<'a> Line<'a> {
                 limit,
                 reason,
                 streaming,
+                ..
             } => (
                 head,
                 ReflectorEvent::List {
@@ -499,6 +557,7 @@ impl<'a> DeltaLine<'a> {
             time: Cow::Borrowed(time),
             initial_list,
             final_state_unknown: delta.object.is_tombstone(),
+            batch: rec.informer.batch,
             changed: None,
             diff: None,
         }
@@ -512,6 +571,8 @@ fn delta_line<'a>(delta: &Delta, d: DeltaLine<'a>) -> Line<'a> {
         DeltaType::Deleted => Line::Deleted(d),
         DeltaType::Replaced => Line::Replaced(d),
         DeltaType::Sync => Line::Sync(d),
+        DeltaType::ReplacedAll => Line::ReplacedAll(d),
+        DeltaType::SyncAll => Line::SyncAll(d),
     }
 }
 
@@ -529,6 +590,8 @@ fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
             limit: *limit,
             reason: b(reason),
             streaming: *streaming,
+            client_go: None,
+            queue: None,
         },
         ReflectorEvent::Listed {
             resource_version,
@@ -675,6 +738,7 @@ mod tests {
                     context,
                     time: jiff::Timestamp::UNIX_EPOCH,
                     body: Body::Event(&e),
+                    informer: Default::default(),
                 };
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
@@ -776,6 +840,8 @@ mod tests {
             DeltaType::Deleted,
             DeltaType::Replaced,
             DeltaType::Sync,
+            DeltaType::ReplacedAll,
+            DeltaType::SyncAll,
         ]
         .into_iter()
         .map(|t| Delta::new(t, obj.clone()))
@@ -797,6 +863,7 @@ mod tests {
                     initial_list: true,
                     prev: None,
                 },
+                informer: Default::default(),
             };
             let line = Line::of(&rec, "t");
             let mut out = Vec::new();
@@ -818,5 +885,80 @@ mod tests {
             let raw = object_of(&text).unwrap().map(|o| o.get().to_owned());
             assert_eq!(raw.as_deref(), d.object.object().map(|o| o.raw()), "{text}");
         }
+    }
+
+    #[test]
+    fn the_informer_is_on_list_and_synced_and_the_batch_on_deltas() {
+        let r = Resource::pods();
+        let list = ReflectorEvent::List {
+            resource_version: "0".into(),
+            limit: 0,
+            reason: "initial".into(),
+            streaming: true,
+        };
+        let obj = ObjectRef::new(
+            Object::from_json(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"}}"#)
+                .unwrap(),
+        );
+        let delta = Delta::new(DeltaType::ReplacedAll, obj);
+        let informer = InformerInfo {
+            client_go: Some("0.36"),
+            queue: Some("RealFIFO+batch+atomic"),
+            batch: Some(1),
+        };
+        let bodies = [
+            Body::Event(&list),
+            Body::Synced,
+            Body::Delta {
+                key: "d/a",
+                delta: &delta,
+                initial_list: true,
+                prev: None,
+            },
+        ];
+        let mut texts = Vec::new();
+        for body in bodies {
+            let rec = Record {
+                resource: &r,
+                context: None,
+                time: jiff::Timestamp::UNIX_EPOCH,
+                body,
+                informer,
+            };
+            let line = Line::of(&rec, "t");
+            let text = serde_json::to_string(&line).unwrap();
+            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, line, "{text}");
+            // Each line keeps what it carries of the informer, and only that.
+            let want = match body {
+                Body::Delta { .. } => InformerInfo {
+                    batch: Some(1),
+                    ..InformerInfo::default()
+                },
+                _ => InformerInfo {
+                    batch: None,
+                    ..informer
+                },
+            };
+            assert_eq!(back.informer(), want, "{text}");
+            texts.push(text.clone());
+        }
+        assert!(
+            texts[0].ends_with(
+                r#""streaming":true,"clientGo":"0.36","queue":"RealFIFO+batch+atomic"}"#
+            ),
+            "{}",
+            texts[0]
+        );
+        assert_eq!(
+            texts[1],
+            r#"{"type":"Synced","resource":"pods","time":"t","clientGo":"0.36","queue":"RealFIFO+batch+atomic"}"#
+        );
+        assert!(
+            texts[2].starts_with(r#"{"type":"ReplacedAll","resource":"pods","key":"d/a""#)
+                && texts[2].ends_with(r#""initialList":true,"batch":1}"#),
+            "{}",
+            texts[2]
+        );
     }
 }

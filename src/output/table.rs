@@ -282,8 +282,8 @@ fn color_of(t: DeltaType) -> u8 {
         DeltaType::Added => 32,
         DeltaType::Updated => 33,
         DeltaType::Deleted => 31,
-        DeltaType::Replaced => 36,
-        DeltaType::Sync => 34,
+        DeltaType::Replaced | DeltaType::ReplacedAll => 36,
+        DeltaType::Sync | DeltaType::SyncAll => 34,
     }
 }
 
@@ -301,6 +301,27 @@ fn secs(d: &Duration) -> String {
         format!("{}ms", d.as_millis())
     } else {
         format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// ` (client-go 0.36, RealFIFO+batch+atomic)` after the initial list's announcement and
+/// after Synced, with `--client-go` only.
+fn release_note(rec: &Record<'_>) -> String {
+    let initial = match rec.body {
+        Body::Synced => true,
+        Body::Event(ReflectorEvent::List { reason, .. }) => reason == "initial",
+        _ => false,
+    };
+    match rec.informer.client_go.filter(|_| initial) {
+        Some(release) => {
+            let queue = rec
+                .informer
+                .queue
+                .map(|q| format!(", {q}"))
+                .unwrap_or_default();
+            format!(" (client-go {release}{queue})")
+        }
+        None => String::new(),
     }
 }
 
@@ -395,12 +416,12 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         };
         match &rec.body {
             Body::Event(e) => match event_text(name, e) {
-                Some(t) => self.note(t),
+                Some(t) => self.note(t + &release_note(rec)),
                 None => Ok(()),
             },
             Body::Synced => {
                 self.release()?;
-                self.write_note(&format!("synced {name}"))
+                self.write_note(&format!("synced {name}{}", release_note(rec)))
             }
             Body::Delta {
                 key,

@@ -62,6 +62,7 @@ fn print_with(o: Options, recs: &[Body<'_>]) -> String {
             context: None,
             time: at(),
             body: *body,
+            informer: Default::default(),
         };
         p.print(&rec).unwrap();
     }
@@ -431,6 +432,7 @@ fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String,
             context,
             time: at(),
             body: *body,
+            informer: Default::default(),
         };
         p.print(&rec).unwrap();
     }
@@ -511,6 +513,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
                 initial_list: true,
                 prev: None,
             },
+            informer: Default::default(),
         };
         p.print(&rec).unwrap();
     }

@@ -753,6 +753,9 @@ impl<Q: Queue<ReflectorEvent>> ReflectorStore for Q {
         Queue::resync(self);
     }
     fn notice(&self, event: ReflectorEvent) {
-        self.push_notice(event);
+        match event {
+            ReflectorEvent::Bookmark { .. } => self.bookmark(event),
+            _ => self.push_notice(event),
+        }
     }
 }

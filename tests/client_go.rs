@@ -1,0 +1,440 @@
+//! Issue 14: `--client-go VERSION` builds that release's informer. For each release,
+//! through the built binary against `kwatch sim`: a resync, then a relist after a 410
+//! (a deletion and an update made while the watch was stalled, then compacted away) —
+//! the delta types each release's queue produces and their order, `batch` on deltas of
+//! batch pops, `clientGo` and `queue` on the List and Synced records, and the streaming
+//! list a release turns on by default.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
+use crate::util::SimProcess;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// What a release's informer shows.
+struct Expect {
+    release: &'static str,
+    queue: &'static str,
+    streaming: bool,
+    /// The delta type of a resync's records.
+    sync: &'static str,
+    /// The relist's records, `type key` in order (`†`: the tombstone).
+    relist: [&'static str; 4],
+    /// `batch` on the resync's records and on the relist's (`None`: absent).
+    batch: Option<(u64, u64)>,
+}
+
+/// The configmaps in `default`: the simulator's two and the test's two.
+const KEYS: [&str; 4] = [
+    "default/app-config",
+    "default/c1",
+    "default/c2",
+    "default/kube-root-ca.crt",
+];
+
+/// The first `n` delta records of `recs` (reflector records among them skipped).
+fn deltas(recs: &[Value], n: usize) -> Vec<&Value> {
+    recs.iter().filter(|r| is_delta(r)).take(n).collect()
+}
+
+/// `Type key`, with ` †` for a tombstone.
+fn brief(r: &Value) -> String {
+    let t = if r["finalStateUnknown"] == true {
+        " †"
+    } else {
+        ""
+    };
+    format!(
+        "{} {}{t}",
+        r["type"].as_str().unwrap(),
+        r["key"].as_str().unwrap()
+    )
+}
+
+/// Watches `default`'s configmaps with `--client-go release` and a 1 s resync until the
+/// first resync has been popped; then, while the watch is stalled, deletes `app-config`
+/// and changes `c1`, compacts and drops the watch: the re-watch gets 410 and a relist
+/// follows. Returns every record, up to the relist's four deltas.
+fn resync_then_relist(release: &str) -> Vec<Value> {
+    let sim = SimProcess::start(&[]);
+    for name in ["c1", "c2"] {
+        kubectl_f(
+            &sim,
+            "create",
+            &configmap("default", name, json!({"k": "1"})),
+        );
+    }
+    let mut kw = Running::watch(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--diff",
+            "--resync",
+            "1s",
+            "--client-go",
+            release,
+        ],
+    );
+    let resynced = |v: &[Value]| {
+        let Some(at) = v.iter().position(|r| r["type"] == "Resync") else {
+            return false;
+        };
+        deltas(&v[at..], KEYS.len()).len() == KEYS.len()
+    };
+    kw.wait_for(LIMIT, "a resync's deltas", resynced);
+    // Long enough for both changes to be made before the watch is dropped unseen.
+    sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
+    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    kubectl_f(
+        &sim,
+        "replace",
+        &configmap("default", "c1", json!({"k": "2"})),
+    );
+    sim.control("POST", "/_sim/compact", json!({}));
+    sim.control("POST", "/_sim/drop-watches", json!({}));
+    kw.wait_for(LIMIT, "the relist's deltas", |v| {
+        relisted(v).is_some_and(|at| deltas(&v[at..], 4).len() == 4)
+    })
+}
+
+/// Where the relist's records begin: after the second Listed.
+fn relisted(v: &[Value]) -> Option<usize> {
+    v.iter()
+        .enumerate()
+        .filter(|(_, r)| r["type"] == "Listed")
+        .nth(1)
+        .map(|(i, _)| i + 1)
+}
+
+fn check(e: &Expect) {
+    let recs = resync_then_relist(e.release);
+    let lists = of_type(&recs, "List");
+    assert!(lists.len() >= 2, "a list and a relist: {recs:#?}");
+    for r in lists.iter().chain(&of_type(&recs, "Synced")) {
+        assert_eq!(r["clientGo"], e.release, "{r}");
+        assert_eq!(r["queue"], e.queue, "{r}");
+    }
+    assert_eq!(lists[0]["streaming"], e.streaming, "{}", lists[0]);
+    assert_eq!(of_type(&recs, "Listed")[0]["streaming"], e.streaming);
+
+    // The resync: one record per known object, of the release's type.
+    let at = recs.iter().position(|r| r["type"] == "Resync").unwrap();
+    let resync = deltas(&recs[at..], KEYS.len());
+    let mut keys: Vec<&str> = resync.iter().map(|r| r["key"].as_str().unwrap()).collect();
+    keys.sort();
+    assert_eq!(keys, KEYS, "{resync:#?}");
+    for r in &resync {
+        assert_eq!(r["type"], e.sync, "{r}");
+        assert_eq!(r["changed"], false, "a resync changes nothing: {r}");
+        assert_eq!(r["batch"].as_u64(), e.batch.map(|b| b.0), "{r}");
+    }
+
+    // The relist: the tombstone and the listed objects, in the release's order.
+    let relist = deltas(&recs[relisted(&recs).unwrap()..], 4);
+    let got: Vec<String> = relist.iter().map(|r| brief(r)).collect();
+    assert_eq!(got, e.relist, "{relist:#?}");
+    for r in &relist {
+        assert_eq!(r["initialList"], false, "{r}");
+        assert_eq!(r["batch"].as_u64(), e.batch.map(|b| b.1), "{r}");
+        match r["key"].as_str().unwrap() {
+            "default/app-config" => {
+                assert_eq!(r["finalStateUnknown"], true, "{r}");
+                assert_eq!(
+                    r["object"]["data"]["log-level"], "info",
+                    "last known state: {r}"
+                );
+            }
+            "default/c1" => {
+                assert_eq!(r["changed"], true, "{r}");
+                assert_eq!(
+                    r["diff"],
+                    json!([{"op": "replace", "path": "/data/k", "value": "2"}]),
+                    "{r}"
+                );
+            }
+            _ => assert_eq!(r["changed"], false, "{r}"),
+        }
+    }
+}
+
+#[test]
+fn client_go_0_32_delta_fifo_lists_then_tombstones() {
+    check(&Expect {
+        release: "0.32",
+        queue: "DeltaFIFO",
+        streaming: false,
+        sync: "Sync",
+        // DeltaFIFO queues the listed objects first, then the tombstones.
+        relist: [
+            "Replaced default/c1",
+            "Replaced default/c2",
+            "Replaced default/kube-root-ca.crt",
+            "Deleted default/app-config †",
+        ],
+        batch: None,
+    });
+}
+
+#[test]
+fn client_go_0_33_real_fifo_tombstones_first() {
+    check(&Expect {
+        release: "0.33",
+        queue: "RealFIFO",
+        streaming: false,
+        sync: "Sync",
+        relist: [
+            "Deleted default/app-config †",
+            "Replaced default/c1",
+            "Replaced default/c2",
+            "Replaced default/kube-root-ca.crt",
+        ],
+        batch: None,
+    });
+}
+
+#[test]
+fn client_go_0_35_pops_in_batches_after_a_streaming_list() {
+    check(&Expect {
+        release: "0.35",
+        queue: "RealFIFO+batch",
+        streaming: true,
+        sync: "Sync",
+        relist: [
+            "Deleted default/app-config †",
+            "Replaced default/c1",
+            "Replaced default/c2",
+            "Replaced default/kube-root-ca.crt",
+        ],
+        // A resync's four Sync deltas, and the relist's four deltas, have distinct keys:
+        // one pop each.
+        batch: Some((4, 4)),
+    });
+}
+
+#[test]
+fn client_go_0_36_relists_and_resyncs_atomically() {
+    check(&Expect {
+        release: "0.36",
+        queue: "RealFIFO+batch+atomic",
+        streaming: true,
+        sync: "SyncAll",
+        // processReplacedAllInfo: the deletions against the store, then the list.
+        relist: [
+            "Deleted default/app-config †",
+            "ReplacedAll default/c1",
+            "ReplacedAll default/c2",
+            "ReplacedAll default/kube-root-ca.crt",
+        ],
+        // One SyncAll, one ReplacedAll delta popped.
+        batch: Some((1, 1)),
+    });
+}
+
+/// The table says which informer on the initial list and Synced lines; `--stats` too.
+#[test]
+fn the_table_and_stats_name_the_release() {
+    let sim = SimProcess::start(&[]);
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "--client-go",
+            "v1.36.2",
+            "--until-synced",
+            "--stats",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let rows: Vec<&String> = out.stdout.iter().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{:?}", out.stdout);
+    for r in rows {
+        assert!(r.starts_with("ReplacedAll "), "{r}");
+    }
+    for want in [
+        "~ watch-list configmaps at rv=\"\" (client-go 0.36, RealFIFO+batch+atomic)",
+        "~ synced configmaps (client-go 0.36, RealFIFO+batch+atomic)",
+        "  informer: client-go 0.36, RealFIFO+batch+atomic",
+    ] {
+        assert!(
+            out.stderr.lines().any(|l| l == want),
+            "{want:?} in:\n{}",
+            out.stderr
+        );
+    }
+}
+
+/// Without `--client-go`, records name the queue only (kwatch's defaults are no release's:
+/// DeltaFIFO with `--watch-list auto`).
+#[test]
+fn without_a_release_records_name_the_queue_only() {
+    let sim = SimProcess::start(&[]);
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--until-synced",
+            "--fifo",
+            "real",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs = out.json();
+    for r in of_type(&recs, "List")
+        .iter()
+        .chain(&of_type(&recs, "Synced"))
+    {
+        assert_eq!(r["queue"], "RealFIFO", "{r}");
+        assert!(r.get("clientGo").is_none(), "{r}");
+    }
+    assert!(recs
+        .iter()
+        .filter(|r| is_delta(r))
+        .all(|r| r.get("batch").is_none()));
+}
+
+/// Bad combinations and versions: one line naming the problem and the fix, exit 2, before
+/// any request.
+#[test]
+fn bad_releases_and_combinations_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            &["--client-go", "0.30"][..],
+            "give one of 0.32, 0.33, 0.34, 0.35, 0.36",
+        ),
+        (&["--client-go", "latest"], "is not a client-go release"),
+        (
+            &["--client-go", "0.32", "--fifo", "real"],
+            "client-go 0.32 has no RealFIFO",
+        ),
+        (
+            &["--client-go", "0.33", "--legacy-sync"],
+            "--legacy-sync applies to DeltaFIFO only",
+        ),
+        (&["--fifo", "real", "--legacy-sync"], "add --fifo delta"),
+    ] {
+        let mut cmd = command(dir.path());
+        cmd.args(args)
+            .args(["pods", "--server", "https://127.0.0.1:1"]);
+        let out = Running::spawn(cmd).finish(LIMIT);
+        assert_eq!(out.code(), Some(2), "{args:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let first = out.stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("error: ") && first.contains(want),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}
+
+/// An explicit `--fifo` (and `--watch-list`) overrides the release's default; the rest of
+/// the release stays: 0.36 with a DeltaFIFO still starts with a streaming list, and
+/// `--legacy-sync` is fine with a DeltaFIFO whichever the release.
+#[test]
+fn an_explicit_fifo_overrides_the_releases_queue() {
+    let sim = SimProcess::start(&[]);
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--until-synced",
+            "--client-go",
+            "0.36",
+            "--fifo",
+            "delta",
+            "--legacy-sync",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs = out.json();
+    let list = of_type(&recs, "List")[0];
+    assert_eq!(
+        (&list["clientGo"], &list["queue"], &list["streaming"]),
+        (&json!("0.36"), &json!("DeltaFIFO"), &json!(true)),
+        "{list}"
+    );
+    let types: Vec<&str> = recs
+        .iter()
+        .filter(|r| is_delta(r))
+        .map(|r| r["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["Sync", "Sync"], "legacy relists queue Sync");
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--until-synced",
+            "--client-go",
+            "0.35",
+            "--watch-list",
+            "off",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs = out.json();
+    assert_eq!(of_type(&recs, "List")[0]["streaming"], false);
+    assert_eq!(of_type(&recs, "Synced")[0]["queue"], "RealFIFO+batch");
+}
+
+/// A recording keeps the release: `kwatch replay -o json` gives it back byte for byte,
+/// `ReplacedAll`, `batch`, `clientGo` and `queue` included.
+#[test]
+fn a_recording_replays_byte_for_byte_with_the_release() {
+    let sim = SimProcess::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    let file = file.to_str().unwrap();
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--until-synced",
+            "--client-go",
+            "0.36",
+            "--record",
+            file,
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recorded = std::fs::read_to_string(file).unwrap();
+    assert!(recorded.contains(r#""type":"ReplacedAll""#), "{recorded}");
+    assert!(recorded.contains(r#""batch":1"#), "{recorded}");
+    assert!(recorded.contains(r#""clientGo":"0.36","queue":"RealFIFO+batch+atomic""#));
+    let mut cmd = command(dir.path());
+    cmd.args(["replay", file, "-o", "json"]);
+    let replayed = Running::spawn(cmd).finish(LIMIT);
+    assert_eq!(replayed.code(), Some(0), "{}", replayed.stderr);
+    assert_eq!(replayed.stdout, recorded.lines().collect::<Vec<_>>());
+}
