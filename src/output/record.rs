@@ -181,6 +181,7 @@ impl DeltaLine<'_> {
             time,
             initial_list,
             final_state_unknown,
+            batch,
             changed,
             diff,
         } = self;
@@ -219,6 +220,10 @@ impl DeltaLine<'_> {
         });
         if *final_state_unknown {
             w.extend_from_slice(b",\"finalStateUnknown\":true");
+        }
+        if let Some(n) = batch {
+            w.extend_from_slice(b",\"batch\":");
+            w.extend_from_slice(n.to_string().as_bytes());
         }
         if let Some(c) = changed {
             w.extend_from_slice(if *c {
@@ -772,6 +777,8 @@ mod tests {
             DeltaType::Deleted,
             DeltaType::Replaced,
             DeltaType::Sync,
+            DeltaType::ReplacedAll,
+            DeltaType::SyncAll,
         ]
         .into_iter()
         .enumerate()
@@ -791,6 +798,7 @@ mod tests {
                     time: c("1970-01-01T00:00:00.000Z"),
                     initial_list: i % 2 == 1,
                     final_state_unknown: i == 2,
+                    batch: (i > 3).then_some(1000 + i as u32),
                     changed: [None, Some(true), Some(false)][i % 3],
                     diff: match i % 3 {
                         0 => None,
@@ -810,6 +818,8 @@ mod tests {
                 DeltaType::Deleted => Line::Deleted(d),
                 DeltaType::Replaced => Line::Replaced(d),
                 DeltaType::Sync => Line::Sync(d),
+                DeltaType::ReplacedAll => Line::ReplacedAll(d),
+                DeltaType::SyncAll => Line::SyncAll(d),
             };
             let serde = serde_json::to_vec(&line).unwrap();
             assert_eq!(
