@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -42,6 +42,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas (what the informer\'s queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete calls client-go\'s shared informer makes of them, for one handler whose resync period is --resync); handlers with -o table, wide, json or yaml' -r -f -a "deltas\t''
+handlers\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
@@ -126,6 +128,8 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When 
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas (what the informer\'s queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete calls client-go\'s shared informer makes of them, for one handler whose resync period is --resync); handlers with -o table, wide, json or yaml' -r -f -a "deltas\t''
+handlers\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-labels -d 'Table: a LABELS column with all labels'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l no-headers -d 'Table and custom-columns: no header line'

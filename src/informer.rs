@@ -6,7 +6,8 @@
 //!
 //! The version of the object the store held before a pop is captured in the same closure
 //! as the pop, so `--diff`, `--until created` and `-o watch-events` see exactly what the
-//! informer knew before each delta.
+//! informer knew before each delta. With `--view handlers`, each delta is followed by the
+//! handler call it makes ([`crate::handlers`]), if any.
 
 use std::io::{self, Write as _};
 use std::sync::atomic::Ordering;
@@ -15,6 +16,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use crate::handlers::{self, Listener, Registration};
 use crate::object::ObjectRef;
 use crate::output::{progress, Body, Printer, Record};
 use crate::queue::{Popped, Queue};
@@ -39,6 +41,8 @@ pub(crate) struct Sink {
     pub stats: Option<Stats>,
     /// Deltas printed so far.
     pub deltas: u64,
+    /// Handler calls printed so far (`--view handlers`).
+    pub handler_calls: u64,
     /// Resources that have synced.
     pub synced: usize,
     /// Progress is on stderr now (a terminal line to clear before stdout writes).
@@ -60,6 +64,7 @@ impl Sink {
             recorder,
             stats,
             deltas: 0,
+            handler_calls: 0,
             synced: 0,
             progress_shown: false,
             progress_note: String::new(),
@@ -119,6 +124,9 @@ pub(crate) struct Shared {
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
     pub stop: mpsc::UnboundedSender<Stop>,
+    /// `--view handlers`: the handler whose calls are printed (and counted by
+    /// `--max-events`) besides the deltas.
+    pub handler: Option<Registration>,
 }
 
 impl Shared {
@@ -195,6 +203,8 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     shared: Arc<Shared>,
 ) {
     let mut synced = false;
+    // Registered before the informer runs, as client-go's AddEventHandler before Run.
+    let mut listener = shared.handler.map(|r| Listener::new(r, Instant::now()));
     loop {
         let popped = fifo
             .pop_with(|p| {
@@ -210,6 +220,9 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
         let Some((popped, before)) = popped else {
             return;
         };
+        if let (Some(l), Popped::Notice(ReflectorEvent::Resync)) = (&mut listener, &popped) {
+            l.resync_check(Instant::now());
+        }
         let had_deltas = matches!(popped, Popped::Deltas { .. });
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
@@ -221,6 +234,7 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
+            listener: listener.as_ref(),
         };
         shared.write(|sink| pop.deliver(&shared, sink));
         // A slow handler is slow on deltas; the reflector's records pass at once.
@@ -241,6 +255,8 @@ struct Pop<'a> {
     synced_with: Option<usize>,
     /// No delta is queued after this pop.
     drained: bool,
+    /// `--view handlers`: the handler's listener.
+    listener: Option<&'a Listener>,
 }
 
 impl Pop<'_> {
@@ -310,19 +326,36 @@ impl Pop<'_> {
                     initial_list,
                     prev,
                 };
-                sink.print(&self.record(body), shared.targets)?;
+                let rec = self.record(body);
+                sink.print(&rec, shared.targets)?;
                 sink.deltas += 1;
+                let call = self
+                    .listener
+                    .and_then(|l| handlers::call(delta, prev, initial_list, l));
+                if let Some(call) = &call {
+                    let body = Body::Handler {
+                        key,
+                        call,
+                        initial_list,
+                    };
+                    // The call is made as the delta is processed: at its time.
+                    let call_rec = Record { body, ..rec };
+                    sink.print(&call_rec, shared.targets)?;
+                    sink.handler_calls += 1;
+                }
             }
             if met {
                 return Ok(Some(Stop::Met));
             }
-            if !hidden && shared.max_events.is_some_and(|m| sink.deltas >= m) {
+            // --max-events counts what is shown: handler calls in their view.
+            let shown = match self.listener {
+                Some(_) => sink.handler_calls,
+                None => sink.deltas,
+            };
+            if !hidden && shared.max_events.is_some_and(|m| shown >= m) {
                 return Ok(Some(Stop::Done));
             }
-            prev = match delta.kind {
-                crate::delta::DeltaType::Deleted => None,
-                _ => delta.object.object(),
-            };
+            prev = delta.stored();
         }
         Ok(None)
     }
@@ -335,7 +368,7 @@ mod tests {
     use super::*;
     use crate::delta_fifo::DeltaFifo;
     use crate::object::Object;
-    use crate::output::{Format, Options};
+    use crate::output::{Format, Options, View};
     use crate::target::Resource;
 
     /// A writer into a buffer the test can read.
@@ -382,9 +415,23 @@ mod tests {
         max_events: Option<u64>,
         until_synced: bool,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        run_with(fill, max_events, until_synced, None).await
+    }
+
+    /// [`run`], with `handler`'s calls shown instead of the deltas when given.
+    async fn run_with(
+        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        max_events: Option<u64>,
+        until_synced: bool,
+        handler: Option<Registration>,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
         let out = Buffer::default();
         let opts = Options {
             format: Format::Json,
+            view: match handler {
+                Some(_) => View::Handlers,
+                None => View::Deltas,
+            },
             ..Options::default()
         };
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -402,6 +449,7 @@ mod tests {
             pop_delay: None,
             until: None,
             stop: tx,
+            handler,
         });
         let store = Arc::new(Store::new());
         let fifo = Arc::new(DeltaFifo::new(Some(store.clone()), true));
@@ -449,5 +497,56 @@ mod tests {
         assert!(matches!(stop, Some(Stop::Done)));
         let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
         assert_eq!(types, ["Replaced", "Replaced", "Synced"]);
+    }
+
+    /// `(handler, key, oldResourceVersion, resourceVersion)` of the handler calls.
+    fn handler_calls(recs: &[serde_json::Value]) -> Vec<String> {
+        recs.iter()
+            .filter(|r| r["type"] == "HandlerCall")
+            .map(|r| {
+                let s = |f: &str| r[f].as_str().unwrap_or("-").to_owned();
+                format!(
+                    "{} {} {}→{}",
+                    s("handler"),
+                    s("key"),
+                    s("oldResourceVersion"),
+                    s("resourceVersion")
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_handler_view_shows_calls_and_counts_them_for_max_events() {
+        // All in the queue before the first pop: a's and b's deltas coalesce.
+        let fill = |q: &DeltaFifo<ReflectorEvent>| {
+            q.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+            q.update(pod("a", "3"));
+            // A relist: b unchanged, a gone.
+            q.replace(vec![pod("b", "2")], "4");
+            q.add(pod("c", "5"));
+        };
+        let (recs, stop) = run_with(fill, Some(5), false, Some(Registration::default())).await;
+        assert!(matches!(stop, Some(Stop::Done)), "{recs:#?}");
+        assert!(
+            recs.iter().all(|r| r["type"] == "HandlerCall"),
+            "no delta records in this view: {recs:#?}"
+        );
+        assert_eq!(
+            handler_calls(&recs),
+            [
+                "OnAdd ns/a -→1",
+                "OnUpdate ns/a 1→3",
+                "OnDelete ns/a -→3",
+                "OnAdd ns/b -→2",
+                // The relist's unchanged b: a sync notification, which reaches a handler
+                // without a resync period (its listener never leaves the syncing set).
+                "OnUpdate ns/b 2→2",
+            ],
+            "--max-events 5 stops after the fifth call"
+        );
+        assert_eq!(recs[0]["isInInitialList"], true);
+        assert_eq!(recs[2]["finalStateUnknown"], true);
+        assert_eq!(recs[3]["isInInitialList"], true);
     }
 }
