@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::output::Format;
+use crate::output::{Format, View};
 use crate::queue::FifoKind;
 use crate::reflector::WatchListMode;
 
@@ -99,6 +99,19 @@ pub struct OutputArgs {
     /// As --diff, including resourceVersion, managedFields and generation.
     #[arg(long)]
     pub diff_all: bool,
+
+    /// What to print: deltas (what the informer's queue hands out) or handlers (the
+    /// OnAdd/OnUpdate/OnDelete calls client-go's shared informer makes of them, for one
+    /// handler whose resync period is --resync); handlers with -o table, wide, json or yaml.
+    #[arg(long, value_enum, default_value_t = View::Deltas, value_name = "VIEW")]
+    pub view: View,
+}
+
+impl OutputArgs {
+    /// Checks the flags that only go together (`Err`: one line naming the fix).
+    pub fn check(&self) -> Result<(), String> {
+        self.view.check(&self.output)
+    }
 }
 
 /// Parses the command line. Installed as `kubectl-kwatch` (kubectl runs plugins by that
@@ -116,12 +129,15 @@ pub fn parse() -> Cli {
     }
     let matches = cmd.get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if cli.command.is_none() {
-        if let Err(msg) = cli.watch.normalize() {
-            // Bad usage, as clap's own errors: one line, exit 2.
-            eprintln!("error: {}", crate::output::sanitize::sanitize(&msg));
-            std::process::exit(crate::exit::Exit::Usage as i32);
-        }
+    let checked = match &cli.command {
+        None => cli.watch.normalize(),
+        Some(Command::Replay(r)) => r.output.check(),
+        Some(_) => Ok(()),
+    };
+    if let Err(msg) = checked {
+        // Bad usage, as clap's own errors: one line, exit 2.
+        eprintln!("error: {}", crate::output::sanitize::sanitize(&msg));
+        std::process::exit(crate::exit::Exit::Usage as i32);
     }
     cli
 }
@@ -253,6 +269,7 @@ impl WatchArgs {
         if let Some(n) = &self.name {
             crate::target::validate_name(n)?;
         }
+        self.output.check()?;
         // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
         let namespace = self.namespace.as_deref().filter(|n| !n.is_empty());
         if let Some(ns) = namespace {

@@ -105,6 +105,7 @@ pub fn printer_options(o: &OutputArgs) -> output::Options {
         show_labels: o.show_labels,
         no_headers: o.no_headers,
         timestamps: o.timestamps,
+        view: o.view,
         diff: if o.diff_all {
             DiffMode::All
         } else if o.diff {

@@ -92,6 +92,15 @@ impl Delta {
             object: DeltaObject::Tombstone(Tombstone { key, obj }),
         }
     }
+
+    /// What the informer's store holds under the key once this delta is applied: its
+    /// object, nothing after a `Deleted`.
+    pub fn stored(&self) -> Option<&ObjectRef> {
+        match self.kind {
+            DeltaType::Deleted => None,
+            _ => self.object.object(),
+        }
+    }
 }
 
 /// A key's deltas, oldest first; never empty while queued.

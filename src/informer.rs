@@ -9,6 +9,8 @@
 //! informer knew before each delta. A batch pop (client-go ≥ 0.35) prints its deltas, and
 //! the reflector's records among them, in queue order, each with the `batch` size; a popped
 //! atomic relist or resync (0.36) prints what `Store::apply_atomic` makes of it.
+//! With `--view handlers`, each delta is followed by the handler call it makes
+//! ([`crate::handlers`]), if any.
 
 use std::io::{self, Write as _};
 use std::sync::atomic::Ordering;
@@ -17,7 +19,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::delta::{Delta, DeltaType, Deltas};
+use crate::delta::{Delta, Deltas};
+use crate::handlers::{self, Listener, Registration};
 use crate::object::ObjectRef;
 use crate::output::{progress, Body, InformerInfo, Printer, Record};
 use crate::queue::{Batched, Popped, Queue};
@@ -42,6 +45,8 @@ pub(crate) struct Sink {
     pub stats: Option<Stats>,
     /// Deltas printed so far.
     pub deltas: u64,
+    /// Handler calls printed so far (`--view handlers`).
+    pub handler_calls: u64,
     /// Resources that have synced.
     pub synced: usize,
     /// Progress is on stderr now (a terminal line to clear before stdout writes).
@@ -63,6 +68,7 @@ impl Sink {
             recorder,
             stats,
             deltas: 0,
+            handler_calls: 0,
             synced: 0,
             progress_shown: false,
             progress_note: String::new(),
@@ -124,6 +130,9 @@ pub(crate) struct Shared {
     pub stop: mpsc::UnboundedSender<Stop>,
     /// The informer every record is from (release and queue).
     pub informer: InformerInfo<'static>,
+    /// `--view handlers`: the handler whose calls are printed (and counted by
+    /// `--max-events`) besides the deltas.
+    pub handler: Option<Registration>,
 }
 
 impl Shared {
@@ -201,11 +210,16 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
 ) {
     let mut synced = false;
     let batches = fifo.pops_in_batches();
+    // Registered before the informer runs, as client-go's AddEventHandler before Run.
+    let mut listener = shared.handler.map(|r| Listener::new(r, Instant::now()));
     loop {
         // Applied to the store under the FIFO's lock, with the versions known before.
         let Some(taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
             return;
         };
+        if let (Some(l), Taken::Notice(ReflectorEvent::Resync)) = (&mut listener, &taken) {
+            l.resync_check(Instant::now());
+        }
         let had_deltas = !matches!(taken, Taken::Notice(_));
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
@@ -217,6 +231,7 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
+            listener: listener.as_ref(),
         };
         shared.write(|sink| pop.deliver(&shared, sink));
         // A slow handler is slow on deltas; the reflector's records pass at once.
@@ -317,6 +332,8 @@ struct Pop<'a> {
     synced_with: Option<usize>,
     /// No delta is queued after this pop.
     drained: bool,
+    /// `--view handlers`: the handler's listener.
+    listener: Option<&'a Listener>,
 }
 
 impl Pop<'_> {
@@ -397,10 +414,7 @@ impl Pop<'_> {
             if let Some(stop) = self.deliver_delta(shared, sink, body, None)? {
                 return Ok(Some(stop));
             }
-            prev = match delta.kind {
-                DeltaType::Deleted => None,
-                _ => delta.object.object(),
-            };
+            prev = delta.stored();
         }
         Ok(None)
     }
@@ -457,12 +471,31 @@ impl Pop<'_> {
             return Ok(None);
         }
         let met = shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
-        sink.print(&self.record(body, batch), shared.targets)?;
+        let rec = self.record(body, batch);
+        sink.print(&rec, shared.targets)?;
         sink.deltas += 1;
+        let call = self
+            .listener
+            .and_then(|l| handlers::call(delta, prev, initial_list, l));
+        if let (Some(call), Body::Delta { key, .. }) = (&call, body) {
+            let body = Body::Handler {
+                key,
+                call,
+                initial_list,
+            };
+            // The call is made as the delta is processed: at its time.
+            sink.print(&Record { body, ..rec }, shared.targets)?;
+            sink.handler_calls += 1;
+        }
         if met {
             return Ok(Some(Stop::Met));
         }
-        if shared.max_events.is_some_and(|m| sink.deltas >= m) {
+        // --max-events counts what is shown: handler calls in their view.
+        let shown = match self.listener {
+            Some(_) => sink.handler_calls,
+            None => sink.deltas,
+        };
+        if shared.max_events.is_some_and(|m| shown >= m) {
             return Ok(Some(Stop::Done));
         }
         Ok(None)
@@ -476,7 +509,7 @@ mod tests {
     use super::*;
     use crate::delta_fifo::DeltaFifo;
     use crate::object::Object;
-    use crate::output::{Format, Options};
+    use crate::output::{Format, Options, View};
     use crate::target::Resource;
 
     /// A writer into a buffer the test can read.
@@ -523,6 +556,16 @@ mod tests {
         max_events: Option<u64>,
         until_synced: bool,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        run_with(fill, max_events, until_synced, None).await
+    }
+
+    /// [`run`], with `handler`'s calls shown instead of the deltas when given.
+    async fn run_with(
+        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        max_events: Option<u64>,
+        until_synced: bool,
+        handler: Option<Registration>,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
         let store = Arc::new(Store::new());
         let fifo = DeltaFifo::new(Some(store.clone()), true);
         fill(&fifo);
@@ -532,6 +575,7 @@ mod tests {
             InformerInfo::default(),
             max_events,
             until_synced,
+            handler,
         )
         .await
     }
@@ -543,10 +587,15 @@ mod tests {
         informer: InformerInfo<'static>,
         max_events: Option<u64>,
         until_synced: bool,
+        handler: Option<Registration>,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
         let out = Buffer::default();
         let opts = Options {
             format: Format::Json,
+            view: match handler {
+                Some(_) => View::Handlers,
+                None => View::Deltas,
+            },
             ..Options::default()
         };
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -565,6 +614,7 @@ mod tests {
             until: None,
             stop: tx,
             informer,
+            handler,
         });
         let task = tokio::spawn(consume(target(), None, Arc::new(fifo), store, shared));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
@@ -627,7 +677,7 @@ mod tests {
             queue: Some("RealFIFO+batch+atomic"),
             batch: None,
         };
-        let (recs, stop) = run_queue(fifo, store, informer, Some(7), false).await;
+        let (recs, stop) = run_queue(fifo, store, informer, Some(7), false, None).await;
         assert!(matches!(stop, Some(Stop::Done)));
         assert_eq!(
             brief(&recs),
@@ -665,7 +715,7 @@ mod tests {
         });
         fifo.update(pod("b", "4"));
         fifo.update(pod("a", "5"));
-        let (recs, _) = run_queue(fifo, store, InformerInfo::default(), Some(5), false).await;
+        let (recs, _) = run_queue(fifo, store, InformerInfo::default(), Some(5), false, None).await;
         assert_eq!(
             brief(&recs),
             [
@@ -711,5 +761,56 @@ mod tests {
         assert!(matches!(stop, Some(Stop::Done)));
         let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
         assert_eq!(types, ["Replaced", "Replaced", "Synced"]);
+    }
+
+    /// `(handler, key, oldResourceVersion, resourceVersion)` of the handler calls.
+    fn handler_calls(recs: &[serde_json::Value]) -> Vec<String> {
+        recs.iter()
+            .filter(|r| r["type"] == "HandlerCall")
+            .map(|r| {
+                let s = |f: &str| r[f].as_str().unwrap_or("-").to_owned();
+                format!(
+                    "{} {} {}→{}",
+                    s("handler"),
+                    s("key"),
+                    s("oldResourceVersion"),
+                    s("resourceVersion")
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_handler_view_shows_calls_and_counts_them_for_max_events() {
+        // All in the queue before the first pop: a's and b's deltas coalesce.
+        let fill = |q: &DeltaFifo<ReflectorEvent>| {
+            q.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+            q.update(pod("a", "3"));
+            // A relist: b unchanged, a gone.
+            q.replace(vec![pod("b", "2")], "4");
+            q.add(pod("c", "5"));
+        };
+        let (recs, stop) = run_with(fill, Some(5), false, Some(Registration::default())).await;
+        assert!(matches!(stop, Some(Stop::Done)), "{recs:#?}");
+        assert!(
+            recs.iter().all(|r| r["type"] == "HandlerCall"),
+            "no delta records in this view: {recs:#?}"
+        );
+        assert_eq!(
+            handler_calls(&recs),
+            [
+                "OnAdd ns/a -→1",
+                "OnUpdate ns/a 1→3",
+                "OnDelete ns/a -→3",
+                "OnAdd ns/b -→2",
+                // The relist's unchanged b: a sync notification, which reaches a handler
+                // without a resync period (its listener never leaves the syncing set).
+                "OnUpdate ns/b 2→2",
+            ],
+            "--max-events 5 stops after the fifth call"
+        );
+        assert_eq!(recs[0]["isInInitialList"], true);
+        assert_eq!(recs[2]["finalStateUnknown"], true);
+        assert_eq!(recs[3]["isInInitialList"], true);
     }
 }

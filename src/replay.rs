@@ -3,6 +3,11 @@
 //! printed them (time, context, initial list, tombstones); the previous version of each
 //! object is tracked as the informer's store did, so `--diff` and `-o watch-events` work
 //! on a recording too.
+//!
+//! `--view handlers` shows the handler calls a recording holds (saved `--view handlers
+//! -o json` output), and derives them from the deltas it holds ([`crate::handlers`], for a
+//! handler without a resync period, or one of a second or more: either way one whose
+//! listener is always syncing).
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, IsTerminal as _, Read};
@@ -11,9 +16,10 @@ use anyhow::{Context, Result};
 
 use crate::cli::ReplayArgs;
 use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+use crate::handlers::{self, HandlerCall, Listener, Registration};
 use crate::object::{Object, ObjectRef};
-use crate::output::record::{self, Line};
-use crate::output::{self, Body, InformerInfo, Printer, Record};
+use crate::output::record::{self, HandlerLine, HandlerName, Line};
+use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::reflector::ReflectorEvent;
 use crate::target::Resource;
 
@@ -29,6 +35,11 @@ enum Item {
     },
     Event(ReflectorEvent, usize),
     Synced(usize),
+    Handler {
+        key: String,
+        resource: usize,
+        call: HandlerCall,
+    },
 }
 
 struct Parsed {
@@ -160,6 +171,21 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             batch,
         }));
     }
+    if let Line::HandlerCall(h) = &line {
+        let resource = res.named(&h.resource, &h.kind, &h.api_version, h.namespace.is_some());
+        return Ok(Some(Parsed {
+            time: time(&h.time, n)?,
+            context: h.context.as_deref().map(str::to_owned),
+            item: Item::Handler {
+                key: h.key.clone().into_owned(),
+                resource,
+                call: handler_call(h, text, n)?,
+            },
+            client_go: None,
+            queue: None,
+            batch: None,
+        }));
+    }
     let (head, item) = match (&line, line.event()) {
         (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
         (Line::Synced { head, .. }, None) => (head, Item::Synced(res.by_name(&head.resource))),
@@ -174,6 +200,59 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
         queue,
         batch,
     }))
+}
+
+/// The call a HandlerCall line records, with its objects.
+fn handler_call(h: &HandlerLine<'_>, text: &str, n: usize) -> Result<HandlerCall> {
+    let parse =
+        |o: Option<&serde_json::value::RawValue>, field: &str| -> Result<Option<ObjectRef>> {
+            o.map(|o| {
+                Object::from_json(o.get())
+                    .map(ObjectRef::new)
+                    .with_context(|| format!("line {n}: bad {field}"))
+            })
+            .transpose()
+        };
+    let (old, object) = record::objects_of(text).with_context(|| format!("line {n}"))?;
+    let (old, object) = (parse(old, "oldObject")?, parse(object, "object")?);
+    let missing = |field: &str| anyhow::anyhow!("line {n}: a {:?} call without {field}", h.handler);
+    Ok(match h.handler {
+        HandlerName::OnAdd => HandlerCall::OnAdd {
+            obj: object.ok_or_else(|| missing("object"))?,
+            is_in_initial_list: h.is_in_initial_list.unwrap_or(false),
+        },
+        HandlerName::OnUpdate => HandlerCall::OnUpdate {
+            old: old.ok_or_else(|| missing("oldObject"))?,
+            new: object.ok_or_else(|| missing("object"))?,
+        },
+        HandlerName::OnDelete => HandlerCall::OnDelete {
+            obj: match (h.final_state_unknown.unwrap_or(false), object) {
+                (true, obj) => DeltaObject::Tombstone(Tombstone {
+                    key: h.key.clone().into_owned(),
+                    obj,
+                }),
+                (false, Some(o)) => DeltaObject::Object(o),
+                (false, None) => return Err(missing("object")),
+            },
+        },
+    })
+}
+
+/// A recorded handler call's record: of the pop that made it, only an OnAdd says whether
+/// it was in the initial list.
+fn recorded<'a>(key: &'a str, call: &'a HandlerCall) -> Body<'a> {
+    let initial_list = matches!(
+        call,
+        HandlerCall::OnAdd {
+            is_in_initial_list: true,
+            ..
+        }
+    );
+    Body::Handler {
+        key,
+        call,
+        initial_list,
+    }
 }
 
 /// The recording's text: the file, or stdin for `-`.
@@ -214,10 +293,19 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     opts.multi = res.list.len() > 1;
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
     opts.terminal = io::stdout().is_terminal();
+    // The handler whose calls are derived from the deltas (`--view handlers`).
+    let listener = (opts.view == View::Handlers)
+        .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
     let mut printer = output::printer(opts, io::stdout(), io::stderr());
     let mut store = Store::default();
     for p in &parsed {
-        print(p, &res.list, &mut store, printer.as_mut())?;
+        print(
+            p,
+            &res.list,
+            &mut store,
+            listener.as_ref(),
+            printer.as_mut(),
+        )?;
     }
     printer.flush()?;
     Ok(())
@@ -227,11 +315,13 @@ pub fn run(args: ReplayArgs) -> Result<()> {
 type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
 
 /// Prints one record, with the previous version of a delta's object from `store`, and
-/// keeps `store` as the informer did.
+/// keeps `store` as the informer did; with a `listener`, a delta's handler call follows
+/// it.
 fn print(
     p: &Parsed,
     resources: &[Resource],
     store: &mut Store,
+    listener: Option<&Listener>,
     printer: &mut dyn Printer,
 ) -> Result<()> {
     let resource_of = |i: usize| &resources[i];
@@ -249,6 +339,11 @@ fn print(
     let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
         Item::Event(e, r) => return Ok(printer.print(&rec(resource_of(*r), Body::Event(e)))?),
         Item::Synced(r) => return Ok(printer.print(&rec(resource_of(*r), Body::Synced))?),
+        Item::Handler {
+            key,
+            resource,
+            call,
+        } => return Ok(printer.print(&rec(resource_of(*resource), recorded(key, call)))?),
         Item::Delta {
             kind,
             key,
@@ -279,6 +374,16 @@ fn print(
             prev: prev.as_ref(),
         },
     ))?;
+    if let Some(call) =
+        listener.and_then(|l| handlers::call(&delta, prev.as_ref(), initial_list, l))
+    {
+        let body = Body::Handler {
+            key,
+            call: &call,
+            initial_list,
+        };
+        printer.print(&rec(resource_of(ri), body))?;
+    }
     match (kind, delta.object.object()) {
         (DeltaType::Deleted, _) | (_, None) => store.remove(&skey),
         (_, Some(o)) => store.insert(skey, o.clone()),

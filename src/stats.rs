@@ -15,6 +15,8 @@ pub struct Stats {
     started: Instant,
     /// Deltas by type (Added, Updated, …).
     pub deltas: BTreeMap<&'static str, u64>,
+    /// Handler calls by method (OnAdd, …), with `--view handlers`.
+    pub handler_calls: BTreeMap<&'static str, u64>,
     /// Lists begun, by reason ("initial", or why a relist was needed).
     pub lists: BTreeMap<String, u64>,
     pub pages: u64,
@@ -43,6 +45,7 @@ impl Stats {
         Stats {
             started: Instant::now(),
             deltas: BTreeMap::new(),
+            handler_calls: BTreeMap::new(),
             lists: BTreeMap::new(),
             pages: 0,
             listed_items: 0,
@@ -62,6 +65,7 @@ impl Stats {
     pub fn observe(&mut self, rec: &Record<'_>, targets: usize) {
         match &rec.body {
             Body::Delta { delta, .. } => *self.deltas.entry(delta.kind.as_str()).or_default() += 1,
+            Body::Handler { call, .. } => *self.handler_calls.entry(call.name()).or_default() += 1,
             Body::Synced => {
                 self.synced += 1;
                 if self.synced == targets {
@@ -101,6 +105,15 @@ impl Stats {
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         let _ = writeln!(s, "  deltas: {total} ({})", by_type.join(", "));
+        if !self.handler_calls.is_empty() {
+            let total: u64 = self.handler_calls.values().sum();
+            let by_name: Vec<String> = self
+                .handler_calls
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            let _ = writeln!(s, "  handler calls: {total} ({})", by_name.join(", "));
+        }
         let relists: u64 = self
             .lists
             .iter()

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use crate::cli::WatchArgs;
 use crate::config::{Cluster, Config};
 use crate::delta_fifo::DeltaFifo;
+use crate::handlers::Registration;
 use crate::informer::{Shared, Sink, Stop};
 use crate::listwatch::SourceError;
 use crate::output::{self, Format, Printer};
@@ -103,6 +104,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             queue: Some(cfg.informer.queue.name()),
             batch: None,
         },
+        handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
+            resync: cfg.reflector.resync,
+        }),
     });
     let until = cfg.stop.until.is_some();
     if shared.max_events == Some(0) {

@@ -10,6 +10,7 @@ mod discovery;
 mod failures;
 mod faults;
 mod generated;
+mod handlers;
 mod hostile;
 mod kubectl_habits;
 mod never_lie;

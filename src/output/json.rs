@@ -7,7 +7,9 @@ use std::io::{self, BufWriter, Write};
 
 use super::health::Health;
 use super::record::{DiffField, Line};
-use super::{object_json, record_diff, Body, Diagnostics, Options, Printer, Record};
+use super::{
+    object_json, record_diff, record_objects, Body, Diagnostics, Options, Printer, Record,
+};
 use crate::delta::DeltaType;
 
 pub struct JsonPrinter<W: Write> {
@@ -42,17 +44,17 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
         };
         let mut line = Line::of(rec, time);
         if let Some(d) = record_diff(rec, self.opts.diff) {
-            if let Some(f) = line.delta_mut() {
-                f.changed = Some(d.changed);
-                f.diff = d.known.then_some(DiffField::Patch(d.patch));
+            if let Some((changed, diff)) = line.diff_mut() {
+                *changed = Some(d.changed);
+                *diff = d.known.then_some(DiffField::Patch(d.patch));
             }
         }
-        let object = match &rec.body {
-            Body::Delta { delta, .. } => delta.object.object(),
-            _ => None,
-        };
-        let object = object.map(|o| object_json(o, self.opts.show_managed_fields));
-        line.write_json(&mut self.w, object.as_deref(), &mut self.scratch)
+        let managed = self.opts.show_managed_fields;
+        let [(old_name, old), (name, object)] = record_objects(rec);
+        let old = old.map(|o| object_json(o, managed));
+        let object = object.map(|o| object_json(o, managed));
+        let objects = [(old_name, old.as_deref()), (name, object.as_deref())];
+        line.write_objects(&mut self.w, &objects, &mut self.scratch)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -25,7 +25,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::delta::Delta;
+use crate::delta::{Delta, DeltaType};
+use crate::handlers::HandlerCall;
 use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
 // The printers (columns.rs too, as `super::Resource`) name resources by target's type.
@@ -120,6 +121,13 @@ impl Format {
             "yaml" => Format::Yaml,
             "name" => Format::Name,
             "watch-events" => Format::WatchEvents,
+            "handlers" => {
+                return Err(
+                    "handler calls are a view, not a format: use --view handlers \
+                            (with -o table, wide, json or yaml)"
+                        .to_owned(),
+                )
+            }
             _ => return Err(format!("unknown output format {s:?} (one of: {FORMATS})")),
         })
     }
@@ -128,6 +136,31 @@ impl Format {
     /// shell completions.
     pub fn value_parser() -> FormatParser {
         FormatParser
+    }
+}
+
+/// What a watch prints (`--view`): the deltas the informer's queue hands out, or the
+/// handler calls client-go's shared informer makes of them ([`crate::handlers`]).
+/// Reflector events and Synced are printed in both.
+// Variants without doc comments: clap would print them as help for each possible value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum View {
+    #[default]
+    Deltas,
+    Handlers,
+}
+
+impl View {
+    /// The formats that print handler calls; the others print objects per delta.
+    pub fn check(self, format: &Format) -> Result<(), String> {
+        match (self, format) {
+            (View::Deltas, _) | (_, Format::Table | Format::Wide | Format::Json | Format::Yaml) => {
+                Ok(())
+            }
+            _ => Err("--view handlers prints with -o table, wide, json or yaml: \
+                      drop -o or pick one of those"
+                .to_owned()),
+        }
     }
 }
 
@@ -145,6 +178,24 @@ pub enum Body<'a> {
     Event(&'a ReflectorEvent),
     /// HasSynced became true: the initial list has been popped.
     Synced,
+    /// A call of the event handler (`--view handlers`), made by a delta of the pop of
+    /// `key`; `initial_list`: that pop came before HasSynced.
+    Handler {
+        key: &'a str,
+        call: &'a HandlerCall,
+        initial_list: bool,
+    },
+}
+
+impl Body<'_> {
+    /// The view that shows this record; `None`: every view (events, Synced).
+    pub fn view(&self) -> Option<View> {
+        match self {
+            Body::Delta { .. } => Some(View::Deltas),
+            Body::Handler { .. } => Some(View::Handlers),
+            Body::Event(_) | Body::Synced => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -194,6 +245,8 @@ pub struct Options {
     pub contexts: bool,
     /// Custom resources' additionalPrinterColumns, by [`Resource::name`].
     pub printer_columns: HashMap<String, Vec<columns::PrinterColumn>>,
+    /// `--view`: deltas or handler calls (the printer drops the other kind).
+    pub view: View,
     /// stdout is a terminal: server strings in `-o name|jsonpath|custom-columns` have
     /// their control characters escaped (to a pipe they are written as they are, as
     /// kubectl's jsonpath writes them). The table and `~` lines are always escaped.
@@ -219,7 +272,8 @@ where
     D: Write + Send + 'static,
 {
     let diag: Diagnostics = Box::new(diag);
-    match opts.format {
+    let view = opts.view;
+    let inner: Box<dyn Printer> = match opts.format {
         Format::Json => Box::new(json::JsonPrinter::new(opts, w)),
         Format::WatchEvents => Box::new(json::WatchEventPrinter::new(opts, w, diag)),
         Format::Yaml => Box::new(yaml::YamlPrinter::new(opts, w)),
@@ -227,6 +281,27 @@ where
         Format::Name | Format::CustomColumns(_) | Format::JsonPath(_) => {
             Box::new(script::ScriptPrinter::new(opts, w, diag))
         }
+    };
+    Box::new(ViewFilter { view, inner })
+}
+
+/// Passes on the records of its view (and the events every view shows), so a printer
+/// sees deltas or handler calls, never both.
+struct ViewFilter {
+    view: View,
+    inner: Box<dyn Printer>,
+}
+
+impl Printer for ViewFilter {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        if rec.body.view().is_some_and(|v| v != self.view) {
+            return Ok(());
+        }
+        self.inner.print(rec)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -242,13 +317,28 @@ pub fn format_time(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// The record's `--diff`, if it has one.
+/// The record's `--diff`, if it has one: a delta's against the version kwatch knew, an
+/// OnUpdate's from its old object to its new one.
 fn record_diff(rec: &Record<'_>, mode: diff::DiffMode) -> Option<diff::Diff> {
     match &rec.body {
         Body::Delta { delta, prev, .. } => {
             diff::compute(mode, delta.kind, *prev, delta.object.object())
         }
+        Body::Handler {
+            call: HandlerCall::OnUpdate { old, new },
+            ..
+        } => diff::compute(mode, DeltaType::Updated, Some(old), Some(new)),
         _ => None,
+    }
+}
+
+/// The objects a record carries, in the order they are written after its fields, each
+/// with its field name: a handler call's old object (OnUpdate), then the object.
+fn record_objects<'a>(rec: &Record<'a>) -> [(&'static str, Option<&'a ObjectRef>); 2] {
+    match rec.body {
+        Body::Delta { delta, .. } => [("oldObject", None), ("object", delta.object.object())],
+        Body::Handler { call, .. } => [("oldObject", call.old()), ("object", call.object())],
+        Body::Event(_) | Body::Synced => [("oldObject", None), ("object", None)],
     }
 }
 

@@ -2,10 +2,11 @@
 //! `-o yaml`, and what `kwatch replay` reads back (README "JSON lines and YAML").
 //!
 //! Field order is the schema's: `type` first (serde's internal tag), `context` right after
-//! when present, then the fields in declaration order. A delta's `object` is not a field
-//! here: it is kept as the raw bytes the server sent and written after the other fields
-//! by the printer ([`Line::write_json`]); replay reads it back separately
-//! ([`object_of`]), so it is never re-serialised either way.
+//! when present, then the fields in declaration order. A delta's `object` (and a handler
+//! call's `oldObject` and `object`) is not a field here: it is kept as the raw bytes the
+//! server sent and written after the other fields by the printer ([`Line::write_json`],
+//! [`Line::write_objects`]); replay reads it back separately ([`object_of`],
+//! [`objects_of`]), so it is never re-serialised either way.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -16,6 +17,7 @@ use serde_json::value::RawValue;
 
 use super::{Body, InformerInfo, Record};
 use crate::delta::{Delta, DeltaType};
+use crate::handlers::HandlerCall;
 use crate::reflector::ReflectorEvent;
 use crate::retry::{Retry, Verb};
 
@@ -108,6 +110,8 @@ pub enum Line<'a> {
     },
     ReplacedAll(#[serde(borrow)] DeltaLine<'a>),
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
+    /// A call of the event handler (`--view handlers`).
+    HandlerCall(#[serde(borrow)] HandlerLine<'a>),
 }
 
 /// What every reflector event and Synced begins with.
@@ -257,6 +261,58 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// A handler call's fields, without its objects (`oldObject` for OnUpdate, then
+/// `object`: raw, written after these by [`Line::write_objects`]). The fields of one
+/// handler only are absent from the others' records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandlerLine<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub context: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub resource: Cow<'a, str>,
+    pub handler: HandlerName,
+    #[serde(borrow)]
+    pub key: Cow<'a, str>,
+    /// `null` for a cluster-scoped object.
+    #[serde(borrow)]
+    pub namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(borrow)]
+    pub api_version: Cow<'a, str>,
+    /// OnUpdate: the old object's.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub old_resource_version: Option<Cow<'a, str>>,
+    /// The (new) object's; `null` for a tombstone without a last known state.
+    #[serde(borrow)]
+    pub resource_version: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub time: Cow<'a, str>,
+    /// OnAdd: its `isInInitialList` argument.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_in_initial_list: Option<bool>,
+    /// OnDelete: whether it got a `DeletedFinalStateUnknown`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_state_unknown: Option<bool>,
+    /// OnUpdate with `--diff`: whether the new object differs from the old one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<bool>,
+    /// OnUpdate with `--diff`: from the old object to the new one, as a delta's `diff`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffField>,
+}
+
+/// Which handler method was called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HandlerName {
+    OnAdd,
+    OnUpdate,
+    OnDelete,
+}
+
 /// The `diff` field: for programs, or for people.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -335,6 +391,17 @@ impl<'a> Line<'a> {
                 }
                 line
             }
+            Body::Handler { key, call, .. } => {
+                Line::HandlerCall(HandlerLine::of(rec, key, call, time))
+            }
+        }
+    }
+
+    /// `--diff`'s fields (`changed`, `diff`), on the records that have them.
+    pub fn diff_mut(&mut self) -> Option<(&mut Option<bool>, &mut Option<DiffField>)> {
+        match self {
+            Line::HandlerCall(h) => Some((&mut h.changed, &mut h.diff)),
+            _ => self.delta_mut().map(|d| (&mut d.changed, &mut d.diff)),
         }
     }
 
@@ -393,24 +460,35 @@ impl<'a> Line<'a> {
         object: Option<&str>,
         scratch: &mut Vec<u8>,
     ) -> io::Result<()> {
+        self.write_objects(w, &[("object", object)], scratch)
+    }
+
+    /// [`Line::write_json`] with several raw objects, each `(field name, JSON)`, in
+    /// order; `None`s are left out.
+    pub fn write_objects<W: Write>(
+        &self,
+        w: &mut W,
+        objects: &[(&str, Option<&str>)],
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<()> {
         scratch.clear();
         match self.delta() {
             Some((t, d)) => d.write_json(t, scratch)?,
             None => serde_json::to_writer(&mut *scratch, self).map_err(io::Error::other)?,
         }
-        match object {
-            Some(o) => {
-                // The line is a JSON object: the object field goes before its last byte, `}`.
-                w.write_all(&scratch[..scratch.len() - 1])?;
-                w.write_all(b",\"object\":")?;
+        if objects.iter().all(|(_, o)| o.is_none()) {
+            w.write_all(scratch)?;
+            return w.write_all(b"\n");
+        }
+        // The line is a JSON object: the object fields go before its last byte, `}`.
+        w.write_all(&scratch[..scratch.len() - 1])?;
+        for (name, o) in objects {
+            if let Some(o) = o {
+                write!(w, ",\"{name}\":")?;
                 w.write_all(o.as_bytes())?;
-                w.write_all(b"}\n")
-            }
-            None => {
-                w.write_all(scratch)?;
-                w.write_all(b"\n")
             }
         }
+        w.write_all(b"}\n")
     }
 
     /// The reflector event a line describes, with the head it carries; `None` for deltas
@@ -543,16 +621,13 @@ impl<'a> DeltaLine<'a> {
         initial_list: bool,
         time: &'a str,
     ) -> DeltaLine<'a> {
-        let (namespace, name) = match key.split_once('/') {
-            Some((ns, name)) => (Some(Cow::Borrowed(ns)), name),
-            None => (None, key),
-        };
+        let (namespace, name) = split_key(key);
         DeltaLine {
             context: rec.context.map(Cow::Borrowed),
             resource: Some(Cow::Borrowed(rec.resource.name.as_str())),
             key: Cow::Borrowed(key),
             namespace,
-            name: Cow::Borrowed(name),
+            name,
             kind: Cow::Borrowed(rec.resource.kind.as_str()),
             api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
             resource_version: delta
@@ -563,6 +638,52 @@ impl<'a> DeltaLine<'a> {
             initial_list,
             final_state_unknown: delta.object.is_tombstone(),
             batch: rec.informer.batch,
+            changed: None,
+            diff: None,
+        }
+    }
+}
+
+/// A key's namespace (`None`: cluster-scoped) and name.
+fn split_key(key: &str) -> (Option<Cow<'_, str>>, Cow<'_, str>) {
+    match key.split_once('/') {
+        Some((ns, name)) => (Some(Cow::Borrowed(ns)), Cow::Borrowed(name)),
+        None => (None, Cow::Borrowed(key)),
+    }
+}
+
+impl<'a> HandlerLine<'a> {
+    fn of(rec: &'a Record<'a>, key: &'a str, call: &'a HandlerCall, time: &'a str) -> Self {
+        let (namespace, name) = split_key(key);
+        let rv = |o: Option<&'a crate::object::ObjectRef>| {
+            o.map(|o| Cow::Borrowed(o.resource_version()))
+        };
+        HandlerLine {
+            context: rec.context.map(Cow::Borrowed),
+            resource: Cow::Borrowed(rec.resource.name.as_str()),
+            handler: match call {
+                HandlerCall::OnAdd { .. } => HandlerName::OnAdd,
+                HandlerCall::OnUpdate { .. } => HandlerName::OnUpdate,
+                HandlerCall::OnDelete { .. } => HandlerName::OnDelete,
+            },
+            key: Cow::Borrowed(key),
+            namespace,
+            name,
+            kind: Cow::Borrowed(rec.resource.kind.as_str()),
+            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            old_resource_version: rv(call.old()),
+            resource_version: rv(call.object()),
+            time: Cow::Borrowed(time),
+            is_in_initial_list: match call {
+                HandlerCall::OnAdd {
+                    is_in_initial_list, ..
+                } => Some(*is_in_initial_list),
+                _ => None,
+            },
+            final_state_unknown: match call {
+                HandlerCall::OnDelete { .. } => Some(call.final_state_unknown()),
+                _ => None,
+            },
             changed: None,
             diff: None,
         }
@@ -663,12 +784,20 @@ fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
 /// The raw `object` of a JSON line, as written (never re-serialised: replay gives a
 /// recording back byte for byte).
 pub fn object_of(text: &str) -> serde_json::Result<Option<&RawValue>> {
+    objects_of(text).map(|(_, o)| o)
+}
+
+/// The raw `oldObject` and `object` of a JSON line, as written.
+pub fn objects_of(text: &str) -> serde_json::Result<(Option<&RawValue>, Option<&RawValue>)> {
     #[derive(Deserialize)]
-    struct Object<'a> {
+    #[serde(rename_all = "camelCase")]
+    struct Objects<'a> {
+        #[serde(borrow, default)]
+        old_object: Option<&'a RawValue>,
         #[serde(borrow, default)]
         object: Option<&'a RawValue>,
     }
-    serde_json::from_str::<Object<'_>>(text).map(|o| o.object)
+    serde_json::from_str::<Objects<'_>>(text).map(|o| (o.old_object, o.object))
 }
 
 #[cfg(test)]
@@ -970,5 +1099,96 @@ mod tests {
             "{}",
             texts[2]
         );
+    }
+
+    #[test]
+    fn every_handler_call_reads_back_with_its_fields_and_objects() {
+        let r = Resource::pods();
+        let obj = |rv: &str| {
+            ObjectRef::new(
+                Object::from_json(&format!(
+                    r#"{{"metadata":{{"name":"a","namespace":"d","resourceVersion":"{rv}"}},"x":1.50}}"#
+                ))
+                .unwrap(),
+            )
+        };
+        let tomb = |obj| {
+            DeltaObject::Tombstone(Tombstone {
+                key: "d/a".into(),
+                obj,
+            })
+        };
+        let calls = [
+            HandlerCall::OnAdd {
+                obj: obj("4"),
+                is_in_initial_list: true,
+            },
+            HandlerCall::OnUpdate {
+                old: obj("4"),
+                new: obj("5"),
+            },
+            HandlerCall::OnDelete {
+                obj: DeltaObject::Object(obj("5")),
+            },
+            HandlerCall::OnDelete {
+                obj: tomb(Some(obj("5"))),
+            },
+            HandlerCall::OnDelete { obj: tomb(None) },
+        ];
+        // (handler, the fields only some handlers have)
+        let want: [(&str, &[&str]); 5] = [
+            ("OnAdd", &["isInInitialList"]),
+            ("OnUpdate", &["oldResourceVersion", "oldObject"]),
+            ("OnDelete", &["finalStateUnknown"]),
+            ("OnDelete", &["finalStateUnknown"]),
+            ("OnDelete", &["finalStateUnknown"]),
+        ];
+        for (call, (handler, own)) in calls.iter().zip(want) {
+            let rec = Record {
+                resource: &r,
+                context: None,
+                time: jiff::Timestamp::UNIX_EPOCH,
+                informer: InformerInfo::default(),
+                body: Body::Handler {
+                    key: "d/a",
+                    call,
+                    initial_list: false,
+                },
+            };
+            let line = Line::of(&rec, "t");
+            let mut out = Vec::new();
+            let objects = [
+                ("oldObject", call.old().map(|o| o.raw())),
+                ("object", call.object().map(|o| o.raw())),
+            ];
+            line.write_objects(&mut out, &objects, &mut Vec::new())
+                .unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, line, "{text}");
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["type"], "HandlerCall", "{text}");
+            assert_eq!(v["handler"], handler, "{text}");
+            for f in [
+                "isInInitialList",
+                "oldResourceVersion",
+                "oldObject",
+                "finalStateUnknown",
+            ] {
+                assert_eq!(v.get(f).is_some(), own.contains(&f), "{f}: {text}");
+            }
+            assert_eq!(v["finalStateUnknown"] == true, call.final_state_unknown());
+            let (old, new) = objects_of(&text).unwrap();
+            assert_eq!(old.map(|o| o.get()), call.old().map(|o| o.raw()), "{text}");
+            assert_eq!(
+                new.map(|o| o.get()),
+                call.object().map(|o| o.raw()),
+                "{text}"
+            );
+            // `object` is the last field.
+            if call.object().is_some() {
+                assert!(text.trim_end().ends_with(r#""x":1.50}}"#), "{text}");
+            }
+        }
     }
 }

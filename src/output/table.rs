@@ -1,6 +1,7 @@
-//! The table: a header once, a row per delta, and a `~` line per reflector event saying
-//! what happened and why. `~` lines are diagnostics: they go to their own writer (stderr),
-//! so stdout holds the table only (`--no-headers | awk` sees rows and nothing else).
+//! The table: a header once, a row per delta (or per handler call, `--view handlers`),
+//! and a `~` line per reflector event saying what happened and why. `~` lines are
+//! diagnostics: they go to their own writer (stderr), so stdout holds the table only
+//! (`--no-headers | awk` sees rows and nothing else).
 //!
 //! Alignment, as kubectl's: the initial list's rows are held back until the resource has
 //! synced (at most [`HOLD_ROWS`] rows or [`HOLD_FOR`]) and printed aligned together; watch
@@ -19,8 +20,10 @@ use std::collections::HashMap;
 
 use super::columns::{resource_columns, Column, Getter, RowObject};
 use super::sanitize::sanitize;
-use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource};
+use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
 use crate::delta::DeltaType;
+use crate::handlers::HandlerCall;
+use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
 
 /// At most this many initial-list rows are held back to be aligned together…
@@ -119,7 +122,7 @@ impl<W: Write> TablePrinter<W> {
     }
 
     /// The widths of the columns of `layout`; DELTA is as wide as its longest value from
-    /// the start.
+    /// the start (and so is HANDLER: `OnUpdate` and `OnDelete` are as long as `Replaced`).
     fn widths_of(&mut self, layout: &[String]) -> &mut Vec<usize> {
         let i = match self.widths.iter().position(|(l, _)| l == layout) {
             Some(i) => i,
@@ -132,7 +135,11 @@ impl<W: Write> TablePrinter<W> {
     }
 
     fn headers(&self, cols: &[Column]) -> Vec<String> {
-        let mut h = vec!["DELTA".to_owned()];
+        let first = match self.opts.view {
+            View::Deltas => "DELTA",
+            View::Handlers => "HANDLER",
+        };
+        let mut h = vec![first.to_owned()];
         if self.opts.timestamps {
             h.push("TIME".into());
         }
@@ -274,6 +281,82 @@ impl<W: Write> TablePrinter<W> {
         }
         Ok(())
     }
+}
+
+/// What a row shows before the resource's columns, and the object they are read from.
+struct Cells<'r> {
+    key: &'r str,
+    /// The DELTA or HANDLER cell.
+    first: &'r str,
+    obj: Option<&'r ObjectRef>,
+    /// The name is followed by `(final state unknown)`.
+    tombstone: bool,
+    /// The RESOURCEVERSION cell, unescaped (`None`: `<unknown>`).
+    rv: Option<String>,
+}
+
+impl<W: Write> TablePrinter<W> {
+    /// The row of a delta or a handler call.
+    fn row(&mut self, rec: &Record<'_>, c: Cells<'_>, color: u8, diff: Option<diff::Diff>) -> Row {
+        let layout = self.layout_of(rec.resource);
+        let (ns, obj_name) = c.key.split_once('/').unwrap_or(("", c.key));
+        let mut cells = Vec::with_capacity(layout.headers.len());
+        cells.push(c.first.to_owned());
+        if self.opts.timestamps {
+            cells.push(super::format_time(rec.time));
+        }
+        if self.opts.contexts {
+            cells.push(sanitize(rec.context.unwrap_or_default()).into_owned());
+        }
+        if self.opts.multi {
+            cells.push(sanitize(&rec.resource.kind).into_owned());
+        }
+        if self.opts.all_namespaces {
+            cells.push(sanitize(ns).into_owned());
+        }
+        let mut shown = sanitize(obj_name).into_owned();
+        if c.tombstone {
+            shown.push_str(" (final state unknown)");
+        }
+        cells.push(shown);
+        cells.push(c.rv.map_or("<unknown>".into(), |rv| sanitize(&rv).into_owned()));
+        let row = RowObject::parse(&layout.cols, c.obj.map(|o| o.raw()));
+        let created = c.obj.and_then(|o| o.meta().creation_timestamp.as_deref());
+        for col in &layout.cols {
+            cells.push(sanitize(&row.cell(col, created, rec.time)).into_owned());
+        }
+        Row {
+            layout,
+            cells,
+            color,
+            diff,
+        }
+    }
+
+    /// Prints `row`, or holds it back while the initial list loads.
+    fn place(&mut self, row: Row, initial_list: bool) -> io::Result<()> {
+        if !initial_list {
+            self.release()?;
+            return self.write_delta_row(row);
+        }
+        let since = *self.held_since.get_or_insert_with(Instant::now);
+        self.held.push(Held::Row(row));
+        self.held_rows += 1;
+        if self.held_rows >= HOLD_ROWS || since.elapsed() >= HOLD_FOR {
+            self.release()?;
+        }
+        Ok(())
+    }
+}
+
+/// The SGR foreground colour of a handler call: as the delta types that add, update and
+/// delete.
+fn handler_color(call: &HandlerCall) -> u8 {
+    color_of(match call {
+        HandlerCall::OnAdd { .. } => DeltaType::Added,
+        HandlerCall::OnUpdate { .. } => DeltaType::Updated,
+        HandlerCall::OnDelete { .. } => DeltaType::Deleted,
+    })
 }
 
 /// The SGR foreground colour of a delta type.
@@ -429,53 +512,44 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 prev,
                 initial_list,
             } => {
-                let layout = self.layout_of(rec.resource);
-                let (ns, obj_name) = key.split_once('/').unwrap_or(("", key));
                 let obj = delta.object.object();
-                let mut cells = Vec::with_capacity(layout.headers.len());
-                cells.push(delta.kind.as_str().to_owned());
-                if self.opts.timestamps {
-                    cells.push(super::format_time(rec.time));
-                }
-                if self.opts.contexts {
-                    cells.push(sanitize(rec.context.unwrap_or_default()).into_owned());
-                }
-                if self.opts.multi {
-                    cells.push(sanitize(&rec.resource.kind).into_owned());
-                }
-                if self.opts.all_namespaces {
-                    cells.push(sanitize(ns).into_owned());
-                }
-                let mut shown = sanitize(obj_name).into_owned();
-                if delta.object.is_tombstone() {
-                    shown.push_str(" (final state unknown)");
-                }
-                cells.push(shown);
-                cells.push(obj.map_or("<unknown>".into(), |o| {
-                    sanitize(o.resource_version()).into_owned()
-                }));
-                let row = RowObject::parse(&layout.cols, obj.map(|o| o.raw()));
-                let created = obj.and_then(|o| o.meta().creation_timestamp.as_deref());
-                for c in &layout.cols {
-                    cells.push(sanitize(&row.cell(c, created, rec.time)).into_owned());
-                }
-                let row = Row {
-                    layout,
-                    cells,
-                    color: color_of(delta.kind),
-                    diff: diff::compute(self.opts.diff, delta.kind, *prev, obj),
-                };
-                if !*initial_list {
-                    self.release()?;
-                    return self.write_delta_row(row);
-                }
-                let since = *self.held_since.get_or_insert_with(Instant::now);
-                self.held.push(Held::Row(row));
-                self.held_rows += 1;
-                if self.held_rows >= HOLD_ROWS || since.elapsed() >= HOLD_FOR {
-                    self.release()?;
-                }
-                Ok(())
+                let row = self.row(
+                    rec,
+                    Cells {
+                        key,
+                        first: delta.kind.as_str(),
+                        obj,
+                        tombstone: delta.object.is_tombstone(),
+                        rv: obj.map(|o| o.resource_version().to_owned()),
+                    },
+                    color_of(delta.kind),
+                    diff::compute(self.opts.diff, delta.kind, *prev, obj),
+                );
+                self.place(row, *initial_list)
+            }
+            Body::Handler {
+                key,
+                call,
+                initial_list,
+            } => {
+                let obj = call.object();
+                let rv = obj.map(|o| match call.old() {
+                    Some(old) => format!("{}→{}", old.resource_version(), o.resource_version()),
+                    None => o.resource_version().to_owned(),
+                });
+                let row = self.row(
+                    rec,
+                    Cells {
+                        key,
+                        first: call.name(),
+                        obj,
+                        tombstone: call.final_state_unknown(),
+                        rv,
+                    },
+                    handler_color(call),
+                    super::record_diff(rec, self.opts.diff),
+                );
+                self.place(row, *initial_list)
             }
         }
     }

@@ -639,3 +639,170 @@ fn script_formats_write_bytes_into_a_pipe_and_name_the_context() {
     assert_eq!(ev["context"], "prod");
     assert_eq!(ev["object"]["data"]["k"], "a\u{1b}[2Jb");
 }
+
+/// `story`'s handler calls (`--view handlers`), each after the delta that makes it, as
+/// the informer prints them: OnAdd, OnUpdate(v1, v1) for the relist, OnUpdate(v1, v2),
+/// and the deletion as a tombstone.
+fn handler_story(o: Options) -> String {
+    let v1 = real_pod("10", "Pending", false);
+    let v2 = real_pod("11", "Running", true);
+    let replaced = Delta::new(DeltaType::Replaced, v1.clone());
+    let updated = Delta::new(DeltaType::Updated, v2.clone());
+    let tomb = Delta::tombstone("default/web-1".into(), Some(v2.clone()));
+    let calls = [
+        HandlerCall::OnAdd {
+            obj: v1.clone(),
+            is_in_initial_list: true,
+        },
+        HandlerCall::OnUpdate {
+            old: v1.clone(),
+            new: v1.clone(),
+        },
+        HandlerCall::OnUpdate {
+            old: v1.clone(),
+            new: v2.clone(),
+        },
+        HandlerCall::OnDelete {
+            obj: tomb.object.clone(),
+        },
+    ];
+    let key = "default/web-1";
+    let delta = |delta, initial_list, prev| Body::Delta {
+        key,
+        delta,
+        initial_list,
+        prev,
+    };
+    let call = |call, initial_list| Body::Handler {
+        key,
+        call,
+        initial_list,
+    };
+    print_with(
+        o,
+        &[
+            delta(&replaced, true, None),
+            call(&calls[0], true),
+            Body::Synced,
+            delta(&replaced, false, Some(&v1)),
+            call(&calls[1], false),
+            delta(&updated, false, Some(&v1)),
+            call(&calls[2], false),
+            delta(&tomb, false, Some(&v2)),
+            call(&calls[3], false),
+        ],
+    )
+}
+
+#[test]
+fn the_handler_view_prints_calls_and_no_deltas_in_every_format() {
+    let with = |format, diff| Options {
+        format,
+        view: View::Handlers,
+        diff,
+        ..Options::default()
+    };
+    let table = handler_story(with(Format::Table, diff::DiffMode::On));
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| !l.starts_with("~ ") && !l.starts_with("    "))
+        .map(|l| l.split_whitespace().take(3).collect())
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            vec!["HANDLER", "NAME", "RESOURCEVERSION"],
+            vec!["OnAdd", "web-1", "10"],
+            vec!["OnUpdate", "web-1", "10→10"],
+            vec!["OnUpdate", "web-1", "10→11"],
+            vec!["OnDelete", "web-1", "(final"],
+        ],
+        "{table}"
+    );
+    assert!(
+        table.contains("web-1 (final state unknown)   11 "),
+        "{table}"
+    );
+    assert!(
+        table.contains("\n    .status.phase: \"Pending\" → \"Running\"\n"),
+        "--diff under the OnUpdate that changed something: {table}"
+    );
+
+    let json = handler_story(with(Format::Json, diff::DiffMode::On));
+    let recs: Vec<Value> = json
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let types: Vec<String> = recs
+        .iter()
+        .map(|r| format!("{} {}", r["type"], r["handler"]))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            r#""HandlerCall" "OnAdd""#,
+            r#""Synced" null"#,
+            r#""HandlerCall" "OnUpdate""#,
+            r#""HandlerCall" "OnUpdate""#,
+            r#""HandlerCall" "OnDelete""#,
+        ]
+    );
+    assert_eq!(recs[0]["isInInitialList"], true);
+    assert_eq!(recs[0]["object"]["metadata"]["resourceVersion"], "10");
+    assert_eq!(recs[2]["oldResourceVersion"], "10");
+    assert_eq!(recs[2]["resourceVersion"], "10");
+    assert_eq!(recs[2]["changed"], false);
+    assert_eq!(recs[3]["oldObject"]["status"]["phase"], "Pending");
+    assert_eq!(recs[3]["object"]["status"]["phase"], "Running");
+    assert_eq!(recs[3]["changed"], true);
+    assert!(
+        recs[3]["diff"].as_array().unwrap().contains(
+            &serde_json::json!({"op": "replace", "path": "/status/phase", "value": "Running"})
+        ),
+        "{}",
+        recs[3]
+    );
+    assert!(recs[3]["oldObject"]["metadata"]
+        .get("managedFields")
+        .is_none());
+    assert_eq!(recs[4]["finalStateUnknown"], true);
+    assert_eq!(recs[4]["resourceVersion"], "11");
+    assert!(recs[4].get("diff").is_none() && recs[4].get("oldObject").is_none());
+
+    let yaml = handler_story(with(Format::Yaml, diff::DiffMode::On));
+    assert!(
+        yaml.contains(
+            "---\ntype: HandlerCall\nresource: pods\nhandler: OnUpdate\nkey: default/web-1\n"
+        ),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\noldObject:\n  kind: Pod\n"), "{yaml}");
+    assert!(!yaml.contains("type: Replaced"), "{yaml}");
+
+    // The deltas view drops the calls: the story's deltas only, as `story` prints them.
+    let deltas = handler_story(Options {
+        format: Format::Json,
+        ..Options::default()
+    });
+    assert!(!deltas.contains("HandlerCall"), "{deltas}");
+    assert_eq!(deltas.lines().count(), 5, "{deltas}");
+}
+
+#[test]
+fn handlers_is_a_view_not_a_format() {
+    let err = Format::parse("handlers").unwrap_err();
+    assert!(err.contains("--view handlers"), "{err}");
+    for f in ["table", "wide", "json", "yaml"] {
+        assert_eq!(View::Handlers.check(&parse(f)), Ok(()), "{f}");
+    }
+    for f in [
+        "name",
+        "watch-events",
+        "jsonpath={.kind}",
+        "custom-columns=N:.kind",
+    ] {
+        let err = View::Handlers.check(&parse(f)).unwrap_err();
+        assert!(err.contains("-o table, wide, json or yaml"), "{f}: {err}");
+        assert_eq!(View::Deltas.check(&parse(f)), Ok(()), "{f}");
+    }
+}

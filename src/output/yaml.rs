@@ -15,7 +15,7 @@ use std::io::{self, BufWriter, Write};
 use serde_json::{Map, Value};
 
 use super::record::{DiffField, Line};
-use super::{diff, object_json, record_diff, Body, Options, Printer, Record};
+use super::{diff, object_json, record_diff, record_objects, Options, Printer, Record};
 
 pub struct YamlPrinter<W: Write> {
     opts: Options,
@@ -36,30 +36,27 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
         let time = super::format_time(rec.time);
         let mut line = Line::of(rec, &time);
         if let Some(d) = record_diff(rec, self.opts.diff) {
-            if let Some(f) = line.delta_mut() {
-                f.changed = Some(d.changed);
+            if let Some((changed, diff)) = line.diff_mut() {
+                *changed = Some(d.changed);
                 // For people: `path: old → new`, one string per changed path.
-                f.diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
+                *diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
             }
         }
         let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {
             Value::Object(m) => m,
             _ => return Err(io::Error::other("a record is not a mapping")),
         };
-        let obj = match &rec.body {
-            Body::Delta { delta, .. } => delta.object.object(),
-            _ => None,
-        };
-        if let Some(o) = obj {
+        for (name, obj) in record_objects(rec) {
+            let Some(o) = obj else { continue };
             // An object kwatch holds as raw JSON may still be beyond what a recursive
             // parser takes (nesting deeper than 128): say so instead of failing the stream.
             match serde_json::from_str(&object_json(o, self.opts.show_managed_fields)) {
                 Ok(v) => {
-                    m.insert("object".into(), v);
+                    m.insert(name.into(), v);
                 }
                 Err(e) => {
-                    m.insert("object".into(), Value::Null);
-                    m.insert("objectError".into(), Value::String(e.to_string()));
+                    m.insert(name.into(), Value::Null);
+                    m.insert(format!("{name}Error"), Value::String(e.to_string()));
                 }
             }
         }
