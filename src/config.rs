@@ -51,6 +51,8 @@ pub struct Config {
     pub fifo: FifoKind,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
+    /// `--check-consistency`'s period.
+    pub check_consistency: Option<Duration>,
     pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
@@ -434,6 +436,7 @@ impl Config {
             emit_replaced: !args.reflector.legacy_sync,
             fifo: args.reflector.fifo,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
+            check_consistency: args.reflector.check_consistency,
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,
