@@ -5,6 +5,7 @@ mod util;
 
 mod chaos;
 mod connect;
+mod consistency;
 mod discovery;
 mod failures;
 mod faults;

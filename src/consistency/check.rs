@@ -17,7 +17,9 @@
 //! the store only while popping a delta, under the queue's own lock).
 //!
 //! The task ([`run`]) takes a sync point right after the first sync and then every
-//! period (waiting, if the queue is busy, for the next moment it is empty), LISTs at its
+//! period (waiting, if the queue is busy, for the next moment it is empty, and reporting
+//! each whole period without one: an informer whose handler is slower than the events
+//! lags its watch and has nothing to compare), LISTs at its
 //! resourceVersion with `resourceVersionMatch=Exact` through the request layer and the
 //! reflector's pager, and queues the [`Report`] as a notice, so that it is printed in
 //! order with the deltas. It never blocks the informer loop; the reflector waits only
@@ -81,16 +83,33 @@ impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
         self.at.as_ref().map(|_| rv.to_owned())
     }
 
-    /// A sync point, if the informer is at one now: the resourceVersion and the store's
-    /// objects (`None` before the first sync, while the queue holds deltas, or at a
-    /// resourceVersion a LIST cannot be exact at: "" or "0", as client-go's detector).
-    pub fn sync_point(&self, store: &Store) -> Option<(String, Vec<ObjectRef>)> {
-        let at = Self::lock(self.at.as_ref()?);
-        if at.is_empty() || *at == "0" || !self.queue.has_synced() || !self.queue.is_empty() {
-            return None;
+    /// Whether the informer is at a sync point now, and if so the resourceVersion and the
+    /// store's objects.
+    pub fn sync_point(&self, store: &Store) -> Point {
+        let Some(at) = &self.at else {
+            return Point::NotYet;
+        };
+        let at = Self::lock(at);
+        // A LIST cannot be exact at "" or "0" (client-go's detector skips "0" too).
+        if at.is_empty() || *at == "0" || !self.queue.has_synced() {
+            Point::NotYet
+        } else if !self.queue.is_empty() {
+            Point::Busy(at.clone())
+        } else {
+            Point::At(at.clone(), store.list())
         }
-        Some((at.clone(), store.list()))
     }
+}
+
+/// What [`SyncPoints::sync_point`] found.
+#[derive(Debug)]
+pub enum Point {
+    /// Not synced yet (or not tracking): no check is due.
+    NotYet,
+    /// Deltas are queued: the store lags the reflector, which is at this resourceVersion.
+    Busy(String),
+    /// A sync point: the store's objects are those of the server at this resourceVersion.
+    At(String, Vec<ObjectRef>),
 }
 
 impl<Q: Queue<ReflectorEvent>> ReflectorStore for SyncPoints<Q> {
@@ -175,18 +194,40 @@ pub async fn run<L: ListerWatcher, Q: Queue<ReflectorEvent>>(
         }),
     );
     loop {
-        let (rv, objects) = loop {
-            match points.sync_point(&store) {
-                Some(p) => break p,
-                None => tokio::time::sleep(POLL).await,
-            }
-        };
+        let (rv, objects) = next_point(&points, &store, period).await;
         let report = check(&lw, &rv, &objects, page_size).await;
         drop(objects);
         points
             .queue
             .push_notice(ReflectorEvent::Consistency(report));
         tokio::time::sleep(period).await;
+    }
+}
+
+/// Waits for the next sync point. A whole `period` after the first sync without one (the
+/// queue always held deltas) is reported, so that a check never goes missing unsaid.
+async fn next_point<Q: Queue<ReflectorEvent>>(
+    points: &SyncPoints<Q>,
+    store: &Store,
+    period: Duration,
+) -> (String, Vec<ObjectRef>) {
+    let mut busy_since: Option<tokio::time::Instant> = None;
+    loop {
+        match points.sync_point(store) {
+            Point::At(rv, objects) => return (rv, objects),
+            Point::NotYet => busy_since = None,
+            Point::Busy(rv) => {
+                let since = *busy_since.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() >= period {
+                    let report = Report::lagging(&rv, period);
+                    points
+                        .queue
+                        .push_notice(ReflectorEvent::Consistency(report));
+                    busy_since = None;
+                }
+            }
+        }
+        tokio::time::sleep(POLL).await;
     }
 }
 
@@ -262,20 +303,30 @@ mod tests {
         store: Arc<Store>,
     ) {
         let points = SyncPoints::new(q.clone(), true);
-        assert!(points.sync_point(&store).is_none(), "nothing listed yet");
+        assert!(
+            matches!(points.sync_point(&store), Point::NotYet),
+            "nothing listed"
+        );
         points.replace(vec![obj("a", "1"), obj("b", "2")], "5");
-        assert!(points.sync_point(&store).is_none(), "not synced yet");
+        assert!(
+            matches!(points.sync_point(&store), Point::NotYet),
+            "not synced"
+        );
         drain(&*q, &store).await;
-        let (rv, objs) = points.sync_point(&store).expect("synced and drained");
+        let Point::At(rv, objs) = points.sync_point(&store) else {
+            panic!("synced and drained");
+        };
         assert_eq!(rv, "5");
         assert_eq!(rvs(&objs), [pair("ns/a", "1"), pair("ns/b", "2")]);
 
         // Queued but not applied: the reflector is ahead of the store, no sync point.
         points.update(obj("a", "6"));
         points.delete(obj("b", "7"));
-        assert!(points.sync_point(&store).is_none());
+        assert!(matches!(points.sync_point(&store), Point::Busy(rv) if rv == "7"));
         drain(&*q, &store).await;
-        let (rv, objs) = points.sync_point(&store).unwrap();
+        let Point::At(rv, objs) = points.sync_point(&store) else {
+            panic!("drained");
+        };
         assert_eq!((rv.as_str(), rvs(&objs)), ("7", vec![pair("ns/a", "6")]));
 
         // A bookmark moves it on; a resync and other notices do not.
@@ -284,9 +335,14 @@ mod tests {
         });
         points.resync();
         points.notice(ReflectorEvent::Resync);
-        assert!(points.sync_point(&store).is_none(), "Sync deltas queued");
+        assert!(
+            matches!(points.sync_point(&store), Point::Busy(_)),
+            "Sync deltas queued"
+        );
         drain(&*q, &store).await;
-        let (rv, objs) = points.sync_point(&store).unwrap();
+        let Point::At(rv, objs) = points.sync_point(&store) else {
+            panic!("drained");
+        };
         assert_eq!((rv.as_str(), rvs(&objs)), ("9", vec![pair("ns/a", "6")]));
     }
 
@@ -307,7 +363,7 @@ mod tests {
         let points = SyncPoints::new(q.clone(), false);
         points.replace(vec![obj("a", "1")], "5");
         drain(&*q, &store).await;
-        assert!(points.sync_point(&store).is_none());
+        assert!(matches!(points.sync_point(&store), Point::NotYet));
         assert_eq!(store.len(), 1, "calls pass through");
     }
 
@@ -460,5 +516,30 @@ mod tests {
         let at: Vec<&str> = calls.iter().map(|c| c.resource_version.as_str()).collect();
         assert_eq!(at, ["5", "6"]);
         task.abort();
+    }
+
+    /// A queue that never empties gets no check, and says so once a period.
+    #[tokio::test(start_paused = true)]
+    async fn a_queue_that_never_empties_is_reported_once_a_period() {
+        let store = Arc::new(Store::new());
+        let q = Arc::new(DeltaFifo::new(Some(store.clone()), true));
+        let points = SyncPoints::new(q.clone(), true);
+        points.replace(vec![obj("a", "1")], "1");
+        drain(&*q, &store).await;
+        // A delta nobody pops: the store stays behind the watch.
+        points.update(obj("a", "2"));
+        let wait = next_point(&points, &store, Duration::from_secs(10));
+        let none = tokio::time::timeout(Duration::from_secs(25), wait).await;
+        assert!(none.is_err(), "no sync point while a delta waits");
+        let notices = drain(&*q, &store).await;
+        assert_eq!(notices.len(), 2, "one per period: {notices:?}");
+        for n in notices {
+            let ReflectorEvent::Consistency(r) = n else {
+                panic!("{n:?}");
+            };
+            assert_eq!((r.resource_version.as_str(), r.consistent), ("2", None));
+            assert!(!r.compacted);
+            assert!(r.error.unwrap().contains("never emptied in 10s"));
+        }
     }
 }

@@ -23,7 +23,8 @@ use crate::listwatch::SourceError;
 /// What one check found: the `Consistency` record.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
-    /// The resourceVersion the store was at, and the LIST was made at.
+    /// The resourceVersion the store was at, and the LIST was made at (when the queue never
+    /// emptied for a whole period, [`Report::lagging`]: where the watch was).
     pub resource_version: String,
     /// Whether the store and the LIST hold the same keys at the same resourceVersions;
     /// `None` when no comparison was made (`error` says why).
@@ -65,6 +66,22 @@ impl Report {
             objects,
             compacted: e.is_expired(),
             error: Some(e.to_string()),
+            ..Report::default()
+        }
+    }
+}
+
+impl Report {
+    /// No sync point for a whole `period`: the informer's queue always held deltas, so its
+    /// store was at no single resourceVersion; `resource_version` is where the watch was.
+    pub fn lagging(resource_version: &str, period: std::time::Duration) -> Report {
+        let p = humantime::format_duration(period);
+        Report {
+            resource_version: resource_version.to_owned(),
+            error: Some(format!(
+                "the informer's queue never emptied in {p}: its store lags the watch and is \
+                 at no single resourceVersion (a handler slower than the events?)"
+            )),
             ..Report::default()
         }
     }
