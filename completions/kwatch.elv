@@ -53,6 +53,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --watch-list 'Get the initial state from a streaming list (watch with sendInitialEvents, KEP-3157): auto tries it and falls back to LIST for good if the server rejects it; auto means off when --page-size is given'
             cand --min-watch-timeout 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)'
             cand --pop-delay 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO''s per-key coalescing becomes visible'
+            cand --check-consistency 'After the first sync and then every PERIOD (5m if given without one), LIST at the store''s resourceVersion with resourceVersionMatch=Exact and compare it with the store: a Consistency record names the keys missing, extra or stale (client-go''s data consistency detector)'
             cand --max-events 'Exit 0 after printing this many deltas'
             cand --timeout 'Exit 0 after this long, e.g. 30s'
             cand --until 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'
