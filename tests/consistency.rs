@@ -86,7 +86,10 @@ fn checks_under_churn_find_the_store_consistent_with_either_queue() {
             assert_eq!(r["compacted"], false, "{r}");
             // A check that could not find the informer caught up says so; none differs.
             if r["consistent"].is_null() {
-                assert!(r["error"].as_str().unwrap().contains("never emptied"), "{r}");
+                assert!(
+                    r["error"].as_str().unwrap().contains("never emptied"),
+                    "{r}"
+                );
                 continue;
             }
             assert!(found(r, &[], &[], &[]), "{fifo}: {r}");

@@ -545,20 +545,23 @@ fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
             attempt: r.attempt,
             max_retries: r.max_retries,
         },
-        ReflectorEvent::Consistency(r) => {
-            let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
-            Line::Consistency {
-                head,
-                resource_version: b(&r.resource_version),
-                consistent: r.consistent,
-                objects: r.objects as u64,
-                missing: keys(&r.missing),
-                extra: keys(&r.extra),
-                stale: keys(&r.stale),
-                compacted: r.compacted,
-                error: r.error.as_ref().map(b),
-            }
-        }
+        ReflectorEvent::Consistency(r) => consistency_line(r, head),
+    }
+}
+
+/// [`event_line`] for a `--check-consistency` report.
+fn consistency_line<'a>(r: &'a crate::consistency::Report, head: Head<'a>) -> Line<'a> {
+    let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
+    Line::Consistency {
+        head,
+        resource_version: Cow::Borrowed(&r.resource_version),
+        consistent: r.consistent,
+        objects: r.objects as u64,
+        missing: keys(&r.missing),
+        extra: keys(&r.extra),
+        stale: keys(&r.stale),
+        compacted: r.compacted,
+        error: r.error.as_deref().map(Cow::Borrowed),
     }
 }
 

@@ -482,32 +482,35 @@ fn faults(app: &App, body: &Value) -> Response {
 
 /// `POST /_sim/skip-event {"key":"NS/NAME","resource":R}`.
 fn skip_event(app: &App, body: &Value) -> Response {
+    match skip_rule(body) {
+        Ok((res, key)) => {
+            app.cluster.write(|s| s.skip_next_change(res, key));
+            ok(json!({}))
+        }
+        Err(why) => Status::bad_request(why).response(),
+    }
+}
+
+/// The skip-event rule a body asks for: (resource, key), `None` for any; `Err`: why not.
+fn skip_rule(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
     let text = |k: &str| match &body[k] {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),
-        _ => Err(Status::bad_request(format!("{k} must be a string")).response()),
+        _ => Err(format!("{k} must be a string")),
     };
-    let (key, resource) = match (text("key"), text("resource")) {
-        (Ok(k), Ok(r)) => (k, r),
-        (Err(e), _) | (_, Err(e)) => return e,
-    };
-    let res = match resource {
+    let key = text("key")?;
+    let res = match text("resource")? {
         None => None,
-        Some(r) => match super::resources::RESOURCES
-            .iter()
-            .position(|d| d.plural == r)
-        {
-            Some(i) => Some(i),
-            None => {
-                return Status::bad_request(format!(
-                    "resource: {r:?} is not served here (a plural such as \"configmaps\")"
-                ))
-                .response()
-            }
-        },
+        Some(r) => {
+            let found = super::resources::RESOURCES
+                .iter()
+                .position(|d| d.plural == r);
+            let why =
+                || format!("resource: {r:?} is not served here (a plural such as \"configmaps\")");
+            Some(found.ok_or_else(why)?)
+        }
     };
-    app.cluster.write(|s| s.skip_next_change(res, key));
-    ok(json!({}))
+    Ok((res, key))
 }
 
 /// `POST /_sim/warn {"text":T,"count":N}`.
