@@ -414,6 +414,14 @@ pub struct ReflectorArgs {
     /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults.
     #[arg(long, value_name = "VERSION", value_parser = crate::release::Release::parse)]
     pub client_go: Option<crate::release::Release>,
+
+    /// After the first sync and then every PERIOD (5m if given without one), LIST at the
+    /// store's resourceVersion with resourceVersionMatch=Exact and compare it with the
+    /// store: a Consistency record names the keys missing, extra or stale (client-go's
+    /// data consistency detector).
+    #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "5m", value_parser = parse_period)]
+    pub check_consistency: Option<Duration>,
 }
 
 /// When to stop (for scripts).
@@ -462,6 +470,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     }
     humantime::parse_duration(s)
         .map_err(|e| format!("{e} (expected a duration such as 500ms, 30s, 5m or 1h30m)"))
+}
+
+/// A duration longer than zero (what a period must be), as [`parse_duration`] reads it.
+pub fn parse_period(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("a period must be longer than 0, e.g. 30s or 5m".to_owned()),
+        d => Ok(d),
+    }
 }
 
 /// A finite number ≥ 0: what a rate or a period in seconds can be (Rust reads "nan" and
@@ -649,5 +665,34 @@ mod tests {
         assert_eq!(w.namespace.as_deref(), Some("x"));
         assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
         assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
+    }
+
+    #[test]
+    fn check_consistency_takes_an_optional_period() {
+        let period = |args: &[&str]| watch(args).map(|w| w.reflector.check_consistency);
+        assert_eq!(period(&["pods"]), Ok(None));
+        // Without `=`, what follows is the resource, not a period.
+        let w = watch(&["--check-consistency", "pods"]).unwrap();
+        assert_eq!(w.resources.as_deref(), Some("pods"));
+        assert_eq!(
+            w.reflector.check_consistency,
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            period(&["pods", "--check-consistency=30s"]),
+            Ok(Some(Duration::from_secs(30)))
+        );
+        assert_eq!(
+            period(&["pods", "--check-consistency=90"]),
+            Ok(Some(Duration::from_secs(90)))
+        );
+        for bad in ["0", "0s", "soon"] {
+            let e = period(&["pods", &format!("--check-consistency={bad}")]).unwrap_err();
+            assert!(e.contains("--check-consistency"), "{bad}: {e}");
+            assert!(
+                e.contains("e.g. 30s") || e.contains("such as 500ms"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

@@ -52,6 +52,8 @@ pub struct Config {
     pub informer: Informer,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
+    /// `--check-consistency`'s period.
+    pub check_consistency: Option<Duration>,
     pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
@@ -440,6 +442,7 @@ impl Config {
             emit_replaced: !args.reflector.legacy_sync,
             informer,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
+            check_consistency: args.reflector.check_consistency,
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,

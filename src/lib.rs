@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod config;
 pub mod connect;
+pub mod consistency;
 pub mod delta;
 pub mod delta_fifo;
 pub mod discovery;

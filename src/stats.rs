@@ -27,6 +27,11 @@ pub struct Stats {
     /// Requests the request layer sent again (Retry-After, lost connections).
     pub retries: u64,
     pub resyncs: u64,
+    /// `--check-consistency` reports: all, those that found a difference, those that
+    /// could not compare (compacted, or the list failed).
+    pub consistency_checks: u64,
+    pub inconsistent: u64,
+    pub unchecked: u64,
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
@@ -54,6 +59,9 @@ impl Stats {
             backoffs: 0,
             retries: 0,
             resyncs: 0,
+            consistency_checks: 0,
+            inconsistent: 0,
+            unchecked: 0,
             synced_after: None,
             synced: 0,
             informer: None,
@@ -89,6 +97,14 @@ impl Stats {
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
+                ReflectorEvent::Consistency(r) => {
+                    self.consistency_checks += 1;
+                    match r.consistent {
+                        Some(true) => {}
+                        Some(false) => self.inconsistent += 1,
+                        None => self.unchecked += 1,
+                    }
+                }
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
         }
@@ -135,6 +151,13 @@ impl Stats {
             "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
             self.watches, self.bookmarks, self.retries, self.backoffs, self.resyncs
         );
+        if self.consistency_checks > 0 {
+            let _ = writeln!(
+                s,
+                "  consistency checks: {} ({} inconsistent, {} not made)",
+                self.consistency_checks, self.inconsistent, self.unchecked
+            );
+        }
         match self.synced_after {
             Some(d) => {
                 let _ = writeln!(s, "  synced after: {}ms", d.as_millis());

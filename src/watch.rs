@@ -14,6 +14,7 @@ use tokio::task::JoinSet;
 
 use crate::cli::WatchArgs;
 use crate::config::{Cluster, Config};
+use crate::consistency::check::{self, SyncPoints};
 use crate::delta_fifo::DeltaFifo;
 use crate::handlers::Registration;
 use crate::informer::{Shared, Sink, Stop};
@@ -368,7 +369,17 @@ fn start<Q: Queue<ReflectorEvent>>(
     .with_type(&t.resource.kind, &t.resource.api_version);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
-    let reflector = Reflector::new(source, queue.clone(), rcfg);
+    // The reflector queues through `points`, which the consistency checks need.
+    let points = Arc::new(SyncPoints::new(
+        queue.clone(),
+        a.cfg.check_consistency.is_some(),
+    ));
+    if let Some(period) = a.cfg.check_consistency {
+        let (lw, page_size) = (source.clone(), rcfg.page_size);
+        let checks = check::run(lw, points.clone(), store.clone(), period, page_size);
+        tasks.spawn(checks);
+    }
+    let reflector = Reflector::new(source, points, rcfg);
     a.shared
         .lists
         .lock()

@@ -6,6 +6,7 @@ mod util;
 mod chaos;
 mod client_go;
 mod connect;
+mod consistency;
 mod discovery;
 mod failures;
 mod faults;

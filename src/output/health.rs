@@ -5,6 +5,9 @@
 //! server that is down for an hour does not flood stderr.
 //!
 //! Before a resource's first sync nothing is reported here: errors there end the run.
+//!
+//! A `--check-consistency` check that found a difference is reported too, one line per
+//! such check: the user asked for it, and these formats show no other record.
 
 use std::collections::HashMap;
 
@@ -43,6 +46,11 @@ impl Health {
         let key = (rec.context.map(str::to_owned), rec.resource.name.clone());
         let state = self.states.entry(key).or_default();
         let cause = match &rec.body {
+            // The user asked for the check: a difference is worth a line every time.
+            Body::Event(ReflectorEvent::Consistency(r)) if r.consistent == Some(false) => {
+                let text = super::table::consistency_text(&shown_name(rec), r);
+                return Some(sanitize(&format!("~ {text}")).into_owned());
+            }
             Body::Synced => {
                 state.synced = true;
                 return None;
@@ -78,10 +86,7 @@ impl Health {
                 ..
             }
         );
-        let name = match rec.context {
-            Some(c) => format!("{} in {c}", rec.resource.name),
-            None => rec.resource.name.clone(),
-        };
+        let name = shown_name(rec);
         match (&mut state.failing, cause) {
             (None, Some(cause)) => {
                 state.failing = Some(Failing {
@@ -111,6 +116,14 @@ impl Health {
             }
             _ => None,
         }
+    }
+}
+
+/// The resource as the lines name it (with its context when there are several).
+fn shown_name(rec: &Record<'_>) -> String {
+    match rec.context {
+        Some(c) => format!("{} in {c}", rec.resource.name),
+        None => rec.resource.name.clone(),
     }
 }
 

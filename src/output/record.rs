@@ -112,6 +112,20 @@ pub enum Line<'a> {
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
     /// A call of the event handler (`--view handlers`).
     HandlerCall(#[serde(borrow)] HandlerLine<'a>),
+    /// `--check-consistency` ([`crate::consistency::Report`]).
+    Consistency {
+        #[serde(flatten, borrow)]
+        head: Head<'a>,
+        resource_version: Cow<'a, str>,
+        /// `null`: no comparison was made (`error` says why).
+        consistent: Option<bool>,
+        objects: u64,
+        missing: Vec<Cow<'a, str>>,
+        extra: Vec<Cow<'a, str>>,
+        stale: Vec<Cow<'a, str>>,
+        compacted: bool,
+        error: Option<Cow<'a, str>>,
+    },
 }
 
 /// What every reflector event and Synced begins with.
@@ -608,8 +622,38 @@ impl<'a> Line<'a> {
                     max_retries: *max_retries,
                 }),
             ),
-            _ => return None,
+            _ => return self.consistency_event(),
         })
+    }
+
+    /// [`Line::event`] for a `Consistency` line.
+    fn consistency_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
+        let Line::Consistency {
+            head,
+            resource_version,
+            consistent,
+            objects,
+            missing,
+            extra,
+            stale,
+            compacted,
+            error,
+        } = self
+        else {
+            return None;
+        };
+        let keys = |v: &[Cow<'_, str>]| v.iter().map(|k| k.clone().into_owned()).collect();
+        let report = crate::consistency::Report {
+            resource_version: resource_version.clone().into_owned(),
+            consistent: *consistent,
+            objects: usize::try_from(*objects).unwrap_or(usize::MAX),
+            missing: keys(missing),
+            extra: keys(extra),
+            stale: keys(stale),
+            compacted: *compacted,
+            error: error.as_ref().map(|e| e.clone().into_owned()),
+        };
+        Some((head, ReflectorEvent::Consistency(report)))
     }
 }
 
@@ -778,6 +822,23 @@ fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
             attempt: r.attempt,
             max_retries: r.max_retries,
         },
+        ReflectorEvent::Consistency(r) => consistency_line(r, head),
+    }
+}
+
+/// [`event_line`] for a `--check-consistency` report.
+fn consistency_line<'a>(r: &'a crate::consistency::Report, head: Head<'a>) -> Line<'a> {
+    let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
+    Line::Consistency {
+        head,
+        resource_version: Cow::Borrowed(&r.resource_version),
+        consistent: r.consistent,
+        objects: r.objects as u64,
+        missing: keys(&r.missing),
+        extra: keys(&r.extra),
+        stale: keys(&r.stale),
+        compacted: r.compacted,
+        error: r.error.as_deref().map(Cow::Borrowed),
     }
 }
 
@@ -858,6 +919,26 @@ mod tests {
                 delay: Duration::from_secs(1),
                 attempt: 10,
                 max_retries: 10,
+            }),
+            ReflectorEvent::Consistency(crate::consistency::Report {
+                resource_version: s("42"),
+                consistent: Some(false),
+                objects: 3,
+                missing: vec![s("d/m")],
+                extra: vec![s("d/x"), s("d/y")],
+                stale: vec![s("d/\u{1b}k")],
+                compacted: false,
+                error: None,
+            }),
+            ReflectorEvent::Consistency(crate::consistency::Report {
+                resource_version: s("7"),
+                consistent: None,
+                objects: 0,
+                compacted: true,
+                error: Some(s(
+                    "410 Expired: The resourceVersion for the provided list is too old.",
+                )),
+                ..Default::default()
             }),
         ]
     }

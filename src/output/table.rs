@@ -487,7 +487,43 @@ fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
                 r.reason
             )
         }
+        ReflectorEvent::Consistency(r) => consistency_text(name, r),
     })
+}
+
+/// At most this many keys of each kind are named in a consistency line.
+const KEYS_SHOWN: usize = 5;
+
+/// A `--check-consistency` report in words (the table's `~` line, and the line the script
+/// formats show for an inconsistency).
+pub(super) fn consistency_text(name: &str, r: &crate::consistency::Report) -> String {
+    let rv = &r.resource_version;
+    let head = format!("consistency of {name} at rv={rv}");
+    let why = r.error.as_deref().unwrap_or_default();
+    match r.consistent {
+        Some(true) => format!(
+            "{head}: consistent with a list at that rv, {}",
+            plural(r.objects as u64, "object")
+        ),
+        Some(false) => {
+            let mut parts = Vec::new();
+            for (what, keys) in [("missing", &r.missing), ("extra", &r.extra), ("stale", &r.stale)] {
+                if keys.is_empty() {
+                    continue;
+                }
+                let mut shown = keys[..keys.len().min(KEYS_SHOWN)].join(", ");
+                if keys.len() > KEYS_SHOWN {
+                    shown.push_str(&format!(", … {} more", keys.len() - KEYS_SHOWN));
+                }
+                parts.push(format!("{} {what} ({shown})", keys.len()));
+            }
+            format!("{head}: INCONSISTENT with a list at that rv: {}", parts.join(", "))
+        }
+        None if r.compacted => format!(
+            "{head}: not checked, the server has compacted that rv ({why}); the next check lists at a later one"
+        ),
+        None => format!("{head}: not checked: {why}"),
+    }
 }
 
 impl<W: Write + Send> Printer for TablePrinter<W> {

@@ -806,3 +806,80 @@ fn handlers_is_a_view_not_a_format() {
         assert_eq!(View::Deltas.check(&parse(f)), Ok(()), "{f}");
     }
 }
+
+/// `--check-consistency`: a record in JSON, a `~` line in the table, and in the script
+/// formats a diagnostics line for a check that found a difference, nothing otherwise.
+#[test]
+fn consistency_reports_in_every_format() {
+    use crate::consistency::Report;
+    let s = |x: &str| x.to_owned();
+    let clean = ReflectorEvent::Consistency(Report {
+        resource_version: s("40"),
+        consistent: Some(true),
+        objects: 2,
+        ..Report::default()
+    });
+    let found = ReflectorEvent::Consistency(Report {
+        resource_version: s("42"),
+        consistent: Some(false),
+        objects: 9,
+        missing: vec![s("default/m")],
+        stale: (0..7).map(|i| format!("default/s{i}")).collect(),
+        ..Report::default()
+    });
+    let compacted = ReflectorEvent::Consistency(Report {
+        resource_version: s("43"),
+        objects: 9,
+        compacted: true,
+        error: Some(s(
+            "410 Expired: The resourceVersion for the provided list is too old.",
+        )),
+        ..Report::default()
+    });
+    let failed = ReflectorEvent::Consistency(Report {
+        resource_version: s("44"),
+        objects: 9,
+        error: Some(s("503 ServiceUnavailable")),
+        ..Report::default()
+    });
+    let bodies = [
+        Body::Synced,
+        Body::Event(&clean),
+        Body::Event(&found),
+        Body::Event(&compacted),
+        Body::Event(&failed),
+    ];
+    let (out, diag) = print_split(opts(Format::Table), None, &bodies);
+    assert_eq!(out, "");
+    assert_eq!(
+        diag,
+        "~ synced pods\n\
+         ~ consistency of pods at rv=40: consistent with a list at that rv, 2 objects\n\
+         ~ consistency of pods at rv=42: INCONSISTENT with a list at that rv: 1 missing \
+         (default/m), 7 stale (default/s0, default/s1, default/s2, default/s3, default/s4, \
+         … 2 more)\n\
+         ~ consistency of pods at rv=43: not checked, the server has compacted that rv \
+         (410 Expired: The resourceVersion for the provided list is too old.); the next \
+         check lists at a later one\n\
+         ~ consistency of pods at rv=44: not checked: 503 ServiceUnavailable\n"
+    );
+
+    let (out, _) = print_split(opts(Format::Json), None, &bodies[2..4]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        r#"{"type":"Consistency","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"42","consistent":false,"objects":9,"missing":["default/m"],"extra":[],"stale":["default/s0","default/s1","default/s2","default/s3","default/s4","default/s5","default/s6"],"compacted":false,"error":null}"#
+    );
+    assert_eq!(
+        lines[1],
+        r#"{"type":"Consistency","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"43","consistent":null,"objects":9,"missing":[],"extra":[],"stale":[],"compacted":true,"error":"410 Expired: The resourceVersion for the provided list is too old."}"#
+    );
+
+    let (out, diag) = print_split(opts(parse("name")), None, &bodies);
+    assert_eq!(out, "");
+    assert_eq!(diag.lines().count(), 1, "{diag}");
+    assert!(
+        diag.starts_with("~ consistency of pods at rv=42: INCONSISTENT"),
+        "{diag}"
+    );
+}

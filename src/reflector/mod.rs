@@ -26,7 +26,7 @@
 //! goes through one classifier, [`Reflector::after_error`], whose table is the list above.
 
 pub mod backoff;
-mod pager;
+pub(crate) mod pager;
 #[cfg(test)]
 mod scripted;
 mod watch_list;
@@ -133,6 +133,9 @@ pub enum ReflectorEvent {
     /// The request layer is about to send a list page or watch again (see
     /// [`crate::retry`]); the reflector has not seen the answer.
     Retry(Retry),
+    /// What a `--check-consistency` check found ([`crate::consistency`]): the checker's
+    /// doing, not the reflector's, on the same ordered channel.
+    Consistency(crate::consistency::Report),
 }
 
 /// Whether to get the initial state from a streaming list (KEP-3157).

@@ -1,6 +1,7 @@
 //! client-go's pager (`tools/pager/pager.go`, `ListWithAlloc` with `FullListIfExpired`):
 //! one LIST as pages, following continue tokens; an expired continue token falls back to
-//! one full list at the requested resourceVersion.
+//! one full list at the requested resourceVersion (and `resourceVersionMatch`). The
+//! reflector's lists and `--check-consistency`'s Exact lists both page through here.
 
 use crate::listwatch::{ListOptions, ListerWatcher, SourceError};
 use crate::object::ObjectRef;
@@ -8,7 +9,7 @@ use crate::object::ObjectRef;
 use super::ListProgress;
 
 /// A list, all pages together.
-pub(super) struct Listed {
+pub(crate) struct Listed {
     pub items: Vec<ObjectRef>,
     pub resource_version: String,
     pub pages: u32,
@@ -30,6 +31,21 @@ pub(super) async fn list<L: ListerWatcher>(
         resource_version: rv.to_owned(),
         limit: (limit > 0).then_some(limit),
         ..ListOptions::default()
+    };
+    list_from(lw, progress, first).await
+}
+
+/// [`list`] from the first page's options `first` (its continue token is ignored): later
+/// pages carry only `first`'s limit and the continue token, as the API requires; the
+/// fallback after an expired token is `first` without a limit.
+pub(crate) async fn list_from<L: ListerWatcher>(
+    lw: &L,
+    progress: &ListProgress,
+    first: ListOptions,
+) -> Result<Listed, SourceError> {
+    let first = ListOptions {
+        continue_token: None,
+        ..first
     };
     progress.reset();
     let mut page = lw.list(first.clone()).await?;

@@ -82,6 +82,7 @@ impl ReflectorStore for Recorder {
                 r.attempt,
                 r.max_retries
             ),
+            ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
         };
         self.push(s);
     }

@@ -17,9 +17,10 @@
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens and malformed lines |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
+//! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -308,6 +309,7 @@ fn help() -> Value {
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
         "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\"} — MODIFIED pod events at R/s, or as fast as the watch takes them (benchmarks)",
+        "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
     })
 }
@@ -364,8 +366,10 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     ("warn", POST, warn),
     ("clear", POST, |app, _| {
         app.faults.clear();
+        app.cluster.write(|s| s.clear_skips());
         ok(json!({}))
     }),
+    ("skip-event", POST, skip_event),
 ];
 
 /// Handles `/_sim/<rest>`.
@@ -474,6 +478,39 @@ fn faults(app: &App, body: &Value) -> Response {
     }
     ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
               "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
+}
+
+/// `POST /_sim/skip-event {"key":"NS/NAME","resource":R}`.
+fn skip_event(app: &App, body: &Value) -> Response {
+    match skip_rule(body) {
+        Ok((res, key)) => {
+            app.cluster.write(|s| s.skip_next_change(res, key));
+            ok(json!({}))
+        }
+        Err(why) => Status::bad_request(why).response(),
+    }
+}
+
+/// The skip-event rule a body asks for: (resource, key), `None` for any; `Err`: why not.
+fn skip_rule(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
+    let text = |k: &str| match &body[k] {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        _ => Err(format!("{k} must be a string")),
+    };
+    let key = text("key")?;
+    let res = match text("resource")? {
+        None => None,
+        Some(r) => {
+            let found = super::resources::RESOURCES
+                .iter()
+                .position(|d| d.plural == r);
+            let why =
+                || format!("resource: {r:?} is not served here (a plural such as \"configmaps\")");
+            Some(found.ok_or_else(why)?)
+        }
+    };
+    Ok((res, key))
 }
 
 /// `POST /_sim/warn {"text":T,"count":N}`.

@@ -270,6 +270,9 @@ pub struct Change {
     pub prev: Option<Arc<Obj>>,
     /// `{"type":…,"object":…}\n`, shared by every watcher.
     pub line: Bytes,
+    /// The skip-event fault took it: no watch sends it (an event lost on its way to the
+    /// watchers), while lists show its result as for any other change.
+    pub skipped: bool,
 }
 
 /// An event line `{"type":"T","object":<json>}\n`.
@@ -329,6 +332,9 @@ pub struct Store {
     objects: Vec<BTreeMap<String, Arc<Obj>>>,
     history: VecDeque<Arc<Change>>,
     history_limit: usize,
+    /// The skip-event fault, armed: the next change of each (resource, key) — either
+    /// `None` for any — is [`Change::skipped`], oldest rule first.
+    skips: Vec<(Option<usize>, Option<String>)>,
 }
 
 /// Current time, RFC 3339 with seconds, as Kubernetes writes it.
@@ -346,6 +352,7 @@ impl Store {
             objects: RESOURCES.iter().map(|_| BTreeMap::new()).collect(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
+            skips: Vec::new(),
         }
     }
 
@@ -390,8 +397,29 @@ impl Store {
         self.compacted = self.compacted.max(upto);
     }
 
+    /// Makes watches leave out the next change of `res` to `key` (`None`: any resource,
+    /// any key): the skip-event fault.
+    pub fn skip_next_change(&mut self, res: Option<usize>, key: Option<String>) {
+        self.skips.push((res, key));
+    }
+
+    /// Disarms the skip-event fault.
+    pub fn clear_skips(&mut self) {
+        self.skips.clear();
+    }
+
+    /// Whether a change of `res` to `key` is to be skipped (the rule that matched is used up).
+    fn take_skip(&mut self, res: usize, key: &str) -> bool {
+        let hit = self
+            .skips
+            .iter()
+            .position(|(r, k)| r.is_none_or(|r| r == res) && k.as_deref().is_none_or(|k| k == key));
+        hit.map(|i| self.skips.remove(i)).is_some()
+    }
+
     fn record(&mut self, res: usize, kind: EventKind, obj: Arc<Obj>, prev: Option<Arc<Obj>>) {
         let line = event_line(kind.as_str(), &obj.json);
+        let skipped = !self.skips.is_empty() && self.take_skip(res, &obj.key);
         match kind {
             EventKind::Deleted => {
                 self.objects[res].remove(&obj.key);
@@ -407,6 +435,7 @@ impl Store {
             obj,
             prev,
             line,
+            skipped,
         }));
         while self.history.len() > self.history_limit {
             if let Some(c) = self.history.pop_front() {
@@ -1041,6 +1070,45 @@ mod tests {
                 .code,
             404
         );
+    }
+
+    #[test]
+    fn a_skipped_change_is_marked_and_still_listed() {
+        let mut s = store();
+        let o = s.create(CONFIGMAPS, cm("ns1", "a", "x"), true).unwrap();
+        s.create(CONFIGMAPS, cm("ns1", "b", "x"), true).unwrap();
+        let r = s.rev();
+        s.skip_next_change(Some(CONFIGMAPS), Some("ns1/a".into()));
+        s.skip_next_change(None, None);
+        // The second rule takes the first change of anything: b's.
+        s.delete(CONFIGMAPS, "ns1/b").unwrap();
+        let mut v = o.value();
+        v["data"]["k"] = json!("w");
+        s.update(CONFIGMAPS, "ns1/a", v.clone()).unwrap();
+        v["data"]["k"] = json!("z");
+        v["metadata"]["resourceVersion"] = json!((r + 2).to_string());
+        s.update(CONFIGMAPS, "ns1/a", v).unwrap();
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        let got: Vec<(&str, EventKind, bool)> = ch
+            .iter()
+            .map(|c| (c.obj.key.as_str(), c.kind, c.skipped))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ns1/b", EventKind::Deleted, true),
+                ("ns1/a", EventKind::Modified, true),
+                ("ns1/a", EventKind::Modified, false),
+            ]
+        );
+        let now = s.list(ListQuery::all(CONFIGMAPS, s.rev()), &|_: &Obj| true);
+        assert_eq!(names(&now), ["ns1/a"]);
+        assert_eq!(now.items[0].rv, s.rev());
+        s.skip_next_change(Some(CONFIGMAPS), None);
+        s.clear_skips();
+        let c = s.create(CONFIGMAPS, cm("ns1", "c", "x"), true).unwrap();
+        let (ch, _) = s.changes_after(c.rv - 1, 10).unwrap();
+        assert!(!ch[0].skipped);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
 //!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
-//!   come from [`super::control::Faults`].
+//!   come from [`super::control::Faults`]; a change the skip-event fault marked
+//!   ([`super::storage::Change::skipped`]) is sent by no watch.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -464,7 +465,7 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
     };
     let full = changes.len() >= MAX;
     let mut batch = Batch::new(tx);
-    for c in changes.iter().filter(|c| c.res == spec.res) {
+    for c in changes.iter().filter(|c| c.res == spec.res && !c.skipped) {
         if let Some(line) = emit(c, &spec.filter, def, spec.render) {
             if !batch.push(&line).await {
                 return Caught::Ended;
