@@ -15,6 +15,7 @@ pub mod delta;
 pub mod delta_fifo;
 pub mod discovery;
 pub mod exit;
+pub mod expand;
 pub mod informer;
 pub mod listwatch;
 pub mod object;
