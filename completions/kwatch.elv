@@ -60,6 +60,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --until 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)'
             cand -w 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
             cand --watch 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
+            cand --every-resource 'Watch every resource the server can list and watch (only namespaced ones unless -A), events left out; RESOURCE adds more (`--every-resource events`). A resource the server refuses (403, 404, 405) is reported and left out, as with `all`'
             cand --sim 'Start the built-in simulated cluster in-process and watch it'
             cand --stats 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
             cand -v 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'

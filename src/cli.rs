@@ -167,8 +167,9 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
 pub struct WatchArgs {
     /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
     /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
-    /// or TYPE/NAME for one object, as kubectl takes it (pod/web, deploy/web).
-    #[arg(value_name = "RESOURCE", required = true)]
+    /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
+    /// object, as kubectl takes it (pod/web, deploy/web).
+    #[arg(value_name = "RESOURCE", required_unless_present = "every_resource")]
     pub resources: Option<String>,
 
     /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
@@ -201,6 +202,12 @@ pub struct WatchArgs {
     /// Field selector, e.g. status.phase=Running.
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
+
+    /// Watch every resource the server can list and watch (only namespaced ones unless
+    /// -A), events left out; RESOURCE adds more (`--every-resource events`). A resource
+    /// the server refuses (403, 404, 405) is reported and left out, as with `all`.
+    #[arg(long)]
+    pub every_resource: bool,
 
     /// Start the built-in simulated cluster in-process and watch it.
     #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")))]

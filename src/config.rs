@@ -40,6 +40,8 @@ pub struct Config {
     /// One per `--context` (at least one).
     pub clusters: Vec<Cluster>,
     pub resources: String,
+    /// `--every-resource`: every resource that can be listed and watched, besides those named.
+    pub every_resource: bool,
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
@@ -421,7 +423,8 @@ impl Config {
         let namespaces: std::collections::BTreeSet<_> =
             clusters.iter().map(|c| c.namespace.as_deref()).collect();
         printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
-        printer.multi = resources.contains(',');
+        printer.multi =
+            resources.contains(',') || args.every_resource || crate::expand::names_all(&resources);
         printer.contexts = clusters.len() > 1;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let progress =
@@ -434,6 +437,7 @@ impl Config {
         Ok(Config {
             clusters,
             resources,
+            every_resource: args.every_resource,
             label_selector: args.selector.clone(),
             field_selector,
             request_timeout,

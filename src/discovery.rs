@@ -193,7 +193,9 @@ fn group_version(group: &str, version: &str) -> String {
 
 /// An aggregated document as kubectl's cache holds it: the groups (versions in the server's
 /// order of preference) and a resource list per group-version that is not stale.
-fn split_aggregated(list: APIGroupDiscoveryList) -> (Vec<APIGroup>, Vec<APIResourceList>) {
+pub(crate) fn split_aggregated(
+    list: APIGroupDiscoveryList,
+) -> (Vec<APIGroup>, Vec<APIResourceList>) {
     let mut groups = Vec::new();
     let mut lists = Vec::new();
     for item in list.items {
@@ -503,11 +505,18 @@ mod tests {
         );
         let apps_v1 = lists.iter().find(|l| l.group_version == "apps/v1").unwrap();
         let names: Vec<&str> = apps_v1.resources.iter().map(|r| r.name.as_str()).collect();
+        // kube-apiserver's order (alphabetical), each resource followed by its subresources.
+        let top: Vec<&str> = names.iter().copied().filter(|n| !n.contains('/')).collect();
         assert_eq!(
-            names[..3],
+            top,
+            ["daemonsets", "deployments", "replicasets", "statefulsets"]
+        );
+        let at = names.iter().position(|n| *n == "deployments").unwrap();
+        assert_eq!(
+            names[at..at + 3],
             ["deployments", "deployments/scale", "deployments/status"]
         );
-        let deploy = &apps_v1.resources[0];
+        let deploy = &apps_v1.resources[at];
         assert_eq!(
             (deploy.kind.as_str(), deploy.singular_name.as_str()),
             ("Deployment", "deployment")
@@ -517,7 +526,12 @@ mod tests {
             deploy.short_names.as_deref(),
             Some(&["deploy".to_owned()][..])
         );
-        let scale = &apps_v1.resources[1];
+        assert_eq!(
+            deploy.categories.as_deref(),
+            Some(&["all".to_owned()][..]),
+            "aggregated discovery's categories are kept"
+        );
+        let scale = &apps_v1.resources[at + 1];
         assert_eq!(
             (
                 scale.group.as_deref(),

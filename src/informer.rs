@@ -49,6 +49,9 @@ pub(crate) struct Sink {
     pub handler_calls: u64,
     /// Resources that have synced.
     pub synced: usize,
+    /// Resources left out because the server refused them before they synced
+    /// ([`Shared::skip`]); they never sync.
+    pub skipped: usize,
     /// Progress is on stderr now (a terminal line to clear before stdout writes).
     pub progress_shown: bool,
     /// What the reflectors did last while loading, for the progress line.
@@ -70,6 +73,7 @@ impl Sink {
             deltas: 0,
             handler_calls: 0,
             synced: 0,
+            skipped: 0,
             progress_shown: false,
             progress_note: String::new(),
             finished: false,
@@ -91,7 +95,7 @@ impl Sink {
             }
         }
         if let Some(s) = &mut self.stats {
-            s.observe(rec, targets);
+            s.observe(rec, targets.saturating_sub(self.skipped));
         }
         if let Some(r) = &mut self.recorder {
             r.print(rec)?;
@@ -105,6 +109,11 @@ impl Sink {
             r.flush()?;
         }
         self.printer.flush()
+    }
+
+    /// Every resource has synced or been left out.
+    pub fn all_synced(&self, targets: usize) -> bool {
+        self.synced + self.skipped >= targets
     }
 
     pub fn clear_progress(&mut self) {
@@ -158,6 +167,26 @@ impl Shared {
             let _ = self.stop.send(s);
         }
     }
+
+    /// Leaves out a resource whose reflector ended before its first sync because the
+    /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
+    /// stderr, and the others go on. The run fails when no resource is left, and with
+    /// `--until-synced` ends when the others have all synced.
+    pub(crate) fn skip(&self, line: &str) {
+        self.write(|sink| {
+            sink.clear_progress();
+            writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(line))?;
+            sink.skipped += 1;
+            if sink.skipped >= self.targets {
+                return Ok(Some(Stop::Failed(anyhow::anyhow!(
+                    "none of the {} resources can be watched: the server refused each, as \
+                     reported above; `kubectl auth can-i --list` shows what you may list and watch",
+                    self.targets
+                ))));
+            }
+            Ok((self.until_synced && sink.all_synced(self.targets)).then_some(Stop::Done))
+        });
+    }
 }
 
 /// While the initial lists load, a one-line progress report on stderr (a terminal),
@@ -167,7 +196,7 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
         let mut sink = shared.lock();
-        if sink.finished || sink.synced >= shared.targets {
+        if sink.finished || sink.all_synced(shared.targets) {
             sink.clear_progress();
             return;
         }
@@ -382,7 +411,7 @@ impl Pop<'_> {
             {
                 return Ok(Some(Stop::Met));
             }
-            if shared.until_synced && sink.synced == shared.targets {
+            if shared.until_synced && sink.all_synced(shared.targets) {
                 return Ok(Some(Stop::Done));
             }
         }

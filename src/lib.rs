@@ -16,6 +16,7 @@ pub mod delta;
 pub mod delta_fifo;
 pub mod discovery;
 pub mod exit;
+pub mod expand;
 pub mod handlers;
 pub mod informer;
 pub mod listwatch;

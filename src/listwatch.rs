@@ -176,6 +176,13 @@ impl SourceError {
         }
     }
 
+    /// The server refuses this one resource (403 Forbidden, 404 Not Found, 405 Method Not
+    /// Allowed): where several resources were asked for as a group (`kwatch all`,
+    /// `--every-resource`), that resource is left out and the others go on.
+    pub fn refuses_resource(&self) -> bool {
+        self.api().is_some_and(|s| (403..=405).contains(&s.code))
+    }
+
     /// An error that retrying will not fix, so that before kwatch is up a user is better
     /// served by it than by endless backoff: the request is wrong or not allowed (a 4xx
     /// other than 408 timeout, 410 expired and 429 throttling), the server cannot be
@@ -206,4 +213,28 @@ pub trait ListerWatcher: Send + Sync + 'static {
         &self,
         opts: WatchOptions,
     ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_403_404_and_405_refuse_a_resource() {
+        let api = |code| {
+            SourceError::Api(ApiStatus {
+                code,
+                ..ApiStatus::default()
+            })
+        };
+        for code in [403, 404, 405] {
+            assert!(api(code).refuses_resource(), "{code}");
+            assert!(api(code).will_not_fix_itself(), "{code}");
+        }
+        for code in [400, 401, 410, 422, 429, 500, 503] {
+            assert!(!api(code).refuses_resource(), "{code}");
+        }
+        assert!(!SourceError::ConnectionRefused("refused".into()).refuses_resource());
+        assert!(!SourceError::Tls("unknown authority".into()).refuses_resource());
+    }
 }

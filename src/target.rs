@@ -5,7 +5,7 @@
 //! have it. A name the (cached) documents do not know makes kwatch ask the server again
 //! before it says the resource does not exist.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource};
 
 use crate::discovery::Discovery;
@@ -260,9 +260,14 @@ impl Resolver {
         })
     }
 
+    /// The discovery documents resolution reads (and [`crate::expand`] walks).
+    pub(crate) fn discovery(&mut self) -> &mut Discovery {
+        &mut self.docs
+    }
+
     /// The resources of `gv`; `None` (and remembered) when its discovery fails, as kubectl
     /// goes on past a group whose server is down.
-    async fn resources(&mut self, gv: &str) -> Option<&[APIResource]> {
+    pub(crate) async fn resources(&mut self, gv: &str) -> Option<&[APIResource]> {
         match self.docs.resources(gv).await {
             Ok(list) => Some(&list.resources),
             Err(e) => {
@@ -368,7 +373,8 @@ fn names_of(r: &APIResource) -> Vec<(usize, String)> {
     v
 }
 
-fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target> {
+/// The target `r` of `group`/`version` names; an error when it cannot be listed and watched.
+pub(crate) fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target> {
     for verb in ["list", "watch"] {
         if !r.verbs.iter().any(|v| v == verb) {
             bail!(
@@ -398,22 +404,6 @@ fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target> {
         version: version.to_owned(),
         plural: r.name.clone(),
     })
-}
-
-/// Resolves a comma-separated list, keeping the order and dropping repeats.
-pub async fn resolve_all(docs: Discovery, list: &str) -> Result<Vec<Target>> {
-    let mut r = Resolver::new(docs);
-    let mut out: Vec<Target> = Vec::new();
-    for arg in list.split(',').map(str::trim) {
-        let t = r
-            .resolve(arg)
-            .await
-            .with_context(|| format!("resolving {:?}", crate::output::sanitize::sanitize(arg)))?;
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use crate::release::QueueChoice;
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
-use crate::target::{self, Target};
+use crate::target::Target;
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -137,7 +137,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             Some(Stop::Done) | None => Ok(Outcome::Done),
         },
         // --until-synced never ends with 0 before it synced.
-        _ = timeout => Ok(if until || (shared.until_synced && shared.lock().synced < shared.targets) {
+        _ = timeout => Ok(if until || (shared.until_synced && !shared.lock().all_synced(shared.targets)) {
             Outcome::TimedOut
         } else {
             Outcome::Done
@@ -164,8 +164,11 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
             request_timeout: cfg.request_timeout,
         };
         let docs = crate::discovery::Discovery::new(server, c.discovery_cache.clone());
+        let every = cfg.every_resource.then_some(crate::expand::Every {
+            namespaced_only: c.namespace.is_some(),
+        });
         let targets = tokio::select! {
-            t = target::resolve_all(docs, &cfg.resources) => t,
+            t = crate::expand::resolve(docs, &cfg.resources, every) => t,
             _ = tokio::signal::ctrl_c() => return Ok(None),
         };
         let context = c.context.as_deref().filter(|_| tag);
@@ -228,6 +231,8 @@ fn start_all(
     tasks: &mut JoinSet<()>,
 ) -> (Vec<(String, QueueStats)>, Vec<Arc<Store>>) {
     let tag = cfg.clusters.len() > 1;
+    // Asked for as a group, a resource the server refuses is left out, not the run ended.
+    let skip_refused = cfg.every_resource || crate::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();
     let mut stores = Vec::new();
     let mut index = 0;
@@ -248,6 +253,7 @@ fn start_all(
                 context: context.clone(),
                 shared,
                 stop: tx,
+                skip_refused,
             };
             let stats = match cfg.informer.queue {
                 QueueChoice::Delta => {
@@ -348,6 +354,9 @@ struct Start<'a> {
     context: Option<Arc<str>>,
     shared: &'a Arc<Shared>,
     stop: &'a mpsc::UnboundedSender<Stop>,
+    /// A 403, 404 or 405 before the first sync leaves this resource out
+    /// ([`SourceError::refuses_resource`]) instead of ending the run.
+    skip_refused: bool,
 }
 
 /// Spawns the reflector and the consumer of one resource; returns how to read the
@@ -388,8 +397,20 @@ fn start<Q: Queue<ReflectorEvent>>(
     let stop = a.stop.clone();
     let server = a.cluster.kube.cluster_url.to_string();
     let context = a.context.clone();
+    let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
+    let name = match &a.context {
+        Some(c) => format!("{} in {c}", t.resource.name),
+        None => t.resource.name.clone(),
+    };
     tasks.spawn(async move {
-        let err = anyhow::Error::new(reflector.run().await);
+        let err = reflector.run().await;
+        if let Some((shared, queue)) = skip.filter(|_| err.refuses_resource()) {
+            // Its informer loop prints what is queued, then ends.
+            queue.close();
+            shared.skip(&format!("~ skipping {name}: {err}"));
+            return;
+        }
+        let err = anyhow::Error::new(err);
         let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
     let stats = queue.clone();

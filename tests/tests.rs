@@ -3,6 +3,7 @@
 
 mod util;
 
+mod all_resources;
 mod chaos;
 mod client_go;
 mod connect;

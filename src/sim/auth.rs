@@ -20,6 +20,7 @@
 //! | group `system:masters` | everything |
 //! | [`WATCHER`] | get, list, watch |
 //! | [`LISTER`] | get, list — a watch is 403 |
+//! | [`VIEWER`] | get, list, watch anything but secrets (as Kubernetes' `view` role) |
 //! | anyone else (e.g. [`NOBODY`]) | nothing: 403 |
 
 use axum::http::{HeaderMap, HeaderValue, Method};
@@ -35,6 +36,9 @@ pub const ADMIN: &str = "kwatch-sim-admin";
 pub const WATCHER: &str = "system:serviceaccount:default:watcher";
 /// A service account that may get and list but not watch.
 pub const LISTER: &str = "system:serviceaccount:default:lister";
+/// A service account that may get, list and watch everything but secrets, as Kubernetes'
+/// `view` ClusterRole lets it.
+pub const VIEWER: &str = "system:serviceaccount:default:viewer";
 /// A service account with no permissions.
 pub const NOBODY: &str = "system:serviceaccount:default:nobody";
 
@@ -210,7 +214,10 @@ pub struct Request<'a> {
 pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Denied> {
     let allowed = who.is_master()
         || (who.user == WATCHER && matches!(r.verb, "get" | "list" | "watch"))
-        || (who.user == LISTER && matches!(r.verb, "get" | "list"));
+        || (who.user == LISTER && matches!(r.verb, "get" | "list"))
+        || (who.user == VIEWER
+            && matches!(r.verb, "get" | "list" | "watch")
+            && !(r.group.is_empty() && r.resource == "secrets"));
     if allowed {
         return Ok(());
     }
@@ -339,6 +346,19 @@ mod tests {
         assert!(authorize(&as_user(LISTER), &req("watch")).is_err());
         assert!(authorize(&as_user(NOBODY), &req("list")).is_err());
         assert!(authorize(&as_user(NOBODY), &req("create")).is_err());
+        assert!(authorize(&as_user(VIEWER), &req("watch")).is_ok());
+        assert!(authorize(&as_user(VIEWER), &req("create")).is_err());
+        let secrets = |verb| Request {
+            verb,
+            group: "",
+            resource: "secrets",
+            subresource: None,
+            namespace: Some("default"),
+            name: None,
+        };
+        assert!(authorize(&as_user(VIEWER), &secrets("list")).is_err());
+        assert!(authorize(&as_user(VIEWER), &secrets("watch")).is_err());
+        assert!(authorize(&as_user(WATCHER), &secrets("list")).is_ok());
         let sa = as_user(NOBODY);
         assert!(sa
             .groups

@@ -41,7 +41,7 @@ use std::time::Duration;
 use anyhow::Context;
 use rand::Rng;
 
-pub use auth::{LISTER, NOBODY, WATCHER};
+pub use auth::{LISTER, NOBODY, VIEWER, WATCHER};
 pub use churn::PodSize;
 pub use tls::CertShape;
 
