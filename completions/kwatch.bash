@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
+            opts="-n -A -w -l -v -o -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --every-resource --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -109,6 +109,10 @@ _kwatch() {
                     ;;
                 -L)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --view)
+                    COMPREPLY=($(compgen -W "deltas handlers" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -200,6 +204,10 @@ _kwatch() {
                     return 0
                     ;;
                 --client-go)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --check-consistency)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -335,7 +343,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__replay)
-            opts="-o -L -h --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --help"
+            opts="-o -L -h --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --view --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -359,6 +367,10 @@ _kwatch() {
                     ;;
                 -L)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --view)
+                    COMPREPLY=($(compgen -W "deltas handlers" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= max-events= timeout= until-synced watch-only until= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -42,6 +42,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas (what the informer\'s queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete calls client-go\'s shared informer makes of them, for one handler whose resync period is --resync); handlers with -o table, wide, json or yaml' -r -f -a "deltas\t''
+handlers\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each cluster into one stream, every record tagged with its context' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
@@ -67,10 +69,12 @@ off\t'Always LIST'"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would: deltas pile up in the queue meanwhile, and DeltaFIFO\'s per-key coalescing becomes visible' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33 and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2, or Kubernetes\' 1.35. --fifo and --watch-list override its defaults' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'After the first sync and then every PERIOD (5m if given without one), LIST at the store\'s resourceVersion with resourceVersionMatch=Exact and compare it with the store: a Consistency record names the keys missing, extra or stale (client-go\'s data consistency detector)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an object kwatch did not know appears), `deleted` (an object is deleted, or none matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if the watch ends otherwise (--max-events)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (only namespaced ones unless -A), events left out; RESOURCE adds more (`--every-resource events`). A resource the server refuses (403, 404, 405) is reported and left out, as with `all`'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, backoffs, time to synced, largest queue depth, dedups'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
@@ -127,6 +131,8 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When 
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas (what the informer\'s queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete calls client-go\'s shared informer makes of them, for one handler whose resync period is --resync); handlers with -o table, wide, json or yaml' -r -f -a "deltas\t''
+handlers\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-labels -d 'Table: a LABELS column with all labels'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l no-headers -d 'Table and custom-columns: no header line'
