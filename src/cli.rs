@@ -383,6 +383,12 @@ pub struct ReflectorArgs {
     /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
     #[arg(long, value_name = "D", value_parser = parse_duration)]
     pub pop_delay: Option<Duration>,
+
+    /// List and watch metadata only, as client-go's metadata informer does: objects are
+    /// PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the
+    /// table shows NAME and AGE (with -L and --show-labels).
+    #[arg(long)]
+    pub metadata_only: bool,
 }
 
 /// When to stop (for scripts).

@@ -58,6 +58,8 @@ pub struct Config {
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
+    /// `--metadata-only`: list and watch PartialObjectMetadata.
+    pub metadata_only: bool,
 }
 
 /// When the watch ends on its own (the flags under "Stopping").
@@ -419,6 +421,7 @@ impl Config {
         printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
         printer.multi = resources.contains(',');
         printer.contexts = clusters.len() > 1;
+        printer.metadata_only = args.reflector.metadata_only;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
@@ -438,6 +441,7 @@ impl Config {
             record: args.record.clone(),
             stats: args.stats,
             progress,
+            metadata_only: args.reflector.metadata_only,
         })
     }
 }
