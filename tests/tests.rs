@@ -11,6 +11,7 @@ mod faults;
 mod generated;
 mod hostile;
 mod kubectl_habits;
+mod metadata_only;
 mod never_lie;
 mod output;
 mod output_habits;
