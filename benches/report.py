@@ -174,8 +174,10 @@ if any(k[0] == "M" for k in R):
       "peak RSS: kwatch until synced with `--watch-list off` (*list*) or `on` (*stream*), "
       "without and with `--metadata-only` (median of `BENCH_REPEAT` runs). The simulator "
       "converts each object on the fly, as kube-apiserver does; its time is in the wall "
-      "time. *÷*: full ÷ metadata.\n")
-    w("| pod size | initial state | wire MB full | wire MB metadata | bytes ÷ | wall s full | "
+      "time. *÷*: full ÷ metadata. The simulator pads medium and large pods with an "
+      "annotation, which PartialObjectMetadata keeps (see B/pod): objects whose bulk is "
+      "spec and status shrink more.\n")
+    w("| pod size | initial state | wire MB full (B/pod) | wire MB metadata (B/pod) | bytes ÷ | wall s full | "
       "wall s metadata | wall ÷ | CPU s full / metadata | peak RSS MB full / metadata |")
     w("|---|---|---|---|---|---|---|---|---|---|")
     for size in ("small", "medium", "large"):
@@ -190,8 +192,9 @@ if any(k[0] == "M" for k in R):
             cm = get("M", f"kwatch-{mode}-meta", "10000", size, "cpu_s")
             rf = get("M", f"kwatch-{mode}", "10000", size, "peak_rss_mb")
             rm = get("M", f"kwatch-{mode}-meta", "10000", size, "peak_rss_mb")
-            mb = lambda b: None if b is None else b / 1e6
-            w(f"| {size} | {mode} | {f(mb(bf), '{:.1f}')} | {f(mb(bm), '{:.1f}')} | "
+            def mb(b):
+                return "—" if b is None else f"{b / 1e6:.1f} ({b / 10000:.0f})"
+            w(f"| {size} | {mode} | {mb(bf)} | {mb(bm)} | "
               f"{ratio(bf, bm)} | {f(wf)} | {f(wm)} | {ratio(wf, wm)} | "
               f"{f(cf)} / {f(cm)} | {f(rf, '{:.0f}')} / {f(rm, '{:.0f}')} |")
     w("")
