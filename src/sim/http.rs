@@ -416,9 +416,9 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
         ),
         As::PartialMetadata => partial::list_not_acceptable(&RESOURCES[t.res]).response(),
         As::PartialMetadataList => {
-            let head = partial::list_head(at, token.as_deref(), page.remaining);
-            let tail = partial::LIST_TAIL.to_owned();
-            stream_list(head, tail, page.items, partial::write_object)
+            let (kind, api_version) = partial::LIST_TYPE;
+            let head = typed_list_head(kind, api_version, at, token.as_deref(), page.remaining);
+            stream_list(head, "]}\n".into(), page.items, partial::write_object)
         }
         As::Object => list_response(&RESOURCES[t.res], page.items, at, token, page.remaining),
     }
@@ -516,24 +516,34 @@ fn list_response(
             format!("],\"kind\":\"{}\",\"metadata\":{meta}}}\n", def.list_kind()),
         )
     } else {
-        let mut meta = format!("{{\"resourceVersion\":\"{rv}\"");
-        if let Some(t) = &token {
-            meta.push_str(&format!(",\"continue\":\"{t}\""));
-        }
-        if let Some(r) = remaining {
-            meta.push_str(&format!(",\"remainingItemCount\":{r}"));
-        }
-        meta.push('}');
-        (
-            format!(
-                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{meta},\"items\":[",
-                def.list_kind(),
-                def.api_version()
-            ),
-            "]}\n".to_string(),
-        )
+        let kind = def.list_kind();
+        let head = typed_list_head(&kind, &def.api_version(), rv, token.as_deref(), remaining);
+        (head, "]}\n".to_string())
     };
     stream_list(head, tail, items, Obj::write_item)
+}
+
+/// A typed list (a built-in kind's, a PartialObjectMetadataList) up to its items' `[`:
+/// Go's field order, and ListMeta's `continue` and `remainingItemCount` only when set.
+/// Its end is `]}` and a newline.
+fn typed_list_head(
+    kind: &str,
+    api_version: &str,
+    rv: u64,
+    token: Option<&str>,
+    remaining: Option<u64>,
+) -> String {
+    let mut head = format!(
+        "{{\"kind\":\"{kind}\",\"apiVersion\":\"{api_version}\",\"metadata\":{{\"resourceVersion\":\"{rv}\""
+    );
+    if let Some(t) = token {
+        head.push_str(&format!(",\"continue\":\"{t}\""));
+    }
+    if let Some(r) = remaining {
+        head.push_str(&format!(",\"remainingItemCount\":{r}"));
+    }
+    head.push_str("},\"items\":[");
+    head
 }
 
 /// A list body streamed in chunks of about 256 KiB: `head`, the items as `write_item`

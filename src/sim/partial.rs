@@ -17,8 +17,9 @@ use super::storage::{Obj, META_ORDER};
 /// A PartialObjectMetadata up to its metadata.
 const HEAD: &str = r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#;
 
-/// What follows the items of a PartialObjectMetadataList.
-pub const LIST_TAIL: &str = "]}\n";
+/// The `kind` and `apiVersion` of a list of them; a typed list, for every resource (no
+/// empty `continue`, unlike a custom resource's own list).
+pub const LIST_TYPE: (&str, &str) = ("PartialObjectMetadataList", "meta.k8s.io/v1");
 
 /// The empty list a streaming list's initial-events-end bookmark describes, as encoded
 /// into its `kubernetes.io/initial-events-list-blueprint` annotation.
@@ -149,22 +150,6 @@ fn reorder_each(list: &Value, order: &[&str]) -> Value {
     Value::Array(items.iter().map(each).collect())
 }
 
-/// The start of a PartialObjectMetadataList, up to its items' `[`: a typed ListMeta for
-/// every resource (no empty `continue`, unlike a custom resource's own list).
-pub fn list_head(rv: u64, token: Option<&str>, remaining: Option<u64>) -> String {
-    let mut head = format!(
-        "{{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\""
-    );
-    if let Some(t) = token {
-        head.push_str(&format!(",\"continue\":\"{t}\""));
-    }
-    if let Some(r) = remaining {
-        head.push_str(&format!(",\"remainingItemCount\":{r}"));
-    }
-    head.push_str("},\"items\":[");
-    head
-}
-
 /// A BOOKMARK's object: a PartialObjectMetadata with the resourceVersion, whatever the
 /// resource (`creationTimestamp: null`, as the typed struct writes it), with
 /// `annotations` on the initial-events-end one.
@@ -279,11 +264,7 @@ mod tests {
     }
 
     #[test]
-    fn lists_bookmarks_and_refusals() {
-        assert_eq!(
-            format!("{}{LIST_TAIL}", list_head(255, None, None)),
-            "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"255\"},\"items\":[]}\n"
-        );
+    fn bookmarks_and_refusals() {
         assert_eq!(
             String::from_utf8(go_json(&bookmark(260, None))).unwrap(),
             r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"260","creationTimestamp":null}}"#
