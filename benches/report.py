@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """report.py RESULTS.tsv REPORT.md: turns benches/run.sh's raw measurements into the
-report's tables (A-D, ratios to kubectl and to the byte-scan limit, goals)."""
+report's tables (A-D and M, ratios to kubectl and to the byte-scan limit, goals)."""
 import csv
 import os
 import platform
@@ -164,6 +164,40 @@ for what in ("pods", "deployments"):
         w(f"| {what} | {c} | {f(t, '{:.0f}')} | {f(n, '{:.0f}')} | {ratio(t, dw, '{:.2f}')} | "
           f"{ratio(t, dc, '{:.2f}')} |")
 w("")
+
+# ---------------------------------------------------------------- M
+if any(k[0] == "M" for k in R):
+    w("## M. `--metadata-only`: 10k pods until synced (`pods -A -o json`)\n")
+    w("Bytes: the body the simulator sends for kwatch's request, fetched with curl with "
+      "kwatch's `Accept` (*list*: the LIST; *stream*: the streaming list's initial events "
+      "and bookmark); *full*: plain JSON, *metadata*: PartialObjectMetadata. Time, CPU and "
+      "peak RSS: kwatch until synced with `--watch-list off` (*list*) or `on` (*stream*), "
+      "without and with `--metadata-only` (median of `BENCH_REPEAT` runs). The simulator "
+      "converts each object on the fly, as kube-apiserver does; its time is in the wall "
+      "time. *÷*: full ÷ metadata. The simulator pads medium and large pods with an "
+      "annotation, which PartialObjectMetadata keeps (see B/pod): objects whose bulk is "
+      "spec and status shrink more.\n")
+    w("| pod size | initial state | wire MB full (B/pod) | wire MB metadata (B/pod) | bytes ÷ | wall s full | "
+      "wall s metadata | wall ÷ | CPU s full / metadata | peak RSS MB full / metadata |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for size in ("small", "medium", "large"):
+        for mode in ("list", "stream"):
+            bf = get("M", f"wire-{mode}", "10000", size, "bytes")
+            bm = get("M", f"wire-{mode}-meta", "10000", size, "bytes")
+            wf = get("M", f"kwatch-{mode}", "10000", size, "wall_s")
+            wm = get("M", f"kwatch-{mode}-meta", "10000", size, "wall_s")
+            if bf is None and wf is None:
+                continue
+            cf = get("M", f"kwatch-{mode}", "10000", size, "cpu_s")
+            cm = get("M", f"kwatch-{mode}-meta", "10000", size, "cpu_s")
+            rf = get("M", f"kwatch-{mode}", "10000", size, "peak_rss_mb")
+            rm = get("M", f"kwatch-{mode}-meta", "10000", size, "peak_rss_mb")
+            def mb(b):
+                return "—" if b is None else f"{b / 1e6:.1f} ({b / 10000:.0f})"
+            w(f"| {size} | {mode} | {mb(bf)} | {mb(bm)} | "
+              f"{ratio(bf, bm)} | {f(wf)} | {f(wm)} | {ratio(wf, wm)} | "
+              f"{f(cf)} / {f(cm)} | {f(rf, '{:.0f}')} / {f(rm, '{:.0f}')} |")
+    w("")
 
 # ---------------------------------------------------------------- goals
 w("## Goals (issue 6)\n")

@@ -3,7 +3,7 @@
 # (examples/krt_watch.rs) on `kwatch sim`, side by side in one run, over HTTPS. Writes
 # benches/REPORT.md (figures) and benches/results.tsv (raw measurements).
 #
-#   benches/run.sh                 # everything, about 12-15 minutes on 2 cores
+#   benches/run.sh                 # everything, about 13-16 minutes on 2 cores
 #
 # Environment:
 #   BENCH_100K=0            skip N = 100k (A and C)
@@ -13,7 +13,8 @@
 #   BENCH_KUBECTL_REPEAT=1  runs per kubectl measurement
 #   BENCH_SIZES="small medium large"
 #   BENCH_SECS=5            seconds per sustained-watch measurement (B)
-#   BENCH_SECTIONS="A B D"  which sections to run (C runs with A, on the medium pods)
+#   BENCH_SECTIONS="A B D M"  which sections to run (C runs with A, on the medium pods)
+#   BENCH_M_SIZES="medium large"  pod sizes of M (10k pods, with and without --metadata-only)
 #   CARGO_TARGET_DIR        where to build (default: target)
 #
 # The simulator runs on core 0 and every client on core 1 (taskset); the small helpers
@@ -27,7 +28,8 @@ KREPEAT=${BENCH_KUBECTL_REPEAT:-1}
 SIZES=${BENCH_SIZES:-small medium large}
 SECS=${BENCH_SECS:-5}
 DO100K=${BENCH_100K:-1}
-SECTIONS=${BENCH_SECTIONS:-A B D}
+SECTIONS=${BENCH_SECTIONS:-A B D M}
+M_SIZES=${BENCH_M_SIZES:-medium large}
 has() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 cargo build --release --locked --bin kwatch --example krt_watch >&2
@@ -288,6 +290,40 @@ section_d() {
     stop_sim
 }
 
+# ---------------------------------------------------------------- M: --metadata-only
+# The Accept headers kwatch sends under --metadata-only (src/source.rs).
+META_LIST='application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
+META_WATCH='application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
+# The streaming list kwatch opens (it ends after 1 s, the initial events sent in full).
+STREAM='/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1'
+
+# wire_bytes PATH ACCEPT: the size of the body the simulator sends for that request.
+wire_bytes() {
+    curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -H "Accept: $2" -o /dev/null \
+        -w '%{size_download}' "$URL$1"
+}
+
+section_m() {
+    local n=$1 size=$2
+    log "M: $n pods, $size, with and without --metadata-only"
+    start_sim "$n" "$size"
+    rec M wire-list "$n" "$size" bytes "$(wire_bytes /api/v1/pods application/json)"
+    rec M wire-list-meta "$n" "$size" bytes "$(wire_bytes /api/v1/pods "$META_LIST")"
+    rec M wire-stream "$n" "$size" bytes "$(wire_bytes "$STREAM" application/json)"
+    rec M wire-stream-meta "$n" "$size" bytes "$(wire_bytes "$STREAM" "$META_WATCH")"
+    for mode in list stream; do
+        local wl=off
+        [ "$mode" = stream ] && wl=on
+        median_of "$REPEAT" "$K" pods -A -o json --until-synced --watch-list "$wl" \
+            --kubeconfig "$KC" >/dev/null
+        record_timed M "kwatch-$mode" "$n" "$size"
+        median_of "$REPEAT" "$K" pods -A -o json --until-synced --watch-list "$wl" \
+            --metadata-only --kubeconfig "$KC" >/dev/null
+        record_timed M "kwatch-$mode-meta" "$n" "$size"
+    done
+    stop_sim
+}
+
 START=$(date +%s)
 if has D; then section_d; fi
 if has A; then
@@ -303,6 +339,11 @@ if has A && [ "$DO100K" = 1 ]; then
     done
 fi
 if has B; then section_b; fi
+if has M; then
+    for size in $M_SIZES; do
+        section_m 10000 "$size"
+    done
+fi
 END=$(date +%s)
 rec meta all 0 - seconds "$((END - START))"
 BASE=()

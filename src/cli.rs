@@ -429,6 +429,12 @@ pub struct ReflectorArgs {
     #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
           default_missing_value = "5m", value_parser = parse_period)]
     pub check_consistency: Option<Duration>,
+
+    /// List and watch metadata only, as client-go's metadata informer does: objects are
+    /// PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the
+    /// table shows NAME and AGE (with -L and --show-labels).
+    #[arg(long)]
+    pub metadata_only: bool,
 }
 
 /// When to stop (for scripts).

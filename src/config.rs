@@ -63,6 +63,8 @@ pub struct Config {
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
+    /// `--metadata-only`: list and watch PartialObjectMetadata.
+    pub metadata_only: bool,
 }
 
 /// When the watch ends on its own (the flags under "Stopping").
@@ -426,6 +428,7 @@ impl Config {
         printer.multi =
             resources.contains(',') || args.every_resource || crate::expand::names_all(&resources);
         printer.contexts = clusters.len() > 1;
+        printer.metadata_only = args.reflector.metadata_only;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
@@ -451,6 +454,7 @@ impl Config {
             record: args.record.clone(),
             stats: args.stats,
             progress,
+            metadata_only: args.reflector.metadata_only,
         })
     }
 }

@@ -293,6 +293,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     opts.multi = res.list.len() > 1;
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
     opts.terminal = io::stdout().is_terminal();
+    opts.metadata_only = metadata_only(&parsed);
     // The handler whose calls are derived from the deltas (`--view handlers`).
     let listener = (opts.view == View::Handlers)
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
@@ -309,6 +310,26 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     }
     printer.flush()?;
     Ok(())
+}
+
+/// Whether the recording was made with `--metadata-only`, which covers a whole run: its
+/// first delta's object is a PartialObjectMetadata.
+fn metadata_only(parsed: &[Parsed]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind<'a> {
+        #[serde(default, borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    parsed
+        .iter()
+        .find_map(|p| match &p.item {
+            Item::Delta {
+                object: Some(o), ..
+            } => Some(o),
+            _ => None,
+        })
+        .and_then(|o| serde_json::from_str::<Kind<'_>>(o.raw()).ok())
+        .is_some_and(|k| k.kind == "PartialObjectMetadata")
 }
 
 /// The informer's store, per context and resource: key → last known object.

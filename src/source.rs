@@ -36,7 +36,24 @@ pub struct KubeSource {
     request_timeout: Option<Duration>,
     /// The type of the collection's objects, for list items that do not carry it.
     type_meta: Option<Arc<TypeMeta>>,
+    /// `--metadata-only`: ask for PartialObjectMetadata(List) ([`ACCEPT_METADATA_LIST`],
+    /// [`ACCEPT_METADATA`]).
+    metadata_only: bool,
 }
+
+/// What lists and watches ask for by default.
+const ACCEPT_JSON: &str = "application/json";
+
+/// A metadata-only list's `Accept`: client-go's metadata client (`metadata/metadata.go`)
+/// asks for PartialObjectMetadataList in protobuf, then in JSON, then for plain JSON;
+/// kwatch speaks JSON only and asks for the last two.
+const ACCEPT_METADATA_LIST: &str =
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
+/// A metadata-only watch's (a streaming list's too) `Accept`: PartialObjectMetadata
+/// objects in every event, as client-go's metadata client asks for them, JSON only.
+const ACCEPT_METADATA: &str =
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 impl KubeSource {
     pub fn new(
@@ -53,7 +70,14 @@ impl KubeSource {
             field_selector,
             request_timeout,
             type_meta: None,
+            metadata_only: false,
         }
+    }
+
+    /// Lists and watches PartialObjectMetadata, as client-go's metadata informer does.
+    pub fn metadata_only(mut self, on: bool) -> Self {
+        self.metadata_only = on;
+        self
     }
 
     /// Gives list items that lack them this `kind` and `apiVersion`, as client-go's
@@ -82,8 +106,13 @@ impl KubeSource {
         }
     }
 
-    async fn send(&self, url: String) -> Result<http::Response<kube::client::Body>, SourceError> {
-        get(&self.client, url, "application/json").await
+    /// The `Accept` of a list (`list`) or a watch.
+    fn accept(&self, list: bool) -> &'static str {
+        match (self.metadata_only, list) {
+            (false, _) => ACCEPT_JSON,
+            (true, true) => ACCEPT_METADATA_LIST,
+            (true, false) => ACCEPT_METADATA,
+        }
     }
 }
 
@@ -257,7 +286,7 @@ impl ListerWatcher for KubeSource {
         }
         let url = self.url(&pairs);
         let fetch = async {
-            let res = self.send(url).await?;
+            let res = get(&self.client, url, self.accept(true)).await?;
             read_list(res.into_body(), self.type_meta.clone()).await
         };
         within(self.request_timeout, fetch).await
@@ -278,7 +307,11 @@ impl ListerWatcher for KubeSource {
         }
         pairs.push(("resourceVersion", &opts.resource_version));
         let url = self.url(&pairs);
-        let res = within(self.request_timeout, self.send(url)).await?;
+        let res = within(
+            self.request_timeout,
+            get(&self.client, url, self.accept(false)),
+        )
+        .await?;
         Ok(Box::pin(watch_lines(res.into_body(), MAX_LINE_BYTES)))
     }
 }

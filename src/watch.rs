@@ -185,7 +185,8 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
 /// custom resources' printer columns for a table.
 async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Printer>> {
     let mut popts = cfg.printer.clone();
-    if matches!(popts.format, Format::Table | Format::Wide) {
+    // Under --metadata-only the table shows no printer columns: no CRD to read.
+    if matches!(popts.format, Format::Table | Format::Wide) && !cfg.metadata_only {
         for (_, client, targets) in clusters {
             for t in targets {
                 if let Some(cols) = crd_columns(client, t).await {
@@ -375,7 +376,8 @@ fn start<Q: Queue<ReflectorEvent>>(
         a.cfg.field_selector.clone(),
         a.cfg.request_timeout,
     )
-    .with_type(&t.resource.kind, &t.resource.api_version);
+    .with_type(&t.resource.kind, &t.resource.api_version)
+    .metadata_only(a.cfg.metadata_only);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     // The reflector queues through `points`, which the consistency checks need.

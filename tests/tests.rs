@@ -15,6 +15,7 @@ mod generated;
 mod handlers;
 mod hostile;
 mod kubectl_habits;
+mod metadata_only;
 mod never_lie;
 mod output;
 mod output_habits;

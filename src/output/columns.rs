@@ -205,6 +205,12 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
     cols
 }
 
+/// The columns after NAME and RESOURCEVERSION under `--metadata-only`, for any resource:
+/// a PartialObjectMetadata holds none of the fields the resource's printer reads.
+pub fn metadata_columns() -> Vec<Column> {
+    vec![Column::age()]
+}
+
 /// A custom resource's additionalPrinterColumns (`priority > 0` only when `wide`), or AGE
 /// when the CRD declares none.
 fn crd_columns(pc: &[PrinterColumn], wide: bool) -> Vec<Column> {

@@ -251,6 +251,9 @@ pub struct Options {
     /// their control characters escaped (to a pipe they are written as they are, as
     /// kubectl's jsonpath writes them). The table and `~` lines are always escaped.
     pub terminal: bool,
+    /// `--metadata-only`: objects are PartialObjectMetadata, so the table shows
+    /// [`columns::metadata_columns`] for every resource.
+    pub metadata_only: bool,
 }
 
 pub trait Printer: Send {

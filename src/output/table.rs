@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
-use super::columns::{resource_columns, Column, Getter, RowObject};
+use super::columns::{metadata_columns, resource_columns, Column, Getter, RowObject};
 use super::sanitize::sanitize;
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
 use crate::delta::DeltaType;
@@ -93,8 +93,9 @@ impl<W: Write> TablePrinter<W> {
         }
     }
 
-    /// The layout of `r`: its resource columns (kubectl's), then `-L` and `--show-labels`
-    /// columns, and the header line over them.
+    /// The layout of `r`: its resource columns (kubectl's, or AGE alone under
+    /// `--metadata-only`), then `-L` and `--show-labels` columns, and the header line over
+    /// them.
     fn layout_of(&mut self, r: &Resource) -> Arc<Layout> {
         if let Some(l) = self.layouts.get(&r.name) {
             return l.clone();
@@ -102,7 +103,11 @@ impl<W: Write> TablePrinter<W> {
         let wide = self.opts.format == Format::Wide;
         let opts = &self.opts;
         let crd = opts.printer_columns.get(&r.name).map(Vec::as_slice);
-        let mut cols = resource_columns(r, wide, crd);
+        let mut cols = if opts.metadata_only {
+            metadata_columns()
+        } else {
+            resource_columns(r, wide, crd)
+        };
         for l in &opts.label_columns {
             cols.push(Column {
                 header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),

@@ -181,6 +181,39 @@ fn table_has_one_header_growing_columns_and_event_lines() {
     );
 }
 
+/// `--metadata-only`: a pod's PartialObjectMetadata gets NAME, AGE and the label columns,
+/// not the pod printer's (whose cells it could not fill).
+#[test]
+fn metadata_only_tables_show_age_and_labels() {
+    let meta = ObjectRef::new(
+        Object::from_json(
+            r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","creationTimestamp":"2026-11-21T10:00:00Z","labels":{"app":"web","tier":"front"}}}"#,
+        )
+        .unwrap(),
+    );
+    let d = Delta::new(DeltaType::Added, meta);
+    let o = Options {
+        metadata_only: true,
+        label_columns: vec!["app".into()],
+        show_labels: true,
+        ..opts(Format::Wide)
+    };
+    let out = print_with(
+        o,
+        &[Body::Delta {
+            key: "default/web-1",
+            delta: &d,
+            initial_list: false,
+            prev: None,
+        }],
+    );
+    assert_eq!(
+        out,
+        "DELTA      NAMESPACE   NAME    RESOURCEVERSION   AGE     APP   LABELS\n\
+         Added      default     web-1   42                5m30s   web   app=web,tier=front\n"
+    );
+}
+
 #[test]
 fn table_escapes_control_characters_from_the_server() {
     let ev = ReflectorEvent::Backoff {

@@ -5,7 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32` |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one) |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -243,14 +243,14 @@ impl RequestLog {
         }
     }
 
-    fn push(&self, method: &Method, path: &str, status: StatusCode) {
+    fn push(&self, method: &Method, path: &str, status: StatusCode, accept: Option<&str>) {
         let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if g.len() == Self::CAP {
             g.pop_front();
         }
         g.push_back(json!({"t": t, "method": method.as_str(), "path": path,
-                           "status": status.as_u16()}));
+                           "status": status.as_u16(), "accept": accept}));
     }
 
     fn to_json(&self) -> Value {
@@ -271,9 +271,14 @@ pub async fn log_request(
         .uri()
         .path_and_query()
         .map_or_else(String::new, |p| p.as_str().to_owned());
+    let accept = req
+        .headers()
+        .get(axum::http::header::ACCEPT)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let mut resp = next.run(req).await;
     if !path.starts_with("/_sim/") {
-        app.requests.push(&method, &path, resp.status());
+        app.requests
+            .push(&method, &path, resp.status(), accept.as_deref());
         if let Some(w) = app.faults.take_warning() {
             if let Ok(v) = axum::http::HeaderValue::from_str(&w) {
                 resp.headers_mut().append(axum::http::header::WARNING, v);
@@ -294,7 +299,7 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
-        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status",
+        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept",
         "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",

@@ -16,13 +16,13 @@ use base64::Engine;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
-use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::request::{negotiate, not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
 use super::storage::{make_key, now_rfc3339, sort_keys, ListQuery, Obj};
-use super::{auth, control, discovery, table, watch, App};
+use super::{auth, control, discovery, partial, table, watch, App};
 
 /// Entry point of every request.
 pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
@@ -83,7 +83,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Err(resp) = auth::authorize(&who, &asked) {
         return *resp;
     }
-    let accept = accept_kind(req.headers());
+    let accept = match negotiate_header(req.headers()) {
+        Ok(a) => a,
+        Err(st) => return st.response(),
+    };
     let method = req.method().clone();
     let headers = req.headers().clone();
     let body = match axum::body::to_bytes(req.into_body(), 64 << 20).await {
@@ -177,25 +180,14 @@ fn resolve(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
     }
 }
 
-/// Parses `Accept`: the first acceptable media type wins.
-pub fn accept_kind(headers: &HeaderMap) -> As {
-    let accept = headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    for part in accept.split(',') {
-        let part = part.trim();
-        if part.contains("as=Table") {
-            return As::Table;
-        }
-        if part.contains("as=PartialObjectMetadata") {
-            return As::PartialMetadata;
-        }
-        if part.starts_with("application/json") || part.starts_with("*/*") {
-            return As::Object;
-        }
-    }
-    As::Object
+/// The representation the request's `Accept` asks for ([`negotiate`]).
+fn negotiate_header(headers: &HeaderMap) -> Result<As, Status> {
+    negotiate(
+        headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or(""),
+    )
 }
 
 async fn handle_resource(
@@ -422,10 +414,12 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
                 page.remaining,
             ),
         ),
-        As::PartialMetadata => value_response(
-            StatusCode::OK,
-            &table::partial_list(&page.items, at, token.as_deref(), page.remaining),
-        ),
+        As::PartialMetadata => partial::list_not_acceptable(&RESOURCES[t.res]).response(),
+        As::PartialMetadataList => {
+            let (kind, api_version) = partial::LIST_TYPE;
+            let head = typed_list_head(kind, api_version, at, token.as_deref(), page.remaining);
+            stream_list(head, "]}\n".into(), page.items, partial::write_object)
+        }
         As::Object => list_response(&RESOURCES[t.res], page.items, at, token, page.remaining),
     }
 }
@@ -503,8 +497,7 @@ async fn list_point(app: &Arc<App>, t: &Target, q: &Params) -> Result<ListPoint,
     Ok(at(cur, None, false))
 }
 
-/// A list body streamed in chunks of about 256 KiB: the items are copied straight from
-/// their stored JSON.
+/// The resource's own list, its items copied straight from their stored JSON.
 fn list_response(
     def: &ResourceDef,
     items: Vec<Arc<Obj>>,
@@ -523,23 +516,44 @@ fn list_response(
             format!("],\"kind\":\"{}\",\"metadata\":{meta}}}\n", def.list_kind()),
         )
     } else {
-        let mut meta = format!("{{\"resourceVersion\":\"{rv}\"");
-        if let Some(t) = &token {
-            meta.push_str(&format!(",\"continue\":\"{t}\""));
-        }
-        if let Some(r) = remaining {
-            meta.push_str(&format!(",\"remainingItemCount\":{r}"));
-        }
-        meta.push('}');
-        (
-            format!(
-                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{meta},\"items\":[",
-                def.list_kind(),
-                def.api_version()
-            ),
-            "]}\n".to_string(),
-        )
+        let kind = def.list_kind();
+        let head = typed_list_head(&kind, &def.api_version(), rv, token.as_deref(), remaining);
+        (head, "]}\n".to_string())
     };
+    stream_list(head, tail, items, Obj::write_item)
+}
+
+/// A typed list (a built-in kind's, a PartialObjectMetadataList) up to its items' `[`:
+/// Go's field order, and ListMeta's `continue` and `remainingItemCount` only when set.
+/// Its end is `]}` and a newline.
+fn typed_list_head(
+    kind: &str,
+    api_version: &str,
+    rv: u64,
+    token: Option<&str>,
+    remaining: Option<u64>,
+) -> String {
+    let mut head = format!(
+        "{{\"kind\":\"{kind}\",\"apiVersion\":\"{api_version}\",\"metadata\":{{\"resourceVersion\":\"{rv}\""
+    );
+    if let Some(t) = token {
+        head.push_str(&format!(",\"continue\":\"{t}\""));
+    }
+    if let Some(r) = remaining {
+        head.push_str(&format!(",\"remainingItemCount\":{r}"));
+    }
+    head.push_str("},\"items\":[");
+    head
+}
+
+/// A list body streamed in chunks of about 256 KiB: `head`, the items as `write_item`
+/// writes them (comma-separated), `tail`.
+fn stream_list(
+    head: String,
+    tail: String,
+    items: Vec<Arc<Obj>>,
+    write_item: fn(&Obj, &mut Vec<u8>),
+) -> Response {
     const CHUNK: usize = 256 * 1024;
     let too_large = items.iter().map(|o| o.json.len()).sum::<usize>() > INDENT_LIMIT;
     let mut pending = Some(head.into_bytes());
@@ -555,7 +569,7 @@ fn list_response(
                 buf.push(b',');
             }
             first = false;
-            o.write_item(&mut buf);
+            write_item(&o, &mut buf);
             if buf.len() >= CHUNK {
                 return Some(Ok::<Bytes, Infallible>(Bytes::from(buf)));
             }
@@ -586,7 +600,8 @@ fn get(app: &App, t: &Target, name: &str, accept: As) -> Response {
     };
     match accept {
         As::Table => value_response(StatusCode::OK, &table::table(def, &[o], None, None, None)),
-        As::PartialMetadata => value_response(StatusCode::OK, &table::partial(&o)),
+        As::PartialMetadata => json_response(StatusCode::OK, partial::object_json(&o)),
+        As::PartialMetadataList => partial::object_not_acceptable(def).response(),
         As::Object => object_response(StatusCode::OK, &o),
     }
 }

@@ -24,6 +24,7 @@ mod control;
 mod discovery;
 mod http;
 mod openapi;
+mod partial;
 mod request;
 mod resources;
 mod selector;

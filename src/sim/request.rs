@@ -15,12 +15,73 @@ use super::App;
 /// Query parameters (the last value of a repeated key wins).
 pub type Params = HashMap<String, String>;
 
-/// What the client asked for in `Accept`.
+/// What the client asked for in `Accept` ([`negotiate`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum As {
     Object,
     Table,
+    /// `as=PartialObjectMetadata`: an object, or each object of a watch.
     PartialMetadata,
+    /// `as=PartialObjectMetadataList`: a list.
+    PartialMetadataList,
+}
+
+/// kube-apiserver's serializers, as its 406 lists them.
+const SERVED_MEDIA_TYPES: &str =
+    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/// The representation `Accept` asks for, negotiated as kube-apiserver's
+/// `NegotiateMediaTypeOptions` does: the first clause (in the header's order; q-values are
+/// not weighed) whose media type the server has and whose conversion the endpoint allows
+/// wins. A conversion (`as`, `g`, `v`) must be `Table` (JSON or YAML) of `meta.k8s.io`
+/// `v1` or `v1beta1`, or `PartialObjectMetadata[List]` of `meta.k8s.io/v1` (the real server
+/// serves `v1beta1` too; the simulator does not). Every served clause is answered in JSON,
+/// the simulator's one encoding (client-go's metadata client asks for protobuf first).
+/// An empty header is plain JSON; a header no clause of which is served gets the real
+/// server's 406.
+pub fn negotiate(accept: &str) -> Result<As, Status> {
+    if accept.trim().is_empty() {
+        return Ok(As::Object);
+    }
+    accept.split(',').find_map(clause).ok_or_else(|| {
+        Status::not_acceptable(format!(
+            "only the following media types are accepted: {SERVED_MEDIA_TYPES}"
+        ))
+    })
+}
+
+/// What one `Accept` clause (`type/subtype;k=v;…`) gets, if the server serves it.
+fn clause(c: &str) -> Option<As> {
+    let mut parts = c.split(';').map(str::trim);
+    let media = parts.next()?.to_ascii_lowercase();
+    let (mut kind, mut group, mut version) = (None, None, None);
+    for p in parts {
+        match p.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+            Some(("as", v)) => kind = Some(v),
+            Some(("g", v)) => group = Some(v),
+            Some(("v", v)) => version = Some(v),
+            _ => {}
+        }
+    }
+    let yaml_or_json = matches!(
+        media.as_str(),
+        "application/json" | "application/yaml" | "application/*" | "*/*"
+    );
+    if !yaml_or_json && media != "application/vnd.kubernetes.protobuf" {
+        return None;
+    }
+    if (kind, group, version) == (None, None, None) {
+        return Some(As::Object);
+    }
+    if group != Some("meta.k8s.io") {
+        return None;
+    }
+    match (kind?, version?) {
+        ("Table", "v1" | "v1beta1") if yaml_or_json => Some(As::Table),
+        ("PartialObjectMetadata", "v1") => Some(As::PartialMetadata),
+        ("PartialObjectMetadataList", "v1") => Some(As::PartialMetadataList),
+        _ => None,
+    }
 }
 
 /// A resource path, resolved.
@@ -107,6 +168,57 @@ pub async fn wait_for_rv(app: &App, rv: u64, wait: Duration) -> u64 {
         tokio::select! {
             r = rx.changed() => if r.is_err() { return cur },
             _ = tokio::time::sleep_until(deadline) => return app.cluster.read().rev(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_is_negotiated_as_kube_apiserver_does() {
+        let ok = |a: &str| negotiate(a).unwrap_or_else(|s| panic!("{a}: {:?}", s.message));
+        assert_eq!(ok(""), As::Object);
+        assert_eq!(ok("application/json, */*"), As::Object);
+        assert_eq!(ok("application/vnd.kubernetes.protobuf"), As::Object);
+        // kubectl get's.
+        assert_eq!(
+            ok("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"),
+            As::Table
+        );
+        // client-go's metadata client, and kwatch's (its JSON alternatives).
+        assert_eq!(
+            ok("application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"),
+            As::PartialMetadataList
+        );
+        assert_eq!(
+            ok("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"),
+            As::PartialMetadata
+        );
+        // A conversion the server does not have falls through to the next clause…
+        assert_eq!(
+            ok("application/json;as=Widget;g=meta.k8s.io;v=v1,application/json"),
+            As::Object
+        );
+        assert_eq!(
+            ok("application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json"),
+            As::Object
+        );
+        // …and with none left, 406 with the real server's words.
+        for bad in [
+            "application/json;as=Widget;g=meta.k8s.io;v=v1",
+            "application/json;as=PartialObjectMetadata;g=example.com;v=v1",
+            "application/json;as=PartialObjectMetadata",
+            "application/json;g=meta.k8s.io;v=v1",
+            "text/html",
+        ] {
+            let s = negotiate(bad).unwrap_err();
+            assert_eq!((s.code, s.reason), (406, Some("NotAcceptable")), "{bad}");
+            assert_eq!(
+                s.message.as_deref(),
+                Some("only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf")
+            );
         }
     }
 }

@@ -193,6 +193,13 @@ impl Status {
         .with_details(Map::new())
     }
 
+    /// 406 NotAcceptable, without details: the `Accept` header named nothing the endpoint
+    /// serves (kube-apiserver's `errNotAcceptable`), or a conversion that does not fit the
+    /// answer (a PartialObjectMetadata of a list, …).
+    pub fn not_acceptable(message: impl Into<String>) -> Status {
+        Status::failure(406, message, Some("NotAcceptable"))
+    }
+
     /// 415 on a PATCH with an unsupported content type.
     pub fn unsupported_media_type() -> Status {
         Status::failure(

@@ -816,7 +816,8 @@ fn validate_name(def: &ResourceDef, name: &str) -> Result<(), Status> {
     ))
 }
 
-const META_ORDER: &[&str] = &[
+/// ObjectMeta's fields in Go's order (how kube-apiserver encodes typed metadata).
+pub const META_ORDER: &[&str] = &[
     "name",
     "generateName",
     "namespace",

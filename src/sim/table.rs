@@ -1,10 +1,10 @@
-//! Server-side printing: `Table` (what kubectl asks for with `Accept: …;as=Table;…`) and
-//! `PartialObjectMetadata(List)`.
+//! Server-side printing: `Table` (what kubectl asks for with `Accept: …;as=Table;…`).
 //!
 //! Pods and widgets match the real server's columns (widgets from the CRD's
 //! additionalPrinterColumns, with typed cells); the other kinds get the columns of their
 //! built-in printers in a simplified form (for kinds the simulator serves only so that
-//! clients can watch them: their first columns, without the corner cases). Row objects are full `PartialObjectMetadata`.
+//! clients can watch them: their first columns, without the corner cases). Row objects are
+//! full `PartialObjectMetadata` ([`super::partial`]).
 
 use std::sync::Arc;
 
@@ -560,12 +560,6 @@ fn endpointslice_columns() -> Vec<Column> {
     ]
 }
 
-/// `PartialObjectMetadata` of an object.
-pub fn partial(o: &Obj) -> Value {
-    let v = o.value();
-    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": v["metadata"]})
-}
-
 fn list_meta(rv: Option<u64>, token: Option<&str>, remaining: Option<u64>) -> Value {
     let mut m = Map::new();
     if let Some(rv) = rv {
@@ -578,21 +572,6 @@ fn list_meta(rv: Option<u64>, token: Option<&str>, remaining: Option<u64>) -> Va
         m.insert("remainingItemCount".into(), json!(r));
     }
     Value::Object(m)
-}
-
-/// `PartialObjectMetadataList` of a list page.
-pub fn partial_list(
-    items: &[Arc<Obj>],
-    rv: u64,
-    token: Option<&str>,
-    remaining: Option<u64>,
-) -> Value {
-    json!({
-        "kind": "PartialObjectMetadataList",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": list_meta(Some(rv), token, remaining),
-        "items": items.iter().map(|o| partial(o)).collect::<Vec<_>>(),
-    })
 }
 
 /// A `Table` of `items`. `rv` is the list's revision (`None` for a single object: the
@@ -625,7 +604,7 @@ pub fn table(
             let cells: Vec<Value> = cols.iter().map(|c| (c.cell)(&v)).collect();
             json!({
                 "cells": cells,
-                "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": v["metadata"]},
+                "object": super::partial::from_value(&v),
             })
         })
         .collect();

@@ -11,6 +11,9 @@
 //!   old content and the new resourceVersion.
 //! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
 //!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
+//! - `Accept: …;as=Table` or `;as=PartialObjectMetadata`: each object as a one-row Table
+//!   ([`super::table`]) or as PartialObjectMetadata ([`super::partial`]), bookmarks too in
+//!   the latter case.
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
 //!   come from [`super::control::Faults`]; a change the skip-event fault marked
 //!   ([`super::storage::Change::skipped`]) is sent by no watch.
@@ -32,7 +35,7 @@ use super::request::{not_supported, parse_rv, wait_for_rv, As, Filter, Params, T
 use super::resources::{ResourceDef, RESOURCES};
 use super::status::{go_json, Cause, Status};
 use super::storage::{event_line, Change, EventKind, ListQuery, Obj};
-use super::{table, App};
+use super::{partial, table, App};
 
 type Chunk = Result<Bytes, std::io::Error>;
 
@@ -178,10 +181,14 @@ fn initial_end_annotations(blueprint: String) -> serde_json::Value {
 }
 
 /// A BOOKMARK at `rv`, its keys in the real server's order (custom resources go through
-/// unstructured JSON: sorted keys, no creationTimestamp).
-fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool) -> Bytes {
+/// unstructured JSON: sorted keys, no creationTimestamp); under `as=PartialObjectMetadata`
+/// a PartialObjectMetadata, whatever the resource.
+fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> Bytes {
     let mut meta = serde_json::Map::new();
-    let obj = if def.custom {
+    let obj = if matches!(render, As::PartialMetadata | As::PartialMetadataList) {
+        let annotations = initial_end.then(|| initial_end_annotations(partial::BLUEPRINT.into()));
+        partial::bookmark(rv, annotations)
+    } else if def.custom {
         if initial_end {
             let blueprint = format!(
                 "{{\"apiVersion\":\"{}\",\"items\":null,\"kind\":\"{}\",\"metadata\":{{}}}}\n",
@@ -257,7 +264,7 @@ fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Byt
                 None,
             )),
         ),
-        As::PartialMetadata => event_line(kind, &go_json(&table::partial(o))),
+        As::PartialMetadata | As::PartialMetadataList => event_line(kind, &partial::object_json(o)),
     }
 }
 
@@ -390,7 +397,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             _ = sleep_until(clock.due()), if spec.bookmarks => {
                 clock.fired(Instant::now());
                 // Only when caught up: a future start revision gets no bookmarks.
-                if pos <= app.cluster.read().rev() && !send(&tx, bookmark(def, pos, false)).await {
+                if pos <= app.cluster.read().rev() && !send(&tx, bookmark(def, pos, false, spec.render)).await {
                     return;
                 }
             }
@@ -435,7 +442,9 @@ async fn send_initial_events(
         }
     }
     if spec.bookmarks {
-        batch.buf.extend_from_slice(&bookmark(def, rev, true));
+        batch
+            .buf
+            .extend_from_slice(&bookmark(def, rev, true, spec.render));
     }
     batch.finish().await.then_some(rev)
 }
@@ -521,17 +530,43 @@ mod tests {
     fn bookmarks_have_the_reference_shape() {
         let cm = &RESOURCES[super::super::resources::CONFIGMAPS];
         assert_eq!(
-            &bookmark(cm, 262, false)[..],
+            &bookmark(cm, 262, false, As::Object)[..],
             b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"262\",\"creationTimestamp\":null}}}\n"
         );
         assert_eq!(
-            &bookmark(cm, 261, true)[..],
+            &bookmark(cm, 261, true, As::Object)[..],
             &b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"261\",\"creationTimestamp\":null,\"annotations\":{\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/initial-events-list-blueprint\":\"eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\"}}}}\n"[..]
         );
         let wd = &RESOURCES[super::super::resources::WIDGETS];
         assert_eq!(
-            &bookmark(wd, 297, false)[..],
+            &bookmark(wd, 297, false, As::Object)[..],
             b"{\"type\":\"BOOKMARK\",\"object\":{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"resourceVersion\":\"297\"}}}\n"
+        );
+    }
+
+    /// Under `as=PartialObjectMetadata` every resource's bookmark is a PartialObjectMetadata,
+    /// the initial-events-end one describing an empty PartialObjectMetadataList.
+    #[test]
+    fn metadata_bookmarks_are_partial_object_metadata() {
+        let wd = &RESOURCES[super::super::resources::WIDGETS];
+        assert_eq!(
+            &bookmark(wd, 297, false, As::PartialMetadata)[..],
+            b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"297\",\"creationTimestamp\":null}}}\n"
+        );
+        let line = bookmark(wd, 298, true, As::PartialMetadata);
+        let ev: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        let a = &ev["object"]["metadata"]["annotations"];
+        assert_eq!(a["k8s.io/initial-events-end"], "true");
+        let blueprint = base64::engine::general_purpose::STANDARD
+            .decode(
+                a["kubernetes.io/initial-events-list-blueprint"]
+                    .as_str()
+                    .unwrap(),
+            )
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(blueprint).unwrap(),
+            "{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{},\"items\":null}\n"
         );
     }
 }
