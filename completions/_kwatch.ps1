@@ -78,6 +78,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')
             [CompletionResult]::new('--legacy-sync', '--legacy-sync', [CompletionResultType]::ParameterName, 'DeltaFIFO only: relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced); refused with a RealFIFO')
+            [CompletionResult]::new('--metadata-only', '--metadata-only', [CompletionResultType]::ParameterName, 'List and watch metadata only, as client-go''s metadata informer does: objects are PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the table shows NAME and AGE (with -L and --show-labels)')
             [CompletionResult]::new('--until-synced', '--until-synced', [CompletionResultType]::ParameterName, 'Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if --timeout comes first')
             [CompletionResult]::new('--watch-only', '--watch-only', [CompletionResultType]::ParameterName, 'Do not print the initial list''s deltas')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -75,6 +75,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'
             cand --legacy-sync 'DeltaFIFO only: relists emit Sync instead of Replaced (client-go without EmitDeltaTypeReplaced); refused with a RealFIFO'
+            cand --metadata-only 'List and watch metadata only, as client-go''s metadata informer does: objects are PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the table shows NAME and AGE (with -L and --show-labels)'
             cand --until-synced 'Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if --timeout comes first'
             cand --watch-only 'Do not print the initial list''s deltas'
             cand -h 'Print help (see more with ''--help'')'
