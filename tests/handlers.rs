@@ -111,10 +111,35 @@ fn the_initial_list_an_update_and_a_delete_reach_the_handler_as_client_go_calls_
 /// tombstone an OnDelete of a DeletedFinalStateUnknown.
 #[test]
 fn a_410_relist_updates_the_changed_object_and_deletes_the_vanished_one_as_a_tombstone() {
+    relist_in_the_gap(&[]);
+}
+
+/// The same calls from client-go 0.36's atomic FIFO, whose relist is one `ReplacedAll`
+/// delta (`processReplacedAllInfo`: the OnDelete first, then the listed objects' calls).
+#[test]
+fn an_atomic_relist_makes_the_same_calls_its_tombstone_first() {
+    let recs = relist_in_the_gap(&["--client-go", "0.36"]);
+    let relist = recs
+        .iter()
+        .rposition(|r| r["type"] == "List")
+        .expect("a relist");
+    let after: Vec<(String, String)> = calls(&recs[relist..]);
+    assert_eq!(
+        after.first(),
+        Some(&("OnDelete".to_owned(), "default/gone".to_owned())),
+        "{after:?}"
+    );
+}
+
+/// A watch under `--view handlers` (and `extra`) misses a change, a deletion and a
+/// creation before a 410 relist; asserts the relist's calls and replays them. The records.
+fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
     let sim = SimProcess::start(&[]);
     let record = sim.dir().join("handlers.jsonl");
     let record_arg = record.to_str().expect("utf-8 path");
-    let mut kw = watching_configmaps(&sim, &["--view", "handlers", "--record", record_arg]);
+    let mut args = vec!["--view", "handlers", "--record", record_arg];
+    args.extend_from_slice(extra);
+    let mut kw = watching_configmaps(&sim, &args);
     let before = kubectl_f(
         &sim,
         "create",
@@ -214,6 +239,7 @@ fn a_410_relist_updates_the_changed_object_and_deletes_the_vanished_one_as_a_tom
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(back, recs);
+    recs
 }
 
 /// `kwatch replay ARGS…`'s stdout lines; it must succeed.
