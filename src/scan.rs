@@ -186,23 +186,61 @@ fn member_key(b: &[u8], i: usize) -> Result<(usize, usize, usize), Scan> {
     }
 }
 
+/// The containers open around the value being scanned, innermost last.
+struct Nesting {
+    /// Bit `d % 64` of `stack[d / 64]`: whether nesting level `d` is an object.
+    stack: [u64; MAX_DEPTH / 64],
+    depth: usize,
+}
+
+impl Nesting {
+    /// Opens a container; `false` past [`MAX_DEPTH`].
+    #[inline(always)]
+    fn open(&mut self, object: bool) -> bool {
+        if self.depth == MAX_DEPTH {
+            return false;
+        }
+        let bit = 1u64 << (self.depth % 64);
+        if object {
+            self.stack[self.depth / 64] |= bit;
+        } else {
+            self.stack[self.depth / 64] &= !bit;
+        }
+        self.depth += 1;
+        true
+    }
+
+    /// Whether the innermost open container is an object. Some container is open.
+    #[inline(always)]
+    fn in_object(&self) -> bool {
+        let d = self.depth - 1;
+        self.stack[d / 64] & (1u64 << (d % 64)) != 0
+    }
+}
+
+/// A string, number, `true`, `false` or `null` starting with `c` at `b[i]`.
+#[inline(always)]
+fn scalar(b: &[u8], i: usize, c: u8) -> Scan {
+    match c {
+        b'"' => string(b, i + 1),
+        b't' => ident(b, i, b"true"),
+        b'f' => ident(b, i, b"false"),
+        b'n' => ident(b, i, b"null"),
+        b'-' | b'0'..=b'9' => number(b, i),
+        _ => Scan::Refused,
+    }
+}
+
 /// A JSON object starts at `b[i]` (`{`): where it ends, if it is valid.
 pub fn scan_object(b: &[u8], i: usize) -> Scan {
     if b.get(i) != Some(&b'{') {
         return Scan::Refused;
     }
-    // Bit `d % 64` of `stack[d / 64]`: whether nesting level `d` is an object.
-    let mut stack = [0u64; MAX_DEPTH / 64];
-    let mut depth = 0usize;
+    let mut open = Nesting {
+        stack: [0; MAX_DEPTH / 64],
+        depth: 0,
+    };
     let mut i = i;
-    macro_rules! step {
-        ($e:expr) => {
-            match $e {
-                Scan::End(j) => j,
-                other => return other,
-            }
-        };
-    }
     // Reads `"key" :` at `b[i]` (after whitespace); leaves `i` at the value.
     macro_rules! key {
         () => {{
@@ -217,51 +255,41 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
         let Some(&c) = b.get(i) else {
             return Scan::Eof;
         };
-        match c {
-            b'"' => i = step!(string(b, i + 1)),
-            b'{' | b'[' => {
-                if depth == MAX_DEPTH {
-                    return Scan::Refused;
+        if c == b'{' || c == b'[' {
+            let object = c == b'{';
+            if !open.open(object) {
+                return Scan::Refused;
+            }
+            i = skip_ws(b, i + 1);
+            match b.get(i) {
+                None => return Scan::Eof,
+                Some(b'}') if object => {
+                    open.depth -= 1;
+                    i += 1;
                 }
-                let object = c == b'{';
-                let bit = 1u64 << (depth % 64);
-                if object {
-                    stack[depth / 64] |= bit;
-                } else {
-                    stack[depth / 64] &= !bit;
+                Some(b']') if !object => {
+                    open.depth -= 1;
+                    i += 1;
                 }
-                depth += 1;
-                i = skip_ws(b, i + 1);
-                match b.get(i) {
-                    None => return Scan::Eof,
-                    Some(b'}') if object => {
-                        depth -= 1;
-                        i += 1;
+                Some(_) => {
+                    if object {
+                        key!();
                     }
-                    Some(b']') if !object => {
-                        depth -= 1;
-                        i += 1;
-                    }
-                    Some(_) => {
-                        if object {
-                            key!();
-                        }
-                        continue 'value;
-                    }
+                    continue 'value;
                 }
             }
-            b't' => i = step!(ident(b, i, b"true")),
-            b'f' => i = step!(ident(b, i, b"false")),
-            b'n' => i = step!(ident(b, i, b"null")),
-            b'-' | b'0'..=b'9' => i = step!(number(b, i)),
-            _ => return Scan::Refused,
+        } else {
+            i = match scalar(b, i, c) {
+                Scan::End(j) => j,
+                other => return other,
+            };
         }
         // After a value: a comma, or the end of one or more containers.
         loop {
-            if depth == 0 {
+            if open.depth == 0 {
                 return Scan::End(i);
             }
-            let object = stack[(depth - 1) / 64] & (1u64 << ((depth - 1) % 64)) != 0;
+            let object = open.in_object();
             i = skip_ws(b, i);
             match b.get(i) {
                 None => return Scan::Eof,
@@ -273,11 +301,11 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
                     continue 'value;
                 }
                 Some(b'}') if object => {
-                    depth -= 1;
+                    open.depth -= 1;
                     i += 1;
                 }
                 Some(b']') if !object => {
-                    depth -= 1;
+                    open.depth -= 1;
                     i += 1;
                 }
                 Some(_) => return Scan::Refused,

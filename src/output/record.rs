@@ -498,7 +498,9 @@ impl<'a> Line<'a> {
         w.write_all(&scratch[..scratch.len() - 1])?;
         for (name, o) in objects {
             if let Some(o) = o {
-                write!(w, ",\"{name}\":")?;
+                w.write_all(b",\"")?;
+                w.write_all(name.as_bytes())?;
+                w.write_all(b"\":")?;
                 w.write_all(o.as_bytes())?;
             }
         }
