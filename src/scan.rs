@@ -218,6 +218,16 @@ impl Nesting {
     }
 }
 
+/// The byte that closes an object (`object`) or an array.
+#[inline(always)]
+fn closing(object: bool) -> u8 {
+    if object {
+        b'}'
+    } else {
+        b']'
+    }
+}
+
 /// A string, number, `true`, `false` or `null` starting with `c` at `b[i]`.
 #[inline(always)]
 fn scalar(b: &[u8], i: usize, c: u8) -> Scan {
@@ -263,11 +273,7 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
             i = skip_ws(b, i + 1);
             match b.get(i) {
                 None => return Scan::Eof,
-                Some(b'}') if object => {
-                    open.depth -= 1;
-                    i += 1;
-                }
-                Some(b']') if !object => {
+                Some(&end) if end == closing(object) => {
                     open.depth -= 1;
                     i += 1;
                 }
@@ -300,11 +306,7 @@ pub fn scan_object(b: &[u8], i: usize) -> Scan {
                     }
                     continue 'value;
                 }
-                Some(b'}') if object => {
-                    open.depth -= 1;
-                    i += 1;
-                }
-                Some(b']') if !object => {
+                Some(&end) if end == closing(object) => {
                     open.depth -= 1;
                     i += 1;
                 }
