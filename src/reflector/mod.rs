@@ -3,8 +3,8 @@
 //! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
 //! restart happened.
 //!
-//! The rules (see docs/client-go-semantics.md, and client-go `tools/cache/reflector.go`,
-//! `tools/pager/pager.go`):
+//! The rules (see docs/client-go-fidelity.md, "Reflector", with their client-go lines, and
+//! client-go `tools/cache/reflector.go`, `tools/pager/pager.go`):
 //! - list RV: "0" first, then the last synced RV, "" after a 410 / too-large-RV list error;
 //! - paging off (limit 0) for a specific RV other than "0", unless a page size was given
 //!   or an RV="0" list once came back paginated; an expired continue token on page ≥ 2
