@@ -194,12 +194,10 @@ enum State {
     },
     /// Open a watch from the last synced resourceVersion.
     OpenWatch,
-    /// A watch is open: apply its events until it ends. `timeout_seconds`: what it asked
-    /// for, when this state opened it (not a streaming list's watch).
+    /// A watch is open: apply its events until it ends.
     Watching {
         stream: WatchStream,
         started: Instant,
-        timeout_seconds: Option<u32>,
     },
     /// Wait the next backoff step, then do `then`.
     BackOff { cause: String, then: Box<State> },
@@ -290,11 +288,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 retry_limit,
             } => self.list(reason, retry_limit).await,
             State::OpenWatch => self.open_watch().await,
-            State::Watching {
-                stream,
-                started,
-                timeout_seconds,
-            } => self.watching(stream, started, timeout_seconds).await,
+            State::Watching { stream, started } => self.watching(stream, started).await,
             State::BackOff { cause, then } => {
                 let delay = self.backoff.step();
                 self.store.notice(ReflectorEvent::Backoff { delay, cause });
@@ -565,7 +559,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         Ok(State::Watching {
             stream,
             started: Instant::now(),
-            timeout_seconds: None,
         })
     }
 
@@ -586,7 +579,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             Ok(stream) => Ok(State::Watching {
                 stream,
                 started: Instant::now(),
-                timeout_seconds: Some(timeout_seconds),
             }),
             Err(e) => {
                 let cause = format!("watch: {e}");
@@ -609,12 +601,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         &mut self,
         mut stream: WatchStream,
         start: Instant,
-        timeout_seconds: Option<u32>,
     ) -> Result<State, SourceError> {
-        let from = self.last_sync_rv.clone();
         let mut events = 0u64;
         let mut closed = "closed by the server".to_owned();
-        let mut connection_lost = false;
         let failed = loop {
             let Some(item) = stream.next().await else {
                 break None;
@@ -651,7 +640,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
                     // A connection cut mid-stream ends the watch like a server close.
                     closed = format!("connection lost: {m}");
-                    connection_lost = true;
                     break None;
                 }
                 Err(e) => {
@@ -667,32 +655,17 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             self.last_sync_rv = rv;
             events += 1;
         };
+        // client-go `watch`/`handleAnyWatch`: only a watch shorter than a second that
+        // delivered nothing is an error; any other end without an error (the server's
+        // timeout, with or without bookmarks) watches again from the last RV, no relist.
         let failed = failed.or_else(|| {
-            if very_short(start, events) {
-                return Some((
+            very_short(start, events).then(|| {
+                (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
                     None,
-                ));
-            }
-            // A server that does not know `from` (restored from an older backup) answers
-            // the watch with nothing at all until its timeout, where any other server
-            // sends bookmarks. Unlike client-go, which would re-watch at `from` forever,
-            // relist: the list at `from` then fails with "too large resource version" and
-            // falls back to "".
-            let silent_to_timeout = timeout_seconds
-                .is_some_and(|t| start.elapsed() >= Duration::from_secs(u64::from(t)).mul_f64(0.9));
-            (events == 0 && self.cfg.bookmarks && !connection_lost && silent_to_timeout).then(
-                || {
-                    (
-                        format!(
-                            "no event and no bookmark from rv={from} until the watch timed \
-                             out: the server may not know that resourceVersion"
-                        ),
-                        None,
-                    )
-                },
-            )
+                )
+            })
         });
         let (reason, error) = match &failed {
             Some((cause, _)) => (cause.clone(), true),

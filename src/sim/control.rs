@@ -11,6 +11,7 @@
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
+//! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
@@ -51,6 +52,8 @@ pub struct Faults {
     fail: Mutex<Option<Failure>>,
     stall_until: Mutex<Option<Instant>>,
     short_watches: AtomicU64,
+    /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
+    no_bookmarks: AtomicBool,
     /// The next N list requests that carry a continue token get 410 Expired.
     expire_continue: AtomicU64,
     malformed_next: AtomicBool,
@@ -77,6 +80,7 @@ impl Faults {
             fail: Mutex::new(None),
             stall_until: Mutex::new(None),
             short_watches: AtomicU64::new(0),
+            no_bookmarks: AtomicBool::new(false),
             expire_continue: AtomicU64::new(0),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
@@ -159,6 +163,11 @@ impl Faults {
 
     pub fn stall(&self, d: Duration) {
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + d);
+    }
+
+    /// Whether watches send their periodic and pre-timeout bookmarks (`POST /_sim/bookmarks`).
+    pub fn bookmarks_enabled(&self) -> bool {
+        !self.no_bookmarks.load(Ordering::SeqCst)
     }
 
     /// Consumes one pending short watch, if any.
@@ -306,6 +315,7 @@ fn help() -> Value {
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
         "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
         "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
@@ -342,6 +352,11 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
         app.faults.stall(Duration::from_secs_f64(secs));
         ok(json!({}))
+    }),
+    ("bookmarks", POST, |app, body| {
+        let on = body["enabled"].as_bool().unwrap_or(true);
+        app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
+        ok(json!({"enabled": on}))
     }),
     ("short-watches", POST, |app, body| {
         app.faults.add_short_watches(num(body, "count", 1));
