@@ -4,7 +4,10 @@
 //! reflector starts failing and one when it works again — never one per retry, so a
 //! server that is down for an hour does not flood stderr.
 //!
-//! Before a resource's first sync nothing is reported here: errors there end the run.
+//! Before a resource's first sync, every wait before trying again (a backoff, a request
+//! retry) gets its line as it happens, in the table's words: a failure that goes on must
+//! not leave a script's user in silence until a sync that may never come (issue 19 item
+//! 4). Errors that will not fix themselves end the run there.
 //!
 //! A `--check-consistency` check that found a difference is reported too, one line per
 //! such check: the user asked for it, and these formats show no other record.
@@ -54,6 +57,12 @@ impl Health {
             Body::Synced => {
                 state.synced = true;
                 return None;
+            }
+            Body::Event(e @ (ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_)))
+                if !state.synced =>
+            {
+                let text = super::table::event_text(&shown_name(rec), e)?;
+                return Some(sanitize(&format!("~ {text}")).into_owned());
             }
             _ if !state.synced => return None,
             Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.clone()),
@@ -178,7 +187,7 @@ mod tests {
         };
         let mut lines = Vec::new();
         let steps = [
-            Body::Event(&backoff), // before the sync: the run's business, not ours
+            Body::Event(&backoff), // before the sync: shown as it happens
             delta(true),
             Body::Synced,
             Body::Event(&ended), // a clean close is no failure
@@ -209,6 +218,7 @@ mod tests {
         assert_eq!(
             lines,
             [
+                "~ backoff pods in prod 800ms: watch: 429 Too Many Requests",
                 "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",
                 "~ watch pods in prod recovered after 3 retries in 3.0s",
                 "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",

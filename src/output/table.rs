@@ -10,7 +10,8 @@
 //!
 //! The `~` lines of the loading phase (before anything synced or any row was shown) are
 //! held too and come out with the initial list: a run that fails before its first sync
-//! prints its one error line and nothing else on stderr.
+//! prints its one error line and nothing else on stderr. A backoff or retry while loading
+//! is shown at once, with the lines held before it.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -413,7 +414,12 @@ fn release_note(rec: &Record<'_>) -> String {
     }
 }
 
-fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+/// A backoff or a request retry: the reflector waits before trying again.
+fn is_wait(e: &ReflectorEvent) -> bool {
+    matches!(e, ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_))
+}
+
+pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List {
             resource_version,
@@ -540,6 +546,13 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         };
         match &rec.body {
             Body::Event(e) => match event_text(name, e) {
+                // A wait before trying again is shown at once, with the loading lines
+                // before it: a failure that goes on must not wait for a sync that may
+                // never come (issue 19 item 4).
+                Some(t) if self.held_rows == 0 && is_wait(e) => {
+                    self.held.push(Held::Note(t + &release_note(rec)));
+                    self.release()
+                }
                 Some(t) => self.note(t + &release_note(rec)),
                 None => Ok(()),
             },

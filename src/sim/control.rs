@@ -9,7 +9,7 @@
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any) | the next N API requests (with `always`, every one until `clear`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
@@ -36,6 +36,9 @@ use tokio::sync::watch;
 
 use super::status::{value_response, Status};
 use super::App;
+
+/// `Failure::remaining` of a failure that never runs out (`"always":true`).
+const ALWAYS: u64 = u64::MAX;
 
 #[derive(Debug, Clone)]
 struct Failure {
@@ -113,7 +116,9 @@ impl Faults {
         if !hits(&f.verb, verb) || !hits(&f.resource, resource) {
             return None;
         }
-        f.remaining -= 1;
+        if f.remaining != ALWAYS {
+            f.remaining -= 1;
+        }
         let (code, retry) = (f.code, f.retry_after);
         if f.remaining == 0 {
             *g = None;
@@ -313,7 +318,7 @@ fn help() -> Value {
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
-        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always: every matching request until clear",
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
@@ -455,9 +460,13 @@ fn fail(app: &App, body: &Value) -> Response {
         return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
     }
     let text = |k: &str| body[k].as_str().map(str::to_string);
+    let count = match body["always"].as_bool() {
+        Some(true) => ALWAYS,
+        _ => num(body, "count", 1),
+    };
     app.faults.set_failure_for(
         code as u16,
-        num(body, "count", 1),
+        count,
         num(body, "retryAfter", 1),
         text("verb"),
         text("resource"),
@@ -568,6 +577,18 @@ mod tests {
                 .map(|s| s.code),
             Some(500)
         );
+    }
+
+    #[test]
+    fn a_failure_always_never_runs_out() {
+        let f = Faults::new(0.0, false);
+        f.set_failure_for(500, ALWAYS, 0, Some("list".into()), None);
+        for _ in 0..1000 {
+            assert!(f.take_failure(Some("list"), Some("pods"), 0).is_some());
+        }
+        assert!(f.take_failure(Some("watch"), Some("pods"), 0).is_none());
+        f.clear();
+        assert!(f.take_failure(Some("list"), Some("pods"), 0).is_none());
     }
 
     #[test]
