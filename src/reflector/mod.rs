@@ -323,7 +323,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// | streaming list or list, before the first sync | will not fix itself (but 422 on a streaming list) | end |
     /// | streaming list | 429, refused | back off, streaming list again |
     /// | streaming list | 410, too-large RV | streaming list again at once, at RV "" |
-    /// | streaming list | 422 | LIST (from now on, with `auto`) |
+    /// | streaming list | another 4xx answer (422, 401, 403, 404, …) | LIST (from now on, with `auto`) |
     /// | streaming list | anything else | LIST this once |
     /// | list at a specific RV | 410, too-large RV | LIST again at once, at RV "" |
     /// | list | anything else | back off, relist |
@@ -361,7 +361,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 }
             }
             At::StreamingList => {
-                if self.cfg.watch_list == WatchListMode::Auto && rejection {
+                // `auto` falls back for good when the server answered the streaming list
+                // with a 4xx (422: no streaming lists; 401/403/404: no better for a LIST):
+                // README's "falls back to LIST for good". client-go (reflector.go
+                // `ListAndWatchWithContext`) tries `watchList` again at every relist and
+                // logs each fallback at V(4) only; kwatch would print it every time.
+                if self.cfg.watch_list == WatchListMode::Auto && e.is_some_and(is_answered_4xx) {
                     self.use_watch_list = false;
                 }
                 self.store
@@ -475,7 +480,18 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     retry_limit: Some(limit),
                 });
             }
-            Err(e) => return self.after_error(At::List, Some(&e), e.to_string(), &reason),
+            Err(e) => {
+                let cause = match e.api().map(|s| s.code) {
+                    // A LIST of a collection is never 404 for a missing object (nor for a
+                    // missing namespace: that list is empty): the type itself is not served.
+                    Some(404) => format!(
+                        "the server does not serve this resource type (any more: was its \
+                         CRD deleted? `kubectl api-resources` lists what it serves): {e}"
+                    ),
+                    _ => e.to_string(),
+                };
+                return self.after_error(At::List, Some(&e), cause, &reason);
+            }
         };
         if rv == "0" && listed.paginated {
             self.paginated_result = true;
@@ -693,6 +709,11 @@ fn very_short(start: Instant, events: u64) -> bool {
 /// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.
 fn is_rejection(e: &SourceError) -> bool {
     e.api().is_some_and(|s| s.code == 422)
+}
+
+/// The server answered with a 4xx that a LIST would get as well (not 408, 410, 429).
+fn is_answered_4xx(e: &SourceError) -> bool {
+    e.api().is_some() && e.will_not_fix_itself()
 }
 
 /// client-go `isWatchErrorRetriable`: back off and open the watch again, no relist.

@@ -828,6 +828,47 @@ async fn watch_list_rejected_falls_back_to_list_and_auto_remembers() {
     );
 }
 
+/// Issue 19 item 6: after a sync, the resource type goes away (its CRD deleted): the
+/// streaming list's 404 makes `auto` fall back to LIST for good, said once, and the LIST's
+/// 404 is called what it is.
+#[tokio::test(start_paused = true)]
+async fn a_resource_type_gone_falls_back_to_list_for_good_and_is_named() {
+    let gone = || status(404, "", "404 page not found");
+    let steps = vec![
+        Step::Watch(Ok(vec![
+            bookmark("10", true),
+            Item::Sleep(Duration::from_secs(2)),
+        ])),
+        Step::Watch(Err(gone())),
+        Step::Watch(Err(gone())),
+        Step::List(Err(gone())),
+        Step::List(Err(gone())),
+        Step::List(Err(gone())),
+    ];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::Auto,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 60).await;
+    let streaming: Vec<bool> = calls
+        .iter()
+        .map(|c| matches!(c, Call::Watch(w) if w.send_initial_events))
+        .collect();
+    assert_eq!(
+        streaming,
+        // The last LIST waits: the script has run out.
+        [true, false, true, false, false, false, false],
+        "{calls:?}"
+    );
+    let fallbacks = log.iter().filter(|l| l.starts_with("Fallback")).count();
+    assert_eq!(fallbacks, 1, "{log:#?}");
+    let not_served = backoffs(&log)
+        .iter()
+        .filter(|b| b.contains("the server does not serve this resource type"))
+        .count();
+    assert_eq!(not_served, 3, "{log:#?}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn watch_list_expired_retries_at_empty_rv() {
     let steps = vec![

@@ -383,6 +383,10 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             Caught::Ended => return,
         }
+        // A deleted CRD's watches end (cleanly) once its objects' deletions are sent.
+        if !app.cluster.read().served(spec.res) {
+            return;
+        }
         tokio::select! {
             biased;
             _ = tx.closed() => return,
