@@ -57,6 +57,8 @@ pub struct TablePrinter<W: Write> {
     /// A resource has synced or a row has been shown: from now on `~` lines are held
     /// only to keep their place among held rows.
     live: bool,
+    /// A failure repeated: its `~` lines are counted, not each printed.
+    repeats: super::health::Repeats,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
@@ -91,6 +93,7 @@ impl<W: Write> TablePrinter<W> {
             held_rows: 0,
             held_since: None,
             live: false,
+            repeats: Default::default(),
         }
     }
 
@@ -545,17 +548,19 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
             None => rec.resource.name.clone(),
         };
         match &rec.body {
-            Body::Event(e) => match event_text(name, e) {
-                // A wait before trying again is shown at once, with the loading lines
-                // before it: a failure that goes on must not wait for a sync that may
-                // never come (issue 19 item 4).
-                Some(t) if self.held_rows == 0 && is_wait(e) => {
-                    self.held.push(Held::Note(t + &release_note(rec)));
-                    self.release()
+            Body::Event(e) => {
+                match event_text(name, e).and_then(|t| self.repeats.filter(name, rec, t)) {
+                    // A wait before trying again is shown at once, with the loading lines
+                    // before it: a failure that goes on must not wait for a sync that may
+                    // never come (issue 19 item 4).
+                    Some(t) if self.held_rows == 0 && is_wait(e) => {
+                        self.held.push(Held::Note(t + &release_note(rec)));
+                        self.release()
+                    }
+                    Some(t) => self.note(t + &release_note(rec)),
+                    None => Ok(()),
                 }
-                Some(t) => self.note(t + &release_note(rec)),
-                None => Ok(()),
-            },
+            }
             Body::Synced => {
                 self.release()?;
                 self.write_note(&format!("synced {name}{}", release_note(rec)))
