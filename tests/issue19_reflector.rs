@@ -220,3 +220,134 @@ fn backoffs_before_the_sync_appear_while_kwatch_runs() {
         assert!(kw.lines().is_empty(), "{format}: {:?}", kw.lines());
     }
 }
+
+/// Item 5: a user who may list but not watch. Each relist prints the list again (the
+/// informer's Replaced deltas, kept), but no relist is called the watch's recovery, and
+/// the watch's repeated failures are shown with their count.
+#[test]
+fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
+    let sim = SimProcess::start(&[]);
+    let kw = Running::watch(
+        &sim,
+        &[
+            "pods",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--watch-list",
+            "off",
+            "--as",
+            "system:serviceaccount:default:lister",
+        ],
+    );
+    let started = Instant::now();
+    let err = loop {
+        let err = kw.stderr();
+        if err.contains("failed again, 2 times in a row") {
+            break err;
+        }
+        assert!(
+            started.elapsed() < LIMIT,
+            "no repeated watch failure shown: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let names = kw.lines();
+    assert!(!names.is_empty(), "{err}");
+    let first = names[0].clone();
+    assert!(
+        names.iter().filter(|n| **n == first).count() >= 2,
+        "the relist printed the list again: {names:?}"
+    );
+    let failing: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("~ watch pods failing, retrying: watch: 403"))
+        .collect();
+    assert_eq!(failing.len(), 1, "{err}");
+    let again = err
+        .lines()
+        .find(|l| l.starts_with("~ watch pods failed again, 2 times in a row: watch: 403"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(again.ends_with("; the list works: relisted once"), "{err}");
+    assert!(!err.contains("recovered"), "{err}");
+}
+
+/// Item 6: the CRD of a watched custom resource is deleted. kwatch shows the objects'
+/// deletions, says once that the type is no longer served (discovery agrees), keeps
+/// running and retrying quietly with backoff (kubectl `get -w` users expect a watch to
+/// outlive a server's hiccup; a CRD may come back), and falls back from streaming lists
+/// to LIST for good.
+#[test]
+fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
+    let sim = SimProcess::start(&[]);
+    let common = ["widgets", "-n", "default", "--watch-list", "auto"];
+    let mut records = Running::watch(&sim, &[&common[..], &["-o", "json"]].concat());
+    let table = Running::watch(&sim, &common);
+    records.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    std::thread::sleep(Duration::from_millis(1500));
+    let deleted_at = requests(&sim, "/").len();
+    sim.kubectl_ok(&["delete", "crd", "widgets.example.com"]);
+    // Backoffs of about 0.8, 1.6, 3.2, 6.4 s: four LISTs answered 404 by about 12 s.
+    let recs = records.wait_for(LIMIT, "four backoffs after the deletion", |v| {
+        of_type(v, "Backoff").len() >= 4
+    });
+    assert!(!recs.is_empty());
+    let deleted: Vec<&Value> = of_type(&recs, "Deleted");
+    assert_eq!(deleted.len(), 2, "w1 and w2 deleted: {recs:#?}");
+    let not_served = of_type(&recs, "Backoff")
+        .into_iter()
+        .filter(|b| {
+            b["cause"]
+                .as_str()
+                .is_some_and(|c| c.contains("the server does not serve this resource type"))
+        })
+        .count();
+    assert!(not_served >= 3, "{recs:#?}");
+    assert!(of_type(&recs, "WatchListFallback").len() <= 1, "{recs:#?}");
+
+    // The server's log: after the deletion, one streaming list at most; LISTs after it.
+    let since: Vec<(String, u64)> = requests(&sim, "/")
+        .split_off(deleted_at)
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("/apis/example.com/v1/namespaces/default/widgets"))
+        .collect();
+    let streaming: Vec<_> = since
+        .iter()
+        .filter(|(p, _)| p.contains("sendInitialEvents=true"))
+        .collect();
+    assert!(streaming.len() <= 2, "one per kwatch at most: {since:#?}");
+    assert!(
+        since.iter().filter(|(p, _)| !is_watch(p)).count() >= 4,
+        "{since:#?}"
+    );
+    assert!(since.iter().all(|(_, status)| *status == 404), "{since:#?}");
+    // Discovery agrees: kubectl no longer finds the type.
+    let out = sim.kubectl(&["api-resources", "--api-group", "example.com", "-o", "name"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).trim().is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // The table says it once (and counts the repeats), and kwatch is still running.
+    let err = table.stderr();
+    assert!(!err.is_empty());
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("~ backoff widgets") && l.contains("does not serve"))
+        .collect();
+    assert_eq!(
+        said.iter()
+            .filter(|l| !l.contains("times in a row"))
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        said.iter().any(|l| l.ends_with("(2 times in a row)")),
+        "{err}"
+    );
+    assert!(!err.contains("error:"), "{err}");
+    let _ = records.interrupt(Duration::from_secs(10));
+}
