@@ -56,6 +56,9 @@ pub(crate) struct Sink {
     pub progress_shown: bool,
     /// What the reflectors did last while loading, for the progress line.
     pub progress_note: String,
+    /// The last failure a reflector reported (`resource: cause`), for the line that ends
+    /// a run whose `--timeout` came before every resource synced.
+    pub last_error: Option<String>,
     /// Nothing more is printed once set.
     pub finished: bool,
 }
@@ -76,6 +79,7 @@ impl Sink {
             skipped: 0,
             progress_shown: false,
             progress_note: String::new(),
+            last_error: None,
             finished: false,
         }
     }
@@ -87,9 +91,28 @@ impl Sink {
                 ReflectorEvent::List { .. } => {
                     self.progress_note = format!("listing {}", rec.resource.name)
                 }
+                // A streaming list has no pages.
+                ReflectorEvent::Listed {
+                    items,
+                    streaming: true,
+                    ..
+                } => self.progress_note = format!("listed {}: {items} streamed", rec.resource.name),
                 ReflectorEvent::Listed { items, pages, .. } => {
+                    let s = if *pages == 1 { "" } else { "s" };
                     self.progress_note =
-                        format!("listed {}: {items} in {pages} pages", rec.resource.name)
+                        format!("listed {}: {items} in {pages} page{s}", rec.resource.name)
+                }
+                ReflectorEvent::Backoff { cause, .. } => {
+                    self.last_error = Some(format!("{}: {cause}", rec.resource.name))
+                }
+                ReflectorEvent::Retry(r) => {
+                    let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+                    self.last_error = Some(format!(
+                        "{}: {}: {code}{}",
+                        rec.resource.name,
+                        r.verb.as_str(),
+                        r.reason
+                    ))
                 }
                 _ => {}
             }
@@ -109,6 +132,19 @@ impl Sink {
             r.flush()?;
         }
         self.printer.flush()
+    }
+
+    /// The one line for a `--timeout` of `after` that came before every resource of
+    /// `targets` synced: how many did, and the last error, if any.
+    pub fn timed_out_before_sync(&self, after: std::time::Duration, targets: usize) -> String {
+        let mut line = format!(
+            "error: timed out after {after:?} waiting for the initial list ({} of {targets} synced)",
+            self.synced
+        );
+        if let Some(e) = &self.last_error {
+            line.push_str(&format!("; the last error, retried with backoff: {e}"));
+        }
+        line
     }
 
     /// Every resource has synced or been left out.

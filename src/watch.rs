@@ -148,7 +148,14 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
-    finish(&shared, &queues, outcome)
+    // Without --until, only --until-synced times out: say why it never synced.
+    let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
+    let outcome = finish(&shared, &queues, outcome);
+    if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
+        let line = shared.lock().timed_out_before_sync(after, shared.targets);
+        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+    }
+    outcome
 }
 
 /// Every cluster's targets, resolved before anything is printed (a bad context or

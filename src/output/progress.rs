@@ -9,9 +9,11 @@ pub const CLEAR: &str = "\r\x1b[K";
 
 /// What the progress line says.
 pub struct Line<'a> {
-    /// What the reflectors did last (`listing pods`, `listed pods: 500 in 1 pages`).
+    /// What the reflectors did last (`listing pods`, `listed pods: 500 in 1 page`,
+    /// `listed pods: 10001 streamed`).
     pub note: &'a str,
     pub items: u64,
+    /// Pages of LISTs; streaming lists have none (0: no pages are mentioned).
     pub pages: u64,
     pub popped: u64,
     pub synced: usize,
@@ -21,12 +23,16 @@ pub struct Line<'a> {
 
 impl fmt::Display for Line<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pages = match self.pages {
+            0 => String::new(),
+            1 => " in 1 page".to_owned(),
+            n => format!(" in {n} pages"),
+        };
         write!(
             f,
-            "loading: {}; {} objects in {} pages received, {} popped, {}/{} synced, {:.1}s",
+            "loading: {}; {} objects{pages} received, {} popped, {}/{} synced, {:.1}s",
             self.note,
             self.items,
-            self.pages,
             self.popped,
             self.synced,
             self.targets,
@@ -53,6 +59,24 @@ mod tests {
         assert_eq!(
             l.to_string(),
             "loading: listing pods; 10500 objects in 21 pages received, 0 popped, 0/1 synced, 1.0s"
+        );
+    }
+
+    /// Issue 19 item 11: a streaming list has no pages to speak of.
+    #[test]
+    fn a_streaming_list_speaks_of_objects_not_pages() {
+        let l = Line {
+            note: "listed pods: 10001 streamed",
+            items: 10001,
+            pages: 0,
+            popped: 0,
+            synced: 0,
+            targets: 1,
+            elapsed: Duration::from_millis(1040),
+        };
+        assert_eq!(
+            l.to_string(),
+            "loading: listed pods: 10001 streamed; 10001 objects received, 0 popped, 0/1 synced, 1.0s"
         );
     }
 }

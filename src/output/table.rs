@@ -10,7 +10,8 @@
 //!
 //! The `~` lines of the loading phase (before anything synced or any row was shown) are
 //! held too and come out with the initial list: a run that fails before its first sync
-//! prints its one error line and nothing else on stderr.
+//! prints its one error line and nothing else on stderr. A backoff or retry while loading
+//! is shown at once, with the lines held before it.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -56,6 +57,8 @@ pub struct TablePrinter<W: Write> {
     /// A resource has synced or a row has been shown: from now on `~` lines are held
     /// only to keep their place among held rows.
     live: bool,
+    /// A failure repeated: its `~` lines are counted, not each printed.
+    repeats: super::health::Repeats,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
@@ -90,6 +93,7 @@ impl<W: Write> TablePrinter<W> {
             held_rows: 0,
             held_since: None,
             live: false,
+            repeats: Default::default(),
         }
     }
 
@@ -413,7 +417,12 @@ fn release_note(rec: &Record<'_>) -> String {
     }
 }
 
-fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+/// A backoff or a request retry: the reflector waits before trying again.
+fn is_wait(e: &ReflectorEvent) -> bool {
+    matches!(e, ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_))
+}
+
+pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List {
             resource_version,
@@ -539,10 +548,19 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
             None => rec.resource.name.clone(),
         };
         match &rec.body {
-            Body::Event(e) => match event_text(name, e) {
-                Some(t) => self.note(t + &release_note(rec)),
-                None => Ok(()),
-            },
+            Body::Event(e) => {
+                match event_text(name, e).and_then(|t| self.repeats.filter(name, rec, t)) {
+                    // A wait before trying again is shown at once, with the loading lines
+                    // before it: a failure that goes on must not wait for a sync that may
+                    // never come (issue 19 item 4).
+                    Some(t) if self.held_rows == 0 && is_wait(e) => {
+                        self.held.push(Held::Note(t + &release_note(rec)));
+                        self.release()
+                    }
+                    Some(t) => self.note(t + &release_note(rec)),
+                    None => Ok(()),
+                }
+            }
             Body::Synced => {
                 self.release()?;
                 self.write_note(&format!("synced {name}{}", release_note(rec)))

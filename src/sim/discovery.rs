@@ -114,6 +114,33 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
         app.discovery.requests.fetch_add(1, Ordering::Relaxed);
     }
     let aggregated = app.discovery.aggregated && wants_aggregated(headers);
+    // Groups whose CRDs were deleted are left out; their paths are not discovery's.
+    let gone = app.cluster.read().unserved_groups();
+    if gone.iter().any(|g| {
+        path.strip_prefix("/apis/")
+            .is_some_and(|p| p.split('/').next() == Some(g))
+    }) {
+        return None;
+    }
+    if !gone.is_empty() && path == "/apis" {
+        let (body, list) = if aggregated {
+            (AGG_APIS, "items")
+        } else {
+            (APIS, "groups")
+        };
+        let mut doc: Value = serde_json::from_str(body).ok()?;
+        if let Some(groups) = doc[list].as_array_mut() {
+            groups.retain(|g| {
+                let name = g["name"].as_str().or(g["metadata"]["name"].as_str());
+                !name.is_some_and(|n| gone.contains(&n))
+            });
+        }
+        return Some(if aggregated {
+            aggregated_response(&doc.to_string())
+        } else {
+            value_response(StatusCode::OK, &doc)
+        });
+    }
     Some(match path {
         "/version" => {
             // The real server indents /version and adds no trailing newline.

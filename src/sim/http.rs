@@ -65,7 +65,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return plain_404(),
     };
-    if !resources::known_group_version(group, version) {
+    // A custom resource whose CRD was deleted is not served: `404 page not found`.
+    if !resources::known_group_version(group, version)
+        || !app.cluster.read().group_version_served(group, version)
+    {
         return plain_404();
     }
     let Some(target) = resolve(group, version, rest) else {

@@ -10,7 +10,8 @@
 //! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
 //!   old content and the new resourceVersion.
 //! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
-//!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
+//!   `timeoutSeconds`, carrying the revision up to which every change has been considered
+//!   (none while `POST /_sim/bookmarks {"enabled":false}` holds).
 //! - `Accept: …;as=Table` or `;as=PartialObjectMetadata`: each object as a one-row Table
 //!   ([`super::table`]) or as PartialObjectMetadata ([`super::partial`]), bookmarks too in
 //!   the latter case.
@@ -382,6 +383,10 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             Caught::Ended => return,
         }
+        // A deleted CRD's watches end (cleanly) once its objects' deletions are sent.
+        if !app.cluster.read().served(spec.res) {
+            return;
+        }
         tokio::select! {
             biased;
             _ = tx.closed() => return,
@@ -397,7 +402,8 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             _ = sleep_until(clock.due()), if spec.bookmarks => {
                 clock.fired(Instant::now());
                 // Only when caught up: a future start revision gets no bookmarks.
-                if pos <= app.cluster.read().rev() && !send(&tx, bookmark(def, pos, false, spec.render)).await {
+                let due = app.faults.bookmarks_enabled() && pos <= app.cluster.read().rev();
+                if due && !send(&tx, bookmark(def, pos, false, spec.render)).await {
                     return;
                 }
             }
