@@ -288,8 +288,7 @@ impl WatchArgs {
                     .to_owned(),
             );
         }
-        let r = &self.reflector;
-        crate::release::Informer::choose(r.client_go, r.fifo, r.legacy_sync)?;
+        self.reflector.informer_flags().check()?;
         Ok(())
     }
 }
@@ -437,6 +436,18 @@ pub struct ReflectorArgs {
     pub metadata_only: bool,
 }
 
+impl ReflectorArgs {
+    /// The flags that choose the informer.
+    pub fn informer_flags(&self) -> crate::release::InformerFlags {
+        crate::release::InformerFlags {
+            client_go: self.client_go,
+            fifo: self.fifo,
+            legacy_sync: self.legacy_sync,
+            watch_list: self.watch_list,
+        }
+    }
+}
+
 /// When to stop (for scripts).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Stopping")]
@@ -558,6 +569,21 @@ pub struct SimArgs {
     /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
     #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
     pub cert_shape: crate::sim::CertShape,
+
+    /// The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`)
+    /// [default: the captured kube-apiserver's, 1.32]; taken as given, to try what a
+    /// client makes of odd versions.
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_server_version)]
+    pub server_version: Option<(String, String)>,
+}
+
+/// `--server-version`: MAJOR.MINOR, split at the first dot.
+#[cfg(feature = "sim")]
+fn parse_server_version(s: &str) -> Result<(String, String), String> {
+    match s.split_once('.') {
+        Some((major, minor)) => Ok((major.to_owned(), minor.to_owned())),
+        None => Err(format!("expected MAJOR.MINOR, e.g. 1.35, not {s:?}")),
+    }
 }
 
 /// `kwatch sim` in a kwatch built without the simulator: whatever follows is taken (so

@@ -16,7 +16,7 @@ use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, 
 use crate::output;
 use crate::output::diff::DiffMode;
 use crate::reflector::ReflectorConfig;
-use crate::release::Informer;
+use crate::release::InformerFlags;
 use crate::until::Condition;
 
 /// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
@@ -50,8 +50,9 @@ pub struct Config {
     pub reflector: ReflectorConfig,
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
-    /// `--client-go`'s release and the queue (`--fifo`).
-    pub informer: Informer,
+    /// `--client-go`, `--fifo`, `--legacy-sync`, `--watch-list`: each cluster's informer
+    /// once its server's release is known (`watch.rs`); `reflector.watch_list` is set then.
+    pub informer: InformerFlags,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
@@ -338,6 +339,7 @@ pub fn sim_options(a: crate::cli::SimArgs) -> crate::sim::SimOptions {
         pod_size: a.pod_size,
         legacy_discovery: a.legacy_discovery,
         cert_shape: a.cert_shape,
+        server_version: a.server_version,
     }
 }
 
@@ -433,10 +435,10 @@ impl Config {
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
         let r = &args.reflector;
+        let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
-        let informer =
-            Informer::choose(r.client_go, r.fifo, r.legacy_sync).map_err(|e| anyhow::anyhow!(e))?;
-        let reflector = reflector_config(r, &informer);
+        informer.check().map_err(|e| anyhow::anyhow!(e))?;
+        let reflector = reflector_config(r);
         Ok(Config {
             clusters,
             resources,
@@ -512,9 +514,9 @@ impl Cluster {
     }
 }
 
-/// The reflector's settings from its flags and the informer's release (see
-/// [`Informer::watch_list`] for streaming lists).
-fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
+/// The reflector's settings from its flags; `watch_list` is each cluster's (see
+/// [`crate::release::Informer::watch_list`]).
+fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
     ReflectorConfig {
         page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
         page_size_explicit: r.page_size.is_some(),
@@ -523,7 +525,6 @@ fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
         min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
             .unwrap_or(u32::MAX)
             .max(1),
-        watch_list: informer.watch_list(r.watch_list, r.page_size.is_some()),
         ..ReflectorConfig::default()
     }
 }
