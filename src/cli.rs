@@ -385,22 +385,22 @@ pub struct ReflectorArgs {
     pub no_bookmarks: bool,
 
     /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
-    /// EmitDeltaTypeReplaced); refused with a RealFIFO.
+    /// EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with an
+    /// explicit RealFIFO.
     #[arg(long)]
     pub legacy_sync: bool,
 
     /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
     /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
-    /// with --client-go, that release's RealFIFO) [default: delta, or the --client-go
+    /// the release's RealFIFO, 0.33's if the server's release has none) [default: the
     /// release's].
     #[arg(long, value_enum, value_name = "KIND")]
     pub fifo: Option<FifoKind>,
 
     /// Get the initial state from a streaming list (watch with sendInitialEvents,
     /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
-    /// tries it at every (re)list; auto, and a --client-go release's default, mean off when
-    /// --page-size is given [default: auto, or the --client-go release's: off through 0.34,
-    /// on from 0.35].
+    /// tries it at every (re)list; auto, and the release's default, mean off when
+    /// --page-size is given [default: the release's: off through 0.34, on from 0.35].
     #[arg(long, value_enum, value_name = "WHEN")]
     pub watch_list: Option<WatchListMode>,
 
@@ -417,7 +417,9 @@ pub struct ReflectorArgs {
     /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
     /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
     /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
-    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults.
+    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults [default: the
+    /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
+    /// 0.32 if it cannot be read)].
     #[arg(long, value_name = "VERSION", value_parser = crate::release::Release::parse)]
     pub client_go: Option<crate::release::Release>,
 

@@ -176,9 +176,10 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
             w if w.is::<crate::exit::Worded>() => w,
             other => other.context(format!("cannot watch at {url}")),
         })?;
-        // Asked only when --client-go does not name the release.
+        // Asked only when --client-go does not name the release (which then wins over
+        // any server's).
         let server = match cfg.informer.client_go {
-            Some(_) => Release::FALLBACK,
+            Some(r) => r,
             None => tokio::select! {
                 r = server_release(&client, cfg.request_timeout, &url, context) => r?,
                 _ = tokio::signal::ctrl_c() => return Ok(None),
@@ -218,19 +219,22 @@ async fn server_release(
         }
         Err(e) => Err(e.to_string()),
     };
-    let release = info.and_then(|i| {
-        Release::for_server(&i.major, &i.minor).ok_or_else(|| {
-            format!(
-                "major {:?}, minor {:?} is not a Kubernetes 1.x version",
-                i.major, i.minor
-            )
-        })
-    });
-    match release {
-        Ok(r) => {
-            tracing::info!("the server at {url} is Kubernetes 1.x: watching as client-go {r}");
+    let release = info.and_then(|i| match Release::for_server(&i.major, &i.minor) {
+        Some(r) => {
+            tracing::info!(
+                "the server at {url} is Kubernetes {}.{}: client-go {r}'s informer",
+                i.major,
+                i.minor
+            );
             Ok(r)
         }
+        None => Err(format!(
+            "major {:?}, minor {:?} is not a Kubernetes 1.x version",
+            i.major, i.minor
+        )),
+    });
+    match release {
+        Ok(r) => Ok(r),
         Err(why) => {
             let fallback = Release::FALLBACK;
             let mut line = format!(
