@@ -269,7 +269,10 @@ fn effective_cluster(
 }
 
 /// The user entry `--user` or the context names, with the credential and impersonation
-/// flags applied (see [`effective_kubeconfig`]).
+/// flags applied (see [`effective_kubeconfig`]). Impersonating groups, a UID or user
+/// extras without a user is refused as clientcmd's `validateAuthInfo` refuses it
+/// (`tools/clientcmd/validation.go`), in its words: the server would answer each request
+/// with a 500.
 fn effective_user(
     kc: &Kubeconfig,
     ctx: Option<&kube::config::Context>,
@@ -316,6 +319,26 @@ fn effective_user(
     }
     if let Some(uid) = &a.impersonate_uid {
         user.impersonate_uid = Some(uid.clone());
+    }
+    let as_user = user.impersonate.as_deref().is_some_and(|u| !u.is_empty());
+    let as_more = user
+        .impersonate_groups
+        .as_ref()
+        .is_some_and(|g| !g.is_empty())
+        || user
+            .impersonate_uid
+            .as_deref()
+            .is_some_and(|u| !u.is_empty())
+        || user
+            .impersonate_user_extra
+            .as_ref()
+            .is_some_and(|e| !e.is_empty());
+    if as_more && !as_user {
+        let name = user_name.as_deref().unwrap_or_default();
+        return Err(anyhow::Error::new(crate::exit::Usage(format!(
+            "requesting uid, groups or user-extra for {name} without impersonating a user: \
+             add --as USER"
+        ))));
     }
     Ok(user)
 }
@@ -704,6 +727,28 @@ contexts:
         let stop = Stop::from(cli.watch.stop);
         assert_eq!((stop.max_events, stop.timeout), (None, None));
         assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
+    }
+
+    #[test]
+    fn impersonating_groups_or_a_uid_needs_a_user_as_clientcmd_says() {
+        for flags in [&["--as-group", "g"][..], &["--as-uid", "7"]] {
+            let e = effective(flags, None).unwrap_err();
+            assert!(e.is::<crate::exit::Usage>(), "{flags:?}: {e}");
+            assert!(
+                e.to_string().starts_with(
+                    "requesting uid, groups or user-extra for alice without impersonating a user"
+                ),
+                "{flags:?}: {e}"
+            );
+        }
+        assert!(effective(&["--as", "u", "--as-group", "g"], None).is_ok());
+        // The kubeconfig's own impersonation counts as clientcmd merges it.
+        let mut kc = Kubeconfig::from_yaml(KC).unwrap();
+        if let Some(u) = kc.auth_infos[0].auth_info.as_mut() {
+            u.impersonate = Some("u".into());
+        }
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
+        assert!(effective_kubeconfig(&kc, None, &cli.watch.cluster).is_ok());
     }
 
     #[cfg(feature = "sim")]
