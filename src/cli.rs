@@ -275,6 +275,14 @@ impl WatchArgs {
         }
         if let Some(n) = &self.name {
             crate::target::validate_name(n)?;
+            // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
+            // specified").
+            if self.selector.is_some() || self.field_selector.is_some() {
+                return Err(format!(
+                    "name cannot be provided when a selector is specified: drop {n:?}, or \
+                     select it with --field-selector metadata.name={n}"
+                ));
+            }
         }
         self.output.check()?;
         // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
@@ -282,9 +290,13 @@ impl WatchArgs {
         if let Some(ns) = namespace {
             crate::target::validate_namespace(ns)?;
         }
-        if self.all_namespaces && namespace.is_some() {
+        // client-go's `transport.TLSConfigFor`.
+        let c = &self.cluster;
+        if c.insecure_skip_tls_verify && c.certificate_authority.is_some() {
             return Err(
-                "--namespace and --all-namespaces name different scopes: give one of them"
+                "specifying a root certificates file with the insecure flag is not \
+                        allowed: give --certificate-authority or --insecure-skip-tls-verify, \
+                        not both"
                     .to_owned(),
             );
         }
@@ -454,11 +466,11 @@ impl ReflectorArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Stopping")]
 pub struct StopArgs {
-    /// Exit 0 after printing this many deltas.
+    /// Exit 0 after printing this many deltas (0 = no limit).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
 
-    /// Exit 0 after this long, e.g. 30s.
+    /// Exit 0 after this long, e.g. 30s (0 = no limit).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 
@@ -704,7 +716,9 @@ mod tests {
         assert!(!watch(&["pods"]).unwrap().all_namespaces);
         let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
         assert_eq!(w.namespace.as_deref(), Some("x"));
-        assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
+        // -A wins over -n, as in kubectl.
+        let w = watch(&["pods", "-A", "-n", "x"]).unwrap();
+        assert!(w.all_namespaces);
         assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
     }
 

@@ -82,10 +82,11 @@ pub struct Stop {
 }
 
 impl From<StopArgs> for Stop {
+    /// `--max-events 0` and `--timeout 0` are no limit, as `--request-timeout 0` is.
     fn from(a: StopArgs) -> Stop {
         Stop {
-            max_events: a.max_events,
-            timeout: a.timeout,
+            max_events: a.max_events.filter(|n| *n > 0),
+            timeout: a.timeout.filter(|t| !t.is_zero()),
             until_synced: a.until_synced,
             watch_only: a.watch_only,
             until: a.until,
@@ -191,6 +192,7 @@ pub fn effective_kubeconfig(
         None => None,
     };
     let cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    check_tls(&cluster)?;
     let user = effective_user(kc, ctx.as_ref(), a)?;
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
@@ -266,6 +268,29 @@ fn effective_cluster(
         });
     }
     Ok(cluster)
+}
+
+/// client-go's check of the TLS settings (`transport.TLSConfigFor`): a CA (file or data)
+/// and `insecure-skip-tls-verify` together are refused, whether both come from the
+/// kubeconfig or both from the flags (one flag given clears the other setting of the
+/// kubeconfig: see [`effective_kubeconfig`]).
+fn check_tls(cluster: &kube::config::Cluster) -> Result<()> {
+    let has_ca = cluster
+        .certificate_authority
+        .as_deref()
+        .is_some_and(|c| !c.is_empty())
+        || cluster
+            .certificate_authority_data
+            .as_deref()
+            .is_some_and(|c| !c.is_empty());
+    if has_ca && cluster.insecure_skip_tls_verify == Some(true) {
+        anyhow::bail!(
+            "specifying a root certificates file with the insecure flag is not allowed: the \
+             kubeconfig's cluster has a CA and insecure-skip-tls-verify; remove one, or \
+             override both with --certificate-authority or --insecure-skip-tls-verify"
+        );
+    }
+    Ok(())
 }
 
 /// The user entry `--user` or the context names, with the credential and impersonation
@@ -420,15 +445,23 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        let contexts: Vec<Option<String>> = match &args.cluster.context {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(|c| Some(c.to_owned()))
-                .collect(),
-            None => vec![None],
-        };
+        // A context named twice is watched once, where it first appears.
+        let mut contexts: Vec<Option<String>> = Vec::new();
+        match &args.cluster.context {
+            Some(list) => {
+                for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
+                        contexts.push(Some(c.to_owned()));
+                    }
+                }
+            }
+            None => contexts.push(None),
+        }
+        // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
+        // is ignored even if specified with --namespace").
+        if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
+            tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
+        }
         let mut clusters = Vec::new();
         for context in contexts {
             let cluster =
@@ -730,6 +763,21 @@ contexts:
     }
 
     #[test]
+    fn zero_max_events_and_timeout_are_no_limit() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "--max-events",
+            "0",
+            "--timeout",
+            "0",
+        ])
+        .unwrap();
+        let stop = Stop::from(cli.watch.stop);
+        assert_eq!((stop.max_events, stop.timeout), (None, None));
+    }
+
+    #[test]
     fn impersonating_groups_or_a_uid_needs_a_user_as_clientcmd_says() {
         for flags in [&["--as-group", "g"][..], &["--as-uid", "7"]] {
             let e = effective(flags, None).unwrap_err();
@@ -749,6 +797,30 @@ contexts:
         }
         let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
         assert!(effective_kubeconfig(&kc, None, &cli.watch.cluster).is_ok());
+    }
+
+    #[test]
+    fn a_ca_with_insecure_in_the_kubeconfig_is_refused_unless_a_flag_replaces_them() {
+        let kc = Kubeconfig::from_yaml(&KC.replace(
+            "    tls-server-name: one.internal",
+            "    tls-server-name: one.internal\n    insecure-skip-tls-verify: true",
+        ))
+        .unwrap();
+        let with = |flags: &[&str]| {
+            let mut argv = vec!["kwatch", "pods"];
+            argv.extend_from_slice(flags);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            effective_kubeconfig(&kc, None, &cli.watch.cluster)
+        };
+        let e = with(&[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "specifying a root certificates file with the insecure flag is not allowed"
+            ),
+            "{e}"
+        );
+        assert!(with(&["--insecure-skip-tls-verify"]).is_ok());
+        assert!(with(&["--certificate-authority", "/ca.pem"]).is_ok());
     }
 
     #[cfg(feature = "sim")]

@@ -110,13 +110,6 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         }),
     });
     let until = cfg.stop.until.is_some();
-    if shared.max_events == Some(0) {
-        return Ok(if until {
-            Outcome::NotMet
-        } else {
-            Outcome::Done
-        });
-    }
     let mut tasks = JoinSet::new();
     let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
     drop(tx);

@@ -1,4 +1,4 @@
-//! Issue 19, items 2 and 4 (the local half): the default informer is the client-go
+//! Issue 19, items 2, 4 (the local half) and 8: the default informer is the client-go
 //! release of the server's Kubernetes (`/version`), and kubectl's argument rules — what
 //! kubectl refuses (in its words) and what it reads otherwise.
 
@@ -255,6 +255,15 @@ fn each_context_gets_its_own_servers_release() {
     assert!(streamed(&new));
 }
 
+/// A kwatch that must stop at the command line: `--server` points at a port nothing
+/// listens on, so any request would end otherwise.
+fn refused(args: &[&str]) -> Finished {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = command(dir.path());
+    cmd.args(args).args(["--server", "https://127.0.0.1:1"]);
+    Running::spawn(cmd).finish(LIMIT)
+}
+
 /// Exit 2 (usage), exactly one line `error: <kubectl's words>…`, nothing on stdout.
 fn usage_error(out: &Finished, words: &str, what: &str) {
     assert_eq!(out.code(), Some(2), "{what}: {out:?}");
@@ -265,6 +274,77 @@ fn usage_error(out: &Finished, words: &str, what: &str) {
         lines[0].starts_with(&format!("error: {words}")),
         "{what}: {:?}",
         lines[0]
+    );
+}
+
+/// Item 8: a NAME with a selector is refused as kubectl refuses it, before any request.
+#[test]
+fn a_name_with_a_selector_is_refused_in_kubectls_words() {
+    for args in [
+        &["pods", "web", "-l", "app=web"][..],
+        &["pods", "web", "--field-selector", "status.phase=Running"],
+        &["pod/web", "--selector", "app=web"],
+    ] {
+        usage_error(
+            &refused(args),
+            "name cannot be provided when a selector is specified",
+            &format!("{args:?}"),
+        );
+    }
+}
+
+/// Item 8: `--insecure-skip-tls-verify` with `--certificate-authority` is refused in
+/// client-go's words; a kubeconfig CA with the flag is cleared by it, as kubectl does,
+/// and a kubeconfig that has both is refused (exit 1: the kubeconfig is wrong).
+#[test]
+fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
+    let words = "specifying a root certificates file with the insecure flag is not allowed";
+    usage_error(
+        &refused(&[
+            "pods",
+            "--insecure-skip-tls-verify",
+            "--certificate-authority",
+            "/etc/hostname",
+        ]),
+        words,
+        "both flags",
+    );
+
+    let sim = SimProcess::start(&[]);
+    // The sim's kubeconfig has certificate-authority-data: the flag replaces it.
+    let out = run(
+        &sim,
+        &[
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--until-synced",
+            "--insecure-skip-tls-verify",
+        ],
+        LIMIT,
+    );
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+
+    let text = std::fs::read_to_string(&sim.kubeconfig).expect("kubeconfig");
+    let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
+    kc["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = true.into();
+    let both = sim.dir().join("insecure-and-ca.kubeconfig");
+    std::fs::write(&both, serde_yaml::to_string(&kc).expect("YAML")).expect("write");
+    let mut cmd = command(sim.dir());
+    cmd.arg("--kubeconfig")
+        .arg(&both)
+        .args(["configmaps", "-n", "default", "--until-synced"]);
+    let out = Running::spawn(cmd).finish(LIMIT);
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with(&format!("error: {words}")),
+        "{lines:?}"
     );
 }
 
@@ -294,4 +374,77 @@ fn impersonating_groups_without_a_user_is_refused_before_connecting() {
         // The log leaves out the control API's own requests.
         assert_eq!(requests(&sim).len(), before, "{extra:?}: no request");
     }
+}
+
+/// Item 8: `--timeout 0` and `--max-events 0` are no limit, as `--request-timeout 0` is.
+#[test]
+fn zero_timeout_and_zero_max_events_are_no_limit() {
+    let sim = SimProcess::start(&[]);
+    for extra in [
+        &["--timeout", "0"][..],
+        &["--max-events", "0"],
+        &[
+            "--timeout",
+            "0s",
+            "--max-events",
+            "0",
+            "--request-timeout",
+            "0",
+        ],
+    ] {
+        let recs = synced(&sim, extra);
+        assert_eq!(of_type(&recs, "Synced").len(), 1, "{extra:?}: {recs:#?}");
+        assert_eq!(
+            recs.iter().filter(|r| is_delta(r)).count(),
+            2,
+            "{extra:?}: both configmaps: {recs:#?}"
+        );
+    }
+}
+
+/// Item 8: `-A -n ns` watches all namespaces, as kubectl lets `-A` win.
+#[test]
+fn all_namespaces_wins_over_a_namespace() {
+    let sim = SimProcess::start(&[]);
+    let args = [
+        "configmaps",
+        "-A",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--until-synced",
+    ];
+    let out = run(&sim, &args, LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let recs = out.json();
+    let namespaces: std::collections::BTreeSet<&str> = recs
+        .iter()
+        .filter(|r| is_delta(r))
+        .filter_map(|r| r["namespace"].as_str())
+        .collect();
+    assert!(
+        namespaces.contains("default") && namespaces.len() > 1,
+        "{namespaces:?}"
+    );
+    let list = of_type(&recs, "List");
+    assert!(!list.is_empty(), "{recs:#?}");
+    assert!(
+        requests(&sim)
+            .iter()
+            .any(|p| p.starts_with("/api/v1/configmaps?")),
+        "a cluster-wide list"
+    );
+}
+
+/// Item 8: `--context a,a` watches the cluster once.
+#[test]
+fn a_context_named_twice_is_watched_once() {
+    let sim = SimProcess::start(&[]);
+    let ctx = "kwatch-sim";
+    let recs = synced(&sim, &["--context", &format!("{ctx},{ctx}")]);
+    assert_eq!(of_type(&recs, "Synced").len(), 1, "{recs:#?}");
+    assert_eq!(of_type(&recs, "List").len(), 1, "{recs:#?}");
+    assert_eq!(recs.iter().filter(|r| is_delta(r)).count(), 2, "{recs:#?}");
 }
