@@ -275,6 +275,14 @@ impl WatchArgs {
         }
         if let Some(n) = &self.name {
             crate::target::validate_name(n)?;
+            // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
+            // specified").
+            if self.selector.is_some() || self.field_selector.is_some() {
+                return Err(format!(
+                    "name cannot be provided when a selector is specified: drop {n:?}, or \
+                     select it with --field-selector metadata.name={n}"
+                ));
+            }
         }
         self.output.check()?;
         // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
@@ -282,14 +290,17 @@ impl WatchArgs {
         if let Some(ns) = namespace {
             crate::target::validate_namespace(ns)?;
         }
-        if self.all_namespaces && namespace.is_some() {
+        // client-go's `transport.TLSConfigFor`.
+        let c = &self.cluster;
+        if c.insecure_skip_tls_verify && c.certificate_authority.is_some() {
             return Err(
-                "--namespace and --all-namespaces name different scopes: give one of them"
+                "specifying a root certificates file with the insecure flag is not \
+                        allowed: give --certificate-authority or --insecure-skip-tls-verify, \
+                        not both"
                     .to_owned(),
             );
         }
-        let r = &self.reflector;
-        crate::release::Informer::choose(r.client_go, r.fifo, r.legacy_sync)?;
+        self.reflector.informer_flags().check()?;
         Ok(())
     }
 }
@@ -386,22 +397,22 @@ pub struct ReflectorArgs {
     pub no_bookmarks: bool,
 
     /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
-    /// EmitDeltaTypeReplaced); refused with a RealFIFO.
+    /// EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with an
+    /// explicit RealFIFO.
     #[arg(long)]
     pub legacy_sync: bool,
 
     /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
     /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
-    /// with --client-go, that release's RealFIFO) [default: delta, or the --client-go
+    /// the release's RealFIFO, 0.33's if the server's release has none) [default: the
     /// release's].
     #[arg(long, value_enum, value_name = "KIND")]
     pub fifo: Option<FifoKind>,
 
     /// Get the initial state from a streaming list (watch with sendInitialEvents,
     /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
-    /// tries it at every (re)list; auto, and a --client-go release's default, mean off when
-    /// --page-size is given [default: auto, or the --client-go release's: off through 0.34,
-    /// on from 0.35].
+    /// tries it at every (re)list; auto, and the release's default, mean off when
+    /// --page-size is given [default: the release's: off through 0.34, on from 0.35].
     #[arg(long, value_enum, value_name = "WHEN")]
     pub watch_list: Option<WatchListMode>,
 
@@ -418,7 +429,9 @@ pub struct ReflectorArgs {
     /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
     /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
     /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
-    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults.
+    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults [default: the
+    /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
+    /// 0.32 if it cannot be read)].
     #[arg(long, value_name = "VERSION", value_parser = crate::release::Release::parse)]
     pub client_go: Option<crate::release::Release>,
 
@@ -437,15 +450,27 @@ pub struct ReflectorArgs {
     pub metadata_only: bool,
 }
 
+impl ReflectorArgs {
+    /// The flags that choose the informer.
+    pub fn informer_flags(&self) -> crate::release::InformerFlags {
+        crate::release::InformerFlags {
+            client_go: self.client_go,
+            fifo: self.fifo,
+            legacy_sync: self.legacy_sync,
+            watch_list: self.watch_list,
+        }
+    }
+}
+
 /// When to stop (for scripts).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Stopping")]
 pub struct StopArgs {
-    /// Exit 0 after printing this many deltas.
+    /// Exit 0 after printing this many deltas (0 = no limit).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
 
-    /// Exit 0 after this long, e.g. 30s.
+    /// Exit 0 after this long, e.g. 30s (0 = no limit).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 
@@ -558,6 +583,21 @@ pub struct SimArgs {
     /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
     #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
     pub cert_shape: crate::sim::CertShape,
+
+    /// The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`)
+    /// [default: the captured kube-apiserver's, 1.32]; taken as given, to try what a
+    /// client makes of odd versions.
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_server_version)]
+    pub server_version: Option<(String, String)>,
+}
+
+/// `--server-version`: MAJOR.MINOR, split at the first dot.
+#[cfg(feature = "sim")]
+fn parse_server_version(s: &str) -> Result<(String, String), String> {
+    match s.split_once('.') {
+        Some((major, minor)) => Ok((major.to_owned(), minor.to_owned())),
+        None => Err(format!("expected MAJOR.MINOR, e.g. 1.35, not {s:?}")),
+    }
 }
 
 /// `kwatch sim` in a kwatch built without the simulator: whatever follows is taken (so
@@ -676,7 +716,9 @@ mod tests {
         assert!(!watch(&["pods"]).unwrap().all_namespaces);
         let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
         assert_eq!(w.namespace.as_deref(), Some("x"));
-        assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
+        // -A wins over -n, as in kubectl.
+        let w = watch(&["pods", "-A", "-n", "x"]).unwrap();
+        assert!(w.all_namespaces);
         assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
     }
 

@@ -16,7 +16,7 @@ use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, 
 use crate::output;
 use crate::output::diff::DiffMode;
 use crate::reflector::ReflectorConfig;
-use crate::release::Informer;
+use crate::release::InformerFlags;
 use crate::until::Condition;
 
 /// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
@@ -50,8 +50,9 @@ pub struct Config {
     pub reflector: ReflectorConfig,
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
-    /// `--client-go`'s release and the queue (`--fifo`).
-    pub informer: Informer,
+    /// `--client-go`, `--fifo`, `--legacy-sync`, `--watch-list`: each cluster's informer
+    /// once its server's release is known (`watch.rs`); `reflector.watch_list` is set then.
+    pub informer: InformerFlags,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
@@ -81,10 +82,11 @@ pub struct Stop {
 }
 
 impl From<StopArgs> for Stop {
+    /// `--max-events 0` and `--timeout 0` are no limit, as `--request-timeout 0` is.
     fn from(a: StopArgs) -> Stop {
         Stop {
-            max_events: a.max_events,
-            timeout: a.timeout,
+            max_events: a.max_events.filter(|n| *n > 0),
+            timeout: a.timeout.filter(|t| !t.is_zero()),
             until_synced: a.until_synced,
             watch_only: a.watch_only,
             until: a.until,
@@ -190,6 +192,7 @@ pub fn effective_kubeconfig(
         None => None,
     };
     let cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    check_tls(&cluster)?;
     let user = effective_user(kc, ctx.as_ref(), a)?;
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
@@ -267,8 +270,34 @@ fn effective_cluster(
     Ok(cluster)
 }
 
+/// client-go's check of the TLS settings (`transport.TLSConfigFor`): a CA (file or data)
+/// and `insecure-skip-tls-verify` together are refused, whether both come from the
+/// kubeconfig or both from the flags (one flag given clears the other setting of the
+/// kubeconfig: see [`effective_kubeconfig`]).
+fn check_tls(cluster: &kube::config::Cluster) -> Result<()> {
+    let has_ca = cluster
+        .certificate_authority
+        .as_deref()
+        .is_some_and(|c| !c.is_empty())
+        || cluster
+            .certificate_authority_data
+            .as_deref()
+            .is_some_and(|c| !c.is_empty());
+    if has_ca && cluster.insecure_skip_tls_verify == Some(true) {
+        anyhow::bail!(
+            "specifying a root certificates file with the insecure flag is not allowed: the \
+             kubeconfig's cluster has a CA and insecure-skip-tls-verify; remove one, or \
+             override both with --certificate-authority or --insecure-skip-tls-verify"
+        );
+    }
+    Ok(())
+}
+
 /// The user entry `--user` or the context names, with the credential and impersonation
-/// flags applied (see [`effective_kubeconfig`]).
+/// flags applied (see [`effective_kubeconfig`]). Impersonating groups, a UID or user
+/// extras without a user is refused as clientcmd's `validateAuthInfo` refuses it
+/// (`tools/clientcmd/validation.go`), in its words: the server would answer each request
+/// with a 500.
 fn effective_user(
     kc: &Kubeconfig,
     ctx: Option<&kube::config::Context>,
@@ -316,6 +345,26 @@ fn effective_user(
     if let Some(uid) = &a.impersonate_uid {
         user.impersonate_uid = Some(uid.clone());
     }
+    let as_user = user.impersonate.as_deref().is_some_and(|u| !u.is_empty());
+    let as_more = user
+        .impersonate_groups
+        .as_ref()
+        .is_some_and(|g| !g.is_empty())
+        || user
+            .impersonate_uid
+            .as_deref()
+            .is_some_and(|u| !u.is_empty())
+        || user
+            .impersonate_user_extra
+            .as_ref()
+            .is_some_and(|e| !e.is_empty());
+    if as_more && !as_user {
+        let name = user_name.as_deref().unwrap_or_default();
+        return Err(anyhow::Error::new(crate::exit::Usage(format!(
+            "requesting uid, groups or user-extra for {name} without impersonating a user: \
+             add --as USER"
+        ))));
+    }
     Ok(user)
 }
 
@@ -338,6 +387,7 @@ pub fn sim_options(a: crate::cli::SimArgs) -> crate::sim::SimOptions {
         pod_size: a.pod_size,
         legacy_discovery: a.legacy_discovery,
         cert_shape: a.cert_shape,
+        server_version: a.server_version,
     }
 }
 
@@ -395,15 +445,23 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        let contexts: Vec<Option<String>> = match &args.cluster.context {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(|c| Some(c.to_owned()))
-                .collect(),
-            None => vec![None],
-        };
+        // A context named twice is watched once, where it first appears.
+        let mut contexts: Vec<Option<String>> = Vec::new();
+        match &args.cluster.context {
+            Some(list) => {
+                for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
+                        contexts.push(Some(c.to_owned()));
+                    }
+                }
+            }
+            None => contexts.push(None),
+        }
+        // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
+        // is ignored even if specified with --namespace").
+        if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
+            tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
+        }
         let mut clusters = Vec::new();
         for context in contexts {
             let cluster =
@@ -433,10 +491,10 @@ impl Config {
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
         let r = &args.reflector;
+        let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
-        let informer =
-            Informer::choose(r.client_go, r.fifo, r.legacy_sync).map_err(|e| anyhow::anyhow!(e))?;
-        let reflector = reflector_config(r, &informer);
+        informer.check().map_err(|e| anyhow::anyhow!(e))?;
+        let reflector = reflector_config(r);
         Ok(Config {
             clusters,
             resources,
@@ -512,9 +570,9 @@ impl Cluster {
     }
 }
 
-/// The reflector's settings from its flags and the informer's release (see
-/// [`Informer::watch_list`] for streaming lists).
-fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
+/// The reflector's settings from its flags; `watch_list` is each cluster's (see
+/// [`crate::release::Informer::watch_list`]).
+fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
     ReflectorConfig {
         page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
         page_size_explicit: r.page_size.is_some(),
@@ -523,7 +581,6 @@ fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
         min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
             .unwrap_or(u32::MAX)
             .max(1),
-        watch_list: informer.watch_list(r.watch_list, r.page_size.is_some()),
         ..ReflectorConfig::default()
     }
 }
@@ -703,6 +760,67 @@ contexts:
         let stop = Stop::from(cli.watch.stop);
         assert_eq!((stop.max_events, stop.timeout), (None, None));
         assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
+    }
+
+    #[test]
+    fn zero_max_events_and_timeout_are_no_limit() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "--max-events",
+            "0",
+            "--timeout",
+            "0",
+        ])
+        .unwrap();
+        let stop = Stop::from(cli.watch.stop);
+        assert_eq!((stop.max_events, stop.timeout), (None, None));
+    }
+
+    #[test]
+    fn impersonating_groups_or_a_uid_needs_a_user_as_clientcmd_says() {
+        for flags in [&["--as-group", "g"][..], &["--as-uid", "7"]] {
+            let e = effective(flags, None).unwrap_err();
+            assert!(e.is::<crate::exit::Usage>(), "{flags:?}: {e}");
+            assert!(
+                e.to_string().starts_with(
+                    "requesting uid, groups or user-extra for alice without impersonating a user"
+                ),
+                "{flags:?}: {e}"
+            );
+        }
+        assert!(effective(&["--as", "u", "--as-group", "g"], None).is_ok());
+        // The kubeconfig's own impersonation counts as clientcmd merges it.
+        let mut kc = Kubeconfig::from_yaml(KC).unwrap();
+        if let Some(u) = kc.auth_infos[0].auth_info.as_mut() {
+            u.impersonate = Some("u".into());
+        }
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
+        assert!(effective_kubeconfig(&kc, None, &cli.watch.cluster).is_ok());
+    }
+
+    #[test]
+    fn a_ca_with_insecure_in_the_kubeconfig_is_refused_unless_a_flag_replaces_them() {
+        let kc = Kubeconfig::from_yaml(&KC.replace(
+            "    tls-server-name: one.internal",
+            "    tls-server-name: one.internal\n    insecure-skip-tls-verify: true",
+        ))
+        .unwrap();
+        let with = |flags: &[&str]| {
+            let mut argv = vec!["kwatch", "pods"];
+            argv.extend_from_slice(flags);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            effective_kubeconfig(&kc, None, &cli.watch.cluster)
+        };
+        let e = with(&[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "specifying a root certificates file with the insecure flag is not allowed"
+            ),
+            "{e}"
+        );
+        assert!(with(&["--insecure-skip-tls-verify"]).is_ok());
+        assert!(with(&["--certificate-authority", "/ca.pem"]).is_ok());
     }
 
     #[cfg(feature = "sim")]

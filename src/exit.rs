@@ -26,6 +26,22 @@ pub enum Exit {
 #[error("{0}")]
 pub struct Worded(pub String);
 
+/// Bad usage found only once the kubeconfig is read (the flags and the kubeconfig
+/// together): exit [`Exit::Usage`], as the command line's own errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
+/// The exit code of a failed run: [`Exit::Usage`] for a [`Usage`] error, else
+/// [`Exit::Error`].
+pub fn code(err: &anyhow::Error) -> Exit {
+    if err.chain().any(|e| e.is::<Usage>()) {
+        Exit::Usage
+    } else {
+        Exit::Error
+    }
+}
+
 /// The line to print for `err`: a [`Worded`] error as it is, anything else as
 /// `error: ` and [`one_line`].
 pub fn message(err: &anyhow::Error) -> String {

@@ -173,8 +173,6 @@ pub(crate) struct Shared {
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
     pub stop: mpsc::UnboundedSender<Stop>,
-    /// The informer every record is from (release and queue).
-    pub informer: InformerInfo<'static>,
     /// `--view handlers`: the handler whose calls are printed (and counted by
     /// `--max-events`) besides the deltas.
     pub handler: Option<Registration>,
@@ -265,10 +263,11 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
 }
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
-/// condition is met.
+/// condition is met. `informer`: its release and queue, for the records.
 pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     t: Target,
     context: Option<Arc<str>>,
+    informer: InformerInfo<'static>,
     fifo: Arc<Q>,
     store: Arc<Store>,
     shared: Arc<Shared>,
@@ -292,7 +291,7 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             resource: &t,
             context: context.as_deref(),
             taken: &taken,
-            informer: shared.informer,
+            informer,
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
@@ -678,10 +677,10 @@ mod tests {
             pop_delay: None,
             until: None,
             stop: tx,
-            informer,
             handler,
         });
-        let task = tokio::spawn(consume(target(), None, Arc::new(fifo), store, shared));
+        let fifo = Arc::new(fifo);
+        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .ok()

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
                 "{}",
                 kwatch::output::sanitize::sanitize(&msg)
             );
-            Exit::Error
+            kwatch::exit::code(&err)
         }
     };
     ExitCode::from(exit as u8)

@@ -23,7 +23,7 @@ use crate::output::{self, Format, Printer};
 use crate::queue::{FifoStats, Queue};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent};
-use crate::release::QueueChoice;
+use crate::release::{Informer, QueueChoice, Release};
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
@@ -75,8 +75,13 @@ fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Er
     anyhow::Error::new(crate::exit::Worded(line))
 }
 
-/// A cluster and the resources to watch in it.
-type Resolved<'a> = (&'a Cluster, kube::Client, Vec<Target>);
+/// A cluster, the resources to watch in it, and the informer its server gets.
+struct Resolved<'a> {
+    cluster: &'a Cluster,
+    client: kube::Client,
+    targets: Vec<Target>,
+    informer: Informer,
+}
 
 async fn watch(cfg: Config) -> Result<Outcome> {
     let Some(clusters) = resolve(&cfg).await? else {
@@ -84,7 +89,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     };
     let shared_printer = printer(&cfg, &clusters).await?;
     let recorder = recorder(&cfg)?;
-    let total_targets: usize = clusters.iter().map(|(_, _, t)| t.len()).sum();
+    let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
@@ -100,23 +105,11 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         pop_delay: cfg.pop_delay,
         until: cfg.stop.until.clone(),
         stop: tx.clone(),
-        informer: output::InformerInfo {
-            client_go: cfg.informer.release.map(crate::release::Release::as_str),
-            queue: Some(cfg.informer.queue.name()),
-            batch: None,
-        },
         handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
             resync: cfg.reflector.resync,
         }),
     });
     let until = cfg.stop.until.is_some();
-    if shared.max_events == Some(0) {
-        return Ok(if until {
-            Outcome::NotMet
-        } else {
-            Outcome::Done
-        });
-    }
     let mut tasks = JoinSet::new();
     let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
     drop(tx);
@@ -158,8 +151,8 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     outcome
 }
 
-/// Every cluster's targets, resolved before anything is printed (a bad context or
-/// resource fails the run first); `None` when interrupted meanwhile.
+/// Every cluster's targets and informer, resolved before anything is printed (a bad
+/// context or resource fails the run first); `None` when interrupted meanwhile.
 async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
     let tag = cfg.clusters.len() > 1;
     let mut clusters = Vec::new();
@@ -183,9 +176,78 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
             w if w.is::<crate::exit::Worded>() => w,
             other => other.context(format!("cannot watch at {url}")),
         })?;
-        clusters.push((c, client, targets));
+        // Asked only when --client-go does not name the release (which then wins over
+        // any server's).
+        let server = match cfg.informer.client_go {
+            Some(r) => r,
+            None => tokio::select! {
+                r = server_release(&client, cfg.request_timeout, &url, context) => r?,
+                _ = tokio::signal::ctrl_c() => return Ok(None),
+            },
+        };
+        let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
+        clusters.push(Resolved {
+            cluster: c,
+            client,
+            targets,
+            informer,
+        });
     }
     Ok(Some(clusters))
+}
+
+/// The client-go release that matches the server's Kubernetes (`GET /version`, see
+/// [`Release::for_server`]). A `/version` that cannot be read or parsed gives
+/// [`Release::FALLBACK`] and one `~` line saying so, unless the request failed in a way
+/// the watch would too (a 401, a refused connection, an untrusted certificate, no answer
+/// within `--request-timeout`): that ends the run in kubectl's words, as discovery's
+/// failures do.
+async fn server_release(
+    client: &kube::Client,
+    request_timeout: Option<std::time::Duration>,
+    url: &str,
+    context: Option<&str>,
+) -> Result<Release> {
+    let body =
+        crate::source::get_document(client, "/version", "application/json, */*", request_timeout)
+            .await;
+    let info = match body {
+        Ok(b) => serde_json::from_slice::<k8s_openapi::apimachinery::pkg::version::Info>(&b)
+            .map_err(|e| format!("not a version document: {e}")),
+        Err(e) if e.will_not_fix_itself() && !e.refuses_resource() => {
+            return Err(worded(anyhow::Error::new(e), url, context));
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let release = info.and_then(|i| match Release::for_server(&i.major, &i.minor) {
+        Some(r) => {
+            tracing::info!(
+                "the server at {url} is Kubernetes {}.{}: client-go {r}'s informer",
+                i.major,
+                i.minor
+            );
+            Ok(r)
+        }
+        None => Err(format!(
+            "major {:?}, minor {:?} is not a Kubernetes 1.x version",
+            i.major, i.minor
+        )),
+    });
+    match release {
+        Ok(r) => Ok(r),
+        Err(why) => {
+            let fallback = Release::FALLBACK;
+            let mut line = format!(
+                "~ cannot tell the server's Kubernetes version (GET /version: {why}): watching \
+                 with client-go {fallback}'s informer; --client-go chooses another"
+            );
+            if let Some(c) = context {
+                line.push_str(&format!(" (context {c})"));
+            }
+            let _ = writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(&line));
+            Ok(fallback)
+        }
+    }
 }
 
 /// The printer for stdout (data) and stderr (`~` lines and error reports), with the
@@ -194,9 +256,9 @@ async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Prin
     let mut popts = cfg.printer.clone();
     // Under --metadata-only the table shows no printer columns: no CRD to read.
     if matches!(popts.format, Format::Table | Format::Wide) && !cfg.metadata_only {
-        for (_, client, targets) in clusters {
-            for t in targets {
-                if let Some(cols) = crd_columns(client, t).await {
+        for c in clusters {
+            for t in &c.targets {
+                if let Some(cols) = crd_columns(&c.client, t).await {
                     popts.printer_columns.insert(t.resource.name.clone(), cols);
                 }
             }
@@ -244,7 +306,13 @@ fn start_all(
     let mut queues = Vec::new();
     let mut stores = Vec::new();
     let mut index = 0;
-    for (c, client, targets) in clusters {
+    for Resolved {
+        cluster: c,
+        client,
+        targets,
+        informer,
+    } in clusters
+    {
         let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
         for t in targets {
             let store = Arc::new(Store::new());
@@ -258,12 +326,13 @@ fn start_all(
                 cluster: c,
                 client: &client,
                 index,
+                informer,
                 context: context.clone(),
                 shared,
                 stop: tx,
                 skip_refused,
             };
-            let stats = match cfg.informer.queue {
+            let stats = match informer.queue {
                 QueueChoice::Delta => {
                     let q = DeltaFifo::new(Some(store.clone()), cfg.emit_replaced);
                     start(tasks, args, t, Arc::new(q), store)
@@ -359,6 +428,8 @@ struct Start<'a> {
     cluster: &'a Cluster,
     client: &'a kube::Client,
     index: usize,
+    /// This cluster's informer.
+    informer: Informer,
     context: Option<Arc<str>>,
     shared: &'a Arc<Shared>,
     stop: &'a mpsc::UnboundedSender<Stop>,
@@ -387,6 +458,9 @@ fn start<Q: Queue<ReflectorEvent>>(
     .metadata_only(a.cfg.metadata_only);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
+    rcfg.watch_list = a
+        .informer
+        .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
     // The reflector queues through `points`, which the consistency checks need.
     let points = Arc::new(SyncPoints::new(
         queue.clone(),
@@ -423,9 +497,15 @@ fn start<Q: Queue<ReflectorEvent>>(
         let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
     let stats = queue.clone();
+    let informer = output::InformerInfo {
+        client_go: Some(a.informer.release.as_str()),
+        queue: Some(a.informer.queue.name()),
+        batch: None,
+    };
     tasks.spawn(crate::informer::consume(
         t,
         a.context,
+        informer,
         queue,
         store,
         a.shared.clone(),

@@ -282,7 +282,7 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
 fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let sim = SimProcess::start(&[]);
     // A viewer may not read secrets (as Kubernetes' `view` role): the streaming list's
-    // watch is refused.
+    // watch is refused (`--watch-list auto`: the sim's 1.32 gets a paged LIST by default).
     let out = run(
         &sim,
         &[
@@ -294,6 +294,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             "-o",
             "json",
             "--until-synced",
+            "--watch-list",
+            "auto",
         ],
         LIMIT,
     );

@@ -49,13 +49,18 @@ fn raw(body: &str) -> Response {
 pub(crate) struct Served {
     aggregated: bool,
     requests: AtomicU64,
+    /// The `/version` document, as the real server sends it (indented, no final newline).
+    version: String,
 }
 
 impl Served {
-    pub fn new(aggregated: bool) -> Served {
+    /// `version`: the `major` and `minor` `/version` reports instead of the captured
+    /// server's (`--server-version`; `gitVersion` follows as `v<major>.<minor>.0`).
+    pub fn new(aggregated: bool, version: Option<&(String, String)>) -> Served {
         Served {
             aggregated,
             requests: AtomicU64::new(0),
+            version: version_document(version),
         }
     }
 
@@ -64,6 +69,24 @@ impl Served {
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
     }
+}
+
+/// The captured v1.32.13 `/version` (indented, no trailing newline, as the real server
+/// sends it), with `major`, `minor` and `gitVersion` replaced when `version` is given; the
+/// fields keep their order.
+fn version_document(version: Option<&(String, String)>) -> String {
+    let captured = VERSION.trim_end();
+    let Some((major, minor)) = version else {
+        return captured.to_owned();
+    };
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Map<String, Value>>(captured) else {
+        return captured.to_owned();
+    };
+    let patch = minor.trim_end_matches('+');
+    doc.insert("major".into(), json!(major));
+    doc.insert("minor".into(), json!(minor));
+    doc.insert("gitVersion".into(), json!(format!("v{major}.{patch}.0")));
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| captured.to_owned())
 }
 
 fn wants_aggregated(headers: &HeaderMap) -> bool {
@@ -142,13 +165,10 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
         });
     }
     Some(match path {
-        "/version" => {
-            // The real server indents /version and adds no trailing newline.
-            super::status::json_body_response(
-                StatusCode::OK,
-                axum::body::Body::from(VERSION.trim_end().to_string()),
-            )
-        }
+        "/version" => super::status::json_body_response(
+            StatusCode::OK,
+            axum::body::Body::from(app.discovery.version.clone()),
+        ),
         "/api" if aggregated => aggregated_response(AGG_API),
         "/apis" if aggregated => aggregated_response(AGG_APIS),
         "/api" => value_response(
