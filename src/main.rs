@@ -59,6 +59,8 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Outcome::TimedOut => Ok(Exit::TimedOut),
             Outcome::NotMet => Ok(Exit::NotMet),
             Outcome::Interrupted => Ok(Exit::Interrupted),
+            Outcome::Terminated => Ok(Exit::Terminated),
+            Outcome::HungUp => Ok(Exit::HungUp),
         },
     }
 }

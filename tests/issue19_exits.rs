@@ -1,0 +1,173 @@
+//! Issue 19, item 9: how a watch ends — a pipe closed by its reader with nothing more to
+//! write, `--until` timing out (kubectl wait's error line), SIGTERM (the `--stats`
+//! summary, exit 143); and items 12 and 13: help, man page, completions and
+//! `kwatch replay`'s stop and filter flags.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::util::kwatch::{command, run, Running};
+use crate::util::SimProcess;
+
+/// Waits until a kwatch has printed a line on stdout, or panics after `limit`.
+fn wait_stdout(kw: &Running, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while kw.lines().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "no line on stdout within {limit:?}: {}",
+            kw.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+/// Regression (issue 19, item 9): `kwatch … | head -1` in a quiet namespace waited for the
+/// next event before noticing the closed pipe. The reader closes the pipe with nothing
+/// more to print; kwatch exits 0 quietly within 2 s.
+#[test]
+fn a_pipe_closed_by_its_reader_ends_a_quiet_watch() {
+    let sim = SimProcess::start(&[]);
+    let mut cmd = command(sim.dir());
+    cmd.arg("--kubeconfig")
+        .arg(&sim.kubeconfig)
+        .args(["configmaps", "app-config", "-n", "default", "-o", "name"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawning kwatch");
+    let stderr = child.stderr.take().expect("stderr");
+    let errors = std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    // As `head -1`: one line, then the pipe closed.
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("reading stdout");
+    assert_eq!(first, "configmap/app-config\n");
+    std::thread::sleep(Duration::from_millis(300));
+    drop(stdout);
+    let closed = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if closed.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("kwatch did not exit within 5 s of its stdout being closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        closed.elapsed() < Duration::from_secs(2),
+        "exited {:?} after the pipe closed",
+        closed.elapsed()
+    );
+    let errors = errors.join().unwrap_or_default();
+    assert_eq!(status.code(), Some(0), "{errors}");
+    assert_eq!(errors, "", "a closed pipe is no error");
+}
+
+/// Regression (issue 19, item 9): `--until … --timeout` exited 3 without a word; kubectl
+/// wait says `error: timed out waiting for the condition on deployments/web`.
+#[test]
+fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
+    let sim = SimProcess::start(&[]);
+    let first = run(
+        &sim,
+        &["pods", "-n", "default", "-o", "name", "--until-synced"],
+        Duration::from_secs(30),
+    );
+    assert_eq!(first.code(), Some(0), "{}", first.stderr);
+    assert!(!first.stdout.is_empty(), "the sim preloads pods");
+    let name = first.stdout[0].trim_start_matches("pod/").to_owned();
+
+    // One named object.
+    let one = run(
+        &sim,
+        &[
+            "pods",
+            &name,
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--until",
+            "jsonpath={.status.phase}=Nowhere",
+            "--timeout",
+            "2s",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(one.code(), Some(3), "{}", one.stderr);
+    let last = one.stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("error: timed out waiting for the condition on pods/{name}")
+    );
+
+    // Several objects: the first three by name, then how many more.
+    let many = run(
+        &sim,
+        &[
+            "pods",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--until",
+            "jsonpath={.status.phase}=Nowhere",
+            "--timeout",
+            "2s",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(many.code(), Some(3), "{}", many.stderr);
+    let mut names: Vec<&str> = first
+        .stdout
+        .iter()
+        .map(|l| l.trim_start_matches("pod/"))
+        .collect();
+    names.sort();
+    let listed: Vec<String> = names.iter().take(3).map(|n| format!("pods/{n}")).collect();
+    let want = format!(
+        "error: timed out waiting for the condition on {} and {} more",
+        listed.join(", "),
+        names.len() - 3
+    );
+    assert_eq!(many.stderr.lines().last().unwrap_or_default(), want);
+
+    // An object that never came: named as kubectl names it.
+    let none = run(
+        &sim,
+        &[
+            "configmaps",
+            "not-there",
+            "-n",
+            "default",
+            "--until",
+            "created",
+            "--timeout",
+            "2s",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(none.code(), Some(3), "{}", none.stderr);
+    assert_eq!(
+        none.stderr.lines().last().unwrap_or_default(),
+        "error: timed out waiting for the condition on configmaps/not-there"
+    );
+}
+
+/// Regression (issue 19, item 9): SIGTERM exited 143 without the `--stats` summary; it
+/// stops as Ctrl-C does: the summary, then exit 143.
+#[test]
+fn sigterm_prints_the_summary_and_exits_143() {
+    let sim = SimProcess::start(&[]);
+    let kw = Running::watch(&sim, &["pods", "-n", "default", "-o", "name", "--stats"]);
+    wait_stdout(&kw, Duration::from_secs(30));
+    let out = kw.terminate(Duration::from_secs(10));
+    assert_eq!(out.code(), Some(143), "{}", out.stderr);
+    assert!(!out.stdout.is_empty());
+    assert!(out.stderr.contains("kwatch stats\n"), "{}", out.stderr);
+    assert!(out.stderr.contains("  deltas: "), "{}", out.stderr);
+}
