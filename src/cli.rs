@@ -51,8 +51,44 @@ pub struct ReplayArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
+    /// Only the recorded objects of this namespace (cluster-scoped ones stay).
+    #[arg(short = 'n', long, value_name = "NS")]
+    pub namespace: Option<String>,
+
+    /// Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+
+    /// Stop after printing this many deltas (handler calls with --view handlers).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+
+    /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
+    /// met, 4 when the recording ends first.
+    #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
+    pub until: Option<crate::until::Condition>,
+
+    /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
+    #[arg(long)]
+    pub stats: bool,
+
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+impl ReplayArgs {
+    /// Checks the output flags, the namespace and the selector (`Err`: one line naming
+    /// the fix).
+    pub fn check(&self) -> Result<(), String> {
+        self.output.check()?;
+        if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
+            crate::target::validate_namespace(ns)?;
+        }
+        if let Some(s) = &self.selector {
+            crate::selector::parse_labels(s).map_err(|e| format!("-l {s:?}: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 /// How records are printed (the watch and `kwatch replay`).
@@ -131,7 +167,7 @@ pub fn parse() -> Cli {
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let checked = match &cli.command {
         None => cli.watch.normalize(),
-        Some(Command::Replay(r)) => r.output.check(),
+        Some(Command::Replay(r)) => r.check(),
         Some(_) => Ok(()),
     };
     if let Err(msg) = checked {

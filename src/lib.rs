@@ -31,6 +31,10 @@ pub mod release;
 pub mod replay;
 pub mod retry;
 pub mod scan;
+// Label and field selectors as apimachinery parses them: the simulator filters lists
+// with them, `kwatch replay -l` the recorded objects; built without `sim` too.
+#[path = "sim/selector.rs"]
+pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod source;

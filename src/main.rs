@@ -50,18 +50,20 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
-        Some(Command::Replay(args)) => {
-            kwatch::replay::run(args)?;
-            Ok(Exit::Ok)
-        }
-        None => match rt.block_on(kwatch::watch::run(cli.watch))? {
-            Outcome::Done | Outcome::Met => Ok(Exit::Ok),
-            Outcome::TimedOut => Ok(Exit::TimedOut),
-            Outcome::NotMet => Ok(Exit::NotMet),
-            Outcome::Interrupted => Ok(Exit::Interrupted),
-            Outcome::Terminated => Ok(Exit::Terminated),
-            Outcome::HungUp => Ok(Exit::HungUp),
-        },
+        Some(Command::Replay(args)) => Ok(exit_of(kwatch::replay::run(args)?)),
+        None => Ok(exit_of(rt.block_on(kwatch::watch::run(cli.watch))?)),
+    }
+}
+
+/// The exit code of how a watch (or a replay) ended.
+fn exit_of(outcome: Outcome) -> Exit {
+    match outcome {
+        Outcome::Done | Outcome::Met => Exit::Ok,
+        Outcome::TimedOut => Exit::TimedOut,
+        Outcome::NotMet => Exit::NotMet,
+        Outcome::Interrupted => Exit::Interrupted,
+        Outcome::Terminated => Exit::Terminated,
+        Outcome::HungUp => Exit::HungUp,
     }
 }
 

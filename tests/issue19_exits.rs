@@ -171,3 +171,96 @@ fn sigterm_prints_the_summary_and_exits_143() {
     assert!(out.stderr.contains("kwatch stats\n"), "{}", out.stderr);
     assert!(out.stderr.contains("  deltas: "), "{}", out.stderr);
 }
+
+/// Regression (issue 19, item 13): `kwatch replay` refused `-l`, `-n`, `--max-events`,
+/// `--until` and `--stats`. They mean on a recording what they mean on a watch: the
+/// recorded objects `-l` and `-n` select are those the server selects for the watch.
+#[test]
+fn replay_takes_the_watchs_stop_and_filter_flags() {
+    let sim = SimProcess::start(&[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_str().expect("utf-8 path");
+    let live = |extra: &[&str]| {
+        let mut args = vec!["pods,configmaps", "-o", "name", "--until-synced"];
+        if !extra.contains(&"-n") {
+            args.push("-A");
+        }
+        args.extend_from_slice(extra);
+        let out = run(&sim, &args, Duration::from_secs(30));
+        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        out
+    };
+    let all = live(&["--record", rec_arg]);
+    let replay = |args: &[&str]| {
+        let mut cmd = command(sim.dir());
+        cmd.arg("replay").arg(&rec).args(args);
+        Running::spawn(cmd).finish(Duration::from_secs(20))
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let whole = replay(&["-o", "name"]);
+    assert_eq!(whole.code(), Some(0), "{}", whole.stderr);
+    assert_eq!(sorted(whole.stdout.clone()), sorted(all.stdout.clone()));
+
+    // -l and -n keep what the server's selection keeps.
+    for (flag, value) in [
+        ("-l", "app=api"),
+        ("-l", "tier!=backend"),
+        ("-n", "kube-system"),
+    ] {
+        let want = live(&[flag, value]);
+        let have = replay(&["-o", "name", flag, value]);
+        assert_eq!(have.code(), Some(0), "{}", have.stderr);
+        assert!(!have.stdout.is_empty(), "{flag} {value}");
+        assert!(have.stdout.len() < whole.stdout.len(), "{flag} {value}");
+        assert_eq!(sorted(have.stdout), sorted(want.stdout), "{flag} {value}");
+    }
+    let bad = replay(&["-o", "name", "-l", "app in (x"]);
+    assert_eq!(bad.code(), Some(2), "{}", bad.stderr);
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    assert!(
+        bad.stderr.starts_with("error: -l \"app in (x\": "),
+        "{}",
+        bad.stderr
+    );
+
+    // --max-events: the first N deltas, exit 0.
+    let three = replay(&["-o", "name", "--max-events", "3"]);
+    assert_eq!(three.code(), Some(0), "{}", three.stderr);
+    assert_eq!(three.stdout, whole.stdout[..3]);
+
+    // --until: up to the delta that meets it, exit 0; the recording ending first, exit 4.
+    let fifth = whole.stdout[4]
+        .split_once('/')
+        .expect("TYPE/NAME")
+        .1
+        .to_owned();
+    let until = format!("jsonpath={{.metadata.name}}={fifth}");
+    let met = replay(&["-o", "name", "--until", &until]);
+    assert_eq!(met.code(), Some(0), "{}", met.stderr);
+    assert_eq!(met.stdout, whole.stdout[..5]);
+    let unmet = replay(&["-o", "name", "--until", "jsonpath={.metadata.name}=nowhere"]);
+    assert_eq!(unmet.code(), Some(4), "{}", unmet.stderr);
+    assert_eq!(unmet.stdout, whole.stdout);
+
+    // --stats: the summary of what was replayed, on stderr.
+    let stats = replay(&["-o", "name", "--stats"]);
+    assert_eq!(stats.code(), Some(0), "{}", stats.stderr);
+    assert_eq!(stats.stdout, whole.stdout);
+    let n = whole.stdout.len();
+    assert!(
+        stats.stderr.starts_with("kwatch stats\n"),
+        "{}",
+        stats.stderr
+    );
+    assert!(
+        stats
+            .stderr
+            .contains(&format!("  deltas: {n} (Replaced {n})")),
+        "{}",
+        stats.stderr
+    );
+}
