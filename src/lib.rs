@@ -9,6 +9,7 @@
 //! `sim` is compiled only with the cargo feature `sim` (on by default): a kwatch built with
 //! `--no-default-features` has no server, and none of the crates only the server uses.
 pub mod cli;
+pub mod complete;
 pub mod config;
 pub mod connect;
 pub mod consistency;

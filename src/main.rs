@@ -17,6 +17,8 @@ use kwatch::watch::Outcome;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash kwatch -- …`, from the completion scripts: candidates, then exit.
+    kwatch::cli::complete_if_asked();
     let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
@@ -42,8 +44,8 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             rt.block_on(sim(args))?;
             Ok(Exit::Ok)
         }
-        Some(Command::Completions { shell }) => {
-            std::io::stdout().write_all(&kwatch::cli::completion(shell))?;
+        Some(Command::Completions { shell, fixed }) => {
+            std::io::stdout().write_all(&kwatch::cli::completion(shell, fixed))?;
             Ok(Exit::Ok)
         }
         Some(Command::Man) => {

@@ -264,3 +264,164 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
         stats.stderr
     );
 }
+
+/// `kwatch ARGS…` without a cluster (help, man), run to completion.
+fn offline(args: &[&str]) -> crate::util::kwatch::Finished {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = command(dir.path());
+    cmd.args(args);
+    Running::spawn(cmd).finish(Duration::from_secs(20))
+}
+
+/// Regression (issue 19, item 12): `-h` was 159 lines and `--help` 246, neither with an
+/// example or the exit codes. `-h` is a summary with examples; `--help` has every flag,
+/// the examples, the exit codes and the environment.
+#[test]
+fn short_help_is_a_summary_and_long_help_has_examples_and_exit_codes() {
+    let short = offline(&["-h"]);
+    assert_eq!(short.code(), Some(0), "{}", short.stderr);
+    assert!(!short.stdout.is_empty());
+    assert!(
+        short.stdout.len() <= 60,
+        "-h is {} lines",
+        short.stdout.len()
+    );
+    assert!(
+        short.stdout.iter().any(|l| l == "Examples:"),
+        "{:#?}",
+        short.stdout
+    );
+    assert!(
+        short.stdout.iter().any(|l| l == "  kwatch pods"),
+        "{:#?}",
+        short.stdout
+    );
+    // Every flag in -h is one line (COLUMNS=120): no wrapped help text.
+    let flag_lines = short
+        .stdout
+        .iter()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .count();
+    assert!(flag_lines >= 25, "{:#?}", short.stdout);
+
+    let long = offline(&["--help"]);
+    assert_eq!(long.code(), Some(0), "{}", long.stderr);
+    let text = long.stdout.join("\n");
+    for want in [
+        "Examples:",
+        "Exit status:",
+        "Environment:",
+        "  kwatch deploy,svc -A -l app=web",
+    ] {
+        assert!(text.contains(want), "--help lacks {want:?}");
+    }
+    for (code, when) in [
+        ("0", "a stop condition"),
+        ("3", "--timeout came first"),
+        ("143", "SIGTERM"),
+    ] {
+        assert!(
+            long.stdout
+                .iter()
+                .any(|l| l.starts_with(&format!("  {code} ")) && l.contains(when)),
+            "no exit code {code} in --help"
+        );
+    }
+    for flag in ["--tls-server-name", "--pop-delay", "--diff-all"] {
+        assert!(
+            text.contains(flag) && !short.stdout.join("\n").contains(flag),
+            "{flag}"
+        );
+    }
+}
+
+/// Regression (issue 19, item 12): the man page showed the hidden `[MORE]` argument,
+/// referred to kwatch-sim(1) and other pages that do not exist, and had no EXIT STATUS,
+/// ENVIRONMENT or EXAMPLES.
+#[test]
+fn the_man_page_has_its_sections_and_no_dangling_references() {
+    let man = offline(&["man"]);
+    assert_eq!(man.code(), Some(0), "{}", man.stderr);
+    assert!(!man.stdout.is_empty());
+    let text = man.stdout.join("\n");
+    for section in [
+        "NAME",
+        "SYNOPSIS",
+        "OPTIONS",
+        "SUBCOMMANDS",
+        "EXAMPLES",
+        "EXIT STATUS",
+        "ENVIRONMENT",
+    ] {
+        assert!(
+            man.stdout
+                .iter()
+                .any(|l| *l == format!(".SH {section}") || *l == format!(".SH \"{section}\"")),
+            "no {section} section"
+        );
+    }
+    assert!(!text.contains("MORE"), "the hidden argument shows");
+    assert!(
+        !text.contains("kwatch\\-sim(1)") && !text.contains("(1)\n"),
+        "a page that does not exist"
+    );
+    assert!(!text.contains("kwatch\\-"), "a kwatch-* page reference");
+    assert!(
+        text.contains("kwatch sim \\-\\-help"),
+        "subcommands point to their --help"
+    );
+    for var in ["KUBECONFIG", "NO_COLOR", "RUST_LOG"] {
+        assert!(text.contains(var), "{var}");
+    }
+}
+
+/// `COMPLETE=fish kwatch -- WORDS…`: what the completion scripts ask for, the candidates.
+fn complete(sim: &SimProcess, words: &[&str]) -> Vec<String> {
+    let mut cmd = command(sim.dir());
+    cmd.env("COMPLETE", "fish")
+        .args(["--", "kwatch", "--kubeconfig"])
+        .arg(&sim.kubeconfig)
+        .args(words);
+    let out = Running::spawn(cmd).finish(Duration::from_secs(20));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    out.stdout
+        .iter()
+        .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Regression (issue 19, item 12): completions were static (`-n` and `--client-go`
+/// completed file names); namespaces and resources come from the cluster the line
+/// names, contexts from its kubeconfig, releases and formats from fixed lists.
+#[test]
+fn completion_asks_the_cluster_and_the_kubeconfig() {
+    let sim = SimProcess::start(&[]);
+    let namespaces = complete(&sim, &["-n", ""]);
+    assert!(!namespaces.is_empty());
+    let live: Vec<String> = sim
+        .kubectl_ok(&["get", "namespaces", "-o", "name"])
+        .lines()
+        .map(|l| l.trim_start_matches("namespace/").to_owned())
+        .collect();
+    assert_eq!(namespaces, live);
+    assert_eq!(complete(&sim, &["-n", "kube-s"]), ["kube-system"]);
+
+    let resources = complete(&sim, &["de"]);
+    assert!(
+        resources.contains(&"deployments.apps".to_owned()),
+        "{resources:?}"
+    );
+    assert!(
+        resources.iter().all(|r| r.starts_with("de")),
+        "{resources:?}"
+    );
+    assert!(complete(&sim, &["-n", "default", "con"]).contains(&"configmaps".to_owned()));
+
+    let contexts = complete(&sim, &["--context", ""]);
+    assert!(contexts.contains(&"kwatch-sim".to_owned()), "{contexts:?}");
+    assert_eq!(
+        complete(&sim, &["--client-go", ""]),
+        ["0.32", "0.33", "0.34", "0.35", "0.36"]
+    );
+    assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
+}
