@@ -268,7 +268,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "kwatch pods -A --record pods.jsonl",
         "record the watch; `kwatch replay pods.jsonl` shows it again",
     ),
-    ("kwatch --sim pods", "watch the built-in simulated cluster"),
+    (
+        "kwatch pods --as system:serviceaccount:team-a:ci",
+        "what that service account's informer gets, 403s included",
+    ),
 ];
 
 /// How many [`EXAMPLES`] `-h` shows.

@@ -176,7 +176,8 @@ fn typed() -> Option<Cli> {
         .and_then(|i| i.parse::<usize>().ok())
         .unwrap_or(words.len().saturating_sub(1));
     words.truncate(cursor);
-    // A flag waiting for the value being completed (`-n`) is dropped, not misread.
+    // ignore_errors: the flag whose value is being completed (`-n` without a value yet)
+    // and a RESOURCE not yet typed are no errors here.
     let cmd = Cli::command().ignore_errors(true);
     let matches = cmd.try_get_matches_from(words).ok()?;
     Cli::from_arg_matches(&matches).ok()
