@@ -62,11 +62,11 @@ pub struct ReplayArgs {
     pub file: PathBuf,
 
     /// Only the recorded objects of this namespace (cluster-scoped ones stay).
-    #[arg(short = 'n', long, value_name = "NS")]
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
     pub namespace: Option<String>,
 
     /// Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key).
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
     pub selector: Option<String>,
 
     /// Stop after printing this many deltas (handler calls with --view handlers).
@@ -434,6 +434,7 @@ pub struct WatchArgs {
     /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
     /// object, as kubectl takes it (pod/web, deploy/web).
     #[arg(value_name = "RESOURCE", required_unless_present = "every_resource",
+          value_hint = clap::ValueHint::Other,
           add = ArgValueCompleter::new(crate::complete::resources))]
     pub resources: Option<String>,
 
@@ -446,7 +447,7 @@ pub struct WatchArgs {
     pub more_names: Vec<String>,
 
     /// Namespace to watch (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NS",
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other,
           add = ArgValueCompleter::new(crate::complete::namespaces))]
     pub namespace: Option<String>,
 
@@ -462,7 +463,7 @@ pub struct WatchArgs {
     pub watch_flag: bool,
 
     /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
     pub selector: Option<String>,
 
     /// Field selector, e.g. status.phase=Running.
@@ -579,7 +580,7 @@ pub struct ClusterArgs {
     ///
     /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
     /// stream, every record tagged with its context.
-    #[arg(long, value_name = "NAME[,NAME…]",
+    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other,
           add = ArgValueCompleter::new(crate::complete::contexts))]
     pub context: Option<String>,
 

@@ -24,10 +24,10 @@ function __fish_kwatch_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces (kubectl\'s --all-namespaces[=true|false] too)' -r -f -a "true\t''
 false\t''"
-complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
@@ -45,7 +45,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Ta
 complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
 handlers\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
-complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory, for discovery documents [default: ~/.kube/cache]' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443' -r
@@ -125,8 +125,8 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Prin
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -l static -d 'A script with the flags and fixed value lists only, asking kwatch nothing'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
-complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace -d 'Only the recorded objects of this namespace (cluster-scoped ones stay)' -r
-complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace -d 'Only the recorded objects of this namespace (cluster-scoped ones stay)' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l max-events -d 'Stop after printing this many deltas (handler calls with --view handlers)' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l until -d 'Stop after the record that meets CONDITION (as the watch\'s --until): exit 0 when met, 4 when the recording ends first' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
