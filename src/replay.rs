@@ -444,6 +444,8 @@ impl Counted {
             _ => {}
         }
         if let Some(s) = &mut self.stats {
+            // Time to synced is the recording's ([`synced_after`]), not the replay's: no
+            // count of targets is ever reached here.
             s.observe(rec, usize::MAX);
         }
         Ok(())
