@@ -16,8 +16,12 @@ pub enum Exit {
     /// --until CONDITION: the watch ended otherwise (--max-events, --until-synced)
     /// before the condition was met.
     NotMet = 4,
+    /// Hung up (128 + SIGHUP): the terminal went away.
+    HungUp = 129,
     /// Interrupted by Ctrl-C (128 + SIGINT).
     Interrupted = 130,
+    /// Terminated (128 + SIGTERM), as `kill` and `timeout(1)` stop a process.
+    Terminated = 143,
 }
 
 /// An error already worded as the whole line to print, as kubectl words it (`Error from

@@ -17,6 +17,8 @@ use kwatch::watch::Outcome;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash kwatch -- …`, from the completion scripts: candidates, then exit.
+    kwatch::cli::complete_if_asked();
     let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
@@ -42,24 +44,28 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             rt.block_on(sim(args))?;
             Ok(Exit::Ok)
         }
-        Some(Command::Completions { shell }) => {
-            std::io::stdout().write_all(&kwatch::cli::completion(shell))?;
+        Some(Command::Completions { shell, fixed }) => {
+            std::io::stdout().write_all(&kwatch::cli::completion(shell, fixed))?;
             Ok(Exit::Ok)
         }
         Some(Command::Man) => {
             std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
-        Some(Command::Replay(args)) => {
-            kwatch::replay::run(args)?;
-            Ok(Exit::Ok)
-        }
-        None => match rt.block_on(kwatch::watch::run(cli.watch))? {
-            Outcome::Done | Outcome::Met => Ok(Exit::Ok),
-            Outcome::TimedOut => Ok(Exit::TimedOut),
-            Outcome::NotMet => Ok(Exit::NotMet),
-            Outcome::Interrupted => Ok(Exit::Interrupted),
-        },
+        Some(Command::Replay(args)) => Ok(exit_of(kwatch::replay::run(args)?)),
+        None => Ok(exit_of(rt.block_on(kwatch::watch::run(cli.watch))?)),
+    }
+}
+
+/// The exit code of how a watch (or a replay) ended.
+fn exit_of(outcome: Outcome) -> Exit {
+    match outcome {
+        Outcome::Done | Outcome::Met => Exit::Ok,
+        Outcome::TimedOut => Exit::TimedOut,
+        Outcome::NotMet => Exit::NotMet,
+        Outcome::Interrupted => Exit::Interrupted,
+        Outcome::Terminated => Exit::Terminated,
+        Outcome::HungUp => Exit::HungUp,
     }
 }
 

@@ -9,6 +9,7 @@ use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -42,7 +43,87 @@ pub enum Outcome {
     /// --until was given and the watch ended otherwise first (--max-events,
     /// --until-synced, output closed).
     NotMet,
+    /// SIGINT (Ctrl-C).
     Interrupted,
+    /// SIGTERM.
+    Terminated,
+    /// SIGHUP.
+    HungUp,
+}
+
+/// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
+/// 128 + the signal's number), each registered once for the whole run: a signal that
+/// comes between two waits is kept for the next one.
+struct Signals {
+    int: Option<Signal>,
+    term: Option<Signal>,
+    hup: Option<Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        let on = |kind| signal(kind).ok();
+        Signals {
+            int: on(SignalKind::interrupt()),
+            term: on(SignalKind::terminate()),
+            hup: on(SignalKind::hangup()),
+        }
+    }
+
+    /// The next signal, as the outcome it makes (pending for ever if none registered).
+    async fn recv(&mut self) -> Outcome {
+        async fn one(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    if s.recv().await.is_none() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = one(&mut self.int) => Outcome::Interrupted,
+            _ = one(&mut self.term) => Outcome::Terminated,
+            _ = one(&mut self.hup) => Outcome::HungUp,
+        }
+    }
+}
+
+/// Returns when stdout is a pipe or a socket whose reader has gone (`kwatch … | head -1`
+/// after its line): poll(2) reports POLLERR on a pipe's write end once no reader is left
+/// (POLLHUP on a socket), whatever events were asked for, so a quiet watch notices
+/// without having to write. Pending for ever for a terminal or a file, which have no
+/// reader to lose.
+async fn reader_gone() {
+    use rustix::event::{poll, PollFd, PollFlags};
+    use std::os::unix::fs::FileTypeExt as _;
+    let stdout = io::stdout();
+    let pipe = std::os::fd::AsFd::as_fd(&stdout)
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket());
+    if !pipe {
+        return std::future::pending().await;
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // A thread of its own, blocked in poll(2) until the hang-up: the process's exit ends
+    // it (tokio's blocking pool would wait for it at shutdown).
+    std::thread::spawn(move || loop {
+        let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+        match poll(&mut fds, None) {
+            Ok(_) if !fds[0].revents().is_empty() => {
+                let _ = tx.send(());
+                return;
+            }
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            // poll(2) cannot watch it: nothing to notice.
+            Err(_) => return,
+        }
+    });
+    if rx.await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`. Meant to run once per process:
@@ -84,8 +165,10 @@ struct Resolved<'a> {
 }
 
 async fn watch(cfg: Config) -> Result<Outcome> {
-    let Some(clusters) = resolve(&cfg).await? else {
-        return Ok(Outcome::Interrupted);
+    let mut signals = Signals::new();
+    let clusters = match resolve(&cfg, &mut signals).await? {
+        Ok(clusters) => clusters,
+        Err(signalled) => return Ok(signalled),
     };
     let shared_printer = printer(&cfg, &clusters).await?;
     let recorder = recorder(&cfg)?;
@@ -110,6 +193,10 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         }),
     });
     let until = cfg.stop.until.is_some();
+    let plurals: Vec<String> = clusters
+        .iter()
+        .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
+        .collect();
     let mut tasks = JoinSet::new();
     let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
     drop(tx);
@@ -135,15 +222,25 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         } else {
             Outcome::Done
         }),
-        _ = tokio::signal::ctrl_c() => Ok(Outcome::Interrupted),
+        signalled = signals.recv() => Ok(signalled),
+        // stdout closed: the end of the watch, as a write that fails with EPIPE is.
+        _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
     };
     tasks.abort_all();
+    // kubectl wait's error line, after the summary as kwatch's other errors come.
+    let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
+        let named = cfg.field_selector.as_deref().and_then(named_object);
+        crate::until::timed_out(&waited_on(&plurals, &stores, named))
+    });
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
     // Without --until, only --until-synced times out: say why it never synced.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
     let outcome = finish(&shared, &queues, outcome);
+    if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
+        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+    }
     if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
         let line = shared.lock().timed_out_before_sync(after, shared.targets);
         let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
@@ -151,9 +248,45 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     outcome
 }
 
-/// Every cluster's targets and informer, resolved before anything is printed (a bad
-/// context or resource fails the run first); `None` when interrupted meanwhile.
-async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
+/// The name a field selector pins (`metadata.name=NAME`, which a NAME argument adds).
+fn named_object(field_selector: &str) -> Option<&str> {
+    field_selector
+        .split(',')
+        .find_map(|term| term.trim().strip_prefix("metadata.name="))
+        .map(|n| n.strip_prefix('=').unwrap_or(n))
+}
+
+/// What `--until` waited on, as (plural, name) sorted: every object the stores hold, or
+/// the named object when none is held (the object `--until created` waited for).
+fn waited_on(
+    plurals: &[String],
+    stores: &[Arc<Store>],
+    named: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut objects: Vec<(String, String)> = plurals
+        .iter()
+        .zip(stores)
+        .flat_map(|(plural, store)| {
+            store.list_keys().into_iter().map(move |key| {
+                let name = key.rsplit_once('/').map_or(key.as_str(), |(_, n)| n);
+                (plural.clone(), name.to_owned())
+            })
+        })
+        .collect();
+    objects.sort();
+    objects.dedup();
+    if let (true, Some(name), Some(plural)) = (objects.is_empty(), named, plurals.first()) {
+        objects.push((plural.clone(), name.to_owned()));
+    }
+    objects
+}
+
+/// Every cluster's targets, resolved before anything is printed (a bad context or
+/// resource fails the run first); `Err` with the outcome when a signal came meanwhile.
+async fn resolve<'a>(
+    cfg: &'a Config,
+    signals: &mut Signals,
+) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
     let tag = cfg.clusters.len() > 1;
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
@@ -169,7 +302,7 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
         });
         let targets = tokio::select! {
             t = crate::expand::resolve(docs, &cfg.resources, every) => t,
-            _ = tokio::signal::ctrl_c() => return Ok(None),
+            signalled = signals.recv() => return Ok(Err(signalled)),
         };
         let context = c.context.as_deref().filter(|_| tag);
         let targets = targets.map_err(|e| match worded(e, &url, context) {
@@ -182,7 +315,7 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
             Some(r) => r,
             None => tokio::select! {
                 r = server_release(&client, cfg.request_timeout, &url, context) => r?,
-                _ = tokio::signal::ctrl_c() => return Ok(None),
+                signalled = signals.recv() => return Ok(Err(signalled)),
             },
         };
         let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
@@ -193,7 +326,7 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
             informer,
         });
     }
-    Ok(Some(clusters))
+    Ok(Ok(clusters))
 }
 
 /// The client-go release that matches the server's Kubernetes (`GET /version`, see

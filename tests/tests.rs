@@ -16,6 +16,7 @@ mod handlers;
 mod hostile;
 mod issue19_args;
 mod issue19_reflector;
+mod issue19_exits;
 mod kubectl_habits;
 mod metadata_only;
 mod never_lie;

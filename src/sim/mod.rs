@@ -27,7 +27,7 @@ mod openapi;
 mod partial;
 mod request;
 mod resources;
-mod selector;
+use crate::selector;
 mod status;
 mod storage;
 mod table;
