@@ -432,7 +432,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --help"
+            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --server-version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -476,6 +476,10 @@ _kwatch() {
                     ;;
                 --cert-shape)
                     COMPREPLY=($(compgen -W "ca self-signed pinned-leaf ca-true-leaf" -- "${cur}"))
+                    return 0
+                    ;;
+                --server-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

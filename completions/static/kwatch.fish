@@ -74,8 +74,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informe
 0.35\t''
 0.36\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (events left out)'
@@ -119,6 +119,7 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The
 self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
 pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'
 ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts it, webpki does not)'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l server-version -d 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver\'s, 1.32]; taken as given, to try what a client makes of odd versions' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
