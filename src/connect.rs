@@ -82,7 +82,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     // which kwatch turns off).
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
-        .option_layer(exec_not_found(config, config.auth_layer())?)
+        .option_layer(exec_not_found(config, token_checked(config)?.auth_layer())?)
         .layer(
             config
                 .extra_headers_layer()
@@ -163,6 +163,23 @@ impl tower::Service<http::Uri> for Connector {
             }
         })
     }
+}
+
+/// `config`, once its bearer token is known to be a valid header value: kube's auth layer
+/// builds the header with tower-http's `AddAuthorization::bearer`, which panics on one that
+/// is not. Go refuses it at the first request (`net/http: invalid header field value for
+/// "Authorization"`). The token itself is never printed.
+fn token_checked(config: &kube::Config) -> Result<&kube::Config> {
+    use secrecy::ExposeSecret;
+    if let Some(token) = &config.auth_info.token {
+        if http::HeaderValue::try_from(format!("Bearer {}", token.expose_secret())).is_err() {
+            anyhow::bail!(
+                "the user's token holds control characters: check --token or the kubeconfig's \
+                 token (net/http: invalid header field value for \"Authorization\")"
+            );
+        }
+    }
+    Ok(config)
 }
 
 /// kube's auth layer, or its error; an exec credential plugin that is not installed is
