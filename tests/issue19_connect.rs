@@ -361,3 +361,65 @@ fn a_discovery_failure_is_a_tilde_notice() {
     );
     assert!(!f.stderr.contains("WARN"), "{}", f.stderr);
 }
+
+/// Issue 19, found by tests/issue19_fuzz.rs: a token that is not a valid header value
+/// (a newline in `--token` or the kubeconfig's token) panicked in tower-http's
+/// `AddAuthorization::bearer`; it is one line that does not show the token.
+#[test]
+fn a_token_with_control_characters_is_one_line_not_a_panic() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let f = kwatch(
+        &sim,
+        &[],
+        &[
+            "-s",
+            &sim.url,
+            "--insecure-skip-tls-verify",
+            "--token",
+            "secret\nline",
+            "pods",
+            "--until-synced",
+        ],
+    );
+    let line = one_error_line(&f, "--token");
+    assert!(line.contains("token holds control characters"), "{line}");
+    assert!(!line.contains("secret"), "{line}");
+    let kc = kubeconfig_with(&sim, "bad-token", |kc| {
+        kc["users"][0]["user"]["token"] = "secret\u{7f}".into();
+    });
+    let f = kwatch(&sim, &[], &["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let line = one_error_line(&f, "kubeconfig token");
+    assert!(line.contains("token holds control characters"), "{line}");
+}
+
+/// Issue 19: plain HTTP to the TLS port gets Go's `400 Client sent an HTTP request to an
+/// HTTPS server.` from the sim, as from kube-apiserver (it sent a TLS alert, which kwatch
+/// retried silently until `--timeout`), and kubectl says what it says to a real server.
+#[test]
+fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let http = sim.url.replace("https://", "http://");
+    let f = kwatch(
+        &sim,
+        &[],
+        &["-s", &http, "pods", "--until-synced", "--timeout", "5s"],
+    );
+    let line = one_error_line(&f, "http://");
+    assert!(
+        line.ends_with("400 Bad Request: Client sent an HTTP request to an HTTPS server."),
+        "{line}"
+    );
+    let out = std::process::Command::new("/usr/bin/kubectl")
+        .args(["-s", &http, "get", "pods"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .output()
+        .expect("running kubectl");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "Error from server (BadRequest): the server rejected our request for an unknown reason"
+        ),
+        "{said}"
+    );
+}

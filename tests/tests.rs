@@ -15,6 +15,7 @@ mod generated;
 mod handlers;
 mod hostile;
 mod issue19_connect;
+mod issue19_fuzz;
 mod kubectl_habits;
 mod metadata_only;
 mod never_lie;
