@@ -23,7 +23,8 @@
 //!
 //! Everything else of kube's client stack is kept: base URI, the auth layer (token, token
 //! file, exec plugins, auth providers), client certificates (also from exec plugins),
-//! impersonation and extra headers, `tls-server-name`, timeouts.
+//! impersonation and extra headers, `tls-server-name`, timeouts; the connector is
+//! hyper-rustls's with client-go's TLS handshake timeout added ([`TLS_HANDSHAKE_TIMEOUT`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -792,6 +793,40 @@ mod tests {
         let refused = kube::Error::Service("connection refused".into());
         assert_eq!(tls_failure(&refused), None);
         sim.shutdown().await;
+    }
+
+    #[test]
+    fn a_wrong_name_lists_the_names_as_go_does() {
+        let dns = ServerName::try_from("wrong.example").unwrap();
+        let ip = ServerName::try_from("10.0.0.1").unwrap();
+        let presented = [
+            "DnsName(\"localhost\")".to_owned(),
+            "IpAddress(127.0.0.1)".to_owned(),
+            "DnsName(\"kwatch-sim.test\")".to_owned(),
+        ];
+        assert_eq!(
+            not_valid_for(&dns, &presented),
+            "certificate is valid for localhost, kwatch-sim.test, not wrong.example"
+        );
+        assert_eq!(
+            not_valid_for(&ip, &presented),
+            "certificate is valid for 127.0.0.1, not 10.0.0.1"
+        );
+        assert_eq!(
+            not_valid_for(&ip, &presented[..1]),
+            "cannot validate certificate for 10.0.0.1 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            not_valid_for(&dns, &[]),
+            "certificate is not valid for any names, but wanted to match wrong.example"
+        );
+        // The anchor-leaf path (a served self-signed CA) names them too.
+        let cert = self_signed_ca(2090);
+        let e = verify(&verifier(&[&cert]), &cert, "example.com").unwrap_err();
+        assert!(
+            e.contains("NotValidForNameContext") && e.contains("localhost"),
+            "{e}"
+        );
     }
 
     #[test]
