@@ -180,8 +180,11 @@ pub fn parse() -> Cli {
     if plugin {
         cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
     }
-    let matches = cmd.get_matches();
-    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
+    let mut cli = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .unwrap_or_else(|e| usage_error(e, &name));
     let checked = match &cli.command {
         None => cli.watch.normalize(),
         Some(Command::Replay(r)) => r.check(),
@@ -193,6 +196,43 @@ pub fn parse() -> Cli {
         std::process::exit(crate::exit::Exit::Usage as i32);
     }
     cli
+}
+
+/// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,
+/// and where the help is (clap prints them on up to eight lines, the offending value as
+/// given, control characters included). Help and version requests print as clap prints
+/// them.
+fn usage_error(e: clap::Error, name: &str) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    // Paragraphs: the error (and its possible values), the tip, the usage, the pointer to
+    // the help. The offending value may hold newlines of its own: sanitize escapes them.
+    let text = e.render().to_string();
+    let mut paragraphs = text.trim_end().split("\n\n");
+    let first = paragraphs.next().unwrap_or("error: invalid arguments");
+    let (error, values) = match first.rsplit_once("\n  [possible values: ") {
+        Some((error, values)) => (error, Some(values)),
+        None => (first, None),
+    };
+    let mut line = error.to_owned();
+    if let Some(values) = values {
+        line.push_str(&format!(" [possible values: {values}"));
+    }
+    for tip in paragraphs.filter_map(|p| p.trim().strip_prefix("tip: ")) {
+        line.push_str(&format!("; {tip}"));
+    }
+    eprintln!(
+        "{}; see '{name} --help'",
+        crate::output::sanitize::sanitize(&line)
+    );
+    std::process::exit(crate::exit::Exit::Usage as i32)
 }
 
 /// The completion script for `shell`: the registration of clap_complete's dynamic

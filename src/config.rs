@@ -191,9 +191,17 @@ pub fn effective_kubeconfig(
         },
         None => None,
     };
-    let cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    let mut cluster = effective_cluster(kc, ctx.as_ref(), a)?;
     check_tls(&cluster)?;
     let user = effective_user(kc, ctx.as_ref(), a)?;
+    let origin = match (&a.server, &a.cluster, ctx.as_ref()) {
+        (Some(_), _, _) => "--server".to_owned(),
+        (None, Some(name), _) => format!("the kubeconfig's cluster {name:?}"),
+        (None, None, Some(c)) => format!("the kubeconfig's cluster {:?}", c.cluster),
+        (None, None, None) => "the kubeconfig".to_owned(),
+    };
+    let server = cluster.server.as_deref().unwrap_or_default();
+    cluster.server = Some(server_url(server, default_tls(&cluster, &user), &origin)?);
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
             name: EFFECTIVE.to_owned(),
@@ -289,6 +297,140 @@ fn check_tls(cluster: &kube::config::Cluster) -> Result<()> {
              kubeconfig's cluster has a CA and insecure-skip-tls-verify; remove one, or \
              override both with --certificate-authority or --insecure-skip-tls-verify"
         );
+    }
+    Ok(())
+}
+
+/// client-go's `DefaultServerUrlFor` rule for a server without a scheme: https when TLS is
+/// configured (a CA file or data, a client certificate, or insecure-skip-tls-verify), else
+/// http (`rest/url_utils.go`: `defaultTLS := hasCA || hasCert || config.Insecure`).
+///
+/// kubectl itself makes that choice in clientcmd's `ClientConfig` before it merges the
+/// cluster's TLS settings and the user's credentials (`IsConfigTransportTLS` on a config
+/// holding only the host), so kubectl 1.32 always uses http for such a server and sends
+/// no credentials; kwatch applies the rule to the whole configuration instead, as a
+/// program building a `rest.Config` gets it.
+fn default_tls(cluster: &kube::config::Cluster, user: &kube::config::AuthInfo) -> bool {
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+    set(&cluster.certificate_authority)
+        || set(&cluster.certificate_authority_data)
+        || cluster.insecure_skip_tls_verify == Some(true)
+        || set(&user.client_certificate)
+        || set(&user.client_certificate_data)
+}
+
+/// The server as a URL kube's client accepts, or one error line naming it (`origin`: where
+/// it came from) and the fix. client-go's `DefaultServerURL`: a value without a scheme or
+/// host gets `https://` (`default_tls`) or `http://` in front, and must then be a host or
+/// `host:port` with no path ("host must be a URL or a host:port pair"); a URL keeps its
+/// path (a server behind a path prefix). Unlike Go, the scheme must be http or https and
+/// the port a number up to 65535 here, where Go would fail at the first request.
+pub fn server_url(server: &str, default_tls: bool, origin: &str) -> Result<String> {
+    let shown = {
+        let mut s: String = server.chars().take(200).collect();
+        if s.len() < server.len() {
+            s.push('…');
+        }
+        s
+    };
+    let bad = |why: &str| {
+        anyhow::anyhow!(
+            "server {shown:?} ({origin}) is not a valid server address: {why}; give it as \
+             https://HOST[:PORT]"
+        )
+    };
+    if server.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if server.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad("it contains spaces or control characters"));
+    }
+    let parsed = server.parse::<http::Uri>().ok();
+    let has_scheme = parsed
+        .as_ref()
+        .is_some_and(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    let uri = if has_scheme {
+        parsed.ok_or_else(|| bad("it does not parse as a URL"))?
+    } else {
+        let scheme = if default_tls { "https" } else { "http" };
+        let uri = format!("{scheme}://{server}")
+            .parse::<http::Uri>()
+            .map_err(|_| bad("host must be a URL or a host:port pair"))?;
+        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+            return Err(bad("host must be a URL or a host:port pair"));
+        }
+        uri
+    };
+    match uri.scheme_str() {
+        Some("https" | "http") => {}
+        Some(other) => {
+            return Err(bad(&format!(
+                "unsupported scheme {other:?} (https or http)"
+            )))
+        }
+        None => return Err(bad("no scheme")),
+    }
+    let Some(authority) = uri.authority() else {
+        return Err(bad("no host"));
+    };
+    if authority.as_str().contains('@') {
+        return Err(bad("user information in the URL is not supported"));
+    }
+    if uri.host().is_none_or(|h| h.is_empty() || h == "[]") {
+        return Err(bad("no host"));
+    }
+    // `Authority::port` is None for a port that is not a u16: look at the text itself.
+    let after_host = authority
+        .as_str()
+        .rsplit_once(']')
+        .map_or(authority.as_str(), |(_, r)| r);
+    if let Some((_, port)) = after_host.rsplit_once(':') {
+        if port.parse::<u16>().is_err() {
+            return Err(bad(&format!("invalid port {port:?}")));
+        }
+    }
+    Ok(uri.to_string().trim_end_matches('/').to_owned())
+}
+
+/// The files the cluster and user name exist and can be read, checked here so that the
+/// error names the file once (kube's own error quotes it twice: `'"/ca.pem"'`). kubectl:
+/// `unable to read certificate-authority /ca.pem for … due to open /ca.pem: no such file`.
+fn files_readable(kc: &Kubeconfig) -> Result<()> {
+    let cluster = kc.clusters.iter().filter_map(|c| c.cluster.as_ref());
+    let user = kc.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
+    for (cluster, user) in cluster.zip(user) {
+        readable(cluster, user)?;
+    }
+    Ok(())
+}
+
+fn readable(cluster: &kube::config::Cluster, user: &kube::config::AuthInfo) -> Result<()> {
+    // Each file is read only without the data that overrides it, as client-go reads them.
+    let files = [
+        (
+            "certificate-authority",
+            &cluster.certificate_authority,
+            cluster.certificate_authority_data.is_none(),
+        ),
+        (
+            "client-certificate",
+            &user.client_certificate,
+            user.client_certificate_data.is_none(),
+        ),
+        (
+            "client-key",
+            &user.client_key,
+            user.client_key_data.is_none(),
+        ),
+        ("tokenFile", &user.token_file, user.token.is_none()),
+    ];
+    for (what, path, read) in files {
+        let Some(path) = path.as_deref().filter(|p| read && !p.is_empty()) else {
+            continue;
+        };
+        if let Err(e) = std::fs::File::open(path) {
+            anyhow::bail!("unable to read {what} {path}: {e}");
+        }
     }
     Ok(())
 }
@@ -528,6 +670,7 @@ impl Cluster {
         request_timeout: Option<Duration>,
     ) -> Result<Cluster> {
         let effective = effective_kubeconfig(kc, context.as_deref(), &args.cluster)?;
+        files_readable(&effective)?;
         let opts = KubeConfigOptions::default();
         let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
             .await
@@ -849,6 +992,75 @@ contexts:
             .unwrap_err()
             .to_string();
         assert!(!e.contains("--sim"), "{e}");
+    }
+
+    #[test]
+    fn a_server_without_a_scheme_gets_one_as_client_go_gives_it() {
+        let url = |s: &str, tls: bool| server_url(s, tls, "--server").map_err(|e| e.to_string());
+        for (server, tls, want) in [
+            ("127.0.0.1:6443", true, "https://127.0.0.1:6443"),
+            ("localhost:6443", true, "https://localhost:6443"),
+            ("localhost:6443", false, "http://localhost:6443"),
+            ("10.0.0.1", true, "https://10.0.0.1"),
+            ("[::1]:6443", true, "https://[::1]:6443"),
+            ("https://h:443/", false, "https://h:443"),
+            (
+                "http://h:80/k8s/clusters/c-1",
+                true,
+                "http://h:80/k8s/clusters/c-1",
+            ),
+        ] {
+            assert_eq!(url(server, tls).as_deref(), Ok(want), "{server}");
+        }
+        for (server, why) in [
+            ("127.0.0.1:6443/x", "host must be a URL or a host:port pair"),
+            ("127.0.0.1:99999", "invalid port \"99999\""),
+            ("ftp://h", "unsupported scheme \"ftp\""),
+            ("", "it is empty"),
+            ("ht tp://x", "spaces or control characters"),
+            ("https://", "host must be a URL"),
+            ("https://u:p@h", "user information"),
+            ("h\u{7}:1", "control characters"),
+            ("exämple:1", "host must be a URL"),
+        ] {
+            let e = url(server, true).unwrap_err();
+            assert!(e.contains(why), "{server:?}: {e}");
+            assert!(
+                e.contains("(--server)") && e.contains("https://HOST[:PORT]"),
+                "{e}"
+            );
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let huge = url(&"9".repeat(100_000), true).unwrap_err();
+        assert!(huge.len() < 400, "{}", huge.len());
+    }
+
+    #[test]
+    fn the_scheme_follows_the_tls_settings_of_the_cluster_and_user() {
+        let server = |flags: &[&str]| {
+            let mut argv = vec!["kwatch", "pods", "-s", "127.0.0.1:6443"];
+            argv.extend_from_slice(flags);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster);
+            cluster(&k.unwrap()).server.unwrap()
+        };
+        assert_eq!(server(&["--token", "t"]), "http://127.0.0.1:6443");
+        assert_eq!(
+            server(&["--insecure-skip-tls-verify"]),
+            "https://127.0.0.1:6443"
+        );
+        let e = effective(&["-s", "h:1/p"], None).unwrap_err().to_string();
+        assert!(e.contains("\"h:1/p\" (--server)"), "{e}");
+        let mut kc = Kubeconfig::from_yaml(KC).unwrap();
+        kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:6443".into());
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let k = effective_kubeconfig(&kc, None, &cli.watch.cluster).unwrap();
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://one:6443"));
+        kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:x".into());
+        let e = effective_kubeconfig(&kc, None, &cli.watch.cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(the kubeconfig's cluster \"one\")"), "{e}");
     }
 
     #[test]

@@ -17,6 +17,8 @@ mod hostile;
 mod issue19_args;
 mod issue19_reflector;
 mod issue19_exits;
+mod issue19_connect;
+mod issue19_fuzz;
 mod kubectl_habits;
 mod metadata_only;
 mod never_lie;
