@@ -809,7 +809,8 @@ fn event_last_seen<const NEW: bool>(o: &Value, now: jiff::Timestamp) -> String {
 
 /// A CRD printer column's cell, as kube-apiserver's table convertor makes it and kubectl
 /// prints it: nothing found (or a value of another type) is an empty cell; `string`
-/// prints the value as Go's `fmt` does (see [`go_value`]); `integer` truncates; `number`
+/// prints a scalar as Go's `fmt` does (see [`go_value`]) and a map or a list as compact
+/// JSON (see [`go_json`]); `integer` truncates; `number`
 /// went through the Table's JSON, so an integral value prints as an integer; `date` is
 /// an age (`<invalid>` when not a timestamp).
 fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
@@ -843,7 +844,94 @@ fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
             Some(_) => "<invalid>".into(),
             None => String::new(),
         },
+        // apiextensions-apiserver's tableconvertor prints `string` columns with client-go's
+        // `JSONPath.PrintResults`, which marshals a map, array or slice as JSON
+        // (util/jsonpath/jsonpath.go: `case reflect.Map: case reflect.Array: case
+        // reflect.Slice:` → `json.Marshal`) and prints anything else with `fmt.Fprint`.
+        _ if v.is_object() || v.is_array() => go_json(v),
         _ => go_value(v),
+    }
+}
+
+/// Go's `json.Marshal` of a JSON value as Kubernetes decodes it: compact, object keys
+/// sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped (`\u003c`), integers as int64 and other
+/// numbers as float64 (`1e-7`, `1e+21`, `0.25`).
+pub fn go_json(v: &Value) -> String {
+    let mut out = String::new();
+    write_go_json(v, &mut out);
+    out
+}
+
+fn write_go_json(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            (None, Some(f)) => out.push_str(&go_json_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => go_json_string(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
+            kv.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, x)) in kv.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json_string(k, out);
+                out.push(':');
+                write_go_json(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// encoding/json's string: `\"`, `\\`, `\b \f \n \r \t`, other control characters and
+/// the HTML-unsafe `<`, `>`, `&` and U+2028/U+2029 as `\u00XX`.
+fn go_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// encoding/json's float64: `'f'` format, or `'e'` below 1e-6 and from 1e21 on, with a
+/// one-digit negative exponent unpadded (`1e-7`, `1e+21`).
+fn go_json_float(f: f64) -> String {
+    let a = f.abs();
+    if a == 0.0 || (1e-6..1e21).contains(&a) {
+        return format!("{f}");
+    }
+    let e = format!("{f:e}");
+    match e.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => e,
     }
 }
 
@@ -1978,7 +2066,19 @@ mod tests {
                 Some(&json!({"b": [1, "x"], "a": {"c": true, "d": null}})),
                 n
             ),
-            "map[a:map[c:true d:<nil>] b:[1 x]]"
+            r#"{"a":{"c":true,"d":null},"b":[1,"x"]}"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!({"a": 1, "b": "x"})), n),
+            r#"{"a":1,"b":"x"}"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!(["x", true])), n),
+            r#"["x",true]"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!([1e-7, 0.25, 1e21, "<a&b>\n"])), n),
+            r#"[1e-7,0.25,1e+21,"\u003ca\u0026b\u003e\n"]"#
         );
         assert_eq!(crd_cell("integer", Some(&json!(2.7)), n), "2");
         assert_eq!(crd_cell("integer", Some(&json!("2")), n), "");
