@@ -111,6 +111,14 @@ impl Sink {
         self.printer.flush()
     }
 
+    /// The run ends: everything out, held output too.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.finish()?;
+        }
+        self.printer.finish()
+    }
+
     /// Every resource has synced or been left out.
     pub fn all_synced(&self, targets: usize) -> bool {
         self.synced + self.skipped >= targets
@@ -163,7 +171,7 @@ impl Shared {
         };
         if let Some(s) = stop {
             sink.finished = true;
-            let _ = sink.flush();
+            let _ = sink.finish();
             let _ = self.stop.send(s);
         }
     }
@@ -177,6 +185,7 @@ impl Shared {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(line))?;
             sink.skipped += 1;
+            sink.printer.left_out()?;
             if sink.skipped >= self.targets {
                 return Ok(Some(Stop::Failed(anyhow::anyhow!(
                     "none of the {} resources can be watched: the server refused each, as \

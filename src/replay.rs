@@ -308,7 +308,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             printer.as_mut(),
         )?;
     }
-    printer.flush()?;
+    printer.finish()?;
     Ok(())
 }
 

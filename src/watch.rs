@@ -196,6 +196,14 @@ async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Prin
         }
     }
     popts.terminal = io::stdout().is_terminal();
+    for (_, _, targets) in clusters {
+        popts.targets += targets.len();
+        for t in targets {
+            if !popts.order.contains(&t.resource.name) {
+                popts.order.push(t.resource.name.clone());
+            }
+        }
+    }
     Ok(output::printer(popts, io::stdout(), io::stderr()))
 }
 
@@ -282,7 +290,7 @@ fn finish(
     let mut sink = shared.lock();
     sink.finished = true;
     sink.clear_progress();
-    let flushed = sink.flush();
+    let flushed = sink.finish();
     if let Some(stats) = &sink.stats {
         let fifo: Vec<(String, FifoStats)> = queues
             .iter()
