@@ -232,6 +232,7 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
             targets: shared.targets,
             elapsed: start.elapsed(),
         };
+        let line = line.fit(progress::stderr_width());
         let _ = write!(io::stderr(), "{}{line}", progress::CLEAR);
         sink.progress_shown = true;
     }
