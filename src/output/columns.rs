@@ -189,6 +189,34 @@ const BUILTIN: &[(&str, &str, Printer)] = &[
     ("", "Secret", secret_columns),
     ("", "Event", event_columns::<false>),
     ("events.k8s.io", "Event", event_columns::<true>),
+    ("", "Endpoints", endpoints_columns),
+    ("", "PersistentVolumeClaim", pvc_columns),
+    ("", "ServiceAccount", serviceaccount_columns),
+    ("autoscaling", "HorizontalPodAutoscaler", hpa_columns),
+    ("policy", "PodDisruptionBudget", pdb_columns),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        rolebinding_columns,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        rolebinding_columns,
+    ),
+    ("rbac.authorization.k8s.io", "Role", created_at_columns),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRole",
+        created_at_columns,
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        created_at_columns,
+    ),
+    ("coordination.k8s.io", "Lease", lease_columns),
+    ("apiregistration.k8s.io", "APIService", apiservice_columns),
 ];
 
 /// The columns after NAME and RESOURCEVERSION for `r`: kubectl's for the built-ins it
@@ -476,6 +504,370 @@ fn secret_columns(_wide: bool) -> Vec<Column> {
         Column::new("TYPE", |o, _| none(&o["type"])),
         Column::new("DATA", |o, _| {
             o["data"].as_object().map_or(0, |m| m.len()).to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+/// kube-apiserver's table for a kind without a printer (Role, ClusterRole,
+/// CustomResourceDefinition): apiserver's `rest.NewDefaultTableConvertor`, whose
+/// `Created At` cell is `creationTimestamp.UTC().Format(time.RFC3339)` (the zero time
+/// when absent).
+fn created_at_columns(_wide: bool) -> Vec<Column> {
+    vec![Column::new("CREATED AT", |o, _| {
+        match o["metadata"]["creationTimestamp"]
+            .as_str()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        {
+            Some(t) => t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            None => "0001-01-01T00:00:00Z".into(),
+        }
+    })]
+}
+
+/// printers.go `printEndpoints`: `formatEndpoints(obj, nil)`.
+fn endpoints_columns(_wide: bool) -> Vec<Column> {
+    vec![Column::new("ENDPOINTS", endpoints_list), Column::age()]
+}
+
+/// printers.go `formatEndpoints`: `ip:port` (`net.JoinHostPort`) per address and port
+/// of every subset (the bare IP for a subset without ports), the first 3 comma-joined
+/// and ` + N more...`; `<none>` without subsets.
+fn endpoints_list(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 3;
+    let subsets = o["subsets"].as_array().map_or(&[][..], Vec::as_slice);
+    if subsets.is_empty() {
+        return "<none>".into();
+    }
+    let (mut list, mut count) = (Vec::new(), 0);
+    for ss in subsets {
+        let addrs = ss["addresses"].as_array().map_or(&[][..], Vec::as_slice);
+        let ip = |a: &Value| a["ip"].as_str().unwrap_or_default().to_owned();
+        match ss["ports"].as_array().filter(|p| !p.is_empty()) {
+            None => {
+                count += addrs.len();
+                list.extend(addrs.iter().map(ip));
+            }
+            Some(ports) => {
+                for p in ports {
+                    count += addrs.len();
+                    let port = p["port"].as_i64().unwrap_or(0);
+                    list.extend(addrs.iter().map(|a| match ip(a) {
+                        h if h.contains(':') => format!("[{h}]:{port}"),
+                        h => format!("{h}:{port}"),
+                    }));
+                }
+            }
+        }
+    }
+    if list.len() > MAX {
+        list.truncate(MAX);
+        return format!("{} + {} more...", list.join(","), count - MAX);
+    }
+    list.join(",")
+}
+
+/// printers.go `printPersistentVolumeClaim`: CAPACITY and ACCESS MODES only once bound
+/// (`spec.volumeName` set).
+fn pvc_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        Column::new("STATUS", |o, _| {
+            if o["metadata"]["deletionTimestamp"].is_string() {
+                return "Terminating".into();
+            }
+            str_or_empty(&o["status"]["phase"])
+        }),
+        Column::new("VOLUME", |o, _| str_or_empty(&o["spec"]["volumeName"])),
+        Column::new("CAPACITY", |o, _| {
+            if pvc_bound(o) {
+                quantity(&o["status"]["capacity"]["storage"])
+            } else {
+                String::new()
+            }
+        }),
+        Column::new("ACCESS MODES", |o, _| {
+            if pvc_bound(o) {
+                access_modes(&o["status"]["accessModes"])
+            } else {
+                String::new()
+            }
+        }),
+        // helper.GetPersistentVolumeClaimClass: the beta annotation wins over the field.
+        Column::new("STORAGECLASS", |o, _| {
+            match o["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].as_str() {
+                Some(c) => c.to_owned(),
+                None => str_or_empty(&o["spec"]["storageClassName"]),
+            }
+        }),
+        Column::new("VOLUMEATTRIBUTESCLASS", |o, _| {
+            unset(&o["spec"]["volumeAttributesClassName"])
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![Column::new("VOLUMEMODE", |o, _| {
+            unset(&o["spec"]["volumeMode"])
+        })]
+    })
+}
+
+fn pvc_bound(o: &Value) -> bool {
+    o["spec"]["volumeName"]
+        .as_str()
+        .is_some_and(|v| !v.is_empty())
+}
+
+/// A string field, `<unset>` when absent or empty.
+fn unset(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => "<unset>".into(),
+    }
+}
+
+/// A resource.Quantity as the object carries it (a string, or a bare JSON number).
+fn quantity(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => "0".into(),
+    }
+}
+
+/// `helper.GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that order, each once.
+fn access_modes(v: &Value) -> String {
+    let modes: Vec<&str> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(m, _)| modes.contains(m))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+/// printers.go `printServiceAccount`: the number of `secrets`.
+fn serviceaccount_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("SECRETS", |o, _| {
+            o["secrets"].as_array().map_or(0, Vec::len).to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+/// printers.go `printHorizontalPodAutoscaler` (autoscaling/v2).
+fn hpa_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("REFERENCE", |o, _| {
+            let r = &o["spec"]["scaleTargetRef"];
+            format!("{}/{}", str_or_empty(&r["kind"]), str_or_empty(&r["name"]))
+        }),
+        Column::new("TARGETS", hpa_metrics),
+        Column::new("MINPODS", |o, _| match o["spec"]["minReplicas"].as_i64() {
+            Some(n) => n.to_string(),
+            None => "<unset>".into(),
+        }),
+        Column::new("MAXPODS", |o, _| int(&o["spec"]["maxReplicas"])),
+        Column::new("REPLICAS", |o, _| int(&o["status"]["currentReplicas"])),
+        Column::age(),
+    ]
+}
+
+/// printers.go `formatHPAMetrics`: per spec metric `current/target` (`<unknown>` before
+/// the status has it), a resource's prefixed with its name, an average value's followed
+/// by ` (avg)` for External and Object metrics; the first 2 joined by `, ` and
+/// ` + N more...`; `<none>` without metrics.
+fn hpa_metrics(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 2;
+    let specs = o["spec"]["metrics"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    if specs.is_empty() {
+        return "<none>".into();
+    }
+    let statuses = o["status"]["currentMetrics"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let unknown = || "<unknown>".to_owned();
+    let percent = |v: &Value| v.as_i64().map(|n| format!("{n}%"));
+    let mut list = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let status = statuses.get(i);
+        let field = match spec["type"].as_str() {
+            Some("External") => "external",
+            Some("Pods") => "pods",
+            Some("Object") => "object",
+            Some("Resource") => "resource",
+            Some("ContainerResource") => "containerResource",
+            _ => {
+                list.push("<unknown type>".to_owned());
+                continue;
+            }
+        };
+        let target = &spec[field]["target"];
+        let current = status.map(|s| &s[field]).filter(|c| c.is_object());
+        let current = current.map(|c| &c["current"]);
+        list.push(match field {
+            "pods" => format!(
+                "{}/{}",
+                current.map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                quantity(&target["averageValue"])
+            ),
+            "external" | "object" if !target["averageValue"].is_null() => format!(
+                "{}/{} (avg)",
+                current
+                    .filter(|c| !c["averageValue"].is_null())
+                    .map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                quantity(&target["averageValue"])
+            ),
+            "external" | "object" => format!(
+                "{}/{}",
+                current.map_or_else(unknown, |c| quantity(&c["value"])),
+                quantity(&target["value"])
+            ),
+            _ => {
+                let name = str_or_empty(&spec[field]["name"]);
+                if !target["averageValue"].is_null() {
+                    format!(
+                        "{name}: {}/{}",
+                        current.map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                        quantity(&target["averageValue"])
+                    )
+                } else {
+                    format!(
+                        "{name}: {}/{}",
+                        current
+                            .and_then(|c| percent(&c["averageUtilization"]))
+                            .unwrap_or_else(unknown),
+                        percent(&target["averageUtilization"]).unwrap_or_else(|| "<auto>".into())
+                    )
+                }
+            }
+        });
+    }
+    let count = list.len();
+    if count > MAX {
+        list.truncate(MAX);
+        return format!("{} + {} more...", list.join(", "), count - MAX);
+    }
+    list.join(", ")
+}
+
+/// printers.go `printPodDisruptionBudget`.
+fn pdb_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("MIN AVAILABLE", |o, _| {
+            int_or_string(&o["spec"]["minAvailable"])
+        }),
+        Column::new("MAX UNAVAILABLE", |o, _| {
+            int_or_string(&o["spec"]["maxUnavailable"])
+        }),
+        Column::new("ALLOWED DISRUPTIONS", |o, _| {
+            int(&o["status"]["disruptionsAllowed"])
+        }),
+        Column::age(),
+    ]
+}
+
+/// An IntOrString as it is, `N/A` when unset.
+fn int_or_string(v: &Value) -> String {
+    match v {
+        Value::Null => "N/A".to_owned(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// printers.go `printRoleBinding` / `printClusterRoleBinding`: ROLE is `Kind/name`;
+/// wide adds the subjects of rbac's `SubjectsStrings`, each list joined by `, `.
+fn rolebinding_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        Column::new("ROLE", |o, _| {
+            let r = &o["roleRef"];
+            format!("{}/{}", str_or_empty(&r["kind"]), str_or_empty(&r["name"]))
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            Column::new("USERS", |o, _| subjects(o, "User")),
+            Column::new("GROUPS", |o, _| subjects(o, "Group")),
+            Column::new("SERVICEACCOUNTS", |o, _| subjects(o, "ServiceAccount")),
+        ]
+    })
+}
+
+/// The names of a binding's subjects of `kind` (a ServiceAccount's as `namespace/name`),
+/// joined by `, `.
+fn subjects(o: &Value, kind: &str) -> String {
+    o["subjects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["kind"] == kind)
+        .map(|s| match kind {
+            "ServiceAccount" => {
+                format!(
+                    "{}/{}",
+                    str_or_empty(&s["namespace"]),
+                    str_or_empty(&s["name"])
+                )
+            }
+            _ => str_or_empty(&s["name"]),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// printers.go `printLease`: the holder, empty when none.
+fn lease_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("HOLDER", |o, _| str_or_empty(&o["spec"]["holderIdentity"])),
+        Column::age(),
+    ]
+}
+
+/// kube-aggregator's apiservice `ConvertToTable`: SERVICE is `namespace/name` or
+/// `Local`; AVAILABLE the Available condition's status, with `(reason)` unless True,
+/// `Unknown` without the condition.
+fn apiservice_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("SERVICE", |o, _| {
+            let s = &o["spec"]["service"];
+            if s.is_object() {
+                format!(
+                    "{}/{}",
+                    str_or_empty(&s["namespace"]),
+                    str_or_empty(&s["name"])
+                )
+            } else {
+                "Local".into()
+            }
+        }),
+        Column::new("AVAILABLE", |o, _| {
+            let cond = o["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["type"] == "Available");
+            let Some(c) = cond else {
+                return "Unknown".into();
+            };
+            let status = str_or_empty(&c["status"]);
+            match c["reason"].as_str() {
+                Some(r) if status != "True" && !r.is_empty() => format!("{status} ({r})"),
+                _ => status,
+            }
         }),
         Column::age(),
     ]
