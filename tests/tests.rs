@@ -14,6 +14,7 @@ mod faults;
 mod generated;
 mod handlers;
 mod hostile;
+mod issue19_columns;
 mod kubectl_habits;
 mod metadata_only;
 mod never_lie;
