@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::request::{Include, TableOptions};
 use super::resources::{self, ResourceDef};
 use super::storage::Obj;
 
@@ -652,6 +653,7 @@ fn shared_table(
     def: &ResourceDef,
     cols: &[SharedColumn],
     items: &[Arc<Obj>],
+    include: Include,
 ) -> (Vec<Value>, Vec<Value>) {
     use crate::output::columns::resource_columns;
     let r = crate::target::Resource {
@@ -681,29 +683,48 @@ fn shared_table(
                     _ => json!(text),
                 });
             }
-            json!({"cells": cells, "object": super::partial::from_value(&v)})
+            json!({"cells": cells, "object": row_object(&v, include)})
         })
         .collect();
     (defs, rows)
 }
 
+/// A row's `object` under `includeObject` (apiserver's response.go `asTable`): the object
+/// as stored, its PartialObjectMetadata, or `null`.
+fn row_object(v: &Value, include: Include) -> Value {
+    match include {
+        Include::Object => v.clone(),
+        Include::Metadata => super::partial::from_value(v),
+        Include::None => Value::Null,
+    }
+}
+
 /// A `Table` of `items`. `rv` is the list's revision (`None` for a single object: the
-/// object's own resourceVersion).
+/// object's own resourceVersion). With `opts.no_headers` the column definitions are
+/// `null`, as metav1.Table encodes them when the convertor leaves them out.
 pub fn table(
     def: &ResourceDef,
     items: &[Arc<Obj>],
     rv: Option<u64>,
     token: Option<&str>,
     remaining: Option<u64>,
+    opts: TableOptions,
 ) -> Value {
     let rv = rv.or_else(|| items.first().map(|o| o.rv));
+    let headers = |defs: Vec<Value>| {
+        if opts.no_headers {
+            Value::Null
+        } else {
+            Value::Array(defs)
+        }
+    };
     if let Some((_, cols)) = SHARED.iter().find(|(p, _)| *p == def.plural) {
-        let (defs, rows) = shared_table(def, cols, items);
+        let (defs, rows) = shared_table(def, cols, items, opts.include);
         return json!({
             "kind": "Table",
             "apiVersion": "meta.k8s.io/v1",
             "metadata": list_meta(rv, token, remaining),
-            "columnDefinitions": defs,
+            "columnDefinitions": headers(defs),
             "rows": rows,
         });
     }
@@ -728,7 +749,7 @@ pub fn table(
             let cells: Vec<Value> = cols.iter().map(|c| (c.cell)(&v)).collect();
             json!({
                 "cells": cells,
-                "object": super::partial::from_value(&v),
+                "object": row_object(&v, opts.include),
             })
         })
         .collect();
@@ -736,7 +757,7 @@ pub fn table(
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": list_meta(rv, token, remaining),
-        "columnDefinitions": defs,
+        "columnDefinitions": headers(defs),
         "rows": rows,
     })
 }
@@ -787,7 +808,14 @@ mod tests {
             resources::WIDGETS,
             json!({"metadata":{"name":"w1","namespace":"ns","resourceVersion":"5","creationTimestamp":"2020-01-01T00:00:00Z"},"spec":{"size":3}}),
         );
-        let t = table(def, &[Arc::new(o)], Some(7), None, None);
+        let t = table(
+            def,
+            &[Arc::new(o)],
+            Some(7),
+            None,
+            None,
+            TableOptions::default(),
+        );
         assert_eq!(t["rows"][0]["cells"][0], "w1");
         assert_eq!(t["rows"][0]["cells"][1], 3);
         assert_eq!(t["rows"][0]["cells"][2], Value::Null);
