@@ -147,6 +147,14 @@ impl Sink {
         line
     }
 
+    /// The run ends: everything out, held output too.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.finish()?;
+        }
+        self.printer.finish()
+    }
+
     /// Every resource has synced or been left out.
     pub fn all_synced(&self, targets: usize) -> bool {
         self.synced + self.skipped >= targets
@@ -197,7 +205,7 @@ impl Shared {
         };
         if let Some(s) = stop {
             sink.finished = true;
-            let _ = sink.flush();
+            let _ = sink.finish();
             let _ = self.stop.send(s);
         }
     }
@@ -211,6 +219,7 @@ impl Shared {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(line))?;
             sink.skipped += 1;
+            sink.printer.left_out()?;
             if sink.skipped >= self.targets {
                 return Ok(Some(Stop::Failed(anyhow::anyhow!(
                     "none of the {} resources can be watched: the server refused each, as \
@@ -257,6 +266,7 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
             targets: shared.targets,
             elapsed: start.elapsed(),
         };
+        let line = line.fit(progress::stderr_width());
         let _ = write!(io::stderr(), "{}{line}", progress::CLEAR);
         sink.progress_shown = true;
     }

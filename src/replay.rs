@@ -335,7 +335,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
             break;
         }
     }
-    out.printer.flush()?;
+    out.printer.finish()?;
     if let Some(mut stats) = out.stats {
         stats.synced_after = synced_after(&parsed[..replayed], &res.list);
         let _ = writeln!(io::stderr(), "{}", stats.render(&[]));

@@ -398,6 +398,14 @@ async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Prin
         }
     }
     popts.terminal = io::stdout().is_terminal();
+    for c in clusters {
+        popts.targets += c.targets.len();
+        for t in &c.targets {
+            if !popts.order.contains(&t.resource.name) {
+                popts.order.push(t.resource.name.clone());
+            }
+        }
+    }
     Ok(output::printer(popts, io::stdout(), io::stderr()))
 }
 
@@ -491,7 +499,7 @@ fn finish(
     let mut sink = shared.lock();
     sink.finished = true;
     sink.clear_progress();
-    let flushed = sink.flush();
+    let flushed = sink.finish();
     if let Some(stats) = &sink.stats {
         let fifo: Vec<(String, FifoStats)> = queues
             .iter()

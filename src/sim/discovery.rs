@@ -24,6 +24,11 @@ const BATCH_V1: &str = include_str!("ref/apis-batch-v1.json");
 const NETWORKING_V1: &str = include_str!("ref/apis-networking.k8s.io-v1.json");
 const DISCOVERY_V1: &str = include_str!("ref/apis-discovery.k8s.io-v1.json");
 const EVENTS_V1: &str = include_str!("ref/apis-events.k8s.io-v1.json");
+const AUTOSCALING_V2: &str = include_str!("ref/apis-autoscaling-v2.json");
+const POLICY_V1: &str = include_str!("ref/apis-policy-v1.json");
+const RBAC_V1: &str = include_str!("ref/apis-rbac.authorization.k8s.io-v1.json");
+const COORDINATION_V1: &str = include_str!("ref/apis-coordination.k8s.io-v1.json");
+const APIREGISTRATION_V1: &str = include_str!("ref/apis-apiregistration.k8s.io-v1.json");
 
 /// The legacy group-version documents, by path.
 const GROUP_VERSIONS: &[(&str, &str)] = &[
@@ -34,6 +39,11 @@ const GROUP_VERSIONS: &[(&str, &str)] = &[
     ("/apis/networking.k8s.io/v1", NETWORKING_V1),
     ("/apis/discovery.k8s.io/v1", DISCOVERY_V1),
     ("/apis/events.k8s.io/v1", EVENTS_V1),
+    ("/apis/autoscaling/v2", AUTOSCALING_V2),
+    ("/apis/policy/v1", POLICY_V1),
+    ("/apis/rbac.authorization.k8s.io/v1", RBAC_V1),
+    ("/apis/coordination.k8s.io/v1", COORDINATION_V1),
+    ("/apis/apiregistration.k8s.io/v1", APIREGISTRATION_V1),
 ];
 const AGG_API: &str = include_str!("ref/aggregated-api.json");
 const AGG_APIS: &str = include_str!("ref/aggregated-apis.json");
