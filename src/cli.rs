@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use clap_complete::engine::ArgValueCompleter;
 
 use crate::output::{Format, View};
 use crate::queue::FifoKind;
@@ -19,6 +20,7 @@ use crate::reflector::WatchListMode;
 /// Watch any Kubernetes resource the way a client-go informer sees it.
 #[derive(Debug, Parser)]
 #[command(name = "kwatch", version, about, long_about = None)]
+#[command(after_help = short_after_help(), after_long_help = long_after_help())]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -34,9 +36,17 @@ pub enum Command {
     #[command(hide = cfg!(not(feature = "sim")))]
     Sim(SimArgs),
     /// Print a shell completion script to stdout.
+    ///
+    /// The script asks kwatch for the candidates as you type (`COMPLETE=SHELL kwatch -- …`):
+    /// namespaces and resources from the cluster the line names, contexts from its
+    /// kubeconfig. `--static` prints a script that needs no kwatch on PATH to complete
+    /// flags and fixed values only.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        /// A script with the flags and fixed value lists only, asking kwatch nothing.
+        #[arg(long = "static")]
+        fixed: bool,
     },
     /// Print the man page (roff) to stdout.
     Man,
@@ -51,27 +61,65 @@ pub struct ReplayArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
+    /// Only the recorded objects of this namespace (cluster-scoped ones stay).
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
+    pub namespace: Option<String>,
+
+    /// Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key).
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
+    pub selector: Option<String>,
+
+    /// Stop after printing this many deltas (handler calls with --view handlers).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+
+    /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
+    /// met, 4 when the recording ends first.
+    #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
+    pub until: Option<crate::until::Condition>,
+
+    /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
+    #[arg(long)]
+    pub stats: bool,
+
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+impl ReplayArgs {
+    /// Checks the output flags, the namespace and the selector (`Err`: one line naming
+    /// the fix).
+    pub fn check(&self) -> Result<(), String> {
+        self.output.check()?;
+        if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
+            crate::target::validate_namespace(ns)?;
+        }
+        if let Some(s) = &self.selector {
+            crate::selector::parse_labels(s).map_err(|e| format!("-l {s:?}: {e}"))?;
+        }
+        Ok(())
+    }
 }
 
 /// How records are printed (the watch and `kwatch replay`).
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Output")]
 pub struct OutputArgs {
-    /// Output format: table, wide, json, yaml, name, watch-events (kubectl's
-    /// --output-watch-events -o json lines), custom-columns=HEADER:.path,… or
-    /// jsonpath=TEMPLATE (kubectl's syntax, applied per delta).
+    /// Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…
+    ///
+    /// table, wide, json, yaml, name, watch-events (kubectl's --output-watch-events -o json
+    /// lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl's syntax, applied
+    /// per delta).
     #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::value_parser(),
           default_value = "table", hide_possible_values = true)]
     pub output: Format,
 
     /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub show_managed_fields: bool,
 
     /// When to use colour: auto (a terminal and NO_COLOR unset), always or never.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    #[arg(long, hide_short_help = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
     /// Table: a column with the value of each of these labels (comma-separated keys).
@@ -79,7 +127,7 @@ pub struct OutputArgs {
     pub label_columns: Vec<String>,
 
     /// Table: a LABELS column with all labels.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub show_labels: bool,
 
     /// Table and custom-columns: no header line.
@@ -87,9 +135,11 @@ pub struct OutputArgs {
     pub no_headers: bool,
 
     /// Table: a TIME column with when each delta was printed (UTC, milliseconds).
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub timestamps: bool,
 
+    /// Show what each update changed against the version kwatch knew before
+    ///
     /// Show what each Updated/Replaced/Sync delta changed against the previous version
     /// kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines
     /// in the table and YAML. resourceVersion, managedFields and generation are left out.
@@ -97,13 +147,16 @@ pub struct OutputArgs {
     pub diff: bool,
 
     /// As --diff, including resourceVersion, managedFields and generation.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub diff_all: bool,
 
-    /// What to print: deltas (what the informer's queue hands out) or handlers (the
-    /// OnAdd/OnUpdate/OnDelete calls client-go's shared informer makes of them, for one
-    /// handler whose resync period is --resync); handlers with -o table, wide, json or yaml.
-    #[arg(long, value_enum, default_value_t = View::Deltas, value_name = "VIEW")]
+    /// What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)
+    ///
+    /// deltas (what the informer's queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete
+    /// calls client-go's shared informer makes of them, for one handler whose resync period
+    /// is --resync); handlers with -o table, wide, json or yaml.
+    #[arg(long, value_enum, default_value_t = View::Deltas, value_name = "VIEW",
+          hide_short_help = true)]
     pub view: View,
 }
 
@@ -127,11 +180,14 @@ pub fn parse() -> Cli {
     if plugin {
         cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
     }
-    let matches = cmd.get_matches();
-    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
+    let mut cli = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .unwrap_or_else(|e| usage_error(e, &name));
     let checked = match &cli.command {
         None => cli.watch.normalize(),
-        Some(Command::Replay(r)) => r.output.check(),
+        Some(Command::Replay(r)) => r.check(),
         Some(_) => Ok(()),
     };
     if let Err(msg) = checked {
@@ -142,34 +198,284 @@ pub fn parse() -> Cli {
     cli
 }
 
-/// The completion script for `shell`, generated from [`Cli`].
-pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
-    let mut out = Vec::new();
-    clap_complete::generate(
-        shell,
-        &mut <Cli as clap::CommandFactory>::command(),
-        "kwatch",
-        &mut out,
+/// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,
+/// and where the help is (clap prints them on up to eight lines, the offending value as
+/// given, control characters included). Help and version requests print as clap prints
+/// them.
+fn usage_error(e: clap::Error, name: &str) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    // Paragraphs: the error (and its possible values), the tip, the usage, the pointer to
+    // the help. The offending value may hold newlines of its own: sanitize escapes them.
+    let text = e.render().to_string();
+    let mut paragraphs = text.trim_end().split("\n\n");
+    let first = paragraphs.next().unwrap_or("error: invalid arguments");
+    let (error, values) = match first.rsplit_once("\n  [possible values: ") {
+        Some((error, values)) => (error, Some(values)),
+        None => (first, None),
+    };
+    let mut line = error.to_owned();
+    if let Some(values) = values {
+        line.push_str(&format!(" [possible values: {values}"));
+    }
+    for tip in paragraphs.filter_map(|p| p.trim().strip_prefix("tip: ")) {
+        line.push_str(&format!("; {tip}"));
+    }
+    eprintln!(
+        "{}; see '{name} --help'",
+        crate::output::sanitize::sanitize(&line)
     );
+    std::process::exit(crate::exit::Exit::Usage as i32)
+}
+
+/// The completion script for `shell`: the registration of clap_complete's dynamic
+/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`crate::complete`]), or with
+/// `fixed` the static script generated from [`Cli`].
+pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
+    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+    use clap_complete::Shell;
+    let mut out = Vec::new();
+    if fixed {
+        clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
+        return out;
+    }
+    let env: &dyn EnvCompleter = match shell {
+        Shell::Bash => &Bash,
+        Shell::Zsh => &Zsh,
+        Shell::Fish => &Fish,
+        Shell::PowerShell => &Powershell,
+        Shell::Elvish => &Elvish,
+        // Shells clap_complete adds later: their static script.
+        _ => {
+            clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
+            return out;
+        }
+    };
+    // Writing into a Vec cannot fail.
+    let _ = env.write_registration(COMPLETE_VAR, "kwatch", "kwatch", "kwatch", &mut out);
     out
 }
 
-/// The man page, generated from [`Cli`].
+/// The environment variable the completion scripts set to ask kwatch for candidates.
+pub const COMPLETE_VAR: &str = "COMPLETE";
+
+/// Answers a completion request (`COMPLETE=SHELL kwatch -- WORDS…`, as the scripts of
+/// [`completion`] send it) and exits; returns at once when the variable is not set.
+pub fn complete_if_asked() {
+    clap_complete::CompleteEnv::with_factory(command)
+        .var(COMPLETE_VAR)
+        .completer("kwatch")
+        .complete();
+}
+
+/// The clap command of [`Cli`].
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+/// What `kwatch --help`'s examples show: (command line, what it does). `-h` shows the
+/// first [`SHORT_EXAMPLES`]; `--help` and the man page all of them.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("kwatch pods", "the context's namespace (else \"default\")"),
+    (
+        "kwatch deploy,svc -A -l app=web",
+        "two resources, one stream, all namespaces",
+    ),
+    (
+        "kwatch deploy/web --until condition=Available --timeout 5m",
+        "wait as `kubectl wait` does, printing every change meanwhile",
+    ),
+    (
+        "kwatch pods -A -o json --until-synced",
+        "the initial list as JSON lines, exit 0 once synced",
+    ),
+    (
+        "kwatch all -n default --diff",
+        "what `kubectl get all` lists, with what each update changed",
+    ),
+    (
+        "kwatch pods --client-go 0.33 --view handlers",
+        "the OnAdd/OnUpdate/OnDelete calls client-go 0.33's informer makes",
+    ),
+    (
+        "kwatch pods -A --record pods.jsonl",
+        "record the watch; `kwatch replay pods.jsonl` shows it again",
+    ),
+    (
+        "kwatch pods --as system:serviceaccount:team-a:ci",
+        "what that service account's informer gets, 403s included",
+    ),
+];
+
+/// How many [`EXAMPLES`] `-h` shows.
+pub const SHORT_EXAMPLES: usize = 3;
+
+/// The exit codes (README "Exit codes"): (code, when).
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "a stop condition was met (--max-events, --timeout, --until-synced, --until), or stdout was closed"),
+    ("1", "an error: kubeconfig, unknown resource, a failure before the first sync"),
+    ("2", "bad command-line usage"),
+    ("3", "--timeout came first: with --until before the condition was met, with --until-synced before the sync"),
+    ("4", "with --until: the watch ended otherwise first (--max-events, --until-synced, stdout closed)"),
+    ("129", "hung up (SIGHUP)"),
+    ("130", "interrupted (Ctrl-C)"),
+    ("143", "terminated (SIGTERM)"),
+];
+
+/// The environment kwatch reads: (variable, what for).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("KUBECONFIG", "the kubeconfig files, separated by ':', merged as kubectl merges them (without --kubeconfig)"),
+    ("HOME", "~/.kube/config, and ~/.kube/cache for discovery documents"),
+    ("KUBECACHEDIR", "kubectl's cache directory, as --cache-dir"),
+    ("NO_COLOR", "no colour when set and not empty (--color always overrides)"),
+    ("RUST_LOG", "which diagnostics go to stderr, as tracing's EnvFilter reads it (overrides -v)"),
+    ("COMPLETE", "set by the completion scripts: kwatch prints candidates instead of watching"),
+];
+
+/// `(term, text)` lines as a help section's body: the texts in a column after the terms,
+/// or under each term when the terms are long (the examples' command lines).
+fn help_rows(rows: &[(&str, &str)]) -> String {
+    let width = rows
+        .iter()
+        .map(|(t, _)| t.chars().count())
+        .max()
+        .unwrap_or(0);
+    rows.iter()
+        .map(|(term, text)| match width {
+            0..=12 => format!("  {term:<width$}  {text}\n"),
+            _ => format!("  {term}\n          {text}\n"),
+        })
+        .collect()
+}
+
+/// After `-h`'s flags: a few examples, and where the rest is.
+fn short_after_help() -> String {
+    let examples: String = EXAMPLES[..SHORT_EXAMPLES]
+        .iter()
+        .map(|(cmd, _)| format!("  {cmd}\n"))
+        .collect();
+    format!("Examples:\n{examples}\n--help shows every flag, more examples, the exit codes and the environment.")
+}
+
+/// After `--help`'s flags: EXAMPLES, EXIT STATUS, ENVIRONMENT (the man page's sections of
+/// the same names, from the same tables).
+fn long_after_help() -> String {
+    format!(
+        "Examples:\n{}\nExit status:\n{}\nEnvironment:\n{}",
+        help_rows(EXAMPLES),
+        help_rows(EXIT_STATUS),
+        help_rows(ENVIRONMENT)
+    )
+}
+
+/// The man page: clap_mangen's title, NAME, SYNOPSIS (the usage lines `--help` shows),
+/// DESCRIPTION and OPTIONS, then the subcommands (each with `kwatch NAME --help`, as there
+/// is no page of their own), EXAMPLES, EXIT STATUS, ENVIRONMENT and VERSION, from the same
+/// tables as `--help`.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
+    use clap_mangen::roff::{bold, italic, roman, Roff};
+    let mut cmd = command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
-    clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    let mut roff = Roff::default();
+    roff.control("SH", ["SYNOPSIS"]);
+    let usage = cmd.render_usage().to_string();
+    for (i, line) in usage.lines().enumerate() {
+        let line = line.trim_start_matches("Usage:").trim();
+        if i > 0 {
+            roff.control("br", []);
+        }
+        roff.text([roman(line)]);
+    }
+    roff.to_writer(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    let mut roff = Roff::default();
+    roff.control("SH", ["SUBCOMMANDS"]);
+    let subcommands = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help");
+    for sub in subcommands {
+        let name = sub.get_name();
+        roff.control("TP", []);
+        roff.text([bold(format!("kwatch {name}"))]);
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        roff.text([
+            roman(format!("{about}; its options: ")),
+            bold(format!("kwatch {name} --help")),
+        ]);
+    }
+    let rows = |roff: &mut Roff, title: &str, rows: &[(&str, &str)], term: fn(&str) -> _| {
+        roff.control("SH", [title]);
+        for (t, text) in rows {
+            roff.control("TP", []);
+            roff.text([term(t)]);
+            roff.text([roman(*text)]);
+        }
+    };
+    rows(&mut roff, "EXAMPLES", EXAMPLES, |t| bold(t));
+    rows(&mut roff, "EXIT STATUS", EXIT_STATUS, |t| bold(t));
+    rows(&mut roff, "ENVIRONMENT", ENVIRONMENT, |t| italic(t));
+    roff.to_writer(&mut out)?;
+    man.render_version_section(&mut out)?;
     Ok(out)
+}
+
+/// `--client-go`'s values: [`crate::release::Release::parse`], listing the releases for
+/// completion.
+#[derive(Clone)]
+struct ReleaseParser;
+
+impl clap::builder::TypedValueParser for ReleaseParser {
+    type Value = crate::release::Release;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let text = value.to_string_lossy();
+        crate::release::Release::parse(&text).map_err(|why| {
+            let name = arg.map_or("--client-go".to_owned(), |a| a.to_string());
+            let msg = format!("invalid value '{text}' for '{name}': {why}\n");
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let releases = crate::release::Release::ALL.iter();
+        Some(Box::new(
+            releases.map(|r| clap::builder::PossibleValue::new(r.as_str())),
+        ))
+    }
 }
 
 /// Options of a watch (the default command).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Watch")]
 pub struct WatchArgs {
+    /// Resource(s) to watch, comma-separated (pods, deploy,svc, all), or TYPE/NAME
+    ///
     /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
     /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
     /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
     /// object, as kubectl takes it (pod/web, deploy/web).
-    #[arg(value_name = "RESOURCE", required_unless_present = "every_resource")]
+    #[arg(value_name = "RESOURCE", required_unless_present = "every_resource",
+          value_hint = clap::ValueHint::Other,
+          add = ArgValueCompleter::new(crate::complete::resources))]
     pub resources: Option<String>,
 
     /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
@@ -181,10 +487,11 @@ pub struct WatchArgs {
     pub more_names: Vec<String>,
 
     /// Namespace to watch (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NS")]
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other,
+          add = ArgValueCompleter::new(crate::complete::namespaces))]
     pub namespace: Option<String>,
 
-    /// Watch all namespaces (kubectl's --all-namespaces[=true|false] is accepted).
+    /// Watch all namespaces (kubectl's --all-namespaces[=true|false] too).
     #[arg(short = 'A', long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
           default_value = "false", default_missing_value = "true",
           action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new(),
@@ -192,17 +499,19 @@ pub struct WatchArgs {
     pub all_namespaces: bool,
 
     /// Accepted and ignored, for kubectl's habit (`kubectl get -w`): kwatch always watches.
-    #[arg(short = 'w', long = "watch")]
+    #[arg(short = 'w', long = "watch", hide_short_help = true)]
     pub watch_flag: bool,
 
     /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
     pub selector: Option<String>,
 
     /// Field selector, e.g. status.phase=Running.
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
 
+    /// Watch every resource the server can list and watch (events left out)
+    ///
     /// Watch every resource the server can list and watch (only namespaced ones unless
     /// -A), events left out; RESOURCE adds more (`--every-resource events`). A resource
     /// the server refuses (403, 404, 405) is reported and left out, as with `all`.
@@ -210,21 +519,26 @@ pub struct WatchArgs {
     pub every_resource: bool,
 
     /// Start the built-in simulated cluster in-process and watch it.
-    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")))]
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")),
+          hide_short_help = true)]
     pub sim: bool,
 
+    /// Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`
+    ///
     /// Also write the JSON-lines records to FILE (whatever -o shows); replay it with
     /// `kwatch replay FILE`.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
 
+    /// On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…
+    ///
     /// On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks,
     /// backoffs, time to synced, largest queue depth, dedups.
     #[arg(long)]
     pub stats: bool,
 
     /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
-    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, hide_short_help = true)]
     pub verbose: u8,
 
     #[command(flatten)]
@@ -275,6 +589,14 @@ impl WatchArgs {
         }
         if let Some(n) = &self.name {
             crate::target::validate_name(n)?;
+            // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
+            // specified").
+            if self.selector.is_some() || self.field_selector.is_some() {
+                return Err(format!(
+                    "name cannot be provided when a selector is specified: drop {n:?}, or \
+                     select it with --field-selector metadata.name={n}"
+                ));
+            }
         }
         self.output.check()?;
         // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
@@ -282,14 +604,17 @@ impl WatchArgs {
         if let Some(ns) = namespace {
             crate::target::validate_namespace(ns)?;
         }
-        if self.all_namespaces && namespace.is_some() {
+        // client-go's `transport.TLSConfigFor`.
+        let c = &self.cluster;
+        if c.insecure_skip_tls_verify && c.certificate_authority.is_some() {
             return Err(
-                "--namespace and --all-namespaces name different scopes: give one of them"
+                "specifying a root certificates file with the insecure flag is not \
+                        allowed: give --certificate-authority or --insecure-skip-tls-verify, \
+                        not both"
                     .to_owned(),
             );
         }
-        let r = &self.reflector;
-        crate::release::Informer::choose(r.client_go, r.fifo, r.legacy_sync)?;
+        self.reflector.informer_flags().check()?;
         Ok(())
     }
 }
@@ -298,73 +623,111 @@ impl WatchArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Cluster")]
 pub struct ClusterArgs {
-    /// Kubeconfig file (default: $KUBECONFIG, which may list several files, else ~/.kube/config).
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
 
+    /// Kubeconfig context to use; several, comma-separated, watch each into one stream
+    ///
     /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
     /// stream, every record tagged with its context.
-    #[arg(long, value_name = "NAME[,NAME…]")]
+    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other,
+          add = ArgValueCompleter::new(crate::complete::contexts))]
     pub context: Option<String>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
+    #[arg(long, hide_short_help = true, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
     pub request_timeout: Duration,
 
+    /// kubectl's cache directory, for discovery documents [default: ~/.kube/cache]
+    ///
     /// kubectl's cache directory: discovery documents are read from and written to its
     /// discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].
-    #[arg(long, value_name = "DIR", env = "KUBECACHEDIR")]
+    #[arg(long, value_name = "DIR", env = "KUBECACHEDIR", hide_short_help = true)]
     pub cache_dir: Option<PathBuf>,
 
+    /// The API server's address, e.g. https://10.0.0.1:6443
+    ///
     /// The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig
     /// cluster's server; works with no kubeconfig at all).
     #[arg(short = 's', long, value_name = "URL", conflicts_with = "sim")]
     pub server: Option<String>,
 
     /// Bearer token (replaces the kubeconfig user's credentials).
-    #[arg(long, value_name = "TOKEN", conflicts_with = "sim")]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub token: Option<String>,
 
     /// The kubeconfig user to use instead of the context's.
-    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    #[arg(long, value_name = "NAME", conflicts_with = "sim", hide_short_help = true,
+          add = ArgValueCompleter::new(crate::complete::users))]
     pub user: Option<String>,
 
     /// The kubeconfig cluster to use instead of the context's.
-    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    #[arg(long, value_name = "NAME", conflicts_with = "sim", hide_short_help = true,
+          add = ArgValueCompleter::new(crate::complete::clusters))]
     pub cluster: Option<String>,
 
+    /// Act as this user: see what that identity's informer would get, 403s included
+    ///
     /// Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what
     /// that identity's informer would get, 403s included.
     #[arg(long = "as", value_name = "USER")]
     pub impersonate: Option<String>,
 
     /// Act as a member of this group (Impersonate-Group; repeat for several).
-    #[arg(long = "as-group", value_name = "GROUP")]
+    #[arg(long = "as-group", value_name = "GROUP", hide_short_help = true)]
     pub impersonate_groups: Vec<String>,
 
     /// Act with this UID (Impersonate-Uid).
-    #[arg(long = "as-uid", value_name = "UID")]
+    #[arg(long = "as-uid", value_name = "UID", hide_short_help = true)]
     pub impersonate_uid: Option<String>,
 
     /// Do not verify the server's certificate (insecure; clears the kubeconfig's CA).
-    #[arg(long, conflicts_with = "sim")]
+    #[arg(long, conflicts_with = "sim", hide_short_help = true)]
     pub insecure_skip_tls_verify: bool,
 
     /// CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig's).
-    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub certificate_authority: Option<PathBuf>,
 
     /// Client certificate file (PEM) for TLS client authentication.
-    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub client_certificate: Option<PathBuf>,
 
     /// Client key file (PEM) for TLS client authentication.
-    #[arg(long, value_name = "FILE", conflicts_with = "sim")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub client_key: Option<PathBuf>,
 
+    /// Server name to verify the certificate against and send as SNI
+    ///
     /// Server name to verify the certificate against and send as SNI (default: the
     /// server URL's host).
-    #[arg(long, value_name = "NAME", conflicts_with = "sim")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub tls_server_name: Option<String>,
 }
 
@@ -372,64 +735,83 @@ pub struct ClusterArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Reflector")]
 pub struct ReflectorArgs {
+    /// Objects per list page, 0 = no paging [default: 500]
+    ///
     /// Objects per list page, 0 = no paging [default: 500, and no paging when relisting
     /// at a specific resourceVersion, as client-go].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub page_size: Option<u32>,
 
     /// Re-queue every known object as a Sync delta this often (e.g. 30s); off by default.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, hide_short_help = true)]
     pub resync: Option<Duration>,
 
     /// Do not ask for bookmarks on watches.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_bookmarks: bool,
 
+    /// DeltaFIFO only: relists emit Sync instead of Replaced
+    ///
     /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
-    /// EmitDeltaTypeReplaced); refused with a RealFIFO.
-    #[arg(long)]
+    /// EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with an
+    /// explicit RealFIFO.
+    #[arg(long, hide_short_help = true)]
     pub legacy_sync: bool,
 
+    /// The informer's queue: delta (DeltaFIFO) or real (RealFIFO)
+    ///
     /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
     /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
-    /// with --client-go, that release's RealFIFO) [default: delta, or the --client-go
+    /// the release's RealFIFO, 0.33's if the server's release has none) [default: the
     /// release's].
     #[arg(long, value_enum, value_name = "KIND")]
     pub fifo: Option<FifoKind>,
 
+    /// Get the initial state from a streaming list: auto, on or off
+    ///
     /// Get the initial state from a streaming list (watch with sendInitialEvents,
     /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
-    /// tries it at every (re)list; auto, and a --client-go release's default, mean off when
-    /// --page-size is given [default: auto, or the --client-go release's: off through 0.34,
-    /// on from 0.35].
+    /// tries it at every (re)list; auto, and the release's default, mean off when
+    /// --page-size is given [default: the release's: off through 0.34, on from 0.35].
     #[arg(long, value_enum, value_name = "WHEN")]
     pub watch_list: Option<WatchListMode>,
 
     /// Each watch asks the server to end it after a random time in [D, 2·D) (client-go:
     /// 5m).
-    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "5m")]
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "5m",
+          hide_short_help = true)]
     pub min_watch_timeout: Duration,
 
+    /// Spend this long on each pop, as a slow event handler would
+    ///
     /// Spend this long on each pop, as a slow event handler would: deltas pile up in the
     /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
-    #[arg(long, value_name = "D", value_parser = parse_duration)]
+    #[arg(long, value_name = "D", value_parser = parse_duration, hide_short_help = true)]
     pub pop_delay: Option<Duration>,
 
+    /// The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36
+    ///
     /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
     /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
     /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
-    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults.
-    #[arg(long, value_name = "VERSION", value_parser = crate::release::Release::parse)]
+    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults [default: the
+    /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
+    /// 0.32 if it cannot be read)].
+    #[arg(long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
     pub client_go: Option<crate::release::Release>,
 
+    /// Compare the store with a LIST at its resourceVersion every PERIOD (5m)
+    ///
     /// After the first sync and then every PERIOD (5m if given without one), LIST at the
     /// store's resourceVersion with resourceVersionMatch=Exact and compare it with the
     /// store: a Consistency record names the keys missing, extra or stale (client-go's
     /// data consistency detector).
     #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
-          default_missing_value = "5m", value_parser = parse_period)]
+          default_missing_value = "5m", value_parser = parse_period, hide_short_help = true)]
     pub check_consistency: Option<Duration>,
 
+    /// List and watch metadata only, as client-go's metadata informer does
+    ///
     /// List and watch metadata only, as client-go's metadata informer does: objects are
     /// PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the
     /// table shows NAME and AGE (with -L and --show-labels).
@@ -437,27 +819,40 @@ pub struct ReflectorArgs {
     pub metadata_only: bool,
 }
 
+impl ReflectorArgs {
+    /// The flags that choose the informer.
+    pub fn informer_flags(&self) -> crate::release::InformerFlags {
+        crate::release::InformerFlags {
+            client_go: self.client_go,
+            fifo: self.fifo,
+            legacy_sync: self.legacy_sync,
+            watch_list: self.watch_list,
+        }
+    }
+}
+
 /// When to stop (for scripts).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Stopping")]
 pub struct StopArgs {
-    /// Exit 0 after printing this many deltas.
+    /// Exit 0 after printing this many deltas (0 = no limit).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
 
-    /// Exit 0 after this long, e.g. 30s.
+    /// Exit 0 after this long, e.g. 30s (0 = no limit).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 
-    /// Exit 0 once the initial list has been popped (client-go HasSynced); exit 3 if
-    /// --timeout comes first.
+    /// Exit 0 once the initial list has been popped (HasSynced); 3 if --timeout comes first.
     #[arg(long)]
     pub until_synced: bool,
 
     /// Do not print the initial list's deltas.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub watch_only: bool,
 
+    /// Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…
+    ///
     /// Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an
     /// object kwatch did not know appears), `deleted` (an object is deleted, or none
     /// matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value
@@ -558,6 +953,21 @@ pub struct SimArgs {
     /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
     #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
     pub cert_shape: crate::sim::CertShape,
+
+    /// The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`)
+    /// [default: the captured kube-apiserver's, 1.32]; taken as given, to try what a
+    /// client makes of odd versions.
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_server_version)]
+    pub server_version: Option<(String, String)>,
+}
+
+/// `--server-version`: MAJOR.MINOR, split at the first dot.
+#[cfg(feature = "sim")]
+fn parse_server_version(s: &str) -> Result<(String, String), String> {
+    match s.split_once('.') {
+        Some((major, minor)) => Ok((major.to_owned(), minor.to_owned())),
+        None => Err(format!("expected MAJOR.MINOR, e.g. 1.35, not {s:?}")),
+    }
 }
 
 /// `kwatch sim` in a kwatch built without the simulator: whatever follows is taken (so
@@ -676,7 +1086,9 @@ mod tests {
         assert!(!watch(&["pods"]).unwrap().all_namespaces);
         let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
         assert_eq!(w.namespace.as_deref(), Some("x"));
-        assert!(watch(&["pods", "-A", "-n", "x"]).is_err());
+        // -A wins over -n, as in kubectl.
+        let w = watch(&["pods", "-A", "-n", "x"]).unwrap();
+        assert!(w.all_namespaces);
         assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
     }
 

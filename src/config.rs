@@ -16,7 +16,7 @@ use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, 
 use crate::output;
 use crate::output::diff::DiffMode;
 use crate::reflector::ReflectorConfig;
-use crate::release::Informer;
+use crate::release::InformerFlags;
 use crate::until::Condition;
 
 /// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
@@ -50,8 +50,9 @@ pub struct Config {
     pub reflector: ReflectorConfig,
     /// Relists queue `Replaced` (false: `Sync`, client-go's legacy behaviour).
     pub emit_replaced: bool,
-    /// `--client-go`'s release and the queue (`--fifo`).
-    pub informer: Informer,
+    /// `--client-go`, `--fifo`, `--legacy-sync`, `--watch-list`: each cluster's informer
+    /// once its server's release is known (`watch.rs`); `reflector.watch_list` is set then.
+    pub informer: InformerFlags,
     /// Wait before each pop (`--pop-delay`).
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
@@ -81,10 +82,11 @@ pub struct Stop {
 }
 
 impl From<StopArgs> for Stop {
+    /// `--max-events 0` and `--timeout 0` are no limit, as `--request-timeout 0` is.
     fn from(a: StopArgs) -> Stop {
         Stop {
-            max_events: a.max_events,
-            timeout: a.timeout,
+            max_events: a.max_events.filter(|n| *n > 0),
+            timeout: a.timeout.filter(|t| !t.is_zero()),
             until_synced: a.until_synced,
             watch_only: a.watch_only,
             until: a.until,
@@ -189,8 +191,17 @@ pub fn effective_kubeconfig(
         },
         None => None,
     };
-    let cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    let mut cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    check_tls(&cluster)?;
     let user = effective_user(kc, ctx.as_ref(), a)?;
+    let origin = match (&a.server, &a.cluster, ctx.as_ref()) {
+        (Some(_), _, _) => "--server".to_owned(),
+        (None, Some(name), _) => format!("the kubeconfig's cluster {name:?}"),
+        (None, None, Some(c)) => format!("the kubeconfig's cluster {:?}", c.cluster),
+        (None, None, None) => "the kubeconfig".to_owned(),
+    };
+    let server = cluster.server.as_deref().unwrap_or_default();
+    cluster.server = Some(server_url(server, default_tls(&cluster, &user), &origin)?);
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
             name: EFFECTIVE.to_owned(),
@@ -267,8 +278,168 @@ fn effective_cluster(
     Ok(cluster)
 }
 
+/// client-go's check of the TLS settings (`transport.TLSConfigFor`): a CA (file or data)
+/// and `insecure-skip-tls-verify` together are refused, whether both come from the
+/// kubeconfig or both from the flags (one flag given clears the other setting of the
+/// kubeconfig: see [`effective_kubeconfig`]).
+fn check_tls(cluster: &kube::config::Cluster) -> Result<()> {
+    let has_ca = cluster
+        .certificate_authority
+        .as_deref()
+        .is_some_and(|c| !c.is_empty())
+        || cluster
+            .certificate_authority_data
+            .as_deref()
+            .is_some_and(|c| !c.is_empty());
+    if has_ca && cluster.insecure_skip_tls_verify == Some(true) {
+        anyhow::bail!(
+            "specifying a root certificates file with the insecure flag is not allowed: the \
+             kubeconfig's cluster has a CA and insecure-skip-tls-verify; remove one, or \
+             override both with --certificate-authority or --insecure-skip-tls-verify"
+        );
+    }
+    Ok(())
+}
+
+/// client-go's `DefaultServerUrlFor` rule for a server without a scheme: https when TLS is
+/// configured (a CA file or data, a client certificate, or insecure-skip-tls-verify), else
+/// http (`rest/url_utils.go`: `defaultTLS := hasCA || hasCert || config.Insecure`).
+///
+/// kubectl itself makes that choice in clientcmd's `ClientConfig` before it merges the
+/// cluster's TLS settings and the user's credentials (`IsConfigTransportTLS` on a config
+/// holding only the host), so kubectl 1.32 always uses http for such a server and sends
+/// no credentials; kwatch applies the rule to the whole configuration instead, as a
+/// program building a `rest.Config` gets it.
+fn default_tls(cluster: &kube::config::Cluster, user: &kube::config::AuthInfo) -> bool {
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+    set(&cluster.certificate_authority)
+        || set(&cluster.certificate_authority_data)
+        || cluster.insecure_skip_tls_verify == Some(true)
+        || set(&user.client_certificate)
+        || set(&user.client_certificate_data)
+}
+
+/// The server as a URL kube's client accepts, or one error line naming it (`origin`: where
+/// it came from) and the fix. client-go's `DefaultServerURL`: a value without a scheme or
+/// host gets `https://` (`default_tls`) or `http://` in front, and must then be a host or
+/// `host:port` with no path ("host must be a URL or a host:port pair"); a URL keeps its
+/// path (a server behind a path prefix). Unlike Go, the scheme must be http or https and
+/// the port a number up to 65535 here, where Go would fail at the first request.
+pub fn server_url(server: &str, default_tls: bool, origin: &str) -> Result<String> {
+    let shown = {
+        let mut s: String = server.chars().take(200).collect();
+        if s.len() < server.len() {
+            s.push('…');
+        }
+        s
+    };
+    let bad = |why: &str| {
+        anyhow::anyhow!(
+            "server {shown:?} ({origin}) is not a valid server address: {why}; give it as \
+             https://HOST[:PORT]"
+        )
+    };
+    if server.is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if server.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad("it contains spaces or control characters"));
+    }
+    let parsed = server.parse::<http::Uri>().ok();
+    let has_scheme = parsed
+        .as_ref()
+        .is_some_and(|u| u.scheme().is_some() && u.host().is_some_and(|h| !h.is_empty()));
+    let uri = if has_scheme {
+        parsed.ok_or_else(|| bad("it does not parse as a URL"))?
+    } else {
+        let scheme = if default_tls { "https" } else { "http" };
+        let uri = format!("{scheme}://{server}")
+            .parse::<http::Uri>()
+            .map_err(|_| bad("host must be a URL or a host:port pair"))?;
+        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+            return Err(bad("host must be a URL or a host:port pair"));
+        }
+        uri
+    };
+    match uri.scheme_str() {
+        Some("https" | "http") => {}
+        Some(other) => {
+            return Err(bad(&format!(
+                "unsupported scheme {other:?} (https or http)"
+            )))
+        }
+        None => return Err(bad("no scheme")),
+    }
+    let Some(authority) = uri.authority() else {
+        return Err(bad("no host"));
+    };
+    if authority.as_str().contains('@') {
+        return Err(bad("user information in the URL is not supported"));
+    }
+    if uri.host().is_none_or(|h| h.is_empty() || h == "[]") {
+        return Err(bad("no host"));
+    }
+    // `Authority::port` is None for a port that is not a u16: look at the text itself.
+    let after_host = authority
+        .as_str()
+        .rsplit_once(']')
+        .map_or(authority.as_str(), |(_, r)| r);
+    if let Some((_, port)) = after_host.rsplit_once(':') {
+        if port.parse::<u16>().is_err() {
+            return Err(bad(&format!("invalid port {port:?}")));
+        }
+    }
+    Ok(uri.to_string().trim_end_matches('/').to_owned())
+}
+
+/// The files the cluster and user name exist and can be read, checked here so that the
+/// error names the file once (kube's own error quotes it twice: `'"/ca.pem"'`). kubectl:
+/// `unable to read certificate-authority /ca.pem for … due to open /ca.pem: no such file`.
+fn files_readable(kc: &Kubeconfig) -> Result<()> {
+    let cluster = kc.clusters.iter().filter_map(|c| c.cluster.as_ref());
+    let user = kc.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
+    for (cluster, user) in cluster.zip(user) {
+        readable(cluster, user)?;
+    }
+    Ok(())
+}
+
+fn readable(cluster: &kube::config::Cluster, user: &kube::config::AuthInfo) -> Result<()> {
+    // Each file is read only without the data that overrides it, as client-go reads them.
+    let files = [
+        (
+            "certificate-authority",
+            &cluster.certificate_authority,
+            cluster.certificate_authority_data.is_none(),
+        ),
+        (
+            "client-certificate",
+            &user.client_certificate,
+            user.client_certificate_data.is_none(),
+        ),
+        (
+            "client-key",
+            &user.client_key,
+            user.client_key_data.is_none(),
+        ),
+        ("tokenFile", &user.token_file, user.token.is_none()),
+    ];
+    for (what, path, read) in files {
+        let Some(path) = path.as_deref().filter(|p| read && !p.is_empty()) else {
+            continue;
+        };
+        if let Err(e) = std::fs::File::open(path) {
+            anyhow::bail!("unable to read {what} {path}: {e}");
+        }
+    }
+    Ok(())
+}
+
 /// The user entry `--user` or the context names, with the credential and impersonation
-/// flags applied (see [`effective_kubeconfig`]).
+/// flags applied (see [`effective_kubeconfig`]). Impersonating groups, a UID or user
+/// extras without a user is refused as clientcmd's `validateAuthInfo` refuses it
+/// (`tools/clientcmd/validation.go`), in its words: the server would answer each request
+/// with a 500.
 fn effective_user(
     kc: &Kubeconfig,
     ctx: Option<&kube::config::Context>,
@@ -316,6 +487,26 @@ fn effective_user(
     if let Some(uid) = &a.impersonate_uid {
         user.impersonate_uid = Some(uid.clone());
     }
+    let as_user = user.impersonate.as_deref().is_some_and(|u| !u.is_empty());
+    let as_more = user
+        .impersonate_groups
+        .as_ref()
+        .is_some_and(|g| !g.is_empty())
+        || user
+            .impersonate_uid
+            .as_deref()
+            .is_some_and(|u| !u.is_empty())
+        || user
+            .impersonate_user_extra
+            .as_ref()
+            .is_some_and(|e| !e.is_empty());
+    if as_more && !as_user {
+        let name = user_name.as_deref().unwrap_or_default();
+        return Err(anyhow::Error::new(crate::exit::Usage(format!(
+            "requesting uid, groups or user-extra for {name} without impersonating a user: \
+             add --as USER"
+        ))));
+    }
     Ok(user)
 }
 
@@ -338,6 +529,7 @@ pub fn sim_options(a: crate::cli::SimArgs) -> crate::sim::SimOptions {
         pod_size: a.pod_size,
         legacy_discovery: a.legacy_discovery,
         cert_shape: a.cert_shape,
+        server_version: a.server_version,
     }
 }
 
@@ -395,15 +587,23 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        let contexts: Vec<Option<String>> = match &args.cluster.context {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(|c| Some(c.to_owned()))
-                .collect(),
-            None => vec![None],
-        };
+        // A context named twice is watched once, where it first appears.
+        let mut contexts: Vec<Option<String>> = Vec::new();
+        match &args.cluster.context {
+            Some(list) => {
+                for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+                    if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
+                        contexts.push(Some(c.to_owned()));
+                    }
+                }
+            }
+            None => contexts.push(None),
+        }
+        // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
+        // is ignored even if specified with --namespace").
+        if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
+            tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
+        }
         let mut clusters = Vec::new();
         for context in contexts {
             let cluster =
@@ -433,10 +633,10 @@ impl Config {
         let progress =
             std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
         let r = &args.reflector;
+        let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
-        let informer =
-            Informer::choose(r.client_go, r.fifo, r.legacy_sync).map_err(|e| anyhow::anyhow!(e))?;
-        let reflector = reflector_config(r, &informer);
+        informer.check().map_err(|e| anyhow::anyhow!(e))?;
+        let reflector = reflector_config(r);
         Ok(Config {
             clusters,
             resources,
@@ -470,6 +670,7 @@ impl Cluster {
         request_timeout: Option<Duration>,
     ) -> Result<Cluster> {
         let effective = effective_kubeconfig(kc, context.as_deref(), &args.cluster)?;
+        files_readable(&effective)?;
         let opts = KubeConfigOptions::default();
         let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
             .await
@@ -512,9 +713,9 @@ impl Cluster {
     }
 }
 
-/// The reflector's settings from its flags and the informer's release (see
-/// [`Informer::watch_list`] for streaming lists).
-fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
+/// The reflector's settings from its flags; `watch_list` is each cluster's (see
+/// [`crate::release::Informer::watch_list`]).
+fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
     ReflectorConfig {
         page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
         page_size_explicit: r.page_size.is_some(),
@@ -523,7 +724,6 @@ fn reflector_config(r: &ReflectorArgs, informer: &Informer) -> ReflectorConfig {
         min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
             .unwrap_or(u32::MAX)
             .max(1),
-        watch_list: informer.watch_list(r.watch_list, r.page_size.is_some()),
         ..ReflectorConfig::default()
     }
 }
@@ -705,6 +905,67 @@ contexts:
         assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
     }
 
+    #[test]
+    fn zero_max_events_and_timeout_are_no_limit() {
+        let cli = crate::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "--max-events",
+            "0",
+            "--timeout",
+            "0",
+        ])
+        .unwrap();
+        let stop = Stop::from(cli.watch.stop);
+        assert_eq!((stop.max_events, stop.timeout), (None, None));
+    }
+
+    #[test]
+    fn impersonating_groups_or_a_uid_needs_a_user_as_clientcmd_says() {
+        for flags in [&["--as-group", "g"][..], &["--as-uid", "7"]] {
+            let e = effective(flags, None).unwrap_err();
+            assert!(e.is::<crate::exit::Usage>(), "{flags:?}: {e}");
+            assert!(
+                e.to_string().starts_with(
+                    "requesting uid, groups or user-extra for alice without impersonating a user"
+                ),
+                "{flags:?}: {e}"
+            );
+        }
+        assert!(effective(&["--as", "u", "--as-group", "g"], None).is_ok());
+        // The kubeconfig's own impersonation counts as clientcmd merges it.
+        let mut kc = Kubeconfig::from_yaml(KC).unwrap();
+        if let Some(u) = kc.auth_infos[0].auth_info.as_mut() {
+            u.impersonate = Some("u".into());
+        }
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
+        assert!(effective_kubeconfig(&kc, None, &cli.watch.cluster).is_ok());
+    }
+
+    #[test]
+    fn a_ca_with_insecure_in_the_kubeconfig_is_refused_unless_a_flag_replaces_them() {
+        let kc = Kubeconfig::from_yaml(&KC.replace(
+            "    tls-server-name: one.internal",
+            "    tls-server-name: one.internal\n    insecure-skip-tls-verify: true",
+        ))
+        .unwrap();
+        let with = |flags: &[&str]| {
+            let mut argv = vec!["kwatch", "pods"];
+            argv.extend_from_slice(flags);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            effective_kubeconfig(&kc, None, &cli.watch.cluster)
+        };
+        let e = with(&[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "specifying a root certificates file with the insecure flag is not allowed"
+            ),
+            "{e}"
+        );
+        assert!(with(&["--insecure-skip-tls-verify"]).is_ok());
+        assert!(with(&["--certificate-authority", "/ca.pem"]).is_ok());
+    }
+
     #[cfg(feature = "sim")]
     #[test]
     fn sim_bookmark_interval_is_kept_within_bounds() {
@@ -731,6 +992,75 @@ contexts:
             .unwrap_err()
             .to_string();
         assert!(!e.contains("--sim"), "{e}");
+    }
+
+    #[test]
+    fn a_server_without_a_scheme_gets_one_as_client_go_gives_it() {
+        let url = |s: &str, tls: bool| server_url(s, tls, "--server").map_err(|e| e.to_string());
+        for (server, tls, want) in [
+            ("127.0.0.1:6443", true, "https://127.0.0.1:6443"),
+            ("localhost:6443", true, "https://localhost:6443"),
+            ("localhost:6443", false, "http://localhost:6443"),
+            ("10.0.0.1", true, "https://10.0.0.1"),
+            ("[::1]:6443", true, "https://[::1]:6443"),
+            ("https://h:443/", false, "https://h:443"),
+            (
+                "http://h:80/k8s/clusters/c-1",
+                true,
+                "http://h:80/k8s/clusters/c-1",
+            ),
+        ] {
+            assert_eq!(url(server, tls).as_deref(), Ok(want), "{server}");
+        }
+        for (server, why) in [
+            ("127.0.0.1:6443/x", "host must be a URL or a host:port pair"),
+            ("127.0.0.1:99999", "invalid port \"99999\""),
+            ("ftp://h", "unsupported scheme \"ftp\""),
+            ("", "it is empty"),
+            ("ht tp://x", "spaces or control characters"),
+            ("https://", "host must be a URL"),
+            ("https://u:p@h", "user information"),
+            ("h\u{7}:1", "control characters"),
+            ("exämple:1", "host must be a URL"),
+        ] {
+            let e = url(server, true).unwrap_err();
+            assert!(e.contains(why), "{server:?}: {e}");
+            assert!(
+                e.contains("(--server)") && e.contains("https://HOST[:PORT]"),
+                "{e}"
+            );
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let huge = url(&"9".repeat(100_000), true).unwrap_err();
+        assert!(huge.len() < 400, "{}", huge.len());
+    }
+
+    #[test]
+    fn the_scheme_follows_the_tls_settings_of_the_cluster_and_user() {
+        let server = |flags: &[&str]| {
+            let mut argv = vec!["kwatch", "pods", "-s", "127.0.0.1:6443"];
+            argv.extend_from_slice(flags);
+            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster);
+            cluster(&k.unwrap()).server.unwrap()
+        };
+        assert_eq!(server(&["--token", "t"]), "http://127.0.0.1:6443");
+        assert_eq!(
+            server(&["--insecure-skip-tls-verify"]),
+            "https://127.0.0.1:6443"
+        );
+        let e = effective(&["-s", "h:1/p"], None).unwrap_err().to_string();
+        assert!(e.contains("\"h:1/p\" (--server)"), "{e}");
+        let mut kc = Kubeconfig::from_yaml(KC).unwrap();
+        kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:6443".into());
+        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let k = effective_kubeconfig(&kc, None, &cli.watch.cluster).unwrap();
+        assert_eq!(cluster(&k).server.as_deref(), Some("https://one:6443"));
+        kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:x".into());
+        let e = effective_kubeconfig(&kc, None, &cli.watch.cluster)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(the kubeconfig's cluster \"one\")"), "{e}");
     }
 
     #[test]

@@ -23,12 +23,19 @@
 //!
 //! Everything else of kube's client stack is kept: base URI, the auth layer (token, token
 //! file, exec plugins, auth providers), client certificates (also from exec plugins),
-//! impersonation and extra headers, `tls-server-name`, timeouts.
+//! impersonation and extra headers, `tls-server-name`, timeouts; the connector is
+//! hyper-rustls's with client-go's TLS handshake timeout added ([`TLS_HANDSHAKE_TIMEOUT`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
+use hyper_rustls::ResolveServerName;
 use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioIo;
 use kube::client::ConfigExt;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
@@ -52,16 +59,18 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     }
     let mut http = HttpConnector::new();
     http.enforce_http(false);
-    let mut builder = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_or_http();
-    if let Some(name) = &config.tls_server_name {
-        let name = ServerName::try_from(name.clone())
-            .map_err(|e| anyhow::anyhow!("tls-server-name {name:?}: {e}"))?;
-        builder =
-            builder.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name));
-    }
-    let https = builder.enable_http1().wrap_connector(http);
+    let server_name = match &config.tls_server_name {
+        Some(name) => Some(
+            ServerName::try_from(name.clone())
+                .map_err(|e| anyhow::anyhow!("tls-server-name {name:?}: {e}"))?,
+        ),
+        None => None,
+    };
+    let https = Connector {
+        tcp: http,
+        tls: tokio_rustls::TlsConnector::from(Arc::new(tls)),
+        server_name,
+    };
     let mut connector = hyper_timeout::TimeoutConnector::new(https);
     connector.set_connect_timeout(config.connect_timeout);
     connector.set_read_timeout(config.read_timeout);
@@ -74,11 +83,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     // which kwatch turns off).
     let service = ServiceBuilder::new()
         .layer(config.base_uri_layer())
-        .option_layer(
-            config
-                .auth_layer()
-                .context("cannot set up authentication")?,
-        )
+        .option_layer(exec_not_found(config, token_checked(config)?.auth_layer())?)
         .layer(
             config
                 .extra_headers_layer()
@@ -96,6 +101,118 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         .map_err(BoxError::from)
         .service(http_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// How long the TLS handshake may take once the TCP connection is up: client-go's
+/// transport (`transport/cache.go`, `TLSHandshakeTimeout: 10 * time.Second`). The whole
+/// connection stays bounded by kube's connect timeout (30 s, or `--request-timeout`).
+pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// hyper-rustls's connector (plain TCP for http, TCP then TLS for https) with Go's
+/// handshake timeout, which hyper-rustls lacks: a server that accepts the connection and
+/// never completes the handshake is reported as such after [`TLS_HANDSHAKE_TIMEOUT`].
+#[derive(Clone)]
+struct Connector {
+    tcp: HttpConnector,
+    tls: tokio_rustls::TlsConnector,
+    /// `tls-server-name`; `None`: the URL's host.
+    server_name: Option<ServerName<'static>>,
+}
+
+/// A TLS handshake that did not complete in time, worded as Go's net/http words it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "net/http: TLS handshake timeout ({server} accepted the connection but did not \
+     complete the TLS handshake within {}s)",
+    TLS_HANDSHAKE_TIMEOUT.as_secs()
+)]
+pub struct HandshakeTimeout {
+    /// `host:port`.
+    pub server: String,
+}
+
+type Connected = hyper_rustls::MaybeHttpsStream<TokioIo<tokio::net::TcpStream>>;
+
+impl tower::Service<http::Uri> for Connector {
+    type Response = Connected;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Connected, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.tcp.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, dst: http::Uri) -> Self::Future {
+        let https = dst.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let name = match (&self.server_name, https) {
+            (_, false) => None,
+            (Some(n), true) => Some(Ok(n.clone())),
+            (None, true) => Some(hyper_rustls::DefaultServerNameResolver::default().resolve(&dst)),
+        };
+        let server = dst.authority().map(|a| a.to_string()).unwrap_or_default();
+        let tcp = self.tcp.call(dst);
+        let tls = self.tls.clone();
+        Box::pin(async move {
+            let tcp = tcp.await?;
+            let Some(name) = name else {
+                return Ok(hyper_rustls::MaybeHttpsStream::Http(tcp));
+            };
+            let handshake = tls.connect(name?, TokioIo::new(tcp));
+            match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake).await {
+                Ok(stream) => Ok(hyper_rustls::MaybeHttpsStream::Https(TokioIo::new(stream?))),
+                Err(_) => Err(HandshakeTimeout { server }.into()),
+            }
+        })
+    }
+}
+
+/// `config`, once its bearer token is known to be a valid header value: kube's auth layer
+/// builds the header with tower-http's `AddAuthorization::bearer`, which panics on one that
+/// is not. Go refuses it at the first request (`net/http: invalid header field value for
+/// "Authorization"`). The token itself is never printed.
+fn token_checked(config: &kube::Config) -> Result<&kube::Config> {
+    use secrecy::ExposeSecret;
+    if let Some(token) = &config.auth_info.token {
+        if http::HeaderValue::try_from(format!("Bearer {}", token.expose_secret())).is_err() {
+            anyhow::bail!(
+                "the user's token holds control characters: check --token or the kubeconfig's \
+                 token (net/http: invalid header field value for \"Authorization\")"
+            );
+        }
+    }
+    Ok(config)
+}
+
+/// kube's auth layer, or its error; an exec credential plugin that is not installed is
+/// named with the kubeconfig's `installHint`, in client-go's words (`exec.go`,
+/// `wrapCmdRunErrorLocked`: `exec: executable %s not found`, then the hint).
+fn exec_not_found<T>(config: &kube::Config, layer: Result<T, kube::Error>) -> Result<T> {
+    let err = match layer {
+        Ok(layer) => return Ok(layer),
+        Err(err) => err,
+    };
+    let mut missing = false;
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(&err);
+    while let Some(e) = next {
+        missing |= e
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+        next = e.source();
+    }
+    match config.auth_info.exec.as_ref() {
+        Some(exec) if missing => {
+            let command = exec.command.as_deref().unwrap_or_default();
+            let hint = match exec.install_hint.as_deref().map(str::trim) {
+                Some(h) if !h.is_empty() => format!("; {h}"),
+                _ => "; install it or fix the kubeconfig's exec command".to_owned(),
+            };
+            Err(anyhow::anyhow!(
+                "getting credentials: exec: executable {command} not found: the kubeconfig's \
+                 client-go credential plugin is not installed{hint}"
+            ))
+        }
+        _ => Err(anyhow::Error::new(err).context("cannot set up authentication")),
+    }
 }
 
 // kube's request tracing (a span per request, `requesting`, the status, failures), under
@@ -277,7 +394,14 @@ fn verify_anchor_leaf(
     }
     let cert = webpki::EndEntityCert::try_from(leaf).map_err(|_| CertificateError::BadEncoding)?;
     cert.verify_is_valid_for_subject_name(server_name)
-        .map_err(|_| CertificateError::NotValidForName.into())
+        .map_err(|e| match e {
+            webpki::Error::CertNotValidForName(c) => CertificateError::NotValidForNameContext {
+                expected: c.expected,
+                presented: c.presented,
+            },
+            _ => CertificateError::NotValidForName,
+        })
+        .map_err(rustls::Error::from)
 }
 
 /// One DER element: (tag, contents, rest). Definite lengths only, as DER requires.
@@ -397,8 +521,36 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// A certificate verification failure found in an error's chain, worded as Go's TLS stack
-/// words it for kubectl (`tls: failed to verify certificate: x509: …`).
+/// Go's `x509.HostnameError` text (`crypto/x509/verify.go`): `certificate is valid for a,
+/// b, not c`, listing the certificate's IP addresses for an IP and its DNS names for a
+/// name. `presented`: webpki's names, `DnsName("a")` / `IpAddress(1.2.3.4)`.
+fn not_valid_for(expected: &ServerName<'_>, presented: &[String]) -> String {
+    let ip = matches!(expected, ServerName::IpAddress(_));
+    let host = match expected {
+        ServerName::DnsName(d) => d.as_ref().to_owned(),
+        ServerName::IpAddress(a) => std::net::IpAddr::from(*a).to_string(),
+        other => format!("{other:?}"),
+    };
+    let prefix = if ip { "IpAddress(" } else { "DnsName(\"" };
+    let names: Vec<&str> = presented
+        .iter()
+        .filter_map(|p| p.strip_prefix(prefix))
+        .map(|p| p.trim_end_matches(')').trim_end_matches('"'))
+        .collect();
+    match (names.is_empty(), ip) {
+        (true, true) => {
+            format!("cannot validate certificate for {host} because it doesn't contain any IP SANs")
+        }
+        (true, false) => {
+            format!("certificate is not valid for any names, but wanted to match {host}")
+        }
+        (false, _) => format!("certificate is valid for {}, not {host}", names.join(", ")),
+    }
+}
+
+/// A TLS failure found in an error's chain, worded as Go's TLS stack words it for kubectl:
+/// a refused certificate (`tls: failed to verify certificate: x509: …`) or a handshake
+/// that did not complete ([`HandshakeTimeout`]).
 ///
 /// This is how to recognise a TLS verification failure in what kube's client returns: the
 /// rustls error sits inside an `io::Error` from the connector, which `source()` skips over,
@@ -423,6 +575,9 @@ pub fn tls_failure(err: &(dyn std::error::Error + 'static)) -> Option<String> {
 }
 
 fn rustls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    if let Some(timeout) = e.downcast_ref::<HandshakeTimeout>() {
+        return Some(timeout.to_string());
+    }
     let rustls::Error::InvalidCertificate(c) = e.downcast_ref::<rustls::Error>()? else {
         return None;
     };
@@ -435,7 +590,11 @@ fn rustls_failure(e: &(dyn std::error::Error + 'static)) -> Option<String> {
              verification error while trying to verify a candidate authority certificate)"
                 .to_owned()
         }
-        CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+        CertificateError::NotValidForNameContext {
+            expected,
+            presented,
+        } => not_valid_for(expected, presented),
+        CertificateError::NotValidForName => {
             "certificate is not valid for the server's name (check the server URL or \
              tls-server-name)"
                 .to_owned()
@@ -634,6 +793,40 @@ mod tests {
         let refused = kube::Error::Service("connection refused".into());
         assert_eq!(tls_failure(&refused), None);
         sim.shutdown().await;
+    }
+
+    #[test]
+    fn a_wrong_name_lists_the_names_as_go_does() {
+        let dns = ServerName::try_from("wrong.example").unwrap();
+        let ip = ServerName::try_from("10.0.0.1").unwrap();
+        let presented = [
+            "DnsName(\"localhost\")".to_owned(),
+            "IpAddress(127.0.0.1)".to_owned(),
+            "DnsName(\"kwatch-sim.test\")".to_owned(),
+        ];
+        assert_eq!(
+            not_valid_for(&dns, &presented),
+            "certificate is valid for localhost, kwatch-sim.test, not wrong.example"
+        );
+        assert_eq!(
+            not_valid_for(&ip, &presented),
+            "certificate is valid for 127.0.0.1, not 10.0.0.1"
+        );
+        assert_eq!(
+            not_valid_for(&ip, &presented[..1]),
+            "cannot validate certificate for 10.0.0.1 because it doesn't contain any IP SANs"
+        );
+        assert_eq!(
+            not_valid_for(&dns, &[]),
+            "certificate is not valid for any names, but wanted to match wrong.example"
+        );
+        // The anchor-leaf path (a served self-signed CA) names them too.
+        let cert = self_signed_ca(2090);
+        let e = verify(&verifier(&[&cert]), &cert, "example.com").unwrap_err();
+        assert!(
+            e.contains("NotValidForNameContext") && e.contains("localhost"),
+            "{e}"
+        );
     }
 
     #[test]

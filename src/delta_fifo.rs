@@ -952,6 +952,7 @@ mod tests {
                 max_depth: 5,
                 dedups: 1,
                 coalesced: 3,
+                real: None,
             }
         );
     }

@@ -21,6 +21,17 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 use kube::core::discovery::v2::{APIGroupDiscoveryList, ACCEPT_AGGREGATED_DISCOVERY_V2};
 use serde::{de::DeserializeOwned, Serialize};
 
+/// A discovery notice on stderr, a `~` line as kwatch's other notices (discovery runs
+/// before any output, so it does not go through the printer).
+pub(crate) fn notice(text: &str) {
+    let line = format!("~ {text}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        crate::output::sanitize::sanitize(&line)
+    );
+}
+
 /// How long a cached document is used: kubectl's discovery cache TTL.
 pub const CACHE_TTL: Duration = Duration::from_secs(6 * 3600);
 
@@ -211,7 +222,9 @@ pub(crate) fn split_aggregated(
                 version,
             });
             if v.freshness.as_deref() == Some("Stale") {
-                tracing::warn!("the server's discovery of {gv} is stale; skipping it");
+                notice(&format!(
+                    "the server's discovery of {gv} is stale; skipping it"
+                ));
                 continue;
             }
             let mut resources = Vec::new();

@@ -16,8 +16,12 @@ pub enum Exit {
     /// --until CONDITION: the watch ended otherwise (--max-events, --until-synced)
     /// before the condition was met.
     NotMet = 4,
+    /// Hung up (128 + SIGHUP): the terminal went away.
+    HungUp = 129,
     /// Interrupted by Ctrl-C (128 + SIGINT).
     Interrupted = 130,
+    /// Terminated (128 + SIGTERM), as `kill` and `timeout(1)` stop a process.
+    Terminated = 143,
 }
 
 /// An error already worded as the whole line to print, as kubectl words it (`Error from
@@ -25,6 +29,22 @@ pub enum Exit {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Worded(pub String);
+
+/// Bad usage found only once the kubeconfig is read (the flags and the kubeconfig
+/// together): exit [`Exit::Usage`], as the command line's own errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Usage(pub String);
+
+/// The exit code of a failed run: [`Exit::Usage`] for a [`Usage`] error, else
+/// [`Exit::Error`].
+pub fn code(err: &anyhow::Error) -> Exit {
+    if err.chain().any(|e| e.is::<Usage>()) {
+        Exit::Usage
+    } else {
+        Exit::Error
+    }
+}
 
 /// The line to print for `err`: a [`Worded`] error as it is, anything else as
 /// `error: ` and [`one_line`].

@@ -56,6 +56,9 @@ pub(crate) struct Sink {
     pub progress_shown: bool,
     /// What the reflectors did last while loading, for the progress line.
     pub progress_note: String,
+    /// The last failure a reflector reported (`resource: cause`), for the line that ends
+    /// a run whose `--timeout` came before every resource synced.
+    pub last_error: Option<String>,
     /// Nothing more is printed once set.
     pub finished: bool,
 }
@@ -76,6 +79,7 @@ impl Sink {
             skipped: 0,
             progress_shown: false,
             progress_note: String::new(),
+            last_error: None,
             finished: false,
         }
     }
@@ -87,9 +91,28 @@ impl Sink {
                 ReflectorEvent::List { .. } => {
                     self.progress_note = format!("listing {}", rec.resource.name)
                 }
+                // A streaming list has no pages.
+                ReflectorEvent::Listed {
+                    items,
+                    streaming: true,
+                    ..
+                } => self.progress_note = format!("listed {}: {items} streamed", rec.resource.name),
                 ReflectorEvent::Listed { items, pages, .. } => {
+                    let s = if *pages == 1 { "" } else { "s" };
                     self.progress_note =
-                        format!("listed {}: {items} in {pages} pages", rec.resource.name)
+                        format!("listed {}: {items} in {pages} page{s}", rec.resource.name)
+                }
+                ReflectorEvent::Backoff { cause, .. } => {
+                    self.last_error = Some(format!("{}: {cause}", rec.resource.name))
+                }
+                ReflectorEvent::Retry(r) => {
+                    let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+                    self.last_error = Some(format!(
+                        "{}: {}: {code}{}",
+                        rec.resource.name,
+                        r.verb.as_str(),
+                        r.reason
+                    ))
                 }
                 _ => {}
             }
@@ -109,6 +132,27 @@ impl Sink {
             r.flush()?;
         }
         self.printer.flush()
+    }
+
+    /// The one line for a `--timeout` of `after` that came before every resource of
+    /// `targets` synced: how many did, and the last error, if any.
+    pub fn timed_out_before_sync(&self, after: std::time::Duration, targets: usize) -> String {
+        let mut line = format!(
+            "error: timed out after {after:?} waiting for the initial list ({} of {targets} synced)",
+            self.synced
+        );
+        if let Some(e) = &self.last_error {
+            line.push_str(&format!("; the last error, retried with backoff: {e}"));
+        }
+        line
+    }
+
+    /// The run ends: everything out, held output too.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.finish()?;
+        }
+        self.printer.finish()
     }
 
     /// Every resource has synced or been left out.
@@ -137,8 +181,6 @@ pub(crate) struct Shared {
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
     pub stop: mpsc::UnboundedSender<Stop>,
-    /// The informer every record is from (release and queue).
-    pub informer: InformerInfo<'static>,
     /// `--view handlers`: the handler whose calls are printed (and counted by
     /// `--max-events`) besides the deltas.
     pub handler: Option<Registration>,
@@ -163,7 +205,7 @@ impl Shared {
         };
         if let Some(s) = stop {
             sink.finished = true;
-            let _ = sink.flush();
+            let _ = sink.finish();
             let _ = self.stop.send(s);
         }
     }
@@ -177,6 +219,7 @@ impl Shared {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(line))?;
             sink.skipped += 1;
+            sink.printer.left_out()?;
             if sink.skipped >= self.targets {
                 return Ok(Some(Stop::Failed(anyhow::anyhow!(
                     "none of the {} resources can be watched: the server refused each, as \
@@ -223,16 +266,18 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
             targets: shared.targets,
             elapsed: start.elapsed(),
         };
+        let line = line.fit(progress::stderr_width());
         let _ = write!(io::stderr(), "{}{line}", progress::CLEAR);
         sink.progress_shown = true;
     }
 }
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
-/// condition is met.
+/// condition is met. `informer`: its release and queue, for the records.
 pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     t: Target,
     context: Option<Arc<str>>,
+    informer: InformerInfo<'static>,
     fifo: Arc<Q>,
     store: Arc<Store>,
     shared: Arc<Shared>,
@@ -256,7 +301,7 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             resource: &t,
             context: context.as_deref(),
             taken: &taken,
-            informer: shared.informer,
+            informer,
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
@@ -642,10 +687,10 @@ mod tests {
             pop_delay: None,
             until: None,
             stop: tx,
-            informer,
             handler,
         });
-        let task = tokio::spawn(consume(target(), None, Arc::new(fifo), store, shared));
+        let fifo = Arc::new(fifo);
+        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .ok()

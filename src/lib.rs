@@ -9,6 +9,7 @@
 //! `sim` is compiled only with the cargo feature `sim` (on by default): a kwatch built with
 //! `--no-default-features` has no server, and none of the crates only the server uses.
 pub mod cli;
+pub mod complete;
 pub mod config;
 pub mod connect;
 pub mod consistency;
@@ -31,6 +32,10 @@ pub mod release;
 pub mod replay;
 pub mod retry;
 pub mod scan;
+// Label and field selectors as apimachinery parses them: the simulator filters lists
+// with them, `kwatch replay -l` the recorded objects; built without `sim` too.
+#[path = "sim/selector.rs"]
+pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod source;

@@ -17,6 +17,9 @@ use kwatch::watch::Outcome;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    install_panic_hook();
+    // `COMPLETE=bash kwatch -- …`, from the completion scripts: candidates, then exit.
+    kwatch::cli::complete_if_asked();
     let cli = kwatch::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
@@ -29,7 +32,7 @@ fn main() -> ExitCode {
                 "{}",
                 kwatch::output::sanitize::sanitize(&msg)
             );
-            Exit::Error
+            kwatch::exit::code(&err)
         }
     };
     ExitCode::from(exit as u8)
@@ -37,29 +40,42 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Runtime::new()?;
+    // Debug builds only: a tokio task that panics while main waits on it for ever, to pin
+    // the panic hook (tests/issue19_connect.rs).
+    #[cfg(debug_assertions)]
+    if std::env::var_os("KWATCH_TEST_PANIC_IN_TASK").is_some() {
+        rt.block_on(async {
+            let _task = tokio::spawn(async { panic!("a test panic\non two lines") });
+            std::future::pending::<()>().await
+        });
+    }
     match cli.command {
         Some(Command::Sim(args)) => {
             rt.block_on(sim(args))?;
             Ok(Exit::Ok)
         }
-        Some(Command::Completions { shell }) => {
-            std::io::stdout().write_all(&kwatch::cli::completion(shell))?;
+        Some(Command::Completions { shell, fixed }) => {
+            std::io::stdout().write_all(&kwatch::cli::completion(shell, fixed))?;
             Ok(Exit::Ok)
         }
         Some(Command::Man) => {
             std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
-        Some(Command::Replay(args)) => {
-            kwatch::replay::run(args)?;
-            Ok(Exit::Ok)
-        }
-        None => match rt.block_on(kwatch::watch::run(cli.watch))? {
-            Outcome::Done | Outcome::Met => Ok(Exit::Ok),
-            Outcome::TimedOut => Ok(Exit::TimedOut),
-            Outcome::NotMet => Ok(Exit::NotMet),
-            Outcome::Interrupted => Ok(Exit::Interrupted),
-        },
+        Some(Command::Replay(args)) => Ok(exit_of(kwatch::replay::run(args)?)),
+        None => Ok(exit_of(rt.block_on(kwatch::watch::run(cli.watch))?)),
+    }
+}
+
+/// The exit code of how a watch (or a replay) ended.
+fn exit_of(outcome: Outcome) -> Exit {
+    match outcome {
+        Outcome::Done | Outcome::Met => Exit::Ok,
+        Outcome::TimedOut => Exit::TimedOut,
+        Outcome::NotMet => Exit::NotMet,
+        Outcome::Interrupted => Exit::Interrupted,
+        Outcome::Terminated => Exit::Terminated,
+        Outcome::HungUp => Exit::HungUp,
     }
 }
 
@@ -73,6 +89,40 @@ async fn sim(args: SimArgs) -> anyhow::Result<()> {
 #[cfg(not(feature = "sim"))]
 async fn sim(_: SimArgs) -> anyhow::Result<()> {
     anyhow::bail!(kwatch::config::NO_SIMULATOR)
+}
+
+/// A panic anywhere, on any thread or tokio task, is a bug: one line on stderr (the
+/// standard report with its backtrace too when RUST_BACKTRACE asks for it) and exit 1 at
+/// once. Without the exit, a panicking tokio task would leave the process waiting for it
+/// for ever (tokio catches the panic and only the task's JoinHandle would see it).
+fn install_panic_hook() {
+    let standard = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            standard(info);
+        }
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("(no message)");
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let line = format!(
+            "error: kwatch panicked{place}: {} (a bug: please report it with the command \
+             line; RUST_BACKTRACE=1 shows where)",
+            what.replace('\n', " ")
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}",
+            kwatch::output::sanitize::sanitize(&line)
+        );
+        std::process::exit(Exit::Error as i32);
+    }));
 }
 
 /// Diagnostics go to stderr: warnings by default, more with -v, or as RUST_LOG says.

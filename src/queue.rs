@@ -73,6 +73,19 @@ pub struct FifoStats {
     pub dedups: u64,
     /// Deltas that landed on an already-queued key (including those then deduped).
     pub coalesced: u64,
+    /// A RealFIFO's counters (it coalesces and dedups nothing); `None` for a DeltaFIFO.
+    pub real: Option<RealFifoCounts>,
+}
+
+/// What a RealFIFO can count: every delta is queued and popped once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RealFifoCounts {
+    /// Entries queued: deltas, and a relist's or resync's one atomic entry (0.36).
+    pub queued: u64,
+    /// Entries popped.
+    pub popped: u64,
+    /// Pops that took a batch (client-go ≥ 0.35's `PopBatch`); 0 without batch pops.
+    pub batches: u64,
 }
 
 /// client-go's `Queue`: the reflector's side (add … resync, and notices) and the informer

@@ -17,7 +17,7 @@ use tokio::sync::Notify;
 
 use crate::delta::{AtomicDelta, Delta, DeltaType};
 use crate::object::ObjectRef;
-use crate::queue::{Batched, PopState, Popped, Queue};
+use crate::queue::{Batched, FifoStats, PopState, Popped, Queue, RealFifoCounts};
 use crate::store::Store;
 
 /// client-go's `defaultBatchSize`: the most deltas one batch pop takes.
@@ -62,6 +62,8 @@ struct Inner<N> {
     initial_population_count: usize,
     closed: bool,
     opts: RealFifoOptions,
+    /// `--stats`: `max_depth` is the most deltas queued at once.
+    stats: FifoStats,
 }
 
 /// client-go's RealFIFO, with `knownObjects` = the consumer's [`Store`] (not read in the
@@ -76,7 +78,16 @@ pub struct RealFifo<N> {
 impl<N> Inner<N> {
     fn push(&mut self, key: String, delta: Delta) {
         self.items.push_back(Entry::Delta { key, delta });
+        self.counted();
+    }
+
+    /// A delta or atomic entry was queued.
+    fn counted(&mut self) {
         self.deltas += 1;
+        self.stats.max_depth = self.stats.max_depth.max(self.deltas);
+        if let Some(r) = &mut self.stats.real {
+            r.queued += 1;
+        }
     }
 
     fn has_synced(&self) -> bool {
@@ -86,6 +97,9 @@ impl<N> Inner<N> {
     /// `n` deltas left the queue.
     fn took(&mut self, n: usize) {
         self.deltas -= n;
+        if let Some(r) = &mut self.stats.real {
+            r.popped += n as u64;
+        }
         self.initial_population_count = self.initial_population_count.saturating_sub(n);
     }
 
@@ -144,6 +158,9 @@ impl<N> Inner<N> {
             })
             .collect();
         self.took(taken);
+        if let Some(r) = &mut self.stats.real {
+            r.batches += 1;
+        }
         Popped::Batch {
             entries,
             is_in_initial_list,
@@ -184,6 +201,10 @@ impl<N: Send + 'static> RealFifo<N> {
                 initial_population_count: 0,
                 closed: false,
                 opts,
+                stats: FifoStats {
+                    real: Some(RealFifoCounts::default()),
+                    ..FifoStats::default()
+                },
             }),
             notify: Notify::new(),
             known,
@@ -272,7 +293,7 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
                         resource_version: resource_version.to_owned(),
                         objects: list,
                     }));
-                inner.deltas += 1;
+                inner.counted();
             } else {
                 self.reconcile(&mut inner, list);
             }
@@ -290,7 +311,7 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
             let mut inner = self.lock();
             if inner.opts.atomic {
                 inner.items.push_back(Entry::Atomic(AtomicDelta::SyncAll));
-                inner.deltas += 1;
+                inner.counted();
             } else {
                 let queued: HashSet<String> = inner
                     .items
@@ -349,6 +370,10 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
     fn pops_in_batches(&self) -> bool {
         self.lock().opts.batch_size.is_some()
     }
+
+    fn stats(&self) -> Option<FifoStats> {
+        Some(self.lock().stats)
+    }
 }
 
 #[cfg(test)]
@@ -391,6 +416,32 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn counts_what_was_queued_popped_and_batched_for_stats() {
+        let store = Arc::new(Store::new());
+        let opts = RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: false,
+        };
+        let f: RealFifo<&str> = RealFifo::with_options(store, opts);
+        f.replace(vec![obj("a", "1"), obj("b", "2")], "2");
+        f.update(obj("a", "3"));
+        f.update(obj("a", "4"));
+        f.try_pop();
+        f.try_pop();
+        let real = RealFifoCounts {
+            queued: 4,
+            popped: 3,
+            batches: 2,
+        };
+        let want = FifoStats {
+            max_depth: 4,
+            real: Some(real),
+            ..FifoStats::default()
+        };
+        assert_eq!(f.stats(), Some(want));
     }
 
     #[test]

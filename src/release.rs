@@ -13,7 +13,10 @@
 //! 0.36's `UnlockWhileProcessingFIFO` (the queue is unlocked while a pop is processed) is
 //! on too; nothing kwatch prints depends on it. Patch releases do not change any of this.
 //!
-//! [`Informer::choose`] combines a release with `--fifo` and `--legacy-sync`.
+//! Without `--client-go` the release is the server's: [`Release::for_server`] maps
+//! `/version`'s minor to the client-go built with it (kube-apiserver 1.32 → client-go
+//! 0.32), so that kwatch shows what a controller built for that cluster sees.
+//! [`Informer::choose`] combines the release with `--fifo` and `--legacy-sync`.
 
 use std::fmt;
 
@@ -90,6 +93,29 @@ impl Release {
         })
     }
 
+    /// What a watch uses when the server's `/version` cannot be read or parsed: the oldest
+    /// release (DeltaFIFO and a paged LIST, which every server serves).
+    pub const FALLBACK: Release = Release::V0_32;
+
+    /// The client-go release built with the Kubernetes of `/version`'s `major` and `minor`
+    /// (client-go 0.N ships with Kubernetes 1.N), clamped to the supported range; `None`
+    /// when they are not a Kubernetes 1.x version. Managed clusters report a minor such
+    /// as `32+` (EKS, GKE): the `+` is dropped.
+    pub fn for_server(major: &str, minor: &str) -> Option<Release> {
+        let minor = minor.strip_suffix('+').unwrap_or(minor);
+        if major != "1" || minor.is_empty() || !minor.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let minor: u32 = minor.parse().ok()?;
+        Some(match minor {
+            0..=32 => Release::V0_32,
+            33 => Release::V0_33,
+            34 => Release::V0_34,
+            35 => Release::V0_35,
+            _ => Release::V0_36,
+        })
+    }
+
     /// `0.35`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -158,33 +184,65 @@ impl QueueChoice {
     }
 }
 
-/// The informer a watch builds: `--client-go`'s release (`None`: kwatch's defaults) and
-/// its queue.
+/// The informer flags as given (`--client-go`, `--fifo`, `--legacy-sync`,
+/// `--watch-list`): each cluster's [`Informer`] once its server's release is known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InformerFlags {
+    pub client_go: Option<Release>,
+    pub fifo: Option<FifoKind>,
+    pub legacy_sync: bool,
+    pub watch_list: Option<WatchListMode>,
+}
+
+impl InformerFlags {
+    /// The informer for a server whose release is `server` (see [`Informer::choose`]).
+    pub fn informer(&self, server: Release) -> Result<Informer, String> {
+        Informer::choose(self.client_go, server, self.fifo, self.legacy_sync)
+    }
+
+    /// The conflicts between the flags, before any request (they never depend on the
+    /// server).
+    pub fn check(&self) -> Result<(), String> {
+        self.informer(Release::FALLBACK).map(|_| ())
+    }
+}
+
+/// The informer a watch builds: its client-go release and queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Informer {
-    pub release: Option<Release>,
+    pub release: Release,
     pub queue: QueueChoice,
 }
 
 impl Informer {
-    /// `--client-go`, `--fifo` and `--legacy-sync` together: an explicit `--fifo` picks
-    /// the queue (the release's RealFIFO, or 0.33's without a release), else the
-    /// release's, else DeltaFIFO. `Err`: one line naming the conflict and a fix.
+    /// `--client-go` (`explicit`), else the server's release (`server`, see
+    /// [`Release::for_server`]), with `--fifo` and `--legacy-sync`: an explicit `--fifo`
+    /// picks the queue (`real`: the release's RealFIFO), else the release's. Without
+    /// `--client-go`, `--fifo real` on a server whose release has no RealFIFO is 0.33 (the
+    /// first release with one), and `--legacy-sync` (a DeltaFIFO option) keeps a DeltaFIFO
+    /// on a server whose release has a RealFIFO. `Err` (one line naming the conflict and a
+    /// fix) depends on the flags only, never on `server`.
     pub fn choose(
-        release: Option<Release>,
+        explicit: Option<Release>,
+        server: Release,
         fifo: Option<FifoKind>,
         legacy_sync: bool,
     ) -> Result<Informer, String> {
-        let queue = match (fifo, release) {
-            (Some(FifoKind::Delta), _) | (None, None) => QueueChoice::Delta,
-            (None, Some(r)) => r.queue(),
-            (Some(FifoKind::Real), None) => QueueChoice::Real(RealFifoOptions::default()),
-            (Some(FifoKind::Real), Some(r)) => match r.queue() {
+        let release = match (explicit, fifo) {
+            (Some(r), _) => r,
+            (None, Some(FifoKind::Real)) if server.queue() == QueueChoice::Delta => Release::V0_33,
+            (None, _) => server,
+        };
+        let queue = match fifo {
+            Some(FifoKind::Delta) => QueueChoice::Delta,
+            None if legacy_sync && explicit.is_none() => QueueChoice::Delta,
+            None => release.queue(),
+            Some(FifoKind::Real) => match release.queue() {
                 QueueChoice::Real(o) => QueueChoice::Real(o),
                 QueueChoice::Delta => {
                     return Err(format!(
-                        "--fifo real: client-go {r} has no RealFIFO (it came with 0.33): use \
-                         --client-go 0.33 or later, or leave --fifo out"
+                        "--fifo real: client-go {release} has no RealFIFO (it came with 0.33): \
+                         use --client-go 0.33 or later, or leave --fifo out"
                     ))
                 }
             },
@@ -199,12 +257,10 @@ impl Informer {
         Ok(Informer { release, queue })
     }
 
-    /// The reflector's streaming-list mode: an explicit `--watch-list`, else the release's,
-    /// else `auto`; `--page-size` turns a mode that was not asked for as `on`/`off` off.
+    /// The reflector's streaming-list mode: an explicit `--watch-list`, else the release's;
+    /// `--page-size` turns a mode that was not asked for as `on`/`off` off.
     pub fn watch_list(&self, explicit: Option<WatchListMode>, page_size: bool) -> WatchListMode {
-        let mode = explicit
-            .or(self.release.map(Release::watch_list))
-            .unwrap_or(WatchListMode::Auto);
+        let mode = explicit.unwrap_or(self.release.watch_list());
         let defaulted = explicit.is_none() || mode == WatchListMode::Auto;
         if defaulted && page_size {
             WatchListMode::Off
@@ -269,49 +325,96 @@ mod tests {
     }
 
     #[test]
-    fn fifo_and_legacy_sync_combine_with_the_release() {
-        let name = |r, f, l| Informer::choose(r, f, l).map(|i| i.queue.name());
-        let (r32, r36) = (Some(Release::V0_32), Some(Release::V0_36));
-        let (delta, real) = (Some(FifoKind::Delta), Some(FifoKind::Real));
-        // Without --client-go: today's choices.
-        assert_eq!(name(None, None, false), Ok("DeltaFIFO"));
-        assert_eq!(name(None, real, false), Ok("RealFIFO"));
-        assert_eq!(name(None, None, true), Ok("DeltaFIFO"));
-        // --fifo overrides the release's queue; real is that release's RealFIFO.
-        assert_eq!(name(r36, None, false), Ok("RealFIFO+batch+atomic"));
-        assert_eq!(name(r36, delta, false), Ok("DeltaFIFO"));
-        assert_eq!(name(r36, real, false), Ok("RealFIFO+batch+atomic"));
-        assert_eq!(name(r36, delta, true), Ok("DeltaFIFO"));
-        let e = name(r32, real, false).unwrap_err();
-        assert!(e.contains("client-go 0.32 has no RealFIFO"), "{e}");
-        for (r, f) in [(None, real), (r36, None), (Some(Release::V0_33), None)] {
-            let e = name(r, f, true).unwrap_err();
-            assert!(
-                e.starts_with("--legacy-sync applies to DeltaFIFO only"),
-                "{e}"
-            );
-            assert!(e.contains("--fifo delta") && !e.contains('\n'), "{e}");
+    fn the_servers_minor_names_the_release_clamped_to_the_supported_range() {
+        for (major, minor, want) in [
+            ("1", "32", Some(Release::V0_32)),
+            ("1", "32+", Some(Release::V0_32)),
+            ("1", "33", Some(Release::V0_33)),
+            ("1", "35", Some(Release::V0_35)),
+            ("1", "36", Some(Release::V0_36)),
+            ("1", "31", Some(Release::V0_32)),
+            ("1", "20", Some(Release::V0_32)),
+            ("1", "40", Some(Release::V0_36)),
+            ("1", "99999999999999999999", None),
+            ("1", "", None),
+            ("1", "+", None),
+            ("1", "32++", None),
+            ("1", "x", None),
+            ("1", " 32", None),
+            ("2", "32", None),
+            ("", "", None),
+        ] {
+            assert_eq!(Release::for_server(major, minor), want, "{major}.{minor}");
         }
     }
 
     #[test]
-    fn watch_list_follows_the_flag_then_the_release_then_auto() {
+    fn fifo_and_legacy_sync_combine_with_the_release() {
+        let s32 = Release::V0_32;
+        let s35 = Release::V0_35;
+        let choose = |r, server, f, l| Informer::choose(r, server, f, l);
+        let name = |r, server, f, l| choose(r, server, f, l).map(|i| i.queue.name());
+        let (r32, r36) = (Some(Release::V0_32), Some(Release::V0_36));
+        let (delta, real) = (Some(FifoKind::Delta), Some(FifoKind::Real));
+        // Without --client-go: the server's release.
+        assert_eq!(
+            choose(None, s32, None, false),
+            Ok(Informer {
+                release: s32,
+                queue: QueueChoice::Delta
+            })
+        );
+        assert_eq!(name(None, s35, None, false), Ok("RealFIFO+batch"));
+        // --fifo real on a server whose release has none: 0.33's informer.
+        let i = choose(None, s32, real, false).unwrap();
+        assert_eq!((i.release, i.queue.name()), (Release::V0_33, "RealFIFO"));
+        let i = choose(None, s35, real, false).unwrap();
+        assert_eq!((i.release, i.queue.name()), (s35, "RealFIFO+batch"));
+        let i = choose(None, s35, delta, false).unwrap();
+        assert_eq!((i.release, i.queue.name()), (s35, "DeltaFIFO"));
+        // --legacy-sync without --client-go keeps a DeltaFIFO.
+        assert_eq!(name(None, s32, None, true), Ok("DeltaFIFO"));
+        let i = choose(None, s35, None, true).unwrap();
+        assert_eq!((i.release, i.queue.name()), (s35, "DeltaFIFO"));
+        // --client-go wins over the server; --fifo overrides the release's queue.
+        for server in Release::ALL {
+            assert_eq!(name(r36, server, None, false), Ok("RealFIFO+batch+atomic"));
+            assert_eq!(choose(r32, server, None, false).unwrap().release, s32);
+        }
+        assert_eq!(name(r36, s32, delta, false), Ok("DeltaFIFO"));
+        assert_eq!(name(r36, s32, real, false), Ok("RealFIFO+batch+atomic"));
+        assert_eq!(name(r36, s32, delta, true), Ok("DeltaFIFO"));
+        let e = name(r32, s35, real, false).unwrap_err();
+        assert!(e.contains("client-go 0.32 has no RealFIFO"), "{e}");
+        // Errors come from the flags alone, whatever the server.
+        for server in Release::ALL {
+            for (r, f) in [(None, real), (r36, None), (Some(Release::V0_33), None)] {
+                let e = name(r, server, f, true).unwrap_err();
+                assert!(
+                    e.starts_with("--legacy-sync applies to DeltaFIFO only"),
+                    "{e}"
+                );
+                assert!(e.contains("--fifo delta") && !e.contains('\n'), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn watch_list_follows_the_flag_then_the_release() {
         use WatchListMode::{Auto, Off, On};
-        let with = |r| Informer {
-            release: r,
+        let with = |release| Informer {
+            release,
             queue: QueueChoice::Delta,
         };
-        let none = with(None);
-        let (old, new) = (with(Some(Release::V0_34)), with(Some(Release::V0_35)));
-        assert_eq!(none.watch_list(None, false), Auto);
+        let (old, new) = (with(Release::V0_34), with(Release::V0_35));
         assert_eq!(old.watch_list(None, false), Off);
         assert_eq!(new.watch_list(None, false), On);
         assert_eq!(new.watch_list(Some(Off), false), Off);
         assert_eq!(old.watch_list(Some(On), false), On);
+        assert_eq!(old.watch_list(Some(Auto), false), Auto);
         // --page-size turns off what was not asked for as on.
-        assert_eq!(none.watch_list(None, true), Off);
         assert_eq!(new.watch_list(None, true), Off);
-        assert_eq!(none.watch_list(Some(Auto), true), Off);
-        assert_eq!(none.watch_list(Some(On), true), On);
+        assert_eq!(old.watch_list(Some(Auto), true), Off);
+        assert_eq!(old.watch_list(Some(On), true), On);
     }
 }

@@ -10,7 +10,7 @@
 //! listener is always syncing).
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::{self, BufRead, IsTerminal as _, Read};
+use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 
 use anyhow::{Context, Result};
 
@@ -21,7 +21,11 @@ use crate::object::{Object, ObjectRef};
 use crate::output::record::{self, HandlerLine, HandlerName, Line};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::reflector::ReflectorEvent;
+use crate::selector::{parse_labels, LabelSelector};
+use crate::stats::Stats;
 use crate::target::Resource;
+use crate::until::Condition;
+use crate::watch::Outcome;
 
 /// One parsed record, owning what the printers borrow.
 enum Item {
@@ -271,8 +275,9 @@ fn read(args: &ReplayArgs) -> Result<String> {
     Ok(text)
 }
 
-/// Runs `kwatch replay`.
-pub fn run(args: ReplayArgs) -> Result<()> {
+/// Runs `kwatch replay`: how it ended as a watch ends ([`Outcome::Met`] when `--until`
+/// was met, [`Outcome::NotMet`] when the recording or `--max-events` ended first).
+pub fn run(args: ReplayArgs) -> Result<Outcome> {
     let text = read(&args)?;
     let mut res = Resources::default();
     let mut parsed = Vec::new();
@@ -281,6 +286,8 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             parsed.push(p);
         }
     }
+    let filter = Filter::new(&args)?;
+    parsed.retain(|p| filter.keeps(p));
     let mut opts = crate::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
@@ -297,19 +304,152 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     // The handler whose calls are derived from the deltas (`--view handlers`).
     let listener = (opts.view == View::Handlers)
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
-    let mut printer = output::printer(opts, io::stdout(), io::stderr());
+    let mut out = Counted {
+        printer: output::printer(opts, io::stdout(), io::stderr()),
+        stats: args.stats.then(Stats::new),
+        deltas: 0,
+        handler_calls: 0,
+    };
     let mut store = Store::default();
-    for p in &parsed {
-        print(
-            p,
-            &res.list,
-            &mut store,
-            listener.as_ref(),
-            printer.as_mut(),
-        )?;
+    let until = args.until.as_ref();
+    // As the watch: --max-events counts what is shown, handler calls in their view.
+    let handlers_shown = listener.is_some() || has_handler_calls(&parsed);
+    let mut outcome = if until.is_some() {
+        Outcome::NotMet
+    } else {
+        Outcome::Done
+    };
+    let mut replayed = parsed.len();
+    for (i, p) in parsed.iter().enumerate() {
+        replayed = i + 1;
+        let met = print(p, &res.list, &mut store, listener.as_ref(), until, &mut out)?;
+        if met {
+            outcome = Outcome::Met;
+            break;
+        }
+        let shown = match handlers_shown {
+            true => out.handler_calls,
+            false => out.deltas,
+        };
+        if args.max_events.is_some_and(|m| shown >= m) {
+            break;
+        }
     }
-    printer.flush()?;
-    Ok(())
+    out.printer.finish()?;
+    if let Some(mut stats) = out.stats {
+        stats.synced_after = synced_after(&parsed[..replayed], &res.list);
+        let _ = writeln!(io::stderr(), "{}", stats.render(&[]));
+    }
+    Ok(outcome)
+}
+
+/// Whether the recording holds handler calls (saved `--view handlers -o json`).
+fn has_handler_calls(parsed: &[Parsed]) -> bool {
+    parsed
+        .iter()
+        .any(|p| matches!(p.item, Item::Handler { .. }))
+}
+
+/// Time to synced as the recording saw it: from its first record to the Synced record of
+/// the last resource (per context) to sync; `None` when not all synced.
+fn synced_after(parsed: &[Parsed], resources: &[Resource]) -> Option<std::time::Duration> {
+    let first = parsed.first()?.time;
+    let mut synced = BTreeSet::new();
+    let contexts: BTreeSet<Option<&str>> = parsed.iter().map(|p| p.context.as_deref()).collect();
+    let want = resources.len() * contexts.len();
+    parsed.iter().find_map(|p| match p.item {
+        Item::Synced(r) if synced.insert((p.context.as_deref(), r)) && synced.len() == want => {
+            std::time::Duration::try_from(p.time.duration_since(first)).ok()
+        }
+        _ => None,
+    })
+}
+
+/// `-n` and `-l` on the recorded objects: a delta or handler call is kept when its
+/// object is in the namespace (cluster-scoped objects are kept, as kubectl ignores `-n`
+/// for them) and its recorded labels match the selector (a tombstone without its object
+/// is kept: the informer knew the object, so it matched before). Reflector events and
+/// Synced records are always kept.
+struct Filter {
+    namespace: Option<String>,
+    selector: Option<LabelSelector>,
+}
+
+impl Filter {
+    fn new(args: &ReplayArgs) -> Result<Filter> {
+        let selector = match args.selector.as_deref() {
+            Some(s) => Some(parse_labels(s).map_err(|e| anyhow::anyhow!("-l {s:?}: {e}"))?),
+            None => None,
+        };
+        Ok(Filter {
+            namespace: args.namespace.clone().filter(|n| !n.is_empty()),
+            selector,
+        })
+    }
+
+    fn keeps(&self, p: &Parsed) -> bool {
+        let (key, object) = match &p.item {
+            Item::Delta { key, object, .. } => (key, object.as_ref()),
+            Item::Handler { key, call, .. } => (key, call_object(call)),
+            Item::Event(..) | Item::Synced(_) => return true,
+        };
+        let in_namespace = match (&self.namespace, key.split_once('/')) {
+            (Some(want), Some((ns, _))) => ns == want,
+            _ => true,
+        };
+        let labelled = match (&self.selector, object) {
+            (Some(sel), Some(o)) => sel.matches(&labels(o)),
+            _ => true,
+        };
+        in_namespace && labelled
+    }
+}
+
+/// The object a handler call is about: the new one of an update.
+fn call_object(call: &HandlerCall) -> Option<&ObjectRef> {
+    match call {
+        HandlerCall::OnAdd { obj, .. } => Some(obj),
+        HandlerCall::OnUpdate { new, .. } => Some(new),
+        HandlerCall::OnDelete { obj } => obj.object(),
+    }
+}
+
+/// An object's `metadata.labels` as (key, value) pairs.
+fn labels(o: &ObjectRef) -> Vec<(String, String)> {
+    let v = o.to_value();
+    v.pointer("/metadata/labels")
+        .and_then(serde_json::Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The printer, counting what it prints for `--max-events` and `--stats`.
+struct Counted {
+    printer: Box<dyn Printer>,
+    stats: Option<Stats>,
+    deltas: u64,
+    handler_calls: u64,
+}
+
+impl Counted {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        self.printer.print(rec)?;
+        match rec.body {
+            Body::Delta { .. } => self.deltas += 1,
+            Body::Handler { .. } => self.handler_calls += 1,
+            _ => {}
+        }
+        if let Some(s) = &mut self.stats {
+            // Time to synced is the recording's ([`synced_after`]), not the replay's: no
+            // count of targets is ever reached here.
+            s.observe(rec, usize::MAX);
+        }
+        Ok(())
+    }
 }
 
 /// Whether the recording was made with `--metadata-only`, which covers a whole run: its
@@ -337,14 +477,16 @@ type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
 
 /// Prints one record, with the previous version of a delta's object from `store`, and
 /// keeps `store` as the informer did; with a `listener`, a delta's handler call follows
-/// it.
+/// it. `true` when the record meets `until` (a delta, or a Synced record with no object of
+/// its resource known, for `deleted`).
 fn print(
     p: &Parsed,
     resources: &[Resource],
     store: &mut Store,
     listener: Option<&Listener>,
-    printer: &mut dyn Printer,
-) -> Result<()> {
+    until: Option<&Condition>,
+    out: &mut Counted,
+) -> Result<bool> {
     let resource_of = |i: usize| &resources[i];
     let rec = |resource, body| Record {
         resource,
@@ -358,13 +500,26 @@ fn print(
         },
     };
     let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
-        Item::Event(e, r) => return Ok(printer.print(&rec(resource_of(*r), Body::Event(e)))?),
-        Item::Synced(r) => return Ok(printer.print(&rec(resource_of(*r), Body::Synced))?),
+        Item::Event(e, r) => {
+            out.print(&rec(resource_of(*r), Body::Event(e)))?;
+            return Ok(false);
+        }
+        Item::Synced(r) => {
+            out.print(&rec(resource_of(*r), Body::Synced))?;
+            let known = store
+                .keys()
+                .filter(|(c, ri, _)| *c == p.context && ri == r)
+                .count();
+            return Ok(until.is_some_and(|c| c.met_when_synced(known)));
+        }
         Item::Handler {
             key,
             resource,
             call,
-        } => return Ok(printer.print(&rec(resource_of(*resource), recorded(key, call)))?),
+        } => {
+            out.print(&rec(resource_of(*resource), recorded(key, call)))?;
+            return Ok(false);
+        }
         Item::Delta {
             kind,
             key,
@@ -381,12 +536,13 @@ fn print(
         }),
         (false, Some(o)) => DeltaObject::Object(o.clone()),
         // A delta always carries its object; only a tombstone may not.
-        (false, None) => return Ok(()),
+        (false, None) => return Ok(false),
     };
     let delta = Delta { kind, object };
     let skey = (p.context.clone(), ri, key.clone());
     let prev = store.get(&skey).cloned();
-    printer.print(&rec(
+    let met = until.is_some_and(|c| c.met_by(&delta, prev.as_ref()));
+    out.print(&rec(
         resource_of(ri),
         Body::Delta {
             key,
@@ -403,11 +559,11 @@ fn print(
             call: &call,
             initial_list,
         };
-        printer.print(&rec(resource_of(ri), body))?;
+        out.print(&rec(resource_of(ri), body))?;
     }
     match (kind, delta.object.object()) {
         (DeltaType::Deleted, _) | (_, None) => store.remove(&skey),
         (_, Some(o)) => store.insert(skey, o.clone()),
     };
-    Ok(())
+    Ok(met)
 }

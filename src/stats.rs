@@ -19,8 +19,13 @@ pub struct Stats {
     pub handler_calls: BTreeMap<&'static str, u64>,
     /// Lists begun, by reason ("initial", or why a relist was needed).
     pub lists: BTreeMap<String, u64>,
+    /// LISTs answered, their pages and items.
+    pub paged_lists: u64,
     pub pages: u64,
     pub listed_items: u64,
+    /// Streaming lists answered (they have no pages) and the objects they streamed.
+    pub streamed_lists: u64,
+    pub streamed_items: u64,
     pub watches: u64,
     pub bookmarks: u64,
     pub backoffs: u64,
@@ -52,8 +57,11 @@ impl Stats {
             deltas: BTreeMap::new(),
             handler_calls: BTreeMap::new(),
             lists: BTreeMap::new(),
+            paged_lists: 0,
             pages: 0,
             listed_items: 0,
+            streamed_lists: 0,
+            streamed_items: 0,
             watches: 0,
             bookmarks: 0,
             backoffs: 0,
@@ -88,7 +96,16 @@ impl Stats {
                         self.informer = Some((release, q.to_owned()));
                     }
                 }
+                ReflectorEvent::Listed {
+                    items,
+                    streaming: true,
+                    ..
+                } => {
+                    self.streamed_lists += 1;
+                    self.streamed_items += *items as u64;
+                }
                 ReflectorEvent::Listed { pages, items, .. } => {
+                    self.paged_lists += 1;
                     self.pages += u64::from(*pages);
                     self.listed_items += *items as u64;
                 }
@@ -136,12 +153,22 @@ impl Stats {
             .filter(|(r, _)| r.as_str() != "initial")
             .map(|(_, n)| n)
             .sum();
+        // A streaming list has no pages: its objects are counted apart.
+        let mut answered = Vec::new();
+        if self.paged_lists > 0 || self.streamed_lists == 0 {
+            answered.push(format!("{} pages, {} items", self.pages, self.listed_items));
+        }
+        if self.streamed_lists > 0 {
+            answered.push(format!(
+                "{} streamed, {} objects",
+                self.streamed_lists, self.streamed_items
+            ));
+        }
         let _ = writeln!(
             s,
-            "  lists: {} ({relists} relists), {} pages, {} items",
+            "  lists: {} ({relists} relists), {}",
             self.lists.values().sum::<u64>(),
-            self.pages,
-            self.listed_items
+            answered.join("; ")
         );
         for (reason, n) in self.lists.iter().filter(|(r, _)| r.as_str() != "initial") {
             let _ = writeln!(s, "    relist ×{n}: {reason}");
@@ -174,13 +201,108 @@ impl Stats {
             None => {}
         }
         for (name, f) in fifo {
-            let _ = writeln!(
-                s,
-                "  queue {name}: max depth {}, coalesced {}, dedups {}",
-                f.max_depth, f.coalesced, f.dedups
-            );
+            let _ = match f.real {
+                Some(r) => writeln!(
+                    s,
+                    "  queue {name}: max depth {}, queued {}, popped {}, batches {}",
+                    f.max_depth, r.queued, r.popped, r.batches
+                ),
+                None => writeln!(
+                    s,
+                    "  queue {name}: max depth {}, coalesced {}, dedups {}",
+                    f.max_depth, f.coalesced, f.dedups
+                ),
+            };
         }
         let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::queue::RealFifoCounts;
+    use crate::target::Resource;
+
+    fn listed(items: usize, pages: u32, streaming: bool) -> ReflectorEvent {
+        ReflectorEvent::Listed {
+            resource_version: "9".into(),
+            items,
+            pages,
+            elapsed: Duration::ZERO,
+            full_list_fallback: false,
+            streaming,
+        }
+    }
+
+    fn observe(s: &mut Stats, e: &ReflectorEvent) {
+        let r = Resource::pods();
+        s.observe(
+            &Record {
+                resource: &r,
+                context: None,
+                time: "2026-11-23T10:00:00Z".parse().unwrap(),
+                body: Body::Event(e),
+                informer: Default::default(),
+            },
+            1,
+        );
+    }
+
+    fn line<'a>(text: &'a str, start: &str) -> &'a str {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} line in {text}"))
+            .trim_start()
+    }
+
+    #[test]
+    fn streaming_lists_count_objects_not_pages() {
+        let mut s = Stats::new();
+        observe(&mut s, &listed(10001, 1, true));
+        assert_eq!(
+            line(&s.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 1 streamed, 10001 objects"
+        );
+        observe(&mut s, &listed(500, 2, false));
+        assert_eq!(
+            line(&s.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 2 pages, 500 items; 1 streamed, 10001 objects"
+        );
+        let paged_only = Stats::new();
+        assert_eq!(
+            line(&paged_only.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 0 pages, 0 items"
+        );
+    }
+
+    #[test]
+    fn a_real_fifo_gets_a_queue_line_of_its_own_counters() {
+        let real = FifoStats {
+            max_depth: 4,
+            real: Some(RealFifoCounts {
+                queued: 12,
+                popped: 11,
+                batches: 3,
+            }),
+            ..FifoStats::default()
+        };
+        let delta = FifoStats {
+            max_depth: 2,
+            coalesced: 1,
+            ..FifoStats::default()
+        };
+        let text = Stats::new().render(&[("pods".into(), real), ("cm".into(), delta)]);
+        assert_eq!(
+            line(&text, "queue pods"),
+            "queue pods: max depth 4, queued 12, popped 11, batches 3"
+        );
+        assert_eq!(
+            line(&text, "queue cm"),
+            "queue cm: max depth 2, coalesced 1, dedups 0"
+        );
     }
 }

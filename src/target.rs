@@ -271,7 +271,7 @@ impl Resolver {
         match self.docs.resources(gv).await {
             Ok(list) => Some(&list.resources),
             Err(e) => {
-                tracing::warn!("discovery of {gv} failed: {e:#}");
+                crate::discovery::notice(&format!("discovery of {gv} failed: {e:#}"));
                 self.failed.push((gv.to_owned(), format!("{e:#}")));
                 None
             }
@@ -350,6 +350,14 @@ impl Resolver {
             "the server doesn't have a resource type {:?}",
             crate::output::sanitize::sanitize(arg)
         );
+        // `kwatch get pods`: kubectl's habit; kwatch takes the resource directly.
+        let verb = arg.to_ascii_lowercase();
+        if ["get", "describe", "list", "watch"].contains(&verb.as_str()) {
+            return anyhow!(
+                "{msg}; kwatch takes the resource directly: drop {verb:?} (`kwatch pods`, not \
+                 `kwatch {verb} pods`)"
+            );
+        }
         if let Some((gv, e)) = self.failed.first() {
             return anyhow!(
                 "{msg}, or it is in {gv}, whose discovery failed ({e}); retry when that API is back"

@@ -137,6 +137,34 @@ impl Condition {
     }
 }
 
+/// The error line when `--timeout` comes before the condition, in kubectl wait's words
+/// (`extendErrWaitTimeout` in kubectl's pkg/cmd/wait/wait.go: `wait.ErrWaitTimeout`'s
+/// "timed out waiting for the condition" and ` on RESOURCE/NAME`, RESOURCE the plural
+/// without its group). kubectl waits on each object in turn and names the first that
+/// timed out; kwatch waits on all at once, so it names them all (the first three, then
+/// how many more). With no object at all, kubectl's `no matching resources found`.
+/// `objects`: (plural, name) in the order to name them.
+pub fn timed_out(objects: &[(String, String)]) -> String {
+    const NAMED: usize = 3;
+    if objects.is_empty() {
+        return "error: timed out waiting for the condition: no matching resources found"
+            .to_owned();
+    }
+    let on: Vec<String> = objects
+        .iter()
+        .take(NAMED)
+        .map(|(plural, name)| format!("{plural}/{name}"))
+        .collect();
+    let mut line = format!(
+        "error: timed out waiting for the condition on {}",
+        on.join(", ")
+    );
+    if objects.len() > NAMED {
+        line.push_str(&format!(" and {} more", objects.len() - NAMED));
+    }
+    line
+}
+
 /// Unicode case-insensitive equality, as Go's `strings.EqualFold` (simple folding).
 fn equal_fold(a: &str, b: &str) -> bool {
     a.chars()
@@ -207,6 +235,29 @@ fn relaxed_jsonpath(expr: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn timed_out_names_the_objects_as_kubectl_wait() {
+        let objs = |names: &[&str]| -> Vec<(String, String)> {
+            names
+                .iter()
+                .map(|n| ("deployments".to_owned(), (*n).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            super::timed_out(&objs(&["web"])),
+            "error: timed out waiting for the condition on deployments/web"
+        );
+        assert_eq!(
+            super::timed_out(&objs(&["a", "b", "c", "d", "e"])),
+            "error: timed out waiting for the condition on deployments/a, deployments/b, \
+             deployments/c and 2 more"
+        );
+        assert_eq!(
+            super::timed_out(&[]),
+            "error: timed out waiting for the condition: no matching resources found"
+        );
+    }
+
     use super::*;
     use crate::object::Object;
 

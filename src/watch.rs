@@ -9,6 +9,7 @@ use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -23,7 +24,7 @@ use crate::output::{self, Format, Printer};
 use crate::queue::{FifoStats, Queue};
 use crate::real_fifo::RealFifo;
 use crate::reflector::{Reflector, ReflectorEvent};
-use crate::release::QueueChoice;
+use crate::release::{Informer, QueueChoice, Release};
 use crate::source::KubeSource;
 use crate::stats::Stats;
 use crate::store::Store;
@@ -42,7 +43,87 @@ pub enum Outcome {
     /// --until was given and the watch ended otherwise first (--max-events,
     /// --until-synced, output closed).
     NotMet,
+    /// SIGINT (Ctrl-C).
     Interrupted,
+    /// SIGTERM.
+    Terminated,
+    /// SIGHUP.
+    HungUp,
+}
+
+/// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
+/// 128 + the signal's number), each registered once for the whole run: a signal that
+/// comes between two waits is kept for the next one.
+struct Signals {
+    int: Option<Signal>,
+    term: Option<Signal>,
+    hup: Option<Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        let on = |kind| signal(kind).ok();
+        Signals {
+            int: on(SignalKind::interrupt()),
+            term: on(SignalKind::terminate()),
+            hup: on(SignalKind::hangup()),
+        }
+    }
+
+    /// The next signal, as the outcome it makes (pending for ever if none registered).
+    async fn recv(&mut self) -> Outcome {
+        async fn one(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    if s.recv().await.is_none() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = one(&mut self.int) => Outcome::Interrupted,
+            _ = one(&mut self.term) => Outcome::Terminated,
+            _ = one(&mut self.hup) => Outcome::HungUp,
+        }
+    }
+}
+
+/// Returns when stdout is a pipe or a socket whose reader has gone (`kwatch … | head -1`
+/// after its line): poll(2) reports POLLERR on a pipe's write end once no reader is left
+/// (POLLHUP on a socket), whatever events were asked for, so a quiet watch notices
+/// without having to write. Pending for ever for a terminal or a file, which have no
+/// reader to lose.
+async fn reader_gone() {
+    use rustix::event::{poll, PollFd, PollFlags};
+    use std::os::unix::fs::FileTypeExt as _;
+    let stdout = io::stdout();
+    let pipe = std::os::fd::AsFd::as_fd(&stdout)
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket());
+    if !pipe {
+        return std::future::pending().await;
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // A thread of its own, blocked in poll(2) until the hang-up: the process's exit ends
+    // it (tokio's blocking pool would wait for it at shutdown).
+    std::thread::spawn(move || loop {
+        let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+        match poll(&mut fds, None) {
+            Ok(_) if !fds[0].revents().is_empty() => {
+                let _ = tx.send(());
+                return;
+            }
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            // poll(2) cannot watch it: nothing to notice.
+            Err(_) => return,
+        }
+    });
+    if rx.await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`. Meant to run once per process:
@@ -75,16 +156,23 @@ fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Er
     anyhow::Error::new(crate::exit::Worded(line))
 }
 
-/// A cluster and the resources to watch in it.
-type Resolved<'a> = (&'a Cluster, kube::Client, Vec<Target>);
+/// A cluster, the resources to watch in it, and the informer its server gets.
+struct Resolved<'a> {
+    cluster: &'a Cluster,
+    client: kube::Client,
+    targets: Vec<Target>,
+    informer: Informer,
+}
 
 async fn watch(cfg: Config) -> Result<Outcome> {
-    let Some(clusters) = resolve(&cfg).await? else {
-        return Ok(Outcome::Interrupted);
+    let mut signals = Signals::new();
+    let clusters = match resolve(&cfg, &mut signals).await? {
+        Ok(clusters) => clusters,
+        Err(signalled) => return Ok(signalled),
     };
     let shared_printer = printer(&cfg, &clusters).await?;
     let recorder = recorder(&cfg)?;
-    let total_targets: usize = clusters.iter().map(|(_, _, t)| t.len()).sum();
+    let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
@@ -100,23 +188,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         pop_delay: cfg.pop_delay,
         until: cfg.stop.until.clone(),
         stop: tx.clone(),
-        informer: output::InformerInfo {
-            client_go: cfg.informer.release.map(crate::release::Release::as_str),
-            queue: Some(cfg.informer.queue.name()),
-            batch: None,
-        },
         handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
             resync: cfg.reflector.resync,
         }),
     });
     let until = cfg.stop.until.is_some();
-    if shared.max_events == Some(0) {
-        return Ok(if until {
-            Outcome::NotMet
-        } else {
-            Outcome::Done
-        });
-    }
+    let plurals: Vec<String> = clusters
+        .iter()
+        .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
+        .collect();
     let mut tasks = JoinSet::new();
     let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
     drop(tx);
@@ -142,18 +222,71 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         } else {
             Outcome::Done
         }),
-        _ = tokio::signal::ctrl_c() => Ok(Outcome::Interrupted),
+        signalled = signals.recv() => Ok(signalled),
+        // stdout closed: the end of the watch, as a write that fails with EPIPE is.
+        _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
     };
     tasks.abort_all();
+    // kubectl wait's error line, after the summary as kwatch's other errors come.
+    let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
+        let named = cfg.field_selector.as_deref().and_then(named_object);
+        crate::until::timed_out(&waited_on(&plurals, &stores, named))
+    });
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
-    finish(&shared, &queues, outcome)
+    // Without --until, only --until-synced times out: say why it never synced.
+    let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
+    let outcome = finish(&shared, &queues, outcome);
+    if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
+        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+    }
+    if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
+        let line = shared.lock().timed_out_before_sync(after, shared.targets);
+        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+    }
+    outcome
+}
+
+/// The name a field selector pins (`metadata.name=NAME`, which a NAME argument adds).
+fn named_object(field_selector: &str) -> Option<&str> {
+    field_selector
+        .split(',')
+        .find_map(|term| term.trim().strip_prefix("metadata.name="))
+        .map(|n| n.strip_prefix('=').unwrap_or(n))
+}
+
+/// What `--until` waited on, as (plural, name) sorted: every object the stores hold, or
+/// the named object when none is held (the object `--until created` waited for).
+fn waited_on(
+    plurals: &[String],
+    stores: &[Arc<Store>],
+    named: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut objects: Vec<(String, String)> = plurals
+        .iter()
+        .zip(stores)
+        .flat_map(|(plural, store)| {
+            store.list_keys().into_iter().map(move |key| {
+                let name = key.rsplit_once('/').map_or(key.as_str(), |(_, n)| n);
+                (plural.clone(), name.to_owned())
+            })
+        })
+        .collect();
+    objects.sort();
+    objects.dedup();
+    if let (true, Some(name), Some(plural)) = (objects.is_empty(), named, plurals.first()) {
+        objects.push((plural.clone(), name.to_owned()));
+    }
+    objects
 }
 
 /// Every cluster's targets, resolved before anything is printed (a bad context or
-/// resource fails the run first); `None` when interrupted meanwhile.
-async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
+/// resource fails the run first); `Err` with the outcome when a signal came meanwhile.
+async fn resolve<'a>(
+    cfg: &'a Config,
+    signals: &mut Signals,
+) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
     let tag = cfg.clusters.len() > 1;
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
@@ -169,16 +302,85 @@ async fn resolve(cfg: &Config) -> Result<Option<Vec<Resolved<'_>>>> {
         });
         let targets = tokio::select! {
             t = crate::expand::resolve(docs, &cfg.resources, every) => t,
-            _ = tokio::signal::ctrl_c() => return Ok(None),
+            signalled = signals.recv() => return Ok(Err(signalled)),
         };
         let context = c.context.as_deref().filter(|_| tag);
         let targets = targets.map_err(|e| match worded(e, &url, context) {
             w if w.is::<crate::exit::Worded>() => w,
             other => other.context(format!("cannot watch at {url}")),
         })?;
-        clusters.push((c, client, targets));
+        // Asked only when --client-go does not name the release (which then wins over
+        // any server's).
+        let server = match cfg.informer.client_go {
+            Some(r) => r,
+            None => tokio::select! {
+                r = server_release(&client, cfg.request_timeout, &url, context) => r?,
+                signalled = signals.recv() => return Ok(Err(signalled)),
+            },
+        };
+        let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
+        clusters.push(Resolved {
+            cluster: c,
+            client,
+            targets,
+            informer,
+        });
     }
-    Ok(Some(clusters))
+    Ok(Ok(clusters))
+}
+
+/// The client-go release that matches the server's Kubernetes (`GET /version`, see
+/// [`Release::for_server`]). A `/version` that cannot be read or parsed gives
+/// [`Release::FALLBACK`] and one `~` line saying so, unless the request failed in a way
+/// the watch would too (a 401, a refused connection, an untrusted certificate, no answer
+/// within `--request-timeout`): that ends the run in kubectl's words, as discovery's
+/// failures do.
+async fn server_release(
+    client: &kube::Client,
+    request_timeout: Option<std::time::Duration>,
+    url: &str,
+    context: Option<&str>,
+) -> Result<Release> {
+    let body =
+        crate::source::get_document(client, "/version", "application/json, */*", request_timeout)
+            .await;
+    let info = match body {
+        Ok(b) => serde_json::from_slice::<k8s_openapi::apimachinery::pkg::version::Info>(&b)
+            .map_err(|e| format!("not a version document: {e}")),
+        Err(e) if e.will_not_fix_itself() && !e.refuses_resource() => {
+            return Err(worded(anyhow::Error::new(e), url, context));
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let release = info.and_then(|i| match Release::for_server(&i.major, &i.minor) {
+        Some(r) => {
+            tracing::info!(
+                "the server at {url} is Kubernetes {}.{}: client-go {r}'s informer",
+                i.major,
+                i.minor
+            );
+            Ok(r)
+        }
+        None => Err(format!(
+            "major {:?}, minor {:?} is not a Kubernetes 1.x version",
+            i.major, i.minor
+        )),
+    });
+    match release {
+        Ok(r) => Ok(r),
+        Err(why) => {
+            let fallback = Release::FALLBACK;
+            let mut line = format!(
+                "~ cannot tell the server's Kubernetes version (GET /version: {why}): watching \
+                 with client-go {fallback}'s informer; --client-go chooses another"
+            );
+            if let Some(c) = context {
+                line.push_str(&format!(" (context {c})"));
+            }
+            let _ = writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(&line));
+            Ok(fallback)
+        }
+    }
 }
 
 /// The printer for stdout (data) and stderr (`~` lines and error reports), with the
@@ -187,15 +389,23 @@ async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Prin
     let mut popts = cfg.printer.clone();
     // Under --metadata-only the table shows no printer columns: no CRD to read.
     if matches!(popts.format, Format::Table | Format::Wide) && !cfg.metadata_only {
-        for (_, client, targets) in clusters {
-            for t in targets {
-                if let Some(cols) = crd_columns(client, t).await {
+        for c in clusters {
+            for t in &c.targets {
+                if let Some(cols) = crd_columns(&c.client, t).await {
                     popts.printer_columns.insert(t.resource.name.clone(), cols);
                 }
             }
         }
     }
     popts.terminal = io::stdout().is_terminal();
+    for c in clusters {
+        popts.targets += c.targets.len();
+        for t in &c.targets {
+            if !popts.order.contains(&t.resource.name) {
+                popts.order.push(t.resource.name.clone());
+            }
+        }
+    }
     Ok(output::printer(popts, io::stdout(), io::stderr()))
 }
 
@@ -237,7 +447,13 @@ fn start_all(
     let mut queues = Vec::new();
     let mut stores = Vec::new();
     let mut index = 0;
-    for (c, client, targets) in clusters {
+    for Resolved {
+        cluster: c,
+        client,
+        targets,
+        informer,
+    } in clusters
+    {
         let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
         for t in targets {
             let store = Arc::new(Store::new());
@@ -251,12 +467,13 @@ fn start_all(
                 cluster: c,
                 client: &client,
                 index,
+                informer,
                 context: context.clone(),
                 shared,
                 stop: tx,
                 skip_refused,
             };
-            let stats = match cfg.informer.queue {
+            let stats = match informer.queue {
                 QueueChoice::Delta => {
                     let q = DeltaFifo::new(Some(store.clone()), cfg.emit_replaced);
                     start(tasks, args, t, Arc::new(q), store)
@@ -282,7 +499,7 @@ fn finish(
     let mut sink = shared.lock();
     sink.finished = true;
     sink.clear_progress();
-    let flushed = sink.flush();
+    let flushed = sink.finish();
     if let Some(stats) = &sink.stats {
         let fifo: Vec<(String, FifoStats)> = queues
             .iter()
@@ -352,6 +569,8 @@ struct Start<'a> {
     cluster: &'a Cluster,
     client: &'a kube::Client,
     index: usize,
+    /// This cluster's informer.
+    informer: Informer,
     context: Option<Arc<str>>,
     shared: &'a Arc<Shared>,
     stop: &'a mpsc::UnboundedSender<Stop>,
@@ -380,6 +599,9 @@ fn start<Q: Queue<ReflectorEvent>>(
     .metadata_only(a.cfg.metadata_only);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
+    rcfg.watch_list = a
+        .informer
+        .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
     // The reflector queues through `points`, which the consistency checks need.
     let points = Arc::new(SyncPoints::new(
         queue.clone(),
@@ -416,9 +638,15 @@ fn start<Q: Queue<ReflectorEvent>>(
         let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
     let stats = queue.clone();
+    let informer = output::InformerInfo {
+        client_go: Some(a.informer.release.as_str()),
+        queue: Some(a.informer.queue.name()),
+        batch: None,
+    };
     tasks.spawn(crate::informer::consume(
         t,
         a.context,
+        informer,
         queue,
         store,
         a.shared.clone(),

@@ -273,10 +273,10 @@ fn the_table_and_stats_name_the_release() {
     }
 }
 
-/// Without `--client-go`, records name the queue only (kwatch's defaults are no release's:
-/// DeltaFIFO with `--watch-list auto`).
+/// Without `--client-go`, records name the server's release (issue 19); `--fifo real`
+/// on the sim's 1.32, whose client-go 0.32 had no RealFIFO, is 0.33's informer.
 #[test]
-fn without_a_release_records_name_the_queue_only() {
+fn without_a_release_fifo_real_is_0_33s_informer_on_a_1_32_server() {
     let sim = SimProcess::start(&[]);
     let out = run(
         &sim,
@@ -294,12 +294,13 @@ fn without_a_release_records_name_the_queue_only() {
     );
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let recs = out.json();
+    assert!(!of_type(&recs, "List").is_empty(), "{recs:#?}");
     for r in of_type(&recs, "List")
         .iter()
         .chain(&of_type(&recs, "Synced"))
     {
         assert_eq!(r["queue"], "RealFIFO", "{r}");
-        assert!(r.get("clientGo").is_none(), "{r}");
+        assert_eq!(r["clientGo"], "0.33", "{r}");
     }
     assert!(recs
         .iter()

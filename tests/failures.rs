@@ -50,15 +50,25 @@ fn discovery_requests(sim: &SimProcess) -> u64 {
     sim.state()["discoveryRequests"].as_u64().unwrap()
 }
 
-/// A bad selector: 400 from the streaming list, no fallback to LIST, one line, exit 1;
-/// the first run with a cold cache, the second with the cache the first one wrote.
+/// A bad selector: 400 from the streaming list (`--watch-list auto`: the sim's 1.32 gets
+/// client-go 0.32's paged LIST by default), no fallback to LIST, one line, exit 1; the
+/// first run with a cold cache, the second with the cache the first one wrote.
 #[test]
 fn a_bad_selector_is_one_line_in_every_format_cold_and_warm() {
     for format in FORMATS {
         let sim = SimProcess::start(&[]);
         for cache in ["cold", "warm"] {
             let before = discovery_requests(&sim);
-            let args = ["configmaps", "-l", "a in (", "-o", format, "--until-synced"];
+            let args = [
+                "configmaps",
+                "-l",
+                "a in (",
+                "-o",
+                format,
+                "--until-synced",
+                "--watch-list",
+                "auto",
+            ];
             let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args);
             let what = format!("-o {format}, {cache} cache");
             one_line(
@@ -168,7 +178,9 @@ fn request_timeout_exceeded_ends_it() {
     assert_eq!(ok.code(), Some(0), "{ok:?}");
     let cold = tempfile::tempdir().unwrap();
     for (home, cache) in [(sim.dir(), "warm"), (cold.path(), "cold")] {
-        // The server takes 1 s for a list at a resourceVersion it has not reached.
+        // The server takes 1 s for a list at a resourceVersion it has not reached (a
+        // streaming list: `--watch-list auto`, as the sim's 1.32 gets a paged LIST by
+        // default).
         let args = [
             "configmaps",
             "-o",
@@ -176,6 +188,8 @@ fn request_timeout_exceeded_ends_it() {
             "--until-synced",
             "--request-timeout",
             "1ms",
+            "--watch-list",
+            "auto",
         ];
         let (out, took) = kwatch(home, &sim.kubeconfig, &args);
         one_line(
@@ -222,13 +236,22 @@ fn until_synced_that_times_out_first_exits_3() {
 }
 
 /// A user who may list but not watch (issue 15: the list was printed three times and
-/// nothing said why): the streaming list's 403 ends kwatch before anything is printed.
+/// nothing said why): the streaming list's 403 ends kwatch before anything is printed
+/// (`--watch-list auto`: the sim's 1.32 gets client-go 0.32's paged LIST by default).
 #[test]
 fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
     let sim = SimProcess::start(&[]);
     let lister = "system:serviceaccount:default:lister";
     for format in FORMATS {
-        let args = ["configmaps", "--as", lister, "-o", format];
+        let args = [
+            "configmaps",
+            "--as",
+            lister,
+            "-o",
+            format,
+            "--watch-list",
+            "auto",
+        ];
         let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args);
         one_line(
             &out,

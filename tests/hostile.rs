@@ -87,6 +87,10 @@ fn serve(mut conn: TcpStream, handler: &Handler, lists: &AtomicUsize, watches: &
         Reply::Full(200, "application/json", versions.to_string().into_bytes())
     } else if path == "/api/v1" {
         Reply::Full(200, "application/json", discovery())
+    } else if path == "/version" {
+        // kube-apiserver 1.32's (the default informer's release comes from it).
+        let version = json!({"major": "1", "minor": "32", "gitVersion": "v1.32.13"});
+        Reply::Full(200, "application/json", version.to_string().into_bytes())
     } else {
         handler(&target, n)
     };

@@ -189,8 +189,11 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
             &["widgets"],
             &["DELTA", "NAME", "RESOURCEVERSION", "SIZE", "PHASE", "AGE"],
         ),
-        // Anything else: NAME and AGE.
-        (&["crd"], &["DELTA", "NAME", "RESOURCEVERSION", "AGE"]),
+        // A kind without a printer: kube-apiserver's default table, CREATED AT (issue 19).
+        (
+            &["crd"],
+            &["DELTA", "NAME", "RESOURCEVERSION", "CREATED AT"],
+        ),
     ];
     for (args, header) in cases {
         let mut a = args.to_vec();

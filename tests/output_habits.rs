@@ -74,7 +74,10 @@ fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
         .collect();
     assert_eq!(second, names, "{:#?}", out.stdout);
     assert!(
-        out.stderr.contains("~ listed pods: ") && out.stderr.ends_with("~ synced pods\n"),
+        out.stderr.contains("~ listed pods: ")
+            && out
+                .stderr
+                .ends_with("~ synced pods (client-go 0.32, DeltaFIFO)\n"),
         "{}",
         out.stderr
     );

@@ -485,7 +485,10 @@ fn table_output_for_people() {
         lines[1..].iter().all(|l| l.starts_with("Replaced   ")),
         "{lines:#?}"
     );
-    assert_eq!(notes.last().unwrap(), &"~ synced pods");
+    assert_eq!(
+        notes.last().unwrap(),
+        &"~ synced pods (client-go 0.32, DeltaFIFO)"
+    );
     assert!(
         lines.iter().all(|l| !l.contains('\u{1b}')),
         "no colour in a pipe"

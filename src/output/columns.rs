@@ -189,6 +189,34 @@ const BUILTIN: &[(&str, &str, Printer)] = &[
     ("", "Secret", secret_columns),
     ("", "Event", event_columns::<false>),
     ("events.k8s.io", "Event", event_columns::<true>),
+    ("", "Endpoints", endpoints_columns),
+    ("", "PersistentVolumeClaim", pvc_columns),
+    ("", "ServiceAccount", serviceaccount_columns),
+    ("autoscaling", "HorizontalPodAutoscaler", hpa_columns),
+    ("policy", "PodDisruptionBudget", pdb_columns),
+    (
+        "rbac.authorization.k8s.io",
+        "RoleBinding",
+        rolebinding_columns,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRoleBinding",
+        rolebinding_columns,
+    ),
+    ("rbac.authorization.k8s.io", "Role", created_at_columns),
+    (
+        "rbac.authorization.k8s.io",
+        "ClusterRole",
+        created_at_columns,
+    ),
+    (
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        created_at_columns,
+    ),
+    ("coordination.k8s.io", "Lease", lease_columns),
+    ("apiregistration.k8s.io", "APIService", apiservice_columns),
 ];
 
 /// The columns after NAME and RESOURCEVERSION for `r`: kubectl's for the built-ins it
@@ -476,6 +504,370 @@ fn secret_columns(_wide: bool) -> Vec<Column> {
         Column::new("TYPE", |o, _| none(&o["type"])),
         Column::new("DATA", |o, _| {
             o["data"].as_object().map_or(0, |m| m.len()).to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+/// kube-apiserver's table for a kind without a printer (Role, ClusterRole,
+/// CustomResourceDefinition): apiserver's `rest.NewDefaultTableConvertor`, whose
+/// `Created At` cell is `creationTimestamp.UTC().Format(time.RFC3339)` (the zero time
+/// when absent).
+fn created_at_columns(_wide: bool) -> Vec<Column> {
+    vec![Column::new("CREATED AT", |o, _| {
+        match o["metadata"]["creationTimestamp"]
+            .as_str()
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        {
+            Some(t) => t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            None => "0001-01-01T00:00:00Z".into(),
+        }
+    })]
+}
+
+/// printers.go `printEndpoints`: `formatEndpoints(obj, nil)`.
+fn endpoints_columns(_wide: bool) -> Vec<Column> {
+    vec![Column::new("ENDPOINTS", endpoints_list), Column::age()]
+}
+
+/// printers.go `formatEndpoints`: `ip:port` (`net.JoinHostPort`) per address and port
+/// of every subset (the bare IP for a subset without ports), the first 3 comma-joined
+/// and ` + N more...`; `<none>` without subsets.
+fn endpoints_list(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 3;
+    let subsets = o["subsets"].as_array().map_or(&[][..], Vec::as_slice);
+    if subsets.is_empty() {
+        return "<none>".into();
+    }
+    let (mut list, mut count) = (Vec::new(), 0);
+    for ss in subsets {
+        let addrs = ss["addresses"].as_array().map_or(&[][..], Vec::as_slice);
+        let ip = |a: &Value| a["ip"].as_str().unwrap_or_default().to_owned();
+        match ss["ports"].as_array().filter(|p| !p.is_empty()) {
+            None => {
+                count += addrs.len();
+                list.extend(addrs.iter().map(ip));
+            }
+            Some(ports) => {
+                for p in ports {
+                    count += addrs.len();
+                    let port = p["port"].as_i64().unwrap_or(0);
+                    list.extend(addrs.iter().map(|a| match ip(a) {
+                        h if h.contains(':') => format!("[{h}]:{port}"),
+                        h => format!("{h}:{port}"),
+                    }));
+                }
+            }
+        }
+    }
+    if list.len() > MAX {
+        list.truncate(MAX);
+        return format!("{} + {} more...", list.join(","), count - MAX);
+    }
+    list.join(",")
+}
+
+/// printers.go `printPersistentVolumeClaim`: CAPACITY and ACCESS MODES only once bound
+/// (`spec.volumeName` set).
+fn pvc_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        Column::new("STATUS", |o, _| {
+            if o["metadata"]["deletionTimestamp"].is_string() {
+                return "Terminating".into();
+            }
+            str_or_empty(&o["status"]["phase"])
+        }),
+        Column::new("VOLUME", |o, _| str_or_empty(&o["spec"]["volumeName"])),
+        Column::new("CAPACITY", |o, _| {
+            if pvc_bound(o) {
+                quantity(&o["status"]["capacity"]["storage"])
+            } else {
+                String::new()
+            }
+        }),
+        Column::new("ACCESS MODES", |o, _| {
+            if pvc_bound(o) {
+                access_modes(&o["status"]["accessModes"])
+            } else {
+                String::new()
+            }
+        }),
+        // helper.GetPersistentVolumeClaimClass: the beta annotation wins over the field.
+        Column::new("STORAGECLASS", |o, _| {
+            match o["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].as_str() {
+                Some(c) => c.to_owned(),
+                None => str_or_empty(&o["spec"]["storageClassName"]),
+            }
+        }),
+        Column::new("VOLUMEATTRIBUTESCLASS", |o, _| {
+            unset(&o["spec"]["volumeAttributesClassName"])
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![Column::new("VOLUMEMODE", |o, _| {
+            unset(&o["spec"]["volumeMode"])
+        })]
+    })
+}
+
+fn pvc_bound(o: &Value) -> bool {
+    o["spec"]["volumeName"]
+        .as_str()
+        .is_some_and(|v| !v.is_empty())
+}
+
+/// A string field, `<unset>` when absent or empty.
+fn unset(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => "<unset>".into(),
+    }
+}
+
+/// A resource.Quantity as the object carries it (a string, or a bare JSON number).
+fn quantity(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => "0".into(),
+    }
+}
+
+/// `helper.GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that order, each once.
+fn access_modes(v: &Value) -> String {
+    let modes: Vec<&str> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(m, _)| modes.contains(m))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
+}
+
+/// printers.go `printServiceAccount`: the number of `secrets`.
+fn serviceaccount_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("SECRETS", |o, _| {
+            o["secrets"].as_array().map_or(0, Vec::len).to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+/// printers.go `printHorizontalPodAutoscaler` (autoscaling/v2).
+fn hpa_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("REFERENCE", |o, _| {
+            let r = &o["spec"]["scaleTargetRef"];
+            format!("{}/{}", str_or_empty(&r["kind"]), str_or_empty(&r["name"]))
+        }),
+        Column::new("TARGETS", hpa_metrics),
+        Column::new("MINPODS", |o, _| match o["spec"]["minReplicas"].as_i64() {
+            Some(n) => n.to_string(),
+            None => "<unset>".into(),
+        }),
+        Column::new("MAXPODS", |o, _| int(&o["spec"]["maxReplicas"])),
+        Column::new("REPLICAS", |o, _| int(&o["status"]["currentReplicas"])),
+        Column::age(),
+    ]
+}
+
+/// printers.go `formatHPAMetrics`: per spec metric `current/target` (`<unknown>` before
+/// the status has it), a resource's prefixed with its name, an average value's followed
+/// by ` (avg)` for External and Object metrics; the first 2 joined by `, ` and
+/// ` + N more...`; `<none>` without metrics.
+fn hpa_metrics(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 2;
+    let specs = o["spec"]["metrics"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    if specs.is_empty() {
+        return "<none>".into();
+    }
+    let statuses = o["status"]["currentMetrics"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let unknown = || "<unknown>".to_owned();
+    let percent = |v: &Value| v.as_i64().map(|n| format!("{n}%"));
+    let mut list = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let status = statuses.get(i);
+        let field = match spec["type"].as_str() {
+            Some("External") => "external",
+            Some("Pods") => "pods",
+            Some("Object") => "object",
+            Some("Resource") => "resource",
+            Some("ContainerResource") => "containerResource",
+            _ => {
+                list.push("<unknown type>".to_owned());
+                continue;
+            }
+        };
+        let target = &spec[field]["target"];
+        let current = status.map(|s| &s[field]).filter(|c| c.is_object());
+        let current = current.map(|c| &c["current"]);
+        list.push(match field {
+            "pods" => format!(
+                "{}/{}",
+                current.map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                quantity(&target["averageValue"])
+            ),
+            "external" | "object" if !target["averageValue"].is_null() => format!(
+                "{}/{} (avg)",
+                current
+                    .filter(|c| !c["averageValue"].is_null())
+                    .map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                quantity(&target["averageValue"])
+            ),
+            "external" | "object" => format!(
+                "{}/{}",
+                current.map_or_else(unknown, |c| quantity(&c["value"])),
+                quantity(&target["value"])
+            ),
+            _ => {
+                let name = str_or_empty(&spec[field]["name"]);
+                if !target["averageValue"].is_null() {
+                    format!(
+                        "{name}: {}/{}",
+                        current.map_or_else(unknown, |c| quantity(&c["averageValue"])),
+                        quantity(&target["averageValue"])
+                    )
+                } else {
+                    format!(
+                        "{name}: {}/{}",
+                        current
+                            .and_then(|c| percent(&c["averageUtilization"]))
+                            .unwrap_or_else(unknown),
+                        percent(&target["averageUtilization"]).unwrap_or_else(|| "<auto>".into())
+                    )
+                }
+            }
+        });
+    }
+    let count = list.len();
+    if count > MAX {
+        list.truncate(MAX);
+        return format!("{} + {} more...", list.join(", "), count - MAX);
+    }
+    list.join(", ")
+}
+
+/// printers.go `printPodDisruptionBudget`.
+fn pdb_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("MIN AVAILABLE", |o, _| {
+            int_or_string(&o["spec"]["minAvailable"])
+        }),
+        Column::new("MAX UNAVAILABLE", |o, _| {
+            int_or_string(&o["spec"]["maxUnavailable"])
+        }),
+        Column::new("ALLOWED DISRUPTIONS", |o, _| {
+            int(&o["status"]["disruptionsAllowed"])
+        }),
+        Column::age(),
+    ]
+}
+
+/// An IntOrString as it is, `N/A` when unset.
+fn int_or_string(v: &Value) -> String {
+    match v {
+        Value::Null => "N/A".to_owned(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// printers.go `printRoleBinding` / `printClusterRoleBinding`: ROLE is `Kind/name`;
+/// wide adds the subjects of rbac's `SubjectsStrings`, each list joined by `, `.
+fn rolebinding_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        Column::new("ROLE", |o, _| {
+            let r = &o["roleRef"];
+            format!("{}/{}", str_or_empty(&r["kind"]), str_or_empty(&r["name"]))
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![
+            Column::new("USERS", |o, _| subjects(o, "User")),
+            Column::new("GROUPS", |o, _| subjects(o, "Group")),
+            Column::new("SERVICEACCOUNTS", |o, _| subjects(o, "ServiceAccount")),
+        ]
+    })
+}
+
+/// The names of a binding's subjects of `kind` (a ServiceAccount's as `namespace/name`),
+/// joined by `, `.
+fn subjects(o: &Value, kind: &str) -> String {
+    o["subjects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["kind"] == kind)
+        .map(|s| match kind {
+            "ServiceAccount" => {
+                format!(
+                    "{}/{}",
+                    str_or_empty(&s["namespace"]),
+                    str_or_empty(&s["name"])
+                )
+            }
+            _ => str_or_empty(&s["name"]),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// printers.go `printLease`: the holder, empty when none.
+fn lease_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("HOLDER", |o, _| str_or_empty(&o["spec"]["holderIdentity"])),
+        Column::age(),
+    ]
+}
+
+/// kube-aggregator's apiservice `ConvertToTable`: SERVICE is `namespace/name` or
+/// `Local`; AVAILABLE the Available condition's status, with `(reason)` unless True,
+/// `Unknown` without the condition.
+fn apiservice_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("SERVICE", |o, _| {
+            let s = &o["spec"]["service"];
+            if s.is_object() {
+                format!(
+                    "{}/{}",
+                    str_or_empty(&s["namespace"]),
+                    str_or_empty(&s["name"])
+                )
+            } else {
+                "Local".into()
+            }
+        }),
+        Column::new("AVAILABLE", |o, _| {
+            let cond = o["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["type"] == "Available");
+            let Some(c) = cond else {
+                return "Unknown".into();
+            };
+            let status = str_or_empty(&c["status"]);
+            match c["reason"].as_str() {
+                Some(r) if status != "True" && !r.is_empty() => format!("{status} ({r})"),
+                _ => status,
+            }
         }),
         Column::age(),
     ]
@@ -809,7 +1201,8 @@ fn event_last_seen<const NEW: bool>(o: &Value, now: jiff::Timestamp) -> String {
 
 /// A CRD printer column's cell, as kube-apiserver's table convertor makes it and kubectl
 /// prints it: nothing found (or a value of another type) is an empty cell; `string`
-/// prints the value as Go's `fmt` does (see [`go_value`]); `integer` truncates; `number`
+/// prints a scalar as Go's `fmt` does (see [`go_value`]) and a map or a list as compact
+/// JSON (see [`go_json`]); `integer` truncates; `number`
 /// went through the Table's JSON, so an integral value prints as an integer; `date` is
 /// an age (`<invalid>` when not a timestamp).
 fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
@@ -843,7 +1236,94 @@ fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
             Some(_) => "<invalid>".into(),
             None => String::new(),
         },
+        // apiextensions-apiserver's tableconvertor prints `string` columns with client-go's
+        // `JSONPath.PrintResults`, which marshals a map, array or slice as JSON
+        // (util/jsonpath/jsonpath.go: `case reflect.Map: case reflect.Array: case
+        // reflect.Slice:` → `json.Marshal`) and prints anything else with `fmt.Fprint`.
+        _ if v.is_object() || v.is_array() => go_json(v),
         _ => go_value(v),
+    }
+}
+
+/// Go's `json.Marshal` of a JSON value as Kubernetes decodes it: compact, object keys
+/// sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped (`\u003c`), integers as int64 and other
+/// numbers as float64 (`1e-7`, `1e+21`, `0.25`).
+pub fn go_json(v: &Value) -> String {
+    let mut out = String::new();
+    write_go_json(v, &mut out);
+    out
+}
+
+fn write_go_json(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            (None, Some(f)) => out.push_str(&go_json_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => go_json_string(s, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
+            kv.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, x)) in kv.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json_string(k, out);
+                out.push(':');
+                write_go_json(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// encoding/json's string: `\"`, `\\`, `\b \f \n \r \t`, other control characters and
+/// the HTML-unsafe `<`, `>`, `&` and U+2028/U+2029 as `\u00XX`.
+fn go_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// encoding/json's float64: `'f'` format, or `'e'` below 1e-6 and from 1e21 on, with a
+/// one-digit negative exponent unpadded (`1e-7`, `1e+21`).
+fn go_json_float(f: f64) -> String {
+    let a = f.abs();
+    if a == 0.0 || (1e-6..1e21).contains(&a) {
+        return format!("{f}");
+    }
+    let e = format!("{f:e}");
+    match e.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => e,
     }
 }
 
@@ -1978,7 +2458,19 @@ mod tests {
                 Some(&json!({"b": [1, "x"], "a": {"c": true, "d": null}})),
                 n
             ),
-            "map[a:map[c:true d:<nil>] b:[1 x]]"
+            r#"{"a":{"c":true,"d":null},"b":[1,"x"]}"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!({"a": 1, "b": "x"})), n),
+            r#"{"a":1,"b":"x"}"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!(["x", true])), n),
+            r#"["x",true]"#
+        );
+        assert_eq!(
+            crd_cell("string", Some(&json!([1e-7, 0.25, 1e21, "<a&b>\n"])), n),
+            r#"[1e-7,0.25,1e+21,"\u003ca\u0026b\u003e\n"]"#
         );
         assert_eq!(crd_cell("integer", Some(&json!(2.7)), n), "2");
         assert_eq!(crd_cell("integer", Some(&json!("2")), n), "");

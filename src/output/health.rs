@@ -4,7 +4,10 @@
 //! reflector starts failing and one when it works again — never one per retry, so a
 //! server that is down for an hour does not flood stderr.
 //!
-//! Before a resource's first sync nothing is reported here: errors there end the run.
+//! Before a resource's first sync, every wait before trying again (a backoff, a request
+//! retry) gets its line as it happens, in the table's words: a failure that goes on must
+//! not leave a script's user in silence until a sync that may never come (issue 19 item
+//! 4). Errors that will not fix themselves end the run there.
 //!
 //! A `--check-consistency` check that found a difference is reported too, one line per
 //! such check: the user asked for it, and these formats show no other record.
@@ -33,15 +36,25 @@ struct Failing {
     since: jiff::Timestamp,
     /// Waits (backoffs and request retries) since it started failing.
     retries: u64,
+    /// Watches that ended in an error in a row, and the last one's cause.
+    watch_failures: u64,
+    watch_cause: String,
+    /// Lists answered since it started failing: a relist works, the watch may not.
+    relists: u64,
+    /// The backoff causes already said in this episode: a new one is said once (a type
+    /// no longer served after its watch's 404), an identical one never again.
+    said: Vec<String>,
 }
 
 impl Health {
     /// The line to show for `rec` when it changes its resource's state, else `None`.
     ///
     /// Failing: a backoff, a request retried after a Retry-After or a lost connection, a
-    /// watch that ended in error, a relist for an error. Working
-    /// again: a list answered, a bookmark, a watch event (a delta outside the initial
-    /// list, a watch that closed cleanly after events).
+    /// watch that ended in error, a relist for an error. Working again: a sign of a
+    /// working watch (a bookmark, a watch event, a watch that closed cleanly after
+    /// events). A list answered is no such sign: a user who may list but not watch gets a
+    /// relist after every failed watch (issue 19 item 5); a watch that fails again is
+    /// said, with its count, when the count reaches a power of two or its cause changes.
     pub fn observe(&mut self, rec: &Record<'_>) -> Option<String> {
         let key = (rec.context.map(str::to_owned), rec.resource.name.clone());
         let state = self.states.entry(key).or_default();
@@ -54,6 +67,12 @@ impl Health {
             Body::Synced => {
                 state.synced = true;
                 return None;
+            }
+            Body::Event(e @ (ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_)))
+                if !state.synced =>
+            {
+                let text = super::table::event_text(&shown_name(rec), e)?;
+                return Some(sanitize(&format!("~ {text}")).into_owned());
             }
             _ if !state.synced => return None,
             Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.clone()),
@@ -71,35 +90,60 @@ impl Health {
             }
             _ => None,
         };
-        let working = matches!(
-            &rec.body,
-            Body::Event(
-                ReflectorEvent::Listed { .. }
-                    | ReflectorEvent::Bookmark { .. }
-                    | ReflectorEvent::WatchEnded {
-                        error: false,
-                        events: 1..,
-                        ..
-                    }
-            ) | Body::Delta {
-                initial_list: false,
-                ..
-            }
-        );
         let name = shown_name(rec);
+        let watch_failed = match &rec.body {
+            Body::Event(ReflectorEvent::WatchEnded {
+                reason,
+                error: true,
+                ..
+            }) => Some(reason.as_str()),
+            _ => None,
+        };
         match (&mut state.failing, cause) {
             (None, Some(cause)) => {
                 state.failing = Some(Failing {
                     since: rec.time,
                     retries: u64::from(is_retry(rec)),
+                    watch_failures: u64::from(watch_failed.is_some()),
+                    watch_cause: watch_failed.unwrap_or_default().to_owned(),
+                    relists: 0,
+                    said: vec![cause.clone()],
                 });
                 Some(sanitize(&format!("~ watch {name} failing, retrying: {cause}")).into_owned())
             }
-            (Some(f), Some(_)) => {
+            (Some(f), Some(cause)) => {
                 f.retries += u64::from(is_retry(rec));
+                let backoff = matches!(rec.body, Body::Event(ReflectorEvent::Backoff { .. }));
+                if backoff && watch_failed.is_none() && !f.said.contains(&cause) {
+                    let line = format!("~ watch {name} still failing, retrying: {cause}");
+                    f.said.push(cause);
+                    return Some(sanitize(&line).into_owned());
+                }
+                let cause = watch_failed?;
+                f.watch_failures += 1;
+                let changed = f.watch_cause != cause;
+                f.watch_cause = cause.to_owned();
+                if !changed && !f.watch_failures.is_power_of_two() {
+                    return None;
+                }
+                let list = match f.relists {
+                    0 => String::new(),
+                    1 => "; the list works: relisted once".to_owned(),
+                    n => format!("; the list works: relisted {n} times"),
+                };
+                Some(
+                    sanitize(&format!(
+                        "~ watch {name} failed again, {} times in a row: {cause}{list}",
+                        f.watch_failures
+                    ))
+                    .into_owned(),
+                )
+            }
+            (Some(f), None) if matches!(rec.body, Body::Event(ReflectorEvent::Listed { .. })) => {
+                f.relists += 1;
                 None
             }
-            (Some(f), None) if working => {
+            (Some(f), None) if watch_works(&rec.body) => {
                 let took = rec.time.duration_since(f.since).unsigned_abs();
                 let retries = match f.retries {
                     1 => "1 retry".to_owned(),
@@ -115,6 +159,79 @@ impl Health {
                 )
             }
             _ => None,
+        }
+    }
+}
+
+/// A sign of a working watch: a bookmark, a watch that closed cleanly after events, or a
+/// delta from a watch event (not a relist's `Replaced`/`Sync` nor its tombstones).
+fn watch_works(body: &Body<'_>) -> bool {
+    use crate::delta::DeltaType;
+    match body {
+        Body::Event(ReflectorEvent::Bookmark { .. }) => true,
+        Body::Event(ReflectorEvent::WatchEnded {
+            error: false,
+            events,
+            ..
+        }) => *events > 0,
+        Body::Delta {
+            initial_list: false,
+            delta,
+            ..
+        } => {
+            matches!(
+                delta.kind,
+                DeltaType::Added | DeltaType::Updated | DeltaType::Deleted
+            ) && !delta.object.is_tombstone()
+        }
+        _ => false,
+    }
+}
+
+/// The table's `~` lines of a failure that repeats (issue 19 item 6): a backoff with the
+/// cause of the one before is said when the count of them in a row reaches a power of
+/// two, with that count, and the relist it leads to is not; a different cause or a sign
+/// of a working watch starts over.
+#[derive(Debug, Default)]
+pub struct Repeats {
+    /// Per resource (as the lines name it): the last backoff's cause and how many in a row.
+    last: HashMap<String, (String, u64)>,
+}
+
+impl Repeats {
+    /// `text`, the line for `rec` (an event of the resource `name`), as it is or with its
+    /// count; `None` when it repeats what was said.
+    pub fn filter(&mut self, name: &str, rec: &Record<'_>, text: String) -> Option<String> {
+        if watch_works(&rec.body) {
+            self.last.remove(name);
+            return Some(text);
+        }
+        let Body::Event(e) = &rec.body else {
+            return Some(text);
+        };
+        match e {
+            ReflectorEvent::Backoff { cause, .. } => {
+                let n = match self.last.get_mut(name) {
+                    Some((c, n)) if c == cause => {
+                        *n += 1;
+                        *n
+                    }
+                    _ => {
+                        self.last.insert(name.to_owned(), (cause.clone(), 1));
+                        1
+                    }
+                };
+                match n {
+                    1 => Some(text),
+                    n if n.is_power_of_two() => Some(format!("{text} ({n} times in a row)")),
+                    _ => None,
+                }
+            }
+            ReflectorEvent::List { reason, .. } => match self.last.get(name) {
+                Some((c, n)) if c == reason && *n > 1 => None,
+                _ => Some(text),
+            },
+            _ => Some(text),
         }
     }
 }
@@ -178,7 +295,7 @@ mod tests {
         };
         let mut lines = Vec::new();
         let steps = [
-            Body::Event(&backoff), // before the sync: the run's business, not ours
+            Body::Event(&backoff), // before the sync: shown as it happens
             delta(true),
             Body::Synced,
             Body::Event(&ended), // a clean close is no failure
@@ -209,9 +326,87 @@ mod tests {
         assert_eq!(
             lines,
             [
+                "~ backoff pods in prod 800ms: watch: 429 Too Many Requests",
                 "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",
                 "~ watch pods in prod recovered after 3 retries in 3.0s",
                 "~ watch pods in prod failing, retrying: watch: 429 Too Many Requests",
+            ]
+        );
+    }
+
+    /// Issue 19 item 5: a user who may list but not watch. Each relist works and prints
+    /// the list again; that is no recovery of the watch, whose failures are counted.
+    #[test]
+    fn a_relist_is_no_recovery_while_every_watch_fails() {
+        let r = Resource::pods();
+        let mut h = Health::default();
+        let cause = "watch: 403 Forbidden: pods is forbidden";
+        let ended = ReflectorEvent::WatchEnded {
+            reason: cause.into(),
+            events: 0,
+            elapsed: Duration::ZERO,
+            error: true,
+        };
+        let backoff = ReflectorEvent::Backoff {
+            delay: Duration::from_millis(800),
+            cause: cause.into(),
+        };
+        let list = ReflectorEvent::List {
+            resource_version: "9".into(),
+            limit: 0,
+            reason: cause.into(),
+            streaming: false,
+        };
+        let listed = ReflectorEvent::Listed {
+            resource_version: "9".into(),
+            items: 1,
+            pages: 1,
+            elapsed: Duration::ZERO,
+            full_list_fallback: false,
+            streaming: false,
+        };
+        let obj = ObjectRef::new(
+            Object::from_json(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"9"}}"#)
+                .unwrap(),
+        );
+        let replaced = Delta::new(DeltaType::Replaced, obj);
+        let mut steps = vec![Body::Synced];
+        for _ in 0..4 {
+            steps.extend([
+                Body::Event(&ended),
+                Body::Event(&backoff),
+                Body::Event(&list),
+                Body::Event(&listed),
+                Body::Delta {
+                    key: "d/a",
+                    delta: &replaced,
+                    initial_list: false,
+                    prev: None,
+                },
+            ]);
+        }
+        let lines: Vec<String> = steps
+            .into_iter()
+            .filter_map(|body| {
+                h.observe(&Record {
+                    resource: &r,
+                    context: None,
+                    time: "2026-11-21T10:00:00Z".parse().unwrap(),
+                    body,
+                    informer: Default::default(),
+                })
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                format!("~ watch pods failing, retrying: {cause}"),
+                format!(
+                    "~ watch pods failed again, 2 times in a row: {cause}; the list works: relisted once"
+                ),
+                format!(
+                    "~ watch pods failed again, 4 times in a row: {cause}; the list works: relisted 3 times"
+                ),
             ]
         );
     }

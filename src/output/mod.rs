@@ -254,12 +254,26 @@ pub struct Options {
     /// `--metadata-only`: objects are PartialObjectMetadata, so the table shows
     /// [`columns::metadata_columns`] for every resource.
     pub metadata_only: bool,
+    /// The resources' names in the order they were resolved (`all`'s members as
+    /// `kubectl get all` prints them): the table prints initial lists in this order.
+    pub order: Vec<String>,
+    /// Resources × contexts: the table holds initial lists until this many have synced
+    /// or been left out (0 counts as 1).
+    pub targets: usize,
 }
 
 pub trait Printer: Send {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()>;
     /// Called when the queue is drained: push buffered output out.
     fn flush(&mut self) -> io::Result<()>;
+    /// Called once when the run ends: push everything out, held output too.
+    fn finish(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+    /// A resource was left out before it synced (the server refused it): it never syncs.
+    fn left_out(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where diagnostics go (stderr in the binary): the table's `~` lines and the script
@@ -305,6 +319,14 @@ impl Printer for ViewFilter {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.finish()
+    }
+
+    fn left_out(&mut self) -> io::Result<()> {
+        self.inner.left_out()
     }
 }
 

@@ -3,14 +3,23 @@
 //! diagnostics: they go to their own writer (stderr), so stdout holds the table only
 //! (`--no-headers | awk` sees rows and nothing else).
 //!
-//! Alignment, as kubectl's: the initial list's rows are held back until the resource has
-//! synced (at most [`HOLD_ROWS`] rows or [`HOLD_FOR`]) and printed aligned together; watch
-//! rows keep those widths, which grow only when a cell does not fit, so rows do not
-//! jitter as they stream. Every string from the server is escaped; colour only when asked.
+//! Alignment, as kubectl's: the initial lists' rows are held back until every resource has
+//! synced (on a terminal at most [`HOLD_ROWS`] rows or [`HOLD_FOR`]; into a file or a pipe
+//! the whole initial list) and printed aligned together, each resource's rows in the order
+//! of [`Options::order`] (`kubectl get all`'s); watch rows keep those widths, which grow
+//! only when a cell does not fit, so rows do not jitter as they stream.
+//!
+//! Blocks, as kubectl's `get` prints several resources: a header starts each run of one
+//! resource's rows, after a blank line when it follows another block (kubectl's get.go:
+//! `if lastMapping != nil && !o.NoHeaders && nonEmptyObjCount > 0 { fmt.Fprintln }`), and
+//! a cluster-scoped resource's block has no NAMESPACE column (get.go:
+//! `printWithNamespace = false` for `RESTScopeNameRoot`). Every string from the server
+//! is escaped; colour only when asked.
 //!
 //! The `~` lines of the loading phase (before anything synced or any row was shown) are
 //! held too and come out with the initial list: a run that fails before its first sync
-//! prints its one error line and nothing else on stderr.
+//! prints its one error line and nothing else on stderr. A backoff or retry while loading
+//! is shown at once, with the lines held before it.
 
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -26,7 +35,7 @@ use crate::handlers::HandlerCall;
 use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
 
-/// At most this many initial-list rows are held back to be aligned together…
+/// On a terminal, at most this many initial-list rows are held back to be aligned together…
 pub const HOLD_ROWS: usize = 1000;
 /// …and for at most this long, so a 100k-object list starts printing at once.
 pub const HOLD_FOR: Duration = Duration::from_secs(1);
@@ -43,8 +52,8 @@ pub struct TablePrinter<W: Write> {
     /// The width of each column, per header line seen (a handful); widths never shrink,
     /// so rows of one layout never jitter, and a layout shown again keeps its widths.
     widths: Vec<(Vec<String>, Vec<usize>)>,
-    /// The header line printed last: a new one is printed only when it changes.
-    current: Option<Vec<String>>,
+    /// The resource whose rows were printed last: a header block starts when it changes.
+    current: Option<String>,
     /// The columns and header line per resource name (built once).
     layouts: HashMap<String, Arc<Layout>>,
     /// Initial-list rows and the `~` lines around them (in order) held back until the
@@ -56,10 +65,21 @@ pub struct TablePrinter<W: Write> {
     /// A resource has synced or a row has been shown: from now on `~` lines are held
     /// only to keep their place among held rows.
     live: bool,
+    /// A failure repeated: its `~` lines are counted, not each printed.
+    repeats: super::health::Repeats,
+    /// Resources that have synced or were left out; the loading phase ends when they
+    /// are [`Options::targets`] (at least one).
+    done: usize,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
 struct Layout {
+    /// The resource's name: its rows form one block under one header.
+    resource: String,
+    /// The row has a NAMESPACE cell (`-A` and a namespaced resource).
+    namespace: bool,
+    /// The resource's place in [`Options::order`] (`usize::MAX` when not there).
+    rank: usize,
     cols: Vec<Column>,
     headers: Vec<String>,
 }
@@ -70,6 +90,8 @@ struct Row {
     cells: Vec<String>,
     color: u8,
     diff: Option<diff::Diff>,
+    /// A row of an initial list: held rows of those are printed in the resources' order.
+    initial: bool,
 }
 
 enum Held {
@@ -90,7 +112,21 @@ impl<W: Write> TablePrinter<W> {
             held_rows: 0,
             held_since: None,
             live: false,
+            repeats: Default::default(),
+            done: 0,
         }
+    }
+
+    /// Every resource has synced or been left out: the loading phase is over.
+    fn loaded(&self) -> bool {
+        self.done >= self.opts.targets.max(1)
+    }
+
+    /// On a terminal, held rows are out once [`HOLD_ROWS`] or [`HOLD_FOR`] is reached.
+    fn hold_exceeded(&self) -> bool {
+        self.opts.terminal
+            && (self.held_rows >= HOLD_ROWS
+                || self.held_since.is_some_and(|s| s.elapsed() >= HOLD_FOR))
     }
 
     /// The layout of `r`: its resource columns (kubectl's, or AGE alone under
@@ -120,8 +156,20 @@ impl<W: Write> TablePrinter<W> {
                 get: Getter::Labels,
             });
         }
-        let headers = self.headers(&cols);
-        let l = Arc::new(Layout { cols, headers });
+        let namespace = opts.all_namespaces && r.namespaced;
+        let rank = opts
+            .order
+            .iter()
+            .position(|n| *n == r.name)
+            .unwrap_or(usize::MAX);
+        let headers = self.headers(&cols, namespace);
+        let l = Arc::new(Layout {
+            resource: r.name.clone(),
+            namespace,
+            rank,
+            cols,
+            headers,
+        });
         self.layouts.insert(r.name.clone(), l.clone());
         l
     }
@@ -139,7 +187,7 @@ impl<W: Write> TablePrinter<W> {
         &mut self.widths[i].1
     }
 
-    fn headers(&self, cols: &[Column]) -> Vec<String> {
+    fn headers(&self, cols: &[Column], namespace: bool) -> Vec<String> {
         let first = match self.opts.view {
             View::Deltas => "DELTA",
             View::Handlers => "HANDLER",
@@ -154,7 +202,7 @@ impl<W: Write> TablePrinter<W> {
         if self.opts.multi {
             h.push("KIND".into());
         }
-        if self.opts.all_namespaces {
+        if namespace {
             h.push("NAMESPACE".into());
         }
         h.extend(["NAME".to_owned(), "RESOURCEVERSION".to_owned()]);
@@ -204,14 +252,18 @@ impl<W: Write> TablePrinter<W> {
         writeln!(self.w, "{line}")
     }
 
-    /// A row: after a header when the layout changes (as wide as the row, so the row
-    /// lines up), then its `--diff`.
+    /// A row: after a header block when the resource changes (the header as wide as the
+    /// row, so the row lines up), then its `--diff`.
     fn write_delta_row(&mut self, row: Row) -> io::Result<()> {
         let layout = &row.layout.headers;
-        if self.current.as_ref() != Some(layout) {
-            self.current = Some(layout.clone());
+        if self.current.as_ref() != Some(&row.layout.resource) {
+            let first = self.current.is_none();
+            self.current = Some(row.layout.resource.clone());
             self.grow(layout, &row.cells);
             if !self.opts.no_headers {
+                if !first {
+                    writeln!(self.w)?;
+                }
                 self.write_row(layout, layout, None)?;
             }
         }
@@ -223,12 +275,28 @@ impl<W: Write> TablePrinter<W> {
     }
 
     /// Prints what is held back, aligned: every held row's layout first grows to fit
-    /// all of that layout's held rows and its header.
+    /// all of that layout's held rows and its header. The initial-list rows go out in the
+    /// resources' order (a stable sort within the places they hold, so `~` lines and
+    /// watch rows keep theirs).
     fn release(&mut self) -> io::Result<()> {
         self.live = true;
-        let held = std::mem::take(&mut self.held);
+        let mut held = std::mem::take(&mut self.held);
         self.held_rows = 0;
         self.held_since = None;
+        let slots: Vec<usize> = (0..held.len())
+            .filter(|&i| matches!(&held[i], Held::Row(r) if r.initial))
+            .collect();
+        let mut initial: Vec<Held> = slots
+            .iter()
+            .map(|&i| std::mem::replace(&mut held[i], Held::Note(String::new())))
+            .collect();
+        initial.sort_by_key(|h| match h {
+            Held::Row(r) => r.layout.rank,
+            Held::Note(_) => usize::MAX,
+        });
+        for (i, h) in slots.into_iter().zip(initial) {
+            held[i] = h;
+        }
         for h in &held {
             if let Held::Row(r) = h {
                 self.grow(&r.layout.headers, &r.layout.headers);
@@ -302,7 +370,14 @@ struct Cells<'r> {
 
 impl<W: Write> TablePrinter<W> {
     /// The row of a delta or a handler call.
-    fn row(&mut self, rec: &Record<'_>, c: Cells<'_>, color: u8, diff: Option<diff::Diff>) -> Row {
+    fn row(
+        &mut self,
+        rec: &Record<'_>,
+        c: Cells<'_>,
+        color: u8,
+        diff: Option<diff::Diff>,
+        initial: bool,
+    ) -> Row {
         let layout = self.layout_of(rec.resource);
         let (ns, obj_name) = c.key.split_once('/').unwrap_or(("", c.key));
         let mut cells = Vec::with_capacity(layout.headers.len());
@@ -316,7 +391,7 @@ impl<W: Write> TablePrinter<W> {
         if self.opts.multi {
             cells.push(sanitize(&rec.resource.kind).into_owned());
         }
-        if self.opts.all_namespaces {
+        if layout.namespace {
             cells.push(sanitize(ns).into_owned());
         }
         let mut shown = sanitize(obj_name).into_owned();
@@ -335,19 +410,21 @@ impl<W: Write> TablePrinter<W> {
             cells,
             color,
             diff,
+            initial,
         }
     }
 
-    /// Prints `row`, or holds it back while the initial list loads.
-    fn place(&mut self, row: Row, initial_list: bool) -> io::Result<()> {
-        if !initial_list {
+    /// Prints `row`, or holds it back while the initial lists load (a watch row too, so
+    /// it stays after them).
+    fn place(&mut self, row: Row) -> io::Result<()> {
+        if !row.initial && self.loaded() {
             self.release()?;
             return self.write_delta_row(row);
         }
-        let since = *self.held_since.get_or_insert_with(Instant::now);
+        self.held_since.get_or_insert_with(Instant::now);
         self.held.push(Held::Row(row));
         self.held_rows += 1;
-        if self.held_rows >= HOLD_ROWS || since.elapsed() >= HOLD_FOR {
+        if self.hold_exceeded() {
             self.release()?;
         }
         Ok(())
@@ -413,7 +490,12 @@ fn release_note(rec: &Record<'_>) -> String {
     }
 }
 
-fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+/// A backoff or a request retry: the reflector waits before trying again.
+fn is_wait(e: &ReflectorEvent) -> bool {
+    matches!(e, ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_))
+}
+
+pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List {
             resource_version,
@@ -539,13 +621,26 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
             None => rec.resource.name.clone(),
         };
         match &rec.body {
-            Body::Event(e) => match event_text(name, e) {
-                Some(t) => self.note(t + &release_note(rec)),
-                None => Ok(()),
-            },
+            Body::Event(e) => {
+                match event_text(name, e).and_then(|t| self.repeats.filter(name, rec, t)) {
+                    // A wait before trying again is shown at once, with the loading lines
+                    // before it: a failure that goes on must not wait for a sync that may
+                    // never come (issue 19 item 4).
+                    Some(t) if self.held_rows == 0 && is_wait(e) => {
+                        self.held.push(Held::Note(t + &release_note(rec)));
+                        self.release()
+                    }
+                    Some(t) => self.note(t + &release_note(rec)),
+                    None => Ok(()),
+                }
+            }
             Body::Synced => {
-                self.release()?;
-                self.write_note(&format!("synced {name}{}", release_note(rec)))
+                self.done += 1;
+                self.note(format!("synced {name}{}", release_note(rec)))?;
+                if self.loaded() {
+                    self.release()?;
+                }
+                Ok(())
             }
             Body::Delta {
                 key,
@@ -565,8 +660,9 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                     },
                     color_of(delta.kind),
                     diff::compute(self.opts.diff, delta.kind, *prev, obj),
+                    *initial_list,
                 );
-                self.place(row, *initial_list)
+                self.place(row)
             }
             Body::Handler {
                 key,
@@ -589,19 +685,38 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                     },
                     handler_color(call),
                     super::record_diff(rec, self.opts.diff),
+                    *initial_list,
                 );
-                self.place(row, *initial_list)
+                self.place(row)
             }
         }
     }
 
-    /// Pushes everything out, held rows too (the queue is drained, or the run ends); `~`
-    /// lines of a loading phase that has shown nothing yet stay held (see the module doc).
+    /// Pushes out what is no longer held (the queue is drained): everything once loaded,
+    /// and on a terminal rows held past [`HOLD_FOR`]; `~` lines of a loading phase that
+    /// has shown nothing yet stay held (see the module doc).
     fn flush(&mut self) -> io::Result<()> {
+        if (self.loaded() && (self.held_rows > 0 || self.live)) || self.hold_exceeded() {
+            self.release()?;
+        }
+        self.w.flush()?;
+        self.diag.flush()
+    }
+
+    /// The run ends: held rows go out whatever is still loading.
+    fn finish(&mut self) -> io::Result<()> {
         if self.held_rows > 0 || self.live {
             self.release()?;
         }
         self.w.flush()?;
         self.diag.flush()
+    }
+
+    fn left_out(&mut self) -> io::Result<()> {
+        self.done += 1;
+        if self.loaded() && (self.held_rows > 0 || self.live) {
+            self.release()?;
+        }
+        Ok(())
     }
 }

@@ -66,7 +66,7 @@ fn print_with(o: Options, recs: &[Body<'_>]) -> String {
         };
         p.print(&rec).unwrap();
     }
-    p.flush().unwrap();
+    p.finish().unwrap();
     buf.text()
 }
 
@@ -163,6 +163,7 @@ fn table_has_one_header_growing_columns_and_event_lines() {
                 initial_list: true,
                 prev: None,
             },
+            Body::Synced,
             Body::Event(&relist),
             Body::Delta {
                 key: "default/a-much-longer-name",
@@ -176,6 +177,7 @@ fn table_has_one_header_growing_columns_and_event_lines() {
         out,
         "DELTA      NAMESPACE   NAME   RESOURCEVERSION   READY   STATUS    RESTARTS   AGE\n\
          Added      default     a      5                 0/0     Unknown   0          5m30s\n\
+         ~ synced pods\n\
          ~ relist pods: 410 Expired: too old resource version: 300 (340) → list at rv=\"350\"\n\
          Replaced   default     a-much-longer-name   6                 0/0     Unknown   0          5m30s\n"
     );
@@ -469,7 +471,7 @@ fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String,
         };
         p.print(&rec).unwrap();
     }
-    p.flush().unwrap();
+    p.finish().unwrap();
     (out.text(), diag.text())
 }
 
@@ -527,12 +529,16 @@ fn table_aligns_the_initial_list_then_keeps_its_widths_for_watch_rows() {
     );
 }
 
-/// Issue 11: the hold is bounded, so a huge list starts printing at once.
+/// Issue 11: on a terminal the hold is bounded, so a huge list starts printing at once.
 #[test]
 fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
     let out = Buf::default();
-    let mut p = printer(opts(Format::Table), out.clone(), io::sink());
+    let o = Options {
+        terminal: true,
+        ..opts(Format::Table)
+    };
+    let mut p = printer(o, out.clone(), io::sink());
     let r = Resource::pods();
     for _ in 0..table::HOLD_ROWS {
         assert_eq!(out.text(), "", "held back until the bound");
@@ -914,5 +920,182 @@ fn consistency_reports_in_every_format() {
     assert!(
         diag.starts_with("~ consistency of pods at rv=42: INCONSISTENT"),
         "{diag}"
+    );
+}
+
+/// `(resource, key, initial_list)` rows and Synced records into a table, data only.
+fn print_resources(o: Options, steps: &[(&Resource, Option<(&str, bool)>)]) -> String {
+    let out = Buf::default();
+    let mut p = printer(o, out.clone(), io::sink());
+    let objs: Vec<Option<Delta>> = steps
+        .iter()
+        .map(|(_, row)| {
+            row.map(|(key, _)| {
+                let name = key.rsplit('/').next().unwrap_or(key);
+                Delta::new(DeltaType::Replaced, pod(name, "1"))
+            })
+        })
+        .collect();
+    for ((r, row), d) in steps.iter().zip(&objs) {
+        let body = match (row, d) {
+            (Some((key, initial)), Some(d)) => Body::Delta {
+                key,
+                delta: d,
+                initial_list: *initial,
+                prev: None,
+            },
+            _ => Body::Synced,
+        };
+        let rec = Record {
+            resource: r,
+            context: None,
+            time: at(),
+            body,
+            informer: Default::default(),
+        };
+        p.print(&rec).unwrap();
+        p.flush().unwrap();
+    }
+    p.finish().unwrap();
+    out.text()
+}
+
+fn resource(name: &str, kind: &str, namespaced: bool) -> Resource {
+    Resource {
+        name: name.into(),
+        kind: kind.into(),
+        api_version: "v1".into(),
+        namespaced,
+    }
+}
+
+/// Issue 19 item 11: `kwatch all` prints its initial lists in `all`'s order whatever
+/// order they synced in, each resource a block under its own header (after a blank
+/// line, as `kubectl get sa,roles`), and the watch rows after them.
+#[test]
+fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
+    let sa = resource("serviceaccounts", "ServiceAccount", true);
+    let cm = resource("configmaps", "ConfigMap", true);
+    let o = Options {
+        multi: true,
+        metadata_only: true,
+        order: vec!["serviceaccounts".into(), "configmaps".into()],
+        targets: 2,
+        ..opts(Format::Table)
+    };
+    let out = print_resources(
+        o,
+        &[
+            (&cm, Some(("default/cm-1", true))),
+            (&sa, Some(("default/sa-1", true))),
+            (&cm, Some(("default/cm-2", true))),
+            (&cm, None),
+            (&cm, Some(("default/cm-3", false))),
+            (&sa, None),
+            (&sa, Some(("default/sa-2", false))),
+        ],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let first: Vec<String> = lines
+        .iter()
+        .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            "DELTA KIND NAMESPACE NAME",
+            "Replaced ServiceAccount default sa-1",
+            "",
+            "DELTA KIND NAMESPACE NAME",
+            "Replaced ConfigMap default cm-1",
+            "Replaced ConfigMap default cm-2",
+            "Replaced ConfigMap default cm-3",
+            "",
+            "DELTA KIND NAMESPACE NAME",
+            "Replaced ServiceAccount default sa-2",
+        ],
+        "{out}"
+    );
+    // One block's header lines up with its rows.
+    let at = |l: &str| {
+        l.find("RESOURCEVERSION")
+            .or_else(|| l.find(" 1 ").map(|i| i + 1))
+    };
+    assert_eq!(at(lines[3]), at(lines[4]), "{out}");
+}
+
+/// Issue 19 item 11: with `-A`, a cluster-scoped resource has no NAMESPACE column;
+/// mixed with a namespaced one, each block has its own (`kubectl get ns,pods -A`).
+#[test]
+fn table_leaves_namespace_out_for_cluster_scoped_resources() {
+    let ns = resource("namespaces", "Namespace", false);
+    let pods = Resource::pods();
+    let o = Options {
+        metadata_only: true,
+        targets: 1,
+        ..opts(Format::Table)
+    };
+    let out = print_resources(
+        o.clone(),
+        &[(&ns, Some(("kube-system", true))), (&ns, None)],
+    );
+    assert!(
+        out.starts_with("DELTA      NAME          RESOURCEVERSION   AGE\n"),
+        "{out}"
+    );
+    assert!(!out.contains("NAMESPACE"), "{out}");
+    let o = Options {
+        multi: true,
+        order: vec!["namespaces".into(), "pods".into()],
+        targets: 2,
+        ..o
+    };
+    let out = print_resources(
+        o,
+        &[
+            (&pods, Some(("default/web", true))),
+            (&ns, Some(("kube-system", true))),
+            (&pods, None),
+            (&ns, None),
+        ],
+    );
+    let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("DELTA")).collect();
+    assert_eq!(headers.len(), 2, "{out}");
+    assert!(!headers[0].contains("NAMESPACE"), "{out}");
+    assert!(headers[1].contains("NAMESPACE"), "{out}");
+}
+
+/// Issue 19 item 11: into a file or a pipe the whole initial list is aligned, however
+/// long (on a terminal it is bounded: the test above).
+#[test]
+fn table_aligns_a_whole_long_initial_list_when_not_on_a_terminal() {
+    let pods = Resource::pods();
+    let n = table::HOLD_ROWS + 500;
+    let keys: Vec<String> = (0..n)
+        .map(|i| {
+            if i == n - 1 {
+                "default/a-much-longer-name".into()
+            } else {
+                format!("default/p{i}")
+            }
+        })
+        .collect();
+    let mut steps: Vec<(&Resource, Option<(&str, bool)>)> = keys
+        .iter()
+        .map(|k| (&pods, Some((k.as_str(), true))))
+        .collect();
+    steps.push((&pods, None));
+    let out = print_resources(opts(Format::Table), &steps);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), n + 1, "a header and every row");
+    let at = |l: &str| {
+        l.find("RESOURCEVERSION")
+            .or_else(|| l.find(" 1 ").map(|i| i + 1))
+    };
+    let col = at(lines[0]);
+    assert!(col.is_some());
+    assert!(
+        lines.iter().all(|l| at(l) == col),
+        "every row lines up with the header"
     );
 }

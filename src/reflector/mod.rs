@@ -194,12 +194,10 @@ enum State {
     },
     /// Open a watch from the last synced resourceVersion.
     OpenWatch,
-    /// A watch is open: apply its events until it ends. `timeout_seconds`: what it asked
-    /// for, when this state opened it (not a streaming list's watch).
+    /// A watch is open: apply its events until it ends.
     Watching {
         stream: WatchStream,
         started: Instant,
-        timeout_seconds: Option<u32>,
     },
     /// Wait the next backoff step, then do `then`.
     BackOff { cause: String, then: Box<State> },
@@ -290,11 +288,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 retry_limit,
             } => self.list(reason, retry_limit).await,
             State::OpenWatch => self.open_watch().await,
-            State::Watching {
-                stream,
-                started,
-                timeout_seconds,
-            } => self.watching(stream, started, timeout_seconds).await,
+            State::Watching { stream, started } => self.watching(stream, started).await,
             State::BackOff { cause, then } => {
                 let delay = self.backoff.step();
                 self.store.notice(ReflectorEvent::Backoff { delay, cause });
@@ -329,7 +323,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     /// | streaming list or list, before the first sync | will not fix itself (but 422 on a streaming list) | end |
     /// | streaming list | 429, refused | back off, streaming list again |
     /// | streaming list | 410, too-large RV | streaming list again at once, at RV "" |
-    /// | streaming list | 422 | LIST (from now on, with `auto`) |
+    /// | streaming list | another 4xx answer (422, 401, 403, 404, …) | LIST (from now on, with `auto`) |
     /// | streaming list | anything else | LIST this once |
     /// | list at a specific RV | 410, too-large RV | LIST again at once, at RV "" |
     /// | list | anything else | back off, relist |
@@ -367,7 +361,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 }
             }
             At::StreamingList => {
-                if self.cfg.watch_list == WatchListMode::Auto && rejection {
+                // `auto` falls back for good when the server answered the streaming list
+                // with a 4xx (422: no streaming lists; 401/403/404: no better for a LIST):
+                // docs/user-guide.md's `--watch-list` row. client-go (reflector.go
+                // `ListAndWatchWithContext`) tries `watchList` again at every relist and
+                // logs each fallback at V(4) only; kwatch would print it every time.
+                if self.cfg.watch_list == WatchListMode::Auto && e.is_some_and(is_answered_4xx) {
                     self.use_watch_list = false;
                 }
                 self.store
@@ -481,7 +480,18 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     retry_limit: Some(limit),
                 });
             }
-            Err(e) => return self.after_error(At::List, Some(&e), e.to_string(), &reason),
+            Err(e) => {
+                let cause = match e.api().map(|s| s.code) {
+                    // A LIST of a collection is never 404 for a missing object (nor for a
+                    // missing namespace: that list is empty): the type itself is not served.
+                    Some(404) => format!(
+                        "the server does not serve this resource type (any more: was its \
+                         CRD deleted? `kubectl api-resources` lists what it serves): {e}"
+                    ),
+                    _ => e.to_string(),
+                };
+                return self.after_error(At::List, Some(&e), cause, &reason);
+            }
         };
         if rv == "0" && listed.paginated {
             self.paginated_result = true;
@@ -565,7 +575,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         Ok(State::Watching {
             stream,
             started: Instant::now(),
-            timeout_seconds: None,
         })
     }
 
@@ -586,7 +595,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             Ok(stream) => Ok(State::Watching {
                 stream,
                 started: Instant::now(),
-                timeout_seconds: Some(timeout_seconds),
             }),
             Err(e) => {
                 let cause = format!("watch: {e}");
@@ -609,12 +617,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         &mut self,
         mut stream: WatchStream,
         start: Instant,
-        timeout_seconds: Option<u32>,
     ) -> Result<State, SourceError> {
-        let from = self.last_sync_rv.clone();
         let mut events = 0u64;
         let mut closed = "closed by the server".to_owned();
-        let mut connection_lost = false;
         let failed = loop {
             let Some(item) = stream.next().await else {
                 break None;
@@ -651,7 +656,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
                     // A connection cut mid-stream ends the watch like a server close.
                     closed = format!("connection lost: {m}");
-                    connection_lost = true;
                     break None;
                 }
                 Err(e) => {
@@ -667,32 +671,17 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             self.last_sync_rv = rv;
             events += 1;
         };
+        // client-go `watch`/`handleAnyWatch`: only a watch shorter than a second that
+        // delivered nothing is an error; any other end without an error (the server's
+        // timeout, with or without bookmarks) watches again from the last RV, no relist.
         let failed = failed.or_else(|| {
-            if very_short(start, events) {
-                return Some((
+            very_short(start, events).then(|| {
+                (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
                     None,
-                ));
-            }
-            // A server that does not know `from` (restored from an older backup) answers
-            // the watch with nothing at all until its timeout, where any other server
-            // sends bookmarks. Unlike client-go, which would re-watch at `from` forever,
-            // relist: the list at `from` then fails with "too large resource version" and
-            // falls back to "".
-            let silent_to_timeout = timeout_seconds
-                .is_some_and(|t| start.elapsed() >= Duration::from_secs(u64::from(t)).mul_f64(0.9));
-            (events == 0 && self.cfg.bookmarks && !connection_lost && silent_to_timeout).then(
-                || {
-                    (
-                        format!(
-                            "no event and no bookmark from rv={from} until the watch timed \
-                             out: the server may not know that resourceVersion"
-                        ),
-                        None,
-                    )
-                },
-            )
+                )
+            })
         });
         let (reason, error) = match &failed {
             Some((cause, _)) => (cause.clone(), true),
@@ -720,6 +709,11 @@ fn very_short(start: Instant, events: u64) -> bool {
 /// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.
 fn is_rejection(e: &SourceError) -> bool {
     e.api().is_some_and(|s| s.code == 422)
+}
+
+/// The server answered with a 4xx that a LIST would get as well (not 408, 410, 429).
+fn is_answered_4xx(e: &SourceError) -> bool {
+    e.api().is_some() && e.will_not_fix_itself()
 }
 
 /// client-go `isWatchErrorRetriable`: back off and open the watch again, no relist.

@@ -828,6 +828,47 @@ async fn watch_list_rejected_falls_back_to_list_and_auto_remembers() {
     );
 }
 
+/// Issue 19 item 6: after a sync, the resource type goes away (its CRD deleted): the
+/// streaming list's 404 makes `auto` fall back to LIST for good, said once, and the LIST's
+/// 404 is called what it is.
+#[tokio::test(start_paused = true)]
+async fn a_resource_type_gone_falls_back_to_list_for_good_and_is_named() {
+    let gone = || status(404, "", "404 page not found");
+    let steps = vec![
+        Step::Watch(Ok(vec![
+            bookmark("10", true),
+            Item::Sleep(Duration::from_secs(2)),
+        ])),
+        Step::Watch(Err(gone())),
+        Step::Watch(Err(gone())),
+        Step::List(Err(gone())),
+        Step::List(Err(gone())),
+        Step::List(Err(gone())),
+    ];
+    let cfg = ReflectorConfig {
+        watch_list: WatchListMode::Auto,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 60).await;
+    let streaming: Vec<bool> = calls
+        .iter()
+        .map(|c| matches!(c, Call::Watch(w) if w.send_initial_events))
+        .collect();
+    assert_eq!(
+        streaming,
+        // The last LIST waits: the script has run out.
+        [true, false, true, false, false, false, false],
+        "{calls:?}"
+    );
+    let fallbacks = log.iter().filter(|l| l.starts_with("Fallback")).count();
+    assert_eq!(fallbacks, 1, "{log:#?}");
+    let not_served = backoffs(&log)
+        .iter()
+        .filter(|b| b.contains("the server does not serve this resource type"))
+        .count();
+    assert_eq!(not_served, 3, "{log:#?}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn watch_list_expired_retries_at_empty_rv() {
     let steps = vec![
@@ -898,49 +939,43 @@ async fn a_connection_cut_mid_watch_rewatches_without_relist() {
     );
 }
 
+/// client-go `watch`: a watch that ends at its timeout without an event or a bookmark
+/// (kube-apiserver may send none on a quiet resource) is watched again from the same RV;
+/// only a watch shorter than a second is an error. No relist, no backoff.
 #[tokio::test(start_paused = true)]
-async fn a_watch_silent_until_its_timeout_relists_when_bookmarks_were_asked() {
+async fn a_watch_silent_until_its_timeout_rewatches_from_the_same_rv_without_relist() {
     let cfg = ReflectorConfig {
         min_watch_timeout_secs: 10,
         ..cfg()
     };
+    let silent = || Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(15))]));
     let steps = vec![
         page("500", &[("a", "500")], None),
-        // The restored server knows only up to 300: nothing until the timeout.
-        Step::Watch(Ok(vec![Item::Sleep(Duration::from_secs(20))])),
-        page("300", &[("a", "290")], None),
+        silent(),
+        silent(),
+        silent(),
     ];
-    let (log, calls) = run_for(steps, cfg.clone(), 60).await;
-    assert!(
-        log.iter().any(|l| l.starts_with(
-            "WatchEnded events=0 error=true no event and no bookmark from rv=500 until the watch timed out"
-        )),
+    let (log, calls) = run_for(steps, cfg, 50).await;
+    let watch_rvs: Vec<&str> = calls
+        .iter()
+        .map(|c| match c {
+            Call::List(_) => "LIST",
+            Call::Watch(w) => w.resource_version.as_str(),
+        })
+        .collect();
+    assert_eq!(watch_rvs, ["LIST", "500", "500", "500", "500"], "{log:#?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.starts_with("WatchEnded"))
+            .collect::<Vec<_>>(),
+        ["WatchEnded events=0 error=false closed by the server"; 3],
+    );
+    assert!(backoffs(&log).is_empty(), "{log:#?}");
+    assert_eq!(
+        log.iter().filter(|l| l.starts_with("replace")).count(),
+        1,
         "{log:#?}"
     );
-    assert!(
-        matches!(&calls[2], Call::List(l) if l.resource_version == "500"),
-        "{calls:?}"
-    );
-    assert!(log.contains(&"replace 300 [ns/a]".to_owned()));
-
-    // A quiet watch that got bookmarks is healthy.
-    let steps = vec![
-        page("500", &[], None),
-        Step::Watch(Ok(vec![
-            Item::Sleep(Duration::from_secs(9)),
-            Item::Event(WatchEvent::Bookmark {
-                resource_version: "501".into(),
-                initial_events_end: false,
-            }),
-            Item::Sleep(Duration::from_secs(11)),
-        ])),
-    ];
-    let (log, calls) = run_for(steps, cfg, 60).await;
-    assert!(
-        log.iter().all(|l| !l.contains("no event and no bookmark")),
-        "{log:#?}"
-    );
-    assert!(calls.iter().skip(1).all(|c| matches!(c, Call::Watch(_))));
 }
 
 #[tokio::test(start_paused = true)]

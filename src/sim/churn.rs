@@ -982,7 +982,7 @@ mod tests {
                 too_large_wait: Duration::from_secs(1),
                 backup: std::sync::Mutex::new(None),
                 restarts: tokio::sync::mpsc::unbounded_channel().0,
-                discovery: super::super::discovery::Served::new(true),
+                discovery: super::super::discovery::Served::new(true, None),
                 requests: super::super::control::RequestLog::new(),
             })
         };

@@ -9,8 +9,9 @@
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, 1, any, any) | the next N API requests (not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any) | the next N API requests (with `always`, every one until `clear`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
+//! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
@@ -36,6 +37,9 @@ use tokio::sync::watch;
 use super::status::{value_response, Status};
 use super::App;
 
+/// `Failure::remaining` of a failure that never runs out (`"always":true`).
+const ALWAYS: u64 = u64::MAX;
+
 #[derive(Debug, Clone)]
 struct Failure {
     code: u16,
@@ -51,6 +55,8 @@ pub struct Faults {
     fail: Mutex<Option<Failure>>,
     stall_until: Mutex<Option<Instant>>,
     short_watches: AtomicU64,
+    /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
+    no_bookmarks: AtomicBool,
     /// The next N list requests that carry a continue token get 410 Expired.
     expire_continue: AtomicU64,
     malformed_next: AtomicBool,
@@ -77,6 +83,7 @@ impl Faults {
             fail: Mutex::new(None),
             stall_until: Mutex::new(None),
             short_watches: AtomicU64::new(0),
+            no_bookmarks: AtomicBool::new(false),
             expire_continue: AtomicU64::new(0),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
@@ -109,7 +116,9 @@ impl Faults {
         if !hits(&f.verb, verb) || !hits(&f.resource, resource) {
             return None;
         }
-        f.remaining -= 1;
+        if f.remaining != ALWAYS {
+            f.remaining -= 1;
+        }
         let (code, retry) = (f.code, f.retry_after);
         if f.remaining == 0 {
             *g = None;
@@ -159,6 +168,11 @@ impl Faults {
 
     pub fn stall(&self, d: Duration) {
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + d);
+    }
+
+    /// Whether watches send their periodic and pre-timeout bookmarks (`POST /_sim/bookmarks`).
+    pub fn bookmarks_enabled(&self) -> bool {
+        !self.no_bookmarks.load(Ordering::SeqCst)
     }
 
     /// Consumes one pending short watch, if any.
@@ -304,8 +318,9 @@ fn help() -> Value {
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
-        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"retryAfter\":S,\"verb\":V,\"resource\":R}",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always: every matching request until clear",
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
         "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
@@ -342,6 +357,11 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
         app.faults.stall(Duration::from_secs_f64(secs));
         ok(json!({}))
+    }),
+    ("bookmarks", POST, |app, body| {
+        let on = body["enabled"].as_bool().unwrap_or(true);
+        app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
+        ok(json!({"enabled": on}))
     }),
     ("short-watches", POST, |app, body| {
         app.faults.add_short_watches(num(body, "count", 1));
@@ -440,9 +460,13 @@ fn fail(app: &App, body: &Value) -> Response {
         return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
     }
     let text = |k: &str| body[k].as_str().map(str::to_string);
+    let count = match body["always"].as_bool() {
+        Some(true) => ALWAYS,
+        _ => num(body, "count", 1),
+    };
     app.faults.set_failure_for(
         code as u16,
-        num(body, "count", 1),
+        count,
         num(body, "retryAfter", 1),
         text("verb"),
         text("resource"),
@@ -553,6 +577,18 @@ mod tests {
                 .map(|s| s.code),
             Some(500)
         );
+    }
+
+    #[test]
+    fn a_failure_always_never_runs_out() {
+        let f = Faults::new(0.0, false);
+        f.set_failure_for(500, ALWAYS, 0, Some("list".into()), None);
+        for _ in 0..1000 {
+            assert!(f.take_failure(Some("list"), Some("pods"), 0).is_some());
+        }
+        assert!(f.take_failure(Some("watch"), Some("pods"), 0).is_none());
+        f.clear();
+        assert!(f.take_failure(Some("list"), Some("pods"), 0).is_none());
     }
 
     #[test]

@@ -24,6 +24,11 @@ const BATCH_V1: &str = include_str!("ref/apis-batch-v1.json");
 const NETWORKING_V1: &str = include_str!("ref/apis-networking.k8s.io-v1.json");
 const DISCOVERY_V1: &str = include_str!("ref/apis-discovery.k8s.io-v1.json");
 const EVENTS_V1: &str = include_str!("ref/apis-events.k8s.io-v1.json");
+const AUTOSCALING_V2: &str = include_str!("ref/apis-autoscaling-v2.json");
+const POLICY_V1: &str = include_str!("ref/apis-policy-v1.json");
+const RBAC_V1: &str = include_str!("ref/apis-rbac.authorization.k8s.io-v1.json");
+const COORDINATION_V1: &str = include_str!("ref/apis-coordination.k8s.io-v1.json");
+const APIREGISTRATION_V1: &str = include_str!("ref/apis-apiregistration.k8s.io-v1.json");
 
 /// The legacy group-version documents, by path.
 const GROUP_VERSIONS: &[(&str, &str)] = &[
@@ -34,6 +39,11 @@ const GROUP_VERSIONS: &[(&str, &str)] = &[
     ("/apis/networking.k8s.io/v1", NETWORKING_V1),
     ("/apis/discovery.k8s.io/v1", DISCOVERY_V1),
     ("/apis/events.k8s.io/v1", EVENTS_V1),
+    ("/apis/autoscaling/v2", AUTOSCALING_V2),
+    ("/apis/policy/v1", POLICY_V1),
+    ("/apis/rbac.authorization.k8s.io/v1", RBAC_V1),
+    ("/apis/coordination.k8s.io/v1", COORDINATION_V1),
+    ("/apis/apiregistration.k8s.io/v1", APIREGISTRATION_V1),
 ];
 const AGG_API: &str = include_str!("ref/aggregated-api.json");
 const AGG_APIS: &str = include_str!("ref/aggregated-apis.json");
@@ -49,13 +59,18 @@ fn raw(body: &str) -> Response {
 pub(crate) struct Served {
     aggregated: bool,
     requests: AtomicU64,
+    /// The `/version` document, as the real server sends it (indented, no final newline).
+    version: String,
 }
 
 impl Served {
-    pub fn new(aggregated: bool) -> Served {
+    /// `version`: the `major` and `minor` `/version` reports instead of the captured
+    /// server's (`--server-version`; `gitVersion` follows as `v<major>.<minor>.0`).
+    pub fn new(aggregated: bool, version: Option<&(String, String)>) -> Served {
         Served {
             aggregated,
             requests: AtomicU64::new(0),
+            version: version_document(version),
         }
     }
 
@@ -64,6 +79,24 @@ impl Served {
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
     }
+}
+
+/// The captured v1.32.13 `/version` (indented, no trailing newline, as the real server
+/// sends it), with `major`, `minor` and `gitVersion` replaced when `version` is given; the
+/// fields keep their order.
+fn version_document(version: Option<&(String, String)>) -> String {
+    let captured = VERSION.trim_end();
+    let Some((major, minor)) = version else {
+        return captured.to_owned();
+    };
+    let Ok(mut doc) = serde_json::from_str::<serde_json::Map<String, Value>>(captured) else {
+        return captured.to_owned();
+    };
+    let patch = minor.trim_end_matches('+');
+    doc.insert("major".into(), json!(major));
+    doc.insert("minor".into(), json!(minor));
+    doc.insert("gitVersion".into(), json!(format!("v{major}.{patch}.0")));
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|_| captured.to_owned())
 }
 
 fn wants_aggregated(headers: &HeaderMap) -> bool {
@@ -114,14 +147,38 @@ pub fn handle(app: &App, path: &str, headers: &HeaderMap) -> Option<Response> {
         app.discovery.requests.fetch_add(1, Ordering::Relaxed);
     }
     let aggregated = app.discovery.aggregated && wants_aggregated(headers);
-    Some(match path {
-        "/version" => {
-            // The real server indents /version and adds no trailing newline.
-            super::status::json_body_response(
-                StatusCode::OK,
-                axum::body::Body::from(VERSION.trim_end().to_string()),
-            )
+    // Groups whose CRDs were deleted are left out; their paths are not discovery's.
+    let gone = app.cluster.read().unserved_groups();
+    if gone.iter().any(|g| {
+        path.strip_prefix("/apis/")
+            .is_some_and(|p| p.split('/').next() == Some(g))
+    }) {
+        return None;
+    }
+    if !gone.is_empty() && path == "/apis" {
+        let (body, list) = if aggregated {
+            (AGG_APIS, "items")
+        } else {
+            (APIS, "groups")
+        };
+        let mut doc: Value = serde_json::from_str(body).ok()?;
+        if let Some(groups) = doc[list].as_array_mut() {
+            groups.retain(|g| {
+                let name = g["name"].as_str().or(g["metadata"]["name"].as_str());
+                !name.is_some_and(|n| gone.contains(&n))
+            });
         }
+        return Some(if aggregated {
+            aggregated_response(&doc.to_string())
+        } else {
+            value_response(StatusCode::OK, &doc)
+        });
+    }
+    Some(match path {
+        "/version" => super::status::json_body_response(
+            StatusCode::OK,
+            axum::body::Body::from(app.discovery.version.clone()),
+        ),
         "/api" if aggregated => aggregated_response(AGG_API),
         "/apis" if aggregated => aggregated_response(AGG_APIS),
         "/api" => value_response(

@@ -16,7 +16,9 @@ use base64::Engine;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
-use super::request::{negotiate, not_supported, parse_rv, wait_for_rv, As, Filter, Params, Target};
+use super::request::{
+    negotiate, not_supported, parse_rv, table_options, wait_for_rv, As, Filter, Params, Target,
+};
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
@@ -65,7 +67,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         ["apis", g, v, rest @ ..] => (*g, *v, rest),
         _ => return plain_404(),
     };
-    if !resources::known_group_version(group, version) {
+    // A custom resource whose CRD was deleted is not served: `404 page not found`.
+    if !resources::known_group_version(group, version)
+        || !app.cluster.read().group_version_served(group, version)
+    {
         return plain_404();
     }
     let Some(target) = resolve(group, version, rest) else {
@@ -83,7 +88,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Err(resp) = auth::authorize(&who, &asked) {
         return *resp;
     }
-    let accept = match negotiate_header(req.headers()) {
+    let accept = match negotiate_header(req.headers()).and_then(|a| table_options(a, &params)) {
         Ok(a) => a,
         Err(st) => return st.response(),
     };
@@ -404,7 +409,7 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
     });
     let at = point.at;
     match accept {
-        As::Table => value_response(
+        As::Table(opts) => value_response(
             StatusCode::OK,
             &table::table(
                 &RESOURCES[t.res],
@@ -412,6 +417,7 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
                 Some(at),
                 token.as_deref(),
                 page.remaining,
+                opts,
             ),
         ),
         As::PartialMetadata => partial::list_not_acceptable(&RESOURCES[t.res]).response(),
@@ -599,7 +605,10 @@ fn get(app: &App, t: &Target, name: &str, accept: As) -> Response {
         return Status::not_found(def.plural, def.group, name).response();
     };
     match accept {
-        As::Table => value_response(StatusCode::OK, &table::table(def, &[o], None, None, None)),
+        As::Table(opts) => value_response(
+            StatusCode::OK,
+            &table::table(def, &[o], None, None, None, opts),
+        ),
         As::PartialMetadata => json_response(StatusCode::OK, partial::object_json(&o)),
         As::PartialMetadataList => partial::object_not_acceptable(def).response(),
         As::Object => object_response(StatusCode::OK, &o),

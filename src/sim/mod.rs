@@ -27,7 +27,7 @@ mod openapi;
 mod partial;
 mod request;
 mod resources;
-mod selector;
+use crate::selector;
 mod status;
 mod storage;
 mod table;
@@ -82,6 +82,9 @@ pub struct SimOptions {
     pub legacy_discovery: bool,
     /// The serving certificate's shape (`--cert-shape`).
     pub cert_shape: CertShape,
+    /// The `major` and `minor` `/version` reports (`--server-version`; `None`: the captured
+    /// v1.32.13's).
+    pub server_version: Option<(String, String)>,
 }
 
 impl Default for SimOptions {
@@ -100,6 +103,7 @@ impl Default for SimOptions {
             pod_size: PodSize::Default,
             legacy_discovery: false,
             cert_shape: CertShape::Ca,
+            server_version: None,
         }
     }
 }
@@ -286,7 +290,7 @@ impl SimServer {
             too_large_wait: Duration::from_secs(1),
             backup: std::sync::Mutex::new(None),
             restarts,
-            discovery: discovery::Served::new(!opts.legacy_discovery),
+            discovery: discovery::Served::new(!opts.legacy_discovery, opts.server_version.as_ref()),
             requests: control::RequestLog::new(),
         });
         app.backup();

@@ -19,11 +19,50 @@ pub type Params = HashMap<String, String>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum As {
     Object,
-    Table,
+    Table(TableOptions),
     /// `as=PartialObjectMetadata`: an object, or each object of a watch.
     PartialMetadata,
     /// `as=PartialObjectMetadataList`: a list.
     PartialMetadataList,
+}
+
+/// metav1.TableOptions: what a Table row carries as its `object` (`includeObject`), and
+/// whether the column definitions are left out (a watch's events after its first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableOptions {
+    pub include: Include,
+    pub no_headers: bool,
+}
+
+/// `includeObject`: `Metadata` (the default) a PartialObjectMetadata, `Object` the object
+/// as stored, `None` no object (`null`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Include {
+    #[default]
+    Metadata,
+    Object,
+    None,
+}
+
+/// `accept` with the Table options of the query (apiserver's `optionsForTransform` and
+/// `ValidateTableOptions`): a 400 for an `includeObject` it does not know.
+pub fn table_options(accept: As, q: &Params) -> Result<As, Status> {
+    let As::Table(mut o) = accept else {
+        return Ok(accept);
+    };
+    o.include = match q.get("includeObject").map(String::as_str) {
+        None | Some("" | "Metadata") => Include::Metadata,
+        Some("Object") => Include::Object,
+        Some("None") => Include::None,
+        Some(other) => {
+            return Err(Status::bad_request(format!(
+            "Unable to convert to Table as requested: includeObject: Invalid value: \"{other}\": \
+                 must be 'Metadata', 'Object', 'None', or empty"
+        )))
+        }
+    };
+    o.no_headers = q.get("noHeaders").is_some_and(|v| v == "true");
+    Ok(As::Table(o))
 }
 
 /// kube-apiserver's serializers, as its 406 lists them.
@@ -77,7 +116,7 @@ fn clause(c: &str) -> Option<As> {
         return None;
     }
     match (kind?, version?) {
-        ("Table", "v1" | "v1beta1") if yaml_or_json => Some(As::Table),
+        ("Table", "v1" | "v1beta1") if yaml_or_json => Some(As::Table(TableOptions::default())),
         ("PartialObjectMetadata", "v1") => Some(As::PartialMetadata),
         ("PartialObjectMetadataList", "v1") => Some(As::PartialMetadataList),
         _ => None,
@@ -185,7 +224,7 @@ mod tests {
         // kubectl get's.
         assert_eq!(
             ok("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"),
-            As::Table
+            As::Table(TableOptions::default())
         );
         // client-go's metadata client, and kwatch's (its JSON alternatives).
         assert_eq!(

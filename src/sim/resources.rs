@@ -37,9 +37,12 @@ impl ResourceDef {
 
 macro_rules! res {
     ($g:expr, $p:expr, $k:expr, $ns:expr, $custom:expr, $gen:expr) => {
+        res!($g, "v1", $p, $k, $ns, $custom, $gen)
+    };
+    ($g:expr, $v:expr, $p:expr, $k:expr, $ns:expr, $custom:expr, $gen:expr) => {
         ResourceDef {
             group: $g,
-            version: "v1",
+            version: $v,
             plural: $p,
             kind: $k,
             namespaced: $ns,
@@ -91,6 +94,76 @@ pub static RESOURCES: &[ResourceDef] = &[
         false
     ),
     res!("events.k8s.io", "events", "Event", true, false, false),
+    // The kinds kubectl prints with printers of their own (issue 19), and `all`'s
+    // HorizontalPodAutoscaler.
+    res!("", "endpoints", "Endpoints", true, false, false),
+    res!(
+        "",
+        "persistentvolumeclaims",
+        "PersistentVolumeClaim",
+        true,
+        false,
+        false
+    ),
+    res!("", "serviceaccounts", "ServiceAccount", true, false, false),
+    res!(
+        "autoscaling",
+        "v2",
+        "horizontalpodautoscalers",
+        "HorizontalPodAutoscaler",
+        true,
+        false,
+        false
+    ),
+    res!(
+        "policy",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        true,
+        false,
+        true
+    ),
+    res!(
+        "rbac.authorization.k8s.io",
+        "roles",
+        "Role",
+        true,
+        false,
+        false
+    ),
+    res!(
+        "rbac.authorization.k8s.io",
+        "rolebindings",
+        "RoleBinding",
+        true,
+        false,
+        false
+    ),
+    res!(
+        "rbac.authorization.k8s.io",
+        "clusterroles",
+        "ClusterRole",
+        false,
+        false,
+        false
+    ),
+    res!(
+        "rbac.authorization.k8s.io",
+        "clusterrolebindings",
+        "ClusterRoleBinding",
+        false,
+        false,
+        false
+    ),
+    res!("coordination.k8s.io", "leases", "Lease", true, false, false),
+    res!(
+        "apiregistration.k8s.io",
+        "apiservices",
+        "APIService",
+        false,
+        false,
+        false
+    ),
 ];
 
 /// Resource ids of the resources the simulator itself refers to.

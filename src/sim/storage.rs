@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
 use super::resources::{
-    ResourceDef, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, RESOURCES, SECRETS,
+    ResourceDef, CRDS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, RESOURCES, SECRETS,
 };
 use super::status::{go_json, Cause, Status};
 
@@ -598,6 +598,16 @@ impl Store {
             self.record(res, EventKind::Modified, obj.clone(), Some(old));
             old = obj;
         }
+        if res == CRDS {
+            // apiextensions' `customresourcecleanup` finalizer deletes every custom object
+            // of the CRD before it goes away; then its resource is no longer served.
+            for r in (0..RESOURCES.len()).filter(|r| crd_name(&RESOURCES[*r]) == key) {
+                let keys: Vec<String> = self.objects[r].keys().cloned().collect();
+                for k in keys {
+                    self.delete(r, &k)?;
+                }
+            }
+        }
         if res == NAMESPACES {
             // The namespace controller empties a Terminating namespace before it goes away.
             let prefix = format!("{}/", old.name);
@@ -618,6 +628,31 @@ impl Store {
         self.rev = rv;
         self.record(res, EventKind::Deleted, gone.clone(), Some(old));
         Ok(gone)
+    }
+
+    /// Whether resource `res` is served: a custom resource only while its CRD exists (then
+    /// kube-apiserver answers its paths `404 page not found` and discovery omits it).
+    pub fn served(&self, res: usize) -> bool {
+        let def = &RESOURCES[res];
+        !def.custom || self.objects[CRDS].contains_key(&crd_name(def))
+    }
+
+    /// Whether any resource of `group`/`version` is served.
+    pub fn group_version_served(&self, group: &str, version: &str) -> bool {
+        (0..RESOURCES.len()).any(|r| {
+            RESOURCES[r].group == group && RESOURCES[r].version == version && self.served(r)
+        })
+    }
+
+    /// Groups none of whose resources is served (their CRDs were deleted).
+    pub fn unserved_groups(&self) -> Vec<&'static str> {
+        let mut gone: Vec<&'static str> = (0..RESOURCES.len())
+            .filter(|r| !self.served(*r))
+            .map(|r| RESOURCES[r].group)
+            .filter(|g| (0..RESOURCES.len()).all(|r| RESOURCES[r].group != *g || !self.served(r)))
+            .collect();
+        gone.dedup();
+        gone
     }
 
     /// Changes after `pos` (at most `max`), and the revision up to which they were examined.
@@ -738,6 +773,15 @@ impl Store {
             objects.insert(def.plural.to_string(), Value::Object(m));
         }
         json!({"revision": self.rev.to_string(), "objects": objects})
+    }
+}
+
+/// The name of the CRD that defines a custom resource: `<plural>.<group>`.
+pub fn crd_name(def: &ResourceDef) -> String {
+    if def.custom {
+        format!("{}.{}", def.plural, def.group)
+    } else {
+        String::new()
     }
 }
 

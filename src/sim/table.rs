@@ -5,11 +5,18 @@
 //! built-in printers in a simplified form (for kinds the simulator serves only so that
 //! clients can watch them: their first columns, without the corner cases). Row objects are
 //! full `PartialObjectMetadata` ([`super::partial`]).
+//!
+//! The kinds added for issue 19 (Endpoints, PVCs, ServiceAccounts, HPAs, PDBs, role
+//! bindings, Leases, APIServices) take their column definitions from kube-apiserver's
+//! printers ([`SHARED`]) and their cells from kwatch's port of those printers
+//! ([`crate::output::columns`]): one port, so `kubectl get` against the simulator and
+//! kwatch's table show the same cells; the genuine server is the check of the port.
 
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::request::{Include, TableOptions};
 use super::resources::{self, ResourceDef};
 use super::storage::Obj;
 
@@ -574,15 +581,153 @@ fn list_meta(rv: Option<u64>, token: Option<&str>, remaining: Option<u64>) -> Va
     Value::Object(m)
 }
 
+/// A column of [`SHARED`]: its Table name, type and priority, and whether the server's
+/// cell is an int64 (a JSON number) rather than a string.
+type SharedColumn = (&'static str, &'static str, u8, bool);
+
+/// kube-apiserver 1.32's column definitions (after Name) of the kinds whose cells come
+/// from kwatch's printers, in kwatch's column order (printers.go `AddHandlers`;
+/// kube-aggregator's apiservice `ConvertToTable`).
+const SHARED: &[(&str, &[SharedColumn])] = &[
+    ("endpoints", &[("Endpoints", "string", 0, false), AGE]),
+    (
+        "persistentvolumeclaims",
+        &[
+            ("Status", "string", 0, false),
+            ("Volume", "string", 0, false),
+            ("Capacity", "string", 0, false),
+            ("Access Modes", "string", 0, false),
+            ("StorageClass", "string", 0, false),
+            ("VolumeAttributesClass", "string", 0, false),
+            AGE,
+            ("VolumeMode", "string", 1, false),
+        ],
+    ),
+    ("serviceaccounts", &[("Secrets", "string", 0, true), AGE]),
+    (
+        "horizontalpodautoscalers",
+        &[
+            ("Reference", "string", 0, false),
+            ("Targets", "string", 0, false),
+            ("MinPods", "string", 0, false),
+            ("MaxPods", "string", 0, true),
+            ("Replicas", "string", 0, true),
+            AGE,
+        ],
+    ),
+    (
+        "poddisruptionbudgets",
+        &[
+            ("Min Available", "string", 0, false),
+            ("Max Unavailable", "string", 0, false),
+            ("Allowed Disruptions", "integer", 0, true),
+            AGE,
+        ],
+    ),
+    ("rolebindings", BINDING),
+    ("clusterrolebindings", BINDING),
+    ("leases", &[("Holder", "string", 0, false), AGE]),
+    (
+        "apiservices",
+        &[
+            ("Service", "string", 0, false),
+            ("Available", "string", 0, false),
+            AGE,
+        ],
+    ),
+];
+
+const AGE: SharedColumn = ("Age", "string", 0, false);
+
+const BINDING: &[SharedColumn] = &[
+    ("Role", "string", 0, false),
+    AGE,
+    ("Users", "string", 1, false),
+    ("Groups", "string", 1, false),
+    ("ServiceAccounts", "string", 1, false),
+];
+
+/// The Table of a kind in [`SHARED`]: cells from kwatch's printer (`-o wide`'s columns,
+/// which are the server's with priority 1 among them).
+fn shared_table(
+    def: &ResourceDef,
+    cols: &[SharedColumn],
+    items: &[Arc<Obj>],
+    include: Include,
+) -> (Vec<Value>, Vec<Value>) {
+    use crate::output::columns::resource_columns;
+    let r = crate::target::Resource {
+        name: def.plural.into(),
+        kind: def.kind.into(),
+        api_version: def.api_version(),
+        namespaced: def.namespaced,
+    };
+    let printer = resource_columns(&r, true, None);
+    let mut defs = vec![
+        json!({"name": "Name", "type": "string", "format": "name", "description": NAME_DESCRIPTION, "priority": 0}),
+    ];
+    defs.extend(cols.iter().map(|(name, kind, priority, _)| {
+        json!({"name": name, "type": kind, "format": "", "description": "", "priority": priority})
+    }));
+    let now = jiff::Timestamp::now();
+    let rows = items
+        .iter()
+        .map(|o| {
+            let v = o.value();
+            let created = v["metadata"]["creationTimestamp"].as_str();
+            let mut cells = vec![name(&v)];
+            for (c, (_, _, _, int)) in printer.iter().zip(cols) {
+                let text = c.cell(&v, created, now);
+                cells.push(match text.parse::<i64>() {
+                    Ok(n) if *int => json!(n),
+                    _ => json!(text),
+                });
+            }
+            json!({"cells": cells, "object": row_object(&v, include)})
+        })
+        .collect();
+    (defs, rows)
+}
+
+/// A row's `object` under `includeObject` (apiserver's response.go `asTable`): the object
+/// as stored, its PartialObjectMetadata, or `null`.
+fn row_object(v: &Value, include: Include) -> Value {
+    match include {
+        Include::Object => v.clone(),
+        Include::Metadata => super::partial::from_value(v),
+        Include::None => Value::Null,
+    }
+}
+
 /// A `Table` of `items`. `rv` is the list's revision (`None` for a single object: the
-/// object's own resourceVersion).
+/// object's own resourceVersion). With `opts.no_headers` the column definitions are
+/// `null`, as metav1.Table encodes them when the convertor leaves them out.
 pub fn table(
     def: &ResourceDef,
     items: &[Arc<Obj>],
     rv: Option<u64>,
     token: Option<&str>,
     remaining: Option<u64>,
+    opts: TableOptions,
 ) -> Value {
+    let rv = rv.or_else(|| items.first().map(|o| o.rv));
+    let headers = |defs: Vec<Value>| {
+        if opts.no_headers {
+            Value::Null
+        } else {
+            Value::Array(defs)
+        }
+    };
+    if let Some((_, cols)) = SHARED.iter().find(|(p, _)| *p == def.plural) {
+        let (defs, rows) = shared_table(def, cols, items, opts.include);
+        return json!({
+            "kind": "Table",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": list_meta(rv, token, remaining),
+            "columnDefinitions": headers(defs),
+            "rows": rows,
+        });
+    }
     let cols = columns(def);
     let descriptions: Vec<String> = if def.plural == resources::RESOURCES[resources::PODS].plural {
         serde_json::from_str(POD_COLUMN_DESCRIPTIONS).unwrap_or_default()
@@ -604,16 +749,15 @@ pub fn table(
             let cells: Vec<Value> = cols.iter().map(|c| (c.cell)(&v)).collect();
             json!({
                 "cells": cells,
-                "object": super::partial::from_value(&v),
+                "object": row_object(&v, opts.include),
             })
         })
         .collect();
-    let rv = rv.or_else(|| items.first().map(|o| o.rv));
     json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": list_meta(rv, token, remaining),
-        "columnDefinitions": defs,
+        "columnDefinitions": headers(defs),
         "rows": rows,
     })
 }
@@ -630,6 +774,33 @@ mod tests {
         assert_eq!(human_duration(2 * 86400 + 3600), "2d1h");
     }
 
+    /// Issue 19: every SHARED kind's columns are kwatch's wide columns, one for one.
+    #[test]
+    fn shared_columns_are_kwatchs_printers() {
+        for (plural, cols) in SHARED {
+            let def = def_of(plural);
+            let r = crate::target::Resource {
+                name: def.plural.into(),
+                kind: def.kind.into(),
+                api_version: def.api_version(),
+                namespaced: def.namespaced,
+            };
+            let ours: Vec<String> = crate::output::columns::resource_columns(&r, true, None)
+                .into_iter()
+                .map(|c| c.header)
+                .collect();
+            let theirs: Vec<String> = cols.iter().map(|c| c.0.to_uppercase()).collect();
+            assert_eq!(ours, theirs, "{plural}");
+        }
+    }
+
+    fn def_of(plural: &str) -> &'static ResourceDef {
+        resources::RESOURCES
+            .iter()
+            .find(|r| r.plural == plural)
+            .unwrap()
+    }
+
     #[test]
     fn widget_table_has_typed_cells() {
         let def = &resources::RESOURCES[resources::WIDGETS];
@@ -637,7 +808,14 @@ mod tests {
             resources::WIDGETS,
             json!({"metadata":{"name":"w1","namespace":"ns","resourceVersion":"5","creationTimestamp":"2020-01-01T00:00:00Z"},"spec":{"size":3}}),
         );
-        let t = table(def, &[Arc::new(o)], Some(7), None, None);
+        let t = table(
+            def,
+            &[Arc::new(o)],
+            Some(7),
+            None,
+            None,
+            TableOptions::default(),
+        );
         assert_eq!(t["rows"][0]["cells"][0], "w1");
         assert_eq!(t["rows"][0]["cells"][1], 3);
         assert_eq!(t["rows"][0]["cells"][2], Value::Null);

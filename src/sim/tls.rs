@@ -204,6 +204,10 @@ pub fn generate(shape: CertShape) -> anyhow::Result<Certs> {
     Ok(certs)
 }
 
+/// Go's net/http answer to a plain HTTP request on a TLS port (`net/http/server.go`).
+const PLAIN_HTTP_ANSWER: &[u8] =
+    b"HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+
 /// The rustls acceptor (with TCP_NODELAY) plus, after the handshake, the client certificate
 /// the connection presented (already verified against the sim's CA) put into each request's
 /// extensions as an `Arc<PeerCert>`.
@@ -223,9 +227,23 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> fo
     type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Accepted<S>> + Send>>;
 
     fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {
-        let handshake = self.0.accept(stream, service);
+        let acceptor = self.0.clone();
         Box::pin(async move {
-            let (tls, service) = handshake.await?;
+            // A request in plain HTTP on the TLS port gets the answer Go's net/http gives
+            // it for kube-apiserver (server.go: a `tls.RecordHeaderError` with its Conn set),
+            // not a TLS alert: a first byte that is not a TLS handshake record (0x16).
+            let mut first = [0u8; 1];
+            if stream.peek(&mut first).await? == 1 && first[0] != 0x16 {
+                use tokio::io::AsyncWriteExt;
+                let mut stream = stream;
+                let _ = stream.write_all(PLAIN_HTTP_ANSWER).await;
+                let _ = stream.shutdown().await;
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a plain HTTP request on the TLS port",
+                ));
+            }
+            let (tls, service) = acceptor.accept(stream, service).await?;
             let peer = tls
                 .get_ref()
                 .1

@@ -10,10 +10,13 @@
 //! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
 //!   old content and the new resourceVersion.
 //! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
-//!   `timeoutSeconds`, carrying the revision up to which every change has been considered.
-//! - `Accept: …;as=Table` or `;as=PartialObjectMetadata`: each object as a one-row Table
-//!   ([`super::table`]) or as PartialObjectMetadata ([`super::partial`]), bookmarks too in
-//!   the latter case.
+//!   `timeoutSeconds`, carrying the revision up to which every change has been considered
+//!   (none while `POST /_sim/bookmarks {"enabled":false}` holds).
+//! - `Accept: …;as=Table` or `;as=PartialObjectMetadata`: each object, bookmarks too, as a
+//!   one-row Table ([`super::table`]; `includeObject` as for lists; the column definitions
+//!   in the first event only, `null` after it, as apiserver's `watchEmbeddedEncoder` sets
+//!   `NoHeaders` once it has encoded one) or as PartialObjectMetadata ([`super::partial`]).
+//!   ERROR events carry their Status as it is (`doTransformObject` leaves a Status alone).
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
 //!   come from [`super::control::Faults`]; a change the skip-event fault marked
 //!   ([`super::storage::Change::skipped`]) is sent by no watch.
@@ -62,6 +65,26 @@ struct Spec {
     timeout: Duration,
     /// How objects are rendered: as stored, as a one-row Table, or as PartialObjectMetadata.
     render: As,
+    /// A Table event has been sent: the next ones leave out the column definitions.
+    headers_sent: std::sync::atomic::AtomicBool,
+}
+
+impl Spec {
+    /// How the next event is rendered (a Table without headers after the first).
+    fn render(&self) -> As {
+        match self.render {
+            As::Table(mut o) if self.headers_sent.load(Ordering::Relaxed) => {
+                o.no_headers = true;
+                As::Table(o)
+            }
+            r => r,
+        }
+    }
+
+    /// An event has been rendered with [`Spec::render`].
+    fn rendered(&self) {
+        self.headers_sent.store(true, Ordering::Relaxed);
+    }
 }
 
 fn validate(q: &Params) -> Result<(), Status> {
@@ -148,6 +171,7 @@ pub async fn watch(app: Arc<App>, t: &Target, q: &Params, accept: As) -> Respons
             .is_some_and(|b| b == "true" || b == "1"),
         timeout,
         render: accept,
+        headers_sent: std::sync::atomic::AtomicBool::new(false),
     };
     if app.faults.take_short_watch() {
         return streaming_response(Body::empty());
@@ -184,8 +208,21 @@ fn initial_end_annotations(blueprint: String) -> serde_json::Value {
 /// unstructured JSON: sorted keys, no creationTimestamp); under `as=PartialObjectMetadata`
 /// a PartialObjectMetadata, whatever the resource.
 fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> Bytes {
+    let obj = bookmark_object(def, rv, initial_end, render);
+    let As::Table(opts) = render else {
+        return event_line("BOOKMARK", &go_json(&obj));
+    };
+    // apiserver's watchEncoder transforms a bookmark as any object: a one-row Table of it.
+    let res = super::resources::find(def.group, def.version, def.plural).unwrap_or_default();
+    let o = Arc::new(Obj::from_value(res, obj));
+    let t = table::table(def, std::slice::from_ref(&o), Some(rv), None, None, opts);
+    event_line("BOOKMARK", &go_json(&t))
+}
+
+/// The object of a BOOKMARK at `rv` (see [`bookmark`]).
+fn bookmark_object(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> serde_json::Value {
     let mut meta = serde_json::Map::new();
-    let obj = if matches!(render, As::PartialMetadata | As::PartialMetadataList) {
+    if matches!(render, As::PartialMetadata | As::PartialMetadataList) {
         let annotations = initial_end.then(|| initial_end_annotations(partial::BLUEPRINT.into()));
         partial::bookmark(rv, annotations)
     } else if def.custom {
@@ -211,8 +248,7 @@ fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> Bytes 
             meta.insert("annotations".into(), initial_end_annotations(blueprint));
         }
         json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": meta})
-    };
-    event_line("BOOKMARK", &go_json(&obj))
+    }
 }
 
 /// An ERROR event carrying `status`.
@@ -254,7 +290,7 @@ fn emit(c: &Change, f: &Filter, def: &ResourceDef, render: As) -> Option<Bytes> 
 fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Bytes {
     match render {
         As::Object => event_line(kind, &o.json),
-        As::Table => event_line(
+        As::Table(opts) => event_line(
             kind,
             &go_json(&table::table(
                 def,
@@ -262,6 +298,7 @@ fn rendered_line(kind: &str, o: &Arc<Obj>, def: &ResourceDef, render: As) -> Byt
                 None,
                 None,
                 None,
+                opts,
             )),
         ),
         As::PartialMetadata | As::PartialMetadataList => event_line(kind, &partial::object_json(o)),
@@ -382,6 +419,10 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             Caught::Ended => return,
         }
+        // A deleted CRD's watches end (cleanly) once its objects' deletions are sent.
+        if !app.cluster.read().served(spec.res) {
+            return;
+        }
         tokio::select! {
             biased;
             _ = tx.closed() => return,
@@ -397,8 +438,12 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             _ = sleep_until(clock.due()), if spec.bookmarks => {
                 clock.fired(Instant::now());
                 // Only when caught up: a future start revision gets no bookmarks.
-                if pos <= app.cluster.read().rev() && !send(&tx, bookmark(def, pos, false, spec.render)).await {
-                    return;
+                if app.faults.bookmarks_enabled() && pos <= app.cluster.read().rev() {
+                    let line = bookmark(def, pos, false, spec.render());
+                    spec.rendered();
+                    if !send(&tx, line).await {
+                        return;
+                    }
                 }
             }
         }
@@ -434,17 +479,17 @@ async fn send_initial_events(
     };
     let mut batch = Batch::new(tx);
     for o in items {
-        if !batch
-            .push(&rendered_line("ADDED", &o, def, spec.render))
-            .await
-        {
+        let line = rendered_line("ADDED", &o, def, spec.render());
+        spec.rendered();
+        if !batch.push(&line).await {
             return None;
         }
     }
     if spec.bookmarks {
         batch
             .buf
-            .extend_from_slice(&bookmark(def, rev, true, spec.render));
+            .extend_from_slice(&bookmark(def, rev, true, spec.render()));
+        spec.rendered();
     }
     batch.finish().await.then_some(rev)
 }
@@ -475,7 +520,8 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
     let full = changes.len() >= MAX;
     let mut batch = Batch::new(tx);
     for c in changes.iter().filter(|c| c.res == spec.res && !c.skipped) {
-        if let Some(line) = emit(c, &spec.filter, def, spec.render) {
+        if let Some(line) = emit(c, &spec.filter, def, spec.render()) {
+            spec.rendered();
             if !batch.push(&line).await {
                 return Caught::Ended;
             }

@@ -191,6 +191,13 @@ impl Running {
         let _ = Command::new("kill").args(["-INT", &pid]).status();
         self.finish(limit)
     }
+
+    /// Sends SIGTERM, as `kill` does, and waits for the exit.
+    pub fn terminate(self, limit: Duration) -> Finished {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        self.finish(limit)
+    }
 }
 
 impl Drop for Running {

@@ -1,0 +1,159 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[kwatch] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'kwatch'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'kwatch'= {
+            cand -n 'Namespace to watch (default: the context''s namespace, else "default")'
+            cand --namespace 'Namespace to watch (default: the context''s namespace, else "default")'
+            cand -A 'Watch all namespaces (kubectl''s --all-namespaces[=true|false] too)'
+            cand --all-namespaces 'Watch all namespaces (kubectl''s --all-namespaces[=true|false] too)'
+            cand -l 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
+            cand --selector 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl''s -l'
+            cand --field-selector 'Field selector, e.g. status.phase=Running'
+            cand --record 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`'
+            cand -o 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
+            cand --output 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
+            cand --color 'When to use colour: auto (a terminal and NO_COLOR unset), always or never'
+            cand -L 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --label-columns 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --view 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)'
+            cand --kubeconfig 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)'
+            cand --context 'Kubeconfig context to use; several, comma-separated, watch each into one stream'
+            cand --request-timeout 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m'
+            cand --cache-dir 'kubectl''s cache directory, for discovery documents [default: ~/.kube/cache]'
+            cand -s 'The API server''s address, e.g. https://10.0.0.1:6443'
+            cand --server 'The API server''s address, e.g. https://10.0.0.1:6443'
+            cand --token 'Bearer token (replaces the kubeconfig user''s credentials)'
+            cand --user 'The kubeconfig user to use instead of the context''s'
+            cand --cluster 'The kubeconfig cluster to use instead of the context''s'
+            cand --as 'Act as this user: see what that identity''s informer would get, 403s included'
+            cand --as-group 'Act as a member of this group (Impersonate-Group; repeat for several)'
+            cand --as-uid 'Act with this UID (Impersonate-Uid)'
+            cand --certificate-authority 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig''s)'
+            cand --client-certificate 'Client certificate file (PEM) for TLS client authentication'
+            cand --client-key 'Client key file (PEM) for TLS client authentication'
+            cand --tls-server-name 'Server name to verify the certificate against and send as SNI'
+            cand --page-size 'Objects per list page, 0 = no paging [default: 500]'
+            cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
+            cand --fifo 'The informer''s queue: delta (DeltaFIFO) or real (RealFIFO)'
+            cand --watch-list 'Get the initial state from a streaming list: auto, on or off'
+            cand --min-watch-timeout 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)'
+            cand --pop-delay 'Spend this long on each pop, as a slow event handler would'
+            cand --client-go 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36'
+            cand --check-consistency 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)'
+            cand --max-events 'Exit 0 after printing this many deltas (0 = no limit)'
+            cand --timeout 'Exit 0 after this long, e.g. 30s (0 = no limit)'
+            cand --until 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…'
+            cand -w 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
+            cand --watch 'Accepted and ignored, for kubectl''s habit (`kubectl get -w`): kwatch always watches'
+            cand --every-resource 'Watch every resource the server can list and watch (events left out)'
+            cand --sim 'Start the built-in simulated cluster in-process and watch it'
+            cand --stats 'On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…'
+            cand -v 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+            cand --verbose 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+            cand --show-labels 'Table: a LABELS column with all labels'
+            cand --no-headers 'Table and custom-columns: no header line'
+            cand --timestamps 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+            cand --diff 'Show what each update changed against the version kwatch knew before'
+            cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
+            cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
+            cand --no-bookmarks 'Do not ask for bookmarks on watches'
+            cand --legacy-sync 'DeltaFIFO only: relists emit Sync instead of Replaced'
+            cand --metadata-only 'List and watch metadata only, as client-go''s metadata informer does'
+            cand --until-synced 'Exit 0 once the initial list has been popped (HasSynced); 3 if --timeout comes first'
+            cand --watch-only 'Do not print the initial list''s deltas'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout'
+            cand replay 'Re-render a recording made with --record, in any output format'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kwatch;sim'= {
+            cand --port 'Port to listen on (127.0.0.1); 0 picks a free port'
+            cand --write-kubeconfig 'Write a kubeconfig for the simulated cluster to this file (mode 0600)'
+            cand --objects 'Number of pods to preload'
+            cand --churn 'Changes per second made by the churn generator (0 = none)'
+            cand --seed 'Seed of the churn and fault generators'
+            cand --scenario 'What the simulated cluster does on its own'
+            cand --history 'Number of changes kept in the watch history before the oldest are compacted'
+            cand --bookmark-interval 'Seconds between watch bookmarks (a real API server sends one about every minute)'
+            cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
+            cand --cert-shape 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)'
+            cand --server-version 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver''s, 1.32]; taken as given, to try what a client makes of odd versions'
+            cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+            cand --legacy-discovery 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kwatch;completions'= {
+            cand --static 'A script with the flags and fixed value lists only, asking kwatch nothing'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kwatch;man'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kwatch;replay'= {
+            cand -n 'Only the recorded objects of this namespace (cluster-scoped ones stay)'
+            cand --namespace 'Only the recorded objects of this namespace (cluster-scoped ones stay)'
+            cand -l 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)'
+            cand --selector 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)'
+            cand --max-events 'Stop after printing this many deltas (handler calls with --view handlers)'
+            cand --until 'Stop after the record that meets CONDITION (as the watch''s --until): exit 0 when met, 4 when the recording ends first'
+            cand -o 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
+            cand --output 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
+            cand --color 'When to use colour: auto (a terminal and NO_COLOR unset), always or never'
+            cand -L 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --label-columns 'Table: a column with the value of each of these labels (comma-separated keys)'
+            cand --view 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)'
+            cand --stats 'At the end, the summary of the records replayed on stderr (as the watch''s --stats)'
+            cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+            cand --show-labels 'Table: a LABELS column with all labels'
+            cand --no-headers 'Table and custom-columns: no header line'
+            cand --timestamps 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+            cand --diff 'Show what each update changed against the version kwatch knew before'
+            cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kwatch;help'= {
+            cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
+            cand completions 'Print a shell completion script to stdout'
+            cand man 'Print the man page (roff) to stdout'
+            cand replay 'Re-render a recording made with --record, in any output format'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'kwatch;help;sim'= {
+        }
+        &'kwatch;help;completions'= {
+        }
+        &'kwatch;help;man'= {
+        }
+        &'kwatch;help;replay'= {
+        }
+        &'kwatch;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

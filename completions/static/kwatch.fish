@@ -1,0 +1,159 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kwatch_global_optspecs
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= metadata-only max-events= timeout= until-synced watch-only until= h/help V/version
+end
+
+function __fish_kwatch_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kwatch_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kwatch_using_subcommand
+    set -l cmd (__fish_kwatch_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kwatch -n "__fish_kwatch_needs_command" -s n -l namespace -d 'Namespace to watch (default: the context\'s namespace, else "default")' -r -f
+complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'Watch all namespaces (kubectl\'s --all-namespaces[=true|false] too)' -r -f -a "true\t''
+false\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r -f
+complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
+handlers\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
+complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory, for discovery documents [default: ~/.kube/cache]' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l token -d 'Bearer token (replaces the kubeconfig user\'s credentials)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l user -d 'The kubeconfig user to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cluster -d 'The kubeconfig cluster to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as -d 'Act as this user: see what that identity\'s informer would get, 403s included' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-group -d 'Act as a member of this group (Impersonate-Group; repeat for several)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l as-uid -d 'Act with this UID (Impersonate-Uid)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l certificate-authority -d 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig\'s)' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-certificate -d 'Client certificate file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-key -d 'Client key file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l tls-server-name -d 'Server name to verify the certificate against and send as SNI' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per list page, 0 = no paging [default: 500]' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO) or real (RealFIFO)' -r -f -a "delta\t''
+real\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-list -d 'Get the initial state from a streaming list: auto, on or off' -r -f -a "auto\t'Try it; if the server rejects it, LIST from then on'
+on\t'Always try it first (falling back to LIST for an attempt it fails)'
+off\t'Always LIST'"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36' -r -f -a "0.32\t''
+0.33\t''
+0.34\t''
+0.35\t''
+0.36\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s (0 = no limit)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (events left out)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l show-labels -d 'Table: a LABELS column with all labels'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l no-headers -d 'Table and custom-columns: no header line'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each update changed against the version kwatch knew before'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'DeltaFIFO only: relists emit Sync instead of Replaced'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l metadata-only -d 'List and watch metadata only, as client-go\'s metadata informer does'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (HasSynced); 3 if --timeout comes first'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "replay" -d 'Re-render a recording made with --record, in any output format'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l write-kubeconfig -d 'Write a kubeconfig for the simulated cluster to this file (mode 0600)' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l objects -d 'Number of pods to preload' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l churn -d 'Changes per second made by the churn generator (0 = none)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l seed -d 'Seed of the churn and fault generators' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l scenario -d 'What the simulated cluster does on its own' -r -f -a "steady\t'Churn only'
+chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/503, stalls, …)'
+idle\t'No churn, no faults'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bookmark-interval -d 'Seconds between watch bookmarks (a real API server sends one about every minute)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks' -r -f -a "default\t'About 3.3 KB: two containers, probes, conditions, container statuses'
+small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
+medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
+large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)' -r -f -a "ca\t'A CA and a serving certificate it signed'
+self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
+pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'
+ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts it, webpki does not)'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l server-version -d 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver\'s, 1.32]; taken as given, to try what a client makes of odd versions' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -l static -d 'A script with the flags and fixed value lists only, asking kwatch nothing'
+complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace -d 'Only the recorded objects of this namespace (cluster-scoped ones stay)' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l max-events -d 'Stop after printing this many deltas (handler calls with --view handlers)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l until -d 'Stop after the record that meets CONDITION (as the watch\'s --until): exit 0 when met, 4 when the recording ends first' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''
+name\t''
+watch-events\t''
+custom-columns=\t''
+jsonpath=\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
+handlers\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l stats -d 'At the end, the summary of the records replayed on stderr (as the watch\'s --stats)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-labels -d 'Table: a LABELS column with all labels'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l no-headers -d 'Table and custom-columns: no header line'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff -d 'Show what each update changed against the version kwatch knew before'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "replay" -d 'Re-render a recording made with --record, in any output format'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
