@@ -28,11 +28,12 @@ const ALL: [&str; 9] = [
 ];
 
 /// The simulator's namespaced resources that allow list and watch, events aside.
-const EVERY_NAMESPACED: [&str; 21] = [
+const EVERY_NAMESPACED: [&str; 23] = [
     "configmaps",
     "endpoints",
     "persistentvolumeclaims",
     "pods",
+    "resourcequotas",
     "secrets",
     "serviceaccounts",
     "services",
@@ -48,6 +49,7 @@ const EVERY_NAMESPACED: [&str; 21] = [
     "cronjobs.batch",
     "jobs.batch",
     "ingresses.networking.k8s.io",
+    "networkpolicies.networking.k8s.io",
     "endpointslices.discovery.k8s.io",
     "widgets.example.com",
 ];
@@ -267,6 +269,10 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
         "apiservices.apiregistration.k8s.io",
         "clusterroles.rbac.authorization.k8s.io",
         "clusterrolebindings.rbac.authorization.k8s.io",
+        "storageclasses.storage.k8s.io",
+        "priorityclasses.scheduling.k8s.io",
+        "ingressclasses.networking.k8s.io",
+        "persistentvolumes",
     ]));
     assert_eq!(resources_of(&records, "Synced"), want);
     let events: Vec<&Value> = records

@@ -30,4 +30,5 @@ mod resync;
 mod retry_after;
 mod sim_kubectl;
 mod sim_protocol;
+mod table_fallback;
 mod watch;
