@@ -8,10 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// What `kubectl get all` lists on the simulator (every resource of its discovery that
 /// carries the category `all`), in discovery order.
@@ -108,8 +106,8 @@ fn table_rows(lines: &[String]) -> Vec<(String, String, String)> {
 fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
     let sim = SimProcess::start(&[]);
     let ns = ["-n", "default", "--watch-only"];
-    let mut json_kw = Running::watch(&sim, &[&["all", "-o", "json"][..], &ns[..]].concat());
-    let table_kw = Running::watch(&sim, &[&["all"][..], &ns[..]].concat());
+    let mut json_kw = sim.start_kwatch(&[&["all", "-o", "json"][..], &ns[..]].concat()[..]);
+    let table_kw = sim.start_kwatch(&[&["all"][..], &ns[..]].concat()[..]);
     let synced = json_kw.wait_for(LIMIT, "every resource synced", |v| {
         of_type(v, "Synced").len() == ALL.len()
     });
@@ -212,19 +210,9 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
 #[test]
 fn every_resource_covers_configmaps_and_leaves_out_events() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "--every-resource",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource -n default -o json --until-synced")
+        .exits(0);
     let records = out.json();
     // One namespace: its namespaced resources only, events left out.
     assert_eq!(resources_of(&records, "Synced"), set(EVERY_NAMESPACED));
@@ -244,19 +232,9 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
 
     // Named, events come back — once, from the core group — and -A adds the
     // cluster-scoped resources.
-    let out = run(
-        &sim,
-        &[
-            "--every-resource",
-            "events",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource events -A -o json --until-synced")
+        .exits(0);
     let records = out.json();
     let mut want = set(EVERY_NAMESPACED);
     want.extend(set([
@@ -280,12 +258,9 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
     );
 
     // The table names each row's kind.
-    let out = run(
-        &sim,
-        &["--every-resource", "-n", "default", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource -n default --until-synced")
+        .exits(0);
     let rows = table_rows(&out.stdout);
     assert!(
         rows.iter()
@@ -299,9 +274,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let sim = SimProcess::start(&[]);
     // A viewer may not read secrets (as Kubernetes' `view` role): the streaming list's
     // watch is refused (`--watch-list auto`: the sim's 1.32 gets a paged LIST by default).
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "--every-resource",
             "-n",
             "default",
@@ -312,10 +286,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             "--until-synced",
             "--watch-list",
             "auto",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        ])
+        .exits(0);
     let skipped: Vec<&str> = out
         .stderr
         .lines()
@@ -342,9 +314,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // The same with a LIST (the table): its 403 names the list verb; the rows go on.
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "--every-resource",
             "-n",
             "default",
@@ -353,10 +324,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             "--watch-list",
             "off",
             "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        ])
+        .exits(0);
     let skipped: Vec<&str> = out
         .stderr
         .lines()
@@ -378,9 +347,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // Named on its own, a refused resource still ends the run, as before.
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "secrets",
             "-n",
             "default",
@@ -388,10 +356,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             VIEWER,
             "--timeout",
             "30s",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+        ])
+        .exits(1);
     assert!(
         out.stderr
             .starts_with("Error from server (Forbidden): secrets is forbidden"),
@@ -400,12 +366,9 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // Every resource refused: each said once, then one error line and exit 1.
-    let out = run(
-        &sim,
-        &["all", "-n", "default", "--as", NOBODY, "--timeout", "30s"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let out = sim
+        .kwatch(["all", "-n", "default", "--as", NOBODY, "--timeout", "30s"])
+        .exits(1);
     assert!(out.stdout.is_empty(), "{:?}", out.stdout);
     let lines: Vec<&str> = out.stderr.lines().collect();
     let skipped: BTreeSet<&str> = lines
@@ -462,20 +425,9 @@ fn kubectl_get_all_lists_the_same_resources_kwatch_picks() {
     assert_eq!(theirs, ALL, "kubectl's requests");
 
     // kwatch's resources, in the order it resolved them (--stats lists the queues so).
-    let out = run(
-        &sim,
-        &[
-            "all",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--stats",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("all -n default -o json --until-synced --stats")
+        .exits(0);
     let ours: Vec<&str> = out
         .stderr
         .lines()

@@ -5,14 +5,10 @@
 //! batch pops, `clientGo` and `queue` on the List and Synced records, and the streaming
 //! list a release turns on by default.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// What a release's informer shows.
 struct Expect {
@@ -67,21 +63,18 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
             &configmap("default", name, json!({"k": "1"})),
         );
     }
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--diff",
-            "--resync",
-            "1s",
-            "--client-go",
-            release,
-        ],
-    );
+    let mut kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--diff",
+        "--resync",
+        "1s",
+        "--client-go",
+        release,
+    ]);
     let resynced = |v: &[Value]| {
         let Some(at) = v.iter().position(|r| r["type"] == "Resync") else {
             return false;
@@ -241,20 +234,9 @@ fn client_go_0_36_relists_and_resyncs_atomically() {
 #[test]
 fn the_table_and_stats_name_the_release() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--client-go",
-            "v1.36.2",
-            "--until-synced",
-            "--stats",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default --client-go v1.36.2 --until-synced --stats")
+        .exits(0);
     let rows: Vec<&String> = out.stdout.iter().skip(1).collect();
     assert_eq!(rows.len(), 2, "{:?}", out.stdout);
     for r in rows {
@@ -278,21 +260,9 @@ fn the_table_and_stats_name_the_release() {
 #[test]
 fn without_a_release_fifo_real_is_0_33s_informer_on_a_1_32_server() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--fifo",
-            "real",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o json --until-synced --fifo real")
+        .exits(0);
     let recs = out.json();
     assert!(!of_type(&recs, "List").is_empty(), "{recs:#?}");
     for r in of_type(&recs, "List")
@@ -351,24 +321,7 @@ fn bad_releases_and_combinations_are_refused_with_one_line() {
 #[test]
 fn an_explicit_fifo_overrides_the_releases_queue() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--client-go",
-            "0.36",
-            "--fifo",
-            "delta",
-            "--legacy-sync",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("configmaps -n default -o json --until-synced --client-go 0.36 --fifo delta --legacy-sync").exits(0);
     let recs = out.json();
     let list = of_type(&recs, "List")[0];
     assert_eq!(
@@ -382,23 +335,9 @@ fn an_explicit_fifo_overrides_the_releases_queue() {
         .map(|r| r["type"].as_str().unwrap())
         .collect();
     assert_eq!(types, ["Sync", "Sync"], "legacy relists queue Sync");
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--client-go",
-            "0.35",
-            "--watch-list",
-            "off",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o json --until-synced --client-go 0.35 --watch-list off")
+        .exits(0);
     let recs = out.json();
     assert_eq!(of_type(&recs, "List")[0]["streaming"], false);
     assert_eq!(of_type(&recs, "Synced")[0]["queue"], "RealFIFO+batch");
@@ -412,23 +351,19 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rec.jsonl");
     let file = file.to_str().unwrap();
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-            "--client-go",
-            "0.36",
-            "--record",
-            file,
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    sim.kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "name",
+        "--until-synced",
+        "--client-go",
+        "0.36",
+        "--record",
+        file,
+    ])
+    .exits(0);
     let recorded = std::fs::read_to_string(file).unwrap();
     assert!(recorded.contains(r#""type":"ReplacedAll""#), "{recorded}");
     assert!(recorded.contains(r#""batch":1"#), "{recorded}");

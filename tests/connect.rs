@@ -12,9 +12,7 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::util::kwatch::{command, Finished, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::{SimProcess, LIMIT};
 
 /// `kwatch args…` with the sim's scrubbed HOME and nothing else (no `--kubeconfig`).
 fn kwatch(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {

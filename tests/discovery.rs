@@ -9,10 +9,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, Running};
+use crate::util::{SimProcess, LIMIT};
 
 fn requests(sim: &SimProcess) -> u64 {
     sim.state()["discoveryRequests"]
@@ -29,8 +27,7 @@ fn host_dir(sim: &SimProcess, cache: &Path) -> PathBuf {
 fn synced(sim: &SimProcess, args: &[&str]) {
     let mut all = args.to_vec();
     all.extend(["-A", "--until-synced", "-o", "json"]);
-    let out = run(sim, &all, LIMIT);
-    assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+    sim.kwatch(&all[..]).exits(0);
 }
 
 fn read_json(path: &Path) -> Value {
@@ -144,8 +141,7 @@ fn an_old_or_incomplete_cache_is_refreshed_from_the_server() {
 
     // A name nobody serves: one refresh, then the error.
     let before = requests(&sim);
-    let out = run(&sim, &["podz"], LIMIT);
-    assert_eq!(out.code(), Some(1));
+    let out = sim.kwatch("podz").exits(1);
     assert!(
         out.stderr.contains(r#"did you mean "pods"?"#),
         "{}",

@@ -10,9 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::util::kwatch::{command, Finished, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::{SimProcess, LIMIT};
 
 const FORMATS: [&str; 7] = [
     "table",

@@ -3,14 +3,11 @@
 //! `distribute` in shared_informer.go), through the built binary against `kwatch sim`.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, kubectl_f, of_type, run, watching_configmaps};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::kwatch::{command, configmap, kubectl_f, of_type, watching_configmaps};
+use crate::util::{SimProcess, LIMIT};
 
 /// The configmaps the simulator starts with in `default`.
 const INITIAL: [&str; 2] = ["default/app-config", "default/kube-root-ca.crt"];
@@ -303,8 +300,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
         "handlers",
         "--until-synced",
     ];
-    let out = run(&sim, &base, LIMIT);
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim.kwatch(&base[..]).exits(0);
     let rows: Vec<Vec<&str>> = out
         .stdout
         .iter()
@@ -323,8 +319,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
 
     let mut yaml = base.to_vec();
     yaml.extend(["-o", "yaml"]);
-    let out = run(&sim, &yaml, LIMIT);
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim.kwatch(&yaml[..]).exits(0);
     let text = out.stdout.join("\n");
     assert_eq!(text.matches("\ntype: HandlerCall\n").count(), 2, "{text}");
     assert_eq!(text.matches("\nhandler: OnAdd\n").count(), 2, "{text}");
@@ -339,12 +334,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
 #[test]
 fn the_handler_view_refuses_the_script_formats_and_handlers_is_not_a_format() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &["configmaps", "--view", "handlers", "-o", "name"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(2), "{out:?}");
+    let out = sim.kwatch("configmaps --view handlers -o name").exits(2);
     assert!(out.stdout.is_empty(), "{out:?}");
     assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
     assert!(
@@ -352,7 +342,6 @@ fn the_handler_view_refuses_the_script_formats_and_handlers_is_not_a_format() {
             .contains("--view handlers prints with -o table, wide, json or yaml"),
         "{out:?}"
     );
-    let out = run(&sim, &["configmaps", "-o", "handlers"], LIMIT);
-    assert_eq!(out.code(), Some(2), "{out:?}");
+    let out = sim.kwatch("configmaps -o handlers").exits(2);
     assert!(out.stderr.contains("use --view handlers"), "{out:?}");
 }

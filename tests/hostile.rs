@@ -11,8 +11,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{command, of_type, Running};
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::LIMIT;
 
 /// What the server answers to one request.
 enum Reply {

@@ -3,14 +3,11 @@
 //! kubectl refuses (in its words) and what it reads otherwise.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, of_type, run, Finished, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::kwatch::{command, is_delta, of_type, Finished, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// The paths of the API requests the simulator answered (its request log).
 fn requests(sim: &SimProcess) -> Vec<String> {
@@ -33,8 +30,7 @@ fn synced(sim: &SimProcess, extra: &[&str]) -> Vec<Value> {
         "--until-synced",
     ];
     args.extend_from_slice(extra);
-    let out = run(sim, &args, LIMIT);
-    assert_eq!(out.code(), Some(0), "{extra:?}: {}", out.stderr);
+    let out = sim.kwatch(&args[..]).exits(0);
     assert!(!out.stdout.is_empty(), "{extra:?}: {}", out.stderr);
     out.json()
 }
@@ -78,12 +74,7 @@ fn the_default_against_a_1_32_server_is_client_go_0_32() {
     );
     assert!(!streamed(&sim), "no streaming list: {log:#?}");
 
-    let out = run(
-        &sim,
-        &["configmaps", "-n", "default", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("configmaps -n default --until-synced").exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let notes: Vec<&str> = out.stderr.lines().collect();
     assert!(
@@ -170,8 +161,7 @@ fn an_unreadable_version_falls_back_to_0_32_with_one_note() {
         "json",
         "--until-synced",
     ];
-    let out = run(&sim, &args, LIMIT);
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch(&args[..]).exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
@@ -312,20 +302,9 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
 
     let sim = SimProcess::start(&[]);
     // The sim's kubeconfig has certificate-authority-data: the flag replaces it.
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-            "--insecure-skip-tls-verify",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced --insecure-skip-tls-verify")
+        .exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
 
     let text = std::fs::read_to_string(&sim.kubeconfig).expect("kubeconfig");
@@ -364,7 +343,7 @@ fn impersonating_groups_without_a_user_is_refused_before_connecting() {
             "5s",
         ];
         args.extend_from_slice(extra);
-        let out = run(&sim, &args, LIMIT);
+        let out = sim.kwatch(&args[..]);
         usage_error(
             &out,
             "requesting uid, groups or user-extra for kwatch-sim without impersonating a user",
@@ -415,8 +394,7 @@ fn all_namespaces_wins_over_a_namespace() {
         "json",
         "--until-synced",
     ];
-    let out = run(&sim, &args, LIMIT);
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch(&args[..]).exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let recs = out.json();
     let namespaces: std::collections::BTreeSet<&str> = recs

@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{is_delta, kubectl_f, run, Running};
+use crate::util::kwatch::{is_delta, kubectl_f, Running};
 use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
 
 /// The cells of `line` cut at the columns' starts in `header` (a column starts after a
 /// run of 2+ spaces), trimmed: empty cells stay in place.
@@ -82,8 +80,7 @@ fn agree(sim: &SimProcess, args: &[&str]) -> Table {
     let theirs = Table::parse(&theirs);
     let mut wargs = args.to_vec();
     wargs.push("--until-synced");
-    let out = run(sim, &wargs, LIMIT);
-    assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+    let out = sim.kwatch(&wargs[..]).exits(0);
     let lines: Vec<&str> = out.stdout.iter().map(String::as_str).collect();
     assert!(!lines.is_empty(), "{args:?}: no output");
     let ours = Table::parse(&lines);
@@ -250,8 +247,7 @@ fn every_kind_issue_19_names_gets_kubectls_columns() {
     for (kind, ns_args) in [("hpa", &ns[..]), ("pvc", &ns[..]), ("apiservices", &[][..])] {
         let mut args = vec![kind, "-o", "json", "--until-synced"];
         args.extend(ns_args);
-        let out = run(&sim, &args, LIMIT);
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let out = sim.kwatch(&args[..]).exits(0);
         let mut kargs = vec!["get", kind, "-o", "json"];
         kargs.extend(ns_args);
         let list: Value = serde_json::from_str(&sim.kubectl_ok(&kargs)).unwrap();
@@ -306,8 +302,7 @@ fn a_crd_column_over_a_map_or_a_list_prints_json() {
             "spec": {"size": 3, "meta": {"b": "x", "a": 1}, "tags": ["x", true]}}),
         ],
     );
-    let out = run(&sim, &["widgets", "-n", "default", "--until-synced"], LIMIT);
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("widgets -n default --until-synced").exits(0);
     let lines: Vec<&str> = out.stdout.iter().map(String::as_str).collect();
     assert!(!lines.is_empty());
     let t = Table::parse(&lines);
@@ -331,20 +326,9 @@ fn all_prints_its_blocks_in_kubectls_order() {
         }
     }
     assert!(their_kinds.len() >= 3, "{theirs}");
-    let out = run(
-        &sim,
-        &[
-            "all",
-            "-n",
-            "default",
-            "--until-synced",
-            "--no-headers",
-            "--page-size",
-            "1",
-        ],
-        Duration::from_secs(60),
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("all -n default --until-synced --no-headers --page-size 1")
+        .exits(0);
     assert!(!out.stdout.is_empty());
     let mut our_kinds: Vec<String> = Vec::new();
     for l in out.stdout.iter().filter(|l| !l.trim().is_empty()) {
@@ -365,12 +349,9 @@ fn all_prints_its_blocks_in_kubectls_order() {
 #[test]
 fn each_resource_gets_its_header_block() {
     let sim = SimProcess::start(&["--objects", "8"]);
-    let out = run(
-        &sim,
-        &["all", "-n", "default", "--until-synced", "--metadata-only"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("all -n default --until-synced --metadata-only")
+        .exits(0);
     assert!(!out.stdout.is_empty());
     let mut kinds = Vec::new();
     let mut headers = 0;

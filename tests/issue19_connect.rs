@@ -7,9 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::util::kwatch::{command, Finished, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::{SimProcess, LIMIT};
 
 /// `kwatch args…` with the sim's scrubbed HOME (no kubeconfig unless `args` name one).
 fn kwatch(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::util::kwatch::{command, run, Running};
+use crate::util::kwatch::{command, Running};
 use crate::util::SimProcess;
 
 /// Waits until a kwatch has printed a line on stdout, or panics after `limit`.
@@ -72,19 +72,15 @@ fn a_pipe_closed_by_its_reader_ends_a_quiet_watch() {
 #[test]
 fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
     let sim = SimProcess::start(&[]);
-    let first = run(
-        &sim,
-        &["pods", "-n", "default", "-o", "name", "--until-synced"],
-        Duration::from_secs(30),
-    );
-    assert_eq!(first.code(), Some(0), "{}", first.stderr);
+    let first = sim
+        .kwatch("pods -n default -o name --until-synced")
+        .exits(0);
     assert!(!first.stdout.is_empty(), "the sim preloads pods");
     let name = first.stdout[0].trim_start_matches("pod/").to_owned();
 
     // One named object.
-    let one = run(
-        &sim,
-        &[
+    let one = sim
+        .kwatch([
             "pods",
             &name,
             "-n",
@@ -95,10 +91,8 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
             "jsonpath={.status.phase}=Nowhere",
             "--timeout",
             "2s",
-        ],
-        Duration::from_secs(30),
-    );
-    assert_eq!(one.code(), Some(3), "{}", one.stderr);
+        ])
+        .exits(3);
     let last = one.stderr.lines().last().unwrap_or_default();
     assert_eq!(
         last,
@@ -106,22 +100,9 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
     );
 
     // Several objects: the first three by name, then how many more.
-    let many = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until",
-            "jsonpath={.status.phase}=Nowhere",
-            "--timeout",
-            "2s",
-        ],
-        Duration::from_secs(30),
-    );
-    assert_eq!(many.code(), Some(3), "{}", many.stderr);
+    let many = sim
+        .kwatch("pods -n default -o name --until jsonpath={.status.phase}=Nowhere --timeout 2s")
+        .exits(3);
     let mut names: Vec<&str> = first
         .stdout
         .iter()
@@ -137,21 +118,9 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
     assert_eq!(many.stderr.lines().last().unwrap_or_default(), want);
 
     // An object that never came: named as kubectl names it.
-    let none = run(
-        &sim,
-        &[
-            "configmaps",
-            "not-there",
-            "-n",
-            "default",
-            "--until",
-            "created",
-            "--timeout",
-            "2s",
-        ],
-        Duration::from_secs(30),
-    );
-    assert_eq!(none.code(), Some(3), "{}", none.stderr);
+    let none = sim
+        .kwatch("configmaps not-there -n default --until created --timeout 2s")
+        .exits(3);
     assert_eq!(
         none.stderr.lines().last().unwrap_or_default(),
         "error: timed out waiting for the condition on configmaps/not-there"
@@ -163,7 +132,7 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
 #[test]
 fn sigterm_prints_the_summary_and_exits_143() {
     let sim = SimProcess::start(&[]);
-    let kw = Running::watch(&sim, &["pods", "-n", "default", "-o", "name", "--stats"]);
+    let kw = sim.start_kwatch("pods -n default -o name --stats");
     wait_stdout(&kw, Duration::from_secs(30));
     let out = kw.terminate(Duration::from_secs(10));
     assert_eq!(out.code(), Some(143), "{}", out.stderr);
@@ -186,8 +155,7 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
             args.push("-A");
         }
         args.extend_from_slice(extra);
-        let out = run(&sim, &args, Duration::from_secs(30));
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let out = sim.kwatch(&args[..]).exits(0);
         assert!(!out.stdout.is_empty(), "{args:?}");
         out
     };

@@ -6,10 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::kwatch::of_type;
+use crate::util::{SimProcess, LIMIT};
 
 /// The API requests the server answered whose path starts with `prefix`, as
 /// `(path, status)`.
@@ -44,20 +42,8 @@ fn rv_of(path: &str) -> &str {
 fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
     let sim = SimProcess::start(&[]);
     sim.control("POST", "/_sim/bookmarks", json!({"enabled": false}));
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--watch-list",
-            "off",
-            "--min-watch-timeout",
-            "2s",
-        ],
-    );
+    let mut kw =
+        sim.start_kwatch("pods -n default -o json --watch-list off --min-watch-timeout 2s");
     // Watch timeouts are in [2 s, 4 s): three watches have ended by 12 s.
     let recs = kw.wait_for(LIMIT, "three watches ended", |v| {
         of_type(v, "WatchEnded").len() >= 3
@@ -100,23 +86,9 @@ fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
 #[test]
 fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--watch-list",
-            "on",
-            "--fifo",
-            "real",
-            "--until-synced",
-            "--stats",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A -o json --watch-list on --fifo real --until-synced --stats")
+        .exits(0);
     let recs = out.json();
     assert!(!recs.is_empty(), "{}", out.stderr);
     let n = of_type(&recs, "Replaced").len();
@@ -167,8 +139,7 @@ fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
             args.extend(["-o", format]);
         }
         args.extend(["--until-synced", "--timeout", "5s"]);
-        let out = run(&sim, &args, LIMIT);
-        assert_eq!(out.code(), Some(3), "{format}: {}", out.stderr);
+        let out = sim.kwatch(&args[..]).exits(3);
         assert!(out.stdout.is_empty(), "{format}: {:?}", out.stdout);
         let err = &out.stderr;
         assert!(!err.is_empty(), "{format}: silent");
@@ -203,7 +174,7 @@ fn backoffs_before_the_sync_appear_while_kwatch_runs() {
             args.extend(["-o", format]);
         }
         args.extend(["--timeout", "60s"]);
-        let kw = Running::watch(&sim, &args);
+        let kw = sim.start_kwatch(&args[..]);
         let started = Instant::now();
         let seen = loop {
             let err = kw.stderr();
@@ -227,19 +198,8 @@ fn backoffs_before_the_sync_appear_while_kwatch_runs() {
 #[test]
 fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
     let sim = SimProcess::start(&[]);
-    let kw = Running::watch(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--watch-list",
-            "off",
-            "--as",
-            "system:serviceaccount:default:lister",
-        ],
+    let kw = sim.start_kwatch(
+        "pods -n default -o name --watch-list off --as system:serviceaccount:default:lister",
     );
     let started = Instant::now();
     let err = loop {
@@ -282,8 +242,8 @@ fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
 fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
     let sim = SimProcess::start(&[]);
     let common = ["widgets", "-n", "default", "--watch-list", "auto"];
-    let mut records = Running::watch(&sim, &[&common[..], &["-o", "json"]].concat());
-    let table = Running::watch(&sim, &common);
+    let mut records = sim.start_kwatch(&[&common[..], &["-o", "json"]].concat()[..]);
+    let table = sim.start_kwatch(&common[..]);
     records.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     std::thread::sleep(Duration::from_millis(1500));
     let deleted_at = requests(&sim, "/").len();

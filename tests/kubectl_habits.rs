@@ -3,14 +3,10 @@
 //! `TYPE/NAME`, `-w`, `--all-namespaces=BOOL`, one name at a time, `--until` parsed as
 //! `kubectl wait --for`, and the table columns of kubectl 1.32's printers.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, run, Finished};
+use crate::util::kwatch::{kubectl_f, Finished};
 use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
 
 /// A bad-usage exit: code 2, nothing on stdout, one `error:` line on stderr with `want`.
 fn assert_usage_error(out: &Finished, want: &str) {
@@ -27,34 +23,21 @@ fn assert_usage_error(out: &Finished, want: &str) {
 #[test]
 fn namespaces_and_names_are_validated_before_any_request() {
     let sim = SimProcess::start(&[]);
-    let out = run(&sim, &["cm", "-n", "..", "--until-synced"], LIMIT);
+    let out = sim.kwatch("cm -n .. --until-synced");
     assert_usage_error(&out, r#"invalid namespace "..": [may not be '..']"#);
-    let out = run(&sim, &["cm", "-n", "qa-live?x=1", "--until-synced"], LIMIT);
+    let out = sim.kwatch("cm -n qa-live?x=1 --until-synced");
     assert_usage_error(
         &out,
         r#"invalid namespace "qa-live?x=1": a lowercase RFC 1123 label"#,
     );
-    let out = run(&sim, &["cm", "-n", "a/b", "--until-synced"], LIMIT);
+    let out = sim.kwatch("cm -n a/b --until-synced");
     assert_usage_error(&out, "[may not contain '/']");
-    let out = run(
-        &sim,
-        &["cm", "..", "-n", "default", "--until-synced"],
-        LIMIT,
-    );
+    let out = sim.kwatch("cm .. -n default --until-synced");
     assert_usage_error(&out, r#"invalid resource name "..": [may not be '..']"#);
-    let out = run(
-        &sim,
-        &["cm", "50%", "-n", "default", "--until-synced"],
-        LIMIT,
-    );
+    let out = sim.kwatch("cm 50% -n default --until-synced");
     assert_usage_error(&out, "[may not contain '%']");
     // A valid namespace still works, and kubectl agrees on the bad one.
-    let out = run(
-        &sim,
-        &["cm", "-n", "default", "--until-synced", "-o", "name"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim.kwatch("cm -n default --until-synced -o name").exits(0);
     assert!(
         out.stdout.contains(&"configmap/app-config".to_owned()),
         "{out:?}"
@@ -69,33 +52,13 @@ fn namespaces_and_names_are_validated_before_any_request() {
 #[test]
 fn kubectl_argument_habits_are_accepted() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "deploy/web",
-            "-n",
-            "default",
-            "-w",
-            "--until-synced",
-            "-o",
-            "name",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim
+        .kwatch("deploy/web -n default -w --until-synced -o name")
+        .exits(0);
     assert_eq!(out.stdout, ["deployment.apps/web"]);
-    let out = run(
-        &sim,
-        &[
-            "configmap/app-config",
-            "--watch",
-            "--until-synced",
-            "-o",
-            "name",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim
+        .kwatch("configmap/app-config --watch --until-synced -o name")
+        .exits(0);
     assert_eq!(out.stdout, ["configmap/app-config"]);
 
     let namespaces = |out: &Finished| -> std::collections::BTreeSet<String> {
@@ -105,43 +68,23 @@ fn kubectl_argument_habits_are_accepted() {
             .filter_map(|r| r["namespace"].as_str().map(str::to_owned))
             .collect()
     };
-    let all = run(
-        &sim,
-        &[
-            "deploy",
-            "--all-namespaces=true",
-            "--until-synced",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
-    assert_eq!(all.code(), Some(0), "{all:?}");
+    let all = sim
+        .kwatch("deploy --all-namespaces=true --until-synced -o json")
+        .exits(0);
     assert_eq!(
         namespaces(&all),
         ["default", "team-a"].map(String::from).into()
     );
-    let one = run(
-        &sim,
-        &[
-            "deploy",
-            "--all-namespaces=false",
-            "-n",
-            "team-a",
-            "--until-synced",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
-    assert_eq!(one.code(), Some(0), "{one:?}");
+    let one = sim
+        .kwatch("deploy --all-namespaces=false -n team-a --until-synced -o json")
+        .exits(0);
     assert_eq!(namespaces(&one), ["team-a"].map(String::from).into());
 
-    let out = run(&sim, &["pods", "a", "b", "--until-synced"], LIMIT);
+    let out = sim.kwatch("pods a b --until-synced");
     assert_usage_error(&out, "kwatch watches one name at a time");
-    let out = run(&sim, &["pod/a", "b", "--until-synced"], LIMIT);
+    let out = sim.kwatch("pod/a b --until-synced");
     assert_usage_error(&out, "use `pod/a` alone");
-    let out = run(&sim, &["pod/", "--until-synced"], LIMIT);
+    let out = sim.kwatch("pod/ --until-synced");
     assert_usage_error(&out, "expected TYPE/NAME");
 }
 
@@ -164,9 +107,8 @@ fn until_parses_as_kubectl_wait() {
         "jsonpath={.data.a}=b",
         r#"jsonpath=.status.conditions[?(@.type=="Available")].status=False"#,
     ] {
-        let out = run(
-            &sim,
-            &[
+        let out = sim
+            .kwatch([
                 "cm",
                 "cond",
                 "-n",
@@ -177,30 +119,14 @@ fn until_parses_as_kubectl_wait() {
                 "10s",
                 "-o",
                 "name",
-            ],
-            LIMIT,
-        );
-        assert_eq!(out.code(), Some(0), "{until}: {out:?}");
+            ])
+            .exits(0);
         assert_eq!(out.stdout, ["configmap/cond"], "{until}");
     }
     // Not met: the timeout's code, as before.
-    let out = run(
-        &sim,
-        &[
-            "cm",
-            "cond",
-            "-n",
-            "default",
-            "--until",
-            "condition=Available",
-            "--timeout",
-            "2s",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(3), "{out:?}");
-    let out = run(&sim, &["cm", "--until", "jsonpath={.a}=b=c"], LIMIT);
-    assert_eq!(out.code(), Some(2), "{out:?}");
+    sim.kwatch("cm cond -n default --until condition=Available --timeout 2s")
+        .exits(3);
+    sim.kwatch("cm --until jsonpath={.a}=b=c").exits(2);
 }
 
 /// The cells of a table line, cut at the header's column starts (so empty cells stay).
@@ -229,8 +155,7 @@ fn columns(header: &str, line: &str) -> Vec<(String, String)> {
 fn table(sim: &SimProcess, args: &[&str]) -> Vec<(String, String)> {
     let mut all = args.to_vec();
     all.push("--until-synced");
-    let out = run(sim, &all, LIMIT);
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim.kwatch(&all[..]).exits(0);
     let rows: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
     assert!(rows.len() >= 2, "{out:?}");
     columns(rows[0], rows[1])
@@ -430,11 +355,7 @@ fn tables_have_kubectls_columns() {
     }
 
     // Pods -o wide: kubectl's NOMINATED NODE and READINESS GATES.
-    let out = run(
-        &sim,
-        &["pods", "-n", "default", "-o", "wide", "--until-synced"],
-        LIMIT,
-    );
+    let out = sim.kwatch("pods -n default -o wide --until-synced");
     let header = out
         .stdout
         .iter()

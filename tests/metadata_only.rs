@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// kwatch's `Accept` for a metadata-only list, and for its watches (client-go's JSON
 /// alternatives, `metadata/metadata.go`).
@@ -81,18 +79,8 @@ fn merge_patch(sim: &SimProcess, what: &str, name: &str, labels: Value) {
 #[test]
 fn lists_and_watches_carry_partial_object_metadata() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "pods,configmaps,widgets",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--metadata-only",
-            "--watch-list",
-            "off",
-        ],
+    let mut kw = sim.start_kwatch(
+        "pods,configmaps,widgets -n default -o json --metadata-only --watch-list off",
     );
     let recs = kw.wait_for(LIMIT, "three Synced", |v| of_type(v, "Synced").len() == 3);
     let initial: Vec<&Value> = recs.iter().filter(|r| is_delta(r)).collect();
@@ -156,22 +144,11 @@ fn lists_and_watches_carry_partial_object_metadata() {
 #[test]
 fn streaming_lists_carry_partial_object_metadata() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps,widgets",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--metadata-only",
-            "--watch-list",
-            "on",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch(
+            "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced",
+        )
+        .exits(0);
     let recs = out.json();
     let listed = of_type(&recs, "Listed");
     assert_eq!(listed.len(), 2);
@@ -239,9 +216,8 @@ fn the_table_shows_name_age_and_labels() {
     let header = |lines: &[String]| -> Vec<String> {
         lines[0].split_whitespace().map(str::to_owned).collect()
     };
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "configmaps",
             "app-config",
             "-n",
@@ -253,10 +229,8 @@ fn the_table_shows_name_age_and_labels() {
             "--until-synced",
             "--record",
             record,
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        ])
+        .exits(0);
     assert_eq!(
         header(&out.stdout),
         ["DELTA", "NAME", "RESOURCEVERSION", "AGE", "APP", "LABELS"]
@@ -280,12 +254,9 @@ fn the_table_shows_name_age_and_labels() {
         ["DELTA", "NAME", "RESOURCEVERSION", "AGE", "APP"]
     );
 
-    let out = run(
-        &sim,
-        &["pods", "-A", "--metadata-only", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A --metadata-only --until-synced")
+        .exits(0);
     assert_eq!(
         header(&out.stdout),
         ["DELTA", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"]

@@ -2,14 +2,9 @@
 //! from a plain LIST carry their kind and apiVersion, a slow handler slows only the
 //! deltas, and the server's warnings reach the user.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use crate::util::kwatch::run;
 use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
 
 /// kube-apiserver leaves `kind` and `apiVersion` out of a JSON list's items; client-go's
 /// decoder (and kubectl) fill them in from the list's type, and so must kwatch, in
@@ -33,8 +28,7 @@ fn objects_from_a_plain_list_carry_kind_and_api_version() {
 
             let mut events = args.clone();
             events.extend(["-o", "watch-events"]);
-            let out = run(&sim, &events, LIMIT);
-            assert_eq!(out.code(), Some(0), "{what}: {out:?}");
+            let out = sim.kwatch(&events[..]).exits(0);
             let objects: Vec<Value> = out
                 .json()
                 .into_iter()
@@ -55,8 +49,7 @@ fn objects_from_a_plain_list_carry_kind_and_api_version() {
                 "custom-columns=KIND:.kind,API:.apiVersion",
                 "--no-headers",
             ]);
-            let out = run(&sim, &cols, LIMIT);
-            assert_eq!(out.code(), Some(0), "{what}: {out:?}");
+            let out = sim.kwatch(&cols[..]).exits(0);
             for line in &out.stdout {
                 let cells: Vec<&str> = line.split_whitespace().collect();
                 assert_eq!(cells, [kind, api_version], "{what}: {line:?}");
@@ -64,7 +57,7 @@ fn objects_from_a_plain_list_carry_kind_and_api_version() {
 
             let mut records = args.clone();
             records.extend(["-o", "json"]);
-            let out = run(&sim, &records, LIMIT);
+            let out = sim.kwatch(&records[..]);
             for r in out.json().iter().filter(|r| r["type"] == "Replaced") {
                 assert_eq!(r["object"]["kind"], kind, "{what}: {r}");
                 assert_eq!(r["object"]["apiVersion"], api_version, "{what}: {r}");
@@ -78,23 +71,9 @@ fn objects_from_a_plain_list_carry_kind_and_api_version() {
 #[test]
 fn pop_delay_slows_deltas_only() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "app-config",
-            "-n",
-            "default",
-            "--pop-delay",
-            "2s",
-            "--until-synced",
-            "--stats",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim
+        .kwatch("configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json")
+        .exits(0);
     let recs = out.json();
     let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
     assert!(types.starts_with(&["List", "Listed"]), "{types:?}");
@@ -127,21 +106,9 @@ fn server_warnings_are_shown_on_stderr_once() {
     let sim = SimProcess::start(&[]);
     let text = "example.com/v1beta1 Widget is deprecated; use example.com/v1 Widget";
     sim.control("POST", "/_sim/warn", json!({"text": text, "count": 50}));
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-            "--page-size",
-            "1",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced --page-size 1")
+        .exits(0);
     let want = format!("Warning: {text}");
     assert_eq!(out.stderr.matches(&want).count(), 1, "{}", out.stderr);
     assert!(

@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 fn create(sim: &SimProcess, manifest: Value) -> Value {
     kubectl_f(sim, "create", &manifest)
@@ -198,8 +196,7 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
     for (args, header) in cases {
         let mut a = args.to_vec();
         a.extend(["-n", "default", "--until-synced", "--watch-list", "off"]);
-        let out = run(&sim, &a, LIMIT);
-        assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+        let out = sim.kwatch(&a[..]).exits(0);
         let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
         assert_eq!(cells(table[0]), *header, "{args:?}: {:#?}", out.stdout);
         // Every row has a cell per column and the header comes once. A CRD column without
@@ -225,21 +222,13 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
     }
 
     // The cells hold the object's values: compare a pod's with its JSON.
-    let json = run(
-        &sim,
-        &["pods", "-n", "default", "-o", "json", "--until-synced"],
-        LIMIT,
-    );
+    let json = sim.kwatch("pods -n default -o json --until-synced");
     let pods: Vec<Value> = json
         .json()
         .into_iter()
         .filter(|r| r["type"] == "Replaced")
         .collect();
-    let wide = run(
-        &sim,
-        &["pods", "-n", "default", "-o", "wide", "--until-synced"],
-        LIMIT,
-    );
+    let wide = sim.kwatch("pods -n default -o wide --until-synced");
     for p in &pods {
         let o = &p["object"];
         let row = wide
@@ -266,21 +255,9 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
 #[test]
 fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
     let sim = SimProcess::start(&["--objects", "3"]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "-L",
-            "app",
-            "--show-labels",
-            "--timestamps",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default --until-synced -L app --show-labels --timestamps")
+        .exits(0);
     let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
     assert_eq!(
         cells(table[0]),
@@ -304,16 +281,13 @@ fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
     assert_eq!(c[6], "web");
     assert!(c[7].contains("app=web"), "{row}");
 
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "--no-headers",
-        ],
-        LIMIT,
+    let out = sim
+        .kwatch("configmaps -n default --until-synced --no-headers")
+        .success();
+    assert!(
+        out.stdout.iter().any(|l| l.contains("app-config")),
+        "the rows without their header: {:#?}",
+        out.stdout
     );
     assert!(
         out.stdout.iter().all(|l| !l.starts_with("DELTA")),
@@ -322,20 +296,7 @@ fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
     );
 
     // Several resources: a KIND column, and a header again when the columns change.
-    let out = run(
-        &sim,
-        &[
-            "cm,secrets",
-            "-n",
-            "default",
-            "--until-synced",
-            "--watch-list",
-            "off",
-            "--fifo",
-            "delta",
-        ],
-        LIMIT,
-    );
+    let out = sim.kwatch("cm,secrets -n default --until-synced --watch-list off --fifo delta");
     let headers: Vec<&String> = out
         .stdout
         .iter()
@@ -366,40 +327,21 @@ fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
 fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
     let sim = SimProcess::start(&["--objects", "5"]);
     let names = live_names(&sim, "pods", "default");
-    let out = run(
-        &sim,
-        &["pods", "-n", "default", "-o", "name", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -n default -o name --until-synced")
+        .exits(0);
     let want: BTreeSet<String> = names.iter().map(|n| format!("pod/{n}")).collect();
     assert_eq!(out.stdout.iter().cloned().collect::<BTreeSet<_>>(), want);
     assert_eq!(out.stdout.len(), names.len(), "no event lines");
 
-    let out = run(
-        &sim,
-        &["deploy", "-A", "-o", "name", "--until-synced"],
-        LIMIT,
-    );
+    let out = sim.kwatch("deploy -A -o name --until-synced");
     assert!(
         out.stdout.iter().all(|l| l.starts_with("deployment.apps/")),
         "{:#?}",
         out.stdout
     );
 
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-o",
-            "custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,IMAGES:.spec.containers[*].image,NONE:.nope",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("pods -n default -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,IMAGES:.spec.containers[*].image,NONE:.nope --until-synced").exits(0);
     assert_eq!(cells(&out.stdout[0]), ["NAME", "NODE", "IMAGES", "NONE"]);
     assert_eq!(out.stdout.len(), names.len() + 1);
     for row in &out.stdout[1..] {
@@ -410,19 +352,7 @@ fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
         assert_eq!(c[3], "<none>");
     }
 
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-o",
-            r#"jsonpath={.metadata.name}{"\t"}{range .status.conditions[?(@.type=="Ready")]}{.status}{end}"#,
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch(["pods", "-n", "default", "-o", r#"jsonpath={.metadata.name}{"\t"}{range .status.conditions[?(@.type=="Ready")]}{.status}{end}"#, "--until-synced"]).exits(0);
     assert_eq!(out.stdout.len(), names.len());
     for l in &out.stdout {
         let (n, ready) = l.split_once('\t').unwrap();
@@ -431,8 +361,7 @@ fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
     }
 
     // A bad template is a usage error before anything runs.
-    let bad = run(&sim, &["pods", "-o", "jsonpath={.a[?@.x==]}"], LIMIT);
-    assert_eq!(bad.code(), Some(2), "{}", bad.stderr);
+    let bad = sim.kwatch("pods -o jsonpath={.a[?@.x==]}").exits(2);
     assert!(bad.stderr.contains("invalid JSONPath"), "{}", bad.stderr);
 }
 
@@ -441,18 +370,15 @@ fn watch_events_are_kubectls_lines() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let before = live_names(&sim, "configmaps", "default");
     let rec = sim.dir().join("we.jsonl");
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "watch-events",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
+    let mut kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "watch-events",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
     kw.wait_for(LIMIT, "the initial list", |v| v.len() == before.len());
     create(&sim, configmap("we", "v1"));
     patch_configmap(&sim, "we", "v2");
@@ -511,10 +437,7 @@ fn watch_events_are_kubectls_lines() {
 #[test]
 fn diff_carries_a_json_patch_and_replaced_says_whether_it_changed() {
     let sim = SimProcess::start(&["--objects", "2"]);
-    let mut kw = Running::watch(
-        &sim,
-        &["configmaps", "-n", "default", "-o", "json", "--diff"],
-    );
+    let mut kw = sim.start_kwatch("configmaps -n default -o json --diff");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     create(&sim, configmap("d", "v1"));
     patch_configmap(&sim, "d", "v2");
@@ -547,7 +470,7 @@ fn diff_carries_a_json_patch_and_replaced_says_whether_it_changed() {
     drop(kw);
 
     // The table: `path: old → new` under the row; --diff-all keeps the noise.
-    let kw = Running::watch(&sim, &["configmaps", "-n", "default", "--diff-all"]);
+    let kw = sim.start_kwatch("configmaps -n default --diff-all");
     std::thread::sleep(Duration::from_secs(1));
     patch_configmap(&sim, "d", "v3");
     let deadline = std::time::Instant::now() + LIMIT;
@@ -573,21 +496,7 @@ fn until_stops_with_distinct_exit_codes() {
     let sim = SimProcess::start(&["--objects", "2"]);
 
     // created: waits for the object to appear.
-    let kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "u1",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until",
-            "created",
-            "--timeout",
-            "30s",
-        ],
-    );
+    let kw = sim.start_kwatch("configmaps u1 -n default -o name --until created --timeout 30s");
     std::thread::sleep(Duration::from_secs(1));
     create(&sim, configmap("u1", "a"));
     let out = kw.finish(LIMIT);
@@ -595,20 +504,8 @@ fn until_stops_with_distinct_exit_codes() {
     assert_eq!(out.stdout, ["configmap/u1"]);
 
     // jsonpath=…=VALUE: waits for the value.
-    let kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "u1",
-            "-n",
-            "default",
-            "-o",
-            "jsonpath={.data.k}",
-            "--until",
-            "jsonpath={.data.k}=b",
-            "--timeout",
-            "30s",
-        ],
+    let kw = sim.start_kwatch(
+        "configmaps u1 -n default -o jsonpath={.data.k} --until jsonpath={.data.k}=b --timeout 30s",
     );
     std::thread::sleep(Duration::from_secs(1));
     patch_configmap(&sim, "u1", "b");
@@ -617,97 +514,41 @@ fn until_stops_with_distinct_exit_codes() {
     assert_eq!(out.stdout, ["a", "b"]);
 
     // deleted: waits for the deletion; an absent object meets it at once.
-    let kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "u1",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until",
-            "deleted",
-            "--timeout",
-            "30s",
-        ],
-    );
+    let kw = sim.start_kwatch("configmaps u1 -n default -o name --until deleted --timeout 30s");
     std::thread::sleep(Duration::from_secs(1));
     sim.kubectl_ok(&["delete", "configmap", "u1", "-n", "default"]);
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, ["configmap/u1", "configmap/u1"]);
-    let gone = run(
-        &sim,
-        &[
-            "configmaps",
-            "u1",
-            "-n",
-            "default",
-            "--until",
-            "deleted",
-            "--timeout",
-            "30s",
-        ],
-        LIMIT,
-    );
-    assert_eq!(gone.code(), Some(0), "{}", gone.stderr);
+    sim.kwatch("configmaps u1 -n default --until deleted --timeout 30s")
+        .exits(0);
 
     // Not met before --timeout: 3; not met before --max-events: 4; error: 1.
-    let t = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--until",
-            "jsonpath={.data.k}=never",
-            "--timeout",
-            "1s",
-        ],
-        LIMIT,
-    );
-    assert_eq!(t.code(), Some(3), "{}", t.stderr);
-    let m = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--until",
-            "deleted",
-            "--max-events",
-            "1",
-        ],
-        LIMIT,
-    );
-    assert_eq!(m.code(), Some(4), "{}", m.stderr);
-    let e = run(&sim, &["nosuchthing", "--until", "created"], LIMIT);
-    assert_eq!(e.code(), Some(1), "{}", e.stderr);
-    let u = run(&sim, &["pods", "--until", "ready"], LIMIT);
-    assert_eq!(u.code(), Some(2), "{}", u.stderr);
+    sim.kwatch("configmaps -n default --until jsonpath={.data.k}=never --timeout 1s")
+        .exits(3);
+    sim.kwatch("configmaps -n default --until deleted --max-events 1")
+        .exits(4);
+    sim.kwatch("nosuchthing --until created").exits(1);
+    sim.kwatch("pods --until ready").exits(2);
 }
 
 #[test]
 fn record_writes_json_lines_and_replay_renders_them_again() {
     let sim = SimProcess::start(&["--objects", "3"]);
     let file = sim.dir().join("rec.jsonl");
-    let kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--record",
-            file.to_str().unwrap(),
-            "--max-events",
-            "4",
-            "--watch-list",
-            "off",
-        ],
-    );
+    let kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "name",
+        "--record",
+        file.to_str().unwrap(),
+        "--max-events",
+        "4",
+        "--watch-list",
+        "off",
+    ]);
     std::thread::sleep(Duration::from_secs(1));
     let before = live_names(&sim, "configmaps", "default").len();
     create(&sim, configmap("r1", "v1"));
@@ -778,21 +619,9 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
 #[test]
 fn stats_summarise_the_run_on_stderr() {
     let sim = SimProcess::start(&["--objects", "6"]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-            "--stats",
-            "--page-size",
-            "4",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --stats --page-size 4")
+        .exits(0);
     let recs = out.json();
     let n = of_type(&recs, "Replaced").len();
     let pages = recs[1]["pages"].as_u64().unwrap();
@@ -809,7 +638,7 @@ fn stats_summarise_the_run_on_stderr() {
     assert!(err.contains("synced after: "), "{err}");
     assert!(err.contains(&format!("queue pods: max depth {n}")), "{err}");
     // Without --stats, stderr holds the table's `~` lines only.
-    let quiet = run(&sim, &["pods", "-A", "--until-synced"], LIMIT);
+    let quiet = sim.kwatch("pods -A --until-synced");
     assert!(
         !quiet.stderr.is_empty() && quiet.stderr.lines().all(|l| l.starts_with("~ ")),
         "{}",
@@ -958,19 +787,9 @@ fn help_snapshot() {
 #[test]
 fn nodes_wide_snapshot() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let out = run(
-        &sim,
-        &[
-            "nodes",
-            "-o",
-            "wide",
-            "--until-synced",
-            "--watch-list",
-            "off",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("nodes -o wide --until-synced --watch-list off")
+        .exits(0);
     // Redact what changes between runs: ages, resourceVersions and list timings. The
     // `~` lines are on stderr (issue 15): they follow the table in the snapshot.
     let text: Vec<String> = out
@@ -1027,37 +846,27 @@ fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
 fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_only() {
     let sim = SimProcess::start(&["--objects", "1"]);
     create(&sim, configmap("esc", "a\u{1b}[2Jb"));
-    let colour = run(
-        &sim,
-        &[
-            "configmaps",
-            "esc",
-            "-n",
-            "default",
-            "--until-synced",
-            "--color",
-            "always",
-        ],
-        LIMIT,
-    );
+    let colour = sim.kwatch("configmaps esc -n default --until-synced --color always");
     let row = colour.stdout.iter().find(|l| l.contains("esc")).unwrap();
     assert!(
         row.starts_with("\u{1b}["),
         "the DELTA cell is coloured: {row:?}"
     );
-    let plain = run(
-        &sim,
-        &["configmaps", "esc", "-n", "default", "--until-synced"],
-        LIMIT,
+    let plain = sim
+        .kwatch("configmaps esc -n default --until-synced")
+        .success();
+    assert!(
+        plain.stdout.iter().any(|l| l.contains("esc")),
+        "the row: {:?}",
+        plain.stdout
     );
     assert!(
         plain.stdout.iter().all(|l| !l.contains('\u{1b}')),
         "a pipe gets no colour"
     );
     for format in ["custom-columns=V:.data.k", "jsonpath={.data.k}"] {
-        let out = run(
-            &sim,
-            &[
+        let out = sim
+            .kwatch([
                 "configmaps",
                 "esc",
                 "-n",
@@ -1065,29 +874,15 @@ fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_on
                 "--until-synced",
                 "-o",
                 format,
-            ],
-            LIMIT,
-        );
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+            ])
+            .exits(0);
         // Into a pipe, kubectl's script formats write the server's bytes (issue 15);
         // they are escaped only on a terminal.
         let text = out.stdout.join("\n");
         assert!(text.contains("a\u{1b}[2Jb"), "{format}: {text:?}");
     }
     // JSON keeps the value exactly (escaped by JSON itself).
-    let json = run(
-        &sim,
-        &[
-            "configmaps",
-            "esc",
-            "-n",
-            "default",
-            "--until-synced",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
+    let json = sim.kwatch("configmaps esc -n default --until-synced -o json");
     let recs = json.json();
     assert_eq!(
         of_type(&recs, "Replaced")[0]["object"]["data"]["k"],
@@ -1111,17 +906,7 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
     ]));
     // kubectl's watch output keeps managedFields (its `get -o json` does not); kwatch
     // drops them unless asked.
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "watch-events",
-            "--show-managed-fields",
-        ],
-    );
+    let mut kw = sim.start_kwatch("configmaps -n default -o watch-events --show-managed-fields");
     kubectl.wait_for(LIMIT, "kubectl's initial list", |v| v.len() == n);
     kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
     create(&sim, configmap("same", "v1"));
@@ -1157,8 +942,7 @@ fn table_cells_agree_with_kubectl_get() {
         let theirs = sim.kubectl_ok(&kargs);
         let mut lines = theirs.lines();
         let their_header = cells(lines.next().unwrap());
-        let out = run(&sim, &wargs, LIMIT);
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let out = sim.kwatch(&wargs[..]).exits(0);
         let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
         let our_header = cells(table[0]);
         let mut compared = 0;

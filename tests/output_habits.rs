@@ -9,10 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// Table lines on stdout, `~` lines excluded (there should be none).
 fn rows(stdout: &[String]) -> Vec<&String> {
@@ -30,8 +28,7 @@ fn the_initial_list_prints_aligned_as_kubectl_aligns_it() {
             &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
         );
     }
-    let out = run(&sim, &["ns", "--until-synced"], LIMIT);
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("ns --until-synced").exits(0);
     let lines = rows(&out.stdout);
     assert!(lines.len() >= 6, "{lines:#?}");
     let rv_column = lines[0].find("RESOURCEVERSION").unwrap();
@@ -54,12 +51,9 @@ fn the_initial_list_prints_aligned_as_kubectl_aligns_it() {
 #[test]
 fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
     let sim = SimProcess::start(&["--objects", "3"]);
-    let out = run(
-        &sim,
-        &["pods", "-n", "default", "--no-headers", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -n default --no-headers --until-synced")
+        .exits(0);
     let names: BTreeSet<String> = sim.state()["objects"]["pods"]
         .as_object()
         .unwrap()
@@ -87,18 +81,15 @@ fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
 fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let record = sim.dir().join("record.jsonl");
-    let kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--record",
-            record.to_str().unwrap(),
-        ],
-    );
+    let kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "name",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
     let deadline = Instant::now() + LIMIT;
     while kw.lines().len() < 2 {
         assert!(
@@ -199,10 +190,8 @@ fn yaml_reads_back_in_a_yaml_1_1_reader_as_the_json_values() {
             format,
         ]
     };
-    let as_json = run(&sim, &args("json"), LIMIT);
-    assert_eq!(as_json.code(), Some(0), "{}", as_json.stderr);
-    let as_yaml = run(&sim, &args("yaml"), LIMIT);
-    assert_eq!(as_yaml.code(), Some(0), "{}", as_yaml.stderr);
+    let as_json = sim.kwatch(&args("json")[..]).exits(0);
+    let as_yaml = sim.kwatch(&args("yaml")[..]).exits(0);
     let yaml_file = sim.dir().join("out.yaml");
     std::fs::write(&yaml_file, as_yaml.stdout.join("\n") + "\n").unwrap();
     let py = std::process::Command::new("python3")
@@ -251,17 +240,19 @@ fn script_formats_write_server_bytes_into_a_pipe() {
                 "data": {"k": "a\u{1b}[2Jb"}}),
     );
     let base = ["configmaps", "esc", "-n", "default", "--until-synced", "-o"];
-    let jsonpath = run(&sim, &[&base[..], &["jsonpath={.data.k}"]].concat(), LIMIT);
-    assert_eq!(jsonpath.code(), Some(0), "{}", jsonpath.stderr);
+    let jsonpath = sim
+        .kwatch(&[&base[..], &["jsonpath={.data.k}"]].concat()[..])
+        .exits(0);
     assert_eq!(jsonpath.stdout, ["a\u{1b}[2Jb"]);
-    let columns = run(
-        &sim,
-        &[&base[..], &["custom-columns=V:.data.k"]].concat(),
-        LIMIT,
-    );
+    let columns = sim.kwatch(&[&base[..], &["custom-columns=V:.data.k"]].concat()[..]);
     assert_eq!(columns.stdout, ["V", "a\u{1b}[2Jb"]);
     // The table is for people: escaped even into a pipe.
-    let table = run(&sim, &base[..5], LIMIT);
+    let table = sim.kwatch(&base[..5]).success();
+    assert!(
+        table.stdout.iter().any(|l| l.contains("esc")),
+        "the row: {:?}",
+        table.stdout
+    );
     assert!(
         table.stdout.iter().all(|l| !l.contains('\u{1b}')),
         "{:?}",
@@ -273,19 +264,9 @@ fn script_formats_write_server_bytes_into_a_pipe() {
 fn colour_always_with_no_color_set_is_whole_with_no_stray_reset() {
     let sim = SimProcess::start(&["--objects", "2"]);
     // The fixture's environment has NO_COLOR=1; --color always overrides it.
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "--color",
-            "always",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default --until-synced --color always")
+        .exits(0);
     let lines = rows(&out.stdout);
     assert!(
         !lines[0].contains('\u{1b}'),
@@ -315,12 +296,9 @@ fn custom_columns_take_paths_without_a_leading_dot_as_kubectl_does() {
     let spec =
         "custom-columns=NAME:metadata.name,NS:{.metadata.namespace},RV:{metadata.resourceVersion}";
     let theirs = sim.kubectl_ok(&["get", "configmaps", "-n", "default", "-o", spec]);
-    let out = run(
-        &sim,
-        &["configmaps", "-n", "default", "--until-synced", "-o", spec],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch(["configmaps", "-n", "default", "--until-synced", "-o", spec])
+        .exits(0);
     let cells = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
     let ours: BTreeSet<Vec<String>> = out.stdout.iter().map(|l| cells(l)).collect();
     let want: BTreeSet<Vec<String>> = theirs.lines().map(cells).collect();

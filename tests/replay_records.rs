@@ -2,13 +2,10 @@
 //! the JSON lines, every delta naming its `resource`, and recordings made before deltas
 //! named it still replayed, their resource found from the reflector records or the kind.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use crate::util::kwatch::{command, Finished, Running};
-
-const LIMIT: Duration = Duration::from_secs(20);
+use crate::util::LIMIT;
 
 /// `kwatch replay FILE args…` over `text`.
 fn replay(text: &str, args: &[&str]) -> Finished {

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{of_type, watching_configmaps as watching};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::{SimProcess, LIMIT};
 
 fn patch_app_config(sim: &SimProcess, value: &str) {
     sim.kubectl_ok(&[
@@ -241,19 +239,9 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
         "/_sim/fail",
         json!({"code": 429, "count": 2, "retryAfter": 1}),
     );
-    let out = crate::util::kwatch::run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced")
+        .exits(0);
     assert!(out.stdout.contains(&"configmap/app-config".to_owned()));
     let retried = out.stderr.matches("retrying GET /api").count();
     assert_eq!(retried, 2, "{}", out.stderr);

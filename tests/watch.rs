@@ -6,10 +6,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// The server's live objects of one resource: key → resourceVersion.
 fn live(sim: &SimProcess, plural: &str) -> BTreeMap<String, String> {
@@ -68,9 +66,8 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
     let want = in_namespace(&live(&sim, "pods"), "default");
     assert!(want.len() >= 3, "{want:?}");
     for mode in ["off", "on"] {
-        let out = run(
-            &sim,
-            &[
+        let out = sim
+            .kwatch([
                 "pods",
                 "-n",
                 "default",
@@ -79,10 +76,8 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
                 "--until-synced",
                 "--watch-list",
                 mode,
-            ],
-            LIMIT,
-        );
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+            ])
+            .exits(0);
         let recs = out.json();
         let t = types(&recs);
         assert_eq!(t[0], "List");
@@ -113,20 +108,9 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
 fn page_size_lists_in_several_pages() {
     let sim = SimProcess::start(&["--objects", "12"]);
     let want = live(&sim, "pods");
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-            "--page-size",
-            "2",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --page-size 2")
+        .exits(0);
     let recs = out.json();
     assert_eq!(recs[0]["limit"], 2);
     assert_eq!(recs[0]["resourceVersion"], "");
@@ -139,7 +123,7 @@ fn page_size_lists_in_several_pages() {
 #[test]
 fn every_change_appears_with_its_new_resource_version_in_order() {
     let sim = SimProcess::start(&[]);
-    let mut kw = Running::watch(&sim, &["configmaps", "-n", "default", "-o", "json"]);
+    let mut kw = sim.start_kwatch("configmaps -n default -o json");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
 
     let created = create_configmap(&sim, "e2e", "v1");
@@ -191,7 +175,7 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
 #[test]
 fn churn_is_seen_in_full_and_converges_on_the_server_state() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
-    let mut kw = Running::watch(&sim, &["pods", "-A", "-o", "json"]);
+    let mut kw = sim.start_kwatch("pods -A -o json");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     std::thread::sleep(Duration::from_secs(3));
     sim.control("POST", "/_sim/churn", json!({"rate": 0}));
@@ -211,7 +195,7 @@ fn churn_is_seen_in_full_and_converges_on_the_server_state() {
 #[test]
 fn dropped_watches_rewatch_from_the_last_resource_version_without_relisting() {
     let sim = SimProcess::start(&[]);
-    let mut kw = Running::watch(&sim, &["configmaps", "-A", "-o", "json"]);
+    let mut kw = sim.start_kwatch("configmaps -A -o json");
     kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
     create_configmap(&sim, "before", "1");
     let recs = kw.wait_for(LIMIT, "Added before", |v| {
@@ -237,18 +221,15 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
     let sim = SimProcess::start(&[]);
     for mode in ["off", "on"] {
         create_configmap(&sim, "doomed", mode);
-        let mut kw = Running::watch(
-            &sim,
-            &[
-                "configmaps",
-                "-n",
-                "default",
-                "-o",
-                "json",
-                "--watch-list",
-                mode,
-            ],
-        );
+        let mut kw = sim.start_kwatch([
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--watch-list",
+            mode,
+        ]);
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         // A watch cut within a second with no event is a "very short watch" error, which
         // relists for that reason instead: let it run past that first.
@@ -295,12 +276,9 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
 #[test]
 fn several_resources_share_one_stream() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &["po,deploy,widgets", "-A", "-o", "json", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("po,deploy,widgets -A -o json --until-synced")
+        .exits(0);
     let recs = out.json();
     let synced: Vec<&str> = of_type(&recs, "Synced")
         .iter()
@@ -338,8 +316,9 @@ fn resolve_names(sim: &SimProcess) {
         ("ns", "Namespace"),
         ("crd", "CustomResourceDefinition"),
     ] {
-        let out = run(sim, &[arg, "-A", "-o", "json", "--until-synced"], LIMIT);
-        assert_eq!(out.code(), Some(0), "{arg}: {}", out.stderr);
+        let out = sim
+            .kwatch([arg, "-A", "-o", "json", "--until-synced"])
+            .exits(0);
         let recs = out.json();
         let d = recs
             .iter()
@@ -348,7 +327,7 @@ fn resolve_names(sim: &SimProcess) {
         assert_eq!(d["kind"], kind, "{arg}");
     }
     // Cluster-scoped objects have no namespace in their key.
-    let out = run(sim, &["nodes", "-o", "json", "--until-synced"], LIMIT);
+    let out = sim.kwatch("nodes -o json --until-synced");
     let d = out.json().into_iter().find(is_delta).unwrap();
     assert_eq!(d["namespace"], Value::Null);
     assert_eq!(d["key"], d["name"]);
@@ -360,8 +339,7 @@ fn errors_are_one_clear_line_and_exit_1() {
     // kwatch's own errors start `error: `; the server's answers are worded as kubectl
     // words them (`Error from server (Reason): …`).
     let check = |args: &[&str], prefix: &str, needle: &str| {
-        let out = run(&sim, args, LIMIT);
-        assert_eq!(out.code(), Some(1), "{args:?}: {}", out.stderr);
+        let out = sim.kwatch(args).exits(1);
         assert!(out.stdout.iter().all(|l| !l.contains("\"type\":\"Added\"")));
         let lines: Vec<&str> = out.stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{args:?}: {}", out.stderr);
@@ -416,29 +394,13 @@ fn errors_are_one_clear_line_and_exit_1() {
 #[test]
 fn stop_conditions_for_scripts() {
     let sim = SimProcess::start(&["--objects", "6"]);
-    let out = run(
-        &sim,
-        &["pods", "-A", "-o", "json", "--max-events", "3"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("pods -A -o json --max-events 3").exits(0);
     assert_eq!(out.json().iter().filter(|r| is_delta(r)).count(), 3);
 
     let started = std::time::Instant::now();
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--timeout",
-            "1s",
-            "--watch-only",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A -o json --timeout 1s --watch-only")
+        .exits(0);
     assert!(started.elapsed() >= Duration::from_secs(1));
     let recs = out.json();
     assert!(!of_type(&recs, "Synced").is_empty());
@@ -452,19 +414,9 @@ fn stop_conditions_for_scripts() {
 #[test]
 fn table_output_for_people() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "--until-synced",
-            "--watch-list",
-            "off",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -n default --until-synced --watch-list off")
+        .exits(0);
     // The table on stdout, the `~` lines on stderr (issue 15: stdout carries data only).
     let lines = &out.stdout;
     let notes: Vec<&str> = out.stderr.lines().collect();
@@ -498,7 +450,7 @@ fn table_output_for_people() {
 #[test]
 fn ctrl_c_exits_130_and_a_closed_pipe_exits_quietly() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "20"]);
-    let mut kw = Running::watch(&sim, &["pods", "-A"]);
+    let mut kw = sim.start_kwatch("pods -A");
     kw.wait_for(LIMIT, "output", |_| true);
     std::thread::sleep(Duration::from_millis(500));
     let out = kw.interrupt(LIMIT);
@@ -558,23 +510,20 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     for fifo in ["delta", "real"] {
         // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
         // while c is being handled, a, b, a queue up.
-        let mut kw = Running::watch(
-            &sim,
-            &[
-                "configmaps",
-                "-n",
-                "team-a",
-                "-o",
-                "json",
-                "--watch-only",
-                "--watch-list",
-                "off",
-                "--pop-delay",
-                "300ms",
-                "--fifo",
-                fifo,
-            ],
-        );
+        let mut kw = sim.start_kwatch([
+            "configmaps",
+            "-n",
+            "team-a",
+            "-o",
+            "json",
+            "--watch-only",
+            "--watch-list",
+            "off",
+            "--pop-delay",
+            "300ms",
+            "--fifo",
+            fifo,
+        ]);
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
@@ -611,20 +560,9 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
 #[test]
 fn the_most_verbose_diagnostics_never_show_the_token() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-vvv",
-            "--until-synced",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -n default -vvv --until-synced -o json")
+        .exits(0);
     assert!(
         out.stderr.contains("DEBUG"),
         "-vvv shows kube's requests: {}",

@@ -31,6 +31,9 @@ use base64::Engine;
 use futures::StreamExt;
 use serde_json::Value;
 
+/// How long one kwatch run, or one wait for its output, may take before the test fails.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
 /// A raw HTTP response.
 #[derive(Debug, Clone)]
 pub struct Resp {
