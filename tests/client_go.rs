@@ -8,6 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, Running};
+use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
 /// What a release's informer shows.
@@ -373,4 +374,125 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     let replayed = Running::spawn(cmd).finish(LIMIT);
     assert_eq!(replayed.code(), Some(0), "{}", replayed.stderr);
     assert_eq!(replayed.stdout, recorded.lines().collect::<Vec<_>>());
+}
+
+/// Item 2: against `kwatch sim` (kube-apiserver 1.32), the default is client-go 0.32's
+/// informer: DeltaFIFO and a paged LIST, no streaming list; the `~` lines name it.
+#[test]
+fn the_default_against_a_1_32_server_is_client_go_0_32() {
+    let sim = SimProcess::start(&[]);
+    assert_eq!(sim.get("/version").json()["minor"], "32");
+    let recs = synced_configmaps(&sim, &[]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), false));
+    let log = request_paths(&sim);
+    assert!(log.iter().any(|p| p == "/version"), "{log:#?}");
+    assert!(
+        log.iter()
+            .any(|p| p.starts_with("/api/v1/namespaces/default/configmaps?limit=500")),
+        "a paged LIST: {log:#?}"
+    );
+    assert!(!streamed(&sim), "no streaming list: {log:#?}");
+
+    let out = sim.kwatch("configmaps -n default --until-synced").exits(0);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let notes: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        notes.first().is_some_and(
+            |l| l.starts_with("~ list configmaps at rv=\"0\", 500 per page")
+                && l.ends_with(" (client-go 0.32, DeltaFIFO)")
+        ),
+        "{notes:#?}"
+    );
+    assert_eq!(
+        notes.last(),
+        Some(&"~ synced configmaps (client-go 0.32, DeltaFIFO)")
+    );
+}
+
+/// Item 2: a server that reports Kubernetes 1.35 gets client-go 0.35's informer (RealFIFO
+/// with batch pops, a streaming list); older and newer minors are clamped to 0.32…0.36.
+#[test]
+fn the_servers_minor_chooses_the_release_clamped() {
+    for (version, release, queue, streaming) in [
+        ("1.35", "0.35", "RealFIFO+batch", true),
+        ("1.33+", "0.33", "RealFIFO", false),
+        ("1.31", "0.32", "DeltaFIFO", false),
+        ("1.40", "0.36", "RealFIFO+batch+atomic", true),
+    ] {
+        let sim = SimProcess::start(&["--server-version", version]);
+        let recs = synced_configmaps(&sim, &[]);
+        assert_eq!(
+            informer(&recs),
+            (release.into(), queue.into(), streaming),
+            "server {version}"
+        );
+        assert_eq!(streamed(&sim), streaming, "server {version}");
+        // A batch pop says so on its deltas.
+        let batched = recs
+            .iter()
+            .filter(|r| is_delta(r))
+            .all(|r| r.get("batch").is_some());
+        assert_eq!(
+            batched,
+            queue.contains("batch"),
+            "server {version}: {recs:#?}"
+        );
+    }
+}
+
+/// Item 2: `--client-go`, `--watch-list` and `--fifo` override the server's release.
+#[test]
+fn explicit_flags_override_the_servers_release() {
+    let sim = SimProcess::start(&["--server-version", "1.35"]);
+    let recs = synced_configmaps(&sim, &["--client-go", "0.32"]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), false));
+    assert!(!streamed(&sim));
+    // --client-go names the release: /version is not asked.
+    assert!(!request_paths(&sim).iter().any(|p| p == "/version"));
+    let recs = synced_configmaps(&sim, &["--watch-list", "off"]);
+    assert_eq!(
+        informer(&recs),
+        ("0.35".into(), "RealFIFO+batch".into(), false)
+    );
+    assert!(!streamed(&sim));
+    let recs = synced_configmaps(&sim, &["--fifo", "delta"]);
+    assert_eq!(informer(&recs), ("0.35".into(), "DeltaFIFO".into(), true));
+
+    let sim = SimProcess::start(&[]);
+    let recs = synced_configmaps(&sim, &["--watch-list", "on"]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), true));
+    assert!(streamed(&sim));
+    // 0.32 has no RealFIFO: `--fifo real` is 0.33's informer, the first with one.
+    let recs = synced_configmaps(&sim, &["--fifo", "real"]);
+    assert_eq!(informer(&recs), ("0.33".into(), "RealFIFO".into(), false));
+}
+
+/// Item 2: a `/version` that does not parse gives the documented fallback, 0.32, with one
+/// `~` line saying so; the watch goes on.
+#[test]
+fn an_unreadable_version_falls_back_to_0_32_with_one_note() {
+    let sim = SimProcess::start(&["--server-version", "1.x"]);
+    let args = [
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--until-synced",
+    ];
+    let out = sim.kwatch(&args[..]).exits(0);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("~ cannot tell the server's Kubernetes version")
+            && lines[0].contains("client-go 0.32")
+            && lines[0].contains("--client-go"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        informer(&out.json()),
+        ("0.32".into(), "DeltaFIFO".into(), false)
+    );
 }

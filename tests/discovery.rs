@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use crate::util::kwatch::{command, Running};
+use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
 fn requests(sim: &SimProcess) -> u64 {
@@ -253,4 +254,64 @@ fn a_server_without_aggregated_discovery_is_asked_only_for_the_named_group() {
     synced(&sim, &["pods"]);
     synced(&sim, &["crd"]);
     assert_eq!(requests(&sim), before);
+}
+
+/// Issue 19 item 10: a group-version whose discovery fails (an aggregated API that is
+/// down, here one the cached group list names and the server does not serve) is a `~`
+/// line like kwatch's other notices, not a `…Z WARN …` log line.
+#[test]
+fn a_discovery_failure_is_a_tilde_notice() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let cache = sim.dir().join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let warm = kwatch_env(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--cache-dir",
+            cache_arg,
+            "ingresses",
+            "--until-synced",
+        ],
+    );
+    assert_eq!(warm.code(), Some(0), "{}", warm.stderr);
+    let groups = cache
+        .join("discovery")
+        .join(host_port(&sim).replace(':', "_"))
+        .join("servergroups.json");
+    let text = std::fs::read_to_string(&groups).expect("the cached group list");
+    let mut list: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let broken = serde_json::json!({"name": "metrics.k8s.io",
+        "versions": [{"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}],
+        "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}});
+    list["groups"].as_array_mut().unwrap().insert(1, broken);
+    std::fs::write(&groups, list.to_string()).unwrap();
+    let f = kwatch_env(
+        &sim,
+        &[],
+        &[
+            "--kubeconfig",
+            kc,
+            "--cache-dir",
+            cache_arg,
+            "ingresses",
+            "--until-synced",
+        ],
+    );
+    assert_eq!(f.code(), Some(0), "{}", f.stderr);
+    let notices: Vec<&str> = f
+        .stderr
+        .lines()
+        .filter(|l| l.contains("metrics.k8s.io/v1beta1"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}", f.stderr);
+    assert!(
+        notices[0].starts_with("~ discovery of metrics.k8s.io/v1beta1 failed: "),
+        "{}",
+        notices[0]
+    );
+    assert!(!f.stderr.contains("WARN"), "{}", f.stderr);
 }

@@ -489,3 +489,4 @@ impl Drop for SimProcess {
 }
 
 pub mod kwatch;
+pub mod shared;
