@@ -141,7 +141,7 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
         ("deployment", "demo-web"),
         ("pod", "demo-pod"),
     ] {
-        sim.kubectl_ok(&["delete", kind, name, "-n", "default"]);
+        sim.kubectl_ok(format!("delete {kind} {name} -n default"));
     }
 
     // JSON: each delta names its resource; the three kinds in one stream.
@@ -419,7 +419,7 @@ fn listed_by_kubectl(sim: &SimProcess, stderr: &str) -> Vec<String> {
 #[test]
 fn kubectl_get_all_lists_the_same_resources_kwatch_picks() {
     let sim = SimProcess::start(&[]);
-    let kubectl = sim.kubectl(&["get", "all", "-n", "default", "-v=6"]);
+    let kubectl = sim.kubectl("get all -n default -v=6");
     assert!(kubectl.status.success(), "{kubectl:?}");
     let theirs = listed_by_kubectl(&sim, &String::from_utf8_lossy(&kubectl.stderr));
     assert_eq!(theirs, ALL, "kubectl's requests");

@@ -33,7 +33,7 @@ fn resolve_names(sim: &SimProcess) {
         ("crd", "CustomResourceDefinition"),
     ] {
         let out = sim
-            .kwatch([arg, "-A", "-o", "json", "--until-synced"])
+            .kwatch(format!("{arg} -A -o json --until-synced"))
             .exits(0);
         let recs = out.json();
         let d = recs
@@ -73,7 +73,7 @@ fn namespaces_and_names_are_validated_before_any_request() {
         out.stdout.contains(&"configmap/app-config".to_owned()),
         "{out:?}"
     );
-    let k = sim.kubectl(&["get", "cm", "-n", ".."]);
+    let k = sim.kubectl("get cm -n ..");
     assert!(!k.status.success());
     assert!(String::from_utf8_lossy(&k.stderr).contains("may not be '..'"));
 }
@@ -207,12 +207,7 @@ fn all_namespaces_wins_over_a_namespace() {
 #[test]
 fn kwatch_get_pods_says_to_drop_get() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch_env(
-        &sim,
-        &[],
-        &["--kubeconfig", kc, "get", "pods", "--until-synced"],
-    );
+    let f = sim.kwatch("get pods --until-synced");
     let line = one_error_line(&f, "get pods");
     assert!(
         line.contains("resource type \"get\"")

@@ -64,18 +64,9 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
             &configmap("default", name, json!({"k": "1"})),
         );
     }
-    let mut kw = sim.start_kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--diff",
-        "--resync",
-        "1s",
-        "--client-go",
-        release,
-    ]);
+    let mut kw = sim.start_kwatch(format!(
+        "configmaps -n default -o json --diff --resync 1s --client-go {release}"
+    ));
     let resynced = |v: &[Value]| {
         let Some(at) = v.iter().position(|r| r["type"] == "Resync") else {
             return false;
@@ -85,7 +76,7 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
     kw.wait_for(LIMIT, "a resync's deltas", resynced);
     // Long enough for both changes to be made before the watch is dropped unseen.
     sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
-    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    sim.kubectl_ok("delete configmap app-config -n default");
     kubectl_f(
         &sim,
         "replace",
@@ -352,18 +343,10 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rec.jsonl");
     let file = file.to_str().unwrap();
-    sim.kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "name",
-        "--until-synced",
-        "--client-go",
-        "0.36",
-        "--record",
-        file,
-    ])
+    sim.kwatch(
+        format!("configmaps -n default -o name --until-synced --client-go 0.36 --record {file}")
+            .as_str(),
+    )
     .exits(0);
     let recorded = std::fs::read_to_string(file).unwrap();
     assert!(recorded.contains(r#""type":"ReplacedAll""#), "{recorded}");

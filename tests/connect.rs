@@ -15,13 +15,6 @@ use crate::util::kwatch::{command, Finished, Running};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
-/// `kwatch args…` with the sim's scrubbed HOME and nothing else (no `--kubeconfig`).
-fn kwatch(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {
-    let mut cmd = command(sim.dir());
-    cmd.envs(env.iter().copied()).args(args);
-    Running::spawn(cmd).finish(LIMIT)
-}
-
 /// `kubectl args…` with the sim's HOME and no `--kubeconfig`.
 fn kubectl(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Output {
     std::process::Command::new("/usr/bin/kubectl")
@@ -126,7 +119,7 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
         );
         let mut args = vec!["--kubeconfig", kc];
         args.extend_from_slice(SYNC);
-        assert_synced(&kwatch(&sim, &[], &args), shape);
+        assert_synced(&kwatch_env(&sim, &[], &args[..]), shape);
 
         // The same server with a CA that did not sign it: refused by both.
         let mut wrong = kubeconfig(&sim);
@@ -141,19 +134,10 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
             "{shape}: {}",
             stderr_of(&k)
         );
-        let f = kwatch(
+        let f = kwatch_env(
             &sim,
             &[],
-            &[
-                "--kubeconfig",
-                wrong,
-                "pods",
-                "-o",
-                "json",
-                "--until-synced",
-                "--timeout",
-                "3s",
-            ],
+            format!("--kubeconfig {wrong} pods -o json --until-synced --timeout 3s"),
         );
         assert_refused(&f, &format!("{shape} with a wrong CA"));
     }
@@ -182,7 +166,7 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
     let mut w = flags.to_vec();
     w.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &w),
+        &kwatch_env(&sim, &[], &w[..]),
         "--server --token --certificate-authority",
     );
     // -s is --server.
@@ -195,7 +179,7 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
         ca,
     ];
     s.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &s), "-s");
+    assert_synced(&kwatch_env(&sim, &[], &s[..]), "-s");
     // --insecure-skip-tls-verify instead of a CA.
     let mut i = vec![
         "-s",
@@ -205,18 +189,18 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
         "--insecure-skip-tls-verify",
     ];
     i.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &i), "--insecure-skip-tls-verify");
+    assert_synced(&kwatch_env(&sim, &[], &i[..]), "--insecure-skip-tls-verify");
 }
 
 #[test]
 fn nothing_to_connect_to_is_one_line_and_exit_1() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let f = kwatch(&sim, &[], &["pods"]);
+    let f = kwatch_env(&sim, &[], "pods");
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert_eq!(f.stderr.trim().lines().count(), 1, "{}", f.stderr);
     assert!(f.stderr.contains("--server"), "{}", f.stderr);
     // An explicit --kubeconfig that is missing is an error (kubectl's too), naming the file.
-    let f = kwatch(&sim, &[], &["--kubeconfig", "/nonexistent/kc", "pods"]);
+    let f = kwatch_env(&sim, &[], "--kubeconfig /nonexistent/kc pods");
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(f.stderr.contains("/nonexistent/kc"), "{}", f.stderr);
     let out = kubectl(
@@ -234,26 +218,16 @@ fn kubeconfig_lists_skip_missing_files_as_kubectl_does() {
     let env = [("KUBECONFIG", list.as_str())];
     let out = kubectl(&sim, &env, &["get", "pods", "-o", "name"]);
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
-    assert_synced(&kwatch(&sim, &env, SYNC), "KUBECONFIG=/nonexistent:good");
+    assert_synced(
+        &kwatch_env(&sim, &env, SYNC),
+        "KUBECONFIG=/nonexistent:good",
+    );
 }
 
 #[test]
 fn an_empty_namespace_flag_means_the_contexts_namespace() {
     let sim = SimProcess::start(&["--objects", "8"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
-    let all = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-    );
+    let all = sim.kwatch("pods -A -o json --until-synced");
     assert_synced(&all, "-A");
     let namespaces = |f: &Finished| -> std::collections::BTreeSet<String> {
         f.json()
@@ -266,20 +240,7 @@ fn an_empty_namespace_flag_means_the_contexts_namespace() {
         namespaces(&all).len() > 1,
         "the sim seeds several namespaces"
     );
-    let empty = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "pods",
-            "-n",
-            "",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-    );
+    let empty = sim.kwatch(["pods", "-n", "", "-o", "json", "--until-synced"]);
     assert_synced(&empty, "-n ''");
     assert_eq!(
         namespaces(&empty).into_iter().collect::<Vec<_>>(),
@@ -305,16 +266,16 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     assert!(out.status.success(), "kubectl --token: {}", stderr_of(&out));
     let mut args = vec!["--kubeconfig", bad, "--token", &sim.token];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--token");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--token");
 
     // --user picks the client-certificate user for the current context.
     let kcp = sim.kubeconfig.to_str().unwrap();
     let mut args = vec!["--kubeconfig", kcp, "--user", "kwatch-sim-cert"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--user");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--user");
     // A user or cluster the kubeconfig does not have: one line, exit 1.
     for flag in ["--user", "--cluster"] {
-        let f = kwatch(&sim, &[], &["--kubeconfig", kcp, flag, "nosuch", "pods"]);
+        let f = kwatch_env(&sim, &[], format!("--kubeconfig {kcp} {flag} nosuch pods"));
         assert_eq!(f.code(), Some(1), "{flag}: {}", f.stderr);
         assert!(
             f.stderr.contains("\"nosuch\" does not exist"),
@@ -331,11 +292,14 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     let two = write_yaml(sim.dir(), "two-clusters", &kc);
     let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--cluster", "other"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--cluster");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--cluster");
     // --server overrides the cluster's server.
     let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--server", &sim.url];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--server over a kubeconfig");
+    assert_synced(
+        &kwatch_env(&sim, &[], &args[..]),
+        "--server over a kubeconfig",
+    );
 }
 
 #[test]
@@ -358,7 +322,7 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     let mut args = vec!["--kubeconfig", kc, "--context", "kwatch-sim-cert"];
     args.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &args),
+        &kwatch_env(&sim, &[], &args[..]),
         "client certificate in the kubeconfig",
     );
 
@@ -390,7 +354,10 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
     let mut w = flags.to_vec();
     w.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &w), "--client-certificate/--client-key");
+    assert_synced(
+        &kwatch_env(&sim, &[], &w[..]),
+        "--client-certificate/--client-key",
+    );
 }
 
 #[test]
@@ -433,7 +400,10 @@ fn exec_plugins_give_tokens_and_client_certificates() {
         assert!(out.status.success(), "kubectl {name}: {}", stderr_of(&out));
         let mut args = vec!["--kubeconfig", path];
         args.extend_from_slice(SYNC);
-        assert_synced(&kwatch(&sim, &[], &args), &format!("exec plugin ({name})"));
+        assert_synced(
+            &kwatch_env(&sim, &[], &args[..]),
+            &format!("exec plugin ({name})"),
+        );
     }
 }
 
@@ -452,19 +422,10 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
             "kubectl {name}: {}",
             stderr_of(&out)
         );
-        let f = kwatch(
+        let f = kwatch_env(
             &sim,
             &[],
-            &[
-                "--kubeconfig",
-                path,
-                "pods",
-                "-o",
-                "json",
-                "--until-synced",
-                "--timeout",
-                "5s",
-            ],
+            format!("--kubeconfig {path} pods -o json --until-synced --timeout 5s"),
         );
         if works {
             assert_synced(&f, name);
@@ -474,27 +435,12 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
     }
     // The flag overrides the kubeconfig's.
     let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "--tls-server-name",
-            "wrong.test",
-            "pods",
-            "-o",
-            "json",
-            "--until-synced",
-            "--timeout",
-            "3s",
-        ],
-    );
+    let f = sim.kwatch("--tls-server-name wrong.test pods -o json --until-synced --timeout 3s");
     assert_refused(&f, "--tls-server-name wrong.test");
     let mut args = vec!["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"];
     args.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &args),
+        &kwatch_env(&sim, &[], &args[..]),
         "--tls-server-name kwatch-sim.test",
     );
 }
@@ -529,8 +475,8 @@ fn impersonation_shows_what_that_identity_gets() {
              resource \"pods\" in API group \"\" in the namespace \"default\""
         )
     );
-    sim.kubectl_ok(&["--as", LISTER, "get", "pods"]);
-    let mut w = sim.kubectl_cmd(&[
+    sim.kubectl_ok(["--as", LISTER, "get", "pods"]);
+    let mut w = sim.kubectl_cmd([
         "--as",
         LISTER,
         "get",
@@ -545,7 +491,7 @@ fn impersonation_shows_what_that_identity_gets() {
         "{}",
         stderr_of(&out)
     );
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "--as",
         WATCHER,
         "--as-group",
@@ -558,19 +504,7 @@ fn impersonation_shows_what_that_identity_gets() {
 
     // The 403 reaches the kwatch user (exit non-zero, the server's words on stderr).
     let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "--as",
-            NOBODY,
-            "pods",
-            "--timeout",
-            "20s",
-        ],
-    );
+    let f = sim.kwatch(["--as", NOBODY, "pods", "--timeout", "20s"]);
     assert_ne!(f.code(), Some(0), "{}", f.stderr);
     assert!(
         f.stderr
@@ -581,18 +515,16 @@ fn impersonation_shows_what_that_identity_gets() {
     // The watcher syncs; the lister syncs from a LIST (its watch is refused afterwards).
     let mut args = vec!["--kubeconfig", kc, "--as", WATCHER];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--as watcher");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as watcher");
     let mut args = vec!["--kubeconfig", kc, "--as", LISTER, "--watch-list", "off"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--as lister");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as lister");
 }
 
 #[test]
 fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(&sim, &[], &["--kubeconfig", kc, "--as", NOBODY, "pods"]);
-    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    let f = sim.kwatch(["--as", NOBODY, "pods"]).exits(1);
     let lines: Vec<&str> = f.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "{}", f.stderr);
     assert!(
@@ -609,16 +541,12 @@ fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
 fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
     let sim = SimProcess::start(&["--objects", "4"]);
     // kubectl warms the discovery cache in the shared HOME.
-    sim.kubectl_ok(&["get", "pods"]);
+    sim.kubectl_ok(["get", "pods"]);
     let mut kc = kubeconfig(&sim);
     kc["clusters"][0]["cluster"]["certificate-authority-data"] = b64(&unrelated_ca_pem()).into();
     let wrong = write_yaml(sim.dir(), "wrong-ca", &kc);
     let started = Instant::now();
-    let f = kwatch(
-        &sim,
-        &[],
-        &["--kubeconfig", wrong.to_str().unwrap(), "pods"],
-    );
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", wrong.to_str().unwrap(), "pods"]);
     let took = started.elapsed();
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(took < Duration::from_secs(2), "took {took:?}");
@@ -669,7 +597,7 @@ fn a_server_without_a_scheme_connects_over_https_when_tls_is_configured() {
         let f = kwatch_env(
             &sim,
             &[],
-            &[
+            [
                 "-s",
                 server,
                 "--token",
@@ -689,7 +617,7 @@ fn a_server_without_a_scheme_connects_over_https_when_tls_is_configured() {
     let f = kwatch_env(
         &sim,
         &[],
-        &["--kubeconfig", &kc, "pods", "--until-synced", "-o", "name"],
+        ["--kubeconfig", &kc, "pods", "--until-synced", "-o", "name"],
     );
     assert_listed_pods(&f, "kubeconfig server without a scheme");
 }
@@ -710,13 +638,7 @@ fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
         let f = kwatch_env(
             &sim,
             &[],
-            &[
-                "-s",
-                server,
-                "--insecure-skip-tls-verify",
-                "pods",
-                "--until-synced",
-            ],
+            format!("-s {server} --insecure-skip-tls-verify pods --until-synced"),
         );
         let line = one_error_line(&f, server);
         assert!(line.contains(&format!("{server:?} (--server)")), "{line}");
@@ -728,7 +650,7 @@ fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
     let kc = kubeconfig_with(&sim, "bad-server", |kc| {
         kc["clusters"][0]["cluster"]["server"] = "127.0.0.1:0x50".into();
     });
-    let f = kwatch_env(&sim, &[], &["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
     let line = one_error_line(&f, "kubeconfig");
     assert!(
         line.contains("\"127.0.0.1:0x50\" (the kubeconfig's cluster \"kwatch-sim\")"),
@@ -751,7 +673,7 @@ fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
         kc["users"][0]["user"] = serde_yaml::Value::Mapping(Default::default());
         kc["users"][0]["user"]["exec"] = exec;
     });
-    let f = kwatch_env(&sim, &[], &["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
     let line = one_error_line(&f, "exec");
     assert!(
         line.contains("exec: executable kwatch-no-such-plugin not found")
@@ -778,7 +700,7 @@ fn a_tls_handshake_that_never_completes_says_so_after_10s() {
     let f = kwatch_env(
         &sim,
         &[],
-        &[
+        [
             "-s",
             &format!("https://{addr}"),
             "--insecure-skip-tls-verify",
@@ -803,7 +725,6 @@ fn a_tls_handshake_that_never_completes_says_so_after_10s() {
 #[test]
 fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
     for (name, want) in [
         (
             "wrong.example",
@@ -814,18 +735,7 @@ fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
             "x509: certificate is valid for 127.0.0.1, not 10.9.8.7",
         ),
     ] {
-        let f = kwatch_env(
-            &sim,
-            &[],
-            &[
-                "--kubeconfig",
-                kc,
-                "--tls-server-name",
-                name,
-                "pods",
-                "--until-synced",
-            ],
-        );
+        let f = sim.kwatch(format!("--tls-server-name {name} pods --until-synced"));
         let line = one_error_line(&f, name);
         assert!(
             line.starts_with("Unable to connect to the server: tls: failed to verify certificate")
@@ -842,7 +752,7 @@ fn a_missing_ca_file_is_quoted_once() {
     let f = kwatch_env(
         &sim,
         &[],
-        &[
+        [
             "-s",
             &sim.url,
             "--token",
@@ -869,7 +779,7 @@ fn a_token_with_control_characters_is_one_line_not_a_panic() {
     let f = kwatch_env(
         &sim,
         &[],
-        &[
+        [
             "-s",
             &sim.url,
             "--insecure-skip-tls-verify",
@@ -885,7 +795,7 @@ fn a_token_with_control_characters_is_one_line_not_a_panic() {
     let kc = kubeconfig_with(&sim, "bad-token", |kc| {
         kc["users"][0]["user"]["token"] = "secret\u{7f}".into();
     });
-    let f = kwatch_env(&sim, &[], &["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
     let line = one_error_line(&f, "kubeconfig token");
     assert!(line.contains("token holds control characters"), "{line}");
 }

@@ -160,7 +160,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     });
 
     skip_next_event(&sim, "default/delete-me");
-    sim.kubectl_ok(&["delete", "configmap", "delete-me", "-n", "default"]);
+    sim.kubectl_ok("delete configmap delete-me -n default");
     seen(&sim, &mut kw, "later-3");
     let recs = kw.wait_for(LIMIT, "delete-me extra", |v| {
         v.iter().any(|r| {
@@ -182,15 +182,8 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     );
     assert!(!shown("default/delete-me", "Deleted"), "{recs:#?}");
     // ... which the server made, as kubectl sees it.
-    let cms: Value = serde_json::from_str(&sim.kubectl_ok(&[
-        "get",
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-    ]))
-    .unwrap();
+    let cms: Value =
+        serde_json::from_str(&sim.kubectl_ok("get configmaps -n default -o json")).unwrap();
     let names: BTreeSet<&str> = cms["items"]
         .as_array()
         .unwrap()

@@ -149,7 +149,7 @@ fn with_several_contexts_every_script_line_names_its_context() {
         out.stdout
     };
     let names: BTreeSet<String> = sim
-        .kubectl_ok(&["get", "configmaps", "-n", "default", "-o", "name"])
+        .kubectl_ok("get configmaps -n default -o name")
         .lines()
         .map(str::to_owned)
         .collect();

@@ -69,7 +69,7 @@ fn the_discovery_cache_is_shared_with_kubectl_both_ways() {
     let dir = host_dir(&sim, &cache);
 
     // kubectl warms the cache; kwatch then asks the server nothing.
-    sim.kubectl_ok(&["get", "pods,deployments", "-A"]);
+    sim.kubectl_ok("get pods,deployments -A");
     assert!(dir.join("servergroups.json").is_file());
     let before = requests(&sim);
     synced(&sim, &["deploy"]);
@@ -114,7 +114,7 @@ fn the_discovery_cache_is_shared_with_kubectl_both_ways() {
 
     // …and kubectl reads what kwatch wrote.
     let before = requests(&sim);
-    sim.kubectl_ok(&["get", "pods,deployments,widgets", "-A"]);
+    sim.kubectl_ok("get pods,deployments,widgets -A");
     assert_eq!(requests(&sim), before, "kubectl used kwatch's cache");
 }
 
@@ -249,7 +249,7 @@ fn a_server_without_aggregated_discovery_is_asked_only_for_the_named_group() {
     );
     // kubectl refreshes a cache that lacks a group-version in full (its own rule, so kwatch's
     // partial one costs it nothing more than a cold start); kwatch then reads kubectl's.
-    sim.kubectl_ok(&["get", "deployments,widgets", "-A"]);
+    sim.kubectl_ok("get deployments,widgets -A");
     let before = requests(&sim);
     synced(&sim, &["pods"]);
     synced(&sim, &["crd"]);
@@ -268,7 +268,7 @@ fn a_discovery_failure_is_a_tilde_notice() {
     let warm = kwatch_env(
         &sim,
         &[],
-        &[
+        [
             "--kubeconfig",
             kc,
             "--cache-dir",
@@ -292,7 +292,7 @@ fn a_discovery_failure_is_a_tilde_notice() {
     let f = kwatch_env(
         &sim,
         &[],
-        &[
+        [
             "--kubeconfig",
             kc,
             "--cache-dir",

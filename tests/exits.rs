@@ -50,7 +50,7 @@ fn until_stops_with_distinct_exit_codes() {
     // deleted: waits for the deletion; an absent object meets it at once.
     let kw = sim.start_kwatch("configmaps u1 -n default -o name --until deleted --timeout 30s");
     std::thread::sleep(Duration::from_secs(1));
-    sim.kubectl_ok(&["delete", "configmap", "u1", "-n", "default"]);
+    sim.kubectl_ok("delete configmap u1 -n default");
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, ["configmap/u1", "configmap/u1"]);
@@ -120,18 +120,7 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
 
     // One named object.
     let one = sim
-        .kwatch([
-            "pods",
-            &name,
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until",
-            "jsonpath={.status.phase}=Nowhere",
-            "--timeout",
-            "2s",
-        ])
+        .kwatch(format!("pods {name} -n default -o name --until jsonpath={{.status.phase}}=Nowhere --timeout 2s"))
         .exits(3);
     let last = one.stderr.lines().last().unwrap_or_default();
     assert_eq!(

@@ -118,7 +118,7 @@ fn a_wrong_token_is_kubectls_unauthorized_line() {
         }
     }
     let k = sim
-        .kubectl_cmd(&["--kubeconfig", bad.to_str().unwrap(), "get", "configmaps"])
+        .kubectl_cmd(["--kubeconfig", bad.to_str().unwrap(), "get", "configmaps"])
         .output()
         .unwrap();
     assert!(
@@ -343,7 +343,7 @@ fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
     let f = kwatch_env(
         &sim,
         &[("KWATCH_TEST_PANIC_IN_TASK", "1")],
-        &["--kubeconfig", sim.kubeconfig.to_str().unwrap(), "pods"],
+        ["--kubeconfig", sim.kubeconfig.to_str().unwrap(), "pods"],
     );
     assert!(started.elapsed() < Duration::from_secs(10), "{f:?}");
     assert_eq!(f.code(), Some(1), "{f:?}");
@@ -477,7 +477,7 @@ fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
     records.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     std::thread::sleep(Duration::from_millis(1500));
     let deleted_at = requests_under(&sim, "/").len();
-    sim.kubectl_ok(&["delete", "crd", "widgets.example.com"]);
+    sim.kubectl_ok("delete crd widgets.example.com");
     // Backoffs of about 0.8, 1.6, 3.2, 6.4 s: four LISTs answered 404 by about 12 s.
     let recs = records.wait_for(LIMIT, "four backoffs after the deletion", |v| {
         of_type(v, "Backoff").len() >= 4
@@ -513,7 +513,7 @@ fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
     );
     assert!(since.iter().all(|(_, status)| *status == 404), "{since:#?}");
     // Discovery agrees: kubectl no longer finds the type.
-    let out = sim.kubectl(&["api-resources", "--api-group", "example.com", "-o", "name"]);
+    let out = sim.kubectl("api-resources --api-group example.com -o name");
     assert!(
         String::from_utf8_lossy(&out.stdout).trim().is_empty(),
         "{}",
@@ -560,7 +560,7 @@ fn server_warnings_are_shown_on_stderr_once() {
         out.stdout
     );
     sim.control("POST", "/_sim/warn", json!({"text": text, "count": 50}));
-    let k = sim.kubectl(&["get", "configmaps", "-n", "default"]);
+    let k = sim.kubectl("get configmaps -n default");
     assert!(
         String::from_utf8_lossy(&k.stderr).contains(&want),
         "kubectl shows it the same way: {k:?}"

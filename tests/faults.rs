@@ -242,7 +242,7 @@ fn bookmarks_advance_the_resource_version_of_the_next_watch() {
     let sim = SimProcess::start(&["--bookmark-interval", "0.3"]);
     let mut kw = watching(&sim, &[]);
     // Something changes elsewhere: bookmarks carry the global revision forward.
-    sim.kubectl_ok(&["label", "namespace", "team-a", "touched=yes"]);
+    sim.kubectl_ok("label namespace team-a touched=yes");
     let recs = kw.wait_for(LIMIT, "a bookmark past the list RV", |v| {
         let listed = of_type(v, "Listed")[0]["resourceVersion"]
             .as_str()

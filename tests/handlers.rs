@@ -75,7 +75,7 @@ fn the_initial_list_an_update_and_a_delete_reach_the_handler_as_client_go_calls_
         "replace",
         &configmap("default", "h1", json!({"k": "2"})),
     );
-    sim.kubectl_ok(&["delete", "configmap", "h1", "-n", "default"]);
+    sim.kubectl_ok("delete configmap h1 -n default");
     let recs = kw.wait_for(LIMIT, "OnDelete of h1", |v| {
         calls_of(v, "default/h1")
             .iter()
@@ -153,7 +153,7 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
         "replace",
         &configmap("default", "changed", json!({"v": "2"})),
     );
-    sim.kubectl_ok(&["delete", "configmap", "gone", "-n", "default"]);
+    sim.kubectl_ok("delete configmap gone -n default");
     kubectl_f(&sim, "create", &configmap("default", "new", json!({})));
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));

@@ -200,7 +200,7 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
     let namespaces = complete(&sim, &["-n", ""]);
     assert!(!namespaces.is_empty());
     let live: Vec<String> = sim
-        .kubectl_ok(&["get", "namespaces", "-o", "name"])
+        .kubectl_ok("get namespaces -o name")
         .lines()
         .map(|l| l.trim_start_matches("namespace/").to_owned())
         .collect();

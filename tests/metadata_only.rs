@@ -68,7 +68,7 @@ fn accepts(sim: &SimProcess, collection: &str) -> (Vec<String>, Vec<String>) {
 
 fn merge_patch(sim: &SimProcess, what: &str, name: &str, labels: Value) {
     let patch = json!({"metadata": {"labels": labels}}).to_string();
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch", what, name, "-n", "default", "--type", "merge", "-p", &patch,
     ]);
 }
@@ -102,7 +102,7 @@ fn lists_and_watches_carry_partial_object_metadata() {
         kubectl_f(&sim, "create", manifest);
         let name = manifest["metadata"]["name"].as_str().unwrap();
         merge_patch(&sim, what, name, json!({"step": "2"}));
-        sim.kubectl_ok(&["delete", what, name, "-n", "default"]);
+        sim.kubectl_ok(format!("delete {what} {name} -n default"));
     }
     let recs = kw.wait_for(LIMIT, "three deletions", |v| {
         ["meta-pod", "meta-cm", "meta-w"]
@@ -217,19 +217,7 @@ fn the_table_shows_name_age_and_labels() {
         lines[0].split_whitespace().map(str::to_owned).collect()
     };
     let out = sim
-        .kwatch([
-            "configmaps",
-            "app-config",
-            "-n",
-            "default",
-            "--metadata-only",
-            "-L",
-            "app",
-            "--show-labels",
-            "--until-synced",
-            "--record",
-            record,
-        ])
+        .kwatch(format!("configmaps app-config -n default --metadata-only -L app --show-labels --until-synced --record {record}"))
         .exits(0);
     assert_eq!(
         header(&out.stdout),

@@ -68,16 +68,9 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
     assert!(want.len() >= 3, "{want:?}");
     for mode in ["off", "on"] {
         let out = sim
-            .kwatch([
-                "pods",
-                "-n",
-                "default",
-                "-o",
-                "json",
-                "--until-synced",
-                "--watch-list",
-                mode,
-            ])
+            .kwatch(format!(
+                "pods -n default -o json --until-synced --watch-list {mode}"
+            ))
             .exits(0);
         let recs = out.json();
         let t = types(&recs);
@@ -128,7 +121,7 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
 
     let created = create_configmap(&sim, "e2e", "v1");
-    let patched: Value = serde_json::from_str(&sim.kubectl_ok(&[
+    let patched: Value = serde_json::from_str(&sim.kubectl_ok([
         "patch",
         "configmap",
         "e2e",
@@ -142,7 +135,7 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
         "json",
     ]))
     .unwrap();
-    sim.kubectl_ok(&["delete", "configmap", "e2e", "-n", "default"]);
+    sim.kubectl_ok("delete configmap e2e -n default");
     let recs = kw.wait_for(LIMIT, "the deletion", |v| {
         v.iter()
             .any(|r| r["type"] == "Deleted" && r["key"] == "default/e2e")
@@ -222,22 +215,14 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
     let sim = SimProcess::start(&[]);
     for mode in ["off", "on"] {
         create_configmap(&sim, "doomed", mode);
-        let mut kw = sim.start_kwatch([
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--watch-list",
-            mode,
-        ]);
+        let mut kw = sim.start_kwatch(format!("configmaps -n default -o json --watch-list {mode}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         // A watch cut within a second with no event is a "very short watch" error, which
         // relists for that reason instead: let it run past that first.
         std::thread::sleep(Duration::from_millis(1200));
         // Hold the watch, delete while it is held, forget history, cut the watch.
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-        sim.kubectl_ok(&["delete", "configmap", "doomed", "-n", "default"]);
+        sim.kubectl_ok("delete configmap doomed -n default");
         sim.control("POST", "/_sim/compact", json!({}));
         sim.control("POST", "/_sim/drop-watches", json!({}));
         let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
@@ -309,20 +294,7 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     for fifo in ["delta", "real"] {
         // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
         // while c is being handled, a, b, a queue up.
-        let mut kw = sim.start_kwatch([
-            "configmaps",
-            "-n",
-            "team-a",
-            "-o",
-            "json",
-            "--watch-only",
-            "--watch-list",
-            "off",
-            "--pop-delay",
-            "300ms",
-            "--fifo",
-            fifo,
-        ]);
+        let mut kw = sim.start_kwatch(format!("configmaps -n team-a -o json --watch-only --watch-list off --pop-delay 300ms --fifo {fifo}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {

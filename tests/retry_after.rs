@@ -11,7 +11,7 @@ use crate::util::kwatch::{of_type, watching_configmaps as watching};
 use crate::util::{SimProcess, LIMIT};
 
 fn patch_app_config(sim: &SimProcess, value: &str) {
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch",
         "configmap",
         "app-config",
@@ -198,7 +198,7 @@ fn a_relist_answered_503_with_retry_after_is_one_list() {
     );
     // A change the watch does not see, compacted away: the re-watch gets 410.
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    sim.kubectl_ok("delete configmap app-config -n default");
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));
     let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
@@ -251,7 +251,7 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
         "/_sim/fail",
         json!({"code": 429, "count": 2, "retryAfter": 1}),
     );
-    let k = sim.kubectl(&["get", "configmaps", "-n", "default", "-o", "name"]);
+    let k = sim.kubectl("get configmaps -n default -o name");
     assert!(k.status.success(), "{}", String::from_utf8_lossy(&k.stderr));
 }
 

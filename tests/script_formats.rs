@@ -58,7 +58,7 @@ fn custom_columns_take_paths_without_a_leading_dot_as_kubectl_does() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let spec =
         "custom-columns=NAME:metadata.name,NS:{.metadata.namespace},RV:{metadata.resourceVersion}";
-    let theirs = sim.kubectl_ok(&["get", "configmaps", "-n", "default", "-o", spec]);
+    let theirs = sim.kubectl_ok(["get", "configmaps", "-n", "default", "-o", spec]);
     let out = sim
         .kwatch(["configmaps", "-n", "default", "--until-synced", "-o", spec])
         .exits(0);
@@ -85,7 +85,7 @@ fn watch_events_are_kubectls_lines() {
     kw.wait_for(LIMIT, "the initial list", |v| v.len() == before.len());
     create(&sim, demo_configmap("we", "v1"));
     patch_configmap(&sim, "we", "v2");
-    sim.kubectl_ok(&["delete", "configmap", "we", "-n", "default"]);
+    sim.kubectl_ok("delete configmap we -n default");
     let recs = kw.wait_for(LIMIT, "the deletion", |v| {
         v.iter().any(|r| r["type"] == "DELETED")
     });
@@ -141,16 +141,9 @@ fn watch_events_are_kubectls_lines() {
 fn watch_events_match_kubectl_get_w_output_watch_events() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let n = live_names(&sim, "configmaps", "default").len();
-    let mut kubectl = Running::spawn(sim.kubectl_cmd(&[
-        "get",
-        "configmaps",
-        "-n",
-        "default",
-        "-w",
-        "--output-watch-events",
-        "-o",
-        "json",
-    ]));
+    let mut kubectl = Running::spawn(
+        sim.kubectl_cmd("get configmaps -n default -w --output-watch-events -o json"),
+    );
     // kubectl's watch output keeps managedFields (its `get -o json` does not); kwatch
     // drops them unless asked.
     let mut kw = sim.start_kwatch("configmaps -n default -o watch-events --show-managed-fields");
@@ -158,7 +151,7 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
     kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
     create(&sim, demo_configmap("same", "v1"));
     patch_configmap(&sim, "same", "v2");
-    sim.kubectl_ok(&["delete", "configmap", "same", "-n", "default"]);
+    sim.kubectl_ok("delete configmap same -n default");
     let done = |v: &[Value]| v.iter().any(|r| r["type"] == "DELETED");
     let theirs = kubectl.wait_for(LIMIT, "kubectl's DELETED", done);
     let ours = kw.wait_for(LIMIT, "kwatch's DELETED", done);

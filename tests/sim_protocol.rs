@@ -1281,14 +1281,7 @@ fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
 
     // kubectl's own Table watch against the simulator shows a change as a row.
     let mut kw = sim
-        .kubectl_cmd(&[
-            "get",
-            "configmaps",
-            "-n",
-            "default",
-            "-w",
-            "--output-watch-events",
-        ])
+        .kubectl_cmd("get configmaps -n default -w --output-watch-events")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("kubectl");
@@ -1319,7 +1312,7 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
     let f = kwatch_env(
         &sim,
         &[],
-        &["-s", &http, "pods", "--until-synced", "--timeout", "5s"],
+        format!("-s {http} pods --until-synced --timeout 5s"),
     );
     let line = one_error_line(&f, "http://");
     assert!(

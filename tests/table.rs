@@ -222,8 +222,8 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
         // Every row has a cell per column and the header comes once. A CRD column without
         // a value is an empty cell, as kubectl prints it (issue 15): such a row has as many
         // non-empty cells as kubectl's row for the object, plus DELTA and RESOURCEVERSION.
-        let kubectl = (args == &["widgets"])
-            .then(|| sim.kubectl_ok(&["get", "widgets", "-n", "default", "--no-headers"]));
+        let kubectl =
+            (args == &["widgets"]).then(|| sim.kubectl_ok("get widgets -n default --no-headers"));
         for row in &table[1..] {
             let got = cells(row);
             match &kubectl {
@@ -495,12 +495,7 @@ fn tables_have_kubectls_columns() {
         kubectl_f(&sim, "create", &manifest);
     }
     // kubectl knows every one of them from the simulator's discovery.
-    sim.kubectl_ok(&[
-        "get",
-        "jobs,cronjobs,ingresses,endpointslices,statefulsets,daemonsets,events.events.k8s.io",
-        "-n",
-        "default",
-    ]);
+    sim.kubectl_ok("get jobs,cronjobs,ingresses,endpointslices,statefulsets,daemonsets,events.events.k8s.io -n default");
 
     let cases: Vec<(&[&str], Row)> = vec![
         (
@@ -616,7 +611,7 @@ fn tables_have_kubectls_columns() {
         "statefulsets",
         "daemonsets",
     ] {
-        let k = sim.kubectl_ok(&["get", res, "-n", "default"]);
+        let k = sim.kubectl_ok(format!("get {res} -n default"));
         let lines: Vec<&str> = k.lines().collect();
         let clock = |h: &str| matches!(h, "AGE" | "DURATION" | "LAST SCHEDULE");
         let theirs: Row = columns(lines[0], lines[1])
@@ -846,7 +841,7 @@ fn a_crd_column_over_a_map_or_a_list_prints_json() {
         {"op": "add", "path": "/spec/versions/0/additionalPrinterColumns/-",
             "value": {"name": "Tags", "type": "string", "jsonPath": ".spec.tags"}},
     ]);
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch",
         "crd",
         "widgets.example.com",
@@ -876,7 +871,7 @@ fn a_crd_column_over_a_map_or_a_list_prints_json() {
 #[test]
 fn all_prints_its_blocks_in_kubectls_order() {
     let sim = SimProcess::start(&["--objects", "40"]);
-    let theirs = sim.kubectl_ok(&["get", "all", "-n", "default", "--no-headers"]);
+    let theirs = sim.kubectl_ok("get all -n default --no-headers");
     let mut their_kinds: Vec<String> = Vec::new();
     for l in theirs.lines().filter(|l| !l.trim().is_empty()) {
         let kind = l.split('/').next().unwrap_or_default();

@@ -36,6 +36,12 @@ impl<const N: usize> Args for [&str; N] {
     }
 }
 
+impl<const N: usize> Args for &[&str; N] {
+    fn words(self) -> Vec<String> {
+        self.as_slice().words()
+    }
+}
+
 impl Args for &[&str] {
     fn words(self) -> Vec<String> {
         self.iter().map(|w| w.to_string()).collect()
@@ -51,6 +57,18 @@ impl Args for Vec<&str> {
 impl Args for &[String] {
     fn words(self) -> Vec<String> {
         self.to_vec()
+    }
+}
+
+impl Args for &Vec<&str> {
+    fn words(self) -> Vec<String> {
+        self.as_slice().words()
+    }
+}
+
+impl Args for String {
+    fn words(self) -> Vec<String> {
+        self.as_str().words()
     }
 }
 
@@ -318,7 +336,7 @@ pub fn kubectl_f(sim: &SimProcess, verb: &str, manifest: &Value) -> Value {
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let file = sim.dir().join(format!("manifest-{n}.json"));
     std::fs::write(&file, manifest.to_string()).expect("writing the manifest");
-    let out = sim.kubectl_ok(&[verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
+    let out = sim.kubectl_ok([verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
     serde_json::from_str(&out).expect("kubectl's JSON")
 }
 

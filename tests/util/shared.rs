@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::kwatch::{command, kubectl_f, of_type, Finished, Running};
+use super::kwatch::{command, kubectl_f, of_type, Args, Finished, Running};
 use super::{SimProcess, LIMIT};
 
 /// The columns of a table line (split on runs of 2+ spaces; cells have single spaces at
@@ -107,7 +107,7 @@ pub fn demo_configmap(name: &str, value: &str) -> Value {
 
 pub fn patch_configmap(sim: &SimProcess, name: &str, value: &str) {
     let p = json!({"data": {"k": value}}).to_string();
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch",
         "configmap",
         name,
@@ -126,7 +126,7 @@ pub fn force_relist(sim: &SimProcess) {
     // A watch cut within a second of opening relists for another reason.
     std::thread::sleep(Duration::from_millis(1200));
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch",
         "secret",
         "app-credentials",
@@ -256,8 +256,8 @@ pub fn host_port(sim: &SimProcess) -> String {
 
 /// `kwatch ARGS` with the sim's scrubbed HOME, `env` added and no `--kubeconfig` unless
 /// ARGS give one; run to its end.
-pub fn kwatch_env(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {
+pub fn kwatch_env(sim: &SimProcess, env: &[(&str, &str)], args: impl Args) -> Finished {
     let mut cmd = command(sim.dir());
-    cmd.envs(env.iter().copied()).args(args);
+    cmd.envs(env.iter().copied()).args(args.words());
     Running::spawn(cmd).finish(LIMIT)
 }
