@@ -635,10 +635,17 @@ fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
         ),
         ("ftp://127.0.0.1:6443", "unsupported scheme \"ftp\""),
     ] {
+        // The value may hold a space: one word.
         let f = kwatch_env(
             &sim,
             &[],
-            format!("-s {server} --insecure-skip-tls-verify pods --until-synced"),
+            [
+                "-s",
+                server,
+                "--insecure-skip-tls-verify",
+                "pods",
+                "--until-synced",
+            ],
         );
         let line = one_error_line(&f, server);
         assert!(line.contains(&format!("{server:?} (--server)")), "{line}");
