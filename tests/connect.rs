@@ -4,16 +4,19 @@
 //! client certificates, exec plugins and `tls-server-name` in a kubeconfig, `KUBECONFIG`
 //! lists with missing files, and `-n ''`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use std::time::Instant;
 
 use base64::Engine;
 use serde_json::Value;
 
-use crate::util::kwatch::{command, Finished, Running};
+use crate::util::kwatch::kwatch_using;
+use crate::util::kwatch::Finished;
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::SimProcess;
 
 /// `kubectl args…` with the sim's HOME and no `--kubeconfig`.
 fn kubectl(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Output {
@@ -836,11 +839,7 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
     kc["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = true.into();
     let both = sim.dir().join("insecure-and-ca.kubeconfig");
     std::fs::write(&both, serde_yaml::to_string(&kc).expect("YAML")).expect("write");
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig")
-        .arg(&both)
-        .args(["configmaps", "-n", "default", "--until-synced"]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(sim.dir(), &both, "configmaps -n default --until-synced");
     assert_eq!(out.code(), Some(1), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
     let lines: Vec<&str> = out.stderr.lines().collect();
@@ -858,14 +857,9 @@ fn impersonating_groups_without_a_user_is_refused_before_connecting() {
     let sim = SimProcess::start(&[]);
     for extra in [&["--as-group", "system:masters"][..], &["--as-uid", "7"]] {
         let before = request_paths(&sim).len();
-        let mut args = vec![
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "--timeout",
-            "5s",
-        ];
+        let mut args: Vec<&str> = "configmaps -n default --until-synced --timeout 5s"
+            .split(' ')
+            .collect();
         args.extend_from_slice(extra);
         let out = sim.kwatch(&args[..]);
         usage_error(

@@ -2,13 +2,16 @@
 //! context gets its own server's client-go release, a context named twice is watched once.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, of_type, Running};
+use crate::util::kwatch::is_delta;
+use crate::util::kwatch::kwatch_using;
+use crate::util::kwatch::of_type;
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::SimProcess;
 
 /// A kubeconfig with the simulator's context and a second one, `second`, for the same
 /// cluster; returns its path and the first context's name.
@@ -55,29 +58,22 @@ fn kubeconfig_of(sims: &[(&str, &SimProcess)], dir: &Path) -> PathBuf {
 #[test]
 fn several_contexts_share_one_stream_each_record_tagged() {
     let sim = SimProcess::start(&["--objects", "2"]);
-    // A kubeconfig with a second context for the same cluster.
-    let text = std::fs::read_to_string(&sim.kubeconfig).unwrap();
-    let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
-    let ctx = kc["contexts"][0].clone();
-    let first = ctx["name"].as_str().unwrap().to_owned();
-    let mut second = ctx.clone();
-    second["name"] = "second".into();
-    kc["contexts"].as_sequence_mut().unwrap().push(second);
-    let path = sim.dir().join("two-contexts");
-    std::fs::write(&path, serde_yaml::to_string(&kc).unwrap()).unwrap();
+    let (path, first) = two_contexts(&sim);
 
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig").arg(&path).args([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--until-synced",
-        "--context",
-        &format!("{first},second"),
-    ]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(
+        sim.dir(),
+        &path,
+        [
+            "configmaps",
+            "-n",
+            "default",
+            "-o",
+            "json",
+            "--until-synced",
+            "--context",
+            &format!("{first},second"),
+        ],
+    );
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let recs = out.json();
     let names = live_names(&sim, "configmaps", "default");
@@ -101,28 +97,25 @@ fn several_contexts_share_one_stream_each_record_tagged() {
     );
 
     // The table gets a CONTEXT column; an unknown context is an error.
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig").arg(&path).args([
-        "configmaps",
-        "-n",
-        "default",
-        "--until-synced",
-        "--context",
-        "second,nope",
-    ]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(
+        sim.dir(),
+        &path,
+        "configmaps -n default --until-synced --context second,nope",
+    );
     assert_eq!(out.code(), Some(1));
     assert!(out.stderr.contains("nope"), "{}", out.stderr);
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig").arg(&path).args([
-        "configmaps",
-        "-n",
-        "default",
-        "--until-synced",
-        "--context",
-        &format!("second,{first}"),
-    ]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(
+        sim.dir(),
+        &path,
+        [
+            "configmaps",
+            "-n",
+            "default",
+            "--until-synced",
+            "--context",
+            &format!("second,{first}"),
+        ],
+    );
     let header = out.stdout.iter().find(|l| l.starts_with("DELTA")).unwrap();
     assert_eq!(cells(header)[1], "CONTEXT");
 }
@@ -133,18 +126,20 @@ fn with_several_contexts_every_script_line_names_its_context() {
     let (path, first) = two_contexts(&sim);
     let contexts = format!("{first},second");
     let kw = |format: &str| {
-        let mut cmd = command(sim.dir());
-        cmd.arg("--kubeconfig").arg(&path).args([
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "--context",
-            &contexts,
-            "-o",
-            format,
-        ]);
-        let out = Running::spawn(cmd).finish(LIMIT);
+        let out = kwatch_using(
+            sim.dir(),
+            &path,
+            [
+                "configmaps",
+                "-n",
+                "default",
+                "--until-synced",
+                "--context",
+                &contexts,
+                "-o",
+                format,
+            ],
+        );
         assert_eq!(out.code(), Some(0), "{format}: {}", out.stderr);
         out.stdout
     };
@@ -199,18 +194,11 @@ fn each_context_gets_its_own_servers_release() {
     let old = SimProcess::start(&[]);
     let new = SimProcess::start(&["--server-version", "1.36"]);
     let path = kubeconfig_of(&[("old", &old), ("new", &new)], old.dir());
-    let mut cmd = command(old.dir());
-    cmd.arg("--kubeconfig").arg(&path).args([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--until-synced",
-        "--context",
-        "old,new",
-    ]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(
+        old.dir(),
+        &path,
+        "configmaps -n default -o json --until-synced --context old,new",
+    );
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let recs = out.json();

@@ -4,14 +4,21 @@
 //! without having synced.
 
 use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use std::time::Instant;
 
-use serde_json::{json, Value};
+use serde_json::json;
+use serde_json::Value;
 
-use crate::util::kwatch::{command, of_type, Finished, Running};
+use crate::util::kwatch::command;
+use crate::util::kwatch::kwatch_using;
+use crate::util::kwatch::of_type;
+use crate::util::kwatch::Args;
+use crate::util::kwatch::Finished;
+use crate::util::kwatch::Running;
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::SimProcess;
+use crate::util::LIMIT;
 
 const FORMATS: [&str; 7] = [
     "table",
@@ -24,11 +31,9 @@ const FORMATS: [&str; 7] = [
 ];
 
 /// `kwatch` with HOME = `home` (its discovery cache) and this kubeconfig, to completion.
-fn kwatch(home: &Path, kubeconfig: &Path, args: &[&str]) -> (Finished, Duration) {
-    let mut cmd: Command = command(home);
-    cmd.arg("--kubeconfig").arg(kubeconfig).args(args);
+fn kwatch(home: &Path, kubeconfig: &Path, args: impl Args) -> (Finished, Duration) {
     let start = Instant::now();
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = kwatch_using(home, kubeconfig, args);
     (out, start.elapsed())
 }
 
@@ -68,7 +73,7 @@ fn a_bad_selector_is_one_line_in_every_format_cold_and_warm() {
                 "--watch-list",
                 "auto",
             ];
-            let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args);
+            let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args[..]);
             let what = format!("-o {format}, {cache} cache");
             one_line(
                 &out,
@@ -102,14 +107,14 @@ fn a_wrong_token_is_kubectls_unauthorized_line() {
     let (ok, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
-        &["configmaps", "-o", "name", "--until-synced"],
+        "configmaps -o name --until-synced",
     );
     assert_eq!(ok.code(), Some(0), "{ok:?}");
     let cold = tempfile::tempdir().unwrap();
     for format in FORMATS {
         for (home, cache) in [(sim.dir(), "warm"), (cold.path(), "cold")] {
             let args = ["configmaps", "-o", format, "--until-synced"];
-            let (out, _) = kwatch(home, &bad, &args);
+            let (out, _) = kwatch(home, &bad, &args[..]);
             one_line(
                 &out,
                 "error: You must be logged in to the server (Unauthorized)",
@@ -138,11 +143,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
     std::fs::copy(&sim.kubeconfig, &kubeconfig).unwrap();
     let warm = keep.path().join("home");
     std::fs::create_dir(&warm).unwrap();
-    let (ok, _) = kwatch(
-        &warm,
-        &kubeconfig,
-        &["configmaps", "-o", "name", "--until-synced"],
-    );
+    let (ok, _) = kwatch(&warm, &kubeconfig, "configmaps -o name --until-synced");
     assert_eq!(ok.code(), Some(0), "{ok:?}");
     let port = sim.url.rsplit(':').next().unwrap().to_owned();
     let _ = sim.terminate();
@@ -155,7 +156,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
             for extra in [&[][..], &["--timeout", "4s"]] {
                 let mut args = vec!["configmaps", "-o", format, "--until-synced"];
                 args.extend_from_slice(extra);
-                let (out, took) = kwatch(home, &kubeconfig, &args);
+                let (out, took) = kwatch(home, &kubeconfig, &args[..]);
                 let what = format!("-o {format}, {cache} cache, {extra:?}");
                 one_line(&out, &want, &what);
                 assert!(took < Duration::from_secs(3), "{what}: at once: {took:?}");
@@ -172,7 +173,7 @@ fn request_timeout_exceeded_ends_it() {
     let (ok, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
-        &["configmaps", "-o", "name", "--until-synced"],
+        "configmaps -o name --until-synced",
     );
     assert_eq!(ok.code(), Some(0), "{ok:?}");
     let cold = tempfile::tempdir().unwrap();
@@ -180,17 +181,11 @@ fn request_timeout_exceeded_ends_it() {
         // The server takes 1 s for a list at a resourceVersion it has not reached (a
         // streaming list: `--watch-list auto`, as the sim's 1.32 gets a paged LIST by
         // default).
-        let args = [
-            "configmaps",
-            "-o",
-            "name",
-            "--until-synced",
-            "--request-timeout",
-            "1ms",
-            "--watch-list",
-            "auto",
-        ];
-        let (out, took) = kwatch(home, &sim.kubeconfig, &args);
+        let args: Vec<&str> =
+            "configmaps -o name --until-synced --request-timeout 1ms --watch-list auto"
+                .split(' ')
+                .collect();
+        let (out, took) = kwatch(home, &sim.kubeconfig, &args[..]);
         one_line(
             &out,
             "Unable to connect to the server: no answer within 1ms (--request-timeout)",
@@ -209,7 +204,7 @@ fn until_synced_that_times_out_first_exits_3() {
     let (ok, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
-        &["configmaps", "-o", "name", "--until-synced"],
+        "configmaps -o name --until-synced",
     );
     assert_eq!(ok.code(), Some(0), "{ok:?}");
     // Discovery comes from the cache; every list and watch fails.
@@ -221,14 +216,7 @@ fn until_synced_that_times_out_first_exits_3() {
     let (out, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
-        &[
-            "configmaps",
-            "-o",
-            "name",
-            "--until-synced",
-            "--timeout",
-            "3s",
-        ],
+        "configmaps -o name --until-synced --timeout 3s",
     );
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
@@ -251,7 +239,7 @@ fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
             "--watch-list",
             "auto",
         ];
-        let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args);
+        let (out, _) = kwatch(sim.dir(), &sim.kubeconfig, &args[..]);
         one_line(
             &out,
             &format!(

@@ -292,14 +292,9 @@ fn a_resync_calls_on_update_with_the_same_object_twice() {
 #[test]
 fn the_handler_view_as_a_table_and_as_yaml() {
     let sim = SimProcess::start(&[]);
-    let base = [
-        "configmaps",
-        "-n",
-        "default",
-        "--view",
-        "handlers",
-        "--until-synced",
-    ];
+    let base: Vec<&str> = "configmaps -n default --view handlers --until-synced"
+        .split(' ')
+        .collect();
     let out = sim.kwatch(&base[..]).exits(0);
     let rows: Vec<Vec<&str>> = out
         .stdout

@@ -113,6 +113,18 @@ pub fn command(home: &std::path::Path) -> Command {
     cmd
 }
 
+/// `kwatch --kubeconfig KUBECONFIG ARGS` with HOME = `home`, run to its end (within
+/// [`LIMIT`]).
+pub fn kwatch_using(
+    home: &std::path::Path,
+    kubeconfig: &std::path::Path,
+    args: impl Args,
+) -> Finished {
+    let mut cmd = command(home);
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args.words());
+    Running::spawn(cmd).finish(LIMIT)
+}
+
 /// What a finished kwatch left behind.
 #[derive(Debug)]
 pub struct Finished {
@@ -350,15 +362,9 @@ pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
 /// run for more than a second (so that cutting it is a clean close, not a very short
 /// watch).
 pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
-    let mut args = vec![
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--watch-list",
-        "off",
-    ];
+    let mut args: Vec<&str> = "configmaps -n default -o json --watch-list off"
+        .split(' ')
+        .collect();
     args.extend_from_slice(extra);
     let mut kw = sim.start_kwatch(&args[..]);
     kw.wait_for(Duration::from_secs(40), "Watch", |v| {

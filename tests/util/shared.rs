@@ -163,14 +163,9 @@ pub fn request_paths(sim: &SimProcess) -> Vec<String> {
 
 /// `kwatch configmaps -n default -o json --until-synced EXTRA…`, exit 0, records.
 pub fn synced_configmaps(sim: &SimProcess, extra: &[&str]) -> Vec<Value> {
-    let mut args = vec![
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--until-synced",
-    ];
+    let mut args: Vec<&str> = "configmaps -n default -o json --until-synced"
+        .split(' ')
+        .collect();
     args.extend_from_slice(extra);
     let out = sim.kwatch(&args[..]).exits(0);
     assert!(!out.stdout.is_empty(), "{extra:?}: {}", out.stderr);
