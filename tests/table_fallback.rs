@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, run, Running};
-use crate::util::SimProcess;
+use crate::util::kwatch::kubectl_f;
+use crate::util::{SimProcess, LIMIT};
 
-const LIMIT: Duration = Duration::from_secs(30);
 
 /// kubectl get's `Accept` for a table.
 const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
@@ -101,8 +100,7 @@ fn agree(sim: &SimProcess, args: &[&str]) {
     let their_header = cut(theirs[0], theirs[0]);
     let mut wargs = args.to_vec();
     wargs.push("--until-synced");
-    let out = run(sim, &wargs, LIMIT);
-    assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+    let out = sim.kwatch(&wargs).success();
     assert!(out.stdout.len() > 1, "{args:?}: {:?}", out.stdout);
     let ours = &out.stdout;
     let our_header = cut(&ours[0], &ours[0]);
@@ -208,8 +206,8 @@ fn table_path_feeds_the_informer_what_json_does() {
     }
     let record = sim.dir().join("table.jsonl");
     let rec_arg = record.to_str().unwrap().to_owned();
-    let table = Running::watch(&sim, &["storageclasses", "--record", &rec_arg]);
-    let mut json_run = Running::watch(&sim, &["storageclasses", "-o", "json"]);
+    let table = sim.start_kwatch(vec!["storageclasses", "--record", &rec_arg]);
+    let mut json_run = sim.start_kwatch("storageclasses -o json");
     json_run.wait_for(LIMIT, "the JSON run synced", |v| {
         v.iter().any(|r| r["type"] == "Synced")
     });
