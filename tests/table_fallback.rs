@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 use crate::util::kwatch::kubectl_f;
 use crate::util::{SimProcess, LIMIT};
 
-
 /// kubectl get's `Accept` for a table.
 const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
@@ -216,23 +215,16 @@ fn table_path_feeds_the_informer_what_json_does() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // A watch update of a cell, bookmarks (every second), then a delete.
-    sim.kubectl_ok(&[
-        "patch",
-        "storageclass",
-        "slow",
-        "--type=merge",
-        "-p",
-        r#"{"allowVolumeExpansion":true}"#,
-    ]);
+    sim.kubectl_ok(r#"patch storageclass slow --type=merge -p {"allowVolumeExpansion":true}"#);
     std::thread::sleep(Duration::from_millis(2500));
-    sim.kubectl_ok(&["delete", "storageclass", "fast"]);
+    sim.kubectl_ok("delete storageclass fast");
     json_run.wait_for(LIMIT, "the delete", |v| {
         v.iter().any(|r| r["type"] == "Deleted")
     });
     // A change no watch sees before the history is compacted: the watch gets 410 and
     // both runs relist.
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok(&["label", "storageclass", "slow", "tier=gold", "--overwrite"]);
+    sim.kubectl_ok("label storageclass slow tier=gold --overwrite");
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));
     let relisted = |v: &[Value]| {
