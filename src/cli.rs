@@ -192,7 +192,7 @@ pub fn parse() -> Cli {
     };
     if let Err(msg) = checked {
         // Bad usage, as clap's own errors: one line, exit 2.
-        eprintln!("error: {}", crate::output::sanitize::sanitize(&msg));
+        eprintln!("error: {}", crate::text::sanitize(&msg));
         std::process::exit(crate::exit::Exit::Usage as i32);
     }
     cli
@@ -228,10 +228,7 @@ fn usage_error(e: clap::Error, name: &str) -> ! {
     for tip in paragraphs.filter_map(|p| p.trim().strip_prefix("tip: ")) {
         line.push_str(&format!("; {tip}"));
     }
-    eprintln!(
-        "{}; see '{name} --help'",
-        crate::output::sanitize::sanitize(&line)
-    );
+    eprintln!("{}; see '{name} --help'", crate::text::sanitize(&line));
     std::process::exit(crate::exit::Exit::Usage as i32)
 }
 

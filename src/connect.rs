@@ -43,6 +43,8 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use tower::{BoxError, ServiceBuilder};
 
+use crate::der;
+
 /// Builds the client for `config`: kube's stack with [`AnchorVerifier`] when the kubeconfig
 /// names CA data and verification is on. With a proxy (which kube's features here do not
 /// support either) the config goes to kube unchanged, so its error is the one reported.
@@ -404,28 +406,6 @@ fn verify_anchor_leaf(
         .map_err(rustls::Error::from)
 }
 
-/// One DER element: (tag, contents, rest). Definite lengths only, as DER requires.
-pub(crate) fn der_next(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    let (&first, rest) = rest.split_first()?;
-    let (len, rest) = if first < 0x80 {
-        (usize::from(first), rest)
-    } else {
-        let n = usize::from(first & 0x7f);
-        if n == 0 || n > 4 || rest.len() < n {
-            return None;
-        }
-        let len = rest[..n]
-            .iter()
-            .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-        (len, &rest[n..])
-    };
-    if rest.len() < len {
-        return None;
-    }
-    Some((tag, &rest[..len], &rest[len..]))
-}
-
 /// The pieces of a DER certificate that verification by hand needs (RFC 5280 §4.1).
 struct Parts<'a> {
     /// `tbsCertificate`, header included: what the signature covers.
@@ -440,7 +420,7 @@ struct Parts<'a> {
     validity: &'a [u8],
 }
 
-/// The element `der_next` read from `input`, header included, given what it left (`rest`).
+/// The element [`der::next`] read from `input`, header included, given what it left (`rest`).
 fn consumed<'a>(input: &'a [u8], rest: &[u8]) -> &'a [u8] {
     &input[..input.len() - rest.len()]
 }
@@ -448,24 +428,28 @@ fn consumed<'a>(input: &'a [u8], rest: &[u8]) -> &'a [u8] {
 fn parts(der: &[u8]) -> Option<Parts<'_>> {
     const SEQUENCE: u8 = 0x30;
     const BIT_STRING: u8 = 0x03;
-    let (_, cert, _) = der_next(der).filter(|e| e.0 == SEQUENCE)?;
-    let (tag, tbs_contents, rest) = der_next(cert)?;
+    let (_, cert, _) = der::next(der).filter(|e| e.0 == SEQUENCE)?;
+    let (tag, tbs_contents, rest) = der::next(cert)?;
     let tbs = consumed(cert, rest);
-    let (alg_tag, signature_alg, rest) = der_next(rest)?;
-    let (sig_tag, bits, _) = der_next(rest)?;
+    let (alg_tag, signature_alg, rest) = der::next(rest)?;
+    let (sig_tag, bits, _) = der::next(rest)?;
     if tag != SEQUENCE || alg_tag != SEQUENCE || sig_tag != BIT_STRING {
         return None;
     }
     // A signature is a whole number of bytes: no unused bits.
     let signature = bits.strip_prefix(&[0])?;
     // [0] version (optional), serialNumber, signature, issuer, validity, subject.
-    let (tag, _, rest) = der_next(tbs_contents)?;
-    let mut fields = if tag == 0xa0 { der_next(rest)?.2 } else { rest };
-    fields = der_next(fields)?.2;
-    let (_, _, after_issuer) = der_next(fields)?;
+    let (tag, _, rest) = der::next(tbs_contents)?;
+    let mut fields = if tag == 0xa0 {
+        der::next(rest)?.2
+    } else {
+        rest
+    };
+    fields = der::next(fields)?.2;
+    let (_, _, after_issuer) = der::next(fields)?;
     let issuer = consumed(fields, after_issuer);
-    let (tag, validity, rest) = der_next(after_issuer)?;
-    let (_, _, after_subject) = der_next(rest)?;
+    let (tag, validity, rest) = der::next(after_issuer)?;
+    let (_, _, after_subject) = der::next(rest)?;
     let subject = consumed(rest, after_subject);
     if tag != SEQUENCE {
         return None;
@@ -483,8 +467,8 @@ fn parts(der: &[u8]) -> Option<Parts<'_>> {
 /// A certificate's `notBefore` and `notAfter` as Unix seconds (RFC 5280 §4.1.2.5).
 fn validity(der: &[u8]) -> Option<(i64, i64)> {
     let validity = parts(der)?.validity;
-    let (t1, before, rest) = der_next(validity)?;
-    let (t2, after, _) = der_next(rest)?;
+    let (t1, before, rest) = der::next(validity)?;
+    let (t2, after, _) = der::next(rest)?;
     Some((asn1_time(t1, before)?, asn1_time(t2, after)?))
 }
 

@@ -25,11 +25,7 @@ use serde::{de::DeserializeOwned, Serialize};
 /// before any output, so it does not go through the printer).
 pub(crate) fn notice(text: &str) {
     let line = format!("~ {text}");
-    let _ = writeln!(
-        std::io::stderr(),
-        "{}",
-        crate::output::sanitize::sanitize(&line)
-    );
+    let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
 }
 
 /// How long a cached document is used: kubectl's discovery cache TTL.

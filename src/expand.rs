@@ -23,8 +23,8 @@ use anyhow::{bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 
 use crate::discovery::Discovery;
-use crate::output::sanitize::sanitize;
 use crate::target::{target_of, Resolver, Target};
+use crate::text::sanitize;
 
 /// The category `kubectl get all` expands.
 pub const ALL: &str = "all";

@@ -217,7 +217,7 @@ impl Shared {
     pub(crate) fn skip(&self, line: &str) {
         self.write(|sink| {
             sink.clear_progress();
-            writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(line))?;
+            writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
             sink.skipped += 1;
             sink.printer.left_out()?;
             if sink.skipped >= self.targets {

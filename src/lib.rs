@@ -15,6 +15,7 @@ pub mod connect;
 pub mod consistency;
 pub mod delta;
 pub mod delta_fifo;
+pub mod der;
 pub mod discovery;
 pub mod exit;
 pub mod expand;
@@ -32,9 +33,6 @@ pub mod release;
 pub mod replay;
 pub mod retry;
 pub mod scan;
-// Label and field selectors as apimachinery parses them: the simulator filters lists
-// with them, `kwatch replay -l` the recorded objects; built without `sim` too.
-#[path = "sim/selector.rs"]
 pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
@@ -42,5 +40,6 @@ pub mod source;
 pub mod stats;
 pub mod store;
 pub mod target;
+pub mod text;
 pub mod until;
 pub mod watch;

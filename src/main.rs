@@ -27,11 +27,7 @@ fn main() -> ExitCode {
         Err(err) if kwatch::exit::is_broken_pipe(&err) => Exit::Ok,
         Err(err) => {
             let msg = kwatch::exit::message(&err);
-            let _ = writeln!(
-                std::io::stderr(),
-                "{}",
-                kwatch::output::sanitize::sanitize(&msg)
-            );
+            let _ = writeln!(std::io::stderr(), "{}", kwatch::text::sanitize(&msg));
             kwatch::exit::code(&err)
         }
     };
@@ -116,11 +112,7 @@ fn install_panic_hook() {
              line; RUST_BACKTRACE=1 shows where)",
             what.replace('\n', " ")
         );
-        let _ = writeln!(
-            std::io::stderr(),
-            "{}",
-            kwatch::output::sanitize::sanitize(&line)
-        );
+        let _ = writeln!(std::io::stderr(), "{}", kwatch::text::sanitize(&line));
         std::process::exit(Exit::Error as i32);
     }));
 }

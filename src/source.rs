@@ -216,7 +216,7 @@ fn show_warnings(headers: &http::HeaderMap) {
                 .get_or_insert_with(Default::default)
                 .insert(text.clone())
             {
-                let clean = crate::output::sanitize::sanitize(&text);
+                let clean = crate::text::sanitize(&text);
                 let _ = writeln!(std::io::stderr(), "Warning: {clean}");
             }
         }

@@ -348,7 +348,7 @@ impl Resolver {
             .map(|(d, _, n)| (d, n));
         let msg = format!(
             "the server doesn't have a resource type {:?}",
-            crate::output::sanitize::sanitize(arg)
+            crate::text::sanitize(arg)
         );
         // `kwatch get pods`: kubectl's habit; kwatch takes the resource directly.
         let verb = arg.to_ascii_lowercase();

@@ -239,11 +239,11 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
     let outcome = finish(&shared, &queues, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
-        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+        let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
         let line = shared.lock().timed_out_before_sync(after, shared.targets);
-        let _ = writeln!(io::stderr(), "{}", output::sanitize::sanitize(&line));
+        let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     outcome
 }
@@ -377,7 +377,7 @@ async fn server_release(
             if let Some(c) = context {
                 line.push_str(&format!(" (context {c})"));
             }
-            let _ = writeln!(io::stderr(), "{}", crate::output::sanitize::sanitize(&line));
+            let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
             Ok(fallback)
         }
     }

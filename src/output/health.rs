@@ -14,9 +14,9 @@
 
 use std::collections::HashMap;
 
-use super::sanitize::sanitize;
 use super::{Body, Record};
 use crate::reflector::ReflectorEvent;
+use crate::text::sanitize;
 
 /// Per resource (and context): synced yet, and failing since when.
 #[derive(Debug, Default)]

@@ -13,7 +13,6 @@ mod health;
 mod json;
 pub mod progress;
 pub mod record;
-pub mod sanitize;
 mod script;
 pub(crate) mod table;
 pub mod template;

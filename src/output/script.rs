@@ -15,8 +15,8 @@ use std::io::{self, BufWriter, Write};
 use serde_json::Value;
 
 use super::health::Health;
-use super::sanitize::sanitize;
 use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
+use crate::text::sanitize;
 
 pub struct ScriptPrinter<W: Write> {
     opts: Options,

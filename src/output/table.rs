@@ -28,12 +28,12 @@ use std::time::{Duration, Instant};
 use std::collections::HashMap;
 
 use super::columns::{metadata_columns, resource_columns, Column, Getter, RowObject};
-use super::sanitize::sanitize;
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
 use crate::delta::DeltaType;
 use crate::handlers::HandlerCall;
 use crate::object::ObjectRef;
 use crate::reflector::ReflectorEvent;
+use crate::text::sanitize;
 
 /// On a terminal, at most this many initial-list rows are held back to be aligned together…
 pub const HOLD_ROWS: usize = 1000;

@@ -4,6 +4,9 @@
 //! Label selector grammar: requirements separated by `,`; each is `key`, `!key`,
 //! `key = v`, `key == v`, `key != v`, `key in (v1, v2)`, `key notin (v1)`, `key > n`, `key < n`.
 //! Field selector grammar: terms `field=v`, `field==v`, `field!=v` separated by `,`.
+//!
+//! `-l` is checked with it on the command line, `kwatch replay -l` filters the recorded
+//! objects with it and the simulator its lists and watches; built without `sim` too.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;

@@ -1,5 +1,7 @@
 //! Escapes control characters in server data before it reaches a terminal: object
 //! names, labels and server messages may contain them (an ESC could rewrite the screen).
+//! Every layer that writes a line of its own (the client's errors, the printers, the
+//! application's diagnostics) escapes it here.
 
 use std::borrow::Cow;
 
