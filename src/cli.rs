@@ -13,9 +13,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use clap_complete::engine::ArgValueCompleter;
 
+use crate::cache::queue::FifoKind;
+use crate::cache::reflector::WatchListMode;
 use crate::output::{Format, View};
-use crate::queue::FifoKind;
-use crate::reflector::WatchListMode;
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
 #[derive(Debug, Parser)]
@@ -428,13 +428,13 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// `--client-go`'s values: [`crate::release::Release::parse`], listing the releases for
+/// `--client-go`'s values: [`crate::cache::release::Release::parse`], listing the releases for
 /// completion.
 #[derive(Clone)]
 struct ReleaseParser;
 
 impl clap::builder::TypedValueParser for ReleaseParser {
-    type Value = crate::release::Release;
+    type Value = crate::cache::release::Release;
 
     fn parse_ref(
         &self,
@@ -443,7 +443,7 @@ impl clap::builder::TypedValueParser for ReleaseParser {
         value: &std::ffi::OsStr,
     ) -> Result<Self::Value, clap::Error> {
         let text = value.to_string_lossy();
-        crate::release::Release::parse(&text).map_err(|why| {
+        crate::cache::release::Release::parse(&text).map_err(|why| {
             let name = arg.map_or("--client-go".to_owned(), |a| a.to_string());
             let msg = format!("invalid value '{text}' for '{name}': {why}\n");
             clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
@@ -453,7 +453,7 @@ impl clap::builder::TypedValueParser for ReleaseParser {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        let releases = crate::release::Release::ALL.iter();
+        let releases = crate::cache::release::Release::ALL.iter();
         Some(Box::new(
             releases.map(|r| clap::builder::PossibleValue::new(r.as_str())),
         ))
@@ -795,7 +795,7 @@ pub struct ReflectorArgs {
     /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
     /// 0.32 if it cannot be read)].
     #[arg(long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
-    pub client_go: Option<crate::release::Release>,
+    pub client_go: Option<crate::cache::release::Release>,
 
     /// Compare the store with a LIST at its resourceVersion every PERIOD (5m)
     ///
@@ -818,8 +818,8 @@ pub struct ReflectorArgs {
 
 impl ReflectorArgs {
     /// The flags that choose the informer.
-    pub fn informer_flags(&self) -> crate::release::InformerFlags {
-        crate::release::InformerFlags {
+    pub fn informer_flags(&self) -> crate::cache::release::InformerFlags {
+        crate::cache::release::InformerFlags {
             client_go: self.client_go,
             fifo: self.fifo,
             legacy_sync: self.legacy_sync,

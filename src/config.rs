@@ -12,11 +12,11 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use crate::cache::reflector::ReflectorConfig;
+use crate::cache::release::InformerFlags;
 use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
-use crate::reflector::ReflectorConfig;
-use crate::release::InformerFlags;
 use crate::until::Condition;
 
 /// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
@@ -714,10 +714,12 @@ impl Cluster {
 }
 
 /// The reflector's settings from its flags; `watch_list` is each cluster's (see
-/// [`crate::release::Informer::watch_list`]).
+/// [`crate::cache::release::Informer::watch_list`]).
 fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
     ReflectorConfig {
-        page_size: r.page_size.unwrap_or(crate::reflector::DEFAULT_PAGE_SIZE),
+        page_size: r
+            .page_size
+            .unwrap_or(crate::cache::reflector::DEFAULT_PAGE_SIZE),
         page_size_explicit: r.page_size.is_some(),
         resync: r.resync.filter(|d| !d.is_zero()),
         bookmarks: !r.no_bookmarks,

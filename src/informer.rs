@@ -10,7 +10,7 @@
 //! the reflector's records among them, in queue order, each with the `batch` size; a popped
 //! atomic relist or resync (0.36) prints what `Store::apply_atomic` makes of it.
 //! With `--view handlers`, each delta is followed by the handler call it makes
-//! ([`crate::handlers`]), if any.
+//! ([`crate::cache::handlers`]), if any.
 
 use std::io::{self, Write as _};
 use std::sync::atomic::Ordering;
@@ -19,14 +19,14 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::delta::{Delta, Deltas};
-use crate::handlers::{self, Listener, Registration};
-use crate::object::ObjectRef;
+use crate::cache::delta::{Delta, Deltas};
+use crate::cache::handlers::{self, Listener, Registration};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::{Batched, Popped, Queue};
+use crate::cache::reflector::{ListProgress, ReflectorEvent};
+use crate::cache::store::{Applied, Store};
 use crate::output::{progress, Body, InformerInfo, Printer, Record};
-use crate::queue::{Batched, Popped, Queue};
-use crate::reflector::{ListProgress, ReflectorEvent};
 use crate::stats::Stats;
-use crate::store::{Applied, Store};
 use crate::target::Target;
 use crate::until::Condition;
 
@@ -581,8 +581,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::delta_fifo::DeltaFifo;
-    use crate::object::Object;
+    use crate::cache::delta_fifo::DeltaFifo;
+    use crate::cache::object::Object;
     use crate::output::{Format, Options, View};
     use crate::target::Resource;
 
@@ -730,7 +730,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
-        use crate::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
         let store = Arc::new(Store::new());
         let opts = RealFifoOptions {
             batch_size: Some(DEFAULT_BATCH_SIZE),
@@ -775,7 +775,7 @@ mod tests {
 
     #[tokio::test]
     async fn batch_pops_take_distinct_keys_with_the_notices_among_them() {
-        use crate::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
         let store = Arc::new(Store::new());
         let opts = RealFifoOptions {
             batch_size: Some(DEFAULT_BATCH_SIZE),

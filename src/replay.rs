@@ -5,7 +5,7 @@
 //! on a recording too.
 //!
 //! `--view handlers` shows the handler calls a recording holds (saved `--view handlers
-//! -o json` output), and derives them from the deltas it holds ([`crate::handlers`], for a
+//! -o json` output), and derives them from the deltas it holds ([`crate::cache::handlers`], for a
 //! handler without a resync period, or one of a second or more: either way one whose
 //! listener is always syncing).
 
@@ -14,13 +14,13 @@ use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 
 use anyhow::{Context, Result};
 
+use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
+use crate::cache::object::{Object, ObjectRef};
+use crate::cache::reflector::ReflectorEvent;
 use crate::cli::ReplayArgs;
-use crate::delta::{Delta, DeltaObject, DeltaType, Tombstone};
-use crate::handlers::{self, HandlerCall, Listener, Registration};
-use crate::object::{Object, ObjectRef};
 use crate::output::record::{self, HandlerLine, HandlerName, Line};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
-use crate::reflector::ReflectorEvent;
 use crate::selector::{parse_labels, LabelSelector};
 use crate::stats::Stats;
 use crate::target::Resource;

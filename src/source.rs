@@ -14,11 +14,11 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::listwatch::{
+use crate::cache::listwatch::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchEvent, WatchOptions,
     WatchStream,
 };
-use crate::object::{Object, ObjectRef, TypeMeta};
+use crate::cache::object::{Object, ObjectRef, TypeMeta};
 use crate::scan::{self, Scan};
 
 /// The longest watch line kwatch accepts; a stream that never ends a line is cut here
@@ -156,7 +156,7 @@ async fn get(
 /// The largest document (discovery, a CRD) kwatch reads.
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
 
-/// GETs one document (discovery, a CRD) through the request layer ([`crate::retry`]),
+/// GETs one document (discovery, a CRD) through the request layer ([`crate::cache::retry`]),
 /// each attempt bounded by `timeout`; each retry is announced on stderr.
 pub async fn get_document(
     client: &kube::Client,
@@ -171,7 +171,7 @@ pub async fn get_document(
         };
         within(timeout, fetch).await
     };
-    let on_retry = |r: crate::retry::Retry| {
+    let on_retry = |r: crate::cache::retry::Retry| {
         let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
         tracing::warn!(
             "retrying GET {path} in {}s (attempt {} of {}): {code}{}",
@@ -181,7 +181,7 @@ pub async fn get_document(
             r.reason
         );
     };
-    crate::retry::send(crate::retry::Verb::Get, attempt, &on_retry).await
+    crate::cache::retry::send(crate::cache::retry::Verb::Get, attempt, &on_retry).await
 }
 
 /// `fut`, or [`SourceError::Timeout`] once `timeout` has passed. The connection's own
@@ -911,7 +911,7 @@ fn parse_event_serde(line: &[u8]) -> Result<WatchEvent, SourceError> {
         }
         other => Err(SourceError::Decode(format!(
             "unknown watch event type {:?}",
-            crate::object::truncate(other, 40)
+            crate::cache::object::truncate(other, 40)
         ))),
     }
 }

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
+use crate::cache::queue::FifoStats;
+use crate::cache::reflector::ReflectorEvent;
 use crate::output::{Body, Record};
-use crate::queue::FifoStats;
-use crate::reflector::ReflectorEvent;
 
 #[derive(Debug)]
 pub struct Stats {
@@ -224,7 +224,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::queue::RealFifoCounts;
+    use crate::cache::queue::RealFifoCounts;
     use crate::target::Resource;
 
     fn listed(items: usize, pages: u32, streaming: bool) -> ReflectorEvent {

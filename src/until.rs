@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::delta::{Delta, DeltaType};
-use crate::object::ObjectRef;
+use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::object::ObjectRef;
 use crate::output::columns::go_value;
 use crate::output::template::Template;
 
@@ -259,7 +259,7 @@ mod tests {
     }
 
     use super::*;
-    use crate::object::Object;
+    use crate::cache::object::Object;
 
     fn pod(phase: &str) -> ObjectRef {
         ObjectRef::new(

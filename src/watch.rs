@@ -13,21 +13,21 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::cache::consistency::check::{self, SyncPoints};
+use crate::cache::delta_fifo::DeltaFifo;
+use crate::cache::handlers::Registration;
+use crate::cache::listwatch::SourceError;
+use crate::cache::queue::{FifoStats, Queue};
+use crate::cache::real_fifo::RealFifo;
+use crate::cache::reflector::{Reflector, ReflectorEvent};
+use crate::cache::release::{Informer, QueueChoice, Release};
+use crate::cache::store::Store;
 use crate::cli::WatchArgs;
 use crate::config::{Cluster, Config};
-use crate::consistency::check::{self, SyncPoints};
-use crate::delta_fifo::DeltaFifo;
-use crate::handlers::Registration;
 use crate::informer::{Shared, Sink, Stop};
-use crate::listwatch::SourceError;
 use crate::output::{self, Format, Printer};
-use crate::queue::{FifoStats, Queue};
-use crate::real_fifo::RealFifo;
-use crate::reflector::{Reflector, ReflectorEvent};
-use crate::release::{Informer, QueueChoice, Release};
 use crate::source::KubeSource;
 use crate::stats::Stats;
-use crate::store::Store;
 use crate::target::Target;
 
 /// How a watch ended.

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use super::{Body, Record};
-use crate::reflector::ReflectorEvent;
+use crate::cache::reflector::ReflectorEvent;
 use crate::text::sanitize;
 
 /// Per resource (and context): synced yet, and failing since when.
@@ -166,7 +166,7 @@ impl Health {
 /// A sign of a working watch: a bookmark, a watch that closed cleanly after events, or a
 /// delta from a watch event (not a relist's `Replaced`/`Sync` nor its tombstones).
 fn watch_works(body: &Body<'_>) -> bool {
-    use crate::delta::DeltaType;
+    use crate::cache::delta::DeltaType;
     match body {
         Body::Event(ReflectorEvent::Bookmark { .. }) => true,
         Body::Event(ReflectorEvent::WatchEnded {
@@ -257,8 +257,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::delta::{Delta, DeltaType};
-    use crate::object::{Object, ObjectRef};
+    use crate::cache::delta::{Delta, DeltaType};
+    use crate::cache::object::{Object, ObjectRef};
     use crate::target::Resource;
 
     #[test]
@@ -415,8 +415,8 @@ mod tests {
     fn the_request_layers_retries_count_as_failing_too() {
         let r = Resource::pods();
         let mut h = Health::default();
-        let retry = ReflectorEvent::Retry(crate::retry::Retry {
-            verb: crate::retry::Verb::Watch,
+        let retry = ReflectorEvent::Retry(crate::cache::retry::Retry {
+            verb: crate::cache::retry::Verb::Watch,
             code: Some(429),
             reason: "TooManyRequests".into(),
             delay: Duration::from_secs(2),

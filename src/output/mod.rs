@@ -24,10 +24,10 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::delta::{Delta, DeltaType};
-use crate::handlers::HandlerCall;
-use crate::object::ObjectRef;
-use crate::reflector::ReflectorEvent;
+use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::handlers::HandlerCall;
+use crate::cache::object::ObjectRef;
+use crate::cache::reflector::ReflectorEvent;
 // The printers (columns.rs too, as `super::Resource`) name resources by target's type.
 use crate::target::Resource;
 
@@ -139,7 +139,7 @@ impl Format {
 }
 
 /// What a watch prints (`--view`): the deltas the informer's queue hands out, or the
-/// handler calls client-go's shared informer makes of them ([`crate::handlers`]).
+/// handler calls client-go's shared informer makes of them ([`crate::cache::handlers`]).
 /// Reflector events and Synced are printed in both.
 // Variants without doc comments: clap would print them as help for each possible value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

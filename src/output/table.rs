@@ -29,10 +29,10 @@ use std::collections::HashMap;
 
 use super::columns::{metadata_columns, resource_columns, Column, Getter, RowObject};
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
-use crate::delta::DeltaType;
-use crate::handlers::HandlerCall;
-use crate::object::ObjectRef;
-use crate::reflector::ReflectorEvent;
+use crate::cache::delta::DeltaType;
+use crate::cache::handlers::HandlerCall;
+use crate::cache::object::ObjectRef;
+use crate::cache::reflector::ReflectorEvent;
 use crate::text::sanitize;
 
 /// On a terminal, at most this many initial-list rows are held back to be aligned together…
@@ -583,7 +583,7 @@ const KEYS_SHOWN: usize = 5;
 
 /// A `--check-consistency` report in words (the table's `~` line, and the line the script
 /// formats show for an inconsistency).
-pub(super) fn consistency_text(name: &str, r: &crate::consistency::Report) -> String {
+pub(super) fn consistency_text(name: &str, r: &crate::cache::consistency::Report) -> String {
     let rv = &r.resource_version;
     let head = format!("consistency of {name} at rv={rv}");
     let why = r.error.as_deref().unwrap_or_default();

@@ -1,12 +1,12 @@
 //! The queue between a reflector and its informer loop: client-go's `Queue` interface
 //! (`tools/cache/fifo.go`), which both of client-go's queues implement —
-//! [`DeltaFifo`](crate::delta_fifo::DeltaFifo) (deltas of a key coalesce until popped) and
-//! [`RealFifo`](crate::real_fifo::RealFifo) (every notification, in order) — and what
+//! [`DeltaFifo`](crate::cache::delta_fifo::DeltaFifo) (deltas of a key coalesce until popped) and
+//! [`RealFifo`](crate::cache::real_fifo::RealFifo) (every notification, in order) — and what
 //! they share: the entries they hand out and the wait for the next one.
 //!
 //! A RealFIFO may pop in batches (client-go ≥ 0.35's `PopBatch`) and queue a whole relist
 //! or resync as one atomic entry (client-go ≥ 0.36's AtomicFIFO); which release does what
-//! is [`crate::release`]'s.
+//! is [`crate::cache::release`]'s.
 //!
 //! Besides deltas, both carry out-of-band notices `N` (the reflector's own events) in the
 //! same order, so that a relist's announcement is popped before that relist's deltas.
@@ -17,16 +17,16 @@ use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
-use crate::delta::{AtomicDelta, Delta, Deltas};
-use crate::object::ObjectRef;
+use crate::cache::delta::{AtomicDelta, Delta, Deltas};
+use crate::cache::object::ObjectRef;
 
 /// Which of client-go's two queues an informer uses (`--fifo`).
 // Variants without doc comments: clap would print them as help for each possible value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FifoKind {
-    // [`DeltaFifo`](crate::delta_fifo::DeltaFifo): a key's deltas coalesce until popped.
+    // [`DeltaFifo`](crate::cache::delta_fifo::DeltaFifo): a key's deltas coalesce until popped.
     Delta,
-    // [`RealFifo`](crate::real_fifo::RealFifo): every notification, in order.
+    // [`RealFifo`](crate::cache::real_fifo::RealFifo): every notification, in order.
     Real,
 }
 

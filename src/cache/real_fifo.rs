@@ -1,7 +1,7 @@
 //! client-go's RealFIFO (`tools/cache/the_real_fifo.go`): every notification is delivered,
 //! in order; nothing is coalesced per key. Replace still yields tombstones (first) and
 //! `Replaced` deltas; Delete is never ignored. Notices travel in the same ordered queue
-//! ([`crate::queue`]).
+//! ([`crate::cache::queue`]).
 //!
 //! One queue with client-go's options ([`RealFifoOptions`], as `RealFIFOOptions` and the
 //! controller's choice of `Pop` or `PopBatch`): one delta per pop (client-go 0.33, 0.34);
@@ -15,10 +15,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
 
-use crate::delta::{AtomicDelta, Delta, DeltaType};
-use crate::object::ObjectRef;
-use crate::queue::{Batched, FifoStats, PopState, Popped, Queue, RealFifoCounts};
-use crate::store::Store;
+use crate::cache::delta::{AtomicDelta, Delta, DeltaType};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::{Batched, FifoStats, PopState, Popped, Queue, RealFifoCounts};
+use crate::cache::store::Store;
 
 /// client-go's `defaultBatchSize`: the most deltas one batch pop takes.
 pub const DEFAULT_BATCH_SIZE: usize = 1000;
@@ -351,7 +351,7 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
     }
 
     async fn pop_with<R: Send>(&self, process: impl FnOnce(Popped<N>) -> R + Send) -> Option<R> {
-        crate::queue::pop_with(&self.inner, &self.notify, process).await
+        crate::cache::queue::pop_with(&self.inner, &self.notify, process).await
     }
 
     fn has_synced(&self) -> bool {
@@ -379,7 +379,7 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::object::Object;
+    use crate::cache::object::Object;
 
     fn obj(name: &str, rv: &str) -> ObjectRef {
         ObjectRef::new(

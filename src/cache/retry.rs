@@ -2,6 +2,10 @@
 //! `rest/with_retry.go`), which repeats a request by itself before its caller — the
 //! reflector, discovery — sees the answer.
 //!
+//! It lives beside the [`ListerWatcher`] contract it wraps: the reflector talks to its
+//! source through [`Retrying`] (and so can announce each retry), and the client's single
+//! GETs ([`crate::source::get_document`]) go through [`send`].
+//!
 //! The rule (client-go v0.32 `withRetry.IsNextRetry` and `checkWait`):
 //! - an answer with status 429 or any status ≥ 500 that carries a `Retry-After` header of
 //!   N whole seconds: wait N s and send the same request again;
@@ -20,7 +24,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::listwatch::{
+use crate::cache::listwatch::{
     ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
 };
 
@@ -149,7 +153,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::listwatch::ApiStatus;
+    use crate::cache::listwatch::ApiStatus;
 
     fn status(code: u16, retry_after: Option<u64>) -> SourceError {
         SourceError::Api(ApiStatus {

@@ -21,12 +21,12 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 
-use crate::delta::{AtomicDelta, Delta, DeltaObject};
-use crate::delta_fifo::DeltaFifo;
-use crate::object::{Object, ObjectRef};
-use crate::queue::{Batched, Popped, Queue};
-use crate::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
-use crate::store::Store;
+use crate::cache::delta::{AtomicDelta, Delta, DeltaObject};
+use crate::cache::delta_fifo::DeltaFifo;
+use crate::cache::object::{Object, ObjectRef};
+use crate::cache::queue::{Batched, Popped, Queue};
+use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+use crate::cache::store::Store;
 
 /// An object's name and resourceVersion (client-go's tests' `mkFifoObj(name, val)`).
 type Obj = (&'static str, u64);

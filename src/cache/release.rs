@@ -20,9 +20,9 @@
 
 use std::fmt;
 
-use crate::queue::FifoKind;
-use crate::real_fifo::{RealFifoOptions, DEFAULT_BATCH_SIZE};
-use crate::reflector::WatchListMode;
+use crate::cache::queue::FifoKind;
+use crate::cache::real_fifo::{RealFifoOptions, DEFAULT_BATCH_SIZE};
+use crate::cache::reflector::WatchListMode;
 
 /// A client-go release whose informer kwatch reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

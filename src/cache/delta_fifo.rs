@@ -25,10 +25,10 @@ use std::collections::HashSet;
 use foldhash::{HashMap, HashMapExt};
 use tokio::sync::Notify;
 
-use crate::delta::{Delta, DeltaType, Deltas};
-use crate::object::ObjectRef;
-use crate::queue::{FifoStats, PopState, Popped, Queue};
-use crate::store::Store;
+use crate::cache::delta::{Delta, DeltaType, Deltas};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::{FifoStats, PopState, Popped, Queue};
+use crate::cache::store::Store;
 
 /// An entry of the FIFO's queue.
 #[derive(Debug)]
@@ -388,7 +388,7 @@ impl<N: Send + 'static> Queue<N> for DeltaFifo<N> {
     }
 
     async fn pop_with<R: Send>(&self, process: impl FnOnce(Popped<N>) -> R + Send) -> Option<R> {
-        crate::queue::pop_with(&self.inner, &self.notify, process).await
+        crate::cache::queue::pop_with(&self.inner, &self.notify, process).await
     }
 
     /// client-go's HasSynced: populated, and every key of the first Replace popped.
@@ -421,8 +421,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::delta::DeltaObject;
-    use crate::object::Object;
+    use crate::cache::delta::DeltaObject;
+    use crate::cache::object::Object;
 
     /// A cluster-scoped object `name` at resourceVersion `rv`.
     fn o(name: &str, rv: u64) -> ObjectRef {

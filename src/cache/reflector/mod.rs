@@ -13,7 +13,7 @@
 //! - a clean close re-watches without relisting; a watch that lasted < 1 s with no event
 //!   is an error; 429 and connection refused on opening back off and re-watch; any other
 //!   error (410, ERROR event, undecodable line) ends ListAndWatch: back off, then relist;
-//! - every list page and watch goes through the request layer ([`crate::retry`]), which
+//! - every list page and watch goes through the request layer ([`crate::cache::retry`]), which
 //!   retries answers with `Retry-After` by itself: the reflector sees only what it gave up
 //!   on, and announces each retry as [`ReflectorEvent::Retry`];
 //! - the periodic resync runs only while watching: from the end of a list until the watch
@@ -39,10 +39,10 @@ use futures::StreamExt;
 use rand::Rng;
 use tokio::time::Instant;
 
-use crate::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
-use crate::object::ObjectRef;
-use crate::queue::Queue;
-use crate::retry::{Retry, Retrying};
+use crate::cache::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::Queue;
+use crate::cache::retry::{Retry, Retrying};
 use backoff::Backoff;
 
 /// client-go's `minWatchTimeout`: each watch asks for a timeout in [5 min, 10 min).
@@ -131,11 +131,11 @@ pub enum ReflectorEvent {
         error: String,
     },
     /// The request layer is about to send a list page or watch again (see
-    /// [`crate::retry`]); the reflector has not seen the answer.
+    /// [`crate::cache::retry`]); the reflector has not seen the answer.
     Retry(Retry),
-    /// What a `--check-consistency` check found ([`crate::consistency`]): the checker's
+    /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
-    Consistency(crate::consistency::Report),
+    Consistency(crate::cache::consistency::Report),
 }
 
 /// Whether to get the initial state from a streaming list (KEP-3157).

@@ -18,7 +18,7 @@ pub mod check;
 
 use std::collections::BTreeMap;
 
-use crate::listwatch::SourceError;
+use crate::cache::listwatch::SourceError;
 
 /// What one check found: the `Consistency` record.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -129,7 +129,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listwatch::ApiStatus;
+    use crate::cache::listwatch::ApiStatus;
 
     fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
         v.iter()

@@ -4,8 +4,8 @@ use std::sync::Mutex;
 
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
-use crate::listwatch::{ApiStatus, ListOptions, ListPage};
-use crate::object::Object;
+use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage};
+use crate::cache::object::Object;
 
 #[derive(Default)]
 struct Recorder {

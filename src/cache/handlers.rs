@@ -19,8 +19,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::delta::{Delta, DeltaObject, DeltaType};
-use crate::object::ObjectRef;
+use crate::cache::delta::{Delta, DeltaObject, DeltaType};
+use crate::cache::object::ObjectRef;
 
 /// One call of the handler.
 #[derive(Debug, Clone)]
@@ -199,7 +199,7 @@ pub fn call(
         // L553–564: an object the store holds is updated, any other added.
         // v0.36 L621–655: a `ReplacedAll`'s listed object and a `SyncAll`'s, as
         // `processReplacedAllInfo` and the SyncAll arm call them
-        // ([`Store::apply_atomic`](crate::store::Store::apply_atomic) gives each its
+        // ([`Store::apply_atomic`](crate::cache::store::Store::apply_atomic) gives each its
         // stored version: a SyncAll's is itself, so `OnUpdate(obj, obj)`).
         DeltaType::Sync
         | DeltaType::Replaced
@@ -252,7 +252,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::object::Object;
+    use crate::cache::object::Object;
 
     fn cm(name: &str, rv: &str) -> ObjectRef {
         Arc::new(

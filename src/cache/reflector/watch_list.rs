@@ -5,8 +5,8 @@ use std::sync::atomic::Ordering;
 
 use futures::StreamExt;
 
-use crate::listwatch::{SourceError, WatchEvent, WatchStream};
-use crate::object::ObjectRef;
+use crate::cache::listwatch::{SourceError, WatchEvent, WatchStream};
+use crate::cache::object::ObjectRef;
 
 use super::ListProgress;
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::object::ObjectRef;
+use crate::cache::object::ObjectRef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeltaType {
@@ -109,7 +109,7 @@ pub type Deltas = Vec<Delta>;
 /// An atomic RealFIFO's entry for a whole Replace or Resync (client-go ≥ 0.36 with the
 /// AtomicFIFO gate: one `ReplacedAll` or `SyncAll` delta instead of one delta per object).
 /// The informer turns it into per-object records against its store when it pops it
-/// ([`crate::store::Store::apply_atomic`]).
+/// ([`crate::cache::store::Store::apply_atomic`]).
 #[derive(Debug, Clone)]
 pub enum AtomicDelta {
     /// A (re)list: the objects, in list order, and the list's resourceVersion.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::Stream;
 
-use crate::object::ObjectRef;
+use crate::cache::object::ObjectRef;
 
 /// Options of one LIST request (one page).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct ApiStatus {
     pub reason: String,
     pub message: String,
     /// The `Retry-After` header, in whole seconds: what client-go's retry rule reads
-    /// ([`crate::retry`]); `details.retryAfterSeconds` alone asks for nothing.
+    /// ([`crate::cache::retry`]); `details.retryAfterSeconds` alone asks for nothing.
     pub retry_after: Option<Duration>,
     /// A cause of type `ResourceVersionTooLarge` was given.
     pub too_large_rv: bool,

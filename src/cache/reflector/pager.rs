@@ -3,8 +3,8 @@
 //! one full list at the requested resourceVersion (and `resourceVersionMatch`). The
 //! reflector's lists and `--check-consistency`'s Exact lists both page through here.
 
-use crate::listwatch::{ListOptions, ListerWatcher, SourceError};
-use crate::object::ObjectRef;
+use crate::cache::listwatch::{ListOptions, ListerWatcher, SourceError};
+use crate::cache::object::ObjectRef;
 
 use super::ListProgress;
 

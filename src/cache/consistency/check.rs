@@ -29,13 +29,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::{compare, Report};
-use crate::listwatch::{ListOptions, ListerWatcher};
-use crate::object::ObjectRef;
-use crate::queue::Queue;
-use crate::reflector::pager;
-use crate::reflector::{ListProgress, ReflectorEvent, ReflectorStore};
-use crate::retry::Retrying;
-use crate::store::Store;
+use crate::cache::listwatch::{ListOptions, ListerWatcher};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::Queue;
+use crate::cache::reflector::pager;
+use crate::cache::reflector::{ListProgress, ReflectorEvent, ReflectorStore};
+use crate::cache::retry::Retrying;
+use crate::cache::store::Store;
 
 /// How often a due check looks again for a sync point while the queue is busy.
 const POLL: Duration = Duration::from_millis(50);
@@ -186,7 +186,7 @@ pub async fn run<L: ListerWatcher, Q: Queue<ReflectorEvent>>(
     // Retries are the request layer's own; only the outcome is the check's.
     let lw = Retrying::new(
         lw,
-        Arc::new(|r: crate::retry::Retry| {
+        Arc::new(|r: crate::cache::retry::Retry| {
             tracing::info!(
                 "consistency check: retrying list in {:?} (attempt {})",
                 r.delay,
@@ -237,11 +237,11 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::delta_fifo::DeltaFifo;
-    use crate::listwatch::{ApiStatus, ListPage, SourceError, WatchOptions, WatchStream};
-    use crate::object::Object;
-    use crate::queue::Popped;
-    use crate::real_fifo::RealFifo;
+    use crate::cache::delta_fifo::DeltaFifo;
+    use crate::cache::listwatch::{ApiStatus, ListPage, SourceError, WatchOptions, WatchStream};
+    use crate::cache::object::Object;
+    use crate::cache::queue::Popped;
+    use crate::cache::real_fifo::RealFifo;
 
     fn obj(name: &str, rv: &str) -> ObjectRef {
         Arc::new(

@@ -2,7 +2,7 @@
 //! `MetaNamespaceKeyFunc`), reduced to what kwatch needs: no index, since nothing in
 //! kwatch looks objects up by namespace.
 //!
-//! One `Arc<Store>` is shared by the [`DeltaFifo`](crate::delta_fifo::DeltaFifo), which reads
+//! One `Arc<Store>` is shared by the [`DeltaFifo`](crate::cache::delta_fifo::DeltaFifo), which reads
 //! it as its knownObjects (Replace tombstones, Resync, Delete filtering), and by the
 //! consumer, which keeps it in step with what it pops via [`Store::apply`].
 //!
@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::delta::{AtomicDelta, Delta, DeltaObject, DeltaType};
-use crate::object::ObjectRef;
+use crate::cache::delta::{AtomicDelta, Delta, DeltaObject, DeltaType};
+use crate::cache::object::ObjectRef;
 
 /// One object's part in a popped atomic delta, in the order client-go's handlers get
 /// them: `delta` (a tombstone `Deleted`, or a `ReplacedAll` or `SyncAll` of an object) and
@@ -199,8 +199,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::delta::Tombstone;
-    use crate::object::Object;
+    use crate::cache::delta::Tombstone;
+    use crate::cache::object::Object;
 
     fn obj(ns: Option<&str>, name: &str, rv: &str) -> ObjectRef {
         let ns = match ns {
