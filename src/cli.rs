@@ -92,7 +92,7 @@ impl ReplayArgs {
     pub fn check(&self) -> Result<(), String> {
         self.output.check()?;
         if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
-            crate::target::validate_namespace(ns)?;
+            crate::client::target::validate_namespace(ns)?;
         }
         if let Some(s) = &self.selector {
             crate::selector::parse_labels(s).map_err(|e| format!("-l {s:?}: {e}"))?;
@@ -585,7 +585,7 @@ impl WatchArgs {
             ));
         }
         if let Some(n) = &self.name {
-            crate::target::validate_name(n)?;
+            crate::client::target::validate_name(n)?;
             // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
             // specified").
             if self.selector.is_some() || self.field_selector.is_some() {
@@ -599,7 +599,7 @@ impl WatchArgs {
         // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
         let namespace = self.namespace.as_deref().filter(|n| !n.is_empty());
         if let Some(ns) = namespace {
-            crate::target::validate_namespace(ns)?;
+            crate::client::target::validate_namespace(ns)?;
         }
         // client-go's `transport.TLSConfigFor`.
         let c = &self.cluster;

@@ -47,8 +47,8 @@ pub fn users(current: &OsStr) -> Vec<CompletionCandidate> {
 pub fn namespaces(current: &OsStr) -> Vec<CompletionCandidate> {
     from_cluster(current, |cfg| async move {
         let cluster = cfg.clusters.first()?;
-        let client = crate::connect::client(&cluster.kube).ok()?;
-        let body = crate::source::get_document(
+        let client = crate::client::connect::client(&cluster.kube).ok()?;
+        let body = crate::client::source::get_document(
             &client,
             "/api/v1/namespaces",
             "application/json",
@@ -72,11 +72,12 @@ pub fn namespaces(current: &OsStr) -> Vec<CompletionCandidate> {
 pub fn resources(current: &OsStr) -> Vec<CompletionCandidate> {
     from_cluster(current, |cfg| async move {
         let cluster = cfg.clusters.first()?;
-        let server = crate::discovery::Server {
-            client: crate::connect::client(&cluster.kube).ok()?,
+        let server = crate::client::discovery::Server {
+            client: crate::client::connect::client(&cluster.kube).ok()?,
             request_timeout: Some(PATIENCE),
         };
-        let mut docs = crate::discovery::Discovery::new(server, cluster.discovery_cache.clone());
+        let mut docs =
+            crate::client::discovery::Discovery::new(server, cluster.discovery_cache.clone());
         let watchable = |r: &k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource| {
             !r.name.contains('/')
                 && ["list", "watch"]

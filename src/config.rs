@@ -580,7 +580,7 @@ impl Config {
                 .cluster
                 .cache_dir
                 .clone()
-                .or_else(crate::discovery::default_cache_dir),
+                .or_else(crate::client::discovery::default_cache_dir),
         };
         let kc = match kubeconfig {
             Some(kc) => kc,
@@ -613,7 +613,7 @@ impl Config {
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
         }
-        let name = args.name.as_deref().map(crate::target::field_value);
+        let name = args.name.as_deref().map(crate::client::target::field_value);
         let field_selector = match (&args.field_selector, &name) {
             (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
             (None, Some(n)) => Some(format!("metadata.name={n}")),
@@ -625,8 +625,9 @@ impl Config {
         let namespaces: std::collections::BTreeSet<_> =
             clusters.iter().map(|c| c.namespace.as_deref()).collect();
         printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
-        printer.multi =
-            resources.contains(',') || args.every_resource || crate::expand::names_all(&resources);
+        printer.multi = resources.contains(',')
+            || args.every_resource
+            || crate::client::expand::names_all(&resources);
         printer.contexts = clusters.len() > 1;
         printer.metadata_only = args.reflector.metadata_only;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
@@ -699,11 +700,11 @@ impl Cluster {
         };
         let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
         if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
-            crate::target::validate_namespace(ns)
+            crate::client::target::validate_namespace(ns)
                 .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
         }
-        let discovery_cache =
-            cache_dir.map(|d| crate::discovery::cache_dir(d, &kube.cluster_url.to_string()));
+        let discovery_cache = cache_dir
+            .map(|d| crate::client::discovery::cache_dir(d, &kube.cluster_url.to_string()));
         Ok(Cluster {
             context,
             kube,

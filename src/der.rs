@@ -1,5 +1,5 @@
 //! Reading DER (the X.509 certificate encoding) one element at a time: what the client's
-//! certificate checks ([`crate::connect`]) and the simulator's client-certificate
+//! certificate checks ([`crate::client::connect`]) and the simulator's client-certificate
 //! authentication read certificates with. Definite lengths only, as DER requires.
 
 /// One DER element: (tag, contents, rest). Definite lengths only, as DER requires.

@@ -25,9 +25,9 @@ use crate::cache::object::ObjectRef;
 use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
+use crate::client::target::Target;
 use crate::output::{progress, Body, InformerInfo, Printer, Record};
 use crate::stats::Stats;
-use crate::target::Target;
 use crate::until::Condition;
 
 /// Why the informers stop.
@@ -583,8 +583,8 @@ mod tests {
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
     use crate::cache::object::Object;
+    use crate::client::target::Resource;
     use crate::output::{Format, Options, View};
-    use crate::target::Resource;
 
     /// A writer into a buffer the test can read.
     #[derive(Clone, Default)]

@@ -10,13 +10,11 @@
 //! `--no-default-features` has no server, and none of the crates only the server uses.
 pub mod cache;
 pub mod cli;
+pub mod client;
 pub mod complete;
 pub mod config;
-pub mod connect;
 pub mod der;
-pub mod discovery;
 pub mod exit;
-pub mod expand;
 pub mod informer;
 pub mod output;
 pub mod replay;
@@ -24,9 +22,7 @@ pub mod scan;
 pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod source;
 pub mod stats;
-pub mod target;
 pub mod text;
 pub mod until;
 pub mod watch;

@@ -19,11 +19,11 @@ use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
 use crate::cli::ReplayArgs;
+use crate::client::target::Resource;
 use crate::output::record::{self, HandlerLine, HandlerName, Line};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::selector::{parse_labels, LabelSelector};
 use crate::stats::Stats;
-use crate::target::Resource;
 use crate::until::Condition;
 use crate::watch::Outcome;
 

@@ -225,7 +225,7 @@ mod tests {
 
     use super::*;
     use crate::cache::queue::RealFifoCounts;
-    use crate::target::Resource;
+    use crate::client::target::Resource;
 
     fn listed(items: usize, pages: u32, streaming: bool) -> ReflectorEvent {
         ReflectorEvent::Listed {

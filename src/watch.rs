@@ -23,12 +23,12 @@ use crate::cache::reflector::{Reflector, ReflectorEvent};
 use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::cli::WatchArgs;
+use crate::client::source::KubeSource;
+use crate::client::target::Target;
 use crate::config::{Cluster, Config};
 use crate::informer::{Shared, Sink, Stop};
 use crate::output::{self, Format, Printer};
-use crate::source::KubeSource;
 use crate::stats::Stats;
-use crate::target::Target;
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -291,17 +291,17 @@ async fn resolve<'a>(
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
-        let client = crate::connect::client(&c.kube)?;
-        let server = crate::discovery::Server {
+        let client = crate::client::connect::client(&c.kube)?;
+        let server = crate::client::discovery::Server {
             client: client.clone(),
             request_timeout: cfg.request_timeout,
         };
-        let docs = crate::discovery::Discovery::new(server, c.discovery_cache.clone());
-        let every = cfg.every_resource.then_some(crate::expand::Every {
+        let docs = crate::client::discovery::Discovery::new(server, c.discovery_cache.clone());
+        let every = cfg.every_resource.then_some(crate::client::expand::Every {
             namespaced_only: c.namespace.is_some(),
         });
         let targets = tokio::select! {
-            t = crate::expand::resolve(docs, &cfg.resources, every) => t,
+            t = crate::client::expand::resolve(docs, &cfg.resources, every) => t,
             signalled = signals.recv() => return Ok(Err(signalled)),
         };
         let context = c.context.as_deref().filter(|_| tag);
@@ -341,9 +341,13 @@ async fn server_release(
     url: &str,
     context: Option<&str>,
 ) -> Result<Release> {
-    let body =
-        crate::source::get_document(client, "/version", "application/json, */*", request_timeout)
-            .await;
+    let body = crate::client::source::get_document(
+        client,
+        "/version",
+        "application/json, */*",
+        request_timeout,
+    )
+    .await;
     let info = match body {
         Ok(b) => serde_json::from_slice::<k8s_openapi::apimachinery::pkg::version::Info>(&b)
             .map_err(|e| format!("not a version document: {e}")),
@@ -443,7 +447,7 @@ fn start_all(
 ) -> (Vec<(String, QueueStats)>, Vec<Arc<Store>>) {
     let tag = cfg.clusters.len() > 1;
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
-    let skip_refused = cfg.every_resource || crate::expand::names_all(&cfg.resources);
+    let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();
     let mut stores = Vec::new();
     let mut index = 0;
@@ -540,7 +544,7 @@ async fn crd_columns(
     // Columns are a nicety: never hold the watch up for long waiting for them.
     let answer = tokio::time::timeout(
         std::time::Duration::from_secs(10),
-        crate::source::get_document(client, &path, "application/json", None),
+        crate::client::source::get_document(client, &path, "application/json", None),
     )
     .await;
     let crd: serde_json::Value = match answer {

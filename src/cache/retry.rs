@@ -4,7 +4,7 @@
 //!
 //! It lives beside the [`ListerWatcher`] contract it wraps: the reflector talks to its
 //! source through [`Retrying`] (and so can announce each retry), and the client's single
-//! GETs ([`crate::source::get_document`]) go through [`send`].
+//! GETs ([`crate::client::source::get_document`]) go through [`send`].
 //!
 //! The rule (client-go v0.32 `withRetry.IsNextRetry` and `checkWait`):
 //! - an answer with status 429 or any status ≥ 500 that carries a `Retry-After` header of

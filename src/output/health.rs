@@ -259,7 +259,7 @@ mod tests {
     use super::*;
     use crate::cache::delta::{Delta, DeltaType};
     use crate::cache::object::{Object, ObjectRef};
-    use crate::target::Resource;
+    use crate::client::target::Resource;
 
     #[test]
     fn one_line_when_failing_starts_and_one_when_it_ends_none_per_retry() {

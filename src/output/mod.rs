@@ -29,7 +29,7 @@ use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 // The printers (columns.rs too, as `super::Resource`) name resources by target's type.
-use crate::target::Resource;
+use crate::client::target::Resource;
 
 /// An output format (`-o`), with kubectl's names.
 #[derive(Debug, Clone, PartialEq, Default)]

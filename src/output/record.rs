@@ -868,7 +868,7 @@ mod tests {
     use super::*;
     use crate::cache::delta::{DeltaObject, Tombstone};
     use crate::cache::object::{Object, ObjectRef};
-    use crate::target::Resource;
+    use crate::client::target::Resource;
 
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();

@@ -67,7 +67,7 @@ impl<W: Write> ScriptPrinter<W> {
 }
 
 /// `kind.group/name`, lowercase kind, as `kubectl get -o name` prints it.
-pub fn name_of(r: &crate::target::Resource, name: &str) -> String {
+pub fn name_of(r: &crate::client::target::Resource, name: &str) -> String {
     let kind = r.kind.to_lowercase();
     match columns::group(r) {
         "" => format!("{kind}/{name}"),

@@ -1,6 +1,6 @@
 //! Target resolution: what the user typed (`po`, `Pod`, `deployments.apps`,
 //! `widgets.v1.example.com`) → an API resource, through the server's discovery
-//! documents ([`crate::discovery`]). Only what the argument needs is looked at: the core
+//! documents ([`crate::client::discovery`]). Only what the argument needs is looked at: the core
 //! group first when no group is named, the other groups only if the core group does not
 //! have it. A name the (cached) documents do not know makes kwatch ask the server again
 //! before it says the resource does not exist.
@@ -8,7 +8,7 @@
 use anyhow::{anyhow, bail, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource};
 
-use crate::discovery::Discovery;
+use crate::client::discovery::Discovery;
 
 /// The resource a record is about, as resolved by discovery: what the printers and
 /// `kwatch replay` know of it. Lives here, below output, so that output imports target
@@ -260,7 +260,7 @@ impl Resolver {
         })
     }
 
-    /// The discovery documents resolution reads (and [`crate::expand`] walks).
+    /// The discovery documents resolution reads (and [`crate::client::expand`] walks).
     pub(crate) fn discovery(&mut self) -> &mut Discovery {
         &mut self.docs
     }
@@ -271,7 +271,7 @@ impl Resolver {
         match self.docs.resources(gv).await {
             Ok(list) => Some(&list.resources),
             Err(e) => {
-                crate::discovery::notice(&format!("discovery of {gv} failed: {e:#}"));
+                crate::client::discovery::notice(&format!("discovery of {gv} failed: {e:#}"));
                 self.failed.push((gv.to_owned(), format!("{e:#}")));
                 None
             }

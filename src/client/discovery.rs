@@ -153,7 +153,7 @@ impl Server {
     /// GETs `path` through the request layer; a failure keeps its [`SourceError`] as the
     /// cause (the error's first line says which document).
     async fn get(&self, path: &str, accept: &str) -> Result<Vec<u8>> {
-        crate::source::get_document(&self.client, path, accept, self.request_timeout)
+        crate::client::source::get_document(&self.client, path, accept, self.request_timeout)
             .await
             .with_context(|| format!("API discovery failed: GET {path}"))
     }
@@ -505,7 +505,7 @@ mod tests {
     #[test]
     fn aggregated_documents_split_as_client_go_does() {
         let list: APIGroupDiscoveryList =
-            serde_json::from_str(include_str!("sim/ref/aggregated-apis.json")).unwrap();
+            serde_json::from_str(include_str!("../sim/ref/aggregated-apis.json")).unwrap();
         let (groups, lists) = split_aggregated(list);
         let apps = groups.iter().find(|g| g.name == "apps").unwrap();
         assert_eq!(

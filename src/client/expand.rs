@@ -4,7 +4,7 @@
 //! - `all`, alone or as a part of the list (`kwatch all,cm`, as `kubectl get all,cm`), is
 //!   discovery's category `all`: every resource whose entry lists that category (legacy
 //!   `APIResource.categories` or aggregated discovery's `categories`, which
-//!   [`crate::discovery`] both keep), in discovery order — the core group, then the groups
+//!   [`crate::client::discovery`] both keep), in discovery order — the core group, then the groups
 //!   in the server's order, each group's versions in the server's order (client-go
 //!   `restmapper.discoveryCategoryExpander`) —, once per group/resource (cli-runtime's
 //!   `SplitResourceArgument`), at the first version in the group's order of preference
@@ -22,8 +22,8 @@
 use anyhow::{bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 
-use crate::discovery::Discovery;
-use crate::target::{target_of, Resolver, Target};
+use crate::client::discovery::Discovery;
+use crate::client::target::{target_of, Resolver, Target};
 use crate::text::sanitize;
 
 /// The category `kubectl get all` expands.
@@ -224,8 +224,8 @@ mod tests {
             serde_json::from_str(include_str!("testdata/aggregated-api-1.32.json")).unwrap();
         let apis: APIGroupDiscoveryList =
             serde_json::from_str(include_str!("testdata/aggregated-apis-1.32.json")).unwrap();
-        let (_, core_lists) = crate::discovery::split_aggregated(core);
-        let (groups, lists) = crate::discovery::split_aggregated(apis);
+        let (_, core_lists) = crate::client::discovery::split_aggregated(core);
+        let (groups, lists) = crate::client::discovery::split_aggregated(apis);
         let mut out = vec![Group {
             name: String::new(),
             preferred: "v1".into(),

@@ -320,7 +320,7 @@ impl ListerWatcher for KubeSource {
 /// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other.
 fn transport_error(e: kube::Error) -> SourceError {
     use std::io::ErrorKind;
-    if let Some(refused) = crate::connect::tls_failure(&e) {
+    if let Some(refused) = crate::client::connect::tls_failure(&e) {
         return SourceError::Tls(refused);
     }
     let mut text = e.to_string();
