@@ -8,21 +8,13 @@
 //!
 //! `sim` is compiled only with the cargo feature `sim` (on by default): a kwatch built with
 //! `--no-default-features` has no server, and none of the crates only the server uses.
+pub mod app;
 pub mod cache;
-pub mod cli;
 pub mod client;
-pub mod complete;
-pub mod config;
 pub mod der;
-pub mod exit;
-pub mod informer;
 pub mod output;
-pub mod replay;
 pub mod scan;
 pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod stats;
 pub mod text;
-pub mod until;
-pub mod watch;

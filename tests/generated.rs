@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
-use kwatch::cli::{completion, man_page, Cli};
+use kwatch::app::cli::{completion, man_page, Cli};
 
 fn check(path: &str, want: &[u8]) {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path);

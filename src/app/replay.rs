@@ -14,18 +14,18 @@ use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 
 use anyhow::{Context, Result};
 
+use crate::app::cli::ReplayArgs;
+use crate::app::stats::Stats;
+use crate::app::until::Condition;
+use crate::app::watch::Outcome;
 use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
-use crate::cli::ReplayArgs;
 use crate::client::target::Resource;
 use crate::output::record::{self, HandlerLine, HandlerName, Line};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::selector::{parse_labels, LabelSelector};
-use crate::stats::Stats;
-use crate::until::Condition;
-use crate::watch::Outcome;
 
 /// One parsed record, owning what the printers borrow.
 enum Item {
@@ -288,7 +288,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     }
     let filter = Filter::new(&args)?;
     parsed.retain(|p| filter.keeps(p));
-    let mut opts = crate::config::printer_options(&args.output);
+    let mut opts = crate::app::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
         .filter_map(|p| match &p.item {

@@ -19,6 +19,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use crate::app::stats::Stats;
+use crate::app::until::Condition;
 use crate::cache::delta::{Delta, Deltas};
 use crate::cache::handlers::{self, Listener, Registration};
 use crate::cache::object::ObjectRef;
@@ -27,8 +29,6 @@ use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
 use crate::client::target::Target;
 use crate::output::{progress, Body, InformerInfo, Printer, Record};
-use crate::stats::Stats;
-use crate::until::Condition;
 
 /// Why the informers stop.
 pub(crate) enum Stop {

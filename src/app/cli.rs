@@ -3,7 +3,7 @@
 //! Help text, the man page and shell completions are all generated from [`Cli`].
 //!
 //! Built without the cargo feature `sim`, `kwatch sim` and `--sim` are still parsed, but
-//! hidden from the help, and fail with [`crate::config::NO_SIMULATOR`]: an old habit or a
+//! hidden from the help, and fail with [`crate::app::sim::NO_SIMULATOR`]: an old habit or a
 //! README example then gets one line saying how to rebuild, not clap's "unexpected
 //! argument".
 
@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use clap_complete::engine::ArgValueCompleter;
 
 use crate::cache::queue::FifoKind;
 use crate::cache::reflector::WatchListMode;
@@ -75,8 +74,8 @@ pub struct ReplayArgs {
 
     /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
     /// met, 4 when the recording ends first.
-    #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
-    pub until: Option<crate::until::Condition>,
+    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
+    pub until: Option<crate::app::until::Condition>,
 
     /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
     #[arg(long)]
@@ -193,7 +192,7 @@ pub fn parse() -> Cli {
     if let Err(msg) = checked {
         // Bad usage, as clap's own errors: one line, exit 2.
         eprintln!("error: {}", crate::text::sanitize(&msg));
-        std::process::exit(crate::exit::Exit::Usage as i32);
+        std::process::exit(crate::app::exit::Exit::Usage as i32);
     }
     cli
 }
@@ -229,11 +228,11 @@ fn usage_error(e: clap::Error, name: &str) -> ! {
         line.push_str(&format!("; {tip}"));
     }
     eprintln!("{}; see '{name} --help'", crate::text::sanitize(&line));
-    std::process::exit(crate::exit::Exit::Usage as i32)
+    std::process::exit(crate::app::exit::Exit::Usage as i32)
 }
 
 /// The completion script for `shell`: the registration of clap_complete's dynamic
-/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`crate::complete`]), or with
+/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`crate::app::complete`]), or with
 /// `fixed` the static script generated from [`Cli`].
 pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
     use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
@@ -262,15 +261,6 @@ pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
 
 /// The environment variable the completion scripts set to ask kwatch for candidates.
 pub const COMPLETE_VAR: &str = "COMPLETE";
-
-/// Answers a completion request (`COMPLETE=SHELL kwatch -- WORDS…`, as the scripts of
-/// [`completion`] send it) and exits; returns at once when the variable is not set.
-pub fn complete_if_asked() {
-    clap_complete::CompleteEnv::with_factory(command)
-        .var(COMPLETE_VAR)
-        .completer("kwatch")
-        .complete();
-}
 
 /// The clap command of [`Cli`].
 pub fn command() -> clap::Command {
@@ -471,8 +461,7 @@ pub struct WatchArgs {
     /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
     /// object, as kubectl takes it (pod/web, deploy/web).
     #[arg(value_name = "RESOURCE", required_unless_present = "every_resource",
-          value_hint = clap::ValueHint::Other,
-          add = ArgValueCompleter::new(crate::complete::resources))]
+          value_hint = clap::ValueHint::Other)]
     pub resources: Option<String>,
 
     /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
@@ -484,8 +473,7 @@ pub struct WatchArgs {
     pub more_names: Vec<String>,
 
     /// Namespace to watch (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other,
-          add = ArgValueCompleter::new(crate::complete::namespaces))]
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
     pub namespace: Option<String>,
 
     /// Watch all namespaces (kubectl's --all-namespaces[=true|false] too).
@@ -628,8 +616,7 @@ pub struct ClusterArgs {
     ///
     /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
     /// stream, every record tagged with its context.
-    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other,
-          add = ArgValueCompleter::new(crate::complete::contexts))]
+    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
     pub context: Option<String>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
@@ -660,13 +647,21 @@ pub struct ClusterArgs {
     pub token: Option<String>,
 
     /// The kubeconfig user to use instead of the context's.
-    #[arg(long, value_name = "NAME", conflicts_with = "sim", hide_short_help = true,
-          add = ArgValueCompleter::new(crate::complete::users))]
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub user: Option<String>,
 
     /// The kubeconfig cluster to use instead of the context's.
-    #[arg(long, value_name = "NAME", conflicts_with = "sim", hide_short_help = true,
-          add = ArgValueCompleter::new(crate::complete::clusters))]
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
     pub cluster: Option<String>,
 
     /// Act as this user: see what that identity's informer would get, 403s included
@@ -856,8 +851,8 @@ pub struct StopArgs {
     /// equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]`
     /// (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if
     /// the watch ends otherwise (--max-events).
-    #[arg(long, value_name = "CONDITION", value_parser = crate::until::Condition::parse)]
-    pub until: Option<crate::until::Condition>,
+    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
+    pub until: Option<crate::app::until::Condition>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -1048,7 +1043,7 @@ mod tests {
     }
 
     /// Without the simulator, `kwatch sim …` and `--sim` still parse (to fail with one
-    /// line, see config::NO_SIMULATOR) but the help does not offer them.
+    /// line, see app::sim::NO_SIMULATOR) but the help does not offer them.
     #[cfg(not(feature = "sim"))]
     #[test]
     fn without_the_simulator_sim_is_parsed_but_hidden() {

@@ -1,7 +1,7 @@
 //! Shell completion of the values only the user's kubeconfig and cluster know: contexts,
 //! clusters and users (the kubeconfig), namespaces and resources (the cluster), as
 //! kubectl's `__complete` offers them. clap_complete's dynamic completion calls these
-//! (`COMPLETE=bash kwatch …`, see [`crate::cli::completion`]); the static scripts
+//! (`COMPLETE=bash kwatch …`, see [`crate::app::cli::completion`]); the static scripts
 //! (`kwatch completions --static`) offer the fixed value lists only.
 //!
 //! The flags typed so far (`--kubeconfig`, `--context`, `--server`, `--token`, …) choose
@@ -13,14 +13,42 @@ use std::ffi::{OsStr, OsString};
 use std::time::Duration;
 
 use clap::{CommandFactory as _, FromArgMatches as _};
-use clap_complete::engine::CompletionCandidate;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 
-use crate::cli::Cli;
-use crate::config::Config;
+use crate::app::cli::{Cli, COMPLETE_VAR};
+use crate::app::config::Config;
 
 /// How long a completion may wait for the cluster (kubectl's completion has no bound of
 /// its own; a shell waiting on a Tab press should not hang).
 const PATIENCE: Duration = Duration::from_secs(3);
+
+/// Answers a completion request (`COMPLETE=SHELL kwatch -- WORDS…`, as the scripts of
+/// [`completion`](crate::app::cli::completion) send it) and exits; returns at once when
+/// the variable is not set.
+pub fn complete_if_asked() {
+    clap_complete::CompleteEnv::with_factory(command)
+        .var(COMPLETE_VAR)
+        .completer("kwatch")
+        .complete();
+}
+
+/// [`Cli`]'s command with the completers below on the arguments whose values only the
+/// kubeconfig or the cluster know. Attached here, not in cli.rs's `#[arg]`s, so that the
+/// command line's definition does not import its completion (which parses it).
+fn command() -> clap::Command {
+    // mut_args, not mut_arg: mut_arg moves the argument to the end, after `[MORE]...`.
+    crate::app::cli::command().mut_args(|arg| {
+        let completer: fn(&OsStr) -> Vec<CompletionCandidate> = match arg.get_id().as_str() {
+            "resources" => resources,
+            "namespace" => namespaces,
+            "context" => contexts,
+            "user" => users,
+            "cluster" => clusters,
+            _ => return arg,
+        };
+        arg.add(ArgValueCompleter::new(completer))
+    })
+}
 
 /// Kubeconfig contexts, for `--context`.
 pub fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
@@ -125,7 +153,7 @@ fn from_kubeconfig(
     let Some(cli) = typed() else {
         return Vec::new();
     };
-    match crate::config::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
+    match crate::app::config::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
         Ok(kc) => candidates(current, names(&kc)),
         Err(_) => Vec::new(),
     }
@@ -182,4 +210,21 @@ fn typed() -> Option<Cli> {
     let cmd = Cli::command().ignore_errors(true);
     let matches = cmd.try_get_matches_from(words).ok()?;
     Cli::from_arg_matches(&matches).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_completers_are_on_their_arguments() {
+        let mut cmd = command();
+        cmd.build();
+        cmd.clone().debug_assert();
+        for id in ["resources", "namespace", "context", "user", "cluster"] {
+            let arg = cmd.get_arguments().find(|a| a.get_id() == id);
+            let arg = arg.unwrap_or_else(|| panic!("no argument {id}"));
+            assert!(arg.get::<ArgValueCompleter>().is_some(), "{id}");
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The watch command's wiring: resolve every cluster's resources, open the outputs, start
-//! one reflector → queue → informer loop ([`crate::informer`]) per resource, then wait
+//! one reflector → queue → informer loop ([`crate::app::informer`]) per resource, then wait
 //! for a stop condition, Ctrl-C or an error, and report.
 //!
 //! With `--context a,b`, every cluster gets its own targets, reflectors and informer
@@ -13,6 +13,10 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::app::cli::WatchArgs;
+use crate::app::config::{Cluster, Config};
+use crate::app::informer::{Shared, Sink, Stop};
+use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::handlers::Registration;
@@ -22,13 +26,9 @@ use crate::cache::real_fifo::RealFifo;
 use crate::cache::reflector::{Reflector, ReflectorEvent};
 use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
-use crate::cli::WatchArgs;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
-use crate::config::{Cluster, Config};
-use crate::informer::{Shared, Sink, Stop};
 use crate::output::{self, Format, Printer};
-use crate::stats::Stats;
 
 /// How a watch ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -130,7 +130,7 @@ async fn reader_gone() {
 /// the objects cached by the informers are left for the process's exit to reclaim.
 pub async fn run(args: WatchArgs) -> Result<Outcome> {
     let sim = if args.sim {
-        Some(crate::config::LocalSim::start().await?)
+        Some(crate::app::sim::LocalSim::start().await?)
     } else {
         None
     };
@@ -153,7 +153,7 @@ fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Er
     if let Some(c) = context {
         line.push_str(&format!(" (context {c})"));
     }
-    anyhow::Error::new(crate::exit::Worded(line))
+    anyhow::Error::new(crate::app::exit::Worded(line))
 }
 
 /// A cluster, the resources to watch in it, and the informer its server gets.
@@ -201,7 +201,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
     drop(tx);
     if cfg.progress {
-        tasks.spawn(crate::informer::progress(shared.clone()));
+        tasks.spawn(crate::app::informer::progress(shared.clone()));
     }
     let timeout = async {
         match cfg.stop.timeout {
@@ -230,7 +230,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
-        crate::until::timed_out(&waited_on(&plurals, &stores, named))
+        crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
     });
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
@@ -306,7 +306,7 @@ async fn resolve<'a>(
         };
         let context = c.context.as_deref().filter(|_| tag);
         let targets = targets.map_err(|e| match worded(e, &url, context) {
-            w if w.is::<crate::exit::Worded>() => w,
+            w if w.is::<crate::app::exit::Worded>() => w,
             other => other.context(format!("cannot watch at {url}")),
         })?;
         // Asked only when --client-go does not name the release (which then wins over
@@ -647,7 +647,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         queue: Some(a.informer.queue.name()),
         batch: None,
     };
-    tasks.spawn(crate::informer::consume(
+    tasks.spawn(crate::app::informer::consume(
         t,
         a.context,
         informer,

@@ -3,8 +3,8 @@
 //!
 //! Parsing (src/cli.rs) and resolving are two steps: [`Config`] holds the library's own
 //! types, never clap's argument structs, so the watch does not depend on how a value was
-//! spelt on the command line. The simulator's flags are resolved here too
-//! ([`sim_options`], [`LocalSim`] for `--sim`).
+//! spelt on the command line. The simulator's flags are resolved in
+//! [`crate::app::sim`].
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -12,16 +12,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
+use crate::app::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
+use crate::app::until::Condition;
 use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
-use crate::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::output;
 use crate::output::diff::DiffMode;
-use crate::until::Condition;
-
-/// What `kwatch sim` and `--sim` say in a kwatch built without the cargo feature `sim`.
-pub const NO_SIMULATOR: &str =
-    "this kwatch was built without the simulator: rebuild with --features sim";
 
 /// One cluster to watch: a kubeconfig context, resolved.
 #[derive(Debug)]
@@ -502,71 +498,12 @@ fn effective_user(
             .is_some_and(|e| !e.is_empty());
     if as_more && !as_user {
         let name = user_name.as_deref().unwrap_or_default();
-        return Err(anyhow::Error::new(crate::exit::Usage(format!(
+        return Err(anyhow::Error::new(crate::app::exit::Usage(format!(
             "requesting uid, groups or user-extra for {name} without impersonating a user: \
              add --as USER"
         ))));
     }
     Ok(user)
-}
-
-/// The options of `kwatch sim`, resolved.
-#[cfg(feature = "sim")]
-pub fn sim_options(a: crate::cli::SimArgs) -> crate::sim::SimOptions {
-    crate::sim::SimOptions {
-        port: a.port,
-        write_kubeconfig: a.write_kubeconfig,
-        objects: a.objects,
-        churn: a.churn,
-        seed: a.seed,
-        scenario: a.scenario,
-        insecure_http: a.insecure_http,
-        history: a.history,
-        // The flag is finite and ≥ 0 (cli's parser); Duration::from_secs_f64 would panic
-        // on a huge value, and under 50 ms bookmarks would flood every watch.
-        bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
-        log_faults: true,
-        pod_size: a.pod_size,
-        legacy_discovery: a.legacy_discovery,
-        cert_shape: a.cert_shape,
-        server_version: a.server_version,
-    }
-}
-
-/// The cluster `--sim` watches: the simulator started in-process for this one watch,
-/// with a random seed and its faults not logged (the watch's own lines say what happens).
-#[derive(Debug)]
-pub struct LocalSim {
-    /// How to reach it; its server lives for this run only, so it gets no discovery cache.
-    pub kubeconfig: Kubeconfig,
-    #[cfg(feature = "sim")]
-    server: crate::sim::SimServer,
-}
-
-impl LocalSim {
-    /// Starts the server; in a kwatch built without the simulator, fails with
-    /// [`NO_SIMULATOR`].
-    pub async fn start() -> Result<LocalSim> {
-        #[cfg(feature = "sim")]
-        {
-            let server = crate::sim::SimServer::start(crate::sim::SimOptions {
-                seed: rand::random(),
-                ..crate::sim::SimOptions::default()
-            })
-            .await?;
-            let kubeconfig = Kubeconfig::from_yaml(&server.kubeconfig_yaml())
-                .context("the simulated cluster's kubeconfig")?;
-            Ok(LocalSim { kubeconfig, server })
-        }
-        #[cfg(not(feature = "sim"))]
-        anyhow::bail!(NO_SIMULATOR)
-    }
-
-    /// Stops the server: its connections are closed.
-    pub async fn shutdown(self) {
-        #[cfg(feature = "sim")]
-        self.server.shutdown().await;
-    }
 }
 
 impl Config {
@@ -734,6 +671,8 @@ fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(not(feature = "sim"))]
+    use crate::app::sim::{LocalSim, NO_SIMULATOR};
     use clap::Parser;
 
     const KC: &str = "
@@ -770,7 +709,7 @@ contexts:
     fn effective(flags: &[&str], context: Option<&str>) -> Result<Kubeconfig> {
         let mut argv = vec!["kwatch", "pods"];
         argv.extend_from_slice(flags);
-        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(argv).unwrap();
         let kc = Kubeconfig::from_yaml(KC).unwrap();
         effective_kubeconfig(&kc, context, &cli.watch.cluster)
     }
@@ -884,7 +823,7 @@ contexts:
 
     #[test]
     fn stop_flags_resolve_field_by_field() {
-        let cli = crate::cli::Cli::try_parse_from([
+        let cli = crate::app::cli::Cli::try_parse_from([
             "kwatch",
             "pods",
             "--max-events",
@@ -902,7 +841,7 @@ contexts:
         assert_eq!(stop.timeout, Some(Duration::from_secs(5)));
         assert!(stop.until_synced && stop.watch_only);
         assert!(stop.until.is_some());
-        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
         let stop = Stop::from(cli.watch.stop);
         assert_eq!((stop.max_events, stop.timeout), (None, None));
         assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
@@ -910,7 +849,7 @@ contexts:
 
     #[test]
     fn zero_max_events_and_timeout_are_no_limit() {
-        let cli = crate::cli::Cli::try_parse_from([
+        let cli = crate::app::cli::Cli::try_parse_from([
             "kwatch",
             "pods",
             "--max-events",
@@ -927,7 +866,7 @@ contexts:
     fn impersonating_groups_or_a_uid_needs_a_user_as_clientcmd_says() {
         for flags in [&["--as-group", "g"][..], &["--as-uid", "7"]] {
             let e = effective(flags, None).unwrap_err();
-            assert!(e.is::<crate::exit::Usage>(), "{flags:?}: {e}");
+            assert!(e.is::<crate::app::exit::Usage>(), "{flags:?}: {e}");
             assert!(
                 e.to_string().starts_with(
                     "requesting uid, groups or user-extra for alice without impersonating a user"
@@ -941,7 +880,8 @@ contexts:
         if let Some(u) = kc.auth_infos[0].auth_info.as_mut() {
             u.impersonate = Some("u".into());
         }
-        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
+        let cli =
+            crate::app::cli::Cli::try_parse_from(["kwatch", "pods", "--as-group", "g"]).unwrap();
         assert!(effective_kubeconfig(&kc, None, &cli.watch.cluster).is_ok());
     }
 
@@ -955,7 +895,7 @@ contexts:
         let with = |flags: &[&str]| {
             let mut argv = vec!["kwatch", "pods"];
             argv.extend_from_slice(flags);
-            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let cli = crate::app::cli::Cli::try_parse_from(argv).unwrap();
             effective_kubeconfig(&kc, None, &cli.watch.cluster)
         };
         let e = with(&[]).unwrap_err().to_string();
@@ -969,28 +909,12 @@ contexts:
         assert!(with(&["--certificate-authority", "/ca.pem"]).is_ok());
     }
 
-    #[cfg(feature = "sim")]
-    #[test]
-    fn sim_bookmark_interval_is_kept_within_bounds() {
-        let interval = |v: &str| {
-            let cli = crate::cli::Cli::try_parse_from(["kwatch", "sim", "--bookmark-interval", v])
-                .unwrap();
-            match cli.command {
-                Some(crate::cli::Command::Sim(a)) => sim_options(a).bookmark_interval,
-                other => panic!("{other:?}"),
-            }
-        };
-        assert_eq!(interval("0"), Duration::from_millis(50));
-        assert_eq!(interval("2.5"), Duration::from_millis(2500));
-        assert_eq!(interval("1e300"), Duration::from_secs(3600));
-    }
-
     #[cfg(not(feature = "sim"))]
     #[tokio::test]
     async fn without_the_simulator_sim_fails_with_one_line() {
         let e = LocalSim::start().await.unwrap_err();
         assert_eq!(format!("{e:#}"), NO_SIMULATOR);
-        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
         let e = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster)
             .unwrap_err()
             .to_string();
@@ -1043,7 +967,7 @@ contexts:
         let server = |flags: &[&str]| {
             let mut argv = vec!["kwatch", "pods", "-s", "127.0.0.1:6443"];
             argv.extend_from_slice(flags);
-            let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+            let cli = crate::app::cli::Cli::try_parse_from(argv).unwrap();
             let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster);
             cluster(&k.unwrap()).server.unwrap()
         };
@@ -1056,7 +980,7 @@ contexts:
         assert!(e.contains("\"h:1/p\" (--server)"), "{e}");
         let mut kc = Kubeconfig::from_yaml(KC).unwrap();
         kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:6443".into());
-        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
         let k = effective_kubeconfig(&kc, None, &cli.watch.cluster).unwrap();
         assert_eq!(cluster(&k).server.as_deref(), Some("https://one:6443"));
         kc.clusters[0].cluster.as_mut().unwrap().server = Some("one:x".into());
@@ -1068,14 +992,20 @@ contexts:
 
     #[test]
     fn an_empty_kubeconfig_needs_a_server() {
-        let cli = crate::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
         let e = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--server"), "{e}");
-        let cli =
-            crate::cli::Cli::try_parse_from(["kwatch", "pods", "-s", "https://h", "--token", "t"])
-                .unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "-s",
+            "https://h",
+            "--token",
+            "t",
+        ])
+        .unwrap();
         let k = effective_kubeconfig(&Kubeconfig::default(), None, &cli.watch.cluster).unwrap();
         assert_eq!(cluster(&k).server.as_deref(), Some("https://h"));
     }
