@@ -13,6 +13,7 @@ mod health;
 mod json;
 pub mod progress;
 pub mod record;
+mod repeats;
 mod script;
 pub(crate) mod table;
 pub mod template;

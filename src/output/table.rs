@@ -66,7 +66,7 @@ pub struct TablePrinter<W: Write> {
     /// only to keep their place among held rows.
     live: bool,
     /// A failure repeated: its `~` lines are counted, not each printed.
-    repeats: super::health::Repeats,
+    repeats: super::repeats::Repeats,
     /// Resources that have synced or were left out; the loading phase ends when they
     /// are [`Options::targets`] (at least one).
     done: usize,
