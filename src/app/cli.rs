@@ -304,7 +304,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 /// How many [`EXAMPLES`] `-h` shows.
 pub const SHORT_EXAMPLES: usize = 3;
 
-/// The exit codes (README "Errors and exit codes"): (code, when).
+/// The exit codes (README "Exit codes"): (code, when).
 pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "a stop condition was met (--max-events, --timeout, --until-synced, --until), or stdout was closed"),
     ("1", "an error: kubeconfig, unknown resource, a failure before the first sync"),

@@ -3,8 +3,8 @@
 //! diagnostics (stderr: the table's `~` lines, the script formats' failure reports), and
 //! know nothing of where records come from.
 //!
-//! JSON lines and YAML carry the same records ([`record::Line`], README "JSON lines"); the table is
-//! for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
+//! JSON lines and YAML carry the same records ([`record::Line`], docs/output-schema.md); the
+//! table is for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
 //! formats, applied per delta.
 
 pub mod columns;
@@ -40,7 +40,7 @@ pub enum Format {
     Table,
     /// The table with kubectl's `-o wide` columns.
     Wide,
-    /// JSON lines: kwatch's records (README "Output schema").
+    /// JSON lines: kwatch's records (docs/output-schema.md).
     Json,
     Yaml,
     /// `kind.group/name` per delta, as `kubectl get -o name`.
@@ -209,8 +209,8 @@ pub struct Record<'a> {
     pub informer: InformerInfo<'a>,
 }
 
-/// Which informer delivered a record (README "client-go releases"): `List` and `Synced`
-/// records say `clientGo` and `queue`, deltas of a batch pop say `batch`.
+/// Which informer delivered a record (docs/client-go-fidelity.md, "client-go releases"):
+/// `List` and `Synced` records say `clientGo` and `queue`, deltas of a batch pop say `batch`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InformerInfo<'a> {
     /// `--client-go`'s release (`0.36`); `None` without it.

@@ -1,5 +1,5 @@
 //! The record's one written form: a line of `-o json` and `--record`, a document of
-//! `-o yaml`, and what `kwatch replay` reads back (README "JSON lines and YAML").
+//! `-o yaml`, and what `kwatch replay` reads back (docs/output-schema.md).
 //!
 //! Field order is the schema's: `type` first (serde's internal tag), `context` right after
 //! when present, then the fields in declaration order. A delta's `object` (and a handler

@@ -1,8 +1,9 @@
 //! PartialObjectMetadata(List): what a metadata informer gets
 //! (`Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`), in the
-//! real server's shapes (reference captures 23, 24 and the Table rows of 22; README notes
-//! 11 and 12): `kind`, `apiVersion: meta.k8s.io/v1` and the object's `metadata` in
-//! ObjectMeta's Go field order — custom resources' too, whose stored form is alphabetical,
+//! real server's shapes (captures 23, 24 and the Table rows of 22, and notes 11 and 12, of
+//! shared/reference/kube-apiserver-1.32/README.md, outside this repository): `kind`,
+//! `apiVersion: meta.k8s.io/v1` and the object's `metadata` in ObjectMeta's Go field order —
+//! custom resources' too, whose stored form is alphabetical,
 //! since the conversion goes through the typed struct. Watch events carry such objects; a
 //! bookmark is a PartialObjectMetadata holding only the resourceVersion (and the
 //! initial-events-end annotations, whose list blueprint is an empty

@@ -3,8 +3,8 @@
 //! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
 //! restart happened.
 //!
-//! The rules (see docs/client-go-semantics.md, and client-go `tools/cache/reflector.go`,
-//! `tools/pager/pager.go`):
+//! The rules (see docs/client-go-fidelity.md, "Reflector", with their client-go lines, and
+//! client-go `tools/cache/reflector.go`, `tools/pager/pager.go`):
 //! - list RV: "0" first, then the last synced RV, "" after a 410 / too-large-RV list error;
 //! - paging off (limit 0) for a specific RV other than "0", unless a page size was given
 //!   or an RV="0" list once came back paginated; an expired continue token on page ≥ 2
@@ -363,7 +363,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             At::StreamingList => {
                 // `auto` falls back for good when the server answered the streaming list
                 // with a 4xx (422: no streaming lists; 401/403/404: no better for a LIST):
-                // README's "falls back to LIST for good". client-go (reflector.go
+                // docs/user-guide.md's `--watch-list` row. client-go (reflector.go
                 // `ListAndWatchWithContext`) tries `watchList` again at every relist and
                 // logs each fallback at V(4) only; kwatch would print it every time.
                 if self.cfg.watch_list == WatchListMode::Auto && e.is_some_and(is_answered_4xx) {
