@@ -1,7 +1,7 @@
 //! The resolved configuration of a watch: the parsed flags plus everything that needs
 //! I/O or the environment (kubeconfig, context namespace, terminal, colour).
 //!
-//! Parsing (src/cli.rs) and resolving are two steps: [`Config`] holds the library's own
+//! Parsing (src/app/cli.rs) and resolving are two steps: [`Config`] holds the library's own
 //! types, never clap's argument structs, so the watch does not depend on how a value was
 //! spelt on the command line. The simulator's flags are resolved in
 //! [`crate::app::sim`].
