@@ -8,10 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// What `kubectl get all` lists on the simulator (every resource of its discovery that
 /// carries the category `all`), in discovery order.
@@ -28,11 +26,12 @@ const ALL: [&str; 9] = [
 ];
 
 /// The simulator's namespaced resources that allow list and watch, events aside.
-const EVERY_NAMESPACED: [&str; 21] = [
+const EVERY_NAMESPACED: [&str; 23] = [
     "configmaps",
     "endpoints",
     "persistentvolumeclaims",
     "pods",
+    "resourcequotas",
     "secrets",
     "serviceaccounts",
     "services",
@@ -48,6 +47,7 @@ const EVERY_NAMESPACED: [&str; 21] = [
     "cronjobs.batch",
     "jobs.batch",
     "ingresses.networking.k8s.io",
+    "networkpolicies.networking.k8s.io",
     "endpointslices.discovery.k8s.io",
     "widgets.example.com",
 ];
@@ -108,8 +108,8 @@ fn table_rows(lines: &[String]) -> Vec<(String, String, String)> {
 fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
     let sim = SimProcess::start(&[]);
     let ns = ["-n", "default", "--watch-only"];
-    let mut json_kw = Running::watch(&sim, &[&["all", "-o", "json"][..], &ns[..]].concat());
-    let table_kw = Running::watch(&sim, &[&["all"][..], &ns[..]].concat());
+    let mut json_kw = sim.start_kwatch(&[&["all", "-o", "json"][..], &ns[..]].concat()[..]);
+    let table_kw = sim.start_kwatch(&[&["all"][..], &ns[..]].concat()[..]);
     let synced = json_kw.wait_for(LIMIT, "every resource synced", |v| {
         of_type(v, "Synced").len() == ALL.len()
     });
@@ -143,7 +143,7 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
         ("deployment", "demo-web"),
         ("pod", "demo-pod"),
     ] {
-        sim.kubectl_ok(&["delete", kind, name, "-n", "default"]);
+        sim.kubectl_ok(format!("delete {kind} {name} -n default"));
     }
 
     // JSON: each delta names its resource; the three kinds in one stream.
@@ -212,19 +212,9 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
 #[test]
 fn every_resource_covers_configmaps_and_leaves_out_events() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "--every-resource",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource -n default -o json --until-synced")
+        .exits(0);
     let records = out.json();
     // One namespace: its namespaced resources only, events left out.
     assert_eq!(resources_of(&records, "Synced"), set(EVERY_NAMESPACED));
@@ -244,19 +234,9 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
 
     // Named, events come back — once, from the core group — and -A adds the
     // cluster-scoped resources.
-    let out = run(
-        &sim,
-        &[
-            "--every-resource",
-            "events",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource events -A -o json --until-synced")
+        .exits(0);
     let records = out.json();
     let mut want = set(EVERY_NAMESPACED);
     want.extend(set([
@@ -267,6 +247,10 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
         "apiservices.apiregistration.k8s.io",
         "clusterroles.rbac.authorization.k8s.io",
         "clusterrolebindings.rbac.authorization.k8s.io",
+        "storageclasses.storage.k8s.io",
+        "priorityclasses.scheduling.k8s.io",
+        "ingressclasses.networking.k8s.io",
+        "persistentvolumes",
     ]));
     assert_eq!(resources_of(&records, "Synced"), want);
     let events: Vec<&Value> = records
@@ -280,12 +264,9 @@ fn every_resource_covers_configmaps_and_leaves_out_events() {
     );
 
     // The table names each row's kind.
-    let out = run(
-        &sim,
-        &["--every-resource", "-n", "default", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("--every-resource -n default --until-synced")
+        .exits(0);
     let rows = table_rows(&out.stdout);
     assert!(
         rows.iter()
@@ -299,9 +280,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let sim = SimProcess::start(&[]);
     // A viewer may not read secrets (as Kubernetes' `view` role): the streaming list's
     // watch is refused (`--watch-list auto`: the sim's 1.32 gets a paged LIST by default).
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "--every-resource",
             "-n",
             "default",
@@ -312,10 +292,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             "--until-synced",
             "--watch-list",
             "auto",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        ])
+        .exits(0);
     let skipped: Vec<&str> = out
         .stderr
         .lines()
@@ -342,9 +320,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // The same with a LIST (the table): its 403 names the list verb; the rows go on.
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "--every-resource",
             "-n",
             "default",
@@ -353,10 +330,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             "--watch-list",
             "off",
             "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        ])
+        .exits(0);
     let skipped: Vec<&str> = out
         .stderr
         .lines()
@@ -378,9 +353,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // Named on its own, a refused resource still ends the run, as before.
-    let out = run(
-        &sim,
-        &[
+    let out = sim
+        .kwatch([
             "secrets",
             "-n",
             "default",
@@ -388,10 +362,8 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
             VIEWER,
             "--timeout",
             "30s",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+        ])
+        .exits(1);
     assert!(
         out.stderr
             .starts_with("Error from server (Forbidden): secrets is forbidden"),
@@ -400,12 +372,9 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     );
 
     // Every resource refused: each said once, then one error line and exit 1.
-    let out = run(
-        &sim,
-        &["all", "-n", "default", "--as", NOBODY, "--timeout", "30s"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(1), "{}", out.stderr);
+    let out = sim
+        .kwatch(["all", "-n", "default", "--as", NOBODY, "--timeout", "30s"])
+        .exits(1);
     assert!(out.stdout.is_empty(), "{:?}", out.stdout);
     let lines: Vec<&str> = out.stderr.lines().collect();
     let skipped: BTreeSet<&str> = lines
@@ -456,26 +425,15 @@ fn listed_by_kubectl(sim: &SimProcess, stderr: &str) -> Vec<String> {
 #[test]
 fn kubectl_get_all_lists_the_same_resources_kwatch_picks() {
     let sim = SimProcess::start(&[]);
-    let kubectl = sim.kubectl(&["get", "all", "-n", "default", "-v=6"]);
+    let kubectl = sim.kubectl("get all -n default -v=6");
     assert!(kubectl.status.success(), "{kubectl:?}");
     let theirs = listed_by_kubectl(&sim, &String::from_utf8_lossy(&kubectl.stderr));
     assert_eq!(theirs, ALL, "kubectl's requests");
 
     // kwatch's resources, in the order it resolved them (--stats lists the queues so).
-    let out = run(
-        &sim,
-        &[
-            "all",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--stats",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("all -n default -o json --until-synced --stats")
+        .exits(0);
     let ours: Vec<&str> = out
         .stderr
         .lines()

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{is_delta, of_type, Running};
+use crate::util::kwatch::{is_delta, of_type};
 use crate::util::SimProcess;
 
 const RESOURCES: &str = "pods,configmaps,deployments,widgets";
@@ -149,10 +149,7 @@ fn chaos_run_with(seed: u64, watch_list: &str, secs: u64, churn: u32, faults: &s
         "1",
     ]);
     sim.control("POST", "/_sim/faults", json!({"only": faults}));
-    let mut kw = Running::watch(
-        &sim,
-        &[RESOURCES, "-A", "-o", "json", "--watch-list", watch_list],
-    );
+    let mut kw = sim.start_kwatch([RESOURCES, "-A", "-o", "json", "--watch-list", watch_list]);
     kw.wait_for(Duration::from_secs(60), "first sync", |v| {
         !of_type(v, "Synced").is_empty()
     });

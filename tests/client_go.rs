@@ -5,14 +5,11 @@
 //! batch pops, `clientGo` and `queue` on the List and Synced records, and the streaming
 //! list a release turns on by default.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, Running};
+use crate::util::shared::*;
+use crate::util::{SimProcess, LIMIT};
 
 /// What a release's informer shows.
 struct Expect {
@@ -67,21 +64,9 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
             &configmap("default", name, json!({"k": "1"})),
         );
     }
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--diff",
-            "--resync",
-            "1s",
-            "--client-go",
-            release,
-        ],
-    );
+    let mut kw = sim.start_kwatch(format!(
+        "configmaps -n default -o json --diff --resync 1s --client-go {release}"
+    ));
     let resynced = |v: &[Value]| {
         let Some(at) = v.iter().position(|r| r["type"] == "Resync") else {
             return false;
@@ -91,7 +76,7 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
     kw.wait_for(LIMIT, "a resync's deltas", resynced);
     // Long enough for both changes to be made before the watch is dropped unseen.
     sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
-    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    sim.kubectl_ok("delete configmap app-config -n default");
     kubectl_f(
         &sim,
         "replace",
@@ -241,20 +226,9 @@ fn client_go_0_36_relists_and_resyncs_atomically() {
 #[test]
 fn the_table_and_stats_name_the_release() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "--client-go",
-            "v1.36.2",
-            "--until-synced",
-            "--stats",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default --client-go v1.36.2 --until-synced --stats")
+        .exits(0);
     let rows: Vec<&String> = out.stdout.iter().skip(1).collect();
     assert_eq!(rows.len(), 2, "{:?}", out.stdout);
     for r in rows {
@@ -278,21 +252,9 @@ fn the_table_and_stats_name_the_release() {
 #[test]
 fn without_a_release_fifo_real_is_0_33s_informer_on_a_1_32_server() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--fifo",
-            "real",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o json --until-synced --fifo real")
+        .exits(0);
     let recs = out.json();
     assert!(!of_type(&recs, "List").is_empty(), "{recs:#?}");
     for r in of_type(&recs, "List")
@@ -351,24 +313,7 @@ fn bad_releases_and_combinations_are_refused_with_one_line() {
 #[test]
 fn an_explicit_fifo_overrides_the_releases_queue() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--client-go",
-            "0.36",
-            "--fifo",
-            "delta",
-            "--legacy-sync",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim.kwatch("configmaps -n default -o json --until-synced --client-go 0.36 --fifo delta --legacy-sync").exits(0);
     let recs = out.json();
     let list = of_type(&recs, "List")[0];
     assert_eq!(
@@ -382,23 +327,9 @@ fn an_explicit_fifo_overrides_the_releases_queue() {
         .map(|r| r["type"].as_str().unwrap())
         .collect();
     assert_eq!(types, ["Sync", "Sync"], "legacy relists queue Sync");
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--client-go",
-            "0.35",
-            "--watch-list",
-            "off",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o json --until-synced --client-go 0.35 --watch-list off")
+        .exits(0);
     let recs = out.json();
     assert_eq!(of_type(&recs, "List")[0]["streaming"], false);
     assert_eq!(of_type(&recs, "Synced")[0]["queue"], "RealFIFO+batch");
@@ -412,23 +343,11 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("rec.jsonl");
     let file = file.to_str().unwrap();
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-            "--client-go",
-            "0.36",
-            "--record",
-            file,
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    sim.kwatch(
+        format!("configmaps -n default -o name --until-synced --client-go 0.36 --record {file}")
+            .as_str(),
+    )
+    .exits(0);
     let recorded = std::fs::read_to_string(file).unwrap();
     assert!(recorded.contains(r#""type":"ReplacedAll""#), "{recorded}");
     assert!(recorded.contains(r#""batch":1"#), "{recorded}");
@@ -438,4 +357,120 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     let replayed = Running::spawn(cmd).finish(LIMIT);
     assert_eq!(replayed.code(), Some(0), "{}", replayed.stderr);
     assert_eq!(replayed.stdout, recorded.lines().collect::<Vec<_>>());
+}
+
+/// Item 2: against `kwatch sim` (kube-apiserver 1.32), the default is client-go 0.32's
+/// informer: DeltaFIFO and a paged LIST, no streaming list; the `~` lines name it.
+#[test]
+fn the_default_against_a_1_32_server_is_client_go_0_32() {
+    let sim = SimProcess::start(&[]);
+    assert_eq!(sim.get("/version").json()["minor"], "32");
+    let recs = synced_configmaps(&sim, &[]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), false));
+    let log = request_paths(&sim);
+    assert!(log.iter().any(|p| p == "/version"), "{log:#?}");
+    assert!(
+        log.iter()
+            .any(|p| p.starts_with("/api/v1/namespaces/default/configmaps?limit=500")),
+        "a paged LIST: {log:#?}"
+    );
+    assert!(!streamed(&sim), "no streaming list: {log:#?}");
+
+    let out = sim.kwatch("configmaps -n default --until-synced").exits(0);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let notes: Vec<&str> = out.stderr.lines().collect();
+    assert!(
+        notes.first().is_some_and(
+            |l| l.starts_with("~ list configmaps at rv=\"0\", 500 per page")
+                && l.ends_with(" (client-go 0.32, DeltaFIFO)")
+        ),
+        "{notes:#?}"
+    );
+    assert_eq!(
+        notes.last(),
+        Some(&"~ synced configmaps (client-go 0.32, DeltaFIFO)")
+    );
+}
+
+/// Item 2: a server that reports Kubernetes 1.35 gets client-go 0.35's informer (RealFIFO
+/// with batch pops, a streaming list); older and newer minors are clamped to 0.32…0.36.
+#[test]
+fn the_servers_minor_chooses_the_release_clamped() {
+    for (version, release, queue, streaming) in [
+        ("1.35", "0.35", "RealFIFO+batch", true),
+        ("1.33+", "0.33", "RealFIFO", false),
+        ("1.31", "0.32", "DeltaFIFO", false),
+        ("1.40", "0.36", "RealFIFO+batch+atomic", true),
+    ] {
+        let sim = SimProcess::start(&["--server-version", version]);
+        let recs = synced_configmaps(&sim, &[]);
+        assert_eq!(
+            informer(&recs),
+            (release.into(), queue.into(), streaming),
+            "server {version}"
+        );
+        assert_eq!(streamed(&sim), streaming, "server {version}");
+        // A batch pop says so on its deltas.
+        let batched = recs
+            .iter()
+            .filter(|r| is_delta(r))
+            .all(|r| r.get("batch").is_some());
+        assert_eq!(
+            batched,
+            queue.contains("batch"),
+            "server {version}: {recs:#?}"
+        );
+    }
+}
+
+/// Item 2: `--client-go`, `--watch-list` and `--fifo` override the server's release.
+#[test]
+fn explicit_flags_override_the_servers_release() {
+    let sim = SimProcess::start(&["--server-version", "1.35"]);
+    let recs = synced_configmaps(&sim, &["--client-go", "0.32"]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), false));
+    assert!(!streamed(&sim));
+    // --client-go names the release: /version is not asked.
+    assert!(!request_paths(&sim).iter().any(|p| p == "/version"));
+    let recs = synced_configmaps(&sim, &["--watch-list", "off"]);
+    assert_eq!(
+        informer(&recs),
+        ("0.35".into(), "RealFIFO+batch".into(), false)
+    );
+    assert!(!streamed(&sim));
+    let recs = synced_configmaps(&sim, &["--fifo", "delta"]);
+    assert_eq!(informer(&recs), ("0.35".into(), "DeltaFIFO".into(), true));
+
+    let sim = SimProcess::start(&[]);
+    let recs = synced_configmaps(&sim, &["--watch-list", "on"]);
+    assert_eq!(informer(&recs), ("0.32".into(), "DeltaFIFO".into(), true));
+    assert!(streamed(&sim));
+    // 0.32 has no RealFIFO: `--fifo real` is 0.33's informer, the first with one.
+    let recs = synced_configmaps(&sim, &["--fifo", "real"]);
+    assert_eq!(informer(&recs), ("0.33".into(), "RealFIFO".into(), false));
+}
+
+/// Item 2: a `/version` that does not parse gives the documented fallback, 0.32, with one
+/// `~` line saying so; the watch goes on.
+#[test]
+fn an_unreadable_version_falls_back_to_0_32_with_one_note() {
+    let sim = SimProcess::start(&["--server-version", "1.x"]);
+    let args: Vec<&str> = "configmaps -n default -o json --until-synced"
+        .split(' ')
+        .collect();
+    let out = sim.kwatch(&args[..]).exits(0);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("~ cannot tell the server's Kubernetes version")
+            && lines[0].contains("client-go 0.32")
+            && lines[0].contains("--client-go"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        informer(&out.json()),
+        ("0.32".into(), "DeltaFIFO".into(), false)
+    );
 }

@@ -4,24 +4,19 @@
 //! client certificates, exec plugins and `tls-server-name` in a kubeconfig, `KUBECONFIG`
 //! lists with missing files, and `-n ''`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::path::PathBuf;
 use std::process::Output;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use std::time::Instant;
 
 use base64::Engine;
 use serde_json::Value;
 
-use crate::util::kwatch::{command, Finished, Running};
+use crate::util::kwatch::kwatch_using;
+use crate::util::kwatch::Finished;
+use crate::util::shared::*;
 use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
-
-/// `kwatch args…` with the sim's scrubbed HOME and nothing else (no `--kubeconfig`).
-fn kwatch(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Finished {
-    let mut cmd = command(sim.dir());
-    cmd.envs(env.iter().copied()).args(args);
-    Running::spawn(cmd).finish(LIMIT)
-}
 
 /// `kubectl args…` with the sim's HOME and no `--kubeconfig`.
 fn kubectl(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Output {
@@ -127,7 +122,7 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
         );
         let mut args = vec!["--kubeconfig", kc];
         args.extend_from_slice(SYNC);
-        assert_synced(&kwatch(&sim, &[], &args), shape);
+        assert_synced(&kwatch_env(&sim, &[], &args[..]), shape);
 
         // The same server with a CA that did not sign it: refused by both.
         let mut wrong = kubeconfig(&sim);
@@ -142,19 +137,10 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
             "{shape}: {}",
             stderr_of(&k)
         );
-        let f = kwatch(
+        let f = kwatch_env(
             &sim,
             &[],
-            &[
-                "--kubeconfig",
-                wrong,
-                "pods",
-                "-o",
-                "json",
-                "--until-synced",
-                "--timeout",
-                "3s",
-            ],
+            format!("--kubeconfig {wrong} pods -o json --until-synced --timeout 3s"),
         );
         assert_refused(&f, &format!("{shape} with a wrong CA"));
     }
@@ -183,7 +169,7 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
     let mut w = flags.to_vec();
     w.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &w),
+        &kwatch_env(&sim, &[], &w[..]),
         "--server --token --certificate-authority",
     );
     // -s is --server.
@@ -196,7 +182,7 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
         ca,
     ];
     s.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &s), "-s");
+    assert_synced(&kwatch_env(&sim, &[], &s[..]), "-s");
     // --insecure-skip-tls-verify instead of a CA.
     let mut i = vec![
         "-s",
@@ -206,18 +192,18 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
         "--insecure-skip-tls-verify",
     ];
     i.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &i), "--insecure-skip-tls-verify");
+    assert_synced(&kwatch_env(&sim, &[], &i[..]), "--insecure-skip-tls-verify");
 }
 
 #[test]
 fn nothing_to_connect_to_is_one_line_and_exit_1() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let f = kwatch(&sim, &[], &["pods"]);
+    let f = kwatch_env(&sim, &[], "pods");
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert_eq!(f.stderr.trim().lines().count(), 1, "{}", f.stderr);
     assert!(f.stderr.contains("--server"), "{}", f.stderr);
     // An explicit --kubeconfig that is missing is an error (kubectl's too), naming the file.
-    let f = kwatch(&sim, &[], &["--kubeconfig", "/nonexistent/kc", "pods"]);
+    let f = kwatch_env(&sim, &[], "--kubeconfig /nonexistent/kc pods");
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(f.stderr.contains("/nonexistent/kc"), "{}", f.stderr);
     let out = kubectl(
@@ -235,26 +221,16 @@ fn kubeconfig_lists_skip_missing_files_as_kubectl_does() {
     let env = [("KUBECONFIG", list.as_str())];
     let out = kubectl(&sim, &env, &["get", "pods", "-o", "name"]);
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
-    assert_synced(&kwatch(&sim, &env, SYNC), "KUBECONFIG=/nonexistent:good");
+    assert_synced(
+        &kwatch_env(&sim, &env, SYNC),
+        "KUBECONFIG=/nonexistent:good",
+    );
 }
 
 #[test]
 fn an_empty_namespace_flag_means_the_contexts_namespace() {
     let sim = SimProcess::start(&["--objects", "8"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
-    let all = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-    );
+    let all = sim.kwatch("pods -A -o json --until-synced");
     assert_synced(&all, "-A");
     let namespaces = |f: &Finished| -> std::collections::BTreeSet<String> {
         f.json()
@@ -267,20 +243,7 @@ fn an_empty_namespace_flag_means_the_contexts_namespace() {
         namespaces(&all).len() > 1,
         "the sim seeds several namespaces"
     );
-    let empty = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "pods",
-            "-n",
-            "",
-            "-o",
-            "json",
-            "--until-synced",
-        ],
-    );
+    let empty = sim.kwatch(["pods", "-n", "", "-o", "json", "--until-synced"]);
     assert_synced(&empty, "-n ''");
     assert_eq!(
         namespaces(&empty).into_iter().collect::<Vec<_>>(),
@@ -306,16 +269,16 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     assert!(out.status.success(), "kubectl --token: {}", stderr_of(&out));
     let mut args = vec!["--kubeconfig", bad, "--token", &sim.token];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--token");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--token");
 
     // --user picks the client-certificate user for the current context.
     let kcp = sim.kubeconfig.to_str().unwrap();
     let mut args = vec!["--kubeconfig", kcp, "--user", "kwatch-sim-cert"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--user");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--user");
     // A user or cluster the kubeconfig does not have: one line, exit 1.
     for flag in ["--user", "--cluster"] {
-        let f = kwatch(&sim, &[], &["--kubeconfig", kcp, flag, "nosuch", "pods"]);
+        let f = kwatch_env(&sim, &[], format!("--kubeconfig {kcp} {flag} nosuch pods"));
         assert_eq!(f.code(), Some(1), "{flag}: {}", f.stderr);
         assert!(
             f.stderr.contains("\"nosuch\" does not exist"),
@@ -332,11 +295,14 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     let two = write_yaml(sim.dir(), "two-clusters", &kc);
     let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--cluster", "other"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--cluster");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--cluster");
     // --server overrides the cluster's server.
     let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--server", &sim.url];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--server over a kubeconfig");
+    assert_synced(
+        &kwatch_env(&sim, &[], &args[..]),
+        "--server over a kubeconfig",
+    );
 }
 
 #[test]
@@ -359,7 +325,7 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     let mut args = vec!["--kubeconfig", kc, "--context", "kwatch-sim-cert"];
     args.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &args),
+        &kwatch_env(&sim, &[], &args[..]),
         "client certificate in the kubeconfig",
     );
 
@@ -391,7 +357,10 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
     let mut w = flags.to_vec();
     w.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &w), "--client-certificate/--client-key");
+    assert_synced(
+        &kwatch_env(&sim, &[], &w[..]),
+        "--client-certificate/--client-key",
+    );
 }
 
 #[test]
@@ -434,7 +403,10 @@ fn exec_plugins_give_tokens_and_client_certificates() {
         assert!(out.status.success(), "kubectl {name}: {}", stderr_of(&out));
         let mut args = vec!["--kubeconfig", path];
         args.extend_from_slice(SYNC);
-        assert_synced(&kwatch(&sim, &[], &args), &format!("exec plugin ({name})"));
+        assert_synced(
+            &kwatch_env(&sim, &[], &args[..]),
+            &format!("exec plugin ({name})"),
+        );
     }
 }
 
@@ -453,19 +425,10 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
             "kubectl {name}: {}",
             stderr_of(&out)
         );
-        let f = kwatch(
+        let f = kwatch_env(
             &sim,
             &[],
-            &[
-                "--kubeconfig",
-                path,
-                "pods",
-                "-o",
-                "json",
-                "--until-synced",
-                "--timeout",
-                "5s",
-            ],
+            format!("--kubeconfig {path} pods -o json --until-synced --timeout 5s"),
         );
         if works {
             assert_synced(&f, name);
@@ -475,33 +438,20 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
     }
     // The flag overrides the kubeconfig's.
     let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "--tls-server-name",
-            "wrong.test",
-            "pods",
-            "-o",
-            "json",
-            "--until-synced",
-            "--timeout",
-            "3s",
-        ],
-    );
+    let f = sim.kwatch("--tls-server-name wrong.test pods -o json --until-synced --timeout 3s");
     assert_refused(&f, "--tls-server-name wrong.test");
     let mut args = vec!["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"];
     args.extend_from_slice(SYNC);
     assert_synced(
-        &kwatch(&sim, &[], &args),
+        &kwatch_env(&sim, &[], &args[..]),
         "--tls-server-name kwatch-sim.test",
     );
 }
 
 const NOBODY: &str = "system:serviceaccount:default:nobody";
+
 const LISTER: &str = "system:serviceaccount:default:lister";
+
 const WATCHER: &str = "system:serviceaccount:default:watcher";
 
 #[test]
@@ -528,8 +478,8 @@ fn impersonation_shows_what_that_identity_gets() {
              resource \"pods\" in API group \"\" in the namespace \"default\""
         )
     );
-    sim.kubectl_ok(&["--as", LISTER, "get", "pods"]);
-    let mut w = sim.kubectl_cmd(&[
+    sim.kubectl_ok(["--as", LISTER, "get", "pods"]);
+    let mut w = sim.kubectl_cmd([
         "--as",
         LISTER,
         "get",
@@ -544,7 +494,7 @@ fn impersonation_shows_what_that_identity_gets() {
         "{}",
         stderr_of(&out)
     );
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "--as",
         WATCHER,
         "--as-group",
@@ -557,19 +507,7 @@ fn impersonation_shows_what_that_identity_gets() {
 
     // The 403 reaches the kwatch user (exit non-zero, the server's words on stderr).
     let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(
-        &sim,
-        &[],
-        &[
-            "--kubeconfig",
-            kc,
-            "--as",
-            NOBODY,
-            "pods",
-            "--timeout",
-            "20s",
-        ],
-    );
+    let f = sim.kwatch(["--as", NOBODY, "pods", "--timeout", "20s"]);
     assert_ne!(f.code(), Some(0), "{}", f.stderr);
     assert!(
         f.stderr
@@ -580,18 +518,16 @@ fn impersonation_shows_what_that_identity_gets() {
     // The watcher syncs; the lister syncs from a LIST (its watch is refused afterwards).
     let mut args = vec!["--kubeconfig", kc, "--as", WATCHER];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--as watcher");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as watcher");
     let mut args = vec!["--kubeconfig", kc, "--as", LISTER, "--watch-list", "off"];
     args.extend_from_slice(SYNC);
-    assert_synced(&kwatch(&sim, &[], &args), "--as lister");
+    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as lister");
 }
 
 #[test]
 fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let kc = sim.kubeconfig.to_str().unwrap();
-    let f = kwatch(&sim, &[], &["--kubeconfig", kc, "--as", NOBODY, "pods"]);
-    assert_eq!(f.code(), Some(1), "{}", f.stderr);
+    let f = sim.kwatch(["--as", NOBODY, "pods"]).exits(1);
     let lines: Vec<&str> = f.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "{}", f.stderr);
     assert!(
@@ -608,16 +544,12 @@ fn a_forbidden_identity_ends_kwatch_with_kubectls_one_line() {
 fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
     let sim = SimProcess::start(&["--objects", "4"]);
     // kubectl warms the discovery cache in the shared HOME.
-    sim.kubectl_ok(&["get", "pods"]);
+    sim.kubectl_ok(["get", "pods"]);
     let mut kc = kubeconfig(&sim);
     kc["clusters"][0]["cluster"]["certificate-authority-data"] = b64(&unrelated_ca_pem()).into();
     let wrong = write_yaml(sim.dir(), "wrong-ca", &kc);
     let started = Instant::now();
-    let f = kwatch(
-        &sim,
-        &[],
-        &["--kubeconfig", wrong.to_str().unwrap(), "pods"],
-    );
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", wrong.to_str().unwrap(), "pods"]);
     let took = started.elapsed();
     assert_eq!(f.code(), Some(1), "{}", f.stderr);
     assert!(took < Duration::from_secs(2), "took {took:?}");
@@ -628,4 +560,341 @@ fn a_wrong_ca_with_a_warm_discovery_cache_is_one_line_and_exit_1_quickly() {
         "{}",
         lines[0]
     );
+}
+
+/// Exit 0 with the sim's pods listed as `pod/NAME`, and nothing on stderr.
+fn assert_listed_pods(f: &Finished, what: &str) {
+    assert_eq!(f.code(), Some(0), "{what}: {}", f.stderr);
+    assert!(
+        !f.stdout.is_empty(),
+        "{what}: no output; stderr:\n{}",
+        f.stderr
+    );
+    assert!(
+        f.stdout.iter().all(|l| l.starts_with("pod/")),
+        "{what}: {:?}",
+        f.stdout
+    );
+    assert_eq!(f.stderr, "", "{what}");
+}
+
+/// The sim's kubeconfig with `edit` applied, written next to it; returns its path.
+fn kubeconfig_with(sim: &SimProcess, name: &str, edit: impl Fn(&mut serde_yaml::Value)) -> String {
+    let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
+    let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("kubeconfig YAML");
+    edit(&mut kc);
+    let path = sim.dir().join(name);
+    std::fs::write(&path, serde_yaml::to_string(&kc).unwrap()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// Issue 19 item 3: `-s 127.0.0.1:PORT` and `-s localhost:PORT` with TLS flags, and a
+/// kubeconfig `server: 127.0.0.1:PORT` with its CA data, get `https://` as client-go's
+/// `DefaultServerUrlFor` gives it, and work.
+#[test]
+fn a_server_without_a_scheme_connects_over_https_when_tls_is_configured() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    let port = host_port(&sim);
+    let localhost = port.replace("127.0.0.1", "localhost");
+    for server in [&port, &localhost] {
+        let f = kwatch_env(
+            &sim,
+            &[],
+            [
+                "-s",
+                server,
+                "--token",
+                &sim.token,
+                "--insecure-skip-tls-verify",
+                "pods",
+                "--until-synced",
+                "-o",
+                "name",
+            ],
+        );
+        assert_listed_pods(&f, server);
+    }
+    let kc = kubeconfig_with(&sim, "no-scheme", |kc| {
+        kc["clusters"][0]["cluster"]["server"] = port.clone().into();
+    });
+    let f = kwatch_env(
+        &sim,
+        &[],
+        ["--kubeconfig", &kc, "pods", "--until-synced", "-o", "name"],
+    );
+    assert_listed_pods(&f, "kubeconfig server without a scheme");
+}
+
+/// Issue 19 item 3: what cannot be a server is one line naming the value and the fix.
+#[test]
+fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    for (server, why) in [
+        ("ht tp://x", "spaces"),
+        ("127.0.0.1:99999", "invalid port \"99999\""),
+        (
+            "127.0.0.1:6443/api",
+            "host must be a URL or a host:port pair",
+        ),
+        ("ftp://127.0.0.1:6443", "unsupported scheme \"ftp\""),
+    ] {
+        // The value may hold a space: one word.
+        let f = kwatch_env(
+            &sim,
+            &[],
+            [
+                "-s",
+                server,
+                "--insecure-skip-tls-verify",
+                "pods",
+                "--until-synced",
+            ],
+        );
+        let line = one_error_line(&f, server);
+        assert!(line.contains(&format!("{server:?} (--server)")), "{line}");
+        assert!(
+            line.contains(why) && line.contains("https://HOST[:PORT]"),
+            "{line}"
+        );
+    }
+    let kc = kubeconfig_with(&sim, "bad-server", |kc| {
+        kc["clusters"][0]["cluster"]["server"] = "127.0.0.1:0x50".into();
+    });
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let line = one_error_line(&f, "kubeconfig");
+    assert!(
+        line.contains("\"127.0.0.1:0x50\" (the kubeconfig's cluster \"kwatch-sim\")"),
+        "{line}"
+    );
+}
+
+/// Issue 19 item 10: a missing exec plugin names the command and the installHint, as
+/// client-go's exec.go does.
+#[test]
+fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let kc = kubeconfig_with(&sim, "exec-missing", |kc| {
+        let exec: serde_yaml::Value = serde_yaml::from_str(
+            "apiVersion: client.authentication.k8s.io/v1\ncommand: kwatch-no-such-plugin\n\
+             installHint: 'install it with: brew install kwatch-no-such-plugin'\n\
+             interactiveMode: Never\n",
+        )
+        .unwrap();
+        kc["users"][0]["user"] = serde_yaml::Value::Mapping(Default::default());
+        kc["users"][0]["user"]["exec"] = exec;
+    });
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let line = one_error_line(&f, "exec");
+    assert!(
+        line.contains("exec: executable kwatch-no-such-plugin not found")
+            && line.ends_with("install it with: brew install kwatch-no-such-plugin"),
+        "{line}"
+    );
+}
+
+/// Issue 19 item 10: a server that accepts TCP and never answers the TLS handshake is
+/// reported as Go reports it, after client-go's 10 s handshake timeout, naming the server.
+#[test]
+fn a_tls_handshake_that_never_completes_says_so_after_10s() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    // Accepts and holds every connection, never writing a byte.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let started = Instant::now();
+    let f = kwatch_env(
+        &sim,
+        &[],
+        [
+            "-s",
+            &format!("https://{addr}"),
+            "--insecure-skip-tls-verify",
+            "pods",
+            "--until-synced",
+        ],
+    );
+    let took = started.elapsed();
+    let line = one_error_line(&f, "handshake");
+    assert!(
+        line.starts_with("Unable to connect to the server: net/http: TLS handshake timeout")
+            && line.contains(&addr),
+        "{line}"
+    );
+    assert!(
+        took >= Duration::from_secs(10) && took < Duration::from_secs(20),
+        "{took:?}"
+    );
+}
+
+/// Issue 19 item 10: a certificate for other names lists them, as Go's x509 does.
+#[test]
+fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    for (name, want) in [
+        (
+            "wrong.example",
+            "x509: certificate is valid for localhost, kwatch-sim.test, not wrong.example",
+        ),
+        (
+            "10.9.8.7",
+            "x509: certificate is valid for 127.0.0.1, not 10.9.8.7",
+        ),
+    ] {
+        let f = sim.kwatch(format!("--tls-server-name {name} pods --until-synced"));
+        let line = one_error_line(&f, name);
+        assert!(
+            line.starts_with("Unable to connect to the server: tls: failed to verify certificate")
+                && line.ends_with(want),
+            "{line}"
+        );
+    }
+}
+
+/// Issue 19 item 10: a missing CA file is named once, not `'"/nonexistent"'`.
+#[test]
+fn a_missing_ca_file_is_quoted_once() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let f = kwatch_env(
+        &sim,
+        &[],
+        [
+            "-s",
+            &sim.url,
+            "--token",
+            &sim.token,
+            "--certificate-authority",
+            "/nonexistent/ca.crt",
+            "pods",
+        ],
+    );
+    let line = one_error_line(&f, "CA file");
+    assert_eq!(
+        line,
+        "error: unable to read certificate-authority /nonexistent/ca.crt: No such file or \
+         directory (os error 2)"
+    );
+}
+
+/// Issue 19, found by tests/issue19_fuzz.rs: a token that is not a valid header value
+/// (a newline in `--token` or the kubeconfig's token) panicked in tower-http's
+/// `AddAuthorization::bearer`; it is one line that does not show the token.
+#[test]
+fn a_token_with_control_characters_is_one_line_not_a_panic() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let f = kwatch_env(
+        &sim,
+        &[],
+        [
+            "-s",
+            &sim.url,
+            "--insecure-skip-tls-verify",
+            "--token",
+            "secret\nline",
+            "pods",
+            "--until-synced",
+        ],
+    );
+    let line = one_error_line(&f, "--token");
+    assert!(line.contains("token holds control characters"), "{line}");
+    assert!(!line.contains("secret"), "{line}");
+    let kc = kubeconfig_with(&sim, "bad-token", |kc| {
+        kc["users"][0]["user"]["token"] = "secret\u{7f}".into();
+    });
+    let f = kwatch_env(&sim, &[], ["--kubeconfig", &kc, "pods", "--until-synced"]);
+    let line = one_error_line(&f, "kubeconfig token");
+    assert!(line.contains("token holds control characters"), "{line}");
+}
+
+/// Item 8: `--insecure-skip-tls-verify` with `--certificate-authority` is refused in
+/// client-go's words; a kubeconfig CA with the flag is cleared by it, as kubectl does,
+/// and a kubeconfig that has both is refused (exit 1: the kubeconfig is wrong).
+#[test]
+fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
+    let words = "specifying a root certificates file with the insecure flag is not allowed";
+    usage_error(
+        &refused(&[
+            "pods",
+            "--insecure-skip-tls-verify",
+            "--certificate-authority",
+            "/etc/hostname",
+        ]),
+        words,
+        "both flags",
+    );
+
+    let sim = SimProcess::start(&[]);
+    // The sim's kubeconfig has certificate-authority-data: the flag replaces it.
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced --insecure-skip-tls-verify")
+        .exits(0);
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+
+    let text = std::fs::read_to_string(&sim.kubeconfig).expect("kubeconfig");
+    let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
+    kc["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = true.into();
+    let both = sim.dir().join("insecure-and-ca.kubeconfig");
+    std::fs::write(&both, serde_yaml::to_string(&kc).expect("YAML")).expect("write");
+    let out = kwatch_using(sim.dir(), &both, "configmaps -n default --until-synced");
+    assert_eq!(out.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with(&format!("error: {words}")),
+        "{lines:?}"
+    );
+}
+
+/// Item 4 (the local half): impersonating groups or a UID without a user is refused
+/// before any request, in kubectl's words (the kubeconfig user's name), exit 2.
+#[test]
+fn impersonating_groups_without_a_user_is_refused_before_connecting() {
+    let sim = SimProcess::start(&[]);
+    for extra in [&["--as-group", "system:masters"][..], &["--as-uid", "7"]] {
+        let before = request_paths(&sim).len();
+        let mut args: Vec<&str> = "configmaps -n default --until-synced --timeout 5s"
+            .split(' ')
+            .collect();
+        args.extend_from_slice(extra);
+        let out = sim.kwatch(&args[..]);
+        usage_error(
+            &out,
+            "requesting uid, groups or user-extra for kwatch-sim without impersonating a user",
+            &format!("{extra:?}"),
+        );
+        assert!(out.stderr.contains("--as"), "{}", out.stderr);
+        // The log leaves out the control API's own requests.
+        assert_eq!(request_paths(&sim).len(), before, "{extra:?}: no request");
+    }
+}
+
+#[test]
+fn the_most_verbose_diagnostics_never_show_the_token() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch("pods -n default -vvv --until-synced -o json")
+        .exits(0);
+    assert!(
+        out.stderr.contains("DEBUG"),
+        "-vvv shows kube's requests: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains(&sim.token),
+        "the token leaked: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.to_ascii_lowercase().contains("bearer"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains('\u{1b}'), "no colour on a pipe");
+    // Data on stdout only: every stdout line is a JSON record.
+    assert!(out.stdout.iter().all(|l| l.starts_with("{\"type\":")));
 }

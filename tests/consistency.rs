@@ -5,14 +5,11 @@
 //! resourceVersion is reported and the check after it works.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{command, configmap, kubectl_f, of_type, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use crate::util::{SimProcess, LIMIT};
 
 /// The Consistency records of `resource`.
 fn checks<'a>(v: &'a [Value], resource: &str) -> Vec<&'a Value> {
@@ -58,21 +55,17 @@ fn seen(sim: &SimProcess, kw: &mut Running, name: &str) {
 fn checks_under_churn_find_the_store_consistent_with_either_queue() {
     for fifo in ["delta", "real"] {
         let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40"]);
-        let mut kw = Running::watch(
-            &sim,
-            &[
-                "pods,configmaps",
-                "-A",
-                "-o",
-                "json",
-                "--fifo",
-                fifo,
-                "--check-consistency=1s",
-                // A slow handler: deltas wait in the queue, the store lags the reflector.
-                "--pop-delay",
-                "5ms",
-            ],
-        );
+        let mut kw = sim.start_kwatch([
+            "pods,configmaps",
+            "-A",
+            "-o",
+            "json",
+            "--fifo",
+            fifo,
+            "--check-consistency=1s", // A slow handler: deltas wait in the queue, the store lags the reflector.
+            "--pop-delay",
+            "5ms",
+        ]);
         let clean = |v: &[Value], r: &str| {
             checks(v, r)
                 .into_iter()
@@ -130,20 +123,17 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     }
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec.jsonl");
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--check-consistency=1s",
-            "--stats",
-            "--record",
-            rec.to_str().unwrap(),
-        ],
-    );
+    let mut kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--check-consistency=1s",
+        "--stats",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
     kw.wait_for(LIMIT, "a clean check", |v| {
         checks(v, "configmaps")
             .iter()
@@ -170,7 +160,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     });
 
     skip_next_event(&sim, "default/delete-me");
-    sim.kubectl_ok(&["delete", "configmap", "delete-me", "-n", "default"]);
+    sim.kubectl_ok("delete configmap delete-me -n default");
     seen(&sim, &mut kw, "later-3");
     let recs = kw.wait_for(LIMIT, "delete-me extra", |v| {
         v.iter().any(|r| {
@@ -192,15 +182,8 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     );
     assert!(!shown("default/delete-me", "Deleted"), "{recs:#?}");
     // ... which the server made, as kubectl sees it.
-    let cms: Value = serde_json::from_str(&sim.kubectl_ok(&[
-        "get",
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-    ]))
-    .unwrap();
+    let cms: Value =
+        serde_json::from_str(&sim.kubectl_ok("get configmaps -n default -o json")).unwrap();
     let names: BTreeSet<&str> = cms["items"]
         .as_array()
         .unwrap()
@@ -276,17 +259,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
 #[test]
 fn a_compacted_version_is_reported_and_the_next_check_works() {
     let sim = SimProcess::start(&[]);
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--check-consistency=1s",
-        ],
-    );
+    let mut kw = sim.start_kwatch("configmaps -n default -o json --check-consistency=1s");
     kw.wait_for(LIMIT, "a clean check", |v| {
         checks(v, "configmaps")
             .iter()
@@ -348,12 +321,7 @@ fn a_compacted_version_is_reported_and_the_next_check_works() {
 #[test]
 fn a_period_of_zero_is_refused_with_one_line() {
     let sim = SimProcess::start(&[]);
-    let out = crate::util::kwatch::run(
-        &sim,
-        &["configmaps", "--check-consistency=0s"],
-        Duration::from_secs(20),
-    );
-    assert_eq!(out.code(), Some(2));
+    let out = sim.kwatch("configmaps --check-consistency=0s").exits(2);
     assert!(out.stdout.is_empty());
     assert!(
         out.stderr.contains("--check-consistency")

@@ -9,10 +9,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, Running};
+use crate::util::shared::*;
+use crate::util::{SimProcess, LIMIT};
 
 fn requests(sim: &SimProcess) -> u64 {
     sim.state()["discoveryRequests"]
@@ -29,8 +28,7 @@ fn host_dir(sim: &SimProcess, cache: &Path) -> PathBuf {
 fn synced(sim: &SimProcess, args: &[&str]) {
     let mut all = args.to_vec();
     all.extend(["-A", "--until-synced", "-o", "json"]);
-    let out = run(sim, &all, LIMIT);
-    assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+    sim.kwatch(&all[..]).exits(0);
 }
 
 fn read_json(path: &Path) -> Value {
@@ -71,7 +69,7 @@ fn the_discovery_cache_is_shared_with_kubectl_both_ways() {
     let dir = host_dir(&sim, &cache);
 
     // kubectl warms the cache; kwatch then asks the server nothing.
-    sim.kubectl_ok(&["get", "pods,deployments", "-A"]);
+    sim.kubectl_ok("get pods,deployments -A");
     assert!(dir.join("servergroups.json").is_file());
     let before = requests(&sim);
     synced(&sim, &["deploy"]);
@@ -116,7 +114,7 @@ fn the_discovery_cache_is_shared_with_kubectl_both_ways() {
 
     // …and kubectl reads what kwatch wrote.
     let before = requests(&sim);
-    sim.kubectl_ok(&["get", "pods,deployments,widgets", "-A"]);
+    sim.kubectl_ok("get pods,deployments,widgets -A");
     assert_eq!(requests(&sim), before, "kubectl used kwatch's cache");
 }
 
@@ -144,8 +142,7 @@ fn an_old_or_incomplete_cache_is_refreshed_from_the_server() {
 
     // A name nobody serves: one refresh, then the error.
     let before = requests(&sim);
-    let out = run(&sim, &["podz"], LIMIT);
-    assert_eq!(out.code(), Some(1));
+    let out = sim.kwatch("podz").exits(1);
     assert!(
         out.stderr.contains(r#"did you mean "pods"?"#),
         "{}",
@@ -252,9 +249,69 @@ fn a_server_without_aggregated_discovery_is_asked_only_for_the_named_group() {
     );
     // kubectl refreshes a cache that lacks a group-version in full (its own rule, so kwatch's
     // partial one costs it nothing more than a cold start); kwatch then reads kubectl's.
-    sim.kubectl_ok(&["get", "deployments,widgets", "-A"]);
+    sim.kubectl_ok("get deployments,widgets -A");
     let before = requests(&sim);
     synced(&sim, &["pods"]);
     synced(&sim, &["crd"]);
     assert_eq!(requests(&sim), before);
+}
+
+/// Issue 19 item 10: a group-version whose discovery fails (an aggregated API that is
+/// down, here one the cached group list names and the server does not serve) is a `~`
+/// line like kwatch's other notices, not a `…Z WARN …` log line.
+#[test]
+fn a_discovery_failure_is_a_tilde_notice() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let kc = sim.kubeconfig.to_str().unwrap();
+    let cache = sim.dir().join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let warm = kwatch_env(
+        &sim,
+        &[],
+        [
+            "--kubeconfig",
+            kc,
+            "--cache-dir",
+            cache_arg,
+            "ingresses",
+            "--until-synced",
+        ],
+    );
+    assert_eq!(warm.code(), Some(0), "{}", warm.stderr);
+    let groups = cache
+        .join("discovery")
+        .join(host_port(&sim).replace(':', "_"))
+        .join("servergroups.json");
+    let text = std::fs::read_to_string(&groups).expect("the cached group list");
+    let mut list: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let broken = serde_json::json!({"name": "metrics.k8s.io",
+        "versions": [{"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}],
+        "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}});
+    list["groups"].as_array_mut().unwrap().insert(1, broken);
+    std::fs::write(&groups, list.to_string()).unwrap();
+    let f = kwatch_env(
+        &sim,
+        &[],
+        [
+            "--kubeconfig",
+            kc,
+            "--cache-dir",
+            cache_arg,
+            "ingresses",
+            "--until-synced",
+        ],
+    );
+    assert_eq!(f.code(), Some(0), "{}", f.stderr);
+    let notices: Vec<&str> = f
+        .stderr
+        .lines()
+        .filter(|l| l.contains("metrics.k8s.io/v1beta1"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{}", f.stderr);
+    assert!(
+        notices[0].starts_with("~ discovery of metrics.k8s.io/v1beta1 failed: "),
+        "{}",
+        notices[0]
+    );
+    assert!(!f.stderr.contains("WARN"), "{}", f.stderr);
 }

@@ -8,9 +8,7 @@ use serde_json::{json, Value};
 use crate::util::kwatch::{
     configmap, kubectl_f, of_type, watching_configmaps as watching, Running,
 };
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::{SimProcess, LIMIT};
 
 fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]
@@ -244,7 +242,7 @@ fn bookmarks_advance_the_resource_version_of_the_next_watch() {
     let sim = SimProcess::start(&["--bookmark-interval", "0.3"]);
     let mut kw = watching(&sim, &[]);
     // Something changes elsewhere: bookmarks carry the global revision forward.
-    sim.kubectl_ok(&["label", "namespace", "team-a", "touched=yes"]);
+    sim.kubectl_ok("label namespace team-a touched=yes");
     let recs = kw.wait_for(LIMIT, "a bookmark past the list RV", |v| {
         let listed = of_type(v, "Listed")[0]["resourceVersion"]
             .as_str()
@@ -278,19 +276,7 @@ fn bookmarks_advance_the_resource_version_of_the_next_watch() {
 fn an_expired_continue_token_falls_back_to_one_full_list() {
     let sim = SimProcess::start(&["--objects", "6"]);
     sim.control("POST", "/_sim/expire-continue", json!({"count": 1}));
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--page-size",
-            "2",
-            "--watch-list",
-            "off",
-        ],
-    );
+    let mut kw = sim.start_kwatch("pods -A -o json --page-size 2 --watch-list off");
     let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     let listed = of_type(&recs, "Listed")[0];
     assert_eq!(listed["fullListFallback"], true, "{listed}");

@@ -3,14 +3,11 @@
 //! `distribute` in shared_informer.go), through the built binary against `kwatch sim`.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, kubectl_f, of_type, run, watching_configmaps};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::kwatch::{command, configmap, kubectl_f, of_type, watching_configmaps};
+use crate::util::{SimProcess, LIMIT};
 
 /// The configmaps the simulator starts with in `default`.
 const INITIAL: [&str; 2] = ["default/app-config", "default/kube-root-ca.crt"];
@@ -78,7 +75,7 @@ fn the_initial_list_an_update_and_a_delete_reach_the_handler_as_client_go_calls_
         "replace",
         &configmap("default", "h1", json!({"k": "2"})),
     );
-    sim.kubectl_ok(&["delete", "configmap", "h1", "-n", "default"]);
+    sim.kubectl_ok("delete configmap h1 -n default");
     let recs = kw.wait_for(LIMIT, "OnDelete of h1", |v| {
         calls_of(v, "default/h1")
             .iter()
@@ -156,7 +153,7 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
         "replace",
         &configmap("default", "changed", json!({"v": "2"})),
     );
-    sim.kubectl_ok(&["delete", "configmap", "gone", "-n", "default"]);
+    sim.kubectl_ok("delete configmap gone -n default");
     kubectl_f(&sim, "create", &configmap("default", "new", json!({})));
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));
@@ -295,16 +292,10 @@ fn a_resync_calls_on_update_with_the_same_object_twice() {
 #[test]
 fn the_handler_view_as_a_table_and_as_yaml() {
     let sim = SimProcess::start(&[]);
-    let base = [
-        "configmaps",
-        "-n",
-        "default",
-        "--view",
-        "handlers",
-        "--until-synced",
-    ];
-    let out = run(&sim, &base, LIMIT);
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let base: Vec<&str> = "configmaps -n default --view handlers --until-synced"
+        .split(' ')
+        .collect();
+    let out = sim.kwatch(&base[..]).exits(0);
     let rows: Vec<Vec<&str>> = out
         .stdout
         .iter()
@@ -323,8 +314,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
 
     let mut yaml = base.to_vec();
     yaml.extend(["-o", "yaml"]);
-    let out = run(&sim, &yaml, LIMIT);
-    assert_eq!(out.code(), Some(0), "{out:?}");
+    let out = sim.kwatch(&yaml[..]).exits(0);
     let text = out.stdout.join("\n");
     assert_eq!(text.matches("\ntype: HandlerCall\n").count(), 2, "{text}");
     assert_eq!(text.matches("\nhandler: OnAdd\n").count(), 2, "{text}");
@@ -339,12 +329,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
 #[test]
 fn the_handler_view_refuses_the_script_formats_and_handlers_is_not_a_format() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &["configmaps", "--view", "handlers", "-o", "name"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(2), "{out:?}");
+    let out = sim.kwatch("configmaps --view handlers -o name").exits(2);
     assert!(out.stdout.is_empty(), "{out:?}");
     assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
     assert!(
@@ -352,7 +337,6 @@ fn the_handler_view_refuses_the_script_formats_and_handlers_is_not_a_format() {
             .contains("--view handlers prints with -o table, wide, json or yaml"),
         "{out:?}"
     );
-    let out = run(&sim, &["configmaps", "-o", "handlers"], LIMIT);
-    assert_eq!(out.code(), Some(2), "{out:?}");
+    let out = sim.kwatch("configmaps -o handlers").exits(2);
     assert!(out.stderr.contains("use --view handlers"), "{out:?}");
 }

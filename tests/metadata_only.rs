@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, Running};
+use crate::util::{SimProcess, LIMIT};
 
 /// kwatch's `Accept` for a metadata-only list, and for its watches (client-go's JSON
 /// alternatives, `metadata/metadata.go`).
@@ -70,7 +68,7 @@ fn accepts(sim: &SimProcess, collection: &str) -> (Vec<String>, Vec<String>) {
 
 fn merge_patch(sim: &SimProcess, what: &str, name: &str, labels: Value) {
     let patch = json!({"metadata": {"labels": labels}}).to_string();
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch", what, name, "-n", "default", "--type", "merge", "-p", &patch,
     ]);
 }
@@ -81,18 +79,8 @@ fn merge_patch(sim: &SimProcess, what: &str, name: &str, labels: Value) {
 #[test]
 fn lists_and_watches_carry_partial_object_metadata() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let mut kw = Running::watch(
-        &sim,
-        &[
-            "pods,configmaps,widgets",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--metadata-only",
-            "--watch-list",
-            "off",
-        ],
+    let mut kw = sim.start_kwatch(
+        "pods,configmaps,widgets -n default -o json --metadata-only --watch-list off",
     );
     let recs = kw.wait_for(LIMIT, "three Synced", |v| of_type(v, "Synced").len() == 3);
     let initial: Vec<&Value> = recs.iter().filter(|r| is_delta(r)).collect();
@@ -114,7 +102,7 @@ fn lists_and_watches_carry_partial_object_metadata() {
         kubectl_f(&sim, "create", manifest);
         let name = manifest["metadata"]["name"].as_str().unwrap();
         merge_patch(&sim, what, name, json!({"step": "2"}));
-        sim.kubectl_ok(&["delete", what, name, "-n", "default"]);
+        sim.kubectl_ok(format!("delete {what} {name} -n default"));
     }
     let recs = kw.wait_for(LIMIT, "three deletions", |v| {
         ["meta-pod", "meta-cm", "meta-w"]
@@ -156,22 +144,11 @@ fn lists_and_watches_carry_partial_object_metadata() {
 #[test]
 fn streaming_lists_carry_partial_object_metadata() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let out = run(
-        &sim,
-        &[
-            "configmaps,widgets",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--metadata-only",
-            "--watch-list",
-            "on",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch(
+            "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced",
+        )
+        .exits(0);
     let recs = out.json();
     let listed = of_type(&recs, "Listed");
     assert_eq!(listed.len(), 2);
@@ -239,24 +216,9 @@ fn the_table_shows_name_age_and_labels() {
     let header = |lines: &[String]| -> Vec<String> {
         lines[0].split_whitespace().map(str::to_owned).collect()
     };
-    let out = run(
-        &sim,
-        &[
-            "configmaps",
-            "app-config",
-            "-n",
-            "default",
-            "--metadata-only",
-            "-L",
-            "app",
-            "--show-labels",
-            "--until-synced",
-            "--record",
-            record,
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch(format!("configmaps app-config -n default --metadata-only -L app --show-labels --until-synced --record {record}"))
+        .exits(0);
     assert_eq!(
         header(&out.stdout),
         ["DELTA", "NAME", "RESOURCEVERSION", "AGE", "APP", "LABELS"]
@@ -280,12 +242,9 @@ fn the_table_shows_name_age_and_labels() {
         ["DELTA", "NAME", "RESOURCEVERSION", "AGE", "APP"]
     );
 
-    let out = run(
-        &sim,
-        &["pods", "-A", "--metadata-only", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A --metadata-only --until-synced")
+        .exits(0);
     assert_eq!(
         header(&out.stdout),
         ["DELTA", "NAMESPACE", "NAME", "RESOURCEVERSION", "AGE"]

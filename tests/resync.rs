@@ -24,7 +24,7 @@ fn no_resync_between_a_failed_watch_and_the_completed_relist() {
         json!({"code": 500, "count": 2, "retryAfter": 0, "verb": "list"}),
     );
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    sim.kubectl_ok("delete configmap app-config -n default");
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));
     // The relist's Listed: the first Listed after the second List.

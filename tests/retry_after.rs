@@ -8,12 +8,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{of_type, watching_configmaps as watching};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::{SimProcess, LIMIT};
 
 fn patch_app_config(sim: &SimProcess, value: &str) {
-    sim.kubectl_ok(&[
+    sim.kubectl_ok([
         "patch",
         "configmap",
         "app-config",
@@ -200,7 +198,7 @@ fn a_relist_answered_503_with_retry_after_is_one_list() {
     );
     // A change the watch does not see, compacted away: the re-watch gets 410.
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok(&["delete", "configmap", "app-config", "-n", "default"]);
+    sim.kubectl_ok("delete configmap app-config -n default");
     sim.control("POST", "/_sim/compact", json!({}));
     sim.control("POST", "/_sim/drop-watches", json!({}));
     let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
@@ -241,19 +239,9 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
         "/_sim/fail",
         json!({"code": 429, "count": 2, "retryAfter": 1}),
     );
-    let out = crate::util::kwatch::run(
-        &sim,
-        &[
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "name",
-            "--until-synced",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced")
+        .exits(0);
     assert!(out.stdout.contains(&"configmap/app-config".to_owned()));
     let retried = out.stderr.matches("retrying GET /api").count();
     assert_eq!(retried, 2, "{}", out.stderr);
@@ -263,7 +251,7 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
         "/_sim/fail",
         json!({"code": 429, "count": 2, "retryAfter": 1}),
     );
-    let k = sim.kubectl(&["get", "configmaps", "-n", "default", "-o", "name"]);
+    let k = sim.kubectl("get configmaps -n default -o name");
     assert!(k.status.success(), "{}", String::from_utf8_lossy(&k.stderr));
 }
 

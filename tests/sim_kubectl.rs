@@ -12,7 +12,7 @@ use crate::util::SimProcess;
 #[test]
 fn kubectl_gets_pods_in_all_namespaces() {
     let sim = SimProcess::start(&["--objects", "7"]);
-    let out = sim.kubectl_ok(&["get", "pods", "-A"]);
+    let out = sim.kubectl_ok("get pods -A");
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("NAMESPACE"), "{out}");
     for col in ["NAME", "READY", "STATUS", "RESTARTS", "AGE"] {
@@ -34,7 +34,7 @@ fn kubectl_gets_pods_in_all_namespaces() {
 #[test]
 fn kubectl_pages_with_continue_tokens() {
     let sim = SimProcess::start(&["--objects", "7"]);
-    let out = sim.kubectl(&["get", "pods", "-A", "--chunk-size=2", "-v=6"]);
+    let out = sim.kubectl("get pods -A --chunk-size=2 -v=6");
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     let gets: Vec<&str> = stderr
@@ -69,13 +69,13 @@ fn kubectl_creates_patches_and_deletes() {
     let f = file.to_str().unwrap();
     // Default validation (strict) works: the simulator serves the OpenAPI v3 it needs.
     assert!(sim
-        .kubectl_ok(&["create", "-f", f])
+        .kubectl_ok(format!("create -f {f}"))
         .contains("configmap/from-file created"));
-    let dup = sim.kubectl(&["create", "-f", f]);
+    let dup = sim.kubectl(format!("create -f {f}"));
     assert!(!dup.status.success());
     assert!(String::from_utf8_lossy(&dup.stderr).contains("AlreadyExists"));
     assert!(sim
-        .kubectl_ok(&[
+        .kubectl_ok([
             "patch",
             "configmap",
             "from-file",
@@ -86,8 +86,7 @@ fn kubectl_creates_patches_and_deletes() {
         ])
         .contains("patched"));
     let json: Value =
-        serde_json::from_str(&sim.kubectl_ok(&["get", "configmap", "from-file", "-o", "json"]))
-            .unwrap();
+        serde_json::from_str(&sim.kubectl_ok("get configmap from-file -o json")).unwrap();
     assert_eq!(json["data"]["k"], "patched");
     assert_eq!(json["metadata"]["labels"]["app"], "kubectl");
     let state = sim.state();
@@ -96,12 +95,12 @@ fn kubectl_creates_patches_and_deletes() {
         json["metadata"]["resourceVersion"]
     );
     assert!(sim
-        .kubectl_ok(&["delete", "configmap", "from-file"])
+        .kubectl_ok("delete configmap from-file")
         .contains("deleted"));
-    let gone = sim.kubectl(&["get", "configmap", "from-file"]);
+    let gone = sim.kubectl("get configmap from-file");
     assert!(String::from_utf8_lossy(&gone.stderr).contains("NotFound"));
     // A pod delete returns the pod; kubectl waits for it to be gone.
-    let pods = sim.kubectl_ok(&["get", "pods", "-n", "team-a", "-o", "name"]);
+    let pods = sim.kubectl_ok("get pods -n team-a -o name");
     let first = pods
         .lines()
         .next()
@@ -109,7 +108,7 @@ fn kubectl_creates_patches_and_deletes() {
         .trim_start_matches("pod/")
         .to_string();
     assert!(sim
-        .kubectl_ok(&["delete", "pod", "-n", "team-a", &first])
+        .kubectl_ok(format!("delete pod -n team-a {first}"))
         .contains("deleted"));
     assert!(sim.state()["objects"]["pods"]
         .get(format!("team-a/{first}"))
@@ -126,16 +125,19 @@ fn kubectl_applies_client_and_server_side() {
     };
     let f = file.to_str().unwrap();
     write(7);
-    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("created"));
-    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("unchanged"));
+    assert!(sim.kubectl_ok(format!("apply -f {f}")).contains("created"));
+    assert!(sim
+        .kubectl_ok(format!("apply -f {f}"))
+        .contains("unchanged"));
     write(8);
-    assert!(sim.kubectl_ok(&["apply", "-f", f]).contains("configured"));
+    assert!(sim
+        .kubectl_ok(format!("apply -f {f}"))
+        .contains("configured"));
     write(9);
     assert!(sim
-        .kubectl_ok(&["apply", "--server-side", "-f", f])
+        .kubectl_ok(format!("apply --server-side -f {f}"))
         .contains("serverside-applied"));
-    let w: Value =
-        serde_json::from_str(&sim.kubectl_ok(&["get", "wd", "w5", "-o", "json"])).unwrap();
+    let w: Value = serde_json::from_str(&sim.kubectl_ok("get wd w5 -o json")).unwrap();
     assert_eq!(w["spec"]["size"], 9);
     assert_eq!(
         w["metadata"]["generation"], 3,
@@ -146,19 +148,19 @@ fn kubectl_applies_client_and_server_side() {
 #[test]
 fn kubectl_logs_and_describe_work() {
     let sim = SimProcess::start(&["--objects", "2"]);
-    let pods = sim.kubectl_ok(&["get", "pods", "-o", "name"]);
+    let pods = sim.kubectl_ok("get pods -o name");
     let pod = pods
         .lines()
         .next()
         .unwrap()
         .trim_start_matches("pod/")
         .to_string();
-    let logs = sim.kubectl_ok(&["logs", &pod, "-c", "web"]);
+    let logs = sim.kubectl_ok(format!("logs {pod} -c web"));
     assert_eq!(logs.lines().count(), 4, "{logs}");
     assert!(logs.contains("ready to serve requests"));
-    let bad = sim.kubectl(&["logs", &pod, "-c", "nope"]);
+    let bad = sim.kubectl(format!("logs {pod} -c nope"));
     assert!(!bad.status.success());
-    let d = sim.kubectl_ok(&["describe", "deployment", "web"]);
+    let d = sim.kubectl_ok("describe deployment web");
     assert!(
         d.contains("ScalingReplicaSet"),
         "events of the deployment: {d}"
@@ -168,16 +170,16 @@ fn kubectl_logs_and_describe_work() {
 #[test]
 fn kubectl_gets_widgets_with_printer_columns() {
     let sim = SimProcess::start(&[]);
-    let out = sim.kubectl_ok(&["get", "widgets"]);
+    let out = sim.kubectl_ok(["get", "widgets"]);
     let lines: Vec<&str> = out.lines().collect();
     let header: Vec<&str> = lines[0].split_whitespace().collect();
     assert_eq!(header, ["NAME", "SIZE", "PHASE", "AGE"]);
     let w1: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(&w1[..3], ["w1", "3", "Ready"]);
     assert!(sim
-        .kubectl_ok(&["get", "wd", "w2", "-o", "name"])
+        .kubectl_ok("get wd w2 -o name")
         .contains("widget.example.com/w2"));
-    let crd = sim.kubectl_ok(&["get", "crd", "widgets.example.com", "-o", "json"]);
+    let crd = sim.kubectl_ok("get crd widgets.example.com -o json");
     let crd: Value = serde_json::from_str(&crd).unwrap();
     assert_eq!(
         crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["name"],
@@ -189,15 +191,7 @@ fn kubectl_gets_widgets_with_printer_columns() {
 fn kubectl_watch_sees_churn_events() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
     let mut child = sim
-        .kubectl_cmd(&[
-            "get",
-            "pods",
-            "-A",
-            "-w",
-            "--output-watch-events",
-            "-o",
-            "json",
-        ])
+        .kubectl_cmd("get pods -A -w --output-watch-events -o json")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -247,7 +241,7 @@ fn kubectl_watch_sees_churn_events() {
 fn kubectl_works_over_plain_http_without_a_token() {
     let sim = SimProcess::start(&["--insecure-http", "--objects", "3"]);
     assert!(sim.url.starts_with("http://127.0.0.1:"));
-    let out = sim.kubectl_ok(&["get", "pods", "-A", "--no-headers"]);
+    let out = sim.kubectl_ok("get pods -A --no-headers");
     assert_eq!(out.lines().count(), 3, "{out}");
 }
 

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::util::kwatch::kubectl_f;
+use crate::util::shared::*;
 use crate::util::{brief, events, SimProcess, WatchItem};
 
 const S: Duration = Duration::from_secs(1);
@@ -1200,4 +1202,134 @@ fn writes_match_the_reference_captures() {
         "",
     );
     assert_eq!(align(&r.body, ""), DELETED);
+}
+
+/// Item 7 (the simulator): Tables as kube-apiserver 1.32 serves them (response.go
+/// `asTable`, watch.go's embedded encoder): `includeObject` picks a row's object (a
+/// 400 for an unknown value); a watch's first event carries the column definitions, the
+/// next ones `null`; a bookmark is a one-row Table too.
+#[test]
+fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+    let auth = || ("authorization".to_string(), format!("Bearer {}", sim.token));
+    let list = |query: &str| {
+        sim.request_with(
+            "GET",
+            &format!("/api/v1/namespaces/default/pods{query}"),
+            &[auth(), ("accept".into(), TABLE.into())],
+            "",
+        )
+    };
+    let object = list("?includeObject=Object").json();
+    assert_eq!(object["kind"], "Table");
+    let row = &object["rows"][0]["object"];
+    assert_eq!(row["kind"], "Pod", "{row}");
+    assert!(row["spec"].is_object(), "the whole object: {row}");
+    let metadata = list("").json();
+    assert_eq!(
+        metadata["rows"][0]["object"]["kind"],
+        "PartialObjectMetadata"
+    );
+    assert!(metadata["rows"][0]["object"].get("spec").is_none());
+    let none = list("?includeObject=None").json();
+    assert!(none["rows"][0]["object"].is_null(), "{none}");
+    assert!(!none["rows"][0]["cells"].as_array().unwrap().is_empty());
+    let bad = list("?includeObject=Everything");
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert_eq!(
+        bad.json()["message"],
+        "Unable to convert to Table as requested: includeObject: Invalid value: \"Everything\": \
+         must be 'Metadata', 'Object', 'None', or empty"
+    );
+
+    let mut w = sim.watch_with(
+        "/api/v1/namespaces/default/configmaps?watch=true&allowWatchBookmarks=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&includeObject=Object",
+        &[("accept", TABLE)],
+    );
+    assert_eq!(w.status, 200);
+    let mut events = Vec::new();
+    loop {
+        let e = w.event(Duration::from_secs(5));
+        let done = e["type"] == "BOOKMARK";
+        events.push(e);
+        if done {
+            break;
+        }
+    }
+    assert!(events.len() >= 2, "{events:?}");
+    assert!(
+        events[0]["object"]["columnDefinitions"].is_array(),
+        "{}",
+        events[0]
+    );
+    assert_eq!(
+        events[0]["object"]["rows"][0]["object"]["kind"],
+        "ConfigMap"
+    );
+    for e in &events[1..] {
+        assert_eq!(e["object"]["kind"], "Table", "{e}");
+        assert!(e["object"]["columnDefinitions"].is_null(), "{e}");
+        assert_eq!(e["object"]["rows"].as_array().map(Vec::len), Some(1), "{e}");
+    }
+    let bookmark = &events[events.len() - 1]["object"];
+    assert_eq!(
+        bookmark["rows"][0]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true",
+        "{bookmark}"
+    );
+
+    // kubectl's own Table watch against the simulator shows a change as a row.
+    let mut kw = sim
+        .kubectl_cmd("get configmaps -n default -w --output-watch-events")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl");
+    std::thread::sleep(Duration::from_millis(1500));
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("seen"), "data": {"a": "1"}}),
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = kw.kill();
+    let out = kw.wait_with_output().expect("kubectl's output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let added: Vec<&str> = text.lines().filter(|l| l.contains(" seen ")).collect();
+    assert_eq!(added.len(), 1, "{text}");
+    assert!(added[0].starts_with("ADDED"), "{text}");
+    assert!(text.starts_with("EVENT"), "one header: {text}");
+    assert_eq!(text.matches("EVENT").count(), 1, "{text}");
+}
+
+/// Issue 19: plain HTTP to the TLS port gets Go's `400 Client sent an HTTP request to an
+/// HTTPS server.` from the sim, as from kube-apiserver (it sent a TLS alert, which kwatch
+/// retried silently until `--timeout`), and kubectl says what it says to a real server.
+#[test]
+fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let http = sim.url.replace("https://", "http://");
+    let f = kwatch_env(
+        &sim,
+        &[],
+        format!("-s {http} pods --until-synced --timeout 5s"),
+    );
+    let line = one_error_line(&f, "http://");
+    assert!(
+        line.ends_with("400 Bad Request: Client sent an HTTP request to an HTTPS server."),
+        "{line}"
+    );
+    let out = std::process::Command::new("/usr/bin/kubectl")
+        .args(["-s", &http, "get", "pods"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .output()
+        .expect("running kubectl");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "Error from server (BadRequest): the server rejected our request for an unknown reason"
+        ),
+        "{said}"
+    );
 }

@@ -1,33 +1,37 @@
 //! The integration test binary: every `tests/*.rs` module is compiled into this one binary
-//! (`autotests = false` in Cargo.toml); shared helpers live in `tests/util`.
+//! (`autotests = false` in Cargo.toml); shared helpers live in `tests/util`. Modules are
+//! named by feature: the output formats (`table`, `script_formats`, `json_yaml`,
+//! `colour_and_progress`), the command line (`cli_args`, `connect`, `contexts`, `exits`,
+//! `help_and_generated`), the informer (`reflector`, `faults`, `retry_after`, `resync`,
+//! `client_go`, `handlers`, `consistency`, `chaos`), failures before the sync (`failures`),
+//! hostile servers and input, and the simulator itself (`sim_protocol`, `sim_kubectl`).
 
 mod util;
 
 mod all_resources;
 mod chaos;
+mod cli_args;
 mod client_go;
+mod colour_and_progress;
 mod connect;
 mod consistency;
+mod contexts;
 mod discovery;
+mod exits;
 mod failures;
 mod faults;
-mod generated;
 mod handlers;
-mod hostile;
-mod issue19_args;
-mod issue19_columns;
-mod issue19_connect;
-mod issue19_exits;
-mod issue19_fuzz;
-mod issue19_reflector;
-mod kubectl_habits;
+mod help_and_generated;
+mod hostile_input;
+mod hostile_servers;
+mod json_yaml;
 mod metadata_only;
-mod never_lie;
-mod output;
-mod output_habits;
-mod replay_records;
+mod reflector;
+mod replay;
 mod resync;
 mod retry_after;
+mod script_formats;
 mod sim_kubectl;
 mod sim_protocol;
-mod watch;
+mod table;
+mod table_fallback;

@@ -5,6 +5,7 @@
 //! With `--context a,b`, every cluster gets its own targets, reflectors and informer
 //! loops; all print into the one sink, each record tagged with its context.
 
+use std::collections::HashSet;
 use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::{Arc, Mutex};
 
@@ -170,7 +171,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
     };
-    let shared_printer = printer(&cfg, &clusters).await?;
+    let (shared_printer, tables) = printer(&cfg, &clusters).await?;
     let recorder = recorder(&cfg)?;
     let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
@@ -198,7 +199,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
         .collect();
     let mut tasks = JoinSet::new();
-    let (queues, stores) = start_all(&cfg, clusters, &shared, &tx, &mut tasks);
+    let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
     drop(tx);
     if cfg.progress {
         tasks.spawn(crate::app::informer::progress(shared.clone()));
@@ -388,15 +389,30 @@ async fn server_release(
 }
 
 /// The printer for stdout (data) and stderr (`~` lines and error reports), with the
-/// custom resources' printer columns for a table.
-async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Printer>> {
+/// custom resources' printer columns for a table; and the resources whose lists and
+/// watches ask for the server's Table: in a table (not under `--metadata-only`), those
+/// with neither a printer of kwatch's own nor a CRD's printer columns (kubectl's get
+/// prints the server's Table for every kind: `transformRequests` in its get.go).
+async fn printer(
+    cfg: &Config,
+    clusters: &[Resolved<'_>],
+) -> Result<(Box<dyn Printer>, HashSet<String>)> {
     let mut popts = cfg.printer.clone();
+    let mut tables = HashSet::new();
     // Under --metadata-only the table shows no printer columns: no CRD to read.
     if matches!(popts.format, Format::Table | Format::Wide) && !cfg.metadata_only {
         for c in clusters {
             for t in &c.targets {
-                if let Some(cols) = crd_columns(&c.client, t).await {
-                    popts.printer_columns.insert(t.resource.name.clone(), cols);
+                if output::columns::has_printer(&t.resource) {
+                    continue;
+                }
+                match crd_columns(&c.client, t).await {
+                    Some(cols) if !cols.is_empty() => {
+                        popts.printer_columns.insert(t.resource.name.clone(), cols);
+                    }
+                    _ => {
+                        tables.insert(t.resource.name.clone());
+                    }
                 }
             }
         }
@@ -410,7 +426,7 @@ async fn printer(cfg: &Config, clusters: &[Resolved<'_>]) -> Result<Box<dyn Prin
             }
         }
     }
-    Ok(output::printer(popts, io::stdout(), io::stderr()))
+    Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
 }
 
 /// `--record FILE`'s printer: JSON lines, into a file created 0600, as kubectl writes its
@@ -441,6 +457,7 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
 fn start_all(
     cfg: &Config,
     clusters: Vec<Resolved<'_>>,
+    tables: &HashSet<String>,
     shared: &Arc<Shared>,
     tx: &mpsc::UnboundedSender<Stop>,
     tasks: &mut JoinSet<()>,
@@ -476,6 +493,7 @@ fn start_all(
                 shared,
                 stop: tx,
                 skip_refused,
+                table: tables.contains(&t.resource.name),
             };
             let stats = match informer.queue {
                 QueueChoice::Delta => {
@@ -581,6 +599,8 @@ struct Start<'a> {
     /// A 403, 404 or 405 before the first sync leaves this resource out
     /// ([`SourceError::refuses_resource`]) instead of ending the run.
     skip_refused: bool,
+    /// List and watch the server's Table ([`KubeSource::table`]).
+    table: bool,
 }
 
 /// Spawns the reflector and the consumer of one resource; returns how to read the
@@ -600,7 +620,8 @@ fn start<Q: Queue<ReflectorEvent>>(
         a.cfg.request_timeout,
     )
     .with_type(&t.resource.kind, &t.resource.api_version)
-    .metadata_only(a.cfg.metadata_only);
+    .metadata_only(a.cfg.metadata_only)
+    .table(a.table);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     rcfg.watch_list = a

@@ -208,6 +208,32 @@ pub struct Object {
     /// One valid JSON value.
     raw: Box<str>,
     meta: Meta,
+    /// The server's Table row this object came in (`None` unless the source asked for a
+    /// Table): read by the table printer only; the informer core never looks at it.
+    row: Option<Box<TableRow>>,
+}
+
+/// A column of a server-side Table (metav1.TableColumnDefinition without its
+/// description).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct TableColumn {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub format: String,
+    #[serde(default)]
+    pub priority: i64,
+}
+
+/// The cells of one object's row in the server's Table, and the Table's columns (shared
+/// by every row of one list or watch).
+#[derive(Debug)]
+pub struct TableRow {
+    pub columns: Arc<[TableColumn]>,
+    /// The row's `cells`: a JSON array, as received.
+    pub cells: Box<RawValue>,
 }
 
 impl Object {
@@ -217,6 +243,7 @@ impl Object {
         Ok(Object {
             raw: raw.into(),
             meta,
+            row: None,
         })
     }
 
@@ -227,6 +254,7 @@ impl Object {
         Ok(Object {
             raw: text.into(),
             meta,
+            row: None,
         })
     }
 
@@ -248,6 +276,7 @@ impl Object {
             Some(typed) => Object {
                 raw: typed.into(),
                 meta: self.meta,
+                row: self.row,
             },
             None => self,
         }
@@ -265,6 +294,16 @@ impl Object {
 
     pub fn meta(&self) -> &Meta {
         &self.meta
+    }
+
+    /// Attaches the server's Table row this object came in.
+    pub(crate) fn set_row(&mut self, row: TableRow) {
+        self.row = Some(Box::new(row));
+    }
+
+    /// The server's Table row this object came in, if the source asked for a Table.
+    pub fn table_row(&self) -> Option<&TableRow> {
+        self.row.as_deref()
     }
 
     pub fn resource_version(&self) -> &str {

@@ -18,7 +18,7 @@ use crate::cache::listwatch::{
     ApiStatus, ListOptions, ListPage, ListerWatcher, SourceError, WatchEvent, WatchOptions,
     WatchStream,
 };
-use crate::cache::object::{Object, ObjectRef, TypeMeta};
+use crate::cache::object::{Object, ObjectRef, TableColumn, TableRow, TypeMeta};
 use crate::scan::{self, Scan};
 
 /// The longest watch line kwatch accepts; a stream that never ends a line is cut here
@@ -39,6 +39,10 @@ pub struct KubeSource {
     /// `--metadata-only`: ask for PartialObjectMetadata(List) ([`ACCEPT_METADATA_LIST`],
     /// [`ACCEPT_METADATA`]).
     metadata_only: bool,
+    /// Ask for the server's Table with each row's whole object ([`ACCEPT_TABLE`],
+    /// `includeObject=Object`): objects are unwrapped from the rows and carry their cells
+    /// ([`crate::cache::object::TableRow`]).
+    table: bool,
 }
 
 /// What lists and watches ask for by default.
@@ -54,6 +58,11 @@ const ACCEPT_METADATA_LIST: &str =
 /// objects in every event, as client-go's metadata client asks for them, JSON only.
 const ACCEPT_METADATA: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+/// The `Accept` of a list or watch for the server's Table: kubectl get's
+/// (`transformRequests` in kubectl's get.go), v1 then v1beta1 then plain JSON for a server
+/// that has no Table.
+const ACCEPT_TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 impl KubeSource {
     pub fn new(
@@ -71,7 +80,14 @@ impl KubeSource {
             request_timeout,
             type_meta: None,
             metadata_only: false,
+            table: false,
         }
+    }
+
+    /// Lists and watches the server's Table of the objects (for the table's cells).
+    pub fn table(mut self, on: bool) -> Self {
+        self.table = on;
+        self
     }
 
     /// Lists and watches PartialObjectMetadata, as client-go's metadata informer does.
@@ -98,6 +114,9 @@ impl KubeSource {
         for (k, v) in pairs {
             q.append_pair(k, v);
         }
+        if self.table {
+            q.append_pair("includeObject", "Object");
+        }
         let q = q.finish();
         if q.is_empty() {
             self.collection_path.clone()
@@ -108,6 +127,9 @@ impl KubeSource {
 
     /// The `Accept` of a list (`list`) or a watch.
     fn accept(&self, list: bool) -> &'static str {
+        if self.table {
+            return ACCEPT_TABLE;
+        }
         match (self.metadata_only, list) {
             (false, _) => ACCEPT_JSON,
             (true, true) => ACCEPT_METADATA_LIST,
@@ -312,7 +334,11 @@ impl ListerWatcher for KubeSource {
             get(&self.client, url, self.accept(false)),
         )
         .await?;
-        Ok(Box::pin(watch_lines(res.into_body(), MAX_LINE_BYTES)))
+        Ok(Box::pin(watch_lines(
+            res.into_body(),
+            MAX_LINE_BYTES,
+            self.table,
+        )))
     }
 }
 
@@ -465,6 +491,7 @@ fn parse_status(body: &[u8]) -> Option<ApiStatus> {
     (w.kind == "Status").then(|| status_from_wire(w))
 }
 
+/// A list, or a Table (`rows` instead of `items`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ListWire {
@@ -472,6 +499,47 @@ struct ListWire {
     metadata: ListMetaWire,
     #[serde(default)]
     items: Option<Vec<Box<RawValue>>>,
+    #[serde(default)]
+    column_definitions: Option<Vec<TableColumn>>,
+    #[serde(default)]
+    rows: Option<Vec<RowWire>>,
+}
+
+/// A Table row (metav1.TableRow; `conditions` unread).
+#[derive(Deserialize)]
+struct RowWire {
+    cells: Box<RawValue>,
+    #[serde(default)]
+    object: Option<Box<RawValue>>,
+}
+
+/// A Table's column definitions, shared by its rows (`null` in the watch events after
+/// the first: apiserver's `watchEmbeddedEncoder` sets `NoHeaders` once it has written one).
+fn shared_columns(defs: Option<Vec<TableColumn>>) -> Option<Arc<[TableColumn]>> {
+    defs.filter(|d| !d.is_empty()).map(Arc::from)
+}
+
+/// A Table row without its object: a server that ignored `includeObject=Object`.
+fn no_row_object() -> SourceError {
+    SourceError::Decode("a Table row without its object (includeObject=Object)".into())
+}
+
+/// The object of a Table row. A row without one is an error: the informer needs it.
+fn row_object(object: Option<Box<RawValue>>) -> Result<Object, SourceError> {
+    let raw = object
+        .filter(|o| o.get() != "null")
+        .ok_or_else(no_row_object)?;
+    Object::from_raw(raw).map_err(|e| SourceError::Decode(format!("table row: {e}")))
+}
+
+/// The list page of a list's (or Table's) metadata and items.
+fn page_of(meta: ListMetaWire, items: Vec<ObjectRef>) -> ListPage {
+    ListPage {
+        resource_version: meta.resource_version,
+        continue_token: meta.continue_token.filter(|c| !c.is_empty()),
+        remaining_item_count: meta.remaining_item_count,
+        items,
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -490,17 +558,21 @@ pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
     let wire: ListWire =
         serde_json::from_slice(body).map_err(|e| SourceError::Decode(format!("list body: {e}")))?;
     let mut items = Vec::new();
+    let columns = shared_columns(wire.column_definitions).unwrap_or_else(|| Arc::from([]));
+    for row in wire.rows.unwrap_or_default() {
+        let mut obj = row_object(row.object)?;
+        obj.set_row(TableRow {
+            columns: columns.clone(),
+            cells: row.cells,
+        });
+        items.push(ObjectRef::new(obj));
+    }
     for raw in wire.items.unwrap_or_default() {
         let obj =
             Object::from_raw(raw).map_err(|e| SourceError::Decode(format!("list item: {e}")))?;
         items.push(ObjectRef::new(obj));
     }
-    Ok(ListPage {
-        resource_version: wire.metadata.resource_version,
-        continue_token: wire.metadata.continue_token.filter(|c| !c.is_empty()),
-        remaining_item_count: wire.metadata.remaining_item_count,
-        items,
-    })
+    Ok(page_of(wire.metadata, items))
 }
 
 /// Splits a list body into objects as it arrives, so that the body is never held whole:
@@ -559,6 +631,10 @@ struct ListSplitter {
     /// The list without its items: the prefix up to `[`, then `]` and the suffix.
     skeleton: Vec<u8>,
     items: Vec<ObjectRef>,
+    /// A Table: the array split is `rows`, and `cells[i]` is the row of `items[i]` (the
+    /// column definitions are read from the skeleton at the end).
+    table: bool,
+    cells: Vec<Box<RawValue>>,
 }
 
 /// A body with no items key in its first this many bytes is not a list as kube-apiserver
@@ -652,7 +728,76 @@ fn take_item(
     }
 }
 
+/// Reads the Table row at the start of `b` as [`take_item`] reads an item: its object
+/// (typed as list items are) and its cells, and the row's length.
+fn take_row(
+    b: &[u8],
+    last: bool,
+    type_meta: Option<&TypeMeta>,
+) -> Result<Option<(Object, Box<RawValue>, usize)>, SourceError> {
+    match scan::scan_object(b, 0) {
+        Scan::End(end) => {
+            let (mut cells, mut object) = (None, None);
+            scan::each_member(&b[..end], 0, |key, at| {
+                let to = scan::skip_valid(b, at)?;
+                match key {
+                    b"cells" => cells = Some(at..to),
+                    b"object" => object = Some(at..to),
+                    _ => {}
+                }
+                Some(to)
+            });
+            let text = |r: std::ops::Range<usize>| std::str::from_utf8(&b[r]).ok();
+            if let (Some(c), Some(o)) = (cells.and_then(text), object.and_then(text)) {
+                if o == "null" {
+                    return Err(no_row_object());
+                }
+                if let (Ok(c), Ok(o)) = (
+                    RawValue::from_string(c.to_owned()),
+                    Object::from_valid_json_typed(o, type_meta),
+                ) {
+                    return Ok(Some((o, c, end)));
+                }
+            }
+        }
+        Scan::Eof if !last => return Ok(None),
+        Scan::Eof | Scan::Refused => {}
+    }
+    let mut rows = serde_json::Deserializer::from_slice(b).into_iter::<RowWire>();
+    match rows.next() {
+        Some(Ok(row)) => {
+            let end = rows.byte_offset();
+            let mut obj = row_object(row.object)?;
+            if let Some(t) = type_meta {
+                obj = obj.typed(t);
+            }
+            Ok(Some((obj, row.cells, end)))
+        }
+        Some(Err(e)) if e.is_eof() && !last => Ok(None),
+        Some(Err(e)) => Err(SourceError::Decode(format!("table row: {e}"))),
+        None => Ok(None),
+    }
+}
+
 impl ListSplitter {
+    /// Takes the item (or Table row) at the start of `b`: its length, or `None` when `b`
+    /// ends inside it.
+    fn take(&mut self, b: &[u8], last: bool) -> Result<Option<usize>, SourceError> {
+        if self.table {
+            let Some((obj, cells, len)) = take_row(b, last, self.type_meta.as_deref())? else {
+                return Ok(None);
+            };
+            self.items.push(ObjectRef::new(obj));
+            self.cells.push(cells);
+            return Ok(Some(len));
+        }
+        let Some((obj, len)) = take_item(b, last, self.type_meta.as_deref())? else {
+            return Ok(None);
+        };
+        self.items.push(obj);
+        Ok(Some(len))
+    }
+
     fn feed(&mut self, data: &[u8]) -> Result<(), SourceError> {
         match self.state {
             SplitState::Prefix => {
@@ -720,12 +865,15 @@ impl ListSplitter {
         }
     }
 
-    /// Whether `buf[..at]` ends with the key `"items"` and a colon (and whitespace).
-    fn after_items_key(&self, at: usize) -> bool {
+    /// Whether `buf[..at]` ends with the key `"items"` (a Table's `"rows"`: then the
+    /// splitter reads rows) and a colon (and whitespace).
+    fn after_items_key(&mut self, at: usize) -> bool {
         let Some((start, end)) = self.last_key else {
             return false;
         };
-        &self.buf[start..end] == b"\"items\""
+        let key = &self.buf[start..end];
+        self.table = key == b"\"rows\"";
+        (key == b"\"items\"" || self.table)
             && self.buf[end..at]
                 .iter()
                 .filter(|b| !b.is_ascii_whitespace())
@@ -744,8 +892,8 @@ impl ListSplitter {
             data = &data[end..];
             let item = std::mem::take(&mut self.buf);
             self.partial = Boundary::default();
-            match take_item(&item, true, self.type_meta.as_deref())? {
-                Some((obj, len)) if len == item.len() => self.items.push(obj),
+            match self.take(&item, true)? {
+                Some(len) if len == item.len() => {}
                 _ => return Err(SourceError::Decode("list body: malformed item".into())),
             }
         }
@@ -763,11 +911,8 @@ impl ListSplitter {
                 self.state = SplitState::Suffix;
                 return Ok(());
             }
-            match take_item(&data[pos..], false, self.type_meta.as_deref())? {
-                Some((obj, len)) => {
-                    self.items.push(obj);
-                    pos += len;
-                }
+            match self.take(&data[pos..], false)? {
+                Some(len) => pos += len,
                 None => {
                     self.buf.extend_from_slice(&data[pos..]);
                     if self.partial.find_end(&self.buf).is_some() {
@@ -783,7 +928,8 @@ impl ListSplitter {
         match self.state {
             SplitState::Items => {
                 if !self.buf.is_empty() {
-                    take_item(&self.buf, true, None)?;
+                    let buf = std::mem::take(&mut self.buf);
+                    self.take(&buf, true)?;
                 }
                 return Err(SourceError::Decode(
                     "list body: EOF while parsing a list".into(),
@@ -803,9 +949,20 @@ impl ListSplitter {
             SplitState::Suffix => {}
         }
         self.skeleton.extend_from_slice(&self.buf);
-        let mut page = parse_list(&self.skeleton)?;
-        page.items = self.items;
-        Ok(page)
+        let wire: ListWire = serde_json::from_slice(&self.skeleton)
+            .map_err(|e| SourceError::Decode(format!("list body: {e}")))?;
+        if self.table {
+            let columns = shared_columns(wire.column_definitions).unwrap_or_else(|| Arc::from([]));
+            for (obj, cells) in self.items.iter_mut().zip(self.cells) {
+                if let Some(obj) = Arc::get_mut(obj) {
+                    obj.set_row(TableRow {
+                        columns: columns.clone(),
+                        cells,
+                    });
+                }
+            }
+        }
+        Ok(page_of(wire.metadata, self.items))
     }
 }
 
@@ -876,17 +1033,102 @@ fn parse_object_event(b: &[u8]) -> Option<WatchEvent> {
     })
 }
 
+/// A watch event whose object is left where it is in the line.
+#[derive(Deserialize)]
+struct EventRefWire<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+/// A Table, its rows' objects and cells left where they are.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TableWire<'a> {
+    #[serde(default, borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    column_definitions: Option<Vec<TableColumn>>,
+    #[serde(default, borrow)]
+    rows: Vec<TableRowWire<'a>>,
+}
+
+#[derive(Deserialize)]
+struct TableRowWire<'a> {
+    #[serde(borrow)]
+    cells: &'a RawValue,
+    #[serde(default, borrow)]
+    object: Option<&'a RawValue>,
+}
+
+/// Decodes one watch line of a watch that asked for a Table: apiserver's
+/// `watchEmbeddedEncoder` sends each object, bookmarks too, as a one-row Table (the
+/// column definitions in the first event only, kept in `columns` for the next ones), and
+/// ERROR's Status as it is (`doTransformObject`). The row's object is the event's object,
+/// as the JSON watch would have sent it, with the row's cells attached. A line whose
+/// object is not a Table (a server without Tables) is read as [`parse_event`] reads it.
+pub fn parse_table_event(
+    line: &[u8],
+    columns: &mut Option<Arc<[TableColumn]>>,
+) -> Result<WatchEvent, SourceError> {
+    let Ok(ev) = serde_json::from_slice::<EventRefWire>(line) else {
+        return parse_event(line);
+    };
+    let table = match serde_json::from_str::<TableWire>(ev.object.get()) {
+        Ok(t) if t.kind == "Table" => t,
+        _ => return parse_event(line),
+    };
+    if let Some(c) = shared_columns(table.column_definitions) {
+        *columns = Some(c);
+    }
+    let [row] = table.rows.as_slice() else {
+        return Err(SourceError::Decode(format!(
+            "watch {}: a Table of {} rows, not one",
+            crate::cache::object::truncate(&ev.kind, 40),
+            table.rows.len()
+        )));
+    };
+    let object = row
+        .object
+        .filter(|o| o.get() != "null")
+        .ok_or_else(no_row_object)?;
+    let raw = object.to_owned();
+    let event = event_from(&ev.kind, raw)?;
+    let attach = |o: ObjectRef| -> ObjectRef {
+        let mut o = o;
+        if let Some(obj) = Arc::get_mut(&mut o) {
+            obj.set_row(TableRow {
+                columns: columns.clone().unwrap_or_else(|| Arc::from([])),
+                cells: row.cells.to_owned(),
+            });
+        }
+        o
+    };
+    Ok(match event {
+        WatchEvent::Added(o) => WatchEvent::Added(attach(o)),
+        WatchEvent::Modified(o) => WatchEvent::Modified(attach(o)),
+        WatchEvent::Deleted(o) => WatchEvent::Deleted(attach(o)),
+        other => other,
+    })
+}
+
 /// [`parse_event`] by serde, for any line.
 fn parse_event_serde(line: &[u8]) -> Result<WatchEvent, SourceError> {
     let ev: EventWire = serde_json::from_slice(line)
         .map_err(|e| SourceError::Decode(format!("watch event: {e}")))?;
     let EventWire { kind, object } = ev;
+    event_from(&kind, object)
+}
+
+/// The watch event of type `kind` carrying `object`.
+fn event_from(kind: &str, object: Box<RawValue>) -> Result<WatchEvent, SourceError> {
     let obj = |raw: Box<RawValue>| {
         Object::from_raw(raw)
             .map(ObjectRef::new)
             .map_err(|e| SourceError::Decode(format!("watch {kind} object: {e}")))
     };
-    match kind.as_ref() {
+    match kind {
         "ADDED" => Ok(WatchEvent::Added(obj(object)?)),
         "MODIFIED" => Ok(WatchEvent::Modified(obj(object)?)),
         "DELETED" => Ok(WatchEvent::Deleted(obj(object)?)),
@@ -925,6 +1167,10 @@ struct LineReader {
     frame: Bytes,
     max_line: usize,
     done: bool,
+    /// The watch asked for a Table: lines are read by [`parse_table_event`], which keeps
+    /// the column definitions of the first event here.
+    table: bool,
+    columns: Option<Arc<[TableColumn]>>,
 }
 
 impl LineReader {
@@ -976,6 +1222,7 @@ impl Line {
 fn watch_lines(
     body: kube::client::Body,
     max_line: usize,
+    table: bool,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
@@ -983,11 +1230,18 @@ fn watch_lines(
         frame: Bytes::new(),
         max_line,
         done: false,
+        table,
+        columns: None,
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
             if let Some(line) = r.next_line() {
-                return Some((parse_event(line.text()), r));
+                let ev = if r.table {
+                    parse_table_event(line.text(), &mut r.columns)
+                } else {
+                    parse_event(line.text())
+                };
+                return Some((ev, r));
             }
             if r.done {
                 return None;
@@ -1097,6 +1351,61 @@ mod tests {
             let r = s.feed(bad).and_then(|()| s.finish());
             assert!(r.is_err(), "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    /// A Table+Object list, split however it arrives, gives the JSON list's objects with
+    /// the rows' cells; its watch events (columns in the first only, a bookmark as a
+    /// one-row Table, ERROR as a Status) decode as the JSON ones do.
+    #[test]
+    fn unwraps_tables() {
+        let obj = r#"{"kind":"StorageClass","apiVersion":"storage.k8s.io/v1","metadata":{"name":"a","resourceVersion":"7"},"provisioner":"x"}"#;
+        let body = format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9","continue":"c"}},"columnDefinitions":[{{"name":"Name","type":"string","format":"name","description":"d","priority":0}},{{"name":"Provisioner","type":"string","format":"","description":"","priority":1}}],"rows":[{{"cells":["a","x"],"object":{obj}}}]}}"#
+        );
+        for cut in [1, 5, 64, body.len()] {
+            let mut s = ListSplitter::default();
+            for chunk in body.as_bytes().chunks(cut) {
+                s.feed(chunk).unwrap();
+            }
+            let page = s.finish().unwrap();
+            assert_eq!(page.resource_version, "9");
+            assert_eq!(page.continue_token.as_deref(), Some("c"));
+            assert_eq!(page.items[0].raw(), obj, "cut {cut}");
+            let row = page.items[0].table_row().unwrap();
+            assert_eq!(row.cells.get(), r#"["a","x"]"#);
+            assert_eq!(row.columns[1].name, "Provisioner");
+            assert_eq!(row.columns[1].priority, 1);
+        }
+        let mut cols = None;
+        let first = format!(
+            r#"{{"type":"ADDED","object":{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"7"}},"columnDefinitions":[{{"name":"Name","type":"string","format":"name","description":"","priority":0}}],"rows":[{{"cells":["a"],"object":{obj}}}]}}}}"#
+        );
+        let WatchEvent::Added(o) = parse_table_event(first.as_bytes(), &mut cols).unwrap() else {
+            panic!("not ADDED");
+        };
+        assert_eq!(o.raw(), obj);
+        let next = format!(
+            r#"{{"type":"MODIFIED","object":{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"7"}},"columnDefinitions":null,"rows":[{{"cells":["b"],"object":{obj}}}]}}}}"#
+        );
+        let WatchEvent::Modified(o) = parse_table_event(next.as_bytes(), &mut cols).unwrap() else {
+            panic!("not MODIFIED");
+        };
+        assert_eq!(o.table_row().unwrap().columns[0].name, "Name");
+        let bookmark = br#"{"type":"BOOKMARK","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"12"},"columnDefinitions":null,"rows":[{"cells":["",""],"object":{"kind":"StorageClass","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"12","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}}]}}"#;
+        assert!(matches!(
+            parse_table_event(bookmark, &mut cols).unwrap(),
+            WatchEvent::Bookmark { ref resource_version, initial_events_end: true } if resource_version == "12"
+        ));
+        let error = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (9)","reason":"Expired","code":410}}"#;
+        assert!(
+            matches!(parse_table_event(error, &mut cols).unwrap(), WatchEvent::Error(s) if s.is_expired())
+        );
+        // A server without Tables answers plain JSON: read as before.
+        let plain = format!(r#"{{"type":"ADDED","object":{obj}}}"#);
+        let WatchEvent::Added(o) = parse_table_event(plain.as_bytes(), &mut cols).unwrap() else {
+            panic!("not ADDED");
+        };
+        assert!(o.table_row().is_none());
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub enum Getter {
         template: Template,
         kind: String,
     },
+    /// The cell at this index of the row of the server's Table the object came in.
+    Server(usize),
     /// `-L KEY`.
     Label(String),
     /// `--show-labels`.
@@ -97,7 +99,7 @@ impl Column {
 
     /// Whether the cell needs the object parsed.
     pub fn needs_value(&self) -> bool {
-        !matches!(self.get, Getter::Age)
+        !matches!(self.get, Getter::Age | Getter::Server(_))
     }
 
     /// The cell for `v` (Null when no column needs the object) at `now`.
@@ -113,7 +115,40 @@ impl Column {
                 label_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref(), k)
             }
             Getter::Labels => labels_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref()),
+            // Read from the row's cells by the table ([`server_cell`]), never from `v`.
+            Getter::Server(_) => String::new(),
         }
+    }
+}
+
+/// The columns of a server's Table after its name column (kwatch prints NAME itself):
+/// those of priority 0, and with `-o wide` all (kubectl's tableprinter.go `printTable`:
+/// `if !options.Wide && column.Priority != 0 { continue }`).
+pub fn server_columns(defs: &[crate::cache::object::TableColumn], wide: bool) -> Vec<Column> {
+    defs.iter()
+        .enumerate()
+        .filter(|(i, d)| !(*i == 0 && d.format == "name"))
+        .filter(|(_, d)| wide || d.priority == 0)
+        .map(|(i, d)| Column {
+            header: d.name.to_uppercase(),
+            get: Getter::Server(i),
+        })
+        .collect()
+}
+
+/// A cell of a server's Table as kubectl's tableprinter.go prints it: a string up to its
+/// first `\f`, `\n` or `\r` followed by `...` when cut there (`appendCellValue`), `null`
+/// as nothing, anything else as Go's `fmt.Sprint` of the decoded value (integers int64,
+/// other numbers float64). The server formats dates itself (an `Age` cell is `5m`, a
+/// `Created At` cell RFC 3339): kubectl's printer does not translate `format: date`.
+pub fn server_cell(cell: &Value) -> String {
+    match cell {
+        Value::Null => String::new(),
+        Value::String(s) => match s.find(['\u{c}', '\n', '\r']) {
+            Some(at) => format!("{}...", &s[..at]),
+            None => s.clone(),
+        },
+        v => go_value(v),
     }
 }
 
@@ -218,6 +253,13 @@ const BUILTIN: &[(&str, &str, Printer)] = &[
     ("coordination.k8s.io", "Lease", lease_columns),
     ("apiregistration.k8s.io", "APIService", apiservice_columns),
 ];
+
+/// Whether kwatch has a printer of its own for `r`'s kind (else the table shows the
+/// server's Table, or a custom resource's printer columns).
+pub fn has_printer(r: &Resource) -> bool {
+    let kind = (group(r), r.kind.as_str());
+    BUILTIN.iter().any(|(g, k, _)| (*g, *k) == kind)
+}
 
 /// The columns after NAME and RESOURCEVERSION for `r`: kubectl's for the built-ins it
 /// knows, `crd`'s printer columns for a custom resource, else AGE. Never empty.
@@ -635,7 +677,7 @@ fn quantity(v: &Value) -> String {
 }
 
 /// `helper.GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that order, each once.
-fn access_modes(v: &Value) -> String {
+pub fn access_modes(v: &Value) -> String {
     let modes: Vec<&str> = v
         .as_array()
         .into_iter()
@@ -1567,7 +1609,11 @@ impl<'a> RowObject<'a> {
         let typed = cols.iter().all(|c| {
             matches!(
                 c.get,
-                Getter::Age | Getter::Pod(_) | Getter::Label(_) | Getter::Labels
+                Getter::Age
+                    | Getter::Pod(_)
+                    | Getter::Label(_)
+                    | Getter::Labels
+                    | Getter::Server(_)
             )
         });
         if typed {
@@ -1591,7 +1637,9 @@ impl<'a> RowObject<'a> {
             Getter::Label(k) => label_cell(p.labels(), k),
             Getter::Labels => labels_cell(p.labels()),
             // RowObject::parse makes a PodView only for the getters above.
-            Getter::Builtin(_) | Getter::Path { .. } => col.cell(&Value::Null, created, now),
+            Getter::Builtin(_) | Getter::Path { .. } | Getter::Server(_) => {
+                col.cell(&Value::Null, created, now)
+            }
         }
     }
 }

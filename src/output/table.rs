@@ -27,11 +27,13 @@ use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
-use super::columns::{metadata_columns, resource_columns, Column, Getter, RowObject};
+use super::columns::{
+    metadata_columns, resource_columns, server_cell, server_columns, Column, Getter, RowObject,
+};
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
 use crate::cache::delta::DeltaType;
 use crate::cache::handlers::HandlerCall;
-use crate::cache::object::ObjectRef;
+use crate::cache::object::{ObjectRef, TableColumn};
 use crate::cache::reflector::ReflectorEvent;
 use crate::text::sanitize;
 
@@ -52,8 +54,9 @@ pub struct TablePrinter<W: Write> {
     /// The width of each column, per header line seen (a handful); widths never shrink,
     /// so rows of one layout never jitter, and a layout shown again keeps its widths.
     widths: Vec<(Vec<String>, Vec<usize>)>,
-    /// The resource whose rows were printed last: a header block starts when it changes.
-    current: Option<String>,
+    /// The resource and header line of the rows printed last: a header block starts when
+    /// either changes (kubectl prints the header again when a Table's columns change).
+    current: Option<(String, Vec<String>)>,
     /// The columns and header line per resource name (built once).
     layouts: HashMap<String, Arc<Layout>>,
     /// Initial-list rows and the `~` lines around them (in order) held back until the
@@ -82,6 +85,8 @@ struct Layout {
     rank: usize,
     cols: Vec<Column>,
     headers: Vec<String>,
+    /// The server's Table columns the resource columns come from, if they do.
+    server: Option<Arc<[TableColumn]>>,
 }
 
 /// A row ready to print: its layout, cells, colour and `--diff`.
@@ -129,21 +134,34 @@ impl<W: Write> TablePrinter<W> {
                 || self.held_since.is_some_and(|s| s.elapsed() >= HOLD_FOR))
     }
 
-    /// The layout of `r`: its resource columns (kubectl's, or AGE alone under
-    /// `--metadata-only`), then `-L` and `--show-labels` columns, and the header line over
-    /// them.
-    fn layout_of(&mut self, r: &Resource) -> Arc<Layout> {
+    /// The layout of `r`: its resource columns (kubectl's, those of the server's Table
+    /// the object came in (`server`), or AGE alone under `--metadata-only`), then `-L`
+    /// and `--show-labels` columns, and the header line over them.
+    fn layout_of(&mut self, r: &Resource, server: Option<&Arc<[TableColumn]>>) -> Arc<Layout> {
+        let server = server.filter(|c| !c.is_empty());
         if let Some(l) = self.layouts.get(&r.name) {
-            return l.clone();
+            let same = match (&l.server, server) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                _ => false,
+            };
+            if same {
+                return l.clone();
+            }
         }
         let wide = self.opts.format == Format::Wide;
         let opts = &self.opts;
         let crd = opts.printer_columns.get(&r.name).map(Vec::as_slice);
         let mut cols = if opts.metadata_only {
             metadata_columns()
+        } else if let Some(defs) = server {
+            server_columns(defs, wide)
         } else {
             resource_columns(r, wide, crd)
         };
+        if cols.is_empty() {
+            cols = metadata_columns();
+        }
         for l in &opts.label_columns {
             cols.push(Column {
                 header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),
@@ -169,6 +187,7 @@ impl<W: Write> TablePrinter<W> {
             rank,
             cols,
             headers,
+            server: server.cloned(),
         });
         self.layouts.insert(r.name.clone(), l.clone());
         l
@@ -256,9 +275,13 @@ impl<W: Write> TablePrinter<W> {
     /// row, so the row lines up), then its `--diff`.
     fn write_delta_row(&mut self, row: Row) -> io::Result<()> {
         let layout = &row.layout.headers;
-        if self.current.as_ref() != Some(&row.layout.resource) {
+        let same = self
+            .current
+            .as_ref()
+            .is_some_and(|(r, h)| *r == row.layout.resource && h == layout);
+        if !same {
             let first = self.current.is_none();
-            self.current = Some(row.layout.resource.clone());
+            self.current = Some((row.layout.resource.clone(), layout.clone()));
             self.grow(layout, &row.cells);
             if !self.opts.no_headers {
                 if !first {
@@ -378,7 +401,8 @@ impl<W: Write> TablePrinter<W> {
         diff: Option<diff::Diff>,
         initial: bool,
     ) -> Row {
-        let layout = self.layout_of(rec.resource);
+        let table_row = c.obj.and_then(|o| o.table_row());
+        let layout = self.layout_of(rec.resource, table_row.map(|t| &t.columns));
         let (ns, obj_name) = c.key.split_once('/').unwrap_or(("", c.key));
         let mut cells = Vec::with_capacity(layout.headers.len());
         cells.push(c.first.to_owned());
@@ -402,8 +426,18 @@ impl<W: Write> TablePrinter<W> {
         cells.push(c.rv.map_or("<unknown>".into(), |rv| sanitize(&rv).into_owned()));
         let row = RowObject::parse(&layout.cols, c.obj.map(|o| o.raw()));
         let created = c.obj.and_then(|o| o.meta().creation_timestamp.as_deref());
+        let server: Vec<serde_json::Value> = match table_row {
+            Some(t) if layout.server.is_some() => {
+                serde_json::from_str(t.cells.get()).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
         for col in &layout.cols {
-            cells.push(sanitize(&row.cell(col, created, rec.time)).into_owned());
+            let cell = match col.get {
+                Getter::Server(i) => server.get(i).map(server_cell).unwrap_or_default(),
+                _ => row.cell(col, created, rec.time),
+            };
+            cells.push(sanitize(&cell).into_owned());
         }
         Row {
             layout,

@@ -29,6 +29,8 @@ const POLICY_V1: &str = include_str!("ref/apis-policy-v1.json");
 const RBAC_V1: &str = include_str!("ref/apis-rbac.authorization.k8s.io-v1.json");
 const COORDINATION_V1: &str = include_str!("ref/apis-coordination.k8s.io-v1.json");
 const APIREGISTRATION_V1: &str = include_str!("ref/apis-apiregistration.k8s.io-v1.json");
+const STORAGE_V1: &str = include_str!("ref/apis-storage.k8s.io-v1.json");
+const SCHEDULING_V1: &str = include_str!("ref/apis-scheduling.k8s.io-v1.json");
 
 /// The legacy group-version documents, by path.
 const GROUP_VERSIONS: &[(&str, &str)] = &[
@@ -44,6 +46,8 @@ const GROUP_VERSIONS: &[(&str, &str)] = &[
     ("/apis/rbac.authorization.k8s.io/v1", RBAC_V1),
     ("/apis/coordination.k8s.io/v1", COORDINATION_V1),
     ("/apis/apiregistration.k8s.io/v1", APIREGISTRATION_V1),
+    ("/apis/storage.k8s.io/v1", STORAGE_V1),
+    ("/apis/scheduling.k8s.io/v1", SCHEDULING_V1),
 ];
 const AGG_API: &str = include_str!("ref/aggregated-api.json");
 const AGG_APIS: &str = include_str!("ref/aggregated-apis.json");

@@ -164,6 +164,48 @@ pub static RESOURCES: &[ResourceDef] = &[
         false,
         false
     ),
+    // Kinds kwatch has no printer for: their columns come from the server's Table.
+    res!(
+        "storage.k8s.io",
+        "storageclasses",
+        "StorageClass",
+        false,
+        false,
+        false
+    ),
+    res!(
+        "scheduling.k8s.io",
+        "priorityclasses",
+        "PriorityClass",
+        false,
+        false,
+        false
+    ),
+    res!(
+        "networking.k8s.io",
+        "ingressclasses",
+        "IngressClass",
+        false,
+        false,
+        true
+    ),
+    res!(
+        "networking.k8s.io",
+        "networkpolicies",
+        "NetworkPolicy",
+        true,
+        false,
+        true
+    ),
+    res!("", "resourcequotas", "ResourceQuota", true, false, false),
+    res!(
+        "",
+        "persistentvolumes",
+        "PersistentVolume",
+        false,
+        false,
+        false
+    ),
 ];
 
 /// Resource ids of the resources the simulator itself refers to.

@@ -209,6 +209,12 @@ fn printer(def: &ResourceDef) -> fn() -> Vec<Column> {
         "cronjobs" => cronjob_columns,
         "ingresses" => ingress_columns,
         "endpointslices" => endpointslice_columns,
+        "storageclasses" => storageclass_columns,
+        "priorityclasses" => priorityclass_columns,
+        "ingressclasses" => ingressclass_columns,
+        "networkpolicies" => networkpolicy_columns,
+        "resourcequotas" => resourcequota_columns,
+        "persistentvolumes" => persistentvolume_columns,
         _ => created_at_columns,
     }
 }
@@ -564,6 +570,151 @@ fn endpointslice_columns() -> Vec<Column> {
             })
         }),
         col("Age", "string", 0, age),
+    ]
+}
+
+/// The printers of kinds kwatch has none for (kubernetes 1.32 pkg/printers/internalversion
+/// printers.go): kwatch shows the server's Table for them, and these are its columns.
+fn storageclass_columns() -> Vec<Column> {
+    vec![
+        col("Provisioner", "string", 0, |v| v["provisioner"].clone()),
+        col("ReclaimPolicy", "string", 0, |v| {
+            json!(v["reclaimPolicy"].as_str().unwrap_or("Delete"))
+        }),
+        col("VolumeBindingMode", "string", 0, |v| {
+            json!(v["volumeBindingMode"].as_str().unwrap_or("Immediate"))
+        }),
+        col("AllowVolumeExpansion", "string", 0, |v| {
+            json!(v["allowVolumeExpansion"].as_bool().unwrap_or(false))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn priorityclass_columns() -> Vec<Column> {
+    vec![
+        col("Value", "integer", 0, |v| json!(int(&v["value"]))),
+        col("Global-Default", "boolean", 0, |v| {
+            json!(v["globalDefault"].as_bool().unwrap_or(false))
+        }),
+        col("Age", "string", 0, age),
+        col("PreemptionPolicy", "string", 0, |v| {
+            json!(v["preemptionPolicy"]
+                .as_str()
+                .unwrap_or("PreemptLowerPriority"))
+        }),
+    ]
+}
+
+fn ingressclass_columns() -> Vec<Column> {
+    vec![
+        col("Controller", "string", 0, |v| {
+            v["spec"]["controller"].clone()
+        }),
+        col("Parameters", "string", 0, |v| {
+            let p = &v["spec"]["parameters"];
+            if !p.is_object() {
+                return json!("<none>");
+            }
+            let mut kind = p["kind"].as_str().unwrap_or("").to_owned();
+            if let Some(g) = p["apiGroup"].as_str() {
+                kind = format!("{kind}.{g}");
+            }
+            json!(format!("{kind}/{}", p["name"].as_str().unwrap_or("")))
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn networkpolicy_columns() -> Vec<Column> {
+    vec![
+        col("Pod-Selector", "string", 0, |v| {
+            // metav1.FormatLabelSelector for matchLabels: `k=v` sorted, `<none>` if empty.
+            let m = v["spec"]["podSelector"]["matchLabels"].as_object();
+            let mut kv: Vec<String> = m
+                .into_iter()
+                .flatten()
+                .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
+                .collect();
+            kv.sort();
+            json!(if kv.is_empty() {
+                "<none>".to_owned()
+            } else {
+                kv.join(",")
+            })
+        }),
+        col("Age", "string", 0, age),
+    ]
+}
+
+/// `status.hard` against `status.used`, `limits.*` in LIMIT, the rest in REQUEST.
+fn quota_cell(v: &Value, limits: bool) -> Value {
+    let hard = v["status"]["hard"].as_object();
+    let mut names: Vec<&String> = hard.into_iter().flat_map(|m| m.keys()).collect();
+    names.sort();
+    let parts: Vec<String> = names
+        .into_iter()
+        .filter(|n| n.starts_with("limits.") == limits)
+        .map(|n| {
+            let used = v["status"]["used"][n.as_str()].as_str().unwrap_or("0");
+            let hard = v["status"]["hard"][n.as_str()].as_str().unwrap_or("0");
+            format!("{n}: {used}/{hard}")
+        })
+        .collect();
+    json!(parts.join(", "))
+}
+
+fn resourcequota_columns() -> Vec<Column> {
+    vec![
+        col("Request", "string", 0, |v| quota_cell(v, false)),
+        col("Limit", "string", 0, |v| quota_cell(v, true)),
+        col("Age", "string", 0, age),
+    ]
+}
+
+fn persistentvolume_columns() -> Vec<Column> {
+    vec![
+        col("Capacity", "string", 0, |v| {
+            json!(v["spec"]["capacity"]["storage"].as_str().unwrap_or(""))
+        }),
+        col("Access Modes", "string", 0, |v| {
+            json!(crate::output::columns::access_modes(
+                &v["spec"]["accessModes"]
+            ))
+        }),
+        col("Reclaim Policy", "string", 0, |v| {
+            json!(v["spec"]["persistentVolumeReclaimPolicy"]
+                .as_str()
+                .unwrap_or(""))
+        }),
+        col("Status", "string", 0, |v| {
+            if v["metadata"].get("deletionTimestamp").is_some() {
+                return json!("Terminating");
+            }
+            json!(v["status"]["phase"].as_str().unwrap_or(""))
+        }),
+        col("Claim", "string", 0, |v| {
+            let c = &v["spec"]["claimRef"];
+            json!(match (c["namespace"].as_str(), c["name"].as_str()) {
+                (Some(ns), Some(n)) => format!("{ns}/{n}"),
+                _ => String::new(),
+            })
+        }),
+        col("StorageClass", "string", 0, |v| {
+            json!(v["spec"]["storageClassName"].as_str().unwrap_or(""))
+        }),
+        col("VolumeAttributesClass", "string", 0, |v| {
+            json!(v["spec"]["volumeAttributesClassName"]
+                .as_str()
+                .unwrap_or("<unset>"))
+        }),
+        col("Reason", "string", 0, |v| {
+            json!(v["status"]["reason"].as_str().unwrap_or(""))
+        }),
+        col("Age", "string", 0, age),
+        col("VolumeMode", "string", 1, |v| {
+            json!(v["spec"]["volumeMode"].as_str().unwrap_or("<unset>"))
+        }),
     ]
 }
 

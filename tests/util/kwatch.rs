@@ -1,5 +1,13 @@
 //! Runs the built `kwatch` binary as a user does, against a [`SimProcess`], with a
 //! scrubbed environment, and collects its stdout lines (JSON lines parsed) as they come.
+//!
+//! A test reads as the command a user types:
+//! `sim.kwatch("pods -n default --until-synced -o name").success()` runs
+//! `kwatch --kubeconfig <sim's> pods -n default --until-synced -o name` to its end (within
+//! [`LIMIT`]), asserts exit 0 and some stdout, and returns the [`Finished`] run;
+//! `.exits(3)` asserts another code. A word with a space in it takes the array form,
+//! `sim.kwatch(["cm", "-o", "jsonpath={.a} {.b}"])`. [`SimProcess::start_kwatch`] leaves it
+//! running ([`Running`]); [`SimProcess::kwatch_cmd`] gives the `Command` to change first.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -8,7 +16,89 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::SimProcess;
+use super::{SimProcess, LIMIT};
+
+/// A kwatch command line: a `&str` is split on whitespace as a shell splits plain words;
+/// an array, slice or `Vec` gives the words themselves.
+pub trait Args {
+    fn words(self) -> Vec<String>;
+}
+
+impl Args for &str {
+    fn words(self) -> Vec<String> {
+        self.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+impl<const N: usize> Args for [&str; N] {
+    fn words(self) -> Vec<String> {
+        self.iter().map(|w| w.to_string()).collect()
+    }
+}
+
+impl<const N: usize> Args for &[&str; N] {
+    fn words(self) -> Vec<String> {
+        self.as_slice().words()
+    }
+}
+
+impl Args for &[&str] {
+    fn words(self) -> Vec<String> {
+        self.iter().map(|w| w.to_string()).collect()
+    }
+}
+
+impl Args for Vec<&str> {
+    fn words(self) -> Vec<String> {
+        self.as_slice().words()
+    }
+}
+
+impl Args for &[String] {
+    fn words(self) -> Vec<String> {
+        self.to_vec()
+    }
+}
+
+impl Args for &Vec<&str> {
+    fn words(self) -> Vec<String> {
+        self.as_slice().words()
+    }
+}
+
+impl Args for String {
+    fn words(self) -> Vec<String> {
+        self.as_str().words()
+    }
+}
+
+impl Args for Vec<String> {
+    fn words(self) -> Vec<String> {
+        self
+    }
+}
+
+impl SimProcess {
+    /// `kwatch --kubeconfig <sim's> ARGS`, not yet run.
+    pub fn kwatch_cmd(&self, args: impl Args) -> Command {
+        let mut cmd = command(self.dir());
+        cmd.arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args.words());
+        cmd
+    }
+
+    /// `kwatch --kubeconfig <sim's> ARGS` run to its end (killed after [`LIMIT`], which
+    /// fails the test).
+    pub fn kwatch(&self, args: impl Args) -> Finished {
+        Running::spawn(self.kwatch_cmd(args)).finish(LIMIT)
+    }
+
+    /// `kwatch --kubeconfig <sim's> ARGS`, left running.
+    pub fn start_kwatch(&self, args: impl Args) -> Running {
+        Running::spawn(self.kwatch_cmd(args))
+    }
+}
 
 /// A `kwatch` command with the environment pinned: HOME in a temp dir, no KUBECONFIG,
 /// NO_COLOR, COLUMNS.
@@ -23,16 +113,23 @@ pub fn command(home: &std::path::Path) -> Command {
     cmd
 }
 
-/// `kwatch --kubeconfig <sim's> args…` run to completion (bounded by `limit`).
-pub fn run(sim: &SimProcess, args: &[&str], limit: Duration) -> Finished {
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig").arg(&sim.kubeconfig).args(args);
-    Running::spawn(cmd).finish(limit)
+/// `kwatch --kubeconfig KUBECONFIG ARGS` with HOME = `home`, run to its end (within
+/// [`LIMIT`]).
+pub fn kwatch_using(
+    home: &std::path::Path,
+    kubeconfig: &std::path::Path,
+    args: impl Args,
+) -> Finished {
+    let mut cmd = command(home);
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args.words());
+    Running::spawn(cmd).finish(LIMIT)
 }
 
 /// What a finished kwatch left behind.
 #[derive(Debug)]
 pub struct Finished {
+    /// The words after the program name, for failure messages.
+    pub argv: Vec<String>,
     pub status: ExitStatus,
     pub stdout: Vec<String>,
     pub stderr: String,
@@ -50,10 +147,38 @@ impl Finished {
     pub fn code(&self) -> Option<i32> {
         self.status.code()
     }
+
+    /// Asserts the exit code (the run's words, stdout and stderr in the message).
+    #[track_caller]
+    pub fn exits(self, code: i32) -> Finished {
+        assert_eq!(
+            self.code(),
+            Some(code),
+            "kwatch {}\nstdout:\n{}\nstderr:\n{}",
+            self.argv.join(" "),
+            self.stdout.join("\n"),
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts exit 0 and at least one stdout line.
+    #[track_caller]
+    pub fn success(self) -> Finished {
+        let out = self.exits(0);
+        assert!(
+            !out.stdout.is_empty(),
+            "kwatch {}: exit 0 with nothing on stdout; stderr:\n{}",
+            out.argv.join(" "),
+            out.stderr
+        );
+        out
+    }
 }
 
 /// A kwatch still running.
 pub struct Running {
+    argv: Vec<String>,
     child: Child,
     lines: Arc<Mutex<Vec<String>>>,
     stderr: Arc<Mutex<String>>,
@@ -62,6 +187,10 @@ pub struct Running {
 
 impl Running {
     pub fn spawn(mut cmd: Command) -> Running {
+        let argv = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawning kwatch");
         let lines = Arc::new(Mutex::new(Vec::new()));
@@ -85,18 +214,12 @@ impl Running {
             }),
         ];
         Running {
+            argv,
             child,
             lines,
             stderr,
             readers,
         }
-    }
-
-    /// `kwatch --kubeconfig <sim's> args…`, running.
-    pub fn watch(sim: &SimProcess, args: &[&str]) -> Running {
-        let mut cmd = command(sim.dir());
-        cmd.arg("--kubeconfig").arg(&sim.kubeconfig).args(args);
-        Running::spawn(cmd)
     }
 
     pub fn lines(&self) -> Vec<String> {
@@ -179,6 +302,7 @@ impl Running {
             let _ = r.join();
         }
         Finished {
+            argv: std::mem::take(&mut self.argv),
             status,
             stdout: self.lines(),
             stderr: self.stderr(),
@@ -224,7 +348,7 @@ pub fn kubectl_f(sim: &SimProcess, verb: &str, manifest: &Value) -> Value {
     let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let file = sim.dir().join(format!("manifest-{n}.json"));
     std::fs::write(&file, manifest.to_string()).expect("writing the manifest");
-    let out = sim.kubectl_ok(&[verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
+    let out = sim.kubectl_ok([verb, "-f", file.to_str().expect("utf-8 path"), "-o", "json"]);
     serde_json::from_str(&out).expect("kubectl's JSON")
 }
 
@@ -238,17 +362,11 @@ pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
 /// run for more than a second (so that cutting it is a clean close, not a very short
 /// watch).
 pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
-    let mut args = vec![
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--watch-list",
-        "off",
-    ];
+    let mut args: Vec<&str> = "configmaps -n default -o json --watch-list off"
+        .split(' ')
+        .collect();
     args.extend_from_slice(extra);
-    let mut kw = Running::watch(sim, &args);
+    let mut kw = sim.start_kwatch(&args[..]);
     kw.wait_for(Duration::from_secs(40), "Watch", |v| {
         !of_type(v, "Watch").is_empty()
     });

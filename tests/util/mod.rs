@@ -31,6 +31,9 @@ use base64::Engine;
 use futures::StreamExt;
 use serde_json::Value;
 
+/// How long one kwatch run, or one wait for its output, may take before the test fails.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
 /// A raw HTTP response.
 #[derive(Debug, Clone)]
 pub struct Resp {
@@ -447,11 +450,11 @@ impl SimProcess {
     }
 
     /// A `kubectl` command bound to this cluster (not yet run).
-    pub fn kubectl_cmd(&self, args: &[&str]) -> Command {
+    pub fn kubectl_cmd(&self, args: impl kwatch::Args) -> Command {
         let mut cmd = Command::new("/usr/bin/kubectl");
         cmd.arg("--kubeconfig")
             .arg(&self.kubeconfig)
-            .args(args)
+            .args(args.words())
             .env_clear()
             .env("HOME", self.dir.path())
             .env("PATH", "/usr/bin:/bin")
@@ -461,13 +464,14 @@ impl SimProcess {
     }
 
     /// Runs kubectl to completion.
-    pub fn kubectl(&self, args: &[&str]) -> Output {
+    pub fn kubectl(&self, args: impl kwatch::Args) -> Output {
         self.kubectl_cmd(args).output().expect("running kubectl")
     }
 
     /// Runs kubectl, panicking with its stderr unless it succeeds; returns stdout.
-    pub fn kubectl_ok(&self, args: &[&str]) -> String {
-        let out = self.kubectl(args);
+    pub fn kubectl_ok(&self, args: impl kwatch::Args) -> String {
+        let args = args.words();
+        let out = self.kubectl(&args[..]);
         assert!(
             out.status.success(),
             "kubectl {args:?} failed:\n{}\n{}",
@@ -486,3 +490,4 @@ impl Drop for SimProcess {
 }
 
 pub mod kwatch;
+pub mod shared;

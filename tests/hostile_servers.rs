@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, of_type, Running};
-
-const LIMIT: Duration = Duration::from_secs(40);
+use crate::util::kwatch::{command, of_type, Args, Running};
+use crate::util::LIMIT;
 
 /// What the server answers to one request.
 enum Reply {
@@ -52,11 +51,11 @@ impl Hostile {
         Hostile { dir }
     }
 
-    fn kwatch(&self, args: &[&str]) -> Running {
+    fn kwatch(&self, args: impl Args) -> Running {
         let mut cmd = command(self.dir.path());
         cmd.arg("--kubeconfig")
             .arg(self.dir.path().join("kubeconfig"))
-            .args(args);
+            .args(args.words());
         Running::spawn(cmd)
     }
 }
@@ -167,15 +166,7 @@ fn oversized_objects_and_odd_names_pass_through() {
         }
     }));
     let out = server
-        .kwatch(&[
-            "configmaps",
-            "-o",
-            "json",
-            "--max-events",
-            "3",
-            "--watch-list",
-            "off",
-        ])
+        .kwatch("configmaps -o json --max-events 3 --watch-list off")
         .finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let recs: Vec<Value> = out
@@ -197,7 +188,7 @@ fn oversized_objects_and_odd_names_pass_through() {
     );
 
     let out = server
-        .kwatch(&["configmaps", "--max-events", "2", "--watch-list", "off"])
+        .kwatch("configmaps --max-events 2 --watch-list off")
         .finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let table = out.stdout.join("\n");
@@ -222,7 +213,7 @@ fn deeply_nested_json_passes_through_without_recursion() {
     }));
     for format in ["json", "table", "yaml"] {
         let out = server
-            .kwatch(&[
+            .kwatch([
                 "configmaps",
                 "-o",
                 format,
@@ -278,7 +269,7 @@ fn error_bodies_that_are_not_status_objects() {
             )
         }
     }));
-    let mut kw = server.kwatch(&["configmaps", "-o", "json", "--watch-list", "off"]);
+    let mut kw = server.kwatch("configmaps -o json --watch-list off");
     let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     let backoffs = of_type(&recs, "Backoff");
     assert_eq!(backoffs.len(), 2, "{recs:#?}");
@@ -290,9 +281,7 @@ fn error_bodies_that_are_not_status_objects() {
     let server = Hostile::start(Box::new(|_, _| {
         Reply::Full(404, "text/plain", b"404 page not found\n".to_vec())
     }));
-    let out = server
-        .kwatch(&["configmaps", "--watch-list", "off"])
-        .finish(LIMIT);
+    let out = server.kwatch("configmaps --watch-list off").finish(LIMIT);
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(out.stderr.contains("404 page not found"), "{}", out.stderr);
@@ -315,7 +304,7 @@ fn a_watch_that_never_ends_a_line_is_cut_at_the_line_limit() {
             Reply::Full(200, "application/json", list(30, vec![]))
         }
     }));
-    let mut kw = server.kwatch(&["configmaps", "-o", "json", "--watch-list", "off"]);
+    let mut kw = server.kwatch("configmaps -o json --watch-list off");
     let recs = kw.wait_for(LIMIT, "recovery", |v| {
         v.iter().any(|r| r["key"] == "default/after")
     });

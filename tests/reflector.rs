@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, run, Running};
-use crate::util::SimProcess;
-
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::util::kwatch::{configmap, is_delta, kubectl_f, of_type};
+use crate::util::shared::*;
+use crate::util::{SimProcess, LIMIT};
 
 /// The server's live objects of one resource: key → resourceVersion.
 fn live(sim: &SimProcess, plural: &str) -> BTreeMap<String, String> {
@@ -68,21 +67,11 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
     let want = in_namespace(&live(&sim, "pods"), "default");
     assert!(want.len() >= 3, "{want:?}");
     for mode in ["off", "on"] {
-        let out = run(
-            &sim,
-            &[
-                "pods",
-                "-n",
-                "default",
-                "-o",
-                "json",
-                "--until-synced",
-                "--watch-list",
-                mode,
-            ],
-            LIMIT,
-        );
-        assert_eq!(out.code(), Some(0), "{}", out.stderr);
+        let out = sim
+            .kwatch(format!(
+                "pods -n default -o json --until-synced --watch-list {mode}"
+            ))
+            .exits(0);
         let recs = out.json();
         let t = types(&recs);
         assert_eq!(t[0], "List");
@@ -113,20 +102,9 @@ fn until_synced_prints_list_listed_one_replaced_per_object_and_synced() {
 fn page_size_lists_in_several_pages() {
     let sim = SimProcess::start(&["--objects", "12"]);
     let want = live(&sim, "pods");
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--until-synced",
-            "--page-size",
-            "2",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --page-size 2")
+        .exits(0);
     let recs = out.json();
     assert_eq!(recs[0]["limit"], 2);
     assert_eq!(recs[0]["resourceVersion"], "");
@@ -139,11 +117,11 @@ fn page_size_lists_in_several_pages() {
 #[test]
 fn every_change_appears_with_its_new_resource_version_in_order() {
     let sim = SimProcess::start(&[]);
-    let mut kw = Running::watch(&sim, &["configmaps", "-n", "default", "-o", "json"]);
+    let mut kw = sim.start_kwatch("configmaps -n default -o json");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
 
     let created = create_configmap(&sim, "e2e", "v1");
-    let patched: Value = serde_json::from_str(&sim.kubectl_ok(&[
+    let patched: Value = serde_json::from_str(&sim.kubectl_ok([
         "patch",
         "configmap",
         "e2e",
@@ -157,7 +135,7 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
         "json",
     ]))
     .unwrap();
-    sim.kubectl_ok(&["delete", "configmap", "e2e", "-n", "default"]);
+    sim.kubectl_ok("delete configmap e2e -n default");
     let recs = kw.wait_for(LIMIT, "the deletion", |v| {
         v.iter()
             .any(|r| r["type"] == "Deleted" && r["key"] == "default/e2e")
@@ -191,7 +169,7 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
 #[test]
 fn churn_is_seen_in_full_and_converges_on_the_server_state() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
-    let mut kw = Running::watch(&sim, &["pods", "-A", "-o", "json"]);
+    let mut kw = sim.start_kwatch("pods -A -o json");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
     std::thread::sleep(Duration::from_secs(3));
     sim.control("POST", "/_sim/churn", json!({"rate": 0}));
@@ -211,7 +189,7 @@ fn churn_is_seen_in_full_and_converges_on_the_server_state() {
 #[test]
 fn dropped_watches_rewatch_from_the_last_resource_version_without_relisting() {
     let sim = SimProcess::start(&[]);
-    let mut kw = Running::watch(&sim, &["configmaps", "-A", "-o", "json"]);
+    let mut kw = sim.start_kwatch("configmaps -A -o json");
     kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
     create_configmap(&sim, "before", "1");
     let recs = kw.wait_for(LIMIT, "Added before", |v| {
@@ -237,25 +215,14 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
     let sim = SimProcess::start(&[]);
     for mode in ["off", "on"] {
         create_configmap(&sim, "doomed", mode);
-        let mut kw = Running::watch(
-            &sim,
-            &[
-                "configmaps",
-                "-n",
-                "default",
-                "-o",
-                "json",
-                "--watch-list",
-                mode,
-            ],
-        );
+        let mut kw = sim.start_kwatch(format!("configmaps -n default -o json --watch-list {mode}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         // A watch cut within a second with no event is a "very short watch" error, which
         // relists for that reason instead: let it run past that first.
         std::thread::sleep(Duration::from_millis(1200));
         // Hold the watch, delete while it is held, forget history, cut the watch.
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-        sim.kubectl_ok(&["delete", "configmap", "doomed", "-n", "default"]);
+        sim.kubectl_ok("delete configmap doomed -n default");
         sim.control("POST", "/_sim/compact", json!({}));
         sim.control("POST", "/_sim/drop-watches", json!({}));
         let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
@@ -295,12 +262,9 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
 #[test]
 fn several_resources_share_one_stream() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &["po,deploy,widgets", "-A", "-o", "json", "--until-synced"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let out = sim
+        .kwatch("po,deploy,widgets -A -o json --until-synced")
+        .exits(0);
     let recs = out.json();
     let synced: Vec<&str> = of_type(&recs, "Synced")
         .iter()
@@ -320,234 +284,6 @@ fn several_resources_share_one_stream() {
 }
 
 #[test]
-fn resource_names_resolve_like_kubectl() {
-    for server in [&[][..], &["--legacy-discovery"]] {
-        resolve_names(&SimProcess::start(server));
-    }
-}
-
-fn resolve_names(sim: &SimProcess) {
-    for (arg, kind) in [
-        ("po", "Pod"),
-        ("Pod", "Pod"),
-        ("pod", "Pod"),
-        ("deployments.apps", "Deployment"),
-        ("deployments.v1.apps", "Deployment"),
-        ("wd", "Widget"),
-        ("widgets.example.com", "Widget"),
-        ("ns", "Namespace"),
-        ("crd", "CustomResourceDefinition"),
-    ] {
-        let out = run(sim, &[arg, "-A", "-o", "json", "--until-synced"], LIMIT);
-        assert_eq!(out.code(), Some(0), "{arg}: {}", out.stderr);
-        let recs = out.json();
-        let d = recs
-            .iter()
-            .find(|r| is_delta(r))
-            .unwrap_or_else(|| panic!("{arg}: no delta"));
-        assert_eq!(d["kind"], kind, "{arg}");
-    }
-    // Cluster-scoped objects have no namespace in their key.
-    let out = run(sim, &["nodes", "-o", "json", "--until-synced"], LIMIT);
-    let d = out.json().into_iter().find(is_delta).unwrap();
-    assert_eq!(d["namespace"], Value::Null);
-    assert_eq!(d["key"], d["name"]);
-}
-
-#[test]
-fn errors_are_one_clear_line_and_exit_1() {
-    let sim = SimProcess::start(&[]);
-    // kwatch's own errors start `error: `; the server's answers are worded as kubectl
-    // words them (`Error from server (Reason): …`).
-    let check = |args: &[&str], prefix: &str, needle: &str| {
-        let out = run(&sim, args, LIMIT);
-        assert_eq!(out.code(), Some(1), "{args:?}: {}", out.stderr);
-        assert!(out.stdout.iter().all(|l| !l.contains("\"type\":\"Added\"")));
-        let lines: Vec<&str> = out.stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{args:?}: {}", out.stderr);
-        assert!(lines[0].starts_with(prefix), "{}", lines[0]);
-        assert!(lines[0].contains(needle), "{args:?}: {}", lines[0]);
-        assert!(!out.stderr.contains("panicked"));
-        assert!(!out.stderr.contains(&sim.token), "token leaked");
-    };
-    let server = "Error from server (BadRequest): ";
-    check(
-        &["podz"],
-        "error: ",
-        r#"the server doesn't have a resource type "podz"; did you mean "pods"?"#,
-    );
-    check(
-        &["pods", "-l", "app in (a"],
-        server,
-        "unable to parse requirement",
-    );
-    check(
-        &["configmaps", "--field-selector", "spec.foo=x"],
-        server,
-        r#""spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace""#,
-    );
-    check(&["pods", "--context", "nope"], "error: ", "nope");
-
-    // An unreachable server, a malformed kubeconfig.
-    let dir = tempfile::tempdir().unwrap();
-    let dead = dir.path().join("dead");
-    let text = std::fs::read_to_string(&sim.kubeconfig).unwrap();
-    let port = sim.url.rsplit(':').next().unwrap().to_owned();
-    std::fs::write(
-        &dead,
-        text.replace(&format!("127.0.0.1:{port}"), "127.0.0.1:9"),
-    )
-    .unwrap();
-    let bad = dir.path().join("bad");
-    std::fs::write(&bad, "apiVersion: v1\nclusters: [ {{{ nope").unwrap();
-    for (file, needle) in [(&dead, "127.0.0.1:9"), (&bad, "kubeconfig")] {
-        let mut cmd = command(dir.path());
-        cmd.args(["pods", "--request-timeout", "5s", "--kubeconfig"])
-            .arg(file);
-        let start = std::time::Instant::now();
-        let out = Running::spawn(cmd).finish(LIMIT);
-        assert!(start.elapsed() < Duration::from_secs(10));
-        assert_eq!(out.code(), Some(1), "{}", out.stderr);
-        assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-        assert!(out.stderr.contains(needle), "{}", out.stderr);
-    }
-}
-
-#[test]
-fn stop_conditions_for_scripts() {
-    let sim = SimProcess::start(&["--objects", "6"]);
-    let out = run(
-        &sim,
-        &["pods", "-A", "-o", "json", "--max-events", "3"],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    assert_eq!(out.json().iter().filter(|r| is_delta(r)).count(), 3);
-
-    let started = std::time::Instant::now();
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-A",
-            "-o",
-            "json",
-            "--timeout",
-            "1s",
-            "--watch-only",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    assert!(started.elapsed() >= Duration::from_secs(1));
-    let recs = out.json();
-    assert!(!of_type(&recs, "Synced").is_empty());
-    assert_eq!(
-        recs.iter().filter(|r| is_delta(r)).count(),
-        0,
-        "--watch-only: {recs:#?}"
-    );
-}
-
-#[test]
-fn table_output_for_people() {
-    let sim = SimProcess::start(&["--objects", "4"]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "--until-synced",
-            "--watch-list",
-            "off",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    // The table on stdout, the `~` lines on stderr (issue 15: stdout carries data only).
-    let lines = &out.stdout;
-    let notes: Vec<&str> = out.stderr.lines().collect();
-    assert!(
-        notes[0].starts_with("~ list pods at rv=\"0\""),
-        "{notes:#?}"
-    );
-    assert!(notes[1].starts_with("~ listed pods: "), "{notes:#?}");
-    assert!(lines[0].starts_with("DELTA      NAME   "), "{lines:#?}");
-    let header: Vec<&str> = lines[0].split_whitespace().collect();
-    assert_eq!(
-        header[2..],
-        ["RESOURCEVERSION", "READY", "STATUS", "RESTARTS", "AGE"],
-        "{lines:#?}"
-    );
-    assert!(lines[1].starts_with("Replaced   "), "{lines:#?}");
-    assert!(
-        lines[1..].iter().all(|l| l.starts_with("Replaced   ")),
-        "{lines:#?}"
-    );
-    assert_eq!(
-        notes.last().unwrap(),
-        &"~ synced pods (client-go 0.32, DeltaFIFO)"
-    );
-    assert!(
-        lines.iter().all(|l| !l.contains('\u{1b}')),
-        "no colour in a pipe"
-    );
-}
-
-#[test]
-fn ctrl_c_exits_130_and_a_closed_pipe_exits_quietly() {
-    let sim = SimProcess::start(&["--scenario", "steady", "--churn", "20"]);
-    let mut kw = Running::watch(&sim, &["pods", "-A"]);
-    kw.wait_for(LIMIT, "output", |_| true);
-    std::thread::sleep(Duration::from_millis(500));
-    let out = kw.interrupt(LIMIT);
-    assert_eq!(out.code(), Some(130), "{}", out.stderr);
-
-    // `kwatch … | head -1`
-    let mut cmd = command(sim.dir());
-    cmd.arg("--kubeconfig")
-        .arg(&sim.kubeconfig)
-        .args(["pods", "-A", "-o", "json"]);
-    cmd.stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut first = String::new();
-    {
-        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-        std::io::BufRead::read_line(&mut out, &mut first).unwrap();
-    }
-    let deadline = std::time::Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "kwatch kept running after its reader left"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(first.starts_with("{\"type\":"));
-    assert_eq!(status.code(), Some(0), "{err}");
-    assert_eq!(err, "");
-}
-
-#[test]
-fn sim_flag_runs_the_built_in_cluster() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cmd = command(dir.path());
-    cmd.args(["--sim", "pods", "-A", "-o", "json", "--until-synced"]);
-    let out = Running::spawn(cmd).finish(LIMIT);
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    let recs = out.json();
-    assert!(of_type(&recs, "Replaced").len() >= 10);
-    assert_eq!(recs.last().unwrap()["type"], "Synced");
-}
-
-#[test]
 fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     let sim = SimProcess::start(&[]);
     let manifest = |name: &str, v: &str| configmap("team-a", name, json!({ "k": v }));
@@ -558,23 +294,7 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     for fifo in ["delta", "real"] {
         // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
         // while c is being handled, a, b, a queue up.
-        let mut kw = Running::watch(
-            &sim,
-            &[
-                "configmaps",
-                "-n",
-                "team-a",
-                "-o",
-                "json",
-                "--watch-only",
-                "--watch-list",
-                "off",
-                "--pop-delay",
-                "300ms",
-                "--fifo",
-                fifo,
-            ],
-        );
+        let mut kw = sim.start_kwatch(format!("configmaps -n team-a -o json --watch-only --watch-list off --pop-delay 300ms --fifo {fifo}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
@@ -608,39 +328,151 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     );
 }
 
+/// The `resourceVersion=` of a request path ("" without one).
+fn rv_of(path: &str) -> &str {
+    path.split(['?', '&'])
+        .find_map(|kv| kv.strip_prefix("resourceVersion="))
+        .unwrap_or("")
+}
+
+/// Item 1: a watch that stays silent (no event, no bookmark) until its timeout is watched
+/// again from the same resourceVersion, as client-go's reflector does: no LIST after the
+/// first, no relist, no backoff.
 #[test]
-fn the_most_verbose_diagnostics_never_show_the_token() {
+fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
     let sim = SimProcess::start(&[]);
-    let out = run(
-        &sim,
-        &[
-            "pods",
-            "-n",
-            "default",
-            "-vvv",
-            "--until-synced",
-            "-o",
-            "json",
-        ],
-        LIMIT,
-    );
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    sim.control("POST", "/_sim/bookmarks", json!({"enabled": false}));
+    let mut kw =
+        sim.start_kwatch("pods -n default -o json --watch-list off --min-watch-timeout 2s");
+    // Watch timeouts are in [2 s, 4 s): three watches have ended by 12 s.
+    let recs = kw.wait_for(LIMIT, "three watches ended", |v| {
+        of_type(v, "WatchEnded").len() >= 3
+    });
+    assert!(!recs.is_empty());
+    let pods = requests_under(&sim, "/api/v1/namespaces/default/pods");
+    let lists: Vec<_> = pods.iter().filter(|(p, _)| !is_watch(p)).collect();
+    let watches: Vec<_> = pods.iter().filter(|(p, _)| is_watch(p)).collect();
+    assert_eq!(lists.len(), 1, "one LIST only: {pods:#?}");
+    assert!(watches.len() >= 3, "{pods:#?}");
+    let list_rv = of_type(&recs, "Listed")[0]["resourceVersion"]
+        .as_str()
+        .expect("the list's RV")
+        .to_owned();
+    for (path, _) in &watches {
+        assert_eq!(
+            rv_of(path),
+            list_rv,
+            "every watch from the list's RV: {pods:#?}"
+        );
+    }
+    for ended in of_type(&recs, "WatchEnded") {
+        assert_eq!(ended["error"], false, "{ended}");
+    }
+    assert_eq!(of_type(&recs, "List").len(), 1, "{recs:#?}");
+    assert!(of_type(&recs, "Backoff").is_empty(), "{recs:#?}");
+    assert!(of_type(&recs, "Bookmark").is_empty(), "{recs:#?}");
+    let synced = recs
+        .iter()
+        .position(|r| r["type"] == "Synced")
+        .expect("Synced");
     assert!(
-        out.stderr.contains("DEBUG"),
-        "-vvv shows kube's requests: {}",
-        out.stderr
+        recs[synced..].iter().all(|r| r["type"] != "Replaced"),
+        "no object listed again: {recs:#?}"
+    );
+}
+
+/// Items 11 and 13: `--stats` counts a streaming list's objects (it has no pages), and a
+/// RealFIFO gets a queue line with what it counts.
+#[test]
+fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch("pods -A -o json --watch-list on --fifo real --until-synced --stats")
+        .exits(0);
+    let recs = out.json();
+    assert!(!recs.is_empty(), "{}", out.stderr);
+    let n = of_type(&recs, "Replaced").len();
+    assert!(n > 0, "{recs:#?}");
+    let err = &out.stderr;
+    let lists = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("lists:"))
+        .unwrap_or_else(|| panic!("no lists line: {err}"));
+    assert_eq!(
+        lists.trim(),
+        format!("lists: 1 (0 relists), 1 streamed, {n} objects"),
+        "{err}"
+    );
+    assert!(!lists.contains("page"), "{err}");
+    let queue = err
+        .lines()
+        .find(|l| l.trim_start().starts_with("queue pods:"))
+        .unwrap_or_else(|| panic!("no queue line for the RealFIFO: {err}"));
+    assert!(
+        queue.contains(&format!("queued {n}, popped {n}")),
+        "{queue}\n{err}"
+    );
+}
+
+#[test]
+fn stats_summarise_the_run_on_stderr() {
+    let sim = SimProcess::start(&["--objects", "6"]);
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --stats --page-size 4")
+        .exits(0);
+    let recs = out.json();
+    let n = of_type(&recs, "Replaced").len();
+    let pages = recs[1]["pages"].as_u64().unwrap();
+    assert!(pages >= 2, "{}", recs[1]);
+    let err = &out.stderr;
+    assert!(
+        err.contains(&format!("deltas: {n} (Replaced {n})")),
+        "{err}"
     );
     assert!(
-        !out.stderr.contains(&sim.token),
-        "the token leaked: {}",
-        out.stderr
+        err.contains(&format!("lists: 1 (0 relists), {pages} pages, {n} items")),
+        "{err}"
     );
+    assert!(err.contains("synced after: "), "{err}");
+    assert!(err.contains(&format!("queue pods: max depth {n}")), "{err}");
+    // Without --stats, stderr holds the table's `~` lines only.
+    let quiet = sim.kwatch("pods -A --until-synced");
     assert!(
-        !out.stderr.to_ascii_lowercase().contains("bearer"),
+        !quiet.stderr.is_empty() && quiet.stderr.lines().all(|l| l.starts_with("~ ")),
         "{}",
-        out.stderr
+        quiet.stderr
     );
-    assert!(!out.stderr.contains('\u{1b}'), "no colour on a pipe");
-    // Data on stdout only: every stdout line is a JSON record.
-    assert!(out.stdout.iter().all(|l| l.starts_with("{\"type\":")));
+}
+
+/// `--pop-delay` is a slow event handler: it slows the deltas, not the reflector's own
+/// records (which used to come 2 s apart, and `--stats` said synced after 2 s).
+#[test]
+fn pop_delay_slows_deltas_only() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch("configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json")
+        .exits(0);
+    let recs = out.json();
+    let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert!(types.starts_with(&["List", "Listed"]), "{types:?}");
+    let at = |t: &str| -> jiff::Timestamp {
+        recs.iter().find(|r| r["type"] == t).unwrap()["time"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let gap = at("Synced").duration_since(at("List"));
+    assert!(
+        gap < jiff::SignedDuration::from_secs(1),
+        "List → Synced took {gap}"
+    );
+    let synced_ms: u64 = out
+        .stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("synced after: "))
+        .and_then(|v| v.strip_suffix("ms"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(synced_ms < 1000, "{}", out.stderr);
 }

@@ -1,14 +1,14 @@
-//! `kwatch replay` reads back every record kwatch writes (issue 12): one serde type for
-//! the JSON lines, every delta naming its `resource`, and recordings made before deltas
-//! named it still replayed, their resource found from the reflector records or the kind.
+//! `--record` and `kwatch replay`: every record kwatch writes read back (one serde type for
+//! the JSON lines, every delta naming its `resource`, older recordings still replayed) and
+//! rendered again in any format, with the watch's stop and filter flags.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, Finished, Running};
-
-const LIMIT: Duration = Duration::from_secs(20);
+use crate::util::kwatch::{command, is_delta, Finished, Running};
+use crate::util::shared::*;
+use crate::util::{SimProcess, LIMIT};
 
 /// `kwatch replay FILE args…` over `text`.
 fn replay(text: &str, args: &[&str]) -> Finished {
@@ -194,4 +194,180 @@ fn a_record_replay_cannot_read_is_named_with_its_line() {
         let v: Result<Value, _> = serde_json::from_str(&out.stderr);
         assert!(v.is_err());
     }
+}
+
+#[test]
+fn record_writes_json_lines_and_replay_renders_them_again() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    let file = sim.dir().join("rec.jsonl");
+    let kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "name",
+        "--record",
+        file.to_str().unwrap(),
+        "--max-events",
+        "4",
+        "--watch-list",
+        "off",
+    ]);
+    std::thread::sleep(Duration::from_secs(1));
+    let before = live_names(&sim, "configmaps", "default").len();
+    create(&sim, demo_configmap("r1", "v1"));
+    if before + 1 < 4 {
+        patch_configmap(&sim, "r1", "v2");
+    }
+    let out = kw.finish(LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout.len(), 4, "{:#?}", out.stdout);
+    // Issue 14: a recording holds whatever was watched (Secrets too): 0600, as kubectl
+    // writes its kubeconfig.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{mode:o}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let recorded: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recorded[0]["type"], "List", "events are recorded too");
+    let deltas: Vec<&Value> = recorded.iter().filter(|r| is_delta(r)).collect();
+    assert_eq!(deltas.len(), 4);
+    let names: Vec<String> = deltas
+        .iter()
+        .map(|r| format!("configmap/{}", r["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, out.stdout, "the recording holds what was shown");
+
+    // Replay as JSON gives the recording back byte for byte.
+    let replay = |args: &[&str]| {
+        let mut cmd = command(sim.dir());
+        cmd.arg("replay").arg(&file).args(args);
+        Running::spawn(cmd).finish(LIMIT)
+    };
+    let json = replay(&["-o", "json"]);
+    assert_eq!(json.code(), Some(0), "{}", json.stderr);
+    assert_eq!(json.stdout, text.lines().collect::<Vec<_>>());
+    let name = replay(&["-o", "name"]);
+    assert_eq!(name.stdout, out.stdout);
+    let table = replay(&[]);
+    // `~` lines are diagnostics, on stderr (issue 15).
+    assert!(
+        table.stderr.starts_with("~ list configmaps"),
+        "{}",
+        table.stderr
+    );
+    assert!(
+        table
+            .stdout
+            .iter()
+            .any(|l| cells(l) == ["DELTA", "NAME", "RESOURCEVERSION", "DATA", "AGE"]),
+        "{:#?}",
+        table.stdout
+    );
+    let missing = replay(&[]);
+    drop(missing);
+    let mut cmd = command(sim.dir());
+    cmd.args(["replay", "/nonexistent.jsonl"]);
+    let err = Running::spawn(cmd).finish(LIMIT);
+    assert_eq!(err.code(), Some(1));
+    assert!(
+        err.stderr.starts_with("error: cannot open"),
+        "{}",
+        err.stderr
+    );
+}
+
+/// Regression (issue 19, item 13): `kwatch replay` refused `-l`, `-n`, `--max-events`,
+/// `--until` and `--stats`. They mean on a recording what they mean on a watch: the
+/// recorded objects `-l` and `-n` select are those the server selects for the watch.
+#[test]
+fn replay_takes_the_watchs_stop_and_filter_flags() {
+    let sim = SimProcess::start(&[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_str().expect("utf-8 path");
+    let live = |extra: &[&str]| {
+        let mut args = vec!["pods,configmaps", "-o", "name", "--until-synced"];
+        if !extra.contains(&"-n") {
+            args.push("-A");
+        }
+        args.extend_from_slice(extra);
+        let out = sim.kwatch(&args[..]).exits(0);
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        out
+    };
+    let all = live(&["--record", rec_arg]);
+    let replay = |args: &[&str]| {
+        let mut cmd = command(sim.dir());
+        cmd.arg("replay").arg(&rec).args(args);
+        Running::spawn(cmd).finish(Duration::from_secs(20))
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let whole = replay(&["-o", "name"]);
+    assert_eq!(whole.code(), Some(0), "{}", whole.stderr);
+    assert_eq!(sorted(whole.stdout.clone()), sorted(all.stdout.clone()));
+
+    // -l and -n keep what the server's selection keeps.
+    for (flag, value) in [
+        ("-l", "app=api"),
+        ("-l", "tier!=backend"),
+        ("-n", "kube-system"),
+    ] {
+        let want = live(&[flag, value]);
+        let have = replay(&["-o", "name", flag, value]);
+        assert_eq!(have.code(), Some(0), "{}", have.stderr);
+        assert!(!have.stdout.is_empty(), "{flag} {value}");
+        assert!(have.stdout.len() < whole.stdout.len(), "{flag} {value}");
+        assert_eq!(sorted(have.stdout), sorted(want.stdout), "{flag} {value}");
+    }
+    let bad = replay(&["-o", "name", "-l", "app in (x"]);
+    assert_eq!(bad.code(), Some(2), "{}", bad.stderr);
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    assert!(
+        bad.stderr.starts_with("error: -l \"app in (x\": "),
+        "{}",
+        bad.stderr
+    );
+
+    // --max-events: the first N deltas, exit 0.
+    let three = replay(&["-o", "name", "--max-events", "3"]);
+    assert_eq!(three.code(), Some(0), "{}", three.stderr);
+    assert_eq!(three.stdout, whole.stdout[..3]);
+
+    // --until: up to the delta that meets it, exit 0; the recording ending first, exit 4.
+    let fifth = whole.stdout[4]
+        .split_once('/')
+        .expect("TYPE/NAME")
+        .1
+        .to_owned();
+    let until = format!("jsonpath={{.metadata.name}}={fifth}");
+    let met = replay(&["-o", "name", "--until", &until]);
+    assert_eq!(met.code(), Some(0), "{}", met.stderr);
+    assert_eq!(met.stdout, whole.stdout[..5]);
+    let unmet = replay(&["-o", "name", "--until", "jsonpath={.metadata.name}=nowhere"]);
+    assert_eq!(unmet.code(), Some(4), "{}", unmet.stderr);
+    assert_eq!(unmet.stdout, whole.stdout);
+
+    // --stats: the summary of what was replayed, on stderr.
+    let stats = replay(&["-o", "name", "--stats"]);
+    assert_eq!(stats.code(), Some(0), "{}", stats.stderr);
+    assert_eq!(stats.stdout, whole.stdout);
+    let n = whole.stdout.len();
+    assert!(
+        stats.stderr.starts_with("kwatch stats\n"),
+        "{}",
+        stats.stderr
+    );
+    assert!(
+        stats
+            .stderr
+            .contains(&format!("  deltas: {n} (Replaced {n})")),
+        "{}",
+        stats.stderr
+    );
 }

@@ -1,0 +1,191 @@
+//! What a terminal gets and a pipe does not: colour only when asked (`--color`, NO_COLOR),
+//! whole and balanced; the progress line while a long list loads; control characters from
+//! the server escaped for terminals and passed through into pipes.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::shared::*;
+use crate::util::SimProcess;
+
+#[test]
+fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no script(1) to give kwatch a terminal");
+        return;
+    }
+    let sim = SimProcess::start(&["--objects", "3000"]);
+    // script(1) gives kwatch a terminal; stdout goes to a file, so only stderr is seen.
+    let out_file = sim.dir().join("out.jsonl");
+    let cmd = format!(
+        "{} --kubeconfig {} pods -A --page-size 10 --until-synced -o json > {}",
+        env!("CARGO_BIN_EXE_kwatch"),
+        sim.kubeconfig.display(),
+        out_file.display()
+    );
+    let mut script = std::process::Command::new("/usr/bin/script");
+    script
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .env("PATH", "/usr/bin:/bin");
+    let out = Running::spawn(script).finish(Duration::from_secs(60));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let tty: String = out.stdout.join("\n");
+    assert!(tty.contains("\r\x1b[Kloading: listing pods;"), "{tty:?}");
+    assert!(tty.ends_with("\r\x1b[K"), "the line is cleared: {tty:?}");
+    let json = std::fs::read_to_string(&out_file).unwrap();
+    assert!(!json.contains('\x1b'), "stdout has no progress");
+    assert!(json.lines().last().unwrap().contains("\"Synced\""));
+}
+
+/// Item 11: at 80 columns the loading line is cut to 79 characters, so it never wraps.
+#[test]
+fn the_progress_line_fits_an_80_column_terminal() {
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no script(1) to give kwatch a terminal");
+        return;
+    }
+    let sim = SimProcess::start(&["--objects", "3000"]);
+    let out_file = sim.dir().join("out.jsonl");
+    let cmd = format!(
+        "stty cols 80 rows 24; {} --kubeconfig {} pods,configmaps,deployments,replicasets,services -A \
+         --page-size 10 --until-synced -o json > {}",
+        env!("CARGO_BIN_EXE_kwatch"),
+        sim.kubeconfig.display(),
+        out_file.display()
+    );
+    let mut script = std::process::Command::new("/usr/bin/script");
+    script
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .env("PATH", "/usr/bin:/bin");
+    let out = Running::spawn(script).finish(Duration::from_secs(60));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let tty: String = out.stdout.join("\n");
+    let shown: Vec<&str> = tty
+        .split("\r\x1b[K")
+        .filter(|s| s.starts_with("loading:"))
+        .collect();
+    assert!(!shown.is_empty(), "{tty:?}");
+    for s in &shown {
+        assert!(
+            s.chars().count() < 80,
+            "{} characters: {s:?}",
+            s.chars().count()
+        );
+    }
+    assert!(shown.iter().any(|s| s.ends_with('…')), "{shown:?}");
+}
+
+#[test]
+fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_only() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    create(&sim, demo_configmap("esc", "a\u{1b}[2Jb"));
+    let colour = sim.kwatch("configmaps esc -n default --until-synced --color always");
+    let row = colour.stdout.iter().find(|l| l.contains("esc")).unwrap();
+    assert!(
+        row.starts_with("\u{1b}["),
+        "the DELTA cell is coloured: {row:?}"
+    );
+    let plain = sim
+        .kwatch("configmaps esc -n default --until-synced")
+        .success();
+    assert!(
+        plain.stdout.iter().any(|l| l.contains("esc")),
+        "the row: {:?}",
+        plain.stdout
+    );
+    assert!(
+        plain.stdout.iter().all(|l| !l.contains('\u{1b}')),
+        "a pipe gets no colour"
+    );
+    for format in ["custom-columns=V:.data.k", "jsonpath={.data.k}"] {
+        let out = sim
+            .kwatch([
+                "configmaps",
+                "esc",
+                "-n",
+                "default",
+                "--until-synced",
+                "-o",
+                format,
+            ])
+            .exits(0);
+        // Into a pipe, kubectl's script formats write the server's bytes (issue 15);
+        // they are escaped only on a terminal.
+        let text = out.stdout.join("\n");
+        assert!(text.contains("a\u{1b}[2Jb"), "{format}: {text:?}");
+    }
+    // JSON keeps the value exactly (escaped by JSON itself).
+    let json = sim.kwatch("configmaps esc -n default --until-synced -o json");
+    let recs = json.json();
+    assert_eq!(
+        of_type(&recs, "Replaced")[0]["object"]["data"]["k"],
+        "a\u{1b}[2Jb"
+    );
+}
+
+#[test]
+fn colour_always_with_no_color_set_is_whole_with_no_stray_reset() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    // The fixture's environment has NO_COLOR=1; --color always overrides it.
+    let out = sim
+        .kwatch("configmaps -n default --until-synced --color always")
+        .exits(0);
+    let lines = rows(&out.stdout);
+    assert!(
+        !lines[0].contains('\u{1b}'),
+        "the header is plain: {lines:?}"
+    );
+    for row in &lines[1..] {
+        assert!(
+            row.starts_with("\u{1b}[36mReplaced\u{1b}[0m   "),
+            "the first cell is coloured and closed: {row:?}"
+        );
+    }
+    assert!(
+        out.stderr
+            .lines()
+            .all(|l| l.starts_with("\u{1b}[90m~ ") && l.ends_with("\u{1b}[0m")),
+        "{:?}",
+        out.stderr
+    );
+    for text in [out.stdout.join("\n"), out.stderr.clone()] {
+        assert!(!text.contains("\u{1b}[m"), "a stray reset: {text:?}");
+    }
+}
+
+#[test]
+fn script_formats_write_server_bytes_into_a_pipe() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "esc", "namespace": "default"},
+                "data": {"k": "a\u{1b}[2Jb"}}),
+    );
+    let base = ["configmaps", "esc", "-n", "default", "--until-synced", "-o"];
+    let jsonpath = sim
+        .kwatch(&[&base[..], &["jsonpath={.data.k}"]].concat()[..])
+        .exits(0);
+    assert_eq!(jsonpath.stdout, ["a\u{1b}[2Jb"]);
+    let columns = sim.kwatch(&[&base[..], &["custom-columns=V:.data.k"]].concat()[..]);
+    assert_eq!(columns.stdout, ["V", "a\u{1b}[2Jb"]);
+    // The table is for people: escaped even into a pipe.
+    let table = sim.kwatch(&base[..5]).success();
+    assert!(
+        table.stdout.iter().any(|l| l.contains("esc")),
+        "the row: {:?}",
+        table.stdout
+    );
+    assert!(
+        table.stdout.iter().all(|l| !l.contains('\u{1b}')),
+        "{:?}",
+        table.stdout
+    );
+}

@@ -1,0 +1,228 @@
+//! Help, man page and completions: the committed completions/ and man/ are generated from
+//! the clap definition (these tests fail when they are stale; regenerate with
+//! `KWATCH_BLESS=1 cargo test generated`), the help snapshots, short and long help, the man
+//! page's sections, dynamic completion asking the cluster.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+use kwatch::app::cli::{completion, man_page, Cli};
+
+use crate::util::kwatch::{command, Running};
+use crate::util::{SimProcess, LIMIT};
+
+fn check(path: &str, want: &[u8]) {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(path);
+    if std::env::var_os("KWATCH_BLESS").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, want).unwrap();
+        return;
+    }
+    let have = std::fs::read(&file).unwrap_or_default();
+    assert!(
+        have == want,
+        "{path} is stale: run `KWATCH_BLESS=1 cargo test generated` and commit the result"
+    );
+}
+
+#[test]
+fn cli_definition_is_consistent() {
+    Cli::command().debug_assert();
+}
+
+#[test]
+fn completions_are_fresh() {
+    for (shell, file) in [
+        (Shell::Bash, "completions/kwatch.bash"),
+        (Shell::Zsh, "completions/_kwatch"),
+        (Shell::Fish, "completions/kwatch.fish"),
+        (Shell::PowerShell, "completions/_kwatch.ps1"),
+        (Shell::Elvish, "completions/kwatch.elv"),
+    ] {
+        check(file, &completion(shell, false));
+        let fixed = file.replacen("completions/", "completions/static/", 1);
+        check(&fixed, &completion(shell, true));
+    }
+}
+
+#[test]
+fn man_page_is_fresh() {
+    check("man/kwatch.1", &man_page().unwrap());
+}
+
+/// `kwatch ARGS…` without a cluster (help, man), run to completion.
+fn offline(args: &[&str]) -> crate::util::kwatch::Finished {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cmd = command(dir.path());
+    cmd.args(args);
+    Running::spawn(cmd).finish(Duration::from_secs(20))
+}
+
+/// `COMPLETE=fish kwatch -- WORDS…`: what the completion scripts ask for, the candidates.
+fn complete(sim: &SimProcess, words: &[&str]) -> Vec<String> {
+    let mut cmd = command(sim.dir());
+    cmd.env("COMPLETE", "fish")
+        .args(["--", "kwatch", "--kubeconfig"])
+        .arg(&sim.kubeconfig)
+        .args(words);
+    let out = Running::spawn(cmd).finish(Duration::from_secs(20));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    out.stdout
+        .iter()
+        .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn help_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = command(dir.path());
+    cmd.arg("--help");
+    let out = Running::spawn(cmd).finish(LIMIT);
+    assert_eq!(out.code(), Some(0));
+    insta::assert_snapshot!("help", out.stdout.join("\n"));
+    let mut cmd = command(dir.path());
+    cmd.args(["replay", "--help"]);
+    let out = Running::spawn(cmd).finish(LIMIT);
+    insta::assert_snapshot!("replay_help", out.stdout.join("\n"));
+}
+
+/// Regression (issue 19, item 12): `-h` was 159 lines and `--help` 246, neither with an
+/// example or the exit codes. `-h` is a summary with examples; `--help` has every flag,
+/// the examples, the exit codes and the environment.
+#[test]
+fn short_help_is_a_summary_and_long_help_has_examples_and_exit_codes() {
+    let short = offline(&["-h"]);
+    assert_eq!(short.code(), Some(0), "{}", short.stderr);
+    assert!(!short.stdout.is_empty());
+    assert!(
+        short.stdout.len() <= 60,
+        "-h is {} lines",
+        short.stdout.len()
+    );
+    assert!(
+        short.stdout.iter().any(|l| l == "Examples:"),
+        "{:#?}",
+        short.stdout
+    );
+    assert!(
+        short.stdout.iter().any(|l| l == "  kwatch pods"),
+        "{:#?}",
+        short.stdout
+    );
+    // Every flag in -h is one line (COLUMNS=120): no wrapped help text.
+    let flag_lines = short
+        .stdout
+        .iter()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .count();
+    assert!(flag_lines >= 25, "{:#?}", short.stdout);
+
+    let long = offline(&["--help"]);
+    assert_eq!(long.code(), Some(0), "{}", long.stderr);
+    let text = long.stdout.join("\n");
+    for want in [
+        "Examples:",
+        "Exit status:",
+        "Environment:",
+        "  kwatch deploy,svc -A -l app=web",
+    ] {
+        assert!(text.contains(want), "--help lacks {want:?}");
+    }
+    for (code, when) in [
+        ("0", "a stop condition"),
+        ("3", "--timeout came first"),
+        ("143", "SIGTERM"),
+    ] {
+        assert!(
+            long.stdout
+                .iter()
+                .any(|l| l.starts_with(&format!("  {code} ")) && l.contains(when)),
+            "no exit code {code} in --help"
+        );
+    }
+    for flag in ["--tls-server-name", "--pop-delay", "--diff-all"] {
+        assert!(
+            text.contains(flag) && !short.stdout.join("\n").contains(flag),
+            "{flag}"
+        );
+    }
+}
+
+/// Regression (issue 19, item 12): the man page showed the hidden `[MORE]` argument,
+/// referred to kwatch-sim(1) and other pages that do not exist, and had no EXIT STATUS,
+/// ENVIRONMENT or EXAMPLES.
+#[test]
+fn the_man_page_has_its_sections_and_no_dangling_references() {
+    let man = offline(&["man"]);
+    assert_eq!(man.code(), Some(0), "{}", man.stderr);
+    assert!(!man.stdout.is_empty());
+    let text = man.stdout.join("\n");
+    for section in [
+        "NAME",
+        "SYNOPSIS",
+        "OPTIONS",
+        "SUBCOMMANDS",
+        "EXAMPLES",
+        "EXIT STATUS",
+        "ENVIRONMENT",
+    ] {
+        assert!(
+            man.stdout
+                .iter()
+                .any(|l| *l == format!(".SH {section}") || *l == format!(".SH \"{section}\"")),
+            "no {section} section"
+        );
+    }
+    assert!(!text.contains("MORE"), "the hidden argument shows");
+    assert!(
+        !text.contains("kwatch\\-sim(1)") && !text.contains("(1)\n"),
+        "a page that does not exist"
+    );
+    assert!(!text.contains("kwatch\\-"), "a kwatch-* page reference");
+    assert!(
+        text.contains("kwatch sim \\-\\-help"),
+        "subcommands point to their --help"
+    );
+    for var in ["KUBECONFIG", "NO_COLOR", "RUST_LOG"] {
+        assert!(text.contains(var), "{var}");
+    }
+}
+
+/// Regression (issue 19, item 12): completions were static (`-n` and `--client-go`
+/// completed file names); namespaces and resources come from the cluster the line
+/// names, contexts from its kubeconfig, releases and formats from fixed lists.
+#[test]
+fn completion_asks_the_cluster_and_the_kubeconfig() {
+    let sim = SimProcess::start(&[]);
+    let namespaces = complete(&sim, &["-n", ""]);
+    assert!(!namespaces.is_empty());
+    let live: Vec<String> = sim
+        .kubectl_ok("get namespaces -o name")
+        .lines()
+        .map(|l| l.trim_start_matches("namespace/").to_owned())
+        .collect();
+    assert_eq!(namespaces, live);
+    assert_eq!(complete(&sim, &["-n", "kube-s"]), ["kube-system"]);
+
+    let resources = complete(&sim, &["de"]);
+    assert!(
+        resources.contains(&"deployments.apps".to_owned()),
+        "{resources:?}"
+    );
+    assert!(
+        resources.iter().all(|r| r.starts_with("de")),
+        "{resources:?}"
+    );
+    assert!(complete(&sim, &["-n", "default", "con"]).contains(&"configmaps".to_owned()));
+
+    let contexts = complete(&sim, &["--context", ""]);
+    assert!(contexts.contains(&"kwatch-sim".to_owned()), "{contexts:?}");
+    assert_eq!(
+        complete(&sim, &["--client-go", ""]),
+        ["0.32", "0.33", "0.34", "0.35", "0.36"]
+    );
+    assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
+}

@@ -1,0 +1,268 @@
+//! The formats for scripts: `-o name`, `custom-columns`, `jsonpath`, `--output-watch-events`
+//! (kubectl's lines), stdout for data and `~` lines on stderr, a failing watch reported
+//! once.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::shared::*;
+use crate::util::{SimProcess, LIMIT};
+
+#[test]
+fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
+    let sim = SimProcess::start(&["--objects", "5"]);
+    let names = live_names(&sim, "pods", "default");
+    let out = sim
+        .kwatch("pods -n default -o name --until-synced")
+        .exits(0);
+    let want: BTreeSet<String> = names.iter().map(|n| format!("pod/{n}")).collect();
+    assert_eq!(out.stdout.iter().cloned().collect::<BTreeSet<_>>(), want);
+    assert_eq!(out.stdout.len(), names.len(), "no event lines");
+
+    let out = sim.kwatch("deploy -A -o name --until-synced");
+    assert!(
+        out.stdout.iter().all(|l| l.starts_with("deployment.apps/")),
+        "{:#?}",
+        out.stdout
+    );
+
+    let out = sim.kwatch("pods -n default -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,IMAGES:.spec.containers[*].image,NONE:.nope --until-synced").exits(0);
+    assert_eq!(cells(&out.stdout[0]), ["NAME", "NODE", "IMAGES", "NONE"]);
+    assert_eq!(out.stdout.len(), names.len() + 1);
+    for row in &out.stdout[1..] {
+        let c = cells(row);
+        assert!(names.contains(&c[0]), "{row}");
+        assert!(c[1].starts_with("sim-node-"), "{row}");
+        assert!(c[2].contains("nginx"), "{row}");
+        assert_eq!(c[3], "<none>");
+    }
+
+    let out = sim.kwatch(["pods", "-n", "default", "-o", r#"jsonpath={.metadata.name}{"\t"}{range .status.conditions[?(@.type=="Ready")]}{.status}{end}"#, "--until-synced"]).exits(0);
+    assert_eq!(out.stdout.len(), names.len());
+    for l in &out.stdout {
+        let (n, ready) = l.split_once('\t').unwrap();
+        assert!(names.contains(n), "{l}");
+        assert!(ready == "True" || ready == "False", "{l}");
+    }
+
+    // A bad template is a usage error before anything runs.
+    let bad = sim.kwatch("pods -o jsonpath={.a[?@.x==]}").exits(2);
+    assert!(bad.stderr.contains("invalid JSONPath"), "{}", bad.stderr);
+}
+
+#[test]
+fn custom_columns_take_paths_without_a_leading_dot_as_kubectl_does() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let spec =
+        "custom-columns=NAME:metadata.name,NS:{.metadata.namespace},RV:{metadata.resourceVersion}";
+    let theirs = sim.kubectl_ok(["get", "configmaps", "-n", "default", "-o", spec]);
+    let out = sim
+        .kwatch(["configmaps", "-n", "default", "--until-synced", "-o", spec])
+        .exits(0);
+    let cells = |l: &str| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    let ours: BTreeSet<Vec<String>> = out.stdout.iter().map(|l| cells(l)).collect();
+    let want: BTreeSet<Vec<String>> = theirs.lines().map(cells).collect();
+    assert_eq!(ours, want);
+}
+
+#[test]
+fn watch_events_are_kubectls_lines() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let before = live_names(&sim, "configmaps", "default");
+    let rec = sim.dir().join("we.jsonl");
+    let mut kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "watch-events",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    kw.wait_for(LIMIT, "the initial list", |v| v.len() == before.len());
+    create(&sim, demo_configmap("we", "v1"));
+    patch_configmap(&sim, "we", "v2");
+    sim.kubectl_ok("delete configmap we -n default");
+    let recs = kw.wait_for(LIMIT, "the deletion", |v| {
+        v.iter().any(|r| r["type"] == "DELETED")
+    });
+    for r in &recs {
+        let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "object"], "{r}");
+    }
+    let initial: BTreeSet<String> = recs[..before.len()]
+        .iter()
+        .map(|r| {
+            assert_eq!(r["type"], "ADDED");
+            r["object"]["metadata"]["name"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(initial, before);
+    let mine: Vec<(&str, &str)> = recs
+        .iter()
+        .filter(|r| r["object"]["metadata"]["name"] == "we")
+        .map(|r| {
+            (
+                r["type"].as_str().unwrap(),
+                r["object"]["data"]["k"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        mine,
+        [("ADDED", "v1"), ("MODIFIED", "v2"), ("DELETED", "v2")]
+    );
+
+    // A relist that brings nothing new sends nothing (a watch would not have either);
+    // the recording shows that the relist happened.
+    let n = kw.lines().len();
+    force_relist(&sim);
+    let deadline = std::time::Instant::now() + LIMIT;
+    loop {
+        let text = std::fs::read_to_string(&rec).unwrap();
+        let relisted = text.lines().any(|l| {
+            let r: Value = serde_json::from_str(l).unwrap();
+            r["type"] == "Replaced" && r["initialList"] == false
+        });
+        if relisted {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no relist:\n{text}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(kw.lines().len(), n, "{:#?}", kw.lines());
+}
+
+#[test]
+fn watch_events_match_kubectl_get_w_output_watch_events() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let n = live_names(&sim, "configmaps", "default").len();
+    let mut kubectl = Running::spawn(
+        sim.kubectl_cmd("get configmaps -n default -w --output-watch-events -o json"),
+    );
+    // kubectl's watch output keeps managedFields (its `get -o json` does not); kwatch
+    // drops them unless asked.
+    let mut kw = sim.start_kwatch("configmaps -n default -o watch-events --show-managed-fields");
+    kubectl.wait_for(LIMIT, "kubectl's initial list", |v| v.len() == n);
+    kw.wait_for(LIMIT, "kwatch's initial list", |v| v.len() == n);
+    create(&sim, demo_configmap("same", "v1"));
+    patch_configmap(&sim, "same", "v2");
+    sim.kubectl_ok("delete configmap same -n default");
+    let done = |v: &[Value]| v.iter().any(|r| r["type"] == "DELETED");
+    let theirs = kubectl.wait_for(LIMIT, "kubectl's DELETED", done);
+    let ours = kw.wait_for(LIMIT, "kwatch's DELETED", done);
+    // The same events with the same objects (kubectl sorts keys; the values are equal).
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.len(), n + 3);
+}
+
+#[test]
+fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    let out = sim
+        .kwatch("pods -n default --no-headers --until-synced")
+        .exits(0);
+    let names: BTreeSet<String> = sim.state()["objects"]["pods"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter_map(|k| k.strip_prefix("default/").map(str::to_owned))
+        .collect();
+    // `kwatch pods --no-headers | awk '{print $2}'`: names and nothing else.
+    let second: BTreeSet<String> = out
+        .stdout
+        .iter()
+        .map(|l| l.split_whitespace().nth(1).unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(second, names, "{:#?}", out.stdout);
+    assert!(
+        out.stderr.contains("~ listed pods: ")
+            && out
+                .stderr
+                .ends_with("~ synced pods (client-go 0.32, DeltaFIFO)\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let record = sim.dir().join("record.jsonl");
+    let kw = sim.start_kwatch([
+        "configmaps",
+        "-n",
+        "default",
+        "-o",
+        "name",
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    let deadline = Instant::now() + LIMIT;
+    while kw.lines().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "no initial list: {}",
+            kw.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A watch cut within a second of opening counts as a failure of its own.
+    std::thread::sleep(Duration::from_millis(1300));
+    // The next three watches are refused (429 and no Retry-After: back off, re-watch).
+    sim.control(
+        "POST",
+        "/_sim/fail",
+        json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}),
+    );
+    sim.control("POST", "/_sim/drop-watches", json!({}));
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "after", "namespace": "default"}}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !kw.stderr().contains("recovered") {
+        assert!(
+            Instant::now() < deadline,
+            "no recovery reported; stderr:\n{}",
+            kw.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = kw.interrupt(LIMIT);
+    let recorded: Vec<Value> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let backoffs = of_type(&recorded, "Backoff").len();
+    assert!(
+        backoffs >= 3,
+        "three refusals, three backoffs: {recorded:#?}"
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "one line per change of state:\n{}",
+        out.stderr
+    );
+    assert!(
+        lines[0].starts_with("~ watch configmaps failing, retrying: watch: ")
+            && lines[0].contains("429"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("~ watch configmaps recovered after 3 retries in "),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(out.stdout.last().unwrap(), "configmap/after");
+}

@@ -1,0 +1,328 @@
+//! Issue 19 item 7, for every kind: a resource kwatch has no printer of its own for is
+//! listed and watched as the server's Table (`includeObject=Object`), as `kubectl get`
+//! asks for it; the table shows kubectl's columns and cells, and the informer sees
+//! exactly the objects the JSON path gives it.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::kubectl_f;
+use crate::util::{SimProcess, LIMIT};
+
+/// kubectl get's `Accept` for a table.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+/// The cells of `line` cut at the columns' starts in `header` (a column starts after a
+/// run of 2+ spaces, or at a single space before an upper-case header word), trimmed.
+fn cut(header: &str, line: &str) -> Vec<String> {
+    let b = header.as_bytes();
+    let mut starts = vec![0];
+    for i in 2..b.len() {
+        if b[i] != b' ' && b[i - 1] == b' ' && b[i - 2] == b' ' {
+            starts.push(i);
+        }
+    }
+    let chars: Vec<char> = line.chars().collect();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let end = starts
+                .get(k + 1)
+                .copied()
+                .unwrap_or(chars.len())
+                .min(chars.len());
+            chars[s.min(chars.len())..end]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The objects the tests create: at least one of each kind without a printer of
+/// kwatch's own that the sim serves.
+fn objects() -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"},
+            "provisioner": "kubernetes.io/no-provisioner", "reclaimPolicy": "Retain",
+            "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": true}),
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "slow"},
+            "provisioner": "example.com/nfs"}),
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+            "value": 1000000, "globalDefault": true, "preemptionPolicy": "Never"}),
+        json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "nginx"},
+            "spec": {"controller": "k8s.io/ingress-nginx",
+                "parameters": {"apiGroup": "k8s.example.com", "kind": "IngressParameters", "name": "external"}}}),
+        json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "plain"},
+            "spec": {"controller": "example.com/lb"}}),
+        json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"podSelector": {"matchLabels": {"tier": "front", "app": "web"}}, "policyTypes": ["Ingress"]}}),
+        json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+            "metadata": {"name": "deny-all", "namespace": "default"}, "spec": {"podSelector": {}}}),
+        json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute", "namespace": "default"},
+            "spec": {"hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi"}},
+            "status": {"hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi"},
+                "used": {"pods": "3", "requests.cpu": "500m", "limits.memory": "1Gi"}}}),
+        json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+            "spec": {"capacity": {"storage": "5Gi"}, "accessModes": ["ReadWriteOnce", "ReadOnlyMany"],
+                "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "fast", "volumeMode": "Block",
+                "hostPath": {"path": "/data"}, "claimRef": {"namespace": "default", "name": "data"}},
+            "status": {"phase": "Bound"}}),
+        json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-2"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteMany"],
+                "persistentVolumeReclaimPolicy": "Delete", "hostPath": {"path": "/tmp"}},
+            "status": {"phase": "Failed", "reason": "Recycle failed"}}),
+    ]
+}
+
+fn sim_with_objects() -> SimProcess {
+    let sim = SimProcess::start(&["--objects", "0"]);
+    for m in objects() {
+        kubectl_f(&sim, "create", &m);
+    }
+    sim
+}
+
+/// `kubectl get ARGS` and `kwatch ARGS --until-synced` agree: kwatch's columns after
+/// RESOURCEVERSION are kubectl's after NAME, and every row's cells but AGE are
+/// kubectl's.
+fn agree(sim: &SimProcess, args: &[&str]) {
+    let mut kargs = vec!["get"];
+    kargs.extend(args);
+    let theirs = sim.kubectl_ok(&kargs);
+    let theirs: Vec<&str> = theirs.lines().collect();
+    assert!(theirs.len() > 1, "{args:?}: kubectl printed {theirs:?}");
+    let their_header = cut(theirs[0], theirs[0]);
+    let mut wargs = args.to_vec();
+    wargs.push("--until-synced");
+    let out = sim.kwatch(&wargs).success();
+    assert!(out.stdout.len() > 1, "{args:?}: {:?}", out.stdout);
+    let ours = &out.stdout;
+    let our_header = cut(&ours[0], &ours[0]);
+    let skip = our_header
+        .iter()
+        .position(|h| h == "RESOURCEVERSION")
+        .expect("RESOURCEVERSION")
+        + 1;
+    assert_eq!(
+        our_header[skip..],
+        their_header[1..],
+        "{args:?}: the columns after NAME"
+    );
+    assert_eq!(ours.len(), theirs.len(), "{args:?}: {ours:?} vs {theirs:?}");
+    let name = our_header.iter().position(|h| h == "NAME").unwrap();
+    for t in &theirs[1..] {
+        let t = cut(theirs[0], t);
+        let o = ours
+            .iter()
+            .skip(1)
+            .map(|l| cut(&ours[0], l))
+            .find(|o| t[0].starts_with(&o[name]))
+            .unwrap_or_else(|| panic!("{args:?}: no row {} in {ours:?}", t[0]));
+        for (i, h) in their_header.iter().enumerate().skip(1) {
+            if h != "AGE" {
+                assert_eq!(o[skip + i - 1], t[i], "{args:?} {h} of {}", t[0]);
+            }
+        }
+    }
+}
+
+/// Six kinds kwatch has no printer for show kubectl's columns and cells, `-o wide`
+/// too, and their lists and watches asked for the Table as kubectl does.
+#[test]
+fn kinds_without_a_printer_show_the_servers_table() {
+    let sim = sim_with_objects();
+    let cases: &[&[&str]] = &[
+        &["storageclasses"],
+        &["priorityclasses"],
+        &["ingressclasses"],
+        &["ingressclasses", "-o", "wide"],
+        &["networkpolicies", "-n", "default"],
+        &["resourcequotas", "-n", "default"],
+        &["persistentvolumes"],
+        &["persistentvolumes", "-o", "wide"],
+    ];
+    for args in cases {
+        agree(&sim, args);
+    }
+    let reqs = sim.get("/_sim/requests").json();
+    let asked = |what: &str| {
+        reqs["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                r["path"].as_str().unwrap_or("").contains(what)
+                    && r["path"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("includeObject=Object")
+                    && r["accept"] == TABLE_ACCEPT
+            })
+            .count()
+    };
+    // kwatch's two lists of persistentvolumes (kubectl asks for no object).
+    assert!(asked("/api/v1/persistentvolumes?") >= 2, "{reqs:#}");
+}
+
+/// Records without `time`, durations and the random watch timeouts and backoffs: what
+/// must be equal between two runs.
+fn comparable(recs: &[Value]) -> Vec<Value> {
+    recs.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(m) = r.as_object_mut() {
+                for k in ["time", "ms", "elapsed", "timeoutSeconds", "delayMs"] {
+                    m.remove(k);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+fn read_records(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// The informer under the Table path sees what it sees under JSON: the same records
+/// (deltas, objects byte for byte, resourceVersions, in the same order) through the
+/// initial list, a watch update, a delete, a bookmark and a 410 relist; the table shows
+/// the new cells of the update and the deleted object's row. `-o json` never asks for
+/// a Table.
+#[test]
+fn table_path_feeds_the_informer_what_json_does() {
+    let sim = SimProcess::start(&["--objects", "0", "--bookmark-interval", "1"]);
+    for m in objects().into_iter().take(2) {
+        kubectl_f(&sim, "create", &m);
+    }
+    let record = sim.dir().join("table.jsonl");
+    let rec_arg = record.to_str().unwrap().to_owned();
+    let table = sim.start_kwatch(vec!["storageclasses", "--record", &rec_arg]);
+    let mut json_run = sim.start_kwatch("storageclasses -o json");
+    json_run.wait_for(LIMIT, "the JSON run synced", |v| {
+        v.iter().any(|r| r["type"] == "Synced")
+    });
+    let started = std::time::Instant::now();
+    while table.lines().len() < 3 && started.elapsed() < LIMIT {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // A watch update of a cell, bookmarks (every second), then a delete.
+    sim.kubectl_ok(&[
+        "patch",
+        "storageclass",
+        "slow",
+        "--type=merge",
+        "-p",
+        r#"{"allowVolumeExpansion":true}"#,
+    ]);
+    std::thread::sleep(Duration::from_millis(2500));
+    sim.kubectl_ok(&["delete", "storageclass", "fast"]);
+    json_run.wait_for(LIMIT, "the delete", |v| {
+        v.iter().any(|r| r["type"] == "Deleted")
+    });
+    // A change no watch sees before the history is compacted: the watch gets 410 and
+    // both runs relist.
+    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+    sim.kubectl_ok(&["label", "storageclass", "slow", "tier=gold", "--overwrite"]);
+    sim.control("POST", "/_sim/compact", json!({}));
+    sim.control("POST", "/_sim/drop-watches", json!({}));
+    let relisted = |v: &[Value]| {
+        v.iter().filter(|r| r["type"] == "Listed").count() >= 2
+            && v.iter()
+                .rev()
+                .take_while(|r| r["type"] != "Listed")
+                .any(|r| r["key"] == "slow")
+    };
+    let json_recs = json_run.wait_for(LIMIT, "the relist", relisted);
+    let started = std::time::Instant::now();
+    while !relisted(&read_records(&record)) && started.elapsed() < LIMIT {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let lines = table.lines();
+    let stderr = table.stderr();
+    let table_out = table.terminate(Duration::from_secs(5));
+    json_run.terminate(Duration::from_secs(5));
+    assert!(!lines.is_empty(), "no table: {stderr}");
+    let header = &lines[0];
+    assert!(
+        header.contains("PROVISIONER") && header.contains("ALLOWVOLUMEEXPANSION"),
+        "{lines:?}"
+    );
+    let rows: Vec<Vec<String>> = lines[1..]
+        .iter()
+        .filter(|l| !l.starts_with("DELTA"))
+        .map(|l| cut(header, l))
+        .collect();
+    let col = cut(header, header)
+        .iter()
+        .position(|h| h == "ALLOWVOLUMEEXPANSION")
+        .unwrap();
+    let updated = rows
+        .iter()
+        .find(|r| r[0] == "Updated" && r[1] == "slow")
+        .unwrap_or_else(|| panic!("no update row: {lines:?}\n{stderr}"));
+    assert_eq!(updated[col], "true", "the update's new cell: {lines:?}");
+    let first = rows.iter().find(|r| r[1] == "slow").unwrap();
+    assert_eq!(first[col], "false", "the listed cell: {lines:?}");
+    let deleted = rows
+        .iter()
+        .find(|r| r[0] == "Deleted")
+        .unwrap_or_else(|| panic!("no delete row: {lines:?}\n{stderr}"));
+    assert_eq!(deleted[1], "fast");
+    assert_eq!(
+        deleted[col - 2],
+        "Retain",
+        "the tombstone's cells: {lines:?}"
+    );
+    assert!(
+        stderr.contains("too old") || stderr.contains("410"),
+        "the 410 relist happened: {stderr}"
+    );
+    assert!(table_out.stdout.len() >= lines.len());
+    let table_recs = read_records(&record);
+    assert!(!table_recs.is_empty(), "an empty record");
+    assert!(
+        relisted(&table_recs),
+        "the table run relisted: {table_recs:#?}"
+    );
+    assert_eq!(
+        comparable(&table_recs),
+        comparable(&json_recs),
+        "the Table path's records are the JSON path's"
+    );
+    let reqs = sim.get("/_sim/requests").json();
+    let json_asks_table = reqs["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            let p = r["path"].as_str().unwrap_or("");
+            r["accept"] == TABLE_ACCEPT
+                && p.contains("watch=true")
+                && p.contains("includeObject=Object")
+        })
+        .count();
+    let plain = reqs["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["path"].as_str().unwrap_or("").contains("storageclasses")
+                && r["accept"] != TABLE_ACCEPT
+                && r["method"] == "GET"
+        })
+        .count();
+    assert!(
+        json_asks_table >= 2,
+        "the table run's watches asked for Tables"
+    );
+    assert!(plain >= 2, "the -o json run asked for JSON: {reqs:#}");
+}
