@@ -5,9 +5,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use kwatch::cli::{Cli, Command, SimArgs};
-use kwatch::exit::Exit;
-use kwatch::watch::Outcome;
+use kwatch::app::cli::{Cli, Command, SimArgs};
+use kwatch::app::exit::Exit;
+use kwatch::app::watch::Outcome;
 
 // A list allocates several small blocks per object and frees few until exit; glibc's
 // malloc spent about a fifth of the CPU of a 100k-pod list on them (perf), mimalloc a
@@ -19,20 +19,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     install_panic_hook();
     // `COMPLETE=bash kwatch -- …`, from the completion scripts: candidates, then exit.
-    kwatch::cli::complete_if_asked();
-    let cli = kwatch::cli::parse();
+    kwatch::app::complete::complete_if_asked();
+    let cli = kwatch::app::cli::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
         Ok(e) => e,
-        Err(err) if kwatch::exit::is_broken_pipe(&err) => Exit::Ok,
+        Err(err) if kwatch::app::exit::is_broken_pipe(&err) => Exit::Ok,
         Err(err) => {
-            let msg = kwatch::exit::message(&err);
-            let _ = writeln!(
-                std::io::stderr(),
-                "{}",
-                kwatch::output::sanitize::sanitize(&msg)
-            );
-            kwatch::exit::code(&err)
+            let msg = kwatch::app::exit::message(&err);
+            let _ = writeln!(std::io::stderr(), "{}", kwatch::text::sanitize(&msg));
+            kwatch::app::exit::code(&err)
         }
     };
     ExitCode::from(exit as u8)
@@ -55,15 +51,15 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
         Some(Command::Completions { shell, fixed }) => {
-            std::io::stdout().write_all(&kwatch::cli::completion(shell, fixed))?;
+            std::io::stdout().write_all(&kwatch::app::cli::completion(shell, fixed))?;
             Ok(Exit::Ok)
         }
         Some(Command::Man) => {
-            std::io::stdout().write_all(&kwatch::cli::man_page()?)?;
+            std::io::stdout().write_all(&kwatch::app::cli::man_page()?)?;
             Ok(Exit::Ok)
         }
-        Some(Command::Replay(args)) => Ok(exit_of(kwatch::replay::run(args)?)),
-        None => Ok(exit_of(rt.block_on(kwatch::watch::run(cli.watch))?)),
+        Some(Command::Replay(args)) => Ok(exit_of(kwatch::app::replay::run(args)?)),
+        None => Ok(exit_of(rt.block_on(kwatch::app::watch::run(cli.watch))?)),
     }
 }
 
@@ -82,13 +78,13 @@ fn exit_of(outcome: Outcome) -> Exit {
 /// `kwatch sim`: runs the simulated API server until interrupted.
 #[cfg(feature = "sim")]
 async fn sim(args: SimArgs) -> anyhow::Result<()> {
-    kwatch::sim::run(kwatch::config::sim_options(args)).await
+    kwatch::sim::run(kwatch::app::sim::sim_options(args)).await
 }
 
 /// `kwatch sim` in a kwatch built without the simulator.
 #[cfg(not(feature = "sim"))]
 async fn sim(_: SimArgs) -> anyhow::Result<()> {
-    anyhow::bail!(kwatch::config::NO_SIMULATOR)
+    anyhow::bail!(kwatch::app::sim::NO_SIMULATOR)
 }
 
 /// A panic anywhere, on any thread or tokio task, is a bug: one line on stderr (the
@@ -116,11 +112,7 @@ fn install_panic_hook() {
              line; RUST_BACKTRACE=1 shows where)",
             what.replace('\n', " ")
         );
-        let _ = writeln!(
-            std::io::stderr(),
-            "{}",
-            kwatch::output::sanitize::sanitize(&line)
-        );
+        let _ = writeln!(std::io::stderr(), "{}", kwatch::text::sanitize(&line));
         std::process::exit(Exit::Error as i32);
     }));
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
-use kwatch::cli::{completion, man_page, Cli};
+use kwatch::app::cli::{completion, man_page, Cli};
 
 use crate::util::kwatch::{command, Running};
 use crate::util::{SimProcess, LIMIT};

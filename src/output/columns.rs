@@ -124,7 +124,7 @@ impl Column {
 /// The columns of a server's Table after its name column (kwatch prints NAME itself):
 /// those of priority 0, and with `-o wide` all (kubectl's tableprinter.go `printTable`:
 /// `if !options.Wide && column.Priority != 0 { continue }`).
-pub fn server_columns(defs: &[crate::object::TableColumn], wide: bool) -> Vec<Column> {
+pub fn server_columns(defs: &[crate::cache::object::TableColumn], wide: bool) -> Vec<Column> {
     defs.iter()
         .enumerate()
         .filter(|(i, d)| !(*i == 0 && d.format == "name"))

@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use crate::delta::DeltaType;
-use crate::object::ObjectRef;
+use crate::cache::delta::DeltaType;
+use crate::cache::object::ObjectRef;
 
 /// Which deltas get a diff, and with or without the noise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -177,7 +177,7 @@ pub fn lines(d: &Diff) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::object::Object;
+    use crate::cache::object::Object;
 
     fn obj(json: &str) -> ObjectRef {
         ObjectRef::new(Object::from_json(json).unwrap())

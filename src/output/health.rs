@@ -14,9 +14,10 @@
 
 use std::collections::HashMap;
 
-use super::sanitize::sanitize;
+use super::repeats::watch_works;
 use super::{Body, Record};
-use crate::reflector::ReflectorEvent;
+use crate::cache::reflector::ReflectorEvent;
+use crate::text::sanitize;
 
 /// Per resource (and context): synced yet, and failing since when.
 #[derive(Debug, Default)]
@@ -163,79 +164,6 @@ impl Health {
     }
 }
 
-/// A sign of a working watch: a bookmark, a watch that closed cleanly after events, or a
-/// delta from a watch event (not a relist's `Replaced`/`Sync` nor its tombstones).
-fn watch_works(body: &Body<'_>) -> bool {
-    use crate::delta::DeltaType;
-    match body {
-        Body::Event(ReflectorEvent::Bookmark { .. }) => true,
-        Body::Event(ReflectorEvent::WatchEnded {
-            error: false,
-            events,
-            ..
-        }) => *events > 0,
-        Body::Delta {
-            initial_list: false,
-            delta,
-            ..
-        } => {
-            matches!(
-                delta.kind,
-                DeltaType::Added | DeltaType::Updated | DeltaType::Deleted
-            ) && !delta.object.is_tombstone()
-        }
-        _ => false,
-    }
-}
-
-/// The table's `~` lines of a failure that repeats (issue 19 item 6): a backoff with the
-/// cause of the one before is said when the count of them in a row reaches a power of
-/// two, with that count, and the relist it leads to is not; a different cause or a sign
-/// of a working watch starts over.
-#[derive(Debug, Default)]
-pub struct Repeats {
-    /// Per resource (as the lines name it): the last backoff's cause and how many in a row.
-    last: HashMap<String, (String, u64)>,
-}
-
-impl Repeats {
-    /// `text`, the line for `rec` (an event of the resource `name`), as it is or with its
-    /// count; `None` when it repeats what was said.
-    pub fn filter(&mut self, name: &str, rec: &Record<'_>, text: String) -> Option<String> {
-        if watch_works(&rec.body) {
-            self.last.remove(name);
-            return Some(text);
-        }
-        let Body::Event(e) = &rec.body else {
-            return Some(text);
-        };
-        match e {
-            ReflectorEvent::Backoff { cause, .. } => {
-                let n = match self.last.get_mut(name) {
-                    Some((c, n)) if c == cause => {
-                        *n += 1;
-                        *n
-                    }
-                    _ => {
-                        self.last.insert(name.to_owned(), (cause.clone(), 1));
-                        1
-                    }
-                };
-                match n {
-                    1 => Some(text),
-                    n if n.is_power_of_two() => Some(format!("{text} ({n} times in a row)")),
-                    _ => None,
-                }
-            }
-            ReflectorEvent::List { reason, .. } => match self.last.get(name) {
-                Some((c, n)) if c == reason && *n > 1 => None,
-                _ => Some(text),
-            },
-            _ => Some(text),
-        }
-    }
-}
-
 /// The resource as the lines name it (with its context when there are several).
 fn shown_name(rec: &Record<'_>) -> String {
     match rec.context {
@@ -257,9 +185,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::delta::{Delta, DeltaType};
-    use crate::object::{Object, ObjectRef};
-    use crate::target::Resource;
+    use crate::cache::delta::{Delta, DeltaType};
+    use crate::cache::object::{Object, ObjectRef};
+    use crate::client::target::Resource;
 
     #[test]
     fn one_line_when_failing_starts_and_one_when_it_ends_none_per_retry() {
@@ -415,8 +343,8 @@ mod tests {
     fn the_request_layers_retries_count_as_failing_too() {
         let r = Resource::pods();
         let mut h = Health::default();
-        let retry = ReflectorEvent::Retry(crate::retry::Retry {
-            verb: crate::retry::Verb::Watch,
+        let retry = ReflectorEvent::Retry(crate::cache::retry::Retry {
+            verb: crate::cache::retry::Verb::Watch,
             code: Some(429),
             reason: "TooManyRequests".into(),
             delay: Duration::from_secs(2),

@@ -10,7 +10,7 @@ use super::record::{DiffField, Line};
 use super::{
     object_json, record_diff, record_objects, Body, Diagnostics, Options, Printer, Record,
 };
-use crate::delta::DeltaType;
+use crate::cache::delta::DeltaType;
 
 pub struct JsonPrinter<W: Write> {
     opts: Options,
@@ -69,8 +69,8 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
 /// and nothing when it is the same.
 pub fn watch_event_type(
     t: DeltaType,
-    prev: Option<&crate::object::ObjectRef>,
-    cur: Option<&crate::object::ObjectRef>,
+    prev: Option<&crate::cache::object::ObjectRef>,
+    cur: Option<&crate::cache::object::ObjectRef>,
 ) -> Option<&'static str> {
     match t {
         DeltaType::Added => Some("ADDED"),

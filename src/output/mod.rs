@@ -13,7 +13,7 @@ mod health;
 mod json;
 pub mod progress;
 pub mod record;
-pub mod sanitize;
+mod repeats;
 mod script;
 pub(crate) mod table;
 pub mod template;
@@ -25,12 +25,12 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::delta::{Delta, DeltaType};
-use crate::handlers::HandlerCall;
-use crate::object::ObjectRef;
-use crate::reflector::ReflectorEvent;
+use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::handlers::HandlerCall;
+use crate::cache::object::ObjectRef;
+use crate::cache::reflector::ReflectorEvent;
 // The printers (columns.rs too, as `super::Resource`) name resources by target's type.
-use crate::target::Resource;
+use crate::client::target::Resource;
 
 /// An output format (`-o`), with kubectl's names.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -140,7 +140,7 @@ impl Format {
 }
 
 /// What a watch prints (`--view`): the deltas the informer's queue hands out, or the
-/// handler calls client-go's shared informer makes of them ([`crate::handlers`]).
+/// handler calls client-go's shared informer makes of them ([`crate::cache::handlers`]).
 /// Reflector events and Synced are printed in both.
 // Variants without doc comments: clap would print them as help for each possible value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

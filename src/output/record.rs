@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::{Body, InformerInfo, Record};
-use crate::delta::{Delta, DeltaType};
-use crate::handlers::HandlerCall;
-use crate::reflector::ReflectorEvent;
-use crate::retry::{Retry, Verb};
+use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::handlers::HandlerCall;
+use crate::cache::reflector::ReflectorEvent;
+use crate::cache::retry::{Retry, Verb};
 
 /// One record. Deltas are one variant per delta type (serde's tag is the variant name).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ pub enum Line<'a> {
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
     /// A call of the event handler (`--view handlers`).
     HandlerCall(#[serde(borrow)] HandlerLine<'a>),
-    /// `--check-consistency` ([`crate::consistency::Report`]).
+    /// `--check-consistency` ([`crate::cache::consistency::Report`]).
     Consistency {
         #[serde(flatten, borrow)]
         head: Head<'a>,
@@ -645,7 +645,7 @@ impl<'a> Line<'a> {
             return None;
         };
         let keys = |v: &[Cow<'_, str>]| v.iter().map(|k| k.clone().into_owned()).collect();
-        let report = crate::consistency::Report {
+        let report = crate::cache::consistency::Report {
             resource_version: resource_version.clone().into_owned(),
             consistent: *consistent,
             objects: usize::try_from(*objects).unwrap_or(usize::MAX),
@@ -701,7 +701,7 @@ fn split_key(key: &str) -> (Option<Cow<'_, str>>, Cow<'_, str>) {
 impl<'a> HandlerLine<'a> {
     fn of(rec: &'a Record<'a>, key: &'a str, call: &'a HandlerCall, time: &'a str) -> Self {
         let (namespace, name) = split_key(key);
-        let rv = |o: Option<&'a crate::object::ObjectRef>| {
+        let rv = |o: Option<&'a crate::cache::object::ObjectRef>| {
             o.map(|o| Cow::Borrowed(o.resource_version()))
         };
         HandlerLine {
@@ -829,7 +829,7 @@ fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
 }
 
 /// [`event_line`] for a `--check-consistency` report.
-fn consistency_line<'a>(r: &'a crate::consistency::Report, head: Head<'a>) -> Line<'a> {
+fn consistency_line<'a>(r: &'a crate::cache::consistency::Report, head: Head<'a>) -> Line<'a> {
     let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
     Line::Consistency {
         head,
@@ -866,9 +866,9 @@ pub fn objects_of(text: &str) -> serde_json::Result<(Option<&RawValue>, Option<&
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delta::{DeltaObject, Tombstone};
-    use crate::object::{Object, ObjectRef};
-    use crate::target::Resource;
+    use crate::cache::delta::{DeltaObject, Tombstone};
+    use crate::cache::object::{Object, ObjectRef};
+    use crate::client::target::Resource;
 
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
@@ -922,7 +922,7 @@ mod tests {
                 attempt: 10,
                 max_retries: 10,
             }),
-            ReflectorEvent::Consistency(crate::consistency::Report {
+            ReflectorEvent::Consistency(crate::cache::consistency::Report {
                 resource_version: s("42"),
                 consistent: Some(false),
                 objects: 3,
@@ -932,7 +932,7 @@ mod tests {
                 compacted: false,
                 error: None,
             }),
-            ReflectorEvent::Consistency(crate::consistency::Report {
+            ReflectorEvent::Consistency(crate::cache::consistency::Report {
                 resource_version: s("7"),
                 consistent: None,
                 objects: 0,

@@ -15,8 +15,8 @@ use std::io::{self, BufWriter, Write};
 use serde_json::Value;
 
 use super::health::Health;
-use super::sanitize::sanitize;
 use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
+use crate::text::sanitize;
 
 pub struct ScriptPrinter<W: Write> {
     opts: Options,
@@ -67,7 +67,7 @@ impl<W: Write> ScriptPrinter<W> {
 }
 
 /// `kind.group/name`, lowercase kind, as `kubectl get -o name` prints it.
-pub fn name_of(r: &crate::target::Resource, name: &str) -> String {
+pub fn name_of(r: &crate::client::target::Resource, name: &str) -> String {
     let kind = r.kind.to_lowercase();
     match columns::group(r) {
         "" => format!("{kind}/{name}"),

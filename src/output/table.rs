@@ -30,12 +30,12 @@ use std::collections::HashMap;
 use super::columns::{
     metadata_columns, resource_columns, server_cell, server_columns, Column, Getter, RowObject,
 };
-use super::sanitize::sanitize;
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
-use crate::delta::DeltaType;
-use crate::handlers::HandlerCall;
-use crate::object::{ObjectRef, TableColumn};
-use crate::reflector::ReflectorEvent;
+use crate::cache::delta::DeltaType;
+use crate::cache::handlers::HandlerCall;
+use crate::cache::object::{ObjectRef, TableColumn};
+use crate::cache::reflector::ReflectorEvent;
+use crate::text::sanitize;
 
 /// On a terminal, at most this many initial-list rows are held back to be aligned together…
 pub const HOLD_ROWS: usize = 1000;
@@ -69,7 +69,7 @@ pub struct TablePrinter<W: Write> {
     /// only to keep their place among held rows.
     live: bool,
     /// A failure repeated: its `~` lines are counted, not each printed.
-    repeats: super::health::Repeats,
+    repeats: super::repeats::Repeats,
     /// Resources that have synced or were left out; the loading phase ends when they
     /// are [`Options::targets`] (at least one).
     done: usize,
@@ -617,7 +617,7 @@ const KEYS_SHOWN: usize = 5;
 
 /// A `--check-consistency` report in words (the table's `~` line, and the line the script
 /// formats show for an inconsistency).
-pub(super) fn consistency_text(name: &str, r: &crate::consistency::Report) -> String {
+pub(super) fn consistency_text(name: &str, r: &crate::cache::consistency::Report) -> String {
     let rv = &r.resource_version;
     let head = format!("consistency of {name} at rv={rv}");
     let why = r.error.as_deref().unwrap_or_default();

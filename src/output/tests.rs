@@ -4,8 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::*;
-use crate::delta::{DeltaObject, DeltaType, Tombstone};
-use crate::object::Object;
+use crate::cache::delta::{DeltaObject, DeltaType, Tombstone};
+use crate::cache::object::Object;
 
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
@@ -850,7 +850,7 @@ fn handlers_is_a_view_not_a_format() {
 /// formats a diagnostics line for a check that found a difference, nothing otherwise.
 #[test]
 fn consistency_reports_in_every_format() {
-    use crate::consistency::Report;
+    use crate::cache::consistency::Report;
     let s = |x: &str| x.to_owned();
     let clean = ReflectorEvent::Consistency(Report {
         resource_version: s("40"),

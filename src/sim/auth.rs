@@ -28,7 +28,7 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use super::status::Status;
-use crate::connect::der_next;
+use crate::der;
 
 /// The bearer token's user.
 pub const ADMIN: &str = "kwatch-sim-admin";
@@ -80,27 +80,31 @@ impl PeerCert {
     pub fn from_der(der: &[u8]) -> Option<PeerCert> {
         const SEQUENCE: u8 = 0x30;
         const SET: u8 = 0x31;
-        let (_, cert, _) = der_next(der).filter(|e| e.0 == SEQUENCE)?;
-        let (_, mut tbs, _) = der_next(cert).filter(|e| e.0 == SEQUENCE)?;
+        let (_, cert, _) = der::next(der).filter(|e| e.0 == SEQUENCE)?;
+        let (_, mut tbs, _) = der::next(cert).filter(|e| e.0 == SEQUENCE)?;
         // [0] version (optional), serial, signature algorithm, issuer, validity, subject.
-        let (tag, _, rest) = der_next(tbs)?;
-        tbs = if tag == 0xa0 { der_next(rest)?.2 } else { rest };
+        let (tag, _, rest) = der::next(tbs)?;
+        tbs = if tag == 0xa0 {
+            der::next(rest)?.2
+        } else {
+            rest
+        };
         for _ in 0..3 {
-            tbs = der_next(tbs)?.2;
+            tbs = der::next(tbs)?.2;
         }
-        let (_, mut subject, _) = der_next(tbs).filter(|e| e.0 == SEQUENCE)?;
+        let (_, mut subject, _) = der::next(tbs).filter(|e| e.0 == SEQUENCE)?;
         let mut out = PeerCert::default();
         while !subject.is_empty() {
-            let (tag, mut rdn, rest) = der_next(subject)?;
+            let (tag, mut rdn, rest) = der::next(subject)?;
             subject = rest;
             if tag != SET {
                 return None;
             }
             while !rdn.is_empty() {
-                let (_, atv, rest) = der_next(rdn).filter(|e| e.0 == SEQUENCE)?;
+                let (_, atv, rest) = der::next(rdn).filter(|e| e.0 == SEQUENCE)?;
                 rdn = rest;
-                let (_, oid, value) = der_next(atv).filter(|e| e.0 == 0x06)?;
-                let (_, value, _) = der_next(value)?;
+                let (_, oid, value) = der::next(atv).filter(|e| e.0 == 0x06)?;
+                let (_, value, _) = der::next(value)?;
                 let value = String::from_utf8_lossy(value).into_owned();
                 match oid {
                     [0x55, 0x04, 0x03] => out.common_name = value,

@@ -27,7 +27,6 @@ mod openapi;
 mod partial;
 mod request;
 mod resources;
-use crate::selector;
 mod status;
 mod storage;
 mod table;

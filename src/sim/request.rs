@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::resources;
-use super::selector::{self, FieldSelector, LabelSelector};
 use super::status::{Cause, Status};
 use super::storage::{selectable_fields, Obj};
 use super::App;
+use crate::selector::{self, FieldSelector, LabelSelector};
 
 /// Query parameters (the last value of a repeated key wins).
 pub type Params = HashMap<String, String>;

@@ -807,7 +807,7 @@ fn shared_table(
     include: Include,
 ) -> (Vec<Value>, Vec<Value>) {
     use crate::output::columns::resource_columns;
-    let r = crate::target::Resource {
+    let r = crate::client::target::Resource {
         name: def.plural.into(),
         kind: def.kind.into(),
         api_version: def.api_version(),
@@ -930,7 +930,7 @@ mod tests {
     fn shared_columns_are_kwatchs_printers() {
         for (plural, cols) in SHARED {
             let def = def_of(plural);
-            let r = crate::target::Resource {
+            let r = crate::client::target::Resource {
                 name: def.plural.into(),
                 kind: def.kind.into(),
                 api_version: def.api_version(),

@@ -1,0 +1,1115 @@
+//! Command-line definitions (clap derive) and nothing else: parsing only, no I/O.
+//!
+//! Help text, the man page and shell completions are all generated from [`Cli`].
+//!
+//! Built without the cargo feature `sim`, `kwatch sim` and `--sim` are still parsed, but
+//! hidden from the help, and fail with [`crate::app::sim::NO_SIMULATOR`]: an old habit or a
+//! README example then gets one line saying how to rebuild, not clap's "unexpected
+//! argument".
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::cache::queue::FifoKind;
+use crate::cache::reflector::WatchListMode;
+use crate::output::{Format, View};
+
+/// Watch any Kubernetes resource the way a client-go informer sees it.
+#[derive(Debug, Parser)]
+#[command(name = "kwatch", version, about, long_about = None)]
+#[command(after_help = short_after_help(), after_long_help = long_after_help())]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub watch: WatchArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the built-in simulated Kubernetes API server until interrupted.
+    #[command(hide = cfg!(not(feature = "sim")))]
+    Sim(SimArgs),
+    /// Print a shell completion script to stdout.
+    ///
+    /// The script asks kwatch for the candidates as you type (`COMPLETE=SHELL kwatch -- …`):
+    /// namespaces and resources from the cluster the line names, contexts from its
+    /// kubeconfig. `--static` prints a script that needs no kwatch on PATH to complete
+    /// flags and fixed values only.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+        /// A script with the flags and fixed value lists only, asking kwatch nothing.
+        #[arg(long = "static")]
+        fixed: bool,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
+    /// Re-render a recording made with --record, in any output format.
+    Replay(ReplayArgs),
+}
+
+/// Options of `kwatch replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A JSON-lines file written by `--record` (or `-o json`); `-` reads stdin.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Only the recorded objects of this namespace (cluster-scoped ones stay).
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
+    pub namespace: Option<String>,
+
+    /// Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key).
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
+    pub selector: Option<String>,
+
+    /// Stop after printing this many deltas (handler calls with --view handlers).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+
+    /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
+    /// met, 4 when the recording ends first.
+    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
+    pub until: Option<crate::app::until::Condition>,
+
+    /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
+    #[arg(long)]
+    pub stats: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl ReplayArgs {
+    /// Checks the output flags, the namespace and the selector (`Err`: one line naming
+    /// the fix).
+    pub fn check(&self) -> Result<(), String> {
+        self.output.check()?;
+        if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
+            crate::client::target::validate_namespace(ns)?;
+        }
+        if let Some(s) = &self.selector {
+            crate::selector::parse_labels(s).map_err(|e| format!("-l {s:?}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// How records are printed (the watch and `kwatch replay`).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…
+    ///
+    /// table, wide, json, yaml, name, watch-events (kubectl's --output-watch-events -o json
+    /// lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl's syntax, applied
+    /// per delta).
+    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::value_parser(),
+          default_value = "table", hide_possible_values = true)]
+    pub output: Format,
+
+    /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
+    #[arg(long, hide_short_help = true)]
+    pub show_managed_fields: bool,
+
+    /// When to use colour: auto (a terminal and NO_COLOR unset), always or never.
+    #[arg(long, hide_short_help = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Table: a column with the value of each of these labels (comma-separated keys).
+    #[arg(short = 'L', long, value_name = "KEY,…", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+
+    /// Table: a LABELS column with all labels.
+    #[arg(long, hide_short_help = true)]
+    pub show_labels: bool,
+
+    /// Table and custom-columns: no header line.
+    #[arg(long)]
+    pub no_headers: bool,
+
+    /// Table: a TIME column with when each delta was printed (UTC, milliseconds).
+    #[arg(long, hide_short_help = true)]
+    pub timestamps: bool,
+
+    /// Show what each update changed against the version kwatch knew before
+    ///
+    /// Show what each Updated/Replaced/Sync delta changed against the previous version
+    /// kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines
+    /// in the table and YAML. resourceVersion, managedFields and generation are left out.
+    #[arg(long)]
+    pub diff: bool,
+
+    /// As --diff, including resourceVersion, managedFields and generation.
+    #[arg(long, hide_short_help = true)]
+    pub diff_all: bool,
+
+    /// What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)
+    ///
+    /// deltas (what the informer's queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete
+    /// calls client-go's shared informer makes of them, for one handler whose resync period
+    /// is --resync); handlers with -o table, wide, json or yaml.
+    #[arg(long, value_enum, default_value_t = View::Deltas, value_name = "VIEW",
+          hide_short_help = true)]
+    pub view: View,
+}
+
+impl OutputArgs {
+    /// Checks the flags that only go together (`Err`: one line naming the fix).
+    pub fn check(&self) -> Result<(), String> {
+        self.view.check(&self.output)
+    }
+}
+
+/// Parses the command line. Installed as `kubectl-kwatch` (kubectl runs plugins by that
+/// name for `kubectl kwatch …`), help and errors say `kubectl kwatch`.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let plugin = std::path::Path::new(&argv0)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("kubectl-"));
+    let mut cmd = Cli::command();
+    if plugin {
+        cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
+    }
+    let name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
+    let mut cli = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .unwrap_or_else(|e| usage_error(e, &name));
+    let checked = match &cli.command {
+        None => cli.watch.normalize(),
+        Some(Command::Replay(r)) => r.check(),
+        Some(_) => Ok(()),
+    };
+    if let Err(msg) = checked {
+        // Bad usage, as clap's own errors: one line, exit 2.
+        eprintln!("error: {}", crate::text::sanitize(&msg));
+        std::process::exit(crate::app::exit::Exit::Usage as i32);
+    }
+    cli
+}
+
+/// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,
+/// and where the help is (clap prints them on up to eight lines, the offending value as
+/// given, control characters included). Help and version requests print as clap prints
+/// them.
+fn usage_error(e: clap::Error, name: &str) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    // Paragraphs: the error (and its possible values), the tip, the usage, the pointer to
+    // the help. The offending value may hold newlines of its own: sanitize escapes them.
+    let text = e.render().to_string();
+    let mut paragraphs = text.trim_end().split("\n\n");
+    let first = paragraphs.next().unwrap_or("error: invalid arguments");
+    let (error, values) = match first.rsplit_once("\n  [possible values: ") {
+        Some((error, values)) => (error, Some(values)),
+        None => (first, None),
+    };
+    let mut line = error.to_owned();
+    if let Some(values) = values {
+        line.push_str(&format!(" [possible values: {values}"));
+    }
+    for tip in paragraphs.filter_map(|p| p.trim().strip_prefix("tip: ")) {
+        line.push_str(&format!("; {tip}"));
+    }
+    eprintln!("{}; see '{name} --help'", crate::text::sanitize(&line));
+    std::process::exit(crate::app::exit::Exit::Usage as i32)
+}
+
+/// The completion script for `shell`: the registration of clap_complete's dynamic
+/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`crate::app::complete`]), or with
+/// `fixed` the static script generated from [`Cli`].
+pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
+    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+    use clap_complete::Shell;
+    let mut out = Vec::new();
+    if fixed {
+        clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
+        return out;
+    }
+    let env: &dyn EnvCompleter = match shell {
+        Shell::Bash => &Bash,
+        Shell::Zsh => &Zsh,
+        Shell::Fish => &Fish,
+        Shell::PowerShell => &Powershell,
+        Shell::Elvish => &Elvish,
+        // Shells clap_complete adds later: their static script.
+        _ => {
+            clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
+            return out;
+        }
+    };
+    // Writing into a Vec cannot fail.
+    let _ = env.write_registration(COMPLETE_VAR, "kwatch", "kwatch", "kwatch", &mut out);
+    out
+}
+
+/// The environment variable the completion scripts set to ask kwatch for candidates.
+pub const COMPLETE_VAR: &str = "COMPLETE";
+
+/// The clap command of [`Cli`].
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+/// What `kwatch --help`'s examples show: (command line, what it does). `-h` shows the
+/// first [`SHORT_EXAMPLES`]; `--help` and the man page all of them.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    ("kwatch pods", "the context's namespace (else \"default\")"),
+    (
+        "kwatch deploy,svc -A -l app=web",
+        "two resources, one stream, all namespaces",
+    ),
+    (
+        "kwatch deploy/web --until condition=Available --timeout 5m",
+        "wait as `kubectl wait` does, printing every change meanwhile",
+    ),
+    (
+        "kwatch pods -A -o json --until-synced",
+        "the initial list as JSON lines, exit 0 once synced",
+    ),
+    (
+        "kwatch all -n default --diff",
+        "what `kubectl get all` lists, with what each update changed",
+    ),
+    (
+        "kwatch pods --client-go 0.33 --view handlers",
+        "the OnAdd/OnUpdate/OnDelete calls client-go 0.33's informer makes",
+    ),
+    (
+        "kwatch pods -A --record pods.jsonl",
+        "record the watch; `kwatch replay pods.jsonl` shows it again",
+    ),
+    (
+        "kwatch pods --as system:serviceaccount:team-a:ci",
+        "what that service account's informer gets, 403s included",
+    ),
+];
+
+/// How many [`EXAMPLES`] `-h` shows.
+pub const SHORT_EXAMPLES: usize = 3;
+
+/// The exit codes (README "Exit codes"): (code, when).
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "a stop condition was met (--max-events, --timeout, --until-synced, --until), or stdout was closed"),
+    ("1", "an error: kubeconfig, unknown resource, a failure before the first sync"),
+    ("2", "bad command-line usage"),
+    ("3", "--timeout came first: with --until before the condition was met, with --until-synced before the sync"),
+    ("4", "with --until: the watch ended otherwise first (--max-events, --until-synced, stdout closed)"),
+    ("129", "hung up (SIGHUP)"),
+    ("130", "interrupted (Ctrl-C)"),
+    ("143", "terminated (SIGTERM)"),
+];
+
+/// The environment kwatch reads: (variable, what for).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    ("KUBECONFIG", "the kubeconfig files, separated by ':', merged as kubectl merges them (without --kubeconfig)"),
+    ("HOME", "~/.kube/config, and ~/.kube/cache for discovery documents"),
+    ("KUBECACHEDIR", "kubectl's cache directory, as --cache-dir"),
+    ("NO_COLOR", "no colour when set and not empty (--color always overrides)"),
+    ("RUST_LOG", "which diagnostics go to stderr, as tracing's EnvFilter reads it (overrides -v)"),
+    ("COMPLETE", "set by the completion scripts: kwatch prints candidates instead of watching"),
+];
+
+/// `(term, text)` lines as a help section's body: the texts in a column after the terms,
+/// or under each term when the terms are long (the examples' command lines).
+fn help_rows(rows: &[(&str, &str)]) -> String {
+    let width = rows
+        .iter()
+        .map(|(t, _)| t.chars().count())
+        .max()
+        .unwrap_or(0);
+    rows.iter()
+        .map(|(term, text)| match width {
+            0..=12 => format!("  {term:<width$}  {text}\n"),
+            _ => format!("  {term}\n          {text}\n"),
+        })
+        .collect()
+}
+
+/// After `-h`'s flags: a few examples, and where the rest is.
+fn short_after_help() -> String {
+    let examples: String = EXAMPLES[..SHORT_EXAMPLES]
+        .iter()
+        .map(|(cmd, _)| format!("  {cmd}\n"))
+        .collect();
+    format!("Examples:\n{examples}\n--help shows every flag, more examples, the exit codes and the environment.")
+}
+
+/// After `--help`'s flags: EXAMPLES, EXIT STATUS, ENVIRONMENT (the man page's sections of
+/// the same names, from the same tables).
+fn long_after_help() -> String {
+    format!(
+        "Examples:\n{}\nExit status:\n{}\nEnvironment:\n{}",
+        help_rows(EXAMPLES),
+        help_rows(EXIT_STATUS),
+        help_rows(ENVIRONMENT)
+    )
+}
+
+/// The man page: clap_mangen's title, NAME, SYNOPSIS (the usage lines `--help` shows),
+/// DESCRIPTION and OPTIONS, then the subcommands (each with `kwatch NAME --help`, as there
+/// is no page of their own), EXAMPLES, EXIT STATUS, ENVIRONMENT and VERSION, from the same
+/// tables as `--help`.
+pub fn man_page() -> std::io::Result<Vec<u8>> {
+    use clap_mangen::roff::{bold, italic, roman, Roff};
+    let mut cmd = command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    let mut roff = Roff::default();
+    roff.control("SH", ["SYNOPSIS"]);
+    let usage = cmd.render_usage().to_string();
+    for (i, line) in usage.lines().enumerate() {
+        let line = line.trim_start_matches("Usage:").trim();
+        if i > 0 {
+            roff.control("br", []);
+        }
+        roff.text([roman(line)]);
+    }
+    roff.to_writer(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    let mut roff = Roff::default();
+    roff.control("SH", ["SUBCOMMANDS"]);
+    let subcommands = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help");
+    for sub in subcommands {
+        let name = sub.get_name();
+        roff.control("TP", []);
+        roff.text([bold(format!("kwatch {name}"))]);
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        roff.text([
+            roman(format!("{about}; its options: ")),
+            bold(format!("kwatch {name} --help")),
+        ]);
+    }
+    let rows = |roff: &mut Roff, title: &str, rows: &[(&str, &str)], term: fn(&str) -> _| {
+        roff.control("SH", [title]);
+        for (t, text) in rows {
+            roff.control("TP", []);
+            roff.text([term(t)]);
+            roff.text([roman(*text)]);
+        }
+    };
+    rows(&mut roff, "EXAMPLES", EXAMPLES, |t| bold(t));
+    rows(&mut roff, "EXIT STATUS", EXIT_STATUS, |t| bold(t));
+    rows(&mut roff, "ENVIRONMENT", ENVIRONMENT, |t| italic(t));
+    roff.to_writer(&mut out)?;
+    man.render_version_section(&mut out)?;
+    Ok(out)
+}
+
+/// `--client-go`'s values: [`crate::cache::release::Release::parse`], listing the releases for
+/// completion.
+#[derive(Clone)]
+struct ReleaseParser;
+
+impl clap::builder::TypedValueParser for ReleaseParser {
+    type Value = crate::cache::release::Release;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let text = value.to_string_lossy();
+        crate::cache::release::Release::parse(&text).map_err(|why| {
+            let name = arg.map_or("--client-go".to_owned(), |a| a.to_string());
+            let msg = format!("invalid value '{text}' for '{name}': {why}\n");
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let releases = crate::cache::release::Release::ALL.iter();
+        Some(Box::new(
+            releases.map(|r| clap::builder::PossibleValue::new(r.as_str())),
+        ))
+    }
+}
+
+/// Options of a watch (the default command).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Watch")]
+pub struct WatchArgs {
+    /// Resource(s) to watch, comma-separated (pods, deploy,svc, all), or TYPE/NAME
+    ///
+    /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
+    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
+    /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
+    /// object, as kubectl takes it (pod/web, deploy/web).
+    #[arg(value_name = "RESOURCE", required_unless_present = "every_resource",
+          value_hint = clap::ValueHint::Other)]
+    pub resources: Option<String>,
+
+    /// Watch only the object with this name (one name, as `kubectl get -w` watches one).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Further names, only to reject them with a clear message (see [`WatchArgs::normalize`]).
+    #[arg(value_name = "MORE", hide = true)]
+    pub more_names: Vec<String>,
+
+    /// Namespace to watch (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
+    pub namespace: Option<String>,
+
+    /// Watch all namespaces (kubectl's --all-namespaces[=true|false] too).
+    #[arg(short = 'A', long, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_value = "false", default_missing_value = "true",
+          action = clap::ArgAction::Set, value_parser = clap::builder::BoolishValueParser::new(),
+          hide_default_value = true, hide_possible_values = true)]
+    pub all_namespaces: bool,
+
+    /// Accepted and ignored, for kubectl's habit (`kubectl get -w`): kwatch always watches.
+    #[arg(short = 'w', long = "watch", hide_short_help = true)]
+    pub watch_flag: bool,
+
+    /// Label selector (=, ==, !=, in, notin, exists, !key), as kubectl's -l.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
+    pub selector: Option<String>,
+
+    /// Field selector, e.g. status.phase=Running.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+
+    /// Watch every resource the server can list and watch (events left out)
+    ///
+    /// Watch every resource the server can list and watch (only namespaced ones unless
+    /// -A), events left out; RESOURCE adds more (`--every-resource events`). A resource
+    /// the server refuses (403, 404, 405) is reported and left out, as with `all`.
+    #[arg(long)]
+    pub every_resource: bool,
+
+    /// Start the built-in simulated cluster in-process and watch it.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")),
+          hide_short_help = true)]
+    pub sim: bool,
+
+    /// Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`
+    ///
+    /// Also write the JSON-lines records to FILE (whatever -o shows); replay it with
+    /// `kwatch replay FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+
+    /// On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…
+    ///
+    /// On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks,
+    /// backoffs, time to synced, largest queue depth, dedups.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, hide_short_help = true)]
+    pub verbose: u8,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+
+    #[command(flatten)]
+    pub reflector: ReflectorArgs,
+
+    #[command(flatten)]
+    pub stop: StopArgs,
+}
+
+impl WatchArgs {
+    /// Checks and rewrites the positional arguments and the namespace as kubectl reads
+    /// them: `TYPE/NAME` becomes RESOURCE and NAME; one name only; a name and a namespace
+    /// that could not be a URL path segment (or a namespace that is not a DNS-1123 label)
+    /// are rejected before any request. `Err` is one line naming the problem and a fix.
+    pub fn normalize(&mut self) -> Result<(), String> {
+        let resources = self.resources.clone().unwrap_or_default();
+        if let Some((ty, name)) = resources.split_once('/') {
+            if self.name.is_some() {
+                return Err(format!(
+                    "there is no need to name the object again after TYPE/NAME: use `{resources}` alone (kwatch watches one object at a time)"
+                ));
+            }
+            if ty.is_empty() || name.is_empty() || ty.contains(',') || name.contains('/') {
+                return Err(format!(
+                    "{resources:?}: expected TYPE/NAME with one type and one name, e.g. pod/web or deployments.apps/web"
+                ));
+            }
+            self.resources = Some(ty.to_owned());
+            self.name = Some(name.to_owned());
+        } else if let Some(n) = self.name.as_deref().filter(|n| n.contains('/')) {
+            return Err(format!(
+                "there is no need to give the type twice: use `{n}` alone instead of `{resources} {n}`"
+            ));
+        }
+        if !self.more_names.is_empty() {
+            let mut all: Vec<&str> = self.name.iter().map(String::as_str).collect();
+            all.extend(self.more_names.iter().map(String::as_str));
+            return Err(format!(
+                "kwatch watches one name at a time, as `kubectl get -w` does (got {}): run one kwatch per name, or select several with -l or --field-selector",
+                all.join(", ")
+            ));
+        }
+        if let Some(n) = &self.name {
+            crate::client::target::validate_name(n)?;
+            // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
+            // specified").
+            if self.selector.is_some() || self.field_selector.is_some() {
+                return Err(format!(
+                    "name cannot be provided when a selector is specified: drop {n:?}, or \
+                     select it with --field-selector metadata.name={n}"
+                ));
+            }
+        }
+        self.output.check()?;
+        // `-n ''` (an unset $NS in a script) is the context's namespace, as in kubectl.
+        let namespace = self.namespace.as_deref().filter(|n| !n.is_empty());
+        if let Some(ns) = namespace {
+            crate::client::target::validate_namespace(ns)?;
+        }
+        // client-go's `transport.TLSConfigFor`.
+        let c = &self.cluster;
+        if c.insecure_skip_tls_verify && c.certificate_authority.is_some() {
+            return Err(
+                "specifying a root certificates file with the insecure flag is not \
+                        allowed: give --certificate-authority or --insecure-skip-tls-verify, \
+                        not both"
+                    .to_owned(),
+            );
+        }
+        self.reflector.informer_flags().check()?;
+        Ok(())
+    }
+}
+
+/// Which cluster, as kubectl's flags.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Cluster")]
+pub struct ClusterArgs {
+    /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+
+    /// Kubeconfig context to use; several, comma-separated, watch each into one stream
+    ///
+    /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
+    /// stream, every record tagged with its context.
+    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
+    pub context: Option<String>,
+
+    /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
+    #[arg(long, hide_short_help = true, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
+    pub request_timeout: Duration,
+
+    /// kubectl's cache directory, for discovery documents [default: ~/.kube/cache]
+    ///
+    /// kubectl's cache directory: discovery documents are read from and written to its
+    /// discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].
+    #[arg(long, value_name = "DIR", env = "KUBECACHEDIR", hide_short_help = true)]
+    pub cache_dir: Option<PathBuf>,
+
+    /// The API server's address, e.g. https://10.0.0.1:6443
+    ///
+    /// The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig
+    /// cluster's server; works with no kubeconfig at all).
+    #[arg(short = 's', long, value_name = "URL", conflicts_with = "sim")]
+    pub server: Option<String>,
+
+    /// Bearer token (replaces the kubeconfig user's credentials).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub token: Option<String>,
+
+    /// The kubeconfig user to use instead of the context's.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub user: Option<String>,
+
+    /// The kubeconfig cluster to use instead of the context's.
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub cluster: Option<String>,
+
+    /// Act as this user: see what that identity's informer would get, 403s included
+    ///
+    /// Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what
+    /// that identity's informer would get, 403s included.
+    #[arg(long = "as", value_name = "USER")]
+    pub impersonate: Option<String>,
+
+    /// Act as a member of this group (Impersonate-Group; repeat for several).
+    #[arg(long = "as-group", value_name = "GROUP", hide_short_help = true)]
+    pub impersonate_groups: Vec<String>,
+
+    /// Act with this UID (Impersonate-Uid).
+    #[arg(long = "as-uid", value_name = "UID", hide_short_help = true)]
+    pub impersonate_uid: Option<String>,
+
+    /// Do not verify the server's certificate (insecure; clears the kubeconfig's CA).
+    #[arg(long, conflicts_with = "sim", hide_short_help = true)]
+    pub insecure_skip_tls_verify: bool,
+
+    /// CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig's).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub certificate_authority: Option<PathBuf>,
+
+    /// Client certificate file (PEM) for TLS client authentication.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub client_certificate: Option<PathBuf>,
+
+    /// Client key file (PEM) for TLS client authentication.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub client_key: Option<PathBuf>,
+
+    /// Server name to verify the certificate against and send as SNI
+    ///
+    /// Server name to verify the certificate against and send as SNI (default: the
+    /// server URL's host).
+    #[arg(
+        long,
+        value_name = "NAME",
+        conflicts_with = "sim",
+        hide_short_help = true
+    )]
+    pub tls_server_name: Option<String>,
+}
+
+/// How the reflector lists and watches.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Reflector")]
+pub struct ReflectorArgs {
+    /// Objects per list page, 0 = no paging [default: 500]
+    ///
+    /// Objects per list page, 0 = no paging [default: 500, and no paging when relisting
+    /// at a specific resourceVersion, as client-go].
+    #[arg(long, value_name = "N", hide_short_help = true)]
+    pub page_size: Option<u32>,
+
+    /// Re-queue every known object as a Sync delta this often (e.g. 30s); off by default.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, hide_short_help = true)]
+    pub resync: Option<Duration>,
+
+    /// Do not ask for bookmarks on watches.
+    #[arg(long, hide_short_help = true)]
+    pub no_bookmarks: bool,
+
+    /// DeltaFIFO only: relists emit Sync instead of Replaced
+    ///
+    /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
+    /// EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with an
+    /// explicit RealFIFO.
+    #[arg(long, hide_short_help = true)]
+    pub legacy_sync: bool,
+
+    /// The informer's queue: delta (DeltaFIFO) or real (RealFIFO)
+    ///
+    /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
+    /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
+    /// the release's RealFIFO, 0.33's if the server's release has none) [default: the
+    /// release's].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub fifo: Option<FifoKind>,
+
+    /// Get the initial state from a streaming list: auto, on or off
+    ///
+    /// Get the initial state from a streaming list (watch with sendInitialEvents,
+    /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
+    /// tries it at every (re)list; auto, and the release's default, mean off when
+    /// --page-size is given [default: the release's: off through 0.34, on from 0.35].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub watch_list: Option<WatchListMode>,
+
+    /// Each watch asks the server to end it after a random time in [D, 2·D) (client-go:
+    /// 5m).
+    #[arg(long, value_name = "D", value_parser = parse_duration, default_value = "5m",
+          hide_short_help = true)]
+    pub min_watch_timeout: Duration,
+
+    /// Spend this long on each pop, as a slow event handler would
+    ///
+    /// Spend this long on each pop, as a slow event handler would: deltas pile up in the
+    /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
+    #[arg(long, value_name = "D", value_parser = parse_duration, hide_short_help = true)]
+    pub pop_delay: Option<Duration>,
+
+    /// The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36
+    ///
+    /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
+    /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
+    /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
+    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults [default: the
+    /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
+    /// 0.32 if it cannot be read)].
+    #[arg(long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
+    pub client_go: Option<crate::cache::release::Release>,
+
+    /// Compare the store with a LIST at its resourceVersion every PERIOD (5m)
+    ///
+    /// After the first sync and then every PERIOD (5m if given without one), LIST at the
+    /// store's resourceVersion with resourceVersionMatch=Exact and compare it with the
+    /// store: a Consistency record names the keys missing, extra or stale (client-go's
+    /// data consistency detector).
+    #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "5m", value_parser = parse_period, hide_short_help = true)]
+    pub check_consistency: Option<Duration>,
+
+    /// List and watch metadata only, as client-go's metadata informer does
+    ///
+    /// List and watch metadata only, as client-go's metadata informer does: objects are
+    /// PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the
+    /// table shows NAME and AGE (with -L and --show-labels).
+    #[arg(long)]
+    pub metadata_only: bool,
+}
+
+impl ReflectorArgs {
+    /// The flags that choose the informer.
+    pub fn informer_flags(&self) -> crate::cache::release::InformerFlags {
+        crate::cache::release::InformerFlags {
+            client_go: self.client_go,
+            fifo: self.fifo,
+            legacy_sync: self.legacy_sync,
+            watch_list: self.watch_list,
+        }
+    }
+}
+
+/// When to stop (for scripts).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Stopping")]
+pub struct StopArgs {
+    /// Exit 0 after printing this many deltas (0 = no limit).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+
+    /// Exit 0 after this long, e.g. 30s (0 = no limit).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+
+    /// Exit 0 once the initial list has been popped (HasSynced); 3 if --timeout comes first.
+    #[arg(long)]
+    pub until_synced: bool,
+
+    /// Do not print the initial list's deltas.
+    #[arg(long, hide_short_help = true)]
+    pub watch_only: bool,
+
+    /// Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…
+    ///
+    /// Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an
+    /// object kwatch did not know appears), `deleted` (an object is deleted, or none
+    /// matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value
+    /// equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]`
+    /// (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if
+    /// the watch ends otherwise (--max-events).
+    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
+    pub until: Option<crate::app::until::Condition>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A duration as kubectl takes it: `500ms`, `30s`, `5m`, `1h30m`, or bare seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    humantime::parse_duration(s)
+        .map_err(|e| format!("{e} (expected a duration such as 500ms, 30s, 5m or 1h30m)"))
+}
+
+/// A duration longer than zero (what a period must be), as [`parse_duration`] reads it.
+pub fn parse_period(s: &str) -> Result<Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err("a period must be longer than 0, e.g. 30s or 5m".to_owned()),
+        d => Ok(d),
+    }
+}
+
+/// A finite number ≥ 0: what a rate or a period in seconds can be (Rust reads "nan" and
+/// "inf" as numbers, which would make no sense as either).
+#[cfg(feature = "sim")]
+fn parse_non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected a number ≥ 0, e.g. 2 or 0.5, not {s:?}")),
+    }
+}
+
+/// Options of `kwatch sim`.
+#[cfg(feature = "sim")]
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Port to listen on (127.0.0.1); 0 picks a free port.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+
+    /// Write a kubeconfig for the simulated cluster to this file (mode 0600).
+    #[arg(long, value_name = "FILE")]
+    pub write_kubeconfig: Option<PathBuf>,
+
+    /// Number of pods to preload.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub objects: usize,
+
+    /// Changes per second made by the churn generator (0 = none).
+    #[arg(long, default_value_t = 2.0, value_name = "RATE", value_parser = parse_non_negative)]
+    pub churn: f64,
+
+    /// Seed of the churn and fault generators.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// What the simulated cluster does on its own.
+    #[arg(long, value_enum, default_value_t = crate::sim::Scenario::Steady)]
+    pub scenario: crate::sim::Scenario,
+
+    /// Serve plain HTTP instead of HTTPS (kubectl then sends no token).
+    #[arg(long)]
+    pub insecure_http: bool,
+
+    /// Number of changes kept in the watch history before the oldest are compacted.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub history: usize,
+
+    /// Seconds between watch bookmarks (a real API server sends one about every minute).
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = parse_non_negative)]
+    pub bookmark_interval: f64,
+
+    /// Serve only the legacy discovery documents, as a server without aggregated discovery
+    /// (before Kubernetes 1.26, or with the feature off) does.
+    #[arg(long)]
+    pub legacy_discovery: bool,
+
+    /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or
+    /// large (~12 KB), for benchmarks.
+    #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
+    pub pod_size: crate::sim::PodSize,
+
+    /// The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE
+    /// certificate, the kubeconfig's CA), pinned-leaf (a leaf signed by a CA the kubeconfig
+    /// does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed).
+    #[arg(long, value_enum, default_value_t = crate::sim::CertShape::Ca, value_name = "SHAPE")]
+    pub cert_shape: crate::sim::CertShape,
+
+    /// The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`)
+    /// [default: the captured kube-apiserver's, 1.32]; taken as given, to try what a
+    /// client makes of odd versions.
+    #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_server_version)]
+    pub server_version: Option<(String, String)>,
+}
+
+/// `--server-version`: MAJOR.MINOR, split at the first dot.
+#[cfg(feature = "sim")]
+fn parse_server_version(s: &str) -> Result<(String, String), String> {
+    match s.split_once('.') {
+        Some((major, minor)) => Ok((major.to_owned(), minor.to_owned())),
+        None => Err(format!("expected MAJOR.MINOR, e.g. 1.35, not {s:?}")),
+    }
+}
+
+/// `kwatch sim` in a kwatch built without the simulator: whatever follows is taken (so
+/// that `kwatch sim --port 8443` and `kwatch sim --help` also get the one line that
+/// explains), and refused.
+#[cfg(not(feature = "sim"))]
+#[derive(Debug, Args)]
+#[command(disable_help_flag = true)]
+pub struct SimArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub ignored: Vec<std::ffi::OsString>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn watch(args: &[&str]) -> Result<WatchArgs, String> {
+        let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        let mut w = cli.watch;
+        w.normalize()?;
+        Ok(w)
+    }
+
+    #[test]
+    fn kubectl_positional_forms_normalize() {
+        let w = watch(&["deploy/web", "-w"]).unwrap();
+        assert_eq!(
+            (w.resources.as_deref(), w.name.as_deref()),
+            (Some("deploy"), Some("web"))
+        );
+        assert!(w.watch_flag);
+        let w = watch(&["pods", "p1", "--watch"]).unwrap();
+        assert_eq!(w.name.as_deref(), Some("p1"));
+        assert!(watch(&["pods", "a", "b"])
+            .unwrap_err()
+            .contains("one name at a time, as"));
+        assert!(watch(&["pod/a", "b"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        assert!(watch(&["pods", "pod/a"])
+            .unwrap_err()
+            .contains("use `pod/a` alone"));
+        for bad in ["pod/", "/a", "a,b/c", "pod/a/b"] {
+            assert!(
+                watch(&[bad]).unwrap_err().contains("expected TYPE/NAME"),
+                "{bad}"
+            );
+        }
+        assert!(watch(&["cm", ".."])
+            .unwrap_err()
+            .contains("may not be '..'"));
+        assert!(watch(&["cm", "-n", "Bad"])
+            .unwrap_err()
+            .contains("RFC 1123"));
+    }
+
+    #[cfg(feature = "sim")]
+    #[test]
+    fn sim_numbers_are_finite_and_not_negative() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["kwatch", "sim"].iter().chain(args).copied())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        for ok in [&["--churn", "0"][..], &["--bookmark-interval", "0.5"]] {
+            assert_eq!(parse(ok), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            &["--churn", "nan"][..],
+            &["--churn=-1"],
+            &["--bookmark-interval", "inf"],
+            &["--bookmark-interval", "NaN"],
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("expected a number ≥ 0"), "{bad:?}: {e}");
+        }
+    }
+
+    /// Without the simulator, `kwatch sim …` and `--sim` still parse (to fail with one
+    /// line, see app::sim::NO_SIMULATOR) but the help does not offer them.
+    #[cfg(not(feature = "sim"))]
+    #[test]
+    fn without_the_simulator_sim_is_parsed_but_hidden() {
+        for args in [&["sim"][..], &["sim", "--port", "8443"], &["sim", "--help"]] {
+            let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert!(matches!(cli.command, Some(Command::Sim(_))), "{args:?}");
+        }
+        assert!(watch(&["--sim", "pods"]).unwrap().sim);
+        let help = <Cli as clap::CommandFactory>::command()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--server"), "{help}");
+        assert!(!help.contains("--sim"), "{help}");
+        assert!(!help.contains("simulated"), "{help}");
+    }
+
+    #[test]
+    fn all_namespaces_takes_an_optional_bool() {
+        assert!(watch(&["pods", "-A"]).unwrap().all_namespaces);
+        assert!(watch(&["-A", "pods"]).unwrap().all_namespaces);
+        assert!(
+            watch(&["pods", "--all-namespaces=true"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(
+            !watch(&["pods", "--all-namespaces=false"])
+                .unwrap()
+                .all_namespaces
+        );
+        assert!(!watch(&["pods"]).unwrap().all_namespaces);
+        let w = watch(&["pods", "--all-namespaces=false", "-n", "x"]).unwrap();
+        assert_eq!(w.namespace.as_deref(), Some("x"));
+        // -A wins over -n, as in kubectl.
+        let w = watch(&["pods", "-A", "-n", "x"]).unwrap();
+        assert!(w.all_namespaces);
+        assert!(watch(&["pods", "--all-namespaces=maybe"]).is_err());
+    }
+
+    #[test]
+    fn check_consistency_takes_an_optional_period() {
+        let period = |args: &[&str]| watch(args).map(|w| w.reflector.check_consistency);
+        assert_eq!(period(&["pods"]), Ok(None));
+        // Without `=`, what follows is the resource, not a period.
+        let w = watch(&["--check-consistency", "pods"]).unwrap();
+        assert_eq!(w.resources.as_deref(), Some("pods"));
+        assert_eq!(
+            w.reflector.check_consistency,
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            period(&["pods", "--check-consistency=30s"]),
+            Ok(Some(Duration::from_secs(30)))
+        );
+        assert_eq!(
+            period(&["pods", "--check-consistency=90"]),
+            Ok(Some(Duration::from_secs(90)))
+        );
+        for bad in ["0", "0s", "soon"] {
+            let e = period(&["pods", &format!("--check-consistency={bad}")]).unwrap_err();
+            assert!(e.contains("--check-consistency"), "{bad}: {e}");
+            assert!(
+                e.contains("e.g. 30s") || e.contains("such as 500ms"),
+                "{bad}: {e}"
+            );
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Shell completion of the values only the user's kubeconfig and cluster know: contexts,
+//! clusters and users (the kubeconfig), namespaces and resources (the cluster), as
+//! kubectl's `__complete` offers them. clap_complete's dynamic completion calls these
+//! (`COMPLETE=bash kwatch …`, see [`crate::app::cli::completion`]); the static scripts
+//! (`kwatch completions --static`) offer the fixed value lists only.
+//!
+//! The flags typed so far (`--kubeconfig`, `--context`, `--server`, `--token`, …) choose
+//! the cluster, as they would for the watch: the line is parsed with [`Cli`] and resolved
+//! with [`Config::resolve`]. A completion never fails and never waits long: on any error,
+//! or after [`PATIENCE`], there are no candidates.
+
+use std::ffi::{OsStr, OsString};
+use std::time::Duration;
+
+use clap::{CommandFactory as _, FromArgMatches as _};
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
+
+use crate::app::cli::{Cli, COMPLETE_VAR};
+use crate::app::config::Config;
+
+/// How long a completion may wait for the cluster (kubectl's completion has no bound of
+/// its own; a shell waiting on a Tab press should not hang).
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// Answers a completion request (`COMPLETE=SHELL kwatch -- WORDS…`, as the scripts of
+/// [`completion`](crate::app::cli::completion) send it) and exits; returns at once when
+/// the variable is not set.
+pub fn complete_if_asked() {
+    clap_complete::CompleteEnv::with_factory(command)
+        .var(COMPLETE_VAR)
+        .completer("kwatch")
+        .complete();
+}
+
+/// [`Cli`]'s command with the completers below on the arguments whose values only the
+/// kubeconfig or the cluster know. Attached here, not in cli.rs's `#[arg]`s, so that the
+/// command line's definition does not import its completion (which parses it).
+fn command() -> clap::Command {
+    // mut_args, not mut_arg: mut_arg moves the argument to the end, after `[MORE]...`.
+    crate::app::cli::command().mut_args(|arg| {
+        let completer: fn(&OsStr) -> Vec<CompletionCandidate> = match arg.get_id().as_str() {
+            "resources" => resources,
+            "namespace" => namespaces,
+            "context" => contexts,
+            "user" => users,
+            "cluster" => clusters,
+            _ => return arg,
+        };
+        arg.add(ArgValueCompleter::new(completer))
+    })
+}
+
+/// Kubeconfig contexts, for `--context`.
+pub fn contexts(current: &OsStr) -> Vec<CompletionCandidate> {
+    from_kubeconfig(current, |kc| {
+        kc.contexts.iter().map(|c| c.name.clone()).collect()
+    })
+}
+
+/// Kubeconfig clusters, for `--cluster`.
+pub fn clusters(current: &OsStr) -> Vec<CompletionCandidate> {
+    from_kubeconfig(current, |kc| {
+        kc.clusters.iter().map(|c| c.name.clone()).collect()
+    })
+}
+
+/// Kubeconfig users, for `--user`.
+pub fn users(current: &OsStr) -> Vec<CompletionCandidate> {
+    from_kubeconfig(current, |kc| {
+        kc.auth_infos.iter().map(|u| u.name.clone()).collect()
+    })
+}
+
+/// The cluster's namespaces, for `-n`.
+pub fn namespaces(current: &OsStr) -> Vec<CompletionCandidate> {
+    from_cluster(current, |cfg| async move {
+        let cluster = cfg.clusters.first()?;
+        let client = crate::client::connect::client(&cluster.kube).ok()?;
+        let body = crate::client::source::get_document(
+            &client,
+            "/api/v1/namespaces",
+            "application/json",
+            Some(PATIENCE),
+        )
+        .await
+        .ok()?;
+        let list: serde_json::Value = serde_json::from_slice(&body).ok()?;
+        let names = list["items"]
+            .as_array()?
+            .iter()
+            .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_owned))
+            .collect();
+        Some(names)
+    })
+}
+
+/// The resources RESOURCE can name, as kubectl's completion offers them: `all`, the core
+/// group's plurals and every other group's `plural.group` (its preferred version), those
+/// that can be listed and watched; from the discovery cache when it is fresh.
+pub fn resources(current: &OsStr) -> Vec<CompletionCandidate> {
+    from_cluster(current, |cfg| async move {
+        let cluster = cfg.clusters.first()?;
+        let server = crate::client::discovery::Server {
+            client: crate::client::connect::client(&cluster.kube).ok()?,
+            request_timeout: Some(PATIENCE),
+        };
+        let mut docs =
+            crate::client::discovery::Discovery::new(server, cluster.discovery_cache.clone());
+        let watchable = |r: &k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource| {
+            !r.name.contains('/')
+                && ["list", "watch"]
+                    .iter()
+                    .all(|v| r.verbs.iter().any(|x| x == v))
+        };
+        let mut names = vec!["all".to_owned()];
+        let core = docs.resources("v1").await.ok()?;
+        names.extend(
+            core.resources
+                .iter()
+                .filter(|r| watchable(r))
+                .map(|r| r.name.clone()),
+        );
+        let groups: Vec<(String, String)> = docs
+            .groups()
+            .await
+            .ok()?
+            .iter()
+            .filter_map(|g| {
+                let v = g.preferred_version.as_ref().or(g.versions.first())?;
+                Some((g.name.clone(), v.group_version.clone()))
+            })
+            .collect();
+        for (group, gv) in groups {
+            let Ok(list) = docs.resources(&gv).await else {
+                continue;
+            };
+            names.extend(
+                list.resources
+                    .iter()
+                    .filter(|r| watchable(r))
+                    .map(|r| format!("{}.{group}", r.name)),
+            );
+        }
+        Some(names)
+    })
+}
+
+/// Candidates from the kubeconfig the typed flags name.
+fn from_kubeconfig(
+    current: &OsStr,
+    names: impl FnOnce(&kube::config::Kubeconfig) -> Vec<String>,
+) -> Vec<CompletionCandidate> {
+    let Some(cli) = typed() else {
+        return Vec::new();
+    };
+    match crate::app::config::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
+        Ok(kc) => candidates(current, names(&kc)),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Candidates from the cluster the typed flags name, within [`PATIENCE`].
+fn from_cluster<F, Fut>(current: &OsStr, names: F) -> Vec<CompletionCandidate>
+where
+    F: FnOnce(Config) -> Fut,
+    Fut: std::future::Future<Output = Option<Vec<String>>>,
+{
+    let Some(cli) = typed() else {
+        return Vec::new();
+    };
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let found = rt.block_on(async {
+        let work = async {
+            let cfg = Config::resolve(cli.watch, None).await.ok()?;
+            names(cfg).await
+        };
+        tokio::time::timeout(PATIENCE, work).await.ok().flatten()
+    });
+    candidates(current, found.unwrap_or_default())
+}
+
+/// The names that start with what is typed, sorted, each once.
+fn candidates(current: &OsStr, mut names: Vec<String>) -> Vec<CompletionCandidate> {
+    let typed = current.to_string_lossy();
+    names.retain(|n| n.starts_with(typed.as_ref()));
+    names.sort();
+    names.dedup();
+    names.into_iter().map(CompletionCandidate::new).collect()
+}
+
+/// The command line being completed, up to the word under the cursor, parsed as far as it
+/// goes. The shells' registration scripts run `kwatch -- WORDS…`; bash also passes the
+/// index of the word being completed in `_CLAP_COMPLETE_INDEX`.
+fn typed() -> Option<Cli> {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let start = args.iter().position(|a| a == "--")? + 1;
+    let mut words: Vec<OsString> = args.get(start..)?.to_vec();
+    let cursor = std::env::var("_CLAP_COMPLETE_INDEX")
+        .ok()
+        .and_then(|i| i.parse::<usize>().ok())
+        .unwrap_or(words.len().saturating_sub(1));
+    words.truncate(cursor);
+    // ignore_errors: the flag whose value is being completed (`-n` without a value yet)
+    // and a RESOURCE not yet typed are no errors here.
+    let cmd = Cli::command().ignore_errors(true);
+    let matches = cmd.try_get_matches_from(words).ok()?;
+    Cli::from_arg_matches(&matches).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_completers_are_on_their_arguments() {
+        let mut cmd = command();
+        cmd.build();
+        cmd.clone().debug_assert();
+        for id in ["resources", "namespace", "context", "user", "cluster"] {
+            let arg = cmd.get_arguments().find(|a| a.get_id() == id);
+            let arg = arg.unwrap_or_else(|| panic!("no argument {id}"));
+            assert!(arg.get::<ArgValueCompleter>().is_some(), "{id}");
+        }
+    }
+}

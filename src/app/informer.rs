@@ -1,0 +1,890 @@
+//! The informer loop: for each resource, pop the queue, apply the deltas to the store
+//! (under the queue's lock, as client-go's `Pop(process)` does), turn them into records,
+//! print them into the one shared [`Sink`], and decide whether to stop (`--max-events`,
+//! `--until`, `--until-synced`, a closed output). It knows no terminal: the printers are
+//! whatever the sink was given, so it runs as well against an in-memory buffer.
+//!
+//! The version of the object the store held before a pop is captured in the same closure
+//! as the pop, so `--diff`, `--until created` and `-o watch-events` see exactly what the
+//! informer knew before each delta. A batch pop (client-go ≥ 0.35) prints its deltas, and
+//! the reflector's records among them, in queue order, each with the `batch` size; a popped
+//! atomic relist or resync (0.36) prints what `Store::apply_atomic` makes of it.
+//! With `--view handlers`, each delta is followed by the handler call it makes
+//! ([`crate::cache::handlers`]), if any.
+
+use std::io::{self, Write as _};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use crate::app::stats::Stats;
+use crate::app::until::Condition;
+use crate::cache::delta::{Delta, Deltas};
+use crate::cache::handlers::{self, Listener, Registration};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::{Batched, Popped, Queue};
+use crate::cache::reflector::{ListProgress, ReflectorEvent};
+use crate::cache::store::{Applied, Store};
+use crate::client::target::Target;
+use crate::output::{progress, Body, InformerInfo, Printer, Record};
+
+/// Why the informers stop.
+pub(crate) enum Stop {
+    Done,
+    Met,
+    Failed(anyhow::Error),
+}
+
+/// Shared by the consumers: the printer and the counters that decide when to stop.
+pub(crate) struct Sink {
+    pub printer: Box<dyn Printer>,
+    /// `--record FILE`: the JSON-lines records, whatever `printer` shows.
+    pub recorder: Option<Box<dyn Printer>>,
+    pub stats: Option<Stats>,
+    /// Deltas printed so far.
+    pub deltas: u64,
+    /// Handler calls printed so far (`--view handlers`).
+    pub handler_calls: u64,
+    /// Resources that have synced.
+    pub synced: usize,
+    /// Resources left out because the server refused them before they synced
+    /// ([`Shared::skip`]); they never sync.
+    pub skipped: usize,
+    /// Progress is on stderr now (a terminal line to clear before stdout writes).
+    pub progress_shown: bool,
+    /// What the reflectors did last while loading, for the progress line.
+    pub progress_note: String,
+    /// The last failure a reflector reported (`resource: cause`), for the line that ends
+    /// a run whose `--timeout` came before every resource synced.
+    pub last_error: Option<String>,
+    /// Nothing more is printed once set.
+    pub finished: bool,
+}
+
+impl Sink {
+    pub fn new(
+        printer: Box<dyn Printer>,
+        recorder: Option<Box<dyn Printer>>,
+        stats: Option<Stats>,
+    ) -> Sink {
+        Sink {
+            printer,
+            recorder,
+            stats,
+            deltas: 0,
+            handler_calls: 0,
+            synced: 0,
+            skipped: 0,
+            progress_shown: false,
+            progress_note: String::new(),
+            last_error: None,
+            finished: false,
+        }
+    }
+
+    /// Prints one record to the output, the recording and the counters.
+    fn print(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
+        if let Body::Event(e) = &rec.body {
+            match e {
+                ReflectorEvent::List { .. } => {
+                    self.progress_note = format!("listing {}", rec.resource.name)
+                }
+                // A streaming list has no pages.
+                ReflectorEvent::Listed {
+                    items,
+                    streaming: true,
+                    ..
+                } => self.progress_note = format!("listed {}: {items} streamed", rec.resource.name),
+                ReflectorEvent::Listed { items, pages, .. } => {
+                    let s = if *pages == 1 { "" } else { "s" };
+                    self.progress_note =
+                        format!("listed {}: {items} in {pages} page{s}", rec.resource.name)
+                }
+                ReflectorEvent::Backoff { cause, .. } => {
+                    self.last_error = Some(format!("{}: {cause}", rec.resource.name))
+                }
+                ReflectorEvent::Retry(r) => {
+                    let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+                    self.last_error = Some(format!(
+                        "{}: {}: {code}{}",
+                        rec.resource.name,
+                        r.verb.as_str(),
+                        r.reason
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = &mut self.stats {
+            s.observe(rec, targets.saturating_sub(self.skipped));
+        }
+        if let Some(r) = &mut self.recorder {
+            r.print(rec)?;
+        }
+        self.clear_progress();
+        self.printer.print(rec)
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.flush()?;
+        }
+        self.printer.flush()
+    }
+
+    /// The one line for a `--timeout` of `after` that came before every resource of
+    /// `targets` synced: how many did, and the last error, if any.
+    pub fn timed_out_before_sync(&self, after: std::time::Duration, targets: usize) -> String {
+        let mut line = format!(
+            "error: timed out after {after:?} waiting for the initial list ({} of {targets} synced)",
+            self.synced
+        );
+        if let Some(e) = &self.last_error {
+            line.push_str(&format!("; the last error, retried with backoff: {e}"));
+        }
+        line
+    }
+
+    /// The run ends: everything out, held output too.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(r) = &mut self.recorder {
+            r.finish()?;
+        }
+        self.printer.finish()
+    }
+
+    /// Every resource has synced or been left out.
+    pub fn all_synced(&self, targets: usize) -> bool {
+        self.synced + self.skipped >= targets
+    }
+
+    pub fn clear_progress(&mut self) {
+        if self.progress_shown {
+            self.progress_shown = false;
+            let _ = write!(io::stderr(), "{}", progress::CLEAR);
+        }
+    }
+}
+
+/// What every informer loop of a run shares: the sink and the stop conditions.
+pub(crate) struct Shared {
+    pub sink: Mutex<Sink>,
+    /// Every reflector's list progress, for the progress line.
+    pub lists: Mutex<Vec<Arc<ListProgress>>>,
+    /// Resources × contexts: the number of Synced records that make "all synced".
+    pub targets: usize,
+    pub max_events: Option<u64>,
+    pub until_synced: bool,
+    pub watch_only: bool,
+    pub pop_delay: Option<std::time::Duration>,
+    pub until: Option<Condition>,
+    pub stop: mpsc::UnboundedSender<Stop>,
+    /// `--view handlers`: the handler whose calls are printed (and counted by
+    /// `--max-events`) besides the deltas.
+    pub handler: Option<Registration>,
+}
+
+impl Shared {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Sink> {
+        self.sink.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self, f: impl FnOnce(&mut Sink) -> io::Result<Option<Stop>>) {
+        let mut sink = self.lock();
+        if sink.finished {
+            return;
+        }
+        let stop = match f(&mut sink) {
+            Ok(s) => s,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(Stop::Done),
+            Err(e) => Some(Stop::Failed(
+                anyhow::Error::new(e).context("writing output"),
+            )),
+        };
+        if let Some(s) = stop {
+            sink.finished = true;
+            let _ = sink.finish();
+            let _ = self.stop.send(s);
+        }
+    }
+
+    /// Leaves out a resource whose reflector ended before its first sync because the
+    /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
+    /// stderr, and the others go on. The run fails when no resource is left, and with
+    /// `--until-synced` ends when the others have all synced.
+    pub(crate) fn skip(&self, line: &str) {
+        self.write(|sink| {
+            sink.clear_progress();
+            writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
+            sink.skipped += 1;
+            sink.printer.left_out()?;
+            if sink.skipped >= self.targets {
+                return Ok(Some(Stop::Failed(anyhow::anyhow!(
+                    "none of the {} resources can be watched: the server refused each, as \
+                     reported above; `kubectl auth can-i --list` shows what you may list and watch",
+                    self.targets
+                ))));
+            }
+            Ok((self.until_synced && sink.all_synced(self.targets)).then_some(Stop::Done))
+        });
+    }
+}
+
+/// While the initial lists load, a one-line progress report on stderr (a terminal),
+/// rewritten in place and cleared before anything goes to stdout and once synced.
+pub(crate) async fn progress(shared: Arc<Shared>) {
+    let start = Instant::now();
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let mut sink = shared.lock();
+        if sink.finished || sink.all_synced(shared.targets) {
+            sink.clear_progress();
+            return;
+        }
+        // Whatever stdout holds goes out first, so it never lands after the progress text.
+        let _ = sink.printer.flush();
+        let popped = sink.deltas;
+        let (pages, items) = shared
+            .lists
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .fold((0, 0), |(p, i), l| {
+                (
+                    p + l.pages.load(Ordering::Relaxed),
+                    i + l.items.load(Ordering::Relaxed),
+                )
+            });
+        let line = progress::Line {
+            note: &sink.progress_note,
+            items,
+            pages,
+            popped,
+            synced: sink.synced,
+            targets: shared.targets,
+            elapsed: start.elapsed(),
+        };
+        let line = line.fit(progress::stderr_width());
+        let _ = write!(io::stderr(), "{}{line}", progress::CLEAR);
+        sink.progress_shown = true;
+    }
+}
+
+/// The informer's processing loop for one resource: until the queue closes or a stop
+/// condition is met. `informer`: its release and queue, for the records.
+pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
+    t: Target,
+    context: Option<Arc<str>>,
+    informer: InformerInfo<'static>,
+    fifo: Arc<Q>,
+    store: Arc<Store>,
+    shared: Arc<Shared>,
+) {
+    let mut synced = false;
+    let batches = fifo.pops_in_batches();
+    // Registered before the informer runs, as client-go's AddEventHandler before Run.
+    let mut listener = shared.handler.map(|r| Listener::new(r, Instant::now()));
+    loop {
+        // Applied to the store under the FIFO's lock, with the versions known before.
+        let Some(taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
+            return;
+        };
+        if let (Some(l), Taken::Notice(ReflectorEvent::Resync)) = (&mut listener, &taken) {
+            l.resync_check(Instant::now());
+        }
+        let had_deltas = !matches!(taken, Taken::Notice(_));
+        let now_synced = !synced && fifo.has_synced();
+        synced |= now_synced;
+        let pop = Pop {
+            resource: &t,
+            context: context.as_deref(),
+            taken: &taken,
+            informer,
+            // How many objects the informer holds when it has just synced.
+            synced_with: now_synced.then(|| store.len()),
+            drained: fifo.is_empty(),
+            listener: listener.as_ref(),
+        };
+        shared.write(|sink| pop.deliver(&shared, sink));
+        // A slow handler is slow on deltas; the reflector's records pass at once.
+        if let (Some(d), true) = (shared.pop_delay, had_deltas) {
+            tokio::time::sleep(d).await;
+        }
+    }
+}
+
+/// What one pop gave the informer, applied to its store.
+enum Taken {
+    Notice(ReflectorEvent),
+    /// One key's deltas (DeltaFIFO; a RealFIFO's single pops); `before`: the store's
+    /// version of the key before them.
+    Deltas {
+        key: String,
+        deltas: Deltas,
+        before: Option<ObjectRef>,
+        initial: bool,
+    },
+    /// Deltas, each with the store's version before it, and the notices among them, in
+    /// queue order: a batch pop, or a popped atomic relist or resync. `batch`: the number
+    /// of queued deltas the pop took, when the queue pops in batches.
+    Steps {
+        steps: Vec<Step>,
+        batch: Option<u32>,
+        initial: bool,
+    },
+}
+
+enum Step {
+    Notice(ReflectorEvent),
+    Delta(Applied),
+}
+
+/// Applies a popped entry to `store` (the FIFO still locked, as client-go's
+/// `Pop(process)`), keeping the version of each object known before its delta.
+fn take(p: Popped<ReflectorEvent>, store: &Store, batches: bool) -> Taken {
+    match p {
+        Popped::Notice(n) => Taken::Notice(n),
+        Popped::Deltas {
+            key,
+            deltas,
+            is_in_initial_list,
+        } => Taken::Deltas {
+            before: store.apply(&deltas),
+            key,
+            deltas,
+            initial: is_in_initial_list,
+        },
+        // A batch's keys are distinct: applying its deltas one by one is client-go's
+        // transaction, and each one's previous version is the store's before the pop.
+        Popped::Batch {
+            entries,
+            is_in_initial_list,
+        } => {
+            let mut n = 0;
+            let steps = entries
+                .into_iter()
+                .map(|e| match e {
+                    Batched::Notice(ev) => Step::Notice(ev),
+                    Batched::Delta { key, delta } => {
+                        n += 1;
+                        let prev = store.apply(std::slice::from_ref(&delta));
+                        Step::Delta(Applied { key, delta, prev })
+                    }
+                })
+                .collect();
+            Taken::Steps {
+                steps,
+                batch: Some(n),
+                initial: is_in_initial_list,
+            }
+        }
+        Popped::Atomic {
+            delta,
+            is_in_initial_list,
+        } => Taken::Steps {
+            steps: store
+                .apply_atomic(&delta)
+                .into_iter()
+                .map(Step::Delta)
+                .collect(),
+            batch: batches.then_some(1),
+            initial: is_in_initial_list,
+        },
+    }
+}
+
+/// One pop, and what the informer knew around it.
+struct Pop<'a> {
+    resource: &'a Target,
+    context: Option<&'a str>,
+    taken: &'a Taken,
+    /// The run's informer (release and queue), for the records.
+    informer: InformerInfo<'static>,
+    /// `Some(objects held)` when this pop made the queue synced.
+    synced_with: Option<usize>,
+    /// No delta is queued after this pop.
+    drained: bool,
+    /// `--view handlers`: the handler's listener.
+    listener: Option<&'a Listener>,
+}
+
+impl Pop<'_> {
+    fn record<'b>(&'b self, body: Body<'b>, batch: Option<u32>) -> Record<'b> {
+        Record {
+            resource: &self.resource.resource,
+            context: self.context,
+            time: jiff::Timestamp::now(),
+            body,
+            informer: InformerInfo {
+                batch,
+                ..self.informer
+            },
+        }
+    }
+
+    /// Prints the pop's records into `sink`; `Some` when a stop condition was met.
+    fn deliver(&self, shared: &Shared, sink: &mut Sink) -> io::Result<Option<Stop>> {
+        let stop = match self.taken {
+            Taken::Notice(ev) => {
+                sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+                None
+            }
+            Taken::Deltas {
+                key,
+                deltas,
+                before,
+                initial,
+            } => self.deliver_deltas(shared, sink, key, deltas, before.as_ref(), *initial)?,
+            Taken::Steps {
+                steps,
+                batch,
+                initial,
+            } => self.deliver_steps(shared, sink, steps, *batch, *initial)?,
+        };
+        if stop.is_some() {
+            return Ok(stop);
+        }
+        if let Some(known) = self.synced_with {
+            sink.print(&self.record(Body::Synced, None), shared.targets)?;
+            sink.synced += 1;
+            if shared
+                .until
+                .as_ref()
+                .is_some_and(|c| c.met_when_synced(known))
+            {
+                return Ok(Some(Stop::Met));
+            }
+            if shared.until_synced && sink.all_synced(shared.targets) {
+                return Ok(Some(Stop::Done));
+            }
+        }
+        if self.drained {
+            sink.flush()?;
+        }
+        Ok(None)
+    }
+
+    /// Prints a key's deltas, oldest first, each with the version before it: `before`,
+    /// then the previous delta's object.
+    fn deliver_deltas(
+        &self,
+        shared: &Shared,
+        sink: &mut Sink,
+        key: &str,
+        deltas: &[Delta],
+        before: Option<&ObjectRef>,
+        initial_list: bool,
+    ) -> io::Result<Option<Stop>> {
+        let mut prev = before;
+        for delta in deltas {
+            let body = Body::Delta {
+                key,
+                delta,
+                initial_list,
+                prev,
+            };
+            if let Some(stop) = self.deliver_delta(shared, sink, body, None)? {
+                return Ok(Some(stop));
+            }
+            prev = delta.stored();
+        }
+        Ok(None)
+    }
+
+    /// Prints a batch pop's or an atomic delta's records, in order.
+    fn deliver_steps(
+        &self,
+        shared: &Shared,
+        sink: &mut Sink,
+        steps: &[Step],
+        batch: Option<u32>,
+        initial_list: bool,
+    ) -> io::Result<Option<Stop>> {
+        for step in steps {
+            let a = match step {
+                Step::Notice(ev) => {
+                    sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+                    continue;
+                }
+                Step::Delta(a) => a,
+            };
+            let body = Body::Delta {
+                key: &a.key,
+                delta: &a.delta,
+                initial_list,
+                prev: a.prev.as_ref(),
+            };
+            if let Some(stop) = self.deliver_delta(shared, sink, body, batch)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Prints one delta record (unless `--watch-only` hides it); `Some` when it meets
+    /// `--until` or reaches `--max-events`.
+    fn deliver_delta(
+        &self,
+        shared: &Shared,
+        sink: &mut Sink,
+        body: Body<'_>,
+        batch: Option<u32>,
+    ) -> io::Result<Option<Stop>> {
+        let Body::Delta {
+            delta,
+            prev,
+            initial_list,
+            ..
+        } = body
+        else {
+            return Ok(None);
+        };
+        if shared.watch_only && initial_list {
+            return Ok(None);
+        }
+        let met = shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
+        let rec = self.record(body, batch);
+        sink.print(&rec, shared.targets)?;
+        sink.deltas += 1;
+        let call = self
+            .listener
+            .and_then(|l| handlers::call(delta, prev, initial_list, l));
+        if let (Some(call), Body::Delta { key, .. }) = (&call, body) {
+            let body = Body::Handler {
+                key,
+                call,
+                initial_list,
+            };
+            // The call is made as the delta is processed: at its time.
+            sink.print(&Record { body, ..rec }, shared.targets)?;
+            sink.handler_calls += 1;
+        }
+        if met {
+            return Ok(Some(Stop::Met));
+        }
+        // --max-events counts what is shown: handler calls in their view.
+        let shown = match self.listener {
+            Some(_) => sink.handler_calls,
+            None => sink.deltas,
+        };
+        if shared.max_events.is_some_and(|m| shown >= m) {
+            return Ok(Some(Stop::Done));
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::cache::delta_fifo::DeltaFifo;
+    use crate::cache::object::Object;
+    use crate::client::target::Resource;
+    use crate::output::{Format, Options, View};
+
+    /// A writer into a buffer the test can read.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn pod(name: &str, rv: &str) -> ObjectRef {
+        Arc::new(
+            Object::from_json(&format!(
+                r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
+            ))
+            .unwrap(),
+        )
+    }
+
+    fn target() -> Target {
+        Target {
+            resource: Resource {
+                name: "pods".into(),
+                kind: "Pod".into(),
+                api_version: "v1".into(),
+                namespaced: true,
+            },
+            group: String::new(),
+            version: "v1".into(),
+            plural: "pods".into(),
+        }
+    }
+
+    /// Runs one informer loop over `fill`'s DeltaFIFO with these stop conditions; the JSON
+    /// lines printed and how it stopped.
+    async fn run(
+        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        max_events: Option<u64>,
+        until_synced: bool,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        run_with(fill, max_events, until_synced, None).await
+    }
+
+    /// [`run`], with `handler`'s calls shown instead of the deltas when given.
+    async fn run_with(
+        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        max_events: Option<u64>,
+        until_synced: bool,
+        handler: Option<Registration>,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        let store = Arc::new(Store::new());
+        let fifo = DeltaFifo::new(Some(store.clone()), true);
+        fill(&fifo);
+        run_queue(
+            fifo,
+            store,
+            InformerInfo::default(),
+            max_events,
+            until_synced,
+            handler,
+        )
+        .await
+    }
+
+    /// Runs one informer loop over a filled `fifo` whose known objects are `store`.
+    async fn run_queue<Q: Queue<ReflectorEvent>>(
+        fifo: Q,
+        store: Arc<Store>,
+        informer: InformerInfo<'static>,
+        max_events: Option<u64>,
+        until_synced: bool,
+        handler: Option<Registration>,
+    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+        let out = Buffer::default();
+        let opts = Options {
+            format: Format::Json,
+            view: match handler {
+                Some(_) => View::Handlers,
+                None => View::Deltas,
+            },
+            ..Options::default()
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            sink: Mutex::new(Sink::new(
+                crate::output::printer(opts, out.clone(), io::sink()),
+                None,
+                None,
+            )),
+            lists: Mutex::default(),
+            targets: 1,
+            max_events,
+            until_synced,
+            watch_only: false,
+            pop_delay: None,
+            until: None,
+            stop: tx,
+            handler,
+        });
+        let fifo = Arc::new(fifo);
+        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));
+        let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .ok()
+            .flatten();
+        task.abort();
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let recs = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (recs, stop)
+    }
+
+    /// `Type key@rv` of each record, with ` †` on tombstones, ` batch=N` and
+    /// ` initial` when set; reflector events and Synced by their type.
+    fn brief(recs: &[serde_json::Value]) -> Vec<String> {
+        recs.iter()
+            .map(|r| {
+                let t = r["type"].as_str().unwrap();
+                let Some(key) = r["key"].as_str() else {
+                    return t.to_owned();
+                };
+                let mut s = format!("{t} {key}@{}", r["resourceVersion"].as_str().unwrap_or("-"));
+                if r["finalStateUnknown"] == true {
+                    s.push_str(" †");
+                }
+                if let Some(b) = r["batch"].as_u64() {
+                    s.push_str(&format!(" batch={b}"));
+                }
+                if r["initialList"] == true {
+                    s.push_str(" initial");
+                }
+                s
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
+        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        let store = Arc::new(Store::new());
+        let opts = RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: true,
+        };
+        let fifo = RealFifo::with_options(store.clone(), opts);
+        fifo.push_notice(ReflectorEvent::List {
+            resource_version: String::new(),
+            limit: 0,
+            reason: "initial".into(),
+            streaming: true,
+        });
+        fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+        fifo.replace(vec![pod("c", "4"), pod("b", "3")], "4");
+        fifo.resync();
+        let informer = InformerInfo {
+            client_go: Some("0.36"),
+            queue: Some("RealFIFO+batch+atomic"),
+            batch: None,
+        };
+        let (recs, stop) = run_queue(fifo, store, informer, Some(7), false, None).await;
+        assert!(matches!(stop, Some(Stop::Done)));
+        assert_eq!(
+            brief(&recs),
+            [
+                "List",
+                "ReplacedAll ns/a@1 batch=1 initial",
+                "ReplacedAll ns/b@2 batch=1 initial",
+                "Synced",
+                "Deleted ns/a@1 † batch=1",
+                "ReplacedAll ns/c@4 batch=1",
+                "ReplacedAll ns/b@3 batch=1",
+                "SyncAll ns/b@3 batch=1",
+                "SyncAll ns/c@4 batch=1",
+            ]
+        );
+        for r in [&recs[0], &recs[3]] {
+            assert_eq!(r["clientGo"], "0.36", "{r}");
+            assert_eq!(r["queue"], "RealFIFO+batch+atomic", "{r}");
+        }
+    }
+
+    #[tokio::test]
+    async fn batch_pops_take_distinct_keys_with_the_notices_among_them() {
+        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+        let store = Arc::new(Store::new());
+        let opts = RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: false,
+        };
+        let fifo = RealFifo::with_options(store.clone(), opts);
+        fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+        fifo.update(pod("a", "3"));
+        fifo.bookmark(ReflectorEvent::Bookmark {
+            resource_version: "3".into(),
+        });
+        fifo.update(pod("b", "4"));
+        fifo.update(pod("a", "5"));
+        let (recs, _) = run_queue(fifo, store, InformerInfo::default(), Some(5), false, None).await;
+        assert_eq!(
+            brief(&recs),
+            [
+                // The first Replace's deltas are a batch of their own.
+                "Replaced ns/a@1 batch=2 initial",
+                "Replaced ns/b@2 batch=2 initial",
+                "Synced",
+                // A bookmark does not close a batch before 0.36; a second `a` does.
+                "Updated ns/a@3 batch=2",
+                "Bookmark",
+                "Updated ns/b@4 batch=2",
+                "Updated ns/a@5 batch=1",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn stops_after_max_events_deltas_without_a_terminal() {
+        let (recs, stop) = run(
+            |q| {
+                q.push_notice(ReflectorEvent::Resync);
+                q.replace(vec![pod("a", "1"), pod("b", "2"), pod("c", "3")], "3");
+            },
+            Some(2),
+            false,
+        )
+        .await;
+        assert!(matches!(stop, Some(Stop::Done)));
+        let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
+        assert_eq!(types, ["Resync", "Replaced", "Replaced"]);
+        assert_eq!(recs[1]["key"], "ns/a");
+        assert_eq!(recs[1]["initialList"], true);
+    }
+
+    #[tokio::test]
+    async fn until_synced_stops_after_the_synced_record() {
+        let (recs, stop) = run(
+            |q| q.replace(vec![pod("a", "1"), pod("b", "2")], "2"),
+            None,
+            true,
+        )
+        .await;
+        assert!(matches!(stop, Some(Stop::Done)));
+        let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
+        assert_eq!(types, ["Replaced", "Replaced", "Synced"]);
+    }
+
+    /// `(handler, key, oldResourceVersion, resourceVersion)` of the handler calls.
+    fn handler_calls(recs: &[serde_json::Value]) -> Vec<String> {
+        recs.iter()
+            .filter(|r| r["type"] == "HandlerCall")
+            .map(|r| {
+                let s = |f: &str| r[f].as_str().unwrap_or("-").to_owned();
+                format!(
+                    "{} {} {}→{}",
+                    s("handler"),
+                    s("key"),
+                    s("oldResourceVersion"),
+                    s("resourceVersion")
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_handler_view_shows_calls_and_counts_them_for_max_events() {
+        // All in the queue before the first pop: a's and b's deltas coalesce.
+        let fill = |q: &DeltaFifo<ReflectorEvent>| {
+            q.replace(vec![pod("a", "1"), pod("b", "2")], "2");
+            q.update(pod("a", "3"));
+            // A relist: b unchanged, a gone.
+            q.replace(vec![pod("b", "2")], "4");
+            q.add(pod("c", "5"));
+        };
+        let (recs, stop) = run_with(fill, Some(5), false, Some(Registration::default())).await;
+        assert!(matches!(stop, Some(Stop::Done)), "{recs:#?}");
+        assert!(
+            recs.iter().all(|r| r["type"] == "HandlerCall"),
+            "no delta records in this view: {recs:#?}"
+        );
+        assert_eq!(
+            handler_calls(&recs),
+            [
+                "OnAdd ns/a -→1",
+                "OnUpdate ns/a 1→3",
+                "OnDelete ns/a -→3",
+                "OnAdd ns/b -→2",
+                // The relist's unchanged b: a sync notification, which reaches a handler
+                // without a resync period (its listener never leaves the syncing set).
+                "OnUpdate ns/b 2→2",
+            ],
+            "--max-events 5 stops after the fifth call"
+        );
+        assert_eq!(recs[0]["isInInitialList"], true);
+        assert_eq!(recs[2]["finalStateUnknown"], true);
+        assert_eq!(recs[3]["isInInitialList"], true);
+    }
+}

@@ -1,0 +1,19 @@
+//! The application: the command line ([`cli`], [`complete`]) resolved into a
+//! configuration ([`config`], the simulator's in [`sim`]), the watch that wires a
+//! reflector, a queue and an informer loop per resource ([`watch`], [`informer`]),
+//! `--until` ([`until`]), the statistics line ([`stats`]), `kwatch replay` ([`replay`])
+//! and the exit codes ([`exit`]).
+//!
+//! The top of the library: it may import every layer below and [`crate::sim`]; nothing
+//! below imports it.
+
+pub mod cli;
+pub mod complete;
+pub mod config;
+pub mod exit;
+pub mod informer;
+pub mod replay;
+pub mod sim;
+pub mod stats;
+pub mod until;
+pub mod watch;

@@ -1,0 +1,569 @@
+//! `kwatch replay FILE`: re-renders a JSON-lines recording (`--record FILE`, or saved
+//! `-o json` output) in any output format. Records are rebuilt exactly as the watch
+//! printed them (time, context, initial list, tombstones); the previous version of each
+//! object is tracked as the informer's store did, so `--diff` and `-o watch-events` work
+//! on a recording too.
+//!
+//! `--view handlers` shows the handler calls a recording holds (saved `--view handlers
+//! -o json` output), and derives them from the deltas it holds ([`crate::cache::handlers`], for a
+//! handler without a resync period, or one of a second or more: either way one whose
+//! listener is always syncing).
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
+
+use anyhow::{Context, Result};
+
+use crate::app::cli::ReplayArgs;
+use crate::app::stats::Stats;
+use crate::app::until::Condition;
+use crate::app::watch::Outcome;
+use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
+use crate::cache::object::{Object, ObjectRef};
+use crate::cache::reflector::ReflectorEvent;
+use crate::client::target::Resource;
+use crate::output::record::{self, HandlerLine, HandlerName, Line};
+use crate::output::{self, Body, InformerInfo, Printer, Record, View};
+use crate::selector::{parse_labels, LabelSelector};
+
+/// One parsed record, owning what the printers borrow.
+enum Item {
+    Delta {
+        kind: DeltaType,
+        key: String,
+        resource: usize,
+        object: Option<ObjectRef>,
+        tombstone: bool,
+        initial_list: bool,
+    },
+    Event(ReflectorEvent, usize),
+    Synced(usize),
+    Handler {
+        key: String,
+        resource: usize,
+        call: HandlerCall,
+    },
+}
+
+struct Parsed {
+    time: jiff::Timestamp,
+    context: Option<String>,
+    item: Item,
+    /// What the line said of its informer: release and queue, batch size.
+    client_go: Option<String>,
+    queue: Option<String>,
+    batch: Option<u32>,
+}
+
+/// The resources of a recording: the names reflector events carry, matched to the
+/// kind and apiVersion that deltas carry.
+#[derive(Default)]
+struct Resources {
+    list: Vec<Resource>,
+}
+
+impl Resources {
+    fn by_name(&mut self, name: &str) -> usize {
+        if let Some(i) = self.list.iter().position(|r| r.name == name) {
+            return i;
+        }
+        // Kind and apiVersion are filled in by the first delta of this resource.
+        self.list.push(Resource {
+            name: name.to_owned(),
+            kind: String::new(),
+            api_version: String::new(),
+            namespaced: true,
+        });
+        self.list.len() - 1
+    }
+
+    /// For recordings made before deltas named their resource: the resource events
+    /// named whose plural starts like the kind, else kubectl's naive plural of the kind.
+    fn by_kind(&mut self, kind: &str, api_version: &str, namespaced: bool) -> usize {
+        if let Some(i) = self
+            .list
+            .iter()
+            .position(|r| r.kind == kind && r.api_version == api_version)
+        {
+            return i;
+        }
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        let stem = kind.to_lowercase();
+        let stem = stem.trim_end_matches('y');
+        // A resource named by events whose plural starts with the kind, in its group.
+        let named = self.list.iter().position(|r| {
+            r.kind.is_empty() && {
+                let (plural, g) = r.name.split_once('.').unwrap_or((&r.name, ""));
+                g == group && plural.starts_with(stem)
+            }
+        });
+        let i = match named {
+            Some(i) => i,
+            None => {
+                let plural = format!("{}s", kind.to_lowercase());
+                let name = if group.is_empty() {
+                    plural
+                } else {
+                    format!("{plural}.{group}")
+                };
+                self.by_name(&name)
+            }
+        };
+        self.fill(i, kind, api_version, namespaced)
+    }
+
+    /// The resource a delta names, with what the delta says of it.
+    fn named(&mut self, name: &str, kind: &str, api_version: &str, namespaced: bool) -> usize {
+        let i = self.by_name(name);
+        self.fill(i, kind, api_version, namespaced)
+    }
+
+    fn fill(&mut self, i: usize, kind: &str, api_version: &str, namespaced: bool) -> usize {
+        let r = &mut self.list[i];
+        if r.kind.is_empty() {
+            r.kind = kind.to_owned();
+            r.api_version = api_version.to_owned();
+        }
+        r.namespaced = namespaced;
+        i
+    }
+}
+
+fn time(t: &str, n: usize) -> Result<jiff::Timestamp> {
+    t.parse()
+        .with_context(|| format!("line {n}: bad time {t:?}"))
+}
+
+fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed>> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let line: Line<'_> = serde_json::from_str(text).with_context(|| {
+        format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
+    })?;
+    let informer = line.informer();
+    let client_go = informer.client_go.map(str::to_owned);
+    let queue = informer.queue.map(str::to_owned);
+    let batch = informer.batch;
+    if let Some((kind, d)) = line.delta() {
+        let object = match record::object_of(text).with_context(|| format!("line {n}"))? {
+            Some(o) => Some(ObjectRef::new(
+                Object::from_json(o.get()).with_context(|| format!("line {n}: bad object"))?,
+            )),
+            None => None,
+        };
+        let namespaced = d.namespace.is_some();
+        let resource = match &d.resource {
+            Some(name) => res.named(name, &d.kind, &d.api_version, namespaced),
+            // Recorded before deltas named their resource.
+            None => res.by_kind(&d.kind, &d.api_version, namespaced),
+        };
+        return Ok(Some(Parsed {
+            time: time(&d.time, n)?,
+            context: d.context.as_deref().map(str::to_owned),
+            item: Item::Delta {
+                kind,
+                key: d.key.clone().into_owned(),
+                resource,
+                object,
+                tombstone: d.final_state_unknown,
+                initial_list: d.initial_list,
+            },
+            client_go,
+            queue,
+            batch,
+        }));
+    }
+    if let Line::HandlerCall(h) = &line {
+        let resource = res.named(&h.resource, &h.kind, &h.api_version, h.namespace.is_some());
+        return Ok(Some(Parsed {
+            time: time(&h.time, n)?,
+            context: h.context.as_deref().map(str::to_owned),
+            item: Item::Handler {
+                key: h.key.clone().into_owned(),
+                resource,
+                call: handler_call(h, text, n)?,
+            },
+            client_go: None,
+            queue: None,
+            batch: None,
+        }));
+    }
+    let (head, item) = match (&line, line.event()) {
+        (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
+        (Line::Synced { head, .. }, None) => (head, Item::Synced(res.by_name(&head.resource))),
+        // Not reached: every variant is a delta, an event or Synced.
+        _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
+    };
+    Ok(Some(Parsed {
+        time: time(&head.time, n)?,
+        context: head.context.as_deref().map(str::to_owned),
+        item,
+        client_go,
+        queue,
+        batch,
+    }))
+}
+
+/// The call a HandlerCall line records, with its objects.
+fn handler_call(h: &HandlerLine<'_>, text: &str, n: usize) -> Result<HandlerCall> {
+    let parse =
+        |o: Option<&serde_json::value::RawValue>, field: &str| -> Result<Option<ObjectRef>> {
+            o.map(|o| {
+                Object::from_json(o.get())
+                    .map(ObjectRef::new)
+                    .with_context(|| format!("line {n}: bad {field}"))
+            })
+            .transpose()
+        };
+    let (old, object) = record::objects_of(text).with_context(|| format!("line {n}"))?;
+    let (old, object) = (parse(old, "oldObject")?, parse(object, "object")?);
+    let missing = |field: &str| anyhow::anyhow!("line {n}: a {:?} call without {field}", h.handler);
+    Ok(match h.handler {
+        HandlerName::OnAdd => HandlerCall::OnAdd {
+            obj: object.ok_or_else(|| missing("object"))?,
+            is_in_initial_list: h.is_in_initial_list.unwrap_or(false),
+        },
+        HandlerName::OnUpdate => HandlerCall::OnUpdate {
+            old: old.ok_or_else(|| missing("oldObject"))?,
+            new: object.ok_or_else(|| missing("object"))?,
+        },
+        HandlerName::OnDelete => HandlerCall::OnDelete {
+            obj: match (h.final_state_unknown.unwrap_or(false), object) {
+                (true, obj) => DeltaObject::Tombstone(Tombstone {
+                    key: h.key.clone().into_owned(),
+                    obj,
+                }),
+                (false, Some(o)) => DeltaObject::Object(o),
+                (false, None) => return Err(missing("object")),
+            },
+        },
+    })
+}
+
+/// A recorded handler call's record: of the pop that made it, only an OnAdd says whether
+/// it was in the initial list.
+fn recorded<'a>(key: &'a str, call: &'a HandlerCall) -> Body<'a> {
+    let initial_list = matches!(
+        call,
+        HandlerCall::OnAdd {
+            is_in_initial_list: true,
+            ..
+        }
+    );
+    Body::Handler {
+        key,
+        call,
+        initial_list,
+    }
+}
+
+/// The recording's text: the file, or stdin for `-`.
+fn read(args: &ReplayArgs) -> Result<String> {
+    let mut text = String::new();
+    if args.file.as_os_str() == "-" {
+        io::stdin().read_to_string(&mut text)?;
+    } else {
+        let f = std::fs::File::open(&args.file)
+            .with_context(|| format!("cannot open {}", args.file.display()))?;
+        for line in io::BufReader::new(f).lines() {
+            text.push_str(&line?);
+            text.push('\n');
+        }
+    }
+    Ok(text)
+}
+
+/// Runs `kwatch replay`: how it ended as a watch ends ([`Outcome::Met`] when `--until`
+/// was met, [`Outcome::NotMet`] when the recording or `--max-events` ended first).
+pub fn run(args: ReplayArgs) -> Result<Outcome> {
+    let text = read(&args)?;
+    let mut res = Resources::default();
+    let mut parsed = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(p) = parse_line(line, i + 1, &mut res)? {
+            parsed.push(p);
+        }
+    }
+    let filter = Filter::new(&args)?;
+    parsed.retain(|p| filter.keeps(p));
+    let mut opts = crate::app::config::printer_options(&args.output);
+    let namespaces: BTreeSet<&str> = parsed
+        .iter()
+        .filter_map(|p| match &p.item {
+            Item::Delta { key, .. } => key.split_once('/').map(|(ns, _)| ns),
+            _ => None,
+        })
+        .collect();
+    opts.all_namespaces = namespaces.len() > 1;
+    opts.multi = res.list.len() > 1;
+    opts.contexts = parsed.iter().any(|p| p.context.is_some());
+    opts.terminal = io::stdout().is_terminal();
+    opts.metadata_only = metadata_only(&parsed);
+    // The handler whose calls are derived from the deltas (`--view handlers`).
+    let listener = (opts.view == View::Handlers)
+        .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
+    let mut out = Counted {
+        printer: output::printer(opts, io::stdout(), io::stderr()),
+        stats: args.stats.then(Stats::new),
+        deltas: 0,
+        handler_calls: 0,
+    };
+    let mut store = Store::default();
+    let until = args.until.as_ref();
+    // As the watch: --max-events counts what is shown, handler calls in their view.
+    let handlers_shown = listener.is_some() || has_handler_calls(&parsed);
+    let mut outcome = if until.is_some() {
+        Outcome::NotMet
+    } else {
+        Outcome::Done
+    };
+    let mut replayed = parsed.len();
+    for (i, p) in parsed.iter().enumerate() {
+        replayed = i + 1;
+        let met = print(p, &res.list, &mut store, listener.as_ref(), until, &mut out)?;
+        if met {
+            outcome = Outcome::Met;
+            break;
+        }
+        let shown = match handlers_shown {
+            true => out.handler_calls,
+            false => out.deltas,
+        };
+        if args.max_events.is_some_and(|m| shown >= m) {
+            break;
+        }
+    }
+    out.printer.finish()?;
+    if let Some(mut stats) = out.stats {
+        stats.synced_after = synced_after(&parsed[..replayed], &res.list);
+        let _ = writeln!(io::stderr(), "{}", stats.render(&[]));
+    }
+    Ok(outcome)
+}
+
+/// Whether the recording holds handler calls (saved `--view handlers -o json`).
+fn has_handler_calls(parsed: &[Parsed]) -> bool {
+    parsed
+        .iter()
+        .any(|p| matches!(p.item, Item::Handler { .. }))
+}
+
+/// Time to synced as the recording saw it: from its first record to the Synced record of
+/// the last resource (per context) to sync; `None` when not all synced.
+fn synced_after(parsed: &[Parsed], resources: &[Resource]) -> Option<std::time::Duration> {
+    let first = parsed.first()?.time;
+    let mut synced = BTreeSet::new();
+    let contexts: BTreeSet<Option<&str>> = parsed.iter().map(|p| p.context.as_deref()).collect();
+    let want = resources.len() * contexts.len();
+    parsed.iter().find_map(|p| match p.item {
+        Item::Synced(r) if synced.insert((p.context.as_deref(), r)) && synced.len() == want => {
+            std::time::Duration::try_from(p.time.duration_since(first)).ok()
+        }
+        _ => None,
+    })
+}
+
+/// `-n` and `-l` on the recorded objects: a delta or handler call is kept when its
+/// object is in the namespace (cluster-scoped objects are kept, as kubectl ignores `-n`
+/// for them) and its recorded labels match the selector (a tombstone without its object
+/// is kept: the informer knew the object, so it matched before). Reflector events and
+/// Synced records are always kept.
+struct Filter {
+    namespace: Option<String>,
+    selector: Option<LabelSelector>,
+}
+
+impl Filter {
+    fn new(args: &ReplayArgs) -> Result<Filter> {
+        let selector = match args.selector.as_deref() {
+            Some(s) => Some(parse_labels(s).map_err(|e| anyhow::anyhow!("-l {s:?}: {e}"))?),
+            None => None,
+        };
+        Ok(Filter {
+            namespace: args.namespace.clone().filter(|n| !n.is_empty()),
+            selector,
+        })
+    }
+
+    fn keeps(&self, p: &Parsed) -> bool {
+        let (key, object) = match &p.item {
+            Item::Delta { key, object, .. } => (key, object.as_ref()),
+            Item::Handler { key, call, .. } => (key, call_object(call)),
+            Item::Event(..) | Item::Synced(_) => return true,
+        };
+        let in_namespace = match (&self.namespace, key.split_once('/')) {
+            (Some(want), Some((ns, _))) => ns == want,
+            _ => true,
+        };
+        let labelled = match (&self.selector, object) {
+            (Some(sel), Some(o)) => sel.matches(&labels(o)),
+            _ => true,
+        };
+        in_namespace && labelled
+    }
+}
+
+/// The object a handler call is about: the new one of an update.
+fn call_object(call: &HandlerCall) -> Option<&ObjectRef> {
+    match call {
+        HandlerCall::OnAdd { obj, .. } => Some(obj),
+        HandlerCall::OnUpdate { new, .. } => Some(new),
+        HandlerCall::OnDelete { obj } => obj.object(),
+    }
+}
+
+/// An object's `metadata.labels` as (key, value) pairs.
+fn labels(o: &ObjectRef) -> Vec<(String, String)> {
+    let v = o.to_value();
+    v.pointer("/metadata/labels")
+        .and_then(serde_json::Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The printer, counting what it prints for `--max-events` and `--stats`.
+struct Counted {
+    printer: Box<dyn Printer>,
+    stats: Option<Stats>,
+    deltas: u64,
+    handler_calls: u64,
+}
+
+impl Counted {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        self.printer.print(rec)?;
+        match rec.body {
+            Body::Delta { .. } => self.deltas += 1,
+            Body::Handler { .. } => self.handler_calls += 1,
+            _ => {}
+        }
+        if let Some(s) = &mut self.stats {
+            // Time to synced is the recording's ([`synced_after`]), not the replay's: no
+            // count of targets is ever reached here.
+            s.observe(rec, usize::MAX);
+        }
+        Ok(())
+    }
+}
+
+/// Whether the recording was made with `--metadata-only`, which covers a whole run: its
+/// first delta's object is a PartialObjectMetadata.
+fn metadata_only(parsed: &[Parsed]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind<'a> {
+        #[serde(default, borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    parsed
+        .iter()
+        .find_map(|p| match &p.item {
+            Item::Delta {
+                object: Some(o), ..
+            } => Some(o),
+            _ => None,
+        })
+        .and_then(|o| serde_json::from_str::<Kind<'_>>(o.raw()).ok())
+        .is_some_and(|k| k.kind == "PartialObjectMetadata")
+}
+
+/// The informer's store, per context and resource: key → last known object.
+type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
+
+/// Prints one record, with the previous version of a delta's object from `store`, and
+/// keeps `store` as the informer did; with a `listener`, a delta's handler call follows
+/// it. `true` when the record meets `until` (a delta, or a Synced record with no object of
+/// its resource known, for `deleted`).
+fn print(
+    p: &Parsed,
+    resources: &[Resource],
+    store: &mut Store,
+    listener: Option<&Listener>,
+    until: Option<&Condition>,
+    out: &mut Counted,
+) -> Result<bool> {
+    let resource_of = |i: usize| &resources[i];
+    let rec = |resource, body| Record {
+        resource,
+        context: p.context.as_deref(),
+        time: p.time,
+        body,
+        informer: InformerInfo {
+            client_go: p.client_go.as_deref(),
+            queue: p.queue.as_deref(),
+            batch: p.batch,
+        },
+    };
+    let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
+        Item::Event(e, r) => {
+            out.print(&rec(resource_of(*r), Body::Event(e)))?;
+            return Ok(false);
+        }
+        Item::Synced(r) => {
+            out.print(&rec(resource_of(*r), Body::Synced))?;
+            let known = store
+                .keys()
+                .filter(|(c, ri, _)| *c == p.context && ri == r)
+                .count();
+            return Ok(until.is_some_and(|c| c.met_when_synced(known)));
+        }
+        Item::Handler {
+            key,
+            resource,
+            call,
+        } => {
+            out.print(&rec(resource_of(*resource), recorded(key, call)))?;
+            return Ok(false);
+        }
+        Item::Delta {
+            kind,
+            key,
+            resource,
+            object,
+            tombstone,
+            initial_list,
+        } => (*kind, key, *resource, object, *tombstone, *initial_list),
+    };
+    let object = match (tombstone, object) {
+        (true, o) => DeltaObject::Tombstone(Tombstone {
+            key: key.clone(),
+            obj: o.clone(),
+        }),
+        (false, Some(o)) => DeltaObject::Object(o.clone()),
+        // A delta always carries its object; only a tombstone may not.
+        (false, None) => return Ok(false),
+    };
+    let delta = Delta { kind, object };
+    let skey = (p.context.clone(), ri, key.clone());
+    let prev = store.get(&skey).cloned();
+    let met = until.is_some_and(|c| c.met_by(&delta, prev.as_ref()));
+    out.print(&rec(
+        resource_of(ri),
+        Body::Delta {
+            key,
+            delta: &delta,
+            initial_list,
+            prev: prev.as_ref(),
+        },
+    ))?;
+    if let Some(call) =
+        listener.and_then(|l| handlers::call(&delta, prev.as_ref(), initial_list, l))
+    {
+        let body = Body::Handler {
+            key,
+            call: &call,
+            initial_list,
+        };
+        out.print(&rec(resource_of(ri), body))?;
+    }
+    match (kind, delta.object.object()) {
+        (DeltaType::Deleted, _) | (_, None) => store.remove(&skey),
+        (_, Some(o)) => store.insert(skey, o.clone()),
+    };
+    Ok(met)
+}

@@ -1,0 +1,308 @@
+//! `--stats`: counters over the records of a watch, printed as a summary on stderr at
+//! exit. Counting happens where records are printed, so the summary describes exactly
+//! the stream the user saw (plus deltas that --watch-only hid).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use crate::cache::queue::FifoStats;
+use crate::cache::reflector::ReflectorEvent;
+use crate::output::{Body, Record};
+
+#[derive(Debug)]
+pub struct Stats {
+    started: Instant,
+    /// Deltas by type (Added, Updated, …).
+    pub deltas: BTreeMap<&'static str, u64>,
+    /// Handler calls by method (OnAdd, …), with `--view handlers`.
+    pub handler_calls: BTreeMap<&'static str, u64>,
+    /// Lists begun, by reason ("initial", or why a relist was needed).
+    pub lists: BTreeMap<String, u64>,
+    /// LISTs answered, their pages and items.
+    pub paged_lists: u64,
+    pub pages: u64,
+    pub listed_items: u64,
+    /// Streaming lists answered (they have no pages) and the objects they streamed.
+    pub streamed_lists: u64,
+    pub streamed_items: u64,
+    pub watches: u64,
+    pub bookmarks: u64,
+    pub backoffs: u64,
+    /// Requests the request layer sent again (Retry-After, lost connections).
+    pub retries: u64,
+    pub resyncs: u64,
+    /// `--check-consistency` reports: all, those that found a difference, those that
+    /// could not compare (compacted, or the list failed).
+    pub consistency_checks: u64,
+    pub inconsistent: u64,
+    pub unchecked: u64,
+    /// Time from start to the last resource's Synced.
+    pub synced_after: Option<Duration>,
+    synced: usize,
+    /// The informer, as List records name it: `--client-go`'s release, and the queue.
+    pub informer: Option<(Option<String>, String)>,
+}
+
+impl Default for Stats {
+    fn default() -> Self {
+        Stats::new()
+    }
+}
+
+impl Stats {
+    pub fn new() -> Stats {
+        Stats {
+            started: Instant::now(),
+            deltas: BTreeMap::new(),
+            handler_calls: BTreeMap::new(),
+            lists: BTreeMap::new(),
+            paged_lists: 0,
+            pages: 0,
+            listed_items: 0,
+            streamed_lists: 0,
+            streamed_items: 0,
+            watches: 0,
+            bookmarks: 0,
+            backoffs: 0,
+            retries: 0,
+            resyncs: 0,
+            consistency_checks: 0,
+            inconsistent: 0,
+            unchecked: 0,
+            synced_after: None,
+            synced: 0,
+            informer: None,
+        }
+    }
+
+    /// Counts one record; `targets`: how many resources (and contexts) are watched, so
+    /// that time to synced is that of the last one.
+    pub fn observe(&mut self, rec: &Record<'_>, targets: usize) {
+        match &rec.body {
+            Body::Delta { delta, .. } => *self.deltas.entry(delta.kind.as_str()).or_default() += 1,
+            Body::Handler { call, .. } => *self.handler_calls.entry(call.name()).or_default() += 1,
+            Body::Synced => {
+                self.synced += 1;
+                if self.synced == targets {
+                    self.synced_after = Some(self.started.elapsed());
+                }
+            }
+            Body::Event(e) => match e {
+                ReflectorEvent::List { reason, .. } => {
+                    *self.lists.entry(reason.clone()).or_default() += 1;
+                    if let (None, Some(q)) = (&self.informer, rec.informer.queue) {
+                        let release = rec.informer.client_go.map(str::to_owned);
+                        self.informer = Some((release, q.to_owned()));
+                    }
+                }
+                ReflectorEvent::Listed {
+                    items,
+                    streaming: true,
+                    ..
+                } => {
+                    self.streamed_lists += 1;
+                    self.streamed_items += *items as u64;
+                }
+                ReflectorEvent::Listed { pages, items, .. } => {
+                    self.paged_lists += 1;
+                    self.pages += u64::from(*pages);
+                    self.listed_items += *items as u64;
+                }
+                ReflectorEvent::Watch { .. } => self.watches += 1,
+                ReflectorEvent::Bookmark { .. } => self.bookmarks += 1,
+                ReflectorEvent::Backoff { .. } => self.backoffs += 1,
+                ReflectorEvent::Retry(_) => self.retries += 1,
+                ReflectorEvent::Resync => self.resyncs += 1,
+                ReflectorEvent::Consistency(r) => {
+                    self.consistency_checks += 1;
+                    match r.consistent {
+                        Some(true) => {}
+                        Some(false) => self.inconsistent += 1,
+                        None => self.unchecked += 1,
+                    }
+                }
+                ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
+            },
+        }
+    }
+
+    /// The summary, several `name: value` lines; `fifo`: each queue's counters by
+    /// resource name.
+    pub fn render(&self, fifo: &[(String, FifoStats)]) -> String {
+        let mut s = String::from("kwatch stats\n");
+        let total: u64 = self.deltas.values().sum();
+        let by_type: Vec<String> = self
+            .deltas
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(s, "  deltas: {total} ({})", by_type.join(", "));
+        if !self.handler_calls.is_empty() {
+            let total: u64 = self.handler_calls.values().sum();
+            let by_name: Vec<String> = self
+                .handler_calls
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            let _ = writeln!(s, "  handler calls: {total} ({})", by_name.join(", "));
+        }
+        let relists: u64 = self
+            .lists
+            .iter()
+            .filter(|(r, _)| r.as_str() != "initial")
+            .map(|(_, n)| n)
+            .sum();
+        // A streaming list has no pages: its objects are counted apart.
+        let mut answered = Vec::new();
+        if self.paged_lists > 0 || self.streamed_lists == 0 {
+            answered.push(format!("{} pages, {} items", self.pages, self.listed_items));
+        }
+        if self.streamed_lists > 0 {
+            answered.push(format!(
+                "{} streamed, {} objects",
+                self.streamed_lists, self.streamed_items
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "  lists: {} ({relists} relists), {}",
+            self.lists.values().sum::<u64>(),
+            answered.join("; ")
+        );
+        for (reason, n) in self.lists.iter().filter(|(r, _)| r.as_str() != "initial") {
+            let _ = writeln!(s, "    relist ×{n}: {reason}");
+        }
+        let _ = writeln!(
+            s,
+            "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
+            self.watches, self.bookmarks, self.retries, self.backoffs, self.resyncs
+        );
+        if self.consistency_checks > 0 {
+            let _ = writeln!(
+                s,
+                "  consistency checks: {} ({} inconsistent, {} not made)",
+                self.consistency_checks, self.inconsistent, self.unchecked
+            );
+        }
+        match self.synced_after {
+            Some(d) => {
+                let _ = writeln!(s, "  synced after: {}ms", d.as_millis());
+            }
+            None => s.push_str("  synced after: not synced\n"),
+        }
+        match &self.informer {
+            Some((Some(release), queue)) => {
+                let _ = writeln!(s, "  informer: client-go {release}, {queue}");
+            }
+            Some((None, queue)) => {
+                let _ = writeln!(s, "  informer: {queue}");
+            }
+            None => {}
+        }
+        for (name, f) in fifo {
+            let _ = match f.real {
+                Some(r) => writeln!(
+                    s,
+                    "  queue {name}: max depth {}, queued {}, popped {}, batches {}",
+                    f.max_depth, r.queued, r.popped, r.batches
+                ),
+                None => writeln!(
+                    s,
+                    "  queue {name}: max depth {}, coalesced {}, dedups {}",
+                    f.max_depth, f.coalesced, f.dedups
+                ),
+            };
+        }
+        let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::cache::queue::RealFifoCounts;
+    use crate::client::target::Resource;
+
+    fn listed(items: usize, pages: u32, streaming: bool) -> ReflectorEvent {
+        ReflectorEvent::Listed {
+            resource_version: "9".into(),
+            items,
+            pages,
+            elapsed: Duration::ZERO,
+            full_list_fallback: false,
+            streaming,
+        }
+    }
+
+    fn observe(s: &mut Stats, e: &ReflectorEvent) {
+        let r = Resource::pods();
+        s.observe(
+            &Record {
+                resource: &r,
+                context: None,
+                time: "2026-11-23T10:00:00Z".parse().unwrap(),
+                body: Body::Event(e),
+                informer: Default::default(),
+            },
+            1,
+        );
+    }
+
+    fn line<'a>(text: &'a str, start: &str) -> &'a str {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} line in {text}"))
+            .trim_start()
+    }
+
+    #[test]
+    fn streaming_lists_count_objects_not_pages() {
+        let mut s = Stats::new();
+        observe(&mut s, &listed(10001, 1, true));
+        assert_eq!(
+            line(&s.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 1 streamed, 10001 objects"
+        );
+        observe(&mut s, &listed(500, 2, false));
+        assert_eq!(
+            line(&s.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 2 pages, 500 items; 1 streamed, 10001 objects"
+        );
+        let paged_only = Stats::new();
+        assert_eq!(
+            line(&paged_only.render(&[]), "lists:"),
+            "lists: 0 (0 relists), 0 pages, 0 items"
+        );
+    }
+
+    #[test]
+    fn a_real_fifo_gets_a_queue_line_of_its_own_counters() {
+        let real = FifoStats {
+            max_depth: 4,
+            real: Some(RealFifoCounts {
+                queued: 12,
+                popped: 11,
+                batches: 3,
+            }),
+            ..FifoStats::default()
+        };
+        let delta = FifoStats {
+            max_depth: 2,
+            coalesced: 1,
+            ..FifoStats::default()
+        };
+        let text = Stats::new().render(&[("pods".into(), real), ("cm".into(), delta)]);
+        assert_eq!(
+            line(&text, "queue pods"),
+            "queue pods: max depth 4, queued 12, popped 11, batches 3"
+        );
+        assert_eq!(
+            line(&text, "queue cm"),
+            "queue cm: max depth 2, coalesced 1, dedups 0"
+        );
+    }
+}

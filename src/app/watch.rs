@@ -1,0 +1,680 @@
+//! The watch command's wiring: resolve every cluster's resources, open the outputs, start
+//! one reflector → queue → informer loop ([`crate::app::informer`]) per resource, then wait
+//! for a stop condition, Ctrl-C or an error, and report.
+//!
+//! With `--context a,b`, every cluster gets its own targets, reflectors and informer
+//! loops; all print into the one sink, each record tagged with its context.
+
+use std::collections::HashSet;
+use std::io::{self, IsTerminal as _, Write as _};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use tokio::signal::unix::{signal, Signal, SignalKind};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::app::cli::WatchArgs;
+use crate::app::config::{Cluster, Config};
+use crate::app::informer::{Shared, Sink, Stop};
+use crate::app::stats::Stats;
+use crate::cache::consistency::check::{self, SyncPoints};
+use crate::cache::delta_fifo::DeltaFifo;
+use crate::cache::handlers::Registration;
+use crate::cache::listwatch::SourceError;
+use crate::cache::queue::{FifoStats, Queue};
+use crate::cache::real_fifo::RealFifo;
+use crate::cache::reflector::{Reflector, ReflectorEvent};
+use crate::cache::release::{Informer, QueueChoice, Release};
+use crate::cache::store::Store;
+use crate::client::source::KubeSource;
+use crate::client::target::Target;
+use crate::output::{self, Format, Printer};
+
+/// How a watch ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A stop condition was met (--max-events, --until-synced, --timeout) or the
+    /// output was closed by its reader; without --until.
+    Done,
+    /// The --until condition was met.
+    Met,
+    /// --until was given and --timeout elapsed first.
+    TimedOut,
+    /// --until was given and the watch ended otherwise first (--max-events,
+    /// --until-synced, output closed).
+    NotMet,
+    /// SIGINT (Ctrl-C).
+    Interrupted,
+    /// SIGTERM.
+    Terminated,
+    /// SIGHUP.
+    HungUp,
+}
+
+/// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
+/// 128 + the signal's number), each registered once for the whole run: a signal that
+/// comes between two waits is kept for the next one.
+struct Signals {
+    int: Option<Signal>,
+    term: Option<Signal>,
+    hup: Option<Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        let on = |kind| signal(kind).ok();
+        Signals {
+            int: on(SignalKind::interrupt()),
+            term: on(SignalKind::terminate()),
+            hup: on(SignalKind::hangup()),
+        }
+    }
+
+    /// The next signal, as the outcome it makes (pending for ever if none registered).
+    async fn recv(&mut self) -> Outcome {
+        async fn one(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    if s.recv().await.is_none() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = one(&mut self.int) => Outcome::Interrupted,
+            _ = one(&mut self.term) => Outcome::Terminated,
+            _ = one(&mut self.hup) => Outcome::HungUp,
+        }
+    }
+}
+
+/// Returns when stdout is a pipe or a socket whose reader has gone (`kwatch … | head -1`
+/// after its line): poll(2) reports POLLERR on a pipe's write end once no reader is left
+/// (POLLHUP on a socket), whatever events were asked for, so a quiet watch notices
+/// without having to write. Pending for ever for a terminal or a file, which have no
+/// reader to lose.
+async fn reader_gone() {
+    use rustix::event::{poll, PollFd, PollFlags};
+    use std::os::unix::fs::FileTypeExt as _;
+    let stdout = io::stdout();
+    let pipe = std::os::fd::AsFd::as_fd(&stdout)
+        .try_clone_to_owned()
+        .and_then(|fd| std::fs::File::from(fd).metadata())
+        .is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket());
+    if !pipe {
+        return std::future::pending().await;
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // A thread of its own, blocked in poll(2) until the hang-up: the process's exit ends
+    // it (tokio's blocking pool would wait for it at shutdown).
+    std::thread::spawn(move || loop {
+        let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+        match poll(&mut fds, None) {
+            Ok(_) if !fds[0].revents().is_empty() => {
+                let _ = tx.send(());
+                return;
+            }
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            // poll(2) cannot watch it: nothing to notice.
+            Err(_) => return,
+        }
+    });
+    if rx.await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`. Meant to run once per process:
+/// the objects cached by the informers are left for the process's exit to reclaim.
+pub async fn run(args: WatchArgs) -> Result<Outcome> {
+    let sim = if args.sim {
+        Some(crate::app::sim::LocalSim::start().await?)
+    } else {
+        None
+    };
+    let kubeconfig = sim.as_ref().map(|s| s.kubeconfig.clone());
+    let cfg = Config::resolve(args, kubeconfig).await?;
+    let outcome = watch(cfg).await;
+    if let Some(s) = sim {
+        s.shutdown().await;
+    }
+    outcome
+}
+
+/// The error of a request to `server` as kubectl words it, when the request failed
+/// (see [`SourceError::kubectl_message`]); any other error as it is.
+fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Error {
+    let Some(e) = err.chain().find_map(|e| e.downcast_ref::<SourceError>()) else {
+        return err;
+    };
+    let mut line = e.kubectl_message(server);
+    if let Some(c) = context {
+        line.push_str(&format!(" (context {c})"));
+    }
+    anyhow::Error::new(crate::app::exit::Worded(line))
+}
+
+/// A cluster, the resources to watch in it, and the informer its server gets.
+struct Resolved<'a> {
+    cluster: &'a Cluster,
+    client: kube::Client,
+    targets: Vec<Target>,
+    informer: Informer,
+}
+
+async fn watch(cfg: Config) -> Result<Outcome> {
+    let mut signals = Signals::new();
+    let clusters = match resolve(&cfg, &mut signals).await? {
+        Ok(clusters) => clusters,
+        Err(signalled) => return Ok(signalled),
+    };
+    let (shared_printer, tables) = printer(&cfg, &clusters).await?;
+    let recorder = recorder(&cfg)?;
+    let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let shared = Arc::new(Shared {
+        lists: Mutex::new(Vec::new()),
+        sink: Mutex::new(Sink::new(
+            shared_printer,
+            recorder,
+            cfg.stats.then(Stats::new),
+        )),
+        targets: total_targets,
+        max_events: cfg.stop.max_events,
+        until_synced: cfg.stop.until_synced,
+        watch_only: cfg.stop.watch_only,
+        pop_delay: cfg.pop_delay,
+        until: cfg.stop.until.clone(),
+        stop: tx.clone(),
+        handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
+            resync: cfg.reflector.resync,
+        }),
+    });
+    let until = cfg.stop.until.is_some();
+    let plurals: Vec<String> = clusters
+        .iter()
+        .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
+        .collect();
+    let mut tasks = JoinSet::new();
+    let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
+    drop(tx);
+    if cfg.progress {
+        tasks.spawn(crate::app::informer::progress(shared.clone()));
+    }
+    let timeout = async {
+        match cfg.stop.timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    let outcome = tokio::select! {
+        stop = rx.recv() => match stop {
+            Some(Stop::Failed(e)) => Err(e),
+            Some(Stop::Met) => Ok(Outcome::Met),
+            Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
+            Some(Stop::Done) | None => Ok(Outcome::Done),
+        },
+        // --until-synced never ends with 0 before it synced.
+        _ = timeout => Ok(if until || (shared.until_synced && !shared.lock().all_synced(shared.targets)) {
+            Outcome::TimedOut
+        } else {
+            Outcome::Done
+        }),
+        signalled = signals.recv() => Ok(signalled),
+        // stdout closed: the end of the watch, as a write that fails with EPIPE is.
+        _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
+    };
+    tasks.abort_all();
+    // kubectl wait's error line, after the summary as kwatch's other errors come.
+    let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
+        let named = cfg.field_selector.as_deref().and_then(named_object);
+        crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
+    });
+    // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
+    // 100k-object list) is work the process's exit does at once.
+    std::mem::forget(stores);
+    // Without --until, only --until-synced times out: say why it never synced.
+    let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
+    let outcome = finish(&shared, &queues, outcome);
+    if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
+        let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+    }
+    if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
+        let line = shared.lock().timed_out_before_sync(after, shared.targets);
+        let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+    }
+    outcome
+}
+
+/// The name a field selector pins (`metadata.name=NAME`, which a NAME argument adds).
+fn named_object(field_selector: &str) -> Option<&str> {
+    field_selector
+        .split(',')
+        .find_map(|term| term.trim().strip_prefix("metadata.name="))
+        .map(|n| n.strip_prefix('=').unwrap_or(n))
+}
+
+/// What `--until` waited on, as (plural, name) sorted: every object the stores hold, or
+/// the named object when none is held (the object `--until created` waited for).
+fn waited_on(
+    plurals: &[String],
+    stores: &[Arc<Store>],
+    named: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut objects: Vec<(String, String)> = plurals
+        .iter()
+        .zip(stores)
+        .flat_map(|(plural, store)| {
+            store.list_keys().into_iter().map(move |key| {
+                let name = key.rsplit_once('/').map_or(key.as_str(), |(_, n)| n);
+                (plural.clone(), name.to_owned())
+            })
+        })
+        .collect();
+    objects.sort();
+    objects.dedup();
+    if let (true, Some(name), Some(plural)) = (objects.is_empty(), named, plurals.first()) {
+        objects.push((plural.clone(), name.to_owned()));
+    }
+    objects
+}
+
+/// Every cluster's targets, resolved before anything is printed (a bad context or
+/// resource fails the run first); `Err` with the outcome when a signal came meanwhile.
+async fn resolve<'a>(
+    cfg: &'a Config,
+    signals: &mut Signals,
+) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
+    let tag = cfg.clusters.len() > 1;
+    let mut clusters = Vec::new();
+    for c in &cfg.clusters {
+        let url = c.kube.cluster_url.to_string();
+        let client = crate::client::connect::client(&c.kube)?;
+        let server = crate::client::discovery::Server {
+            client: client.clone(),
+            request_timeout: cfg.request_timeout,
+        };
+        let docs = crate::client::discovery::Discovery::new(server, c.discovery_cache.clone());
+        let every = cfg.every_resource.then_some(crate::client::expand::Every {
+            namespaced_only: c.namespace.is_some(),
+        });
+        let targets = tokio::select! {
+            t = crate::client::expand::resolve(docs, &cfg.resources, every) => t,
+            signalled = signals.recv() => return Ok(Err(signalled)),
+        };
+        let context = c.context.as_deref().filter(|_| tag);
+        let targets = targets.map_err(|e| match worded(e, &url, context) {
+            w if w.is::<crate::app::exit::Worded>() => w,
+            other => other.context(format!("cannot watch at {url}")),
+        })?;
+        // Asked only when --client-go does not name the release (which then wins over
+        // any server's).
+        let server = match cfg.informer.client_go {
+            Some(r) => r,
+            None => tokio::select! {
+                r = server_release(&client, cfg.request_timeout, &url, context) => r?,
+                signalled = signals.recv() => return Ok(Err(signalled)),
+            },
+        };
+        let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
+        clusters.push(Resolved {
+            cluster: c,
+            client,
+            targets,
+            informer,
+        });
+    }
+    Ok(Ok(clusters))
+}
+
+/// The client-go release that matches the server's Kubernetes (`GET /version`, see
+/// [`Release::for_server`]). A `/version` that cannot be read or parsed gives
+/// [`Release::FALLBACK`] and one `~` line saying so, unless the request failed in a way
+/// the watch would too (a 401, a refused connection, an untrusted certificate, no answer
+/// within `--request-timeout`): that ends the run in kubectl's words, as discovery's
+/// failures do.
+async fn server_release(
+    client: &kube::Client,
+    request_timeout: Option<std::time::Duration>,
+    url: &str,
+    context: Option<&str>,
+) -> Result<Release> {
+    let body = crate::client::source::get_document(
+        client,
+        "/version",
+        "application/json, */*",
+        request_timeout,
+    )
+    .await;
+    let info = match body {
+        Ok(b) => serde_json::from_slice::<k8s_openapi::apimachinery::pkg::version::Info>(&b)
+            .map_err(|e| format!("not a version document: {e}")),
+        Err(e) if e.will_not_fix_itself() && !e.refuses_resource() => {
+            return Err(worded(anyhow::Error::new(e), url, context));
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let release = info.and_then(|i| match Release::for_server(&i.major, &i.minor) {
+        Some(r) => {
+            tracing::info!(
+                "the server at {url} is Kubernetes {}.{}: client-go {r}'s informer",
+                i.major,
+                i.minor
+            );
+            Ok(r)
+        }
+        None => Err(format!(
+            "major {:?}, minor {:?} is not a Kubernetes 1.x version",
+            i.major, i.minor
+        )),
+    });
+    match release {
+        Ok(r) => Ok(r),
+        Err(why) => {
+            let fallback = Release::FALLBACK;
+            let mut line = format!(
+                "~ cannot tell the server's Kubernetes version (GET /version: {why}): watching \
+                 with client-go {fallback}'s informer; --client-go chooses another"
+            );
+            if let Some(c) = context {
+                line.push_str(&format!(" (context {c})"));
+            }
+            let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+            Ok(fallback)
+        }
+    }
+}
+
+/// The printer for stdout (data) and stderr (`~` lines and error reports), with the
+/// custom resources' printer columns for a table; and the resources whose lists and
+/// watches ask for the server's Table: in a table (not under `--metadata-only`), those
+/// with neither a printer of kwatch's own nor a CRD's printer columns (kubectl's get
+/// prints the server's Table for every kind: `transformRequests` in its get.go).
+async fn printer(
+    cfg: &Config,
+    clusters: &[Resolved<'_>],
+) -> Result<(Box<dyn Printer>, HashSet<String>)> {
+    let mut popts = cfg.printer.clone();
+    let mut tables = HashSet::new();
+    // Under --metadata-only the table shows no printer columns: no CRD to read.
+    if matches!(popts.format, Format::Table | Format::Wide) && !cfg.metadata_only {
+        for c in clusters {
+            for t in &c.targets {
+                if output::columns::has_printer(&t.resource) {
+                    continue;
+                }
+                match crd_columns(&c.client, t).await {
+                    Some(cols) if !cols.is_empty() => {
+                        popts.printer_columns.insert(t.resource.name.clone(), cols);
+                    }
+                    _ => {
+                        tables.insert(t.resource.name.clone());
+                    }
+                }
+            }
+        }
+    }
+    popts.terminal = io::stdout().is_terminal();
+    for c in clusters {
+        popts.targets += c.targets.len();
+        for t in &c.targets {
+            if !popts.order.contains(&t.resource.name) {
+                popts.order.push(t.resource.name.clone());
+            }
+        }
+    }
+    Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
+}
+
+/// `--record FILE`'s printer: JSON lines, into a file created 0600, as kubectl writes its
+/// kubeconfig and cache (a recording holds whatever was watched, Secrets' data included).
+fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
+    let Some(path) = &cfg.record else {
+        return Ok(None);
+    };
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let ropts = output::Options {
+        format: Format::Json,
+        color: false,
+        show_managed_fields: cfg.printer.show_managed_fields,
+        ..output::Options::default()
+    };
+    Ok(Some(output::printer(ropts, file, io::sink())))
+}
+
+/// Starts every resource's reflector and informer loop; each queue's counters by name,
+/// and the stores (kept until exit).
+fn start_all(
+    cfg: &Config,
+    clusters: Vec<Resolved<'_>>,
+    tables: &HashSet<String>,
+    shared: &Arc<Shared>,
+    tx: &mpsc::UnboundedSender<Stop>,
+    tasks: &mut JoinSet<()>,
+) -> (Vec<(String, QueueStats)>, Vec<Arc<Store>>) {
+    let tag = cfg.clusters.len() > 1;
+    // Asked for as a group, a resource the server refuses is left out, not the run ended.
+    let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
+    let mut queues = Vec::new();
+    let mut stores = Vec::new();
+    let mut index = 0;
+    for Resolved {
+        cluster: c,
+        client,
+        targets,
+        informer,
+    } in clusters
+    {
+        let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
+        for t in targets {
+            let store = Arc::new(Store::new());
+            stores.push(store.clone());
+            let label = match &context {
+                Some(ctx) => format!("{}@{ctx}", t.resource.name),
+                None => t.resource.name.clone(),
+            };
+            let args = Start {
+                cfg,
+                cluster: c,
+                client: &client,
+                index,
+                informer,
+                context: context.clone(),
+                shared,
+                stop: tx,
+                skip_refused,
+                table: tables.contains(&t.resource.name),
+            };
+            let stats = match informer.queue {
+                QueueChoice::Delta => {
+                    let q = DeltaFifo::new(Some(store.clone()), cfg.emit_replaced);
+                    start(tasks, args, t, Arc::new(q), store)
+                }
+                QueueChoice::Real(opts) => {
+                    let q = RealFifo::with_options(store.clone(), opts);
+                    start(tasks, args, t, Arc::new(q), store)
+                }
+            };
+            queues.push((label, stats));
+            index += 1;
+        }
+    }
+    (queues, stores)
+}
+
+/// Ends the output: flushes, clears the progress line, prints `--stats`.
+fn finish(
+    shared: &Shared,
+    queues: &[(String, QueueStats)],
+    outcome: Result<Outcome>,
+) -> Result<Outcome> {
+    let mut sink = shared.lock();
+    sink.finished = true;
+    sink.clear_progress();
+    let flushed = sink.finish();
+    if let Some(stats) = &sink.stats {
+        let fifo: Vec<(String, FifoStats)> = queues
+            .iter()
+            .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
+            .collect();
+        let _ = writeln!(io::stderr(), "{}", stats.render(&fifo));
+    }
+    match flushed {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe && outcome.is_ok() => {
+            Err(anyhow::Error::new(e).context("writing output"))
+        }
+        _ => outcome,
+    }
+}
+
+/// Reads a queue's counters at exit (`None`: the queue keeps none).
+type QueueStats = Box<dyn Fn() -> Option<FifoStats> + Send + Sync>;
+
+/// A custom resource's additionalPrinterColumns, read from its CRD; `None` for the
+/// built-in groups, or when the CRD cannot be read (the table then shows AGE).
+async fn crd_columns(
+    client: &kube::Client,
+    t: &Target,
+) -> Option<Vec<output::columns::PrinterColumn>> {
+    let builtin = t.group.is_empty()
+        || t.group.ends_with(".k8s.io")
+        || matches!(
+            t.group.as_str(),
+            "apps" | "batch" | "autoscaling" | "policy" | "extensions"
+        );
+    if builtin {
+        return None;
+    }
+    let path = format!(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{}.{}",
+        t.plural, t.group
+    );
+    // Columns are a nicety: never hold the watch up for long waiting for them.
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        crate::client::source::get_document(client, &path, "application/json", None),
+    )
+    .await;
+    let crd: serde_json::Value = match answer {
+        Ok(Ok(body)) => match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::info!("no printer columns for {}: {e}", t.resource.name);
+                return None;
+            }
+        },
+        Ok(Err(e)) => {
+            tracing::info!("no printer columns for {}: {e}", t.resource.name);
+            return None;
+        }
+        Err(_) => {
+            tracing::info!("no printer columns for {}: timed out", t.resource.name);
+            return None;
+        }
+    };
+    Some(output::columns::PrinterColumn::from_crd(&crd, &t.version))
+}
+
+/// What `start` needs besides the target and its queue.
+struct Start<'a> {
+    cfg: &'a Config,
+    cluster: &'a Cluster,
+    client: &'a kube::Client,
+    index: usize,
+    /// This cluster's informer.
+    informer: Informer,
+    context: Option<Arc<str>>,
+    shared: &'a Arc<Shared>,
+    stop: &'a mpsc::UnboundedSender<Stop>,
+    /// A 403, 404 or 405 before the first sync leaves this resource out
+    /// ([`SourceError::refuses_resource`]) instead of ending the run.
+    skip_refused: bool,
+    /// List and watch the server's Table ([`KubeSource::table`]).
+    table: bool,
+}
+
+/// Spawns the reflector and the consumer of one resource; returns how to read the
+/// queue's counters at exit.
+fn start<Q: Queue<ReflectorEvent>>(
+    tasks: &mut JoinSet<()>,
+    a: Start<'_>,
+    t: Target,
+    queue: Arc<Q>,
+    store: Arc<Store>,
+) -> QueueStats {
+    let source = KubeSource::new(
+        a.client.clone(),
+        t.collection_path(a.cluster.namespace.as_deref()),
+        a.cfg.label_selector.clone(),
+        a.cfg.field_selector.clone(),
+        a.cfg.request_timeout,
+    )
+    .with_type(&t.resource.kind, &t.resource.api_version)
+    .metadata_only(a.cfg.metadata_only)
+    .table(a.table);
+    let mut rcfg = a.cfg.reflector.clone();
+    rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
+    rcfg.watch_list = a
+        .informer
+        .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
+    // The reflector queues through `points`, which the consistency checks need.
+    let points = Arc::new(SyncPoints::new(
+        queue.clone(),
+        a.cfg.check_consistency.is_some(),
+    ));
+    if let Some(period) = a.cfg.check_consistency {
+        let (lw, page_size) = (source.clone(), rcfg.page_size);
+        let checks = check::run(lw, points.clone(), store.clone(), period, page_size);
+        tasks.spawn(checks);
+    }
+    let reflector = Reflector::new(source, points, rcfg);
+    a.shared
+        .lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(reflector.progress());
+    let stop = a.stop.clone();
+    let server = a.cluster.kube.cluster_url.to_string();
+    let context = a.context.clone();
+    let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
+    let name = match &a.context {
+        Some(c) => format!("{} in {c}", t.resource.name),
+        None => t.resource.name.clone(),
+    };
+    tasks.spawn(async move {
+        let err = reflector.run().await;
+        if let Some((shared, queue)) = skip.filter(|_| err.refuses_resource()) {
+            // Its informer loop prints what is queued, then ends.
+            queue.close();
+            shared.skip(&format!("~ skipping {name}: {err}"));
+            return;
+        }
+        let err = anyhow::Error::new(err);
+        let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
+    });
+    let stats = queue.clone();
+    let informer = output::InformerInfo {
+        client_go: Some(a.informer.release.as_str()),
+        queue: Some(a.informer.queue.name()),
+        batch: None,
+    };
+    tasks.spawn(crate::app::informer::consume(
+        t,
+        a.context,
+        informer,
+        queue,
+        store,
+        a.shared.clone(),
+    ));
+    Box::new(move || stats.stats())
+}

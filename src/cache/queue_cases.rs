@@ -1,0 +1,1133 @@
+//! client-go's own queue tests, ported as tables: the sequences they assert, as facts,
+//! run against kwatch's queues. `delta_fifo_test.go` (v0.32) against [`DeltaFifo`];
+//! `the_real_fifo_test.go` against [`RealFifo`]: its every-notification cases (v0.33 …
+//! v0.36), `TestRealFIFO_PopMultipleDeltaInBatch` (v0.35, v0.36) with batch pops, and
+//! v0.36's atomic-mode tests (`TestRealFIFO_ReplaceAtomic`, `…ReplaceAtomicPop`,
+//! `…ResyncAtomic`); then kwatch's own cases for what v0.36's `PopBatch` does with
+//! atomic entries and bookmarks (`batchable` in `the_real_fifo.go`).
+//!
+//! A case runs its operations, then pops whatever is left; its transcript — every pop and
+//! every `Synced` check, in order — must be the expected one. client-go's tests give the
+//! queue a fixed knownObjects lister; here the known store is preset and pops are not
+//! applied to it, which is the same.
+//!
+//! Left out, being about Go API kwatch does not have: the transformer tests, `KeyOf`,
+//! `TestDeltaFIFO_requeueOnPop` (`ErrRequeue`, gone since v0.33),
+//! `TestDeltaFIFO_addIfNotPresent` (gone since v0.33) and `TestRealFIFO_PopBrokenItemsInBatch`
+//! (key functions that fail). Where kwatch differs by design: a watch bookmark is a notice
+//! of the reflector's (popped alone, in its place) rather than a `Bookmark` delta.
+
+use std::sync::Arc;
+
+use futures::FutureExt;
+
+use crate::cache::delta::{AtomicDelta, Delta, DeltaObject};
+use crate::cache::delta_fifo::DeltaFifo;
+use crate::cache::object::{Object, ObjectRef};
+use crate::cache::queue::{Batched, Popped, Queue};
+use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
+use crate::cache::store::Store;
+
+/// An object's name and resourceVersion (client-go's tests' `mkFifoObj(name, val)`).
+type Obj = (&'static str, u64);
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Add(Obj),
+    Update(Obj),
+    Delete(Obj),
+    Replace(&'static [Obj], &'static str),
+    Resync,
+    /// A watch bookmark at this resourceVersion.
+    Bookmark(&'static str),
+    /// Pops one entry into the transcript.
+    Pop,
+    /// Writes `synced` or `not synced` into the transcript.
+    Synced,
+}
+use Op::*;
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// DeltaFIFO with EmitDeltaTypeReplaced (the informers').
+    Delta,
+    /// DeltaFIFO without it (relists queue `Sync`): `NewDeltaFIFOWithOptions`' default,
+    /// which most of `delta_fifo_test.go` uses.
+    DeltaSync,
+    Real(RealFifoOptions),
+}
+
+/// client-go 0.33's RealFIFO: one delta per pop.
+const REAL: Kind = Kind::Real(RealFifoOptions {
+    batch_size: None,
+    atomic: false,
+});
+/// The atomic mode alone, as v0.36's atomic tests build it (`Pop`, not `PopBatch`).
+const ATOMIC: Kind = Kind::Real(RealFifoOptions {
+    batch_size: None,
+    atomic: true,
+});
+/// client-go 0.36's informer: atomic, batch pops.
+const V0_36: Kind = Kind::Real(RealFifoOptions {
+    batch_size: Some(DEFAULT_BATCH_SIZE),
+    atomic: true,
+});
+/// client-go 0.35's informer: batch pops of at most `n`.
+const fn batch(n: usize) -> Kind {
+    Kind::Real(RealFifoOptions {
+        batch_size: Some(n),
+        atomic: false,
+    })
+}
+/// `TestRealFIFO_PopMultipleDeltaInBatch`'s `unlimitedBatchSize`.
+const UNLIMITED: usize = 999_999;
+
+struct Case {
+    /// The client-go test (and subtest) it ports.
+    name: &'static str,
+    kind: Kind,
+    /// knownObjects; `None`: a DeltaFIFO without any.
+    known: Option<&'static [Obj]>,
+    ops: &'static [Op],
+    want: &'static [&'static str],
+}
+
+const NONE: Option<&[Obj]> = Some(&[]);
+const FOO5: Option<&[Obj]> = Some(&[("foo", 5)]);
+const FOO_BAR_BAZ: Option<&[Obj]> = Some(&[("foo", 5), ("bar", 6), ("baz", 7)]);
+
+const DELTA_FIFO: &[Case] = &[
+    Case {
+        name: "TestDeltaFIFO_replaceWithDeleteDeltaIn",
+        kind: Kind::DeltaSync,
+        known: Some(&[("foo", 1)]),
+        ops: &[Delete(("foo", 1)), Replace(&[("foo", 2)], "")],
+        want: &["foo: Deleted foo@1, Sync foo@2"],
+    },
+    Case {
+        name: "TestDeltaFIFO_addUpdate",
+        kind: Kind::DeltaSync,
+        known: None,
+        ops: &[Add(("foo", 10)), Update(("foo", 12)), Delete(("foo", 15))],
+        want: &["foo: Added foo@10, Updated foo@12, Deleted foo@15"],
+    },
+    Case {
+        name: "TestDeltaFIFO_enqueueingNoLister",
+        kind: Kind::DeltaSync,
+        known: None,
+        ops: &[
+            Add(("foo", 10)),
+            Update(("bar", 15)),
+            Add(("qux", 17)),
+            Delete(("qux", 18)),
+            // Not queued: baz is neither queued nor known.
+            Delete(("baz", 20)),
+        ],
+        want: &[
+            "foo: Added foo@10",
+            "bar: Updated bar@15",
+            "qux: Added qux@17, Deleted qux@18",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_enqueueingWithLister",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[Add(("foo", 10)), Update(("bar", 15)), Delete(("baz", 20))],
+        want: &[
+            "foo: Added foo@10",
+            "bar: Updated bar@15",
+            "baz: Deleted baz@20",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_addReplace",
+        kind: Kind::DeltaSync,
+        known: None,
+        ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "0")],
+        want: &["foo: Added foo@10, Sync foo@15"],
+    },
+    Case {
+        name: "TestDeltaFIFO_ResyncNonExisting",
+        kind: Kind::DeltaSync,
+        known: FOO5,
+        ops: &[Delete(("foo", 10)), Resync],
+        want: &["foo: Deleted foo@10"],
+    },
+    Case {
+        name: "TestDeltaFIFO_Resync",
+        kind: Kind::DeltaSync,
+        known: FOO5,
+        ops: &[Resync],
+        // Nothing populated the FIFO: not synced, so in the initial list.
+        want: &["foo: Sync foo@5 (initial)"],
+    },
+    Case {
+        name: "TestDeltaFIFO_DeleteExistingNonPropagated",
+        kind: Kind::DeltaSync,
+        known: NONE,
+        ops: &[Add(("foo", 5)), Delete(("foo", 6))],
+        want: &["foo: Added foo@5, Deleted foo@6"],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletions/pre-existing Delete",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[Delete(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Deleted baz@10",
+            "foo: Sync foo@5",
+            "bar: Deleted tombstone(bar@6)",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletions/starting with an Add",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Added baz@10, Deleted tombstone(baz@10)",
+            "foo: Sync foo@5",
+            "bar: Deleted tombstone(bar@6)",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletions/deleted and recreated in the queue",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Delete(("bar", 6)),
+            Add(("bar", 100)),
+            Replace(&[("foo", 5)], "0"),
+        ],
+        want: &[
+            "bar: Deleted bar@6, Added bar@100, Deleted tombstone(bar@100)",
+            "foo: Sync foo@5",
+            "baz: Deleted tombstone(baz@7)",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletions/synced first",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Replace(&[("bar", 100), ("foo", 5)], "0"),
+            Replace(&[("foo", 5)], "0"),
+        ],
+        want: &[
+            "bar: Sync bar@100, Deleted tombstone(bar@100) (initial)",
+            "foo: Sync foo@5, Sync foo@5 (initial)",
+            "baz: Deleted tombstone(baz@7) (initial)",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletions/without knownObjects",
+        kind: Kind::DeltaSync,
+        known: None,
+        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Added baz@10, Deleted tombstone(baz@10)",
+            "foo: Sync foo@5",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceMakesDeletionsReplaced",
+        kind: Kind::Delta,
+        known: FOO_BAR_BAZ,
+        ops: &[Delete(("baz", 10)), Replace(&[("foo", 6)], "0")],
+        want: &[
+            "baz: Deleted baz@10",
+            "foo: Replaced foo@6",
+            "bar: Deleted tombstone(bar@6)",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_ReplaceDeltaType",
+        kind: Kind::Delta,
+        known: FOO5,
+        ops: &[Replace(&[("foo", 5)], "0")],
+        want: &["foo: Replaced foo@5 (initial)"],
+    },
+    Case {
+        name: "TestDeltaFIFO_UpdateResyncRace",
+        kind: Kind::DeltaSync,
+        known: FOO5,
+        ops: &[Update(("foo", 6)), Resync],
+        want: &["foo: Updated foo@6"],
+    },
+    Case {
+        name: "TestDeltaFIFO_HasSyncedCorrectOnDeletion",
+        kind: Kind::DeltaSync,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Replace(&[("foo", 5)], "0"),
+            Synced,
+            Pop,
+            Synced,
+            Pop,
+            Synced,
+            Pop,
+            Synced,
+        ],
+        want: &[
+            "not synced",
+            "foo: Sync foo@5 (initial)",
+            "not synced",
+            "bar: Deleted tombstone(bar@6) (initial)",
+            "not synced",
+            "baz: Deleted tombstone(baz@7) (initial)",
+            "synced",
+        ],
+    },
+    Case {
+        name: "TestDeltaFIFO_detectLineJumpers",
+        kind: Kind::DeltaSync,
+        known: None,
+        ops: &[
+            Add(("foo", 10)),
+            Add(("bar", 1)),
+            Add(("foo", 11)),
+            Add(("foo", 13)),
+            Add(("zab", 30)),
+            Pop,
+            // foo does not jump back in line.
+            Add(("foo", 14)),
+        ],
+        want: &[
+            "foo: Added foo@10, Added foo@11, Added foo@13",
+            "bar: Added bar@1",
+            "zab: Added zab@30",
+            "foo: Added foo@14",
+        ],
+    },
+];
+
+/// `TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue`, run with an empty
+/// knownObjects and without any, as client-go runs it.
+const DELTA_FIFO_ONLY_IN_QUEUE: &[(&str, Kind, &[Op], &str)] = &[
+    (
+        "Added object should be deleted on Replace",
+        Kind::DeltaSync,
+        &[Add(("foo", 2)), Replace(&[], "0")],
+        "foo: Added foo@2, Deleted tombstone(foo@2)",
+    ),
+    (
+        "Replaced object should have only a single Delete",
+        Kind::Delta,
+        &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[], "0"),
+        ],
+        "foo: Added foo@2, Replaced foo@2, Deleted tombstone(foo@2)",
+    ),
+    (
+        "Deleted object should have only a single Delete",
+        Kind::DeltaSync,
+        &[Add(("foo", 2)), Delete(("foo", 2)), Replace(&[], "0")],
+        "foo: Added foo@2, Deleted foo@2",
+    ),
+    (
+        "Synced objects should have a single delete",
+        Kind::DeltaSync,
+        &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[], "0"),
+        ],
+        "foo: Added foo@2, Sync foo@2, Sync foo@2, Deleted tombstone(foo@2)",
+    ),
+    (
+        "Added objects should have a single delete on multiple Replaces",
+        Kind::DeltaSync,
+        &[Add(("foo", 2)), Replace(&[], "0"), Replace(&[], "1")],
+        "foo: Added foo@2, Deleted tombstone(foo@2)",
+    ),
+    (
+        "Added and deleted and added object should be deleted",
+        Kind::DeltaSync,
+        &[
+            Add(("foo", 2)),
+            Delete(("foo", 2)),
+            Add(("foo", 3)),
+            Replace(&[], "0"),
+        ],
+        "foo: Added foo@2, Deleted foo@2, Added foo@3, Deleted tombstone(foo@3)",
+    ),
+];
+
+/// `TestDeltaFIFO_HasSynced` (DeltaSync, no knownObjects) and `TestRealFIFO_HasSynced`
+/// (REAL, empty knownObjects): the operations and the transcript of each queue. Only the
+/// last case differs: a RealFIFO delivers a duplicate listed key twice.
+const HAS_SYNCED: &[(&[Op], &[&str], &[&str])] = &[
+    (&[Synced], &["not synced"], &["not synced"]),
+    (
+        &[Add(("a", 1)), Synced],
+        &["synced", "a: Added a@1"],
+        &["synced", "a: Added a@1"],
+    ),
+    (&[Replace(&[], "0"), Synced], &["synced"], &["synced"]),
+    (
+        &[Replace(&[("a", 1), ("b", 2)], "0"), Synced],
+        &[
+            "not synced",
+            "a: Sync a@1 (initial)",
+            "b: Sync b@2 (initial)",
+        ],
+        &[
+            "not synced",
+            "a: Replaced a@1 (initial)",
+            "b: Replaced b@2 (initial)",
+        ],
+    ),
+    (
+        &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Synced],
+        &[
+            "a: Sync a@1 (initial)",
+            "not synced",
+            "b: Sync b@2 (initial)",
+        ],
+        &[
+            "a: Replaced a@1 (initial)",
+            "not synced",
+            "b: Replaced b@2 (initial)",
+        ],
+    ),
+    (
+        &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Pop, Synced],
+        &["a: Sync a@1 (initial)", "b: Sync b@2 (initial)", "synced"],
+        &[
+            "a: Replaced a@1 (initial)",
+            "b: Replaced b@2 (initial)",
+            "synced",
+        ],
+    ),
+    (
+        &[Replace(&[("a", 1), ("a", 2)], "0"), Pop, Synced],
+        &["a: Sync a@1, Sync a@2 (initial)", "synced"],
+        &[
+            "a: Replaced a@1 (initial)",
+            "not synced",
+            "a: Replaced a@2 (initial)",
+        ],
+    ),
+];
+
+const REAL_FIFO: &[Case] = &[
+    Case {
+        name: "TestRealFIFO_replaceWithDeleteDeltaIn",
+        kind: REAL,
+        known: Some(&[("foo", 1)]),
+        ops: &[Delete(("foo", 1)), Replace(&[("foo", 2)], "")],
+        want: &["foo: Deleted foo@1", "foo: Replaced foo@2"],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added object should be deleted on Replace",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 2)), Replace(&[], "0")],
+        want: &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Deleted object should have only a single Delete",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 2)), Delete(("foo", 2)), Replace(&[], "0")],
+        want: &["foo: Added foo@2", "foo: Deleted foo@2"],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Synced objects should have a single delete",
+        kind: REAL,
+        known: NONE,
+        ops: &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[], "0"),
+        ],
+        want: &[
+            "foo: Added foo@2",
+            "foo: Replaced foo@2",
+            "foo: Replaced foo@2",
+            "foo: Deleted tombstone(foo@2)",
+        ],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added objects should have a single delete on multiple Replaces",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 2)), Replace(&[], "0"), Replace(&[], "1")],
+        want: &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added and deleted and added object should be deleted",
+        kind: REAL,
+        known: NONE,
+        ops: &[
+            Add(("foo", 2)),
+            Delete(("foo", 2)),
+            Add(("foo", 3)),
+            Replace(&[], "0"),
+        ],
+        want: &[
+            "foo: Added foo@2",
+            "foo: Deleted foo@2",
+            "foo: Added foo@3",
+            "foo: Deleted tombstone(foo@3)",
+        ],
+    },
+    Case {
+        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Bookmark object should not be added without atomic",
+        kind: REAL,
+        known: NONE,
+        ops: &[Bookmark("123"), Replace(&[], "0"), Replace(&[], "1")],
+        // No delta; the bookmark is kwatch's notice.
+        want: &["notice: bookmark 123"],
+    },
+    Case {
+        name: "TestRealFIFO_addUpdate",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 10)), Update(("foo", 12)), Delete(("foo", 15))],
+        want: &["foo: Added foo@10", "foo: Updated foo@12", "foo: Deleted foo@15"],
+    },
+    Case {
+        name: "TestRealFIFO_enqueueingNoLister",
+        kind: REAL,
+        known: NONE,
+        ops: &[
+            Add(("foo", 10)),
+            Update(("bar", 15)),
+            Add(("qux", 17)),
+            Delete(("qux", 18)),
+            // A RealFIFO queues everything.
+            Delete(("baz", 20)),
+        ],
+        want: &[
+            "foo: Added foo@10",
+            "bar: Updated bar@15",
+            "qux: Added qux@17",
+            "qux: Deleted qux@18",
+            "baz: Deleted baz@20",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_enqueueingWithLister",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[Add(("foo", 10)), Update(("bar", 15)), Delete(("baz", 20))],
+        want: &["foo: Added foo@10", "bar: Updated bar@15", "baz: Deleted baz@20"],
+    },
+    Case {
+        name: "TestRealFIFO_addReplace",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "0")],
+        want: &["foo: Added foo@10", "foo: Replaced foo@15"],
+    },
+    Case {
+        name: "TestRealFIFO_ResyncNonExisting",
+        kind: REAL,
+        known: FOO5,
+        ops: &[Delete(("foo", 10)), Resync],
+        want: &["foo: Deleted foo@10"],
+    },
+    Case {
+        name: "TestRealFIFO_Resync",
+        kind: REAL,
+        known: FOO5,
+        ops: &[Resync],
+        want: &["foo: Sync foo@5 (initial)"],
+    },
+    Case {
+        name: "TestRealFIFO_DeleteExistingNonPropagated",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("foo", 5)), Delete(("foo", 6))],
+        want: &["foo: Added foo@5", "foo: Deleted foo@6"],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletions/pre-existing Delete",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[Delete(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Deleted baz@10",
+            "bar: Deleted tombstone(bar@6)",
+            "foo: Replaced foo@5",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletions/starting with an Add",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Added baz@10",
+            "baz: Deleted tombstone(baz@10)",
+            "bar: Deleted tombstone(bar@6)",
+            "foo: Replaced foo@5",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletions/deleted and recreated in the queue",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Delete(("bar", 6)),
+            Add(("bar", 100)),
+            Replace(&[("foo", 5)], "0"),
+        ],
+        want: &[
+            "bar: Deleted bar@6",
+            "bar: Added bar@100",
+            "bar: Deleted tombstone(bar@100)",
+            "baz: Deleted tombstone(baz@7)",
+            "foo: Replaced foo@5",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletions/synced first",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Replace(&[("bar", 100), ("foo", 5)], "0"),
+            Replace(&[("foo", 5)], "0"),
+        ],
+        want: &[
+            "baz: Deleted tombstone(baz@7) (initial)",
+            "bar: Replaced bar@100 (initial)",
+            "foo: Replaced foo@5 (initial)",
+            "bar: Deleted tombstone(bar@100)",
+            "foo: Replaced foo@5",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletions/empty knownObjects",
+        kind: REAL,
+        known: NONE,
+        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        want: &[
+            "baz: Added baz@10",
+            "baz: Deleted tombstone(baz@10)",
+            "foo: Replaced foo@5",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceMakesDeletionsReplaced",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[Delete(("baz", 10)), Replace(&[("foo", 6)], "0")],
+        want: &[
+            "baz: Deleted baz@10",
+            "bar: Deleted tombstone(bar@6)",
+            "foo: Replaced foo@6",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_UpdateResyncRace",
+        kind: REAL,
+        known: FOO5,
+        ops: &[Update(("foo", 6)), Resync],
+        want: &["foo: Updated foo@6"],
+    },
+    Case {
+        name: "TestRealFIFO_HasSyncedCorrectOnDeletion",
+        kind: REAL,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Replace(&[("foo", 5)], "0"),
+            Synced,
+            Pop,
+            Synced,
+            Pop,
+            Synced,
+            Pop,
+            Synced,
+        ],
+        want: &[
+            "not synced",
+            "bar: Deleted tombstone(bar@6) (initial)",
+            "not synced",
+            "baz: Deleted tombstone(baz@7) (initial)",
+            "not synced",
+            "foo: Replaced foo@5 (initial)",
+            "synced",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_detectLineJumpers",
+        kind: REAL,
+        known: NONE,
+        ops: &[
+            Add(("foo", 10)),
+            Add(("bar", 1)),
+            Add(("foo", 11)),
+            Add(("foo", 13)),
+            Add(("zab", 30)),
+            Pop,
+            Add(("foo", 14)),
+        ],
+        want: &[
+            "foo: Added foo@10",
+            "bar: Added bar@1",
+            "foo: Added foo@11",
+            "foo: Added foo@13",
+            "zab: Added zab@30",
+            "foo: Added foo@14",
+        ],
+    },
+];
+
+/// `TestRealFIFO_PopMultipleDeltaInBatch` (v0.35, v0.36): the known objects are the
+/// initial items, Replaced first.
+const POP_BATCH: &[Case] = &[
+    Case {
+        name: "non-split: pop unique items should work",
+        kind: batch(UNLIMITED),
+        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        ops: &[Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123")],
+        want: &["batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)"],
+    },
+    Case {
+        name: "split due to initial list: initial 2 items with 2 updates should have 2 batches",
+        kind: batch(2),
+        known: Some(&[("foo1", 5), ("foo2", 5)]),
+        ops: &[
+            Replace(&[("foo1", 5), ("foo2", 5)], "123"),
+            Update(("foo3", 5)),
+            Update(("foo4", 5)),
+        ],
+        want: &[
+            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+            "batch: Updated foo3@5, Updated foo4@5",
+        ],
+    },
+    Case {
+        name: "split due to non-unique#1: update single item for multiple items should have separate batch",
+        kind: batch(UNLIMITED),
+        known: Some(&[("foo1", 5)]),
+        ops: &[
+            Replace(&[("foo1", 5)], "123"),
+            Update(("foo1", 5)),
+            Update(("foo1", 5)),
+        ],
+        want: &[
+            "batch: Replaced foo1@5 (initial)",
+            "batch: Updated foo1@5",
+            "batch: Updated foo1@5",
+        ],
+    },
+    Case {
+        name: "split due to non-unique#2: update 3 item for with non-unique item at the end should have separate batch",
+        kind: batch(UNLIMITED),
+        known: Some(&[("foo1", 5), ("foo2", 5)]),
+        ops: &[
+            Replace(&[("foo1", 5), ("foo2", 5)], "123"),
+            Update(("foo2", 5)),
+            Update(("foo3", 5)),
+        ],
+        want: &[
+            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+            "batch: Updated foo2@5, Updated foo3@5",
+        ],
+    },
+    Case {
+        name: "split due to non-unique#3: update 3 item for with non-unique item in the mid should have separate batch",
+        kind: batch(UNLIMITED),
+        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        ops: &[
+            Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123"),
+            Update(("foo2", 5)),
+        ],
+        want: &[
+            "batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)",
+            "batch: Updated foo2@5",
+        ],
+    },
+    Case {
+        name: "split due to batch size#1: batching initial list should work",
+        kind: batch(2),
+        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        ops: &[Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123")],
+        want: &[
+            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+            "batch: Replaced foo3@5 (initial)",
+        ],
+    },
+    Case {
+        name: "split due to batch size#2: batching incoming non-initial deltas should work",
+        kind: batch(2),
+        known: NONE,
+        ops: &[
+            Replace(&[], "123"),
+            Update(("foo1", 5)),
+            Update(("foo2", 5)),
+            Update(("foo3", 5)),
+        ],
+        want: &[
+            "batch: Updated foo1@5, Updated foo2@5",
+            "batch: Updated foo3@5",
+        ],
+    },
+    Case {
+        name: "split due to batch size#3: pop 4 mixed initial & non-initial items with 2 batch size should have 3 batch",
+        kind: batch(2),
+        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        ops: &[
+            Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123"),
+            Update(("foo4", 5)),
+        ],
+        want: &[
+            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+            "batch: Replaced foo3@5 (initial)",
+            "batch: Updated foo4@5",
+        ],
+    },
+];
+
+/// v0.36's atomic-mode tests (the queue as they build it: atomic events, `Pop`).
+const ATOMIC_CASES: &[Case] = &[
+    Case {
+        name: "TestRealFIFO_ReplaceAtomic/Base replace",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Replace(&[], "123")],
+        want: &["ReplacedAll@123 [] (initial)"],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceAtomic/Added object exists in deltas on Atomic Replace",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Add(("foo", 2)), Replace(&[], "123")],
+        want: &["foo: Added foo@2", "ReplacedAll@123 []"],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceAtomic/Multiple replaces run in order",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "10"),
+            Replace(&[("foo", 2)], "20"),
+            Replace(&[], "56"),
+        ],
+        want: &[
+            "foo: Added foo@2",
+            "ReplacedAll@10 [foo@2]",
+            "ReplacedAll@20 [foo@2]",
+            "ReplacedAll@56 []",
+        ],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceAtomic/Bookmark object should not be included in Replace",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Bookmark("123"), Replace(&[], "1234")],
+        want: &["notice: bookmark 123", "ReplacedAll@1234 [] (initial)"],
+    },
+    Case {
+        name: "TestRealFIFO_ReplaceAtomicPop",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "20")],
+        want: &["foo: Added foo@10", "ReplacedAll@20 [foo@15]"],
+    },
+    Case {
+        name: "TestRealFIFO_ResyncAtomic/Base resync",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Resync],
+        want: &["SyncAll (initial)"],
+    },
+    Case {
+        name: "TestRealFIFO_ResyncAtomic/Added object exists in deltas on Atomic Resync",
+        kind: ATOMIC,
+        known: NONE,
+        ops: &[Add(("foo", 2)), Resync],
+        want: &["foo: Added foo@2", "SyncAll"],
+    },
+    // kwatch's own, from v0.36's PopBatch: ReplacedAll, SyncAll and Bookmark are not
+    // `batchable`: each closes a batch and is popped alone. The known objects are not
+    // read in the atomic mode.
+    Case {
+        name: "v0.36 PopBatch: atomic entries close batches and pop alone",
+        kind: V0_36,
+        known: FOO_BAR_BAZ,
+        ops: &[
+            Add(("a", 1)),
+            Add(("b", 1)),
+            Resync,
+            Add(("c", 1)),
+            Replace(&[("c", 1)], "9"),
+            Add(("d", 1)),
+            Add(("e", 1)),
+        ],
+        want: &[
+            "batch: Added a@1, Added b@1",
+            "SyncAll",
+            "batch: Added c@1",
+            "ReplacedAll@9 [c@1]",
+            "batch: Added d@1, Added e@1",
+        ],
+    },
+    Case {
+        name: "v0.36 PopBatch: a bookmark closes a batch",
+        kind: V0_36,
+        known: NONE,
+        ops: &[Add(("a", 1)), Bookmark("5"), Add(("b", 1))],
+        want: &["batch: Added a@1", "notice: bookmark 5", "batch: Added b@1"],
+    },
+    Case {
+        name: "v0.35 PopBatch: a bookmark is no delta and closes nothing",
+        kind: batch(DEFAULT_BATCH_SIZE),
+        known: NONE,
+        ops: &[Add(("a", 1)), Bookmark("5"), Add(("b", 1)), Bookmark("6")],
+        want: &[
+            "batch: Added a@1, notice bookmark 5, Added b@1",
+            "notice: bookmark 6",
+        ],
+    },
+];
+
+fn obj((name, rv): (&str, u64)) -> ObjectRef {
+    Arc::new(
+        Object::from_json(&format!(
+            r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#
+        ))
+        .unwrap(),
+    )
+}
+
+/// `Added foo@5`, `Deleted tombstone(bar@6)`.
+fn fmt_delta(d: &Delta) -> String {
+    match &d.object {
+        DeltaObject::Object(o) => format!("{} {}@{}", d.kind, o.key(), o.resource_version()),
+        DeltaObject::Tombstone(t) => {
+            let rv = t.obj.as_ref().map_or("-", |o| o.resource_version());
+            format!("{} tombstone({}@{rv})", d.kind, t.key)
+        }
+    }
+}
+
+/// `foo: Added foo@5, Updated foo@6`, `batch: Added a@1, notice x, Added b@1`,
+/// `ReplacedAll@9 [c@1]`, `SyncAll`, `notice: x`; ` (initial)` when popped before synced.
+fn fmt_popped(p: Popped<String>) -> String {
+    let (text, initial) = match p {
+        Popped::Notice(n) => return format!("notice: {n}"),
+        Popped::Deltas {
+            key,
+            deltas,
+            is_in_initial_list,
+        } => {
+            let ds: Vec<String> = deltas.iter().map(fmt_delta).collect();
+            (format!("{key}: {}", ds.join(", ")), is_in_initial_list)
+        }
+        Popped::Batch {
+            entries,
+            is_in_initial_list,
+        } => {
+            let es: Vec<String> = entries
+                .iter()
+                .map(|e| match e {
+                    Batched::Delta { delta, .. } => fmt_delta(delta),
+                    Batched::Notice(n) => format!("notice {n}"),
+                })
+                .collect();
+            (format!("batch: {}", es.join(", ")), is_in_initial_list)
+        }
+        Popped::Atomic {
+            delta,
+            is_in_initial_list,
+        } => {
+            let text = match delta {
+                AtomicDelta::ReplacedAll {
+                    resource_version,
+                    objects,
+                } => {
+                    let os: Vec<String> = objects
+                        .iter()
+                        .map(|o| format!("{}@{}", o.key(), o.resource_version()))
+                        .collect();
+                    format!("ReplacedAll@{resource_version} [{}]", os.join(", "))
+                }
+                AtomicDelta::SyncAll => "SyncAll".to_owned(),
+            };
+            (text, is_in_initial_list)
+        }
+    };
+    if initial {
+        format!("{text} (initial)")
+    } else {
+        text
+    }
+}
+
+/// The next entry, if one is queued (without waiting).
+fn pop<Q: Queue<String>>(q: &Q) -> Option<String> {
+    q.pop_with(fmt_popped).now_or_never().flatten()
+}
+
+fn transcript<Q: Queue<String>>(q: &Q, ops: &[Op]) -> Vec<String> {
+    let mut out = Vec::new();
+    for op in ops {
+        match *op {
+            Add(o) => q.add(obj(o)),
+            Update(o) => q.update(obj(o)),
+            Delete(o) => q.delete(obj(o)),
+            Replace(list, rv) => q.replace(list.iter().copied().map(obj).collect(), rv),
+            Resync => q.resync(),
+            Bookmark(rv) => q.bookmark(format!("bookmark {rv}")),
+            Pop => out.push(pop(q).unwrap_or_else(|| "nothing queued".to_owned())),
+            Synced => out.push(
+                if q.has_synced() {
+                    "synced"
+                } else {
+                    "not synced"
+                }
+                .to_owned(),
+            ),
+        }
+    }
+    out.extend(std::iter::from_fn(|| pop(q)));
+    out
+}
+
+fn run(kind: Kind, known: Option<&[Obj]>, ops: &[Op]) -> Vec<String> {
+    let store = known.map(|k| {
+        let s = Store::new();
+        s.replace(k.iter().copied().map(obj).collect());
+        Arc::new(s)
+    });
+    match kind {
+        Kind::Delta | Kind::DeltaSync => {
+            let q = DeltaFifo::new(store, matches!(kind, Kind::Delta));
+            transcript(&q, ops)
+        }
+        Kind::Real(opts) => transcript(
+            &RealFifo::with_options(store.unwrap_or_default(), opts),
+            ops,
+        ),
+    }
+}
+
+fn check(cases: &[Case]) {
+    for c in cases {
+        assert_eq!(
+            run(c.kind, c.known, c.ops),
+            c.want,
+            "{} ({:?})",
+            c.name,
+            c.kind
+        );
+    }
+}
+
+#[test]
+fn delta_fifo_test_go() {
+    check(DELTA_FIFO);
+    for (name, kind, ops, want) in DELTA_FIFO_ONLY_IN_QUEUE {
+        for known in [NONE, None] {
+            assert_eq!(run(*kind, known, ops), [*want], "{name} (known: {known:?})");
+        }
+    }
+    for (ops, want, _) in HAS_SYNCED {
+        assert_eq!(run(Kind::DeltaSync, None, ops), *want, "{ops:?}");
+    }
+}
+
+#[test]
+fn the_real_fifo_test_go() {
+    check(REAL_FIFO);
+    for (ops, _, want) in HAS_SYNCED {
+        assert_eq!(run(REAL, NONE, ops), *want, "{ops:?}");
+    }
+}
+
+#[test]
+fn the_real_fifo_test_go_pop_batch() {
+    check(POP_BATCH);
+}
+
+#[test]
+fn the_real_fifo_test_go_atomic() {
+    check(ATOMIC_CASES);
+}
+
+/// `TestDeltaFIFO_basic`, `TestRealFIFO_basic`: two producers, one consumer; each
+/// producer's objects come out in the order it queued them.
+#[test]
+fn basic_two_producers_keep_their_order() {
+    fn basic<Q: Queue<String>>(q: Q) {
+        const AMOUNT: u64 = 500;
+        let q = Arc::new(q);
+        let producers: Vec<_> = ["a", "b"]
+            .into_iter()
+            .map(|p| {
+                let q = q.clone();
+                std::thread::spawn(move || {
+                    for i in 0..AMOUNT {
+                        q.add(obj((format!("{p}{i}").as_str(), i + 1)));
+                    }
+                })
+            })
+            .collect();
+        let mut last = std::collections::HashMap::new();
+        for _ in 0..2 * AMOUNT {
+            let (prefix, rv) = futures::executor::block_on(q.pop_with(|p| match p {
+                Popped::Deltas { key, deltas, .. } => {
+                    assert_eq!(deltas.len(), 1, "{key}");
+                    let rv: u64 = deltas[0]
+                        .object
+                        .object()
+                        .unwrap()
+                        .resource_version()
+                        .parse()
+                        .unwrap();
+                    (key[..1].to_owned(), rv)
+                }
+                other => panic!("{other:?}"),
+            }))
+            .unwrap();
+            let before = last.insert(prefix.clone(), rv).unwrap_or(0);
+            assert!(rv > before, "{prefix}: {rv} after {before}");
+        }
+        for p in producers {
+            p.join().unwrap();
+        }
+    }
+    basic(DeltaFifo::<String>::new(None, true));
+    basic(RealFifo::<String>::new(Arc::default()));
+}
+
+/// `TestDeltaFIFO_PopShouldUnblockWhenClosed`, `TestRealFIFO_PopShouldUnblockWhenClosed`.
+#[tokio::test]
+async fn a_blocked_pop_returns_when_the_queue_is_closed() {
+    async fn unblock<Q: Queue<String>>(q: Q) {
+        let q = Arc::new(q);
+        let pops: Vec<_> = (0..10)
+            .map(|_| {
+                let q = q.clone();
+                tokio::spawn(async move { q.pop_with(|_| ()).await })
+            })
+            .collect();
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        q.close();
+        for p in pops {
+            assert_eq!(p.await.unwrap(), None);
+        }
+    }
+    unblock(DeltaFifo::<String>::new(Some(Arc::new(Store::new())), true)).await;
+    unblock(RealFifo::<String>::new(Arc::new(Store::new()))).await;
+    unblock(RealFifo::<String>::with_options(
+        Arc::new(Store::new()),
+        RealFifoOptions {
+            batch_size: Some(DEFAULT_BATCH_SIZE),
+            atomic: true,
+        },
+    ))
+    .await;
+}

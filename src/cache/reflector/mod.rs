@@ -1,0 +1,758 @@
+//! client-go's Reflector: LIST (paged), then WATCH from the list's resourceVersion,
+//! feeding a [`ReflectorStore`] (the DeltaFIFO) and announcing every step as a
+//! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
+//! restart happened.
+//!
+//! The rules (see docs/client-go-fidelity.md, "Reflector", with their client-go lines, and
+//! client-go `tools/cache/reflector.go`, `tools/pager/pager.go`):
+//! - list RV: "0" first, then the last synced RV, "" after a 410 / too-large-RV list error;
+//! - paging off (limit 0) for a specific RV other than "0", unless a page size was given
+//!   or an RV="0" list once came back paginated; an expired continue token on page ≥ 2
+//!   falls back to one full list at the requested RV;
+//! - watch from the last synced RV; every event (bookmarks too) advances it;
+//! - a clean close re-watches without relisting; a watch that lasted < 1 s with no event
+//!   is an error; 429 and connection refused on opening back off and re-watch; any other
+//!   error (410, ERROR event, undecodable line) ends ListAndWatch: back off, then relist;
+//! - every list page and watch goes through the request layer ([`crate::cache::retry`]), which
+//!   retries answers with `Retry-After` by itself: the reflector sees only what it gave up
+//!   on, and announces each retry as [`ReflectorEvent::Retry`];
+//! - the periodic resync runs only while watching: from the end of a list until the watch
+//!   fails and a relist is needed (client-go `watchWithResync`), its period starting anew;
+//! - until the first list has been replaced into the store (the first sync), an error that
+//!   will not fix itself ([`SourceError::will_not_fix_itself`]) ends [`Reflector::run`].
+//!
+//! The reflector is a state machine (as kube-runtime's watcher is): [`State`] says what
+//! comes next, [`Reflector::step`] does it and names the next state, and every error
+//! goes through one classifier, [`Reflector::after_error`], whose table is the list above.
+
+pub mod backoff;
+pub(crate) mod pager;
+#[cfg(test)]
+mod scripted;
+mod watch_list;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use rand::Rng;
+use tokio::time::Instant;
+
+use crate::cache::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
+use crate::cache::object::ObjectRef;
+use crate::cache::queue::Queue;
+use crate::cache::retry::{Retry, Retrying};
+use backoff::Backoff;
+
+/// client-go's `minWatchTimeout`: each watch asks for a timeout in [5 min, 10 min).
+pub const MIN_WATCH_TIMEOUT_SECS: u32 = 300;
+/// client-go's pager default page size.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+/// A watch shorter than this that delivered nothing is an error (client-go).
+pub const SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// How far the list under way has got, for a progress display: pages and objects
+/// received so far (reset when a list or watch-list starts).
+#[derive(Debug, Default)]
+pub struct ListProgress {
+    pub pages: std::sync::atomic::AtomicU64,
+    pub items: std::sync::atomic::AtomicU64,
+}
+
+impl ListProgress {
+    fn reset(&self) {
+        self.pages.store(0, Ordering::Relaxed);
+        self.items.store(0, Ordering::Relaxed);
+    }
+
+    fn page(&self, items: usize) {
+        self.pages.fetch_add(1, Ordering::Relaxed);
+        self.items.fetch_add(items as u64, Ordering::Relaxed);
+    }
+}
+
+/// What the reflector writes to: the DeltaFIFO's producer side, plus announcements.
+pub trait ReflectorStore: Send + Sync + 'static {
+    fn add(&self, obj: ObjectRef);
+    fn update(&self, obj: ObjectRef);
+    fn delete(&self, obj: ObjectRef);
+    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str);
+    fn resync(&self);
+    /// An announcement, ordered with the deltas queued after it.
+    fn notice(&self, event: ReflectorEvent);
+}
+
+/// What the reflector did, in the order it did it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReflectorEvent {
+    /// A list begins. `reason`: "initial", or why the previous attempt failed.
+    /// `streaming`: a watch-list (KEP-3157) rather than a LIST.
+    List {
+        resource_version: String,
+        limit: u32,
+        reason: String,
+        streaming: bool,
+    },
+    /// A list succeeded; `Replace` follows.
+    Listed {
+        resource_version: String,
+        items: usize,
+        pages: u32,
+        elapsed: Duration,
+        /// An expired continue token made the pager fall back to one full list.
+        full_list_fallback: bool,
+        streaming: bool,
+    },
+    /// A watch is being opened.
+    Watch {
+        resource_version: String,
+        timeout_seconds: u32,
+    },
+    /// A watch ended. `error` tells whether this leads to a relist.
+    WatchEnded {
+        reason: String,
+        events: u64,
+        elapsed: Duration,
+        error: bool,
+    },
+    Bookmark {
+        resource_version: String,
+    },
+    /// Waiting before the next attempt.
+    Backoff {
+        delay: Duration,
+        cause: String,
+    },
+    /// The periodic resync fired.
+    Resync,
+    /// The server does not do streaming lists: LIST from now on (`auto`) or this once.
+    WatchListFallback {
+        error: String,
+    },
+    /// The request layer is about to send a list page or watch again (see
+    /// [`crate::cache::retry`]); the reflector has not seen the answer.
+    Retry(Retry),
+    /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
+    /// doing, not the reflector's, on the same ordered channel.
+    Consistency(crate::cache::consistency::Report),
+}
+
+/// Whether to get the initial state from a streaming list (KEP-3157).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WatchListMode {
+    /// Try it; if the server rejects it, LIST from then on.
+    Auto,
+    /// Always try it first (falling back to LIST for an attempt it fails).
+    On,
+    /// Always LIST.
+    Off,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReflectorConfig {
+    /// Page size; 0 = no paging.
+    pub page_size: u32,
+    /// The user asked for this page size (client-go `WatchListPageSize`): always used.
+    pub page_size_explicit: bool,
+    pub resync: Option<Duration>,
+    pub bookmarks: bool,
+    /// Lower bound of each watch's random timeout (upper bound: twice this).
+    pub min_watch_timeout_secs: u32,
+    pub watch_list: WatchListMode,
+    pub seed: u64,
+}
+
+impl Default for ReflectorConfig {
+    fn default() -> Self {
+        ReflectorConfig {
+            page_size: DEFAULT_PAGE_SIZE,
+            page_size_explicit: false,
+            resync: None,
+            bookmarks: true,
+            min_watch_timeout_secs: MIN_WATCH_TIMEOUT_SECS,
+            watch_list: WatchListMode::Off,
+            seed: rand::rng().random(),
+        }
+    }
+}
+
+/// What the reflector does next; [`Reflector::step`] does it.
+enum State {
+    /// A streaming list (KEP-3157), then Replace; the same watch goes on. `reason`:
+    /// "initial", or why a relist is needed; `retry`: why this attempt repeats the last
+    /// (shown in its List record instead).
+    StreamingList {
+        reason: String,
+        retry: Option<String>,
+    },
+    /// A paged LIST, then Replace. `retry_limit`: this is the at-once retry at RV "" after
+    /// the list at a specific RV expired, with that list's page size.
+    List {
+        reason: String,
+        retry_limit: Option<u32>,
+    },
+    /// Open a watch from the last synced resourceVersion.
+    OpenWatch,
+    /// A watch is open: apply its events until it ends.
+    Watching {
+        stream: WatchStream,
+        started: Instant,
+    },
+    /// Wait the next backoff step, then do `then`.
+    BackOff { cause: String, then: Box<State> },
+}
+
+/// Where an error happened, for [`Reflector::after_error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Opening a streaming list or reading its initial events.
+    StreamingList,
+    List,
+    OpenWatch,
+    Watching,
+}
+
+pub struct Reflector<L, S> {
+    lw: Retrying<L>,
+    store: Arc<S>,
+    cfg: ReflectorConfig,
+    /// The RV of the last list or watch event processed; "" before the first list.
+    last_sync_rv: String,
+    /// Set when a list at `last_sync_rv` failed with 410 / too-large RV: list at "".
+    rv_unavailable: bool,
+    /// An RV="0" list came back paginated: the server pages, keep paging.
+    paginated_result: bool,
+    /// Try a streaming list before LIST; cleared for good when `auto` falls back.
+    use_watch_list: bool,
+    /// A list (or streaming list) has been replaced into the store once: from then on
+    /// every error is retried, as client-go's informers retry them.
+    established: bool,
+    /// The periodic resync, while watching (client-go `watchWithResync`).
+    resync: Option<AbortOnDrop>,
+    backoff: Backoff,
+    rng: rand::rngs::SmallRng,
+    progress: Arc<ListProgress>,
+}
+
+impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
+    pub fn new(lw: L, store: Arc<S>, cfg: ReflectorConfig) -> Self {
+        use rand::SeedableRng;
+        let use_watch_list = cfg.watch_list != WatchListMode::Off;
+        let notices = store.clone();
+        let on_retry = Arc::new(move |r| notices.notice(ReflectorEvent::Retry(r)));
+        Reflector {
+            lw: Retrying::new(lw, on_retry),
+            store,
+            backoff: Backoff::new(cfg.seed),
+            rng: rand::rngs::SmallRng::seed_from_u64(cfg.seed.wrapping_add(1)),
+            cfg,
+            last_sync_rv: String::new(),
+            rv_unavailable: false,
+            paginated_result: false,
+            use_watch_list,
+            established: false,
+            resync: None,
+            progress: Arc::default(),
+        }
+    }
+
+    pub fn last_sync_resource_version(&self) -> &str {
+        &self.last_sync_rv
+    }
+
+    /// The progress of the list under way, updated as pages (or streamed objects) arrive.
+    pub fn progress(&self) -> Arc<ListProgress> {
+        self.progress.clone()
+    }
+
+    /// Runs until the task is dropped or aborted. Returns only if, before the first list
+    /// was replaced into the store, a request failed with an error that will not fix
+    /// itself (a user is better served by that error than by endless backoff).
+    pub async fn run(mut self) -> SourceError {
+        let mut state = self.relist("initial".to_owned());
+        loop {
+            state = match self.step(state).await {
+                Ok(next) => next,
+                Err(fatal) => return fatal,
+            };
+        }
+    }
+
+    /// Does what `state` says; the next state, or the error that ends the reflector.
+    async fn step(&mut self, state: State) -> Result<State, SourceError> {
+        match state {
+            State::StreamingList { reason, retry } => self.streaming_list(reason, retry).await,
+            State::List {
+                reason,
+                retry_limit,
+            } => self.list(reason, retry_limit).await,
+            State::OpenWatch => self.open_watch().await,
+            State::Watching { stream, started } => self.watching(stream, started).await,
+            State::BackOff { cause, then } => {
+                let delay = self.backoff.step();
+                self.store.notice(ReflectorEvent::Backoff { delay, cause });
+                tokio::time::sleep(delay).await;
+                Ok(*then)
+            }
+        }
+    }
+
+    /// A new ListAndWatch: a streaming list when it is on, else a LIST. Watching ends
+    /// here, and so does its resync.
+    fn relist(&mut self, reason: String) -> State {
+        self.resync = None;
+        if self.use_watch_list {
+            State::StreamingList {
+                reason,
+                retry: None,
+            }
+        } else {
+            State::List {
+                reason,
+                retry_limit: None,
+            }
+        }
+    }
+
+    /// The one classifier: what follows an error `e` (with `cause`, the words shown) at
+    /// `at`; `reason`: why the list under way was started. `Err`: the reflector ends.
+    ///
+    /// | at | error | next |
+    /// |---|---|---|
+    /// | streaming list or list, before the first sync | will not fix itself (but 422 on a streaming list) | end |
+    /// | streaming list | 429, refused | back off, streaming list again |
+    /// | streaming list | 410, too-large RV | streaming list again at once, at RV "" |
+    /// | streaming list | another 4xx answer (422, 401, 403, 404, …) | LIST (from now on, with `auto`) |
+    /// | streaming list | anything else | LIST this once |
+    /// | list at a specific RV | 410, too-large RV | LIST again at once, at RV "" |
+    /// | list | anything else | back off, relist |
+    /// | opening a watch | 429, refused | back off, watch again |
+    /// | a watch | an ERROR 429 | back off, watch again |
+    /// | opening a watch, a watch | anything else | back off, relist |
+    fn after_error(
+        &mut self,
+        at: At,
+        e: Option<&SourceError>,
+        cause: String,
+        reason: &str,
+    ) -> Result<State, SourceError> {
+        let rejection = e.is_some_and(is_rejection);
+        if let Some(e) = e.filter(|e| self.is_fatal(e)) {
+            if !(at == At::StreamingList && rejection) {
+                return Err(e.clone());
+            }
+        }
+        let retriable = e.is_some_and(is_watch_retriable);
+        let expired = e.is_some_and(|e| e.is_expired() || e.is_too_large_rv());
+        Ok(match at {
+            At::StreamingList if retriable => State::BackOff {
+                cause: format!("watch-list: {cause}"),
+                then: Box::new(State::StreamingList {
+                    reason: reason.to_owned(),
+                    retry: Some(cause),
+                }),
+            },
+            At::StreamingList if expired => {
+                self.rv_unavailable = true;
+                State::StreamingList {
+                    reason: reason.to_owned(),
+                    retry: Some(cause),
+                }
+            }
+            At::StreamingList => {
+                // `auto` falls back for good when the server answered the streaming list
+                // with a 4xx (422: no streaming lists; 401/403/404: no better for a LIST):
+                // docs/user-guide.md's `--watch-list` row. client-go (reflector.go
+                // `ListAndWatchWithContext`) tries `watchList` again at every relist and
+                // logs each fallback at V(4) only; kwatch would print it every time.
+                if self.cfg.watch_list == WatchListMode::Auto && e.is_some_and(is_answered_4xx) {
+                    self.use_watch_list = false;
+                }
+                self.store
+                    .notice(ReflectorEvent::WatchListFallback { error: cause });
+                State::List {
+                    reason: reason.to_owned(),
+                    retry_limit: None,
+                }
+            }
+            At::OpenWatch if retriable => State::BackOff {
+                cause,
+                then: Box::new(State::OpenWatch),
+            },
+            At::Watching if e.and_then(SourceError::api).is_some_and(|s| s.code == 429) => {
+                State::BackOff {
+                    cause,
+                    then: Box::new(State::OpenWatch),
+                }
+            }
+            At::List | At::OpenWatch | At::Watching => State::BackOff {
+                then: Box::new(self.relist(cause.clone())),
+                cause,
+            },
+        })
+    }
+
+    /// Whether `e` ends [`Reflector::run`]: it will not fix itself and nothing was listed yet.
+    fn is_fatal(&self, e: &SourceError) -> bool {
+        !self.established && e.will_not_fix_itself()
+    }
+
+    /// A list (streaming or not) has been replaced into the store at `rv`: watching
+    /// begins, and with it the periodic resync.
+    fn synced(&mut self, rv: String) {
+        self.last_sync_rv = rv;
+        self.rv_unavailable = false;
+        self.established = true;
+        self.resync = self.cfg.resync.map(|period| self.start_resync(period));
+    }
+
+    /// client-go `startResync`: a resync every `period` after the last one, until the
+    /// returned guard is dropped (when watching ends).
+    fn start_resync(&self, period: Duration) -> AbortOnDrop {
+        let store = self.store.clone();
+        AbortOnDrop(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(period).await;
+                store.notice(ReflectorEvent::Resync);
+                store.resync();
+            }
+        }))
+    }
+
+    /// client-go `relistResourceVersion`, except that a first list with an explicit page
+    /// size is a consistent read (""): kube-apiserver serves RV "0" from its cache and
+    /// ignores `limit` there, so the pages asked for would never come.
+    fn relist_rv(&self) -> String {
+        if self.rv_unavailable {
+            String::new()
+        } else if self.last_sync_rv.is_empty() {
+            if self.cfg.page_size_explicit && self.cfg.page_size > 0 {
+                String::new()
+            } else {
+                "0".to_owned()
+            }
+        } else {
+            self.last_sync_rv.clone()
+        }
+    }
+
+    fn page_limit(&self, rv: &str) -> u32 {
+        if self.cfg.page_size_explicit || self.paginated_result {
+            self.cfg.page_size
+        } else if !rv.is_empty() && rv != "0" {
+            0
+        } else {
+            self.cfg.page_size
+        }
+    }
+
+    /// client-go: a random timeout in [min, 2·min) for each watch.
+    fn watch_timeout(&mut self) -> u32 {
+        self.cfg.min_watch_timeout_secs
+            + self
+                .rng
+                .random_range(0..self.cfg.min_watch_timeout_secs.max(1))
+    }
+
+    /// client-go `Reflector.list`: the pager, then Replace. A 410 / too-large RV at a
+    /// specific RV is tried again at once at RV "" (same page size).
+    async fn list(
+        &mut self,
+        reason: String,
+        retry_limit: Option<u32>,
+    ) -> Result<State, SourceError> {
+        let start = Instant::now();
+        let rv = self.relist_rv();
+        let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
+        self.store.notice(ReflectorEvent::List {
+            resource_version: rv.clone(),
+            limit,
+            reason: reason.clone(),
+            streaming: false,
+        });
+        let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
+            Ok(l) => l,
+            Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
+                self.rv_unavailable = true;
+                return Ok(State::List {
+                    reason: format!("list at rv={rv}: {e}"),
+                    retry_limit: Some(limit),
+                });
+            }
+            Err(e) => {
+                let cause = match e.api().map(|s| s.code) {
+                    // A LIST of a collection is never 404 for a missing object (nor for a
+                    // missing namespace: that list is empty): the type itself is not served.
+                    Some(404) => format!(
+                        "the server does not serve this resource type (any more: was its \
+                         CRD deleted? `kubectl api-resources` lists what it serves): {e}"
+                    ),
+                    _ => e.to_string(),
+                };
+                return self.after_error(At::List, Some(&e), cause, &reason);
+            }
+        };
+        if rv == "0" && listed.paginated {
+            self.paginated_result = true;
+        }
+        self.store.notice(ReflectorEvent::Listed {
+            resource_version: listed.resource_version.clone(),
+            items: listed.items.len(),
+            pages: listed.pages,
+            elapsed: start.elapsed(),
+            full_list_fallback: listed.full_list_fallback,
+            streaming: false,
+        });
+        self.store.replace(listed.items, &listed.resource_version);
+        self.synced(listed.resource_version);
+        Ok(State::OpenWatch)
+    }
+
+    /// client-go `watchList`: a watch with `sendInitialEvents=true` whose initial events
+    /// are collected until the `k8s.io/initial-events-end` bookmark; then `Replace` at
+    /// the bookmark's RV, and the same watch goes on.
+    async fn streaming_list(
+        &mut self,
+        reason: String,
+        retry: Option<String>,
+    ) -> Result<State, SourceError> {
+        let start = Instant::now();
+        let rv = if self.rv_unavailable {
+            String::new()
+        } else {
+            self.last_sync_rv.clone()
+        };
+        self.store.notice(ReflectorEvent::List {
+            resource_version: rv.clone(),
+            limit: 0,
+            reason: retry.clone().unwrap_or_else(|| reason.clone()),
+            streaming: true,
+        });
+        let timeout_seconds = self.watch_timeout();
+        let opts = WatchOptions {
+            resource_version: rv,
+            timeout_seconds,
+            allow_bookmarks: true,
+            send_initial_events: true,
+        };
+        let outcome = match self.lw.watch(opts).await {
+            Ok(stream) => watch_list::initial_events(stream, &self.progress).await,
+            Err(e) => watch_list::Outcome::Failed(e),
+        };
+        let (stream, list_rv, items) = match outcome {
+            watch_list::Outcome::Ended {
+                stream,
+                resource_version,
+                items,
+            } => (stream, resource_version, items),
+            watch_list::Outcome::Failed(e) => {
+                return self.after_error(At::StreamingList, Some(&e), e.to_string(), &reason)
+            }
+            watch_list::Outcome::Closed { events } => {
+                if very_short(start, events) {
+                    let cause =
+                        "very short watch-list: closed before the initial-events-end bookmark";
+                    return self.after_error(At::StreamingList, None, cause.to_owned(), &reason);
+                }
+                return Ok(State::StreamingList { reason, retry });
+            }
+        };
+        self.store.notice(ReflectorEvent::Listed {
+            resource_version: list_rv.clone(),
+            items: items.len(),
+            pages: 1,
+            elapsed: start.elapsed(),
+            full_list_fallback: false,
+            streaming: true,
+        });
+        self.store.replace(items, &list_rv);
+        self.store.notice(ReflectorEvent::Watch {
+            resource_version: list_rv.clone(),
+            timeout_seconds,
+        });
+        self.synced(list_rv);
+        Ok(State::Watching {
+            stream,
+            started: Instant::now(),
+        })
+    }
+
+    /// Opens a watch from the last synced RV.
+    async fn open_watch(&mut self) -> Result<State, SourceError> {
+        let timeout_seconds = self.watch_timeout();
+        let opts = WatchOptions {
+            resource_version: self.last_sync_rv.clone(),
+            timeout_seconds,
+            allow_bookmarks: self.cfg.bookmarks,
+            send_initial_events: false,
+        };
+        self.store.notice(ReflectorEvent::Watch {
+            resource_version: opts.resource_version.clone(),
+            timeout_seconds,
+        });
+        match self.lw.watch(opts).await {
+            Ok(stream) => Ok(State::Watching {
+                stream,
+                started: Instant::now(),
+            }),
+            Err(e) => {
+                let cause = format!("watch: {e}");
+                if !is_watch_retriable(&e) {
+                    self.store.notice(ReflectorEvent::WatchEnded {
+                        reason: cause.clone(),
+                        events: 0,
+                        elapsed: Duration::ZERO,
+                        error: true,
+                    });
+                }
+                self.after_error(At::OpenWatch, Some(&e), cause, "")
+            }
+        }
+    }
+
+    /// Applies one watch's events until it ends; a clean close (or a cut connection)
+    /// watches again, anything else goes to [`Reflector::after_error`].
+    async fn watching(
+        &mut self,
+        mut stream: WatchStream,
+        start: Instant,
+    ) -> Result<State, SourceError> {
+        let mut events = 0u64;
+        let mut closed = "closed by the server".to_owned();
+        let failed = loop {
+            let Some(item) = stream.next().await else {
+                break None;
+            };
+            let rv = match item {
+                Ok(WatchEvent::Added(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.add(o);
+                    rv
+                }
+                Ok(WatchEvent::Modified(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.update(o);
+                    rv
+                }
+                Ok(WatchEvent::Deleted(o)) => {
+                    let rv = o.resource_version().to_owned();
+                    self.store.delete(o);
+                    rv
+                }
+                Ok(WatchEvent::Bookmark {
+                    resource_version, ..
+                }) => {
+                    self.store.notice(ReflectorEvent::Bookmark {
+                        resource_version: resource_version.clone(),
+                    });
+                    resource_version
+                }
+                Ok(WatchEvent::Error(status)) => {
+                    events += 1;
+                    let e = SourceError::Api(status);
+                    break Some((e.to_string(), Some(e)));
+                }
+                Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
+                    // A connection cut mid-stream ends the watch like a server close.
+                    closed = format!("connection lost: {m}");
+                    break None;
+                }
+                Err(e) => {
+                    let cause = match &e {
+                        SourceError::Decode(m) => {
+                            format!("unable to decode an event from the watch stream: {m}")
+                        }
+                        other => other.to_string(),
+                    };
+                    break Some((cause, Some(e)));
+                }
+            };
+            self.last_sync_rv = rv;
+            events += 1;
+        };
+        // client-go `watch`/`handleAnyWatch`: only a watch shorter than a second that
+        // delivered nothing is an error; any other end without an error (the server's
+        // timeout, with or without bookmarks) watches again from the last RV, no relist.
+        let failed = failed.or_else(|| {
+            very_short(start, events).then(|| {
+                (
+                    "very short watch: the watch lasted less than a second and no items received"
+                        .to_owned(),
+                    None,
+                )
+            })
+        });
+        let (reason, error) = match &failed {
+            Some((cause, _)) => (cause.clone(), true),
+            None => (closed, false),
+        };
+        self.store.notice(ReflectorEvent::WatchEnded {
+            reason,
+            events,
+            elapsed: start.elapsed(),
+            error,
+        });
+        match failed {
+            None => Ok(State::OpenWatch),
+            Some((cause, e)) => self.after_error(At::Watching, e.as_ref(), cause, ""),
+        }
+    }
+}
+
+/// client-go: a watch that lasted less than [`SHORT_WATCH`] and delivered nothing is an
+/// error, not a clean close.
+fn very_short(start: Instant, events: u64) -> bool {
+    events == 0 && start.elapsed() < SHORT_WATCH
+}
+
+/// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.
+fn is_rejection(e: &SourceError) -> bool {
+    e.api().is_some_and(|s| s.code == 422)
+}
+
+/// The server answered with a 4xx that a LIST would get as well (not 408, 410, 429).
+fn is_answered_4xx(e: &SourceError) -> bool {
+    e.api().is_some() && e.will_not_fix_itself()
+}
+
+/// client-go `isWatchErrorRetriable`: back off and open the watch again, no relist.
+fn is_watch_retriable(e: &SourceError) -> bool {
+    matches!(e, SourceError::ConnectionRefused(_)) || e.api().is_some_and(|s| s.code == 429)
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The reflector writes to either of client-go's queues; announcements become notices.
+impl<Q: Queue<ReflectorEvent>> ReflectorStore for Q {
+    fn add(&self, obj: ObjectRef) {
+        Queue::add(self, obj);
+    }
+    fn update(&self, obj: ObjectRef) {
+        Queue::update(self, obj);
+    }
+    fn delete(&self, obj: ObjectRef) {
+        Queue::delete(self, obj);
+    }
+    fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+        Queue::replace(self, objs, resource_version);
+    }
+    fn resync(&self) {
+        Queue::resync(self);
+    }
+    fn notice(&self, event: ReflectorEvent) {
+        match event {
+            ReflectorEvent::Bookmark { .. } => self.bookmark(event),
+            _ => self.push_notice(event),
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Talking to the API server: the HTTP client with kubectl's certificate checks
+//! ([`connect`]), the [`ListerWatcher`](crate::cache::listwatch::ListerWatcher) over it
+//! and single GETs ([`source`]), discovery through kubectl's disk cache ([`discovery`]),
+//! and what the user typed resolved against it: one resource ([`target`]), a list, `all`
+//! or `--every-resource` ([`expand`]).
+//!
+//! Imports the foundation and [`crate::cache`], nothing above.
+
+pub mod connect;
+pub mod discovery;
+pub mod expand;
+pub mod source;
+pub mod target;
