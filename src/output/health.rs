@@ -59,37 +59,9 @@ impl Health {
     pub fn observe(&mut self, rec: &Record<'_>) -> Option<String> {
         let key = (rec.context.map(str::to_owned), rec.resource.name.clone());
         let state = self.states.entry(key).or_default();
-        let cause = match &rec.body {
-            // The user asked for the check: a difference is worth a line every time.
-            Body::Event(ReflectorEvent::Consistency(r)) if r.consistent == Some(false) => {
-                let text = super::table::consistency_text(&shown_name(rec), r);
-                return Some(sanitize(&format!("~ {text}")).into_owned());
-            }
-            Body::Synced => {
-                state.synced = true;
-                return None;
-            }
-            Body::Event(e @ (ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_)))
-                if !state.synced =>
-            {
-                let text = super::table::event_text(&shown_name(rec), e)?;
-                return Some(sanitize(&format!("~ {text}")).into_owned());
-            }
-            _ if !state.synced => return None,
-            Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.clone()),
-            Body::Event(ReflectorEvent::Retry(r)) => {
-                let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
-                Some(format!("{}: {code}{}", r.verb.as_str(), r.reason))
-            }
-            Body::Event(ReflectorEvent::WatchEnded {
-                reason,
-                error: true,
-                ..
-            }) => Some(reason.clone()),
-            Body::Event(ReflectorEvent::List { reason, .. }) if reason != "initial" => {
-                Some(reason.clone())
-            }
-            _ => None,
+        let cause = match state.failure_cause(rec) {
+            Ok(cause) => cause,
+            Err(line) => return line,
         };
         let name = shown_name(rec);
         let watch_failed = match &rec.body {
@@ -110,36 +82,9 @@ impl Health {
                     relists: 0,
                     said: vec![cause.clone()],
                 });
-                Some(sanitize(&format!("~ watch {name} failing, retrying: {cause}")).into_owned())
+                said(format!("~ watch {name} failing, retrying: {cause}"))
             }
-            (Some(f), Some(cause)) => {
-                f.retries += u64::from(is_retry(rec));
-                let backoff = matches!(rec.body, Body::Event(ReflectorEvent::Backoff { .. }));
-                if backoff && watch_failed.is_none() && !f.said.contains(&cause) {
-                    let line = format!("~ watch {name} still failing, retrying: {cause}");
-                    f.said.push(cause);
-                    return Some(sanitize(&line).into_owned());
-                }
-                let cause = watch_failed?;
-                f.watch_failures += 1;
-                let changed = f.watch_cause != cause;
-                f.watch_cause = cause.to_owned();
-                if !changed && !f.watch_failures.is_power_of_two() {
-                    return None;
-                }
-                let list = match f.relists {
-                    0 => String::new(),
-                    1 => "; the list works: relisted once".to_owned(),
-                    n => format!("; the list works: relisted {n} times"),
-                };
-                Some(
-                    sanitize(&format!(
-                        "~ watch {name} failed again, {} times in a row: {cause}{list}",
-                        f.watch_failures
-                    ))
-                    .into_owned(),
-                )
-            }
+            (Some(f), Some(cause)) => f.failed_again(rec, &name, cause, watch_failed),
             (Some(f), None) if matches!(rec.body, Body::Event(ReflectorEvent::Listed { .. })) => {
                 f.relists += 1;
                 None
@@ -151,17 +96,97 @@ impl Health {
                     n => format!("{n} retries"),
                 };
                 state.failing = None;
-                Some(
-                    sanitize(&format!(
-                        "~ watch {name} recovered after {retries} in {:.1}s",
-                        took.as_secs_f64()
-                    ))
-                    .into_owned(),
-                )
+                said(format!(
+                    "~ watch {name} recovered after {retries} in {:.1}s",
+                    took.as_secs_f64()
+                ))
             }
             _ => None,
         }
     }
+}
+
+impl State {
+    /// What `rec` says of the reflector's health: `Ok(Some(cause))` for a failure,
+    /// `Ok(None)` for anything else once synced; `Err(line)` when the record is answered
+    /// by a line of its own (or by none) whatever the state (a consistency difference,
+    /// the sync itself, a wait before the first sync).
+    fn failure_cause(&mut self, rec: &Record<'_>) -> Result<Option<String>, Option<String>> {
+        Ok(match &rec.body {
+            // The user asked for the check: a difference is worth a line every time.
+            Body::Event(ReflectorEvent::Consistency(r)) if r.consistent == Some(false) => {
+                let text = super::table::consistency_text(&shown_name(rec), r);
+                return Err(said(format!("~ {text}")));
+            }
+            Body::Synced => {
+                self.synced = true;
+                return Err(None);
+            }
+            Body::Event(e @ (ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_)))
+                if !self.synced =>
+            {
+                let text = super::table::event_text(&shown_name(rec), e);
+                return Err(text.and_then(|t| said(format!("~ {t}"))));
+            }
+            _ if !self.synced => return Err(None),
+            Body::Event(ReflectorEvent::Backoff { cause, .. }) => Some(cause.clone()),
+            Body::Event(ReflectorEvent::Retry(r)) => {
+                let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
+                Some(format!("{}: {code}{}", r.verb.as_str(), r.reason))
+            }
+            Body::Event(ReflectorEvent::WatchEnded {
+                reason,
+                error: true,
+                ..
+            }) => Some(reason.clone()),
+            Body::Event(ReflectorEvent::List { reason, .. }) if reason != "initial" => {
+                Some(reason.clone())
+            }
+            _ => None,
+        })
+    }
+}
+
+impl Failing {
+    /// Still failing with `cause`: a backoff for a cause not said yet in this episode is
+    /// said once; a failed watch is said when its count in a row reaches a power of two
+    /// or its cause changes.
+    fn failed_again(
+        &mut self,
+        rec: &Record<'_>,
+        name: &str,
+        cause: String,
+        watch_failed: Option<&str>,
+    ) -> Option<String> {
+        self.retries += u64::from(is_retry(rec));
+        let backoff = matches!(rec.body, Body::Event(ReflectorEvent::Backoff { .. }));
+        if backoff && watch_failed.is_none() && !self.said.contains(&cause) {
+            let line = format!("~ watch {name} still failing, retrying: {cause}");
+            self.said.push(cause);
+            return said(line);
+        }
+        let cause = watch_failed?;
+        self.watch_failures += 1;
+        let changed = self.watch_cause != cause;
+        self.watch_cause = cause.to_owned();
+        if !changed && !self.watch_failures.is_power_of_two() {
+            return None;
+        }
+        let list = match self.relists {
+            0 => String::new(),
+            1 => "; the list works: relisted once".to_owned(),
+            n => format!("; the list works: relisted {n} times"),
+        };
+        said(format!(
+            "~ watch {name} failed again, {} times in a row: {cause}{list}",
+            self.watch_failures
+        ))
+    }
+}
+
+/// A line as it reaches a terminal: server text in it escaped.
+fn said(line: String) -> Option<String> {
+    Some(sanitize(&line).into_owned())
 }
 
 /// The resource as the lines name it (with its context when there are several).
