@@ -137,7 +137,7 @@ watch_ir() {
     local n=$1 v got
     ctl flood '{"rate":"max"}'
     v=$(ir "$WORK/b.out" pods -A -o json --watch-only --fifo delta --watch-list off \
-        --max-events "$n")
+        --max-events "$n") || return 1
     ctl flood '{"rate":0}'
     got=$(grep -c '"type":"Updated"' "$WORK/b.out" || true)
     [ "$got" = "$n" ] || { echo "B: $got Updated lines, $n expected" >&2; return 1; }
