@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Instruction counts (valgrind --tool=callgrind) of benchmark sections A and B for one
+# kwatch binary, for comparing two trees where wall and CPU times are too noisy (a
+# restructuring must stay within 5 %: benches/NOTES.md). Prints a TSV on stdout.
+#
+#   benches/instructions.sh [KWATCH]   # default: builds release and uses $CARGO_TARGET_DIR/release/kwatch
+#
+#   A: `pods -A -o json --until-synced --fifo delta --watch-list off|on`, 10k pods, stdout
+#      to /dev/null: the whole process's instructions (Ir).
+#   B: a watch flood (as run.sh's B: 1000 medium pods, `POST /_sim/flood {"rate":"max"}`),
+#      `pods -A -o json --watch-only --fifo delta --watch-list off --max-events N`, run for
+#      N = 1 and N = INSTR_EVENTS: instructions per event = the difference of the two totals
+#      over the difference of the events (start-up, the initial list, the first event and
+#      exit cancel out; N = INSTR_EVENTS/2 or 2·INSTR_EVENTS as the lower or upper run gives
+#      the same figure within 0.5 %).
+#
+# Environment:
+#   INSTR_SIZES="small medium"  pod sizes of A
+#   INSTR_OBJECTS=10000         pods of A
+#   INSTR_EVENTS=20000          events of B's larger run
+#   INSTR_TWICE=1               0: no second run of A's first figure and of B (the spread)
+#   INSTR_SIM=KWATCH            another binary for the simulator (default: the one measured)
+#   INSTR_TIMEOUT=900           seconds allowed per measured run
+#   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
+#
+# --fifo delta and --watch-list are always given, so that binaries whose defaults differ
+# (issue 19: the informer follows the server's release) do the same work. Every run gets an
+# empty HOME (a cold discovery cache: one discovery request, as in each run of run.sh's A).
+# The simulator listens on 127.0.0.1 only. Instruction counts do not depend on the load of
+# the machine; the threads' interleaving and TLS make them vary a little (INSTR_TWICE).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SIZES=${INSTR_SIZES:-small medium}
+OBJECTS=${INSTR_OBJECTS:-10000}
+EVENTS=${INSTR_EVENTS:-20000}
+TWICE=${INSTR_TWICE:-1}
+LIMIT=${INSTR_TIMEOUT:-900}
+
+if [ $# -ge 1 ]; then
+    K=$(realpath "$1")
+else
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+    cargo build --release --locked --bin kwatch >&2
+    K=$CARGO_TARGET_DIR/release/kwatch
+fi
+SIM=${INSTR_SIM:-$K}
+[ -x "$K" ] && [ -x "$SIM" ] || { echo "no kwatch binary at $K" >&2; exit 1; }
+for tool in valgrind curl timeout; do
+    command -v "$tool" >/dev/null || { echo "$tool is needed on PATH" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d)
+KC=$WORK/kc
+SIM_PID=
+cleanup() {
+    if [ -n "$SIM_PID" ]; then
+        kill "$SIM_PID" 2>/dev/null || true
+        wait "$SIM_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
+
+# start_sim N SIZE [extra sim flags…]: an idle simulator with N preloaded pods (run.sh's).
+start_sim() {
+    local n=$1 size=$2
+    shift 2
+    rm -f "$KC"
+    "$SIM" sim --objects "$n" --scenario idle --pod-size "$size" \
+        --write-kubeconfig "$KC" "$@" 2>"$WORK/sim.log" &
+    SIM_PID=$!
+    for _ in $(seq 600); do
+        [ -s "$KC" ] && break
+        kill -0 "$SIM_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -s "$KC" ] || { cat "$WORK/sim.log" >&2; echo "the simulator did not start" >&2; exit 1; }
+    TOKEN=$(awk '/token:/ {print $2}' "$KC")
+    URL=$(awk '/server:/ {print $2}' "$KC")
+    case $URL in
+    https://127.0.0.1:*) ;;
+    *) echo "the simulator is not on 127.0.0.1: $URL" >&2; exit 1 ;;
+    esac
+}
+stop_sim() {
+    kill "$SIM_PID" 2>/dev/null || true
+    wait "$SIM_PID" 2>/dev/null || true
+    SIM_PID=
+}
+ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
+
+# ir OUT KWATCH-ARGS…: runs kwatch under callgrind (stdout to OUT, a fresh HOME) and prints
+# its total instruction count; fails unless kwatch exits 0.
+ir() {
+    local out=$1 rc=0
+    shift
+    rm -rf "$WORK/home" "$WORK/cg.out"
+    mkdir -p "$WORK/home"
+    HOME=$WORK/home timeout -k 10 "$LIMIT" valgrind --tool=callgrind \
+        --callgrind-out-file="$WORK/cg.out" "$K" "$@" --kubeconfig "$KC" \
+        >"$out" 2>"$WORK/vg.log" || rc=$?
+    if [ "$rc" != 0 ]; then
+        tail -n 20 "$WORK/vg.log" >&2
+        echo "kwatch $* exited $rc under callgrind" >&2
+        return 1
+    fi
+    awk '/^(summary|totals):/ {print $2; exit}' "$WORK/cg.out"
+}
+
+# ---------------------------------------------------------------- A: initial list
+section_a() {
+    local size=$1 first=$2 wl mode v runs
+    log "A: $OBJECTS pods, $size"
+    start_sim "$OBJECTS" "$size"
+    for wl in off on; do
+        mode=list
+        [ "$wl" = on ] && mode=stream
+        runs=1
+        [ "$first" = 1 ] && [ "$wl" = off ] && [ "$TWICE" = 1 ] && runs=2
+        for run in $(seq "$runs"); do
+            v=$(ir /dev/null pods -A -o json --until-synced --fifo delta --watch-list "$wl")
+            row A "kwatch-$mode" "$OBJECTS" "$size" Ir "run$run" "$v"
+            log "A: kwatch-$mode $size run $run: $v"
+        done
+    done
+    stop_sim
+}
+
+# ---------------------------------------------------------------- B: sustained watch
+# watch_ir N: instructions of a watch-only run printing N flood events (checked).
+watch_ir() {
+    local n=$1 v got
+    ctl flood '{"rate":"max"}'
+    v=$(ir "$WORK/b.out" pods -A -o json --watch-only --fifo delta --watch-list off \
+        --max-events "$n") || return 1
+    ctl flood '{"rate":0}'
+    got=$(grep -c '"type":"Updated"' "$WORK/b.out" || true)
+    [ "$got" = "$n" ] || { echo "B: $got Updated lines, $n expected" >&2; return 1; }
+    echo "$v"
+}
+
+section_b() {
+    local runs=1 run lo hi per
+    [ "$TWICE" = 1 ] && runs=2
+    log "B: 1000 medium pods, watch flood, 1 and $EVENTS events"
+    start_sim 1000 medium --history 50000
+    for run in $(seq "$runs"); do
+        lo=$(watch_ir 1)
+        hi=$(watch_ir "$EVENTS")
+        per=$(((hi - lo) / (EVENTS - 1)))
+        row B kwatch-json 1000 medium Ir@1 "run$run" "$lo"
+        row B kwatch-json 1000 medium "Ir@$EVENTS" "run$run" "$hi"
+        row B kwatch-json 1000 medium Ir/event "run$run" "$per"
+        log "B: run $run: $lo, $hi: $per per event"
+    done
+    stop_sim
+}
+
+printf 'section\tclient\tpods\tsize\tmeasure\trun\tvalue\n'
+first=1
+for size in $SIZES; do
+    section_a "$size" "$first"
+    first=0
+done
+section_b
