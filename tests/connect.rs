@@ -697,15 +697,7 @@ fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
 #[test]
 fn a_tls_handshake_that_never_completes_says_so_after_10s() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    // Accepts and holds every connection, never writing a byte.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming() {
-            held.push(conn);
-        }
-    });
+    let addr = silent_server();
     let started = Instant::now();
     let f = kwatch_env(
         &sim,
