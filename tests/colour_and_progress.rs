@@ -12,31 +12,11 @@ use crate::util::SimProcess;
 
 #[test]
 fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
-    if !std::path::Path::new("/usr/bin/script").exists() {
-        eprintln!("skipped: no script(1) to give kwatch a terminal");
+    let Some((tty, json)) = on_a_terminal("", "pods") else {
         return;
-    }
-    let sim = SimProcess::start(&["--objects", "3000"]);
-    // script(1) gives kwatch a terminal; stdout goes to a file, so only stderr is seen.
-    let out_file = sim.dir().join("out.jsonl");
-    let cmd = format!(
-        "{} --kubeconfig {} pods -A --page-size 10 --until-synced -o json > {}",
-        env!("CARGO_BIN_EXE_kwatch"),
-        sim.kubeconfig.display(),
-        out_file.display()
-    );
-    let mut script = std::process::Command::new("/usr/bin/script");
-    script
-        .args(["-qec", &cmd, "/dev/null"])
-        .env_clear()
-        .env("HOME", sim.dir())
-        .env("PATH", "/usr/bin:/bin");
-    let out = Running::spawn(script).finish(Duration::from_secs(60));
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    let tty: String = out.stdout.join("\n");
+    };
     assert!(tty.contains("\r\x1b[Kloading: listing pods;"), "{tty:?}");
     assert!(tty.ends_with("\r\x1b[K"), "the line is cleared: {tty:?}");
-    let json = std::fs::read_to_string(&out_file).unwrap();
     assert!(!json.contains('\x1b'), "stdout has no progress");
     assert!(json.lines().last().unwrap().contains("\"Synced\""));
 }
@@ -44,28 +24,10 @@ fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
 /// Item 11: at 80 columns the loading line is cut to 79 characters, so it never wraps.
 #[test]
 fn the_progress_line_fits_an_80_column_terminal() {
-    if !std::path::Path::new("/usr/bin/script").exists() {
-        eprintln!("skipped: no script(1) to give kwatch a terminal");
+    let resources = "pods,configmaps,deployments,replicasets,services";
+    let Some((tty, _)) = on_a_terminal("stty cols 80 rows 24; ", resources) else {
         return;
-    }
-    let sim = SimProcess::start(&["--objects", "3000"]);
-    let out_file = sim.dir().join("out.jsonl");
-    let cmd = format!(
-        "stty cols 80 rows 24; {} --kubeconfig {} pods,configmaps,deployments,replicasets,services -A \
-         --page-size 10 --until-synced -o json > {}",
-        env!("CARGO_BIN_EXE_kwatch"),
-        sim.kubeconfig.display(),
-        out_file.display()
-    );
-    let mut script = std::process::Command::new("/usr/bin/script");
-    script
-        .args(["-qec", &cmd, "/dev/null"])
-        .env_clear()
-        .env("HOME", sim.dir())
-        .env("PATH", "/usr/bin:/bin");
-    let out = Running::spawn(script).finish(Duration::from_secs(60));
-    assert_eq!(out.code(), Some(0), "{}", out.stderr);
-    let tty: String = out.stdout.join("\n");
+    };
     let shown: Vec<&str> = tty
         .split("\r\x1b[K")
         .filter(|s| s.starts_with("loading:"))
@@ -79,6 +41,35 @@ fn the_progress_line_fits_an_80_column_terminal() {
         );
     }
     assert!(shown.iter().any(|s| s.ends_with('…')), "{shown:?}");
+}
+
+/// `kwatch RESOURCES -A --page-size 10 --until-synced -o json` against a sim with 3000
+/// objects, on a terminal that script(1) gives it (after the shell commands `setup`),
+/// stdout into a file: what the terminal showed (stderr) and the file; `None` (the test
+/// skipped) without script(1). kwatch must exit 0.
+fn on_a_terminal(setup: &str, resources: &str) -> Option<(String, String)> {
+    if !std::path::Path::new("/usr/bin/script").exists() {
+        eprintln!("skipped: no script(1) to give kwatch a terminal");
+        return None;
+    }
+    let sim = SimProcess::start(&["--objects", "3000"]);
+    let out_file = sim.dir().join("out.jsonl");
+    let cmd = format!(
+        "{setup}{} --kubeconfig {} {resources} -A --page-size 10 --until-synced -o json > {}",
+        env!("CARGO_BIN_EXE_kwatch"),
+        sim.kubeconfig.display(),
+        out_file.display()
+    );
+    let mut script = std::process::Command::new("/usr/bin/script");
+    script
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .env("HOME", sim.dir())
+        .env("PATH", "/usr/bin:/bin");
+    let out = Running::spawn(script).finish(Duration::from_secs(60));
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let json = std::fs::read_to_string(&out_file).unwrap();
+    Some((out.stdout.join("\n"), json))
 }
 
 #[test]

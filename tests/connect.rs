@@ -51,6 +51,14 @@ fn assert_synced(f: &Finished, what: &str) {
     );
 }
 
+/// `kwatch FLAGS pods -o json --until-synced` (the sim's HOME, no `--kubeconfig` unless
+/// FLAGS give one) synced: [`assert_synced`].
+fn synced_with(sim: &SimProcess, flags: &[&str], what: &str) {
+    let mut args = flags.to_vec();
+    args.extend_from_slice(SYNC);
+    assert_synced(&kwatch_env(sim, &[], &args[..]), what);
+}
+
 /// kwatch got nothing from the server: no object and never synced (within `--timeout`).
 fn assert_refused(f: &Finished, what: &str) {
     let records: Vec<Value> = f
@@ -120,9 +128,7 @@ fn each_certificate_shape_works_with_kwatch_exactly_when_with_kubectl() {
             "{shape}: kubectl refused:\n{}",
             stderr_of(&k)
         );
-        let mut args = vec!["--kubeconfig", kc];
-        args.extend_from_slice(SYNC);
-        assert_synced(&kwatch_env(&sim, &[], &args[..]), shape);
+        synced_with(&sim, &["--kubeconfig", kc], shape);
 
         // The same server with a CA that did not sign it: refused by both.
         let mut wrong = kubeconfig(&sim);
@@ -166,33 +172,32 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
     k.extend(["get", "pods", "-o", "name"]);
     let out = kubectl(&sim, &[], &k);
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
-    let mut w = flags.to_vec();
-    w.extend_from_slice(SYNC);
-    assert_synced(
-        &kwatch_env(&sim, &[], &w[..]),
-        "--server --token --certificate-authority",
-    );
+    synced_with(&sim, &flags, "--server --token --certificate-authority");
     // -s is --server.
-    let mut s = vec![
+    synced_with(
+        &sim,
+        &[
+            "-s",
+            &sim.url,
+            "--token",
+            &sim.token,
+            "--certificate-authority",
+            ca,
+        ],
         "-s",
-        &sim.url,
-        "--token",
-        &sim.token,
-        "--certificate-authority",
-        ca,
-    ];
-    s.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &s[..]), "-s");
+    );
     // --insecure-skip-tls-verify instead of a CA.
-    let mut i = vec![
-        "-s",
-        &sim.url,
-        "--token",
-        &sim.token,
+    synced_with(
+        &sim,
+        &[
+            "-s",
+            &sim.url,
+            "--token",
+            &sim.token,
+            "--insecure-skip-tls-verify",
+        ],
         "--insecure-skip-tls-verify",
-    ];
-    i.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &i[..]), "--insecure-skip-tls-verify");
+    );
 }
 
 #[test]
@@ -267,15 +272,19 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
         &["--kubeconfig", bad, "--token", &sim.token, "get", "pods"],
     );
     assert!(out.status.success(), "kubectl --token: {}", stderr_of(&out));
-    let mut args = vec!["--kubeconfig", bad, "--token", &sim.token];
-    args.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--token");
+    synced_with(
+        &sim,
+        &["--kubeconfig", bad, "--token", &sim.token],
+        "--token",
+    );
 
     // --user picks the client-certificate user for the current context.
     let kcp = sim.kubeconfig.to_str().unwrap();
-    let mut args = vec!["--kubeconfig", kcp, "--user", "kwatch-sim-cert"];
-    args.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--user");
+    synced_with(
+        &sim,
+        &["--kubeconfig", kcp, "--user", "kwatch-sim-cert"],
+        "--user",
+    );
     // A user or cluster the kubeconfig does not have: one line, exit 1.
     for flag in ["--user", "--cluster"] {
         let f = kwatch_env(&sim, &[], format!("--kubeconfig {kcp} {flag} nosuch pods"));
@@ -293,14 +302,15 @@ fn token_user_and_cluster_flags_override_the_kubeconfig() {
     kc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1".into();
     kc["clusters"].as_sequence_mut().unwrap().push(other);
     let two = write_yaml(sim.dir(), "two-clusters", &kc);
-    let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--cluster", "other"];
-    args.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--cluster");
+    synced_with(
+        &sim,
+        &["--kubeconfig", two.to_str().unwrap(), "--cluster", "other"],
+        "--cluster",
+    );
     // --server overrides the cluster's server.
-    let mut args = vec!["--kubeconfig", two.to_str().unwrap(), "--server", &sim.url];
-    args.extend_from_slice(SYNC);
-    assert_synced(
-        &kwatch_env(&sim, &[], &args[..]),
+    synced_with(
+        &sim,
+        &["--kubeconfig", two.to_str().unwrap(), "--server", &sim.url],
         "--server over a kubeconfig",
     );
 }
@@ -322,10 +332,9 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
         ],
     );
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
-    let mut args = vec!["--kubeconfig", kc, "--context", "kwatch-sim-cert"];
-    args.extend_from_slice(SYNC);
-    assert_synced(
-        &kwatch_env(&sim, &[], &args[..]),
+    synced_with(
+        &sim,
+        &["--kubeconfig", kc, "--context", "kwatch-sim-cert"],
         "client certificate in the kubeconfig",
     );
 
@@ -355,12 +364,7 @@ fn client_certificates_in_the_kubeconfig_and_as_flags() {
     k.extend(["get", "pods"]);
     let out = kubectl(&sim, &[], &k);
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
-    let mut w = flags.to_vec();
-    w.extend_from_slice(SYNC);
-    assert_synced(
-        &kwatch_env(&sim, &[], &w[..]),
-        "--client-certificate/--client-key",
-    );
+    synced_with(&sim, &flags, "--client-certificate/--client-key");
 }
 
 #[test]
@@ -401,10 +405,9 @@ fn exec_plugins_give_tokens_and_client_certificates() {
         let path = path.to_str().unwrap();
         let out = kubectl(&sim, &[], &["--kubeconfig", path, "get", "pods"]);
         assert!(out.status.success(), "kubectl {name}: {}", stderr_of(&out));
-        let mut args = vec!["--kubeconfig", path];
-        args.extend_from_slice(SYNC);
-        assert_synced(
-            &kwatch_env(&sim, &[], &args[..]),
+        synced_with(
+            &sim,
+            &["--kubeconfig", path],
             &format!("exec plugin ({name})"),
         );
     }
@@ -440,10 +443,9 @@ fn tls_server_name_in_the_kubeconfig_and_as_a_flag() {
     let kc = sim.kubeconfig.to_str().unwrap();
     let f = sim.kwatch("--tls-server-name wrong.test pods -o json --until-synced --timeout 3s");
     assert_refused(&f, "--tls-server-name wrong.test");
-    let mut args = vec!["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"];
-    args.extend_from_slice(SYNC);
-    assert_synced(
-        &kwatch_env(&sim, &[], &args[..]),
+    synced_with(
+        &sim,
+        &["--kubeconfig", kc, "--tls-server-name", "kwatch-sim.test"],
         "--tls-server-name kwatch-sim.test",
     );
 }
@@ -516,12 +518,12 @@ fn impersonation_shows_what_that_identity_gets() {
         f.stderr
     );
     // The watcher syncs; the lister syncs from a LIST (its watch is refused afterwards).
-    let mut args = vec!["--kubeconfig", kc, "--as", WATCHER];
-    args.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as watcher");
-    let mut args = vec!["--kubeconfig", kc, "--as", LISTER, "--watch-list", "off"];
-    args.extend_from_slice(SYNC);
-    assert_synced(&kwatch_env(&sim, &[], &args[..]), "--as lister");
+    synced_with(&sim, &["--kubeconfig", kc, "--as", WATCHER], "--as watcher");
+    synced_with(
+        &sim,
+        &["--kubeconfig", kc, "--as", LISTER, "--watch-list", "off"],
+        "--as lister",
+    );
 }
 
 #[test]
@@ -697,15 +699,7 @@ fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
 #[test]
 fn a_tls_handshake_that_never_completes_says_so_after_10s() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    // Accepts and holds every connection, never writing a byte.
-    std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for conn in listener.incoming() {
-            held.push(conn);
-        }
-    });
+    let addr = silent_server();
     let started = Instant::now();
     let f = kwatch_env(
         &sim,

@@ -8,39 +8,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::util::kwatch::kubectl_f;
+use crate::util::shared::cut;
 use crate::util::{SimProcess, LIMIT};
 
 /// kubectl get's `Accept` for a table.
 const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
-
-/// The cells of `line` cut at the columns' starts in `header` (a column starts after a
-/// run of 2+ spaces, or at a single space before an upper-case header word), trimmed.
-fn cut(header: &str, line: &str) -> Vec<String> {
-    let b = header.as_bytes();
-    let mut starts = vec![0];
-    for i in 2..b.len() {
-        if b[i] != b' ' && b[i - 1] == b' ' && b[i - 2] == b' ' {
-            starts.push(i);
-        }
-    }
-    let chars: Vec<char> = line.chars().collect();
-    starts
-        .iter()
-        .enumerate()
-        .map(|(k, &s)| {
-            let end = starts
-                .get(k + 1)
-                .copied()
-                .unwrap_or(chars.len())
-                .min(chars.len());
-            chars[s.min(chars.len())..end]
-                .iter()
-                .collect::<String>()
-                .trim()
-                .to_owned()
-        })
-        .collect()
-}
 
 /// The objects the tests create: at least one of each kind without a printer of
 /// kwatch's own that the sim serves.

@@ -582,31 +582,14 @@ mod tests {
 
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::{object, Buf};
     use crate::client::target::Resource;
     use crate::output::{Format, Options, View};
 
-    /// A writer into a buffer the test can read.
-    #[derive(Clone, Default)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-    impl io::Write for Buffer {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
     fn pod(name: &str, rv: &str) -> ObjectRef {
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        object(&format!(
+            r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
+        ))
     }
 
     fn target() -> Target {
@@ -663,7 +646,7 @@ mod tests {
         until_synced: bool,
         handler: Option<Registration>,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
-        let out = Buffer::default();
+        let out = Buf::default();
         let opts = Options {
             format: Format::Json,
             view: match handler {
@@ -696,7 +679,7 @@ mod tests {
             .ok()
             .flatten();
         task.abort();
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let text = out.text();
         let recs = text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())

@@ -259,15 +259,12 @@ mod tests {
     }
 
     use super::*;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::object;
 
     fn pod(phase: &str) -> ObjectRef {
-        ObjectRef::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"p","resourceVersion":"1"}},"status":{{"phase":"{phase}","conditions":[{{"type":"Ready","status":"True"}}]}}}}"#
-            ))
-            .unwrap(),
-        )
+        object(&format!(
+            r#"{{"metadata":{{"name":"p","resourceVersion":"1"}},"status":{{"phase":"{phase}","conditions":[{{"type":"Ready","status":"True"}}]}}}}"#
+        ))
     }
 
     #[test]
@@ -300,12 +297,9 @@ mod tests {
     /// Issue 15: kubectl wait's relaxed paths and case-insensitive condition status.
     #[test]
     fn kubectl_wait_forms() {
-        let cm = ObjectRef::new(
-            Object::from_json(
-                r#"{"metadata":{"name":"c","resourceVersion":"1","generation":2},"data":{"a":"b","n":1e-7},
+        let cm = object(
+            r#"{"metadata":{"name":"c","resourceVersion":"1","generation":2},"data":{"a":"b","n":1e-7},
                 "status":{"observedGeneration":2,"conditions":[{"type":"Available","status":"False"}]}}"#,
-            )
-            .unwrap(),
         );
         let d = Delta::new(DeltaType::Updated, cm);
         for (cond, met) in [
@@ -333,12 +327,9 @@ mod tests {
             let c = Condition::parse(cond).unwrap_or_else(|e| panic!("{cond}: {e}"));
             assert_eq!(c.met_by(&d, None), met, "{cond}");
         }
-        let stale = ObjectRef::new(
-            Object::from_json(
-                r#"{"metadata":{"name":"c","resourceVersion":"1","generation":3},
+        let stale = object(
+            r#"{"metadata":{"name":"c","resourceVersion":"1","generation":3},
                 "status":{"observedGeneration":2,"conditions":[{"type":"Available","status":"True"}]}}"#,
-            )
-            .unwrap(),
         );
         let c = Condition::parse("condition=Available").unwrap();
         assert!(!c.met_by(&Delta::new(DeltaType::Updated, stale), None));

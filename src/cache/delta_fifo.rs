@@ -422,26 +422,16 @@ mod tests {
 
     use super::*;
     use crate::cache::delta::DeltaObject;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::meta_object;
 
     /// A cluster-scoped object `name` at resourceVersion `rv`.
     fn o(name: &str, rv: u64) -> ObjectRef {
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object("", name, rv)
     }
 
     /// A namespaced object.
     fn on(ns: &str, name: &str, rv: u64) -> ObjectRef {
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}","namespace":"{ns}","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object(ns, name, rv)
     }
 
     fn known(objs: &[ObjectRef]) -> Arc<Store> {

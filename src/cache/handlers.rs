@@ -249,18 +249,11 @@ pub fn calls(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::meta_object;
 
     fn cm(name: &str, rv: &str) -> ObjectRef {
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}","namespace":"d","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object("d", name, rv)
     }
 
     /// A call as `OnAdd a@1 initial`, `OnUpdate a@1→2`, `OnDelete a@2`,

@@ -22,3 +22,5 @@ pub mod reflector;
 pub mod release;
 pub mod retry;
 pub mod store;
+#[cfg(test)]
+pub(crate) mod testutil;

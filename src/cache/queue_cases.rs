@@ -23,10 +23,11 @@ use futures::FutureExt;
 
 use crate::cache::delta::{AtomicDelta, Delta, DeltaObject};
 use crate::cache::delta_fifo::DeltaFifo;
-use crate::cache::object::{Object, ObjectRef};
+use crate::cache::object::ObjectRef;
 use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
 use crate::cache::store::Store;
+use crate::cache::testutil::meta_object;
 
 /// An object's name and resourceVersion (client-go's tests' `mkFifoObj(name, val)`).
 type Obj = (&'static str, u64);
@@ -892,12 +893,7 @@ const ATOMIC_CASES: &[Case] = &[
 ];
 
 fn obj((name, rv): (&str, u64)) -> ObjectRef {
-    Arc::new(
-        Object::from_json(&format!(
-            r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#
-        ))
-        .unwrap(),
-    )
+    meta_object("", name, rv)
 }
 
 /// `Added foo@5`, `Deleted tombstone(bar@6)`.

@@ -379,15 +379,10 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::meta_object;
 
     fn obj(name: &str, rv: &str) -> ObjectRef {
-        ObjectRef::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object("", name, rv)
     }
 
     fn drain(f: &RealFifo<&'static str>, store: &Store) -> Vec<String> {

@@ -200,19 +200,10 @@ mod tests {
 
     use super::*;
     use crate::cache::delta::Tombstone;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::meta_object;
 
     fn obj(ns: Option<&str>, name: &str, rv: &str) -> ObjectRef {
-        let ns = match ns {
-            Some(ns) => format!(r#","namespace":"{ns}""#),
-            None => String::new(),
-        };
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}"{ns},"resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object(ns.unwrap_or(""), name, rv)
     }
 
     /// (key, rv) pairs, for exact comparisons.

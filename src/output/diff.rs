@@ -177,10 +177,10 @@ pub fn lines(d: &Diff) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::object::Object;
+    use crate::cache::testutil::object;
 
     fn obj(json: &str) -> ObjectRef {
-        ObjectRef::new(Object::from_json(json).unwrap())
+        object(json)
     }
 
     #[test]

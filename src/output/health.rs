@@ -211,7 +211,7 @@ mod tests {
 
     use super::*;
     use crate::cache::delta::{Delta, DeltaType};
-    use crate::cache::object::{Object, ObjectRef};
+    use crate::cache::testutil::object;
     use crate::client::target::Resource;
 
     #[test]
@@ -233,12 +233,7 @@ mod tests {
             elapsed: Duration::from_secs(3),
             error: false,
         };
-        let obj = ObjectRef::new(
-            Object::from_json(
-                r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"10"}}"#,
-            )
-            .unwrap(),
-        );
+        let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"10"}}"#);
         let added = Delta::new(DeltaType::Added, obj);
         let delta = |initial_list| Body::Delta {
             key: "d/a",
@@ -318,10 +313,7 @@ mod tests {
             full_list_fallback: false,
             streaming: false,
         };
-        let obj = ObjectRef::new(
-            Object::from_json(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"9"}}"#)
-                .unwrap(),
-        );
+        let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"9"}}"#);
         let replaced = Delta::new(DeltaType::Replaced, obj);
         let mut steps = vec![Body::Synced];
         for _ in 0..4 {

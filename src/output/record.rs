@@ -867,7 +867,7 @@ pub fn objects_of(text: &str) -> serde_json::Result<(Option<&RawValue>, Option<&
 mod tests {
     use super::*;
     use crate::cache::delta::{DeltaObject, Tombstone};
-    use crate::cache::object::{Object, ObjectRef};
+    use crate::cache::testutil::object;
     use crate::client::target::Resource;
 
     fn events() -> Vec<ReflectorEvent> {
@@ -1044,12 +1044,8 @@ mod tests {
     #[test]
     fn every_delta_reads_back_with_its_type_and_object() {
         let r = Resource::pods();
-        let obj = ObjectRef::new(
-            Object::from_json(
-                r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"},"x":1.50}"#,
-            )
-            .unwrap(),
-        );
+        let obj =
+            object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"},"x":1.50}"#);
         let tomb = |obj| {
             DeltaObject::Tombstone(Tombstone {
                 key: "d/a".into(),
@@ -1118,10 +1114,7 @@ mod tests {
             reason: "initial".into(),
             streaming: true,
         };
-        let obj = ObjectRef::new(
-            Object::from_json(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"}}"#)
-                .unwrap(),
-        );
+        let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"}}"#);
         let delta = Delta::new(DeltaType::ReplacedAll, obj);
         let informer = InformerInfo {
             client_go: Some("0.36"),
@@ -1188,12 +1181,9 @@ mod tests {
     fn every_handler_call_reads_back_with_its_fields_and_objects() {
         let r = Resource::pods();
         let obj = |rv: &str| {
-            ObjectRef::new(
-                Object::from_json(&format!(
-                    r#"{{"metadata":{{"name":"a","namespace":"d","resourceVersion":"{rv}"}},"x":1.50}}"#
-                ))
-                .unwrap(),
-            )
+            object(&format!(
+                r#"{{"metadata":{{"name":"a","namespace":"d","resourceVersion":"{rv}"}},"x":1.50}}"#
+            ))
         };
         let tomb = |obj| {
             DeltaObject::Tombstone(Tombstone {

@@ -1,30 +1,10 @@
 //! Printers against an in-memory buffer.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::*;
 use crate::cache::delta::{DeltaObject, DeltaType, Tombstone};
-use crate::cache::object::Object;
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Buf {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
+use crate::cache::testutil::{object, Buf};
 
 fn opts(format: Format) -> Options {
     Options {
@@ -35,12 +15,9 @@ fn opts(format: Format) -> Options {
 }
 
 fn pod(name: &str, rv: &str) -> ObjectRef {
-    ObjectRef::new(
-        Object::from_json(&format!(
-            r#"{{"metadata":{{"name":"{name}","namespace":"default","resourceVersion":"{rv}","creationTimestamp":"2026-11-21T10:00:00Z","managedFields":[{{"manager":"kubectl"}}]}},"spec":{{"nodeName":"n1"}}}}"#
-        ))
-        .unwrap(),
-    )
+    object(&format!(
+        r#"{{"metadata":{{"name":"{name}","namespace":"default","resourceVersion":"{rv}","creationTimestamp":"2026-11-21T10:00:00Z","managedFields":[{{"manager":"kubectl"}}]}},"spec":{{"nodeName":"n1"}}}}"#
+    ))
 }
 
 fn at() -> jiff::Timestamp {
@@ -187,11 +164,8 @@ fn table_has_one_header_growing_columns_and_event_lines() {
 /// not the pod printer's (whose cells it could not fill).
 #[test]
 fn metadata_only_tables_show_age_and_labels() {
-    let meta = ObjectRef::new(
-        Object::from_json(
-            r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","creationTimestamp":"2026-11-21T10:00:00Z","labels":{"app":"web","tier":"front"}}}"#,
-        )
-        .unwrap(),
+    let meta = object(
+        r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","creationTimestamp":"2026-11-21T10:00:00Z","labels":{"app":"web","tier":"front"}}}"#,
     );
     let d = Delta::new(DeltaType::Added, meta);
     let o = Options {
@@ -285,7 +259,7 @@ fn real_pod(rv: &str, phase: &str, ready: bool) -> ObjectRef {
              "lastState": {"terminated": {"finishedAt": "2026-11-21T10:00:00Z"}}},
             {"name": "log", "ready": ready, "restartCount": 0, "state": {"running": {}}}]}
     });
-    ObjectRef::new(Object::from_json(&v.to_string()).unwrap())
+    object(&v.to_string())
 }
 
 /// The same story in every format: the initial list, a relist that changes nothing, an
@@ -641,11 +615,8 @@ fn colour_codes_are_explicit_and_balanced() {
 /// escaped on a terminal; with several contexts each line says which.
 #[test]
 fn script_formats_write_bytes_into_a_pipe_and_name_the_context() {
-    let o = ObjectRef::new(
-        Object::from_json(
-            r#"{"metadata":{"name":"esc","namespace":"default","resourceVersion":"3"},"data":{"k":"a\u001b[2Jb"}}"#,
-        )
-        .unwrap(),
+    let o = object(
+        r#"{"metadata":{"name":"esc","namespace":"default","resourceVersion":"3"},"data":{"k":"a\u001b[2Jb"}}"#,
     );
     let d = Delta::new(DeltaType::Added, o);
     let body = [Body::Delta {

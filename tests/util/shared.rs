@@ -256,3 +256,19 @@ pub fn kwatch_env(sim: &SimProcess, env: &[(&str, &str)], args: impl Args) -> Fi
     cmd.envs(env.iter().copied()).args(args.words());
     Running::spawn(cmd).finish(LIMIT)
 }
+
+/// `127.0.0.1:PORT` of a server that accepts every TCP connection and never writes a byte
+/// (not even a TLS handshake): each request to it waits until its client gives up. It
+/// serves until the test process ends.
+pub fn silent_server() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        // Held, so that no connection is closed.
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    addr
+}

@@ -239,17 +239,12 @@ mod tests {
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
     use crate::cache::listwatch::{ApiStatus, ListPage, SourceError, WatchOptions, WatchStream};
-    use crate::cache::object::Object;
     use crate::cache::queue::Popped;
     use crate::cache::real_fifo::RealFifo;
+    use crate::cache::testutil::meta_object;
 
     fn obj(name: &str, rv: &str) -> ObjectRef {
-        Arc::new(
-            Object::from_json(&format!(
-                r#"{{"metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
-            ))
-            .unwrap(),
-        )
+        meta_object("ns", name, rv)
     }
 
     /// Pops whatever is queued now, applying deltas to `store` as the informer loop

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
 use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage};
-use crate::cache::object::Object;
+use crate::cache::testutil::meta_object;
 
 #[derive(Default)]
 struct Recorder {
@@ -89,12 +89,7 @@ impl ReflectorStore for Recorder {
 }
 
 fn obj(name: &str, rv: &str) -> ObjectRef {
-    ObjectRef::new(
-        Object::from_json(&format!(
-            r#"{{"metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}"}}}}"#
-        ))
-        .unwrap(),
-    )
+    meta_object("ns", name, rv)
 }
 
 fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
