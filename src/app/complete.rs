@@ -153,7 +153,7 @@ fn from_kubeconfig(
     let Some(cli) = typed() else {
         return Vec::new();
     };
-    match crate::app::config::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
+    match crate::app::kubeconfig::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
         Ok(kc) => candidates(current, names(&kc)),
         Err(_) => Vec::new(),
     }

@@ -14,6 +14,7 @@ pub mod config;
 pub mod exit;
 pub mod help;
 pub mod informer;
+pub mod kubeconfig;
 pub mod man;
 pub mod replay;
 pub mod sim;
