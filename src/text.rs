@@ -29,37 +29,34 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
 /// print `<invalid>` as kube-apiserver does).
 pub fn human_duration(d: Duration) -> String {
     let s = d.as_secs();
-    let (m, h, days) = (s / 60, s / 3600, s / 86400);
+    let (m, h, days, years) = (s / 60, s / 3600, s / 86400, s / 86400 / 365);
     if s < 120 {
         format!("{s}s")
     } else if m < 10 {
-        match s % 60 {
-            0 => format!("{m}m"),
-            r => format!("{m}m{r}s"),
-        }
+        units(m, "m", s % 60, "s")
     } else if h < 3 {
         format!("{m}m")
     } else if h < 8 {
-        match m % 60 {
-            0 => format!("{h}h"),
-            r => format!("{h}h{r}m"),
-        }
+        units(h, "h", m % 60, "m")
     } else if h < 48 {
         format!("{h}h")
     } else if h < 24 * 8 {
-        match h % 24 {
-            0 => format!("{days}d"),
-            r => format!("{days}d{r}h"),
-        }
+        units(days, "d", h % 24, "h")
     } else if days < 365 * 2 {
         format!("{days}d")
     } else if days < 365 * 8 {
-        match days % 365 {
-            0 => format!("{}y", days / 365),
-            r => format!("{}y{r}d", days / 365),
-        }
+        units(years, "y", days % 365, "d")
     } else {
-        format!("{}y", days / 365)
+        format!("{years}y")
+    }
+}
+
+/// `n` of the larger unit, then the rest in the smaller unit unless it is 0 (`2m30s`,
+/// `4h`).
+fn units(n: u64, unit: &str, rest: u64, rest_unit: &str) -> String {
+    match rest {
+        0 => format!("{n}{unit}"),
+        r => format!("{n}{unit}{r}{rest_unit}"),
     }
 }
 

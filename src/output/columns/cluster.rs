@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::format::{none, str_or_empty};
+use super::format::{none, of_type, str_or_empty};
 use super::{and_wide, Column};
 
 pub(super) fn node_columns(wide: bool) -> Vec<Column> {
@@ -57,11 +57,7 @@ pub(super) fn apiservice_columns(_wide: bool) -> Vec<Column> {
             }
         }),
         Column::new("AVAILABLE", |o, _| {
-            let cond = o["status"]["conditions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|c| c["type"] == "Available");
+            let cond = of_type(&o["status"]["conditions"], "Available");
             let Some(c) = cond else {
                 return "Unknown".into();
             };
@@ -76,11 +72,7 @@ pub(super) fn apiservice_columns(_wide: bool) -> Vec<Column> {
 }
 
 fn node_status(o: &Value, _: jiff::Timestamp) -> String {
-    let ready = o["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["type"] == "Ready");
+    let ready = of_type(&o["status"]["conditions"], "Ready");
     let mut s = match ready.and_then(|c| c["status"].as_str()) {
         Some("True") => "Ready".to_owned(),
         _ => "NotReady".to_owned(),
@@ -107,11 +99,7 @@ fn node_roles(o: &Value, _: jiff::Timestamp) -> String {
 }
 
 fn node_address(o: &Value, kind: &str) -> String {
-    o["status"]["addresses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|a| a["type"] == kind)
+    of_type(&o["status"]["addresses"], kind)
         .and_then(|a| a["address"].as_str())
         .map_or("<none>".into(), str::to_owned)
 }

@@ -248,3 +248,9 @@ pub(super) fn quantity(v: &Value) -> String {
         _ => "0".into(),
     }
 }
+
+/// The first element of the array `list` whose `type` is `ty` (a condition, an address),
+/// as kubectl's printers stop at the first; `None` when `list` is not an array.
+pub(super) fn of_type<'a>(list: &'a Value, ty: &str) -> Option<&'a Value> {
+    list.as_array()?.iter().find(|e| e["type"] == ty)
+}

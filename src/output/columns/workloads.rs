@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::format::{
-    format_selector, int, join_field, label_selector, map_pairs, none, quantity, str_or_empty,
+    format_selector, int, join_field, label_selector, map_pairs, none, of_type, quantity,
+    str_or_empty,
 };
 use super::{age, and_wide, Column};
 use crate::text::human_duration;
@@ -282,12 +283,7 @@ fn cronjob_pod_spec(o: &Value) -> &Value {
 
 /// printers.go `hasJobCondition`: the first condition of the type decides.
 fn job_condition(o: &Value, ty: &str) -> bool {
-    o["status"]["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["type"] == ty)
-        .is_some_and(|c| c["status"] == "True")
+    of_type(&o["status"]["conditions"], ty).is_some_and(|c| c["status"] == "True")
 }
 
 fn job_status(o: &Value, _: jiff::Timestamp) -> String {
