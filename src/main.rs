@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     install_panic_hook();
     // `COMPLETE=bash kwatch -- …`, from the completion scripts: candidates, then exit.
     kwatch::app::complete::complete_if_asked();
-    let cli = kwatch::app::cli::parse();
+    let cli = kwatch::app::usage::parse();
     init_tracing(cli.watch.verbose);
     let exit = match run(cli) {
         Ok(e) => e,
@@ -51,11 +51,11 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
         Some(Command::Completions { shell, fixed }) => {
-            std::io::stdout().write_all(&kwatch::app::cli::completion(shell, fixed))?;
+            std::io::stdout().write_all(&kwatch::app::complete::completion(shell, fixed))?;
             Ok(Exit::Ok)
         }
         Some(Command::Man) => {
-            std::io::stdout().write_all(&kwatch::app::cli::man_page()?)?;
+            std::io::stdout().write_all(&kwatch::app::man::man_page()?)?;
             Ok(Exit::Ok)
         }
         Some(Command::Replay(args)) => Ok(exit_of(kwatch::app::replay::run(args)?)),

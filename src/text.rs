@@ -1,9 +1,12 @@
-//! Escapes control characters in server data before it reaches a terminal: object
-//! names, labels and server messages may contain them (an ESC could rewrite the screen).
-//! Every layer that writes a line of its own (the client's errors, the printers, the
-//! application's diagnostics) escapes it here.
+//! Text every layer writes. `sanitize` escapes control characters in server data before
+//! it reaches a terminal: object names, labels and server messages may contain them (an
+//! ESC could rewrite the screen); every layer that writes a line of its own (the client's
+//! errors, the printers, the application's diagnostics) escapes it here.
+//! `human_duration` is kubectl's way of writing an age, for the table and the simulator's
+//! Tables.
 
 use std::borrow::Cow;
+use std::time::Duration;
 
 /// `s` with every control character (C0, DEL, C1) written as `\u{…}` escapes.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
@@ -21,9 +24,45 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// kubectl's `duration.HumanDuration` of a duration that is not negative (its callers
+/// decide what a negative one prints: kwatch's ages clamp to 0, the simulator's Tables
+/// print `<invalid>` as kube-apiserver does).
+pub fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    let (m, h, days, years) = (s / 60, s / 3600, s / 86400, s / 86400 / 365);
+    if s < 120 {
+        format!("{s}s")
+    } else if m < 10 {
+        units(m, "m", s % 60, "s")
+    } else if h < 3 {
+        format!("{m}m")
+    } else if h < 8 {
+        units(h, "h", m % 60, "m")
+    } else if h < 48 {
+        format!("{h}h")
+    } else if h < 24 * 8 {
+        units(days, "d", h % 24, "h")
+    } else if days < 365 * 2 {
+        format!("{days}d")
+    } else if days < 365 * 8 {
+        units(years, "y", days % 365, "d")
+    } else {
+        format!("{years}y")
+    }
+}
+
+/// `n` of the larger unit, then the rest in the smaller unit unless it is 0 (`2m30s`,
+/// `4h`).
+fn units(n: u64, unit: &str, rest: u64, rest_unit: &str) -> String {
+    match rest {
+        0 => format!("{n}{unit}"),
+        r => format!("{n}{unit}{r}{rest_unit}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::sanitize;
+    use super::*;
 
     #[test]
     fn escapes_controls_only() {
@@ -31,5 +70,14 @@ mod tests {
         assert_eq!(sanitize("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
         assert_eq!(sanitize("tab\there\u{9b}"), "tab\\u{9}here\\u{9b}");
         assert_eq!(sanitize("größe-日本"), "größe-日本");
+    }
+
+    #[test]
+    fn human_durations() {
+        let h = |s| human_duration(Duration::from_secs(s));
+        assert_eq!(h(53), "53s");
+        assert_eq!(h(150), "2m30s");
+        assert_eq!(h(3 * 60 * 60 + 5), "3h");
+        assert_eq!(h(2 * 86400 + 3600), "2d1h");
     }
 }

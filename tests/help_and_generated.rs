@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
-use kwatch::app::cli::{completion, man_page, Cli};
+use kwatch::app::cli::Cli;
+use kwatch::app::complete::completion;
+use kwatch::app::man::man_page;
 
 use crate::util::kwatch::{command, Running};
 use crate::util::{SimProcess, LIMIT};

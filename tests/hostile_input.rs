@@ -9,7 +9,7 @@
 //! and its standard `For more information, try '--help'.` trailer).
 //!
 //! Every address a case can reach is 127.0.0.1: a server value kwatch would accept is run
-//! only if `kwatch::app::config::server_url` makes it a URL for host 127.0.0.1 (else the case
+//! only if `kwatch::app::kubeconfig::server_url` makes it a URL for host 127.0.0.1 (else the case
 //! is generated again). The generator is a fixed-seed `SmallRng`: a failure names its seed
 //! and case number, and the same case comes back on the next run (`KWATCH_FUZZ_SEED=N
 //! KWATCH_FUZZ_CASES=M` runs other cases).
@@ -160,7 +160,7 @@ fn server(rng: &mut SmallRng, port: u16) -> String {
 /// Whether kwatch may be run with `server`: it is refused before any connection, or it
 /// is a URL for 127.0.0.1.
 fn stays_local(server: &str) -> bool {
-    match kwatch::app::config::server_url(server, true, "fuzz") {
+    match kwatch::app::kubeconfig::server_url(server, true, "fuzz") {
         Err(_) => true,
         Ok(url) => url
             .parse::<http::Uri>()

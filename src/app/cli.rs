@@ -1,6 +1,9 @@
 //! Command-line definitions (clap derive) and nothing else: parsing only, no I/O.
 //!
-//! Help text, the man page and shell completions are all generated from [`Cli`].
+//! Help text, the man page and shell completions are all generated from [`Cli`]: the
+//! help's own sections are in [`crate::app::help`], the man page in [`crate::app::man`],
+//! the completion scripts in [`crate::app::complete`]; [`crate::app::usage`] reads the
+//! command line.
 //!
 //! Built without the cargo feature `sim`, `kwatch sim` and `--sim` are still parsed, but
 //! hidden from the help, and fail with [`crate::app::sim::NO_SIMULATOR`]: an old habit or a
@@ -12,6 +15,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::app::help::{long_after_help, short_after_help};
 use crate::cache::queue::FifoKind;
 use crate::cache::reflector::WatchListMode;
 use crate::output::{Format, View};
@@ -166,256 +170,9 @@ impl OutputArgs {
     }
 }
 
-/// Parses the command line. Installed as `kubectl-kwatch` (kubectl runs plugins by that
-/// name for `kubectl kwatch …`), help and errors say `kubectl kwatch`.
-pub fn parse() -> Cli {
-    use clap::{CommandFactory, FromArgMatches};
-    let argv0 = std::env::args_os().next().unwrap_or_default();
-    let plugin = std::path::Path::new(&argv0)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("kubectl-"));
-    let mut cmd = Cli::command();
-    if plugin {
-        cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
-    }
-    let name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
-    let mut cli = cmd
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m))
-        .unwrap_or_else(|e| usage_error(e, &name));
-    let checked = match &cli.command {
-        None => cli.watch.normalize(),
-        Some(Command::Replay(r)) => r.check(),
-        Some(_) => Ok(()),
-    };
-    if let Err(msg) = checked {
-        // Bad usage, as clap's own errors: one line, exit 2.
-        eprintln!("error: {}", crate::text::sanitize(&msg));
-        std::process::exit(crate::app::exit::Exit::Usage as i32);
-    }
-    cli
-}
-
-/// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,
-/// and where the help is (clap prints them on up to eight lines, the offending value as
-/// given, control characters included). Help and version requests print as clap prints
-/// them.
-fn usage_error(e: clap::Error, name: &str) -> ! {
-    use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        e.exit()
-    }
-    // Paragraphs: the error (and its possible values), the tip, the usage, the pointer to
-    // the help. The offending value may hold newlines of its own: sanitize escapes them.
-    let text = e.render().to_string();
-    let mut paragraphs = text.trim_end().split("\n\n");
-    let first = paragraphs.next().unwrap_or("error: invalid arguments");
-    let (error, values) = match first.rsplit_once("\n  [possible values: ") {
-        Some((error, values)) => (error, Some(values)),
-        None => (first, None),
-    };
-    let mut line = error.to_owned();
-    if let Some(values) = values {
-        line.push_str(&format!(" [possible values: {values}"));
-    }
-    for tip in paragraphs.filter_map(|p| p.trim().strip_prefix("tip: ")) {
-        line.push_str(&format!("; {tip}"));
-    }
-    eprintln!("{}; see '{name} --help'", crate::text::sanitize(&line));
-    std::process::exit(crate::app::exit::Exit::Usage as i32)
-}
-
-/// The completion script for `shell`: the registration of clap_complete's dynamic
-/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`crate::app::complete`]), or with
-/// `fixed` the static script generated from [`Cli`].
-pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
-    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
-    use clap_complete::Shell;
-    let mut out = Vec::new();
-    if fixed {
-        clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
-        return out;
-    }
-    let env: &dyn EnvCompleter = match shell {
-        Shell::Bash => &Bash,
-        Shell::Zsh => &Zsh,
-        Shell::Fish => &Fish,
-        Shell::PowerShell => &Powershell,
-        Shell::Elvish => &Elvish,
-        // Shells clap_complete adds later: their static script.
-        _ => {
-            clap_complete::generate(shell, &mut command(), "kwatch", &mut out);
-            return out;
-        }
-    };
-    // Writing into a Vec cannot fail.
-    let _ = env.write_registration(COMPLETE_VAR, "kwatch", "kwatch", "kwatch", &mut out);
-    out
-}
-
-/// The environment variable the completion scripts set to ask kwatch for candidates.
-pub const COMPLETE_VAR: &str = "COMPLETE";
-
 /// The clap command of [`Cli`].
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
-}
-
-/// What `kwatch --help`'s examples show: (command line, what it does). `-h` shows the
-/// first [`SHORT_EXAMPLES`]; `--help` and the man page all of them.
-pub const EXAMPLES: &[(&str, &str)] = &[
-    ("kwatch pods", "the context's namespace (else \"default\")"),
-    (
-        "kwatch deploy,svc -A -l app=web",
-        "two resources, one stream, all namespaces",
-    ),
-    (
-        "kwatch deploy/web --until condition=Available --timeout 5m",
-        "wait as `kubectl wait` does, printing every change meanwhile",
-    ),
-    (
-        "kwatch pods -A -o json --until-synced",
-        "the initial list as JSON lines, exit 0 once synced",
-    ),
-    (
-        "kwatch all -n default --diff",
-        "what `kubectl get all` lists, with what each update changed",
-    ),
-    (
-        "kwatch pods --client-go 0.33 --view handlers",
-        "the OnAdd/OnUpdate/OnDelete calls client-go 0.33's informer makes",
-    ),
-    (
-        "kwatch pods -A --record pods.jsonl",
-        "record the watch; `kwatch replay pods.jsonl` shows it again",
-    ),
-    (
-        "kwatch pods --as system:serviceaccount:team-a:ci",
-        "what that service account's informer gets, 403s included",
-    ),
-];
-
-/// How many [`EXAMPLES`] `-h` shows.
-pub const SHORT_EXAMPLES: usize = 3;
-
-/// The exit codes (README "Exit codes"): (code, when).
-pub const EXIT_STATUS: &[(&str, &str)] = &[
-    ("0", "a stop condition was met (--max-events, --timeout, --until-synced, --until), or stdout was closed"),
-    ("1", "an error: kubeconfig, unknown resource, a failure before the first sync"),
-    ("2", "bad command-line usage"),
-    ("3", "--timeout came first: with --until before the condition was met, with --until-synced before the sync"),
-    ("4", "with --until: the watch ended otherwise first (--max-events, --until-synced, stdout closed)"),
-    ("129", "hung up (SIGHUP)"),
-    ("130", "interrupted (Ctrl-C)"),
-    ("143", "terminated (SIGTERM)"),
-];
-
-/// The environment kwatch reads: (variable, what for).
-pub const ENVIRONMENT: &[(&str, &str)] = &[
-    ("KUBECONFIG", "the kubeconfig files, separated by ':', merged as kubectl merges them (without --kubeconfig)"),
-    ("HOME", "~/.kube/config, and ~/.kube/cache for discovery documents"),
-    ("KUBECACHEDIR", "kubectl's cache directory, as --cache-dir"),
-    ("NO_COLOR", "no colour when set and not empty (--color always overrides)"),
-    ("RUST_LOG", "which diagnostics go to stderr, as tracing's EnvFilter reads it (overrides -v)"),
-    ("COMPLETE", "set by the completion scripts: kwatch prints candidates instead of watching"),
-];
-
-/// `(term, text)` lines as a help section's body: the texts in a column after the terms,
-/// or under each term when the terms are long (the examples' command lines).
-fn help_rows(rows: &[(&str, &str)]) -> String {
-    let width = rows
-        .iter()
-        .map(|(t, _)| t.chars().count())
-        .max()
-        .unwrap_or(0);
-    rows.iter()
-        .map(|(term, text)| match width {
-            0..=12 => format!("  {term:<width$}  {text}\n"),
-            _ => format!("  {term}\n          {text}\n"),
-        })
-        .collect()
-}
-
-/// After `-h`'s flags: a few examples, and where the rest is.
-fn short_after_help() -> String {
-    let examples: String = EXAMPLES[..SHORT_EXAMPLES]
-        .iter()
-        .map(|(cmd, _)| format!("  {cmd}\n"))
-        .collect();
-    format!("Examples:\n{examples}\n--help shows every flag, more examples, the exit codes and the environment.")
-}
-
-/// After `--help`'s flags: EXAMPLES, EXIT STATUS, ENVIRONMENT (the man page's sections of
-/// the same names, from the same tables).
-fn long_after_help() -> String {
-    format!(
-        "Examples:\n{}\nExit status:\n{}\nEnvironment:\n{}",
-        help_rows(EXAMPLES),
-        help_rows(EXIT_STATUS),
-        help_rows(ENVIRONMENT)
-    )
-}
-
-/// The man page: clap_mangen's title, NAME, SYNOPSIS (the usage lines `--help` shows),
-/// DESCRIPTION and OPTIONS, then the subcommands (each with `kwatch NAME --help`, as there
-/// is no page of their own), EXAMPLES, EXIT STATUS, ENVIRONMENT and VERSION, from the same
-/// tables as `--help`.
-pub fn man_page() -> std::io::Result<Vec<u8>> {
-    use clap_mangen::roff::{bold, italic, roman, Roff};
-    let mut cmd = command();
-    cmd.build();
-    let man = clap_mangen::Man::new(cmd.clone());
-    let mut out = Vec::new();
-    man.render_title(&mut out)?;
-    man.render_name_section(&mut out)?;
-    let mut roff = Roff::default();
-    roff.control("SH", ["SYNOPSIS"]);
-    let usage = cmd.render_usage().to_string();
-    for (i, line) in usage.lines().enumerate() {
-        let line = line.trim_start_matches("Usage:").trim();
-        if i > 0 {
-            roff.control("br", []);
-        }
-        roff.text([roman(line)]);
-    }
-    roff.to_writer(&mut out)?;
-    man.render_description_section(&mut out)?;
-    man.render_options_section(&mut out)?;
-    let mut roff = Roff::default();
-    roff.control("SH", ["SUBCOMMANDS"]);
-    let subcommands = cmd
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set() && s.get_name() != "help");
-    for sub in subcommands {
-        let name = sub.get_name();
-        roff.control("TP", []);
-        roff.text([bold(format!("kwatch {name}"))]);
-        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-        roff.text([
-            roman(format!("{about}; its options: ")),
-            bold(format!("kwatch {name} --help")),
-        ]);
-    }
-    let rows = |roff: &mut Roff, title: &str, rows: &[(&str, &str)], term: fn(&str) -> _| {
-        roff.control("SH", [title]);
-        for (t, text) in rows {
-            roff.control("TP", []);
-            roff.text([term(t)]);
-            roff.text([roman(*text)]);
-        }
-    };
-    rows(&mut roff, "EXAMPLES", EXAMPLES, |t| bold(t));
-    rows(&mut roff, "EXIT STATUS", EXIT_STATUS, |t| bold(t));
-    rows(&mut roff, "ENVIRONMENT", ENVIRONMENT, |t| italic(t));
-    roff.to_writer(&mut out)?;
-    man.render_version_section(&mut out)?;
-    Ok(out)
 }
 
 /// `--client-go`'s values: [`crate::cache::release::Release::parse`], listing the releases for

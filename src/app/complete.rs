@@ -1,8 +1,8 @@
 //! Shell completion of the values only the user's kubeconfig and cluster know: contexts,
 //! clusters and users (the kubeconfig), namespaces and resources (the cluster), as
 //! kubectl's `__complete` offers them. clap_complete's dynamic completion calls these
-//! (`COMPLETE=bash kwatch …`, see [`crate::app::cli::completion`]); the static scripts
-//! (`kwatch completions --static`) offer the fixed value lists only.
+//! (`COMPLETE=bash kwatch …`, the scripts of [`completion`], `kwatch completions`); the
+//! static scripts (`kwatch completions --static`) offer the fixed value lists only.
 //!
 //! The flags typed so far (`--kubeconfig`, `--context`, `--server`, `--token`, …) choose
 //! the cluster, as they would for the watch: the line is parsed with [`Cli`] and resolved
@@ -15,7 +15,7 @@ use std::time::Duration;
 use clap::{CommandFactory as _, FromArgMatches as _};
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 
-use crate::app::cli::{Cli, COMPLETE_VAR};
+use crate::app::cli::{self, Cli};
 use crate::app::config::Config;
 
 /// How long a completion may wait for the cluster (kubectl's completion has no bound of
@@ -23,7 +23,7 @@ use crate::app::config::Config;
 const PATIENCE: Duration = Duration::from_secs(3);
 
 /// Answers a completion request (`COMPLETE=SHELL kwatch -- WORDS…`, as the scripts of
-/// [`completion`](crate::app::cli::completion) send it) and exits; returns at once when
+/// [`completion`] send it) and exits; returns at once when
 /// the variable is not set.
 pub fn complete_if_asked() {
     clap_complete::CompleteEnv::with_factory(command)
@@ -37,7 +37,7 @@ pub fn complete_if_asked() {
 /// command line's definition does not import its completion (which parses it).
 fn command() -> clap::Command {
     // mut_args, not mut_arg: mut_arg moves the argument to the end, after `[MORE]...`.
-    crate::app::cli::command().mut_args(|arg| {
+    cli::command().mut_args(|arg| {
         let completer: fn(&OsStr) -> Vec<CompletionCandidate> = match arg.get_id().as_str() {
             "resources" => resources,
             "namespace" => namespaces,
@@ -153,7 +153,7 @@ fn from_kubeconfig(
     let Some(cli) = typed() else {
         return Vec::new();
     };
-    match crate::app::config::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
+    match crate::app::kubeconfig::load_kubeconfig(cli.watch.cluster.kubeconfig.as_deref()) {
         Ok(kc) => candidates(current, names(&kc)),
         Err(_) => Vec::new(),
     }
@@ -211,6 +211,39 @@ fn typed() -> Option<Cli> {
     let matches = cmd.try_get_matches_from(words).ok()?;
     Cli::from_arg_matches(&matches).ok()
 }
+
+/// The completion script for `shell`: the registration of clap_complete's dynamic
+/// completion (`COMPLETE=SHELL kwatch -- WORDS…` answers, see [`complete_if_asked`]), or with
+/// `fixed` the static script generated from [`Cli`].
+pub fn completion(shell: clap_complete::Shell, fixed: bool) -> Vec<u8> {
+    use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
+    use clap_complete::Shell;
+    let mut out = Vec::new();
+    // The static scripts come from cli's command as defined, without this file's
+    // completers (the committed completions/static/ were generated so).
+    if fixed {
+        clap_complete::generate(shell, &mut cli::command(), "kwatch", &mut out);
+        return out;
+    }
+    let env: &dyn EnvCompleter = match shell {
+        Shell::Bash => &Bash,
+        Shell::Zsh => &Zsh,
+        Shell::Fish => &Fish,
+        Shell::PowerShell => &Powershell,
+        Shell::Elvish => &Elvish,
+        // Shells clap_complete adds later: their static script.
+        _ => {
+            clap_complete::generate(shell, &mut cli::command(), "kwatch", &mut out);
+            return out;
+        }
+    };
+    // Writing into a Vec cannot fail.
+    let _ = env.write_registration(COMPLETE_VAR, "kwatch", "kwatch", "kwatch", &mut out);
+    out
+}
+
+/// The environment variable the completion scripts set to ask kwatch for candidates.
+pub const COMPLETE_VAR: &str = "COMPLETE";
 
 #[cfg(test)]
 mod tests {

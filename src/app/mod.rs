@@ -1,5 +1,6 @@
-//! The application: the command line ([`cli`], [`complete`]) resolved into a
-//! configuration ([`config`], the simulator's in [`sim`]), the watch that wires a
+//! The application: the command line ([`cli`]; [`usage`] reads it, [`help`], [`man`] and
+//! [`complete`] describe and complete it) resolved into a configuration ([`config`], the
+//! simulator's in [`sim`]), the watch that wires a
 //! reflector, a queue and an informer loop per resource ([`watch`], [`informer`]),
 //! `--until` ([`until`]), the statistics line ([`stats`]), `kwatch replay` ([`replay`])
 //! and the exit codes ([`exit`]).
@@ -11,9 +12,13 @@ pub mod cli;
 pub mod complete;
 pub mod config;
 pub mod exit;
+pub mod help;
 pub mod informer;
+pub mod kubeconfig;
+pub mod man;
 pub mod replay;
 pub mod sim;
 pub mod stats;
 pub mod until;
+pub mod usage;
 pub mod watch;

@@ -13,12 +13,14 @@
 //! kwatch's table show the same cells; the genuine server is the check of the port.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use super::request::{Include, TableOptions};
 use super::resources::{self, ResourceDef};
 use super::storage::Obj;
+use crate::text::human_duration;
 
 const POD_COLUMN_DESCRIPTIONS: &str = include_str!("ref/pod-columns.json");
 const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
@@ -58,55 +60,11 @@ pub fn human_age(ts: &str) -> String {
         return "<unknown>".into();
     };
     let secs = jiff::Timestamp::now().as_second() - t.as_second();
-    human_duration(secs)
-}
-
-fn human_duration(secs: i64) -> String {
+    // kubectl's HumanDuration: up to a second in the future is clock skew, "0s".
     if secs < -1 {
         return "<invalid>".into();
     }
-    if secs < 0 {
-        return "0s".into();
-    }
-    if secs < 120 {
-        return format!("{secs}s");
-    }
-    let minutes = secs / 60;
-    if minutes < 10 {
-        let s = secs % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = secs / 3600;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{}d", hours / 24)
-        } else {
-            format!("{}d{h}h", hours / 24)
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    format!("{}y", hours / 24 / 365)
+    human_duration(Duration::from_secs(secs.max(0).unsigned_abs()))
 }
 
 fn name(v: &Value) -> Value {
@@ -916,14 +874,6 @@ pub fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_durations() {
-        assert_eq!(human_duration(53), "53s");
-        assert_eq!(human_duration(150), "2m30s");
-        assert_eq!(human_duration(3 * 60 * 60 + 5), "3h");
-        assert_eq!(human_duration(2 * 86400 + 3600), "2d1h");
-    }
 
     /// Issue 19: every SHARED kind's columns are kwatch's wide columns, one for one.
     #[test]

@@ -1,0 +1,209 @@
+//! The network printers: services, endpoints, endpoint slices and ingresses (printers.go).
+
+use serde_json::Value;
+
+use super::format::{int, list_with_more, map_pairs, none, str_or_empty};
+use super::{and_wide, Column};
+
+pub(super) fn ingress_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
+        c("HOSTS", ingress_hosts),
+        if wide {
+            c("ADDRESS", |o, _| ingress_address(o, true))
+        } else {
+            c("ADDRESS", |o, _| ingress_address(o, false))
+        },
+        c("PORTS", |o, _| {
+            let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
+            if tls { "80, 443" } else { "80" }.to_owned()
+        }),
+        Column::age(),
+    ]
+}
+
+pub(super) fn endpointslice_columns(_wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    vec![
+        c("ADDRESSTYPE", |o, _| str_or_empty(&o["addressType"])),
+        c("PORTS", |o, _| {
+            let ports = o["ports"].as_array().map(Vec::as_slice).unwrap_or_default();
+            list_with_more(
+                ports
+                    .iter()
+                    .map(|p| match (p["port"].as_i64(), p["name"].as_str()) {
+                        (Some(n), _) => n.to_string(),
+                        (None, Some(name)) => name.to_owned(),
+                        (None, None) => "*".to_owned(),
+                    }),
+            )
+        }),
+        c("ENDPOINTS", |o, _| {
+            let eps = o["endpoints"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            list_with_more(
+                eps.iter()
+                    .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
+                    .map(|a| a.as_str().unwrap_or_default().to_owned()),
+            )
+        }),
+        Column::age(),
+    ]
+}
+
+pub(super) fn service_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("TYPE", |o, _| none(&o["spec"]["type"])),
+        c("CLUSTER-IP", |o, _| none(&o["spec"]["clusterIP"])),
+        c("EXTERNAL-IP", service_external_ip),
+        c("PORT(S)", service_ports),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![c("SELECTOR", |o, _| map_pairs(&o["spec"]["selector"]))]
+    })
+}
+
+/// printers.go `printEndpoints`: `formatEndpoints(obj, nil)`.
+pub(super) fn endpoints_columns(_wide: bool) -> Vec<Column> {
+    vec![Column::new("ENDPOINTS", endpoints_list), Column::age()]
+}
+
+/// printers.go `formatEndpoints`: `ip:port` (`net.JoinHostPort`) per address and port
+/// of every subset (the bare IP for a subset without ports), the first 3 comma-joined
+/// and ` + N more...`; `<none>` without subsets.
+fn endpoints_list(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 3;
+    let subsets = o["subsets"].as_array().map_or(&[][..], Vec::as_slice);
+    if subsets.is_empty() {
+        return "<none>".into();
+    }
+    let (mut list, mut count) = (Vec::new(), 0);
+    for ss in subsets {
+        let addrs = ss["addresses"].as_array().map_or(&[][..], Vec::as_slice);
+        let ip = |a: &Value| a["ip"].as_str().unwrap_or_default().to_owned();
+        match ss["ports"].as_array().filter(|p| !p.is_empty()) {
+            None => {
+                count += addrs.len();
+                list.extend(addrs.iter().map(ip));
+            }
+            Some(ports) => {
+                for p in ports {
+                    count += addrs.len();
+                    let port = p["port"].as_i64().unwrap_or(0);
+                    list.extend(addrs.iter().map(|a| match ip(a) {
+                        h if h.contains(':') => format!("[{h}]:{port}"),
+                        h => format!("{h}:{port}"),
+                    }));
+                }
+            }
+        }
+    }
+    if list.len() > MAX {
+        list.truncate(MAX);
+        return format!("{} + {} more...", list.join(","), count - MAX);
+    }
+    list.join(",")
+}
+
+/// printers.go `formatHosts`: up to three hosts, `*` when no rule names one.
+fn ingress_hosts(o: &Value, _: jiff::Timestamp) -> String {
+    const MAX: usize = 3;
+    let rules = o["spec"]["rules"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut list: Vec<&str> = Vec::new();
+    let mut more = false;
+    for r in rules {
+        if list.len() == MAX {
+            more = true;
+        }
+        match r["host"].as_str() {
+            Some(h) if !more && !h.is_empty() => list.push(h),
+            _ => {}
+        }
+    }
+    if list.is_empty() {
+        return "*".into();
+    }
+    let ret = list.join(",");
+    if more {
+        format!("{ret} + {} more...", rules.len() - MAX)
+    } else {
+        ret
+    }
+}
+
+/// printers.go `ingressLoadBalancerStatusStringer`: sorted unique IPs or hostnames, cut
+/// to 16 bytes unless wide.
+fn ingress_address(o: &Value, wide: bool) -> String {
+    let set: std::collections::BTreeSet<&str> = o["status"]["loadBalancer"]["ingress"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| {
+            i["ip"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .or_else(|| i["hostname"].as_str().filter(|s| !s.is_empty()))
+        })
+        .collect();
+    let r = set.into_iter().collect::<Vec<_>>().join(",");
+    if !wide && r.len() > 16 {
+        let cut = (0..=13).rev().find(|i| r.is_char_boundary(*i)).unwrap_or(0);
+        format!("{}...", &r[..cut])
+    } else {
+        r
+    }
+}
+
+pub(super) fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {
+    let ingress: Vec<&str> = o["status"]["loadBalancer"]["ingress"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["ip"].as_str().or_else(|| i["hostname"].as_str()))
+        .collect();
+    let external: Vec<&str> = o["spec"]["externalIPs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    match o["spec"]["type"].as_str().unwrap_or("ClusterIP") {
+        "ExternalName" => none(&o["spec"]["externalName"]),
+        "LoadBalancer" if ingress.is_empty() && external.is_empty() => "<pending>".into(),
+        "LoadBalancer" => ingress
+            .into_iter()
+            .chain(external)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ if external.is_empty() => "<none>".into(),
+        _ => external.join(","),
+    }
+}
+
+pub(super) fn service_ports(o: &Value, _: jiff::Timestamp) -> String {
+    let ports: Vec<String> = o["spec"]["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let proto = p["protocol"].as_str().unwrap_or("TCP");
+            match p["nodePort"].as_i64() {
+                Some(np) => format!("{}:{np}/{proto}", int(&p["port"])),
+                None => format!("{}/{proto}", int(&p["port"])),
+            }
+        })
+        .collect();
+    if ports.is_empty() {
+        "<none>".into()
+    } else {
+        ports.join(",")
+    }
+}

@@ -1,0 +1,107 @@
+//! The config and storage printers: config maps, secrets and persistent volume claims
+//! (printers.go).
+
+use serde_json::Value;
+
+use super::format::{none, quantity, str_or_empty};
+use super::{and_wide, Column};
+
+pub(super) fn configmap_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("DATA", |o, _| {
+            let n = o["data"].as_object().map_or(0, |m| m.len())
+                + o["binaryData"].as_object().map_or(0, |m| m.len());
+            n.to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+pub(super) fn secret_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("TYPE", |o, _| none(&o["type"])),
+        Column::new("DATA", |o, _| {
+            o["data"].as_object().map_or(0, |m| m.len()).to_string()
+        }),
+        Column::age(),
+    ]
+}
+
+/// printers.go `printPersistentVolumeClaim`: CAPACITY and ACCESS MODES only once bound
+/// (`spec.volumeName` set).
+pub(super) fn pvc_columns(wide: bool) -> Vec<Column> {
+    let cols = vec![
+        Column::new("STATUS", |o, _| {
+            if o["metadata"]["deletionTimestamp"].is_string() {
+                return "Terminating".into();
+            }
+            str_or_empty(&o["status"]["phase"])
+        }),
+        Column::new("VOLUME", |o, _| str_or_empty(&o["spec"]["volumeName"])),
+        Column::new("CAPACITY", |o, _| {
+            if pvc_bound(o) {
+                quantity(&o["status"]["capacity"]["storage"])
+            } else {
+                String::new()
+            }
+        }),
+        Column::new("ACCESS MODES", |o, _| {
+            if pvc_bound(o) {
+                access_modes(&o["status"]["accessModes"])
+            } else {
+                String::new()
+            }
+        }),
+        // helper.GetPersistentVolumeClaimClass: the beta annotation wins over the field.
+        Column::new("STORAGECLASS", |o, _| {
+            match o["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"].as_str() {
+                Some(c) => c.to_owned(),
+                None => str_or_empty(&o["spec"]["storageClassName"]),
+            }
+        }),
+        Column::new("VOLUMEATTRIBUTESCLASS", |o, _| {
+            unset(&o["spec"]["volumeAttributesClassName"])
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![Column::new("VOLUMEMODE", |o, _| {
+            unset(&o["spec"]["volumeMode"])
+        })]
+    })
+}
+
+fn pvc_bound(o: &Value) -> bool {
+    o["spec"]["volumeName"]
+        .as_str()
+        .is_some_and(|v| !v.is_empty())
+}
+
+/// A string field, `<unset>` when absent or empty.
+fn unset(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => "<unset>".into(),
+    }
+}
+
+/// `helper.GetAccessModesAsString`: RWO, ROX, RWX, RWOP in that order, each once.
+pub fn access_modes(v: &Value) -> String {
+    let modes: Vec<&str> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(m, _)| modes.contains(m))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
+}

@@ -1,0 +1,812 @@
+//! The printers' cells and headers against kubectl's, and the pod fast path against the
+//! [`Value`] path on random and corrupted pods.
+
+use serde_json::json;
+
+use super::format::go_float;
+use super::network::{service_external_ip, service_ports};
+use super::*;
+
+fn now() -> jiff::Timestamp {
+    "2026-11-21T10:05:00Z".parse().unwrap()
+}
+
+/// A pod column's cell from the whole object (the [`Value`] path).
+fn pod_cell(c: PodColumn, o: &Value) -> String {
+    c.column("").cell(o, None, now())
+}
+
+fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {
+    pod_cell(PodColumn::Ready, o)
+}
+
+fn pod_status(o: &Value, _: jiff::Timestamp) -> String {
+    pod_cell(PodColumn::Status, o)
+}
+
+fn pod_restarts(o: &Value, _: jiff::Timestamp) -> String {
+    pod_cell(PodColumn::Restarts, o)
+}
+
+#[test]
+fn pod_status_follows_kubectl() {
+    let p = json!({"spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+        "status": {"phase": "Running", "containerStatuses": [
+            {"ready": true, "state": {"running": {}}, "restartCount": 2,
+             "lastState": {"terminated": {"finishedAt": "2026-11-21T10:00:00Z"}}},
+            {"ready": false, "state": {"waiting": {"reason": "CrashLoopBackOff"}}, "restartCount": 1}]}});
+    assert_eq!(pod_ready(&p, now()), "1/2");
+    assert_eq!(pod_status(&p, now()), "CrashLoopBackOff");
+    assert_eq!(pod_restarts(&p, now()), "3 (5m ago)");
+    let init = json!({"spec": {"initContainers": [{}, {}], "containers": [{}]},
+        "status": {"phase": "Pending", "initContainerStatuses": [
+            {"state": {"terminated": {"exitCode": 0}}}, {"state": {"running": {}}}]}});
+    assert_eq!(pod_status(&init, now()), "Init:1/2");
+    let gone = json!({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}});
+    assert_eq!(pod_status(&gone, now()), "Terminating");
+}
+
+#[test]
+fn services_print_ports_and_pending_load_balancers() {
+    let s = json!({"spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1",
+        "ports": [{"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}});
+    assert_eq!(service_ports(&s, now()), "80:30080/TCP,53/UDP");
+    assert_eq!(service_external_ip(&s, now()), "<pending>");
+}
+
+#[test]
+fn crd_printer_columns_honour_priority_and_dates() {
+    let crd = json!({"spec": {"versions": [{"name": "v1", "additionalPrinterColumns": [
+        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+        {"name": "Color", "type": "string", "jsonPath": ".spec.color", "priority": 1},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]}]}});
+    let pc = PrinterColumn::from_crd(&crd, "v1");
+    let r = Resource {
+        name: "widgets.example.com".into(),
+        kind: "Widget".into(),
+        api_version: "example.com/v1".into(),
+        namespaced: true,
+    };
+    let cols = resource_columns(&r, false, Some(&pc));
+    let h: Vec<&str> = cols.iter().map(|c| c.header.as_str()).collect();
+    assert_eq!(h, ["SIZE", "AGE"]);
+    let w = json!({"metadata": {"creationTimestamp": "2026-11-21T10:04:00Z"}, "spec": {"size": 3}});
+    let cells: Vec<String> = cols.iter().map(|c| c.cell(&w, None, now())).collect();
+    assert_eq!(cells, ["3", "60s"]);
+    // A missing value is an empty cell, as kubectl prints a null cell.
+    let cells: Vec<String> = cols
+        .iter()
+        .map(|c| c.cell(&json!({}), None, now()))
+        .collect();
+    assert_eq!(cells, ["", ""]);
+    assert_eq!(resource_columns(&r, true, Some(&pc)).len(), 3);
+}
+
+fn res(api_version: &str, kind: &str) -> Resource {
+    Resource {
+        name: kind.to_lowercase(),
+        kind: kind.into(),
+        api_version: api_version.into(),
+        namespaced: true,
+    }
+}
+
+/// Headers and cells of `obj` as `r`'s columns print them.
+fn row(r: &Resource, wide: bool, obj: &Value) -> Vec<(String, String)> {
+    resource_columns(r, wide, None)
+        .iter()
+        .map(|c| (c.header.clone(), c.cell(obj, None, now())))
+        .collect()
+}
+
+fn cells(r: &Resource, wide: bool, obj: &Value) -> Vec<String> {
+    row(r, wide, obj).into_iter().map(|(_, c)| c).collect()
+}
+
+fn headers(r: &Resource, wide: bool) -> Vec<String> {
+    row(r, wide, &json!({}))
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect()
+}
+
+/// Issue 15: the columns of kubectl 1.32's printers for the workload kinds.
+#[test]
+fn workload_columns_follow_kubectl_printers() {
+    let job = res("batch/v1", "Job");
+    assert_eq!(
+        headers(&job, false),
+        ["STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    );
+    assert_eq!(
+        headers(&job, true),
+        [
+            "STATUS",
+            "COMPLETIONS",
+            "DURATION",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
+    );
+    let j = json!({"metadata": {"creationTimestamp": "2026-11-21T10:00:00Z"},
+        "spec": {"completions": 3, "selector": {"matchLabels": {"b": "2", "a": "1"}},
+                 "template": {"spec": {"containers": [{"name": "c1", "image": "i1"}, {"name": "c2", "image": "i2"}]}}},
+        "status": {"succeeded": 1, "startTime": "2026-11-21T10:01:00Z",
+                   "conditions": [{"type": "Complete", "status": "False"}]}});
+    assert_eq!(
+        cells(&job, true, &j),
+        [
+            "Running",
+            "1/3",
+            "4m",
+            "<unknown>",
+            "c1,c2",
+            "i1,i2",
+            "a=1,b=2"
+        ]
+    );
+    let done = json!({"spec": {"parallelism": 2}, "status": {"succeeded": 2,
+        "startTime": "2026-11-21T10:01:00Z", "completionTime": "2026-11-21T10:01:30Z",
+        "conditions": [{"type": "Complete", "status": "True"}]}});
+    assert_eq!(
+        cells(&job, false, &done)[..3],
+        ["Complete", "2/1 of 2", "30s"]
+    );
+    assert_eq!(cells(&job, false, &json!({}))[..3], ["Running", "0/1", ""]);
+
+    let cj = res("batch/v1", "CronJob");
+    assert_eq!(
+        headers(&cj, false),
+        [
+            "SCHEDULE",
+            "TIMEZONE",
+            "SUSPEND",
+            "ACTIVE",
+            "LAST SCHEDULE",
+            "AGE"
+        ]
+    );
+    let c = json!({"spec": {"schedule": "*/5 * * * *", "suspend": false,
+        "jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "x", "image": "busybox"}]}}}}},
+        "status": {"active": [{}, {}], "lastScheduleTime": "2026-11-21T10:04:00Z"}});
+    assert_eq!(
+        cells(&cj, true, &c),
+        [
+            "*/5 * * * *",
+            "<none>",
+            "False",
+            "2",
+            "60s",
+            "<unknown>",
+            "x",
+            "busybox",
+            "<none>"
+        ]
+    );
+    assert_eq!(
+        cells(&cj, false, &json!({}))[2..5],
+        ["<unset>", "0", "<none>"]
+    );
+
+    let sts = res("apps/v1", "StatefulSet");
+    assert_eq!(
+        headers(&sts, true),
+        ["READY", "AGE", "CONTAINERS", "IMAGES"]
+    );
+    let s = json!({"spec": {"replicas": 3}, "status": {"readyReplicas": 2}});
+    assert_eq!(cells(&sts, false, &s), ["2/3", "<unknown>"]);
+
+    let ds = res("apps/v1", "DaemonSet");
+    assert_eq!(
+        headers(&ds, false),
+        [
+            "DESIRED",
+            "CURRENT",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "NODE SELECTOR",
+            "AGE"
+        ]
+    );
+    let d = json!({"spec": {"template": {"spec": {"nodeSelector": {"os": "linux", "arch": "arm"}}},
+        "selector": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["b", "a"]},
+                                           {"key": "app", "operator": "Exists"}]}},
+        "status": {"desiredNumberScheduled": 3, "currentNumberScheduled": 3, "numberReady": 2,
+                   "updatedNumberScheduled": 1, "numberAvailable": 2}});
+    assert_eq!(
+        cells(&ds, true, &d),
+        [
+            "3",
+            "3",
+            "2",
+            "1",
+            "2",
+            "arch=arm,os=linux",
+            "<unknown>",
+            "",
+            "",
+            "app,tier in (a,b)"
+        ]
+    );
+}
+
+#[test]
+fn network_columns_follow_kubectl_printers() {
+    let ing = res("networking.k8s.io/v1", "Ingress");
+    assert_eq!(
+        headers(&ing, false),
+        ["CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]
+    );
+    let i = json!({"spec": {"ingressClassName": "nginx", "tls": [{}],
+        "rules": [{"host": "a.example"}, {}, {"host": "b.example"}, {"host": "c.example"}, {"host": "d.example"}]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.2"}, {"hostname": "lb.some.long.example"}]}}});
+    assert_eq!(
+        cells(&ing, false, &i),
+        [
+            "nginx",
+            "a.example,b.example,c.example + 2 more...",
+            "10.0.0.2,lb.s...",
+            "80, 443",
+            "<unknown>"
+        ]
+    );
+    assert_eq!(cells(&ing, true, &i)[2], "10.0.0.2,lb.some.long.example");
+    assert_eq!(
+        cells(&ing, false, &json!({}))[..4],
+        ["<none>", "*", "", "80"]
+    );
+
+    let eps = res("discovery.k8s.io/v1", "EndpointSlice");
+    assert_eq!(
+        headers(&eps, false),
+        ["ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"]
+    );
+    let e = json!({"addressType": "IPv4", "ports": [{"port": 80}, {"name": "metrics"}, {}],
+        "endpoints": [{"addresses": ["10.0.0.1", "10.0.0.2"]}, {"addresses": ["10.0.0.3", "10.0.0.4", "10.0.0.5"]}]});
+    assert_eq!(
+        cells(&eps, false, &e),
+        [
+            "IPv4",
+            "80,metrics,*",
+            "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...",
+            "<unknown>"
+        ]
+    );
+    assert_eq!(cells(&eps, false, &json!({}))[1..3], ["<unset>", "<unset>"]);
+}
+
+/// Issue 15: events.k8s.io events print through the core printer, reading their own
+/// field names (regarding, note, series, deprecated*).
+#[test]
+fn events_of_both_groups_print_as_kubectl() {
+    let core = res("v1", "Event");
+    let new = res("events.k8s.io/v1", "Event");
+    assert_eq!(
+        headers(&core, false),
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    );
+    assert_eq!(headers(&new, false), headers(&core, false));
+    assert_eq!(
+        headers(&core, true),
+        [
+            "LAST SEEN",
+            "TYPE",
+            "REASON",
+            "OBJECT",
+            "SUBOBJECT",
+            "SOURCE",
+            "MESSAGE",
+            "FIRST SEEN",
+            "COUNT",
+            "NAME"
+        ]
+    );
+    let e = json!({"metadata": {"name": "web.1"}, "type": "Normal", "reason": "Scheduled",
+        "regarding": {"kind": "Pod", "name": "web", "fieldPath": "spec.containers{a}"},
+        "note": " assigned to node-a\n", "reportingController": "default-scheduler",
+        "reportingInstance": "sched-1", "eventTime": "2026-11-21T10:03:00.000000Z",
+        "series": {"count": 4, "lastObservedTime": "2026-11-21T10:04:30.000000Z"}});
+    assert_eq!(
+        cells(&new, true, &e),
+        [
+            "30s",
+            "Normal",
+            "Scheduled",
+            "pod/web",
+            "spec.containers{a}",
+            "default-scheduler, sched-1",
+            "assigned to node-a",
+            "2m",
+            "4",
+            "web.1"
+        ]
+    );
+    let old = json!({"metadata": {"name": "x"}, "type": "Warning", "reason": "BackOff",
+        "involvedObject": {"kind": "Node"}, "message": "m", "source": {"component": "kubelet"},
+        "firstTimestamp": "2026-11-21T10:00:00Z", "lastTimestamp": "2026-11-21T10:04:00Z", "count": 0});
+    assert_eq!(
+        cells(&core, true, &old),
+        ["60s", "Warning", "BackOff", "node", "", "kubelet", "m", "5m", "1", "x"]
+    );
+    // Only eventTime: both ages come from it.
+    let bare = json!({"eventTime": "2026-11-21T10:04:00.000000Z"});
+    assert_eq!(cells(&new, false, &bare), ["60s", "", "", "", ""]);
+}
+
+#[test]
+fn pod_wide_has_nominated_node_and_readiness_gates() {
+    let pod = res("v1", "Pod");
+    let p = json!({"spec": {"readinessGates": [{"conditionType": "x/a"}, {"conditionType": "x/b"}]},
+        "status": {"nominatedNodeName": "node-b", "conditions": [
+            {"type": "x/a", "status": "True"}, {"type": "x/b", "status": "False"}, {"type": "x/b", "status": "True"}]}});
+    let c = cells(&pod, true, &p);
+    assert_eq!(c[c.len() - 2..], ["node-b", "1/2"]);
+    let c = cells(&pod, true, &json!({}));
+    assert_eq!(c[c.len() - 2..], ["<none>", "<none>"]);
+    let raw = p.to_string();
+    assert!(cells_agree(&raw));
+}
+
+/// Issue 15: CRD cells as kube-apiserver types them and kubectl prints them.
+#[test]
+fn crd_cells_follow_the_table_convertor() {
+    let n = now();
+    assert_eq!(crd_cell("string", None, n), "");
+    assert_eq!(crd_cell("string", Some(&json!(null)), n), "");
+    assert_eq!(crd_cell("string", Some(&json!(1e-7)), n), "1e-07");
+    assert_eq!(crd_cell("string", Some(&json!(1500000.0)), n), "1.5e+06");
+    assert_eq!(crd_cell("string", Some(&json!(0.25)), n), "0.25");
+    assert_eq!(crd_cell("string", Some(&json!(7)), n), "7");
+    assert_eq!(
+        crd_cell(
+            "string",
+            Some(&json!({"b": [1, "x"], "a": {"c": true, "d": null}})),
+            n
+        ),
+        r#"{"a":{"c":true,"d":null},"b":[1,"x"]}"#
+    );
+    assert_eq!(
+        crd_cell("string", Some(&json!({"a": 1, "b": "x"})), n),
+        r#"{"a":1,"b":"x"}"#
+    );
+    assert_eq!(
+        crd_cell("string", Some(&json!(["x", true])), n),
+        r#"["x",true]"#
+    );
+    assert_eq!(
+        crd_cell("string", Some(&json!([1e-7, 0.25, 1e21, "<a&b>\n"])), n),
+        r#"[1e-7,0.25,1e+21,"\u003ca\u0026b\u003e\n"]"#
+    );
+    assert_eq!(crd_cell("integer", Some(&json!(2.7)), n), "2");
+    assert_eq!(crd_cell("integer", Some(&json!("2")), n), "");
+    assert_eq!(crd_cell("number", Some(&json!(3.0)), n), "3");
+    assert_eq!(crd_cell("number", Some(&json!(1e-7)), n), "1e-07");
+    assert_eq!(crd_cell("number", Some(&json!(0.5)), n), "0.5");
+    assert_eq!(crd_cell("boolean", Some(&json!(true)), n), "true");
+    assert_eq!(crd_cell("boolean", Some(&json!("true")), n), "");
+    assert_eq!(
+        crd_cell("date", Some(&json!("2026-11-21T10:04:00Z")), n),
+        "60s"
+    );
+    assert_eq!(crd_cell("date", Some(&json!("yesterday")), n), "<invalid>");
+    for (f, go) in [
+        (1e-7, "1e-07"),
+        (-2.5e-5, "-2.5e-05"),
+        (1e21, "1e+21"),
+        (123456.0, "123456"),
+        (1234567.0, "1.234567e+06"),
+        (0.0001, "0.0001"),
+        (3.5, "3.5"),
+    ] {
+        assert_eq!(go_float(f), go, "{f}");
+    }
+}
+
+/// Every pod column plus `-L` and `--show-labels`.
+fn pod_columns() -> Vec<Column> {
+    let r = Resource {
+        name: "pods".into(),
+        kind: "Pod".into(),
+        api_version: "v1".into(),
+        namespaced: true,
+    };
+    let mut cols = resource_columns(&r, true, None);
+    for l in ["app", "missing"] {
+        cols.push(Column {
+            header: l.to_uppercase(),
+            get: Getter::Label(l.into()),
+        });
+    }
+    cols.push(Column {
+        header: "LABELS".into(),
+        get: Getter::Labels,
+    });
+    cols
+}
+
+/// The row's cells through [`RowObject`], and whether it used a [`PodView`]; asserts
+/// they equal the cells from the whole object as a [`Value`].
+fn cells_agree(raw: &str) -> bool {
+    let cols = pod_columns();
+    let v: Value = serde_json::from_str(raw).unwrap();
+    let created = v["metadata"]["creationTimestamp"].as_str();
+    let row = RowObject::parse(&cols, Some(raw));
+    for c in &cols {
+        assert_eq!(
+            row.cell(c, created, now()),
+            c.cell(&v, created, now()),
+            "{} of {raw}",
+            c.header
+        );
+    }
+    matches!(row, RowObject::Pod(_))
+}
+
+/// A pick from `xs` (`None` leaves the key out).
+fn pick<'a>(rng: &mut rand::rngs::SmallRng, xs: &'a [Option<Value>]) -> &'a Option<Value> {
+    use rand::Rng;
+    &xs[rng.random_range(0..xs.len())]
+}
+
+fn put(m: &mut serde_json::Map<String, Value>, k: &str, v: &Option<Value>) {
+    if let Some(v) = v {
+        m.insert(k.into(), v.clone());
+    }
+}
+
+/// Random well-typed pods: container and init container states, readiness, restarts,
+/// phases and reasons, deletion, IPs, nodes and labels in many combinations.
+fn random_pod(rng: &mut rand::rngs::SmallRng) -> Value {
+    use rand::Rng;
+    let states = [
+        None,
+        Some(json!(null)),
+        Some(json!({})),
+        Some(json!({"running": {"startedAt": "2026-11-21T09:00:00Z"}})),
+        Some(json!({"running": null})),
+        Some(json!({"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}})),
+        Some(json!({"waiting": {"reason": "ContainerCreating"}})),
+        Some(json!({"waiting": {"reason": "PodInitializing"}})),
+        Some(json!({"waiting": {"reason": ""}})),
+        Some(json!({"waiting": {}})),
+        Some(json!({"terminated": {"exitCode": 0, "reason": "Completed"}})),
+        Some(json!({"terminated": {"exitCode": 0}})),
+        Some(json!({"terminated": {"exitCode": 1, "reason": "Error"}})),
+        Some(json!({"terminated": {"exitCode": 137, "reason": ""}})),
+        Some(json!({"terminated": {"exitCode": 2}})),
+        Some(json!({"terminated": {}})),
+        Some(json!({"terminated": {"reason": "OOMKilled"}})),
+        Some(json!({"terminated": {"exitCode": -1, "signal": 9}})),
+    ];
+    let last_states = [
+        None,
+        Some(json!({})),
+        Some(json!(null)),
+        Some(json!({"terminated": {"exitCode": 1, "finishedAt": "2026-11-21T10:00:00Z"}})),
+        Some(json!({"terminated": {"finishedAt": "2026-11-20T08:30:00Z"}})),
+        Some(json!({"terminated": {"finishedAt": "not a time"}})),
+        Some(json!({"terminated": {"finishedAt": null}})),
+        Some(json!({"terminated": null})),
+    ];
+    let bools = [
+        None,
+        Some(json!(true)),
+        Some(json!(false)),
+        Some(json!(null)),
+    ];
+    let counts = [
+        None,
+        Some(json!(0)),
+        Some(json!(1)),
+        Some(json!(7)),
+        Some(json!(null)),
+    ];
+    let strs = [
+        None,
+        Some(json!(null)),
+        Some(json!("")),
+        Some(json!("10.0.0.7")),
+        Some(json!("node-a")),
+    ];
+    let phases = [
+        None,
+        Some(json!("Running")),
+        Some(json!("Pending")),
+        Some(json!("Succeeded")),
+        Some(json!("Failed")),
+        Some(json!("Unknown")),
+    ];
+    let reasons = [
+        None,
+        Some(json!("NodeLost")),
+        Some(json!("Evicted")),
+        Some(json!("")),
+        Some(json!(null)),
+    ];
+    let labels = [
+        None,
+        Some(json!(null)),
+        Some(json!({})),
+        Some(json!({"app": "web", "tier": "fe"})),
+        Some(json!({"tier": "be", "app": ""})),
+    ];
+    let statuses = |rng: &mut rand::rngs::SmallRng, n: usize| -> Value {
+        (0..n)
+            .map(|i| {
+                let mut c = serde_json::Map::new();
+                c.insert("name".into(), json!(format!("c{i}")));
+                put(&mut c, "state", pick(rng, &states));
+                put(&mut c, "lastState", pick(rng, &last_states));
+                put(&mut c, "ready", pick(rng, &bools));
+                put(&mut c, "restartCount", pick(rng, &counts));
+                put(&mut c, "started", pick(rng, &bools));
+                Value::Object(c)
+            })
+            .collect()
+    };
+    let containers = |n: usize| -> Value {
+        (0..n)
+            .map(|i| json!({"name": format!("c{i}"), "image": "busybox"}))
+            .collect()
+    };
+    let mut meta = serde_json::Map::new();
+    meta.insert("name".into(), json!("p"));
+    meta.insert("creationTimestamp".into(), json!("2026-11-21T09:00:00Z"));
+    put(&mut meta, "labels", pick(rng, &labels));
+    if rng.random_bool(0.2) {
+        meta.insert("deletionTimestamp".into(), json!("2026-11-21T10:04:00Z"));
+    } else if rng.random_bool(0.1) {
+        meta.insert("deletionTimestamp".into(), json!(null));
+    }
+    let mut spec = serde_json::Map::new();
+    let n_containers = rng.random_range(0..4);
+    if n_containers > 0 || rng.random_bool(0.5) {
+        spec.insert("containers".into(), containers(n_containers));
+    }
+    let n_inits = rng.random_range(0..3);
+    if n_inits > 0 && rng.random_bool(0.7) {
+        spec.insert("initContainers".into(), containers(n_inits));
+    }
+    put(&mut spec, "nodeName", pick(rng, &strs));
+    spec.insert(
+        "readinessGates".into(),
+        json!([{"conditionType": "x/ready"}]),
+    );
+    let mut status = serde_json::Map::new();
+    put(&mut status, "phase", pick(rng, &phases));
+    put(&mut status, "reason", pick(rng, &reasons));
+    put(&mut status, "podIP", pick(rng, &strs));
+    if rng.random_bool(0.3) {
+        status.insert("nominatedNodeName".into(), json!("node-b"));
+    }
+    status.insert(
+        "conditions".into(),
+        json!([{"type": "Ready", "status": "False", "reason": "ReadinessGatesNotReady"}]),
+    );
+    if n_inits > 0 || rng.random_bool(0.1) {
+        let n = if rng.random_bool(0.8) { n_inits } else { 1 };
+        status.insert("initContainerStatuses".into(), statuses(rng, n));
+    }
+    match rng.random_range(0..6) {
+        0 => {}
+        1 => {
+            status.insert("containerStatuses".into(), json!(null));
+        }
+        _ => {
+            let n = if rng.random_bool(0.8) {
+                n_containers
+            } else {
+                rng.random_range(0..4)
+            };
+            status.insert("containerStatuses".into(), statuses(rng, n));
+        }
+    }
+    let mut pod = serde_json::Map::new();
+    pod.insert("kind".into(), json!("Pod"));
+    pod.insert("metadata".into(), Value::Object(meta));
+    if rng.random_bool(0.95) {
+        pod.insert("spec".into(), Value::Object(spec));
+    }
+    if rng.random_bool(0.95) {
+        pod.insert("status".into(), Value::Object(status));
+    }
+    Value::Object(pod)
+}
+
+#[test]
+fn pod_view_cells_equal_the_value_cells() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    let mut cells = std::collections::HashSet::new();
+    for _ in 0..3000 {
+        let raw = random_pod(&mut rng).to_string();
+        assert!(cells_agree(&raw), "no PodView for {raw}");
+        let v: Value = serde_json::from_str(&raw).unwrap();
+        cells.insert(pod_status(&v, now()));
+        cells.insert(pod_restarts(&v, now()));
+    }
+    // The pods reach the branches of the status and restart columns.
+    for want in [
+        "Init:0/2",
+        "Init:1/2",
+        "Init:CrashLoopBackOff",
+        "Init:Error",
+        "Init:ExitCode:2",
+        "Init:OOMKilled",
+        "Completed",
+        "Running",
+        "CrashLoopBackOff",
+        "ExitCode:2",
+        "ExitCode:-1",
+        "Terminating",
+        "Unknown",
+        "Evicted",
+        "Pending",
+        "",
+        "7 (5m ago)",
+        "8 (25h ago)",
+        "14",
+    ] {
+        assert!(cells.contains(want), "no pod gave {want:?}: {cells:?}");
+    }
+}
+
+#[test]
+fn pod_view_falls_back_to_the_value_on_other_types() {
+    let pods = [
+        r#"{"status":{"containerStatuses":[{"ready":"true","state":{"running":{}}}]}}"#,
+        r#"{"status":{"containerStatuses":[{"restartCount":1.0}]}}"#,
+        r#"{"status":{"containerStatuses":[{"restartCount":9223372036854775808}]}}"#,
+        r#"{"status":{"containerStatuses":[{"ready":true,"state":{"running":[]}}]}}"#,
+        r#"{"status":{"containerStatuses":[{"state":{"terminated":[0,"Done"]}}]}}"#,
+        r#"{"status":{"containerStatuses":[{"state":{"terminated":{"exitCode":"1"}}}]}}"#,
+        r#"{"status":{"containerStatuses":[{"state":{"waiting":{"reason":5}}}]}}"#,
+        r#"{"status":{"containerStatuses":[{"state":{"waiting":{"reason":"Crash\u004coop"}}}]}}"#,
+        r#"{"status":{"containerStatuses":[["ready",true]]}}"#,
+        r#"{"status":{"containerStatuses":{"0":{"ready":true}}}}"#,
+        r#"{"status":{"initContainerStatuses":[{"state":{"terminated":{"exitCode":0.0}}}]}}"#,
+        r#"{"status":{"phase":"Running","phase":"Failed"}}"#,
+        r#"{"status":{"phase":"Running"},"status":{"phase":"Failed"}}"#,
+        r#"{"status":{"podIP":5,"phase":"Running"}}"#,
+        r#"{"status":["Running"]}"#,
+        r#"{"spec":{"containers":{"a":{}}},"status":{"containerStatuses":[{}]}}"#,
+        r#"{"spec":{"nodeName":{"n":1}}}"#,
+        r#"{"metadata":{"deletionTimestamp":0},"status":{"phase":"Running"}}"#,
+        r#"{"metadata":{"labels":{"app":1,"tier":"fe"}}}"#,
+        r#"{"metadata":{"labels":["app"]}}"#,
+        r#"{"metadata":{"labels":{"a\"pp":"web"}}}"#,
+        r#"{"metadata":{"labels":{"app":"web"},"labels":{"tier":"fe"}}}"#,
+    ];
+    for raw in pods {
+        assert!(PodView::parse(raw).is_none(), "{raw}");
+        assert!(!cells_agree(raw), "{raw}");
+    }
+}
+
+#[test]
+fn restart_counts_that_overflow_saturate() {
+    let raw = r#"{"status":{"containerStatuses":[{"restartCount":9223372036854775807},{"restartCount":5}]}}"#;
+    assert!(cells_agree(raw));
+    let row = RowObject::parse(&pod_columns(), Some(raw));
+    let restarts = pod_columns()
+        .into_iter()
+        .find(|c| c.header == "RESTARTS")
+        .unwrap();
+    assert_eq!(row.cell(&restarts, None, now()), i64::MAX.to_string());
+}
+
+#[test]
+fn pod_view_reads_repeated_label_keys_as_a_value_map_does() {
+    let raw = r#"{"metadata":{"labels":{"app":"web","tier":"fe","app":"db"}}}"#;
+    assert!(cells_agree(raw));
+    let p = PodView::parse(raw).unwrap();
+    assert_eq!(p.labels().unwrap().0, [("app", "db"), ("tier", "fe")]);
+}
+
+/// Replaces some members and elements of `v` (and adds some pod keys) with values of
+/// other JSON types.
+fn corrupt(rng: &mut rand::rngs::SmallRng, v: &mut Value) {
+    use rand::Rng;
+    let others = [
+        json!(null),
+        json!(1),
+        json!(0),
+        json!(2.5),
+        json!(0.0),
+        json!("x"),
+        json!(""),
+        json!(true),
+        json!(false),
+        json!([]),
+        json!([{}]),
+        json!({}),
+        json!({"a": 1}),
+        json!(["a"]),
+        json!("Completed"),
+        json!("True"),
+        json!("NodeLost"),
+        json!("2026-11-21T10:00:00Z"),
+    ];
+    match v {
+        Value::Object(m) => {
+            for (_, x) in m.iter_mut() {
+                if rng.random_bool(0.08) {
+                    *x = others[rng.random_range(0..others.len())].clone();
+                } else {
+                    corrupt(rng, x);
+                }
+            }
+            if rng.random_bool(0.05) {
+                let keys = [
+                    "ready",
+                    "state",
+                    "running",
+                    "terminated",
+                    "waiting",
+                    "reason",
+                    "exitCode",
+                    "restartCount",
+                    "phase",
+                    "podIP",
+                    "nodeName",
+                    "labels",
+                    "deletionTimestamp",
+                    "containers",
+                    "initContainers",
+                    "conditions",
+                    "readinessGates",
+                    "conditionType",
+                    "type",
+                    "status",
+                    "lastState",
+                    "finishedAt",
+                    "nominatedNodeName",
+                    "metadata",
+                    "spec",
+                    "containerStatuses",
+                    "initContainerStatuses",
+                ];
+                m.insert(
+                    keys[rng.random_range(0..keys.len())].into(),
+                    others[rng.random_range(0..others.len())].clone(),
+                );
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                if rng.random_bool(0.08) {
+                    *x = others[rng.random_range(0..others.len())].clone();
+                } else {
+                    corrupt(rng, x);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Pods with members of unexpected types: whether the typed parse takes them or the row
+/// falls back to the [`Value`], the cells are those of the [`Value`].
+#[test]
+fn pod_cells_agree_on_members_of_other_types() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let (mut typed, mut fallback) = (0, 0);
+    for _ in 0..3000 {
+        let mut v = random_pod(&mut rng);
+        corrupt(&mut rng, &mut v);
+        if cells_agree(&v.to_string()) {
+            typed += 1;
+        } else {
+            fallback += 1;
+        }
+    }
+    // Both paths are exercised.
+    assert!(
+        typed > 100 && fallback > 100,
+        "{typed} typed, {fallback} fallback"
+    );
+}
