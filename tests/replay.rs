@@ -340,15 +340,17 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
     assert_eq!(three.stdout, whole.stdout[..3]);
 
     // --until: up to the delta that meets it, exit 0; the recording ending first, exit 4.
-    let fifth = whole.stdout[4]
-        .split_once('/')
-        .expect("TYPE/NAME")
-        .1
-        .to_owned();
-    let until = format!("jsonpath={{.metadata.name}}={fifth}");
+    // The target is a name the recording holds once from its fifth line on (a name such as
+    // kube-root-ca.crt stands in every namespace and would be met earlier).
+    let name_of = |line: &String| line.split_once('/').expect("TYPE/NAME").1.to_owned();
+    let names: Vec<String> = whole.stdout.iter().map(name_of).collect();
+    let at = (4..names.len())
+        .find(|&i| names.iter().filter(|n| **n == names[i]).count() == 1)
+        .expect("a name the recording holds once");
+    let until = format!("jsonpath={{.metadata.name}}={}", names[at]);
     let met = replay(&["-o", "name", "--until", &until]);
     assert_eq!(met.code(), Some(0), "{}", met.stderr);
-    assert_eq!(met.stdout, whole.stdout[..5]);
+    assert_eq!(met.stdout, whole.stdout[..=at]);
     let unmet = replay(&["-o", "name", "--until", "jsonpath={.metadata.name}=nowhere"]);
     assert_eq!(unmet.code(), Some(4), "{}", unmet.stderr);
     assert_eq!(unmet.stdout, whole.stdout);
