@@ -1,7 +1,8 @@
 //! One request to the API server and what it answers, in kubectl's words: the GET
 //! ([`get`]) with its `Accept`, the server's Status (or one made from a status line that
 //! has none), `Retry-After`, the transport failures sorted as the request layer and the
-//! reflector tell them apart, and server warnings (`Warning:` lines, once per run).
+//! reflector tell them apart, server warnings (`Warning:` lines, once per run) and
+//! kwatch's own `~` notices on stderr.
 
 use std::time::Duration;
 
@@ -9,6 +10,15 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 
 use crate::cache::listwatch::{ApiStatus, SourceError};
+
+/// A notice on stderr, a `~` line as kwatch's other notices (discovery and its retries
+/// run before any output, so they do not go through the printer). Sanitized: the text
+/// may carry the server's words.
+pub(crate) fn notice(text: &str) {
+    use std::io::Write as _;
+    let line = format!("~ {text}");
+    let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
+}
 
 /// Sends one GET; a response with a success status is returned as it is, any other
 /// becomes [`SourceError::Api`] (the server's Status, or one made from the status line

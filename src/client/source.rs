@@ -14,7 +14,7 @@ use crate::cache::listwatch::{
     ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
 };
 use crate::cache::object::TypeMeta;
-use crate::client::http::{get, read_body};
+use crate::client::http::{get, notice, read_body};
 use crate::client::list::read_list;
 use crate::client::watch::{watch_lines, MAX_LINE_BYTES};
 
@@ -135,7 +135,7 @@ impl KubeSource {
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// GETs one document (discovery, a CRD) through the request layer ([`crate::cache::retry`]),
-/// each attempt bounded by `timeout`; each retry is announced on stderr.
+/// each attempt bounded by `timeout`; each retry is announced on stderr (a `~` notice).
 pub async fn get_document(
     client: &kube::Client,
     path: &str,
@@ -151,13 +151,13 @@ pub async fn get_document(
     };
     let on_retry = |r: crate::cache::retry::Retry| {
         let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
-        tracing::warn!(
+        notice(&format!(
             "retrying GET {path} in {}s (attempt {} of {}): {code}{}",
             r.delay.as_secs(),
             r.attempt,
             r.max_retries,
             r.reason
-        );
+        ));
     };
     crate::cache::retry::send(crate::cache::retry::Verb::Get, attempt, &on_retry).await
 }
