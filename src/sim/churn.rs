@@ -27,6 +27,16 @@ struct Churner {
 }
 
 impl Churner {
+    /// A churner seeded with `seed`, keeping about `target` pods (at least 5).
+    fn new(seed: u64, target: usize) -> Churner {
+        Churner {
+            pending: Default::default(),
+            rng: SmallRng::seed_from_u64(seed),
+            target: target.max(5),
+            counter: 0,
+        }
+    }
+
     fn rs_uid(store: &Store, w: usize) -> String {
         let (ns, app, hash, _, _) = WORKLOADS[w];
         store
@@ -263,12 +273,7 @@ impl Pacer {
 
 /// Runs churn until the task is aborted. The rate is read from the control API's switch.
 pub async fn run_churn(app: Arc<App>, seed: u64, target: usize) {
-    let mut churner = Churner {
-        pending: Default::default(),
-        rng: SmallRng::seed_from_u64(seed),
-        target: target.max(5),
-        counter: 0,
-    };
+    let mut churner = Churner::new(seed, target);
     let mut pacer = Pacer::new(app.faults.churn_rate.subscribe());
     while let Some(rate) = pacer.rate().await {
         let tick = Duration::from_secs_f64((1.0 / rate).clamp(0.01, 1.0));
@@ -296,12 +301,7 @@ mod tests {
         let mut s = Store::new(100_000);
         seed_cluster(&mut s, 20, 5).unwrap();
         let start = s.rev();
-        let mut c = Churner {
-            pending: Default::default(),
-            rng: SmallRng::seed_from_u64(5),
-            target: 20,
-            counter: 0,
-        };
+        let mut c = Churner::new(5, 20);
         for _ in 0..400 {
             c.step(&mut s);
         }
@@ -329,12 +329,7 @@ mod tests {
         let run = || {
             let mut s = Store::new(10_000);
             seed_cluster(&mut s, 50, 7).unwrap();
-            let mut c = Churner {
-                pending: Default::default(),
-                rng: SmallRng::seed_from_u64(7),
-                target: 50,
-                counter: 0,
-            };
+            let mut c = Churner::new(7, 50);
             for _ in 0..500 {
                 c.step(&mut s);
             }
