@@ -1,5 +1,5 @@
 //! One request to the API server and what it answers, in kubectl's words: the GET
-//! ([`get`]) with its `Accept`, the server's Status (or one made from a status line that
+//! (`get`) with its `Accept`, the server's Status (or one made from a status line that
 //! has none), `Retry-After`, the transport failures sorted as the request layer and the
 //! reflector tell them apart, server warnings (`Warning:` lines, once per run) and
 //! kwatch's own `~` notices on stderr.

@@ -1,4 +1,4 @@
-//! List bodies split into raw objects as they arrive ([`read_list`]): the splitter finds
+//! List bodies split into raw objects as they arrive (`read_list`): the splitter finds
 //! the top-level `"items":[` (a server Table's `"rows":[`, whose rows carry their cells)
 //! and takes each item with [`crate::scan`]'s validating scanner, so that a relist of
 //! 100k objects never holds the body whole nor parses it into a `serde_json::Value`.
@@ -150,7 +150,7 @@ struct ListSplitter {
     /// Start of the last string seen at depth 1 (a key candidate), and where it ended.
     last_key: Option<(usize, usize)>,
     /// In `Items`: where the item in `buf` stands (its nesting so far).
-    partial: Boundary,
+    partial: scan::Boundary,
     /// The list without its items: the prefix up to `[`, then `]` and the suffix.
     skeleton: Vec<u8>,
     items: Vec<ObjectRef>,
@@ -163,54 +163,6 @@ struct ListSplitter {
 /// A body with no items key in its first this many bytes is not a list as kube-apiserver
 /// writes it, and is left whole to [`parse_list`].
 const SPLIT_AT: usize = 256 * 1024;
-
-/// Finds where an item that started in an earlier frame ends, without validating it (the
-/// item is validated once it is whole). For valid JSON it ends exactly where the value
-/// does; for invalid JSON anywhere, and the validation then fails.
-#[derive(Debug, Default, Clone, Copy)]
-struct Boundary {
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
-}
-
-impl Boundary {
-    /// Advances over `data`; the index just after the item's closing bracket if it is in
-    /// `data`.
-    fn find_end(&mut self, data: &[u8]) -> Option<usize> {
-        let mut i = 0;
-        while i < data.len() {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                    i += 1;
-                    continue;
-                }
-                let at = i + memchr::memchr2(b'"', b'\\', &data[i..])?;
-                if data[at] == b'\\' {
-                    self.escaped = true;
-                } else {
-                    self.in_string = false;
-                }
-                i = at + 1;
-                continue;
-            }
-            match data[i] {
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        None
-    }
-}
 
 /// Reads the item at the start of `b`: the object and its length, or `None` when `b` ends
 /// inside it and more may come (`!last`). Objects are validated and copied in one pass;
@@ -414,7 +366,7 @@ impl ListSplitter {
             self.buf.extend_from_slice(&data[..end]);
             data = &data[end..];
             let item = std::mem::take(&mut self.buf);
-            self.partial = Boundary::default();
+            self.partial = scan::Boundary::default();
             match self.take(&item, true)? {
                 Some(len) if len == item.len() => {}
                 _ => return Err(SourceError::Decode("list body: malformed item".into())),

@@ -1,4 +1,4 @@
-//! Watch bodies turned into events line by line ([`watch_lines`]): the API server's
+//! Watch bodies turned into events line by line (`watch_lines`): the API server's
 //! object events read in one validating pass ([`crate::scan`]), bookmarks, ERROR's
 //! Status, and the one-row Tables of a watch that asked for the server's Table.
 
