@@ -7,6 +7,12 @@
 //! [`std::str::from_utf8`], as serde_json does when it hands out a raw value. Whatever
 //! it does not accept, it reports without a reason; callers then ask serde_json, so that
 //! errors read as they always did.
+//!
+//! Beside it, for JSON already validated (or validated once it is whole), the walkers that
+//! only count brackets outside strings: [`skip_valid`] (one value), [`each_member`] (an
+//! object's members) and [`Boundary`] (a value arriving in pieces, such as a list item
+//! cut by a frame). Every JSON structure scan of the crate is one of these, except the
+//! list splitter's search for the top-level `"items"` key (`client::list`).
 
 /// The outcome of [`scan_object`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -365,6 +371,55 @@ pub fn skip_valid(b: &[u8], i: usize) -> Option<usize> {
             }
             (j > i).then_some(j)
         }
+    }
+}
+
+/// [`skip_valid`]'s bracket count for an object or array, resumable: finds where one that
+/// started in an earlier buffer (the list splitter's frame) ends, without validating it
+/// (the caller validates it once it is whole). For valid JSON it ends exactly where the
+/// value does; for invalid JSON anywhere, and the caller's validation then fails.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Boundary {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Boundary {
+    /// Advances over `data`; the index just after the item's closing bracket if it is in
+    /// `data`.
+    pub fn find_end(&mut self, data: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < data.len() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                    i += 1;
+                    continue;
+                }
+                let at = i + memchr::memchr2(b'"', b'\\', &data[i..])?;
+                if data[at] == b'\\' {
+                    self.escaped = true;
+                } else {
+                    self.in_string = false;
+                }
+                i = at + 1;
+                continue;
+            }
+            match data[i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
     }
 }
 

@@ -315,3 +315,29 @@ fn a_discovery_failure_is_a_tilde_notice() {
     );
     assert!(!f.stderr.contains("WARN"), "{}", f.stderr);
 }
+
+/// Issue 20: a discovery GET answered with `Retry-After` is retried, and each retry is a
+/// `~` line like kwatch's other notices, not a `…Z WARN …` log line.
+#[test]
+fn a_retried_discovery_get_is_a_tilde_notice() {
+    let sim = SimProcess::start(&[]);
+    sim.control(
+        "POST",
+        "/_sim/fail",
+        serde_json::json!({"code": 429, "count": 1, "retryAfter": 1}),
+    );
+    let out = sim
+        .kwatch("configmaps -n default -o name --until-synced")
+        .exits(0);
+    let retries: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("retrying GET"))
+        .collect();
+    assert_eq!(
+        retries,
+        ["~ retrying GET /api in 1s (attempt 1 of 10): 429 TooManyRequests"],
+        "{}",
+        out.stderr
+    );
+}

@@ -21,12 +21,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 use kube::core::discovery::v2::{APIGroupDiscoveryList, ACCEPT_AGGREGATED_DISCOVERY_V2};
 use serde::{de::DeserializeOwned, Serialize};
 
-/// A discovery notice on stderr, a `~` line as kwatch's other notices (discovery runs
-/// before any output, so it does not go through the printer).
-pub(crate) fn notice(text: &str) {
-    let line = format!("~ {text}");
-    let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
-}
+use crate::client::http::notice;
 
 /// How long a cached document is used: kubectl's discovery cache TTL.
 pub const CACHE_TTL: Duration = Duration::from_secs(6 * 3600);

@@ -23,6 +23,7 @@ use anyhow::{bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 
 use crate::client::discovery::Discovery;
+use crate::client::http::notice;
 use crate::client::target::{target_of, Resolver, Target};
 use crate::text::sanitize;
 
@@ -103,7 +104,7 @@ fn category(groups: &[Group], category: &str) -> Vec<Target> {
         .filter_map(|(g, name)| {
             let (r, version) = g.entry(name)?;
             target_of(r, &g.name, version)
-                .map_err(|e| tracing::warn!("leaving {name} out of `{category}`: {e:#}"))
+                .map_err(|e| notice(&format!("leaving {name} out of `{category}`: {e:#}")))
                 .ok()
         })
         .collect()

@@ -1,6 +1,8 @@
 //! Talking to the API server: the HTTP client with kubectl's certificate checks
-//! ([`connect`]), the [`ListerWatcher`](crate::cache::listwatch::ListerWatcher) over it
-//! and single GETs ([`source`]), discovery through kubectl's disk cache ([`discovery`]),
+//! ([`connect`]), one request and its Status, warnings and notices ([`http`]), the
+//! [`ListerWatcher`](crate::cache::listwatch::ListerWatcher) over it and single GETs
+//! ([`source`]) with list bodies split as they arrive ([`list`]) and watch lines
+//! ([`watch`]), discovery through kubectl's disk cache ([`discovery`]),
 //! and what the user typed resolved against it: one resource ([`target`]), a list, `all`
 //! or `--every-resource` ([`expand`]).
 //!
@@ -9,5 +11,8 @@
 pub mod connect;
 pub mod discovery;
 pub mod expand;
+pub mod http;
+pub mod list;
 pub mod source;
 pub mod target;
+pub mod watch;

@@ -271,7 +271,7 @@ impl Resolver {
         match self.docs.resources(gv).await {
             Ok(list) => Some(&list.resources),
             Err(e) => {
-                crate::client::discovery::notice(&format!("discovery of {gv} failed: {e:#}"));
+                crate::client::http::notice(&format!("discovery of {gv} failed: {e:#}"));
                 self.failed.push((gv.to_owned(), format!("{e:#}")));
                 None
             }

@@ -1,5 +1,5 @@
 //! What the benchmark (`benches/run.sh`) needs from the simulator: preloaded pods (their
-//! sizes, `--pod-size`, are [`super::churn::PodSize`]), and a flood of MODIFIED pod events (`POST /_sim/flood`),
+//! sizes, `--pod-size`, are [`super::pods::PodSize`]), and a flood of MODIFIED pod events (`POST /_sim/flood`),
 //! either at a fixed rate or as fast as the watchers take them.
 //!
 //! The flood is cheap on the server on purpose: an event is a preloaded pod's bytes with a
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn the_flood_restamps_and_records_modified_events() {
         let mut s = Store::new(100);
-        super::super::churn::seed_cluster(&mut s, 3, 1).unwrap();
+        super::super::seed::seed_cluster(&mut s, 3, 1).unwrap();
         let rev = s.rev();
         let mut cursor = String::new();
         for _ in 0..5 {

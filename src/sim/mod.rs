@@ -14,22 +14,27 @@
 //!                                  ├─ discovery / openapi
 //!                                  └─ resources: list · get · create · update · patch · delete
 //!                                                watch (watch.rs) ← storage (revisions, history)
+//! seed (pods, templates) ─ the storage at start
 //! churn / chaos tasks ─ write the storage and flip fault switches
 //! ```
 
 mod auth;
 mod bench;
+mod chaos;
 mod churn;
 mod control;
 mod discovery;
 mod http;
 mod openapi;
 mod partial;
+mod pods;
 mod request;
 mod resources;
+mod seed;
 mod status;
 mod storage;
 mod table;
+mod templates;
 mod tls;
 mod watch;
 
@@ -42,7 +47,7 @@ use anyhow::Context;
 use rand::Rng;
 
 pub use auth::{LISTER, NOBODY, VIEWER, WATCHER};
-pub use churn::PodSize;
+pub use pods::PodSize;
 pub use tls::CertShape;
 
 /// What the simulated cluster does on its own.
@@ -268,7 +273,7 @@ impl SimServer {
         let pod_size = opts.pod_size;
         let store = tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
             let mut store = storage::Store::new(history);
-            churn::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
+            seed::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
             Ok(store)
         })
         .await
@@ -320,7 +325,7 @@ impl SimServer {
         )?)));
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),
-            tokio::spawn(churn::run_chaos(app.clone(), opts.seed, opts.log_faults)),
+            tokio::spawn(chaos::run_chaos(app.clone(), opts.seed, opts.log_faults)),
             tokio::spawn(supervise(
                 app.clone(),
                 router,

@@ -87,35 +87,12 @@ fn stored_metadata(o: &Obj) -> Option<&[u8]> {
 }
 
 /// The length of the JSON object at the start of `b`, which is valid JSON (the simulator
-/// wrote it).
+/// wrote it): [`crate::scan::skip_valid`], for an object only.
 fn object_len(b: &[u8]) -> Option<usize> {
     if b.first() != Some(&b'{') {
         return None;
     }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for (i, &c) in b.iter().enumerate() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            b'"' => in_string = true,
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    crate::scan::skip_valid(b, 0)
 }
 
 /// `meta` as the typed ObjectMeta encodes it: its fields in Go order (others dropped),
