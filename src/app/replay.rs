@@ -190,9 +190,12 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             batch: None,
         }));
     }
-    let (head, item) = match (&line, line.event()) {
-        (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
-        (Line::Synced { head, .. }, None) => (head, Item::Synced(res.by_name(&head.resource))),
+    let (head, item) = match &line {
+        Line::Event(e) => (
+            &e.head,
+            Item::Event(e.event.clone().into_owned(), res.by_name(&e.head.resource)),
+        ),
+        Line::Synced { head, .. } => (head, Item::Synced(res.by_name(&head.resource))),
         // Not reached: every variant is a delta, an event or Synced.
         _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };

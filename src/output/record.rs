@@ -10,7 +10,6 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -19,7 +18,6 @@ use super::{Body, InformerInfo, Record};
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::reflector::ReflectorEvent;
-use crate::cache::retry::{Retry, Verb};
 
 /// One record. Deltas are one variant per delta type (serde's tag is the variant name).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,75 +28,6 @@ pub enum Line<'a> {
     Deleted(#[serde(borrow)] DeltaLine<'a>),
     Replaced(#[serde(borrow)] DeltaLine<'a>),
     Sync(#[serde(borrow)] DeltaLine<'a>),
-    List {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        limit: u32,
-        reason: Cow<'a, str>,
-        streaming: bool,
-        /// `--client-go`'s release; absent without it.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        client_go: Option<Cow<'a, str>>,
-        /// The informer's queue; absent from recordings made before it was added.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        queue: Option<Cow<'a, str>>,
-    },
-    Listed {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        items: u64,
-        pages: u32,
-        ms: u64,
-        full_list_fallback: bool,
-        streaming: bool,
-    },
-    Watch {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        timeout_seconds: u32,
-    },
-    WatchEnded {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        reason: Cow<'a, str>,
-        events: u64,
-        ms: u64,
-        error: bool,
-    },
-    Bookmark {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-    },
-    Backoff {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        delay_ms: u64,
-        cause: Cow<'a, str>,
-    },
-    Resync {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-    },
-    WatchListFallback {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        error: Cow<'a, str>,
-    },
-    Retry {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        verb: VerbName,
-        /// `null` for a lost connection.
-        code: Option<u16>,
-        reason: Cow<'a, str>,
-        retry_after_seconds: u64,
-        attempt: u32,
-        max_retries: u32,
-    },
     Synced {
         #[serde(flatten, borrow)]
         head: Head<'a>,
@@ -112,20 +41,62 @@ pub enum Line<'a> {
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
     /// A call of the event handler (`--view handlers`).
     HandlerCall(#[serde(borrow)] HandlerLine<'a>),
-    /// `--check-consistency` ([`crate::cache::consistency::Report`]).
-    Consistency {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        /// `null`: no comparison was made (`error` says why).
-        consistent: Option<bool>,
-        objects: u64,
-        missing: Vec<Cow<'a, str>>,
-        extra: Vec<Cow<'a, str>>,
-        stale: Vec<Cow<'a, str>>,
-        compacted: bool,
-        error: Option<Cow<'a, str>>,
-    },
+    /// A reflector event (its fields are [`ReflectorEvent`]'s serde form); read back by
+    /// the `type`s the other variants do not take.
+    #[serde(untagged)]
+    Event(#[serde(borrow)] EventLine<'a>),
+}
+
+/// A reflector event's record: `type` and the event's fields as [`ReflectorEvent`]
+/// serialises itself, with the [`Head`] after `type` and, on `List`, the informer after
+/// the event's fields.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventLine<'a> {
+    #[serde(flatten, borrow)]
+    pub head: Head<'a>,
+    #[serde(flatten)]
+    pub event: Cow<'a, ReflectorEvent>,
+    /// `--client-go`'s release (on `List` only); absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub client_go: Option<Cow<'a, str>>,
+    /// The informer's queue (on `List` only); absent from recordings made before it was
+    /// added.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub queue: Option<Cow<'a, str>>,
+}
+
+impl Serialize for EventLine<'_> {
+    /// The event's own form with the head spliced in after its `type` (events are rare:
+    /// going through a `Value`, whose map keeps its order, costs nothing that shows).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let mapping = |v| match v {
+            Ok(serde_json::Value::Object(m)) => Ok(m),
+            Ok(_) => Err(S::Error::custom("a record is not a mapping")),
+            Err(e) => Err(S::Error::custom(e)),
+        };
+        let mut event = mapping(serde_json::to_value(&*self.event))?.into_iter();
+        let head = mapping(serde_json::to_value(&self.head))?;
+        let informer = [("clientGo", &self.client_go), ("queue", &self.queue)];
+        let mut m = s.serialize_map(None)?;
+        // `type`, serde's tag, comes first.
+        if let Some((k, v)) = event.next() {
+            m.serialize_entry(&k, &v)?;
+        }
+        for (k, v) in &head {
+            m.serialize_entry(k, v)?;
+        }
+        for (k, v) in event {
+            m.serialize_entry(&k, &v)?;
+        }
+        for (k, v) in informer {
+            if let Some(v) = v {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// What every reflector event and Synced begins with.
@@ -335,52 +306,18 @@ pub enum DiffField {
     Patch(json_patch::Patch),
 }
 
-/// `retry::Verb` as the record names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerbName {
-    List,
-    Watch,
-    Get,
-}
-
-impl From<Verb> for VerbName {
-    fn from(v: Verb) -> Self {
-        match v {
-            Verb::List => VerbName::List,
-            Verb::Watch => VerbName::Watch,
-            Verb::Get => VerbName::Get,
-        }
-    }
-}
-
-impl From<VerbName> for Verb {
-    fn from(v: VerbName) -> Self {
-        match v {
-            VerbName::List => Verb::List,
-            VerbName::Watch => Verb::Watch,
-            VerbName::Get => Verb::Get,
-        }
-    }
-}
-
-fn ms(d: &Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
 impl<'a> Line<'a> {
     /// The line for `rec`, without `changed`/`diff` (the printer adds them for its
     /// audience). `time`: `rec.time` as [`super::format_time`] writes it, passed in so
     /// a printer can reuse it across records of the same millisecond.
     pub fn of(rec: &'a Record<'a>, time: &'a str) -> Line<'a> {
-        let context = rec.context.map(Cow::Borrowed);
-        let client_go = rec.informer.client_go.map(Cow::Borrowed);
-        let queue = rec.informer.queue.map(Cow::Borrowed);
-        let head = || Head {
-            context: context.clone(),
+        let head = Head {
+            context: rec.context.map(Cow::Borrowed),
             resource: Cow::Borrowed(rec.resource.name.as_str()),
             time: Cow::Borrowed(time),
         };
+        let client_go = rec.informer.client_go.map(Cow::Borrowed);
+        let queue = rec.informer.queue.map(Cow::Borrowed);
         match &rec.body {
             Body::Delta {
                 key,
@@ -389,21 +326,19 @@ impl<'a> Line<'a> {
                 ..
             } => delta_line(delta, DeltaLine::of(rec, key, delta, *initial_list, time)),
             Body::Synced => Line::Synced {
-                head: head(),
+                head,
                 client_go,
                 queue,
             },
+            // Only a List record carries the informer.
             Body::Event(e) => {
-                let mut line = event_line(e, head());
-                if let Line::List {
-                    client_go: c,
-                    queue: q,
-                    ..
-                } = &mut line
-                {
-                    (*c, *q) = (client_go, queue);
-                }
-                line
+                let list = matches!(e, ReflectorEvent::List { .. });
+                Line::Event(EventLine {
+                    head,
+                    event: Cow::Borrowed(*e),
+                    client_go: client_go.filter(|_| list),
+                    queue: queue.filter(|_| list),
+                })
             }
             Body::Handler { key, call, .. } => {
                 Line::HandlerCall(HandlerLine::of(rec, key, call, time))
@@ -449,9 +384,9 @@ impl<'a> Line<'a> {
     /// What the line says of the informer that delivered it (see [`InformerInfo`]).
     pub fn informer(&self) -> InformerInfo<'_> {
         match self {
-            Line::List {
+            Line::Event(EventLine {
                 client_go, queue, ..
-            }
+            })
             | Line::Synced {
                 client_go, queue, ..
             } => InformerInfo {
@@ -505,157 +440,6 @@ impl<'a> Line<'a> {
             }
         }
         w.write_all(b"}\n")
-    }
-
-    /// The reflector event a line describes, with the head it carries; `None` for deltas
-    /// and Synced.
-    pub fn event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let s = |c: &Cow<'_, str>| c.clone().into_owned();
-        Some(match self {
-            Line::List {
-                head,
-                resource_version,
-                limit,
-                reason,
-                streaming,
-                ..
-            } => (
-                head,
-                ReflectorEvent::List {
-                    resource_version: s(resource_version),
-                    limit: *limit,
-                    reason: s(reason),
-                    streaming: *streaming,
-                },
-            ),
-            Line::Listed {
-                head,
-                resource_version,
-                items,
-                pages,
-                ms,
-                full_list_fallback,
-                streaming,
-            } => (
-                head,
-                ReflectorEvent::Listed {
-                    resource_version: s(resource_version),
-                    items: usize::try_from(*items).unwrap_or(usize::MAX),
-                    pages: *pages,
-                    elapsed: Duration::from_millis(*ms),
-                    full_list_fallback: *full_list_fallback,
-                    streaming: *streaming,
-                },
-            ),
-            Line::Watch {
-                head,
-                resource_version,
-                timeout_seconds,
-            } => (
-                head,
-                ReflectorEvent::Watch {
-                    resource_version: s(resource_version),
-                    timeout_seconds: *timeout_seconds,
-                },
-            ),
-            Line::WatchEnded {
-                head,
-                reason,
-                events,
-                ms,
-                error,
-            } => (
-                head,
-                ReflectorEvent::WatchEnded {
-                    reason: s(reason),
-                    events: *events,
-                    elapsed: Duration::from_millis(*ms),
-                    error: *error,
-                },
-            ),
-            _ => return self.other_event(),
-        })
-    }
-
-    /// [`Line::event`] for the events with few fields (kept apart to keep both short).
-    fn other_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let s = |c: &Cow<'_, str>| c.clone().into_owned();
-        Some(match self {
-            Line::Bookmark {
-                head,
-                resource_version,
-            } => (
-                head,
-                ReflectorEvent::Bookmark {
-                    resource_version: s(resource_version),
-                },
-            ),
-            Line::Backoff {
-                head,
-                delay_ms,
-                cause,
-            } => (
-                head,
-                ReflectorEvent::Backoff {
-                    delay: Duration::from_millis(*delay_ms),
-                    cause: s(cause),
-                },
-            ),
-            Line::Resync { head } => (head, ReflectorEvent::Resync),
-            Line::WatchListFallback { head, error } => {
-                (head, ReflectorEvent::WatchListFallback { error: s(error) })
-            }
-            Line::Retry {
-                head,
-                verb,
-                code,
-                reason,
-                retry_after_seconds,
-                attempt,
-                max_retries,
-            } => (
-                head,
-                ReflectorEvent::Retry(Retry {
-                    verb: (*verb).into(),
-                    code: *code,
-                    reason: s(reason),
-                    delay: Duration::from_secs(*retry_after_seconds),
-                    attempt: *attempt,
-                    max_retries: *max_retries,
-                }),
-            ),
-            _ => return self.consistency_event(),
-        })
-    }
-
-    /// [`Line::event`] for a `Consistency` line.
-    fn consistency_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let Line::Consistency {
-            head,
-            resource_version,
-            consistent,
-            objects,
-            missing,
-            extra,
-            stale,
-            compacted,
-            error,
-        } = self
-        else {
-            return None;
-        };
-        let keys = |v: &[Cow<'_, str>]| v.iter().map(|k| k.clone().into_owned()).collect();
-        let report = crate::cache::consistency::Report {
-            resource_version: resource_version.clone().into_owned(),
-            consistent: *consistent,
-            objects: usize::try_from(*objects).unwrap_or(usize::MAX),
-            missing: keys(missing),
-            extra: keys(extra),
-            stale: keys(stale),
-            compacted: *compacted,
-            error: error.as_ref().map(|e| e.clone().into_owned()),
-        };
-        Some((head, ReflectorEvent::Consistency(report)))
     }
 }
 
@@ -748,102 +532,6 @@ fn delta_line<'a>(delta: &Delta, d: DeltaLine<'a>) -> Line<'a> {
     }
 }
 
-fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
-    let b = |s: &'a String| Cow::Borrowed(s.as_str());
-    match e {
-        ReflectorEvent::List {
-            resource_version,
-            limit,
-            reason,
-            streaming,
-        } => Line::List {
-            head,
-            resource_version: b(resource_version),
-            limit: *limit,
-            reason: b(reason),
-            streaming: *streaming,
-            client_go: None,
-            queue: None,
-        },
-        ReflectorEvent::Listed {
-            resource_version,
-            items,
-            pages,
-            elapsed,
-            full_list_fallback,
-            streaming,
-        } => Line::Listed {
-            head,
-            resource_version: b(resource_version),
-            items: *items as u64,
-            pages: *pages,
-            ms: ms(elapsed),
-            full_list_fallback: *full_list_fallback,
-            streaming: *streaming,
-        },
-        ReflectorEvent::Watch {
-            resource_version,
-            timeout_seconds,
-        } => Line::Watch {
-            head,
-            resource_version: b(resource_version),
-            timeout_seconds: *timeout_seconds,
-        },
-        ReflectorEvent::WatchEnded {
-            reason,
-            events,
-            elapsed,
-            error,
-        } => Line::WatchEnded {
-            head,
-            reason: b(reason),
-            events: *events,
-            ms: ms(elapsed),
-            error: *error,
-        },
-        ReflectorEvent::Bookmark { resource_version } => Line::Bookmark {
-            head,
-            resource_version: b(resource_version),
-        },
-        ReflectorEvent::Backoff { delay, cause } => Line::Backoff {
-            head,
-            delay_ms: ms(delay),
-            cause: b(cause),
-        },
-        ReflectorEvent::Resync => Line::Resync { head },
-        ReflectorEvent::WatchListFallback { error } => Line::WatchListFallback {
-            head,
-            error: b(error),
-        },
-        ReflectorEvent::Retry(r) => Line::Retry {
-            head,
-            verb: r.verb.into(),
-            code: r.code,
-            reason: b(&r.reason),
-            retry_after_seconds: r.delay.as_secs(),
-            attempt: r.attempt,
-            max_retries: r.max_retries,
-        },
-        ReflectorEvent::Consistency(r) => consistency_line(r, head),
-    }
-}
-
-/// [`event_line`] for a `--check-consistency` report.
-fn consistency_line<'a>(r: &'a crate::cache::consistency::Report, head: Head<'a>) -> Line<'a> {
-    let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
-    Line::Consistency {
-        head,
-        resource_version: Cow::Borrowed(&r.resource_version),
-        consistent: r.consistent,
-        objects: r.objects as u64,
-        missing: keys(&r.missing),
-        extra: keys(&r.extra),
-        stale: keys(&r.stale),
-        compacted: r.compacted,
-        error: r.error.as_deref().map(Cow::Borrowed),
-    }
-}
-
 /// The raw `object` of a JSON line, as written (never re-serialised: replay gives a
 /// recording back byte for byte).
 pub fn object_of(text: &str) -> serde_json::Result<Option<&RawValue>> {
@@ -865,9 +553,12 @@ pub fn objects_of(text: &str) -> serde_json::Result<(Option<&RawValue>, Option<&
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::cache::delta::{DeltaObject, Tombstone};
     use crate::cache::object::{Object, ObjectRef};
+    use crate::cache::retry::{Retry, Verb};
     use crate::client::target::Resource;
 
     fn events() -> Vec<ReflectorEvent> {
@@ -961,8 +652,10 @@ mod tests {
                 let text = serde_json::to_string(&line).unwrap();
                 let back: Line<'_> = serde_json::from_str(&text).unwrap();
                 assert_eq!(back, line, "{text}");
-                let (head, got) = back.event().unwrap();
-                assert_eq!(got, e, "{text}");
+                let Line::Event(EventLine { head, event, .. }) = &back else {
+                    panic!("not an event: {text}");
+                };
+                assert_eq!(**event, e, "{text}");
                 assert_eq!(head.resource, "pods");
                 assert_eq!(head.context.as_deref(), context);
                 // `type` first, then `context` when present, then `resource` and `time`.
