@@ -153,18 +153,19 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             )),
             None => None,
         };
-        let namespaced = d.namespace.is_some();
+        let o = &d.object;
+        let namespaced = o.namespace.is_some();
         let resource = match &d.resource {
-            Some(name) => res.named(name, &d.kind, &d.api_version, namespaced),
+            Some(name) => res.named(name, &o.kind, &o.api_version, namespaced),
             // Recorded before deltas named their resource.
-            None => res.by_kind(&d.kind, &d.api_version, namespaced),
+            None => res.by_kind(&o.kind, &o.api_version, namespaced),
         };
         return Ok(Some(Parsed {
             time: time(&d.time, n)?,
             context: d.context.as_deref().map(str::to_owned),
             item: Item::Delta {
                 kind,
-                key: d.key.clone().into_owned(),
+                key: o.key.clone().into_owned(),
                 resource,
                 object,
                 tombstone: d.final_state_unknown,
@@ -176,12 +177,13 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
         }));
     }
     if let Line::HandlerCall(h) = &line {
-        let resource = res.named(&h.resource, &h.kind, &h.api_version, h.namespace.is_some());
+        let o = &h.object;
+        let resource = res.named(&h.resource, &o.kind, &o.api_version, o.namespace.is_some());
         return Ok(Some(Parsed {
             time: time(&h.time, n)?,
             context: h.context.as_deref().map(str::to_owned),
             item: Item::Handler {
-                key: h.key.clone().into_owned(),
+                key: o.key.clone().into_owned(),
                 resource,
                 call: handler_call(h, text, n)?,
             },
@@ -235,7 +237,7 @@ fn handler_call(h: &HandlerLine<'_>, text: &str, n: usize) -> Result<HandlerCall
         HandlerName::OnDelete => HandlerCall::OnDelete {
             obj: match (h.final_state_unknown.unwrap_or(false), object) {
                 (true, obj) => DeltaObject::Tombstone(Tombstone {
-                    key: h.key.clone().into_owned(),
+                    key: h.object.key.clone().into_owned(),
                     obj,
                 }),
                 (false, Some(o)) => DeltaObject::Object(o),

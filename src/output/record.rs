@@ -110,15 +110,12 @@ pub struct Head<'a> {
     pub time: Cow<'a, str>,
 }
 
-/// A delta's fields, without its object.
+/// Which object a delta or handler call is about: the fields both records have, in
+/// this order, between their `resource` (and a handler call's `handler`) and their
+/// resourceVersion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DeltaLine<'a> {
-    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-    pub context: Option<Cow<'a, str>>,
-    /// Absent from recordings made before it was added (replay then guesses it).
-    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-    pub resource: Option<Cow<'a, str>>,
+pub struct ObjectHead<'a> {
     #[serde(borrow)]
     pub key: Cow<'a, str>,
     /// `null` for a cluster-scoped object.
@@ -130,6 +127,37 @@ pub struct DeltaLine<'a> {
     pub kind: Cow<'a, str>,
     #[serde(borrow)]
     pub api_version: Cow<'a, str>,
+}
+
+impl<'a> ObjectHead<'a> {
+    /// The object of `key` (`namespace/name`, or `name` when cluster-scoped), of
+    /// `rec`'s resource.
+    fn of(rec: &'a Record<'a>, key: &'a str) -> Self {
+        let (namespace, name) = match key.split_once('/') {
+            Some((ns, name)) => (Some(Cow::Borrowed(ns)), Cow::Borrowed(name)),
+            None => (None, Cow::Borrowed(key)),
+        };
+        ObjectHead {
+            key: Cow::Borrowed(key),
+            namespace,
+            name,
+            kind: Cow::Borrowed(rec.resource.kind.as_str()),
+            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+        }
+    }
+}
+
+/// A delta's fields, without its object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeltaLine<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub context: Option<Cow<'a, str>>,
+    /// Absent from recordings made before it was added (replay then guesses it).
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub resource: Option<Cow<'a, str>>,
+    #[serde(flatten, borrow)]
+    pub object: ObjectHead<'a>,
     /// `null` for a tombstone without a last known state.
     #[serde(borrow)]
     pub resource_version: Option<Cow<'a, str>>,
@@ -161,11 +189,14 @@ impl DeltaLine<'_> {
         let DeltaLine {
             context,
             resource,
-            key,
-            namespace,
-            name,
-            kind,
-            api_version,
+            object:
+                ObjectHead {
+                    key,
+                    namespace,
+                    name,
+                    kind,
+                    api_version,
+                },
             resource_version,
             time,
             initial_list,
@@ -257,17 +288,8 @@ pub struct HandlerLine<'a> {
     #[serde(borrow)]
     pub resource: Cow<'a, str>,
     pub handler: HandlerName,
-    #[serde(borrow)]
-    pub key: Cow<'a, str>,
-    /// `null` for a cluster-scoped object.
-    #[serde(borrow)]
-    pub namespace: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub name: Cow<'a, str>,
-    #[serde(borrow)]
-    pub kind: Cow<'a, str>,
-    #[serde(borrow)]
-    pub api_version: Cow<'a, str>,
+    #[serde(flatten, borrow)]
+    pub object: ObjectHead<'a>,
     /// OnUpdate: the old object's.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub old_resource_version: Option<Cow<'a, str>>,
@@ -451,15 +473,10 @@ impl<'a> DeltaLine<'a> {
         initial_list: bool,
         time: &'a str,
     ) -> DeltaLine<'a> {
-        let (namespace, name) = split_key(key);
         DeltaLine {
             context: rec.context.map(Cow::Borrowed),
             resource: Some(Cow::Borrowed(rec.resource.name.as_str())),
-            key: Cow::Borrowed(key),
-            namespace,
-            name,
-            kind: Cow::Borrowed(rec.resource.kind.as_str()),
-            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            object: ObjectHead::of(rec, key),
             resource_version: delta
                 .object
                 .object()
@@ -474,17 +491,8 @@ impl<'a> DeltaLine<'a> {
     }
 }
 
-/// A key's namespace (`None`: cluster-scoped) and name.
-fn split_key(key: &str) -> (Option<Cow<'_, str>>, Cow<'_, str>) {
-    match key.split_once('/') {
-        Some((ns, name)) => (Some(Cow::Borrowed(ns)), Cow::Borrowed(name)),
-        None => (None, Cow::Borrowed(key)),
-    }
-}
-
 impl<'a> HandlerLine<'a> {
     fn of(rec: &'a Record<'a>, key: &'a str, call: &'a HandlerCall, time: &'a str) -> Self {
-        let (namespace, name) = split_key(key);
         let rv = |o: Option<&'a crate::cache::object::ObjectRef>| {
             o.map(|o| Cow::Borrowed(o.resource_version()))
         };
@@ -496,11 +504,7 @@ impl<'a> HandlerLine<'a> {
                 HandlerCall::OnUpdate { .. } => HandlerName::OnUpdate,
                 HandlerCall::OnDelete { .. } => HandlerName::OnDelete,
             },
-            key: Cow::Borrowed(key),
-            namespace,
-            name,
-            kind: Cow::Borrowed(rec.resource.kind.as_str()),
-            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            object: ObjectHead::of(rec, key),
             old_resource_version: rv(call.old()),
             resource_version: rv(call.object()),
             time: Cow::Borrowed(time),
@@ -694,11 +698,13 @@ mod tests {
                 let d = DeltaLine {
                     context: (i % 2 == 0).then(|| c(text)),
                     resource: (i != 3).then(|| c("pods")),
-                    key: c(text),
-                    namespace: (i % 3 != 0).then(|| c(text)),
-                    name: c(text),
-                    kind: c("Pod"),
-                    api_version: c(text),
+                    object: ObjectHead {
+                        key: c(text),
+                        namespace: (i % 3 != 0).then(|| c(text)),
+                        name: c(text),
+                        kind: c("Pod"),
+                        api_version: c(text),
+                    },
                     resource_version: (i != 2).then(|| c("42")),
                     time: c("1970-01-01T00:00:00.000Z"),
                     initial_list: i % 2 == 1,
