@@ -23,7 +23,7 @@ use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
-use crate::output::record::{self, HandlerLine, HandlerName, Line};
+use crate::output::record::{self, HandlerLine, HandlerName, Line, Tagged};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::selector::{parse_labels, LabelSelector};
 
@@ -139,7 +139,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let line: Line<'_> = serde_json::from_str(text).with_context(|| {
+    let line = Line::parse(text).with_context(|| {
         format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
     })?;
     let informer = line.informer();
@@ -176,7 +176,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             batch,
         }));
     }
-    if let Line::HandlerCall(h) = &line {
+    if let Line::Tagged(Tagged::HandlerCall(h)) = &line {
         let o = &h.object;
         let resource = res.named(&h.resource, &o.kind, &o.api_version, o.namespace.is_some());
         return Ok(Some(Parsed {
@@ -197,7 +197,9 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             &e.head,
             Item::Event(e.event.clone().into_owned(), res.by_name(&e.head.resource)),
         ),
-        Line::Synced { head, .. } => (head, Item::Synced(res.by_name(&head.resource))),
+        Line::Tagged(Tagged::Synced { head, .. }) => {
+            (head, Item::Synced(res.by_name(&head.resource)))
+        }
         // Not reached: every variant is a delta, an event or Synced.
         _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };

@@ -19,10 +19,21 @@ use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::reflector::ReflectorEvent;
 
-/// One record. Deltas are one variant per delta type (serde's tag is the variant name).
+/// One record: what [`Line::of`] makes, [`Line::write_json`] writes and [`Line::parse`]
+/// reads back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Line<'a> {
+    /// A delta, Synced or a handler call: `type` is the variant's name ([`Tagged`]).
+    Tagged(Tagged<'a>),
+    /// A reflector event: `type` and its fields are [`ReflectorEvent`]'s serde form.
+    Event(EventLine<'a>),
+}
+
+/// The records whose `type` is serde's tag. Deltas are one variant per delta type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all_fields = "camelCase")]
-pub enum Line<'a> {
+pub enum Tagged<'a> {
     Added(#[serde(borrow)] DeltaLine<'a>),
     Updated(#[serde(borrow)] DeltaLine<'a>),
     Deleted(#[serde(borrow)] DeltaLine<'a>),
@@ -41,10 +52,6 @@ pub enum Line<'a> {
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
     /// A call of the event handler (`--view handlers`).
     HandlerCall(#[serde(borrow)] HandlerLine<'a>),
-    /// A reflector event (its fields are [`ReflectorEvent`]'s serde form); read back by
-    /// the `type`s the other variants do not take.
-    #[serde(untagged)]
-    Event(#[serde(borrow)] EventLine<'a>),
 }
 
 /// A reflector event's record: `type` and the event's fields as [`ReflectorEvent`]
@@ -329,6 +336,20 @@ pub enum DiffField {
 }
 
 impl<'a> Line<'a> {
+    /// One line of `-o json` or `--record`, as [`Line::write_json`] wrote it: a `type` no
+    /// other variant takes is a reflector event's. Errors are serde's for the record the
+    /// `type` names (a missing field, or the unknown `type`).
+    pub fn parse(text: &'a str) -> serde_json::Result<Line<'a>> {
+        match serde_json::from_str::<Tagged<'a>>(text) {
+            // serde's wording for a tag that no variant takes: an event's, or the event
+            // parser's error for an unknown `type` (it lists the events' types).
+            Err(e) if e.to_string().starts_with("unknown variant") => {
+                serde_json::from_str::<EventLine<'a>>(text).map(Line::Event)
+            }
+            tagged => tagged.map(Line::Tagged),
+        }
+    }
+
     /// The line for `rec`, without `changed`/`diff` (the printer adds them for its
     /// audience). `time`: `rec.time` as [`super::format_time`] writes it, passed in so
     /// a printer can reuse it across records of the same millisecond.
@@ -346,12 +367,15 @@ impl<'a> Line<'a> {
                 delta,
                 initial_list,
                 ..
-            } => delta_line(delta, DeltaLine::of(rec, key, delta, *initial_list, time)),
-            Body::Synced => Line::Synced {
+            } => delta_line(
+                delta.kind,
+                DeltaLine::of(rec, key, delta, *initial_list, time),
+            ),
+            Body::Synced => Line::Tagged(Tagged::Synced {
                 head,
                 client_go,
                 queue,
-            },
+            }),
             // Only a List record carries the informer.
             Body::Event(e) => {
                 let list = matches!(e, ReflectorEvent::List { .. });
@@ -363,7 +387,7 @@ impl<'a> Line<'a> {
                 })
             }
             Body::Handler { key, call, .. } => {
-                Line::HandlerCall(HandlerLine::of(rec, key, call, time))
+                Line::Tagged(Tagged::HandlerCall(HandlerLine::of(rec, key, call, time)))
             }
         }
     }
@@ -371,34 +395,40 @@ impl<'a> Line<'a> {
     /// `--diff`'s fields (`changed`, `diff`), on the records that have them.
     pub fn diff_mut(&mut self) -> Option<(&mut Option<bool>, &mut Option<DiffField>)> {
         match self {
-            Line::HandlerCall(h) => Some((&mut h.changed, &mut h.diff)),
+            Line::Tagged(Tagged::HandlerCall(h)) => Some((&mut h.changed, &mut h.diff)),
             _ => self.delta_mut().map(|d| (&mut d.changed, &mut d.diff)),
         }
     }
 
     /// The delta's fields, if this is a delta.
     pub fn delta(&self) -> Option<(DeltaType, &DeltaLine<'a>)> {
-        Some(match self {
-            Line::Added(d) => (DeltaType::Added, d),
-            Line::Updated(d) => (DeltaType::Updated, d),
-            Line::Deleted(d) => (DeltaType::Deleted, d),
-            Line::Replaced(d) => (DeltaType::Replaced, d),
-            Line::Sync(d) => (DeltaType::Sync, d),
-            Line::ReplacedAll(d) => (DeltaType::ReplacedAll, d),
-            Line::SyncAll(d) => (DeltaType::SyncAll, d),
+        let Line::Tagged(t) = self else {
+            return None;
+        };
+        Some(match t {
+            Tagged::Added(d) => (DeltaType::Added, d),
+            Tagged::Updated(d) => (DeltaType::Updated, d),
+            Tagged::Deleted(d) => (DeltaType::Deleted, d),
+            Tagged::Replaced(d) => (DeltaType::Replaced, d),
+            Tagged::Sync(d) => (DeltaType::Sync, d),
+            Tagged::ReplacedAll(d) => (DeltaType::ReplacedAll, d),
+            Tagged::SyncAll(d) => (DeltaType::SyncAll, d),
             _ => return None,
         })
     }
 
     pub fn delta_mut(&mut self) -> Option<&mut DeltaLine<'a>> {
-        match self {
-            Line::Added(d)
-            | Line::Updated(d)
-            | Line::Deleted(d)
-            | Line::Replaced(d)
-            | Line::Sync(d)
-            | Line::ReplacedAll(d)
-            | Line::SyncAll(d) => Some(d),
+        let Line::Tagged(t) = self else {
+            return None;
+        };
+        match t {
+            Tagged::Added(d)
+            | Tagged::Updated(d)
+            | Tagged::Deleted(d)
+            | Tagged::Replaced(d)
+            | Tagged::Sync(d)
+            | Tagged::ReplacedAll(d)
+            | Tagged::SyncAll(d) => Some(d),
             _ => None,
         }
     }
@@ -409,9 +439,9 @@ impl<'a> Line<'a> {
             Line::Event(EventLine {
                 client_go, queue, ..
             })
-            | Line::Synced {
+            | Line::Tagged(Tagged::Synced {
                 client_go, queue, ..
-            } => InformerInfo {
+            }) => InformerInfo {
                 client_go: client_go.as_deref(),
                 queue: queue.as_deref(),
                 batch: None,
@@ -524,16 +554,17 @@ impl<'a> HandlerLine<'a> {
     }
 }
 
-fn delta_line<'a>(delta: &Delta, d: DeltaLine<'a>) -> Line<'a> {
-    match delta.kind {
-        DeltaType::Added => Line::Added(d),
-        DeltaType::Updated => Line::Updated(d),
-        DeltaType::Deleted => Line::Deleted(d),
-        DeltaType::Replaced => Line::Replaced(d),
-        DeltaType::Sync => Line::Sync(d),
-        DeltaType::ReplacedAll => Line::ReplacedAll(d),
-        DeltaType::SyncAll => Line::SyncAll(d),
-    }
+/// The record of a delta of type `t`.
+fn delta_line(t: DeltaType, d: DeltaLine<'_>) -> Line<'_> {
+    Line::Tagged(match t {
+        DeltaType::Added => Tagged::Added(d),
+        DeltaType::Updated => Tagged::Updated(d),
+        DeltaType::Deleted => Tagged::Deleted(d),
+        DeltaType::Replaced => Tagged::Replaced(d),
+        DeltaType::Sync => Tagged::Sync(d),
+        DeltaType::ReplacedAll => Tagged::ReplacedAll(d),
+        DeltaType::SyncAll => Tagged::SyncAll(d),
+    })
 }
 
 /// The raw `object` of a JSON line, as written (never re-serialised: replay gives a
@@ -654,7 +685,7 @@ mod tests {
                 };
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
-                let back: Line<'_> = serde_json::from_str(&text).unwrap();
+                let back = Line::parse(&text).unwrap();
                 assert_eq!(back, line, "{text}");
                 let Line::Event(EventLine { head, event, .. }) = &back else {
                     panic!("not an event: {text}");
@@ -723,15 +754,7 @@ mod tests {
         for (t, d) in lines {
             let mut fast = Vec::new();
             d.write_json(t, &mut fast).unwrap();
-            let line = match t {
-                DeltaType::Added => Line::Added(d),
-                DeltaType::Updated => Line::Updated(d),
-                DeltaType::Deleted => Line::Deleted(d),
-                DeltaType::Replaced => Line::Replaced(d),
-                DeltaType::Sync => Line::Sync(d),
-                DeltaType::ReplacedAll => Line::ReplacedAll(d),
-                DeltaType::SyncAll => Line::SyncAll(d),
-            };
+            let line = delta_line(t, d);
             let serde = serde_json::to_vec(&line).unwrap();
             assert_eq!(
                 String::from_utf8(fast).unwrap(),
@@ -796,7 +819,7 @@ mod tests {
             .unwrap();
             let text = String::from_utf8(out).unwrap();
             assert!(text.ends_with("}\n"), "{text}");
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             let (t, f) = back.delta().unwrap();
             assert_eq!(t, d.kind);
@@ -848,7 +871,7 @@ mod tests {
             };
             let line = Line::of(&rec, "t");
             let text = serde_json::to_string(&line).unwrap();
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             // Each line keeps what it carries of the informer, and only that.
             let want = match body {
@@ -946,7 +969,7 @@ mod tests {
             line.write_objects(&mut out, &objects, &mut Vec::new())
                 .unwrap();
             let text = String::from_utf8(out).unwrap();
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             assert_eq!(v["type"], "HandlerCall", "{text}");
