@@ -42,11 +42,8 @@ pub enum Tagged<'a> {
     Synced {
         #[serde(flatten, borrow)]
         head: Head<'a>,
-        /// As `List`'s.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        client_go: Option<Cow<'a, str>>,
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        queue: Option<Cow<'a, str>>,
+        #[serde(flatten, borrow)]
+        informer: InformerLine<'a>,
     },
     ReplacedAll(#[serde(borrow)] DeltaLine<'a>),
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
@@ -64,11 +61,19 @@ pub struct EventLine<'a> {
     pub head: Head<'a>,
     #[serde(flatten)]
     pub event: Cow<'a, ReflectorEvent>,
-    /// `--client-go`'s release (on `List` only); absent without it.
+    /// On `List` only; empty on the other events.
+    #[serde(flatten, borrow)]
+    pub informer: InformerLine<'a>,
+}
+
+/// The informer's fields, last on `List` and `Synced` records (see [`InformerInfo`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InformerLine<'a> {
+    /// `--client-go`'s release; absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub client_go: Option<Cow<'a, str>>,
-    /// The informer's queue (on `List` only); absent from recordings made before it was
-    /// added.
+    /// The informer's queue; absent from recordings made before it was added.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub queue: Option<Cow<'a, str>>,
 }
@@ -85,7 +90,7 @@ impl Serialize for EventLine<'_> {
         };
         let mut event = mapping(serde_json::to_value(&*self.event))?.into_iter();
         let head = mapping(serde_json::to_value(&self.head))?;
-        let informer = [("clientGo", &self.client_go), ("queue", &self.queue)];
+        let informer = mapping(serde_json::to_value(&self.informer))?;
         let mut m = s.serialize_map(None)?;
         // `type`, serde's tag, comes first.
         if let Some((k, v)) = event.next() {
@@ -97,10 +102,8 @@ impl Serialize for EventLine<'_> {
         for (k, v) in event {
             m.serialize_entry(&k, &v)?;
         }
-        for (k, v) in informer {
-            if let Some(v) = v {
-                m.serialize_entry(k, v)?;
-            }
+        for (k, v) in &informer {
+            m.serialize_entry(k, v)?;
         }
         m.end()
     }
@@ -359,8 +362,10 @@ impl<'a> Line<'a> {
             resource: Cow::Borrowed(rec.resource.name.as_str()),
             time: Cow::Borrowed(time),
         };
-        let client_go = rec.informer.client_go.map(Cow::Borrowed);
-        let queue = rec.informer.queue.map(Cow::Borrowed);
+        let informer = InformerLine {
+            client_go: rec.informer.client_go.map(Cow::Borrowed),
+            queue: rec.informer.queue.map(Cow::Borrowed),
+        };
         match &rec.body {
             Body::Delta {
                 key,
@@ -371,19 +376,18 @@ impl<'a> Line<'a> {
                 delta.kind,
                 DeltaLine::of(rec, key, delta, *initial_list, time),
             ),
-            Body::Synced => Line::Tagged(Tagged::Synced {
-                head,
-                client_go,
-                queue,
-            }),
+            Body::Synced => Line::Tagged(Tagged::Synced { head, informer }),
             // Only a List record carries the informer.
             Body::Event(e) => {
                 let list = matches!(e, ReflectorEvent::List { .. });
                 Line::Event(EventLine {
                     head,
                     event: Cow::Borrowed(*e),
-                    client_go: client_go.filter(|_| list),
-                    queue: queue.filter(|_| list),
+                    informer: if list {
+                        informer
+                    } else {
+                        InformerLine::default()
+                    },
                 })
             }
             Body::Handler { key, call, .. } => {
@@ -436,14 +440,10 @@ impl<'a> Line<'a> {
     /// What the line says of the informer that delivered it (see [`InformerInfo`]).
     pub fn informer(&self) -> InformerInfo<'_> {
         match self {
-            Line::Event(EventLine {
-                client_go, queue, ..
-            })
-            | Line::Tagged(Tagged::Synced {
-                client_go, queue, ..
-            }) => InformerInfo {
-                client_go: client_go.as_deref(),
-                queue: queue.as_deref(),
+            Line::Event(EventLine { informer, .. })
+            | Line::Tagged(Tagged::Synced { informer, .. }) => InformerInfo {
+                client_go: informer.client_go.as_deref(),
+                queue: informer.queue.as_deref(),
                 batch: None,
             },
             _ => InformerInfo {
