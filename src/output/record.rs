@@ -181,10 +181,19 @@ pub struct DeltaLine<'a> {
     /// The number of deltas of the pop it came from, when the queue pops in batches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<u32>,
-    /// `--diff`: whether the object changed from the version kwatch knew.
+    #[serde(flatten)]
+    pub changes: Changes,
+}
+
+/// `--diff`'s fields, last on delta and handler-call records (OnUpdate only): absent
+/// without `--diff`, filled in by the printer for its audience.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Changes {
+    /// Whether the object changed from the version kwatch knew (OnUpdate: from the old
+    /// object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<bool>,
-    /// `--diff`, when the previous version is known: a JSON patch (`-o json`) or one
+    /// When the previous version is known: a JSON patch (`-o json`) or one
     /// `path: old → new` line per change (`-o yaml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffField>,
@@ -212,8 +221,7 @@ impl DeltaLine<'_> {
             initial_list,
             final_state_unknown,
             batch,
-            changed,
-            diff,
+            changes: Changes { changed, diff },
         } = self;
         w.extend_from_slice(b"{\"type\":\"");
         w.extend_from_slice(t.as_str().as_bytes());
@@ -314,12 +322,8 @@ pub struct HandlerLine<'a> {
     /// OnDelete: whether it got a `DeletedFinalStateUnknown`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_state_unknown: Option<bool>,
-    /// OnUpdate with `--diff`: whether the new object differs from the old one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// OnUpdate with `--diff`: from the old object to the new one, as a delta's `diff`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diff: Option<DiffField>,
+    #[serde(flatten)]
+    pub changes: Changes,
 }
 
 /// Which handler method was called.
@@ -397,10 +401,10 @@ impl<'a> Line<'a> {
     }
 
     /// `--diff`'s fields (`changed`, `diff`), on the records that have them.
-    pub fn diff_mut(&mut self) -> Option<(&mut Option<bool>, &mut Option<DiffField>)> {
+    pub fn diff_mut(&mut self) -> Option<&mut Changes> {
         match self {
-            Line::Tagged(Tagged::HandlerCall(h)) => Some((&mut h.changed, &mut h.diff)),
-            _ => self.delta_mut().map(|d| (&mut d.changed, &mut d.diff)),
+            Line::Tagged(Tagged::HandlerCall(h)) => Some(&mut h.changes),
+            _ => self.delta_mut().map(|d| &mut d.changes),
         }
     }
 
@@ -515,8 +519,7 @@ impl<'a> DeltaLine<'a> {
             initial_list,
             final_state_unknown: delta.object.is_tombstone(),
             batch: rec.informer.batch,
-            changed: None,
-            diff: None,
+            changes: Changes::default(),
         }
     }
 }
@@ -548,8 +551,7 @@ impl<'a> HandlerLine<'a> {
                 HandlerCall::OnDelete { .. } => Some(call.final_state_unknown()),
                 _ => None,
             },
-            changed: None,
-            diff: None,
+            changes: Changes::default(),
         }
     }
 }
@@ -741,11 +743,13 @@ mod tests {
                     initial_list: i % 2 == 1,
                     final_state_unknown: i == 2,
                     batch: (i > 3).then_some(1000 + i as u32),
-                    changed: [None, Some(true), Some(false)][i % 3],
-                    diff: match i % 3 {
-                        0 => None,
-                        1 => Some(DiffField::Patch(patch.clone())),
-                        _ => Some(DiffField::Lines(vec![odd.to_owned()])),
+                    changes: Changes {
+                        changed: [None, Some(true), Some(false)][i % 3],
+                        diff: match i % 3 {
+                            0 => None,
+                            1 => Some(DiffField::Patch(patch.clone())),
+                            _ => Some(DiffField::Lines(vec![odd.to_owned()])),
+                        },
                     },
                 };
                 lines.push((t, d));
