@@ -598,6 +598,17 @@ mod tests {
     use crate::cache::retry::{Retry, Verb};
     use crate::client::target::Resource;
 
+    /// Every delta type, each a record `type` of its own.
+    const TYPES: [DeltaType; 7] = [
+        DeltaType::Added,
+        DeltaType::Updated,
+        DeltaType::Deleted,
+        DeltaType::Replaced,
+        DeltaType::Sync,
+        DeltaType::ReplacedAll,
+        DeltaType::SyncAll,
+    ];
+
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
         vec![
@@ -713,18 +724,7 @@ mod tests {
         let patch: json_patch::Patch =
             serde_json::from_str(r#"[{"op":"replace","path":"/a","value":"x\"y"}]"#).unwrap();
         let mut lines = Vec::new();
-        for (i, t) in [
-            DeltaType::Added,
-            DeltaType::Updated,
-            DeltaType::Deleted,
-            DeltaType::Replaced,
-            DeltaType::Sync,
-            DeltaType::ReplacedAll,
-            DeltaType::SyncAll,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (i, t) in TYPES.into_iter().enumerate() {
             for text in ["plain", odd] {
                 let c = |s: &'static str| Cow::Borrowed(s);
                 let text: &'static str = text;
@@ -782,18 +782,10 @@ mod tests {
                 obj,
             })
         };
-        let mut deltas: Vec<Delta> = [
-            DeltaType::Added,
-            DeltaType::Updated,
-            DeltaType::Deleted,
-            DeltaType::Replaced,
-            DeltaType::Sync,
-            DeltaType::ReplacedAll,
-            DeltaType::SyncAll,
-        ]
-        .into_iter()
-        .map(|t| Delta::new(t, obj.clone()))
-        .collect();
+        let mut deltas: Vec<Delta> = TYPES
+            .into_iter()
+            .map(|t| Delta::new(t, obj.clone()))
+            .collect();
         for o in [None, Some(obj.clone())] {
             deltas.push(Delta {
                 kind: DeltaType::Deleted,
