@@ -2,11 +2,15 @@
 //! `-o yaml`, and what `kwatch replay` reads back (docs/output-schema.md).
 //!
 //! Field order is the schema's: `type` first (serde's internal tag), `context` right after
-//! when present, then the fields in declaration order. A delta's `object` (and a handler
-//! call's `oldObject` and `object`) is not a field here: it is kept as the raw bytes the
-//! server sent and written after the other fields by the printer ([`Line::write_json`],
-//! [`Line::write_objects`]); replay reads it back separately ([`object_of`],
-//! [`objects_of`]), so it is never re-serialised either way.
+//! when present, then the fields in declaration order. Each schema is written once: a
+//! reflector event's fields are [`ReflectorEvent`]'s own serde form (in the cache layer),
+//! spliced after the [`Head`] by [`EventLine`]; deltas and handler calls share
+//! [`ObjectHead`] and [`Changes`]; `List` and `Synced` share [`InformerLine`].
+//!
+//! A delta's `object` (and a handler call's `oldObject` and `object`) is not a field
+//! here: it is kept as the raw bytes the server sent and written after the other fields
+//! by the printer ([`Line::write_json`], [`Line::write_objects`]); replay reads it back
+//! separately ([`object_of`], [`objects_of`]), so it is never re-serialised either way.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
