@@ -23,7 +23,7 @@ use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
-use crate::output::record::{self, HandlerLine, HandlerName, Line};
+use crate::output::record::{self, HandlerLine, HandlerName, Line, Tagged};
 use crate::output::{self, Body, InformerInfo, Printer, Record, View};
 use crate::selector::{parse_labels, LabelSelector};
 
@@ -139,7 +139,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let line: Line<'_> = serde_json::from_str(text).with_context(|| {
+    let line = Line::parse(text).with_context(|| {
         format!("line {n}: not a kwatch record (replay reads what --record or -o json wrote)")
     })?;
     let informer = line.informer();
@@ -153,18 +153,19 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             )),
             None => None,
         };
-        let namespaced = d.namespace.is_some();
+        let o = &d.object;
+        let namespaced = o.namespace.is_some();
         let resource = match &d.resource {
-            Some(name) => res.named(name, &d.kind, &d.api_version, namespaced),
+            Some(name) => res.named(name, &o.kind, &o.api_version, namespaced),
             // Recorded before deltas named their resource.
-            None => res.by_kind(&d.kind, &d.api_version, namespaced),
+            None => res.by_kind(&o.kind, &o.api_version, namespaced),
         };
         return Ok(Some(Parsed {
             time: time(&d.time, n)?,
             context: d.context.as_deref().map(str::to_owned),
             item: Item::Delta {
                 kind,
-                key: d.key.clone().into_owned(),
+                key: o.key.clone().into_owned(),
                 resource,
                 object,
                 tombstone: d.final_state_unknown,
@@ -175,13 +176,14 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             batch,
         }));
     }
-    if let Line::HandlerCall(h) = &line {
-        let resource = res.named(&h.resource, &h.kind, &h.api_version, h.namespace.is_some());
+    if let Line::Tagged(Tagged::HandlerCall(h)) = &line {
+        let o = &h.object;
+        let resource = res.named(&h.resource, &o.kind, &o.api_version, o.namespace.is_some());
         return Ok(Some(Parsed {
             time: time(&h.time, n)?,
             context: h.context.as_deref().map(str::to_owned),
             item: Item::Handler {
-                key: h.key.clone().into_owned(),
+                key: o.key.clone().into_owned(),
                 resource,
                 call: handler_call(h, text, n)?,
             },
@@ -190,9 +192,14 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             batch: None,
         }));
     }
-    let (head, item) = match (&line, line.event()) {
-        (_, Some((head, e))) => (head, Item::Event(e, res.by_name(&head.resource))),
-        (Line::Synced { head, .. }, None) => (head, Item::Synced(res.by_name(&head.resource))),
+    let (head, item) = match &line {
+        Line::Event(e) => (
+            &e.head,
+            Item::Event(e.event.clone().into_owned(), res.by_name(&e.head.resource)),
+        ),
+        Line::Tagged(Tagged::Synced { head, .. }) => {
+            (head, Item::Synced(res.by_name(&head.resource)))
+        }
         // Not reached: every variant is a delta, an event or Synced.
         _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };
@@ -232,7 +239,7 @@ fn handler_call(h: &HandlerLine<'_>, text: &str, n: usize) -> Result<HandlerCall
         HandlerName::OnDelete => HandlerCall::OnDelete {
             obj: match (h.final_state_unknown.unwrap_or(false), object) {
                 (true, obj) => DeltaObject::Tombstone(Tombstone {
-                    key: h.key.clone().into_owned(),
+                    key: h.object.key.clone().into_owned(),
                     obj,
                 }),
                 (false, Some(o)) => DeltaObject::Object(o),

@@ -44,9 +44,9 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
         };
         let mut line = Line::of(rec, time);
         if let Some(d) = record_diff(rec, self.opts.diff) {
-            if let Some((changed, diff)) = line.diff_mut() {
-                *changed = Some(d.changed);
-                *diff = d.known.then_some(DiffField::Patch(d.patch));
+            if let Some(c) = line.diff_mut() {
+                c.changed = Some(d.changed);
+                c.diff = d.known.then_some(DiffField::Patch(d.patch));
             }
         }
         let managed = self.opts.show_managed_fields;

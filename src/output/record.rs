@@ -2,15 +2,18 @@
 //! `-o yaml`, and what `kwatch replay` reads back (docs/output-schema.md).
 //!
 //! Field order is the schema's: `type` first (serde's internal tag), `context` right after
-//! when present, then the fields in declaration order. A delta's `object` (and a handler
-//! call's `oldObject` and `object`) is not a field here: it is kept as the raw bytes the
-//! server sent and written after the other fields by the printer ([`Line::write_json`],
-//! [`Line::write_objects`]); replay reads it back separately ([`object_of`],
-//! [`objects_of`]), so it is never re-serialised either way.
+//! when present, then the fields in declaration order. Each schema is written once: a
+//! reflector event's fields are [`ReflectorEvent`]'s own serde form (in the cache layer),
+//! spliced after the [`Head`] by [`EventLine`]; deltas and handler calls share
+//! [`ObjectHead`] and [`Changes`]; `List` and `Synced` share [`InformerLine`].
+//!
+//! A delta's `object` (and a handler call's `oldObject` and `object`) is not a field
+//! here: it is kept as the raw bytes the server sent and written after the other fields
+//! by the printer ([`Line::write_json`], [`Line::write_objects`]); replay reads it back
+//! separately ([`object_of`], [`objects_of`]), so it is never re-serialised either way.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -19,113 +22,95 @@ use super::{Body, InformerInfo, Record};
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::reflector::ReflectorEvent;
-use crate::cache::retry::{Retry, Verb};
 
-/// One record. Deltas are one variant per delta type (serde's tag is the variant name).
+/// One record: what [`Line::of`] makes, [`Line::write_json`] writes and [`Line::parse`]
+/// reads back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Line<'a> {
+    /// A delta, Synced or a handler call: `type` is the variant's name ([`Tagged`]).
+    Tagged(Tagged<'a>),
+    /// A reflector event: `type` and its fields are [`ReflectorEvent`]'s serde form.
+    Event(EventLine<'a>),
+}
+
+/// The records whose `type` is serde's tag. Deltas are one variant per delta type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all_fields = "camelCase")]
-pub enum Line<'a> {
+pub enum Tagged<'a> {
     Added(#[serde(borrow)] DeltaLine<'a>),
     Updated(#[serde(borrow)] DeltaLine<'a>),
     Deleted(#[serde(borrow)] DeltaLine<'a>),
     Replaced(#[serde(borrow)] DeltaLine<'a>),
     Sync(#[serde(borrow)] DeltaLine<'a>),
-    List {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        limit: u32,
-        reason: Cow<'a, str>,
-        streaming: bool,
-        /// `--client-go`'s release; absent without it.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        client_go: Option<Cow<'a, str>>,
-        /// The informer's queue; absent from recordings made before it was added.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        queue: Option<Cow<'a, str>>,
-    },
-    Listed {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        items: u64,
-        pages: u32,
-        ms: u64,
-        full_list_fallback: bool,
-        streaming: bool,
-    },
-    Watch {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        timeout_seconds: u32,
-    },
-    WatchEnded {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        reason: Cow<'a, str>,
-        events: u64,
-        ms: u64,
-        error: bool,
-    },
-    Bookmark {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-    },
-    Backoff {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        delay_ms: u64,
-        cause: Cow<'a, str>,
-    },
-    Resync {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-    },
-    WatchListFallback {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        error: Cow<'a, str>,
-    },
-    Retry {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        verb: VerbName,
-        /// `null` for a lost connection.
-        code: Option<u16>,
-        reason: Cow<'a, str>,
-        retry_after_seconds: u64,
-        attempt: u32,
-        max_retries: u32,
-    },
     Synced {
         #[serde(flatten, borrow)]
         head: Head<'a>,
-        /// As `List`'s.
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        client_go: Option<Cow<'a, str>>,
-        #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-        queue: Option<Cow<'a, str>>,
+        #[serde(flatten, borrow)]
+        informer: InformerLine<'a>,
     },
     ReplacedAll(#[serde(borrow)] DeltaLine<'a>),
     SyncAll(#[serde(borrow)] DeltaLine<'a>),
     /// A call of the event handler (`--view handlers`).
     HandlerCall(#[serde(borrow)] HandlerLine<'a>),
-    /// `--check-consistency` ([`crate::cache::consistency::Report`]).
-    Consistency {
-        #[serde(flatten, borrow)]
-        head: Head<'a>,
-        resource_version: Cow<'a, str>,
-        /// `null`: no comparison was made (`error` says why).
-        consistent: Option<bool>,
-        objects: u64,
-        missing: Vec<Cow<'a, str>>,
-        extra: Vec<Cow<'a, str>>,
-        stale: Vec<Cow<'a, str>>,
-        compacted: bool,
-        error: Option<Cow<'a, str>>,
-    },
+}
+
+/// A reflector event's record: `type` and the event's fields as [`ReflectorEvent`]
+/// serialises itself, with the [`Head`] after `type` and, on `List`, the informer after
+/// the event's fields.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventLine<'a> {
+    #[serde(flatten, borrow)]
+    pub head: Head<'a>,
+    #[serde(flatten)]
+    pub event: Cow<'a, ReflectorEvent>,
+    /// On `List` only; empty on the other events.
+    #[serde(flatten, borrow)]
+    pub informer: InformerLine<'a>,
+}
+
+/// The informer's fields, last on `List` and `Synced` records (see [`InformerInfo`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InformerLine<'a> {
+    /// `--client-go`'s release; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub client_go: Option<Cow<'a, str>>,
+    /// The informer's queue; absent from recordings made before it was added.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub queue: Option<Cow<'a, str>>,
+}
+
+impl Serialize for EventLine<'_> {
+    /// The event's own form with the head spliced in after its `type` (events are rare:
+    /// going through a `Value`, whose map keeps its order, costs nothing that shows).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let mapping = |v| match v {
+            Ok(serde_json::Value::Object(m)) => Ok(m),
+            Ok(_) => Err(S::Error::custom("a record is not a mapping")),
+            Err(e) => Err(S::Error::custom(e)),
+        };
+        let mut event = mapping(serde_json::to_value(&*self.event))?.into_iter();
+        let head = mapping(serde_json::to_value(&self.head))?;
+        let informer = mapping(serde_json::to_value(&self.informer))?;
+        let mut m = s.serialize_map(None)?;
+        // `type`, serde's tag, comes first.
+        if let Some((k, v)) = event.next() {
+            m.serialize_entry(&k, &v)?;
+        }
+        for (k, v) in &head {
+            m.serialize_entry(k, v)?;
+        }
+        for (k, v) in event {
+            m.serialize_entry(&k, &v)?;
+        }
+        for (k, v) in &informer {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
 }
 
 /// What every reflector event and Synced begins with.
@@ -139,15 +124,12 @@ pub struct Head<'a> {
     pub time: Cow<'a, str>,
 }
 
-/// A delta's fields, without its object.
+/// Which object a delta or handler call is about: the fields both records have, in
+/// this order, between their `resource` (and a handler call's `handler`) and their
+/// resourceVersion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DeltaLine<'a> {
-    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-    pub context: Option<Cow<'a, str>>,
-    /// Absent from recordings made before it was added (replay then guesses it).
-    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
-    pub resource: Option<Cow<'a, str>>,
+pub struct ObjectHead<'a> {
     #[serde(borrow)]
     pub key: Cow<'a, str>,
     /// `null` for a cluster-scoped object.
@@ -159,6 +141,37 @@ pub struct DeltaLine<'a> {
     pub kind: Cow<'a, str>,
     #[serde(borrow)]
     pub api_version: Cow<'a, str>,
+}
+
+impl<'a> ObjectHead<'a> {
+    /// The object of `key` (`namespace/name`, or `name` when cluster-scoped), of
+    /// `rec`'s resource.
+    fn of(rec: &'a Record<'a>, key: &'a str) -> Self {
+        let (namespace, name) = match key.split_once('/') {
+            Some((ns, name)) => (Some(Cow::Borrowed(ns)), Cow::Borrowed(name)),
+            None => (None, Cow::Borrowed(key)),
+        };
+        ObjectHead {
+            key: Cow::Borrowed(key),
+            namespace,
+            name,
+            kind: Cow::Borrowed(rec.resource.kind.as_str()),
+            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+        }
+    }
+}
+
+/// A delta's fields, without its object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeltaLine<'a> {
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub context: Option<Cow<'a, str>>,
+    /// Absent from recordings made before it was added (replay then guesses it).
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub resource: Option<Cow<'a, str>>,
+    #[serde(flatten, borrow)]
+    pub object: ObjectHead<'a>,
     /// `null` for a tombstone without a last known state.
     #[serde(borrow)]
     pub resource_version: Option<Cow<'a, str>>,
@@ -172,10 +185,19 @@ pub struct DeltaLine<'a> {
     /// The number of deltas of the pop it came from, when the queue pops in batches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<u32>,
-    /// `--diff`: whether the object changed from the version kwatch knew.
+    #[serde(flatten)]
+    pub changes: Changes,
+}
+
+/// `--diff`'s fields, last on delta and handler-call records (OnUpdate only): absent
+/// without `--diff`, filled in by the printer for its audience.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Changes {
+    /// Whether the object changed from the version kwatch knew (OnUpdate: from the old
+    /// object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<bool>,
-    /// `--diff`, when the previous version is known: a JSON patch (`-o json`) or one
+    /// When the previous version is known: a JSON patch (`-o json`) or one
     /// `path: old → new` line per change (`-o yaml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffField>,
@@ -190,18 +212,20 @@ impl DeltaLine<'_> {
         let DeltaLine {
             context,
             resource,
-            key,
-            namespace,
-            name,
-            kind,
-            api_version,
+            object:
+                ObjectHead {
+                    key,
+                    namespace,
+                    name,
+                    kind,
+                    api_version,
+                },
             resource_version,
             time,
             initial_list,
             final_state_unknown,
             batch,
-            changed,
-            diff,
+            changes: Changes { changed, diff },
         } = self;
         w.extend_from_slice(b"{\"type\":\"");
         w.extend_from_slice(t.as_str().as_bytes());
@@ -286,17 +310,8 @@ pub struct HandlerLine<'a> {
     #[serde(borrow)]
     pub resource: Cow<'a, str>,
     pub handler: HandlerName,
-    #[serde(borrow)]
-    pub key: Cow<'a, str>,
-    /// `null` for a cluster-scoped object.
-    #[serde(borrow)]
-    pub namespace: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    pub name: Cow<'a, str>,
-    #[serde(borrow)]
-    pub kind: Cow<'a, str>,
-    #[serde(borrow)]
-    pub api_version: Cow<'a, str>,
+    #[serde(flatten, borrow)]
+    pub object: ObjectHead<'a>,
     /// OnUpdate: the old object's.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub old_resource_version: Option<Cow<'a, str>>,
@@ -311,12 +326,8 @@ pub struct HandlerLine<'a> {
     /// OnDelete: whether it got a `DeletedFinalStateUnknown`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_state_unknown: Option<bool>,
-    /// OnUpdate with `--diff`: whether the new object differs from the old one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub changed: Option<bool>,
-    /// OnUpdate with `--diff`: from the old object to the new one, as a delta's `diff`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diff: Option<DiffField>,
+    #[serde(flatten)]
+    pub changes: Changes,
 }
 
 /// Which handler method was called.
@@ -335,51 +346,33 @@ pub enum DiffField {
     Patch(json_patch::Patch),
 }
 
-/// `retry::Verb` as the record names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerbName {
-    List,
-    Watch,
-    Get,
-}
-
-impl From<Verb> for VerbName {
-    fn from(v: Verb) -> Self {
-        match v {
-            Verb::List => VerbName::List,
-            Verb::Watch => VerbName::Watch,
-            Verb::Get => VerbName::Get,
-        }
-    }
-}
-
-impl From<VerbName> for Verb {
-    fn from(v: VerbName) -> Self {
-        match v {
-            VerbName::List => Verb::List,
-            VerbName::Watch => Verb::Watch,
-            VerbName::Get => Verb::Get,
-        }
-    }
-}
-
-fn ms(d: &Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
 impl<'a> Line<'a> {
+    /// One line of `-o json` or `--record`, as [`Line::write_json`] wrote it: a `type` no
+    /// other variant takes is a reflector event's. Errors are serde's for the record the
+    /// `type` names (a missing field, or the unknown `type`).
+    pub fn parse(text: &'a str) -> serde_json::Result<Line<'a>> {
+        match serde_json::from_str::<Tagged<'a>>(text) {
+            // serde's wording for a tag that no variant takes: an event's, or the event
+            // parser's error for an unknown `type` (it lists the events' types).
+            Err(e) if e.to_string().starts_with("unknown variant") => {
+                serde_json::from_str::<EventLine<'a>>(text).map(Line::Event)
+            }
+            tagged => tagged.map(Line::Tagged),
+        }
+    }
+
     /// The line for `rec`, without `changed`/`diff` (the printer adds them for its
     /// audience). `time`: `rec.time` as [`super::format_time`] writes it, passed in so
     /// a printer can reuse it across records of the same millisecond.
     pub fn of(rec: &'a Record<'a>, time: &'a str) -> Line<'a> {
-        let context = rec.context.map(Cow::Borrowed);
-        let client_go = rec.informer.client_go.map(Cow::Borrowed);
-        let queue = rec.informer.queue.map(Cow::Borrowed);
-        let head = || Head {
-            context: context.clone(),
+        let head = Head {
+            context: rec.context.map(Cow::Borrowed),
             resource: Cow::Borrowed(rec.resource.name.as_str()),
             time: Cow::Borrowed(time),
+        };
+        let informer = InformerLine {
+            client_go: rec.informer.client_go.map(Cow::Borrowed),
+            queue: rec.informer.queue.map(Cow::Borrowed),
         };
         match &rec.body {
             Body::Delta {
@@ -387,61 +380,67 @@ impl<'a> Line<'a> {
                 delta,
                 initial_list,
                 ..
-            } => delta_line(delta, DeltaLine::of(rec, key, delta, *initial_list, time)),
-            Body::Synced => Line::Synced {
-                head: head(),
-                client_go,
-                queue,
-            },
+            } => delta_line(
+                delta.kind,
+                DeltaLine::of(rec, key, delta, *initial_list, time),
+            ),
+            Body::Synced => Line::Tagged(Tagged::Synced { head, informer }),
+            // Only a List record carries the informer.
             Body::Event(e) => {
-                let mut line = event_line(e, head());
-                if let Line::List {
-                    client_go: c,
-                    queue: q,
-                    ..
-                } = &mut line
-                {
-                    (*c, *q) = (client_go, queue);
-                }
-                line
+                let list = matches!(e, ReflectorEvent::List { .. });
+                Line::Event(EventLine {
+                    head,
+                    event: Cow::Borrowed(*e),
+                    informer: if list {
+                        informer
+                    } else {
+                        InformerLine::default()
+                    },
+                })
             }
             Body::Handler { key, call, .. } => {
-                Line::HandlerCall(HandlerLine::of(rec, key, call, time))
+                Line::Tagged(Tagged::HandlerCall(HandlerLine::of(rec, key, call, time)))
             }
         }
     }
 
     /// `--diff`'s fields (`changed`, `diff`), on the records that have them.
-    pub fn diff_mut(&mut self) -> Option<(&mut Option<bool>, &mut Option<DiffField>)> {
+    pub fn diff_mut(&mut self) -> Option<&mut Changes> {
         match self {
-            Line::HandlerCall(h) => Some((&mut h.changed, &mut h.diff)),
-            _ => self.delta_mut().map(|d| (&mut d.changed, &mut d.diff)),
+            Line::Tagged(Tagged::HandlerCall(h)) => Some(&mut h.changes),
+            _ => self.delta_mut().map(|d| &mut d.changes),
         }
     }
 
     /// The delta's fields, if this is a delta.
     pub fn delta(&self) -> Option<(DeltaType, &DeltaLine<'a>)> {
-        Some(match self {
-            Line::Added(d) => (DeltaType::Added, d),
-            Line::Updated(d) => (DeltaType::Updated, d),
-            Line::Deleted(d) => (DeltaType::Deleted, d),
-            Line::Replaced(d) => (DeltaType::Replaced, d),
-            Line::Sync(d) => (DeltaType::Sync, d),
-            Line::ReplacedAll(d) => (DeltaType::ReplacedAll, d),
-            Line::SyncAll(d) => (DeltaType::SyncAll, d),
+        let Line::Tagged(t) = self else {
+            return None;
+        };
+        Some(match t {
+            Tagged::Added(d) => (DeltaType::Added, d),
+            Tagged::Updated(d) => (DeltaType::Updated, d),
+            Tagged::Deleted(d) => (DeltaType::Deleted, d),
+            Tagged::Replaced(d) => (DeltaType::Replaced, d),
+            Tagged::Sync(d) => (DeltaType::Sync, d),
+            Tagged::ReplacedAll(d) => (DeltaType::ReplacedAll, d),
+            Tagged::SyncAll(d) => (DeltaType::SyncAll, d),
             _ => return None,
         })
     }
 
     pub fn delta_mut(&mut self) -> Option<&mut DeltaLine<'a>> {
-        match self {
-            Line::Added(d)
-            | Line::Updated(d)
-            | Line::Deleted(d)
-            | Line::Replaced(d)
-            | Line::Sync(d)
-            | Line::ReplacedAll(d)
-            | Line::SyncAll(d) => Some(d),
+        let Line::Tagged(t) = self else {
+            return None;
+        };
+        match t {
+            Tagged::Added(d)
+            | Tagged::Updated(d)
+            | Tagged::Deleted(d)
+            | Tagged::Replaced(d)
+            | Tagged::Sync(d)
+            | Tagged::ReplacedAll(d)
+            | Tagged::SyncAll(d) => Some(d),
             _ => None,
         }
     }
@@ -449,14 +448,10 @@ impl<'a> Line<'a> {
     /// What the line says of the informer that delivered it (see [`InformerInfo`]).
     pub fn informer(&self) -> InformerInfo<'_> {
         match self {
-            Line::List {
-                client_go, queue, ..
-            }
-            | Line::Synced {
-                client_go, queue, ..
-            } => InformerInfo {
-                client_go: client_go.as_deref(),
-                queue: queue.as_deref(),
+            Line::Event(EventLine { informer, .. })
+            | Line::Tagged(Tagged::Synced { informer, .. }) => InformerInfo {
+                client_go: informer.client_go.as_deref(),
+                queue: informer.queue.as_deref(),
                 batch: None,
             },
             _ => InformerInfo {
@@ -506,157 +501,6 @@ impl<'a> Line<'a> {
         }
         w.write_all(b"}\n")
     }
-
-    /// The reflector event a line describes, with the head it carries; `None` for deltas
-    /// and Synced.
-    pub fn event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let s = |c: &Cow<'_, str>| c.clone().into_owned();
-        Some(match self {
-            Line::List {
-                head,
-                resource_version,
-                limit,
-                reason,
-                streaming,
-                ..
-            } => (
-                head,
-                ReflectorEvent::List {
-                    resource_version: s(resource_version),
-                    limit: *limit,
-                    reason: s(reason),
-                    streaming: *streaming,
-                },
-            ),
-            Line::Listed {
-                head,
-                resource_version,
-                items,
-                pages,
-                ms,
-                full_list_fallback,
-                streaming,
-            } => (
-                head,
-                ReflectorEvent::Listed {
-                    resource_version: s(resource_version),
-                    items: usize::try_from(*items).unwrap_or(usize::MAX),
-                    pages: *pages,
-                    elapsed: Duration::from_millis(*ms),
-                    full_list_fallback: *full_list_fallback,
-                    streaming: *streaming,
-                },
-            ),
-            Line::Watch {
-                head,
-                resource_version,
-                timeout_seconds,
-            } => (
-                head,
-                ReflectorEvent::Watch {
-                    resource_version: s(resource_version),
-                    timeout_seconds: *timeout_seconds,
-                },
-            ),
-            Line::WatchEnded {
-                head,
-                reason,
-                events,
-                ms,
-                error,
-            } => (
-                head,
-                ReflectorEvent::WatchEnded {
-                    reason: s(reason),
-                    events: *events,
-                    elapsed: Duration::from_millis(*ms),
-                    error: *error,
-                },
-            ),
-            _ => return self.other_event(),
-        })
-    }
-
-    /// [`Line::event`] for the events with few fields (kept apart to keep both short).
-    fn other_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let s = |c: &Cow<'_, str>| c.clone().into_owned();
-        Some(match self {
-            Line::Bookmark {
-                head,
-                resource_version,
-            } => (
-                head,
-                ReflectorEvent::Bookmark {
-                    resource_version: s(resource_version),
-                },
-            ),
-            Line::Backoff {
-                head,
-                delay_ms,
-                cause,
-            } => (
-                head,
-                ReflectorEvent::Backoff {
-                    delay: Duration::from_millis(*delay_ms),
-                    cause: s(cause),
-                },
-            ),
-            Line::Resync { head } => (head, ReflectorEvent::Resync),
-            Line::WatchListFallback { head, error } => {
-                (head, ReflectorEvent::WatchListFallback { error: s(error) })
-            }
-            Line::Retry {
-                head,
-                verb,
-                code,
-                reason,
-                retry_after_seconds,
-                attempt,
-                max_retries,
-            } => (
-                head,
-                ReflectorEvent::Retry(Retry {
-                    verb: (*verb).into(),
-                    code: *code,
-                    reason: s(reason),
-                    delay: Duration::from_secs(*retry_after_seconds),
-                    attempt: *attempt,
-                    max_retries: *max_retries,
-                }),
-            ),
-            _ => return self.consistency_event(),
-        })
-    }
-
-    /// [`Line::event`] for a `Consistency` line.
-    fn consistency_event(&self) -> Option<(&Head<'a>, ReflectorEvent)> {
-        let Line::Consistency {
-            head,
-            resource_version,
-            consistent,
-            objects,
-            missing,
-            extra,
-            stale,
-            compacted,
-            error,
-        } = self
-        else {
-            return None;
-        };
-        let keys = |v: &[Cow<'_, str>]| v.iter().map(|k| k.clone().into_owned()).collect();
-        let report = crate::cache::consistency::Report {
-            resource_version: resource_version.clone().into_owned(),
-            consistent: *consistent,
-            objects: usize::try_from(*objects).unwrap_or(usize::MAX),
-            missing: keys(missing),
-            extra: keys(extra),
-            stale: keys(stale),
-            compacted: *compacted,
-            error: error.as_ref().map(|e| e.clone().into_owned()),
-        };
-        Some((head, ReflectorEvent::Consistency(report)))
-    }
 }
 
 impl<'a> DeltaLine<'a> {
@@ -667,15 +511,10 @@ impl<'a> DeltaLine<'a> {
         initial_list: bool,
         time: &'a str,
     ) -> DeltaLine<'a> {
-        let (namespace, name) = split_key(key);
         DeltaLine {
             context: rec.context.map(Cow::Borrowed),
             resource: Some(Cow::Borrowed(rec.resource.name.as_str())),
-            key: Cow::Borrowed(key),
-            namespace,
-            name,
-            kind: Cow::Borrowed(rec.resource.kind.as_str()),
-            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            object: ObjectHead::of(rec, key),
             resource_version: delta
                 .object
                 .object()
@@ -684,23 +523,13 @@ impl<'a> DeltaLine<'a> {
             initial_list,
             final_state_unknown: delta.object.is_tombstone(),
             batch: rec.informer.batch,
-            changed: None,
-            diff: None,
+            changes: Changes::default(),
         }
-    }
-}
-
-/// A key's namespace (`None`: cluster-scoped) and name.
-fn split_key(key: &str) -> (Option<Cow<'_, str>>, Cow<'_, str>) {
-    match key.split_once('/') {
-        Some((ns, name)) => (Some(Cow::Borrowed(ns)), Cow::Borrowed(name)),
-        None => (None, Cow::Borrowed(key)),
     }
 }
 
 impl<'a> HandlerLine<'a> {
     fn of(rec: &'a Record<'a>, key: &'a str, call: &'a HandlerCall, time: &'a str) -> Self {
-        let (namespace, name) = split_key(key);
         let rv = |o: Option<&'a crate::cache::object::ObjectRef>| {
             o.map(|o| Cow::Borrowed(o.resource_version()))
         };
@@ -712,11 +541,7 @@ impl<'a> HandlerLine<'a> {
                 HandlerCall::OnUpdate { .. } => HandlerName::OnUpdate,
                 HandlerCall::OnDelete { .. } => HandlerName::OnDelete,
             },
-            key: Cow::Borrowed(key),
-            namespace,
-            name,
-            kind: Cow::Borrowed(rec.resource.kind.as_str()),
-            api_version: Cow::Borrowed(rec.resource.api_version.as_str()),
+            object: ObjectHead::of(rec, key),
             old_resource_version: rv(call.old()),
             resource_version: rv(call.object()),
             time: Cow::Borrowed(time),
@@ -730,118 +555,22 @@ impl<'a> HandlerLine<'a> {
                 HandlerCall::OnDelete { .. } => Some(call.final_state_unknown()),
                 _ => None,
             },
-            changed: None,
-            diff: None,
+            changes: Changes::default(),
         }
     }
 }
 
-fn delta_line<'a>(delta: &Delta, d: DeltaLine<'a>) -> Line<'a> {
-    match delta.kind {
-        DeltaType::Added => Line::Added(d),
-        DeltaType::Updated => Line::Updated(d),
-        DeltaType::Deleted => Line::Deleted(d),
-        DeltaType::Replaced => Line::Replaced(d),
-        DeltaType::Sync => Line::Sync(d),
-        DeltaType::ReplacedAll => Line::ReplacedAll(d),
-        DeltaType::SyncAll => Line::SyncAll(d),
-    }
-}
-
-fn event_line<'a>(e: &'a ReflectorEvent, head: Head<'a>) -> Line<'a> {
-    let b = |s: &'a String| Cow::Borrowed(s.as_str());
-    match e {
-        ReflectorEvent::List {
-            resource_version,
-            limit,
-            reason,
-            streaming,
-        } => Line::List {
-            head,
-            resource_version: b(resource_version),
-            limit: *limit,
-            reason: b(reason),
-            streaming: *streaming,
-            client_go: None,
-            queue: None,
-        },
-        ReflectorEvent::Listed {
-            resource_version,
-            items,
-            pages,
-            elapsed,
-            full_list_fallback,
-            streaming,
-        } => Line::Listed {
-            head,
-            resource_version: b(resource_version),
-            items: *items as u64,
-            pages: *pages,
-            ms: ms(elapsed),
-            full_list_fallback: *full_list_fallback,
-            streaming: *streaming,
-        },
-        ReflectorEvent::Watch {
-            resource_version,
-            timeout_seconds,
-        } => Line::Watch {
-            head,
-            resource_version: b(resource_version),
-            timeout_seconds: *timeout_seconds,
-        },
-        ReflectorEvent::WatchEnded {
-            reason,
-            events,
-            elapsed,
-            error,
-        } => Line::WatchEnded {
-            head,
-            reason: b(reason),
-            events: *events,
-            ms: ms(elapsed),
-            error: *error,
-        },
-        ReflectorEvent::Bookmark { resource_version } => Line::Bookmark {
-            head,
-            resource_version: b(resource_version),
-        },
-        ReflectorEvent::Backoff { delay, cause } => Line::Backoff {
-            head,
-            delay_ms: ms(delay),
-            cause: b(cause),
-        },
-        ReflectorEvent::Resync => Line::Resync { head },
-        ReflectorEvent::WatchListFallback { error } => Line::WatchListFallback {
-            head,
-            error: b(error),
-        },
-        ReflectorEvent::Retry(r) => Line::Retry {
-            head,
-            verb: r.verb.into(),
-            code: r.code,
-            reason: b(&r.reason),
-            retry_after_seconds: r.delay.as_secs(),
-            attempt: r.attempt,
-            max_retries: r.max_retries,
-        },
-        ReflectorEvent::Consistency(r) => consistency_line(r, head),
-    }
-}
-
-/// [`event_line`] for a `--check-consistency` report.
-fn consistency_line<'a>(r: &'a crate::cache::consistency::Report, head: Head<'a>) -> Line<'a> {
-    let keys = |v: &'a [String]| v.iter().map(|k| Cow::Borrowed(k.as_str())).collect();
-    Line::Consistency {
-        head,
-        resource_version: Cow::Borrowed(&r.resource_version),
-        consistent: r.consistent,
-        objects: r.objects as u64,
-        missing: keys(&r.missing),
-        extra: keys(&r.extra),
-        stale: keys(&r.stale),
-        compacted: r.compacted,
-        error: r.error.as_deref().map(Cow::Borrowed),
-    }
+/// The record of a delta of type `t`.
+fn delta_line(t: DeltaType, d: DeltaLine<'_>) -> Line<'_> {
+    Line::Tagged(match t {
+        DeltaType::Added => Tagged::Added(d),
+        DeltaType::Updated => Tagged::Updated(d),
+        DeltaType::Deleted => Tagged::Deleted(d),
+        DeltaType::Replaced => Tagged::Replaced(d),
+        DeltaType::Sync => Tagged::Sync(d),
+        DeltaType::ReplacedAll => Tagged::ReplacedAll(d),
+        DeltaType::SyncAll => Tagged::SyncAll(d),
+    })
 }
 
 /// The raw `object` of a JSON line, as written (never re-serialised: replay gives a
@@ -865,10 +594,24 @@ pub fn objects_of(text: &str) -> serde_json::Result<(Option<&RawValue>, Option<&
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::cache::delta::{DeltaObject, Tombstone};
+    use crate::cache::retry::{Retry, Verb};
     use crate::cache::testutil::object;
     use crate::client::target::Resource;
+
+    /// Every delta type, each a record `type` of its own.
+    const TYPES: [DeltaType; 7] = [
+        DeltaType::Added,
+        DeltaType::Updated,
+        DeltaType::Deleted,
+        DeltaType::Replaced,
+        DeltaType::Sync,
+        DeltaType::ReplacedAll,
+        DeltaType::SyncAll,
+    ];
 
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
@@ -959,10 +702,12 @@ mod tests {
                 };
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
-                let back: Line<'_> = serde_json::from_str(&text).unwrap();
+                let back = Line::parse(&text).unwrap();
                 assert_eq!(back, line, "{text}");
-                let (head, got) = back.event().unwrap();
-                assert_eq!(got, e, "{text}");
+                let Line::Event(EventLine { head, event, .. }) = &back else {
+                    panic!("not an event: {text}");
+                };
+                assert_eq!(**event, e, "{text}");
                 assert_eq!(head.resource, "pods");
                 assert_eq!(head.context.as_deref(), context);
                 // `type` first, then `context` when present, then `resource` and `time`.
@@ -983,39 +728,32 @@ mod tests {
         let patch: json_patch::Patch =
             serde_json::from_str(r#"[{"op":"replace","path":"/a","value":"x\"y"}]"#).unwrap();
         let mut lines = Vec::new();
-        for (i, t) in [
-            DeltaType::Added,
-            DeltaType::Updated,
-            DeltaType::Deleted,
-            DeltaType::Replaced,
-            DeltaType::Sync,
-            DeltaType::ReplacedAll,
-            DeltaType::SyncAll,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (i, t) in TYPES.into_iter().enumerate() {
             for text in ["plain", odd] {
                 let c = |s: &'static str| Cow::Borrowed(s);
                 let text: &'static str = text;
                 let d = DeltaLine {
                     context: (i % 2 == 0).then(|| c(text)),
                     resource: (i != 3).then(|| c("pods")),
-                    key: c(text),
-                    namespace: (i % 3 != 0).then(|| c(text)),
-                    name: c(text),
-                    kind: c("Pod"),
-                    api_version: c(text),
+                    object: ObjectHead {
+                        key: c(text),
+                        namespace: (i % 3 != 0).then(|| c(text)),
+                        name: c(text),
+                        kind: c("Pod"),
+                        api_version: c(text),
+                    },
                     resource_version: (i != 2).then(|| c("42")),
                     time: c("1970-01-01T00:00:00.000Z"),
                     initial_list: i % 2 == 1,
                     final_state_unknown: i == 2,
                     batch: (i > 3).then_some(1000 + i as u32),
-                    changed: [None, Some(true), Some(false)][i % 3],
-                    diff: match i % 3 {
-                        0 => None,
-                        1 => Some(DiffField::Patch(patch.clone())),
-                        _ => Some(DiffField::Lines(vec![odd.to_owned()])),
+                    changes: Changes {
+                        changed: [None, Some(true), Some(false)][i % 3],
+                        diff: match i % 3 {
+                            0 => None,
+                            1 => Some(DiffField::Patch(patch.clone())),
+                            _ => Some(DiffField::Lines(vec![odd.to_owned()])),
+                        },
                     },
                 };
                 lines.push((t, d));
@@ -1024,15 +762,7 @@ mod tests {
         for (t, d) in lines {
             let mut fast = Vec::new();
             d.write_json(t, &mut fast).unwrap();
-            let line = match t {
-                DeltaType::Added => Line::Added(d),
-                DeltaType::Updated => Line::Updated(d),
-                DeltaType::Deleted => Line::Deleted(d),
-                DeltaType::Replaced => Line::Replaced(d),
-                DeltaType::Sync => Line::Sync(d),
-                DeltaType::ReplacedAll => Line::ReplacedAll(d),
-                DeltaType::SyncAll => Line::SyncAll(d),
-            };
+            let line = delta_line(t, d);
             let serde = serde_json::to_vec(&line).unwrap();
             assert_eq!(
                 String::from_utf8(fast).unwrap(),
@@ -1052,18 +782,10 @@ mod tests {
                 obj,
             })
         };
-        let mut deltas: Vec<Delta> = [
-            DeltaType::Added,
-            DeltaType::Updated,
-            DeltaType::Deleted,
-            DeltaType::Replaced,
-            DeltaType::Sync,
-            DeltaType::ReplacedAll,
-            DeltaType::SyncAll,
-        ]
-        .into_iter()
-        .map(|t| Delta::new(t, obj.clone()))
-        .collect();
+        let mut deltas: Vec<Delta> = TYPES
+            .into_iter()
+            .map(|t| Delta::new(t, obj.clone()))
+            .collect();
         for o in [None, Some(obj.clone())] {
             deltas.push(Delta {
                 kind: DeltaType::Deleted,
@@ -1093,7 +815,7 @@ mod tests {
             .unwrap();
             let text = String::from_utf8(out).unwrap();
             assert!(text.ends_with("}\n"), "{text}");
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             let (t, f) = back.delta().unwrap();
             assert_eq!(t, d.kind);
@@ -1142,7 +864,7 @@ mod tests {
             };
             let line = Line::of(&rec, "t");
             let text = serde_json::to_string(&line).unwrap();
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             // Each line keeps what it carries of the informer, and only that.
             let want = match body {
@@ -1237,7 +959,7 @@ mod tests {
             line.write_objects(&mut out, &objects, &mut Vec::new())
                 .unwrap();
             let text = String::from_utf8(out).unwrap();
-            let back: Line<'_> = serde_json::from_str(&text).unwrap();
+            let back = Line::parse(&text).unwrap();
             assert_eq!(back, line, "{text}");
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             assert_eq!(v["type"], "HandlerCall", "{text}");

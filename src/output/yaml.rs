@@ -36,10 +36,10 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
         let time = super::format_time(rec.time);
         let mut line = Line::of(rec, &time);
         if let Some(d) = record_diff(rec, self.opts.diff) {
-            if let Some((changed, diff)) = line.diff_mut() {
-                *changed = Some(d.changed);
+            if let Some(c) = line.diff_mut() {
+                c.changed = Some(d.changed);
                 // For people: `path: old → new`, one string per changed path.
-                *diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
+                c.diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
             }
         }
         let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {

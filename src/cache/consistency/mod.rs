@@ -20,8 +20,10 @@ use std::collections::BTreeMap;
 
 use crate::cache::listwatch::SourceError;
 
-/// What one check found: the `Consistency` record.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// What one check found: the `Consistency` record's fields, in its order (serde's form is
+/// the record's, written after the record's head).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Report {
     /// The resourceVersion the store was at, and the LIST was made at (when the queue never
     /// emptied for a whole period, [`Report::lagging`]: where the watch was).

@@ -37,6 +37,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::cache::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
@@ -84,7 +85,14 @@ pub trait ReflectorStore: Send + Sync + 'static {
 }
 
 /// What the reflector did, in the order it did it.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its serde form is the record's (docs/output-schema.md): `type` the variant's name,
+/// the fields in camelCase in declaration order, durations in the unit their name says.
+/// `output::record` writes it between the record's head and its informer fields, and
+/// `kwatch replay` reads it back with this same derive: this is the schema's one
+/// definition of a reflector event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all_fields = "camelCase")]
 pub enum ReflectorEvent {
     /// A list begins. `reason`: "initial", or why the previous attempt failed.
     /// `streaming`: a watch-list (KEP-3157) rather than a LIST.
@@ -99,6 +107,7 @@ pub enum ReflectorEvent {
         resource_version: String,
         items: usize,
         pages: u32,
+        #[serde(rename = "ms", with = "wire::millis")]
         elapsed: Duration,
         /// An expired continue token made the pager fall back to one full list.
         full_list_fallback: bool,
@@ -113,6 +122,7 @@ pub enum ReflectorEvent {
     WatchEnded {
         reason: String,
         events: u64,
+        #[serde(rename = "ms", with = "wire::millis")]
         elapsed: Duration,
         error: bool,
     },
@@ -121,6 +131,7 @@ pub enum ReflectorEvent {
     },
     /// Waiting before the next attempt.
     Backoff {
+        #[serde(rename = "delayMs", with = "wire::millis")]
         delay: Duration,
         cause: String,
     },
@@ -132,10 +143,72 @@ pub enum ReflectorEvent {
     },
     /// The request layer is about to send a list page or watch again (see
     /// [`crate::cache::retry`]); the reflector has not seen the answer.
-    Retry(Retry),
+    Retry(#[serde(with = "wire::RetryDef")] Retry),
     /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
     Consistency(crate::cache::consistency::Report),
+}
+
+/// The serde forms [`ReflectorEvent`] needs of types it does not own.
+mod wire {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Serialize};
+
+    use crate::cache::retry::{Retry, Verb};
+
+    /// [`Retry`] as the record writes it: the verb in lowercase, the delay in whole
+    /// seconds (`retryAfterSeconds`). serde's remote derive: checked against `Retry`'s
+    /// fields at compile time.
+    #[derive(Serialize, Deserialize)]
+    #[serde(remote = "Retry", rename_all = "camelCase")]
+    pub struct RetryDef {
+        #[serde(with = "VerbDef")]
+        verb: Verb,
+        /// `null` for a lost connection.
+        code: Option<u16>,
+        reason: String,
+        #[serde(rename = "retryAfterSeconds", with = "secs")]
+        delay: Duration,
+        attempt: u32,
+        max_retries: u32,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(remote = "Verb", rename_all = "lowercase")]
+    enum VerbDef {
+        List,
+        Watch,
+        Get,
+    }
+
+    /// A duration as whole milliseconds (saturating).
+    pub mod millis {
+        use super::*;
+
+        pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+            u64::try_from(d.as_millis())
+                .unwrap_or(u64::MAX)
+                .serialize(s)
+        }
+
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+            u64::deserialize(d).map(Duration::from_millis)
+        }
+    }
+
+    /// A duration as whole seconds.
+    mod secs {
+        use super::*;
+
+        pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+            d.as_secs().serialize(s)
+        }
+
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+            u64::deserialize(d).map(Duration::from_secs)
+        }
+    }
 }
 
 /// Whether to get the initial state from a streaming list (KEP-3157).
