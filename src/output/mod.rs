@@ -29,7 +29,7 @@ use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
-// The printers (columns.rs too, as `super::Resource`) name resources by target's type.
+// The printers (columns/ too, as `super::Resource`) name resources by target's type.
 use crate::client::target::Resource;
 
 /// An output format (`-o`), with kubectl's names.
@@ -213,7 +213,8 @@ pub struct Record<'a> {
 /// `List` and `Synced` records say `clientGo` and `queue`, deltas of a batch pop say `batch`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InformerInfo<'a> {
-    /// `--client-go`'s release (`0.36`); `None` without it.
+    /// The client-go release whose informer ran (`0.36`: `--client-go`'s, else the
+    /// server's, see `Release::for_server`); `None` only in a recording made without it.
     pub client_go: Option<&'a str>,
     /// The queue: `DeltaFIFO`, `RealFIFO`, `RealFIFO+batch`, `RealFIFO+batch+atomic`.
     pub queue: Option<&'a str>,
