@@ -37,6 +37,12 @@ fn kwatch(home: &Path, kubeconfig: &Path, args: impl Args) -> (Finished, Duratio
     (out, start.elapsed())
 }
 
+/// Fills the discovery cache under `home`: one run that syncs and exits 0.
+fn warm_up(home: &Path, kubeconfig: &Path) {
+    let (ok, _) = kwatch(home, kubeconfig, "configmaps -o name --until-synced");
+    assert_eq!(ok.code(), Some(0), "{ok:?}");
+}
+
 /// Exit 1 with exactly one line on stderr, which starts with `prefix`, and no data.
 fn one_line(out: &Finished, prefix: &str, what: &str) {
     assert_eq!(out.code(), Some(1), "{what}: {out:?}");
@@ -104,12 +110,7 @@ fn a_wrong_token_is_kubectls_unauthorized_line() {
     let bad = sim.dir().join("bad-token.kubeconfig");
     std::fs::write(&bad, text.replace(&sim.token, "not-the-token")).unwrap();
     // Warm the cache with the good token first, as a user whose token expired has it.
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     let cold = tempfile::tempdir().unwrap();
     for format in FORMATS {
         for (home, cache) in [(sim.dir(), "warm"), (cold.path(), "cold")] {
@@ -143,8 +144,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
     std::fs::copy(&sim.kubeconfig, &kubeconfig).unwrap();
     let warm = keep.path().join("home");
     std::fs::create_dir(&warm).unwrap();
-    let (ok, _) = kwatch(&warm, &kubeconfig, "configmaps -o name --until-synced");
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(&warm, &kubeconfig);
     let port = sim.url.rsplit(':').next().unwrap().to_owned();
     let _ = sim.terminate();
     let cold = tempfile::tempdir().unwrap();
@@ -173,12 +173,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
 #[test]
 fn request_timeout_exceeded_ends_it() {
     let sim = SimProcess::start(&[]);
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     let silent = silent_server();
     let discovery = sim.dir().join(".kube/cache/discovery");
     std::fs::rename(
@@ -212,12 +207,7 @@ fn request_timeout_exceeded_ends_it() {
 #[test]
 fn until_synced_that_times_out_first_exits_3() {
     let sim = SimProcess::start(&[]);
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     // Discovery comes from the cache; every list and watch fails.
     sim.control(
         "POST",
