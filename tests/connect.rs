@@ -834,14 +834,7 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
     let both = sim.dir().join("insecure-and-ca.kubeconfig");
     std::fs::write(&both, serde_yaml::to_string(&kc).expect("YAML")).expect("write");
     let out = kwatch_using(sim.dir(), &both, "configmaps -n default --until-synced");
-    assert_eq!(out.code(), Some(1), "{out:?}");
-    assert!(out.stdout.is_empty(), "{out:?}");
-    let lines: Vec<&str> = out.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{}", out.stderr);
-    assert!(
-        lines[0].starts_with(&format!("error: {words}")),
-        "{lines:?}"
-    );
+    error_exit(&out, 1, words, "both in the kubeconfig");
 }
 
 /// Item 4 (the local half): impersonating groups or a UID without a user is refused
