@@ -280,19 +280,9 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let sim = SimProcess::start(&[]);
     // A viewer may not read secrets (as Kubernetes' `view` role): the streaming list's
     // watch is refused (`--watch-list auto`: the sim's 1.32 gets a paged LIST by default).
+    let viewer = format!("--every-resource -n default --as {VIEWER}");
     let out = sim
-        .kwatch([
-            "--every-resource",
-            "-n",
-            "default",
-            "--as",
-            VIEWER,
-            "-o",
-            "json",
-            "--until-synced",
-            "--watch-list",
-            "auto",
-        ])
+        .kwatch(format!("{viewer} -o json --until-synced --watch-list auto"))
         .exits(0);
     let skipped: Vec<&str> = out
         .stderr
@@ -321,16 +311,7 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
 
     // The same with a LIST (the table): its 403 names the list verb; the rows go on.
     let out = sim
-        .kwatch([
-            "--every-resource",
-            "-n",
-            "default",
-            "--as",
-            VIEWER,
-            "--watch-list",
-            "off",
-            "--until-synced",
-        ])
+        .kwatch(format!("{viewer} --watch-list off --until-synced"))
         .exits(0);
     let skipped: Vec<&str> = out
         .stderr

@@ -193,15 +193,8 @@ fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
 fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let record = sim.dir().join("record.jsonl");
-    let kw = sim.start_kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "name",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let rec = record.to_str().unwrap();
+    let kw = sim.start_kwatch(["configmaps", "-n", "default", "-o", "name", "--record", rec]);
     let deadline = Instant::now() + LIMIT;
     while kw.lines().len() < 2 {
         assert!(
