@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::shared::stderr_with;
 use crate::util::{SimProcess, LIMIT};
 
 /// What `kubectl get all` lists on the simulator (every resource of its discovery that
@@ -284,11 +285,7 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let out = sim
         .kwatch(format!("{viewer} -o json --until-synced --watch-list auto"))
         .exits(0);
-    let skipped: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("secrets"))
-        .collect();
+    let skipped = stderr_with(&out, "secrets");
     assert_eq!(
         skipped,
         [format!(
@@ -313,11 +310,7 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let out = sim
         .kwatch(format!("{viewer} --watch-list off --until-synced"))
         .exits(0);
-    let skipped: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("skipping"))
-        .collect();
+    let skipped = stderr_with(&out, "skipping");
     assert_eq!(skipped.len(), 1, "{}", out.stderr);
     assert!(
         skipped[0].starts_with("~ skipping secrets: 403 Forbidden: secrets is forbidden:")

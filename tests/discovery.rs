@@ -288,11 +288,7 @@ fn a_discovery_failure_is_a_tilde_notice() {
     std::fs::write(&groups, list.to_string()).unwrap();
     let f = kwatch_env(&sim, &[], args);
     assert_eq!(f.code(), Some(0), "{}", f.stderr);
-    let notices: Vec<&str> = f
-        .stderr
-        .lines()
-        .filter(|l| l.contains("metrics.k8s.io/v1beta1"))
-        .collect();
+    let notices = stderr_with(&f, "metrics.k8s.io/v1beta1");
     assert_eq!(notices.len(), 1, "{}", f.stderr);
     assert!(
         notices[0].starts_with("~ discovery of metrics.k8s.io/v1beta1 failed: "),

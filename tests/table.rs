@@ -38,7 +38,7 @@ fn table(sim: &SimProcess, args: &[&str]) -> Vec<(String, String)> {
     let mut all = args.to_vec();
     all.push("--until-synced");
     let out = sim.kwatch(&all[..]).exits(0);
-    let rows: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+    let rows = rows(&out.stdout);
     assert!(rows.len() >= 2, "{out:?}");
     columns(rows[0], rows[1])
         .into_iter()
@@ -125,7 +125,7 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
         let out = sim
             .kwatch(format!("{args} -n default --until-synced --watch-list off"))
             .exits(0);
-        let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+        let table = rows(&out.stdout);
         assert_eq!(cells(table[0]), header, "{args:?}: {:#?}", out.stdout);
         // Every row has a cell per column and the header comes once. A CRD column without
         // a value is an empty cell, as kubectl prints it (issue 15): such a row has as many
@@ -186,7 +186,7 @@ fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
     let out = sim
         .kwatch("configmaps -n default --until-synced -L app --show-labels --timestamps")
         .exits(0);
-    let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+    let table = rows(&out.stdout);
     assert_eq!(
         cells(table[0]),
         [
@@ -274,7 +274,7 @@ fn table_cells_agree_with_kubectl_get() {
         let mut lines = theirs.lines();
         let their_header = cells(lines.next().unwrap());
         let out = sim.kwatch(&wargs[..]).exits(0);
-        let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+        let table = rows(&out.stdout);
         let our_header = cells(table[0]);
         let mut compared = 0;
         for line in lines {
