@@ -83,7 +83,7 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
         &configmap("default", "c1", json!({"k": "2"})),
     );
     sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     kw.wait_for(LIMIT, "the relist's deltas", |v| {
         relisted(v).is_some_and(|at| deltas(&v[at..], 4).len() == 4)
     })

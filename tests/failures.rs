@@ -209,11 +209,7 @@ fn until_synced_that_times_out_first_exits_3() {
     let sim = SimProcess::start(&[]);
     warm_up(sim.dir(), &sim.kubeconfig);
     // Discovery comes from the cache; every list and watch fails.
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 500, "count": 1000, "retryAfter": 0}),
-    );
+    sim.fail_next(json!({"code": 500, "count": 1000, "retryAfter": 0}));
     let (out, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
@@ -255,11 +251,7 @@ fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
 /// A sim answering 500 to every LIST (and nothing else).
 fn sim_failing_every_list() -> SimProcess {
     let sim = SimProcess::start(&[]);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 500, "always": true, "retryAfter": 0, "verb": "list"}),
-    );
+    sim.fail_next(json!({"code": 500, "always": true, "retryAfter": 0, "verb": "list"}));
     sim
 }
 

@@ -207,12 +207,8 @@ fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     // A watch cut within a second of opening counts as a failure of its own.
     std::thread::sleep(Duration::from_millis(1300));
     // The next three watches are refused (429 and no Retry-After: back off, re-watch).
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}),
-    );
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.fail_next(json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}));
+    sim.drop_watches();
     kubectl_f(
         &sim,
         "create",

@@ -1112,26 +1112,14 @@ fn a_bookmark_comes_two_seconds_before_the_timeout() {
 fn watches_render_tables_and_partial_metadata_on_request() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let path = "/api/v1/pods?watch=1&resourceVersion=0&timeoutSeconds=1";
-    let mut w = sim.watch_with(
-        path,
-        &[(
-            "accept",
-            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
-        )],
-    );
-    let e = w.event(5 * S);
+    // The first event of a watch of `path` that accepts `accept`.
+    let first = |accept: &str| sim.watch_with(path, &[("accept", accept)]).event(5 * S);
+    let e = first("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
     assert_eq!(e["type"], "ADDED");
     assert_eq!(e["object"]["kind"], "PartialObjectMetadata");
     assert!(e["object"].get("spec").is_none());
     assert!(e["object"]["metadata"]["uid"].is_string());
-    let mut w = sim.watch_with(
-        path,
-        &[(
-            "accept",
-            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
-        )],
-    );
-    let e = w.event(5 * S);
+    let e = first("application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
     assert_eq!(e["object"]["kind"], "Table");
     assert_eq!(e["object"]["rows"].as_array().unwrap().len(), 1);
     assert_eq!(e["object"]["rows"][0]["cells"][2], "Running");

@@ -240,6 +240,11 @@ pub fn error_exit(out: &Finished, code: i32, words: &str, what: &str) {
     );
 }
 
+/// The lines of the run's stderr that contain `word`.
+pub fn stderr_with<'a>(out: &'a Finished, word: &str) -> Vec<&'a str> {
+    out.stderr.lines().filter(|l| l.contains(word)).collect()
+}
+
 /// Exit 1 and exactly one line on stderr, which is returned.
 pub fn one_error_line(f: &Finished, what: &str) -> String {
     assert_eq!(f.code(), Some(1), "{what}: {f:?}");
