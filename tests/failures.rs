@@ -257,6 +257,16 @@ fn sim_failing_every_list() -> SimProcess {
 
 const FAILING_PODS: [&str; 5] = ["pods", "-n", "default", "--watch-list", "off"];
 
+/// [`FAILING_PODS`] in `format` (`table`: no `-o`), then `extra`.
+fn failing_pods<'a>(format: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = FAILING_PODS.to_vec();
+    if format != "table" {
+        args.extend(["-o", format]);
+    }
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn errors_are_one_clear_line_and_exit_1() {
     let sim = SimProcess::start(&[]);
@@ -345,11 +355,7 @@ fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
 fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
     let sim = sim_failing_every_list();
     for format in ["table", "name"] {
-        let mut args = FAILING_PODS.to_vec();
-        if format != "table" {
-            args.extend(["-o", format]);
-        }
-        args.extend(["--until-synced", "--timeout", "5s"]);
+        let args = failing_pods(format, &["--until-synced", "--timeout", "5s"]);
         let out = sim.kwatch(&args[..]).exits(3);
         assert!(out.stdout.is_empty(), "{format}: {:?}", out.stdout);
         let err = &out.stderr;
@@ -380,11 +386,7 @@ fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
 fn backoffs_before_the_sync_appear_while_kwatch_runs() {
     let sim = sim_failing_every_list();
     for format in ["table", "name"] {
-        let mut args = FAILING_PODS.to_vec();
-        if format != "table" {
-            args.extend(["-o", format]);
-        }
-        args.extend(["--timeout", "60s"]);
+        let args = failing_pods(format, &["--timeout", "60s"]);
         let kw = sim.start_kwatch(&args[..]);
         let started = Instant::now();
         let seen = loop {

@@ -29,6 +29,22 @@ fn change_is_seen(sim: &SimProcess, kw: &mut Running, name: &str) -> Vec<Value> 
     })
 }
 
+/// A `WatchEnded` with `error: true` is among `recs`, and its reason contains `words`.
+fn failed_watch_says(recs: &[Value], words: &str) {
+    let ended = of_type(recs, "WatchEnded");
+    let failed = ended
+        .iter()
+        .find(|e| e["error"] == true)
+        .expect("a failed watch");
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(words),
+        "{failed}"
+    );
+}
+
 /// Issue 10: a 429 with Retry-After is the request layer's, as in client-go: the same
 /// watch is sent again after the wait, and the reflector neither backs off nor relists.
 #[test]
@@ -79,18 +95,7 @@ fn internal_errors_and_unavailable_back_off_then_relist() {
         sim.fail_next(json!({"code": code, "count": 1, "retryAfter": 0, "verb": "watch"}));
         sim.drop_watches();
         let recs = change_is_seen(&sim, &mut kw, "after-5xx");
-        let ended = of_type(&recs, "WatchEnded");
-        let failed = ended
-            .iter()
-            .find(|e| e["error"] == true)
-            .expect("a failed watch");
-        assert!(
-            failed["reason"]
-                .as_str()
-                .unwrap()
-                .contains(&code.to_string()),
-            "{failed}"
-        );
+        failed_watch_says(&recs, &code.to_string());
         let lists = of_type(&recs, "List");
         assert_eq!(lists.len(), 2, "{recs:#?}");
         assert!(lists[1]["reason"]
@@ -177,18 +182,7 @@ fn a_malformed_line_is_reported_then_relisted() {
     let mut kw = watching(&sim, &[]);
     sim.control("POST", "/_sim/malformed", json!({}));
     let recs = change_is_seen(&sim, &mut kw, "after-malformed");
-    let ended = of_type(&recs, "WatchEnded");
-    let bad = ended
-        .iter()
-        .find(|e| e["error"] == true)
-        .expect("an error end");
-    assert!(
-        bad["reason"]
-            .as_str()
-            .unwrap()
-            .contains("unable to decode an event"),
-        "{bad}"
-    );
+    failed_watch_says(&recs, "unable to decode an event");
     assert_eq!(of_type(&recs, "List").len(), 2);
 }
 
