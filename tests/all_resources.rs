@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::shared::stderr_with;
 use crate::util::{SimProcess, LIMIT};
 
 /// What `kubectl get all` lists on the simulator (every resource of its discovery that
@@ -280,25 +281,11 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
     let sim = SimProcess::start(&[]);
     // A viewer may not read secrets (as Kubernetes' `view` role): the streaming list's
     // watch is refused (`--watch-list auto`: the sim's 1.32 gets a paged LIST by default).
+    let viewer = format!("--every-resource -n default --as {VIEWER}");
     let out = sim
-        .kwatch([
-            "--every-resource",
-            "-n",
-            "default",
-            "--as",
-            VIEWER,
-            "-o",
-            "json",
-            "--until-synced",
-            "--watch-list",
-            "auto",
-        ])
+        .kwatch(format!("{viewer} -o json --until-synced --watch-list auto"))
         .exits(0);
-    let skipped: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("secrets"))
-        .collect();
+    let skipped = stderr_with(&out, "secrets");
     assert_eq!(
         skipped,
         [format!(
@@ -321,22 +308,9 @@ fn a_refused_resource_is_reported_once_and_the_others_go_on() {
 
     // The same with a LIST (the table): its 403 names the list verb; the rows go on.
     let out = sim
-        .kwatch([
-            "--every-resource",
-            "-n",
-            "default",
-            "--as",
-            VIEWER,
-            "--watch-list",
-            "off",
-            "--until-synced",
-        ])
+        .kwatch(format!("{viewer} --watch-list off --until-synced"))
         .exits(0);
-    let skipped: Vec<&str> = out
-        .stderr
-        .lines()
-        .filter(|l| l.contains("skipping"))
-        .collect();
+    let skipped = stderr_with(&out, "skipping");
     assert_eq!(skipped.len(), 1, "{}", out.stderr);
     assert!(
         skipped[0].starts_with("~ skipping secrets: 403 Forbidden: secrets is forbidden:")

@@ -83,7 +83,7 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
         &configmap("default", "c1", json!({"k": "2"})),
     );
     sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     kw.wait_for(LIMIT, "the relist's deltas", |v| {
         relisted(v).is_some_and(|at| deltas(&v[at..], 4).len() == 4)
     })
@@ -97,6 +97,15 @@ fn relisted(v: &[Value]) -> Option<usize> {
         .nth(1)
         .map(|(i, _)| i + 1)
 }
+
+/// The relist of the RealFIFO releases (0.33 on, before 0.36's atomic one): the
+/// tombstone, then the listed objects.
+const TOMBSTONE_FIRST: [&str; 4] = [
+    "Deleted default/app-config †",
+    "Replaced default/c1",
+    "Replaced default/c2",
+    "Replaced default/kube-root-ca.crt",
+];
 
 fn check(e: &Expect) {
     let recs = resync_then_relist(e.release);
@@ -174,12 +183,7 @@ fn client_go_0_33_real_fifo_tombstones_first() {
         queue: "RealFIFO",
         streaming: false,
         sync: "Sync",
-        relist: [
-            "Deleted default/app-config †",
-            "Replaced default/c1",
-            "Replaced default/c2",
-            "Replaced default/kube-root-ca.crt",
-        ],
+        relist: TOMBSTONE_FIRST,
         batch: None,
     });
 }
@@ -191,12 +195,7 @@ fn client_go_0_35_pops_in_batches_after_a_streaming_list() {
         queue: "RealFIFO+batch",
         streaming: true,
         sync: "Sync",
-        relist: [
-            "Deleted default/app-config †",
-            "Replaced default/c1",
-            "Replaced default/c2",
-            "Replaced default/kube-root-ca.crt",
-        ],
+        relist: TOMBSTONE_FIRST,
         // A resync's four Sync deltas, and the relist's four deltas, have distinct keys:
         // one pop each.
         batch: Some((4, 4)),

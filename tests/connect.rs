@@ -174,30 +174,12 @@ fn server_token_and_certificate_authority_need_no_kubeconfig() {
     assert!(out.status.success(), "kubectl: {}", stderr_of(&out));
     synced_with(&sim, &flags, "--server --token --certificate-authority");
     // -s is --server.
-    synced_with(
-        &sim,
-        &[
-            "-s",
-            &sim.url,
-            "--token",
-            &sim.token,
-            "--certificate-authority",
-            ca,
-        ],
-        "-s",
-    );
+    let short = ["-s", &sim.url, "--token", &sim.token];
+    let with_ca = [&short[..], &["--certificate-authority", ca]].concat();
+    synced_with(&sim, &with_ca, "-s");
     // --insecure-skip-tls-verify instead of a CA.
-    synced_with(
-        &sim,
-        &[
-            "-s",
-            &sim.url,
-            "--token",
-            &sim.token,
-            "--insecure-skip-tls-verify",
-        ],
-        "--insecure-skip-tls-verify",
-    );
+    let insecure = [&short[..], &["--insecure-skip-tls-verify"]].concat();
+    synced_with(&sim, &insecure, "--insecure-skip-tls-verify");
 }
 
 #[test]
@@ -460,17 +442,11 @@ const WATCHER: &str = "system:serviceaccount:default:watcher";
 fn impersonation_shows_what_that_identity_gets() {
     let sim = SimProcess::start(&["--objects", "4"]);
     // kubectl and the sim agree: nobody may not list, lister may list but not watch.
+    let kc = sim.kubeconfig.to_str().unwrap();
     let forbidden = kubectl(
         &sim,
         &[],
-        &[
-            "--kubeconfig",
-            sim.kubeconfig.to_str().unwrap(),
-            "--as",
-            NOBODY,
-            "get",
-            "pods",
-        ],
+        &["--kubeconfig", kc, "--as", NOBODY, "get", "pods"],
     );
     assert!(!forbidden.status.success());
     assert_eq!(
@@ -481,15 +457,7 @@ fn impersonation_shows_what_that_identity_gets() {
         )
     );
     sim.kubectl_ok(["--as", LISTER, "get", "pods"]);
-    let mut w = sim.kubectl_cmd([
-        "--as",
-        LISTER,
-        "get",
-        "pods",
-        "-w",
-        "--request-timeout",
-        "5s",
-    ]);
+    let mut w = sim.kubectl_cmd(format!("--as {LISTER} get pods -w --request-timeout 5s"));
     let out = w.output().unwrap();
     assert!(
         stderr_of(&out).contains(&format!("User \"{LISTER}\" cannot watch resource \"pods\"")),
@@ -508,7 +476,6 @@ fn impersonation_shows_what_that_identity_gets() {
     ]);
 
     // The 403 reaches the kwatch user (exit non-zero, the server's words on stderr).
-    let kc = sim.kubeconfig.to_str().unwrap();
     let f = sim.kwatch(["--as", NOBODY, "pods", "--timeout", "20s"]);
     assert_ne!(f.code(), Some(0), "{}", f.stderr);
     assert!(
@@ -753,19 +720,9 @@ fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
 #[test]
 fn a_missing_ca_file_is_quoted_once() {
     let sim = SimProcess::start(&["--objects", "1"]);
-    let f = kwatch_env(
-        &sim,
-        &[],
-        [
-            "-s",
-            &sim.url,
-            "--token",
-            &sim.token,
-            "--certificate-authority",
-            "/nonexistent/ca.crt",
-            "pods",
-        ],
-    );
+    let ca = "--certificate-authority /nonexistent/ca.crt";
+    let args = format!("-s {} --token {} {ca} pods", sim.url, sim.token);
+    let f = kwatch_env(&sim, &[], args);
     let line = one_error_line(&f, "CA file");
     assert_eq!(
         line,
@@ -834,14 +791,7 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
     let both = sim.dir().join("insecure-and-ca.kubeconfig");
     std::fs::write(&both, serde_yaml::to_string(&kc).expect("YAML")).expect("write");
     let out = kwatch_using(sim.dir(), &both, "configmaps -n default --until-synced");
-    assert_eq!(out.code(), Some(1), "{out:?}");
-    assert!(out.stdout.is_empty(), "{out:?}");
-    let lines: Vec<&str> = out.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{}", out.stderr);
-    assert!(
-        lines[0].starts_with(&format!("error: {words}")),
-        "{lines:?}"
-    );
+    error_exit(&out, 1, words, "both in the kubeconfig");
 }
 
 /// Item 4 (the local half): impersonating groups or a UID without a user is refused

@@ -297,7 +297,7 @@ fn a_compacted_version_is_reported_and_the_next_check_works() {
     // The watch resumes, gets 410 and relists; the next check compares at the relist's
     // resourceVersion.
     sim.control("POST", "/_sim/clear", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     let recs = kw.wait_for(LIMIT, "a clean check after the relist", |v| {
         v[i..]
             .iter()

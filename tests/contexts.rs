@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::util::kwatch::is_delta;
 use crate::util::kwatch::kwatch_using;
 use crate::util::kwatch::of_type;
+use crate::util::kwatch::Finished;
 use crate::util::shared::*;
 use crate::util::SimProcess;
 
@@ -26,6 +27,21 @@ fn two_contexts(sim: &SimProcess) -> (std::path::PathBuf, String) {
     let path = sim.dir().join("two-contexts");
     std::fs::write(&path, serde_yaml::to_string(&kc).unwrap()).unwrap();
     (path, first)
+}
+
+/// `kwatch configmaps -n default --until-synced --context CONTEXTS EXTRA…` with the
+/// kubeconfig at `path`, run to its end.
+fn kwatch_contexts(sim: &SimProcess, path: &Path, contexts: &str, extra: &[&str]) -> Finished {
+    let mut args = vec![
+        "configmaps",
+        "-n",
+        "default",
+        "--until-synced",
+        "--context",
+        contexts,
+    ];
+    args.extend_from_slice(extra);
+    kwatch_using(sim.dir(), path, args)
 }
 
 /// A kubeconfig with context `name` for each sim (cluster, user and context renamed).
@@ -60,20 +76,7 @@ fn several_contexts_share_one_stream_each_record_tagged() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let (path, first) = two_contexts(&sim);
 
-    let out = kwatch_using(
-        sim.dir(),
-        &path,
-        [
-            "configmaps",
-            "-n",
-            "default",
-            "-o",
-            "json",
-            "--until-synced",
-            "--context",
-            &format!("{first},second"),
-        ],
-    );
+    let out = kwatch_contexts(&sim, &path, &format!("{first},second"), &["-o", "json"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let recs = out.json();
     let names = live_names(&sim, "configmaps", "default");
@@ -104,18 +107,7 @@ fn several_contexts_share_one_stream_each_record_tagged() {
     );
     assert_eq!(out.code(), Some(1));
     assert!(out.stderr.contains("nope"), "{}", out.stderr);
-    let out = kwatch_using(
-        sim.dir(),
-        &path,
-        [
-            "configmaps",
-            "-n",
-            "default",
-            "--until-synced",
-            "--context",
-            &format!("second,{first}"),
-        ],
-    );
+    let out = kwatch_contexts(&sim, &path, &format!("second,{first}"), &[]);
     let header = out.stdout.iter().find(|l| l.starts_with("DELTA")).unwrap();
     assert_eq!(cells(header)[1], "CONTEXT");
 }
@@ -126,20 +118,7 @@ fn with_several_contexts_every_script_line_names_its_context() {
     let (path, first) = two_contexts(&sim);
     let contexts = format!("{first},second");
     let kw = |format: &str| {
-        let out = kwatch_using(
-            sim.dir(),
-            &path,
-            [
-                "configmaps",
-                "-n",
-                "default",
-                "--until-synced",
-                "--context",
-                &contexts,
-                "-o",
-                format,
-            ],
-        );
+        let out = kwatch_contexts(&sim, &path, &contexts, &["-o", format]);
         assert_eq!(out.code(), Some(0), "{format}: {}", out.stderr);
         out.stdout
     };

@@ -265,18 +265,15 @@ fn a_discovery_failure_is_a_tilde_notice() {
     let kc = sim.kubeconfig.to_str().unwrap();
     let cache = sim.dir().join("cache");
     let cache_arg = cache.to_str().unwrap();
-    let warm = kwatch_env(
-        &sim,
-        &[],
-        [
-            "--kubeconfig",
-            kc,
-            "--cache-dir",
-            cache_arg,
-            "ingresses",
-            "--until-synced",
-        ],
-    );
+    let args = [
+        "--kubeconfig",
+        kc,
+        "--cache-dir",
+        cache_arg,
+        "ingresses",
+        "--until-synced",
+    ];
+    let warm = kwatch_env(&sim, &[], args);
     assert_eq!(warm.code(), Some(0), "{}", warm.stderr);
     let groups = cache
         .join("discovery")
@@ -289,24 +286,9 @@ fn a_discovery_failure_is_a_tilde_notice() {
         "preferredVersion": {"groupVersion": "metrics.k8s.io/v1beta1", "version": "v1beta1"}});
     list["groups"].as_array_mut().unwrap().insert(1, broken);
     std::fs::write(&groups, list.to_string()).unwrap();
-    let f = kwatch_env(
-        &sim,
-        &[],
-        [
-            "--kubeconfig",
-            kc,
-            "--cache-dir",
-            cache_arg,
-            "ingresses",
-            "--until-synced",
-        ],
-    );
+    let f = kwatch_env(&sim, &[], args);
     assert_eq!(f.code(), Some(0), "{}", f.stderr);
-    let notices: Vec<&str> = f
-        .stderr
-        .lines()
-        .filter(|l| l.contains("metrics.k8s.io/v1beta1"))
-        .collect();
+    let notices = stderr_with(&f, "metrics.k8s.io/v1beta1");
     assert_eq!(notices.len(), 1, "{}", f.stderr);
     assert!(
         notices[0].starts_with("~ discovery of metrics.k8s.io/v1beta1 failed: "),

@@ -37,6 +37,12 @@ fn kwatch(home: &Path, kubeconfig: &Path, args: impl Args) -> (Finished, Duratio
     (out, start.elapsed())
 }
 
+/// Fills the discovery cache under `home`: one run that syncs and exits 0.
+fn warm_up(home: &Path, kubeconfig: &Path) {
+    let (ok, _) = kwatch(home, kubeconfig, "configmaps -o name --until-synced");
+    assert_eq!(ok.code(), Some(0), "{ok:?}");
+}
+
 /// Exit 1 with exactly one line on stderr, which starts with `prefix`, and no data.
 fn one_line(out: &Finished, prefix: &str, what: &str) {
     assert_eq!(out.code(), Some(1), "{what}: {out:?}");
@@ -104,12 +110,7 @@ fn a_wrong_token_is_kubectls_unauthorized_line() {
     let bad = sim.dir().join("bad-token.kubeconfig");
     std::fs::write(&bad, text.replace(&sim.token, "not-the-token")).unwrap();
     // Warm the cache with the good token first, as a user whose token expired has it.
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     let cold = tempfile::tempdir().unwrap();
     for format in FORMATS {
         for (home, cache) in [(sim.dir(), "warm"), (cold.path(), "cold")] {
@@ -143,8 +144,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
     std::fs::copy(&sim.kubeconfig, &kubeconfig).unwrap();
     let warm = keep.path().join("home");
     std::fs::create_dir(&warm).unwrap();
-    let (ok, _) = kwatch(&warm, &kubeconfig, "configmaps -o name --until-synced");
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(&warm, &kubeconfig);
     let port = sim.url.rsplit(':').next().unwrap().to_owned();
     let _ = sim.terminate();
     let cold = tempfile::tempdir().unwrap();
@@ -173,12 +173,7 @@ fn a_refused_connection_ends_it_at_once_cold_or_warm() {
 #[test]
 fn request_timeout_exceeded_ends_it() {
     let sim = SimProcess::start(&[]);
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     let silent = silent_server();
     let discovery = sim.dir().join(".kube/cache/discovery");
     std::fs::rename(
@@ -212,18 +207,9 @@ fn request_timeout_exceeded_ends_it() {
 #[test]
 fn until_synced_that_times_out_first_exits_3() {
     let sim = SimProcess::start(&[]);
-    let (ok, _) = kwatch(
-        sim.dir(),
-        &sim.kubeconfig,
-        "configmaps -o name --until-synced",
-    );
-    assert_eq!(ok.code(), Some(0), "{ok:?}");
+    warm_up(sim.dir(), &sim.kubeconfig);
     // Discovery comes from the cache; every list and watch fails.
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 500, "count": 1000, "retryAfter": 0}),
-    );
+    sim.fail_next(json!({"code": 500, "count": 1000, "retryAfter": 0}));
     let (out, _) = kwatch(
         sim.dir(),
         &sim.kubeconfig,
@@ -265,15 +251,21 @@ fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
 /// A sim answering 500 to every LIST (and nothing else).
 fn sim_failing_every_list() -> SimProcess {
     let sim = SimProcess::start(&[]);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 500, "always": true, "retryAfter": 0, "verb": "list"}),
-    );
+    sim.fail_next(json!({"code": 500, "always": true, "retryAfter": 0, "verb": "list"}));
     sim
 }
 
 const FAILING_PODS: [&str; 5] = ["pods", "-n", "default", "--watch-list", "off"];
+
+/// [`FAILING_PODS`] in `format` (`table`: no `-o`), then `extra`.
+fn failing_pods<'a>(format: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = FAILING_PODS.to_vec();
+    if format != "table" {
+        args.extend(["-o", format]);
+    }
+    args.extend_from_slice(extra);
+    args
+}
 
 #[test]
 fn errors_are_one_clear_line_and_exit_1() {
@@ -363,11 +355,7 @@ fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
 fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
     let sim = sim_failing_every_list();
     for format in ["table", "name"] {
-        let mut args = FAILING_PODS.to_vec();
-        if format != "table" {
-            args.extend(["-o", format]);
-        }
-        args.extend(["--until-synced", "--timeout", "5s"]);
+        let args = failing_pods(format, &["--until-synced", "--timeout", "5s"]);
         let out = sim.kwatch(&args[..]).exits(3);
         assert!(out.stdout.is_empty(), "{format}: {:?}", out.stdout);
         let err = &out.stderr;
@@ -398,11 +386,7 @@ fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
 fn backoffs_before_the_sync_appear_while_kwatch_runs() {
     let sim = sim_failing_every_list();
     for format in ["table", "name"] {
-        let mut args = FAILING_PODS.to_vec();
-        if format != "table" {
-            args.extend(["-o", format]);
-        }
-        args.extend(["--timeout", "60s"]);
+        let args = failing_pods(format, &["--timeout", "60s"]);
         let kw = sim.start_kwatch(&args[..]);
         let started = Instant::now();
         let seen = loop {

@@ -29,12 +29,20 @@ fn change_is_seen(sim: &SimProcess, kw: &mut Running, name: &str) -> Vec<Value> 
     })
 }
 
-fn fail(sim: &SimProcess, body: Value) {
-    sim.control("POST", "/_sim/fail", body);
-}
-
-fn drop_watches(sim: &SimProcess) {
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+/// A `WatchEnded` with `error: true` is among `recs`, and its reason contains `words`.
+fn failed_watch_says(recs: &[Value], words: &str) {
+    let ended = of_type(recs, "WatchEnded");
+    let failed = ended
+        .iter()
+        .find(|e| e["error"] == true)
+        .expect("a failed watch");
+    assert!(
+        failed["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(words),
+        "{failed}"
+    );
 }
 
 /// Issue 10: a 429 with Retry-After is the request layer's, as in client-go: the same
@@ -43,11 +51,8 @@ fn drop_watches(sim: &SimProcess) {
 fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching(&sim, &[]);
-    fail(
-        &sim,
-        json!({"code": 429, "count": 2, "retryAfter": 2, "verb": "watch"}),
-    );
-    drop_watches(&sim);
+    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 2, "verb": "watch"}));
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-429");
     let retries = of_type(&recs, "Retry");
     assert_eq!(retries.len(), 2, "{recs:#?}");
@@ -69,11 +74,8 @@ fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
 fn too_many_requests_without_retry_after_back_off_then_rewatch_without_relist() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching(&sim, &[]);
-    fail(
-        &sim,
-        json!({"code": 429, "count": 2, "retryAfter": 0, "verb": "watch"}),
-    );
-    drop_watches(&sim);
+    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 0, "verb": "watch"}));
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-429");
     assert!(of_type(&recs, "Retry").is_empty(), "{recs:#?}");
     let backoffs = of_type(&recs, "Backoff");
@@ -90,24 +92,10 @@ fn internal_errors_and_unavailable_back_off_then_relist() {
         let sim = SimProcess::start(&[]);
         let mut kw = watching(&sim, &[]);
         // Without Retry-After: with one, the request layer would retry it.
-        fail(
-            &sim,
-            json!({"code": code, "count": 1, "retryAfter": 0, "verb": "watch"}),
-        );
-        drop_watches(&sim);
+        sim.fail_next(json!({"code": code, "count": 1, "retryAfter": 0, "verb": "watch"}));
+        sim.drop_watches();
         let recs = change_is_seen(&sim, &mut kw, "after-5xx");
-        let ended = of_type(&recs, "WatchEnded");
-        let failed = ended
-            .iter()
-            .find(|e| e["error"] == true)
-            .expect("a failed watch");
-        assert!(
-            failed["reason"]
-                .as_str()
-                .unwrap()
-                .contains(&code.to_string()),
-            "{failed}"
-        );
+        failed_watch_says(&recs, &code.to_string());
         let lists = of_type(&recs, "List");
         assert_eq!(lists.len(), 2, "{recs:#?}");
         assert!(lists[1]["reason"]
@@ -126,11 +114,11 @@ fn expired_list_falls_back_to_a_consistent_read() {
     let mut kw = watching(&sim, &[]);
     // The watch gets 410 (a change it did not see was compacted away), and the relist at
     // the last RV gets 410 too.
-    fail(&sim, json!({"code": 410, "count": 1, "verb": "list"}));
+    sim.fail_next(json!({"code": 410, "count": 1, "verb": "list"}));
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
     change_is_made(&sim, "unseen");
     sim.control("POST", "/_sim/compact", json!({}));
-    drop_watches(&sim);
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-410");
     let lists = of_type(&recs, "List");
     assert_eq!(lists.len(), 3, "{recs:#?}");
@@ -153,9 +141,9 @@ fn too_large_resource_version_lists_at_empty_rv() {
     // A very short watch makes kwatch relist at its RV, which the server calls too large,
     // with Retry-After: 1 as kube-apiserver does: the request layer tries 11 times, then
     // the reflector lists at "".
-    fail(&sim, json!({"code": 504, "count": 11, "verb": "list"}));
+    sim.fail_next(json!({"code": 504, "count": 11, "verb": "list"}));
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
-    drop_watches(&sim);
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-504");
     let lists = of_type(&recs, "List");
     assert_eq!(lists.len(), 3, "{recs:#?}");
@@ -174,7 +162,7 @@ fn a_very_short_watch_is_an_error_with_backoff() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching(&sim, &[]);
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
-    drop_watches(&sim);
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-short");
     let ended = of_type(&recs, "WatchEnded");
     assert!(
@@ -194,18 +182,7 @@ fn a_malformed_line_is_reported_then_relisted() {
     let mut kw = watching(&sim, &[]);
     sim.control("POST", "/_sim/malformed", json!({}));
     let recs = change_is_seen(&sim, &mut kw, "after-malformed");
-    let ended = of_type(&recs, "WatchEnded");
-    let bad = ended
-        .iter()
-        .find(|e| e["error"] == true)
-        .expect("an error end");
-    assert!(
-        bad["reason"]
-            .as_str()
-            .unwrap()
-            .contains("unable to decode an event"),
-        "{bad}"
-    );
+    failed_watch_says(&recs, "unable to decode an event");
     assert_eq!(of_type(&recs, "List").len(), 2);
 }
 
@@ -225,7 +202,7 @@ fn a_clean_server_timeout_rewatches_from_the_last_rv() {
     // Bookmarks off: the watch's resourceVersion only moves with events.
     let mut kw = watching(&sim, &["--no-bookmarks"]);
     let before = kw.json().len();
-    drop_watches(&sim);
+    sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-drop");
     let tail = after(&recs, before);
     let watches = of_type(tail, "Watch");
@@ -260,7 +237,7 @@ fn bookmarks_advance_the_resource_version_of_the_next_watch() {
     });
     let last_bookmark = of_type(&recs, "Bookmark").last().unwrap()["resourceVersion"].clone();
     let n = recs.len();
-    drop_watches(&sim);
+    sim.drop_watches();
     let recs = kw.wait_for(LIMIT, "re-watch", |v| {
         of_type(after(v, n), "Watch").len() == 1
     });

@@ -156,7 +156,7 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
     sim.kubectl_ok("delete configmap gone -n default");
     kubectl_f(&sim, "create", &configmap("default", "new", json!({})));
     sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     let relist = |v: &[Value]| {
         v.iter()
             .position(|r| r["type"] == "List" && r["reason"] != "initial")

@@ -196,7 +196,7 @@ fn dropped_watches_rewatch_from_the_last_resource_version_without_relisting() {
         v.iter().any(|r| r["key"] == "default/before")
     });
     let last_rv = recs.iter().rev().find(|r| is_delta(r)).unwrap()["resourceVersion"].clone();
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     let recs = kw.wait_for(LIMIT, "the second Watch", |v| {
         of_type(v, "Watch").len() >= 2
     });
@@ -224,7 +224,7 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
         sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
         sim.kubectl_ok("delete configmap doomed -n default");
         sim.control("POST", "/_sim/compact", json!({}));
-        sim.control("POST", "/_sim/drop-watches", json!({}));
+        sim.drop_watches();
         let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
             v.iter()
                 .any(|r| r["key"] == "default/doomed" && r["type"] == "Deleted")

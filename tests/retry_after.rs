@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{of_type, watching_configmaps as watching};
+use crate::util::kwatch::{of_type, watching_configmaps as watching, Running};
 use crate::util::{SimProcess, LIMIT};
 
 fn patch_app_config(sim: &SimProcess, value: &str) {
@@ -22,6 +22,26 @@ fn patch_app_config(sim: &SimProcess, value: &str) {
         "-p",
         &format!(r#"{{"data":{{"k":"{value}"}}}}"#),
     ]);
+}
+
+/// The run-retry-after scenarios' steps: `count` 429s with `Retry-After: 1` for the next
+/// watch requests, the watches dropped, `app-config` patched to `value`. Returns the
+/// records up to the patch's `Updated`, and how long after the drop that came.
+fn rejected_then_patched(
+    sim: &SimProcess,
+    kw: &mut Running,
+    count: u64,
+    value: &str,
+) -> (Vec<Value>, Duration) {
+    sim.fail_next(json!({"code": 429, "count": count, "retryAfter": 1, "verb": "watch"}));
+    sim.drop_watches();
+    let dropped = Instant::now();
+    patch_app_config(sim, value);
+    let recs = kw.wait_for(LIMIT, "the patch", |v| {
+        v.iter()
+            .any(|r| r["type"] == "Updated" && r["key"] == "default/app-config")
+    });
+    (recs, dropped.elapsed())
 }
 
 /// The server's log of the watch requests it answered after `since` (seconds).
@@ -67,19 +87,7 @@ fn three_rejections_are_retried_by_the_request_layer_without_backoff_or_relist()
     let mut kw = watching(&sim, &["--stats"]);
     let seen = kw.json().len();
     let since = server_now(&sim);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 3, "retryAfter": 1, "verb": "watch"}),
-    );
-    sim.control("POST", "/_sim/drop-watches", json!({}));
-    let dropped = Instant::now();
-    patch_app_config(&sim, "after-3");
-    let recs = kw.wait_for(LIMIT, "the patch", |v| {
-        v.iter()
-            .any(|r| r["type"] == "Updated" && r["key"] == "default/app-config")
-    });
-    let delivered = dropped.elapsed();
+    let (recs, delivered) = rejected_then_patched(&sim, &mut kw, 3, "after-3");
     let mine = after_drop(&recs, seen);
     let types: Vec<&str> = mine.iter().map(|r| r["type"].as_str().unwrap()).collect();
     assert_eq!(
@@ -137,17 +145,7 @@ fn twelve_rejections_exhaust_the_retries_then_the_reflector_backs_off_once() {
     let mut kw = watching(&sim, &[]);
     let seen = kw.json().len();
     let since = server_now(&sim);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 12, "retryAfter": 1, "verb": "watch"}),
-    );
-    sim.control("POST", "/_sim/drop-watches", json!({}));
-    patch_app_config(&sim, "after-12");
-    let recs = kw.wait_for(LIMIT, "the patch", |v| {
-        v.iter()
-            .any(|r| r["type"] == "Updated" && r["key"] == "default/app-config")
-    });
+    let (recs, _) = rejected_then_patched(&sim, &mut kw, 12, "after-12");
     let mine = after_drop(&recs, seen);
     let types: Vec<&str> = mine.iter().map(|r| r["type"].as_str().unwrap()).collect();
     let mut want = vec!["WatchEnded", "Watch"];
@@ -191,16 +189,12 @@ fn twelve_rejections_exhaust_the_retries_then_the_reflector_backs_off_once() {
 fn a_relist_answered_503_with_retry_after_is_one_list() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching(&sim, &[]);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 503, "count": 2, "retryAfter": 1, "verb": "list"}),
-    );
+    sim.fail_next(json!({"code": 503, "count": 2, "retryAfter": 1, "verb": "list"}));
     // A change the watch does not see, compacted away: the re-watch gets 410.
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
     sim.kubectl_ok("delete configmap app-config -n default");
     sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
         v.iter()
             .any(|r| r["type"] == "Deleted" && r["key"] == "default/app-config")
@@ -234,11 +228,7 @@ fn a_relist_answered_503_with_retry_after_is_one_list() {
 #[test]
 fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
     let sim = SimProcess::start(&[]);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 2, "retryAfter": 1}),
-    );
+    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 1}));
     let out = sim
         .kwatch("configmaps -n default -o name --until-synced")
         .exits(0);
@@ -246,11 +236,7 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
     let retried = out.stderr.matches("retrying GET /api").count();
     assert_eq!(retried, 2, "{}", out.stderr);
 
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 2, "retryAfter": 1}),
-    );
+    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 1}));
     let k = sim.kubectl("get configmaps -n default -o name");
     assert!(k.status.success(), "{}", String::from_utf8_lossy(&k.stderr));
 }
@@ -260,12 +246,8 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
 fn interrupt_during_a_retry_wait_exits_at_once() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching(&sim, &[]);
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 503, "count": 5, "retryAfter": 60, "verb": "watch"}),
-    );
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.fail_next(json!({"code": 503, "count": 5, "retryAfter": 60, "verb": "watch"}));
+    sim.drop_watches();
     kw.wait_for(LIMIT, "a Retry", |v| !of_type(v, "Retry").is_empty());
     let start = Instant::now();
     let out = kw.interrupt(Duration::from_secs(10));

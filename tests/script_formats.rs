@@ -193,15 +193,8 @@ fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
 fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let record = sim.dir().join("record.jsonl");
-    let kw = sim.start_kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "name",
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let rec = record.to_str().unwrap();
+    let kw = sim.start_kwatch(["configmaps", "-n", "default", "-o", "name", "--record", rec]);
     let deadline = Instant::now() + LIMIT;
     while kw.lines().len() < 2 {
         assert!(
@@ -214,12 +207,8 @@ fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     // A watch cut within a second of opening counts as a failure of its own.
     std::thread::sleep(Duration::from_millis(1300));
     // The next three watches are refused (429 and no Retry-After: back off, re-watch).
-    sim.control(
-        "POST",
-        "/_sim/fail",
-        json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}),
-    );
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.fail_next(json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}));
+    sim.drop_watches();
     kubectl_f(
         &sim,
         "create",

@@ -100,13 +100,7 @@ fn kubectl_creates_patches_and_deletes() {
     let gone = sim.kubectl("get configmap from-file");
     assert!(String::from_utf8_lossy(&gone.stderr).contains("NotFound"));
     // A pod delete returns the pod; kubectl waits for it to be gone.
-    let pods = sim.kubectl_ok("get pods -n team-a -o name");
-    let first = pods
-        .lines()
-        .next()
-        .unwrap()
-        .trim_start_matches("pod/")
-        .to_string();
+    let first = first_pod(&sim, "get pods -n team-a -o name");
     assert!(sim
         .kubectl_ok(format!("delete pod -n team-a {first}"))
         .contains("deleted"));
@@ -148,13 +142,7 @@ fn kubectl_applies_client_and_server_side() {
 #[test]
 fn kubectl_logs_and_describe_work() {
     let sim = SimProcess::start(&["--objects", "2"]);
-    let pods = sim.kubectl_ok("get pods -o name");
-    let pod = pods
-        .lines()
-        .next()
-        .unwrap()
-        .trim_start_matches("pod/")
-        .to_string();
+    let pod = first_pod(&sim, "get pods -o name");
     let logs = sim.kubectl_ok(format!("logs {pod} -c web"));
     assert_eq!(logs.lines().count(), 4, "{logs}");
     assert!(logs.contains("ready to serve requests"));
@@ -267,4 +255,11 @@ fn sim_stops_cleanly_on_sigterm_and_tells_how_to_use_it() {
         "{stderr}"
     );
     assert!(stderr.contains("shutting down"), "{stderr}");
+}
+
+/// The first pod `kubectl GET_ARGS` names (`GET_ARGS` ends in `-o name`), without `pod/`.
+fn first_pod(sim: &SimProcess, get_args: &str) -> String {
+    let pods = sim.kubectl_ok(get_args);
+    let first = pods.lines().next().expect("a pod");
+    first.trim_start_matches("pod/").to_string()
 }

@@ -531,31 +531,28 @@ fn selector_watches_see_objects_move_in_and_out() {
         "old content, new resourceVersion"
     );
     assert_eq!(w.next(5 * S), WatchItem::End);
-    // Field selectors on pods.
-    let pods = sim
-        .get("/api/v1/pods?fieldSelector=status.phase%3DRunning")
-        .json();
-    assert_eq!(pods["items"].as_array().unwrap().len(), 20);
-    let pods = sim
-        .get("/api/v1/pods?fieldSelector=status.phase!%3DRunning")
-        .json();
-    assert_eq!(pods["items"].as_array().unwrap().len(), 0);
-    let one = sim
-        .get("/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmover")
-        .json();
-    assert_eq!(one["items"].as_array().unwrap().len(), 1);
-    let evs = sim
-        .get("/api/v1/events?fieldSelector=involvedObject.name%3Dweb,type%3DNormal")
-        .json();
-    assert_eq!(evs["items"].as_array().unwrap().len(), 1);
-    let pods = sim
-        .get("/api/v1/pods?fieldSelector=spec.restartPolicy%3DAlways,spec.nodeName!%3D")
-        .json();
-    assert_eq!(pods["items"].as_array().unwrap().len(), 20);
-    let sel = sim
-        .get("/api/v1/configmaps?labelSelector=app+in+(b,c),!nope")
-        .json();
-    assert_eq!(sel["items"].as_array().unwrap().len(), 1);
+    // Field selectors (and a label selector): (query, how many items match).
+    let selected = [
+        ("/api/v1/pods?fieldSelector=status.phase%3DRunning", 20),
+        ("/api/v1/pods?fieldSelector=status.phase!%3DRunning", 0),
+        (
+            "/api/v1/namespaces/default/configmaps?fieldSelector=metadata.name%3Dmover",
+            1,
+        ),
+        (
+            "/api/v1/events?fieldSelector=involvedObject.name%3Dweb,type%3DNormal",
+            1,
+        ),
+        (
+            "/api/v1/pods?fieldSelector=spec.restartPolicy%3DAlways,spec.nodeName!%3D",
+            20,
+        ),
+        ("/api/v1/configmaps?labelSelector=app+in+(b,c),!nope", 1),
+    ];
+    for (query, n) in selected {
+        let list = sim.get(query).json();
+        assert_eq!(list["items"].as_array().unwrap().len(), n, "{query}");
+    }
 }
 
 #[test]
@@ -1115,26 +1112,14 @@ fn a_bookmark_comes_two_seconds_before_the_timeout() {
 fn watches_render_tables_and_partial_metadata_on_request() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let path = "/api/v1/pods?watch=1&resourceVersion=0&timeoutSeconds=1";
-    let mut w = sim.watch_with(
-        path,
-        &[(
-            "accept",
-            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
-        )],
-    );
-    let e = w.event(5 * S);
+    // The first event of a watch of `path` that accepts `accept`.
+    let first = |accept: &str| sim.watch_with(path, &[("accept", accept)]).event(5 * S);
+    let e = first("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
     assert_eq!(e["type"], "ADDED");
     assert_eq!(e["object"]["kind"], "PartialObjectMetadata");
     assert!(e["object"].get("spec").is_none());
     assert!(e["object"]["metadata"]["uid"].is_string());
-    let mut w = sim.watch_with(
-        path,
-        &[(
-            "accept",
-            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
-        )],
-    );
-    let e = w.event(5 * S);
+    let e = first("application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
     assert_eq!(e["object"]["kind"], "Table");
     assert_eq!(e["object"]["rows"].as_array().unwrap().len(), 1);
     assert_eq!(e["object"]["rows"][0]["cells"][2], "Running");

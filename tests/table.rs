@@ -38,7 +38,7 @@ fn table(sim: &SimProcess, args: &[&str]) -> Vec<(String, String)> {
     let mut all = args.to_vec();
     all.push("--until-synced");
     let out = sim.kwatch(&all[..]).exits(0);
-    let rows: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+    let rows = rows(&out.stdout);
     assert!(rows.len() >= 2, "{out:?}");
     columns(rows[0], rows[1])
         .into_iter()
@@ -99,131 +99,39 @@ fn agree(sim: &SimProcess, args: &[&str]) -> Table {
 #[test]
 fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
     let sim = SimProcess::start(&["--objects", "4"]);
-    let cases: &[(&[&str], &[&str])] = &[
+    // (arguments, the columns after DELTA, NAME and RESOURCEVERSION, split on ", ").
+    let cases: &[(&str, &str)] = &[
+        ("pods", "READY, STATUS, RESTARTS, AGE"),
         (
-            &["pods"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "READY",
-                "STATUS",
-                "RESTARTS",
-                "AGE",
-            ],
+            "pods -o wide",
+            "READY, STATUS, RESTARTS, AGE, IP, NODE, NOMINATED NODE, READINESS GATES",
         ),
-        (
-            &["pods", "-o", "wide"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "READY",
-                "STATUS",
-                "RESTARTS",
-                "AGE",
-                "IP",
-                "NODE",
-                "NOMINATED NODE",
-                "READINESS GATES",
-            ],
-        ),
-        (
-            &["deploy"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "READY",
-                "UP-TO-DATE",
-                "AVAILABLE",
-                "AGE",
-            ],
-        ),
-        (
-            &["rs"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "DESIRED",
-                "CURRENT",
-                "READY",
-                "AGE",
-            ],
-        ),
-        (
-            &["svc"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "TYPE",
-                "CLUSTER-IP",
-                "EXTERNAL-IP",
-                "PORT(S)",
-                "AGE",
-            ],
-        ),
-        (
-            &["nodes"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "STATUS",
-                "ROLES",
-                "AGE",
-                "VERSION",
-            ],
-        ),
-        (
-            &["ns"],
-            &["DELTA", "NAME", "RESOURCEVERSION", "STATUS", "AGE"],
-        ),
-        (
-            &["cm"],
-            &["DELTA", "NAME", "RESOURCEVERSION", "DATA", "AGE"],
-        ),
-        (
-            &["secrets"],
-            &["DELTA", "NAME", "RESOURCEVERSION", "TYPE", "DATA", "AGE"],
-        ),
-        (
-            &["events"],
-            &[
-                "DELTA",
-                "NAME",
-                "RESOURCEVERSION",
-                "LAST SEEN",
-                "TYPE",
-                "REASON",
-                "OBJECT",
-                "MESSAGE",
-            ],
-        ),
+        ("deploy", "READY, UP-TO-DATE, AVAILABLE, AGE"),
+        ("rs", "DESIRED, CURRENT, READY, AGE"),
+        ("svc", "TYPE, CLUSTER-IP, EXTERNAL-IP, PORT(S), AGE"),
+        ("nodes", "STATUS, ROLES, AGE, VERSION"),
+        ("ns", "STATUS, AGE"),
+        ("cm", "DATA, AGE"),
+        ("secrets", "TYPE, DATA, AGE"),
+        ("events", "LAST SEEN, TYPE, REASON, OBJECT, MESSAGE"),
         // The widgets CRD's additionalPrinterColumns: Size, Phase, Age.
-        (
-            &["widgets"],
-            &["DELTA", "NAME", "RESOURCEVERSION", "SIZE", "PHASE", "AGE"],
-        ),
+        ("widgets", "SIZE, PHASE, AGE"),
         // A kind without a printer: kube-apiserver's default table, CREATED AT (issue 19).
-        (
-            &["crd"],
-            &["DELTA", "NAME", "RESOURCEVERSION", "CREATED AT"],
-        ),
+        ("crd", "CREATED AT"),
     ];
-    for (args, header) in cases {
-        let mut a = args.to_vec();
-        a.extend(["-n", "default", "--until-synced", "--watch-list", "off"]);
-        let out = sim.kwatch(&a[..]).exits(0);
-        let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
-        assert_eq!(cells(table[0]), *header, "{args:?}: {:#?}", out.stdout);
+    for &(args, columns) in cases {
+        let mut header = vec!["DELTA", "NAME", "RESOURCEVERSION"];
+        header.extend(columns.split(", "));
+        let out = sim
+            .kwatch(format!("{args} -n default --until-synced --watch-list off"))
+            .exits(0);
+        let table = rows(&out.stdout);
+        assert_eq!(cells(table[0]), header, "{args:?}: {:#?}", out.stdout);
         // Every row has a cell per column and the header comes once. A CRD column without
         // a value is an empty cell, as kubectl prints it (issue 15): such a row has as many
         // non-empty cells as kubectl's row for the object, plus DELTA and RESOURCEVERSION.
         let kubectl =
-            (args == &["widgets"]).then(|| sim.kubectl_ok("get widgets -n default --no-headers"));
+            (args == "widgets").then(|| sim.kubectl_ok("get widgets -n default --no-headers"));
         for row in &table[1..] {
             let got = cells(row);
             match &kubectl {
@@ -278,7 +186,7 @@ fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
     let out = sim
         .kwatch("configmaps -n default --until-synced -L app --show-labels --timestamps")
         .exits(0);
-    let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+    let table = rows(&out.stdout);
     assert_eq!(
         cells(table[0]),
         [
@@ -366,7 +274,7 @@ fn table_cells_agree_with_kubectl_get() {
         let mut lines = theirs.lines();
         let their_header = cells(lines.next().unwrap());
         let out = sim.kwatch(&wargs[..]).exits(0);
-        let table: Vec<&String> = out.stdout.iter().filter(|l| !l.starts_with('~')).collect();
+        let table = rows(&out.stdout);
         let our_header = cells(table[0]);
         let mut compared = 0;
         for line in lines {

@@ -198,7 +198,7 @@ fn table_path_feeds_the_informer_what_json_does() {
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
     sim.kubectl_ok("label storageclass slow tier=gold --overwrite");
     sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.drop_watches();
     let relisted = |v: &[Value]| {
         v.iter().filter(|r| r["type"] == "Listed").count() >= 2
             && v.iter()

@@ -371,6 +371,16 @@ impl SimProcess {
         r.json()
     }
 
+    /// `POST /_sim/fail`: the next requests that `body` matches get its error answer.
+    pub fn fail_next(&self, body: Value) {
+        self.control("POST", "/_sim/fail", body);
+    }
+
+    /// `POST /_sim/drop-watches`: every open watch is cut.
+    pub fn drop_watches(&self) {
+        self.control("POST", "/_sim/drop-watches", serde_json::json!({}));
+    }
+
     /// `GET /_sim/state`.
     pub fn state(&self) -> Value {
         self.control("GET", "/_sim/state", Value::Null)

@@ -224,7 +224,12 @@ pub fn refused(args: &[&str]) -> Finished {
 
 /// Exit 2 (usage), exactly one line `error: <kubectl's words>…`, nothing on stdout.
 pub fn usage_error(out: &Finished, words: &str, what: &str) {
-    assert_eq!(out.code(), Some(2), "{what}: {out:?}");
+    error_exit(out, 2, words, what);
+}
+
+/// Exit `code`, exactly one line `error: <words>…` on stderr, nothing on stdout.
+pub fn error_exit(out: &Finished, code: i32, words: &str, what: &str) {
+    assert_eq!(out.code(), Some(code), "{what}: {out:?}");
     assert!(out.stdout.is_empty(), "{what}: {out:?}");
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{what}: {:?}", out.stderr);
@@ -233,6 +238,11 @@ pub fn usage_error(out: &Finished, words: &str, what: &str) {
         "{what}: {:?}",
         lines[0]
     );
+}
+
+/// The lines of the run's stderr that contain `word`.
+pub fn stderr_with<'a>(out: &'a Finished, word: &str) -> Vec<&'a str> {
+    out.stderr.lines().filter(|l| l.contains(word)).collect()
 }
 
 /// Exit 1 and exactly one line on stderr, which is returned.
