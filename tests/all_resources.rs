@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::kwatch::{kubectl_f, of_type, on_new_sim, Running};
 use crate::util::shared::stderr_with;
 use crate::util::{SimProcess, LIMIT};
 
@@ -212,10 +212,7 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
 
 #[test]
 fn every_resource_covers_configmaps_and_leaves_out_events() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("--every-resource -n default -o json --until-synced")
-        .exits(0);
+    let (sim, out) = on_new_sim(&[], "--every-resource -n default -o json --until-synced");
     let records = out.json();
     // One namespace: its namespaced resources only, events left out.
     assert_eq!(resources_of(&records, "Synced"), set(EVERY_NAMESPACED));

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, of_type, Finished, Running};
+use crate::util::kwatch::{command, is_delta, of_type, on_new_sim, Finished, Running};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -82,10 +82,7 @@ fn namespaces_and_names_are_validated_before_any_request() {
 /// rejected, and `kwatch pods a b` gave a confusing subcommand error.
 #[test]
 fn kubectl_argument_habits_are_accepted() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("deploy/web -n default -w --until-synced -o name")
-        .exits(0);
+    let (sim, out) = on_new_sim(&[], "deploy/web -n default -w --until-synced -o name");
     assert_eq!(out.stdout, ["deployment.apps/web"]);
     let out = sim
         .kwatch("configmap/app-config --watch --until-synced -o name")

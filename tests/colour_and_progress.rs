@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::kwatch::{kubectl_f, of_type, on_new_sim, Finished, Running};
 use crate::util::shared::*;
 use crate::util::SimProcess;
 
@@ -85,15 +85,7 @@ fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_on
     let plain = sim
         .kwatch("configmaps esc -n default --until-synced")
         .success();
-    assert!(
-        plain.stdout.iter().any(|l| l.contains("esc")),
-        "the row: {:?}",
-        plain.stdout
-    );
-    assert!(
-        plain.stdout.iter().all(|l| !l.contains('\u{1b}')),
-        "a pipe gets no colour"
-    );
+    assert_esc_row_without_escapes(&plain, "a pipe gets no colour");
     for format in ["custom-columns=V:.data.k", "jsonpath={.data.k}"] {
         let out = sim
             .kwatch([
@@ -122,11 +114,11 @@ fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_on
 
 #[test]
 fn colour_always_with_no_color_set_is_whole_with_no_stray_reset() {
-    let sim = SimProcess::start(&["--objects", "2"]);
     // The fixture's environment has NO_COLOR=1; --color always overrides it.
-    let out = sim
-        .kwatch("configmaps -n default --until-synced --color always")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &["--objects", "2"],
+        "configmaps -n default --until-synced --color always",
+    );
     let lines = rows(&out.stdout);
     assert!(
         !lines[0].contains('\u{1b}'),
@@ -169,14 +161,19 @@ fn script_formats_write_server_bytes_into_a_pipe() {
     assert_eq!(columns.stdout, ["V", "a\u{1b}[2Jb"]);
     // The table is for people: escaped even into a pipe.
     let table = sim.kwatch(&base[..5]).success();
+    assert_esc_row_without_escapes(&table, "the table escapes");
+}
+
+/// Asserts that `out` shows the ConfigMap `esc`'s row and no ESC byte on any line.
+#[track_caller]
+fn assert_esc_row_without_escapes(out: &Finished, why: &str) {
+    let lines = &out.stdout;
     assert!(
-        table.stdout.iter().any(|l| l.contains("esc")),
-        "the row: {:?}",
-        table.stdout
+        lines.iter().any(|l| l.contains("esc")),
+        "the row: {lines:?}"
     );
     assert!(
-        table.stdout.iter().all(|l| !l.contains('\u{1b}')),
-        "{:?}",
-        table.stdout
+        lines.iter().all(|l| !l.contains('\u{1b}')),
+        "{why}: {lines:?}"
     );
 }

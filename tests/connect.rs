@@ -13,8 +13,8 @@ use std::time::Instant;
 use base64::Engine;
 use serde_json::Value;
 
-use crate::util::kwatch::kwatch_using;
 use crate::util::kwatch::Finished;
+use crate::util::kwatch::{kwatch_using, on_new_sim};
 use crate::util::shared::*;
 use crate::util::SimProcess;
 
@@ -778,11 +778,11 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
         "both flags",
     );
 
-    let sim = SimProcess::start(&[]);
     // The sim's kubeconfig has certificate-authority-data: the flag replaces it.
-    let out = sim
-        .kwatch("configmaps -n default -o name --until-synced --insecure-skip-tls-verify")
-        .exits(0);
+    let (sim, out) = on_new_sim(
+        &[],
+        "configmaps -n default -o name --until-synced --insecure-skip-tls-verify",
+    );
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
 
     let text = std::fs::read_to_string(&sim.kubeconfig).expect("kubeconfig");
@@ -819,10 +819,7 @@ fn impersonating_groups_without_a_user_is_refused_before_connecting() {
 
 #[test]
 fn the_most_verbose_diagnostics_never_show_the_token() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("pods -n default -vvv --until-synced -o json")
-        .exits(0);
+    let (sim, out) = on_new_sim(&[], "pods -n default -vvv --until-synced -o json");
     assert!(
         out.stderr.contains("DEBUG"),
         "-vvv shows kube's requests: {}",

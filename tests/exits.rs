@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, on_new_sim, Running};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -158,8 +158,7 @@ fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
 
 #[test]
 fn stop_conditions_for_scripts() {
-    let sim = SimProcess::start(&["--objects", "6"]);
-    let out = sim.kwatch("pods -A -o json --max-events 3").exits(0);
+    let (sim, out) = on_new_sim(&["--objects", "6"], "pods -A -o json --max-events 3");
     assert_eq!(out.json().iter().filter(|r| is_delta(r)).count(), 3);
 
     let started = std::time::Instant::now();

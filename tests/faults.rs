@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{
-    configmap, kubectl_f, of_type, watching_configmaps as watching, Running,
+    configmap, kubectl_f, of_type, watching_a_new_sim, watching_configmaps as watching, Running,
 };
 use crate::util::{SimProcess, LIMIT};
 
@@ -49,8 +49,7 @@ fn failed_watch_says(recs: &[Value], words: &str) {
 /// watch is sent again after the wait, and the reflector neither backs off nor relists.
 #[test]
 fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 2, "verb": "watch"}));
     sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-429");
@@ -72,8 +71,7 @@ fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
 /// Without Retry-After a 429 reaches the reflector at once: backoff, re-watch, no relist.
 #[test]
 fn too_many_requests_without_retry_after_back_off_then_rewatch_without_relist() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 0, "verb": "watch"}));
     sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-429");
@@ -89,8 +87,7 @@ fn too_many_requests_without_retry_after_back_off_then_rewatch_without_relist() 
 #[test]
 fn internal_errors_and_unavailable_back_off_then_relist() {
     for code in [500, 503] {
-        let sim = SimProcess::start(&[]);
-        let mut kw = watching(&sim, &[]);
+        let (sim, mut kw) = watching_a_new_sim(&[], &[]);
         // Without Retry-After: with one, the request layer would retry it.
         sim.fail_next(json!({"code": code, "count": 1, "retryAfter": 0, "verb": "watch"}));
         sim.drop_watches();
@@ -110,8 +107,7 @@ fn internal_errors_and_unavailable_back_off_then_relist() {
 
 #[test]
 fn expired_list_falls_back_to_a_consistent_read() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     // The watch gets 410 (a change it did not see was compacted away), and the relist at
     // the last RV gets 410 too.
     sim.fail_next(json!({"code": 410, "count": 1, "verb": "list"}));
@@ -136,8 +132,7 @@ fn expired_list_falls_back_to_a_consistent_read() {
 
 #[test]
 fn too_large_resource_version_lists_at_empty_rv() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     // A very short watch makes kwatch relist at its RV, which the server calls too large,
     // with Retry-After: 1 as kube-apiserver does: the request layer tries 11 times, then
     // the reflector lists at "".
@@ -159,8 +154,7 @@ fn too_large_resource_version_lists_at_empty_rv() {
 
 #[test]
 fn a_very_short_watch_is_an_error_with_backoff() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
     sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-short");
@@ -178,8 +172,7 @@ fn a_very_short_watch_is_an_error_with_backoff() {
 
 #[test]
 fn a_malformed_line_is_reported_then_relisted() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/malformed", json!({}));
     let recs = change_is_seen(&sim, &mut kw, "after-malformed");
     failed_watch_says(&recs, "unable to decode an event");
@@ -188,8 +181,7 @@ fn a_malformed_line_is_reported_then_relisted() {
 
 #[test]
 fn a_stall_delays_events_but_loses_nothing() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
     let recs = change_is_seen(&sim, &mut kw, "during-stall");
     assert_eq!(of_type(&recs, "List").len(), 1);
@@ -198,9 +190,8 @@ fn a_stall_delays_events_but_loses_nothing() {
 
 #[test]
 fn a_clean_server_timeout_rewatches_from_the_last_rv() {
-    let sim = SimProcess::start(&[]);
     // Bookmarks off: the watch's resourceVersion only moves with events.
-    let mut kw = watching(&sim, &["--no-bookmarks"]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--no-bookmarks"]);
     let before = kw.json().len();
     sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-drop");
@@ -216,8 +207,7 @@ fn a_clean_server_timeout_rewatches_from_the_last_rv() {
 
 #[test]
 fn bookmarks_advance_the_resource_version_of_the_next_watch() {
-    let sim = SimProcess::start(&["--bookmark-interval", "0.3"]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&["--bookmark-interval", "0.3"], &[]);
     // Something changes elsewhere: bookmarks carry the global revision forward.
     sim.kubectl_ok("label namespace team-a touched=yes");
     let recs = kw.wait_for(LIMIT, "a bookmark past the list RV", |v| {
@@ -265,8 +255,7 @@ fn an_expired_continue_token_falls_back_to_one_full_list() {
 
 #[test]
 fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/restart", json!({"seconds": 3}));
     std::thread::sleep(Duration::from_secs(4));
     let recs = change_is_seen(&sim, &mut kw, "after-restart");

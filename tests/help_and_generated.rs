@@ -161,7 +161,6 @@ fn the_man_page_has_its_sections_and_no_dangling_references() {
     let man = offline(&["man"]);
     assert_eq!(man.code(), Some(0), "{}", man.stderr);
     assert!(!man.stdout.is_empty());
-    let text = man.stdout.join("\n");
     for section in [
         "NAME",
         "SYNOPSIS",
@@ -178,6 +177,7 @@ fn the_man_page_has_its_sections_and_no_dangling_references() {
             "no {section} section"
         );
     }
+    let text = man.stdout.join("\n");
     assert!(!text.contains("MORE"), "the hidden argument shows");
     assert!(
         !text.contains("kwatch\\-sim(1)") && !text.contains("(1)\n"),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, on_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// kwatch's `Accept` for a metadata-only list, and for its watches (client-go's JSON
@@ -143,12 +143,10 @@ fn lists_and_watches_carry_partial_object_metadata() {
 /// the end bookmark come as the real server sends them under that media type.
 #[test]
 fn streaming_lists_carry_partial_object_metadata() {
-    let sim = SimProcess::start(&["--objects", "4"]);
-    let out = sim
-        .kwatch(
-            "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced",
-        )
-        .exits(0);
+    let (sim, out) = on_new_sim(
+        &["--objects", "4"],
+        "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced",
+    );
     let recs = out.json();
     let listed = of_type(&recs, "Listed");
     assert_eq!(listed.len(), 2);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{configmap, is_delta, kubectl_f, of_type};
+use crate::util::kwatch::{configmap, is_delta, kubectl_f, of_type, on_new_sim};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -261,10 +261,7 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
 
 #[test]
 fn several_resources_share_one_stream() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("po,deploy,widgets -A -o json --until-synced")
-        .exits(0);
+    let (_sim, out) = on_new_sim(&[], "po,deploy,widgets -A -o json --until-synced");
     let recs = out.json();
     let synced: Vec<&str> = of_type(&recs, "Synced")
         .iter()
@@ -385,10 +382,10 @@ fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
 /// RealFIFO gets a queue line with what it counts.
 #[test]
 fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("pods -A -o json --watch-list on --fifo real --until-synced --stats")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &[],
+        "pods -A -o json --watch-list on --fifo real --until-synced --stats",
+    );
     let recs = out.json();
     assert!(!recs.is_empty(), "{}", out.stderr);
     let n = of_type(&recs, "Replaced").len();
@@ -416,10 +413,10 @@ fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
 
 #[test]
 fn stats_summarise_the_run_on_stderr() {
-    let sim = SimProcess::start(&["--objects", "6"]);
-    let out = sim
-        .kwatch("pods -A -o json --until-synced --stats --page-size 4")
-        .exits(0);
+    let (sim, out) = on_new_sim(
+        &["--objects", "6"],
+        "pods -A -o json --until-synced --stats --page-size 4",
+    );
     let recs = out.json();
     let n = of_type(&recs, "Replaced").len();
     let pages = recs[1]["pages"].as_u64().unwrap();
@@ -448,10 +445,10 @@ fn stats_summarise_the_run_on_stderr() {
 /// records (which used to come 2 s apart, and `--stats` said synced after 2 s).
 #[test]
 fn pop_delay_slows_deltas_only() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &[],
+        "configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json",
+    );
     let recs = out.json();
     let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
     assert!(types.starts_with(&["List", "Listed"]), "{types:?}");

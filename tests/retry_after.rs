@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{of_type, watching_configmaps as watching, Running};
+use crate::util::kwatch::{of_type, watching_a_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 fn patch_app_config(sim: &SimProcess, value: &str) {
@@ -83,8 +83,7 @@ fn after_drop(recs: &[Value], from: usize) -> Vec<Value> {
 /// patch is delivered about 3 s after the drop; no Backoff, no relist.
 #[test]
 fn three_rejections_are_retried_by_the_request_layer_without_backoff_or_relist() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &["--stats"]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--stats"]);
     let seen = kw.json().len();
     let since = server_now(&sim);
     let (recs, delivered) = rejected_then_patched(&sim, &mut kw, 3, "after-3");
@@ -141,8 +140,7 @@ fn three_rejections_are_retried_by_the_request_layer_without_backoff_or_relist()
 /// again; that request's one 429 is retried once more. No relist.
 #[test]
 fn twelve_rejections_exhaust_the_retries_then_the_reflector_backs_off_once() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     let seen = kw.json().len();
     let since = server_now(&sim);
     let (recs, _) = rejected_then_patched(&sim, &mut kw, 12, "after-12");
@@ -187,8 +185,7 @@ fn twelve_rejections_exhaust_the_retries_then_the_reflector_backs_off_once() {
 /// retries, then `Listed`.
 #[test]
 fn a_relist_answered_503_with_retry_after_is_one_list() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.fail_next(json!({"code": 503, "count": 2, "retryAfter": 1, "verb": "list"}));
     // A change the watch does not see, compacted away: the re-watch gets 410.
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
@@ -244,8 +241,7 @@ fn discovery_answered_with_retry_after_is_retried_like_kubectl() {
 /// Ctrl-C during a Retry-After wait ends kwatch at once, with 130.
 #[test]
 fn interrupt_during_a_retry_wait_exits_at_once() {
-    let sim = SimProcess::start(&[]);
-    let mut kw = watching(&sim, &[]);
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.fail_next(json!({"code": 503, "count": 5, "retryAfter": 60, "verb": "watch"}));
     sim.drop_watches();
     kw.wait_for(LIMIT, "a Retry", |v| !of_type(v, "Retry").is_empty());

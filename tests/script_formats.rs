@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{kubectl_f, of_type, Running};
+use crate::util::kwatch::{kubectl_f, of_type, on_new_sim, Running};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -162,10 +162,10 @@ fn watch_events_match_kubectl_get_w_output_watch_events() {
 
 #[test]
 fn tilde_lines_go_to_stderr_and_stdout_holds_rows_only() {
-    let sim = SimProcess::start(&["--objects", "3"]);
-    let out = sim
-        .kwatch("pods -n default --no-headers --until-synced")
-        .exits(0);
+    let (sim, out) = on_new_sim(
+        &["--objects", "3"],
+        "pods -n default --no-headers --until-synced",
+    );
     let names: BTreeSet<String> = sim.state()["objects"]["pods"]
         .as_object()
         .unwrap()

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{is_delta, kubectl_f};
+use crate::util::kwatch::{is_delta, kubectl_f, on_new_sim};
 use crate::util::shared::*;
 use crate::util::SimProcess;
 
@@ -182,10 +182,10 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
 
 #[test]
 fn label_columns_show_labels_timestamps_no_headers_and_a_kind_column() {
-    let sim = SimProcess::start(&["--objects", "3"]);
-    let out = sim
-        .kwatch("configmaps -n default --until-synced -L app --show-labels --timestamps")
-        .exits(0);
+    let (sim, out) = on_new_sim(
+        &["--objects", "3"],
+        "configmaps -n default --until-synced -L app --show-labels --timestamps",
+    );
     let table = rows(&out.stdout);
     assert_eq!(
         cells(table[0]),
@@ -301,10 +301,10 @@ fn table_cells_agree_with_kubectl_get() {
 
 #[test]
 fn nodes_wide_snapshot() {
-    let sim = SimProcess::start(&["--objects", "1"]);
-    let out = sim
-        .kwatch("nodes -o wide --until-synced --watch-list off")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &["--objects", "1"],
+        "nodes -o wide --until-synced --watch-list off",
+    );
     // Redact what changes between runs: ages, resourceVersions and list timings. The
     // `~` lines are on stderr (issue 15): they follow the table in the snapshot.
     let text: Vec<String> = out
@@ -549,10 +549,10 @@ fn tables_have_kubectls_columns() {
 
 #[test]
 fn table_output_for_people() {
-    let sim = SimProcess::start(&["--objects", "4"]);
-    let out = sim
-        .kwatch("pods -n default --until-synced --watch-list off")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &["--objects", "4"],
+        "pods -n default --until-synced --watch-list off",
+    );
     // The table on stdout, the `~` lines on stderr (issue 15: stdout carries data only).
     let lines = &out.stdout;
     let notes: Vec<&str> = out.stderr.lines().collect();
@@ -811,10 +811,10 @@ fn all_prints_its_blocks_in_kubectls_order() {
 /// (`all --metadata-only`: every block is NAME and AGE), after a blank line.
 #[test]
 fn each_resource_gets_its_header_block() {
-    let sim = SimProcess::start(&["--objects", "8"]);
-    let out = sim
-        .kwatch("all -n default --until-synced --metadata-only")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &["--objects", "8"],
+        "all -n default --until-synced --metadata-only",
+    );
     assert!(!out.stdout.is_empty());
     let mut kinds = Vec::new();
     let mut headers = 0;

@@ -176,6 +176,15 @@ impl Finished {
     }
 }
 
+/// A new sim started with `sim_args` and `kwatch ARGS` run against it to exit 0: the
+/// opening of most tests. The sim is returned alive for what the test asks it next.
+#[track_caller]
+pub fn on_new_sim(sim_args: &[&str], args: impl Args) -> (SimProcess, Finished) {
+    let sim = SimProcess::start(sim_args);
+    let out = sim.kwatch(args).exits(0);
+    (sim, out)
+}
+
 /// A kwatch still running.
 pub struct Running {
     argv: Vec<String>,
@@ -372,4 +381,12 @@ pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
     });
     std::thread::sleep(Duration::from_millis(1200));
     kw
+}
+
+/// A new sim started with `sim_args`, and a [`watching_configmaps`] kwatch with `extra`
+/// against it: the opening of the tests that break a running watch.
+pub fn watching_a_new_sim(sim_args: &[&str], extra: &[&str]) -> (SimProcess, Running) {
+    let sim = SimProcess::start(sim_args);
+    let kw = watching_configmaps(&sim, extra);
+    (sim, kw)
 }
