@@ -269,14 +269,19 @@ fn service_columns() -> Vec<Column> {
                         .collect()
                 })
                 .unwrap_or_default();
-            json!(if ports.is_empty() {
-                "<none>".to_string()
-            } else {
-                ports.join(",")
-            })
+            comma_list(&ports, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
+}
+
+/// `items` joined by commas, as the printers show a list; `empty` when there are none.
+fn comma_list<S: AsRef<str>>(items: &[S], empty: &str) -> Value {
+    if items.is_empty() {
+        return json!(empty);
+    }
+    let strs: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    json!(strs.join(","))
 }
 
 fn deployment_columns() -> Vec<Column> {
@@ -399,11 +404,7 @@ fn daemonset_columns() -> Vec<Column> {
                 .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
                 .collect();
             kv.sort();
-            json!(if kv.is_empty() {
-                "<none>".to_owned()
-            } else {
-                kv.join(",")
-            })
+            comma_list(&kv, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
@@ -478,11 +479,7 @@ fn ingress_columns() -> Vec<Column> {
                 .filter_map(|r| r["host"].as_str())
                 .filter(|h| !h.is_empty())
                 .collect();
-            json!(if hosts.is_empty() {
-                "*".to_owned()
-            } else {
-                hosts.join(",")
-            })
+            comma_list(&hosts, "*")
         }),
         col("Address", "string", 0, |_| json!("")),
         col("Ports", "string", 0, |v| {
@@ -507,11 +504,7 @@ fn endpointslice_columns() -> Vec<Column> {
                     _ => "*".to_owned(),
                 })
                 .collect();
-            json!(if p.is_empty() {
-                "<unset>".to_owned()
-            } else {
-                p.join(",")
-            })
+            comma_list(&p, "<unset>")
         }),
         col("Endpoints", "string", 0, |v| {
             let a: Vec<&str> = v["endpoints"]
@@ -521,11 +514,7 @@ fn endpointslice_columns() -> Vec<Column> {
                 .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
                 .filter_map(Value::as_str)
                 .collect();
-            json!(if a.is_empty() {
-                "<unset>".to_owned()
-            } else {
-                a.join(",")
-            })
+            comma_list(&a, "<unset>")
         }),
         col("Age", "string", 0, age),
     ]
@@ -595,11 +584,7 @@ fn networkpolicy_columns() -> Vec<Column> {
                 .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
                 .collect();
             kv.sort();
-            json!(if kv.is_empty() {
-                "<none>".to_owned()
-            } else {
-                kv.join(",")
-            })
+            comma_list(&kv, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
