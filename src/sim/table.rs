@@ -275,6 +275,11 @@ fn service_columns() -> Vec<Column> {
     ]
 }
 
+/// An integer column's cell: the field's number, 0 when it is absent.
+fn int_or_0(field: &Value) -> Value {
+    json!(field.as_i64().unwrap_or(0))
+}
+
 /// `items` joined by commas, as the printers show a list; `empty` when there are none.
 fn comma_list<S: AsRef<str>>(items: &[S], empty: &str) -> Value {
     if items.is_empty() {
@@ -294,10 +299,10 @@ fn deployment_columns() -> Vec<Column> {
             ))
         }),
         col("Up-to-date", "integer", 0, |v| {
-            json!(v["status"]["updatedReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["updatedReplicas"])
         }),
         col("Available", "integer", 0, |v| {
-            json!(v["status"]["availableReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["availableReplicas"])
         }),
         col("Age", "string", 0, age),
     ]
@@ -306,13 +311,13 @@ fn deployment_columns() -> Vec<Column> {
 fn replicaset_columns() -> Vec<Column> {
     vec![
         col("Desired", "integer", 0, |v| {
-            json!(v["spec"]["replicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["spec"]["replicas"])
         }),
         col("Current", "integer", 0, |v| {
-            json!(v["status"]["replicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["replicas"])
         }),
         col("Ready", "integer", 0, |v| {
-            json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["readyReplicas"])
         }),
         col("Age", "string", 0, age),
     ]
