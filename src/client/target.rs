@@ -489,7 +489,8 @@ mod tests {
             assert!(validate_namespace(good).is_ok(), "{good:?}");
         }
         // Each check, the value it refuses, and what its error says.
-        let refusals: [(fn(&str) -> Result<(), String>, &str, &str); 4] = [
+        type Validate = fn(&str) -> Result<(), String>;
+        let refusals: [(Validate, &str, &str); 4] = [
             (validate_namespace, ".", "[may not be '.']"),
             (
                 validate_namespace,
