@@ -131,21 +131,9 @@ impl Stats {
     /// resource name.
     pub fn render(&self, fifo: &[(String, FifoStats)]) -> String {
         let mut s = String::from("kwatch stats\n");
-        let total: u64 = self.deltas.values().sum();
-        let by_type: Vec<String> = self
-            .deltas
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let _ = writeln!(s, "  deltas: {total} ({})", by_type.join(", "));
+        let _ = writeln!(s, "  deltas: {}", tally(&self.deltas));
         if !self.handler_calls.is_empty() {
-            let total: u64 = self.handler_calls.values().sum();
-            let by_name: Vec<String> = self
-                .handler_calls
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            let _ = writeln!(s, "  handler calls: {total} ({})", by_name.join(", "));
+            let _ = writeln!(s, "  handler calls: {}", tally(&self.handler_calls));
         }
         let relists: u64 = self
             .lists
@@ -217,6 +205,13 @@ impl Stats {
         let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
         s
     }
+}
+
+/// `total (name count, ...)`: the counts' sum, then each count by name in name order.
+fn tally(counts: &BTreeMap<&'static str, u64>) -> String {
+    let total: u64 = counts.values().sum();
+    let each: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!("{total} ({})", each.join(", "))
 }
 
 #[cfg(test)]

@@ -607,14 +607,17 @@ mod tests {
     /// Ports client-go's TestDeltaFIFO_ReplaceMakesDeletions (legacy Sync mode).
     #[test]
     fn replace_tombstones_for_known_objects_and_queued_items() {
-        let store = || Some([o("foo", 5), o("bar", 6), o("baz", 7)]);
+        // Each case: what is queued before a relist of foo alone, and what drains after.
+        let after_relist = |queue: &dyn Fn(&DeltaFifo<&'static str>)| {
+            let f = fifo(Some(&[o("foo", 5), o("bar", 6), o("baz", 7)]), false);
+            queue(&f);
+            f.replace(vec![o("foo", 5)], "0");
+            drain(&f)
+        };
 
         // A queued watch Deleted absorbs the relist tombstone; bar gets the store's state.
-        let f = fifo(store().as_ref().map(|s| &s[..]), false);
-        f.delete(o("baz", 10));
-        f.replace(vec![o("foo", 5)], "0");
         assert_eq!(
-            drain(&f),
+            after_relist(&|f| f.delete(o("baz", 10))),
             vec![
                 "baz: [Deleted baz@10]",
                 "foo: [Sync foo@5]",
@@ -623,11 +626,8 @@ mod tests {
         );
 
         // A queued key's tombstone carries its newest queued object, not the store's.
-        let f = fifo(store().as_ref().map(|s| &s[..]), false);
-        f.add(o("baz", 10));
-        f.replace(vec![o("foo", 5)], "0");
         assert_eq!(
-            drain(&f),
+            after_relist(&|f| f.add(o("baz", 10))),
             vec![
                 "baz: [Added baz@10, Deleted tombstone(baz@10)]",
                 "foo: [Sync foo@5]",
@@ -635,12 +635,11 @@ mod tests {
             ]
         );
 
-        let f = fifo(store().as_ref().map(|s| &s[..]), false);
-        f.delete(o("bar", 6));
-        f.add(o("bar", 100));
-        f.replace(vec![o("foo", 5)], "0");
         assert_eq!(
-            drain(&f),
+            after_relist(&|f| {
+                f.delete(o("bar", 6));
+                f.add(o("bar", 100));
+            }),
             vec![
                 "bar: [Deleted bar@6, Added bar@100, Deleted tombstone(bar@100)]",
                 "foo: [Sync foo@5]",
@@ -649,11 +648,8 @@ mod tests {
         );
 
         // A key queued by a first relist and missing from the second.
-        let f = fifo(store().as_ref().map(|s| &s[..]), false);
-        f.replace(vec![o("bar", 100), o("foo", 5)], "0");
-        f.replace(vec![o("foo", 5)], "0");
         assert_eq!(
-            drain(&f),
+            after_relist(&|f| f.replace(vec![o("bar", 100), o("foo", 5)], "0")),
             vec![
                 "bar: [Sync bar@100, Deleted tombstone(bar@100)]",
                 "foo: [Sync foo@5, Sync foo@5]",

@@ -253,23 +253,31 @@ mod tests {
             .collect()
     }
 
+    /// What `all` lists from the core and apps groups of a 1.32 server, in order.
+    const CORE_AND_APPS: [&str; 7] = [
+        "pods@v1",
+        "replicationcontrollers@v1",
+        "services@v1",
+        "daemonsets.apps@v1",
+        "deployments.apps@v1",
+        "replicasets.apps@v1",
+        "statefulsets.apps@v1",
+    ];
+
     #[test]
     fn all_is_what_kubectl_get_all_lists_on_a_real_1_32_server() {
         assert_eq!(
             names(&category(&real_aggregated(), ALL)),
             [
-                "pods@v1",
-                "replicationcontrollers@v1",
-                "services@v1",
-                "daemonsets.apps@v1",
-                "deployments.apps@v1",
-                "replicasets.apps@v1",
-                "statefulsets.apps@v1",
-                // Listed with `all` in v2 and v1: once, at the preferred v2.
-                "horizontalpodautoscalers.autoscaling@v2",
-                "cronjobs.batch@v1",
-                "jobs.batch@v1",
+                &CORE_AND_APPS[..],
+                &[
+                    // Listed with `all` in v2 and v1: once, at the preferred v2.
+                    "horizontalpodautoscalers.autoscaling@v2",
+                    "cronjobs.batch@v1",
+                    "jobs.batch@v1",
+                ],
             ]
+            .concat()
         );
         let api_extensions = category(&real_aggregated(), "api-extensions");
         assert_eq!(
@@ -292,18 +300,7 @@ mod tests {
             preferred: "v1".into(),
             lists: vec![list],
         });
-        assert_eq!(
-            names(&category(&groups, ALL)),
-            [
-                "pods@v1",
-                "replicationcontrollers@v1",
-                "services@v1",
-                "daemonsets.apps@v1",
-                "deployments.apps@v1",
-                "replicasets.apps@v1",
-                "statefulsets.apps@v1",
-            ]
-        );
+        assert_eq!(names(&category(&groups, ALL)), CORE_AND_APPS);
     }
 
     #[test]

@@ -214,6 +214,27 @@ mod tests {
     use crate::cache::testutil::object;
     use crate::client::target::Resource;
 
+    /// The lines `h` says for `steps`, all at one instant with no context.
+    fn observe_all<'a>(
+        h: &mut Health,
+        r: &'a Resource,
+        steps: impl IntoIterator<Item = Body<'a>>,
+    ) -> Vec<String> {
+        let time = "2026-11-21T10:00:00Z".parse().unwrap();
+        steps
+            .into_iter()
+            .filter_map(|body| {
+                h.observe(&Record {
+                    resource: r,
+                    context: None,
+                    time,
+                    body,
+                    informer: Default::default(),
+                })
+            })
+            .collect()
+    }
+
     #[test]
     fn one_line_when_failing_starts_and_one_when_it_ends_none_per_retry() {
         let r = Resource::pods();
@@ -330,18 +351,7 @@ mod tests {
                 },
             ]);
         }
-        let lines: Vec<String> = steps
-            .into_iter()
-            .filter_map(|body| {
-                h.observe(&Record {
-                    resource: &r,
-                    context: None,
-                    time: "2026-11-21T10:00:00Z".parse().unwrap(),
-                    body,
-                    informer: Default::default(),
-                })
-            })
-            .collect();
+        let lines = observe_all(&mut h, &r, steps);
         assert_eq!(
             lines,
             [
@@ -371,23 +381,13 @@ mod tests {
         let bookmark = ReflectorEvent::Bookmark {
             resource_version: "12".into(),
         };
-        let lines: Vec<String> = [
+        let steps = [
             Body::Synced,
             Body::Event(&retry),
             Body::Event(&retry),
             Body::Event(&bookmark),
-        ]
-        .into_iter()
-        .filter_map(|body| {
-            h.observe(&Record {
-                resource: &r,
-                context: None,
-                time: "2026-11-21T10:00:00Z".parse().unwrap(),
-                body,
-                informer: Default::default(),
-            })
-        })
-        .collect();
+        ];
+        let lines = observe_all(&mut h, &r, steps);
         assert_eq!(
             lines,
             [

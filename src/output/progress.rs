@@ -68,17 +68,22 @@ impl fmt::Display for Line<'_> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn says_what_is_loading() {
-        let l = Line {
-            note: "listing pods",
-            items: 10500,
-            pages: 21,
+    /// A line 1.04s into loading, nothing popped or synced yet.
+    fn loading(note: &str, items: u64, pages: u64, targets: usize) -> Line<'_> {
+        Line {
+            note,
+            items,
+            pages,
             popped: 0,
             synced: 0,
-            targets: 1,
+            targets,
             elapsed: Duration::from_millis(1040),
-        };
+        }
+    }
+
+    #[test]
+    fn says_what_is_loading() {
+        let l = loading("listing pods", 10500, 21, 1);
         assert_eq!(
             l.to_string(),
             "loading: listing pods; 10500 objects in 21 pages received, 0 popped, 0/1 synced, 1.0s"
@@ -88,15 +93,7 @@ mod tests {
     /// Issue 19 item 11: a streaming list has no pages to speak of.
     #[test]
     fn a_streaming_list_speaks_of_objects_not_pages() {
-        let l = Line {
-            note: "listed pods: 10001 streamed",
-            items: 10001,
-            pages: 0,
-            popped: 0,
-            synced: 0,
-            targets: 1,
-            elapsed: Duration::from_millis(1040),
-        };
+        let l = loading("listed pods: 10001 streamed", 10001, 0, 1);
         assert_eq!(
             l.to_string(),
             "loading: listed pods: 10001 streamed; 10001 objects received, 0 popped, 0/1 synced, 1.0s"
@@ -107,15 +104,12 @@ mod tests {
     /// copies behind).
     #[test]
     fn fits_the_terminal_width() {
-        let l = Line {
-            note: "listed horizontalpodautoscalers.autoscaling: 10000 in 20 pages",
-            items: 10500,
-            pages: 21,
-            popped: 0,
-            synced: 0,
-            targets: 9,
-            elapsed: Duration::from_millis(1040),
-        };
+        let l = loading(
+            "listed horizontalpodautoscalers.autoscaling: 10000 in 20 pages",
+            10500,
+            21,
+            9,
+        );
         let fit = l.fit(Some(80));
         assert_eq!(fit.chars().count(), 79, "{fit}");
         assert!(fit.starts_with("loading: listed horizontalpodautoscalers") && fit.ends_with('…'));

@@ -340,28 +340,18 @@ fn snapshots_of_every_format() {
             ..base(Format::Wide)
         })
     );
-    insta::assert_snapshot!(
-        "table_diff",
-        story(Options {
-            diff: diff::DiffMode::On,
-            ..base(Format::Table)
-        })
-    );
     insta::assert_snapshot!("json", story(base(Format::Json)));
-    insta::assert_snapshot!(
-        "json_diff",
-        story(Options {
+    for (name, format) in [
+        ("table_diff", Format::Table),
+        ("json_diff", Format::Json),
+        ("yaml_diff", Format::Yaml),
+    ] {
+        let diffed = Options {
             diff: diff::DiffMode::On,
-            ..base(Format::Json)
-        })
-    );
-    insta::assert_snapshot!(
-        "yaml_diff",
-        story(Options {
-            diff: diff::DiffMode::On,
-            ..base(Format::Yaml)
-        })
-    );
+            ..base(format)
+        };
+        insta::assert_snapshot!(name, story(diffed));
+    }
     insta::assert_snapshot!("name", story(base(parse("name"))));
     insta::assert_snapshot!("watch_events", story(base(parse("watch-events"))));
     insta::assert_snapshot!(

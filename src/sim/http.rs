@@ -271,14 +271,19 @@ async fn handle_resource(
     }
 }
 
+/// A list's `resourceVersion`, `resourceVersionMatch` and `continue`; "" when absent.
+fn list_params(q: &Params) -> (&str, &str, &str) {
+    let get = |name| q.get(name).map_or("", String::as_str);
+    (
+        get("resourceVersion"),
+        get("resourceVersionMatch"),
+        get("continue"),
+    )
+}
+
 /// Validates list options as `ValidateListOptions` does for a list (not a watch).
 fn validate_list(q: &Params) -> Result<(), Status> {
-    let rv = q.get("resourceVersion").map(String::as_str).unwrap_or("");
-    let rvm = q
-        .get("resourceVersionMatch")
-        .map(String::as_str)
-        .unwrap_or("");
-    let cont = q.get("continue").map(String::as_str).unwrap_or("");
+    let (rv, rvm, cont) = list_params(q);
     let mut causes = Vec::new();
     let forbid = |field: &str, msg: &str| Cause {
         reason: "FieldValueForbidden",
@@ -433,12 +438,7 @@ async fn list(app: &Arc<App>, t: &Target, q: &Params, accept: As) -> Response {
 /// The list's [`ListPoint`] from `resourceVersion`, `resourceVersionMatch`, `continue` and
 /// `limit`, with kube-apiserver's semantics (a future RV is waited for, then 504).
 async fn list_point(app: &Arc<App>, t: &Target, q: &Params) -> Result<ListPoint, Status> {
-    let rv = q.get("resourceVersion").map(String::as_str).unwrap_or("");
-    let rvm = q
-        .get("resourceVersionMatch")
-        .map(String::as_str)
-        .unwrap_or("");
-    let cont = q.get("continue").map(String::as_str).unwrap_or("");
+    let (rv, rvm, cont) = list_params(q);
     let limit = q
         .get("limit")
         .and_then(|l| l.parse::<i64>().ok())

@@ -269,14 +269,24 @@ fn service_columns() -> Vec<Column> {
                         .collect()
                 })
                 .unwrap_or_default();
-            json!(if ports.is_empty() {
-                "<none>".to_string()
-            } else {
-                ports.join(",")
-            })
+            comma_list(&ports, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
+}
+
+/// An integer column's cell: the field's number, 0 when it is absent.
+fn int_or_0(field: &Value) -> Value {
+    json!(field.as_i64().unwrap_or(0))
+}
+
+/// `items` joined by commas, as the printers show a list; `empty` when there are none.
+fn comma_list<S: AsRef<str>>(items: &[S], empty: &str) -> Value {
+    if items.is_empty() {
+        return json!(empty);
+    }
+    let strs: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    json!(strs.join(","))
 }
 
 fn deployment_columns() -> Vec<Column> {
@@ -289,10 +299,10 @@ fn deployment_columns() -> Vec<Column> {
             ))
         }),
         col("Up-to-date", "integer", 0, |v| {
-            json!(v["status"]["updatedReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["updatedReplicas"])
         }),
         col("Available", "integer", 0, |v| {
-            json!(v["status"]["availableReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["availableReplicas"])
         }),
         col("Age", "string", 0, age),
     ]
@@ -301,13 +311,13 @@ fn deployment_columns() -> Vec<Column> {
 fn replicaset_columns() -> Vec<Column> {
     vec![
         col("Desired", "integer", 0, |v| {
-            json!(v["spec"]["replicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["spec"]["replicas"])
         }),
         col("Current", "integer", 0, |v| {
-            json!(v["status"]["replicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["replicas"])
         }),
         col("Ready", "integer", 0, |v| {
-            json!(v["status"]["readyReplicas"].as_i64().unwrap_or(0))
+            int_or_0(&v["status"]["readyReplicas"])
         }),
         col("Age", "string", 0, age),
     ]
@@ -399,11 +409,7 @@ fn daemonset_columns() -> Vec<Column> {
                 .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
                 .collect();
             kv.sort();
-            json!(if kv.is_empty() {
-                "<none>".to_owned()
-            } else {
-                kv.join(",")
-            })
+            comma_list(&kv, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
@@ -478,11 +484,7 @@ fn ingress_columns() -> Vec<Column> {
                 .filter_map(|r| r["host"].as_str())
                 .filter(|h| !h.is_empty())
                 .collect();
-            json!(if hosts.is_empty() {
-                "*".to_owned()
-            } else {
-                hosts.join(",")
-            })
+            comma_list(&hosts, "*")
         }),
         col("Address", "string", 0, |_| json!("")),
         col("Ports", "string", 0, |v| {
@@ -507,11 +509,7 @@ fn endpointslice_columns() -> Vec<Column> {
                     _ => "*".to_owned(),
                 })
                 .collect();
-            json!(if p.is_empty() {
-                "<unset>".to_owned()
-            } else {
-                p.join(",")
-            })
+            comma_list(&p, "<unset>")
         }),
         col("Endpoints", "string", 0, |v| {
             let a: Vec<&str> = v["endpoints"]
@@ -521,11 +519,7 @@ fn endpointslice_columns() -> Vec<Column> {
                 .flat_map(|e| e["addresses"].as_array().into_iter().flatten())
                 .filter_map(Value::as_str)
                 .collect();
-            json!(if a.is_empty() {
-                "<unset>".to_owned()
-            } else {
-                a.join(",")
-            })
+            comma_list(&a, "<unset>")
         }),
         col("Age", "string", 0, age),
     ]
@@ -595,11 +589,7 @@ fn networkpolicy_columns() -> Vec<Column> {
                 .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
                 .collect();
             kv.sort();
-            json!(if kv.is_empty() {
-                "<none>".to_owned()
-            } else {
-                kv.join(",")
-            })
+            comma_list(&kv, "<none>")
         }),
         col("Age", "string", 0, age),
     ]
