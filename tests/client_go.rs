@@ -224,10 +224,8 @@ fn client_go_0_36_relists_and_resyncs_atomically() {
 /// The table says which informer on the initial list and Synced lines; `--stats` too.
 #[test]
 fn the_table_and_stats_name_the_release() {
-    let (_sim, out) = on_new_sim(
-        &[],
-        "configmaps -n default --client-go v1.36.2 --until-synced --stats",
-    );
+    let args = "configmaps -n default --client-go v1.36.2 --until-synced --stats";
+    let (_sim, out) = on_new_sim(&[], args);
     let rows: Vec<&String> = out.stdout.iter().skip(1).collect();
     assert_eq!(rows.len(), 2, "{:?}", out.stdout);
     for r in rows {
@@ -250,10 +248,8 @@ fn the_table_and_stats_name_the_release() {
 /// on the sim's 1.32, whose client-go 0.32 had no RealFIFO, is 0.33's informer.
 #[test]
 fn without_a_release_fifo_real_is_0_33s_informer_on_a_1_32_server() {
-    let (_sim, out) = on_new_sim(
-        &[],
-        "configmaps -n default -o json --until-synced --fifo real",
-    );
+    let args = "configmaps -n default -o json --until-synced --fifo real";
+    let (_sim, out) = on_new_sim(&[], args);
     let recs = out.json();
     assert!(!of_type(&recs, "List").is_empty(), "{recs:#?}");
     for r in of_type(&recs, "List")
@@ -311,10 +307,9 @@ fn bad_releases_and_combinations_are_refused_with_one_line() {
 /// `--legacy-sync` is fine with a DeltaFIFO whichever the release.
 #[test]
 fn an_explicit_fifo_overrides_the_releases_queue() {
-    let (sim, out) = on_new_sim(
-        &[],
-        "configmaps -n default -o json --until-synced --client-go 0.36 --fifo delta --legacy-sync",
-    );
+    let args =
+        "configmaps -n default -o json --until-synced --client-go 0.36 --fifo delta --legacy-sync";
+    let (sim, out) = on_new_sim(&[], args);
     let recs = out.json();
     let list = of_type(&recs, "List")[0];
     assert_eq!(

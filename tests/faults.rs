@@ -45,14 +45,20 @@ fn failed_watch_says(recs: &[Value], words: &str) {
     );
 }
 
+/// The records of a watch dropped and answered twice with 429 (`Retry-After: S`, none if
+/// 0) on the way back, up to a change made meanwhile being seen.
+fn after_two_watch_429s(retry_after: u64) -> Vec<Value> {
+    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
+    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": retry_after, "verb": "watch"}));
+    sim.drop_watches();
+    change_is_seen(&sim, &mut kw, "after-429")
+}
+
 /// Issue 10: a 429 with Retry-After is the request layer's, as in client-go: the same
 /// watch is sent again after the wait, and the reflector neither backs off nor relists.
 #[test]
 fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
-    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 2, "verb": "watch"}));
-    sim.drop_watches();
-    let recs = change_is_seen(&sim, &mut kw, "after-429");
+    let recs = after_two_watch_429s(2);
     let retries = of_type(&recs, "Retry");
     assert_eq!(retries.len(), 2, "{recs:#?}");
     for (i, r) in retries.iter().enumerate() {
@@ -71,10 +77,7 @@ fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
 /// Without Retry-After a 429 reaches the reflector at once: backoff, re-watch, no relist.
 #[test]
 fn too_many_requests_without_retry_after_back_off_then_rewatch_without_relist() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
-    sim.fail_next(json!({"code": 429, "count": 2, "retryAfter": 0, "verb": "watch"}));
-    sim.drop_watches();
-    let recs = change_is_seen(&sim, &mut kw, "after-429");
+    let recs = after_two_watch_429s(0);
     assert!(of_type(&recs, "Retry").is_empty(), "{recs:#?}");
     let backoffs = of_type(&recs, "Backoff");
     assert_eq!(backoffs.len(), 2, "{recs:#?}");

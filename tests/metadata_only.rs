@@ -143,10 +143,9 @@ fn lists_and_watches_carry_partial_object_metadata() {
 /// the end bookmark come as the real server sends them under that media type.
 #[test]
 fn streaming_lists_carry_partial_object_metadata() {
-    let (sim, out) = on_new_sim(
-        &["--objects", "4"],
-        "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced",
-    );
+    let args =
+        "configmaps,widgets -n default -o json --metadata-only --watch-list on --until-synced";
+    let (sim, out) = on_new_sim(&["--objects", "4"], args);
     let recs = out.json();
     let listed = of_type(&recs, "Listed");
     assert_eq!(listed.len(), 2);

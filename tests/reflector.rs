@@ -382,10 +382,8 @@ fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
 /// RealFIFO gets a queue line with what it counts.
 #[test]
 fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
-    let (_sim, out) = on_new_sim(
-        &[],
-        "pods -A -o json --watch-list on --fifo real --until-synced --stats",
-    );
+    let args = "pods -A -o json --watch-list on --fifo real --until-synced --stats";
+    let (_sim, out) = on_new_sim(&[], args);
     let recs = out.json();
     assert!(!recs.is_empty(), "{}", out.stderr);
     let n = of_type(&recs, "Replaced").len();
@@ -413,10 +411,8 @@ fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {
 
 #[test]
 fn stats_summarise_the_run_on_stderr() {
-    let (sim, out) = on_new_sim(
-        &["--objects", "6"],
-        "pods -A -o json --until-synced --stats --page-size 4",
-    );
+    let args = "pods -A -o json --until-synced --stats --page-size 4";
+    let (sim, out) = on_new_sim(&["--objects", "6"], args);
     let recs = out.json();
     let n = of_type(&recs, "Replaced").len();
     let pages = recs[1]["pages"].as_u64().unwrap();
@@ -445,10 +441,8 @@ fn stats_summarise_the_run_on_stderr() {
 /// records (which used to come 2 s apart, and `--stats` said synced after 2 s).
 #[test]
 fn pop_delay_slows_deltas_only() {
-    let (_sim, out) = on_new_sim(
-        &[],
-        "configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json",
-    );
+    let args = "configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json";
+    let (_sim, out) = on_new_sim(&[], args);
     let recs = out.json();
     let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
     assert!(types.starts_with(&["List", "Listed"]), "{types:?}");

@@ -582,6 +582,7 @@ mod tests {
 
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
+    use crate::cache::real_fifo::RealFifo;
     use crate::cache::testutil::{object, Buf};
     use crate::client::target::Resource;
     use crate::output::{Format, Options, View};
@@ -711,15 +712,18 @@ mod tests {
             .collect()
     }
 
+    /// A RealFIFO with 0.35's batch pops (and 0.36's atomic mode if `atomic`), and its store.
+    fn batch_fifo(atomic: bool) -> (RealFifo<ReflectorEvent>, Arc<Store>) {
+        use crate::cache::real_fifo::{RealFifoOptions, DEFAULT_BATCH_SIZE};
+        let store = Arc::new(Store::new());
+        let batch_size = Some(DEFAULT_BATCH_SIZE);
+        let opts = RealFifoOptions { batch_size, atomic };
+        (RealFifo::with_options(store.clone(), opts), store)
+    }
+
     #[tokio::test]
     async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
-        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
-        let store = Arc::new(Store::new());
-        let opts = RealFifoOptions {
-            batch_size: Some(DEFAULT_BATCH_SIZE),
-            atomic: true,
-        };
-        let fifo = RealFifo::with_options(store.clone(), opts);
+        let (fifo, store) = batch_fifo(true);
         fifo.push_notice(ReflectorEvent::List {
             resource_version: String::new(),
             limit: 0,
@@ -758,13 +762,7 @@ mod tests {
 
     #[tokio::test]
     async fn batch_pops_take_distinct_keys_with_the_notices_among_them() {
-        use crate::cache::real_fifo::{RealFifo, RealFifoOptions, DEFAULT_BATCH_SIZE};
-        let store = Arc::new(Store::new());
-        let opts = RealFifoOptions {
-            batch_size: Some(DEFAULT_BATCH_SIZE),
-            atomic: false,
-        };
-        let fifo = RealFifo::with_options(store.clone(), opts);
+        let (fifo, store) = batch_fifo(false);
         fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
         fifo.update(pod("a", "3"));
         fifo.bookmark(ReflectorEvent::Bookmark {

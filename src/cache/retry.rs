@@ -130,21 +130,13 @@ impl<L> Retrying<L> {
 
 impl<L: ListerWatcher> ListerWatcher for Retrying<L> {
     async fn list(&self, opts: ListOptions) -> Result<ListPage, SourceError> {
-        send(
-            Verb::List,
-            || self.inner.list(opts.clone()),
-            &*self.on_retry,
-        )
-        .await
+        let list = || self.inner.list(opts.clone());
+        send(Verb::List, list, &*self.on_retry).await
     }
 
     async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
-        send(
-            Verb::Watch,
-            || self.inner.watch(opts.clone()),
-            &*self.on_retry,
-        )
-        .await
+        let watch = || self.inner.watch(opts.clone());
+        send(Verb::Watch, watch, &*self.on_retry).await
     }
 }
 

@@ -59,43 +59,29 @@ fn schema(r: &ResourceDef) -> Value {
     })
 }
 
-fn v3_doc(group: &str, version: &str) -> Value {
+/// The swagger 2.0 document of every resource (`gv: None`), or the OpenAPI v3 document of
+/// one group-version: the same paths and schemas, under each format's own keys.
+fn doc(gv: Option<(&str, &str)>) -> Value {
     let mut paths = Map::new();
     let mut schemas = Map::new();
-    for r in RESOURCES
-        .iter()
-        .filter(|r| r.group == group && r.version == version)
-    {
-        paths.insert(object_path(r), json!({"patch": operation(r, true)}));
+    let in_doc = |r: &&ResourceDef| gv.is_none_or(|(g, v)| r.group == g && r.version == v);
+    for r in RESOURCES.iter().filter(in_doc) {
+        paths.insert(object_path(r), json!({"patch": operation(r, gv.is_some())}));
         schemas.insert(schema_name(r), schema(r));
     }
-    json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.13"},
-        "paths": paths,
-        "components": {"schemas": schemas},
-    })
-}
-
-fn v2_doc() -> Value {
-    let mut paths = Map::new();
-    let mut defs = Map::new();
-    for r in RESOURCES {
-        paths.insert(object_path(r), json!({"patch": operation(r, false)}));
-        defs.insert(schema_name(r), schema(r));
+    let info = json!({"title": "Kubernetes", "version": "v1.32.13"});
+    match gv {
+        Some(_) => json!({
+            "openapi": "3.0.0", "info": info, "paths": paths, "components": {"schemas": schemas},
+        }),
+        None => json!({"swagger": "2.0", "info": info, "paths": paths, "definitions": schemas}),
     }
-    json!({
-        "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.13"},
-        "paths": paths,
-        "definitions": defs,
-    })
 }
 
 /// Answers `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<gv path>`.
 pub fn handle(path: &str) -> Option<Response> {
     if path == "/openapi/v2" {
-        return Some(value_response(StatusCode::OK, &v2_doc()));
+        return Some(value_response(StatusCode::OK, &doc(None)));
     }
     let rest = path.strip_prefix("/openapi/v3")?;
     if rest.is_empty() {
@@ -117,5 +103,8 @@ pub fn handle(path: &str) -> Option<Response> {
     let r = RESOURCES
         .iter()
         .find(|r| r.group == group && r.version == version)?;
-    Some(value_response(StatusCode::OK, &v3_doc(r.group, r.version)))
+    Some(value_response(
+        StatusCode::OK,
+        &doc(Some((r.group, r.version))),
+    ))
 }

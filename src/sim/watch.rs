@@ -221,34 +221,31 @@ fn bookmark(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> Bytes 
 
 /// The object of a BOOKMARK at `rv` (see [`bookmark`]).
 fn bookmark_object(def: &ResourceDef, rv: u64, initial_end: bool, render: As) -> serde_json::Value {
-    let mut meta = serde_json::Map::new();
+    let annotations = |blueprint| initial_end.then(|| initial_end_annotations(blueprint));
     if matches!(render, As::PartialMetadata | As::PartialMetadataList) {
-        let annotations = initial_end.then(|| initial_end_annotations(partial::BLUEPRINT.into()));
-        partial::bookmark(rv, annotations)
-    } else if def.custom {
-        if initial_end {
-            let blueprint = format!(
-                "{{\"apiVersion\":\"{}\",\"items\":null,\"kind\":\"{}\",\"metadata\":{{}}}}\n",
-                def.api_version(),
-                def.list_kind()
-            );
-            meta.insert("annotations".into(), initial_end_annotations(blueprint));
-        }
-        meta.insert("resourceVersion".into(), json!(rv.to_string()));
-        json!({"apiVersion": def.api_version(), "kind": def.kind, "metadata": meta})
-    } else {
-        meta.insert("resourceVersion".into(), json!(rv.to_string()));
-        meta.insert("creationTimestamp".into(), serde_json::Value::Null);
-        if initial_end {
-            let blueprint = format!(
-                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{}},\"items\":null}}\n",
-                def.list_kind(),
-                def.api_version()
-            );
-            meta.insert("annotations".into(), initial_end_annotations(blueprint));
-        }
-        json!({"kind": def.kind, "apiVersion": def.api_version(), "metadata": meta})
+        return partial::bookmark(rv, annotations(partial::BLUEPRINT.into()));
     }
+    let (kind, api_version) = (def.list_kind(), def.api_version());
+    let mut meta = serde_json::Map::new();
+    if def.custom {
+        let blueprint = format!(
+            "{{\"apiVersion\":\"{api_version}\",\"items\":null,\"kind\":\"{kind}\",\"metadata\":{{}}}}\n"
+        );
+        if let Some(a) = annotations(blueprint) {
+            meta.insert("annotations".into(), a);
+        }
+        meta.insert("resourceVersion".into(), json!(rv.to_string()));
+        return json!({"apiVersion": api_version, "kind": def.kind, "metadata": meta});
+    }
+    meta.insert("resourceVersion".into(), json!(rv.to_string()));
+    meta.insert("creationTimestamp".into(), serde_json::Value::Null);
+    let blueprint = format!(
+        "{{\"kind\":\"{kind}\",\"apiVersion\":\"{api_version}\",\"metadata\":{{}},\"items\":null}}\n"
+    );
+    if let Some(a) = annotations(blueprint) {
+        meta.insert("annotations".into(), a);
+    }
+    json!({"kind": def.kind, "apiVersion": api_version, "metadata": meta})
 }
 
 /// An ERROR event carrying `status`.
@@ -572,33 +569,29 @@ fn dropped() -> std::io::Error {
 mod tests {
     use super::*;
 
+    /// Each bookmark byte for byte as kube-apiserver 1.32 sends it; under
+    /// `as=PartialObjectMetadata` every resource's bookmark is a PartialObjectMetadata.
     #[test]
     fn bookmarks_have_the_reference_shape() {
-        let cm = &RESOURCES[super::super::resources::CONFIGMAPS];
-        assert_eq!(
-            &bookmark(cm, 262, false, As::Object)[..],
-            b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"262\",\"creationTimestamp\":null}}}\n"
-        );
-        assert_eq!(
-            &bookmark(cm, 261, true, As::Object)[..],
-            &b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"261\",\"creationTimestamp\":null,\"annotations\":{\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/initial-events-list-blueprint\":\"eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\"}}}}\n"[..]
-        );
-        let wd = &RESOURCES[super::super::resources::WIDGETS];
-        assert_eq!(
-            &bookmark(wd, 297, false, As::Object)[..],
-            b"{\"type\":\"BOOKMARK\",\"object\":{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"resourceVersion\":\"297\"}}}\n"
-        );
+        use super::super::resources::{CONFIGMAPS, WIDGETS};
+        let cases: [(usize, u64, bool, As, &str); 4] = [
+            (CONFIGMAPS, 262, false, As::Object, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"262\",\"creationTimestamp\":null}}"),
+            (CONFIGMAPS, 261, true, As::Object, "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"261\",\"creationTimestamp\":null,\"annotations\":{\"k8s.io/initial-events-end\":\"true\",\"kubernetes.io/initial-events-list-blueprint\":\"eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==\"}}}"),
+            (WIDGETS, 297, false, As::Object, "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"resourceVersion\":\"297\"}}"),
+            (WIDGETS, 297, false, As::PartialMetadata, "{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"297\",\"creationTimestamp\":null}}"),
+        ];
+        for (res, rv, end, render, object) in cases {
+            let line = bookmark(&RESOURCES[res], rv, end, render);
+            let want = format!("{{\"type\":\"BOOKMARK\",\"object\":{object}}}\n");
+            assert_eq!(std::str::from_utf8(&line).unwrap(), want);
+        }
     }
 
-    /// Under `as=PartialObjectMetadata` every resource's bookmark is a PartialObjectMetadata,
-    /// the initial-events-end one describing an empty PartialObjectMetadataList.
+    /// The initial-events-end bookmark under `as=PartialObjectMetadata` describes an empty
+    /// PartialObjectMetadataList.
     #[test]
-    fn metadata_bookmarks_are_partial_object_metadata() {
+    fn metadata_bookmarks_describe_a_partial_object_metadata_list() {
         let wd = &RESOURCES[super::super::resources::WIDGETS];
-        assert_eq!(
-            &bookmark(wd, 297, false, As::PartialMetadata)[..],
-            b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"297\",\"creationTimestamp\":null}}}\n"
-        );
         let line = bookmark(wd, 298, true, As::PartialMetadata);
         let ev: serde_json::Value = serde_json::from_slice(&line).unwrap();
         let a = &ev["object"]["metadata"]["annotations"];
