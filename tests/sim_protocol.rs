@@ -858,6 +858,62 @@ fn fault_stall_delays_watch_events() {
 }
 
 #[test]
+fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!(
+        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}"
+    ));
+    assert_eq!(sim.control("POST", "delay", json!({"ms": 600}))["ms"], 600);
+    let t0 = Instant::now();
+    create_cm(&sim, "default", "slow-a", "x");
+    std::thread::sleep(Duration::from_millis(200));
+    let t1 = Instant::now();
+    create_cm(&sim, "default", "slow-b", "x");
+    // The storage has both at once: a GET and a list see them.
+    assert_eq!(
+        sim.get("/api/v1/namespaces/default/configmaps/slow-b")
+            .status,
+        200
+    );
+    let list = sim.get("/api/v1/namespaces/default/configmaps").json();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"slow-a") && names.contains(&"slow-b"),
+        "{names:?}"
+    );
+    // The watch sends each one 600 ms after it was made, in order.
+    assert_eq!(w.next(Duration::from_millis(300)), WatchItem::Timeout);
+    assert_eq!(brief(&w.event(5 * S)).1, "slow-a");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(brief(&w.event(5 * S)).1, "slow-b");
+    assert!(
+        t1.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        t1.elapsed()
+    );
+    // Off again: the next change comes without waiting.
+    sim.control("POST", "delay", json!({"ms": 0}));
+    let t2 = Instant::now();
+    create_cm(&sim, "default", "prompt", "x");
+    assert_eq!(brief(&w.event(5 * S)).1, "prompt");
+    assert!(
+        t2.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t2.elapsed()
+    );
+}
+
+#[test]
 fn fault_short_watches_end_at_once() {
     let sim = SimProcess::start(&[]);
     sim.control("POST", "short-watches", json!({"count": 2}));
