@@ -282,11 +282,11 @@ pub struct WatchArgs {
     /// Measure write-to-delta latency: patch a ConfigMap of kwatch's own in NAMESPACE
     ///
     /// Measure write-to-delta latency: create a ConfigMap of kwatch's own in NAMESPACE
-    /// (kwatch-probe-<random>, labelled kwatch.io/probe=true), patch it every
-    /// --probe-interval with the send time, and time each patch until its delta pops from
-    /// an informer of its own (printed nowhere): a Latency record per patch, p50/p90/p99/max
-    /// in --stats. Needs create, patch and delete on configmaps there; the ConfigMap is
-    /// deleted on exit. Nothing is written without this flag.
+    /// (labelled kwatch.io/probe=true), patch it every --probe-interval with the send time,
+    /// and time each patch until its delta pops from an informer of its own (printed
+    /// nowhere): a Latency record per patch, p50/p90/p99/max in --stats. Needs create,
+    /// patch and delete on configmaps there; the ConfigMap is deleted on exit, and a
+    /// crashed run's at the next start. Nothing is written without this flag.
     #[arg(long, value_name = "NAMESPACE")]
     pub probe: Option<String>,
 
