@@ -162,6 +162,21 @@ fn probe_without_the_right_to_write_is_one_line_and_exit_1() {
         lines[0]
     );
     assert_eq!(probes_left(&sim), Vec::<String>::new());
+    // Asked as `kubectl auth can-i` asks, before any write: no create was tried.
+    let requests = sim.control("GET", "requests", json!({}));
+    let all = requests["requests"].as_array().unwrap();
+    assert!(
+        all.iter().any(|r| r["path"]
+            .as_str()
+            .unwrap()
+            .contains("selfsubjectaccessreviews")),
+        "{requests}"
+    );
+    assert!(
+        !all.iter()
+            .any(|r| r["method"] == "POST" && r["path"].as_str().unwrap().contains("/configmaps")),
+        "{requests}"
+    );
 }
 
 #[test]

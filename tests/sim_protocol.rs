@@ -1374,3 +1374,38 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
         "{said}"
     );
 }
+
+/// A SelfSubjectAccessReview (what `kubectl auth can-i` asks, in protobuf, which the
+/// simulator does not speak; kwatch's `--probe` asks it in JSON) is answered with the fixed
+/// policy (src/sim/auth.rs): the viewer may list config maps but not create them.
+#[test]
+fn self_subject_access_reviews_answer_the_policy() {
+    let sim = SimProcess::start(&[]);
+    let viewer = "system:serviceaccount:default:viewer";
+    let can_i = |verb: &str, who: Option<&str>| {
+        let mut headers = vec![
+            ("authorization".to_owned(), format!("Bearer {}", sim.token)),
+            ("content-type".to_owned(), "application/json".to_owned()),
+        ];
+        if let Some(w) = who {
+            headers.push(("impersonate-user".to_owned(), w.to_owned()));
+        }
+        let review = json!({"apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"namespace": "default", "verb": verb,
+                                            "resource": "configmaps"}}});
+        let r = sim.request_with(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            &headers,
+            &review.to_string(),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        let v = r.json();
+        assert_eq!(v["spec"], review["spec"], "{v}");
+        v["status"]["allowed"].as_bool().expect("status.allowed")
+    };
+    assert!(can_i("list", Some(viewer)));
+    assert!(!can_i("create", Some(viewer)));
+    assert!(can_i("delete", None));
+}
