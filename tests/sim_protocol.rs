@@ -858,6 +858,62 @@ fn fault_stall_delays_watch_events() {
 }
 
 #[test]
+fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!(
+        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}"
+    ));
+    assert_eq!(sim.control("POST", "delay", json!({"ms": 600}))["ms"], 600);
+    let t0 = Instant::now();
+    create_cm(&sim, "default", "slow-a", "x");
+    std::thread::sleep(Duration::from_millis(200));
+    let t1 = Instant::now();
+    create_cm(&sim, "default", "slow-b", "x");
+    // The storage has both at once: a GET and a list see them.
+    assert_eq!(
+        sim.get("/api/v1/namespaces/default/configmaps/slow-b")
+            .status,
+        200
+    );
+    let list = sim.get("/api/v1/namespaces/default/configmaps").json();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"slow-a") && names.contains(&"slow-b"),
+        "{names:?}"
+    );
+    // The watch sends each one 600 ms after it was made, in order.
+    assert_eq!(w.next(Duration::from_millis(300)), WatchItem::Timeout);
+    assert_eq!(brief(&w.event(5 * S)).1, "slow-a");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(brief(&w.event(5 * S)).1, "slow-b");
+    assert!(
+        t1.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        t1.elapsed()
+    );
+    // Off again: the next change comes without waiting.
+    sim.control("POST", "delay", json!({"ms": 0}));
+    let t2 = Instant::now();
+    create_cm(&sim, "default", "prompt", "x");
+    assert_eq!(brief(&w.event(5 * S)).1, "prompt");
+    assert!(
+        t2.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t2.elapsed()
+    );
+}
+
+#[test]
 fn fault_short_watches_end_at_once() {
     let sim = SimProcess::start(&[]);
     sim.control("POST", "short-watches", json!({"count": 2}));
@@ -1317,4 +1373,39 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
         ),
         "{said}"
     );
+}
+
+/// A SelfSubjectAccessReview (what `kubectl auth can-i` asks, in protobuf, which the
+/// simulator does not speak; kwatch's `--probe` asks it in JSON) is answered with the fixed
+/// policy (src/sim/auth.rs): the viewer may list config maps but not create them.
+#[test]
+fn self_subject_access_reviews_answer_the_policy() {
+    let sim = SimProcess::start(&[]);
+    let viewer = "system:serviceaccount:default:viewer";
+    let can_i = |verb: &str, who: Option<&str>| {
+        let mut headers = vec![
+            ("authorization".to_owned(), format!("Bearer {}", sim.token)),
+            ("content-type".to_owned(), "application/json".to_owned()),
+        ];
+        if let Some(w) = who {
+            headers.push(("impersonate-user".to_owned(), w.to_owned()));
+        }
+        let review = json!({"apiVersion": "authorization.k8s.io/v1",
+            "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"namespace": "default", "verb": verb,
+                                            "resource": "configmaps"}}});
+        let r = sim.request_with(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            &headers,
+            &review.to_string(),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        let v = r.json();
+        assert_eq!(v["spec"], review["spec"], "{v}");
+        v["status"]["allowed"].as_bool().expect("status.allowed")
+    };
+    assert!(can_i("list", Some(viewer)));
+    assert!(!can_i("create", Some(viewer)));
+    assert!(can_i("delete", None));
 }

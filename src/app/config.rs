@@ -66,6 +66,15 @@ pub struct Config {
     pub progress: bool,
     /// `--metadata-only`: list and watch PartialObjectMetadata.
     pub metadata_only: bool,
+    /// `--probe NAMESPACE` and `--probe-interval`.
+    pub probe: Option<Probe>,
+}
+
+/// `--probe`: where the probe's ConfigMap lives and how often it is patched.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub namespace: String,
+    pub interval: Duration,
 }
 
 /// When the watch ends on its own (the flags under "Stopping").
@@ -212,6 +221,10 @@ impl Config {
             stats: args.stats,
             progress,
             metadata_only: args.reflector.metadata_only,
+            probe: args.probe.clone().map(|namespace| Probe {
+                namespace,
+                interval: args.probe_interval,
+            }),
         })
     }
 }

@@ -210,6 +210,27 @@ impl Shared {
         }
     }
 
+    /// Prints a record no informer loop popped (`--probe`'s Latency records), flushed.
+    pub(crate) fn print_event(
+        &self,
+        resource: &crate::client::target::Resource,
+        context: Option<&str>,
+        ev: &ReflectorEvent,
+    ) {
+        self.write(|sink| {
+            let rec = Record {
+                resource,
+                context,
+                time: jiff::Timestamp::now(),
+                body: Body::Event(ev),
+                informer: InformerInfo::default(),
+            };
+            sink.print(&rec, self.targets)?;
+            sink.flush()?;
+            Ok(None)
+        });
+    }
+
     /// Leaves out a resource whose reflector ended before its first sync because the
     /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
     /// stderr, and the others go on. The run fails when no resource is left, and with

@@ -2,8 +2,8 @@
 //! [`complete`] describe and complete it) resolved into a configuration ([`config`], the
 //! simulator's in [`sim`]), the watch that wires a
 //! reflector, a queue and an informer loop per resource ([`watch`], [`informer`]),
-//! `--until` ([`until`]), the statistics line ([`stats`]), `kwatch replay` ([`replay`])
-//! and the exit codes ([`exit`]).
+//! `--until` ([`until`]), `--probe` ([`probe`]), the statistics line ([`stats`]),
+//! `kwatch replay` ([`replay`]) and the exit codes ([`exit`]).
 //!
 //! The top of the library: it may import every layer below and [`crate::sim`]; nothing
 //! below imports it.
@@ -16,6 +16,7 @@ pub mod help;
 pub mod informer;
 pub mod kubeconfig;
 pub mod man;
+pub mod probe;
 pub mod replay;
 pub mod sim;
 pub mod stats;

@@ -37,6 +37,8 @@ pub struct Stats {
     pub consistency_checks: u64,
     pub inconsistent: u64,
     pub unchecked: u64,
+    /// `--probe`'s write-to-delta latencies, one per Latency record, over the run.
+    pub latencies: Vec<Duration>,
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
@@ -70,6 +72,7 @@ impl Stats {
             consistency_checks: 0,
             inconsistent: 0,
             unchecked: 0,
+            latencies: Vec::new(),
             synced_after: None,
             synced: 0,
             informer: None,
@@ -122,6 +125,7 @@ impl Stats {
                         None => self.unchecked += 1,
                     }
                 }
+                ReflectorEvent::Latency { latency, .. } => self.latencies.push(*latency),
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
         }
@@ -173,6 +177,9 @@ impl Stats {
                 self.consistency_checks, self.inconsistent, self.unchecked
             );
         }
+        if let Some(line) = latency_summary(&self.latencies) {
+            let _ = writeln!(s, "  probe latency: {line}");
+        }
         match self.synced_after {
             Some(d) => {
                 let _ = writeln!(s, "  synced after: {}ms", d.as_millis());
@@ -205,6 +212,24 @@ impl Stats {
         let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
         s
     }
+}
+
+/// `p50 …, p90 …, p99 …, max … over N writes` of `--probe`'s latencies (nearest-rank
+/// percentiles), in milliseconds; `None` when none was measured.
+fn latency_summary(latencies: &[Duration]) -> Option<String> {
+    let mut sorted = latencies.to_vec();
+    sorted.sort_unstable();
+    let max = *sorted.last()?;
+    let rank = |p: usize| sorted[(p * sorted.len()).div_ceil(100).max(1) - 1];
+    let ms = |d: Duration| format!("{:.1}ms", d.as_secs_f64() * 1000.0);
+    Some(format!(
+        "p50 {}, p90 {}, p99 {}, max {} over {} writes",
+        ms(rank(50)),
+        ms(rank(90)),
+        ms(rank(99)),
+        ms(max),
+        sorted.len()
+    ))
 }
 
 /// `total (name count, ...)`: the counts' sum, then each count by name in name order.
@@ -252,6 +277,25 @@ mod tests {
             .find(|l| l.trim_start().starts_with(start))
             .unwrap_or_else(|| panic!("no {start:?} line in {text}"))
             .trim_start()
+    }
+
+    #[test]
+    fn probe_latencies_summarize_as_nearest_rank_percentiles() {
+        let mut s = Stats::new();
+        assert!(!s.render(&[]).contains("probe latency"));
+        for ms in (1..=100).rev() {
+            let e = ReflectorEvent::Latency {
+                probe: "default/kwatch-probe-x".into(),
+                seq: ms,
+                sent: "2026-11-23T10:00:00.000000001Z".into(),
+                latency: Duration::from_micros(ms * 1000 + 500),
+            };
+            observe(&mut s, &e);
+        }
+        assert_eq!(
+            line(&s.render(&[]), "probe latency:"),
+            "probe latency: p50 50.5ms, p90 90.5ms, p99 99.5ms, max 100.5ms over 100 writes"
+        );
     }
 
     #[test]

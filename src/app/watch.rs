@@ -171,8 +171,17 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
     };
-    let (shared_printer, tables) = printer(&cfg, &clusters).await?;
-    let recorder = recorder(&cfg)?;
+    // `--probe` writes only once the resources are known, before anything else starts.
+    let probes = create_probes(&cfg, &clusters).await?;
+    let outputs =
+        async { Ok::<_, anyhow::Error>((printer(&cfg, &clusters).await?, recorder(&cfg)?)) };
+    let ((shared_printer, tables), recorder) = match outputs.await {
+        Ok(o) => o,
+        Err(e) => {
+            remove_probes(&probes).await;
+            return Err(e);
+        }
+    };
     let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
@@ -199,6 +208,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
         .collect();
     let mut tasks = JoinSet::new();
+    for p in &probes {
+        p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
+    }
     let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
     drop(tx);
     if cfg.progress {
@@ -228,6 +240,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
     };
     tasks.abort_all();
+    // Every way the select above ends (a stop condition, --timeout, a signal, an error,
+    // `q` in --live) comes through here.
+    remove_probes(&probes).await;
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
@@ -247,6 +262,35 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     outcome
+}
+
+/// `--probe`: one probe per cluster, each created (rights checked, leftovers deleted)
+/// before any watch starts; if one fails, those created are deleted.
+async fn create_probes(
+    cfg: &Config,
+    clusters: &[Resolved<'_>],
+) -> Result<Vec<Arc<crate::app::probe::Probe>>> {
+    let Some(pcfg) = &cfg.probe else {
+        return Ok(Vec::new());
+    };
+    let tag = cfg.clusters.len() > 1;
+    let mut probes = Vec::new();
+    for c in clusters {
+        let context = c.cluster.context.as_deref().filter(|_| tag).map(Arc::from);
+        match crate::app::probe::Probe::create(c.client.clone(), pcfg, context).await {
+            Ok(p) => probes.push(Arc::new(p)),
+            Err(e) => {
+                remove_probes(&probes).await;
+                return Err(e);
+            }
+        }
+    }
+    Ok(probes)
+}
+
+/// Deletes every probe's ConfigMap.
+async fn remove_probes(probes: &[Arc<crate::app::probe::Probe>]) {
+    futures::future::join_all(probes.iter().map(|p| p.remove())).await;
 }
 
 /// The name a field selector pins (`metadata.name=NAME`, which a NAME argument adds).

@@ -685,6 +685,12 @@ mod tests {
                 )),
                 ..Default::default()
             }),
+            ReflectorEvent::Latency {
+                probe: s("default/kwatch-probe-7f3k2"),
+                seq: 12,
+                sent: s("2026-11-23T10:00:01.123456789Z"),
+                latency: Duration::from_micros(203_117),
+            },
         ]
     }
 

@@ -609,6 +609,15 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Consistency(r) => consistency_text(name, r),
+        ReflectorEvent::Latency {
+            probe,
+            seq,
+            latency,
+            ..
+        } => format!(
+            "probe {probe}: write {seq} reached the informer in {:.1}ms",
+            latency.as_secs_f64() * 1000.0
+        ),
     })
 }
 

@@ -22,6 +22,10 @@
 //! | [`LISTER`] | get, list — a watch is 403 |
 //! | [`VIEWER`] | get, list, watch anything but secrets (as Kubernetes' `view` role) |
 //! | anyone else (e.g. [`NOBODY`]) | nothing: 403 |
+//!
+//! `POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews` (`kubectl auth can-i`,
+//! kwatch's `--probe`) answers this policy for the review's resource attributes, to any
+//! authenticated user, as kube-apiserver's `selfsubjectaccessreviews` endpoint does.
 
 use axum::http::{HeaderMap, HeaderValue, Method};
 use axum::response::Response;
@@ -214,15 +218,37 @@ pub struct Request<'a> {
     pub name: Option<&'a str>,
 }
 
+/// Whether the policy of the module docs lets `who` do `verb` on `resource` of `group`.
+fn allows(who: &Identity, verb: &str, group: &str, resource: &str) -> bool {
+    who.is_master()
+        || (who.user == WATCHER && matches!(verb, "get" | "list" | "watch"))
+        || (who.user == LISTER && matches!(verb, "get" | "list"))
+        || (who.user == VIEWER
+            && matches!(verb, "get" | "list" | "watch")
+            && !(group.is_empty() && resource == "secrets"))
+}
+
+/// The path of `kubectl auth can-i`'s question.
+pub const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+
+/// A SelfSubjectAccessReview answered (201, the review with its `status`): `allowed` by
+/// the policy for its `spec.resourceAttributes`; no reason, as RBAC gives none for a
+/// denial. A body that is no review is 400.
+pub fn access_review(who: &Identity, body: &[u8]) -> Response {
+    let Ok(mut review) = serde_json::from_slice::<Value>(body) else {
+        return Status::bad_request("the body is not a SelfSubjectAccessReview").response();
+    };
+    let attrs = &review["spec"]["resourceAttributes"];
+    let field = |k: &str| attrs[k].as_str().unwrap_or("").to_owned();
+    let allowed = allows(who, &field("verb"), &field("group"), &field("resource"));
+    review["status"] = serde_json::json!({"allowed": allowed});
+    review["metadata"] = serde_json::json!({"creationTimestamp": null});
+    super::status::value_response(axum::http::StatusCode::CREATED, &review)
+}
+
 /// The policy of the module docs: `Ok` or kube-apiserver's 403.
 pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Denied> {
-    let allowed = who.is_master()
-        || (who.user == WATCHER && matches!(r.verb, "get" | "list" | "watch"))
-        || (who.user == LISTER && matches!(r.verb, "get" | "list"))
-        || (who.user == VIEWER
-            && matches!(r.verb, "get" | "list" | "watch")
-            && !(r.group.is_empty() && r.resource == "secrets"));
-    if allowed {
+    if allows(who, r.verb, r.group, r.resource) {
         return Ok(());
     }
     let resource = match r.subresource {

@@ -12,6 +12,7 @@
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any) | the next N API requests (with `always`, every one until `clear`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
+//! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
@@ -57,6 +58,8 @@ pub struct Faults {
     short_watches: AtomicU64,
     /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
     no_bookmarks: AtomicBool,
+    /// Slow delivery (`POST /_sim/delay`): watches send each change this many ms after it.
+    delay_ms: AtomicU64,
     /// The next N list requests that carry a continue token get 410 Expired.
     expire_continue: AtomicU64,
     malformed_next: AtomicBool,
@@ -84,6 +87,7 @@ impl Faults {
             stall_until: Mutex::new(None),
             short_watches: AtomicU64::new(0),
             no_bookmarks: AtomicBool::new(false),
+            delay_ms: AtomicU64::new(0),
             expire_continue: AtomicU64::new(0),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
@@ -173,6 +177,11 @@ impl Faults {
     /// Whether watches send their periodic and pre-timeout bookmarks (`POST /_sim/bookmarks`).
     pub fn bookmarks_enabled(&self) -> bool {
         !self.no_bookmarks.load(Ordering::SeqCst)
+    }
+
+    /// How long after a change watches send it (`POST /_sim/delay`; zero when off).
+    pub fn delivery_delay(&self) -> Duration {
+        Duration::from_millis(self.delay_ms.load(Ordering::SeqCst))
     }
 
     /// Consumes one pending short watch, if any.
@@ -321,6 +330,7 @@ fn help() -> Value {
         "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always: every matching request until clear",
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
+        "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
         "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
@@ -362,6 +372,11 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         let on = body["enabled"].as_bool().unwrap_or(true);
         app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
         ok(json!({"enabled": on}))
+    }),
+    ("delay", POST, |app, body| {
+        let ms = num(body, "ms", 0).min(3_600_000);
+        app.faults.delay_ms.store(ms, Ordering::SeqCst);
+        ok(json!({"ms": ms}))
     }),
     ("short-watches", POST, |app, body| {
         app.faults.add_short_watches(num(body, "count", 1));

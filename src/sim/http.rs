@@ -61,6 +61,10 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Some(resp) = discovery::handle(&app, &path, req.headers()) {
         return resp;
     }
+    if req.method() == Method::POST && path == auth::ACCESS_REVIEWS {
+        let body = axum::body::to_bytes(req.into_body(), 1 << 20).await;
+        return auth::access_review(&who, &body.unwrap_or_default());
+    }
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, version, rest) = match segs.as_slice() {
         ["api", "v1", rest @ ..] => ("", "v1", rest),

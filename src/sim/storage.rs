@@ -273,6 +273,9 @@ pub struct Change {
     /// The skip-event fault took it: no watch sends it (an event lost on its way to the
     /// watchers), while lists show its result as for any other change.
     pub skipped: bool,
+    /// When the storage made it: the slow-delivery fault (`POST /_sim/delay`) sends it to
+    /// watches this long after.
+    pub at: std::time::Instant,
 }
 
 /// An event line `{"type":"T","object":<json>}\n`.
@@ -436,6 +439,7 @@ impl Store {
             prev,
             line,
             skipped,
+            at: std::time::Instant::now(),
         }));
         while self.history.len() > self.history_limit {
             if let Some(c) = self.history.pop_front() {

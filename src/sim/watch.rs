@@ -17,6 +17,8 @@
 //!   in the first event only, `null` after it, as apiserver's `watchEmbeddedEncoder` sets
 //!   `NoHeaders` once it has encoded one) or as PartialObjectMetadata ([`super::partial`]).
 //!   ERROR events carry their Status as it is (`doTransformObject` leaves a Status alone).
+//! - Slow delivery (`POST /_sim/delay`): a change is sent once it is that old; the changes
+//!   after it wait, in order, and the watch sleeps until the first of them is due.
 //! - `timeoutSeconds`: the body ends cleanly. Faults (drop, stall, malformed, short watches)
 //!   come from [`super::control::Faults`]; a change the skip-event fault marked
 //!   ([`super::storage::Change::skipped`]) is sent by no watch.
@@ -401,6 +403,8 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
 
     let mut clock = BookmarkClock::new(started, deadline, app.bookmark_interval);
     loop {
+        // When the first change held back by the slow-delivery fault is due.
+        let mut held = None;
         app.faults.flood.delivered(pos);
         if app.faults.stalled_until().is_some() {
             if !wait_out_stall(&app, &tx, &mut drop_rx, deadline).await {
@@ -410,6 +414,10 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
         }
         match send_changes(&app, &spec, pos, &tx).await {
             Caught::Up(upto) => pos = upto,
+            Caught::Held(upto, due) => {
+                pos = upto;
+                held = Some(due);
+            }
             Caught::Behind(upto) => {
                 pos = upto;
                 continue;
@@ -429,6 +437,7 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             _ = sleep_until(deadline) => return,
             r = rev_rx.changed() => if r.is_err() { return },
+            _ = sleep_until(held.unwrap_or(deadline)), if held.is_some() => {}
             r = mal_rx.changed() => {
                 if r.is_err() || !send(&tx, Bytes::from_static(MALFORMED)).await { return; }
             }
@@ -495,6 +504,9 @@ async fn send_initial_events(
 enum Caught {
     /// Everything up to this revision is sent: wait for more.
     Up(u64),
+    /// Sent up to this revision; the next change is held back by the slow-delivery fault
+    /// until this instant.
+    Held(u64, Instant),
     /// Sent up to this revision, and more changes are waiting.
     Behind(u64),
     /// The watch has ended (history compacted past it, client gone).
@@ -506,7 +518,7 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
     const MAX: usize = 4096;
     let def = &RESOURCES[spec.res];
     let read = app.cluster.read().changes_after(pos, MAX);
-    let (changes, upto) = match read {
+    let (mut changes, mut upto) = match read {
         Ok(read) => read,
         Err(compacted) => {
             let msg = format!("too old resource version: {pos} ({compacted})");
@@ -515,6 +527,18 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
         }
     };
     let full = changes.len() >= MAX;
+    // Slow delivery: only the changes old enough go now; `upto` stops before the first
+    // held one, so that bookmarks and the next round start there.
+    let delay = app.faults.delivery_delay();
+    let mut held = None;
+    if !delay.is_zero() {
+        let now = std::time::Instant::now();
+        if let Some(i) = changes.iter().position(|c| c.at + delay > now) {
+            held = Some(Instant::from_std(changes[i].at + delay));
+            upto = if i == 0 { pos } else { changes[i - 1].rv };
+            changes.truncate(i);
+        }
+    }
     let mut batch = Batch::new(tx);
     for c in changes.iter().filter(|c| c.res == spec.res && !c.skipped) {
         if let Some(line) = emit(c, &spec.filter, def, spec.render()) {
@@ -529,7 +553,9 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
     }
     let pos = pos.max(upto);
     app.faults.flood.delivered(pos);
-    if full {
+    if let Some(due) = held {
+        Caught::Held(pos, due)
+    } else if full {
         Caught::Behind(pos)
     } else {
         Caught::Up(pos)

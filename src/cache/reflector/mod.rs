@@ -147,6 +147,20 @@ pub enum ReflectorEvent {
     /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
     Consistency(crate::cache::consistency::Report),
+    /// One write of `--probe` timed from the patch being sent to its delta popping from
+    /// the probe's own informer (`app/probe.rs`): the probe's doing, not the reflector's,
+    /// printed among the watched resources' records.
+    Latency {
+        /// The probe's ConfigMap, `namespace/name`.
+        probe: String,
+        /// The write's number, 1 for the first patch (annotation `kwatch.io/probe-seq`).
+        seq: u64,
+        /// When the patch was sent, RFC 3339 with nanoseconds (`kwatch.io/probe-sent`).
+        sent: String,
+        /// Write to delta, in milliseconds with microseconds.
+        #[serde(rename = "ms", with = "wire::fractional_millis")]
+        latency: Duration,
+    },
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.
@@ -194,6 +208,24 @@ mod wire {
 
         pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
             u64::deserialize(d).map(Duration::from_millis)
+        }
+    }
+
+    /// A duration as milliseconds with three decimals (microseconds), e.g. `203.117`.
+    pub mod fractional_millis {
+        use super::*;
+
+        pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+            let micros = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+            (micros as f64 / 1000.0).serialize(s)
+        }
+
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+            let ms = f64::deserialize(d)?;
+            if !ms.is_finite() || ms < 0.0 {
+                return Err(serde::de::Error::custom(format!("not a duration: {ms} ms")));
+            }
+            Ok(Duration::from_micros((ms * 1000.0).round() as u64))
         }
     }
 
