@@ -26,6 +26,7 @@ mod hostile_input;
 mod hostile_servers;
 mod json_yaml;
 mod metadata_only;
+mod metrics;
 mod reflector;
 mod replay;
 mod resync;

@@ -279,6 +279,11 @@ pub struct WatchArgs {
     #[arg(long)]
     pub stats: bool,
 
+    /// Serve the informer's metrics (OpenMetrics) at http://ADDR/metrics, e.g.
+    /// 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr).
+    #[arg(long, value_name = "ADDR", value_parser = crate::app::metrics::parse_addr)]
+    pub metrics: Option<std::net::SocketAddr>,
+
     /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, hide_short_help = true)]
     pub verbose: u8,

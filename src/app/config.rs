@@ -61,6 +61,8 @@ pub struct Config {
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
     pub stats: bool,
+    /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
+    pub metrics: Option<std::net::SocketAddr>,
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
@@ -210,6 +212,7 @@ impl Config {
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,
+            metrics: args.metrics,
             progress,
             metadata_only: args.reflector.metadata_only,
         })

@@ -16,6 +16,7 @@ pub mod help;
 pub mod informer;
 pub mod kubeconfig;
 pub mod man;
+pub mod metrics;
 pub mod replay;
 pub mod sim;
 pub mod stats;

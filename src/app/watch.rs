@@ -17,6 +17,7 @@ use tokio::task::JoinSet;
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
 use crate::app::informer::{Shared, Sink, Stop};
+use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
 use crate::cache::delta_fifo::DeltaFifo;
@@ -167,6 +168,11 @@ struct Resolved<'a> {
 
 async fn watch(cfg: Config) -> Result<Outcome> {
     let mut signals = Signals::new();
+    // Bound before anything starts: a busy address ends the run at once (exit 2).
+    let metrics_listener = match cfg.metrics {
+        Some(addr) => Some(metrics::bind(addr).await?),
+        None => None,
+    };
     let clusters = match resolve(&cfg, &mut signals).await? {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
@@ -200,6 +206,21 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .collect();
     let mut tasks = JoinSet::new();
     let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
+    if let Some(listener) = metrics_listener {
+        let m = Arc::new(Metrics::new());
+        // `queues` and `stores` are pushed together, one per resource and context.
+        for ((label, queue), store) in queues.iter().zip(&stores) {
+            let (resource, context) = label.split_once('@').unwrap_or((label, ""));
+            let labels = metrics::Labels {
+                resource: resource.to_owned(),
+                context: context.to_owned(),
+            };
+            let queue = queue.clone();
+            m.add_source(labels, store.clone(), Box::new(move || queue()));
+        }
+        shared.lock().metrics = Some(m.clone());
+        tasks.spawn(metrics::serve(listener, m));
+    }
     drop(tx);
     if cfg.progress {
         tasks.spawn(crate::app::informer::progress(shared.clone()));
@@ -538,7 +559,7 @@ fn finish(
 }
 
 /// Reads a queue's counters at exit (`None`: the queue keeps none).
-type QueueStats = Box<dyn Fn() -> Option<FifoStats> + Send + Sync>;
+type QueueStats = Arc<dyn Fn() -> Option<FifoStats> + Send + Sync>;
 
 /// A custom resource's additionalPrinterColumns, read from its CRD; `None` for the
 /// built-in groups, or when the CRD cannot be read (the table then shows AGE).
@@ -676,5 +697,5 @@ fn start<Q: Queue<ReflectorEvent>>(
         store,
         a.shared.clone(),
     ));
-    Box::new(move || stats.stats())
+    Arc::new(move || stats.stats())
 }
