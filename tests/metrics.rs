@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{configmap, kubectl_f, watching_a_new_sim, Running};
+use crate::util::kwatch::{configmap, kubectl_f, of_type, watching_a_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// The address kwatch said it serves metrics on (stderr), once it has said it.
@@ -185,4 +185,90 @@ fn a_bad_or_busy_metrics_address_is_one_line_and_exit_2() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(out.stderr.contains(&addr), "{}", out.stderr);
     assert!(out.stderr.contains("cannot listen"), "{}", out.stderr);
+}
+
+/// Five pods written with `kubectl apply` (the sim records managedFields and kubectl the
+/// last-applied annotation), labelled `app=applied`.
+fn applied_pods() -> SimProcess {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    for i in 0..5 {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "default", "labels": {"app": "applied"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
+        kubectl_f(&sim, "apply", &pod);
+    }
+    sim
+}
+
+/// The last `CacheStats` record of `kwatch pods -l app=applied … EXTRA`, and the run.
+fn cache_stats(sim: &SimProcess, extra: &[&str]) -> (Value, crate::util::kwatch::Finished) {
+    let mut args = vec![
+        "pods",
+        "-l",
+        "app=applied",
+        "-o",
+        "json",
+        "--cache-stats=500ms",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--stats", "--timeout", "2s"]);
+    let out = sim.kwatch(&args[..]).success();
+    let recs = out.json();
+    let stats = of_type(&recs, "CacheStats");
+    let last = stats.last().copied().cloned();
+    let last = last.unwrap_or_else(|| panic!("no CacheStats record: {recs:#?}"));
+    (last, out)
+}
+
+#[test]
+fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them() {
+    let sim = applied_pods();
+    let (before, out) = cache_stats(&sim, &[]);
+    assert_eq!(before["resource"], "pods");
+    assert_eq!(before["objects"], 5, "{before}");
+    let bytes = before["bytes"].as_u64().expect("bytes");
+    let managed = before["fields"]["metadata.managedFields"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no managedFields: {before}"));
+    assert!(
+        before["fields"]["metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"]
+            .as_u64()
+            > Some(0),
+        "{before}"
+    );
+    // Of these small pods, managedFields are the heaviest part.
+    assert!(managed * 4 > bytes, "{managed} of {bytes}: {before}");
+    // The summary at exit says the same.
+    assert!(
+        out.stderr.contains("cache pods: 5 objects,")
+            && out.stderr.contains("metadata.managedFields"),
+        "{}",
+        out.stderr
+    );
+
+    let (after, out) = cache_stats(&sim, &["--transform", "strip-managed-fields"]);
+    assert_eq!(after["objects"], 5, "{after}");
+    assert!(
+        after["fields"].get("metadata.managedFields").is_none(),
+        "{after}"
+    );
+    let cut = after["bytes"].as_u64().expect("bytes");
+    assert!(cut + managed <= bytes, "{cut} + {managed} > {bytes}");
+    // The printed objects are the cache's.
+    let deltas: Vec<Value> = out
+        .json()
+        .into_iter()
+        .filter(|r| r["key"].is_string())
+        .collect();
+    assert_eq!(deltas.len(), 5, "{deltas:#?}");
+
+    let out = sim
+        .kwatch(["pods", "--transform", "strip-everything", "--timeout", "2s"])
+        .exits(2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("strip-managed-fields"),
+        "{}",
+        out.stderr
+    );
 }

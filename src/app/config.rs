@@ -57,6 +57,10 @@ pub struct Config {
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
     pub check_consistency: Option<Duration>,
+    /// `--cache-stats`'s period.
+    pub cache_stats: Option<Duration>,
+    /// `--transform`: what the cache keeps of each object.
+    pub transform: Option<crate::cache::transform::Transform>,
     pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
@@ -209,6 +213,8 @@ impl Config {
             informer,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
             check_consistency: args.reflector.check_consistency,
+            cache_stats: args.reflector.cache_stats,
+            transform: args.reflector.transform.clone(),
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,

@@ -388,7 +388,8 @@ impl Metrics {
                 }
                 ReflectorEvent::Resync
                 | ReflectorEvent::WatchListFallback { .. }
-                | ReflectorEvent::Consistency(_) => {}
+                | ReflectorEvent::Consistency(_)
+                | ReflectorEvent::CacheStats(_) => {}
             },
             Body::Synced | Body::Handler { .. } => {}
         }

@@ -37,6 +37,8 @@ pub struct Stats {
     pub consistency_checks: u64,
     pub inconsistent: u64,
     pub unchecked: u64,
+    /// `--cache-stats` reports printed.
+    pub cache_reports: u64,
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
@@ -70,6 +72,7 @@ impl Stats {
             consistency_checks: 0,
             inconsistent: 0,
             unchecked: 0,
+            cache_reports: 0,
             synced_after: None,
             synced: 0,
             informer: None,
@@ -114,6 +117,7 @@ impl Stats {
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
+                ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::Consistency(r) => {
                     self.consistency_checks += 1;
                     match r.consistent {

@@ -20,6 +20,7 @@ use crate::app::informer::{Shared, Sink, Stop};
 use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
+use crate::cache::cost::CacheCost;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::handlers::Registration;
 use crate::cache::listwatch::SourceError;
@@ -254,12 +255,21 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         let named = cfg.field_selector.as_deref().and_then(named_object);
         crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
     });
+    // Measured before the stores are forgotten.
+    let caches: Vec<(String, CacheCost)> = match (cfg.cache_stats, cfg.stats) {
+        (Some(_), true) => queues
+            .iter()
+            .zip(&stores)
+            .map(|((name, _), s)| (name.clone(), CacheCost::measure(&s.list())))
+            .collect(),
+        _ => Vec::new(),
+    };
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
     // Without --until, only --until-synced times out: say why it never synced.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(&shared, &queues, outcome);
+    let outcome = finish(&shared, &queues, &caches, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -533,10 +543,26 @@ fn start_all(
     (queues, stores)
 }
 
-/// Ends the output: flushes, clears the progress line, prints `--stats`.
+/// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.
+async fn cache_stats<Q: Queue<ReflectorEvent>>(
+    queue: Arc<Q>,
+    store: Arc<Store>,
+    period: std::time::Duration,
+) {
+    loop {
+        tokio::time::sleep(period).await;
+        queue.push_notice(ReflectorEvent::CacheStats(CacheCost::measure(
+            &store.list(),
+        )));
+    }
+}
+
+/// Ends the output: flushes, clears the progress line, prints `--stats` (with each
+/// store's cost under `--cache-stats`: `caches`, by resource name).
 fn finish(
     shared: &Shared,
     queues: &[(String, QueueStats)],
+    caches: &[(String, CacheCost)],
     outcome: Result<Outcome>,
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
@@ -548,7 +574,11 @@ fn finish(
             .iter()
             .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
             .collect();
-        let _ = writeln!(io::stderr(), "{}", stats.render(&fifo));
+        let mut summary = stats.render(&fifo);
+        for (name, c) in caches {
+            summary.push_str(&format!("\n  cache {name}: {}", c.text(5)));
+        }
+        let _ = writeln!(io::stderr(), "{summary}");
     }
     match flushed {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe && outcome.is_ok() => {
@@ -649,14 +679,17 @@ fn start<Q: Queue<ReflectorEvent>>(
         .informer
         .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
     // The reflector queues through `points`, which the consistency checks need.
-    let points = Arc::new(SyncPoints::new(
-        queue.clone(),
-        a.cfg.check_consistency.is_some(),
-    ));
+    let points = Arc::new(
+        SyncPoints::new(queue.clone(), a.cfg.check_consistency.is_some())
+            .with_transform(a.cfg.transform.clone()),
+    );
     if let Some(period) = a.cfg.check_consistency {
         let (lw, page_size) = (source.clone(), rcfg.page_size);
         let checks = check::run(lw, points.clone(), store.clone(), period, page_size);
         tasks.spawn(checks);
+    }
+    if let Some(period) = a.cfg.cache_stats {
+        tasks.spawn(cache_stats(queue.clone(), store.clone(), period));
     }
     let reflector = Reflector::new(source, points, rcfg);
     a.shared

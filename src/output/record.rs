@@ -685,6 +685,13 @@ mod tests {
                 )),
                 ..Default::default()
             }),
+            ReflectorEvent::CacheStats(crate::cache::cost::CacheCost {
+                objects: 2,
+                bytes: 900,
+                fields: [(s("metadata.managedFields"), 400), (s("spec"), 300)]
+                    .into_iter()
+                    .collect(),
+            }),
         ]
     }
 

@@ -609,6 +609,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Consistency(r) => consistency_text(name, r),
+        ReflectorEvent::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
     })
 }
 

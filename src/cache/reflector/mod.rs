@@ -147,6 +147,9 @@ pub enum ReflectorEvent {
     /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
     Consistency(crate::cache::consistency::Report),
+    /// What the informer's store costs (`--cache-stats`), measured every period: the
+    /// application's doing, queued on the same ordered channel.
+    CacheStats(crate::cache::cost::CacheCost),
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.
