@@ -455,6 +455,8 @@ pub async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
 pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
+            // Out of file descriptors, say: wait rather than spin.
+            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
         let metrics = metrics.clone();
