@@ -27,6 +27,7 @@ mod hostile_servers;
 mod json_yaml;
 mod metadata_only;
 mod probe;
+mod metrics;
 mod reflector;
 mod replay;
 mod resync;

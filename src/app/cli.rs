@@ -294,6 +294,11 @@ pub struct WatchArgs {
     #[arg(long, value_name = "D", value_parser = parse_period, default_value = "2s",
           hide_short_help = true)]
     pub probe_interval: Duration,
+    /// Serve the informer's metrics (OpenMetrics) at http://ADDR/metrics, e.g.
+    /// 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr).
+    #[arg(long, value_name = "ADDR", value_parser = crate::app::metrics::parse_addr,
+          hide_short_help = true)]
+    pub metrics: Option<std::net::SocketAddr>,
 
     /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, hide_short_help = true)]
@@ -577,6 +582,24 @@ pub struct ReflectorArgs {
     #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
           default_missing_value = "5m", value_parser = parse_period, hide_short_help = true)]
     pub check_consistency: Option<Duration>,
+
+    /// What the informer's store costs, every PERIOD (30s) and in --stats
+    ///
+    /// A CacheStats record every PERIOD (30s if given without one) per resource: objects,
+    /// bytes of the cached JSON and the share of its heaviest fields (managedFields, the
+    /// last-applied annotation, status, spec, data, …); with --stats, the same at exit.
+    #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "30s", value_parser = parse_period, hide_short_help = true)]
+    pub cache_stats: Option<Duration>,
+
+    /// What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…
+    ///
+    /// As a client-go TransformFunc: applied before objects are queued, so the store,
+    /// the printed objects and --cache-stats show what the cache holds.
+    /// metadata-only-fields=status keeps apiVersion, kind, metadata and status.
+    #[arg(long, value_name = "TRANSFORM", value_parser = crate::cache::transform::Transform::parse,
+          hide_short_help = true)]
+    pub transform: Option<crate::cache::transform::Transform>,
 
     /// List and watch metadata only, as client-go's metadata informer does
     ///

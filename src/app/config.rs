@@ -57,10 +57,16 @@ pub struct Config {
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
     pub check_consistency: Option<Duration>,
+    /// `--cache-stats`'s period.
+    pub cache_stats: Option<Duration>,
+    /// `--transform`: what the cache keeps of each object.
+    pub transform: Option<crate::cache::transform::Transform>,
     pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
     pub stats: bool,
+    /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
+    pub metrics: Option<std::net::SocketAddr>,
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
@@ -216,9 +222,12 @@ impl Config {
             informer,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
             check_consistency: args.reflector.check_consistency,
+            cache_stats: args.reflector.cache_stats,
+            transform: args.reflector.transform.clone(),
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,
+            metrics: args.metrics,
             progress,
             metadata_only: args.reflector.metadata_only,
             probe: args.probe.clone().map(|namespace| Probe {

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
+use crate::app::metrics::{Labels, Metrics};
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
 use crate::cache::delta::{Delta, Deltas};
@@ -43,6 +44,8 @@ pub(crate) struct Sink {
     /// `--record FILE`: the JSON-lines records, whatever `printer` shows.
     pub recorder: Option<Box<dyn Printer>>,
     pub stats: Option<Stats>,
+    /// `--metrics`: counted from the same records as `stats`.
+    pub metrics: Option<Arc<Metrics>>,
     /// Deltas printed so far.
     pub deltas: u64,
     /// Handler calls printed so far (`--view handlers`).
@@ -73,6 +76,7 @@ impl Sink {
             printer,
             recorder,
             stats,
+            metrics: None,
             deltas: 0,
             handler_calls: 0,
             synced: 0,
@@ -119,6 +123,9 @@ impl Sink {
         }
         if let Some(s) = &mut self.stats {
             s.observe(rec, targets.saturating_sub(self.skipped));
+        }
+        if let Some(m) = &self.metrics {
+            m.observe(rec);
         }
         if let Some(r) = &mut self.recorder {
             r.print(rec)?;
@@ -328,7 +335,15 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             drained: fifo.is_empty(),
             listener: listener.as_ref(),
         };
-        shared.write(|sink| pop.deliver(&shared, sink));
+        shared.write(|sink| {
+            if let Some(m) = &sink.metrics {
+                m.popped(&Labels {
+                    resource: t.resource.name.clone(),
+                    context: context.as_deref().unwrap_or_default().to_owned(),
+                });
+            }
+            pop.deliver(&shared, sink)
+        });
         // A slow handler is slow on deltas; the reflector's records pass at once.
         if let (Some(d), true) = (shared.pop_delay, had_deltas) {
             tokio::time::sleep(d).await;

@@ -17,6 +17,7 @@ pub mod informer;
 pub mod kubeconfig;
 pub mod man;
 pub mod probe;
+pub mod metrics;
 pub mod replay;
 pub mod sim;
 pub mod stats;

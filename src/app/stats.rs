@@ -39,6 +39,8 @@ pub struct Stats {
     pub unchecked: u64,
     /// `--probe`'s write-to-delta latencies, one per Latency record, over the run.
     pub latencies: Vec<Duration>,
+    /// `--cache-stats` reports printed.
+    pub cache_reports: u64,
     /// Time from start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
@@ -73,6 +75,7 @@ impl Stats {
             inconsistent: 0,
             unchecked: 0,
             latencies: Vec::new(),
+            cache_reports: 0,
             synced_after: None,
             synced: 0,
             informer: None,
@@ -117,6 +120,7 @@ impl Stats {
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
+                ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::Consistency(r) => {
                     self.consistency_checks += 1;
                     match r.consistent {

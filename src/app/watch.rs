@@ -17,8 +17,10 @@ use tokio::task::JoinSet;
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
 use crate::app::informer::{Shared, Sink, Stop};
+use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
+use crate::cache::cost::CacheCost;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::handlers::Registration;
 use crate::cache::listwatch::SourceError;
@@ -167,6 +169,11 @@ struct Resolved<'a> {
 
 async fn watch(cfg: Config) -> Result<Outcome> {
     let mut signals = Signals::new();
+    // Bound before anything starts: a busy address ends the run at once (exit 2).
+    let metrics_listener = match cfg.metrics {
+        Some(addr) => Some(metrics::bind(addr).await?),
+        None => None,
+    };
     let clusters = match resolve(&cfg, &mut signals).await? {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
@@ -212,6 +219,21 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
     }
     let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
+    if let Some(listener) = metrics_listener {
+        let m = Arc::new(Metrics::new());
+        // `queues` and `stores` are pushed together, one per resource and context.
+        for ((label, queue), store) in queues.iter().zip(&stores) {
+            let (resource, context) = label.split_once('@').unwrap_or((label, ""));
+            let labels = metrics::Labels {
+                resource: resource.to_owned(),
+                context: context.to_owned(),
+            };
+            let queue = queue.clone();
+            m.add_source(labels, store.clone(), Box::new(move || queue()));
+        }
+        shared.lock().metrics = Some(m.clone());
+        tasks.spawn(metrics::serve(listener, m));
+    }
     drop(tx);
     if cfg.progress {
         tasks.spawn(crate::app::informer::progress(shared.clone()));
@@ -248,12 +270,21 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         let named = cfg.field_selector.as_deref().and_then(named_object);
         crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
     });
+    // Measured before the stores are forgotten.
+    let caches: Vec<(String, CacheCost)> = match (cfg.cache_stats, cfg.stats) {
+        (Some(_), true) => queues
+            .iter()
+            .zip(&stores)
+            .map(|((name, _), s)| (name.clone(), CacheCost::measure(&s.list())))
+            .collect(),
+        _ => Vec::new(),
+    };
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
     // Without --until, only --until-synced times out: say why it never synced.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(&shared, &queues, outcome);
+    let outcome = finish(&shared, &queues, &caches, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -556,10 +587,26 @@ fn start_all(
     (queues, stores)
 }
 
-/// Ends the output: flushes, clears the progress line, prints `--stats`.
+/// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.
+async fn cache_stats<Q: Queue<ReflectorEvent>>(
+    queue: Arc<Q>,
+    store: Arc<Store>,
+    period: std::time::Duration,
+) {
+    loop {
+        tokio::time::sleep(period).await;
+        queue.push_notice(ReflectorEvent::CacheStats(CacheCost::measure(
+            &store.list(),
+        )));
+    }
+}
+
+/// Ends the output: flushes, clears the progress line, prints `--stats` (with each
+/// store's cost under `--cache-stats`: `caches`, by resource name).
 fn finish(
     shared: &Shared,
     queues: &[(String, QueueStats)],
+    caches: &[(String, CacheCost)],
     outcome: Result<Outcome>,
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
@@ -571,7 +618,11 @@ fn finish(
             .iter()
             .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
             .collect();
-        let _ = writeln!(io::stderr(), "{}", stats.render(&fifo));
+        let mut summary = stats.render(&fifo);
+        for (name, c) in caches {
+            summary.push_str(&format!("\n  cache {name}: {}", c.text(5)));
+        }
+        let _ = writeln!(io::stderr(), "{summary}");
     }
     match flushed {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe && outcome.is_ok() => {
@@ -582,7 +633,7 @@ fn finish(
 }
 
 /// Reads a queue's counters at exit (`None`: the queue keeps none).
-type QueueStats = Box<dyn Fn() -> Option<FifoStats> + Send + Sync>;
+type QueueStats = Arc<dyn Fn() -> Option<FifoStats> + Send + Sync>;
 
 /// A custom resource's additionalPrinterColumns, read from its CRD; `None` for the
 /// built-in groups, or when the CRD cannot be read (the table then shows AGE).
@@ -672,14 +723,17 @@ fn start<Q: Queue<ReflectorEvent>>(
         .informer
         .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
     // The reflector queues through `points`, which the consistency checks need.
-    let points = Arc::new(SyncPoints::new(
-        queue.clone(),
-        a.cfg.check_consistency.is_some(),
-    ));
+    let points = Arc::new(
+        SyncPoints::new(queue.clone(), a.cfg.check_consistency.is_some())
+            .with_transform(a.cfg.transform.clone()),
+    );
     if let Some(period) = a.cfg.check_consistency {
         let (lw, page_size) = (source.clone(), rcfg.page_size);
         let checks = check::run(lw, points.clone(), store.clone(), period, page_size);
         tasks.spawn(checks);
+    }
+    if let Some(period) = a.cfg.cache_stats {
+        tasks.spawn(cache_stats(queue.clone(), store.clone(), period));
     }
     let reflector = Reflector::new(source, points, rcfg);
     a.shared
@@ -720,5 +774,5 @@ fn start<Q: Queue<ReflectorEvent>>(
         store,
         a.shared.clone(),
     ));
-    Box::new(move || stats.stats())
+    Arc::new(move || stats.stats())
 }

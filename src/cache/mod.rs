@@ -9,6 +9,7 @@
 //! pieces together.
 
 pub mod consistency;
+pub mod cost;
 pub mod delta;
 pub mod delta_fifo;
 pub mod handlers;
@@ -24,3 +25,4 @@ pub mod retry;
 pub mod store;
 #[cfg(test)]
 pub(crate) mod testutil;
+pub mod transform;

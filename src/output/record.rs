@@ -691,6 +691,13 @@ mod tests {
                 sent: s("2026-11-23T10:00:01.123456789Z"),
                 latency: Duration::from_micros(203_117),
             },
+            ReflectorEvent::CacheStats(crate::cache::cost::CacheCost {
+                objects: 2,
+                bytes: 900,
+                fields: [(s("metadata.managedFields"), 400), (s("spec"), 300)]
+                    .into_iter()
+                    .collect(),
+            }),
         ]
     }
 

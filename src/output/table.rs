@@ -618,6 +618,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "probe {probe}: write {seq} reached the informer in {:.1}ms",
             latency.as_secs_f64() * 1000.0
         ),
+        ReflectorEvent::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
     })
 }
 

@@ -36,6 +36,7 @@ use crate::cache::reflector::pager;
 use crate::cache::reflector::{ListProgress, ReflectorEvent, ReflectorStore};
 use crate::cache::retry::Retrying;
 use crate::cache::store::Store;
+use crate::cache::transform::Transform;
 
 /// How often a due check looks again for a sync point while the queue is busy.
 const POLL: Duration = Duration::from_millis(50);
@@ -50,6 +51,9 @@ pub struct SyncPoints<Q> {
     /// before it touches the queue until it has moved it, so whoever holds the lock sees a
     /// queue and a resourceVersion that agree. `None`: no checks, nothing tracked.
     at: Option<Mutex<String>>,
+    /// `--transform`: applied to every object before it is queued, as client-go's
+    /// DeltaFIFO applies its `TransformFunc` (delta_fifo.go, queueActionLocked).
+    transform: Option<Transform>,
 }
 
 impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
@@ -58,6 +62,20 @@ impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
         SyncPoints {
             queue,
             at: track.then(Mutex::default),
+            transform: None,
+        }
+    }
+
+    /// Objects are queued as `transform` makes them.
+    pub fn with_transform(mut self, transform: Option<Transform>) -> SyncPoints<Q> {
+        self.transform = transform;
+        self
+    }
+
+    fn transformed(&self, obj: ObjectRef) -> ObjectRef {
+        match &self.transform {
+            Some(t) => t.apply(obj),
+            None => obj,
         }
     }
 
@@ -114,19 +132,26 @@ pub enum Point {
 
 impl<Q: Queue<ReflectorEvent>> ReflectorStore for SyncPoints<Q> {
     fn add(&self, obj: ObjectRef) {
+        let obj = self.transformed(obj);
         self.queued(self.tracked(obj.resource_version()), |q| Queue::add(q, obj));
     }
     fn update(&self, obj: ObjectRef) {
+        let obj = self.transformed(obj);
         self.queued(self.tracked(obj.resource_version()), |q| {
             Queue::update(q, obj)
         });
     }
     fn delete(&self, obj: ObjectRef) {
+        let obj = self.transformed(obj);
         self.queued(self.tracked(obj.resource_version()), |q| {
             Queue::delete(q, obj)
         });
     }
     fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+        let objs = match &self.transform {
+            Some(t) => objs.into_iter().map(|o| t.apply(o)).collect(),
+            None => objs,
+        };
         self.queued(self.tracked(resource_version), |q| {
             Queue::replace(q, objs, resource_version)
         });

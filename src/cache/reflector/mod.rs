@@ -161,6 +161,9 @@ pub enum ReflectorEvent {
         #[serde(rename = "ms", with = "wire::fractional_millis")]
         latency: Duration,
     },
+    /// What the informer's store costs (`--cache-stats`), measured every period: the
+    /// application's doing, queued on the same ordered channel.
+    CacheStats(crate::cache::cost::CacheCost),
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.

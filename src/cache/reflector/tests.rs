@@ -84,6 +84,7 @@ impl ReflectorStore for Recorder {
             ),
             ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
             ReflectorEvent::Latency { seq, .. } => format!("Latency {seq}"),
+            ReflectorEvent::CacheStats(c) => format!("CacheStats {}", c.objects),
         };
         self.push(s);
     }

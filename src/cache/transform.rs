@@ -1,0 +1,108 @@
+//! `--transform`: what client-go's `TransformFunc` does (shared_informer.go's
+//! `SetTransform`; since 0.27 the DeltaFIFO applies it before an object is queued), as a
+//! few fixed transforms. Applied on the reflector's store side, before the queue, so the
+//! store, the printed objects and `--cache-stats` all see what the cache holds.
+
+use serde_json::Value;
+
+use crate::cache::cost::LAST_APPLIED;
+use crate::cache::object::{Object, ObjectRef};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transform {
+    /// Drops `metadata.managedFields` (what most controllers' transforms do).
+    StripManagedFields,
+    /// Drops kubectl apply's last-applied-configuration annotation.
+    StripLastApplied,
+    /// Keeps `apiVersion`, `kind`, `metadata` and the listed top-level fields only.
+    MetadataOnlyFields(Vec<String>),
+}
+
+impl Transform {
+    /// `strip-managed-fields`, `strip-last-applied` or `metadata-only-fields=a,b`;
+    /// `Err`: one line naming the choices.
+    pub fn parse(s: &str) -> Result<Transform, String> {
+        match s.split_once('=') {
+            None if s == "strip-managed-fields" => Ok(Transform::StripManagedFields),
+            None if s == "strip-last-applied" => Ok(Transform::StripLastApplied),
+            Some(("metadata-only-fields", list)) => Ok(Transform::MetadataOnlyFields(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            )),
+            _ => Err(format!(
+                "unknown transform {s:?}: use strip-managed-fields, strip-last-applied or metadata-only-fields=FIELD,…"
+            )),
+        }
+    }
+
+    /// The object as the cache keeps it; unchanged if nothing is removed (or the object
+    /// cannot be rewritten, which a server's JSON never causes).
+    pub fn apply(&self, obj: ObjectRef) -> ObjectRef {
+        let Ok(mut v) = serde_json::from_str::<Value>(obj.raw()) else {
+            return obj;
+        };
+        let changed = match (self, v.as_object_mut()) {
+            (Transform::StripManagedFields, Some(o)) => o
+                .get_mut("metadata")
+                .and_then(Value::as_object_mut)
+                .and_then(|m| m.shift_remove("managedFields"))
+                .is_some(),
+            (Transform::StripLastApplied, Some(o)) => {
+                let meta = o.get_mut("metadata").and_then(Value::as_object_mut);
+                let annotations = meta.and_then(|m| m.get_mut("annotations"));
+                annotations
+                    .and_then(Value::as_object_mut)
+                    .and_then(|a| a.shift_remove(LAST_APPLIED))
+                    .is_some()
+            }
+            (Transform::MetadataOnlyFields(keep), Some(o)) => {
+                let before = o.len();
+                o.retain(|k, _| {
+                    matches!(k.as_str(), "apiVersion" | "kind" | "metadata")
+                        || keep.iter().any(|f| f == k)
+                });
+                o.len() != before
+            }
+            (_, None) => false,
+        };
+        if !changed {
+            return obj;
+        }
+        match Object::from_json(&v.to_string()) {
+            Ok(o) => ObjectRef::new(o),
+            Err(_) => obj,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(raw: &str) -> ObjectRef {
+        ObjectRef::new(Object::from_json(raw).expect("object"))
+    }
+
+    const RAW: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5","managedFields":[{"manager":"kubectl"}],"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}","keep":"x"}},"data":{"k":"v"},"binaryData":{}}"#;
+
+    #[test]
+    fn each_transform_removes_its_fields_and_keeps_the_rest() {
+        let t = |s: &str| Transform::parse(s).expect("parse").apply(obj(RAW));
+        let o = t("strip-managed-fields");
+        assert_eq!(
+            o.raw(),
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}","keep":"x"}},"data":{"k":"v"},"binaryData":{}}"#
+        );
+        assert_eq!(o.resource_version(), "5");
+        assert!(!t("strip-last-applied").raw().contains("last-applied"));
+        assert!(t("strip-last-applied").raw().contains(r#""keep":"x""#));
+        assert_eq!(
+            t("metadata-only-fields=data").raw(),
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5","managedFields":[{"manager":"kubectl"}],"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}","keep":"x"}},"data":{"k":"v"}}"#
+        );
+        assert!(Transform::parse("strip-everything").is_err());
+    }
+}

@@ -1,0 +1,274 @@
+//! `--metrics ADDR` (issue 22): the endpoint scraped while kwatch runs against `kwatch sim`,
+//! read back with Prometheus's own parser (Python's `prometheus_client`, installed by
+//! `.ci/run`); a bad or busy address is one line and exit 2.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{configmap, kubectl_f, of_type, watching_a_new_sim, Running};
+use crate::util::{SimProcess, LIMIT};
+
+/// The address kwatch said it serves metrics on (stderr), once it has said it.
+fn metrics_addr(kw: &Running) -> String {
+    let err = kw.stderr();
+    let url = err
+        .lines()
+        .find_map(|l| l.strip_prefix("kwatch: metrics on http://"))
+        .unwrap_or_else(|| panic!("no metrics address on stderr:\n{err}"));
+    url.trim_end_matches("/metrics").to_owned()
+}
+
+/// `GET /metrics`: the status line, the content type and the body.
+fn scrape(addr: &str) -> (String, String, String) {
+    let mut s = TcpStream::connect(addr).expect("connect to the metrics endpoint");
+    s.set_read_timeout(Some(LIMIT)).expect("timeout");
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).expect("read");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    let kind = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    (status, kind, body.to_owned())
+}
+
+/// The exposition parsed by `prometheus_client`'s OpenMetrics parser: one
+/// `{name, labels, value}` per sample (the parser raises on anything invalid).
+fn parsed(body: &str) -> Vec<Value> {
+    let script = "import sys, json\n\
+        from prometheus_client.openmetrics.parser import text_string_to_metric_families\n\
+        out = []\n\
+        for f in text_string_to_metric_families(sys.stdin.read()):\n\
+        \x20   for s in f.samples:\n\
+        \x20       out.append({'name': s.name, 'labels': s.labels, 'value': s.value})\n\
+        print(json.dumps(out))\n";
+    let mut py = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python3 (with prometheus_client: pip install prometheus-client)");
+    py.stdin
+        .take()
+        .expect("stdin")
+        .write_all(body.as_bytes())
+        .expect("write");
+    let out = py.wait_with_output().expect("python3");
+    assert!(
+        out.status.success(),
+        "prometheus_client refused the exposition: {}\n{body}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON from python")
+}
+
+/// The value of the sample `name` whose labels include `labels`.
+fn sample(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples
+        .iter()
+        .find(|s| s["name"] == name && labels.iter().all(|(k, v)| s["labels"][k] == *v))
+        .and_then(|s| s["value"].as_f64())
+}
+
+#[test]
+fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", "127.0.0.1:0"]);
+    let addr = metrics_addr(&kw);
+    // A change the watch does not see is compacted away: the new watch gets 410 and the
+    // informer relists (as tests/faults.rs's expired_list_falls_back_to_a_consistent_read).
+    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+    kubectl_f(&sim, "create", &configmap("default", "unseen", json!({})));
+    sim.control("POST", "/_sim/compact", json!({}));
+    sim.drop_watches();
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "after-410", json!({"k": "v"})),
+    );
+    kw.wait_for(LIMIT, "the relist", |v| {
+        v.iter().any(|r| r["key"] == "default/after-410")
+    });
+
+    let (status, kind, body) = scrape(&addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(kind.starts_with("application/openmetrics-text"), "{kind}");
+    assert!(!body.is_empty());
+    let samples = parsed(&body);
+    assert!(!samples.is_empty(), "{body}");
+    let cm = [("resource", "configmaps")];
+    let relists = sample(
+        &samples,
+        "reflector_lists_total",
+        &[("resource", "configmaps"), ("reason", "expired")],
+    );
+    assert_eq!(relists, Some(1.0), "{body}");
+    assert_eq!(
+        sample(
+            &samples,
+            "reflector_lists_total",
+            &[("resource", "configmaps"), ("reason", "initial")]
+        ),
+        Some(1.0),
+        "{body}"
+    );
+    assert!(
+        sample(&samples, "reflector_expired_total", &cm) >= Some(1.0),
+        "{body}"
+    );
+    // Both lists timed, the relist included.
+    assert_eq!(
+        sample(&samples, "reflector_list_duration_seconds_count", &cm),
+        Some(2.0),
+        "{body}"
+    );
+    assert!(sample(&samples, "reflector_list_duration_seconds_sum", &cm) > Some(0.0));
+    // The store holds what the server has: the relist's objects, bytes of their JSON.
+    let listed = sim.kubectl_ok(["get", "configmaps", "-n", "default", "-o", "name"]);
+    let objects = listed.lines().count() as f64;
+    assert!(objects >= 2.0, "{listed}");
+    assert_eq!(
+        sample(&samples, "informer_store_objects", &cm),
+        Some(objects),
+        "{body}"
+    );
+    assert!(
+        sample(&samples, "informer_store_bytes", &cm) > Some(objects * 100.0),
+        "{body}"
+    );
+    assert!(
+        sample(&samples, "reflector_watches_total", &cm) >= Some(2.0),
+        "{body}"
+    );
+    // Labels name the resource and context only: no object's name or content.
+    assert!(!body.contains("after-410"), "{body}");
+    kw.terminate(Duration::from_secs(10));
+}
+
+#[test]
+fn a_bad_or_busy_metrics_address_is_one_line_and_exit_2() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let out = sim
+        .kwatch([
+            "configmaps",
+            "--metrics",
+            "localhost-9464",
+            "--timeout",
+            "5s",
+        ])
+        .exits(2);
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains("--metrics"), "{}", out.stderr);
+    assert!(out.stderr.contains("127.0.0.1:9464"), "{}", out.stderr);
+
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = busy.local_addr().expect("addr").to_string();
+    let out = sim
+        .kwatch(["configmaps", "--metrics", &addr, "--timeout", "5s"])
+        .exits(2);
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(out.stderr.contains(&addr), "{}", out.stderr);
+    assert!(out.stderr.contains("cannot listen"), "{}", out.stderr);
+}
+
+/// Five pods written with `kubectl apply` (the sim records managedFields and kubectl the
+/// last-applied annotation), labelled `app=applied`.
+fn applied_pods() -> SimProcess {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    for i in 0..5 {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("p{i}"), "namespace": "default", "labels": {"app": "applied"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
+        kubectl_f(&sim, "apply", &pod);
+    }
+    sim
+}
+
+/// The last `CacheStats` record of `kwatch pods -l app=applied … EXTRA`, and the run.
+fn cache_stats(sim: &SimProcess, extra: &[&str]) -> (Value, crate::util::kwatch::Finished) {
+    let mut args = vec![
+        "pods",
+        "-l",
+        "app=applied",
+        "-o",
+        "json",
+        "--cache-stats=500ms",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--stats", "--timeout", "2s"]);
+    let out = sim.kwatch(&args[..]).success();
+    let recs = out.json();
+    let stats = of_type(&recs, "CacheStats");
+    let last = stats.last().copied().cloned();
+    let last = last.unwrap_or_else(|| panic!("no CacheStats record: {recs:#?}"));
+    (last, out)
+}
+
+#[test]
+fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them() {
+    let sim = applied_pods();
+    let (before, out) = cache_stats(&sim, &[]);
+    assert_eq!(before["resource"], "pods");
+    assert_eq!(before["objects"], 5, "{before}");
+    let bytes = before["bytes"].as_u64().expect("bytes");
+    let managed = before["fields"]["metadata.managedFields"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no managedFields: {before}"));
+    assert!(
+        before["fields"]["metadata.annotations[kubectl.kubernetes.io/last-applied-configuration]"]
+            .as_u64()
+            > Some(0),
+        "{before}"
+    );
+    // Of these small pods, managedFields are the heaviest part.
+    assert!(managed * 4 > bytes, "{managed} of {bytes}: {before}");
+    // The summary at exit says the same.
+    assert!(
+        out.stderr.contains("cache pods: 5 objects,")
+            && out.stderr.contains("metadata.managedFields"),
+        "{}",
+        out.stderr
+    );
+
+    let (after, out) = cache_stats(&sim, &["--transform", "strip-managed-fields"]);
+    assert_eq!(after["objects"], 5, "{after}");
+    assert!(
+        after["fields"].get("metadata.managedFields").is_none(),
+        "{after}"
+    );
+    let cut = after["bytes"].as_u64().expect("bytes");
+    assert!(cut + managed <= bytes, "{cut} + {managed} > {bytes}");
+    // The printed objects are the cache's.
+    let deltas: Vec<Value> = out
+        .json()
+        .into_iter()
+        .filter(|r| r["key"].is_string())
+        .collect();
+    assert_eq!(deltas.len(), 5, "{deltas:#?}");
+
+    let out = sim
+        .kwatch(["pods", "--transform", "strip-everything", "--timeout", "2s"])
+        .exits(2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("strip-managed-fields"),
+        "{}",
+        out.stderr
+    );
+}
