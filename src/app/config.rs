@@ -66,6 +66,8 @@ pub struct Config {
     pub progress: bool,
     /// `--metadata-only`: list and watch PartialObjectMetadata.
     pub metadata_only: bool,
+    /// `--quiet-relists`, `--types`, `--changes`: what is printed.
+    pub filter: crate::app::filter::Filter,
 }
 
 /// When the watch ends on its own (the flags under "Stopping").
@@ -212,6 +214,11 @@ impl Config {
             stats: args.stats,
             progress,
             metadata_only: args.reflector.metadata_only,
+            filter: crate::app::filter::Filter {
+                quiet_relists: args.filter.quiet_relists,
+                types: args.filter.types.clone(),
+                changes: args.filter.changes.clone(),
+            },
         })
     }
 }

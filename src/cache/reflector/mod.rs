@@ -147,6 +147,59 @@ pub enum ReflectorEvent {
     /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
     Consistency(crate::cache::consistency::Report),
+    /// A relist's (with `resync`, a resync's) deltas are all queued; never after the
+    /// initial list. The reflector queues it with empty classes behind those deltas; the
+    /// informer fills them in from the deltas it popped since the relist's `Listed` (the
+    /// resync's `Resync`), each compared with the store's version before it: what the
+    /// relist changed in the informer's state, whichever queue coalesced what.
+    /// `resourceVersion`: the list's (empty for a resync).
+    Relisted {
+        resource_version: String,
+        resync: bool,
+        /// Not known before (no previous version).
+        added: KeySample,
+        /// Tombstones: gone while nobody watched.
+        deleted: KeySample,
+        /// Another resourceVersion, same uid.
+        changed: KeySample,
+        /// Same key, another `metadata.uid`.
+        recreated: KeySample,
+        /// The same resourceVersion.
+        unchanged: KeySample,
+    },
+}
+
+/// A count of keys and the first [`KeySample::MAX_KEYS`] of them, in the order seen.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KeySample {
+    pub count: u64,
+    pub keys: Vec<String>,
+}
+
+impl KeySample {
+    pub const MAX_KEYS: usize = 20;
+
+    pub fn push(&mut self, key: &str) {
+        self.count += 1;
+        if self.keys.len() < Self::MAX_KEYS {
+            self.keys.push(key.to_owned());
+        }
+    }
+}
+
+impl ReflectorEvent {
+    /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
+    pub fn relisted(resource_version: &str, resync: bool) -> ReflectorEvent {
+        ReflectorEvent::Relisted {
+            resource_version: resource_version.to_owned(),
+            resync,
+            added: KeySample::default(),
+            deleted: KeySample::default(),
+            changed: KeySample::default(),
+            recreated: KeySample::default(),
+            unchanged: KeySample::default(),
+        }
+    }
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.
@@ -471,6 +524,13 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         !self.established && e.will_not_fix_itself()
     }
 
+    /// After a relist's Replace (not the initial list's): the informer's summary of it.
+    fn relisted(&self, rv: &str) {
+        if self.established {
+            self.store.notice(ReflectorEvent::relisted(rv, false));
+        }
+    }
+
     /// A list (streaming or not) has been replaced into the store at `rv`: watching
     /// begins, and with it the periodic resync.
     fn synced(&mut self, rv: String) {
@@ -489,6 +549,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 tokio::time::sleep(period).await;
                 store.notice(ReflectorEvent::Resync);
                 store.resync();
+                store.notice(ReflectorEvent::relisted("", true));
             }
         }))
     }
@@ -578,6 +639,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             streaming: false,
         });
         self.store.replace(listed.items, &listed.resource_version);
+        self.relisted(&listed.resource_version);
         self.synced(listed.resource_version);
         Ok(State::OpenWatch)
     }
@@ -640,6 +702,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             streaming: true,
         });
         self.store.replace(items, &list_rv);
+        self.relisted(&list_rv);
         self.store.notice(ReflectorEvent::Watch {
             resource_version: list_rv.clone(),
             timeout_seconds,

@@ -83,6 +83,11 @@ impl ReflectorStore for Recorder {
                 r.max_retries
             ),
             ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
+            ReflectorEvent::Relisted {
+                resource_version,
+                resync,
+                ..
+            } => format!("Relisted rv={resource_version:?} resync={resync}"),
         };
         self.push(s);
     }
@@ -289,6 +294,7 @@ async fn watch_410_relists_at_last_rv_without_paging_then_at_empty_rv_if_that_ex
             "List rv=\"\" limit=0 reason=list at rv=12: 410 Expired: too old resource version: 12 (30)",
             "Listed rv=31 items=1 pages=1 fallback=false",
             "replace 31 [ns/b]",
+            "Relisted rv=\"31\" resync=false",
             "Watch rv=31",
         ]
     );
@@ -507,6 +513,8 @@ async fn a_relist_answered_503_with_retry_after_is_retried_within_one_list() {
             "Retry list 503 1s 2/10",
             "Listed rv=12 items=1 pages=1 fallback=false",
             "replace 12 [ns/a]",
+            // A relist's summary; the initial list (log[..4]) has none.
+            "Relisted rv=\"12\" resync=false",
             "Watch rv=12",
         ]
     );
