@@ -223,3 +223,99 @@ fn a_recorded_relist_replays_byte_for_byte() {
     assert!(!out.stdout.is_empty());
     assert_eq!(out.stdout, text.lines().collect::<Vec<_>>());
 }
+
+/// `w-0` created, its data changed, its labels changed, then deleted, while kwatch runs
+/// with `filter`; the deltas printed (`Type key`) and the run's stderr (`--stats`).
+fn filtered(filter: &str) -> (Vec<String>, String) {
+    let sim = SimProcess::start(&[]);
+    let mut kw = sim.start_kwatch(format!(
+        "configmaps -n default -o json --watch-list off --stats {filter}"
+    ));
+    kw.wait_for(LIMIT, "the Watch", |v| {
+        v.iter().any(|r| r["type"] == "Watch")
+    });
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "w-0", json!({"k": "1"})),
+    );
+    sim.kubectl_ok(r#"patch configmap w-0 -n default --type merge -p {"data":{"k":"2"}}"#);
+    sim.kubectl_ok("label configmap w-0 -n default tier=web");
+    sim.kubectl_ok("delete configmap w-0 -n default");
+    // The deletion is the last change, and every filter here prints it.
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !kw.lines().iter().any(|l| l.contains(r#""type":"Deleted""#)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            kw.lines().join("\n")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = kw.interrupt(LIMIT);
+    let recs = out.json();
+    assert!(!recs.is_empty());
+    let shown = recs
+        .iter()
+        .filter(|r| is_delta(r))
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["type"].as_str().unwrap_or("?"),
+                r["key"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    (shown, out.stderr)
+}
+
+#[test]
+fn types_print_only_those_delta_types_and_stats_count_them_all() {
+    let (shown, stderr) = filtered("--types Deleted");
+    assert_eq!(shown, ["Deleted default/w-0"], "{stderr}");
+    // The initial list's Replaced deltas and the Added and Updated were popped and counted.
+    let deltas = stderr
+        .lines()
+        .find(|l| l.contains("Replaced"))
+        .unwrap_or_default();
+    assert!(
+        deltas.contains("Added 1") && deltas.contains("Updated 2"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn changes_print_updates_of_that_part_and_keep_additions_and_deletions() {
+    let (labels, stderr) = filtered("--changes labels");
+    let ours: Vec<&String> = labels.iter().filter(|l| l.ends_with("/w-0")).collect();
+    assert_eq!(
+        ours,
+        [
+            "Added default/w-0",
+            "Updated default/w-0",
+            "Deleted default/w-0"
+        ],
+        "{stderr}"
+    );
+    let (data, _) = filtered("--changes data --types Updated,Deleted");
+    assert_eq!(data, ["Updated default/w-0", "Deleted default/w-0"]);
+}
+
+#[test]
+fn an_unknown_delta_type_or_part_is_one_line_naming_the_valid_ones() {
+    let sim = SimProcess::start(&[]);
+    let out = sim.kwatch("configmaps --types Added,Modified").exits(2);
+    let lines: Vec<&str> = out.stderr.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].contains("\"Modified\"") && lines[0].contains("ReplacedAll"),
+        "{}",
+        lines[0]
+    );
+    let out = sim.kwatch("configmaps --changes spec,body").exits(2);
+    assert!(
+        out.stderr.contains("\"body\"") && out.stderr.contains("annotations"),
+        "{}",
+        out.stderr
+    );
+}
