@@ -35,6 +35,8 @@ pub struct Stats {
     /// Relisted records (relists and resyncs summarised), and the keys of each class
     /// over all of them: added, deleted, changed, recreated, unchanged.
     pub relisted: u64,
+    /// TimeTravel records: a list or watch older than what the reflector had synced.
+    pub time_travels: u64,
     pub relisted_classes: [u64; 5],
     /// `--check-consistency` reports: all, those that found a difference, those that
     /// could not compare (compacted, or the list failed).
@@ -72,6 +74,7 @@ impl Stats {
             retries: 0,
             resyncs: 0,
             relisted: 0,
+            time_travels: 0,
             relisted_classes: [0; 5],
             consistency_checks: 0,
             inconsistent: 0,
@@ -120,6 +123,7 @@ impl Stats {
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
+                ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
                 ReflectorEvent::Relisted {
                     added,
                     deleted,
@@ -189,6 +193,9 @@ impl Stats {
             "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
             self.watches, self.bookmarks, self.retries, self.backoffs, self.resyncs
         );
+        if self.time_travels > 0 {
+            let _ = writeln!(s, "  time travels: {}", self.time_travels);
+        }
         if self.relisted > 0 {
             let [a, d, c, r, u] = self.relisted_classes;
             let _ = writeln!(

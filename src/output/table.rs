@@ -614,6 +614,14 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Consistency(r) => consistency_text(name, r),
+        ReflectorEvent::TimeTravel {
+            request,
+            resource_version,
+            held,
+        } => format!(
+            "time travel {name}: {request} served rv={resource_version}, older than rv={held} \
+             already synced (a server with a stale watch cache?)"
+        ),
         ReflectorEvent::Relisted {
             resource_version,
             resync,
