@@ -319,3 +319,43 @@ fn an_unknown_delta_type_or_part_is_one_line_naming_the_valid_ones() {
         out.stderr
     );
 }
+
+/// A relist served from an older revision than the watch had reached (the simulator's
+/// stale-list) gives one TimeTravel naming the list and both resourceVersions; kwatch
+/// goes on watching.
+#[test]
+fn a_stale_list_gives_one_time_travel() {
+    let sim = SimProcess::start(&[]);
+    let old = sim.revision();
+    let mut kw = crate::util::kwatch::watching_configmaps(&sim, &["--stats"]);
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "w-0", json!({"k": "1"})),
+    );
+    kw.wait_for(LIMIT, "w-0", |v| {
+        v.iter().any(|r| r["key"] == "default/w-0")
+    });
+    sim.control("POST", "/_sim/stale-list", json!({"revision": old}));
+    // The re-watch gets 410: a relist, served at `old`.
+    sim.control("POST", "/_sim/fail", json!({"code": 410, "verb": "watch"}));
+    sim.drop_watches();
+    let recs = kw.wait_for(LIMIT, "a TimeTravel", |v| {
+        v.iter().any(|r| r["type"] == "TimeTravel")
+    });
+    let t: Vec<&Value> = recs.iter().filter(|r| r["type"] == "TimeTravel").collect();
+    assert_eq!(t.len(), 1, "{recs:#?}");
+    assert_eq!(t[0]["resourceVersion"], old.to_string(), "{}", t[0]);
+    let held: u64 = t[0]["held"]
+        .as_str()
+        .and_then(|h| h.parse().ok())
+        .unwrap_or(0);
+    assert!(held > old, "{}", t[0]);
+    let request = t[0]["request"].as_str().unwrap_or_default();
+    assert!(request.starts_with("list ?resourceVersion="), "{request}");
+    // No change of behaviour: the relist replaced and a watch followed it.
+    let at = recs.iter().position(|r| r["type"] == "TimeTravel").unwrap();
+    assert!(recs[..at]
+        .iter()
+        .any(|r| r["type"] == "Replaced" && !r["initialList"].as_bool().unwrap_or(true)));
+}
