@@ -26,11 +26,13 @@ pub struct Meta {
     pub resource_version: String,
     #[serde(default)]
     pub creation_timestamp: Option<String>,
-    /// `metadata.uid`: the first `uid` member that is a string without escapes (a server's
-    /// always is), else empty; never an error ([`uid_in`]). A different uid under the same
+    /// A hash of `metadata.uid` (0: none): of the first `uid` member that is a string
+    /// without escapes (a server's always is); never an error ([`uid_in`]). Only compared,
+    /// so it is hashed where it is found rather than copied (no allocation on the hot
+    /// path; 64 bits make a collision negligible). A different uid under the same
     /// key is another object, deleted and re-created under that name.
     #[serde(skip)]
-    pub uid: String,
+    pub uid: u64,
     /// Whether `metadata.managedFields` is there: outputs drop it unless asked, and need
     /// not search the whole object for it when it is not.
     #[serde(default, rename = "managedFields", deserialize_with = "present")]
@@ -125,11 +127,8 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             _ => 0,
         };
         if key == b"uid" {
-            if meta.uid.is_empty() {
-                if let Some((Some(s), j)) = plain(i) {
-                    meta.uid = s;
-                    return Some(j);
-                }
+            if meta.uid == 0 {
+                meta.uid = uid_at(b, i);
             }
             return skip_valid(b, i);
         }
@@ -168,19 +167,30 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
 }
 
 /// The [`Meta::uid`] of the metadata object at `raw[at]`, as [`read_meta`] reads it.
-fn uid_in(raw: &str, at: usize) -> String {
+fn uid_in(raw: &str, at: usize) -> u64 {
     let b = raw.as_bytes();
-    let mut uid = String::new();
+    let mut uid = 0;
     each_member(b, at, |key, i| {
-        if key == b"uid" && uid.is_empty() && b.get(i) == Some(&b'"') {
-            let end = to_special(b, i + 1);
-            if b.get(end) == Some(&b'"') {
-                uid = raw.get(i + 1..end).unwrap_or_default().to_owned();
-            }
+        if key == b"uid" && uid == 0 {
+            uid = uid_at(b, i);
         }
         skip_valid(b, i)
     });
     uid
+}
+
+/// The [`Meta::uid`] hash of the value at `b[i]` when it is a string without escapes
+/// (never 0), else 0.
+fn uid_at(b: &[u8], i: usize) -> u64 {
+    use std::hash::BuildHasher;
+    if b.get(i) != Some(&b'"') {
+        return 0;
+    }
+    let end = to_special(b, i + 1);
+    match (b.get(end), b.get(i + 1..end)) {
+        (Some(b'"'), Some(s)) => foldhash::fast::FixedState::default().hash_one(s).max(1),
+        _ => 0,
+    }
 }
 
 /// [`parse_meta`] by visiting the object's keys with serde (handles any valid JSON).
@@ -354,7 +364,7 @@ impl Object {
     /// Whether `self` is another object than `before` under the same key: both have a
     /// `metadata.uid` and they differ (deleted and re-created under that name).
     pub fn recreated_from(&self, before: &Object) -> bool {
-        !self.meta.uid.is_empty() && !before.meta.uid.is_empty() && self.meta.uid != before.meta.uid
+        self.meta.uid != 0 && before.meta.uid != 0 && self.meta.uid != before.meta.uid
     }
 
     /// The store key: `namespace/name`, or `name` for cluster-scoped objects.
@@ -488,12 +498,17 @@ mod tests {
         assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());
         let odd_uid = Object::from_json(r#"{"metadata":{"name":"u","uid":5,"uid":[]}}"#);
         assert_eq!(odd_uid.unwrap().meta().name, "u", "uid is not read");
-        let uid = |t: &str| Object::from_json(t).unwrap().meta().uid.clone();
-        assert_eq!(uid(r#"{"metadata":{"uid":"a-1","name":"x"}}"#), "a-1");
-        assert_eq!(uid(r#"{"metadata":{"uid":5,"uid":"b"}}"#), "b");
+        let uid = |t: &str| Object::from_json(t).unwrap().meta().uid;
+        let a1 = uid(r#"{"metadata":{"uid":"a-1","name":"x"}}"#);
+        assert!(a1 != 0 && a1 == uid(r#"{"metadata":{"name":"y","uid":"a-1"}}"#));
+        assert_eq!(uid(r#"{"metadata":{"name":"x"}}"#), 0);
+        assert_eq!(
+            uid(r#"{"metadata":{"uid":5,"uid":"b"}}"#),
+            uid(r#"{"metadata":{"uid":"b"}}"#)
+        );
         assert_eq!(
             uid(r#"{"metadata":{"name":"e\"s","uid":"c"}}"#),
-            "c",
+            uid(r#"{"metadata":{"uid":"c"}}"#),
             "serde's path too"
         );
         let (a, b) = (
