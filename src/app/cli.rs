@@ -309,11 +309,12 @@ pub struct FilterArgs {
     /// resourceVersion and uid the informer already held (and, with --view handlers, the
     /// same-version OnUpdate calls they make); each relist's Relisted record says what it
     /// changed. The informer still pops and applies them; --stats counts them.
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub quiet_relists: bool,
 
     /// Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll
-    #[arg(long, value_name = "TYPES", value_parser = crate::app::filter::Types::parse)]
+    #[arg(long, value_name = "TYPES", value_parser = crate::app::filter::Types::parse,
+          hide_short_help = true)]
     pub types: Option<crate::app::filter::Types>,
 
     /// Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data
@@ -322,7 +323,8 @@ pub struct FilterArgs {
     /// changed against the version the informer held (metadata without resourceVersion,
     /// managedFields and generation; data is data and binaryData); Added and Deleted
     /// always pass.
-    #[arg(long, value_name = "PARTS", value_parser = crate::app::filter::Parts::parse)]
+    #[arg(long, value_name = "PARTS", value_parser = crate::app::filter::Parts::parse,
+          hide_short_help = true)]
     pub changes: Option<crate::app::filter::Parts>,
 }
 
