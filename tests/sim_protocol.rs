@@ -1409,3 +1409,28 @@ fn self_subject_access_reviews_answer_the_policy() {
     assert!(!can_i("create", Some(viewer)));
     assert!(can_i("delete", None));
 }
+
+/// `stale-list`: the next list is served once at an older retained revision, as a stale
+/// watch cache of an HA control plane serves it, without the object created since.
+#[test]
+fn a_stale_list_is_served_once_from_an_older_revision() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    create_cm(&sim, "default", "newer", "x");
+    let r = sim.control("POST", "stale-list", json!({"revision": rev}));
+    assert_eq!(r["revision"], rev.to_string(), "{r}");
+    let names = |l: &Value| -> Vec<String> {
+        l["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["metadata"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let stale = sim.get("/api/v1/namespaces/default/configmaps").json();
+    assert_eq!(rv_of(&stale), rev, "{stale}");
+    assert!(!names(&stale).contains(&"newer".to_owned()), "{stale}");
+    let fresh = sim.get("/api/v1/namespaces/default/configmaps").json();
+    assert!(rv_of(&fresh) > rev, "{fresh}");
+    assert!(names(&fresh).contains(&"newer".to_owned()), "{fresh}");
+}

@@ -37,3 +37,4 @@ mod sim_kubectl;
 mod sim_protocol;
 mod table;
 mod table_fallback;
+mod why;

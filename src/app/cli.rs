@@ -315,6 +315,38 @@ pub struct WatchArgs {
 
     #[command(flatten)]
     pub stop: StopArgs,
+
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+/// Which deltas are printed; the informer applies and counts them all.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Filters")]
+pub struct FilterArgs {
+    /// Hide a relist's or resync's deltas that change nothing; keep its Relisted summary
+    ///
+    /// Hide the Replaced/Sync deltas of a relist or resync whose object has the
+    /// resourceVersion and uid the informer already held (and, with --view handlers, the
+    /// same-version OnUpdate calls they make); each relist's Relisted record says what it
+    /// changed. The informer still pops and applies them; --stats counts them.
+    #[arg(long, hide_short_help = true)]
+    pub quiet_relists: bool,
+
+    /// Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll
+    #[arg(long, value_name = "TYPES", value_parser = crate::app::filter::Types::parse,
+          hide_short_help = true)]
+    pub types: Option<crate::app::filter::Types>,
+
+    /// Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data
+    ///
+    /// Print an Updated/Replaced/Sync delta only when one of these parts of the object
+    /// changed against the version the informer held (metadata without resourceVersion,
+    /// managedFields and generation; data is data and binaryData); Added and Deleted
+    /// always pass.
+    #[arg(long, value_name = "PARTS", value_parser = crate::app::filter::Parts::parse,
+          hide_short_help = true)]
+    pub changes: Option<crate::app::filter::Parts>,
 }
 
 impl WatchArgs {

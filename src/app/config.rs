@@ -74,6 +74,8 @@ pub struct Config {
     pub metadata_only: bool,
     /// `--probe NAMESPACE` and `--probe-interval`.
     pub probe: Option<Probe>,
+    /// `--quiet-relists`, `--types`, `--changes`: what is printed.
+    pub filter: crate::app::filter::Filter,
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -234,6 +236,11 @@ impl Config {
                 namespace,
                 interval: args.probe_interval,
             }),
+            filter: crate::app::filter::Filter {
+                quiet_relists: args.filter.quiet_relists,
+                types: args.filter.types.clone(),
+                changes: args.filter.changes.clone(),
+            },
         })
     }
 }

@@ -20,6 +20,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::app::metrics::{Labels, Metrics};
+use crate::app::filter::{Filter, Tally};
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
 use crate::cache::delta::{Delta, Deltas};
@@ -134,6 +135,27 @@ impl Sink {
         self.printer.print(rec)
     }
 
+    /// Counts a record a filter hides and records it (`--record` keeps everything the
+    /// informer did), without printing it.
+    fn hide(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
+        if let Some(s) = &mut self.stats {
+            s.observe(rec, targets.saturating_sub(self.skipped));
+        }
+        match &mut self.recorder {
+            Some(r) => r.print(rec),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Sink::print`] `rec`, or [`Sink::hide`] it.
+    fn emit(&mut self, rec: &Record<'_>, shown: bool, targets: usize) -> io::Result<()> {
+        if shown {
+            self.print(rec, targets)
+        } else {
+            self.hide(rec, targets)
+        }
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         if let Some(r) = &mut self.recorder {
             r.flush()?;
@@ -185,6 +207,8 @@ pub(crate) struct Shared {
     pub max_events: Option<u64>,
     pub until_synced: bool,
     pub watch_only: bool,
+    /// `--quiet-relists`, `--types`, `--changes`: which deltas are printed.
+    pub filter: Filter,
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
     pub stop: mpsc::UnboundedSender<Stop>,
@@ -314,11 +338,13 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     let batches = fifo.pops_in_batches();
     // Registered before the informer runs, as client-go's AddEventHandler before Run.
     let mut listener = shared.handler.map(|r| Listener::new(r, Instant::now()));
+    let mut tally = None;
     loop {
         // Applied to the store under the FIFO's lock, with the versions known before.
-        let Some(taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
+        let Some(mut taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
             return;
         };
+        tally_pop(&mut taken, &mut tally);
         if let (Some(l), Taken::Notice(ReflectorEvent::Resync)) = (&mut listener, &taken) {
             l.resync_check(Instant::now());
         }
@@ -375,6 +401,53 @@ enum Taken {
 enum Step {
     Notice(ReflectorEvent),
     Delta(Applied),
+}
+
+/// Tallies a relist's (or resync's) deltas from its `Listed` (`Resync`) record on, and
+/// fills its `Relisted` in. Every delta a Replace queues pops after the `Listed` pushed
+/// before it and before the `Relisted` pushed after it (both queues keep notices in
+/// order with the deltas queued around them), and each is compared with the version
+/// before it, which holds whatever was queued before the relist: so the counts are the
+/// relist's effect on the informer's state with either queue. A DeltaFIFO pop may hold
+/// a key's older deltas too ([`Tally::count_key`] counts the relist's one only). Not
+/// exact in one race: a DeltaFIFO key that a watch event reaches between the Replace
+/// and its pop lets `Relisted` out first (no delta pops before a notice pushed
+/// earlier), and that key is left out of the counts.
+fn tally_pop(taken: &mut Taken, tally: &mut Option<Tally>) {
+    fn notice(ev: &mut ReflectorEvent, tally: &mut Option<Tally>) {
+        match ev {
+            ReflectorEvent::Listed { .. } | ReflectorEvent::Resync => {
+                *tally = Some(Tally::default())
+            }
+            ReflectorEvent::Relisted { .. } => tally.take().unwrap_or_default().fill(ev),
+            _ => {}
+        }
+    }
+    match taken {
+        Taken::Notice(ev) => notice(ev, tally),
+        Taken::Deltas {
+            key,
+            deltas,
+            before,
+            ..
+        } => {
+            if let Some(t) = tally {
+                t.count_key(key, deltas, before.as_ref());
+            }
+        }
+        Taken::Steps { steps, .. } => {
+            for step in steps {
+                match step {
+                    Step::Notice(ev) => notice(ev, tally),
+                    Step::Delta(a) => {
+                        if let Some(t) = tally {
+                            t.count(&a.key, &a.delta, a.prev.as_ref());
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Applies a popped entry to `store` (the FIFO still locked, as client-go's
@@ -581,9 +654,12 @@ impl Pop<'_> {
             return Ok(None);
         }
         let met = shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
+        // A hidden delta hides the handler call it makes, and neither counts for
+        // --max-events.
+        let shown = shared.filter.shows(delta, prev);
         let rec = self.record(body, batch);
-        sink.print(&rec, shared.targets)?;
-        sink.deltas += 1;
+        sink.emit(&rec, shown, shared.targets)?;
+        sink.deltas += u64::from(shown);
         let call = self
             .listener
             .and_then(|l| handlers::call(delta, prev, initial_list, l));
@@ -594,11 +670,14 @@ impl Pop<'_> {
                 initial_list,
             };
             // The call is made as the delta is processed: at its time.
-            sink.print(&Record { body, ..rec }, shared.targets)?;
-            sink.handler_calls += 1;
+            sink.emit(&Record { body, ..rec }, shown, shared.targets)?;
+            sink.handler_calls += u64::from(shown);
         }
         if met {
             return Ok(Some(Stop::Met));
+        }
+        if !shown {
+            return Ok(None);
         }
         // --max-events counts what is shown: handler calls in their view.
         let shown = match self.listener {
@@ -670,6 +749,7 @@ mod tests {
             max_events,
             until_synced,
             handler,
+            Filter::default(),
         )
         .await
     }
@@ -682,6 +762,7 @@ mod tests {
         max_events: Option<u64>,
         until_synced: bool,
         handler: Option<Registration>,
+        filter: Filter,
     ) -> (Vec<serde_json::Value>, Option<Stop>) {
         let out = Buf::default();
         let opts = Options {
@@ -704,6 +785,7 @@ mod tests {
             max_events,
             until_synced,
             watch_only: false,
+            filter,
             pop_delay: None,
             until: None,
             stop: tx,
@@ -774,7 +856,16 @@ mod tests {
             queue: Some("RealFIFO+batch+atomic"),
             batch: None,
         };
-        let (recs, stop) = run_queue(fifo, store, informer, Some(7), false, None).await;
+        let (recs, stop) = run_queue(
+            fifo,
+            store,
+            informer,
+            Some(7),
+            false,
+            None,
+            Filter::default(),
+        )
+        .await;
         assert!(matches!(stop, Some(Stop::Done)));
         assert_eq!(
             brief(&recs),
@@ -806,7 +897,16 @@ mod tests {
         });
         fifo.update(pod("b", "4"));
         fifo.update(pod("a", "5"));
-        let (recs, _) = run_queue(fifo, store, InformerInfo::default(), Some(5), false, None).await;
+        let (recs, _) = run_queue(
+            fifo,
+            store,
+            InformerInfo::default(),
+            Some(5),
+            false,
+            None,
+            Filter::default(),
+        )
+        .await;
         assert_eq!(
             brief(&recs),
             [
@@ -903,5 +1003,126 @@ mod tests {
         assert_eq!(recs[0]["isInInitialList"], true);
         assert_eq!(recs[2]["finalStateUnknown"], true);
         assert_eq!(recs[3]["isInInitialList"], true);
+    }
+
+    fn cm(name: &str, rv: &str, uid: &str) -> ObjectRef {
+        object(&format!(
+            r#"{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"ns","resourceVersion":"{rv}","uid":"{uid}"}}}}"#
+        ))
+    }
+
+    /// An initial list of a, b, c, e, and a relist (queued before either is popped, so
+    /// a DeltaFIFO coalesces each key's two deltas) where a is unchanged, b changed, c
+    /// re-created, d new and e gone.
+    fn initial_then_relist<Q: Queue<ReflectorEvent>>(q: &Q) {
+        q.replace(
+            vec![
+                cm("a", "1", "ua"),
+                cm("b", "2", "ub"),
+                cm("c", "3", "uc"),
+                cm("e", "4", "ue"),
+            ],
+            "4",
+        );
+        q.push_notice(ReflectorEvent::Listed {
+            resource_version: "9".into(),
+            items: 4,
+            pages: 1,
+            elapsed: Duration::ZERO,
+            full_list_fallback: false,
+            streaming: false,
+        });
+        q.replace(
+            vec![
+                cm("a", "1", "ua"),
+                cm("b", "5", "ub"),
+                cm("c", "6", "uc2"),
+                cm("d", "7", "ud"),
+            ],
+            "9",
+        );
+        q.push_notice(ReflectorEvent::relisted("9", false));
+    }
+
+    async fn relist_with(real: bool, filter: Filter) -> (Vec<serde_json::Value>, Vec<String>) {
+        let store = Arc::new(Store::new());
+        let (recs, _) = if real {
+            let fifo = crate::cache::real_fifo::RealFifo::new(store.clone());
+            initial_then_relist(&fifo);
+            run_queue(
+                fifo,
+                store,
+                InformerInfo::default(),
+                None,
+                false,
+                None,
+                filter,
+            )
+            .await
+        } else {
+            let fifo = DeltaFifo::new(Some(store.clone()), true);
+            initial_then_relist(&fifo);
+            run_queue(
+                fifo,
+                store,
+                InformerInfo::default(),
+                None,
+                false,
+                None,
+                filter,
+            )
+            .await
+        };
+        let b = brief(&recs);
+        (recs, b)
+    }
+
+    #[tokio::test]
+    async fn a_relist_is_summarised_exactly_with_either_queue() {
+        for real in [false, true] {
+            let (recs, _) = relist_with(real, Filter::default()).await;
+            let r: Vec<&serde_json::Value> =
+                recs.iter().filter(|r| r["type"] == "Relisted").collect();
+            assert_eq!(r.len(), 1, "real={real} {recs:#?}");
+            let class = |c: &str| (r[0][c]["count"].clone(), r[0][c]["keys"].clone());
+            let one = |k: &str| (serde_json::json!(1), serde_json::json!([k]));
+            assert_eq!(class("added"), one("ns/d"), "real={real}");
+            assert_eq!(class("deleted"), one("ns/e"), "real={real}");
+            assert_eq!(class("changed"), one("ns/b"), "real={real}");
+            assert_eq!(class("recreated"), one("ns/c"), "real={real}");
+            assert_eq!(class("unchanged"), one("ns/a"), "real={real}");
+            assert_eq!(r[0]["resourceVersion"], "9");
+            let recreated: Vec<&serde_json::Value> =
+                recs.iter().filter(|r| r["recreated"] == true).collect();
+            assert_eq!(recreated.len(), 1, "real={real} {recs:#?}");
+            assert_eq!(recreated[0]["key"], "ns/c");
+        }
+    }
+
+    #[tokio::test]
+    async fn quiet_relists_hide_only_the_unchanged_relisted_deltas() {
+        let quiet = Filter {
+            quiet_relists: true,
+            ..Filter::default()
+        };
+        for real in [false, true] {
+            let (_, all) = relist_with(real, Filter::default()).await;
+            let (_, shown) = relist_with(real, quiet.clone()).await;
+            let mut hidden = all.clone();
+            for l in &shown {
+                if let Some(i) = hidden.iter().position(|h| h == l) {
+                    hidden.remove(i);
+                }
+            }
+            // a's relisted Replaced (the initial list's is shown), nothing else; a
+            // DeltaFIFO pops it with the initial list's, coalesced.
+            assert_eq!(hidden.len(), 1, "real={real} {all:#?} {shown:#?}");
+            assert!(
+                hidden[0].starts_with("Replaced ns/a@1"),
+                "real={real} {hidden:?}"
+            );
+            assert_eq!(all.len(), shown.len() + 1, "real={real}");
+            assert!(shown.iter().any(|l| l == "Relisted"));
+        }
     }
 }

@@ -386,7 +386,9 @@ impl Metrics {
                 ReflectorEvent::Resync
                 | ReflectorEvent::WatchListFallback { .. }
                 | ReflectorEvent::Consistency(_)
-                | ReflectorEvent::CacheStats(_) => {}
+                | ReflectorEvent::CacheStats(_)
+                | ReflectorEvent::TimeTravel { .. }
+                | ReflectorEvent::Relisted { .. } => {}
             },
             Body::Synced | Body::Handler { .. } => {}
         }

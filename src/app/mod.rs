@@ -12,6 +12,7 @@ pub mod cli;
 pub mod complete;
 pub mod config;
 pub mod exit;
+pub mod filter;
 pub mod help;
 pub mod informer;
 pub mod kubeconfig;

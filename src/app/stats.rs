@@ -32,6 +32,12 @@ pub struct Stats {
     /// Requests the request layer sent again (Retry-After, lost connections).
     pub retries: u64,
     pub resyncs: u64,
+    /// Relisted records (relists and resyncs summarised), and the keys of each class
+    /// over all of them: added, deleted, changed, recreated, unchanged.
+    pub relisted: u64,
+    /// TimeTravel records: a list or watch older than what the reflector had synced.
+    pub time_travels: u64,
+    pub relisted_classes: [u64; 5],
     /// `--check-consistency` reports: all, those that found a difference, those that
     /// could not compare (compacted, or the list failed).
     pub consistency_checks: u64,
@@ -71,6 +77,9 @@ impl Stats {
             backoffs: 0,
             retries: 0,
             resyncs: 0,
+            relisted: 0,
+            time_travels: 0,
+            relisted_classes: [0; 5],
             consistency_checks: 0,
             inconsistent: 0,
             unchecked: 0,
@@ -121,6 +130,24 @@ impl Stats {
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
+                ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
+                ReflectorEvent::Relisted {
+                    added,
+                    deleted,
+                    changed,
+                    recreated,
+                    unchanged,
+                    ..
+                } => {
+                    self.relisted += 1;
+                    for (n, k) in self
+                        .relisted_classes
+                        .iter_mut()
+                        .zip([added, deleted, changed, recreated, unchanged])
+                    {
+                        *n += k.count;
+                    }
+                }
                 ReflectorEvent::Consistency(r) => {
                     self.consistency_checks += 1;
                     match r.consistent {
@@ -174,6 +201,17 @@ impl Stats {
             "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
             self.watches, self.bookmarks, self.retries, self.backoffs, self.resyncs
         );
+        if self.time_travels > 0 {
+            let _ = writeln!(s, "  time travels: {}", self.time_travels);
+        }
+        if self.relisted > 0 {
+            let [a, d, c, r, u] = self.relisted_classes;
+            let _ = writeln!(
+                s,
+                "  relisted: {} (added {a}, deleted {d}, changed {c}, recreated {r}, unchanged {u})",
+                self.relisted
+            );
+        }
         if self.consistency_checks > 0 {
             let _ = writeln!(
                 s,

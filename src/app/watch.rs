@@ -202,6 +202,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,
         watch_only: cfg.stop.watch_only,
+        filter: cfg.filter.clone(),
         pop_delay: cfg.pop_delay,
         until: cfg.stop.until.clone(),
         stop: tx.clone(),

@@ -13,8 +13,8 @@ use crate::scan::{each_member, skip_valid, skip_ws, to_special};
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
 
-/// The metadata fields kwatch reads from every object (others, `uid` among them, pass
-/// through unread, as an unstructured client-go informer leaves them).
+/// The metadata fields kwatch reads from every object (others pass through unread, as an
+/// unstructured client-go informer leaves them).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -26,6 +26,13 @@ pub struct Meta {
     pub resource_version: String,
     #[serde(default)]
     pub creation_timestamp: Option<String>,
+    /// A hash of `metadata.uid` (0: none): of the first `uid` member that is a string
+    /// without escapes (a server's always is); never an error ([`uid_in`]). Only compared,
+    /// so it is hashed where it is found rather than copied (no allocation on the hot
+    /// path; 64 bits make a collision negligible). A different uid under the same
+    /// key is another object, deleted and re-created under that name.
+    #[serde(skip)]
+    pub uid: u64,
     /// Whether `metadata.managedFields` is there: outputs drop it unless asked, and need
     /// not search the whole object for it when it is not.
     #[serde(default, rename = "managedFields", deserialize_with = "present")]
@@ -49,7 +56,13 @@ fn parse_meta(raw: &str) -> Result<Meta, serde_json::Error> {
             let mut de = serde_json::Deserializer::from_str(&raw[at..]);
             // An error is left to the visitor below, which words it as before (its
             // position counted from the start of the object).
-            Meta::deserialize(&mut de).or_else(|_| parse_meta_visiting(raw))
+            match Meta::deserialize(&mut de) {
+                Ok(mut meta) => {
+                    meta.uid = uid_in(raw, at);
+                    Ok(meta)
+                }
+                Err(_) => parse_meta_visiting(raw),
+            }
         }
         Some(None) => Ok(Meta::default()),
         None => parse_meta_visiting(raw),
@@ -113,6 +126,12 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             b"managedFields" => MANAGED,
             _ => 0,
         };
+        if key == b"uid" {
+            if meta.uid == 0 {
+                meta.uid = uid_at(b, i);
+            }
+            return skip_valid(b, i);
+        }
         if seen & bit != 0 {
             return None;
         }
@@ -147,13 +166,45 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
     Some(meta)
 }
 
+/// The [`Meta::uid`] of the metadata object at `raw[at]`, as [`read_meta`] reads it.
+fn uid_in(raw: &str, at: usize) -> u64 {
+    let b = raw.as_bytes();
+    let mut uid = 0;
+    each_member(b, at, |key, i| {
+        if key == b"uid" && uid == 0 {
+            uid = uid_at(b, i);
+        }
+        skip_valid(b, i)
+    });
+    uid
+}
+
+/// The [`Meta::uid`] hash of the value at `b[i]` when it is a string without escapes
+/// (never 0), else 0.
+fn uid_at(b: &[u8], i: usize) -> u64 {
+    use std::hash::BuildHasher;
+    if b.get(i) != Some(&b'"') {
+        return 0;
+    }
+    let end = to_special(b, i + 1);
+    match (b.get(end), b.get(i + 1..end)) {
+        (Some(b'"'), Some(s)) => foldhash::fast::FixedState::default().hash_one(s).max(1),
+        _ => 0,
+    }
+}
+
 /// [`parse_meta`] by visiting the object's keys with serde (handles any valid JSON).
 fn parse_meta_visiting(raw: &str) -> Result<Meta, serde_json::Error> {
     let mut found = None;
     let mut de = serde_json::Deserializer::from_str(raw);
     let r = MetaSeed(&mut found).deserialize(&mut de);
     match (r, found) {
-        (_, Some(meta)) => Ok(meta),
+        (_, Some(mut meta)) => {
+            if let Some(Some(at)) = find_metadata(raw.as_bytes()) {
+                meta.uid = uid_in(raw, at);
+            }
+            Ok(meta)
+        }
         (Ok(()), None) => Ok(Meta::default()),
         (Err(e), None) => Err(e),
     }
@@ -310,6 +361,12 @@ impl Object {
         &self.meta.resource_version
     }
 
+    /// Whether `self` is another object than `before` under the same key: both have a
+    /// `metadata.uid` and they differ (deleted and re-created under that name).
+    pub fn recreated_from(&self, before: &Object) -> bool {
+        self.meta.uid != 0 && before.meta.uid != 0 && self.meta.uid != before.meta.uid
+    }
+
     /// The store key: `namespace/name`, or `name` for cluster-scoped objects.
     pub fn key(&self) -> String {
         key_of(self.meta.namespace.as_deref(), &self.meta.name)
@@ -441,6 +498,25 @@ mod tests {
         assert!(Object::from_json(r#"{"metadata":{"name":5}}"#).is_err());
         let odd_uid = Object::from_json(r#"{"metadata":{"name":"u","uid":5,"uid":[]}}"#);
         assert_eq!(odd_uid.unwrap().meta().name, "u", "uid is not read");
+        let uid = |t: &str| Object::from_json(t).unwrap().meta().uid;
+        let a1 = uid(r#"{"metadata":{"uid":"a-1","name":"x"}}"#);
+        assert!(a1 != 0 && a1 == uid(r#"{"metadata":{"name":"y","uid":"a-1"}}"#));
+        assert_eq!(uid(r#"{"metadata":{"name":"x"}}"#), 0);
+        assert_eq!(
+            uid(r#"{"metadata":{"uid":5,"uid":"b"}}"#),
+            uid(r#"{"metadata":{"uid":"b"}}"#)
+        );
+        assert_eq!(
+            uid(r#"{"metadata":{"name":"e\"s","uid":"c"}}"#),
+            uid(r#"{"metadata":{"uid":"c"}}"#),
+            "serde's path too"
+        );
+        let (a, b) = (
+            Object::from_json(r#"{"metadata":{"name":"x","uid":"1"}}"#).unwrap(),
+            Object::from_json(r#"{"metadata":{"name":"x","uid":"2"}}"#).unwrap(),
+        );
+        let none = Object::from_json(r#"{"metadata":{"name":"x"}}"#).unwrap();
+        assert!(b.recreated_from(&a) && !a.recreated_from(&a) && !none.recreated_from(&a));
         assert!(Object::from_json(r#"{"metadata":null}"#).is_err());
         assert!(Object::from_json(r#""s""#).is_err());
     }

@@ -91,7 +91,11 @@ pub fn compute(
     }
     let before = strip(prev.to_value(), mode);
     let after = strip(cur.to_value(), mode);
-    let patch = json_patch::diff(&before, &after);
+    let mut patch = json_patch::diff(&before, &after);
+    // A new uid says the rest is another object's: it comes first (stable otherwise).
+    patch
+        .0
+        .sort_by_key(|op| op.path().as_str() != "/metadata/uid");
     Some(Diff {
         changed: !patch.0.is_empty(),
         patch,
@@ -217,5 +221,15 @@ mod tests {
         );
         let n = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&c)).unwrap();
         assert!(!n.changed);
+    }
+
+    #[test]
+    fn a_new_uid_comes_first() {
+        let a = obj(r#"{"data":{"k":"v"},"metadata":{"name":"a","uid":"1"}}"#);
+        let b = obj(r#"{"data":{"k":"w"},"metadata":{"name":"a","uid":"2"}}"#);
+        let d = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&b)).unwrap();
+        let l = lines(&d);
+        assert_eq!(l.len(), 2, "{l:?}");
+        assert_eq!(l[0], ".metadata.uid: \"1\" → \"2\"");
     }
 }

@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 use super::{Body, InformerInfo, Record};
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
+use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 
 /// One record: what [`Line::of`] makes, [`Line::write_json`] writes and [`Line::parse`]
@@ -182,6 +183,10 @@ pub struct DeltaLine<'a> {
     /// Written only when true (tombstones).
     #[serde(default, skip_serializing_if = "is_false")]
     pub final_state_unknown: bool,
+    /// Written only when true: the object's `metadata.uid` differs from the one the store
+    /// held under this key (deleted and re-created under that name, unseen).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recreated: bool,
     /// The number of deltas of the pop it came from, when the queue pops in batches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<u32>,
@@ -224,6 +229,7 @@ impl DeltaLine<'_> {
             time,
             initial_list,
             final_state_unknown,
+            recreated,
             batch,
             changes: Changes { changed, diff },
         } = self;
@@ -262,6 +268,9 @@ impl DeltaLine<'_> {
         });
         if *final_state_unknown {
             w.extend_from_slice(b",\"finalStateUnknown\":true");
+        }
+        if *recreated {
+            w.extend_from_slice(b",\"recreated\":true");
         }
         if let Some(n) = batch {
             w.extend_from_slice(b",\"batch\":");
@@ -379,10 +388,10 @@ impl<'a> Line<'a> {
                 key,
                 delta,
                 initial_list,
-                ..
+                prev,
             } => delta_line(
                 delta.kind,
-                DeltaLine::of(rec, key, delta, *initial_list, time),
+                DeltaLine::of(rec, key, delta, *prev, *initial_list, time),
             ),
             Body::Synced => Line::Tagged(Tagged::Synced { head, informer }),
             // Only a List record carries the informer.
@@ -508,6 +517,7 @@ impl<'a> DeltaLine<'a> {
         rec: &'a Record<'a>,
         key: &'a str,
         delta: &'a Delta,
+        prev: Option<&ObjectRef>,
         initial_list: bool,
         time: &'a str,
     ) -> DeltaLine<'a> {
@@ -522,10 +532,17 @@ impl<'a> DeltaLine<'a> {
             time: Cow::Borrowed(time),
             initial_list,
             final_state_unknown: delta.object.is_tombstone(),
+            recreated: recreated(delta, prev),
             batch: rec.informer.batch,
             changes: Changes::default(),
         }
     }
+}
+
+/// Whether `delta`'s object is another object than `prev`, the store's under its key
+/// ([`crate::cache::object::Object::recreated_from`]).
+pub fn recreated(delta: &Delta, prev: Option<&ObjectRef>) -> bool {
+    matches!((delta.object.object(), prev), (Some(o), Some(p)) if o.recreated_from(p))
 }
 
 impl<'a> HandlerLine<'a> {
@@ -759,6 +776,7 @@ mod tests {
                     time: c("1970-01-01T00:00:00.000Z"),
                     initial_list: i % 2 == 1,
                     final_state_unknown: i == 2,
+                    recreated: i == 4,
                     batch: (i > 3).then_some(1000 + i as u32),
                     changes: Changes {
                         changed: [None, Some(true), Some(false)][i % 3],

@@ -387,6 +387,8 @@ struct Cells<'r> {
     obj: Option<&'r ObjectRef>,
     /// The name is followed by `(final state unknown)`.
     tombstone: bool,
+    /// The name is followed by `(recreated)`: a new `metadata.uid` under the key.
+    recreated: bool,
     /// The RESOURCEVERSION cell, unescaped (`None`: `<unknown>`).
     rv: Option<String>,
 }
@@ -421,6 +423,9 @@ impl<W: Write> TablePrinter<W> {
         let mut shown = sanitize(obj_name).into_owned();
         if c.tombstone {
             shown.push_str(" (final state unknown)");
+        }
+        if c.recreated {
+            shown.push_str(" (recreated)");
         }
         cells.push(shown);
         cells.push(c.rv.map_or("<unknown>".into(), |rv| sanitize(&rv).into_owned()));
@@ -619,7 +624,56 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             latency.as_secs_f64() * 1000.0
         ),
         ReflectorEvent::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
+        ReflectorEvent::TimeTravel {
+            request,
+            resource_version,
+            held,
+        } => format!(
+            "time travel {name}: {request} served rv={resource_version}, older than rv={held} \
+             already synced (a server with a stale watch cache?)"
+        ),
+        ReflectorEvent::Relisted {
+            resource_version,
+            resync,
+            added,
+            deleted,
+            changed,
+            recreated,
+            unchanged,
+        } => {
+            let head = match resync {
+                true => format!("resynced {name}"),
+                false => format!("relisted {name} at rv={resource_version}"),
+            };
+            let mut parts = Vec::new();
+            for (what, k) in [
+                ("added", added),
+                ("deleted", deleted),
+                ("changed", changed),
+                ("recreated", recreated),
+            ] {
+                if k.count > 0 {
+                    parts.push(format!(
+                        "{} {what} ({})",
+                        k.count,
+                        shown_keys(&k.keys, k.count)
+                    ));
+                }
+            }
+            parts.push(format!("{} unchanged", unchanged.count));
+            format!("{head}: {}", parts.join(", "))
+        }
     })
+}
+
+/// The first [`KEYS_SHOWN`] of `keys`, and how many more of `count` there are.
+fn shown_keys(keys: &[String], count: u64) -> String {
+    let n = keys.len().min(KEYS_SHOWN);
+    let mut shown = keys[..n].join(", ");
+    if count > n as u64 {
+        shown.push_str(&format!(", … {} more", count - n as u64));
+    }
+    shown
 }
 
 /// At most this many keys of each kind are named in a consistency line.
@@ -700,6 +754,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                         first: delta.kind.as_str(),
                         obj,
                         tombstone: delta.object.is_tombstone(),
+                        recreated: super::record::recreated(delta, *prev),
                         rv: obj.map(|o| o.resource_version().to_owned()),
                     },
                     color_of(delta.kind),
@@ -725,6 +780,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                         first: call.name(),
                         obj,
                         tombstone: call.final_state_unknown(),
+                        recreated: false,
                         rv,
                     },
                     handler_color(call),

@@ -19,9 +19,10 @@
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens, malformed lines and skipped events |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens, stale lists, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
+//! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
 //! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
 
@@ -62,6 +63,8 @@ pub struct Faults {
     delay_ms: AtomicU64,
     /// The next N list requests that carry a continue token get 410 Expired.
     expire_continue: AtomicU64,
+    /// `POST /_sim/stale-list`: the revision the next list is served at.
+    stale_list: Mutex<Option<u64>>,
     malformed_next: AtomicBool,
     /// Bumped to make every open watch send one malformed line.
     pub malformed: watch::Sender<u64>,
@@ -89,6 +92,7 @@ impl Faults {
             no_bookmarks: AtomicBool::new(false),
             delay_ms: AtomicU64::new(0),
             expire_continue: AtomicU64::new(0),
+            stale_list: Mutex::new(None),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
             drop: watch::channel(0).0,
@@ -197,6 +201,14 @@ impl Faults {
             .is_ok()
     }
 
+    /// The revision the next list is to be served at (once), if `stale-list` asked.
+    pub fn take_stale_list(&self) -> Option<u64> {
+        self.stale_list
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
     pub fn add_expire_continue(&self, n: u64) {
         self.expire_continue.fetch_add(n, Ordering::SeqCst);
     }
@@ -245,6 +257,7 @@ impl Faults {
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.short_watches.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
+        *self.stale_list.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.malformed_next.store(false, Ordering::SeqCst);
     }
 }
@@ -339,6 +352,7 @@ fn help() -> Value {
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
         "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\"} — MODIFIED pod events at R/s, or as fast as the watch takes them (benchmarks)",
+        "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
     })
@@ -384,6 +398,15 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("malformed", POST, |app, _| {
         ok(json!({"watches": app.faults.malformed_now()}))
+    }),
+    ("stale-list", POST, |app, body| {
+        let oldest = app.cluster.read().compacted();
+        let revision = num(body, "revision", oldest);
+        *app.faults
+            .stale_list
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(revision);
+        ok(json!({"revision": revision.to_string()}))
     }),
     ("expire-continue", POST, |app, body| {
         app.faults.add_expire_continue(num(body, "count", 1));

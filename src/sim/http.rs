@@ -474,6 +474,9 @@ async fn list_point(app: &Arc<App>, t: &Target, q: &Params) -> Result<ListPoint,
             Ok(at((tok_rv as u64).min(rev), Some(key), false))
         };
     }
+    if let Some(stale) = app.faults.take_stale_list() {
+        return Ok(at(stale.clamp(compacted, rev), None, rv.is_empty()));
+    }
     if rv.is_empty() {
         return Ok(at(rev, None, true));
     }

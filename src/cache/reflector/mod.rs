@@ -164,6 +164,69 @@ pub enum ReflectorEvent {
     /// What the informer's store costs (`--cache-stats`), measured every period: the
     /// application's doing, queued on the same ordered channel.
     CacheStats(crate::cache::cost::CacheCost),
+    /// A list or watch event served a resourceVersion lower than the highest this
+    /// reflector had synced (both read as unsigned integers, as KEP-5504 allows): an HA
+    /// server with a stale watch cache. The reflector goes on as client-go does.
+    /// `request`: the list or watch (its query, no credentials); `held`: the highest
+    /// synced.
+    TimeTravel {
+        request: String,
+        resource_version: String,
+        held: String,
+    },
+    /// A relist's (with `resync`, a resync's) deltas are all queued; never after the
+    /// initial list. The reflector queues it with empty classes behind those deltas; the
+    /// informer fills them in from the deltas it popped since the relist's `Listed` (the
+    /// resync's `Resync`), each compared with the store's version before it: what the
+    /// relist changed in the informer's state, whichever queue coalesced what.
+    /// `resourceVersion`: the list's (empty for a resync).
+    Relisted {
+        resource_version: String,
+        resync: bool,
+        /// Not known before (no previous version).
+        added: KeySample,
+        /// Tombstones: gone while nobody watched.
+        deleted: KeySample,
+        /// Another resourceVersion, same uid.
+        changed: KeySample,
+        /// Same key, another `metadata.uid`.
+        recreated: KeySample,
+        /// The same resourceVersion.
+        unchanged: KeySample,
+    },
+}
+
+/// A count of keys and the first [`KeySample::MAX_KEYS`] of them, in the order seen.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct KeySample {
+    pub count: u64,
+    pub keys: Vec<String>,
+}
+
+impl KeySample {
+    pub const MAX_KEYS: usize = 20;
+
+    pub fn push(&mut self, key: &str) {
+        self.count += 1;
+        if self.keys.len() < Self::MAX_KEYS {
+            self.keys.push(key.to_owned());
+        }
+    }
+}
+
+impl ReflectorEvent {
+    /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
+    pub fn relisted(resource_version: &str, resync: bool) -> ReflectorEvent {
+        ReflectorEvent::Relisted {
+            resource_version: resource_version.to_owned(),
+            resync,
+            added: KeySample::default(),
+            deleted: KeySample::default(),
+            changed: KeySample::default(),
+            recreated: KeySample::default(),
+            unchanged: KeySample::default(),
+        }
+    }
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.
@@ -336,6 +399,9 @@ pub struct Reflector<L, S> {
     /// A list (or streaming list) has been replaced into the store once: from then on
     /// every error is retried, as client-go's informers retry them.
     established: bool,
+    /// The highest resourceVersion synced that reads as an unsigned integer, to tell a
+    /// [`ReflectorEvent::TimeTravel`]; none until one does.
+    highest_rv: Option<u64>,
     /// The periodic resync, while watching (client-go `watchWithResync`).
     resync: Option<AbortOnDrop>,
     backoff: Backoff,
@@ -360,6 +426,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             paginated_result: false,
             use_watch_list,
             established: false,
+            highest_rv: None,
             resync: None,
             progress: Arc::default(),
         }
@@ -506,6 +573,36 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         !self.established && e.will_not_fix_itself()
     }
 
+    /// `served` by `request` (a list's RV or a watch event's): a [`ReflectorEvent::TimeTravel`]
+    /// when it is below the highest synced, both as unsigned integers (an RV that does not
+    /// parse is not compared); `true` then. The highest moves up, never down.
+    fn travelled(&mut self, request: impl FnOnce() -> String, served: &str) -> bool {
+        let Ok(rv) = served.parse::<u64>() else {
+            return false;
+        };
+        match self.highest_rv {
+            Some(held) if rv < held => {
+                self.store.notice(ReflectorEvent::TimeTravel {
+                    request: request(),
+                    resource_version: served.to_owned(),
+                    held: held.to_string(),
+                });
+                true
+            }
+            _ => {
+                self.highest_rv = Some(rv);
+                false
+            }
+        }
+    }
+
+    /// After a relist's Replace (not the initial list's): the informer's summary of it.
+    fn relisted(&self, rv: &str) {
+        if self.established {
+            self.store.notice(ReflectorEvent::relisted(rv, false));
+        }
+    }
+
     /// A list (streaming or not) has been replaced into the store at `rv`: watching
     /// begins, and with it the periodic resync.
     fn synced(&mut self, rv: String) {
@@ -524,6 +621,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 tokio::time::sleep(period).await;
                 store.notice(ReflectorEvent::Resync);
                 store.resync();
+                store.notice(ReflectorEvent::relisted("", true));
             }
         }))
     }
@@ -613,6 +711,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             streaming: false,
         });
         self.store.replace(listed.items, &listed.resource_version);
+        self.relisted(&listed.resource_version);
+        self.travelled(|| list_query(&rv, limit), &listed.resource_version);
         self.synced(listed.resource_version);
         Ok(State::OpenWatch)
     }
@@ -639,7 +739,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         });
         let timeout_seconds = self.watch_timeout();
         let opts = WatchOptions {
-            resource_version: rv,
+            resource_version: rv.clone(),
             timeout_seconds,
             allow_bookmarks: true,
             send_initial_events: true,
@@ -675,6 +775,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             streaming: true,
         });
         self.store.replace(items, &list_rv);
+        self.relisted(&list_rv);
+        self.travelled(|| watch_query(&rv, true), &list_rv);
         self.store.notice(ReflectorEvent::Watch {
             resource_version: list_rv.clone(),
             timeout_seconds,
@@ -728,6 +830,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     ) -> Result<State, SourceError> {
         let mut events = 0u64;
         let mut closed = "closed by the server".to_owned();
+        // One TimeTravel per watch: the RV it was opened from names it.
+        let opened_from = self.last_sync_rv.clone();
+        let mut travelled = false;
         let failed = loop {
             let Some(item) = stream.next().await else {
                 break None;
@@ -776,6 +881,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     break Some((cause, Some(e)));
                 }
             };
+            if !travelled {
+                travelled = self.travelled(|| watch_query(&opened_from, false), &rv);
+            }
             self.last_sync_rv = rv;
             events += 1;
         };
@@ -839,6 +947,24 @@ impl Drop for AbortOnDrop {
 
 #[cfg(test)]
 mod tests;
+
+/// A list's query as the reflector asks it, for a [`ReflectorEvent::TimeTravel`].
+fn list_query(rv: &str, limit: u32) -> String {
+    let mut q = format!("list ?resourceVersion={rv}");
+    if limit > 0 {
+        q.push_str(&format!("&limit={limit}"));
+    }
+    q
+}
+
+/// A watch's query, for a [`ReflectorEvent::TimeTravel`]; `initial`: a streaming list's.
+fn watch_query(rv: &str, initial: bool) -> String {
+    let mut q = format!("watch ?resourceVersion={rv}");
+    if initial {
+        q.push_str("&sendInitialEvents=true");
+    }
+    q
+}
 
 /// The reflector writes to either of client-go's queues; announcements become notices.
 impl<Q: Queue<ReflectorEvent>> ReflectorStore for Q {

@@ -85,6 +85,16 @@ impl ReflectorStore for Recorder {
             ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
             ReflectorEvent::Latency { seq, .. } => format!("Latency {seq}"),
             ReflectorEvent::CacheStats(c) => format!("CacheStats {}", c.objects),
+            ReflectorEvent::Relisted {
+                resource_version,
+                resync,
+                ..
+            } => format!("Relisted rv={resource_version:?} resync={resync}"),
+            ReflectorEvent::TimeTravel {
+                request,
+                resource_version,
+                held,
+            } => format!("TimeTravel {request} served={resource_version} held={held}"),
         };
         self.push(s);
     }
@@ -291,6 +301,7 @@ async fn watch_410_relists_at_last_rv_without_paging_then_at_empty_rv_if_that_ex
             "List rv=\"\" limit=0 reason=list at rv=12: 410 Expired: too old resource version: 12 (30)",
             "Listed rv=31 items=1 pages=1 fallback=false",
             "replace 31 [ns/b]",
+            "Relisted rv=\"31\" resync=false",
             "Watch rv=31",
         ]
     );
@@ -302,6 +313,51 @@ async fn watch_410_relists_at_last_rv_without_paging_then_at_empty_rv_if_that_ex
         })
     );
     assert_eq!(calls[3], Call::List(ListOptions::default()));
+}
+
+/// A relist served at a resourceVersion below what the watch had synced (a stale watch
+/// cache of an HA server) is reported once, and the reflector goes on as client-go does:
+/// it replaces and watches from the RV it was served. A watch event going back is
+/// reported once per watch.
+#[tokio::test(start_paused = true)]
+async fn a_list_or_watch_older_than_what_was_synced_is_time_travel() {
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(3)),
+            Item::Event(WatchEvent::Modified(obj("a", "12"))),
+            Item::Event(WatchEvent::Error(
+                match status(410, "Expired", "too old resource version: 12 (30)") {
+                    SourceError::Api(s) => s,
+                    _ => unreachable!(),
+                },
+            )),
+        ])),
+        page("8", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(3)),
+            Item::Event(WatchEvent::Modified(obj("a", "11"))),
+            Item::Event(WatchEvent::Modified(obj("a", "9"))),
+            Item::Event(WatchEvent::Modified(obj("a", "7"))),
+        ])),
+    ];
+    let (log, _) = run_for(steps, cfg(), 30).await;
+    let travels: Vec<&String> = log.iter().filter(|l| l.starts_with("TimeTravel")).collect();
+    assert_eq!(
+        travels,
+        [
+            "TimeTravel list ?resourceVersion=12 served=8 held=12",
+            // The watch from 8: its first event below 12 (11), once for the whole watch.
+            "TimeTravel watch ?resourceVersion=8 served=11 held=12",
+        ],
+        "{log:#?}"
+    );
+    // No change of behaviour: replaced at 8, watched from 8.
+    let at = log
+        .iter()
+        .position(|l| l == "replace 8 [ns/a]")
+        .expect("the replace");
+    assert!(log[at..].iter().any(|l| l == "Watch rv=8"), "{log:#?}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -509,6 +565,8 @@ async fn a_relist_answered_503_with_retry_after_is_retried_within_one_list() {
             "Retry list 503 1s 2/10",
             "Listed rv=12 items=1 pages=1 fallback=false",
             "replace 12 [ns/a]",
+            // A relist's summary; the initial list (log[..4]) has none.
+            "Relisted rv=\"12\" resync=false",
             "Watch rv=12",
         ]
     );
