@@ -11,6 +11,7 @@
 pub mod consistency;
 pub mod delta;
 pub mod delta_fifo;
+pub mod fields;
 pub mod handlers;
 pub mod listwatch;
 pub mod object;
