@@ -61,7 +61,11 @@ pub enum ListKind {
 /// the list atomic, as the server could not key it either).
 pub fn list_kind(name: &str, items: &[Value]) -> ListKind {
     let keys: &'static [&'static str] = match name {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env"
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
         | "imagePullSecrets" => &["name"],
         "volumeMounts" => &["mountPath"],
         "conditions" => &["type"],
@@ -270,9 +274,12 @@ fn is_atomic_map(name: &str, v: &Value) -> bool {
 
 /// Whether `p` is a leaf of `set`: no other member lies under it.
 pub fn is_leaf(set: &Set, p: &Path) -> bool {
-    set.range::<Path, _>((std::ops::Bound::Excluded(p.clone()), std::ops::Bound::Unbounded))
-        .next()
-        .is_none_or(|q| !q.starts_with(p))
+    set.range::<Path, _>((
+        std::ops::Bound::Excluded(p.clone()),
+        std::ops::Bound::Unbounded,
+    ))
+    .next()
+    .is_none_or(|q| !q.starts_with(p))
 }
 
 /// The value at `p` in `v`, if there.
@@ -324,6 +331,57 @@ pub fn path_of_pointer(v: &Value, ptr: &str) -> Option<Path> {
         }
     }
     Some(out)
+}
+
+/// `patch` merged into `target` as a strategic merge patch (and, simplified, a
+/// server-side apply) merges: maps key by key, `null` deletes, items of associative lists
+/// merged into the item with the same keys (new ones appended), sets united, other lists
+/// replaced. (`$patch` directives are not read.)
+pub fn merge(target: &mut Value, patch: &Value) {
+    merge_named(target, patch, "");
+}
+
+fn merge_named(target: &mut Value, patch: &Value, name: &str) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, pv) in p {
+                if pv.is_null() {
+                    t.shift_remove(k);
+                } else if let Some(tv) = t.get_mut(k) {
+                    merge_named(tv, pv, k);
+                } else {
+                    let mut v = Value::Null;
+                    merge_named(&mut v, pv, k);
+                    t.insert(k.clone(), v);
+                }
+            }
+        }
+        (Value::Array(t), Value::Array(p)) => match list_kind(name, p) {
+            ListKind::Map(keys) if matches!(list_kind(name, t), ListKind::Map(_)) => {
+                for item in p {
+                    let key = item_key(item, keys);
+                    match t.iter_mut().find(|x| item_key(x, keys) == key) {
+                        Some(x) => merge_named(x, item, ""),
+                        None => t.push(item.clone()),
+                    }
+                }
+            }
+            ListKind::Set => {
+                for item in p {
+                    if !t.contains(item) {
+                        t.push(item.clone());
+                    }
+                }
+            }
+            _ => *t = p.clone(),
+        },
+        (t, Value::Object(p)) => {
+            // A map over a scalar or nothing: the map, without its nulls.
+            *t = Value::Object(Map::new());
+            merge_named(t, &Value::Object(p.clone()), name);
+        }
+        (t, p) => *t = p.clone(),
+    }
 }
 
 /// The path as kubectl writes one: `spec.template.spec.containers[name=app].image`.
@@ -390,7 +448,9 @@ pub fn owner(entries: &[Value], p: &[Element]) -> Option<usize> {
     let mut best: Option<(usize, &str, usize)> = None;
     for (i, e) in entries.iter().enumerate() {
         let set = decode(&e["fieldsV1"]);
-        let depth = (1..=p.len()).rev().find(|&n| set.contains(&p[..n].to_vec()));
+        let depth = (1..=p.len())
+            .rev()
+            .find(|&n| set.contains(&p[..n]));
         let Some(depth) = depth else { continue };
         let time = e["time"].as_str().unwrap_or("");
         let better = match best {
@@ -435,7 +495,10 @@ mod tests {
         assert!(set.contains(&vec![f("metadata"), f("labels")]));
         assert!(!set.contains(&vec![f("spec")]));
         assert_eq!(display(&image), "spec.containers[name=nginx].image");
-        assert_eq!(smd_string(&image), r#".spec.containers[name="nginx"].image"#);
+        assert_eq!(
+            smd_string(&image),
+            r#".spec.containers[name="nginx"].image"#
+        );
         assert_eq!(encode(&set), pod_entry());
         // `i:` and unknown prefixes do not crash.
         let odd = decode(&json!({"f:a":{"i:0":{}, "x:y":{}, "i:z":{}}, "f:b": 1}));
@@ -465,6 +528,22 @@ mod tests {
         assert_eq!(
             encode(&of_object(&pod, true, false)),
             json!({"f:status":{"f:phase":{}}})
+        );
+    }
+
+    #[test]
+    fn merges_lists_by_their_keys() {
+        let mut d = json!({"spec":{"containers":[{"name":"a","image":"x","args":["1"]},{"name":"b","image":"y"}],
+            "finalizers":["f"],"tolerations":[{"key":"k"}],"gone":1}});
+        merge(
+            &mut d,
+            &json!({"spec":{"containers":[{"name":"b","image":"z"},{"name":"c","image":"w"}],
+                "finalizers":["g"],"tolerations":[],"gone":null,"new":{"a":null,"b":1}}}),
+        );
+        assert_eq!(
+            d,
+            json!({"spec":{"containers":[{"name":"a","image":"x","args":["1"]},{"name":"b","image":"z"},{"name":"c","image":"w"}],
+                "finalizers":["f","g"],"tolerations":[],"new":{"b":1}}})
         );
     }
 
