@@ -180,7 +180,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         sink: Mutex::new(Sink::new(
             shared_printer,
             recorder,
-            cfg.stats.then(Stats::new),
+            cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
         )),
         targets: total_targets,
         max_events: cfg.stop.max_events,
@@ -446,7 +446,8 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
     let ropts = output::Options {
         format: Format::Json,
         color: false,
-        show_managed_fields: cfg.printer.show_managed_fields,
+        // --blame reads managedFields: kept so that replay blames the same.
+        show_managed_fields: cfg.printer.show_managed_fields || cfg.printer.blame,
         ..output::Options::default()
     };
     Ok(Some(output::printer(ropts, file, io::sink())))

@@ -95,6 +95,8 @@ struct Row {
     cells: Vec<String>,
     color: u8,
     diff: Option<diff::Diff>,
+    /// `--blame`'s lines, under the diff's.
+    blame: Option<Vec<super::blame::Blame>>,
     /// A row of an initial list: held rows of those are printed in the resources' order.
     initial: bool,
 }
@@ -294,6 +296,9 @@ impl<W: Write> TablePrinter<W> {
         if let Some(d) = &row.diff {
             self.write_diff(d)?;
         }
+        for b in row.blame.iter().flatten() {
+            writeln!(self.w, "    {}", sanitize(&super::blame::line(b)))?;
+        }
         Ok(())
     }
 
@@ -444,6 +449,7 @@ impl<W: Write> TablePrinter<W> {
             cells,
             color,
             diff,
+            blame: super::record_blame(rec, self.opts.blame),
             initial,
         }
     }
