@@ -448,9 +448,7 @@ pub fn owner(entries: &[Value], p: &[Element]) -> Option<usize> {
     let mut best: Option<(usize, &str, usize)> = None;
     for (i, e) in entries.iter().enumerate() {
         let set = decode(&e["fieldsV1"]);
-        let depth = (1..=p.len())
-            .rev()
-            .find(|&n| set.contains(&p[..n]));
+        let depth = (1..=p.len()).rev().find(|&n| set.contains(&p[..n]));
         let Some(depth) = depth else { continue };
         let time = e["time"].as_str().unwrap_or("");
         let better = match best {
