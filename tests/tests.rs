@@ -9,6 +9,7 @@
 mod util;
 
 mod all_resources;
+mod blame;
 mod chaos;
 mod cli_args;
 mod client_go;
