@@ -149,3 +149,67 @@ fn a_conflicting_apply_is_refused_unless_forced() {
         .collect();
     assert_eq!(owners, ["b"]);
 }
+
+#[test]
+fn two_managers_flipping_replicas_give_exactly_one_conflict() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--stats", "--record", &rec_arg,
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    // a, b, a: a conflict; b, a again within the window: still the one.
+    for (i, manager) in ["a", "b", "a", "b", "a"].iter().enumerate() {
+        let patch = format!(r#"{{"spec":{{"replicas":{}}}}}"#, 2 + i % 2);
+        sim.kubectl_ok([
+            "patch",
+            "deploy",
+            "shop",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            &format!("--field-manager={manager}"),
+            "-p",
+            &patch,
+        ]);
+        kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == i + 1);
+    }
+    let live = kw.interrupt(LIMIT).exits(130);
+    let records = live.json();
+    assert!(!records.is_empty());
+    let conflicts: Vec<&Value> = records.iter().filter(|r| r["type"] == "Conflict").collect();
+    assert_eq!(conflicts.len(), 1, "{:#?}", live.stdout);
+    let c = conflicts[0];
+    assert_eq!(c["resource"], "deployments.apps");
+    assert_eq!(c["key"], "default/shop");
+    assert_eq!(c["path"], "spec.replicas");
+    assert_eq!(c["managers"], serde_json::json!(["a", "b"]));
+    assert_eq!(c["flips"], 3);
+    assert!(live.stderr.contains("  conflicts: 1"), "{}", live.stderr);
+    // The recording carries it; replay gives it back as it was.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec).args(["-o", "json"]);
+    let replayed = Running::spawn(cmd).finish(LIMIT).success();
+    let line = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.contains(r#""type":"Conflict""#))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(line(&replayed.stdout), line(&live.stdout));
+    // And the table says it on a `~` line.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec);
+    let table = Running::spawn(cmd).finish(LIMIT).success();
+    assert!(
+        table.stderr.contains(
+            "~ conflict on deployments.apps default/shop spec.replicas: a and b changed it back and forth 3 times within 60s"
+        ),
+        "{}",
+        table.stderr
+    );
+}

@@ -61,6 +61,8 @@ pub(crate) struct Sink {
     pub last_error: Option<String>,
     /// Nothing more is printed once set.
     pub finished: bool,
+    /// `--blame`: managers fighting over a field, told as `Conflict` records.
+    pub conflicts: Option<crate::app::conflict::Conflicts>,
 }
 
 impl Sink {
@@ -81,6 +83,7 @@ impl Sink {
             progress_note: String::new(),
             last_error: None,
             finished: false,
+            conflicts: None,
         }
     }
 
@@ -548,6 +551,10 @@ impl Pop<'_> {
         let rec = self.record(body, batch);
         sink.print(&rec, shared.targets)?;
         sink.deltas += 1;
+        let fights = sink.conflicts.as_mut().map(|c| c.observe(&rec));
+        for ev in fights.iter().flatten() {
+            sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+        }
         let call = self
             .listener
             .and_then(|l| handlers::call(delta, prev, initial_list, l));

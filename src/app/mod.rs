@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod complete;
 pub mod config;
+pub mod conflict;
 pub mod exit;
 pub mod help;
 pub mod informer;

@@ -45,6 +45,8 @@ pub struct Stats {
     /// `--blame`: changed paths of the deltas, by the manager that owns them (`unowned`).
     blame: bool,
     pub blamed: BTreeMap<String, u64>,
+    /// `Conflict` records: managers fighting over a field.
+    pub conflicts: u64,
 }
 
 impl Default for Stats {
@@ -78,6 +80,7 @@ impl Stats {
             informer: None,
             blame: false,
             blamed: BTreeMap::new(),
+            conflicts: 0,
         }
     }
 
@@ -139,6 +142,7 @@ impl Stats {
                         None => self.unchecked += 1,
                     }
                 }
+                ReflectorEvent::Conflict { .. } => self.conflicts += 1,
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
         }
@@ -154,6 +158,7 @@ impl Stats {
         }
         if self.blame {
             let _ = writeln!(s, "  blamed changes: {}", tally(&self.blamed));
+            let _ = writeln!(s, "  conflicts: {}", self.conflicts);
         }
         let relists: u64 = self
             .lists

@@ -177,11 +177,19 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
-        sink: Mutex::new(Sink::new(
-            shared_printer,
-            recorder,
-            cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
-        )),
+        sink: Mutex::new({
+            let mut sink = Sink::new(
+                shared_printer,
+                recorder,
+                cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
+            );
+            // Fighting managers are found in --blame's attribution: on with it only.
+            sink.conflicts = cfg
+                .printer
+                .blame
+                .then(crate::app::conflict::Conflicts::default);
+            sink
+        }),
         targets: total_targets,
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,

@@ -697,6 +697,13 @@ mod tests {
                 )),
                 ..Default::default()
             }),
+            ReflectorEvent::Conflict {
+                key: s("default/shop"),
+                path: s("spec.template.spec.containers[name=app].image"),
+                managers: vec![s("a"), s("b")],
+                flips: 3,
+                window_seconds: 60,
+            },
         ]
     }
 

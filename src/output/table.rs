@@ -615,6 +615,16 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Consistency(r) => consistency_text(name, r),
+        ReflectorEvent::Conflict {
+            key,
+            path,
+            managers,
+            flips,
+            window_seconds,
+        } => format!(
+            "conflict on {name} {key} {path}: {} changed it back and forth {flips} times within {window_seconds}s",
+            managers.join(" and ")
+        ),
     })
 }
 

@@ -147,6 +147,16 @@ pub enum ReflectorEvent {
     /// What a `--check-consistency` check found ([`crate::cache::consistency`]): the checker's
     /// doing, not the reflector's, on the same ordered channel.
     Consistency(crate::cache::consistency::Report),
+    /// Two or more field managers changed one path of one object back and forth (`--blame`:
+    /// each change undoing the other's, `flips` alternating changes within
+    /// `windowSeconds`): the informer's doing, once per object and path per window.
+    Conflict {
+        key: String,
+        path: String,
+        managers: Vec<String>,
+        flips: u32,
+        window_seconds: u64,
+    },
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.

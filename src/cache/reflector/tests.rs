@@ -83,6 +83,7 @@ impl ReflectorStore for Recorder {
                 r.max_retries
             ),
             ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
+            ReflectorEvent::Conflict { key, path, .. } => format!("Conflict {key} {path}"),
         };
         self.push(s);
     }
