@@ -826,8 +826,16 @@ fn managed_fields(
         .cloned()
         .collect();
     let removed: fields::Set = before.difference(&after).cloned().collect();
-    let mut entries: Vec<(Value, fields::Set)> = old
-        .and_then(|o| o["metadata"]["managedFields"].as_array())
+    // managedFields the request itself sets (kubectl's upgrade of client-side apply's
+    // entries is such a patch) replace the live ones, unless empty; an apply's are
+    // ignored (apiserver's fieldmanager, decodeLiveOrNew).
+    let asked = v["metadata"]["managedFields"]
+        .as_array()
+        .filter(|l| applied.is_none() && !l.is_empty())
+        .cloned();
+    let mut entries: Vec<(Value, fields::Set)> = asked
+        .as_ref()
+        .or(old.and_then(|o| o["metadata"]["managedFields"].as_array()))
         .map(|l| {
             l.iter()
                 .map(|e| (e.clone(), fields::decode(&e["fieldsV1"])))
@@ -853,7 +861,20 @@ fn managed_fields(
                 }
             }
         }
-        if !causes.is_empty() && !w.force {
+        // A server-side apply after `kubectl apply` takes over what client-side apply
+        // applied: conflicts on fields of the last-applied-configuration annotation are
+        // forgiven (apiserver's fieldmanager, lastAppliedManager).
+        let last_applied = old_v["metadata"]["annotations"]
+            ["kubectl.kubernetes.io/last-applied-configuration"]
+            .as_str()
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .map(|a| fields::of_object(&a, status, untyped));
+        let forgiven = last_applied.is_some_and(|l| {
+            causes
+                .iter()
+                .all(|c| l.iter().any(|p| fields::smd_string(p) == c.field))
+        });
+        if !causes.is_empty() && !w.force && !forgiven {
             return Err(Status::apply_conflict(&causes));
         }
     }
