@@ -13,6 +13,9 @@ pub const FLIPS: u32 = 3;
 /// The window they must fall within, and between two reports of one path.
 pub const WINDOW_SECONDS: u64 = 60;
 
+/// How many paths are tracked before the quiet ones are forgotten.
+const PRUNE_AT: usize = 4096;
+
 /// One path's recent changes and when it was last reported.
 #[derive(Debug, Default)]
 struct Track {
@@ -35,6 +38,15 @@ impl Conflicts {
         };
         let window = jiff::SignedDuration::from_secs(WINDOW_SECONDS as i64);
         let now = rec.time;
+        // Paths quiet for a whole window can start afresh: forget them, so a long watch
+        // of many objects holds only the recent ones.
+        if self.paths.len() >= PRUNE_AT {
+            self.paths.retain(|_, t| {
+                let last = t.changes.last().map(|(at, _)| *at).into_iter();
+                last.chain(t.reported)
+                    .any(|at| now.duration_since(at) < window)
+            });
+        }
         let mut found = Vec::new();
         for b in output::record_blame(rec, true).into_iter().flatten() {
             let Some(manager) = b.manager else { continue };
