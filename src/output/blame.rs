@@ -51,10 +51,15 @@ pub fn compute(
         .as_array()
         .unwrap_or(&empty);
     let mut out: Vec<Blame> = Vec::new();
-    for ptr in d.patch.0.iter().map(|op| op.path().as_str()) {
-        // A removed path resolves in the old object only.
-        let path = fields::path_of_pointer(&after, ptr)
-            .or_else(|| fields::path_of_pointer(&d.before, ptr));
+    for op in &d.patch.0 {
+        let ptr = op.path().as_str();
+        // A removed path is named as the old object had it (a list's later items shift).
+        let (first, then) = match op {
+            json_patch::PatchOperation::Remove(_) => (&d.before, &after),
+            _ => (&after, &d.before),
+        };
+        let path =
+            fields::path_of_pointer(first, ptr).or_else(|| fields::path_of_pointer(then, ptr));
         let (shown, owner) = match &path {
             Some(p) => (fields::display(p), fields::owner(entries, p)),
             None => (diff::dotted(ptr).trim_start_matches('.').to_owned(), None),
@@ -118,6 +123,23 @@ mod tests {
                 "spec.replicas ← x (Apply, T1)",
                 "spec.template.spec.containers[name=app].image ← kubectl-patch (Update, T2)",
                 "spec.paused ← unowned",
+            ]
+        );
+        // A removed list item is named as the old object had it. (--diff compares lists by
+        // index: dropping `a` reads as item 0 renamed to `b` and item 1, `b`, removed.)
+        let two = object(
+            r#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}}}"#,
+        );
+        let one = object(
+            r#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"b"}]}}}}"#,
+        );
+        let got = compute(DeltaType::Updated, Some(&two), Some(&one)).unwrap();
+        let paths: Vec<&str> = got.iter().map(|b| b.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.template.spec.containers[name=b].name",
+                "spec.template.spec.containers[name=b]"
             ]
         );
         // Unchanged, or no known previous version: no blame.
