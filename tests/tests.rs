@@ -9,6 +9,7 @@
 mod util;
 
 mod all_resources;
+mod blame;
 mod chaos;
 mod cli_args;
 mod client_go;
@@ -26,8 +27,8 @@ mod hostile_input;
 mod hostile_servers;
 mod json_yaml;
 mod metadata_only;
-mod probe;
 mod metrics;
+mod probe;
 mod reflector;
 mod replay;
 mod resync;

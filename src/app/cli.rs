@@ -153,6 +153,16 @@ pub struct OutputArgs {
     #[arg(long, hide_short_help = true)]
     pub diff_all: bool,
 
+    /// Name who made each change: the managedFields entry owning each changed path
+    ///
+    /// On every Updated/Replaced/Sync (and OnUpdate) whose object changed, each path
+    /// --diff would show, with the metadata.managedFields entry that owns it after the
+    /// change (manager, operation, subresource, time), or `unowned`: a `blame` field in
+    /// JSON and YAML, `path ← manager (operation, time)` lines in the table. --record
+    /// keeps managedFields so that replay blames the same.
+    #[arg(long)]
+    pub blame: bool,
+
     /// What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)
     ///
     /// deltas (what the informer's queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete

@@ -138,6 +138,7 @@ pub fn printer_options(o: &OutputArgs) -> output::Options {
         } else {
             DiffMode::Off
         },
+        blame: o.blame,
         ..output::Options::default()
     }
 }

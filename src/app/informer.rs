@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::app::metrics::{Labels, Metrics};
 use crate::app::filter::{Filter, Tally};
+use crate::app::metrics::{Labels, Metrics};
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
 use crate::cache::delta::{Delta, Deltas};
@@ -65,6 +65,8 @@ pub(crate) struct Sink {
     pub last_error: Option<String>,
     /// Nothing more is printed once set.
     pub finished: bool,
+    /// `--blame`: managers fighting over a field, told as `Conflict` records.
+    pub conflicts: Option<crate::app::conflict::Conflicts>,
 }
 
 impl Sink {
@@ -86,6 +88,7 @@ impl Sink {
             progress_note: String::new(),
             last_error: None,
             finished: false,
+            conflicts: None,
         }
     }
 
@@ -660,6 +663,11 @@ impl Pop<'_> {
         let rec = self.record(body, batch);
         sink.emit(&rec, shown, shared.targets)?;
         sink.deltas += u64::from(shown);
+        // Fights are seen in every change, printed or not (filters are printing only).
+        let fights = sink.conflicts.as_mut().map(|c| c.observe(&rec));
+        for ev in fights.iter().flatten() {
+            sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+        }
         let call = self
             .listener
             .and_then(|l| handlers::call(delta, prev, initial_list, l));

@@ -388,7 +388,8 @@ impl Metrics {
                 | ReflectorEvent::Consistency(_)
                 | ReflectorEvent::CacheStats(_)
                 | ReflectorEvent::TimeTravel { .. }
-                | ReflectorEvent::Relisted { .. } => {}
+                | ReflectorEvent::Relisted { .. }
+                | ReflectorEvent::Conflict { .. } => {}
             },
             Body::Synced | Body::Handler { .. } => {}
         }

@@ -11,14 +11,15 @@
 pub mod cli;
 pub mod complete;
 pub mod config;
+pub mod conflict;
 pub mod exit;
 pub mod filter;
 pub mod help;
 pub mod informer;
 pub mod kubeconfig;
 pub mod man;
-pub mod probe;
 pub mod metrics;
+pub mod probe;
 pub mod replay;
 pub mod sim;
 pub mod stats;

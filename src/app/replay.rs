@@ -313,7 +313,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
     let mut out = Counted {
         printer: output::printer(opts, io::stdout(), io::stderr()),
-        stats: args.stats.then(Stats::new),
+        stats: args.stats.then(|| Stats::new().blaming(args.output.blame)),
         deltas: 0,
         handler_calls: 0,
     };

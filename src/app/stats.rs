@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
-use crate::output::{Body, Record};
+use crate::output::{self, Body, Record};
 
 #[derive(Debug)]
 pub struct Stats {
@@ -52,6 +52,11 @@ pub struct Stats {
     synced: usize,
     /// The informer, as List records name it: `--client-go`'s release, and the queue.
     pub informer: Option<(Option<String>, String)>,
+    /// `--blame`: changed paths of the deltas, by the manager that owns them (`unowned`).
+    blame: bool,
+    pub blamed: BTreeMap<String, u64>,
+    /// `Conflict` records: managers fighting over a field.
+    pub conflicts: u64,
 }
 
 impl Default for Stats {
@@ -88,14 +93,29 @@ impl Stats {
             synced_after: None,
             synced: 0,
             informer: None,
+            blame: false,
+            blamed: BTreeMap::new(),
+            conflicts: 0,
         }
+    }
+
+    /// Counts the blamed changes of deltas by manager too (`--blame`).
+    pub fn blaming(mut self, on: bool) -> Stats {
+        self.blame = on;
+        self
     }
 
     /// Counts one record; `targets`: how many resources (and contexts) are watched, so
     /// that time to synced is that of the last one.
     pub fn observe(&mut self, rec: &Record<'_>, targets: usize) {
         match &rec.body {
-            Body::Delta { delta, .. } => *self.deltas.entry(delta.kind.as_str()).or_default() += 1,
+            Body::Delta { delta, .. } => {
+                *self.deltas.entry(delta.kind.as_str()).or_default() += 1;
+                for b in output::record_blame(rec, self.blame).iter().flatten() {
+                    let who = b.manager.as_deref().unwrap_or("unowned");
+                    *self.blamed.entry(who.to_owned()).or_default() += 1;
+                }
+            }
             Body::Handler { call, .. } => *self.handler_calls.entry(call.name()).or_default() += 1,
             Body::Synced => {
                 self.synced += 1;
@@ -157,6 +177,7 @@ impl Stats {
                     }
                 }
                 ReflectorEvent::Latency { latency, .. } => self.latencies.push(*latency),
+                ReflectorEvent::Conflict { .. } => self.conflicts += 1,
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
         }
@@ -169,6 +190,10 @@ impl Stats {
         let _ = writeln!(s, "  deltas: {}", tally(&self.deltas));
         if !self.handler_calls.is_empty() {
             let _ = writeln!(s, "  handler calls: {}", tally(&self.handler_calls));
+        }
+        if self.blame {
+            let _ = writeln!(s, "  blamed changes: {}", tally(&self.blamed));
+            let _ = writeln!(s, "  conflicts: {}", self.conflicts);
         }
         let relists: u64 = self
             .lists
@@ -275,7 +300,7 @@ fn latency_summary(latencies: &[Duration]) -> Option<String> {
 }
 
 /// `total (name count, ...)`: the counts' sum, then each count by name in name order.
-fn tally(counts: &BTreeMap<&'static str, u64>) -> String {
+fn tally<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
     let total: u64 = counts.values().sum();
     let each: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!("{total} ({})", each.join(", "))

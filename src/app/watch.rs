@@ -193,11 +193,19 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
-        sink: Mutex::new(Sink::new(
-            shared_printer,
-            recorder,
-            cfg.stats.then(Stats::new),
-        )),
+        sink: Mutex::new({
+            let mut sink = Sink::new(
+                shared_printer,
+                recorder,
+                cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
+            );
+            // Fighting managers are found in --blame's attribution: on with it only.
+            sink.conflicts = cfg
+                .printer
+                .blame
+                .then(crate::app::conflict::Conflicts::default);
+            sink
+        }),
         targets: total_targets,
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,
@@ -522,7 +530,8 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
     let ropts = output::Options {
         format: Format::Json,
         color: false,
-        show_managed_fields: cfg.printer.show_managed_fields,
+        // --blame reads managedFields: kept so that replay blames the same.
+        show_managed_fields: cfg.printer.show_managed_fields || cfg.printer.blame,
         ..output::Options::default()
     };
     Ok(Some(output::printer(ropts, file, io::sink())))

@@ -49,6 +49,11 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
                 c.diff = d.known.then_some(DiffField::Patch(d.patch));
             }
         }
+        if let Some(b) = super::record_blame(rec, self.opts.blame) {
+            if let Some(c) = line.diff_mut() {
+                c.blame = Some(b);
+            }
+        }
         let managed = self.opts.show_managed_fields;
         let [(old_name, old), (name, object)] = record_objects(rec);
         let old = old.map(|o| object_json(o, managed));

@@ -7,6 +7,7 @@
 //! table is for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
 //! formats, applied per delta.
 
+pub mod blame;
 pub mod columns;
 pub mod diff;
 mod health;
@@ -242,6 +243,8 @@ pub struct Options {
     pub timestamps: bool,
     /// `--diff`, `--diff-all`.
     pub diff: diff::DiffMode,
+    /// `--blame`: who owns each changed path.
+    pub blame: bool,
     /// Several contexts are watched: show a CONTEXT column (table).
     pub contexts: bool,
     /// Custom resources' additionalPrinterColumns, by [`Resource::name`].
@@ -354,6 +357,21 @@ fn record_diff(rec: &Record<'_>, mode: diff::DiffMode) -> Option<diff::Diff> {
             call: HandlerCall::OnUpdate { old, new },
             ..
         } => diff::compute(mode, DeltaType::Updated, Some(old), Some(new)),
+        _ => None,
+    }
+}
+
+/// The record's `--blame`, if asked and it has one (on the records that have a diff).
+pub fn record_blame(rec: &Record<'_>, on: bool) -> Option<Vec<blame::Blame>> {
+    if !on {
+        return None;
+    }
+    match &rec.body {
+        Body::Delta { delta, prev, .. } => blame::compute(delta.kind, *prev, delta.object.object()),
+        Body::Handler {
+            call: HandlerCall::OnUpdate { old, new },
+            ..
+        } => blame::compute(DeltaType::Updated, Some(old), Some(new)),
         _ => None,
     }
 }

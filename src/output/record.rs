@@ -206,6 +206,9 @@ pub struct Changes {
     /// `path: old → new` line per change (`-o yaml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffField>,
+    /// `--blame`: each changed path and the managedFields entry that owns it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blame: Option<Vec<super::blame::Blame>>,
 }
 
 impl DeltaLine<'_> {
@@ -231,7 +234,12 @@ impl DeltaLine<'_> {
             final_state_unknown,
             recreated,
             batch,
-            changes: Changes { changed, diff },
+            changes:
+                Changes {
+                    changed,
+                    diff,
+                    blame,
+                },
         } = self;
         w.extend_from_slice(b"{\"type\":\"");
         w.extend_from_slice(t.as_str().as_bytes());
@@ -286,6 +294,10 @@ impl DeltaLine<'_> {
         if let Some(d) = diff {
             w.extend_from_slice(b",\"diff\":");
             serde_json::to_writer(&mut *w, d).map_err(io::Error::other)?;
+        }
+        if let Some(b) = blame {
+            w.extend_from_slice(b",\"blame\":");
+            serde_json::to_writer(&mut *w, b).map_err(io::Error::other)?;
         }
         w.push(b'}');
         Ok(())
@@ -715,6 +727,13 @@ mod tests {
                     .into_iter()
                     .collect(),
             }),
+            ReflectorEvent::Conflict {
+                key: s("default/shop"),
+                path: s("spec.template.spec.containers[name=app].image"),
+                managers: vec![s("a"), s("b")],
+                flips: 3,
+                window_seconds: 60,
+            },
         ]
     }
 
@@ -785,6 +804,16 @@ mod tests {
                             1 => Some(DiffField::Patch(patch.clone())),
                             _ => Some(DiffField::Lines(vec![odd.to_owned()])),
                         },
+                        blame: (i % 2 == 1).then(|| {
+                            vec![super::super::blame::Blame {
+                                path: odd.to_owned(),
+                                manager: (i % 3 == 0).then(|| c(text).into_owned()),
+                                operation: Some("Apply".into()),
+                                subresource: (i == 3).then(|| "status".into()),
+                                time: None,
+                                unowned: i % 3 != 0,
+                            }]
+                        }),
                     },
                 };
                 lines.push((t, d));

@@ -95,6 +95,8 @@ struct Row {
     cells: Vec<String>,
     color: u8,
     diff: Option<diff::Diff>,
+    /// `--blame`'s lines, under the diff's.
+    blame: Option<Vec<super::blame::Blame>>,
     /// A row of an initial list: held rows of those are printed in the resources' order.
     initial: bool,
 }
@@ -294,6 +296,9 @@ impl<W: Write> TablePrinter<W> {
         if let Some(d) = &row.diff {
             self.write_diff(d)?;
         }
+        for b in row.blame.iter().flatten() {
+            writeln!(self.w, "    {}", sanitize(&super::blame::line(b)))?;
+        }
         Ok(())
     }
 
@@ -449,6 +454,7 @@ impl<W: Write> TablePrinter<W> {
             cells,
             color,
             diff,
+            blame: super::record_blame(rec, self.opts.blame),
             initial,
         }
     }
@@ -663,6 +669,16 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             parts.push(format!("{} unchanged", unchanged.count));
             format!("{head}: {}", parts.join(", "))
         }
+        ReflectorEvent::Conflict {
+            key,
+            path,
+            managers,
+            flips,
+            window_seconds,
+        } => format!(
+            "conflict on {name} {key} {path}: {} changed it back and forth {flips} times within {window_seconds}s",
+            managers.join(" and ")
+        ),
     })
 }
 

@@ -42,6 +42,11 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
                 c.diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
             }
         }
+        if let Some(b) = super::record_blame(rec, self.opts.blame) {
+            if let Some(c) = line.diff_mut() {
+                c.blame = Some(b);
+            }
+        }
         let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {
             Value::Object(m) => m,
             _ => return Err(io::Error::other("a record is not a mapping")),

@@ -16,6 +16,8 @@ use base64::Engine;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
+use crate::cache::fields;
+
 use super::request::{
     negotiate, not_supported, parse_rv, table_options, wait_for_rv, As, Filter, Params, Target,
 };
@@ -23,7 +25,7 @@ use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
-use super::storage::{make_key, now_rfc3339, sort_keys, ListQuery, Obj};
+use super::storage::{make_key, now_rfc3339, ListQuery, Obj};
 use super::{auth, control, discovery, partial, table, watch, App};
 
 /// Entry point of every request.
@@ -719,7 +721,9 @@ fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     } else if def.namespaced {
         return Status::method_not_allowed().response();
     }
-    managed_fields(t, &mut v, None, w);
+    if let Err(s) = managed_fields(t, &mut v, None, w, None) {
+        return s.response();
+    }
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
@@ -747,7 +751,7 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Respons
         };
         let old = old.value();
         let mut v = subresource_rules(t, &old, v);
-        managed_fields(t, &mut v, Some(&old), w);
+        managed_fields(t, &mut v, Some(&old), w, None)?;
         s.update(t.res, &key, v)
     });
     match result {
@@ -761,6 +765,8 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Respons
 struct Writer {
     manager: String,
     operation: &'static str,
+    /// `force=true`: a server-side apply takes the fields it conflicts on.
+    force: bool,
 }
 
 /// `fieldManager`, else the User-Agent up to its first `/` (as kube-apiserver does).
@@ -778,97 +784,174 @@ fn writer(q: &Params, headers: &HeaderMap, operation: &'static str) -> Writer {
             .unwrap_or("unknown")
             .to_string(),
     };
-    Writer { manager, operation }
+    let force = q.get("force").is_some_and(|f| f == "true");
+    Writer {
+        manager,
+        operation,
+        force,
+    }
 }
 
-/// The FieldsV1 set of what `v` holds (simplified: every map key; lists as leaves).
-fn fields_v1(v: &Value, status_only: bool) -> Value {
-    fn shape(v: &Value, dot: bool) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut out = Map::new();
-                if dot {
-                    out.insert(".".into(), json!({}));
-                }
-                for (k, x) in m {
-                    out.insert(format!("f:{k}"), shape(x, true));
-                }
-                Value::Object(out)
-            }
-            _ => json!({}),
-        }
+/// A manager as a conflict names it (apiserver's `printManager`): an `Update` manager
+/// with the API version it wrote through.
+fn print_manager(e: &Value) -> String {
+    let name = serde_json::to_string(e["manager"].as_str().unwrap_or("")).unwrap_or_default();
+    match (e["operation"].as_str(), e["apiVersion"].as_str()) {
+        (Some("Update"), Some(v)) => format!("{name} using {v}"),
+        _ => name,
     }
-    let mut out = Map::new();
-    let Some(top) = v.as_object() else {
-        return json!({});
-    };
-    for (k, x) in top {
-        match k.as_str() {
-            "kind" | "apiVersion" => {}
-            "status" if status_only => {
-                out.insert("f:status".into(), shape(x, false));
-            }
-            _ if status_only => {}
-            "status" => {}
-            "metadata" => {
-                let mut meta = Map::new();
-                for mk in ["labels", "annotations", "ownerReferences", "finalizers"] {
-                    if let Some(mv) = x.get(mk) {
-                        meta.insert(format!("f:{mk}"), shape(mv, true));
-                    }
-                }
-                if !meta.is_empty() {
-                    out.insert("f:metadata".into(), Value::Object(meta));
-                }
-            }
-            "spec" => {
-                out.insert("f:spec".into(), shape(x, false));
-            }
-            _ => {
-                out.insert(format!("f:{k}"), shape(x, true));
-            }
-        }
-    }
-    sort_keys(Value::Object(out))
 }
 
-/// Records the write in `metadata.managedFields`: one entry per manager, operation and
-/// subresource. An entry whose field set did not change is kept as it was (time included),
-/// so a write that changes nothing stays a no-op.
-fn managed_fields(t: &Target, v: &mut Value, old: Option<&Value>, w: &Writer) {
+/// Records the write in `metadata.managedFields` as structured-merge-diff does
+/// (apiserver's `fieldmanager`): an `Update` gives the writer the fields it set or changed
+/// and takes them from every other entry; an `Apply` of configuration `applied` makes the
+/// applier own exactly the fields it applied, and is refused with a 409 when it would
+/// change a field another manager owns, unless forced (which moves the field). Fields
+/// the write removed leave every entry; an entry left with no field is dropped. An entry
+/// whose fields and values did not change is kept as it was (time included), so a write
+/// that changes nothing stays a no-op.
+fn managed_fields(
+    t: &Target,
+    v: &mut Value,
+    old: Option<&Value>,
+    w: &Writer,
+    applied: Option<&Value>,
+) -> Result<(), Status> {
     let status = t.subresource.as_deref() == Some("status");
-    let fields = fields_v1(v, status);
-    let same = |e: &Value| {
+    let sub = status.then_some("status");
+    let untyped = t.res == resources::WIDGETS;
+    let null = Value::Null;
+    let old_v = old.unwrap_or(&null);
+    let before = fields::of_object(old_v, status, untyped);
+    let after = fields::of_object(v, status, untyped);
+    let differs = |set: &fields::Set, p: &fields::Path, a: &Value, b: &Value| {
+        fields::is_leaf(set, p) && fields::value_at(a, p) != fields::value_at(b, p)
+    };
+    let changed: fields::Set = after
+        .iter()
+        .filter(|p| !before.contains(*p) || differs(&after, p, old_v, v))
+        .cloned()
+        .collect();
+    let removed: fields::Set = before.difference(&after).cloned().collect();
+    // managedFields the request itself sets (kubectl's upgrade of client-side apply's
+    // entries is such a patch) replace the live ones, unless empty; an apply's are
+    // ignored (apiserver's fieldmanager, decodeLiveOrNew).
+    let asked = v["metadata"]["managedFields"]
+        .as_array()
+        .filter(|l| applied.is_none() && !l.is_empty())
+        .cloned();
+    let mut entries: Vec<(Value, fields::Set)> = asked
+        .as_ref()
+        .or(old.and_then(|o| o["metadata"]["managedFields"].as_array()))
+        .map(|l| {
+            l.iter()
+                .map(|e| (e.clone(), fields::decode(&e["fieldsV1"])))
+                .collect()
+        })
+        .unwrap_or_default();
+    let is_writer = |e: &Value| {
         e["manager"] == w.manager.as_str()
             && e["operation"] == w.operation
-            && e.get("subresource").and_then(Value::as_str) == status.then_some("status")
+            && e.get("subresource").and_then(Value::as_str) == sub
     };
-    let mut list: Vec<Value> = old
-        .and_then(|o| o["metadata"]["managedFields"].as_array().cloned())
-        .unwrap_or_default();
-    match list.iter().position(same) {
-        Some(i) if list[i]["fieldsV1"] == fields => {}
-        found => {
-            let mut e = Map::new();
-            e.insert("manager".into(), json!(w.manager));
-            e.insert("operation".into(), json!(w.operation));
-            e.insert("apiVersion".into(), json!(RESOURCES[t.res].api_version()));
-            e.insert("time".into(), json!(now_rfc3339()));
-            e.insert("fieldsType".into(), json!("FieldsV1"));
-            e.insert("fieldsV1".into(), fields);
-            if status {
-                e.insert("subresource".into(), json!("status"));
-            }
-            match found {
-                Some(i) => list[i] = Value::Object(e),
-                None => list.push(Value::Object(e)),
+    let applied_set = applied.map(|cfg| fields::of_object(cfg, status, untyped));
+    if let (Some(cfg), Some(set)) = (applied, &applied_set) {
+        let mut causes = Vec::new();
+        for p in set.iter().filter(|p| differs(set, p, cfg, old_v)) {
+            for (e, owned) in entries.iter().filter(|(e, _)| !is_writer(e)) {
+                if owned.contains(p) {
+                    causes.push(Cause {
+                        reason: "FieldManagerConflict",
+                        message: format!("conflict with {}", print_manager(e)),
+                        field: fields::smd_string(p),
+                    });
+                }
             }
         }
+        // A server-side apply after `kubectl apply` takes over what client-side apply
+        // applied: conflicts on fields of the last-applied-configuration annotation are
+        // forgiven (apiserver's fieldmanager, lastAppliedManager).
+        let last_applied = old_v["metadata"]["annotations"]
+            ["kubectl.kubernetes.io/last-applied-configuration"]
+            .as_str()
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .map(|a| fields::of_object(&a, status, untyped));
+        let forgiven = last_applied.is_some_and(|l| {
+            causes
+                .iter()
+                .all(|c| l.iter().any(|p| fields::smd_string(p) == c.field))
+        });
+        if !causes.is_empty() && !w.force && !forgiven {
+            return Err(Status::apply_conflict(&causes));
+        }
     }
+    let mut found = false;
+    for (e, set) in &mut entries {
+        let was = set.clone();
+        if is_writer(e) {
+            found = true;
+            match &applied_set {
+                Some(a) => *set = a.clone(),
+                None => set.extend(changed.iter().cloned()),
+            }
+        } else {
+            set.retain(|p| !changed.contains(p));
+        }
+        set.retain(|p| !removed.contains(p));
+        let touched = is_writer(e) && set.iter().any(|p| changed.contains(p));
+        if *set != was || touched {
+            *e = entry(t, w, e, set);
+        }
+    }
+    if !found {
+        let set = applied_set.unwrap_or(changed);
+        if !set.is_empty() {
+            let e = entry(t, w, &Value::Null, &set);
+            entries.push((e, set));
+        }
+    }
+    let list: Vec<Value> = entries
+        .into_iter()
+        .filter(|(_, set)| !set.is_empty())
+        .map(|(e, _)| e)
+        .collect();
     if !v.get("metadata").is_some_and(Value::is_object) {
         v["metadata"] = json!({});
     }
     v["metadata"]["managedFields"] = Value::Array(list);
+    Ok(())
+}
+
+/// One managedFields entry, written now: `e`'s manager, operation and subresource (or
+/// the writer's, for a new entry) owning `set`.
+fn entry(t: &Target, w: &Writer, e: &Value, set: &fields::Set) -> Value {
+    let mut m = Map::new();
+    let manager = e["manager"].as_str().unwrap_or(&w.manager);
+    m.insert("manager".into(), json!(manager));
+    m.insert(
+        "operation".into(),
+        json!(e["operation"].as_str().unwrap_or(w.operation)),
+    );
+    m.insert(
+        "apiVersion".into(),
+        json!(e["apiVersion"]
+            .as_str()
+            .map_or_else(|| RESOURCES[t.res].api_version(), str::to_owned)),
+    );
+    m.insert("time".into(), json!(now_rfc3339()));
+    m.insert("fieldsType".into(), json!("FieldsV1"));
+    m.insert("fieldsV1".into(), fields::encode(set));
+    let sub = match e.get("subresource") {
+        Some(s) => s.as_str().map(str::to_owned),
+        None if e.is_null() => {
+            (t.subresource.as_deref() == Some("status")).then(|| "status".to_owned())
+        }
+        None => None,
+    };
+    if let Some(s) = sub {
+        m.insert("subresource".into(), json!(s));
+    }
+    Value::Object(m)
 }
 
 /// Resources whose `status` is written only through the `/status` subresource.
@@ -922,9 +1005,12 @@ fn subresource_rules(t: &Target, old: &Value, mut new: Value) -> Value {
 /// A PATCH body, by its content type.
 enum PatchKind {
     Merge(Value),
+    /// Strategic merge: associative lists merged by their keys ([`fields::merge`]).
+    Strategic(Value),
     Json(json_patch::Patch),
-    /// Server-side apply, simplified: the applied configuration is merged into the object,
-    /// which is created if missing (no field ownership, no conflicts).
+    /// Server-side apply, simplified: the applied configuration is merged into the object
+    /// as a strategic merge patch, which is created if missing; ownership and conflicts
+    /// are [`managed_fields`]'s.
     Apply(Value),
 }
 
@@ -938,11 +1024,12 @@ impl PatchKind {
             Status::bad_request(format!("error decoding {what}: {e}"))
         };
         match ct.split(';').next().unwrap_or("").trim() {
-            "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
-                serde_json::from_slice(body)
-                    .map(PatchKind::Merge)
-                    .map_err(|e| bad("patch", &e))
-            }
+            "application/merge-patch+json" => serde_json::from_slice(body)
+                .map(PatchKind::Merge)
+                .map_err(|e| bad("patch", &e)),
+            "application/strategic-merge-patch+json" => serde_json::from_slice(body)
+                .map(PatchKind::Strategic)
+                .map_err(|e| bad("patch", &e)),
             "application/json-patch+json" => serde_json::from_slice(body)
                 .map(PatchKind::Json)
                 .map_err(|e| bad("patch", &e)),
@@ -975,10 +1062,10 @@ fn patch(
     let mut created = false;
     let result = app.cluster.write(|s| {
         let Some(o) = s.get(t.res, &key) else {
-            let PatchKind::Apply(v) = &kind else {
+            let PatchKind::Apply(cfg) = &kind else {
                 return Err(Status::not_found(def.plural, def.group, name));
             };
-            let mut v = v.clone();
+            let mut v = cfg.clone();
             if v["metadata"]["name"].as_str() != Some(name) {
                 return Err(Status::bad_request(
                     "metadata.name: the name of the object does not match the name on the URL",
@@ -988,12 +1075,13 @@ fn patch(
                 v["metadata"]["namespace"] = json!(ns);
             }
             created = true;
-            managed_fields(t, &mut v, None, w);
+            managed_fields(t, &mut v, None, w, Some(cfg))?;
             return s.create(t.res, v, true);
         };
         let mut v = o.value();
         match &kind {
-            PatchKind::Merge(p) | PatchKind::Apply(p) => json_patch::merge(&mut v, p),
+            PatchKind::Merge(p) => json_patch::merge(&mut v, p),
+            PatchKind::Strategic(p) | PatchKind::Apply(p) => fields::merge(&mut v, p),
             PatchKind::Json(p) => {
                 if let Err(e) = json_patch::patch(&mut v, &p.0) {
                     return Err(Status::bad_request(e.to_string()));
@@ -1007,7 +1095,11 @@ fn patch(
         }
         let old = o.value();
         let mut v = subresource_rules(t, &old, v);
-        managed_fields(t, &mut v, Some(&old), w);
+        let applied = match &kind {
+            PatchKind::Apply(cfg) => Some(cfg),
+            _ => None,
+        };
+        managed_fields(t, &mut v, Some(&old), w, applied)?;
         s.update(t.res, &key, v)
     });
     match result {
@@ -1067,6 +1159,85 @@ mod tests {
             encode_continue(255, "/default/openshift-service-ca.crt\u{0}"),
             tok
         );
+    }
+
+    /// Ownership moves per field as structured-merge-diff moves it.
+    #[test]
+    fn managed_fields_move_per_field_and_apply_conflicts() {
+        let t = resolve("apps", "v1", &["namespaces", "n", "deployments", "d"]).unwrap();
+        let who = |m: &str, op: &'static str, force: bool| Writer {
+            manager: m.into(),
+            operation: op,
+            force,
+        };
+        let owners = |v: &Value| -> Vec<(String, Value)> {
+            v["metadata"]["managedFields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| {
+                    (
+                        e["manager"].as_str().unwrap().to_owned(),
+                        e["fieldsV1"].clone(),
+                    )
+                })
+                .collect()
+        };
+        let cfg = json!({"metadata":{"name":"d"},"spec":{"replicas":2,"template":{"spec":{"containers":[{"name":"app","image":"a"}]}}}});
+        let mut v = cfg.clone();
+        managed_fields(&t, &mut v, None, &who("x", "Apply", false), Some(&cfg)).unwrap();
+        // kubectl patch changes the image: it owns that field alone.
+        let mut p = v.clone();
+        p["spec"]["template"]["spec"]["containers"][0]["image"] = json!("b");
+        managed_fields(
+            &t,
+            &mut p,
+            Some(&v),
+            &who("kubectl-patch", "Update", false),
+            None,
+        )
+        .unwrap();
+        let image = json!({"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{"f:image":{}}}}}}});
+        assert_eq!(
+            owners(&p),
+            [
+                (
+                    "x".to_owned(),
+                    json!({"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:name":{}}}}}}})
+                ),
+                ("kubectl-patch".to_owned(), image),
+            ]
+        );
+        // Another applier changing replicas conflicts with x, unless forced.
+        let cfg2 = json!({"metadata":{"name":"d"},"spec":{"replicas":3}});
+        let mut q = p.clone();
+        q["spec"]["replicas"] = json!(3);
+        let err = managed_fields(
+            &t,
+            &mut q.clone(),
+            Some(&p),
+            &who("y", "Apply", false),
+            Some(&cfg2),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, 409);
+        assert_eq!(
+            err.message.as_deref(),
+            Some("Apply failed with 1 conflict: conflict with \"x\": .spec.replicas")
+        );
+        managed_fields(&t, &mut q, Some(&p), &who("y", "Apply", true), Some(&cfg2)).unwrap();
+        let o = owners(&q);
+        assert_eq!(o[2], ("y".to_owned(), json!({"f:spec":{"f:replicas":{}}})));
+        assert!(o[0].1["f:spec"].get("f:replicas").is_none());
+        // An Update of a field an Update manager owns names it with its API version.
+        let mut r = q.clone();
+        r["spec"]["template"]["spec"]["containers"][0]["image"] = json!("c");
+        let cfg3 = json!({"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"app","image":"c"}]}}}});
+        let err = managed_fields(&t, &mut r, Some(&q), &who("z", "Apply", false), Some(&cfg3))
+            .unwrap_err();
+        assert!(err.message.unwrap().ends_with(
+            "conflict with \"kubectl-patch\" using apps/v1: .spec.template.spec.containers[name=\"app\"].image"
+        ));
     }
 
     #[test]

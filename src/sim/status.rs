@@ -178,6 +178,33 @@ impl Status {
         Status::failure(409, msg, Some("Conflict")).with_details(details(name, group, resource))
     }
 
+    /// 409 of a server-side apply that would change fields other managers own, as
+    /// apiserver's `fieldmanager/internal/conflict.go` words it: `causes` one per
+    /// conflicting field (`field` its path, `message` "conflict with <manager>").
+    pub fn apply_conflict(causes: &[Cause]) -> Status {
+        let message = match causes {
+            [c] => format!("Apply failed with 1 conflict: {}: {}", c.message, c.field),
+            _ => {
+                let mut m = format!("Apply failed with {} conflicts:", causes.len());
+                let mut managers: Vec<&str> = causes.iter().map(|c| c.message.as_str()).collect();
+                managers.dedup();
+                for who in managers {
+                    m.push_str(&format!(
+                        " conflicts with {}",
+                        &who["conflict with ".len()..]
+                    ));
+                    for c in causes.iter().filter(|c| c.message == who) {
+                        m.push_str(&format!("\n- {}", c.field));
+                    }
+                }
+                m
+            }
+        };
+        let mut d = Map::new();
+        d.insert("causes".into(), causes_value(causes));
+        Status::failure(409, message, Some("Conflict")).with_details(d)
+    }
+
     /// 400 BadRequest without details.
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::failure(400, message, Some("BadRequest"))

@@ -194,6 +194,16 @@ pub enum ReflectorEvent {
         /// The same resourceVersion.
         unchanged: KeySample,
     },
+    /// Two or more field managers changed one path of one object back and forth (`--blame`:
+    /// each change undoing the other's, `flips` alternating changes within
+    /// `windowSeconds`): the informer's doing, once per object and path per window.
+    Conflict {
+        key: String,
+        path: String,
+        managers: Vec<String>,
+        flips: u32,
+        window_seconds: u64,
+    },
 }
 
 /// A count of keys and the first [`KeySample::MAX_KEYS`] of them, in the order seen.

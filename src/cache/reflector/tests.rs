@@ -95,6 +95,7 @@ impl ReflectorStore for Recorder {
                 resource_version,
                 held,
             } => format!("TimeTravel {request} served={resource_version} held={held}"),
+            ReflectorEvent::Conflict { key, path, .. } => format!("Conflict {key} {path}"),
         };
         self.push(s);
     }

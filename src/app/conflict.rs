@@ -1,0 +1,89 @@
+//! Fighting controllers (`--blame`): two or more field managers changing one path of one
+//! object back and forth, each change undoing the other's — the hot loop of
+//! kubernetes#47126 — found in the blamed changes the informer prints, and told once per
+//! object and path per window as a `Conflict` record.
+
+use std::collections::HashMap;
+
+use crate::cache::reflector::ReflectorEvent;
+use crate::output::{self, Record};
+
+/// Alternating changes that make a conflict.
+pub const FLIPS: u32 = 3;
+/// The window they must fall within, and between two reports of one path.
+pub const WINDOW_SECONDS: u64 = 60;
+
+/// How many paths are tracked before the quiet ones are forgotten.
+const PRUNE_AT: usize = 4096;
+
+/// One path's recent changes and when it was last reported.
+#[derive(Debug, Default)]
+struct Track {
+    /// `(when, manager)`, oldest first, within the window of the newest.
+    changes: Vec<(jiff::Timestamp, String)>,
+    reported: Option<jiff::Timestamp>,
+}
+
+/// The changes seen so far, by context, resource, object key and path.
+#[derive(Debug, Default)]
+pub struct Conflicts {
+    paths: HashMap<(Option<String>, String, String, String), Track>,
+}
+
+impl Conflicts {
+    /// The conflicts `rec`'s blamed changes complete (none for a record without blame).
+    pub fn observe(&mut self, rec: &Record<'_>) -> Vec<ReflectorEvent> {
+        let output::Body::Delta { key, .. } = rec.body else {
+            return Vec::new();
+        };
+        let window = jiff::SignedDuration::from_secs(WINDOW_SECONDS as i64);
+        let now = rec.time;
+        // Paths quiet for a whole window can start afresh: forget them, so a long watch
+        // of many objects holds only the recent ones.
+        if self.paths.len() >= PRUNE_AT {
+            self.paths.retain(|_, t| {
+                let last = t.changes.last().map(|(at, _)| *at).into_iter();
+                last.chain(t.reported)
+                    .any(|at| now.duration_since(at) < window)
+            });
+        }
+        let mut found = Vec::new();
+        for b in output::record_blame(rec, true).into_iter().flatten() {
+            let Some(manager) = b.manager else { continue };
+            let id = (
+                rec.context.map(str::to_owned),
+                rec.resource.name.clone(),
+                key.to_owned(),
+                b.path.clone(),
+            );
+            let t = self.paths.entry(id).or_default();
+            t.changes.retain(|(at, _)| now.duration_since(*at) < window);
+            t.changes.push((now, manager));
+            // The alternating run that ends with this change.
+            let run = 1 + t
+                .changes
+                .windows(2)
+                .rev()
+                .take_while(|w| w[0].1 != w[1].1)
+                .count();
+            let quiet = t.reported.is_none_or(|r| now.duration_since(r) >= window);
+            if run >= FLIPS as usize && quiet {
+                t.reported = Some(now);
+                let mut managers: Vec<String> = Vec::new();
+                for (_, m) in &t.changes[t.changes.len() - run..] {
+                    if !managers.contains(m) {
+                        managers.push(m.clone());
+                    }
+                }
+                found.push(ReflectorEvent::Conflict {
+                    key: key.to_owned(),
+                    path: b.path,
+                    managers,
+                    flips: run as u32,
+                    window_seconds: WINDOW_SECONDS,
+                });
+            }
+        }
+        found
+    }
+}

@@ -1,0 +1,215 @@
+//! `--blame` against `kwatch sim` driven by the real kubectl: the simulator keeps
+//! managedFields as kube-apiserver does (server-side apply, `kubectl patch`), kwatch names
+//! the manager of each changed path, and a replay of the recording blames the same.
+
+use serde_json::Value;
+
+use crate::util::kwatch::{command, is_delta, Running};
+use crate::util::{SimProcess, LIMIT};
+
+/// A deployment `shop` with one container `app`, as `kubectl apply -f` reads it.
+fn manifest(replicas: u32, image: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shop\n  namespace: default\n\
+         spec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {{app: shop}}\n  template:\n\
+         \x20   metadata:\n      labels: {{app: shop}}\n    spec:\n      containers:\n\
+         \x20     - name: app\n        image: {image}\n"
+    )
+}
+
+fn apply(sim: &SimProcess, manager: &str, replicas: u32, image: &str, extra: &[&str]) {
+    let file = sim.dir().join(format!("shop-{manager}-{replicas}.yaml"));
+    std::fs::write(&file, manifest(replicas, image)).unwrap();
+    let mut args = vec![
+        "apply".to_owned(),
+        "--server-side".into(),
+        format!("--field-manager={manager}"),
+        "-f".into(),
+        file.to_string_lossy().into_owned(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    sim.kubectl_ok(args);
+}
+
+/// The `blame` of the Updated deltas of `shop` so far.
+fn blames(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|r| r["type"] == "Updated" && r["name"] == "shop")
+        .filter_map(|r| r.get("blame").cloned())
+        .collect()
+}
+
+#[test]
+fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
+    let sim = SimProcess::start(&[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--record", &rec_arg,
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    apply(&sim, "x", 2, "nginx:1", &[]);
+    kw.wait_for(LIMIT, "Added shop", |l| {
+        l.iter()
+            .any(|r| r["type"] == "Added" && r["name"] == "shop")
+    });
+    // The applier changes the replicas it owns.
+    apply(&sim, "x", 3, "nginx:1", &[]);
+    let l = kw.wait_for(LIMIT, "the apply's blame", |l| blames(l).len() == 1);
+    assert_eq!(
+        blames(&l)[0],
+        serde_json::json!([{"path": "spec.replicas", "manager": "x", "operation": "Apply",
+            "time": blames(&l)[0][0]["time"]}])
+    );
+    // A strategic merge patch of one container's image: that field is kubectl-patch's,
+    // found inside the containers list by the container's name.
+    sim.kubectl_ok([
+        "patch",
+        "deploy",
+        "shop",
+        "-n",
+        "default",
+        "-p",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}"#,
+    ]);
+    let l = kw.wait_for(LIMIT, "the patch's blame", |l| blames(l).len() == 2);
+    let b = &blames(&l)[1];
+    assert_eq!(b.as_array().map(Vec::len), Some(1), "{b}");
+    assert_eq!(
+        b[0]["path"],
+        "spec.template.spec.containers[name=app].image"
+    );
+    assert_eq!(b[0]["manager"], "kubectl-patch");
+    assert_eq!(b[0]["operation"], "Update");
+    // kubectl reads the simulator's managedFields: per field, as kube-apiserver keeps them.
+    let yaml = sim.kubectl_ok("get deploy shop -n default -o yaml --show-managed-fields");
+    let doc: Value = serde_yaml::from_str(&yaml).unwrap();
+    let entries = doc["metadata"]["managedFields"].as_array().unwrap();
+    let by = |m: &str| entries.iter().find(|e| e["manager"] == m).unwrap().clone();
+    let container = r#"k:{"name":"app"}"#;
+    let x = &by("x")["fieldsV1"]["f:spec"];
+    assert_eq!(by("x")["operation"], "Apply");
+    assert!(x.get("f:replicas").is_some(), "{x}");
+    assert!(x["f:template"]["f:spec"]["f:containers"][container]["f:image"].is_null());
+    let p = &by("kubectl-patch")["fieldsV1"]["f:spec"];
+    assert_eq!(
+        p["f:template"]["f:spec"]["f:containers"][container],
+        serde_json::json!({"f:image": {}})
+    );
+    let live = kw.interrupt(LIMIT).exits(130);
+    // Replayed from the recording, the records (blame included) come back byte for byte.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec).args(["-o", "json", "--blame"]);
+    let replayed = Running::spawn(cmd).finish(LIMIT).success();
+    let deltas = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| is_delta(&v)))
+            .cloned()
+            .collect()
+    };
+    let live_deltas = deltas(&live.stdout);
+    assert!(
+        live_deltas
+            .iter()
+            .filter(|l| l.contains("\"blame\""))
+            .count()
+            == 2
+    );
+    assert_eq!(deltas(&replayed.stdout), live_deltas);
+}
+
+#[test]
+fn a_conflicting_apply_is_refused_unless_forced() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "a", 2, "nginx:1", &[]);
+    let file = sim.dir().join("b.yaml");
+    std::fs::write(&file, manifest(4, "nginx:1")).unwrap();
+    let f = file.to_string_lossy().into_owned();
+    let out = sim.kubectl(["apply", "--server-side", "--field-manager=b", "-f", &f]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(r#"Apply failed with 1 conflict: conflict with "a": .spec.replicas"#),
+        "{err}"
+    );
+    apply(&sim, "b", 4, "nginx:1", &["--force-conflicts"]);
+    let json: Value = serde_json::from_str(
+        &sim.kubectl_ok("get deploy shop -n default -o json --show-managed-fields"),
+    )
+    .unwrap();
+    assert_eq!(json["spec"]["replicas"], 4);
+    let owners: Vec<&str> = json["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["fieldsV1"]["f:spec"].get("f:replicas").is_some())
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    assert_eq!(owners, ["b"]);
+}
+
+#[test]
+fn two_managers_flipping_replicas_give_exactly_one_conflict() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--stats", "--record", &rec_arg,
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    // a, b, a: a conflict; b, a again within the window: still the one.
+    for (i, manager) in ["a", "b", "a", "b", "a"].iter().enumerate() {
+        let patch = format!(r#"{{"spec":{{"replicas":{}}}}}"#, 2 + i % 2);
+        sim.kubectl_ok([
+            "patch",
+            "deploy",
+            "shop",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            &format!("--field-manager={manager}"),
+            "-p",
+            &patch,
+        ]);
+        kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == i + 1);
+    }
+    let live = kw.interrupt(LIMIT).exits(130);
+    let records = live.json();
+    assert!(!records.is_empty());
+    let conflicts: Vec<&Value> = records.iter().filter(|r| r["type"] == "Conflict").collect();
+    assert_eq!(conflicts.len(), 1, "{:#?}", live.stdout);
+    let c = conflicts[0];
+    assert_eq!(c["resource"], "deployments.apps");
+    assert_eq!(c["key"], "default/shop");
+    assert_eq!(c["path"], "spec.replicas");
+    assert_eq!(c["managers"], serde_json::json!(["a", "b"]));
+    assert_eq!(c["flips"], 3);
+    assert!(live.stderr.contains("  conflicts: 1"), "{}", live.stderr);
+    // The recording carries it; replay gives it back as it was.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec).args(["-o", "json"]);
+    let replayed = Running::spawn(cmd).finish(LIMIT).success();
+    let line = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.contains(r#""type":"Conflict""#))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(line(&replayed.stdout), line(&live.stdout));
+    // And the table says it on a `~` line.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec);
+    let table = Running::spawn(cmd).finish(LIMIT).success();
+    assert!(
+        table.stderr.contains(
+            "~ conflict on deployments.apps default/shop spec.replicas: a and b changed it back and forth 3 times within 60s"
+        ),
+        "{}",
+        table.stderr
+    );
+}
