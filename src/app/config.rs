@@ -66,6 +66,8 @@ pub struct Config {
     pub progress: bool,
     /// `--metadata-only`: list and watch PartialObjectMetadata.
     pub metadata_only: bool,
+    /// `--live`: the full-screen view (src/app/live.rs); stdout is a terminal.
+    pub live: bool,
 }
 
 /// When the watch ends on its own (the flags under "Stopping").
@@ -187,8 +189,18 @@ impl Config {
         printer.contexts = clusters.len() > 1;
         printer.metadata_only = args.reflector.metadata_only;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
-        let progress =
-            std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
+        let live = args.output.live;
+        if live && !std::io::stdout().is_terminal() {
+            return Err(anyhow::Error::new(crate::app::exit::Usage(
+                "--live needs a terminal and stdout is not one: use -o json (or -o yaml) \
+                 to send the records to a pipe or a file"
+                    .to_owned(),
+            )));
+        }
+        // The live screen owns the terminal: no progress line under it.
+        let progress = !live
+            && std::io::stderr().is_terminal()
+            && (people || !std::io::stdout().is_terminal());
         let r = &args.reflector;
         let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
@@ -212,6 +224,7 @@ impl Config {
             stats: args.stats,
             progress,
             metadata_only: args.reflector.metadata_only,
+            live,
         })
     }
 }

@@ -15,6 +15,7 @@ pub mod exit;
 pub mod help;
 pub mod informer;
 pub mod kubeconfig;
+pub mod live;
 pub mod man;
 pub mod replay;
 pub mod sim;

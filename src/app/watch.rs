@@ -171,7 +171,18 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
     };
-    let (shared_printer, tables) = printer(&cfg, &clusters).await?;
+    let model = cfg.live.then(output::live::Shared::default);
+    let (shared_printer, tables) = printer(&cfg, &clusters, model.clone()).await?;
+    let (live_tx, mut live_rx) = mpsc::unbounded_channel();
+    // Restores the terminal when dropped: before the summary and any error line.
+    let screen = match model {
+        Some(m) => Some(crate::app::live::Screen::start(
+            m,
+            cfg.printer.color,
+            live_tx,
+        )?),
+        None => None,
+    };
     let recorder = recorder(&cfg)?;
     let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
@@ -224,10 +235,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             Outcome::Done
         }),
         signalled = signals.recv() => Ok(signalled),
+        // `q` (Done) or Ctrl-C (Interrupted: raw mode turns it into a key) on --live.
+        Some(quit) = live_rx.recv(), if screen.is_some() => Ok(quit),
         // stdout closed: the end of the watch, as a write that fails with EPIPE is.
         _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
     };
     tasks.abort_all();
+    drop(screen);
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
@@ -396,6 +410,7 @@ async fn server_release(
 async fn printer(
     cfg: &Config,
     clusters: &[Resolved<'_>],
+    live: Option<output::live::Shared>,
 ) -> Result<(Box<dyn Printer>, HashSet<String>)> {
     let mut popts = cfg.printer.clone();
     let mut tables = HashSet::new();
@@ -425,6 +440,9 @@ async fn printer(
                 popts.order.push(t.resource.name.clone());
             }
         }
+    }
+    if let Some(m) = live {
+        return Ok((Box::new(output::live::LivePrinter::new(popts, m)), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
 }
