@@ -26,6 +26,7 @@ mod help_and_generated;
 mod hostile_input;
 mod hostile_servers;
 mod json_yaml;
+mod live;
 mod metadata_only;
 mod metrics;
 mod probe;

@@ -117,6 +117,11 @@ pub struct OutputArgs {
           default_value = "table", hide_possible_values = true)]
     pub output: Format,
 
+    /// A full-screen view on a terminal: the informer's cache as a table that changes in
+    /// place, with each object's history (Enter) and the reflector's state (? for keys).
+    #[arg(short = 'i', long, hide_short_help = true)]
+    pub live: bool,
+
     /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
     #[arg(long, hide_short_help = true)]
     pub show_managed_fields: bool,

@@ -76,6 +76,8 @@ pub struct Config {
     pub probe: Option<Probe>,
     /// `--quiet-relists`, `--types`, `--changes`: what is printed.
     pub filter: crate::app::filter::Filter,
+    /// `--live`: the full-screen view (src/app/live.rs); stdout is a terminal.
+    pub live: bool,
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -205,8 +207,18 @@ impl Config {
         printer.contexts = clusters.len() > 1;
         printer.metadata_only = args.reflector.metadata_only;
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
-        let progress =
-            std::io::stderr().is_terminal() && (people || !std::io::stdout().is_terminal());
+        let live = args.output.live;
+        if live && !std::io::stdout().is_terminal() {
+            return Err(anyhow::Error::new(crate::app::exit::Usage(
+                "--live needs a terminal and stdout is not one: use -o json (or -o yaml) \
+                 to send the records to a pipe or a file"
+                    .to_owned(),
+            )));
+        }
+        // The live screen owns the terminal: no progress line under it.
+        let progress = !live
+            && std::io::stderr().is_terminal()
+            && (people || !std::io::stdout().is_terminal());
         let r = &args.reflector;
         let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
@@ -242,6 +254,7 @@ impl Config {
                 types: args.filter.types.clone(),
                 changes: args.filter.changes.clone(),
             },
+            live,
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod filter;
 pub mod help;
 pub mod informer;
 pub mod kubeconfig;
+pub mod live;
 pub mod man;
 pub mod metrics;
 pub mod probe;

@@ -180,9 +180,22 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     };
     // `--probe` writes only once the resources are known, before anything else starts.
     let probes = create_probes(&cfg, &clusters).await?;
-    let outputs =
-        async { Ok::<_, anyhow::Error>((printer(&cfg, &clusters).await?, recorder(&cfg)?)) };
-    let ((shared_printer, tables), recorder) = match outputs.await {
+    let model = cfg.live.then(output::live::Shared::default);
+    let (live_tx, mut live_rx) = mpsc::unbounded_channel();
+    let outputs = async {
+        let (shared_printer, tables) = printer(&cfg, &clusters, model.clone()).await?;
+        // Restores the terminal when dropped: before the summary and any error line.
+        let screen = match model {
+            Some(m) => Some(crate::app::live::Screen::start(
+                m,
+                cfg.printer.color,
+                live_tx,
+            )?),
+            None => None,
+        };
+        Ok::<_, anyhow::Error>((shared_printer, tables, screen, recorder(&cfg)?))
+    };
+    let (shared_printer, tables, screen, recorder) = match outputs.await {
         Ok(o) => o,
         Err(e) => {
             remove_probes(&probes).await;
@@ -267,10 +280,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             Outcome::Done
         }),
         signalled = signals.recv() => Ok(signalled),
+        // `q` (Done) or Ctrl-C (Interrupted: raw mode turns it into a key) on --live.
+        Some(quit) = live_rx.recv(), if screen.is_some() => Ok(quit),
         // stdout closed: the end of the watch, as a write that fails with EPIPE is.
         _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
     };
     tasks.abort_all();
+    drop(screen);
     // Every way the select above ends (a stop condition, --timeout, a signal, an error,
     // `q` in --live) comes through here.
     remove_probes(&probes).await;
@@ -480,6 +496,7 @@ async fn server_release(
 async fn printer(
     cfg: &Config,
     clusters: &[Resolved<'_>],
+    live: Option<output::live::Shared>,
 ) -> Result<(Box<dyn Printer>, HashSet<String>)> {
     let mut popts = cfg.printer.clone();
     let mut tables = HashSet::new();
@@ -509,6 +526,9 @@ async fn printer(
                 popts.order.push(t.resource.name.clone());
             }
         }
+    }
+    if let Some(m) = live {
+        return Ok((Box::new(output::live::LivePrinter::new(popts, m)), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
 }

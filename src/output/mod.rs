@@ -12,6 +12,7 @@ pub mod columns;
 pub mod diff;
 mod health;
 mod json;
+pub mod live;
 pub mod progress;
 pub mod record;
 mod repeats;

@@ -459,6 +459,44 @@ impl<W: Write> TablePrinter<W> {
         }
     }
 
+    /// The row of a delta: its type, then the object's cells.
+    fn delta_row(
+        &mut self,
+        rec: &Record<'_>,
+        key: &str,
+        delta: &crate::cache::delta::Delta,
+        prev: Option<&ObjectRef>,
+        diff: Option<diff::Diff>,
+        initial: bool,
+    ) -> Row {
+        let obj = delta.object.object();
+        let cells = Cells {
+            key,
+            first: delta.kind.as_str(),
+            obj,
+            tombstone: delta.object.is_tombstone(),
+            recreated: super::record::recreated(delta, prev),
+            rv: obj.map(|o| o.resource_version().to_owned()),
+        };
+        self.row(rec, cells, color_of(delta.kind), diff, initial)
+    }
+
+    /// `--live`'s cells of a delta (src/output/live/): the header line and the row the
+    /// table prints for it, escaped.
+    pub(super) fn live_cells(
+        &mut self,
+        rec: &Record<'_>,
+        key: &str,
+        delta: &crate::cache::delta::Delta,
+    ) -> (Vec<String>, Vec<String>) {
+        let prev = match rec.body {
+            Body::Delta { prev, .. } => prev,
+            _ => None,
+        };
+        let row = self.delta_row(rec, key, delta, prev, None, false);
+        (row.layout.headers.clone(), row.cells)
+    }
+
     /// Prints `row`, or holds it back while the initial lists load (a watch row too, so
     /// it stays after them).
     fn place(&mut self, row: Row) -> io::Result<()> {
@@ -762,21 +800,8 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 prev,
                 initial_list,
             } => {
-                let obj = delta.object.object();
-                let row = self.row(
-                    rec,
-                    Cells {
-                        key,
-                        first: delta.kind.as_str(),
-                        obj,
-                        tombstone: delta.object.is_tombstone(),
-                        recreated: super::record::recreated(delta, *prev),
-                        rv: obj.map(|o| o.resource_version().to_owned()),
-                    },
-                    color_of(delta.kind),
-                    diff::compute(self.opts.diff, delta.kind, *prev, obj),
-                    *initial_list,
-                );
+                let diff = diff::compute(self.opts.diff, delta.kind, *prev, delta.object.object());
+                let row = self.delta_row(rec, key, delta, *prev, diff, *initial_list);
                 self.place(row)
             }
             Body::Handler {

@@ -1,0 +1,511 @@
+//! `--live`'s screens drawn from the [`Model`]: the header per resource, the table (only
+//! the rows that fit are drawn), the event pane, an object's history and YAML, and help.
+//! [`Ui`] is the view's state (selection, filter, sort, pause, screen) and what each key
+//! does to it; src/app/live.rs maps terminal keys onto it.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use ratatui::layout::{Constraint, Layout};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::{visible, Header, Model, Row, RowKey, State, FADE_SECS};
+use crate::text::{human_duration, sanitize};
+
+/// Lines of the event pane when shown.
+const EVENT_LINES: u16 = 6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Screen {
+    #[default]
+    Table,
+    History,
+    Yaml,
+    Help,
+}
+
+/// What the user did to the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    /// `/`: start typing a filter.
+    Filter,
+    /// A character typed into the filter.
+    Char(char),
+    Backspace,
+    /// Enter: end the filter, or open the history.
+    Enter,
+    /// Esc: leave the filter or the screen; `None` from [`Ui::act`]: quit.
+    Back,
+    Sort,
+    Reverse,
+    Yaml,
+    Pause,
+    Events,
+    Help,
+}
+
+/// The view's state.
+#[derive(Debug, Clone, Default)]
+pub struct Ui {
+    pub color: bool,
+    pub screen: Screen,
+    pub selected: usize,
+    offset: usize,
+    pub filter: String,
+    pub editing: bool,
+    /// The sort column's index in the header line (`None`: kubectl's order).
+    pub sort: Option<usize>,
+    pub reverse: bool,
+    /// The model as it was when paused, and its change count then.
+    pub paused: Option<Box<Model>>,
+    pub events: bool,
+    /// The row the history/YAML screen shows, and its scroll.
+    pub open: Option<RowKey>,
+    pub scroll: u16,
+    /// Table rows shown by the last frame (PgUp/PgDn's step).
+    page: usize,
+}
+
+impl Ui {
+    pub fn new(color: bool) -> Ui {
+        Ui {
+            color,
+            events: true,
+            ..Ui::default()
+        }
+    }
+
+    /// Applies `a`; `false`: quit (Esc or `q` on the table).
+    pub fn act(&mut self, a: Action, m: &Model) -> bool {
+        if self.editing {
+            match a {
+                Action::Char(c) => self.filter.push(c),
+                Action::Backspace => {
+                    self.filter.pop();
+                }
+                Action::Enter => self.editing = false,
+                Action::Back => {
+                    self.editing = false;
+                    self.filter.clear();
+                }
+                _ => {}
+            }
+            self.selected = 0;
+            return true;
+        }
+        if self.screen != Screen::Table {
+            match a {
+                Action::Back | Action::Enter | Action::Help | Action::Char('q') => {
+                    self.screen = Screen::Table;
+                    self.scroll = 0;
+                }
+                Action::Up => self.scroll = self.scroll.saturating_sub(1),
+                Action::Down => self.scroll = self.scroll.saturating_add(1),
+                Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
+                Action::PageDown => self.scroll = self.scroll.saturating_add(10),
+                Action::Home => self.scroll = 0,
+                _ => {}
+            }
+            return true;
+        }
+        let page = self.page.max(1);
+        match a {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = self.selected.saturating_add(1),
+            Action::PageUp => self.selected = self.selected.saturating_sub(page),
+            Action::PageDown => self.selected = self.selected.saturating_add(page),
+            Action::Home => self.selected = 0,
+            Action::End => self.selected = usize::MAX,
+            Action::Filter => self.editing = true,
+            Action::Sort => {
+                let cols = self.columns(m).len();
+                self.sort = match self.sort {
+                    None if cols > 0 => Some(0),
+                    Some(i) if i + 1 < cols => Some(i + 1),
+                    _ => None,
+                };
+            }
+            Action::Reverse => self.reverse = !self.reverse,
+            Action::Pause => {
+                self.paused = match self.paused {
+                    Some(_) => None,
+                    None => Some(Box::new(m.clone())),
+                }
+            }
+            Action::Events => self.events = !self.events,
+            Action::Help => self.screen = Screen::Help,
+            Action::Enter | Action::Yaml => {
+                if let Some((k, _)) = self.selected_row(m) {
+                    self.open = Some(k.clone());
+                    self.screen = if a == Action::Enter {
+                        Screen::History
+                    } else {
+                        Screen::Yaml
+                    };
+                }
+            }
+            Action::Back | Action::Char('q') => return false,
+            Action::Char(_) | Action::Backspace => {}
+        }
+        true
+    }
+
+    /// The model the screen shows: the paused copy, or the live one.
+    fn shown<'m>(&'m self, live: &'m Model) -> &'m Model {
+        self.paused.as_deref().unwrap_or(live)
+    }
+
+    /// The header line of the first row: what `s` cycles through.
+    fn columns<'m>(&'m self, live: &'m Model) -> &'m [String] {
+        self.shown(live)
+            .rows
+            .values()
+            .next()
+            .map_or(&[][..], |r| &r.headers[..])
+    }
+
+    fn rows<'m>(&'m self, live: &'m Model) -> Vec<(&'m RowKey, &'m Row)> {
+        let sort = self.sort.and_then(|i| self.columns(live).get(i));
+        visible(
+            self.shown(live),
+            &self.filter,
+            sort.map(String::as_str),
+            self.reverse,
+        )
+    }
+
+    fn selected_row<'m>(&'m self, live: &'m Model) -> Option<(&'m RowKey, &'m Row)> {
+        let rows = self.rows(live);
+        let i = self.selected.min(rows.len().checked_sub(1)?);
+        rows.get(i).copied()
+    }
+
+    /// Scrolls by `n` rows (the mouse wheel): negative is up.
+    pub fn wheel(&mut self, n: isize) {
+        if self.screen == Screen::Table {
+            self.selected = self.selected.saturating_add_signed(n);
+        } else {
+            self.scroll = self.scroll.saturating_add_signed(n as i16);
+        }
+    }
+
+    /// Draws the current screen into `f` as of `now`.
+    pub fn draw(&mut self, f: &mut Frame<'_>, live: &Model, now: Timestamp) {
+        let area = f.area();
+        match self.screen {
+            Screen::Table => self.draw_table(f, live, now),
+            Screen::History => {
+                let text = self.history(live);
+                f.render_widget(Paragraph::new(text).scroll((self.scroll, 0)), area);
+            }
+            Screen::Yaml => {
+                let text = self.yaml(live);
+                f.render_widget(Paragraph::new(text).scroll((self.scroll, 0)), area);
+            }
+            Screen::Help => f.render_widget(Paragraph::new(HELP), area),
+        }
+    }
+
+    fn style(&self, color: Color, plain: Modifier) -> Style {
+        if self.color {
+            Style::default().fg(color).add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().add_modifier(plain)
+        }
+    }
+
+    fn draw_table(&mut self, f: &mut Frame<'_>, live: &Model, now: Timestamp) {
+        // The paused copy is taken out while drawing, so the rows borrow it, not `self`.
+        let paused = self.paused.take();
+        self.draw_rows(f, paused.as_deref(), live, now);
+        self.paused = paused;
+    }
+
+    fn draw_rows(
+        &mut self,
+        f: &mut Frame<'_>,
+        paused: Option<&Model>,
+        live: &Model,
+        now: Timestamp,
+    ) {
+        let m = paused.unwrap_or(live);
+        let columns = m.rows.values().next().map_or(&[][..], |r| &r.headers[..]);
+        let mut top: Vec<Line<'static>> = m
+            .headers
+            .iter()
+            .map(|((ctx, res), h)| Line::from(header_text(ctx.as_deref(), res, h, now)))
+            .collect();
+        let mut status = format!(
+            "{} objects{}",
+            m.rows.values().filter(|r| r.deleted.is_none()).count(),
+            self.sort
+                .and_then(|i| columns.get(i))
+                .map(|c| format!(
+                    ", sorted by {c}{}",
+                    if self.reverse { " (reversed)" } else { "" }
+                ))
+                .unwrap_or_default()
+        );
+        if self.editing || !self.filter.is_empty() {
+            status.push_str(&format!("  filter: /{}", sanitize(&self.filter)));
+            if self.editing {
+                status.push('_');
+            }
+        }
+        if let Some(p) = paused {
+            status.push_str(&format!(
+                "  PAUSED: {} changes while paused (p resumes)",
+                live.changes - p.changes
+            ));
+        }
+        status.push_str("  ? help");
+        top.push(Line::from(Span::styled(
+            status,
+            Style::default().add_modifier(Modifier::BOLD),
+        )));
+        let events = if self.events { EVENT_LINES } else { 0 };
+        let [head, body, pane] = Layout::vertical([
+            Constraint::Length(top.len() as u16),
+            Constraint::Min(1),
+            Constraint::Length(events),
+        ])
+        .areas(f.area());
+        f.render_widget(Paragraph::new(top), head);
+
+        let sort = self.sort.and_then(|i| columns.get(i)).map(String::as_str);
+        let rows = visible(m, &self.filter, sort, self.reverse);
+        // One line is the header line; the selection stays in sight.
+        let fit = (body.height as usize).saturating_sub(1).max(1);
+        self.page = fit;
+        self.selected = self.selected.min(rows.len().saturating_sub(1));
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + fit {
+            self.offset = self.selected + 1 - fit;
+        }
+        self.offset = self.offset.min(rows.len().saturating_sub(fit));
+        let shown = &rows[self.offset.min(rows.len())..(self.offset + fit).min(rows.len())];
+        // Widths over the visible rows and their header lines.
+        let mut widths: Vec<usize> = Vec::new();
+        for (_, r) in shown {
+            for cells in [&r.headers, &r.cells] {
+                if widths.len() < cells.len() {
+                    widths.resize(cells.len(), 0);
+                }
+                for (w, c) in widths.iter_mut().zip(cells.iter()) {
+                    *w = (*w).max(c.chars().count());
+                }
+            }
+        }
+        let mut lines = Vec::new();
+        let mut last: Option<&[String]> = None;
+        for (i, (_, r)) in shown.iter().enumerate() {
+            if last != Some(&r.headers[..]) && lines.len() < body.height as usize {
+                lines.push(self.line("  ", &r.headers, &widths, |_| Style::default()));
+                last = Some(&r.headers[..]);
+            }
+            let fresh =
+                |t: Option<Timestamp>| t.is_some_and(|t| (now - t).get_seconds() < FADE_SECS);
+            let (mark, row_style) = if r.deleted.is_some() {
+                (
+                    "-",
+                    self.style(Color::Red, Modifier::empty())
+                        .add_modifier(Modifier::DIM | Modifier::CROSSED_OUT),
+                )
+            } else if fresh(Some(r.added)) {
+                ("+", self.style(Color::Green, Modifier::BOLD))
+            } else if r.changed.iter().any(|c| fresh(*c)) {
+                ("*", Style::default())
+            } else {
+                (" ", Style::default())
+            };
+            let sel = if self.offset + i == self.selected {
+                ">"
+            } else {
+                " "
+            };
+            let changed = self.style(Color::Yellow, Modifier::REVERSED);
+            let mut line = self.line(&format!("{sel}{mark}"), &r.cells, &widths, |c| {
+                if r.deleted.is_none() && fresh(r.changed.get(c).copied().flatten()) {
+                    changed
+                } else {
+                    Style::default()
+                }
+            });
+            line = line.patch_style(row_style);
+            if sel == ">" {
+                line = line.patch_style(Style::default().add_modifier(Modifier::UNDERLINED));
+            }
+            lines.push(line);
+        }
+        if rows.is_empty() {
+            lines.push(Line::from("  (no objects)"));
+        }
+        f.render_widget(Paragraph::new(lines), body);
+        if events > 0 {
+            let n = m.events.len();
+            let text: Vec<Line<'static>> = m
+                .events
+                .iter()
+                .skip(n.saturating_sub(events as usize - 1))
+                .map(|e| Line::from(format!("~ {e}")))
+                .collect();
+            let mut lines = vec![Line::from(Span::styled(
+                "── events (e hides) ──",
+                Style::default().add_modifier(Modifier::BOLD),
+            ))];
+            lines.extend(text);
+            f.render_widget(Paragraph::new(lines), pane);
+        }
+    }
+
+    /// One table line: `prefix`, then each cell padded to its width, styled by `style`.
+    fn line(
+        &self,
+        prefix: &str,
+        cells: &[String],
+        widths: &[usize],
+        style: impl Fn(usize) -> Style,
+    ) -> Line<'static> {
+        let mut spans = vec![Span::raw(prefix.to_owned())];
+        for (i, c) in cells.iter().enumerate() {
+            spans.push(Span::styled(c.clone(), style(i)));
+            if i + 1 < cells.len() {
+                let pad = widths.get(i).copied().unwrap_or(0) - c.chars().count() + 3;
+                spans.push(Span::raw(" ".repeat(pad)));
+            }
+        }
+        Line::from(spans)
+    }
+
+    fn history(&self, live: &Model) -> Vec<Line<'static>> {
+        let m = self.shown(live);
+        let Some((key, row)) = self.open.as_ref().and_then(|k| m.rows.get_key_value(k)) else {
+            return vec![Line::from("the object is gone (Esc returns)")];
+        };
+        let mut out = vec![Line::from(Span::styled(
+            format!(
+                "history of {} {} ({} versions kept; Esc returns)",
+                key.1,
+                sanitize(&key.3),
+                super::HISTORY
+            ),
+            Style::default().add_modifier(Modifier::BOLD),
+        ))];
+        for v in &row.history {
+            out.push(Line::from(format!(
+                "{}  {:<10} rv={}",
+                super::super::format_time(v.time),
+                v.what,
+                sanitize(&v.rv)
+            )));
+            for d in &v.diff {
+                out.push(Line::from(format!("    {}", sanitize(d))));
+            }
+        }
+        out
+    }
+
+    fn yaml(&self, live: &Model) -> Vec<Line<'static>> {
+        let m = self.shown(live);
+        let Some(obj) = self
+            .open
+            .as_ref()
+            .and_then(|k| m.rows.get(k))
+            .and_then(|r| r.object.as_ref())
+        else {
+            return vec![Line::from("no object (Esc returns)")];
+        };
+        let mut v = obj.to_value();
+        if let Some(meta) = v.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            meta.remove("managedFields");
+        }
+        let doc = match v.as_object() {
+            Some(map) => super::super::yaml::document(map),
+            None => String::new(),
+        };
+        doc.lines()
+            .map(|l| Line::from(sanitize(l).into_owned()))
+            .collect()
+    }
+}
+
+/// One resource's header line.
+pub fn header_text(ctx: Option<&str>, res: &str, h: &Header, now: Timestamp) -> String {
+    let ago = |t: Option<Timestamp>| match t {
+        Some(t) => {
+            let d = Duration::try_from(now - t).unwrap_or_default();
+            format!("{} ago", human_duration(d))
+        }
+        None => "never".to_owned(),
+    };
+    let clock = |t: Timestamp| t.strftime("%H:%M:%S").to_string();
+    let state = match &h.state {
+        State::Starting => "starting".to_owned(),
+        State::Listing => "listing".to_owned(),
+        State::Watching(t) => format!("watching since {}", clock(*t)),
+        State::BackingOff(t) => format!("backing off until {}", clock(*t)),
+        State::Retrying(n, of) => format!("retrying {n}/{of}"),
+    };
+    let sec = now.as_second();
+    let rate = if h.rate.0 == sec {
+        h.rate.1
+    } else if h.rate.0 + 1 == sec {
+        h.rate.2
+    } else {
+        0
+    };
+    let mut s = String::new();
+    if let Some(c) = ctx {
+        s.push_str(&format!("{} ", sanitize(c)));
+    }
+    s.push_str(res);
+    if h.client_go.is_some() || h.queue.is_some() {
+        s.push_str(&format!(
+            " [{}{}]",
+            h.queue.as_deref().unwrap_or("informer"),
+            h.client_go
+                .as_deref()
+                .map(|r| format!(", client-go {r}"))
+                .unwrap_or_default()
+        ));
+    }
+    // Counters before ages: on a narrow screen the line is cut at the right.
+    s.push_str(&format!(
+        ": {state}{} rv={} | relists {} retries {} backoffs {} | {rate} deltas/s | event {} | bookmark {}",
+        if h.synced { ", synced" } else { "" },
+        sanitize(&h.rv),
+        h.relists,
+        h.retries,
+        h.backoffs,
+        ago(h.last_event),
+        ago(h.last_bookmark),
+    ));
+    s
+}
+
+const HELP: &str = "kwatch --live: the informer's cache, changing in place
+
+  ↑ ↓ j k           move          PgUp PgDn Home End   page, first, last
+  /                 filter by name (substring) or label (key=value); Enter keeps it, Esc clears it
+  s  S              sort by the next column / reverse (default: kubectl's order, namespace then name)
+  Enter             the object's history: every delta with time, type, resourceVersion and --diff
+  y                 the object as YAML
+  p                 pause the screen (the informer keeps running)
+  e                 show/hide the event pane
+  ?                 this help (Esc returns)
+  q  Esc            quit (exit 0)       Ctrl-C   quit (exit 130)
+
+Marks: + added, * changed (the cell is highlighted), - deleted (stays a few seconds).";
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,338 @@
+//! The live view rendered into ratatui's `TestBackend`, as snapshots (reviewed like the
+//! table's, src/output/snapshots/).
+
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+
+use super::*;
+use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::object::ObjectRef;
+use crate::cache::reflector::ReflectorEvent;
+use crate::cache::testutil::object;
+use crate::client::target::Resource;
+use crate::output::live::{LivePrinter, Shared};
+use crate::output::{Body, Options, Printer, Record};
+
+fn pod(name: &str, rv: &str, phase: &str, app: &str) -> ObjectRef {
+    object(&format!(
+        r#"{{"metadata":{{"name":"{name}","namespace":"default","resourceVersion":"{rv}","creationTimestamp":"2026-11-21T10:00:00Z","labels":{{"app":"{app}"}}}},"spec":{{"nodeName":"n1","containers":[{{"name":"c"}}]}},"status":{{"phase":"{phase}"}}}}"#
+    ))
+}
+
+fn t(s: u32) -> jiff::Timestamp {
+    format!("2026-11-21T10:05:{s:02}Z").parse().unwrap()
+}
+
+struct Feed {
+    p: LivePrinter,
+    model: Shared,
+    r: Resource,
+    /// The last version of each key, the `prev` the informer passes.
+    last: std::collections::HashMap<String, ObjectRef>,
+}
+
+impl Feed {
+    fn new(opts: Options) -> Feed {
+        let model = Shared::default();
+        Feed {
+            p: LivePrinter::new(opts, model.clone()),
+            model,
+            r: Resource::pods(),
+            last: Default::default(),
+        }
+    }
+
+    fn rec(&mut self, at: u32, body: Body<'_>) {
+        let rec = Record {
+            resource: &self.r,
+            context: None,
+            time: t(at),
+            body,
+            informer: crate::output::InformerInfo {
+                client_go: Some("0.32"),
+                queue: Some("DeltaFIFO"),
+                batch: None,
+            },
+        };
+        self.p.print(&rec).unwrap();
+    }
+
+    fn event(&mut self, at: u32, e: ReflectorEvent) {
+        self.rec(at, Body::Event(&e));
+    }
+
+    fn delta(&mut self, at: u32, kind: DeltaType, o: ObjectRef) {
+        let key = format!("default/{}", o.meta().name);
+        let prev = self.last.get(&key).cloned();
+        let d = Delta::new(kind, o.clone());
+        self.rec(
+            at,
+            Body::Delta {
+                key: &key,
+                delta: &d,
+                initial_list: false,
+                prev: prev.as_ref(),
+            },
+        );
+        self.last.insert(key, o);
+    }
+
+    /// The initial list of three pods, then Synced and a watch.
+    fn listed() -> Feed {
+        let mut f = Feed::new(Options::default());
+        f.event(
+            0,
+            ReflectorEvent::List {
+                resource_version: String::new(),
+                limit: 500,
+                reason: "initial".into(),
+                streaming: false,
+            },
+        );
+        f.event(
+            0,
+            ReflectorEvent::Listed {
+                resource_version: "100".into(),
+                items: 3,
+                pages: 1,
+                elapsed: std::time::Duration::from_millis(12),
+                full_list_fallback: false,
+                streaming: false,
+            },
+        );
+        for (n, app) in [("web-1", "web"), ("web-2", "web"), ("db-0", "db")] {
+            f.delta(0, DeltaType::Replaced, pod(n, "100", "Running", app));
+        }
+        f.rec(0, Body::Synced);
+        f.event(
+            0,
+            ReflectorEvent::Watch {
+                resource_version: "100".into(),
+                timeout_seconds: 300,
+            },
+        );
+        f
+    }
+
+    fn draw(&self, ui: &mut Ui, w: u16, h: u16, now: u32) -> Buffer {
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let m = crate::output::live::lock(&self.model).clone();
+        term.draw(|fr| ui.draw(fr, &m, t(now))).unwrap();
+        term.backend().buffer().clone()
+    }
+
+    fn act(&self, ui: &mut Ui, a: Action) {
+        let m = crate::output::live::lock(&self.model).clone();
+        assert!(ui.act(a, &m));
+    }
+}
+
+/// The buffer's text, one line per row, trailing blanks trimmed.
+fn text(b: &Buffer) -> String {
+    let a = b.area;
+    (0..a.height)
+        .map(|y| {
+            let line: String = (0..a.width)
+                .map(|x| b[(x, y)].symbol().to_owned())
+                .collect();
+            line.trim_end().to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The column where `needle` starts on the line holding `on`.
+fn find(b: &Buffer, on: &str, needle: &str) -> (u16, u16) {
+    let s = text(b);
+    for (y, l) in s.lines().enumerate() {
+        if l.contains(on) {
+            let x = l[..l.find(needle).unwrap()].chars().count();
+            return (x as u16, y as u16);
+        }
+    }
+    panic!("{on:?} not on screen:\n{s}");
+}
+
+#[test]
+fn initial_list() {
+    let f = Feed::listed();
+    let b = f.draw(&mut Ui::new(false), 120, 16, 10);
+    insta::assert_snapshot!(text(&b));
+}
+
+#[test]
+fn an_update_highlights_the_changed_cell_then_fades() {
+    let mut f = Feed::listed();
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let mut ui = Ui::new(true);
+    let b = f.draw(&mut ui, 120, 16, 21);
+    insta::assert_snapshot!(text(&b));
+    let (x, y) = find(&b, "web-2", "Failed");
+    assert!(
+        b[(x, y)].modifier.contains(Modifier::BOLD),
+        "{:?}",
+        b[(x, y)]
+    );
+    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Yellow);
+    let (nx, ny) = find(&b, "web-2", "web-2");
+    assert_eq!(
+        b[(nx, ny)].fg,
+        ratatui::style::Color::Reset,
+        "NAME did not change"
+    );
+    // A few seconds later the highlight is gone, the value stays.
+    let b = f.draw(&mut ui, 120, 16, 30);
+    let (x, y) = find(&b, "web-2", "Failed");
+    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Reset);
+}
+
+#[test]
+fn no_color_marks_changes_with_reverse_and_a_marker() {
+    let mut f = Feed::listed();
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let b = f.draw(&mut Ui::new(false), 120, 16, 21);
+    insta::assert_snapshot!(text(&b));
+    let (x, y) = find(&b, "web-2", "Failed");
+    assert!(b[(x, y)].modifier.contains(Modifier::REVERSED));
+    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Reset, "no colour");
+    assert!(text(&b).contains(" *Updated"));
+}
+
+#[test]
+fn a_delete_fades_then_leaves() {
+    let mut f = Feed::listed();
+    f.delta(20, DeltaType::Deleted, pod("db-0", "106", "Running", "db"));
+    let mut ui = Ui::new(false);
+    let b = f.draw(&mut ui, 120, 16, 21);
+    insta::assert_snapshot!(text(&b));
+    let (x, y) = find(&b, "db-0", "db-0");
+    assert!(b[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
+    crate::output::live::lock(&f.model).prune(t(30));
+    let b = f.draw(&mut ui, 120, 16, 30);
+    assert!(!text(&b).contains("db-0 "), "{}", text(&b));
+}
+
+#[test]
+fn a_relist_counts_in_the_header() {
+    let mut f = Feed::listed();
+    f.event(
+        20,
+        ReflectorEvent::WatchEnded {
+            reason: "410 Gone: too old resource version".into(),
+            events: 4,
+            elapsed: std::time::Duration::from_secs(20),
+            error: true,
+        },
+    );
+    f.event(
+        20,
+        ReflectorEvent::Backoff {
+            delay: std::time::Duration::from_millis(800),
+            cause: "410 Gone".into(),
+        },
+    );
+    f.event(
+        21,
+        ReflectorEvent::List {
+            resource_version: String::new(),
+            limit: 500,
+            reason: "410 Gone".into(),
+            streaming: false,
+        },
+    );
+    let b = f.draw(&mut Ui::new(false), 160, 16, 22);
+    insta::assert_snapshot!(text(&b));
+    assert!(text(&b).contains("relists 1 retries 0 backoffs 1"));
+}
+
+#[test]
+fn history_shows_every_delta_with_its_diff() {
+    let mut f = Feed::listed();
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 21);
+    f.act(&mut ui, Action::Down);
+    f.act(&mut ui, Action::Down);
+    f.act(&mut ui, Action::Enter);
+    let b = f.draw(&mut ui, 120, 16, 21);
+    insta::assert_snapshot!(text(&b));
+    assert!(text(&b).contains(".status.phase: \"Running\" → \"Failed\""));
+}
+
+#[test]
+fn yaml_shows_the_current_object() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.act(&mut ui, Action::Yaml);
+    let b = f.draw(&mut ui, 80, 30, 21);
+    assert!(text(&b).contains("name: db-0"), "{}", text(&b));
+}
+
+#[test]
+fn filter_by_substring_and_label() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.act(&mut ui, Action::Filter);
+    for c in "web".chars() {
+        f.act(&mut ui, Action::Char(c));
+    }
+    let b = f.draw(&mut ui, 120, 16, 10);
+    insta::assert_snapshot!(text(&b));
+    assert!(!text(&b).contains("db-0"));
+    f.act(&mut ui, Action::Enter);
+    ui.filter = "app=db".into();
+    let b = f.draw(&mut ui, 120, 16, 10);
+    let s = text(&b);
+    assert!(s.contains("db-0") && !s.contains("web-1"), "{s}");
+}
+
+#[test]
+fn sort_cycles_columns_and_reverses() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    // DELTA, NAMESPACE-less NAME: the second column.
+    f.act(&mut ui, Action::Sort);
+    f.act(&mut ui, Action::Sort);
+    f.act(&mut ui, Action::Reverse);
+    let b = f.draw(&mut ui, 120, 16, 10);
+    insta::assert_snapshot!(text(&b));
+    let s = text(&b);
+    assert!(s.find("web-2").unwrap() < s.find("db-0").unwrap(), "{s}");
+}
+
+#[test]
+fn pause_freezes_the_screen_and_counts_changes() {
+    let mut f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.act(&mut ui, Action::Pause);
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    f.delta(21, DeltaType::Updated, pod("web-1", "106", "Failed", "web"));
+    let b = f.draw(&mut ui, 120, 16, 22);
+    insta::assert_snapshot!(text(&b));
+    assert!(text(&b).contains("PAUSED: 2 changes while paused"));
+    assert!(!text(&b).contains("Failed"));
+    f.act(&mut ui, Action::Pause);
+    assert!(text(&f.draw(&mut ui, 120, 16, 22)).contains("Failed"));
+}
+
+#[test]
+fn narrow_and_wide_screens() {
+    let mut f = Feed::listed();
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    insta::assert_snapshot!("narrow_60", text(&f.draw(&mut Ui::new(false), 60, 14, 21)));
+    insta::assert_snapshot!("wide_240", text(&f.draw(&mut Ui::new(false), 240, 14, 21)));
+}
+
+#[test]
+fn control_characters_are_escaped() {
+    let mut f = Feed::listed();
+    f.delta(
+        20,
+        DeltaType::Added,
+        pod("evil", "107", "Run\\u001b[2Jning", "web"),
+    );
+    let s = text(&f.draw(&mut Ui::new(false), 120, 16, 21));
+    assert!(!s.contains('\u{1b}'), "{s}");
+}

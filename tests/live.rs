@@ -1,0 +1,234 @@
+//! `kwatch --live` (issue 23) on a real terminal: the built binary runs inside tmux
+//! (`tmux -L <unique socket> new-session -d -x 120 -y 40`), keys go in with `send-keys`
+//! and the screen comes back with `capture-pane -p`, against `kwatch sim` and the real
+//! kubectl. Without tmux on the machine (.ci/run installs it) each test says so and skips.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::util::SimProcess;
+
+/// A tmux server of the test's own, killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `kwatch --kubeconfig <sim's> ARGS` in a 120×40 pane; after kwatch exits
+    /// the pane prints `EXIT=<code>` and stays, so the terminal's state can be read.
+    fn start(name: &str, sim: &SimProcess, args: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("SKIPPED: tmux not found (.ci/run installs it: apt-get install -y tmux)");
+            return None;
+        }
+        let t = Tmux {
+            socket: format!("kwatch-live-{name}-{}", std::process::id()),
+        };
+        let home = sim.dir();
+        let shell = format!(
+            "env -i HOME={home} PATH=/usr/bin:/bin TERM=xterm-256color NO_COLOR=1 {bin} \
+             --kubeconfig {kc} {args}; echo EXIT=$?; sleep 600",
+            home = home.display(),
+            bin = env!("CARGO_BIN_EXE_kwatch"),
+            kc = sim.kubeconfig.display(),
+        );
+        t.tmux(&["new-session", "-d", "-x", "120", "-y", "40", &shell]);
+        Some(t)
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        assert!(out.status.success(), "tmux {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut a = vec!["send-keys"];
+        a.extend(keys);
+        self.tmux(&a);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// Waits (up to `limit`) until the screen satisfies `ok`; the screen then.
+    fn wait(&self, limit: Duration, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if ok(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < limit,
+                "{what} within {limit:?}; the screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The pane's `alternate_on` and `cursor_flag` (1: cursor visible).
+    fn terminal_state(&self) -> String {
+        self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"])
+            .trim()
+            .to_owned()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// A sim with pods in `default` (at least two), their names sorted.
+fn sim_with_pods() -> (SimProcess, Vec<String>) {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    let names = sim.kubectl_ok("get pods -n default -o name");
+    let mut pods: Vec<String> = names
+        .lines()
+        .filter_map(|l| l.strip_prefix("pod/"))
+        .map(str::to_owned)
+        .collect();
+    pods.sort();
+    assert!(pods.len() >= 2, "{names}");
+    (sim, pods)
+}
+
+fn has_row(screen: &str, name: &str) -> bool {
+    screen.lines().any(|l| l.contains(&format!(" {name} ")))
+}
+
+fn synced(s: &str) -> bool {
+    s.contains("synced rv=")
+}
+
+const SOON: Duration = Duration::from_secs(10);
+
+#[test]
+fn shows_the_pods_and_a_patch_in_place_and_a_delete_leaves() {
+    let (sim, pods) = sim_with_pods();
+    let Some(t) = Tmux::start("patch", &sim, "pods -n default --live") else {
+        return;
+    };
+    let s = t.wait(SOON, "the pods", |s| {
+        synced(s) && pods.iter().all(|p| has_row(s, p))
+    });
+    assert!(s.contains("RESOURCEVERSION") && s.contains("STATUS"), "{s}");
+    let rows_before = s.lines().filter(|l| l.contains(&pods[0])).count();
+    assert_eq!(rows_before, 1, "{s}");
+    sim.kubectl_ok(format!(
+        "patch pod {} -n default -p {{\"metadata\":{{\"labels\":{{\"live\":\"yes\"}}}}}}",
+        pods[0]
+    ));
+    // In place: still one row for the pod, now an Updated one, within 2 s.
+    let s = t.wait(Duration::from_secs(2), "the patch in place", |s| {
+        s.lines()
+            .any(|l| l.contains(&format!(" {} ", pods[0])) && l.contains("Updated"))
+    });
+    assert_eq!(s.lines().filter(|l| l.contains(&pods[0])).count(), 1, "{s}");
+    sim.kubectl_ok(format!("delete pod {} -n default --wait=false", pods[1]));
+    // Dimmed for a few seconds, then gone.
+    t.wait(SOON, "the deleted pod leaves", |s| {
+        synced(s) && has_row(s, &pods[0]) && !has_row(s, &pods[1])
+    });
+}
+
+#[test]
+fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
+    let (sim, pods) = sim_with_pods();
+    let Some(t) = Tmux::start("history", &sim, "pods -n default --live") else {
+        return;
+    };
+    t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
+    assert_eq!(
+        t.terminal_state(),
+        "1 0",
+        "alternate screen on, cursor hidden"
+    );
+    sim.kubectl_ok(format!(
+        "patch pod {} -n default -p {{\"metadata\":{{\"labels\":{{\"live\":\"yes\"}}}}}}",
+        pods[1]
+    ));
+    t.wait(SOON, "the patch", |s| s.contains("Updated"));
+    // `/` and a label: only the patched pod stays.
+    t.keys(&["/", "live=yes", "Enter"]);
+    let s = t.wait(SOON, "the filter", |s| {
+        has_row(s, &pods[1]) && !has_row(s, &pods[0])
+    });
+    assert!(s.contains("filter: /live=yes"), "{s}");
+    t.keys(&["Enter"]);
+    let s = t.wait(SOON, "the history", |s| s.contains("history of pods"));
+    assert!(s.contains("Updated"), "{s}");
+    assert!(
+        s.contains(".metadata.labels.live: ∅ → \"yes\""),
+        "the patch's diff:\n{s}"
+    );
+    t.keys(&["Escape"]);
+    t.wait(SOON, "back to the table", |s| s.contains("RESOURCEVERSION"));
+    t.keys(&["q"]);
+    let s = t.wait(SOON, "kwatch exits", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    assert!(
+        !s.contains("RESOURCEVERSION"),
+        "the live screen is gone:\n{s}"
+    );
+    assert_eq!(
+        t.terminal_state(),
+        "0 1",
+        "no alternate screen, cursor visible"
+    );
+}
+
+#[test]
+fn ctrl_c_exits_130_and_restores() {
+    let (sim, pods) = sim_with_pods();
+    let Some(t) = Tmux::start("ctrlc", &sim, "pods -n default -i") else {
+        return;
+    };
+    t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+    t.keys(&["C-c"]);
+    let s = t.wait(SOON, "kwatch exits", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=130"), "{s}");
+    assert_eq!(
+        t.terminal_state(),
+        "0 1",
+        "no alternate screen, cursor visible"
+    );
+}
+
+#[test]
+fn a_resize_to_60_columns_relays_out() {
+    let (sim, pods) = sim_with_pods();
+    let Some(t) = Tmux::start("resize", &sim, "pods -n default --live") else {
+        return;
+    };
+    let s = t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+    assert!(s.lines().any(|l| l.chars().count() > 60), "{s}");
+    t.tmux(&["resize-window", "-x", "60", "-y", "40"]);
+    let s = t.wait(SOON, "the narrow layout", |s| {
+        !s.is_empty() && s.lines().all(|l| l.chars().count() <= 60) && has_row(s, &pods[0])
+    });
+    assert!(s.contains("RESOURCEVERSION"), "{s}");
+}
+
+#[test]
+fn refused_when_stdout_is_not_a_terminal() {
+    let sim = SimProcess::start(&[]);
+    let out = sim.kwatch("pods --live").exits(2);
+    let err = out.stderr.trim();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("--live needs a terminal") && err.contains("-o json"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+}
