@@ -199,3 +199,94 @@ fn a_zero_read_idle_timeout_turns_the_health_check_off() {
     });
     assert!(of_type(&kw.json(), "WatchEnded").is_empty());
 }
+
+/// Issue 22: `--stall-after D` reports a watch that delivers nothing (no event, no
+/// bookmark) for D, once, and keeps it, as client-go would: what happened meanwhile comes
+/// on the same watch once the server sends again.
+#[test]
+fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
+    let (sim, mut kw) =
+        watching_a_new_sim(&["--bookmark-interval", "0.5"], &["--stall-after", "2s"]);
+    sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
+    let stalled_at = Instant::now();
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "during-stall", json!({})),
+    );
+    let recs = kw.wait_for(LIMIT, "Stalled", |v| !of_type(v, "Stalled").is_empty());
+    assert!(stalled_at.elapsed() >= Duration::from_millis(1500));
+    let stalled = of_type(&recs, "Stalled")[0].clone();
+    assert_eq!(stalled["restart"], false, "{stalled}");
+    assert!(stalled["silentMs"].as_u64().unwrap() >= 2000, "{stalled}");
+    assert!(stalled["watchAgeMs"].as_u64().unwrap() >= stalled["silentMs"].as_u64().unwrap());
+    store_equals_server(&sim, &mut kw);
+    let recs = kw.json();
+    assert_eq!(
+        of_type(&recs, "Watch").len(),
+        1,
+        "the same watch: {recs:#?}"
+    );
+    assert_eq!(
+        of_type(&recs, "Stalled").len(),
+        1,
+        "once per silence: {recs:#?}"
+    );
+}
+
+/// Issue 22: with `--restart-stalled` (and `auto`: three of the bookmark intervals the
+/// server has shown), the stalled watch ends with reason `stalled` and a new one starts
+/// from the last RV, without a relist, and receives what changed meanwhile.
+#[test]
+fn restart_stalled_watches_again_from_the_last_rv() {
+    let (sim, mut kw) = watching_a_new_sim(
+        &["--bookmark-interval", "0.5"],
+        &["--stall-after", "auto", "--restart-stalled", "--stats"],
+    );
+    sim.control("POST", "/_sim/stall", json!({"seconds": 4}));
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "during-stall", json!({})),
+    );
+    let recs = kw.wait_for(LIMIT, "a watch after a stall", |v| {
+        !of_type(v, "Stalled").is_empty() && of_type(v, "Watch").len() >= 2
+    });
+    let stalled = of_type(&recs, "Stalled")[0].clone();
+    assert_eq!(stalled["restart"], true, "{stalled}");
+    // Three intervals of 0.5 s.
+    let silent = stalled["silentMs"].as_u64().unwrap();
+    assert!((1400..3000).contains(&silent), "{stalled}");
+    let ended = of_type(&recs, "WatchEnded");
+    assert_eq!(ended[0]["reason"], "stalled", "{recs:#?}");
+    assert_eq!(ended[0]["error"], false);
+    assert_eq!(
+        of_type(&recs, "Watch")[1]["resourceVersion"],
+        stalled["resourceVersion"]
+    );
+    store_equals_server(&sim, &mut kw);
+    assert_eq!(of_type(&kw.json(), "List").len(), 1, "no relist");
+    assert!(kw
+        .json()
+        .iter()
+        .any(|r| r["key"] == "default/during-stall" && r["type"] == "Added"));
+    // The --stats summary: the watch's health and the stalls, once bookmarks come again.
+    let seen = of_type(&kw.json(), "Bookmark").len();
+    kw.wait_for(LIMIT, "three more bookmarks", |v| {
+        of_type(v, "Bookmark").len() >= seen + 3
+    });
+    let out = kw.interrupt(LIMIT);
+    let health = out
+        .stderr
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("watch health configmaps: last event ")
+        })
+        .unwrap_or_else(|| panic!("no watch health line: {}", out.stderr));
+    assert!(health.contains("s ago, last bookmark "), "{health}");
+    let interval = health.rsplit("bookmark interval ").next().unwrap();
+    let interval: f64 = interval.trim_end_matches('s').parse().expect(health);
+    assert!((0.2..1.5).contains(&interval), "{health}");
+    assert!(out.stderr.contains("stalled watches: "), "{}", out.stderr);
+}
