@@ -914,6 +914,57 @@ fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
 }
 
 #[test]
+fn fault_freeze_stops_open_connections_at_the_tcp_level() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    assert_eq!(w.status, 200);
+    sim.control("POST", "freeze", json!({"seconds": 2}));
+    let t0 = Instant::now();
+    // A new connection (kubectl's) is served, and so is the control API.
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during","namespace":"default"}}),
+    );
+    assert!(sim.state()["objects"]["configmaps"]["default/during"].is_string());
+    assert_eq!(
+        w.next(Duration::from_millis(900)),
+        WatchItem::Timeout,
+        "frozen"
+    );
+    let e = w.event(5 * S);
+    assert_eq!(brief(&e).1, "during", "the same connection, resumed");
+    assert!(t0.elapsed() >= Duration::from_millis(1800));
+    // The request log says which HTTP version each request came in: kubectl's (Go's
+    // net/http over TLS) is HTTP/2, the test client's HTTP/1.1.
+    let log = sim.get("/_sim/requests").json();
+    let log = log["requests"].as_array().unwrap();
+    let post = log.iter().rev().find(|r| r["method"] == "POST").unwrap();
+    assert_eq!(post["version"], "HTTP/2.0", "{post}");
+    assert_eq!(log[0]["version"], "HTTP/1.1", "{}", log[0]);
+}
+
+#[test]
+fn fault_freeze_of_new_connections_holds_their_handshake() {
+    let sim = SimProcess::start(&[]);
+    sim.control(
+        "POST",
+        "freeze",
+        json!({"seconds": 2, "newConnections": true}),
+    );
+    let t0 = Instant::now();
+    assert!(sim
+        .kubectl_ok("get ns -o name")
+        .contains("namespace/default"));
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1500),
+        "{:?}",
+        t0.elapsed()
+    );
+}
+
+#[test]
 fn fault_short_watches_end_at_once() {
     let sim = SimProcess::start(&[]);
     sim.control("POST", "short-watches", json!({"count": 2}));

@@ -22,6 +22,7 @@ mod exits;
 mod failures;
 mod faults;
 mod handlers;
+mod health;
 mod help_and_generated;
 mod hostile_input;
 mod hostile_servers;

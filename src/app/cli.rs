@@ -647,6 +647,18 @@ pub struct ReflectorArgs {
     #[arg(long, value_name = "TRANSFORM", value_parser = crate::cache::transform::Transform::parse,
           hide_short_help = true)]
     pub transform: Option<crate::cache::transform::Transform>,
+    /// Report a watch that delivers nothing for D (auto: three bookmark intervals)
+    ///
+    /// Report a watch that delivers nothing — no event, no bookmark — for D with a Stalled
+    /// record (its age and last resourceVersion); auto: three of the bookmark intervals the
+    /// server has shown (off until a watch has shown one). client-go only waits, for the
+    /// watch's timeout or its connection's health check [default: off].
+    #[arg(long, value_name = "D|auto", value_parser = parse_stall_after, hide_short_help = true)]
+    pub stall_after: Option<crate::cache::reflector::StallAfter>,
+
+    /// End a stalled watch (--stall-after) and watch again from its last resourceVersion
+    #[arg(long, requires = "stall_after", hide_short_help = true)]
+    pub restart_stalled: bool,
 
     /// List and watch metadata only, as client-go's metadata informer does
     ///
@@ -723,6 +735,17 @@ pub fn parse_period(s: &str) -> Result<Duration, String> {
     match parse_duration(s)? {
         d if d.is_zero() => Err("a period must be longer than 0, e.g. 30s or 5m".to_owned()),
         d => Ok(d),
+    }
+}
+
+/// `--stall-after`: `auto`, or a period as [`parse_period`] reads it.
+pub fn parse_stall_after(s: &str) -> Result<crate::cache::reflector::StallAfter, String> {
+    use crate::cache::reflector::StallAfter;
+    match s.trim() {
+        "auto" => Ok(StallAfter::Auto),
+        d => parse_period(d)
+            .map(StallAfter::After)
+            .map_err(|e| format!("{e}, or auto")),
     }
 }
 

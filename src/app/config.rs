@@ -326,6 +326,8 @@ fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
         min_watch_timeout_secs: u32::try_from(r.min_watch_timeout.as_secs())
             .unwrap_or(u32::MAX)
             .max(1),
+        stall_after: r.stall_after.unwrap_or_default(),
+        restart_stalled: r.restart_stalled,
         ..ReflectorConfig::default()
     }
 }

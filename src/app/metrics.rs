@@ -9,8 +9,8 @@
 //! informer metrics KEP-4346 asks back, each listed in docs/metrics.md. Labels name only
 //! the resource and the context: never object contents or credentials.
 //!
-//! `--probe`'s `Latency` records feed `informer_probe_latency_seconds`; [`Metrics::stalled`]
-//! (a watch that delivered nothing for too long) is registered for whoever measures it.
+//! `--probe`'s `Latency` records feed `informer_probe_latency_seconds`, `--stall-after`'s
+//! `Stalled` records `reflector_stalls_total`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -299,11 +299,6 @@ impl Metrics {
         self.pops.get_or_create(l).inc();
     }
 
-    /// A watch that delivered nothing for the stall time.
-    pub fn stalled(&self, l: &Labels) {
-        self.stalls.get_or_create(l).inc();
-    }
-
     /// Counts one printed record.
     pub fn observe(&self, rec: &Record<'_>) {
         let l = Labels {
@@ -379,6 +374,9 @@ impl Metrics {
                 ReflectorEvent::Retry(r) => {
                     let code = r.code.map_or_else(|| "none".to_owned(), |c| c.to_string());
                     self.retries.get_or_create(&typed(&code)).inc();
+                }
+                ReflectorEvent::Stalled { .. } => {
+                    self.stalls.get_or_create(&l).inc();
                 }
                 ReflectorEvent::Latency { latency, .. } => {
                     self.probe_latency.observe(latency.as_secs_f64());

@@ -29,6 +29,8 @@ pub struct Stats {
     pub watches: u64,
     pub bookmarks: u64,
     pub backoffs: u64,
+    /// `--stall-after`: watches found stalled.
+    pub stalls: u64,
     /// Requests the request layer sent again (Retry-After, lost connections).
     pub retries: u64,
     pub resyncs: u64,
@@ -57,6 +59,20 @@ pub struct Stats {
     pub blamed: BTreeMap<String, u64>,
     /// `Conflict` records: managers fighting over a field.
     pub conflicts: u64,
+    /// Each resource's watch health, by resource name (`context/name` with several
+    /// contexts).
+    pub health: BTreeMap<String, WatchHealth>,
+}
+
+/// What a resource's watches have delivered lately: the `--stats` summary's watch health.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WatchHealth {
+    /// The last delta of a watch event (Added, Updated, Deleted after the sync).
+    pub last_event: Option<Instant>,
+    pub last_bookmark: Option<Instant>,
+    /// The time between the last two bookmarks: the rhythm the server has shown
+    /// (kube-apiserver: about a minute when asked).
+    pub bookmark_interval: Option<Duration>,
 }
 
 impl Default for Stats {
@@ -80,6 +96,7 @@ impl Stats {
             watches: 0,
             bookmarks: 0,
             backoffs: 0,
+            stalls: 0,
             retries: 0,
             resyncs: 0,
             relisted: 0,
@@ -96,6 +113,7 @@ impl Stats {
             blame: false,
             blamed: BTreeMap::new(),
             conflicts: 0,
+            health: BTreeMap::new(),
         }
     }
 
@@ -108,6 +126,7 @@ impl Stats {
     /// Counts one record; `targets`: how many resources (and contexts) are watched, so
     /// that time to synced is that of the last one.
     pub fn observe(&mut self, rec: &Record<'_>, targets: usize) {
+        self.observe_health(rec);
         match &rec.body {
             Body::Delta { delta, .. } => {
                 *self.deltas.entry(delta.kind.as_str()).or_default() += 1;
@@ -147,6 +166,7 @@ impl Stats {
                 ReflectorEvent::Watch { .. } => self.watches += 1,
                 ReflectorEvent::Bookmark { .. } => self.bookmarks += 1,
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
+                ReflectorEvent::Stalled { .. } => self.stalls += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
@@ -180,6 +200,31 @@ impl Stats {
                 ReflectorEvent::Conflict { .. } => self.conflicts += 1,
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
+        }
+    }
+
+    fn observe_health(&mut self, rec: &Record<'_>) {
+        let watched = match &rec.body {
+            Body::Delta {
+                delta,
+                initial_list: false,
+                ..
+            } => matches!(delta.kind.as_str(), "Added" | "Updated" | "Deleted"),
+            Body::Event(ReflectorEvent::Bookmark { .. }) => false,
+            _ => return,
+        };
+        let name = match rec.context {
+            Some(c) => format!("{c}/{}", rec.resource.name),
+            None => rec.resource.name.clone(),
+        };
+        let h = self.health.entry(name).or_default();
+        let now = Instant::now();
+        if watched {
+            h.last_event = Some(now);
+        } else if matches!(rec.body, Body::Event(_)) {
+            if let Some(prev) = h.last_bookmark.replace(now) {
+                h.bookmark_interval = Some(now - prev);
+            }
         }
     }
 
@@ -237,6 +282,9 @@ impl Stats {
                 self.relisted
             );
         }
+        if self.stalls > 0 {
+            let _ = writeln!(s, "  stalled watches: {}", self.stalls);
+        }
         if self.consistency_checks > 0 {
             let _ = writeln!(
                 s,
@@ -261,6 +309,21 @@ impl Stats {
                 let _ = writeln!(s, "  informer: {queue}");
             }
             None => {}
+        }
+        for (name, h) in &self.health {
+            let ago = |t: Option<Instant>| match t {
+                Some(t) => format!("{} ago", seconds(t.elapsed())),
+                None => "never".to_owned(),
+            };
+            let interval = h
+                .bookmark_interval
+                .map_or("not shown yet".to_owned(), seconds);
+            let _ = writeln!(
+                s,
+                "  watch health {name}: last event {}, last bookmark {}, bookmark interval {interval}",
+                ago(h.last_event),
+                ago(h.last_bookmark)
+            );
         }
         for (name, f) in fifo {
             let _ = match f.real {
@@ -297,6 +360,15 @@ fn latency_summary(latencies: &[Duration]) -> Option<String> {
         ms(max),
         sorted.len()
     ))
+}
+
+/// A duration to a tenth of a second under two minutes, else as kubectl's ages.
+fn seconds(d: Duration) -> String {
+    if d < Duration::from_secs(120) {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        crate::text::human_duration(d)
+    }
 }
 
 /// `total (name count, ...)`: the counts' sum, then each count by name in name order.
@@ -344,6 +416,40 @@ mod tests {
             .find(|l| l.trim_start().starts_with(start))
             .unwrap_or_else(|| panic!("no {start:?} line in {text}"))
             .trim_start()
+    }
+
+    /// Issue 22: the watch health of each resource, and the stalls.
+    #[test]
+    fn watch_health_says_when_each_resource_last_heard_from_its_watch() {
+        let mut s = Stats::new();
+        assert!(!s.render(&[]).contains("watch health"));
+        let bookmark = ReflectorEvent::Bookmark {
+            resource_version: "9".into(),
+        };
+        observe(&mut s, &bookmark);
+        assert_eq!(
+            line(&s.render(&[]), "watch health"),
+            "watch health pods: last event never, last bookmark 0.0s ago, bookmark interval \
+             not shown yet"
+        );
+        observe(&mut s, &bookmark);
+        let text = s.render(&[]);
+        assert!(
+            line(&text, "watch health").ends_with("bookmark interval 0.0s"),
+            "{text}"
+        );
+        assert!(!text.contains("stalled watches"));
+        let stalled = ReflectorEvent::Stalled {
+            silent: Duration::from_secs(30),
+            watch_age: Duration::from_secs(40),
+            resource_version: "9".into(),
+            restart: false,
+        };
+        observe(&mut s, &stalled);
+        assert_eq!(
+            line(&s.render(&[]), "stalled watches:"),
+            "stalled watches: 1"
+        );
     }
 
     #[test]

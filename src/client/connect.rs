@@ -25,6 +25,12 @@
 //! file, exec plugins, auth providers), client certificates (also from exec plugins),
 //! impersonation and extra headers, `tls-server-name`, timeouts; the connector is
 //! hyper-rustls's with client-go's TLS handshake timeout added ([`TLS_HANDSHAKE_TIMEOUT`]).
+//!
+//! The transport is client-go's (`transport/cache.go`, apimachinery `util/net/http.go`
+//! `SetTransportDefaults`): HTTP/2 when the server offers it by ALPN (HTTP/1.1 otherwise,
+//! and always over plain http: no h2c), every request of a cluster multiplexed over one
+//! connection, with golang.org/x/net/http2's health check ([`keepalive::Http2Health`]); TCP
+//! keepalive every 30 s as Go's dialer sets it, which is what guards HTTP/1.1 connections.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -43,6 +49,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use tower::{BoxError, ServiceBuilder};
 
+use crate::client::keepalive;
 use crate::der;
 
 /// Builds the client for `config`: kube's stack with [`AnchorVerifier`] when the kubeconfig
@@ -59,8 +66,12 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         let verifier = AnchorVerifier::new(roots, tls.crypto_provider().clone())?;
         tls.dangerous().set_certificate_verifier(Arc::new(verifier));
     }
+    // Go's net/http offers both when its transport has HTTP/2 configured (kube's config
+    // sets no ALPN): hyper-rustls's stream then reports `h2` to hyper when it is chosen.
+    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     let mut http = HttpConnector::new();
     http.enforce_http(false);
+    http.set_keepalive(Some(keepalive::TCP_KEEPALIVE));
     let server_name = match &config.tls_server_name {
         Some(name) => Some(
             ServerName::try_from(name.clone())
@@ -78,9 +89,23 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
-    let http_client =
-        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-            .build(connector);
+    let health = keepalive::Http2Health::get();
+    let mut builder =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .pool_timer(hyper_util::rt::TokioTimer::new());
+    if let Some(idle) = health.read_idle {
+        // hyper pings when nothing was read for `idle` (proto/h2/ping.rs schedules from
+        // `last_read_at`, updated by every DATA, HEADERS and PONG read), and closes the
+        // connection when no PONG came `ping_timeout` later: x/net/http2's ReadIdleTimeout
+        // and PingTimeout. Go counts any frame read; hyper those three kinds.
+        builder
+            .http2_keep_alive_interval(idle)
+            .http2_keep_alive_timeout(health.ping_timeout)
+            .http2_keep_alive_while_idle(true);
+    }
+    let http_client = builder.build(connector);
     // The same layers, in the same order, as kube's default stack (minus its retry layer,
     // which kwatch turns off).
     let service = ServiceBuilder::new()
@@ -133,7 +158,7 @@ pub struct HandshakeTimeout {
     pub server: String,
 }
 
-type Connected = hyper_rustls::MaybeHttpsStream<TokioIo<tokio::net::TcpStream>>;
+type Connected = hyper_rustls::MaybeHttpsStream<TokioIo<keepalive::Tracked<tokio::net::TcpStream>>>;
 
 impl tower::Service<http::Uri> for Connector {
     type Response = Connected;
@@ -155,7 +180,7 @@ impl tower::Service<http::Uri> for Connector {
         let tcp = self.tcp.call(dst);
         let tls = self.tls.clone();
         Box::pin(async move {
-            let tcp = tcp.await?;
+            let tcp = TokioIo::new(keepalive::Tracked::new(tcp.await?.into_inner()));
             let Some(name) = name else {
                 return Ok(hyper_rustls::MaybeHttpsStream::Http(tcp));
             };

@@ -12,6 +12,7 @@ pub mod connect;
 pub mod discovery;
 pub mod expand;
 pub mod http;
+pub mod keepalive;
 pub mod list;
 pub mod source;
 pub mod target;

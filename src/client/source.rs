@@ -223,8 +223,14 @@ impl ListerWatcher for KubeSource {
             get(&self.client, url, self.accept(false)),
         )
         .await?;
+        let connection = res
+            .extensions()
+            .get::<crate::client::keepalive::ConnectionHealth>()
+            .cloned()
+            .map(|c| (c, res.version() == http::Version::HTTP_2));
         Ok(Box::pin(watch_lines(
             res.into_body(),
+            connection,
             MAX_LINE_BYTES,
             self.table,
         )))

@@ -214,6 +214,8 @@ fn event_from(kind: &str, object: Box<RawValue>) -> Result<WatchEvent, SourceErr
 
 struct LineReader {
     body: kube::client::Body,
+    /// The connection the body comes over and whether it speaks HTTP/2.
+    connection: Option<(crate::client::keepalive::ConnectionHealth, bool)>,
     /// The start of a line whose end has not arrived yet (no newline).
     partial: BytesMut,
     /// What is left of the last frame read. Lines wholly inside it are parsed where they
@@ -271,15 +273,20 @@ impl Line {
 }
 
 /// Turns a watch body into decoded events. A body that ends cleanly ends the stream; a
-/// connection cut mid-body yields one `Transport` error, then ends. A partial last line
-/// is dropped.
+/// connection cut mid-body yields one `Lost` error, then ends, or, when `connection` (the
+/// one it came over, and whether that speaks HTTP/2) was given up by the HTTP/2 health
+/// check, one `Decode` error, as client-go's StreamWatcher reports
+/// `unable to decode an event from the watch stream: http2: client connection lost` (not
+/// a probable EOF: its reflector relists). A partial last line is dropped.
 pub(super) fn watch_lines(
     body: kube::client::Body,
+    connection: Option<(crate::client::keepalive::ConnectionHealth, bool)>,
     max_line: usize,
     table: bool,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
+        connection,
         partial: BytesMut::new(),
         frame: Bytes::new(),
         max_line,
@@ -319,9 +326,12 @@ pub(super) fn watch_lines(
                     }
                 }
                 Some(Err(e)) => {
+                    r.done = true;
+                    if let Some(lost) = r.connection.as_ref().and_then(|(c, h2)| c.lost(*h2)) {
+                        return Some((Err(SourceError::Decode(lost)), r));
+                    }
                     // A reset or cut connection mid-stream: client-go treats these
                     // (IsProbableEOF) as the end of the watch, not as an error.
-                    r.done = true;
                     return Some((Err(SourceError::Lost(describe_cut(&e))), r));
                 }
             }

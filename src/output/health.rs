@@ -10,7 +10,8 @@
 //! 4). Errors that will not fix themselves end the run there.
 //!
 //! A `--check-consistency` check that found a difference is reported too, one line per
-//! such check: the user asked for it, and these formats show no other record.
+//! such check, and so is a `--stall-after` stall, one line per silence: the user asked
+//! for them, and these formats show no other record.
 
 use std::collections::HashMap;
 
@@ -117,6 +118,10 @@ impl State {
             Body::Event(ReflectorEvent::Consistency(r)) if r.consistent == Some(false) => {
                 let text = super::table::consistency_text(&shown_name(rec), r);
                 return Err(said(format!("~ {text}")));
+            }
+            Body::Event(e @ ReflectorEvent::Stalled { .. }) => {
+                let text = super::table::event_text(&shown_name(rec), e);
+                return Err(text.and_then(|t| said(format!("~ {t}"))));
             }
             Body::Synced => {
                 self.synced = true;
@@ -233,6 +238,30 @@ mod tests {
                 })
             })
             .collect()
+    }
+
+    /// Issue 22: a stall is said every time (one `Stalled` per silence).
+    #[test]
+    fn a_stall_is_said_each_time() {
+        let r = Resource::pods();
+        let mut h = Health::default();
+        let stalled = ReflectorEvent::Stalled {
+            silent: Duration::from_secs(30),
+            watch_age: Duration::from_secs(95),
+            resource_version: "12".into(),
+            restart: true,
+        };
+        let lines = observe_all(
+            &mut h,
+            &r,
+            [Body::Synced, Body::Event(&stalled), Body::Event(&stalled)],
+        );
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "~ watch pods stalled: nothing for 30.0s (open 95.0s, at rv=12); watching again \
+             from there"
+        );
     }
 
     #[test]

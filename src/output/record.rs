@@ -672,6 +672,12 @@ mod tests {
             ReflectorEvent::Bookmark {
                 resource_version: s("12"),
             },
+            ReflectorEvent::Stalled {
+                silent: Duration::from_millis(30_001),
+                watch_age: Duration::from_millis(95_000),
+                resource_version: s("12"),
+                restart: true,
+            },
             ReflectorEvent::Backoff {
                 delay: Duration::from_millis(800),
                 cause: s("refused"),

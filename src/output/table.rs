@@ -639,6 +639,23 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Bookmark { .. } => return None,
+        ReflectorEvent::Stalled {
+            silent,
+            watch_age,
+            resource_version,
+            restart,
+        } => {
+            let then = if *restart {
+                "watching again from there"
+            } else {
+                "still waiting (--restart-stalled watches again)"
+            };
+            format!(
+                "watch {name} stalled: nothing for {} (open {}, at rv={resource_version}); {then}",
+                secs(silent),
+                secs(watch_age)
+            )
+        }
         ReflectorEvent::Backoff { delay, cause } => {
             format!("backoff {name} {}: {cause}", secs(delay))
         }

@@ -5,12 +5,13 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one) |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any) | the next N API requests (with `always`, every one until `clear`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
+//! | `POST /_sim/freeze` | `{"seconds":S,"newConnections":bool}` (defaults 60, false) | every connection open now (but those that carried `/_sim/` requests only) stops reading and writing for S seconds at the TCP level (below TLS and HTTP/2: pings go unanswered), no FIN, no RST, as behind a frozen proxy; with `newConnections`, those accepted meanwhile too (their TLS handshakes do not complete); then each resumes where it stopped (`freeze.rs`) |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
@@ -19,7 +20,7 @@
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, short watches, expiring continue tokens, stale lists, malformed lines and skipped events |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
 //! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
@@ -75,6 +76,8 @@ pub struct Faults {
     pub churn_rate: watch::Sender<f64>,
     /// A warning for the next responses (`POST /_sim/warn`): the header value and how many.
     warning: Mutex<Option<(String, u64)>>,
+    /// `POST /_sim/freeze`, read by every connection's stream.
+    pub freeze: std::sync::Arc<super::freeze::Freeze>,
     /// Whether the chaos scenario injects faults.
     pub chaos: AtomicBool,
     /// The chaos scenario injects only answers that carry `Retry-After`.
@@ -99,6 +102,7 @@ impl Faults {
             open_watches: AtomicUsize::new(0),
             churn_rate: watch::channel(churn_rate).0,
             warning: Mutex::new(None),
+            freeze: Default::default(),
             chaos: AtomicBool::new(chaos),
             chaos_retry_after_only: AtomicBool::new(false),
             flood: Default::default(),
@@ -255,6 +259,7 @@ impl Faults {
         self.set_failure(0, 0, 0);
         *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.freeze.clear();
         self.short_watches.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
         *self.stale_list.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -279,14 +284,22 @@ impl RequestLog {
         }
     }
 
-    fn push(&self, method: &Method, path: &str, status: StatusCode, accept: Option<&str>) {
+    fn push(
+        &self,
+        method: &Method,
+        path: &str,
+        status: StatusCode,
+        accept: Option<&str>,
+        version: axum::http::Version,
+    ) {
         let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
         let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if g.len() == Self::CAP {
             g.pop_front();
         }
         g.push_back(json!({"t": t, "method": method.as_str(), "path": path,
-                           "status": status.as_u16(), "accept": accept}));
+                           "status": status.as_u16(), "accept": accept,
+                           "version": format!("{version:?}")}));
     }
 
     fn to_json(&self) -> Value {
@@ -311,10 +324,12 @@ pub async fn log_request(
         .headers()
         .get(axum::http::header::ACCEPT)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let version = req.version();
+    super::freeze::Conn::mark(&req, path.starts_with("/_sim/"));
     let mut resp = next.run(req).await;
     if !path.starts_with("/_sim/") {
         app.requests
-            .push(&method, &path, resp.status(), accept.as_deref());
+            .push(&method, &path, resp.status(), accept.as_deref(), version);
         if let Some(w) = app.faults.take_warning() {
             if let Ok(v) = axum::http::HeaderValue::from_str(&w) {
                 resp.headers_mut().append(axum::http::header::WARNING, v);
@@ -335,13 +350,14 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
-        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept",
+        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, version",
         "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
         "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always: every matching request until clear",
         "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
+        "POST /_sim/freeze": "{\"seconds\":S,\"newConnections\":bool} (default 60, false) — open connections (with newConnections, new ones too) stop reading and writing at the TCP level (no FIN, no RST), then resume",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
@@ -380,6 +396,12 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     ("stall", POST, |app, body| {
         let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
         app.faults.stall(Duration::from_secs_f64(secs));
+        ok(json!({}))
+    }),
+    ("freeze", POST, |app, body| {
+        let secs = body["seconds"].as_f64().unwrap_or(60.0).clamp(0.0, 3600.0);
+        let new = body["newConnections"].as_bool().unwrap_or(false);
+        app.faults.freeze.start(Duration::from_secs_f64(secs), new);
         ok(json!({}))
     }),
     ("bookmarks", POST, |app, body| {

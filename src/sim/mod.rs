@@ -24,6 +24,7 @@ mod chaos;
 mod churn;
 mod control;
 mod discovery;
+mod freeze;
 mod http;
 mod openapi;
 mod partial;
@@ -165,18 +166,20 @@ fn serve(
     listener: std::net::TcpListener,
     router: &axum::Router,
     tls: Option<&axum_server::tls_rustls::RustlsConfig>,
+    freeze: &Arc<freeze::Freeze>,
 ) -> std::io::Result<Serving> {
-    use axum_server::accept::NoDelayAcceptor;
     let handle = axum_server::Handle::new();
     let service = router.clone().into_make_service();
     // TCP_NODELAY, as Go's net/http (and so kube-apiserver) sets it: a response's head and
-    // body go out at once instead of waiting for the client's delayed ACK (~40 ms).
+    // body go out at once instead of waiting for the client's delayed ACK (~40 ms). Every
+    // TCP stream can be frozen (`POST /_sim/freeze`), below TLS and HTTP/2.
+    let tcp = freeze::FreezeAcceptor(freeze.clone());
     let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
     let task = match tls {
-        None => tokio::spawn(srv.acceptor(NoDelayAcceptor::new()).serve(service)),
+        None => tokio::spawn(srv.acceptor(tcp).serve(service)),
         Some(config) => {
-            let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(config.clone())
-                .acceptor(NoDelayAcceptor::new());
+            let acceptor =
+                axum_server::tls_rustls::RustlsAcceptor::new(config.clone()).acceptor(tcp);
             let acceptor = tls::PeerCertAcceptor(acceptor);
             tokio::spawn(srv.acceptor(acceptor).serve(service))
         }
@@ -221,7 +224,7 @@ async fn supervise(
         for _ in 0..100 {
             let bound = std::net::TcpListener::bind(("127.0.0.1", app.port)).and_then(|l| {
                 l.set_nonblocking(true)?;
-                serve(l, &router, tls.as_ref())
+                serve(l, &router, tls.as_ref(), &app.faults.freeze)
             });
             match bound {
                 Ok(s) => {
@@ -322,6 +325,7 @@ impl SimServer {
             listener,
             &router,
             tls.as_ref(),
+            &app.faults.freeze,
         )?)));
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),

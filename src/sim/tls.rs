@@ -213,17 +213,17 @@ const PLAIN_HTTP_ANSWER: &[u8] =
 /// extensions as an `Arc<PeerCert>`.
 #[derive(Clone)]
 pub struct PeerCertAcceptor(
-    pub axum_server::tls_rustls::RustlsAcceptor<axum_server::accept::NoDelayAcceptor>,
+    pub axum_server::tls_rustls::RustlsAcceptor<super::freeze::FreezeAcceptor>,
 );
 
 type Accepted<S> = std::io::Result<(
-    tokio_rustls::server::TlsStream<tokio::net::TcpStream>,
-    WithPeer<S>,
+    tokio_rustls::server::TlsStream<super::freeze::Frozen<tokio::net::TcpStream>>,
+    WithPeer<super::freeze::WithConn<S>>,
 )>;
 
 impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> for PeerCertAcceptor {
-    type Stream = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
-    type Service = WithPeer<S>;
+    type Stream = tokio_rustls::server::TlsStream<super::freeze::Frozen<tokio::net::TcpStream>>;
+    type Service = WithPeer<super::freeze::WithConn<S>>;
     type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Accepted<S>> + Send>>;
 
     fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {

@@ -129,6 +129,18 @@ pub enum ReflectorEvent {
     Bookmark {
         resource_version: String,
     },
+    /// `--stall-after`: the watch delivered nothing (no event, no bookmark) for `silent`.
+    /// `watchAge`: how long the watch has been open; `resourceVersion`: the last RV it
+    /// delivered (or it started from); `restart`: `--restart-stalled` ends it now and
+    /// watches again from that RV (a `WatchEnded` with reason `stalled` follows).
+    Stalled {
+        #[serde(rename = "silentMs", with = "wire::millis")]
+        silent: Duration,
+        #[serde(rename = "watchAgeMs", with = "wire::millis")]
+        watch_age: Duration,
+        resource_version: String,
+        restart: bool,
+    },
     /// Waiting before the next attempt.
     Backoff {
         #[serde(rename = "delayMs", with = "wire::millis")]
@@ -342,7 +354,26 @@ pub struct ReflectorConfig {
     pub min_watch_timeout_secs: u32,
     pub watch_list: WatchListMode,
     pub seed: u64,
+    /// `--stall-after`: when a watch that delivers nothing is reported.
+    pub stall_after: StallAfter,
+    /// `--restart-stalled`: a stalled watch is ended and opened again from its last RV
+    /// (client-go only waits: for the server's timeout or the transport's health check).
+    pub restart_stalled: bool,
 }
+
+/// `--stall-after D|auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StallAfter {
+    #[default]
+    Off,
+    After(Duration),
+    /// Three of the bookmark intervals the server has shown (the time between the last two
+    /// bookmarks of a watch); off until a watch has shown one.
+    Auto,
+}
+
+/// `--stall-after auto`: this many bookmark intervals without anything.
+pub const STALL_AUTO_INTERVALS: u32 = 3;
 
 impl Default for ReflectorConfig {
     fn default() -> Self {
@@ -354,6 +385,8 @@ impl Default for ReflectorConfig {
             min_watch_timeout_secs: MIN_WATCH_TIMEOUT_SECS,
             watch_list: WatchListMode::Off,
             seed: rand::rng().random(),
+            stall_after: StallAfter::Off,
+            restart_stalled: false,
         }
     }
 }
@@ -417,6 +450,8 @@ pub struct Reflector<L, S> {
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
     progress: Arc<ListProgress>,
+    /// The time between the last two bookmarks of a watch (`--stall-after auto`).
+    bookmark_interval: Option<Duration>,
 }
 
 impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
@@ -439,6 +474,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             highest_rv: None,
             resync: None,
             progress: Arc::default(),
+            bookmark_interval: None,
         }
     }
 
@@ -843,10 +879,40 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         // One TimeTravel per watch: the RV it was opened from names it.
         let opened_from = self.last_sync_rv.clone();
         let mut travelled = false;
+        // The last time the watch delivered something, and whether its silence since has
+        // been reported; the last bookmark, for the bookmark interval.
+        let mut heard = Instant::now();
+        let mut reported = false;
+        let mut stalled = false;
+        let mut last_bookmark: Option<Instant> = None;
         let failed = loop {
-            let Some(item) = stream.next().await else {
+            let next = match self.stall_limit().filter(|_| !reported) {
+                Some(limit) => match tokio::time::timeout_at(heard + limit, stream.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        reported = true;
+                        let restart = self.cfg.restart_stalled;
+                        self.store.notice(ReflectorEvent::Stalled {
+                            silent: heard.elapsed(),
+                            watch_age: start.elapsed(),
+                            resource_version: self.last_sync_rv.clone(),
+                            restart,
+                        });
+                        if restart {
+                            stalled = true;
+                            closed = "stalled".to_owned();
+                            break None;
+                        }
+                        continue;
+                    }
+                },
+                None => stream.next().await,
+            };
+            let Some(item) = next else {
                 break None;
             };
+            heard = Instant::now();
+            reported = false;
             let rv = match item {
                 Ok(WatchEvent::Added(o)) => {
                     let rv = o.resource_version().to_owned();
@@ -866,6 +932,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Ok(WatchEvent::Bookmark {
                     resource_version, ..
                 }) => {
+                    if let Some(prev) = last_bookmark.replace(heard) {
+                        self.bookmark_interval = Some(heard - prev);
+                    }
                     self.store.notice(ReflectorEvent::Bookmark {
                         resource_version: resource_version.clone(),
                     });
@@ -901,7 +970,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         // delivered nothing is an error; any other end without an error (the server's
         // timeout, with or without bookmarks) watches again from the last RV, no relist.
         let failed = failed.or_else(|| {
-            very_short(start, events).then(|| {
+            (!stalled && very_short(start, events)).then(|| {
                 (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
@@ -922,6 +991,17 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         match failed {
             None => Ok(State::OpenWatch),
             Some((cause, e)) => self.after_error(At::Watching, e.as_ref(), cause, ""),
+        }
+    }
+}
+
+impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
+    /// How long a watch may deliver nothing before it is reported as stalled.
+    fn stall_limit(&self) -> Option<Duration> {
+        match self.cfg.stall_after {
+            StallAfter::Off => None,
+            StallAfter::After(d) => Some(d),
+            StallAfter::Auto => self.bookmark_interval.map(|i| i * STALL_AUTO_INTERVALS),
         }
     }
 }

@@ -69,6 +69,16 @@ impl ReflectorStore for Recorder {
                 ..
             } => format!("WatchEnded events={events} error={error} {reason}"),
             ReflectorEvent::Bookmark { resource_version } => format!("Bookmark {resource_version}"),
+            ReflectorEvent::Stalled {
+                silent,
+                watch_age,
+                resource_version,
+                restart,
+            } => format!(
+                "Stalled {}s age={}s rv={resource_version} restart={restart}",
+                silent.as_secs(),
+                watch_age.as_secs()
+            ),
             ReflectorEvent::Backoff { delay, cause } => {
                 format!("Backoff {}ms {cause}", delay.as_millis())
             }
@@ -1088,4 +1098,75 @@ async fn progress_counts_pages_and_items_of_the_list_under_way() {
         (progress.pages.load(Relaxed), progress.items.load(Relaxed)),
         (2, 3)
     );
+}
+
+/// Issue 22: `--stall-after` reports a watch that delivers nothing once per silence, and
+/// without `--restart-stalled` keeps waiting on it (client-go's behaviour).
+#[tokio::test(start_paused = true)]
+async fn a_silent_watch_is_reported_stalled_once_and_kept() {
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(2)),
+            Item::Event(WatchEvent::Added(obj("b", "11"))),
+            Item::Sleep(Duration::from_secs(20)),
+            Item::Event(WatchEvent::Added(obj("c", "12"))),
+            Item::Sleep(Duration::from_secs(3)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        stall_after: StallAfter::After(Duration::from_secs(5)),
+        ..cfg()
+    };
+    let (log, _) = run_for(steps, cfg, 28).await;
+    assert_eq!(
+        log[3..],
+        [
+            "Watch rv=10",
+            "add ns/b 11",
+            "Stalled 5s age=7s rv=11 restart=false",
+            "add ns/c 12",
+            "WatchEnded events=2 error=false closed by the server",
+            "Watch rv=12",
+        ]
+    );
+}
+
+/// With `--restart-stalled`, the stalled watch ends (reason `stalled`, not an error) and a
+/// new one starts from its last RV; `auto` waits three bookmark intervals.
+#[tokio::test(start_paused = true)]
+async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_intervals() {
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(2)),
+            bookmark("11", false),
+            Item::Sleep(Duration::from_secs(2)),
+            bookmark("12", false),
+            Item::Sleep(Duration::from_secs(60)),
+        ])),
+        Step::Watch(Ok(vec![
+            Item::Event(WatchEvent::Added(obj("b", "13"))),
+            Item::Sleep(Duration::from_secs(60)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        stall_after: StallAfter::Auto,
+        restart_stalled: true,
+        ..cfg()
+    };
+    let (log, calls) = run_for(steps, cfg, 12).await;
+    assert_eq!(
+        log[3..],
+        [
+            "Watch rv=10",
+            "Bookmark 11",
+            "Bookmark 12",
+            "Stalled 6s age=10s rv=12 restart=true",
+            "WatchEnded events=2 error=false stalled",
+            "Watch rv=12",
+            "add ns/b 13",
+        ]
+    );
+    assert_eq!(calls.len(), 3);
 }
