@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --every-resource --sim --record --stats --verbose --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --metadata-only --max-events --timeout --until-synced --watch-only --until --help --version sim completions man replay help"
+            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --cache-stats --transform --stall-after --restart-stalled --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -100,6 +100,18 @@ _kwatch() {
                     return 0
                     ;;
                 --record)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --probe-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -226,6 +238,18 @@ _kwatch() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cache-stats)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stall-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-events)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -235,6 +259,14 @@ _kwatch() {
                     return 0
                     ;;
                 --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --types)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --changes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -358,7 +390,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__replay)
-            opts="-n -l -o -L -h --namespace --selector --max-events --until --stats --output --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --view --help"
+            opts="-n -l -o -i -L -h --namespace --selector --max-events --until --stats --output --live --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats v/verbose o/output= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= metadata-only max-events= timeout= until-synced watch-only until= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -30,6 +30,9 @@ false\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l probe -d 'Measure write-to-delta latency: patch a ConfigMap of kwatch\'s own in NAMESPACE' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l probe-interval -d 'How often --probe patches its ConfigMap' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l metrics -d 'Serve the informer\'s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
 wide\t''
 json\t''
@@ -74,26 +77,35 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informe
 0.35\t''
 0.36\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-stats -d 'What the informer\'s store costs, every PERIOD (30s) and in --stats' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l stall-after -d 'Report a watch that delivers nothing for D (auto: three bookmark intervals)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l types -d 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l changes -d 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (events left out)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s v -l verbose -d 'More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides'
+complete -c kwatch -n "__fish_kwatch_needs_command" -s i -l live -d 'A full-screen view on a terminal: the informer\'s cache as a table that changes in place, with each object\'s history (Enter) and the reflector\'s state (? for keys)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l show-labels -d 'Table: a LABELS column with all labels'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-headers -d 'Table and custom-columns: no header line'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each update changed against the version kwatch knew before'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l blame -d 'Name who made each change: the managedFields entry owning each changed path'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l legacy-sync -d 'DeltaFIFO only: relists emit Sync instead of Replaced'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l restart-stalled -d 'End a stalled watch (--stall-after) and watch again from its last resourceVersion'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l metadata-only -d 'List and watch metadata only, as client-go\'s metadata informer does'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until-synced -d 'Exit 0 once the initial list has been popped (HasSynced); 3 if --timeout comes first'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-only -d 'Do not print the initial list\'s deltas'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l quiet-relists -d 'Hide a relist\'s or resync\'s deltas that change nothing; keep its Relisted summary'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print version'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
@@ -145,12 +157,14 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-colu
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
 handlers\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l stats -d 'At the end, the summary of the records replayed on stderr (as the watch\'s --stats)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s i -l live -d 'A full-screen view on a terminal: the informer\'s cache as a table that changes in place, with each object\'s history (Enter) and the reflector\'s state (? for keys)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-managed-fields -d 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l show-labels -d 'Table: a LABELS column with all labels'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l no-headers -d 'Table and custom-columns: no header line'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l timestamps -d 'Table: a TIME column with when each delta was printed (UTC, milliseconds)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff -d 'Show what each update changed against the version kwatch knew before'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l blame -d 'Name who made each change: the managedFields entry owning each changed path'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
 complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "completions" -d 'Print a shell completion script to stdout'

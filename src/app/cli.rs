@@ -302,7 +302,7 @@ pub struct WatchArgs {
     /// nowhere): a Latency record per patch, p50/p90/p99/max in --stats. Needs create,
     /// patch and delete on configmaps there; the ConfigMap is deleted on exit, and a
     /// crashed run's at the next start. Nothing is written without this flag.
-    #[arg(long, value_name = "NAMESPACE")]
+    #[arg(long, value_name = "NAMESPACE", hide_short_help = true)]
     pub probe: Option<String>,
 
     /// How often --probe patches its ConfigMap.

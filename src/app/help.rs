@@ -57,6 +57,8 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("KUBECONFIG", "the kubeconfig files, separated by ':', merged as kubectl merges them (without --kubeconfig)"),
     ("HOME", "~/.kube/config, and ~/.kube/cache for discovery documents"),
     ("KUBECACHEDIR", "kubectl's cache directory, as --cache-dir"),
+    ("HTTP2_READ_IDLE_TIMEOUT_SECONDS", "seconds with nothing read before an HTTP/2 connection is pinged (30; 0: no health check), as client-go"),
+    ("HTTP2_PING_TIMEOUT_SECONDS", "seconds a ping may go unanswered before the connection is closed (15), as client-go"),
     ("NO_COLOR", "no colour when set and not empty (--color always overrides)"),
     ("RUST_LOG", "which diagnostics go to stderr, as tracing's EnvFilter reads it (overrides -v)"),
     ("COMPLETE", "set by the completion scripts: kwatch prints candidates instead of watching"),
