@@ -272,3 +272,82 @@ fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them(
         out.stderr
     );
 }
+
+/// The `CacheStats` records of a run, checked to be there.
+fn cache_records(recs: &[Value]) -> Vec<Value> {
+    assert!(!recs.is_empty(), "no output");
+    of_type(recs, "CacheStats").into_iter().cloned().collect()
+}
+
+#[test]
+fn the_relist_peak_is_the_store_plus_the_list_in_flight_and_ctrl_c_reports_it() {
+    let sim = applied_pods();
+    // A period longer than the run: the one CacheStats record is the end's.
+    let mut kw = sim.start_kwatch([
+        "pods",
+        "-l",
+        "app=applied",
+        "-o",
+        "json",
+        "--cache-stats=1h",
+        "--stats",
+    ]);
+    kw.wait_for(LIMIT, "the watch", |v| !of_type(v, "Watch").is_empty());
+    // The next watch gets 410: the reflector relists while its store holds the five pods.
+    sim.control("POST", "/_sim/fail", json!({"code": 410, "verb": "watch"}));
+    sim.drop_watches();
+    kw.wait_for(LIMIT, "the relist", |v| of_type(v, "Listed").len() >= 2);
+    let out = kw.interrupt(LIMIT);
+    assert_eq!(out.status.code(), Some(130), "{}", out.stderr);
+    let recs = out.json();
+    let stats = cache_records(&recs);
+    assert_eq!(stats.len(), 1, "{stats:#?}");
+    let last = recs.last().expect("a record");
+    assert_eq!(
+        last["type"], "CacheStats",
+        "the end's record comes last: {last}"
+    );
+    assert_eq!(last["objects"], 5, "{last}");
+    let bytes = last["bytes"].as_u64().expect("bytes");
+    // At the relist: the store's five pods and the list's five, unchanged.
+    assert_eq!(last["relistPeakBytes"].as_u64(), Some(2 * bytes), "{last}");
+    // The --stats line says it too.
+    let said = format!(
+        "cache pods: 5 objects, {bytes} bytes (relist peak {})",
+        2 * bytes
+    );
+    assert!(out.stderr.contains(&said), "{said}:\n{}", out.stderr);
+}
+
+#[test]
+fn a_cache_stats_record_ends_each_normal_exit() {
+    let sim = applied_pods();
+    for end in [
+        &["--max-events", "2"][..],
+        &["--until", "created"],
+        &["--timeout", "2s"],
+    ] {
+        let mut args = vec![
+            "pods",
+            "-l",
+            "app=applied",
+            "-o",
+            "json",
+            "--cache-stats=1h",
+        ];
+        args.extend_from_slice(end);
+        let out = sim.kwatch(&args[..]).success();
+        let recs = out.json();
+        let stats = cache_records(&recs);
+        assert_eq!(stats.len(), 1, "{end:?}: {recs:#?}");
+        let last = recs.last().expect("a record");
+        assert_eq!(last["type"], "CacheStats", "{end:?}: {recs:#?}");
+        assert!(last["objects"].as_u64() >= Some(1), "{end:?}: {last}");
+        assert!(last["bytes"].as_u64() > Some(0), "{end:?}: {last}");
+        // The initial list of the five pods, as received.
+        assert!(
+            last["relistPeakBytes"].as_u64() >= last["bytes"].as_u64(),
+            "{end:?}: {last}"
+        );
+    }
+}
