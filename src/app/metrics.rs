@@ -311,7 +311,7 @@ impl Metrics {
             &self.pops,
             &self.stalls,
         ] {
-            c.get_or_create(&labels);
+            let _ = c.get_or_create(&labels);
         }
         for h in [
             &self.list_duration,
@@ -319,7 +319,7 @@ impl Metrics {
             &self.watch_duration,
             &self.items_per_watch,
         ] {
-            h.get_or_create(&labels);
+            let _ = h.get_or_create(&labels);
         }
         self.lock_sources().push(Source {
             labels,

@@ -597,15 +597,13 @@ async fn cache_stats<Q: Queue<ReflectorEvent>>(
 /// streams) prints its end records ([`Shared::print_end`]) unless a stop condition
 /// already did; a failed run does not.
 fn end(shared: &Shared, outcome: Result<Outcome>) -> Result<Outcome> {
-    if outcome.is_err() {
-        return outcome;
-    }
+    let outcome = outcome?;
     let mut sink = shared.lock();
     match shared.print_end(&mut sink) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
             Err(anyhow::Error::new(e).context("writing output"))
         }
-        _ => outcome,
+        _ => Ok(outcome),
     }
 }
 
