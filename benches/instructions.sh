@@ -15,12 +15,14 @@
 #      the same figure within 0.5 %).
 #
 # Environment:
-#   INSTR_SIZES="small medium"  pod sizes of A
+#   INSTR_SIZES="small medium"  pod sizes of A (none: no section A, B only)
 #   INSTR_OBJECTS=10000         pods of A
 #   INSTR_EVENTS=20000          events of B's larger run
 #   INSTR_TWICE=1               0: no second run of A's first figure and of B (the spread)
 #   INSTR_SIM=KWATCH            another binary for the simulator (default: the one measured)
 #   INSTR_TIMEOUT=900           seconds allowed per measured run
+#   INSTR_FLAGS=                more kwatch flags for every measured run, e.g.
+#                               "--metrics 127.0.0.1:0" (the cost per event of a flag)
 #   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
 #
 # --fifo delta and --watch-list are always given, so that binaries whose defaults differ
@@ -36,6 +38,8 @@ OBJECTS=${INSTR_OBJECTS:-10000}
 EVENTS=${INSTR_EVENTS:-20000}
 TWICE=${INSTR_TWICE:-1}
 LIMIT=${INSTR_TIMEOUT:-900}
+[ "$SIZES" = none ] && SIZES=
+read -r -a FLAGS <<<"${INSTR_FLAGS:-}"
 
 if [ $# -ge 1 ]; then
     K=$(realpath "$1")
@@ -102,7 +106,7 @@ ir() {
     rm -rf "$WORK/home" "$WORK/cg.out"
     mkdir -p "$WORK/home"
     HOME=$WORK/home timeout -k 10 "$LIMIT" valgrind --tool=callgrind \
-        --callgrind-out-file="$WORK/cg.out" "$K" "$@" --kubeconfig "$KC" \
+        --callgrind-out-file="$WORK/cg.out" "$K" "$@" ${FLAGS[@]+"${FLAGS[@]}"} --kubeconfig "$KC" \
         >"$out" 2>"$WORK/vg.log" || rc=$?
     if [ "$rc" != 0 ]; then
         tail -n 20 "$WORK/vg.log" >&2

@@ -272,3 +272,209 @@ fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them(
         out.stderr
     );
 }
+
+/// The `CacheStats` records of a run, checked to be there.
+fn cache_records(recs: &[Value]) -> Vec<Value> {
+    assert!(!recs.is_empty(), "no output");
+    of_type(recs, "CacheStats").into_iter().cloned().collect()
+}
+
+#[test]
+fn the_relist_peak_is_the_store_plus_the_list_in_flight_and_ctrl_c_reports_it() {
+    let sim = applied_pods();
+    // A period longer than the run: the one CacheStats record is the end's.
+    let mut kw = sim.start_kwatch([
+        "pods",
+        "-l",
+        "app=applied",
+        "-o",
+        "json",
+        "--cache-stats=1h",
+        "--stats",
+    ]);
+    kw.wait_for(LIMIT, "the watch", |v| !of_type(v, "Watch").is_empty());
+    // The next watch gets 410: the reflector relists while its store holds the five pods.
+    sim.control("POST", "/_sim/fail", json!({"code": 410, "verb": "watch"}));
+    sim.drop_watches();
+    kw.wait_for(LIMIT, "the relist", |v| of_type(v, "Listed").len() >= 2);
+    let out = kw.interrupt(LIMIT);
+    assert_eq!(out.status.code(), Some(130), "{}", out.stderr);
+    let recs = out.json();
+    let stats = cache_records(&recs);
+    assert_eq!(stats.len(), 1, "{stats:#?}");
+    let last = recs.last().expect("a record");
+    assert_eq!(
+        last["type"], "CacheStats",
+        "the end's record comes last: {last}"
+    );
+    assert_eq!(last["objects"], 5, "{last}");
+    let bytes = last["bytes"].as_u64().expect("bytes");
+    // At the relist: the store's five pods and the list's five, unchanged.
+    assert_eq!(last["relistPeakBytes"].as_u64(), Some(2 * bytes), "{last}");
+    // The --stats line says it too.
+    let said = format!(
+        "cache pods: 5 objects, {bytes} bytes (relist peak {})",
+        2 * bytes
+    );
+    assert!(out.stderr.contains(&said), "{said}:\n{}", out.stderr);
+}
+
+#[test]
+fn a_cache_stats_record_ends_each_normal_exit() {
+    let sim = applied_pods();
+    for end in [
+        &["--max-events", "2"][..],
+        &["--until", "created"],
+        &["--timeout", "2s"],
+    ] {
+        let mut args = vec![
+            "pods",
+            "-l",
+            "app=applied",
+            "-o",
+            "json",
+            "--cache-stats=1h",
+        ];
+        args.extend_from_slice(end);
+        let out = sim.kwatch(&args[..]).success();
+        let recs = out.json();
+        let stats = cache_records(&recs);
+        assert_eq!(stats.len(), 1, "{end:?}: {recs:#?}");
+        let last = recs.last().expect("a record");
+        assert_eq!(last["type"], "CacheStats", "{end:?}: {recs:#?}");
+        assert!(last["objects"].as_u64() >= Some(1), "{end:?}: {last}");
+        assert!(last["bytes"].as_u64() > Some(0), "{end:?}: {last}");
+        // The initial list of the five pods, as received.
+        assert!(
+            last["relistPeakBytes"].as_u64() >= last["bytes"].as_u64(),
+            "{end:?}: {last}"
+        );
+    }
+}
+
+/// The metric names of docs/metrics.md's table, as registered (`X` of a counter `X_total`).
+fn documented_metrics() -> Vec<String> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/metrics.md"))
+        .expect("docs/metrics.md");
+    let names: Vec<String> = doc
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`'))
+        .map(|(name, _)| name.trim_end_matches("_total").to_owned())
+        .collect();
+    assert!(names.len() >= 20, "{names:?}");
+    names
+}
+
+#[test]
+fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_is_served() {
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", "127.0.0.1:0"]);
+    let addr = metrics_addr(&kw);
+    // The next watch ends at once with no event: client-go's "very short watch".
+    sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
+    sim.drop_watches();
+    kw.wait_for(LIMIT, "the short watch", |v| {
+        of_type(v, "WatchEnded").iter().any(|r| {
+            r["reason"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("very short watch"))
+        })
+    });
+    kubectl_f(
+        &sim,
+        "create",
+        &configmap("default", "after-short", json!({})),
+    );
+    kw.wait_for(LIMIT, "the next watch", |v| {
+        v.iter().any(|r| r["key"] == "default/after-short")
+    });
+
+    let (status, _, body) = scrape(&addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(!body.is_empty());
+    let samples = parsed(&body);
+    assert!(!samples.is_empty(), "{body}");
+    let cm = [("resource", "configmaps")];
+    assert_eq!(
+        sample(&samples, "reflector_short_watches_total", &cm),
+        Some(1.0),
+        "{body}"
+    );
+    // Everything queued has been popped: the depth now is 0, the most ever at least 1.
+    assert_eq!(
+        sample(&samples, "informer_queue_depth", &cm),
+        Some(0.0),
+        "{body}"
+    );
+    assert!(
+        sample(&samples, "informer_queue_max_depth", &cm) >= Some(1.0),
+        "{body}"
+    );
+    // Documented as appearing with their first value: a retry, a bookmark.
+    let later = ["reflector_retries", "informer_seconds_since_last_bookmark"];
+    for name in documented_metrics() {
+        if later.contains(&name.as_str()) {
+            continue;
+        }
+        assert!(
+            body.contains(&format!("# TYPE {name} ")),
+            "{name} is documented but not served:\n{body}"
+        );
+    }
+    kw.terminate(Duration::from_secs(10));
+}
+
+#[test]
+fn strip_managed_fields_cuts_the_reported_bytes_by_their_share_and_the_rss_is_reported() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    // 1,000 pods of 60 labels each: the simulator's managedFields name every label again,
+    // as kube-apiserver's fieldsV1 does, so they are near half of each pod.
+    let mut labels = serde_json::Map::new();
+    labels.insert("app".into(), json!("heavy"));
+    for i in 0..60 {
+        labels.insert(
+            format!("example.com/a-rather-long-label-key-{i:03}"),
+            json!("v"),
+        );
+    }
+    let items: Vec<Value> = (0..1000)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("h{i:04}"), "namespace": "default", "labels": labels},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}})
+        })
+        .collect();
+    // One kubectl call; client-side validation of a 1,000-item List is kubectl's slow path.
+    let file = sim.dir().join("heavy-pods.json");
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    std::fs::write(&file, list.to_string()).expect("writing the manifest");
+    let path = file.to_str().expect("utf-8 path");
+    sim.kubectl_ok(["create", "-f", path, "--validate=false", "-o", "name"]);
+    // The end's CacheStats record and the peak RSS once synced.
+    let run = |extra: &[&str]| -> (Value, u64) {
+        let mut args = vec!["pods", "-l", "app=heavy", "-o", "json", "--cache-stats=1h"];
+        args.extend_from_slice(extra);
+        let mut kw = sim.start_kwatch(&args[..]);
+        kw.wait_for(LIMIT, "the sync", |v| !of_type(v, "Synced").is_empty());
+        let rss = kw.peak_rss_kib().expect("VmHWM of kwatch");
+        let out = kw.interrupt(LIMIT);
+        let recs = out.json();
+        let stats = cache_records(&recs);
+        let last = stats.last().cloned().expect("the end's CacheStats");
+        (last, rss)
+    };
+    let (before, rss_before) = run(&[]);
+    let (after, rss_after) = run(&["--transform", "strip-managed-fields"]);
+    assert_eq!(before["objects"], 1000, "{before}");
+    assert_eq!(after["objects"], 1000, "{after}");
+    let bytes = before["bytes"].as_u64().expect("bytes");
+    let managed = before["fields"]["metadata.managedFields"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no managedFields: {before}"));
+    assert!(managed * 3 > bytes, "{managed} of {bytes}: {before}");
+    let cut = after["bytes"].as_u64().expect("bytes");
+    assert!(cut + managed <= bytes, "{cut} + {managed} > {bytes}");
+    eprintln!(
+        "store bytes {bytes} -> {cut} (managedFields {managed}); peak RSS {rss_before} KiB -> {rss_after} KiB"
+    );
+}

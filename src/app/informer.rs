@@ -23,6 +23,7 @@ use crate::app::filter::{Filter, Tally};
 use crate::app::metrics::{Labels, Metrics};
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
+use crate::cache::cost::{CacheCost, StoreCost};
 use crate::cache::delta::{Delta, Deltas};
 use crate::cache::handlers::{self, Listener, Registration};
 use crate::cache::object::ObjectRef;
@@ -67,6 +68,9 @@ pub(crate) struct Sink {
     pub finished: bool,
     /// `--blame`: managers fighting over a field, told as `Conflict` records.
     pub conflicts: Option<crate::app::conflict::Conflicts>,
+    /// `--cache-stats`: each store's cost when the run ended (by resource, `@context` with
+    /// several), as the end's `CacheStats` records gave it, for `--stats`' summary.
+    pub end_costs: Vec<(String, CacheCost)>,
 }
 
 impl Sink {
@@ -89,6 +93,7 @@ impl Sink {
             last_error: None,
             finished: false,
             conflicts: None,
+            end_costs: Vec::new(),
         }
     }
 
@@ -218,6 +223,15 @@ pub(crate) struct Shared {
     /// `--view handlers`: the handler whose calls are printed (and counted by
     /// `--max-events`) besides the deltas.
     pub handler: Option<Registration>,
+    /// `--cache-stats`: every store's cost, reported once more when the run ends.
+    pub caches: Mutex<Vec<CacheSource>>,
+}
+
+/// `--cache-stats`: one informer's store, for the `CacheStats` record at the end.
+pub(crate) struct CacheSource {
+    pub resource: crate::client::target::Resource,
+    pub context: Option<Arc<str>>,
+    pub cost: Arc<StoreCost>,
 }
 
 impl Shared {
@@ -231,6 +245,12 @@ impl Shared {
             return;
         }
         let stop = match f(&mut sink) {
+            // A stop condition met (--max-events, --until, --until-synced): the run ends
+            // normally, with its end records.
+            Ok(Some(s)) if !matches!(s, Stop::Failed(_)) => {
+                let _ = self.print_end(&mut sink);
+                Some(s)
+            }
             Ok(s) => s,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(Stop::Done),
             Err(e) => Some(Stop::Failed(
@@ -242,6 +262,36 @@ impl Shared {
             let _ = sink.finish();
             let _ = self.stop.send(s);
         }
+    }
+
+    /// The records of a run's normal end, before its output ends (every way a run ends
+    /// normally comes through here once, before `finished` is set): a `CacheStats` per
+    /// store under `--cache-stats`, its cost also kept in `end_costs`.
+    pub(crate) fn print_end(&self, sink: &mut Sink) -> io::Result<()> {
+        if sink.finished {
+            return Ok(());
+        }
+        let caches = self.caches.lock().unwrap_or_else(|e| e.into_inner());
+        for c in caches.iter() {
+            let ev = ReflectorEvent::CacheStats(c.cost.measure());
+            let rec = Record {
+                resource: &c.resource,
+                context: c.context.as_deref(),
+                time: jiff::Timestamp::now(),
+                body: Body::Event(&ev),
+                informer: InformerInfo::default(),
+            };
+            let printed = sink.print(&rec, self.targets);
+            if let ReflectorEvent::CacheStats(cost) = ev {
+                let label = match &c.context {
+                    Some(ctx) => format!("{}@{ctx}", c.resource.name),
+                    None => c.resource.name.clone(),
+                };
+                sink.end_costs.push((label, cost));
+            }
+            printed?;
+        }
+        Ok(())
     }
 
     /// Prints a record no informer loop popped (`--probe`'s Latency records), flushed.
@@ -798,6 +848,7 @@ mod tests {
             until: None,
             stop: tx,
             handler,
+            caches: Mutex::default(),
         });
         let fifo = Arc::new(fifo);
         let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));

@@ -98,6 +98,7 @@ pub struct Metrics {
     list_duration: Hist,
     items_per_list: Hist,
     watches: Family<Labels, Counter>,
+    short_watches: Family<Labels, Counter>,
     watch_duration: Hist,
     items_per_watch: Hist,
     deltas: Family<Typed, Counter>,
@@ -106,6 +107,7 @@ pub struct Metrics {
     retries: Family<Typed, Counter>,
     backoffs: Family<Labels, Counter>,
     pops: Family<Labels, Counter>,
+    queue_depth: Family<Labels, Gauge>,
     queue_max_depth: Family<Labels, Gauge>,
     store_objects: Family<Labels, Gauge>,
     store_bytes: Family<Labels, Gauge>,
@@ -129,6 +131,13 @@ fn reason_class(reason: &str) -> &'static str {
     }
 }
 
+/// A watch the reflector ended as client-go's "very short watch" (reflector.go: under a
+/// second, no event; `very_short` in cache/reflector), by the reason its `WatchEnded` gives.
+/// A streaming list's "very short watch-list" is a list, not counted.
+fn is_short_watch(reason: &str) -> bool {
+    reason.starts_with("very short watch:")
+}
+
 /// A 410 Gone, in the words apimachinery gives it ("too old resource version", "Expired").
 fn is_expired(reason: &str) -> bool {
     reason.contains("410") || reason.contains("too old resource version")
@@ -148,6 +157,7 @@ impl Metrics {
             list_duration: hist_family(list_seconds),
             items_per_list: hist_family(items),
             watches: Family::default(),
+            short_watches: Family::default(),
             watch_duration: hist_family(watch_seconds),
             items_per_watch: hist_family(items),
             deltas: Family::default(),
@@ -156,6 +166,7 @@ impl Metrics {
             retries: Family::default(),
             backoffs: Family::default(),
             pops: Family::default(),
+            queue_depth: Family::default(),
             queue_max_depth: Family::default(),
             store_objects: Family::default(),
             store_bytes: Family::default(),
@@ -188,6 +199,11 @@ impl Metrics {
             self.items_per_list.clone(),
         );
         r.register("reflector_watches", "Watches opened", self.watches.clone());
+        r.register(
+            "reflector_short_watches",
+            "Watches that ended within a second with no event",
+            self.short_watches.clone(),
+        );
         r.register(
             "reflector_watch_duration_seconds",
             "How long a watch lasted, when it ended",
@@ -227,6 +243,11 @@ impl Metrics {
             "informer_queue_pops",
             "Pops of the informer's queue",
             self.pops.clone(),
+        );
+        r.register(
+            "informer_queue_depth",
+            "Keys queued now",
+            self.queue_depth.clone(),
         );
         r.register(
             "informer_queue_max_depth",
@@ -271,13 +292,35 @@ impl Metrics {
         self
     }
 
-    /// Adds a store and its queue's counters, read at each scrape.
+    /// Adds a store and its queue's counters, read at each scrape. The resource's
+    /// counters and histograms are served from now on, at 0 until something happens (a
+    /// counter that appears only at its first increment hides that first one from
+    /// `rate()`); those labelled by a `reason` or `type` appear with their first value.
     pub fn add_source(
         &self,
         labels: Labels,
         store: Arc<Store>,
         queue: Box<dyn Fn() -> Option<FifoStats> + Send + Sync>,
     ) {
+        for c in [
+            &self.watches,
+            &self.short_watches,
+            &self.bookmarks,
+            &self.expired,
+            &self.backoffs,
+            &self.pops,
+            &self.stalls,
+        ] {
+            let _ = c.get_or_create(&labels);
+        }
+        for h in [
+            &self.list_duration,
+            &self.items_per_list,
+            &self.watch_duration,
+            &self.items_per_watch,
+        ] {
+            let _ = h.get_or_create(&labels);
+        }
         self.lock_sources().push(Source {
             labels,
             store,
@@ -354,8 +397,14 @@ impl Metrics {
                     rv(resource_version);
                 }
                 ReflectorEvent::WatchEnded {
-                    events, elapsed, ..
+                    reason,
+                    events,
+                    elapsed,
+                    ..
                 } => {
+                    if is_short_watch(reason) {
+                        self.short_watches.get_or_create(&l).inc();
+                    }
                     self.watch_duration
                         .get_or_create(&l)
                         .observe(elapsed.as_secs_f64());
@@ -403,6 +452,9 @@ impl Metrics {
                 .set(objects.len() as i64);
             self.store_bytes.get_or_create(&s.labels).set(bytes as i64);
             if let Some(q) = (s.queue)() {
+                self.queue_depth
+                    .get_or_create(&s.labels)
+                    .set(q.depth as i64);
                 self.queue_max_depth
                     .get_or_create(&s.labels)
                     .set(q.max_depth as i64);

@@ -16,11 +16,11 @@ use tokio::task::JoinSet;
 
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
-use crate::app::informer::{Shared, Sink, Stop};
+use crate::app::informer::{CacheSource, Shared, Sink, Stop};
 use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
-use crate::cache::cost::CacheCost;
+use crate::cache::cost::StoreCost;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::handlers::Registration;
 use crate::cache::listwatch::SourceError;
@@ -230,6 +230,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
             resync: cfg.reflector.resync,
         }),
+        caches: Mutex::new(Vec::new()),
     });
     let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
@@ -295,21 +296,14 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         let named = cfg.field_selector.as_deref().and_then(named_object);
         crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
     });
-    // Measured before the stores are forgotten.
-    let caches: Vec<(String, CacheCost)> = match (cfg.cache_stats, cfg.stats) {
-        (Some(_), true) => queues
-            .iter()
-            .zip(&stores)
-            .map(|((name, _), s)| (name.clone(), CacheCost::measure(&s.list())))
-            .collect(),
-        _ => Vec::new(),
-    };
+    // The end's records (measured before the stores are forgotten).
+    let outcome = end(&shared, outcome);
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
     // Without --until, only --until-synced times out: say why it never synced.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(&shared, &queues, &caches, outcome);
+    let outcome = finish(&shared, &queues, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -620,23 +614,34 @@ fn start_all(
 /// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.
 async fn cache_stats<Q: Queue<ReflectorEvent>>(
     queue: Arc<Q>,
-    store: Arc<Store>,
+    cost: Arc<StoreCost>,
     period: std::time::Duration,
 ) {
     loop {
         tokio::time::sleep(period).await;
-        queue.push_notice(ReflectorEvent::CacheStats(CacheCost::measure(
-            &store.list(),
-        )));
+        queue.push_notice(ReflectorEvent::CacheStats(cost.measure()));
+    }
+}
+
+/// A run that ends normally (a stop condition, `--timeout`, a signal, the end of the
+/// streams) prints its end records ([`Shared::print_end`]) unless a stop condition
+/// already did; a failed run does not.
+fn end(shared: &Shared, outcome: Result<Outcome>) -> Result<Outcome> {
+    let outcome = outcome?;
+    let mut sink = shared.lock();
+    match shared.print_end(&mut sink) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("writing output"))
+        }
+        _ => Ok(outcome),
     }
 }
 
 /// Ends the output: flushes, clears the progress line, prints `--stats` (with each
-/// store's cost under `--cache-stats`: `caches`, by resource name).
+/// store's cost at the end under `--cache-stats`).
 fn finish(
     shared: &Shared,
     queues: &[(String, QueueStats)],
-    caches: &[(String, CacheCost)],
     outcome: Result<Outcome>,
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
@@ -649,7 +654,7 @@ fn finish(
             .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
             .collect();
         let mut summary = stats.render(&fifo);
-        for (name, c) in caches {
+        for (name, c) in &sink.end_costs {
             summary.push_str(&format!("\n  cache {name}: {}", c.text(5)));
         }
         let _ = writeln!(io::stderr(), "{summary}");
@@ -753,17 +758,31 @@ fn start<Q: Queue<ReflectorEvent>>(
         .informer
         .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
     // The reflector queues through `points`, which the consistency checks need.
+    let cost = a
+        .cfg
+        .cache_stats
+        .map(|_| Arc::new(StoreCost::new(store.clone())));
     let points = Arc::new(
         SyncPoints::new(queue.clone(), a.cfg.check_consistency.is_some())
-            .with_transform(a.cfg.transform.clone()),
+            .with_transform(a.cfg.transform.clone())
+            .with_cost(cost.clone()),
     );
     if let Some(period) = a.cfg.check_consistency {
         let (lw, page_size) = (source.clone(), rcfg.page_size);
         let checks = check::run(lw, points.clone(), store.clone(), period, page_size);
         tasks.spawn(checks);
     }
-    if let Some(period) = a.cfg.cache_stats {
-        tasks.spawn(cache_stats(queue.clone(), store.clone(), period));
+    if let (Some(period), Some(cost)) = (a.cfg.cache_stats, cost) {
+        tasks.spawn(cache_stats(queue.clone(), cost.clone(), period));
+        a.shared
+            .caches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(CacheSource {
+                resource: t.resource.clone(),
+                context: a.context.clone(),
+                cost,
+            });
     }
     let reflector = Reflector::new(source, points, rcfg);
     a.shared

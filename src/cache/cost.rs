@@ -4,13 +4,21 @@
 //! (`metadata.managedFields`, the last-applied annotation) apart from the rest of
 //! `metadata`. What client-go users cut with a `TransformFunc` (shared_informer.go's
 //! `SetTransform`), seen before writing one.
+//!
+//! [`StoreCost`] also keeps the relist peak: a relist holds the whole list it received
+//! while the store still holds the objects it is about to replace (client-go's
+//! reflector.go `list` → `syncWith` → the DeltaFIFO's `Replace`), so the most a store has
+//! cost is its bytes plus the bytes of the list in flight at a replace.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::cache::object::ObjectRef;
+use crate::cache::store::Store;
 
 /// kubectl apply's annotation, the whole object again as JSON.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
@@ -30,6 +38,47 @@ pub struct CacheCost {
     /// `metadata` without the two below), `metadata.managedFields` and
     /// [`LAST_APPLIED_FIELD`]. The rest of `bytes` is JSON punctuation and keys.
     pub fields: BTreeMap<String, u64>,
+    /// The largest, over the run so far, of the store's bytes plus the bytes of a list
+    /// about to replace it (the list as received, before `--transform`); 0 before the
+    /// first list. See [`StoreCost`].
+    #[serde(default)]
+    pub relist_peak_bytes: u64,
+}
+
+/// The bytes of `objects`' JSON.
+fn bytes_of(objects: &[ObjectRef]) -> u64 {
+    objects.iter().map(|o| o.raw().len() as u64).sum()
+}
+
+/// One informer's store, measured on demand, and its relist peak so far.
+pub struct StoreCost {
+    store: Arc<Store>,
+    /// Invariant: only grows (`fetch_max`); written by the reflector at each replace.
+    relist_peak: AtomicU64,
+}
+
+impl StoreCost {
+    pub fn new(store: Arc<Store>) -> StoreCost {
+        StoreCost {
+            store,
+            relist_peak: AtomicU64::new(0),
+        }
+    }
+
+    /// A list of `list` about to replace the store: the store's bytes now (the informer
+    /// has not applied the replace yet) plus the list's raise the peak.
+    pub fn relisting(&self, list: &[ObjectRef]) {
+        let held = bytes_of(&self.store.list()) + bytes_of(list);
+        self.relist_peak.fetch_max(held, Ordering::Relaxed);
+    }
+
+    /// The store's cost now, with the relist peak so far.
+    pub fn measure(&self) -> CacheCost {
+        CacheCost {
+            relist_peak_bytes: self.relist_peak.load(Ordering::Relaxed),
+            ..CacheCost::measure(&self.store.list())
+        }
+    }
 }
 
 impl CacheCost {
@@ -96,8 +145,8 @@ impl CacheCost {
         v
     }
 
-    /// One line: `20 objects, 79214 bytes; metadata.managedFields 41%, status 20%, …`
-    /// (the `top` heaviest fields).
+    /// One line: `20 objects, 79214 bytes (relist peak 158428); metadata.managedFields
+    /// 41%, status 20%, …` (the `top` heaviest fields).
     pub fn text(&self, top: usize) -> String {
         let fields: Vec<String> = self
             .shares()
@@ -106,9 +155,10 @@ impl CacheCost {
             .map(|(k, s)| format!("{k} {:.0}%", s * 100.0))
             .collect();
         format!(
-            "{} objects, {} bytes; {}",
+            "{} objects, {} bytes (relist peak {}); {}",
             self.objects,
             self.bytes,
+            self.relist_peak_bytes,
             fields.join(", ")
         )
     }
@@ -139,5 +189,39 @@ mod tests {
             (meta_len - mf - r#""{\"x\":1}""#.len()) as u64
         );
         assert!(c.text(2).starts_with("1 objects, "));
+    }
+
+    #[test]
+    fn the_relist_peak_is_the_store_plus_the_list_in_flight_at_its_largest() {
+        let o = |name: &str, pad: usize| -> ObjectRef {
+            let raw = format!(
+                r#"{{"metadata":{{"name":"{name}"}},"data":"{}"}}"#,
+                "x".repeat(pad)
+            );
+            Arc::new(Object::from_json(&raw).expect("object"))
+        };
+        let store = Arc::new(Store::new());
+        let cost = StoreCost::new(store.clone());
+        assert_eq!(cost.measure().relist_peak_bytes, 0);
+        let first = vec![o("a", 100), o("b", 100)];
+        let first_bytes = bytes_of(&first);
+        cost.relisting(&first);
+        assert_eq!(cost.measure().relist_peak_bytes, first_bytes);
+        store.replace(first);
+        // A relist while the store holds the first list: both at once.
+        let second = vec![o("a", 10)];
+        cost.relisting(&second);
+        let peak = first_bytes + bytes_of(&second);
+        assert_eq!(cost.measure().relist_peak_bytes, peak);
+        store.replace(second);
+        // A smaller relist later leaves the peak where it was.
+        cost.relisting(&[o("a", 1)]);
+        let c = cost.measure();
+        assert_eq!((c.objects, c.relist_peak_bytes), (1, peak));
+        assert!(
+            c.text(1).contains(&format!("(relist peak {peak})")),
+            "{}",
+            c.text(1)
+        );
     }
 }

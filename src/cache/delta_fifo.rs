@@ -408,7 +408,11 @@ impl<N: Send + 'static> Queue<N> for DeltaFifo<N> {
     }
 
     fn stats(&self) -> Option<FifoStats> {
-        Some(self.lock().stats)
+        let s = self.lock();
+        Some(FifoStats {
+            depth: s.items.len(),
+            ..s.stats
+        })
     }
 }
 
@@ -935,6 +939,7 @@ mod tests {
         assert_eq!(
             f.stats().unwrap(),
             FifoStats {
+                depth: 3,
                 max_depth: 5,
                 dedups: 1,
                 coalesced: 3,

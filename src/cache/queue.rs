@@ -64,9 +64,12 @@ pub enum Batched<N> {
     Notice(N),
 }
 
-/// Counters for diagnostics; they only ever grow.
+/// Counters for diagnostics (they only ever grow), and the depth when read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FifoStats {
+    /// Keys queued when the counters were read (a RealFIFO: deltas), as `max_depth` counts
+    /// them; not a counter.
+    pub depth: usize,
     /// Largest number of queued keys seen at once (notices not counted).
     pub max_depth: usize,
     /// Deleted-delta dedups performed (two trailing `Deleted` deltas folded into one).

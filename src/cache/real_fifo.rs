@@ -372,7 +372,11 @@ impl<N: Send + 'static> Queue<N> for RealFifo<N> {
     }
 
     fn stats(&self) -> Option<FifoStats> {
-        Some(self.lock().stats)
+        let s = self.lock();
+        Some(FifoStats {
+            depth: s.deltas,
+            ..s.stats
+        })
     }
 }
 
@@ -432,6 +436,7 @@ mod tests {
             batches: 2,
         };
         let want = FifoStats {
+            depth: 1,
             max_depth: 4,
             real: Some(real),
             ..FifoStats::default()

@@ -732,6 +732,7 @@ mod tests {
                 fields: [(s("metadata.managedFields"), 400), (s("spec"), 300)]
                     .into_iter()
                     .collect(),
+                relist_peak_bytes: 1800,
             }),
             ReflectorEvent::Conflict {
                 key: s("default/shop"),

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::{compare, Report};
+use crate::cache::cost::StoreCost;
 use crate::cache::listwatch::{ListOptions, ListerWatcher};
 use crate::cache::object::ObjectRef;
 use crate::cache::queue::Queue;
@@ -54,6 +55,8 @@ pub struct SyncPoints<Q> {
     /// `--transform`: applied to every object before it is queued, as client-go's
     /// DeltaFIFO applies its `TransformFunc` (delta_fifo.go, queueActionLocked).
     transform: Option<Transform>,
+    /// `--cache-stats`: told of every list before it replaces the store (the relist peak).
+    cost: Option<Arc<StoreCost>>,
 }
 
 impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
@@ -63,7 +66,14 @@ impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
             queue,
             at: track.then(Mutex::default),
             transform: None,
+            cost: None,
         }
+    }
+
+    /// Every list is measured against the store before it replaces it.
+    pub fn with_cost(mut self, cost: Option<Arc<StoreCost>>) -> SyncPoints<Q> {
+        self.cost = cost;
+        self
     }
 
     /// Objects are queued as `transform` makes them.
@@ -148,6 +158,11 @@ impl<Q: Queue<ReflectorEvent>> ReflectorStore for SyncPoints<Q> {
         });
     }
     fn replace(&self, objs: Vec<ObjectRef>, resource_version: &str) {
+        // The list as received: the transform runs while it is held (delta_fifo.go's
+        // Replace transforms each item of a list that is still alive).
+        if let Some(cost) = &self.cost {
+            cost.relisting(&objs);
+        }
         let objs = match &self.transform {
             Some(t) => objs.into_iter().map(|o| t.apply(o)).collect(),
             None => objs,
