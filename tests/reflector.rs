@@ -290,10 +290,11 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     let mut seen = BTreeMap::new();
     for fifo in ["delta", "real"] {
         // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
-        // while c is being handled, a, b, a queue up.
+        // while c is being handled, a, b, a queue up. The stall outlasts the four kubectl
+        // writes on a loaded machine.
         let mut kw = sim.start_kwatch(format!("configmaps -n team-a -o json --watch-only --watch-list off --pop-delay 300ms --fifo {fifo}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-        sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
+        sim.control("POST", "/_sim/stall", json!({"seconds": 6}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
             kubectl_f(&sim, "replace", &manifest(name, &format!("{fifo}{v}")));
         }
