@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use kwatch::app::cli::{Cli, Command, SimArgs};
 use kwatch::app::exit::Exit;
-use kwatch::app::watch::Outcome;
+use kwatch::app::exit::Outcome;
 
 // A list allocates several small blocks per object and frees few until exit; glibc's
 // malloc spent about a fifth of the CPU of a 100k-pod list on them (perf), mimalloc a

@@ -80,6 +80,27 @@ pub fn one_line(err: &anyhow::Error) -> String {
     out
 }
 
+/// How a watch ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A stop condition was met (--max-events, --until-synced, --timeout) or the
+    /// output was closed by its reader; without --until.
+    Done,
+    /// The --until condition was met.
+    Met,
+    /// --until was given and --timeout elapsed first.
+    TimedOut,
+    /// --until was given and the watch ended otherwise first (--max-events,
+    /// --until-synced, output closed).
+    NotMet,
+    /// SIGINT (Ctrl-C).
+    Interrupted,
+    /// SIGTERM.
+    Terminated,
+    /// SIGHUP.
+    HungUp,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::app::watch::Outcome;
+use crate::app::exit::Outcome;
 use crate::output::live::view::{Action, Ui};
 use crate::output::live::{lock, Shared};
 

@@ -15,9 +15,9 @@ use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 use anyhow::{Context, Result};
 
 use crate::app::cli::ReplayArgs;
+use crate::app::exit::Outcome;
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
-use crate::app::watch::Outcome;
 use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};

@@ -16,6 +16,7 @@ use tokio::task::JoinSet;
 
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
+use crate::app::exit::Outcome;
 use crate::app::informer::{CacheSource, Shared, Sink, Stop};
 use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
@@ -32,27 +33,6 @@ use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
 use crate::output::{self, Format, Printer};
-
-/// How a watch ended.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// A stop condition was met (--max-events, --until-synced, --timeout) or the
-    /// output was closed by its reader; without --until.
-    Done,
-    /// The --until condition was met.
-    Met,
-    /// --until was given and --timeout elapsed first.
-    TimedOut,
-    /// --until was given and the watch ended otherwise first (--max-events,
-    /// --until-synced, output closed).
-    NotMet,
-    /// SIGINT (Ctrl-C).
-    Interrupted,
-    /// SIGTERM.
-    Terminated,
-    /// SIGHUP.
-    HungUp,
-}
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
 /// 128 + the signal's number), each registered once for the whole run: a signal that
