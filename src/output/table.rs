@@ -693,37 +693,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "time travel {name}: {request} served rv={resource_version}, older than rv={held} \
              already synced (a server with a stale watch cache?)"
         ),
-        ReflectorEvent::Relisted {
-            resource_version,
-            resync,
-            added,
-            deleted,
-            changed,
-            recreated,
-            unchanged,
-        } => {
-            let head = match resync {
-                true => format!("resynced {name}"),
-                false => format!("relisted {name} at rv={resource_version}"),
-            };
-            let mut parts = Vec::new();
-            for (what, k) in [
-                ("added", added),
-                ("deleted", deleted),
-                ("changed", changed),
-                ("recreated", recreated),
-            ] {
-                if k.count > 0 {
-                    parts.push(format!(
-                        "{} {what} ({})",
-                        k.count,
-                        shown_keys(&k.keys, k.count)
-                    ));
-                }
-            }
-            parts.push(format!("{} unchanged", unchanged.count));
-            format!("{head}: {}", parts.join(", "))
-        }
+        ReflectorEvent::Relisted { .. } => relisted_text(name, e)?,
         ReflectorEvent::Conflict {
             key,
             path,
@@ -735,6 +705,44 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             managers.join(" and ")
         ),
     })
+}
+
+/// The `~` line of a [`ReflectorEvent::Relisted`]: each class that has keys, then the
+/// unchanged count.
+fn relisted_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+    let ReflectorEvent::Relisted {
+        resource_version,
+        resync,
+        added,
+        deleted,
+        changed,
+        recreated,
+        unchanged,
+    } = e
+    else {
+        return None;
+    };
+    let head = match resync {
+        true => format!("resynced {name}"),
+        false => format!("relisted {name} at rv={resource_version}"),
+    };
+    let mut parts = Vec::new();
+    for (what, k) in [
+        ("added", added),
+        ("deleted", deleted),
+        ("changed", changed),
+        ("recreated", recreated),
+    ] {
+        if k.count > 0 {
+            parts.push(format!(
+                "{} {what} ({})",
+                k.count,
+                shown_keys(&k.keys, k.count)
+            ));
+        }
+    }
+    parts.push(format!("{} unchanged", unchanged.count));
+    Some(format!("{head}: {}", parts.join(", ")))
 }
 
 /// The first [`KEYS_SHOWN`] of `keys`, and how many more of `count` there are.
