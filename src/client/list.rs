@@ -109,14 +109,34 @@ pub(super) async fn read_list(
         type_meta,
         ..ListSplitter::default()
     };
+    let mut pending = Vec::new();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
-        if let Ok(data) = frame.into_data() {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if pending.is_empty() && data.len() >= SPLIT_CHUNK {
             split.feed(&data)?;
+            continue;
         }
+        pending.extend_from_slice(&data);
+        if pending.len() >= SPLIT_CHUNK {
+            split.feed(&pending)?;
+            pending.clear();
+        }
+    }
+    if !pending.is_empty() {
+        split.feed(&pending)?;
     }
     split.finish()
 }
+
+/// Frames are gathered to at least this many bytes before they are split. Over HTTP/2 a
+/// body comes in DATA frames of at most 16 KiB (SETTINGS_MAX_FRAME_SIZE's default, which
+/// client-go's transport keeps), and an item cut by a frame's end is scanned twice: fed
+/// frame by frame, a 10k-pod list of 4.7 KB pods costs the splitter 13 % more
+/// instructions than the same body read over HTTP/1.1 (benches/instructions.sh, A).
+const SPLIT_CHUNK: usize = 256 * 1024;
 
 /// Where a [`ListSplitter`] is in the body.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
