@@ -18,10 +18,13 @@ use super::storage::{Obj, Store};
 use super::App;
 
 /// The flood's switches: `rate` events/s (0: off, infinite: as fast as the fastest open
-/// watch takes them), and the revision the fastest watch has sent up to.
+/// watch takes them), how many events it may still make, and the revision the fastest
+/// watch has sent up to.
 #[derive(Debug)]
 pub struct Flood {
     rate: watch::Sender<f64>,
+    /// Events still to make before the flood stops by itself (`u64::MAX`: no end).
+    left: AtomicU64,
     /// Highest revision an open watch has delivered (watches report it as they go).
     pub watch_pos: AtomicU64,
     /// MODIFIED events made by the flood so far.
@@ -32,6 +35,7 @@ impl Default for Flood {
     fn default() -> Self {
         Flood {
             rate: watch::channel(0.0).0,
+            left: AtomicU64::new(u64::MAX),
             watch_pos: AtomicU64::new(0),
             made: AtomicU64::new(0),
         }
@@ -51,14 +55,25 @@ impl Flood {
     }
 }
 
-/// `POST /_sim/flood {"rate":R}`: R events/s, `"max"` (as fast as the watch takes them) or 0.
+/// `POST /_sim/flood {"rate":R}`: R events/s, `"max"` (as fast as the watch takes them) or
+/// 0; with `"count":N`, N events and then none, the first once a watch opened after the
+/// call has reported in (a run whose client reads exactly what was made:
+/// benches/instructions.sh's B).
 pub fn control(app: &App, body: &Value) -> Value {
     let rate = match &body["rate"] {
         Value::String(s) if s == "max" => Some(f64::INFINITY),
         v => v.as_f64().map(|r| r.max(0.0)),
     };
     if let Some(r) = rate {
-        app.faults.flood.rate.send_replace(r);
+        let flood = &app.faults.flood;
+        match body["count"].as_u64() {
+            Some(n) => {
+                flood.left.store(n, Ordering::Relaxed);
+                flood.watch_pos.store(0, Ordering::Relaxed);
+            }
+            None => flood.left.store(u64::MAX, Ordering::Relaxed),
+        }
+        flood.rate.send_replace(r);
     }
     let r = *app.faults.flood.rate.borrow();
     json!({
@@ -90,6 +105,13 @@ pub async fn run_flood(app: Arc<App>) {
             };
             n
         };
+        let left = flood.left.load(Ordering::Relaxed);
+        if left == 0 {
+            // The count is made: the flood stops as `{"rate":0}` stops it.
+            flood.rate.send_replace(0.0);
+            continue;
+        }
+        let n = n.min(usize::try_from(left).unwrap_or(usize::MAX));
         if n > 0 {
             let made = app.cluster.write(|s| {
                 (0..n.min(100_000))
@@ -97,6 +119,9 @@ pub async fn run_flood(app: Arc<App>) {
                     .count()
             });
             flood.made.fetch_add(made as u64, Ordering::Relaxed);
+            if left != u64::MAX {
+                flood.left.fetch_sub(made as u64, Ordering::Relaxed);
+            }
         }
     }
 }

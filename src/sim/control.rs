@@ -18,7 +18,7 @@
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
-//! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`) |
+//! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}`, optionally `"count":N` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`); with a count, N events and then none |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
 //! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
@@ -367,7 +367,7 @@ fn help() -> Value {
         "POST /_sim/backup": "remember the current state for a later restart with restore",
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
         "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
-        "POST /_sim/flood": "{\"rate\":R|\"max\"} — MODIFIED pod events at R/s, or as fast as the watch takes them (benchmarks)",
+        "POST /_sim/flood": "{\"rate\":R|\"max\", \"count\":N?} — MODIFIED pod events at R/s, or as fast as the watch takes them; N of them at most (benchmarks)",
         "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
