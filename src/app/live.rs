@@ -113,7 +113,7 @@ fn run(model: Shared, color: bool, quit: UnboundedSender<Outcome>, stop: &Atomic
         let drawn = term.draw(|f| {
             let mut m = lock(&model);
             m.prune(now);
-            ui.draw(f, &m, now);
+            ui.draw(f, &mut m, now);
         });
         if drawn.is_err() {
             return;
@@ -146,7 +146,7 @@ fn run(model: Shared, color: bool, quit: UnboundedSender<Outcome>, stop: &Atomic
                 _ => None,
             };
             if let Some(a) = action {
-                let keep = ui.act(a, &lock(&model));
+                let keep = ui.act(a, &mut lock(&model));
                 if !keep {
                     let _ = quit.send(Outcome::Done);
                     return;

@@ -465,7 +465,7 @@ impl<W: Write> TablePrinter<W> {
         rec: &Record<'_>,
         key: &str,
         delta: &crate::cache::delta::Delta,
-        prev: Option<&ObjectRef>,
+        recreated: bool,
         diff: Option<diff::Diff>,
         initial: bool,
     ) -> Row {
@@ -475,7 +475,7 @@ impl<W: Write> TablePrinter<W> {
             first: delta.kind.as_str(),
             obj,
             tombstone: delta.object.is_tombstone(),
-            recreated: super::record::recreated(delta, prev),
+            recreated,
             rv: obj.map(|o| o.resource_version().to_owned()),
         };
         self.row(rec, cells, color_of(delta.kind), diff, initial)
@@ -488,12 +488,9 @@ impl<W: Write> TablePrinter<W> {
         rec: &Record<'_>,
         key: &str,
         delta: &crate::cache::delta::Delta,
+        recreated: bool,
     ) -> (Vec<String>, Vec<String>) {
-        let prev = match rec.body {
-            Body::Delta { prev, .. } => prev,
-            _ => None,
-        };
-        let row = self.delta_row(rec, key, delta, prev, None, false);
+        let row = self.delta_row(rec, key, delta, recreated, None, false);
         (row.layout.headers.clone(), row.cells)
     }
 
@@ -826,7 +823,8 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 initial_list,
             } => {
                 let diff = diff::compute(self.opts.diff, delta.kind, *prev, delta.object.object());
-                let row = self.delta_row(rec, key, delta, *prev, diff, *initial_list);
+                let recreated = super::record::recreated(delta, *prev);
+                let row = self.delta_row(rec, key, delta, recreated, diff, *initial_list);
                 self.place(row)
             }
             Body::Handler {

@@ -7,10 +7,18 @@
 //! Rows reuse the table's cells ([`super::table::TablePrinter::live_cells`]: kubectl's
 //! columns, CRD printer columns, server Table rows, `-L`, `--show-labels`, `-o wide`,
 //! KIND and CONTEXT columns), so both show the same thing.
+//!
+//! Invariant: a delta costs the informer a map update, never a table row, a label parse
+//! or a diff. The row keeps its latest delta pending; [`Model::refresh`] makes cells only
+//! for the rows a frame shows (all of them when sorting by a column), labels only when a
+//! label filter needs them, and a version's diff is made when its history is opened. So
+//! `--live` pops as fast as `-o json` however fast the deltas come
+//! (benches/live.sh).
 
 pub mod view;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -18,13 +26,19 @@ use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::table::{event_text, TablePrinter};
-use super::{diff, Body, Options, Printer, Record};
+use super::{diff, Body, InformerInfo, Options, Printer, Record};
+use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
+use crate::client::target::Resource;
 
 /// Versions of each object kept for its history screen (the oldest go first).
 pub const HISTORY: usize = 32;
+/// Bytes of objects all history screens together keep for their diffs: past it, the
+/// oldest versions let their objects go (their diff then says so). Kept small: every
+/// object kept is memory a flood's next objects cannot reuse.
+pub const HISTORY_BYTES: usize = 16 << 20;
 /// `~` lines kept for the event pane.
 pub const EVENTS: usize = 200;
 /// How long a changed cell stays highlighted, and a deleted row stays (dimmed).
@@ -40,15 +54,57 @@ pub type RowKey = (usize, String, Option<String>, String);
 pub struct Version {
     pub time: Timestamp,
     /// The delta type or the handler call (`--view handlers`).
-    pub what: String,
+    pub what: &'static str,
     pub rv: String,
+    change: Change,
+    /// Its place in [`Model::kept`].
+    seq: u64,
+}
+
+/// What a version changed.
+#[derive(Debug, Clone)]
+enum Change {
+    /// A delta: its type and the objects before and after it, diffed when shown.
+    Objects(DeltaType, Option<ObjectRef>, Option<ObjectRef>),
+    /// A handler call's diff, made when it was called.
+    Lines(Vec<String>),
+    /// The objects were let go ([`HISTORY_BYTES`]).
+    Dropped,
+}
+
+impl Version {
     /// `--diff`'s `path: old → new` lines against the version before.
-    pub diff: Vec<String>,
+    pub fn diff(&self) -> Vec<String> {
+        match &self.change {
+            Change::Objects(t, prev, cur) => {
+                diff::compute(diff::DiffMode::On, *t, prev.as_ref(), cur.as_ref())
+                    .map(|d| diff::lines(&d))
+                    .unwrap_or_default()
+            }
+            Change::Lines(l) => l.clone(),
+            Change::Dropped => vec![format!(
+                "(diff not kept: the history keeps {} MiB of objects)",
+                HISTORY_BYTES >> 20
+            )],
+        }
+    }
+}
+
+/// A delta not yet made into cells, with what its row needs.
+#[derive(Debug, Clone)]
+struct Pending {
+    time: Timestamp,
+    resource: Arc<Resource>,
+    context: Option<Arc<str>>,
+    delta: Delta,
+    /// The name cell's "(recreated)" (the object before it is not kept).
+    recreated: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct Row {
-    /// The table's header line for this row's layout, and its cells (escaped).
+    /// The table's header line for this row's layout, and its cells (escaped), as of
+    /// the last delta made into cells ([`Model::refresh`]).
     pub headers: Vec<String>,
     pub cells: Vec<String>,
     /// When each cell last changed (`None`: since the row was added).
@@ -56,9 +112,23 @@ pub struct Row {
     pub added: Timestamp,
     /// When the object was deleted: the row stays dimmed [`GONE_SECS`], then leaves.
     pub deleted: Option<Timestamp>,
-    pub labels: BTreeMap<String, String>,
+    /// The object's labels, read when a label filter first needs them.
+    labels: Option<BTreeMap<String, String>>,
     pub object: Option<ObjectRef>,
     pub history: VecDeque<Version>,
+    /// The latest delta not made into cells yet.
+    pending: Option<Pending>,
+}
+
+/// Makes a row's cells: the table printer (its layouts), shared by the printer and the
+/// render loop.
+#[derive(Clone)]
+pub struct CellMaker(Arc<Mutex<TablePrinter<io::Sink>>>);
+
+impl fmt::Debug for CellMaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CellMaker")
+    }
 }
 
 /// The reflector's state as the header shows it.
@@ -102,6 +172,12 @@ pub struct Model {
     pub changes: u64,
     /// Resources that are told apart by a KIND column.
     pub multi: bool,
+    cells: Option<CellMaker>,
+    /// Versions whose objects the histories keep, oldest first (row, seq, bytes), and
+    /// their bytes: at most [`HISTORY_BYTES`].
+    kept: VecDeque<(RowKey, u64, usize)>,
+    kept_bytes: usize,
+    seq: u64,
 }
 
 impl Model {
@@ -112,6 +188,90 @@ impl Model {
                 .is_none_or(|d| (now - d).get_seconds() < GONE_SECS)
         });
     }
+
+    /// Makes the cells of `keys`' rows from their pending deltas (a cell that differs
+    /// from the row's last cells is marked changed at its delta's time).
+    pub fn refresh<'k>(&mut self, keys: impl IntoIterator<Item = &'k RowKey>) {
+        let Some(maker) = self.cells.clone() else {
+            return;
+        };
+        let mut table = maker.0.lock().unwrap_or_else(|e| e.into_inner());
+        for k in keys {
+            let Some(row) = self.rows.get_mut(k) else {
+                continue;
+            };
+            let Some(p) = row.pending.take() else {
+                continue;
+            };
+            let (headers, cells) = cells_of(&mut table, &k.3, &p);
+            row.changed = if row.cells.is_empty() || row.headers != headers {
+                vec![None; cells.len()]
+            } else {
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| match row.cells.get(i) {
+                        Some(old) if old == c => row.changed.get(i).copied().flatten(),
+                        _ => Some(p.time),
+                    })
+                    .collect()
+            };
+            (row.headers, row.cells) = (headers, cells);
+        }
+    }
+
+    /// [`Model::refresh`] of every row.
+    pub fn refresh_all(&mut self) {
+        let keys: Vec<RowKey> = self
+            .rows
+            .iter()
+            .filter(|(_, r)| r.pending.is_some())
+            .map(|(k, _)| k.clone())
+            .collect();
+        self.refresh(&keys);
+    }
+
+    /// Reads the labels of the rows that have not had them read since they changed.
+    pub fn read_labels(&mut self) {
+        for r in self.rows.values_mut().filter(|r| r.labels.is_none()) {
+            r.labels = Some(r.object.as_ref().map(labels_of).unwrap_or_default());
+        }
+    }
+
+    /// Keeps `bytes` of objects for version `seq` of `key`'s history, letting the oldest
+    /// kept versions' objects go past [`HISTORY_BYTES`].
+    fn keep(&mut self, key: RowKey, seq: u64, bytes: usize) {
+        self.kept.push_back((key, seq, bytes));
+        self.kept_bytes += bytes;
+        while self.kept_bytes > HISTORY_BYTES {
+            let Some((k, s, b)) = self.kept.pop_front() else {
+                break;
+            };
+            self.kept_bytes -= b;
+            let v = self
+                .rows
+                .get_mut(&k)
+                .and_then(|r| r.history.iter_mut().find(|v| v.seq == s));
+            if let Some(v) = v {
+                v.change = Change::Dropped;
+            }
+        }
+    }
+}
+
+fn cells_of(
+    table: &mut TablePrinter<io::Sink>,
+    key: &str,
+    p: &Pending,
+) -> (Vec<String>, Vec<String>) {
+    let rec = Record {
+        resource: &p.resource,
+        context: p.context.as_deref(),
+        time: p.time,
+        body: Body::Synced,
+        informer: InformerInfo::default(),
+    };
+    table.live_cells(&rec, key, &p.delta, p.recreated)
 }
 
 /// The model shared between the printer and the render loop.
@@ -124,10 +284,11 @@ pub fn lock(m: &Shared) -> MutexGuard<'_, Model> {
 
 /// The printer behind `--live`: every record updates the model, nothing is written.
 pub struct LivePrinter {
-    cells: TablePrinter<io::Sink>,
     model: Shared,
     order: Vec<String>,
     history: usize,
+    /// Each resource (and context) seen, shared by its rows' pending deltas.
+    resources: Vec<(Option<Arc<str>>, Arc<Resource>)>,
 }
 
 #[derive(Deserialize, Default)]
@@ -153,13 +314,35 @@ impl LivePrinter {
         opts.timestamps = false;
         opts.no_headers = false;
         let order = opts.order.clone();
-        lock(&model).multi = opts.multi;
+        {
+            let mut m = lock(&model);
+            m.multi = opts.multi;
+            m.cells = Some(CellMaker(Arc::new(Mutex::new(TablePrinter::new(
+                opts,
+                io::sink(),
+                Box::new(io::sink()),
+            )))));
+        }
         LivePrinter {
-            cells: TablePrinter::new(opts, io::sink(), Box::new(io::sink())),
             model,
             order,
             history: HISTORY,
+            resources: Vec::new(),
         }
+    }
+
+    /// The shared copies of `rec`'s resource and context.
+    fn resource(&mut self, rec: &Record<'_>) -> (Option<Arc<str>>, Arc<Resource>) {
+        let found = self
+            .resources
+            .iter()
+            .find(|(c, r)| c.as_deref() == rec.context && r.name == rec.resource.name);
+        if let Some((c, r)) = found {
+            return (c.clone(), r.clone());
+        }
+        let pair = (rec.context.map(Arc::from), Arc::new(rec.resource.clone()));
+        self.resources.push(pair.clone());
+        pair
     }
 
     fn row_key(&self, rec: &Record<'_>, key: &str) -> RowKey {
@@ -213,31 +396,16 @@ impl LivePrinter {
         }
     }
 
-    fn delta(
-        &mut self,
-        rec: &Record<'_>,
-        key: &str,
-        delta: &crate::cache::delta::Delta,
-        prev: Option<&ObjectRef>,
-    ) {
-        let (headers, cells) = self.cells.live_cells(rec, key, delta);
+    fn delta(&mut self, rec: &Record<'_>, key: &str, delta: &Delta, prev: Option<&ObjectRef>) {
         let rk = self.row_key(rec, key);
+        let (context, resource) = self.resource(rec);
         let obj = delta.object.object();
-        let diff = diff::compute(diff::DiffMode::On, delta.kind, prev, obj)
-            .map(|d| diff::lines(&d))
-            .unwrap_or_default();
-        let version = Version {
-            time: rec.time,
-            what: delta.kind.as_str().to_owned(),
-            rv: obj
-                .map(|o| o.resource_version().to_owned())
-                .unwrap_or_default(),
-            diff,
-        };
-        let deleted = delta.kind == crate::cache::delta::DeltaType::Deleted;
+        let deleted = delta.kind == DeltaType::Deleted;
         let history = self.history;
         let mut m = lock(&self.model);
         m.changes += 1;
+        m.seq += 1;
+        let seq = m.seq;
         let h = header(&mut m, rec);
         h.deltas += 1;
         let sec = rec.time.as_second();
@@ -246,45 +414,48 @@ impl LivePrinter {
         } else {
             h.rate = (sec, if sec - h.rate.0 == 1 { h.rate.2 } else { 0 }, 1);
         }
-        let row = m.rows.entry(rk).or_insert_with(|| Row {
-            headers: headers.clone(),
+        let row = m.rows.entry(rk.clone()).or_insert_with(|| Row {
+            headers: Vec::new(),
             cells: Vec::new(),
             changed: Vec::new(),
             added: rec.time,
             deleted: None,
-            labels: BTreeMap::new(),
+            labels: None,
             object: None,
             history: VecDeque::new(),
+            pending: None,
         });
         if row.deleted.is_some() && !deleted {
             // Back after a delete: a new row.
             row.added = rec.time;
             row.cells.clear();
         }
-        let fresh = row.cells.is_empty() || row.headers != headers;
-        row.changed = if fresh {
-            vec![None; cells.len()]
-        } else {
-            cells
-                .iter()
-                .enumerate()
-                .map(|(i, c)| match row.cells.get(i) {
-                    Some(old) if old == c => row.changed.get(i).copied().flatten(),
-                    _ => Some(rec.time),
-                })
-                .collect()
-        };
-        row.headers = headers;
-        row.cells = cells;
+        row.pending = Some(Pending {
+            time: rec.time,
+            resource,
+            context,
+            delta: delta.clone(),
+            recreated: super::record::recreated(delta, prev),
+        });
         row.deleted = deleted.then_some(rec.time);
         if let Some(o) = obj {
-            row.labels = labels_of(o);
+            row.labels = None;
             row.object = Some(o.clone());
         }
-        row.history.push_back(version);
+        row.history.push_back(Version {
+            time: rec.time,
+            what: delta.kind.as_str(),
+            rv: obj
+                .map(|o| o.resource_version().to_owned())
+                .unwrap_or_default(),
+            change: Change::Objects(delta.kind, prev.cloned(), obj.cloned()),
+            seq,
+        });
         while row.history.len() > history {
             row.history.pop_front();
         }
+        let bytes = obj.map_or(0, |o| o.raw().len());
+        m.keep(rk, seq, bytes);
     }
 
     fn handler(&mut self, rec: &Record<'_>, key: &str, call: &HandlerCall) {
@@ -293,15 +464,18 @@ impl LivePrinter {
             .map(|d| diff::lines(&d))
             .unwrap_or_default();
         let mut m = lock(&self.model);
+        m.seq += 1;
+        let seq = m.seq;
         if let Some(row) = m.rows.get_mut(&rk) {
             row.history.push_back(Version {
                 time: rec.time,
-                what: call.name().to_owned(),
+                what: call.name(),
                 rv: call
                     .object()
                     .map(|o| o.resource_version().to_owned())
                     .unwrap_or_default(),
-                diff,
+                change: Change::Lines(diff),
+                seq,
             });
             while row.history.len() > self.history {
                 row.history.pop_front();
@@ -375,7 +549,11 @@ pub fn visible<'m>(
                 return true;
             }
             match by_label {
-                Some((lk, lv)) => r.labels.get(lk).is_some_and(|v| v == lv),
+                Some((lk, lv)) => r
+                    .labels
+                    .as_ref()
+                    .and_then(|l| l.get(lk))
+                    .is_some_and(|v| v == lv),
                 None => k.3.contains(filter),
             }
         })

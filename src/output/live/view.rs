@@ -85,7 +85,13 @@ impl Ui {
     }
 
     /// Applies `a`; `false`: quit (Esc or `q` on the table).
-    pub fn act(&mut self, a: Action, m: &Model) -> bool {
+    pub fn act(&mut self, a: Action, live: &mut Model) -> bool {
+        if !self.editing && self.screen == Screen::Table {
+            let mut paused = self.paused.take();
+            self.prepare(paused.as_deref_mut().unwrap_or(live));
+            self.paused = paused;
+        }
+        let m: &Model = live;
         if self.editing {
             match a {
                 Action::Char(c) => self.filter.push(c),
@@ -199,7 +205,7 @@ impl Ui {
     }
 
     /// Draws the current screen into `f` as of `now`.
-    pub fn draw(&mut self, f: &mut Frame<'_>, live: &Model, now: Timestamp) {
+    pub fn draw(&mut self, f: &mut Frame<'_>, live: &mut Model, now: Timestamp) {
         let area = f.area();
         match self.screen {
             Screen::Table => self.draw_table(f, live, now),
@@ -223,27 +229,79 @@ impl Ui {
         }
     }
 
-    fn draw_table(&mut self, f: &mut Frame<'_>, live: &Model, now: Timestamp) {
+    fn draw_table(&mut self, f: &mut Frame<'_>, live: &mut Model, now: Timestamp) {
         // The paused copy is taken out while drawing, so the rows borrow it, not `self`.
-        let paused = self.paused.take();
-        self.draw_rows(f, paused.as_deref(), live, now);
+        let mut paused = self.paused.take();
+        let live_changes = live.changes;
+        match paused.as_deref_mut() {
+            Some(p) => {
+                let since = live_changes - p.changes;
+                self.draw_rows(f, p, Some(since), now);
+            }
+            None => self.draw_rows(f, live, None, now),
+        }
         self.paused = paused;
     }
 
-    fn draw_rows(
-        &mut self,
-        f: &mut Frame<'_>,
-        paused: Option<&Model>,
-        live: &Model,
-        now: Timestamp,
-    ) {
-        let m = paused.unwrap_or(live);
-        let columns = m.rows.values().next().map_or(&[][..], |r| &r.headers[..]);
+    /// The header lines, the table and the event pane of `m`; `paused`: the changes
+    /// since the screen was paused.
+    /// Makes what the sort columns, the sort and the filter read: the first row's cells,
+    /// every row's when sorting, the labels when filtering by one.
+    fn prepare(&self, m: &mut Model) {
+        if let Some(k) = m.rows.keys().next().cloned() {
+            m.refresh([&k]);
+        }
+        if self.sort.is_some() {
+            m.refresh_all();
+        }
+        if self.filter.contains('=') {
+            m.read_labels();
+        }
+    }
+
+    fn draw_rows(&mut self, f: &mut Frame<'_>, m: &mut Model, paused: Option<u64>, now: Timestamp) {
+        self.prepare(m);
+        let columns: Vec<String> = m
+            .rows
+            .values()
+            .next()
+            .map_or_else(Vec::new, |r| r.headers.clone());
         let mut top: Vec<Line<'static>> = m
             .headers
             .iter()
             .map(|((ctx, res), h)| Line::from(header_text(ctx.as_deref(), res, h, now)))
             .collect();
+        top.push(Line::from(Span::styled(
+            self.status(m, &columns, paused),
+            Style::default().add_modifier(Modifier::BOLD),
+        )));
+        let events = if self.events { EVENT_LINES } else { 0 };
+        let [head, body, pane] = Layout::vertical([
+            Constraint::Length(top.len() as u16),
+            Constraint::Min(1),
+            Constraint::Length(events),
+        ])
+        .areas(f.area());
+        f.render_widget(Paragraph::new(top), head);
+        // One line is the header line; the selection stays in sight.
+        let fit = (body.height as usize).saturating_sub(1).max(1);
+        let sort = self.sort.and_then(|i| columns.get(i)).map(String::as_str);
+        let (keys, total) = self.window(m, sort, fit);
+        // Cells are made for the rows shown, not for every row that changed.
+        m.refresh(&keys);
+        let shown: Vec<&Row> = keys.iter().filter_map(|k| m.rows.get(k)).collect();
+        let mut lines = self.table_lines(&shown, body.height as usize, now);
+        if total == 0 {
+            lines.push(Line::from("  (no objects)"));
+        }
+        f.render_widget(Paragraph::new(lines), body);
+        if events > 0 {
+            f.render_widget(Paragraph::new(event_pane(m, events)), pane);
+        }
+    }
+
+    /// The status line: objects, sort, filter, pause, help.
+    fn status(&self, m: &Model, columns: &[String], paused: Option<u64>) -> String {
         let mut status = format!(
             "{} objects{}",
             m.rows.values().filter(|r| r.deleted.is_none()).count(),
@@ -261,30 +319,17 @@ impl Ui {
                 status.push('_');
             }
         }
-        if let Some(p) = paused {
-            status.push_str(&format!(
-                "  PAUSED: {} changes while paused (p resumes)",
-                live.changes - p.changes
-            ));
+        if let Some(n) = paused {
+            status.push_str(&format!("  PAUSED: {n} changes while paused (p resumes)"));
         }
         status.push_str("  ? help");
-        top.push(Line::from(Span::styled(
-            status,
-            Style::default().add_modifier(Modifier::BOLD),
-        )));
-        let events = if self.events { EVENT_LINES } else { 0 };
-        let [head, body, pane] = Layout::vertical([
-            Constraint::Length(top.len() as u16),
-            Constraint::Min(1),
-            Constraint::Length(events),
-        ])
-        .areas(f.area());
-        f.render_widget(Paragraph::new(top), head);
+        status
+    }
 
-        let sort = self.sort.and_then(|i| columns.get(i)).map(String::as_str);
+    /// The keys of the `fit` rows in sight (the selection kept in sight), and how many
+    /// rows the filter keeps.
+    fn window(&mut self, m: &Model, sort: Option<&str>, fit: usize) -> (Vec<RowKey>, usize) {
         let rows = visible(m, &self.filter, sort, self.reverse);
-        // One line is the header line; the selection stays in sight.
-        let fit = (body.height as usize).saturating_sub(1).max(1);
         self.page = fit;
         self.selected = self.selected.min(rows.len().saturating_sub(1));
         if self.selected < self.offset {
@@ -294,9 +339,17 @@ impl Ui {
         }
         self.offset = self.offset.min(rows.len().saturating_sub(fit));
         let shown = &rows[self.offset.min(rows.len())..(self.offset + fit).min(rows.len())];
+        (
+            shown.iter().map(|(k, _)| (*k).clone()).collect(),
+            rows.len(),
+        )
+    }
+
+    /// The table's lines for `shown` (at most `height`, header lines included).
+    fn table_lines(&self, shown: &[&Row], height: usize, now: Timestamp) -> Vec<Line<'static>> {
         // Widths over the visible rows and their header lines.
         let mut widths: Vec<usize> = Vec::new();
-        for (_, r) in shown {
+        for r in shown {
             for cells in [&r.headers, &r.cells] {
                 if widths.len() < cells.len() {
                     widths.resize(cells.len(), 0);
@@ -308,64 +361,47 @@ impl Ui {
         }
         let mut lines = Vec::new();
         let mut last: Option<&[String]> = None;
-        for (i, (_, r)) in shown.iter().enumerate() {
-            if last != Some(&r.headers[..]) && lines.len() < body.height as usize {
+        for (i, r) in shown.iter().enumerate() {
+            if last != Some(&r.headers[..]) && lines.len() < height {
                 lines.push(self.line("  ", &r.headers, &widths, |_| Style::default()));
                 last = Some(&r.headers[..]);
             }
-            let fresh =
-                |t: Option<Timestamp>| t.is_some_and(|t| (now - t).get_seconds() < FADE_SECS);
-            let (mark, row_style) = if r.deleted.is_some() {
-                (
-                    "-",
-                    self.style(Color::Red, Modifier::empty())
-                        .add_modifier(Modifier::DIM | Modifier::CROSSED_OUT),
-                )
-            } else if fresh(Some(r.added)) {
-                ("+", self.style(Color::Green, Modifier::BOLD))
-            } else if r.changed.iter().any(|c| fresh(*c)) {
-                ("*", Style::default())
+            lines.push(self.row_line(r, self.offset + i == self.selected, &widths, now));
+        }
+        lines
+    }
+
+    /// One row's line: its marker (`+` added, `*` changed, `-` deleted), the changed
+    /// cells highlighted for [`FADE_SECS`], the selection underlined.
+    fn row_line(&self, r: &Row, selected: bool, widths: &[usize], now: Timestamp) -> Line<'static> {
+        let fresh = |t: Option<Timestamp>| t.is_some_and(|t| (now - t).get_seconds() < FADE_SECS);
+        let (mark, row_style) = if r.deleted.is_some() {
+            (
+                "-",
+                self.style(Color::Red, Modifier::empty())
+                    .add_modifier(Modifier::DIM | Modifier::CROSSED_OUT),
+            )
+        } else if fresh(Some(r.added)) {
+            ("+", self.style(Color::Green, Modifier::BOLD))
+        } else if r.changed.iter().any(|c| fresh(*c)) {
+            ("*", Style::default())
+        } else {
+            (" ", Style::default())
+        };
+        let sel = if selected { ">" } else { " " };
+        let changed = self.style(Color::Yellow, Modifier::REVERSED);
+        let mut line = self.line(&format!("{sel}{mark}"), &r.cells, widths, |c| {
+            if r.deleted.is_none() && fresh(r.changed.get(c).copied().flatten()) {
+                changed
             } else {
-                (" ", Style::default())
-            };
-            let sel = if self.offset + i == self.selected {
-                ">"
-            } else {
-                " "
-            };
-            let changed = self.style(Color::Yellow, Modifier::REVERSED);
-            let mut line = self.line(&format!("{sel}{mark}"), &r.cells, &widths, |c| {
-                if r.deleted.is_none() && fresh(r.changed.get(c).copied().flatten()) {
-                    changed
-                } else {
-                    Style::default()
-                }
-            });
-            line = line.patch_style(row_style);
-            if sel == ">" {
-                line = line.patch_style(Style::default().add_modifier(Modifier::UNDERLINED));
+                Style::default()
             }
-            lines.push(line);
+        });
+        line = line.patch_style(row_style);
+        if selected {
+            line = line.patch_style(Style::default().add_modifier(Modifier::UNDERLINED));
         }
-        if rows.is_empty() {
-            lines.push(Line::from("  (no objects)"));
-        }
-        f.render_widget(Paragraph::new(lines), body);
-        if events > 0 {
-            let n = m.events.len();
-            let text: Vec<Line<'static>> = m
-                .events
-                .iter()
-                .skip(n.saturating_sub(events as usize - 1))
-                .map(|e| Line::from(format!("~ {e}")))
-                .collect();
-            let mut lines = vec![Line::from(Span::styled(
-                "── events (e hides) ──",
-                Style::default().add_modifier(Modifier::BOLD),
-            ))];
-            lines.extend(text);
-            f.render_widget(Paragraph::new(lines), pane);
-        }
+        line
     }
 
     /// One table line: `prefix`, then each cell padded to its width, styled by `style`.
@@ -408,8 +444,8 @@ impl Ui {
                 v.what,
                 sanitize(&v.rv)
             )));
-            for d in &v.diff {
-                out.push(Line::from(format!("    {}", sanitize(d))));
+            for d in v.diff() {
+                out.push(Line::from(format!("    {}", sanitize(&d))));
             }
         }
         out
@@ -437,6 +473,22 @@ impl Ui {
             .map(|l| Line::from(sanitize(l).into_owned()))
             .collect()
     }
+}
+
+/// The event pane: its title and the newest `events - 1` `~` lines.
+fn event_pane(m: &Model, events: u16) -> Vec<Line<'static>> {
+    let n = m.events.len();
+    let mut lines = vec![Line::from(Span::styled(
+        "── events (e hides) ──",
+        Style::default().add_modifier(Modifier::BOLD),
+    ))];
+    lines.extend(
+        m.events
+            .iter()
+            .skip(n.saturating_sub(events as usize - 1))
+            .map(|e| Line::from(format!("~ {e}"))),
+    );
+    lines
 }
 
 /// One resource's header line.

@@ -12,7 +12,7 @@ use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 use crate::cache::testutil::object;
 use crate::client::target::Resource;
-use crate::output::live::{LivePrinter, Shared};
+use crate::output::live::{lock, LivePrinter, Shared};
 use crate::output::{Body, Options, Printer, Record};
 
 fn pod(name: &str, rv: &str, phase: &str, app: &str) -> ObjectRef {
@@ -77,6 +77,9 @@ impl Feed {
             },
         );
         self.last.insert(key, o);
+        // The render loop's frame in between (every 33 ms; these deltas are seconds
+        // apart): it makes the cells of the rows it shows, here all of them.
+        lock(&self.model).refresh_all();
     }
 
     /// The initial list of three pods, then Synced and a watch.
@@ -118,14 +121,14 @@ impl Feed {
 
     fn draw(&self, ui: &mut Ui, w: u16, h: u16, now: u32) -> Buffer {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-        let m = crate::output::live::lock(&self.model).clone();
-        term.draw(|fr| ui.draw(fr, &m, t(now))).unwrap();
+        let mut m = lock(&self.model).clone();
+        term.draw(|fr| ui.draw(fr, &mut m, t(now))).unwrap();
         term.backend().buffer().clone()
     }
 
     fn act(&self, ui: &mut Ui, a: Action) {
-        let m = crate::output::live::lock(&self.model).clone();
-        assert!(ui.act(a, &m));
+        let mut m = lock(&self.model).clone();
+        assert!(ui.act(a, &mut m));
     }
 }
 
@@ -335,4 +338,41 @@ fn control_characters_are_escaped() {
     );
     let s = text(&f.draw(&mut Ui::new(false), 120, 16, 21));
     assert!(!s.contains('\u{1b}'), "{s}");
+}
+
+#[test]
+fn a_delta_makes_no_cells_until_its_row_is_shown() {
+    let mut f = Feed::new(Options::default());
+    for i in 0..50 {
+        let o = pod(&format!("p-{i:02}"), "7", "Running", "web");
+        let d = Delta::new(DeltaType::Added, o);
+        let key = format!("default/p-{i:02}");
+        f.rec(
+            1,
+            Body::Delta {
+                key: &key,
+                delta: &d,
+                initial_list: false,
+                prev: None,
+            },
+        );
+    }
+    let made = |m: &Model| m.rows.values().filter(|r| !r.cells.is_empty()).count();
+    assert_eq!(made(&lock(&f.model)), 0, "the informer made cells");
+    // 11 lines: 2 of header, 1 table header, 2 rows, 6 of event pane.
+    let mut term = Terminal::new(TestBackend::new(120, 11)).unwrap();
+    let mut ui = Ui::new(false);
+    term.draw(|fr| ui.draw(fr, &mut lock(&f.model), t(2)))
+        .unwrap();
+    let s = text(term.backend().buffer());
+    assert!(
+        s.contains("p-00") && s.contains("p-01") && !s.contains("p-02"),
+        "{s}"
+    );
+    assert_eq!(made(&lock(&f.model)), 2, "cells only for the rows shown");
+    // Sorting by a column needs every row's cells.
+    ui.act(Action::Sort, &mut lock(&f.model));
+    term.draw(|fr| ui.draw(fr, &mut lock(&f.model), t(2)))
+        .unwrap();
+    assert_eq!(made(&lock(&f.model)), 50);
 }
