@@ -160,22 +160,8 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     };
     // `--probe` writes only once the resources are known, before anything else starts.
     let probes = create_probes(&cfg, &clusters).await?;
-    let model = cfg.live.then(output::live::Shared::default);
     let (live_tx, mut live_rx) = mpsc::unbounded_channel();
-    let outputs = async {
-        let (shared_printer, tables) = printer(&cfg, &clusters, model.clone()).await?;
-        // Restores the terminal when dropped: before the summary and any error line.
-        let screen = match model {
-            Some(m) => Some(crate::app::live::Screen::start(
-                m,
-                cfg.printer.color,
-                live_tx,
-            )?),
-            None => None,
-        };
-        Ok::<_, anyhow::Error>((shared_printer, tables, screen, recorder(&cfg)?))
-    };
-    let (shared_printer, tables, screen, recorder) = match outputs.await {
+    let (shared_printer, tables, screen, recorder) = match outputs(&cfg, &clusters, live_tx).await {
         Ok(o) => o,
         Err(e) => {
             remove_probes(&probes).await;
@@ -184,34 +170,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     };
     let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let shared = Arc::new(Shared {
-        lists: Mutex::new(Vec::new()),
-        sink: Mutex::new({
-            let mut sink = Sink::new(
-                shared_printer,
-                recorder,
-                cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
-            );
-            // Fighting managers are found in --blame's attribution: on with it only.
-            sink.conflicts = cfg
-                .printer
-                .blame
-                .then(crate::app::conflict::Conflicts::default);
-            sink
-        }),
-        targets: total_targets,
-        max_events: cfg.stop.max_events,
-        until_synced: cfg.stop.until_synced,
-        watch_only: cfg.stop.watch_only,
-        filter: cfg.filter.clone(),
-        pop_delay: cfg.pop_delay,
-        until: cfg.stop.until.clone(),
-        stop: tx.clone(),
-        handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
-            resync: cfg.reflector.resync,
-        }),
-        caches: Mutex::new(Vec::new()),
-    });
+    let shared = Arc::new(shared_state(
+        &cfg,
+        shared_printer,
+        recorder,
+        total_targets,
+        &tx,
+    ));
     let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
         .iter()
@@ -223,19 +188,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     }
     let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
     if let Some(listener) = metrics_listener {
-        let m = Arc::new(Metrics::new());
-        // `queues` and `stores` are pushed together, one per resource and context.
-        for ((label, queue), store) in queues.iter().zip(&stores) {
-            let (resource, context) = label.split_once('@').unwrap_or((label, ""));
-            let labels = metrics::Labels {
-                resource: resource.to_owned(),
-                context: context.to_owned(),
-            };
-            let queue = queue.clone();
-            m.add_source(labels, store.clone(), Box::new(move || queue()));
-        }
-        shared.lock().metrics = Some(m.clone());
-        tasks.spawn(metrics::serve(listener, m));
+        start_metrics(listener, &queues, &stores, &shared, &mut tasks);
     }
     drop(tx);
     if cfg.progress {
@@ -247,6 +200,8 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             None => std::future::pending().await,
         }
     };
+    // Every way the run ends (a stop condition, --timeout, a signal, an error, `q` in
+    // --live) comes through this select and the clean-up after it.
     let outcome = tokio::select! {
         stop = rx.recv() => match stop {
             Some(Stop::Failed(e)) => Err(e),
@@ -268,22 +223,33 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     };
     tasks.abort_all();
     drop(screen);
-    // Every way the select above ends (a stop condition, --timeout, a signal, an error,
-    // `q` in --live) comes through here.
     remove_probes(&probes).await;
+    conclude(&cfg, &shared, &queues, stores, &plurals, outcome)
+}
+
+/// The end of a run: the end's records, the summary, and why it timed out.
+fn conclude(
+    cfg: &Config,
+    shared: &Shared,
+    queues: &[(String, QueueStats)],
+    stores: Vec<Arc<Store>>,
+    plurals: &[String],
+    outcome: Result<Outcome>,
+) -> Result<Outcome> {
+    let until = cfg.stop.until.is_some();
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
-        crate::app::until::timed_out(&waited_on(&plurals, &stores, named))
+        crate::app::until::timed_out(&waited_on(plurals, &stores, named))
     });
     // The end's records (measured before the stores are forgotten).
-    let outcome = end(&shared, outcome);
+    let outcome = end(shared, outcome);
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
     // Without --until, only --until-synced times out: say why it never synced.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(&shared, &queues, outcome);
+    let outcome = finish(shared, queues, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -292,6 +258,87 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     outcome
+}
+
+/// The printer (and the tables it needs), the `--live` screen (it restores the terminal
+/// when dropped: before the summary and any error line; `quit` gets its `q` and Ctrl-C)
+/// and `--record`'s recorder.
+async fn outputs(
+    cfg: &Config,
+    clusters: &[Resolved<'_>],
+    quit: mpsc::UnboundedSender<Outcome>,
+) -> Result<(
+    Box<dyn Printer>,
+    HashSet<String>,
+    Option<crate::app::live::Screen>,
+    Option<Box<dyn Printer>>,
+)> {
+    let model = cfg.live.then(output::live::Shared::default);
+    let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
+    let screen = match model {
+        Some(m) => Some(crate::app::live::Screen::start(m, cfg.printer.color, quit)?),
+        None => None,
+    };
+    Ok((printer, tables, screen, recorder(cfg)?))
+}
+
+/// The state the informers share: the printers behind one sink, and what ends the run.
+fn shared_state(
+    cfg: &Config,
+    printer: Box<dyn Printer>,
+    recorder: Option<Box<dyn Printer>>,
+    targets: usize,
+    stop: &mpsc::UnboundedSender<Stop>,
+) -> Shared {
+    let mut sink = Sink::new(
+        printer,
+        recorder,
+        cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
+    );
+    // Fighting managers are found in --blame's attribution: on with it only.
+    sink.conflicts = cfg
+        .printer
+        .blame
+        .then(crate::app::conflict::Conflicts::default);
+    Shared {
+        lists: Mutex::new(Vec::new()),
+        sink: Mutex::new(sink),
+        targets,
+        max_events: cfg.stop.max_events,
+        until_synced: cfg.stop.until_synced,
+        watch_only: cfg.stop.watch_only,
+        filter: cfg.filter.clone(),
+        pop_delay: cfg.pop_delay,
+        until: cfg.stop.until.clone(),
+        stop: stop.clone(),
+        handler: (cfg.printer.view == output::View::Handlers).then_some(Registration {
+            resync: cfg.reflector.resync,
+        }),
+        caches: Mutex::new(Vec::new()),
+    }
+}
+
+/// `--metrics`: a registry reading every queue and store (pushed together by
+/// [`start_all`], one per resource and context), served on `listener`.
+fn start_metrics(
+    listener: tokio::net::TcpListener,
+    queues: &[(String, QueueStats)],
+    stores: &[Arc<Store>],
+    shared: &Shared,
+    tasks: &mut JoinSet<()>,
+) {
+    let m = Arc::new(Metrics::new());
+    for ((label, queue), store) in queues.iter().zip(stores) {
+        let (resource, context) = label.split_once('@').unwrap_or((label, ""));
+        let labels = metrics::Labels {
+            resource: resource.to_owned(),
+            context: context.to_owned(),
+        };
+        let queue = queue.clone();
+        m.add_source(labels, store.clone(), Box::new(move || queue()));
+    }
+    shared.lock().metrics = Some(m.clone());
+    tasks.spawn(metrics::serve(listener, m));
 }
 
 /// `--probe`: one probe per cluster, each created (rights checked, leftovers deleted)
