@@ -577,48 +577,7 @@ fn is_wait(e: &ReflectorEvent) -> bool {
 
 pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
-        ReflectorEvent::List {
-            resource_version,
-            limit,
-            reason,
-            streaming,
-        } => {
-            let how = if *streaming { "watch-list" } else { "list" };
-            let paging = if *limit > 0 {
-                format!(", {limit} per page")
-            } else {
-                String::new()
-            };
-            if reason == "initial" {
-                format!("{how} {name} at rv={resource_version:?}{paging}")
-            } else {
-                format!("relist {name}: {reason} → {how} at rv={resource_version:?}{paging}")
-            }
-        }
-        ReflectorEvent::Listed {
-            resource_version,
-            items,
-            pages,
-            elapsed,
-            full_list_fallback,
-            streaming,
-        } => {
-            let fallback = if *full_list_fallback {
-                " (continue token expired: fell back to one full list)"
-            } else {
-                ""
-            };
-            let how = if *streaming {
-                "streamed".to_owned()
-            } else {
-                format!("in {}", plural(u64::from(*pages), "page"))
-            };
-            format!(
-                "listed {name}: {} {how} at rv={resource_version} in {}{fallback}",
-                plural(*items as u64, "item"),
-                secs(elapsed)
-            )
-        }
+        ReflectorEvent::List { .. } | ReflectorEvent::Listed { .. } => list_text(name, e)?,
         ReflectorEvent::Watch {
             resource_version, ..
         } => format!("watch {name} from rv={resource_version}"),
@@ -636,23 +595,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             )
         }
         ReflectorEvent::Bookmark { .. } => return None,
-        ReflectorEvent::Stalled {
-            silent,
-            watch_age,
-            resource_version,
-            restart,
-        } => {
-            let then = if *restart {
-                "watching again from there"
-            } else {
-                "still waiting (--restart-stalled watches again)"
-            };
-            format!(
-                "watch {name} stalled: nothing for {} (open {}, at rv={resource_version}); {then}",
-                secs(silent),
-                secs(watch_age)
-            )
-        }
+        ReflectorEvent::Stalled { .. } => stalled_text(name, e)?,
         ReflectorEvent::Backoff { delay, cause } => {
             format!("backoff {name} {}: {cause}", secs(delay))
         }
@@ -701,6 +644,79 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "conflict on {name} {key} {path}: {} changed it back and forth {flips} times within {window_seconds}s",
             managers.join(" and ")
         ),
+    })
+}
+
+/// The `~` line of a [`ReflectorEvent::List`] or [`ReflectorEvent::Listed`].
+fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+    Some(match e {
+        ReflectorEvent::List {
+            resource_version,
+            limit,
+            reason,
+            streaming,
+        } => {
+            let how = if *streaming { "watch-list" } else { "list" };
+            let paging = if *limit > 0 {
+                format!(", {limit} per page")
+            } else {
+                String::new()
+            };
+            if reason == "initial" {
+                format!("{how} {name} at rv={resource_version:?}{paging}")
+            } else {
+                format!("relist {name}: {reason} → {how} at rv={resource_version:?}{paging}")
+            }
+        }
+        ReflectorEvent::Listed {
+            resource_version,
+            items,
+            pages,
+            elapsed,
+            full_list_fallback,
+            streaming,
+        } => {
+            let fallback = if *full_list_fallback {
+                " (continue token expired: fell back to one full list)"
+            } else {
+                ""
+            };
+            let how = if *streaming {
+                "streamed".to_owned()
+            } else {
+                format!("in {}", plural(u64::from(*pages), "page"))
+            };
+            format!(
+                "listed {name}: {} {how} at rv={resource_version} in {}{fallback}",
+                plural(*items as u64, "item"),
+                secs(elapsed)
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// The `~` line of a [`ReflectorEvent::Stalled`].
+fn stalled_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+    Some(match e {
+        ReflectorEvent::Stalled {
+            silent,
+            watch_age,
+            resource_version,
+            restart,
+        } => {
+            let then = if *restart {
+                "watching again from there"
+            } else {
+                "still waiting (--restart-stalled watches again)"
+            };
+            format!(
+                "watch {name} stalled: nothing for {} (open {}, at rv={resource_version}); {then}",
+                secs(silent),
+                secs(watch_age)
+            )
+        }
+        _ => return None,
     })
 }
 
