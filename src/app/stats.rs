@@ -240,32 +240,7 @@ impl Stats {
             let _ = writeln!(s, "  blamed changes: {}", tally(&self.blamed));
             let _ = writeln!(s, "  conflicts: {}", self.conflicts);
         }
-        let relists: u64 = self
-            .lists
-            .iter()
-            .filter(|(r, _)| r.as_str() != "initial")
-            .map(|(_, n)| n)
-            .sum();
-        // A streaming list has no pages: its objects are counted apart.
-        let mut answered = Vec::new();
-        if self.paged_lists > 0 || self.streamed_lists == 0 {
-            answered.push(format!("{} pages, {} items", self.pages, self.listed_items));
-        }
-        if self.streamed_lists > 0 {
-            answered.push(format!(
-                "{} streamed, {} objects",
-                self.streamed_lists, self.streamed_items
-            ));
-        }
-        let _ = writeln!(
-            s,
-            "  lists: {} ({relists} relists), {}",
-            self.lists.values().sum::<u64>(),
-            answered.join("; ")
-        );
-        for (reason, n) in self.lists.iter().filter(|(r, _)| r.as_str() != "initial") {
-            let _ = writeln!(s, "    relist ×{n}: {reason}");
-        }
+        self.write_lists(&mut s);
         let _ = writeln!(
             s,
             "  watches: {}, bookmarks: {}, retries: {}, backoffs: {}, resyncs: {}",
@@ -310,21 +285,7 @@ impl Stats {
             }
             None => {}
         }
-        for (name, h) in &self.health {
-            let ago = |t: Option<Instant>| match t {
-                Some(t) => format!("{} ago", seconds(t.elapsed())),
-                None => "never".to_owned(),
-            };
-            let interval = h
-                .bookmark_interval
-                .map_or("not shown yet".to_owned(), seconds);
-            let _ = writeln!(
-                s,
-                "  watch health {name}: last event {}, last bookmark {}, bookmark interval {interval}",
-                ago(h.last_event),
-                ago(h.last_bookmark)
-            );
-        }
+        self.write_health(&mut s);
         for (name, f) in fifo {
             let _ = match f.real {
                 Some(r) => writeln!(
@@ -341,6 +302,55 @@ impl Stats {
         }
         let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
         s
+    }
+
+    /// The lists line: lists and relists, pages or streamed objects, each relist's reason.
+    fn write_lists(&self, s: &mut String) {
+        let relists: u64 = self
+            .lists
+            .iter()
+            .filter(|(r, _)| r.as_str() != "initial")
+            .map(|(_, n)| n)
+            .sum();
+        // A streaming list has no pages: its objects are counted apart.
+        let mut answered = Vec::new();
+        if self.paged_lists > 0 || self.streamed_lists == 0 {
+            answered.push(format!("{} pages, {} items", self.pages, self.listed_items));
+        }
+        if self.streamed_lists > 0 {
+            answered.push(format!(
+                "{} streamed, {} objects",
+                self.streamed_lists, self.streamed_items
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "  lists: {} ({relists} relists), {}",
+            self.lists.values().sum::<u64>(),
+            answered.join("; ")
+        );
+        for (reason, n) in self.lists.iter().filter(|(r, _)| r.as_str() != "initial") {
+            let _ = writeln!(s, "    relist ×{n}: {reason}");
+        }
+    }
+
+    /// One line per resource: when its watch last heard an event and a bookmark.
+    fn write_health(&self, s: &mut String) {
+        for (name, h) in &self.health {
+            let ago = |t: Option<Instant>| match t {
+                Some(t) => format!("{} ago", seconds(t.elapsed())),
+                None => "never".to_owned(),
+            };
+            let interval = h
+                .bookmark_interval
+                .map_or("not shown yet".to_owned(), seconds);
+            let _ = writeln!(
+                s,
+                "  watch health {name}: last event {}, last bookmark {}, bookmark interval {interval}",
+                ago(h.last_event),
+                ago(h.last_bookmark)
+            );
+        }
     }
 }
 
