@@ -824,9 +824,6 @@ fn managed_fields(
     let old_v = old.unwrap_or(&null);
     let before = fields::of_object(old_v, status, untyped);
     let after = fields::of_object(v, status, untyped);
-    let differs = |set: &fields::Set, p: &fields::Path, a: &Value, b: &Value| {
-        fields::is_leaf(set, p) && fields::value_at(a, p) != fields::value_at(b, p)
-    };
     let changed: fields::Set = after
         .iter()
         .filter(|p| !before.contains(*p) || differs(&after, p, old_v, v))
@@ -856,34 +853,7 @@ fn managed_fields(
     };
     let applied_set = applied.map(|cfg| fields::of_object(cfg, status, untyped));
     if let (Some(cfg), Some(set)) = (applied, &applied_set) {
-        let mut causes = Vec::new();
-        for p in set.iter().filter(|p| differs(set, p, cfg, old_v)) {
-            for (e, owned) in entries.iter().filter(|(e, _)| !is_writer(e)) {
-                if owned.contains(p) {
-                    causes.push(Cause {
-                        reason: "FieldManagerConflict",
-                        message: format!("conflict with {}", print_manager(e)),
-                        field: fields::smd_string(p),
-                    });
-                }
-            }
-        }
-        // A server-side apply after `kubectl apply` takes over what client-side apply
-        // applied: conflicts on fields of the last-applied-configuration annotation are
-        // forgiven (apiserver's fieldmanager, lastAppliedManager).
-        let last_applied = old_v["metadata"]["annotations"]
-            ["kubectl.kubernetes.io/last-applied-configuration"]
-            .as_str()
-            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-            .map(|a| fields::of_object(&a, status, untyped));
-        let forgiven = last_applied.is_some_and(|l| {
-            causes
-                .iter()
-                .all(|c| l.iter().any(|p| fields::smd_string(p) == c.field))
-        });
-        if !causes.is_empty() && !w.force && !forgiven {
-            return Err(Status::apply_conflict(&causes));
-        }
+        apply_conflicts(t, w, &entries, cfg, set, old_v, is_writer)?;
     }
     let mut found = false;
     for (e, set) in &mut entries {
@@ -919,6 +889,55 @@ fn managed_fields(
         v["metadata"] = json!({});
     }
     v["metadata"]["managedFields"] = Value::Array(list);
+    Ok(())
+}
+
+/// A leaf of `set` at `p` whose value differs between `a` and `b`.
+fn differs(set: &fields::Set, p: &fields::Path, a: &Value, b: &Value) -> bool {
+    fields::is_leaf(set, p) && fields::value_at(a, p) != fields::value_at(b, p)
+}
+
+/// A server-side apply of `cfg` (its fields `set`) over `old_v`: 409 with a cause per
+/// field it changes that another manager of `entries` owns, unless forced.
+fn apply_conflicts(
+    t: &Target,
+    w: &Writer,
+    entries: &[(Value, fields::Set)],
+    cfg: &Value,
+    set: &fields::Set,
+    old_v: &Value,
+    is_writer: impl Fn(&Value) -> bool,
+) -> Result<(), Status> {
+    let status = t.subresource.as_deref() == Some("status");
+    let untyped = t.res == resources::WIDGETS;
+    let mut causes = Vec::new();
+    for p in set.iter().filter(|p| differs(set, p, cfg, old_v)) {
+        for (e, owned) in entries.iter().filter(|(e, _)| !is_writer(e)) {
+            if owned.contains(p) {
+                causes.push(Cause {
+                    reason: "FieldManagerConflict",
+                    message: format!("conflict with {}", print_manager(e)),
+                    field: fields::smd_string(p),
+                });
+            }
+        }
+    }
+    // A server-side apply after `kubectl apply` takes over what client-side apply
+    // applied: conflicts on fields of the last-applied-configuration annotation are
+    // forgiven (apiserver's fieldmanager, lastAppliedManager).
+    let last_applied = old_v["metadata"]["annotations"]
+        ["kubectl.kubernetes.io/last-applied-configuration"]
+        .as_str()
+        .and_then(|a| serde_json::from_str::<Value>(a).ok())
+        .map(|a| fields::of_object(&a, status, untyped));
+    let forgiven = last_applied.is_some_and(|l| {
+        causes
+            .iter()
+            .all(|c| l.iter().any(|p| fields::smd_string(p) == c.field))
+    });
+    if !causes.is_empty() && !w.force && !forgiven {
+        return Err(Status::apply_conflict(&causes));
+    }
     Ok(())
 }
 
