@@ -182,38 +182,8 @@ impl Metrics {
     }
 
     fn register(mut self) -> Metrics {
+        self.register_lists_and_watches();
         let r = &mut self.registry;
-        r.register(
-            "reflector_lists",
-            "Lists begun, by reason",
-            self.lists.clone(),
-        );
-        r.register(
-            "reflector_list_duration_seconds",
-            "How long a list took, all its pages",
-            self.list_duration.clone(),
-        );
-        r.register(
-            "reflector_items_per_list",
-            "Objects a list returned",
-            self.items_per_list.clone(),
-        );
-        r.register("reflector_watches", "Watches opened", self.watches.clone());
-        r.register(
-            "reflector_short_watches",
-            "Watches that ended within a second with no event",
-            self.short_watches.clone(),
-        );
-        r.register(
-            "reflector_watch_duration_seconds",
-            "How long a watch lasted, when it ended",
-            self.watch_duration.clone(),
-        );
-        r.register(
-            "reflector_items_per_watch",
-            "Events a watch delivered, when it ended",
-            self.items_per_watch.clone(),
-        );
         r.register(
             "informer_deltas",
             "Deltas the informer popped, by type",
@@ -290,6 +260,42 @@ impl Metrics {
             self.stalls.clone(),
         );
         self
+    }
+
+    /// The lists' and watches' families (served first, in this order).
+    fn register_lists_and_watches(&mut self) {
+        let r = &mut self.registry;
+        r.register(
+            "reflector_lists",
+            "Lists begun, by reason",
+            self.lists.clone(),
+        );
+        r.register(
+            "reflector_list_duration_seconds",
+            "How long a list took, all its pages",
+            self.list_duration.clone(),
+        );
+        r.register(
+            "reflector_items_per_list",
+            "Objects a list returned",
+            self.items_per_list.clone(),
+        );
+        r.register("reflector_watches", "Watches opened", self.watches.clone());
+        r.register(
+            "reflector_short_watches",
+            "Watches that ended within a second with no event",
+            self.short_watches.clone(),
+        );
+        r.register(
+            "reflector_watch_duration_seconds",
+            "How long a watch lasted, when it ended",
+            self.watch_duration.clone(),
+        );
+        r.register(
+            "reflector_items_per_watch",
+            "Events a watch delivered, when it ended",
+            self.items_per_watch.clone(),
+        );
     }
 
     /// Adds a store and its queue's counters, read at each scrape. The resource's
