@@ -354,97 +354,99 @@ impl Metrics {
             resource: rec.resource.name.clone(),
             context: rec.context.unwrap_or_default().to_owned(),
         };
-        let rv = |rv: &str| {
-            if let Ok(n) = rv.parse::<i64>() {
-                self.last_rv.get_or_create(&l).set(n);
-            }
-        };
-        let typed = |t: &str| Typed {
-            resource: l.resource.clone(),
-            context: l.context.clone(),
-            r#type: t.to_owned(),
-        };
         match &rec.body {
             Body::Delta { delta, .. } => {
-                self.deltas.get_or_create(&typed(delta.kind.as_str())).inc();
+                self.deltas
+                    .get_or_create(&typed(&l, delta.kind.as_str()))
+                    .inc();
                 self.touch(&l, |s| s.event = Some(Instant::now()));
             }
-            Body::Event(e) => match e {
-                ReflectorEvent::List { reason, .. } => {
-                    self.lists
-                        .get_or_create(&Reason {
-                            resource: l.resource.clone(),
-                            context: l.context.clone(),
-                            reason: reason_class(reason).to_owned(),
-                        })
-                        .inc();
-                    // The list after a 410 names it; the failed list or watch
-                    // before it has no record of its own when it was a list.
-                    if reason != "initial" && is_expired(reason) {
-                        self.expired.get_or_create(&l).inc();
-                    }
-                }
-                ReflectorEvent::Listed {
-                    resource_version,
-                    items,
-                    elapsed,
-                    ..
-                } => {
-                    self.list_duration
-                        .get_or_create(&l)
-                        .observe(elapsed.as_secs_f64());
-                    self.items_per_list.get_or_create(&l).observe(*items as f64);
-                    rv(resource_version);
-                }
-                ReflectorEvent::Watch {
-                    resource_version, ..
-                } => {
-                    self.watches.get_or_create(&l).inc();
-                    rv(resource_version);
-                }
-                ReflectorEvent::WatchEnded {
-                    reason,
-                    events,
-                    elapsed,
-                    ..
-                } => {
-                    if is_short_watch(reason) {
-                        self.short_watches.get_or_create(&l).inc();
-                    }
-                    self.watch_duration
-                        .get_or_create(&l)
-                        .observe(elapsed.as_secs_f64());
-                    self.items_per_watch
-                        .get_or_create(&l)
-                        .observe(*events as f64);
-                }
-                ReflectorEvent::Bookmark { resource_version } => {
-                    self.bookmarks.get_or_create(&l).inc();
-                    self.touch(&l, |s| s.bookmark = Some(Instant::now()));
-                    rv(resource_version);
-                }
-                ReflectorEvent::Backoff { .. } => {
-                    self.backoffs.get_or_create(&l).inc();
-                }
-                ReflectorEvent::Retry(r) => {
-                    let code = r.code.map_or_else(|| "none".to_owned(), |c| c.to_string());
-                    self.retries.get_or_create(&typed(&code)).inc();
-                }
-                ReflectorEvent::Stalled { .. } => {
-                    self.stalls.get_or_create(&l).inc();
-                }
-                ReflectorEvent::Latency { latency, .. } => {
-                    self.probe_latency.observe(latency.as_secs_f64());
-                }
-                ReflectorEvent::Resync
-                | ReflectorEvent::WatchListFallback { .. }
-                | ReflectorEvent::Consistency(_)
-                | ReflectorEvent::CacheStats(_)
-                | ReflectorEvent::TimeTravel { .. }
-                | ReflectorEvent::Relisted { .. }
-                | ReflectorEvent::Conflict { .. } => {}
-            },
+            Body::Event(e) => self.observe_event(&l, e),
             Body::Synced | Body::Handler { .. } => {}
+        }
+    }
+
+    /// [`Metrics::observe`] of a reflector event of `l`'s resource.
+    fn observe_event(&self, l: &Labels, e: &ReflectorEvent) {
+        let rv = |rv: &str| {
+            if let Ok(n) = rv.parse::<i64>() {
+                self.last_rv.get_or_create(l).set(n);
+            }
+        };
+        match e {
+            ReflectorEvent::List { reason, .. } => {
+                self.lists
+                    .get_or_create(&Reason {
+                        resource: l.resource.clone(),
+                        context: l.context.clone(),
+                        reason: reason_class(reason).to_owned(),
+                    })
+                    .inc();
+                // The list after a 410 names it; the failed list or watch
+                // before it has no record of its own when it was a list.
+                if reason != "initial" && is_expired(reason) {
+                    self.expired.get_or_create(l).inc();
+                }
+            }
+            ReflectorEvent::Listed {
+                resource_version,
+                items,
+                elapsed,
+                ..
+            } => {
+                self.list_duration
+                    .get_or_create(l)
+                    .observe(elapsed.as_secs_f64());
+                self.items_per_list.get_or_create(l).observe(*items as f64);
+                rv(resource_version);
+            }
+            ReflectorEvent::Watch {
+                resource_version, ..
+            } => {
+                self.watches.get_or_create(l).inc();
+                rv(resource_version);
+            }
+            ReflectorEvent::WatchEnded {
+                reason,
+                events,
+                elapsed,
+                ..
+            } => {
+                if is_short_watch(reason) {
+                    self.short_watches.get_or_create(l).inc();
+                }
+                self.watch_duration
+                    .get_or_create(l)
+                    .observe(elapsed.as_secs_f64());
+                self.items_per_watch
+                    .get_or_create(l)
+                    .observe(*events as f64);
+            }
+            ReflectorEvent::Bookmark { resource_version } => {
+                self.bookmarks.get_or_create(l).inc();
+                self.touch(l, |s| s.bookmark = Some(Instant::now()));
+                rv(resource_version);
+            }
+            ReflectorEvent::Backoff { .. } => {
+                self.backoffs.get_or_create(l).inc();
+            }
+            ReflectorEvent::Retry(r) => {
+                let code = r.code.map_or_else(|| "none".to_owned(), |c| c.to_string());
+                self.retries.get_or_create(&typed(l, &code)).inc();
+            }
+            ReflectorEvent::Stalled { .. } => {
+                self.stalls.get_or_create(l).inc();
+            }
+            ReflectorEvent::Latency { latency, .. } => {
+                self.probe_latency.observe(latency.as_secs_f64());
+            }
+            ReflectorEvent::Resync
+            | ReflectorEvent::WatchListFallback { .. }
+            | ReflectorEvent::Consistency(_)
+            | ReflectorEvent::CacheStats(_)
+            | ReflectorEvent::TimeTravel { .. }
+            | ReflectorEvent::Relisted { .. }
+            | ReflectorEvent::Conflict { .. } => {}
         }
     }
 
@@ -554,5 +556,13 @@ fn answer<B>(req: &Request<B>, metrics: &Metrics) -> Response<Full<Bytes>> {
             "text/plain",
             "encoding failed\n".into(),
         ),
+    }
+}
+/// `l`'s labels and a type (a delta type, an HTTP code).
+fn typed(l: &Labels, t: &str) -> Typed {
+    Typed {
+        resource: l.resource.clone(),
+        context: l.context.clone(),
+        r#type: t.to_owned(),
     }
 }
