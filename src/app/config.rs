@@ -163,18 +163,7 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        // A context named twice is watched once, where it first appears.
-        let mut contexts: Vec<Option<String>> = Vec::new();
-        match &args.cluster.context {
-            Some(list) => {
-                for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-                    if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
-                        contexts.push(Some(c.to_owned()));
-                    }
-                }
-            }
-            None => contexts.push(None),
-        }
+        let contexts = named_contexts(args.cluster.context.as_deref());
         // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
         // is ignored even if specified with --namespace").
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
@@ -196,16 +185,7 @@ impl Config {
             (f, None) => f.clone(),
         };
         let resources = args.resources.clone().unwrap_or_default();
-        let mut printer = printer_options(&args.output);
-        // Contexts with different namespaces: say which namespace each row is from.
-        let namespaces: std::collections::BTreeSet<_> =
-            clusters.iter().map(|c| c.namespace.as_deref()).collect();
-        printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
-        printer.multi = resources.contains(',')
-            || args.every_resource
-            || crate::client::expand::names_all(&resources);
-        printer.contexts = clusters.len() > 1;
-        printer.metadata_only = args.reflector.metadata_only;
+        let printer = printer_for(&args, &clusters, &resources);
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let live = args.output.live;
         if live && !std::io::stdout().is_terminal() {
@@ -257,6 +237,37 @@ impl Config {
             live,
         })
     }
+}
+
+/// `--context a,b`'s contexts (`None`: the current one); a context named twice is
+/// watched once, where it first appears.
+fn named_contexts(list: Option<&str>) -> Vec<Option<String>> {
+    let Some(list) = list else {
+        return vec![None];
+    };
+    let mut contexts: Vec<Option<String>> = Vec::new();
+    for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
+            contexts.push(Some(c.to_owned()));
+        }
+    }
+    contexts
+}
+
+/// The printer's options: the output flags, and the columns the watched clusters and
+/// resources call for.
+fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> output::Options {
+    let mut printer = printer_options(&args.output);
+    // Contexts with different namespaces: say which namespace each row is from.
+    let namespaces: std::collections::BTreeSet<_> =
+        clusters.iter().map(|c| c.namespace.as_deref()).collect();
+    printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
+    printer.multi = resources.contains(',')
+        || args.every_resource
+        || crate::client::expand::names_all(resources);
+    printer.contexts = clusters.len() > 1;
+    printer.metadata_only = args.reflector.metadata_only;
+    printer
 }
 
 impl Cluster {
