@@ -10,17 +10,6 @@ use crate::cache::object::ObjectRef;
 use crate::cache::reflector::{KeySample, ReflectorEvent};
 use crate::output::diff::NOISE;
 
-/// Every delta type, as `--types` names them.
-const TYPES: [DeltaType; 7] = [
-    DeltaType::Added,
-    DeltaType::Updated,
-    DeltaType::Deleted,
-    DeltaType::Replaced,
-    DeltaType::Sync,
-    DeltaType::ReplacedAll,
-    DeltaType::SyncAll,
-];
-
 /// `--types`: the delta types to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Types(pub Vec<DeltaType>);
@@ -28,10 +17,13 @@ pub struct Types(pub Vec<DeltaType>);
 impl Types {
     /// A comma list of delta type names, in any case.
     pub fn parse(s: &str) -> Result<Types, String> {
-        let valid = || TYPES.map(DeltaType::as_str).join(", ");
+        let valid = || DeltaType::ALL.map(DeltaType::as_str).join(", ");
         let mut out = Vec::new();
         for name in s.split(',').map(str::trim) {
-            let Some(t) = TYPES.iter().find(|t| t.as_str().eq_ignore_ascii_case(name)) else {
+            let Some(t) = DeltaType::ALL
+                .iter()
+                .find(|t| t.as_str().eq_ignore_ascii_case(name))
+            else {
                 return Err(format!(
                     "unknown delta type {name:?}: use a comma list of {}",
                     valid()

@@ -1073,6 +1073,19 @@ mod tests {
     /// An initial list of a, b, c, e, and a relist (queued before either is popped, so
     /// a DeltaFIFO coalesces each key's two deltas) where a is unchanged, b changed, c
     /// re-created, d new and e gone.
+    /// The records of [`initial_then_relist`] through `fifo`.
+    async fn relist_through<Q: Queue<ReflectorEvent>>(
+        fifo: Q,
+        store: Arc<Store>,
+        filter: Filter,
+    ) -> Vec<serde_json::Value> {
+        initial_then_relist(&fifo);
+        let info = InformerInfo::default();
+        run_queue(fifo, store, info, None, false, None, filter)
+            .await
+            .0
+    }
+
     fn initial_then_relist<Q: Queue<ReflectorEvent>>(q: &Q) {
         q.replace(
             vec![
@@ -1105,32 +1118,15 @@ mod tests {
 
     async fn relist_with(real: bool, filter: Filter) -> (Vec<serde_json::Value>, Vec<String>) {
         let store = Arc::new(Store::new());
-        let (recs, _) = if real {
-            let fifo = crate::cache::real_fifo::RealFifo::new(store.clone());
-            initial_then_relist(&fifo);
-            run_queue(
-                fifo,
+        let recs = if real {
+            relist_through(
+                crate::cache::real_fifo::RealFifo::new(store.clone()),
                 store,
-                InformerInfo::default(),
-                None,
-                false,
-                None,
                 filter,
             )
             .await
         } else {
-            let fifo = DeltaFifo::new(Some(store.clone()), true);
-            initial_then_relist(&fifo);
-            run_queue(
-                fifo,
-                store,
-                InformerInfo::default(),
-                None,
-                false,
-                None,
-                filter,
-            )
-            .await
+            relist_through(DeltaFifo::new(Some(store.clone()), true), store, filter).await
         };
         let b = brief(&recs);
         (recs, b)

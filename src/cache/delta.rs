@@ -23,6 +23,17 @@ pub enum DeltaType {
 }
 
 impl DeltaType {
+    /// Every delta type, in the order `--types` lists them.
+    pub const ALL: [DeltaType; 7] = [
+        DeltaType::Added,
+        DeltaType::Updated,
+        DeltaType::Deleted,
+        DeltaType::Replaced,
+        DeltaType::Sync,
+        DeltaType::ReplacedAll,
+        DeltaType::SyncAll,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             DeltaType::Added => "Added",

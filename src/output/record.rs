@@ -631,17 +631,6 @@ mod tests {
     use crate::cache::testutil::object;
     use crate::client::target::Resource;
 
-    /// Every delta type, each a record `type` of its own.
-    const TYPES: [DeltaType; 7] = [
-        DeltaType::Added,
-        DeltaType::Updated,
-        DeltaType::Deleted,
-        DeltaType::Replaced,
-        DeltaType::Sync,
-        DeltaType::ReplacedAll,
-        DeltaType::SyncAll,
-    ];
-
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
         vec![
@@ -784,7 +773,7 @@ mod tests {
         let patch: json_patch::Patch =
             serde_json::from_str(r#"[{"op":"replace","path":"/a","value":"x\"y"}]"#).unwrap();
         let mut lines = Vec::new();
-        for (i, t) in TYPES.into_iter().enumerate() {
+        for (i, t) in DeltaType::ALL.into_iter().enumerate() {
             for text in ["plain", odd] {
                 let c = |s: &'static str| Cow::Borrowed(s);
                 let text: &'static str = text;
@@ -849,7 +838,7 @@ mod tests {
                 obj,
             })
         };
-        let mut deltas: Vec<Delta> = TYPES
+        let mut deltas: Vec<Delta> = DeltaType::ALL
             .into_iter()
             .map(|t| Delta::new(t, obj.clone()))
             .collect();
