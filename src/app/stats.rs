@@ -171,20 +171,10 @@ impl Stats {
                 ReflectorEvent::Resync => self.resyncs += 1,
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
-                ReflectorEvent::Relisted {
-                    added,
-                    deleted,
-                    changed,
-                    recreated,
-                    unchanged,
-                    ..
-                } => {
+                ReflectorEvent::Relisted { .. } => {
                     self.relisted += 1;
-                    for (n, k) in self
-                        .relisted_classes
-                        .iter_mut()
-                        .zip([added, deleted, changed, recreated, unchanged])
-                    {
+                    let classes = e.relisted_classes().into_iter().flatten();
+                    for (n, (_, k)) in self.relisted_classes.iter_mut().zip(classes) {
                         *n += k.count;
                     }
                 }

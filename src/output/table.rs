@@ -726,11 +726,7 @@ fn relisted_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     let ReflectorEvent::Relisted {
         resource_version,
         resync,
-        added,
-        deleted,
-        changed,
-        recreated,
-        unchanged,
+        ..
     } = e
     else {
         return None;
@@ -740,13 +736,10 @@ fn relisted_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         false => format!("relisted {name} at rv={resource_version}"),
     };
     let mut parts = Vec::new();
-    for (what, k) in [
-        ("added", added),
-        ("deleted", deleted),
-        ("changed", changed),
-        ("recreated", recreated),
-    ] {
-        if k.count > 0 {
+    for (what, k) in e.relisted_classes()? {
+        if what == "unchanged" {
+            parts.push(format!("{} unchanged", k.count));
+        } else if k.count > 0 {
             parts.push(format!(
                 "{} {what} ({})",
                 k.count,
@@ -754,7 +747,6 @@ fn relisted_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             ));
         }
     }
-    parts.push(format!("{} unchanged", unchanged.count));
     Some(format!("{head}: {}", parts.join(", ")))
 }
 

@@ -249,6 +249,28 @@ impl ReflectorEvent {
             unchanged: KeySample::default(),
         }
     }
+
+    /// A [`ReflectorEvent::Relisted`]'s classes, named, in their order.
+    pub fn relisted_classes(&self) -> Option<[(&'static str, &KeySample); 5]> {
+        let ReflectorEvent::Relisted {
+            added,
+            deleted,
+            changed,
+            recreated,
+            unchanged,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        Some([
+            ("added", added),
+            ("deleted", deleted),
+            ("changed", changed),
+            ("recreated", recreated),
+            ("unchanged", unchanged),
+        ])
+    }
 }
 
 /// The serde forms [`ReflectorEvent`] needs of types it does not own.
