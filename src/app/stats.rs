@@ -411,6 +411,11 @@ mod tests {
         );
     }
 
+    /// The line of `s`'s rendering that starts with `start`.
+    fn shown(s: &Stats, start: &str) -> String {
+        line(&s.render(&[]), start).to_owned()
+    }
+
     fn line<'a>(text: &'a str, start: &str) -> &'a str {
         text.lines()
             .find(|l| l.trim_start().starts_with(start))
@@ -428,7 +433,7 @@ mod tests {
         };
         observe(&mut s, &bookmark);
         assert_eq!(
-            line(&s.render(&[]), "watch health"),
+            shown(&s, "watch health"),
             "watch health pods: last event never, last bookmark 0.0s ago, bookmark interval \
              not shown yet"
         );
@@ -446,10 +451,7 @@ mod tests {
             restart: false,
         };
         observe(&mut s, &stalled);
-        assert_eq!(
-            line(&s.render(&[]), "stalled watches:"),
-            "stalled watches: 1"
-        );
+        assert_eq!(shown(&s, "stalled watches:"), "stalled watches: 1");
     }
 
     #[test]
@@ -466,7 +468,7 @@ mod tests {
             observe(&mut s, &e);
         }
         assert_eq!(
-            line(&s.render(&[]), "probe latency:"),
+            shown(&s, "probe latency:"),
             "probe latency: p50 50.5ms, p90 90.5ms, p99 99.5ms, max 100.5ms over 100 writes"
         );
     }
@@ -476,12 +478,12 @@ mod tests {
         let mut s = Stats::new();
         observe(&mut s, &listed(10001, 1, true));
         assert_eq!(
-            line(&s.render(&[]), "lists:"),
+            shown(&s, "lists:"),
             "lists: 0 (0 relists), 1 streamed, 10001 objects"
         );
         observe(&mut s, &listed(500, 2, false));
         assert_eq!(
-            line(&s.render(&[]), "lists:"),
+            shown(&s, "lists:"),
             "lists: 0 (0 relists), 2 pages, 500 items; 1 streamed, 10001 objects"
         );
         let paged_only = Stats::new();

@@ -85,16 +85,21 @@ impl Conn {
     }
 }
 
-/// A connection's service that puts its [`Conn`] into each request's extensions.
+/// A connection's service that puts a value of the connection (its [`Conn`], its client
+/// certificate) into each request's extensions, when there is one.
 #[derive(Clone)]
-pub struct WithConn<S> {
-    inner: S,
-    conn: Arc<Conn>,
+pub struct WithExtension<S, T> {
+    pub inner: S,
+    pub value: Option<T>,
 }
 
-impl<S, B> tower::Service<axum::http::Request<B>> for WithConn<S>
+/// The service of a connection accepted by [`FreezeAcceptor`].
+pub type WithConn<S> = WithExtension<S, Arc<Conn>>;
+
+impl<S, B, T> tower::Service<axum::http::Request<B>> for WithExtension<S, T>
 where
     S: tower::Service<axum::http::Request<B>>,
+    T: Clone + Send + Sync + 'static,
 {
     type Response = S::Response;
     type Error = S::Error;
@@ -105,7 +110,9 @@ where
     }
 
     fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
-        req.extensions_mut().insert(self.conn.clone());
+        if let Some(v) = &self.value {
+            req.extensions_mut().insert(v.clone());
+        }
         self.inner.call(req)
     }
 }
@@ -134,9 +141,9 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> fo
                 conn: conn.clone(),
                 sleep: None,
             },
-            WithConn {
+            WithExtension {
                 inner: service,
-                conn,
+                value: Some(conn),
             },
         )))
     }

@@ -25,7 +25,22 @@ use crate::text::human_duration;
 const POD_COLUMN_DESCRIPTIONS: &str = include_str!("ref/pod-columns.json");
 const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 
-type Cell = fn(&Value) -> Value;
+/// How a column reads its cell from an object.
+#[derive(Clone, Copy)]
+enum Cell {
+    Of(fn(&Value) -> Value),
+    /// The integer at this JSON pointer, 0 when it is absent.
+    Int(&'static str),
+}
+
+impl Cell {
+    fn of(self, v: &Value) -> Value {
+        match self {
+            Cell::Of(f) => f(v),
+            Cell::Int(pointer) => json!(v.pointer(pointer).map_or(0, int)),
+        }
+    }
+}
 
 struct Column {
     name: &'static str,
@@ -36,14 +51,27 @@ struct Column {
     cell: Cell,
 }
 
-const fn col(name: &'static str, kind: &'static str, priority: u8, cell: Cell) -> Column {
+const fn col(
+    name: &'static str,
+    kind: &'static str,
+    priority: u8,
+    cell: fn(&Value) -> Value,
+) -> Column {
     Column {
         name,
         kind,
         format: "",
         priority,
         description: "",
-        cell,
+        cell: Cell::Of(cell),
+    }
+}
+
+/// An integer column of priority 0 read at a JSON pointer.
+const fn int_col(name: &'static str, pointer: &'static str) -> Column {
+    Column {
+        cell: Cell::Int(pointer),
+        ..col(name, "integer", 0, |_| Value::Null)
     }
 }
 
@@ -275,11 +303,6 @@ fn service_columns() -> Vec<Column> {
     ]
 }
 
-/// An integer column's cell: the field's number, 0 when it is absent.
-fn int_or_0(field: &Value) -> Value {
-    json!(field.as_i64().unwrap_or(0))
-}
-
 /// `items` joined by commas, as the printers show a list; `empty` when there are none.
 fn comma_list<S: AsRef<str>>(items: &[S], empty: &str) -> Value {
     if items.is_empty() {
@@ -298,27 +321,17 @@ fn deployment_columns() -> Vec<Column> {
                 v["spec"]["replicas"].as_i64().unwrap_or(0)
             ))
         }),
-        col("Up-to-date", "integer", 0, |v| {
-            int_or_0(&v["status"]["updatedReplicas"])
-        }),
-        col("Available", "integer", 0, |v| {
-            int_or_0(&v["status"]["availableReplicas"])
-        }),
+        int_col("Up-to-date", "/status/updatedReplicas"),
+        int_col("Available", "/status/availableReplicas"),
         col("Age", "string", 0, age),
     ]
 }
 
 fn replicaset_columns() -> Vec<Column> {
     vec![
-        col("Desired", "integer", 0, |v| {
-            int_or_0(&v["spec"]["replicas"])
-        }),
-        col("Current", "integer", 0, |v| {
-            int_or_0(&v["status"]["replicas"])
-        }),
-        col("Ready", "integer", 0, |v| {
-            int_or_0(&v["status"]["readyReplicas"])
-        }),
+        int_col("Desired", "/spec/replicas"),
+        int_col("Current", "/status/replicas"),
+        int_col("Ready", "/status/readyReplicas"),
         col("Age", "string", 0, age),
     ]
 }
@@ -386,21 +399,11 @@ fn statefulset_columns() -> Vec<Column> {
 
 fn daemonset_columns() -> Vec<Column> {
     vec![
-        col("Desired", "integer", 0, |v| {
-            json!(int(&v["status"]["desiredNumberScheduled"]))
-        }),
-        col("Current", "integer", 0, |v| {
-            json!(int(&v["status"]["currentNumberScheduled"]))
-        }),
-        col("Ready", "integer", 0, |v| {
-            json!(int(&v["status"]["numberReady"]))
-        }),
-        col("Up-to-date", "integer", 0, |v| {
-            json!(int(&v["status"]["updatedNumberScheduled"]))
-        }),
-        col("Available", "integer", 0, |v| {
-            json!(int(&v["status"]["numberAvailable"]))
-        }),
+        int_col("Desired", "/status/desiredNumberScheduled"),
+        int_col("Current", "/status/currentNumberScheduled"),
+        int_col("Ready", "/status/numberReady"),
+        int_col("Up-to-date", "/status/updatedNumberScheduled"),
+        int_col("Available", "/status/numberAvailable"),
         col("Node Selector", "string", 0, |v| {
             let m = v["spec"]["template"]["spec"]["nodeSelector"].as_object();
             let mut kv: Vec<String> = m
@@ -845,7 +848,7 @@ pub fn table(
         .iter()
         .map(|o| {
             let v = o.value();
-            let cells: Vec<Value> = cols.iter().map(|c| (c.cell)(&v)).collect();
+            let cells: Vec<Value> = cols.iter().map(|c| c.cell.of(&v)).collect();
             json!({
                 "cells": cells,
                 "object": row_object(&v, opts.include),

@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use super::auth::PeerCert;
+use super::freeze::{WithConn, WithExtension};
 use anyhow::Context;
 use base64::Engine;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose, SanType};
@@ -216,14 +217,17 @@ pub struct PeerCertAcceptor(
     pub axum_server::tls_rustls::RustlsAcceptor<super::freeze::FreezeAcceptor>,
 );
 
+/// A connection's service with its client certificate, when it presented one.
+type WithPeer<S> = WithExtension<WithConn<S>, Arc<PeerCert>>;
+
 type Accepted<S> = std::io::Result<(
     tokio_rustls::server::TlsStream<super::freeze::Frozen<tokio::net::TcpStream>>,
-    WithPeer<super::freeze::WithConn<S>>,
+    WithPeer<S>,
 )>;
 
 impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> for PeerCertAcceptor {
     type Stream = tokio_rustls::server::TlsStream<super::freeze::Frozen<tokio::net::TcpStream>>;
-    type Service = WithPeer<super::freeze::WithConn<S>>;
+    type Service = WithPeer<S>;
     type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Accepted<S>> + Send>>;
 
     fn accept(&self, stream: tokio::net::TcpStream, service: S) -> Self::Future {
@@ -253,42 +257,12 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> fo
                 .map(Arc::new);
             Ok((
                 tls,
-                WithPeer {
+                WithExtension {
                     inner: service,
-                    peer,
+                    value: peer,
                 },
             ))
         })
-    }
-}
-
-/// A connection's service that adds the connection's client certificate to each request.
-#[derive(Clone)]
-pub struct WithPeer<S> {
-    inner: S,
-    peer: Option<Arc<PeerCert>>,
-}
-
-impl<S, B> tower::Service<axum::http::Request<B>> for WithPeer<S>
-where
-    S: tower::Service<axum::http::Request<B>>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(
-        &mut self,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut req: axum::http::Request<B>) -> Self::Future {
-        if let Some(p) = &self.peer {
-            req.extensions_mut().insert(p.clone());
-        }
-        self.inner.call(req)
     }
 }
 

@@ -119,6 +119,13 @@ impl Feed {
         f
     }
 
+    /// [`Feed::listed`], then one delta at t=20.
+    fn listed_then(kind: DeltaType, o: ObjectRef) -> Feed {
+        let mut f = Feed::listed();
+        f.delta(20, kind, o);
+        f
+    }
+
     fn draw(&self, ui: &mut Ui, w: u16, h: u16, now: u32) -> Buffer {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         let mut m = lock(&self.model).clone();
@@ -167,8 +174,7 @@ fn initial_list() {
 
 #[test]
 fn an_update_highlights_the_changed_cell_then_fades() {
-    let mut f = Feed::listed();
-    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
     let mut ui = Ui::new(true);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
@@ -193,8 +199,7 @@ fn an_update_highlights_the_changed_cell_then_fades() {
 
 #[test]
 fn no_color_marks_changes_with_reverse_and_a_marker() {
-    let mut f = Feed::listed();
-    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
     let b = f.draw(&mut Ui::new(false), 120, 16, 21);
     insta::assert_snapshot!(text(&b));
     let (x, y) = find(&b, "web-2", "Failed");
@@ -205,8 +210,7 @@ fn no_color_marks_changes_with_reverse_and_a_marker() {
 
 #[test]
 fn a_delete_fades_then_leaves() {
-    let mut f = Feed::listed();
-    f.delta(20, DeltaType::Deleted, pod("db-0", "106", "Running", "db"));
+    let f = Feed::listed_then(DeltaType::Deleted, pod("db-0", "106", "Running", "db"));
     let mut ui = Ui::new(false);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
@@ -252,8 +256,7 @@ fn a_relist_counts_in_the_header() {
 
 #[test]
 fn history_shows_every_delta_with_its_diff() {
-    let mut f = Feed::listed();
-    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
     let mut ui = Ui::new(false);
     f.draw(&mut ui, 120, 16, 21);
     f.act(&mut ui, Action::Down);
@@ -322,8 +325,7 @@ fn pause_freezes_the_screen_and_counts_changes() {
 
 #[test]
 fn narrow_and_wide_screens() {
-    let mut f = Feed::listed();
-    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
     insta::assert_snapshot!("narrow_60", text(&f.draw(&mut Ui::new(false), 60, 14, 21)));
     insta::assert_snapshot!("wide_240", text(&f.draw(&mut Ui::new(false), 240, 14, 21)));
 }
