@@ -64,15 +64,9 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     );
     // A strategic merge patch of one container's image: that field is kubectl-patch's,
     // found inside the containers list by the container's name.
-    sim.kubectl_ok([
-        "patch",
-        "deploy",
-        "shop",
-        "-n",
-        "default",
-        "-p",
-        r#"{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}"#,
-    ]);
+    sim.kubectl_ok(
+        r#"patch deploy shop -n default -p {"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}"#,
+    );
     let l = kw.wait_for(LIMIT, "the patch's blame", |l| blames(l).len() == 2);
     let b = &blames(&l)[1];
     assert_eq!(b.as_array().map(Vec::len), Some(1), "{b}");
@@ -162,19 +156,10 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
     // a, b, a: a conflict; b, a again within the window: still the one.
     for (i, manager) in ["a", "b", "a", "b", "a"].iter().enumerate() {
-        let patch = format!(r#"{{"spec":{{"replicas":{}}}}}"#, 2 + i % 2);
-        sim.kubectl_ok([
-            "patch",
-            "deploy",
-            "shop",
-            "-n",
-            "default",
-            "--type",
-            "merge",
-            &format!("--field-manager={manager}"),
-            "-p",
-            &patch,
-        ]);
+        let replicas = 2 + i % 2;
+        sim.kubectl_ok(format!(
+            r#"patch deploy shop -n default --type merge --field-manager={manager} -p {{"spec":{{"replicas":{replicas}}}}}"#
+        ));
         kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == i + 1);
     }
     let live = kw.interrupt(LIMIT).exits(130);

@@ -7,7 +7,9 @@
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, of_type, on_new_sim, Running};
+use crate::util::kwatch::{
+    command, configmap, create_configmap, is_delta, kubectl_f, of_type, on_new_sim, Running,
+};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -58,11 +60,7 @@ fn brief(r: &Value) -> String {
 fn resync_then_relist(release: &str) -> Vec<Value> {
     let sim = SimProcess::start(&[]);
     for name in ["c1", "c2"] {
-        kubectl_f(
-            &sim,
-            "create",
-            &configmap("default", name, json!({"k": "1"})),
-        );
+        create_configmap(&sim, "default", name, json!({"k": "1"}));
     }
     let mut kw = sim.start_kwatch(format!(
         "configmaps -n default -o json --diff --resync 1s --client-go {release}"

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, kubectl_f, of_type, Running};
+use crate::util::kwatch::{command, configmap, create_configmap, kubectl_f, of_type, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// The Consistency records of `resource`.
@@ -115,11 +115,7 @@ fn checks_under_churn_find_the_store_consistent_with_either_queue() {
 fn events_a_watch_lost_are_found_by_the_next_check() {
     let sim = SimProcess::start(&[]);
     for name in ["stale-me", "delete-me"] {
-        kubectl_f(
-            &sim,
-            "create",
-            &configmap("default", name, json!({"k": "v1"})),
-        );
+        create_configmap(&sim, "default", name, json!({"k": "v1"}));
     }
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec.jsonl");
@@ -152,7 +148,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     });
 
     skip_next_event(&sim, "default/add-me");
-    kubectl_f(&sim, "create", &configmap("default", "add-me", json!({})));
+    create_configmap(&sim, "default", "add-me", json!({}));
     seen(&sim, &mut kw, "later-2");
     kw.wait_for(LIMIT, "add-me missing", |v| {
         v.iter()
@@ -268,7 +264,7 @@ fn a_compacted_version_is_reported_and_the_next_check_works() {
 
     // The watch falls behind, and the change it has not delivered is compacted away.
     sim.control("POST", "/_sim/stall", json!({"seconds": 600}));
-    kubectl_f(&sim, "create", &configmap("default", "unseen", json!({})));
+    create_configmap(&sim, "default", "unseen", json!({}));
     sim.control("POST", "/_sim/compact", json!({}));
     let recs = kw.wait_for(LIMIT, "a compacted report", |v| {
         checks(v, "configmaps")

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, kubectl_f, of_type, watching_configmaps};
+use crate::util::kwatch::{
+    command, configmap, create_configmap, kubectl_f, of_type, watching_configmaps,
+};
 use crate::util::{SimProcess, LIMIT};
 
 /// The configmaps the simulator starts with in `default`.
@@ -65,11 +67,7 @@ fn the_initial_list_an_update_and_a_delete_reach_the_handler_as_client_go_calls_
         assert!(r.get("oldObject").is_none(), "{r}");
     }
 
-    let created = kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "h1", json!({"k": "1"})),
-    );
+    let created = create_configmap(&sim, "default", "h1", json!({"k": "1"}));
     let updated = kubectl_f(
         &sim,
         "replace",
@@ -137,12 +135,8 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["--view", "handlers", "--record", record_arg];
     args.extend_from_slice(extra);
     let mut kw = watching_configmaps(&sim, &args);
-    let before = kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "changed", json!({"v": "1"})),
-    );
-    kubectl_f(&sim, "create", &configmap("default", "gone", json!({})));
+    let before = create_configmap(&sim, "default", "changed", json!({"v": "1"}));
+    create_configmap(&sim, "default", "gone", json!({}));
     kw.wait_for(LIMIT, "OnAdd of gone", |v| {
         !calls_of(v, "default/gone").is_empty()
     });
@@ -154,7 +148,7 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
         &configmap("default", "changed", json!({"v": "2"})),
     );
     sim.kubectl_ok("delete configmap gone -n default");
-    kubectl_f(&sim, "create", &configmap("default", "new", json!({})));
+    create_configmap(&sim, "default", "new", json!({}));
     sim.control("POST", "/_sim/compact", json!({}));
     sim.drop_watches();
     let relist = |v: &[Value]| {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{configmap, kubectl_f, of_type, watching_a_new_sim, Running};
+use crate::util::kwatch::{create_configmap, of_type, watching_a_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 const LOST: &str = "unable to decode an event from the watch stream: http2: client connection lost";
@@ -70,11 +70,7 @@ fn a_frozen_connection_is_found_by_the_http2_health_check_and_the_informer_recov
     let frozen = Instant::now();
     // kubectl's connections are new: served, as a writer that does not go through the
     // frozen proxy.
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "during-freeze", json!({})),
-    );
+    create_configmap(&sim, "default", "during-freeze", json!({}));
     sim.kubectl_ok("delete configmap -n default kube-root-ca.crt");
     let recs = kw.wait_for(Duration::from_secs(60), "the watch to end", |v| {
         !of_type(v, "WatchEnded").is_empty()
@@ -189,11 +185,7 @@ fn a_zero_read_idle_timeout_turns_the_health_check_off() {
         "{:?}",
         kw.json()
     );
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "after-thaw", json!({})),
-    );
+    create_configmap(&sim, "default", "after-thaw", json!({}));
     kw.wait_for(LIMIT, "the change, on the same watch once thawed", |v| {
         v.iter().any(|r| r["key"] == "default/after-thaw")
     });
@@ -209,11 +201,7 @@ fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
         watching_a_new_sim(&["--bookmark-interval", "0.5"], &["--stall-after", "2s"]);
     sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
     let stalled_at = Instant::now();
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "during-stall", json!({})),
-    );
+    create_configmap(&sim, "default", "during-stall", json!({}));
     let recs = kw.wait_for(LIMIT, "Stalled", |v| !of_type(v, "Stalled").is_empty());
     assert!(stalled_at.elapsed() >= Duration::from_millis(1500));
     let stalled = of_type(&recs, "Stalled")[0].clone();
@@ -244,11 +232,7 @@ fn restart_stalled_watches_again_from_the_last_rv() {
         &["--stall-after", "auto", "--restart-stalled", "--stats"],
     );
     sim.control("POST", "/_sim/stall", json!({"seconds": 4}));
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "during-stall", json!({})),
-    );
+    create_configmap(&sim, "default", "during-stall", json!({}));
     let recs = kw.wait_for(LIMIT, "a watch after a stall", |v| {
         !of_type(v, "Stalled").is_empty() && of_type(v, "Watch").len() >= 2
     });

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{configmap, kubectl_f, of_type, watching_a_new_sim, Running};
+use crate::util::kwatch::{create_configmap, kubectl_f, of_type, watching_a_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// The address kwatch said it serves metrics on (stderr), once it has said it.
@@ -92,14 +92,10 @@ fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
     // A change the watch does not see is compacted away: the new watch gets 410 and the
     // informer relists (as tests/faults.rs's expired_list_falls_back_to_a_consistent_read).
     sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    kubectl_f(&sim, "create", &configmap("default", "unseen", json!({})));
+    create_configmap(&sim, "default", "unseen", json!({}));
     sim.control("POST", "/_sim/compact", json!({}));
     sim.drop_watches();
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "after-410", json!({"k": "v"})),
-    );
+    create_configmap(&sim, "default", "after-410", json!({"k": "v"}));
     kw.wait_for(LIMIT, "the relist", |v| {
         v.iter().any(|r| r["key"] == "default/after-410")
     });
@@ -201,18 +197,10 @@ fn applied_pods() -> SimProcess {
 }
 
 /// The last `CacheStats` record of `kwatch pods -l app=applied … EXTRA`, and the run.
-fn cache_stats(sim: &SimProcess, extra: &[&str]) -> (Value, crate::util::kwatch::Finished) {
-    let mut args = vec![
-        "pods",
-        "-l",
-        "app=applied",
-        "-o",
-        "json",
-        "--cache-stats=500ms",
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["--stats", "--timeout", "2s"]);
-    let out = sim.kwatch(&args[..]).success();
+fn cache_stats(sim: &SimProcess, extra: &str) -> (Value, crate::util::kwatch::Finished) {
+    let args =
+        format!("pods -l app=applied -o json --cache-stats=500ms {extra} --stats --timeout 2s");
+    let out = sim.kwatch(args).success();
     let recs = out.json();
     let stats = of_type(&recs, "CacheStats");
     let last = stats.last().copied().cloned();
@@ -223,7 +211,7 @@ fn cache_stats(sim: &SimProcess, extra: &[&str]) -> (Value, crate::util::kwatch:
 #[test]
 fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them() {
     let sim = applied_pods();
-    let (before, out) = cache_stats(&sim, &[]);
+    let (before, out) = cache_stats(&sim, "");
     assert_eq!(before["resource"], "pods");
     assert_eq!(before["objects"], 5, "{before}");
     let bytes = before["bytes"].as_u64().expect("bytes");
@@ -246,7 +234,7 @@ fn cache_stats_show_managed_fields_as_a_large_share_and_the_transform_cuts_them(
         out.stderr
     );
 
-    let (after, out) = cache_stats(&sim, &["--transform", "strip-managed-fields"]);
+    let (after, out) = cache_stats(&sim, "--transform strip-managed-fields");
     assert_eq!(after["objects"], 5, "{after}");
     assert!(
         after["fields"].get("metadata.managedFields").is_none(),
@@ -322,21 +310,12 @@ fn the_relist_peak_is_the_store_plus_the_list_in_flight_and_ctrl_c_reports_it() 
 #[test]
 fn a_cache_stats_record_ends_each_normal_exit() {
     let sim = applied_pods();
-    for end in [
-        &["--max-events", "2"][..],
-        &["--until", "created"],
-        &["--timeout", "2s"],
-    ] {
-        let mut args = vec![
-            "pods",
-            "-l",
-            "app=applied",
-            "-o",
-            "json",
-            "--cache-stats=1h",
-        ];
-        args.extend_from_slice(end);
-        let out = sim.kwatch(&args[..]).success();
+    for end in ["--max-events 2", "--until created", "--timeout 2s"] {
+        let out = sim
+            .kwatch(format!(
+                "pods -l app=applied -o json --cache-stats=1h {end}"
+            ))
+            .success();
         let recs = out.json();
         let stats = cache_records(&recs);
         assert_eq!(stats.len(), 1, "{end:?}: {recs:#?}");
@@ -380,11 +359,7 @@ fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_
                 .is_some_and(|s| s.starts_with("very short watch"))
         })
     });
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "after-short", json!({})),
-    );
+    create_configmap(&sim, "default", "after-short", json!({}));
     kw.wait_for(LIMIT, "the next watch", |v| {
         v.iter().any(|r| r["key"] == "default/after-short")
     });

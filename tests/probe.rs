@@ -150,16 +150,14 @@ fn probe_without_the_right_to_write_is_one_line_and_exit_1() {
     assert!(out.stdout.is_empty(), "{:?}", out.stdout);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);
+    let line = lines[0];
     assert!(
-        lines[0]
-            .starts_with("error: --probe needs to create configmaps in the namespace \"default\""),
-        "{}",
-        lines[0]
+        line.starts_with("error: --probe needs to create configmaps in the namespace \"default\""),
+        "{line}"
     );
     assert!(
-        lines[0].contains("kubectl auth can-i create configmaps -n default"),
-        "{}",
-        lines[0]
+        line.contains("kubectl auth can-i create configmaps -n default"),
+        "{line}"
     );
     assert_eq!(probes_left(&sim), Vec::<String>::new());
     // Asked as `kubectl auth can-i` asks, before any write: no create was tried.

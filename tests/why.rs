@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, is_delta, kubectl_f, Running};
+use crate::util::kwatch::{command, configmap, create_configmap, is_delta, kubectl_f, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// Configmaps `w-0`…`w-49` in `default`, created as one list.
@@ -136,17 +136,7 @@ fn a_relist_after_a_change_a_delete_and_a_recreate_says_so_once() {
 fn quiet_relists_print_only_what_the_relist_changed() {
     let (recs, _, _) = relisted_run("--quiet-relists --diff");
     let listed = relist_start(&recs).expect("the relist's Listed");
-    let shown: Vec<String> = recs[listed..]
-        .iter()
-        .filter(|r| is_delta(r))
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["type"].as_str().unwrap_or("?"),
-                r["key"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
+    let shown = deltas(&recs[listed..]);
     let mut sorted = shown.clone();
     sorted.sort();
     assert_eq!(
@@ -190,11 +180,8 @@ fn the_table_marks_the_recreated_object_and_says_what_the_relist_changed() {
         ),
         "{line}"
     );
-    assert!(
-        out.stdout.iter().any(|l| l.contains("w-2 (recreated)")),
-        "{:#?}",
-        out.stdout
-    );
+    let stdout = out.stdout.join("\n");
+    assert!(stdout.contains("w-2 (recreated)"), "{stdout}");
     let stats = out
         .stderr
         .lines()
@@ -224,6 +211,13 @@ fn a_recorded_relist_replays_byte_for_byte() {
     assert_eq!(out.stdout, text.lines().collect::<Vec<_>>());
 }
 
+/// The delta records among `recs`, each as `Type key`.
+fn deltas(recs: &[Value]) -> Vec<String> {
+    let text = |r: &Value, field: &str| r[field].as_str().unwrap_or("?").to_owned();
+    let line = |r: &Value| format!("{} {}", text(r, "type"), text(r, "key"));
+    recs.iter().filter(|r| is_delta(r)).map(line).collect()
+}
+
 /// `w-0` created, its data changed, its labels changed, then deleted, while kwatch runs
 /// with `filter`; the deltas printed (`Type key`) and the run's stderr (`--stats`).
 fn filtered(filter: &str) -> (Vec<String>, String) {
@@ -234,11 +228,7 @@ fn filtered(filter: &str) -> (Vec<String>, String) {
     kw.wait_for(LIMIT, "the Watch", |v| {
         v.iter().any(|r| r["type"] == "Watch")
     });
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "w-0", json!({"k": "1"})),
-    );
+    create_configmap(&sim, "default", "w-0", json!({"k": "1"}));
     sim.kubectl_ok(r#"patch configmap w-0 -n default --type merge -p {"data":{"k":"2"}}"#);
     sim.kubectl_ok("label configmap w-0 -n default tier=web");
     sim.kubectl_ok("delete configmap w-0 -n default");
@@ -255,18 +245,7 @@ fn filtered(filter: &str) -> (Vec<String>, String) {
     let out = kw.interrupt(LIMIT);
     let recs = out.json();
     assert!(!recs.is_empty());
-    let shown = recs
-        .iter()
-        .filter(|r| is_delta(r))
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["type"].as_str().unwrap_or("?"),
-                r["key"].as_str().unwrap_or("?")
-            )
-        })
-        .collect();
-    (shown, out.stderr)
+    (deltas(&recs), out.stderr)
 }
 
 #[test]
@@ -328,11 +307,7 @@ fn a_stale_list_gives_one_time_travel() {
     let sim = SimProcess::start(&[]);
     let old = sim.revision();
     let mut kw = crate::util::kwatch::watching_configmaps(&sim, &["--stats"]);
-    kubectl_f(
-        &sim,
-        "create",
-        &configmap("default", "w-0", json!({"k": "1"})),
-    );
+    create_configmap(&sim, "default", "w-0", json!({"k": "1"}));
     kw.wait_for(LIMIT, "w-0", |v| {
         v.iter().any(|r| r["key"] == "default/w-0")
     });

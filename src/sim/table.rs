@@ -303,6 +303,19 @@ fn service_columns() -> Vec<Column> {
     ]
 }
 
+/// A string map as sorted `k=v` pairs joined by commas, `<none>` when empty
+/// (metav1.FormatLabelSelector for matchLabels).
+fn pairs(map: &Value) -> Value {
+    let mut kv: Vec<String> = map
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
+        .collect();
+    kv.sort();
+    comma_list(&kv, "<none>")
+}
+
 /// `items` joined by commas, as the printers show a list; `empty` when there are none.
 fn comma_list<S: AsRef<str>>(items: &[S], empty: &str) -> Value {
     if items.is_empty() {
@@ -336,19 +349,21 @@ fn replicaset_columns() -> Vec<Column> {
     ]
 }
 
+/// An event's object as `kind/name`, the kind in lower case.
+fn kind_name(o: &Value) -> Value {
+    json!(format!(
+        "{}/{}",
+        o["kind"].as_str().unwrap_or("").to_lowercase(),
+        o["name"].as_str().unwrap_or("")
+    ))
+}
+
 /// core/v1 events.
 fn core_event_columns() -> Vec<Column> {
     vec![
         col("Type", "string", 0, |v| v["type"].clone()),
         col("Reason", "string", 0, |v| v["reason"].clone()),
-        col("Object", "string", 0, |v| {
-            let o = &v["involvedObject"];
-            json!(format!(
-                "{}/{}",
-                o["kind"].as_str().unwrap_or("").to_lowercase(),
-                o["name"].as_str().unwrap_or("")
-            ))
-        }),
+        col("Object", "string", 0, |v| kind_name(&v["involvedObject"])),
         col("Message", "string", 0, |v| v["message"].clone()),
     ]
 }
@@ -364,14 +379,7 @@ fn event_columns() -> Vec<Column> {
         }),
         col("Type", "string", 0, |v| v["type"].clone()),
         col("Reason", "string", 0, |v| v["reason"].clone()),
-        col("Object", "string", 0, |v| {
-            let o = &v["regarding"];
-            json!(format!(
-                "{}/{}",
-                o["kind"].as_str().unwrap_or("").to_lowercase(),
-                o["name"].as_str().unwrap_or("")
-            ))
-        }),
+        col("Object", "string", 0, |v| kind_name(&v["regarding"])),
         col("Message", "string", 0, |v| {
             json!(v["note"].as_str().unwrap_or("").trim())
         }),
@@ -405,14 +413,7 @@ fn daemonset_columns() -> Vec<Column> {
         int_col("Up-to-date", "/status/updatedNumberScheduled"),
         int_col("Available", "/status/numberAvailable"),
         col("Node Selector", "string", 0, |v| {
-            let m = v["spec"]["template"]["spec"]["nodeSelector"].as_object();
-            let mut kv: Vec<String> = m
-                .into_iter()
-                .flatten()
-                .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
-                .collect();
-            kv.sort();
-            comma_list(&kv, "<none>")
+            pairs(&v["spec"]["template"]["spec"]["nodeSelector"])
         }),
         col("Age", "string", 0, age),
     ]
@@ -584,15 +585,7 @@ fn ingressclass_columns() -> Vec<Column> {
 fn networkpolicy_columns() -> Vec<Column> {
     vec![
         col("Pod-Selector", "string", 0, |v| {
-            // metav1.FormatLabelSelector for matchLabels: `k=v` sorted, `<none>` if empty.
-            let m = v["spec"]["podSelector"]["matchLabels"].as_object();
-            let mut kv: Vec<String> = m
-                .into_iter()
-                .flatten()
-                .map(|(k, x)| format!("{k}={}", x.as_str().unwrap_or("")))
-                .collect();
-            kv.sort();
-            comma_list(&kv, "<none>")
+            pairs(&v["spec"]["podSelector"]["matchLabels"])
         }),
         col("Age", "string", 0, age),
     ]
@@ -691,16 +684,16 @@ type SharedColumn = (&'static str, &'static str, u8, bool);
 /// from kwatch's printers, in kwatch's column order (printers.go `AddHandlers`;
 /// kube-aggregator's apiservice `ConvertToTable`).
 const SHARED: &[(&str, &[SharedColumn])] = &[
-    ("endpoints", &[("Endpoints", "string", 0, false), AGE]),
+    ("endpoints", &[text_col("Endpoints"), AGE]),
     (
         "persistentvolumeclaims",
         &[
-            ("Status", "string", 0, false),
-            ("Volume", "string", 0, false),
-            ("Capacity", "string", 0, false),
-            ("Access Modes", "string", 0, false),
-            ("StorageClass", "string", 0, false),
-            ("VolumeAttributesClass", "string", 0, false),
+            text_col("Status"),
+            text_col("Volume"),
+            text_col("Capacity"),
+            text_col("Access Modes"),
+            text_col("StorageClass"),
+            text_col("VolumeAttributesClass"),
             AGE,
             ("VolumeMode", "string", 1, false),
         ],
@@ -709,9 +702,9 @@ const SHARED: &[(&str, &[SharedColumn])] = &[
     (
         "horizontalpodautoscalers",
         &[
-            ("Reference", "string", 0, false),
-            ("Targets", "string", 0, false),
-            ("MinPods", "string", 0, false),
+            text_col("Reference"),
+            text_col("Targets"),
+            text_col("MinPods"),
             ("MaxPods", "string", 0, true),
             ("Replicas", "string", 0, true),
             AGE,
@@ -720,29 +713,30 @@ const SHARED: &[(&str, &[SharedColumn])] = &[
     (
         "poddisruptionbudgets",
         &[
-            ("Min Available", "string", 0, false),
-            ("Max Unavailable", "string", 0, false),
+            text_col("Min Available"),
+            text_col("Max Unavailable"),
             ("Allowed Disruptions", "integer", 0, true),
             AGE,
         ],
     ),
     ("rolebindings", BINDING),
     ("clusterrolebindings", BINDING),
-    ("leases", &[("Holder", "string", 0, false), AGE]),
+    ("leases", &[text_col("Holder"), AGE]),
     (
         "apiservices",
-        &[
-            ("Service", "string", 0, false),
-            ("Available", "string", 0, false),
-            AGE,
-        ],
+        &[text_col("Service"), text_col("Available"), AGE],
     ),
 ];
 
-const AGE: SharedColumn = ("Age", "string", 0, false);
+const AGE: SharedColumn = text_col("Age");
+
+/// A string column of priority 0 whose cell the server sends as a string.
+const fn text_col(name: &'static str) -> SharedColumn {
+    (name, "string", 0, false)
+}
 
 const BINDING: &[SharedColumn] = &[
-    ("Role", "string", 0, false),
+    text_col("Role"),
     AGE,
     ("Users", "string", 1, false),
     ("Groups", "string", 1, false),

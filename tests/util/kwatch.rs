@@ -361,6 +361,11 @@ pub fn kubectl_f(sim: &SimProcess, verb: &str, manifest: &Value) -> Value {
     serde_json::from_str(&out).expect("kubectl's JSON")
 }
 
+/// `kubectl create -f` of a ConfigMap with `data`; returns the stored object.
+pub fn create_configmap(sim: &SimProcess, namespace: &str, name: &str, data: Value) -> Value {
+    kubectl_f(sim, "create", &configmap(namespace, name, data))
+}
+
 /// A ConfigMap manifest.
 pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
     serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",

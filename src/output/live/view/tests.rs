@@ -153,13 +153,13 @@ fn text(b: &Buffer) -> String {
         .join("\n")
 }
 
-/// The column where `needle` starts on the line holding `on`.
-fn find(b: &Buffer, on: &str, needle: &str) -> (u16, u16) {
+/// The cell where `needle` starts on the line holding `on`.
+fn find<'a>(b: &'a Buffer, on: &str, needle: &str) -> &'a ratatui::buffer::Cell {
     let s = text(b);
     for (y, l) in s.lines().enumerate() {
         if l.contains(on) {
             let x = l[..l.find(needle).unwrap()].chars().count();
-            return (x as u16, y as u16);
+            return &b[(x as u16, y as u16)];
         }
     }
     panic!("{on:?} not on screen:\n{s}");
@@ -178,23 +178,14 @@ fn an_update_highlights_the_changed_cell_then_fades() {
     let mut ui = Ui::new(true);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
-    let (x, y) = find(&b, "web-2", "Failed");
-    assert!(
-        b[(x, y)].modifier.contains(Modifier::BOLD),
-        "{:?}",
-        b[(x, y)]
-    );
-    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Yellow);
-    let (nx, ny) = find(&b, "web-2", "web-2");
-    assert_eq!(
-        b[(nx, ny)].fg,
-        ratatui::style::Color::Reset,
-        "NAME did not change"
-    );
+    let changed = find(&b, "web-2", "Failed");
+    assert!(changed.modifier.contains(Modifier::BOLD), "{changed:?}");
+    assert_eq!(changed.fg, ratatui::style::Color::Yellow);
+    let name = find(&b, "web-2", "web-2");
+    assert_eq!(name.fg, ratatui::style::Color::Reset, "NAME did not change");
     // A few seconds later the highlight is gone, the value stays.
     let b = f.draw(&mut ui, 120, 16, 30);
-    let (x, y) = find(&b, "web-2", "Failed");
-    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Reset);
+    assert_eq!(find(&b, "web-2", "Failed").fg, ratatui::style::Color::Reset);
 }
 
 #[test]
@@ -202,9 +193,9 @@ fn no_color_marks_changes_with_reverse_and_a_marker() {
     let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
     let b = f.draw(&mut Ui::new(false), 120, 16, 21);
     insta::assert_snapshot!(text(&b));
-    let (x, y) = find(&b, "web-2", "Failed");
-    assert!(b[(x, y)].modifier.contains(Modifier::REVERSED));
-    assert_eq!(b[(x, y)].fg, ratatui::style::Color::Reset, "no colour");
+    let changed = find(&b, "web-2", "Failed");
+    assert!(changed.modifier.contains(Modifier::REVERSED));
+    assert_eq!(changed.fg, ratatui::style::Color::Reset, "no colour");
     assert!(text(&b).contains(" *Updated"));
 }
 
@@ -214,8 +205,8 @@ fn a_delete_fades_then_leaves() {
     let mut ui = Ui::new(false);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
-    let (x, y) = find(&b, "db-0", "db-0");
-    assert!(b[(x, y)].modifier.contains(Modifier::CROSSED_OUT));
+    let gone = find(&b, "db-0", "db-0");
+    assert!(gone.modifier.contains(Modifier::CROSSED_OUT));
     crate::output::live::lock(&f.model).prune(t(30));
     let b = f.draw(&mut ui, 120, 16, 30);
     assert!(!text(&b).contains("db-0 "), "{}", text(&b));
