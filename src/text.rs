@@ -3,10 +3,22 @@
 //! ESC could rewrite the screen); every layer that writes a line of its own (the client's
 //! errors, the printers, the application's diagnostics) escapes it here.
 //! `human_duration` is kubectl's way of writing an age, for the table and the simulator's
-//! Tables.
+//! Tables. `name_suffix` is the apiserver's `generateName` suffix, for the simulator and
+//! `--probe`'s ConfigMap.
 
 use std::borrow::Cow;
 use std::time::Duration;
+
+/// Five characters of the alphabet apiserver's `generateName` uses (no vowels, no
+/// look-alikes: `k8s.io/apimachinery/pkg/util/rand`).
+pub fn name_suffix() -> String {
+    use rand::Rng as _;
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut rng = rand::rng();
+    (0..5)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
+}
 
 /// `s` with every control character (C0, DEL, C1) written as `\u{…}` escapes.
 pub fn sanitize(s: &str) -> Cow<'_, str> {
@@ -63,6 +75,17 @@ fn units(n: u64, unit: &str, rest: u64, rest_unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_suffixes_are_five_characters_of_generate_names_alphabet() {
+        let s = name_suffix();
+        assert_eq!(s.len(), 5, "{s}");
+        assert!(
+            s.bytes()
+                .all(|c| b"bcdfghjklmnpqrstvwxz2456789".contains(&c)),
+            "{s}"
+        );
+    }
 
     #[test]
     fn escapes_controls_only() {

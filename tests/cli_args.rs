@@ -169,10 +169,9 @@ fn zero_timeout_and_zero_max_events_are_no_limit() {
 #[test]
 fn all_namespaces_wins_over_a_namespace() {
     let sim = SimProcess::start(&[]);
-    let args: Vec<&str> = "configmaps -A -n default -o json --until-synced"
-        .split(' ')
-        .collect();
-    let out = sim.kwatch(&args[..]).exits(0);
+    let out = sim
+        .kwatch("configmaps -A -n default -o json --until-synced")
+        .exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let recs = out.json();
     let namespaces: std::collections::BTreeSet<&str> = recs

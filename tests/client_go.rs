@@ -449,10 +449,9 @@ fn explicit_flags_override_the_servers_release() {
 #[test]
 fn an_unreadable_version_falls_back_to_0_32_with_one_note() {
     let sim = SimProcess::start(&["--server-version", "1.x"]);
-    let args: Vec<&str> = "configmaps -n default -o json --until-synced"
-        .split(' ')
-        .collect();
-    let out = sim.kwatch(&args[..]).exits(0);
+    let out = sim
+        .kwatch("configmaps -n default -o json --until-synced")
+        .exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);

@@ -801,11 +801,10 @@ fn impersonating_groups_without_a_user_is_refused_before_connecting() {
     let sim = SimProcess::start(&[]);
     for extra in [&["--as-group", "system:masters"][..], &["--as-uid", "7"]] {
         let before = request_paths(&sim).len();
-        let mut args: Vec<&str> = "configmaps -n default --until-synced --timeout 5s"
-            .split(' ')
-            .collect();
-        args.extend_from_slice(extra);
-        let out = sim.kwatch(&args[..]);
+        let out = sim.kwatch(format!(
+            "configmaps -n default --until-synced --timeout 5s {}",
+            extra.join(" ")
+        ));
         usage_error(
             &out,
             "requesting uid, groups or user-extra for kwatch-sim without impersonating a user",

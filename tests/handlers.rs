@@ -286,10 +286,8 @@ fn a_resync_calls_on_update_with_the_same_object_twice() {
 #[test]
 fn the_handler_view_as_a_table_and_as_yaml() {
     let sim = SimProcess::start(&[]);
-    let base: Vec<&str> = "configmaps -n default --view handlers --until-synced"
-        .split(' ')
-        .collect();
-    let out = sim.kwatch(&base[..]).exits(0);
+    let base = "configmaps -n default --view handlers --until-synced";
+    let out = sim.kwatch(base).exits(0);
     let rows: Vec<Vec<&str>> = out
         .stdout
         .iter()
@@ -306,9 +304,7 @@ fn the_handler_view_as_a_table_and_as_yaml() {
     assert_eq!(names, BTreeSet::from(["app-config", "kube-root-ca.crt"]));
     assert!(out.stderr.contains("~ synced configmaps"), "{out:?}");
 
-    let mut yaml = base.to_vec();
-    yaml.extend(["-o", "yaml"]);
-    let out = sim.kwatch(&yaml[..]).exits(0);
+    let out = sim.kwatch(format!("{base} -o yaml")).exits(0);
     let text = out.stdout.join("\n");
     assert_eq!(text.matches("\ntype: HandlerCall\n").count(), 2, "{text}");
     assert_eq!(text.matches("\nhandler: OnAdd\n").count(), 2, "{text}");

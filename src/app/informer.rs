@@ -901,12 +901,7 @@ mod tests {
     #[tokio::test]
     async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
         let (fifo, store) = batch_fifo(true);
-        fifo.push_notice(ReflectorEvent::List {
-            resource_version: String::new(),
-            limit: 0,
-            reason: "initial".into(),
-            streaming: true,
-        });
+        fifo.push_notice(ReflectorEvent::list("", 0, "initial", true));
         fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
         fifo.replace(vec![pod("c", "4"), pod("b", "3")], "4");
         fifo.resync();

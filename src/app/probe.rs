@@ -88,7 +88,7 @@ impl Probe {
         }
         let api: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
         remove_leftovers(&api, ns, cfg.interval).await?;
-        let name = format!("kwatch-probe-{}", suffix());
+        let name = format!("kwatch-probe-{}", crate::text::name_suffix());
         let mut cm: ConfigMap = serde_json::from_value(json!({
             "metadata": {
                 "name": name,
@@ -311,17 +311,6 @@ fn now_rfc3339() -> String {
     format!("{:.9}", jiff::Timestamp::now())
 }
 
-/// Five characters of the alphabet apiserver's `generateName` uses (no vowels, no
-/// look-alikes: `k8s.io/apimachinery/pkg/util/rand`).
-fn suffix() -> String {
-    use rand::Rng as _;
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut rng = rand::rng();
-    (0..5)
-        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
-        .collect()
-}
-
 /// The probe's annotations as they are read back.
 #[derive(Deserialize)]
 struct Annotated {
@@ -521,6 +510,5 @@ mod tests {
         assert_eq!(seq_of(r#"{"metadata":{"name":"other"}}"#), None);
         let sent = now_rfc3339();
         assert_eq!(sent.len(), "2026-11-23T10:00:01.123456789Z".len(), "{sent}");
-        assert_eq!(suffix().len(), 5);
     }
 }

@@ -349,12 +349,7 @@ mod tests {
             delay: Duration::from_millis(800),
             cause: cause.into(),
         };
-        let list = ReflectorEvent::List {
-            resource_version: "9".into(),
-            limit: 0,
-            reason: cause.into(),
-            streaming: false,
-        };
+        let list = ReflectorEvent::list("9", 0, cause, false);
         let listed = ReflectorEvent::Listed {
             resource_version: "9".into(),
             items: 1,

@@ -634,12 +634,7 @@ mod tests {
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
         vec![
-            ReflectorEvent::List {
-                resource_version: s("0"),
-                limit: 500,
-                reason: s("initial"),
-                streaming: true,
-            },
+            ReflectorEvent::list("0", 500, "initial", true),
             ReflectorEvent::Listed {
                 resource_version: s("10"),
                 items: 3,
@@ -886,12 +881,7 @@ mod tests {
     #[test]
     fn the_informer_is_on_list_and_synced_and_the_batch_on_deltas() {
         let r = Resource::pods();
-        let list = ReflectorEvent::List {
-            resource_version: "0".into(),
-            limit: 0,
-            reason: "initial".into(),
-            streaming: true,
-        };
+        let list = ReflectorEvent::list("0", 0, "initial", true);
         let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"4"}}"#);
         let delta = Delta::new(DeltaType::ReplacedAll, obj);
         let informer = InformerInfo {

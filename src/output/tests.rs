@@ -20,6 +20,16 @@ fn pod(name: &str, rv: &str) -> ObjectRef {
     ))
 }
 
+/// A delta record whose previous version is unknown.
+fn delta<'a>(key: &'a str, delta: &'a Delta, initial_list: bool) -> Body<'a> {
+    Body::Delta {
+        key,
+        delta,
+        initial_list,
+        prev: None,
+    }
+}
+
 fn at() -> jiff::Timestamp {
     "2026-11-21T10:05:30.25Z".parse().unwrap()
 }
@@ -57,28 +67,13 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
             obj: Some(pod("old", "7")),
         }),
     };
-    let list = ReflectorEvent::List {
-        resource_version: "0".into(),
-        limit: 500,
-        reason: "initial".into(),
-        streaming: false,
-    };
+    let list = ReflectorEvent::list("0", 500, "initial", false);
     let out = print_all(
         Format::Json,
         &[
             Body::Event(&list),
-            Body::Delta {
-                key: "default/web-1",
-                delta: &added,
-                initial_list: true,
-                prev: None,
-            },
-            Body::Delta {
-                key: "default/old",
-                delta: &tomb,
-                initial_list: false,
-                prev: None,
-            },
+            delta("default/web-1", &added, true),
+            delta("default/old", &tomb, false),
             Body::Synced,
         ],
     );
@@ -104,15 +99,7 @@ fn json_lines_put_type_first_and_splice_the_object_without_managed_fields() {
 #[test]
 fn yaml_is_a_multi_document_stream_of_the_same_records() {
     let d = Delta::new(DeltaType::Updated, pod("web-1", "43"));
-    let out = print_all(
-        Format::Yaml,
-        &[Body::Delta {
-            key: "default/web-1",
-            delta: &d,
-            initial_list: false,
-            prev: None,
-        }],
-    );
+    let out = print_all(Format::Yaml, &[delta("default/web-1", &d, false)]);
     assert!(
         out.starts_with("---\ntype: Updated\nresource: pods\nkey: default/web-1\n"),
         "{out}"
@@ -125,29 +112,19 @@ fn yaml_is_a_multi_document_stream_of_the_same_records() {
 fn table_has_one_header_growing_columns_and_event_lines() {
     let a = Delta::new(DeltaType::Added, pod("a", "5"));
     let b = Delta::new(DeltaType::Replaced, pod("a-much-longer-name", "6"));
-    let relist = ReflectorEvent::List {
-        resource_version: "350".into(),
-        limit: 0,
-        reason: "410 Expired: too old resource version: 300 (340)".into(),
-        streaming: false,
-    };
+    let relist = ReflectorEvent::list(
+        "350",
+        0,
+        "410 Expired: too old resource version: 300 (340)",
+        false,
+    );
     let out = print_all(
         Format::Table,
         &[
-            Body::Delta {
-                key: "default/a",
-                delta: &a,
-                initial_list: true,
-                prev: None,
-            },
+            delta("default/a", &a, true),
             Body::Synced,
             Body::Event(&relist),
-            Body::Delta {
-                key: "default/a-much-longer-name",
-                delta: &b,
-                initial_list: false,
-                prev: None,
-            },
+            delta("default/a-much-longer-name", &b, false),
         ],
     );
     assert_eq!(
@@ -174,15 +151,7 @@ fn metadata_only_tables_show_age_and_labels() {
         show_labels: true,
         ..opts(Format::Wide)
     };
-    let out = print_with(
-        o,
-        &[Body::Delta {
-            key: "default/web-1",
-            delta: &d,
-            initial_list: false,
-            prev: None,
-        }],
-    );
+    let out = print_with(o, &[delta("default/web-1", &d, false)]);
     assert_eq!(
         out,
         "DELTA      NAMESPACE   NAME    RESOURCEVERSION   AGE     APP   LABELS\n\
@@ -206,21 +175,11 @@ fn table_escapes_control_characters_from_the_server() {
 /// initial list and never shown without it.
 #[test]
 fn table_holds_loading_lines_until_the_initial_list_shows() {
-    let list = ReflectorEvent::List {
-        resource_version: "0".into(),
-        limit: 500,
-        reason: "initial".into(),
-        streaming: false,
-    };
+    let list = ReflectorEvent::list("0", 500, "initial", false);
     let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list)]);
     assert_eq!((out.as_str(), diag.as_str()), ("", ""));
     let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
-    let row = Body::Delta {
-        key: "default/a",
-        delta: &d,
-        initial_list: true,
-        prev: None,
-    };
+    let row = delta("default/a", &d, true);
     // Cut short by --max-events: the row and the lines before it come out at the end.
     let (out, diag) = print_split(opts(Format::Table), None, &[Body::Event(&list), row]);
     assert_eq!(out.lines().count(), 2, "{out}");
@@ -271,12 +230,7 @@ fn story(o: Options) -> String {
     let relisted = Delta::new(DeltaType::Replaced, v1.clone());
     let updated = Delta::new(DeltaType::Updated, v2.clone());
     let deleted = Delta::new(DeltaType::Deleted, v2.clone());
-    let list = ReflectorEvent::List {
-        resource_version: "0".into(),
-        limit: 500,
-        reason: "initial".into(),
-        streaming: false,
-    };
+    let list = ReflectorEvent::list("0", 500, "initial", false);
     let listed = ReflectorEvent::Listed {
         resource_version: "10".into(),
         items: 1,
@@ -290,12 +244,7 @@ fn story(o: Options) -> String {
         &[
             Body::Event(&list),
             Body::Event(&listed),
-            Body::Delta {
-                key: "default/web-1",
-                delta: &added,
-                initial_list: true,
-                prev: None,
-            },
+            delta("default/web-1", &added, true),
             Body::Synced,
             Body::Delta {
                 key: "default/web-1",
@@ -510,12 +459,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
             resource: &r,
             context: None,
             time: at(),
-            body: Body::Delta {
-                key: "default/a",
-                delta: &d,
-                initial_list: true,
-                prev: None,
-            },
+            body: delta("default/a", &d, true),
             informer: Default::default(),
         };
         p.print(&rec).unwrap();
@@ -529,20 +473,10 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
 #[test]
 fn table_event_lines_go_to_the_diagnostics_writer() {
     let d = Delta::new(DeltaType::Replaced, pod("web-1", "7"));
-    let list = ReflectorEvent::List {
-        resource_version: "0".into(),
-        limit: 500,
-        reason: "initial".into(),
-        streaming: true,
-    };
+    let list = ReflectorEvent::list("0", 500, "initial", true);
     let recs = [
         Body::Event(&list),
-        Body::Delta {
-            key: "default/web-1",
-            delta: &d,
-            initial_list: true,
-            prev: None,
-        },
+        delta("default/web-1", &d, true),
         Body::Synced,
     ];
     let (out, diag) = print_split(
@@ -576,15 +510,7 @@ fn colour_codes_are_explicit_and_balanced() {
             ..opts(Format::Table)
         },
         None,
-        &[
-            Body::Event(&ev),
-            Body::Delta {
-                key: "default/web-1",
-                delta: &d,
-                initial_list: false,
-                prev: None,
-            },
-        ],
+        &[Body::Event(&ev), delta("default/web-1", &d, false)],
     );
     let row = out.lines().nth(1).unwrap();
     assert!(
@@ -609,12 +535,7 @@ fn script_formats_write_bytes_into_a_pipe_and_name_the_context() {
         r#"{"metadata":{"name":"esc","namespace":"default","resourceVersion":"3"},"data":{"k":"a\u001b[2Jb"}}"#,
     );
     let d = Delta::new(DeltaType::Added, o);
-    let body = [Body::Delta {
-        key: "default/esc",
-        delta: &d,
-        initial_list: false,
-        prev: None,
-    }];
+    let body = [delta("default/esc", &d, false)];
     let run = |format: &str, terminal: bool, context: Option<&str>| {
         let o = Options {
             terminal,

@@ -466,7 +466,7 @@ impl Store {
             .to_string();
         if name.is_empty() {
             if let Some(g) = meta.get("generateName").and_then(Value::as_str) {
-                name = format!("{g}{}", random_suffix());
+                name = format!("{g}{}", crate::text::name_suffix());
                 meta.insert("name".into(), json!(name));
             }
         }
@@ -810,15 +810,6 @@ fn ensure_meta(v: &mut Value) -> &mut Map<String, Value> {
         Value::Object(m) => m,
         _ => unreachable!("metadata was made an object"),
     }
-}
-
-fn random_suffix() -> String {
-    use rand::Rng;
-    const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut rng = rand::rng();
-    (0..5)
-        .map(|_| CHARS[rng.random_range(0..CHARS.len())] as char)
-        .collect()
 }
 
 fn validate_name(def: &ResourceDef, name: &str) -> Result<(), Status> {

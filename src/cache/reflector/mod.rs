@@ -237,6 +237,16 @@ impl KeySample {
 }
 
 impl ReflectorEvent {
+    /// A [`ReflectorEvent::List`]: a list begins (`limit` 0: unpaginated, or streaming).
+    pub fn list(resource_version: &str, limit: u32, reason: &str, streaming: bool) -> Self {
+        ReflectorEvent::List {
+            resource_version: resource_version.to_owned(),
+            limit,
+            reason: reason.to_owned(),
+            streaming,
+        }
+    }
+
     /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
     pub fn relisted(resource_version: &str, resync: bool) -> ReflectorEvent {
         ReflectorEvent::Relisted {
@@ -739,12 +749,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let start = Instant::now();
         let rv = self.relist_rv();
         let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
-        self.store.notice(ReflectorEvent::List {
-            resource_version: rv.clone(),
-            limit,
-            reason: reason.clone(),
-            streaming: false,
-        });
+        self.store
+            .notice(ReflectorEvent::list(&rv, limit, &reason, false));
         let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
             Ok(l) => l,
             Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
@@ -799,12 +805,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         } else {
             self.last_sync_rv.clone()
         };
-        self.store.notice(ReflectorEvent::List {
-            resource_version: rv.clone(),
-            limit: 0,
-            reason: retry.clone().unwrap_or_else(|| reason.clone()),
-            streaming: true,
-        });
+        self.store.notice(ReflectorEvent::list(
+            &rv,
+            0,
+            retry.as_deref().unwrap_or(&reason),
+            true,
+        ));
         let timeout_seconds = self.watch_timeout();
         let opts = WatchOptions {
             resource_version: rv.clone(),

@@ -85,15 +85,7 @@ impl Feed {
     /// The initial list of three pods, then Synced and a watch.
     fn listed() -> Feed {
         let mut f = Feed::new(Options::default());
-        f.event(
-            0,
-            ReflectorEvent::List {
-                resource_version: String::new(),
-                limit: 500,
-                reason: "initial".into(),
-                streaming: false,
-            },
-        );
+        f.event(0, ReflectorEvent::list("", 500, "initial", false));
         f.event(
             0,
             ReflectorEvent::Listed {
@@ -231,15 +223,7 @@ fn a_relist_counts_in_the_header() {
             cause: "410 Gone".into(),
         },
     );
-    f.event(
-        21,
-        ReflectorEvent::List {
-            resource_version: String::new(),
-            limit: 500,
-            reason: "410 Gone".into(),
-            streaming: false,
-        },
-    );
+    f.event(21, ReflectorEvent::list("", 500, "410 Gone", false));
     let b = f.draw(&mut Ui::new(false), 160, 16, 22);
     insta::assert_snapshot!(text(&b));
     assert!(text(&b).contains("relists 1 retries 0 backoffs 1"));
