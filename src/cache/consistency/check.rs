@@ -323,6 +323,12 @@ mod tests {
         }
     }
 
+    /// An empty store and a DeltaFIFO that knows it.
+    fn delta_fifo() -> (Arc<Store>, Arc<DeltaFifo<ReflectorEvent>>) {
+        let store = Arc::new(Store::new());
+        (store.clone(), Arc::new(DeltaFifo::new(Some(store), true)))
+    }
+
     fn rvs(objs: &[ObjectRef]) -> Vec<(String, String)> {
         objs.iter()
             .map(|o| (o.key(), o.resource_version().to_owned()))
@@ -384,8 +390,7 @@ mod tests {
 
     #[tokio::test]
     async fn sync_points_with_either_queue() {
-        let store = Arc::new(Store::new());
-        let q = Arc::new(DeltaFifo::new(Some(store.clone()), true));
+        let (store, q) = delta_fifo();
         sync_points_follow_what_was_applied(q, store).await;
         let store = Arc::new(Store::new());
         let q = Arc::new(RealFifo::new(store.clone()));
@@ -394,8 +399,7 @@ mod tests {
 
     #[tokio::test]
     async fn without_checks_nothing_is_tracked() {
-        let store = Arc::new(Store::new());
-        let q = Arc::new(DeltaFifo::new(Some(store.clone()), true));
+        let (store, q) = delta_fifo();
         let points = SyncPoints::new(q.clone(), false);
         points.replace(vec![obj("a", "1")], "5");
         drain(&*q, &store).await;
@@ -509,8 +513,7 @@ mod tests {
             ]),
             ..Server::default()
         });
-        let store = Arc::new(Store::new());
-        let q = Arc::new(DeltaFifo::new(Some(store.clone()), true));
+        let (store, q) = delta_fifo();
         let points = Arc::new(SyncPoints::new(q.clone(), true));
         let task = tokio::spawn(run(
             server.clone(),
@@ -557,8 +560,7 @@ mod tests {
     /// A queue that never empties gets no check, and says so once a period.
     #[tokio::test(start_paused = true)]
     async fn a_queue_that_never_empties_is_reported_once_a_period() {
-        let store = Arc::new(Store::new());
-        let q = Arc::new(DeltaFifo::new(Some(store.clone()), true));
+        let (store, q) = delta_fifo();
         let points = SyncPoints::new(q.clone(), true);
         points.replace(vec![obj("a", "1")], "1");
         drain(&*q, &store).await;
