@@ -319,3 +319,45 @@ fn a_watch_that_never_ends_a_line_is_cut_at_the_line_limit() {
     );
     assert_eq!(ended[0]["error"], true);
 }
+
+/// Issue 21: a server whose resourceVersions are not integers (opaque, as the API
+/// conventions allowed before KEP-5504; some aggregated API servers serve such) gets one
+/// note and no TimeTravel, even where two of its versions read as integers going back.
+#[test]
+fn opaque_resource_versions_are_noted_once_and_never_called_time_travel() {
+    let server = Hostile::start(Box::new(|target, _| {
+        let cm = |name: &str, rv: &str| json!({"metadata": {"name": name, "namespace": "default", "resourceVersion": rv}});
+        if target.contains("watch=") {
+            let events = [
+                event("ADDED", cm("b", "7")),
+                event("MODIFIED", cm("b", "3")),
+            ];
+            Reply::Stream(events.concat(), Duration::from_secs(30))
+        } else {
+            let list = json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                "metadata": {"resourceVersion": "z9"}, "items": [cm("a", "z8")]});
+            Reply::Full(200, "application/json", list.to_string().into_bytes())
+        }
+    }));
+    let args = "configmaps --max-events 3 --watch-list off";
+    let out = server
+        .kwatch(format!("{args} -o json --stats"))
+        .finish(LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let recs = out.json();
+    let opaque = of_type(&recs, "OpaqueResourceVersion");
+    assert_eq!(opaque.len(), 1, "{recs:#?}");
+    assert_eq!(opaque[0]["resourceVersion"], "z9");
+    assert!(of_type(&recs, "TimeTravel").is_empty(), "{recs:#?}");
+    assert!(
+        out.stderr
+            .contains("opaque resourceVersions: 1 (time travel not looked for)"),
+        "{}",
+        out.stderr
+    );
+
+    let out = server.kwatch(args).finish(LIMIT);
+    assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    let note = "~ opaque resource versions configmaps: served rv=\"z9\", not an unsigned integer";
+    assert!(out.stderr.contains(note), "{}", out.stderr);
+}

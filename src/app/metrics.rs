@@ -445,6 +445,7 @@ impl Metrics {
             | ReflectorEvent::Consistency(_)
             | ReflectorEvent::CacheStats(_)
             | ReflectorEvent::TimeTravel { .. }
+            | ReflectorEvent::OpaqueResourceVersion { .. }
             | ReflectorEvent::Relisted { .. }
             | ReflectorEvent::Conflict { .. } => {}
         }

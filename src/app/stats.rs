@@ -39,6 +39,8 @@ pub struct Stats {
     pub relisted: u64,
     /// TimeTravel records: a list or watch older than what the reflector had synced.
     pub time_travels: u64,
+    /// OpaqueResourceVersion records: resources whose resourceVersions are not integers.
+    pub opaque_rvs: u64,
     pub relisted_classes: [u64; 5],
     /// `--check-consistency` reports: all, those that found a difference, those that
     /// could not compare (compacted, or the list failed).
@@ -101,6 +103,7 @@ impl Stats {
             resyncs: 0,
             relisted: 0,
             time_travels: 0,
+            opaque_rvs: 0,
             relisted_classes: [0; 5],
             consistency_checks: 0,
             inconsistent: 0,
@@ -171,6 +174,7 @@ impl Stats {
                 ReflectorEvent::Resync => self.resyncs += 1,
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
+                ReflectorEvent::OpaqueResourceVersion { .. } => self.opaque_rvs += 1,
                 ReflectorEvent::Relisted { .. } => {
                     self.relisted += 1;
                     let classes = e.relisted_classes().into_iter().flatten();
@@ -238,6 +242,13 @@ impl Stats {
         );
         if self.time_travels > 0 {
             let _ = writeln!(s, "  time travels: {}", self.time_travels);
+        }
+        if self.opaque_rvs > 0 {
+            let _ = writeln!(
+                s,
+                "  opaque resourceVersions: {} (time travel not looked for)",
+                self.opaque_rvs
+            );
         }
         if self.relisted > 0 {
             let [a, d, c, r, u] = self.relisted_classes;

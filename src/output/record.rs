@@ -718,6 +718,14 @@ mod tests {
                     .collect(),
                 relist_peak_bytes: 1800,
             }),
+            ReflectorEvent::TimeTravel {
+                request: s("list ?resourceVersion=12"),
+                resource_version: s("8"),
+                held: s("12"),
+            },
+            ReflectorEvent::OpaqueResourceVersion {
+                resource_version: s("etcd\u{1b}:a1"),
+            },
             ReflectorEvent::Conflict {
                 key: s("default/shop"),
                 path: s("spec.template.spec.containers[name=app].image"),

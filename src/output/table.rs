@@ -633,6 +633,10 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "time travel {name}: {request} served rv={resource_version}, older than rv={held} \
              already synced (a server with a stale watch cache?)"
         ),
+        ReflectorEvent::OpaqueResourceVersion { resource_version } => format!(
+            "opaque resource versions {name}: served rv={resource_version:?}, not an unsigned \
+             integer: time travel is not looked for"
+        ),
         ReflectorEvent::Relisted { .. } => relisted_text(name, e)?,
         ReflectorEvent::Conflict {
             key,

@@ -186,6 +186,14 @@ pub enum ReflectorEvent {
         resource_version: String,
         held: String,
     },
+    /// A list or watch event served a resourceVersion that does not read as an unsigned
+    /// integer: this server's resourceVersions are opaque (as the API conventions had them
+    /// before KEP-5504), so no [`ReflectorEvent::TimeTravel`] can be told, not even between
+    /// later versions that do read as integers. Once per reflector; `resourceVersion`: the
+    /// first such.
+    OpaqueResourceVersion {
+        resource_version: String,
+    },
     /// A relist's (with `resync`, a resync's) deltas are all queued; never after the
     /// initial list. The reflector queues it with empty classes behind those deltas; the
     /// informer fills them in from the deltas it popped since the relist's `Listed` (the
@@ -477,6 +485,8 @@ pub struct Reflector<L, S> {
     /// The highest resourceVersion synced that reads as an unsigned integer, to tell a
     /// [`ReflectorEvent::TimeTravel`]; none until one does.
     highest_rv: Option<u64>,
+    /// An [`ReflectorEvent::OpaqueResourceVersion`] has been queued: no more comparing.
+    opaque_rv_noted: bool,
     /// The periodic resync, while watching (client-go `watchWithResync`).
     resync: Option<AbortOnDrop>,
     backoff: Backoff,
@@ -504,6 +514,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             use_watch_list,
             established: false,
             highest_rv: None,
+            opaque_rv_noted: false,
             resync: None,
             progress: Arc::default(),
             bookmark_interval: None,
@@ -653,9 +664,20 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 
     /// `served` by `request` (a list's RV or a watch event's): a [`ReflectorEvent::TimeTravel`]
     /// when it is below the highest synced, both as unsigned integers (an RV that does not
-    /// parse is not compared); `true` then. The highest moves up, never down.
+    /// parse is not compared: the first such gives a
+    /// [`ReflectorEvent::OpaqueResourceVersion`], and from then on the server's versions
+    /// are opaque, none compared); `true` then. The highest moves up, never down.
     fn travelled(&mut self, request: impl FnOnce() -> String, served: &str) -> bool {
+        if self.opaque_rv_noted {
+            return false;
+        }
         let Ok(rv) = served.parse::<u64>() else {
+            if !served.is_empty() {
+                self.opaque_rv_noted = true;
+                self.store.notice(ReflectorEvent::OpaqueResourceVersion {
+                    resource_version: served.to_owned(),
+                });
+            }
             return false;
         };
         match self.highest_rv {

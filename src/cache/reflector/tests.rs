@@ -105,6 +105,9 @@ impl ReflectorStore for Recorder {
                 resource_version,
                 held,
             } => format!("TimeTravel {request} served={resource_version} held={held}"),
+            ReflectorEvent::OpaqueResourceVersion { resource_version } => {
+                format!("OpaqueResourceVersion {resource_version}")
+            }
             ReflectorEvent::Conflict { key, path, .. } => format!("Conflict {key} {path}"),
         };
         self.push(s);
@@ -369,6 +372,30 @@ async fn a_list_or_watch_older_than_what_was_synced_is_time_travel() {
         .position(|l| l == "replace 8 [ns/a]")
         .expect("the replace");
     assert!(log[at..].iter().any(|l| l == "Watch rv=8"), "{log:#?}");
+}
+
+/// Issue 21: a server whose resourceVersions are not integers (opaque, as the API
+/// conventions allowed before KEP-5504) is noted once, and nothing is called time travel,
+/// whatever order its versions come in.
+#[tokio::test(start_paused = true)]
+async fn opaque_resource_versions_are_noted_once_and_never_time_travel() {
+    let steps = vec![
+        page("x10", &[("a", "x5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(3)),
+            Item::Event(WatchEvent::Modified(obj("a", "x12"))),
+            Item::Event(WatchEvent::Modified(obj("a", "x1"))),
+            Item::Event(WatchEvent::Modified(obj("a", "7"))),
+            Item::Event(WatchEvent::Modified(obj("a", "3"))),
+        ])),
+    ];
+    let (log, _) = run_for(steps, cfg(), 30).await;
+    let noted: Vec<&String> = log
+        .iter()
+        .filter(|l| l.starts_with("OpaqueResourceVersion") || l.starts_with("TimeTravel"))
+        .collect();
+    // Versions that happen to read as integers (3 after 7) are opaque too.
+    assert_eq!(noted, ["OpaqueResourceVersion x10"], "{log:#?}");
 }
 
 #[tokio::test(start_paused = true)]
