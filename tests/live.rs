@@ -145,7 +145,7 @@ fn shows_the_pods_and_a_patch_in_place_and_a_delete_leaves() {
 #[test]
 fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start("history", &sim, "pods -n default --live") else {
+    let Some(t) = Tmux::start("history", &sim, "pods -n default --live --live-history 5") else {
         return;
     };
     t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
@@ -168,6 +168,7 @@ fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
     t.keys(&["Enter"]);
     let s = t.wait(SOON, "the history", |s| s.contains("history of pods"));
     assert!(s.contains("Updated"), "{s}");
+    assert!(s.contains("(5 versions kept; Esc returns)"), "{s}");
     assert!(
         s.contains(".metadata.labels.live: ∅ → \"yes\""),
         "the patch's diff:\n{s}"
@@ -231,4 +232,14 @@ fn refused_when_stdout_is_not_a_terminal() {
         "{err}"
     );
     assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    // `--live-history` without `--live`, and out of its range: clap's one line each.
+    for (args, want) in [
+        ("pods --live-history 5", "error: the following required arguments were not provided: --live; see 'kwatch --help'"),
+        ("pods --live --live-history 0", "error: invalid value '0' for '--live-history <N>': 0 is not in 1..=10000"),
+    ] {
+        let out = sim.kwatch(args).exits(2);
+        let err = out.stderr.trim();
+        assert_eq!(err.lines().count(), 1, "{args}: {err}");
+        assert!(err.starts_with(want), "{args}: {err}");
+    }
 }

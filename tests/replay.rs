@@ -373,3 +373,15 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
         stats.stderr
     );
 }
+
+/// `--live` is a running informer's screen, and replay has none to show: one line, exit 2
+/// (it was accepted and ignored).
+#[test]
+fn replay_refuses_live() {
+    let out = replay(EVERY_RECORD, &["--live"]);
+    usage_error(
+        &out,
+        "--live shows a running informer, not a recording",
+        "replay --live",
+    );
+}

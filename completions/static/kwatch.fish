@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -41,6 +41,7 @@ name\t''
 watch-events\t''
 custom-columns=\t''
 jsonpath=\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l live-history -d '--live: how many versions of each object its history screen (Enter) keeps; the oldest go first' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -150,6 +151,7 @@ name\t''
 watch-events\t''
 custom-columns=\t''
 jsonpath=\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l live-history -d '--live: how many versions of each object its history screen (Enter) keeps; the oldest go first' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When to use colour: auto (a terminal and NO_COLOR unset), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"

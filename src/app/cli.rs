@@ -94,6 +94,10 @@ impl ReplayArgs {
     /// the fix).
     pub fn check(&self) -> Result<(), String> {
         self.output.check()?;
+        if self.output.live {
+            return Err("--live shows a running informer, not a recording: replay with                         -o table, -o json or -o yaml"
+                .to_owned());
+        }
         if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
             crate::client::target::validate_namespace(ns)?;
         }
@@ -121,6 +125,13 @@ pub struct OutputArgs {
     /// place, with each object's history (Enter) and the reflector's state (? for keys).
     #[arg(short = 'i', long, hide_short_help = true)]
     pub live: bool,
+
+    /// --live: how many versions of each object its history screen (Enter) keeps; the
+    /// oldest go first.
+    #[arg(long, value_name = "N", default_value_t = crate::output::live::HISTORY,
+          requires = "live", hide_short_help = true,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub live_history: u32,
 
     /// Keep metadata.managedFields in printed objects (dropped by default, as kubectl does).
     #[arg(long, hide_short_help = true)]

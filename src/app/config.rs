@@ -78,6 +78,8 @@ pub struct Config {
     pub filter: crate::app::filter::Filter,
     /// `--live`: the full-screen view (src/app/live.rs); stdout is a terminal.
     pub live: bool,
+    /// `--live-history`: versions each row's history keeps.
+    pub live_history: usize,
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -235,6 +237,7 @@ impl Config {
                 changes: args.filter.changes.clone(),
             },
             live,
+            live_history: args.output.live_history as usize,
         })
     }
 }

@@ -59,6 +59,10 @@ fn usage_error(e: clap::Error, name: &str) -> ! {
         None => (first, None),
     };
     let mut line = error.to_owned();
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        // "…not provided:" and then one indented line per argument (clap's own names).
+        line = line.replace("\n  ", " ");
+    }
     if let Some(values) = values {
         line.push_str(&format!(" [possible values: {values}"));
     }

@@ -549,7 +549,8 @@ async fn printer(
         }
     }
     if let Some(m) = live {
-        return Ok((Box::new(output::live::LivePrinter::new(popts, m)), tables));
+        let live = output::live::LivePrinter::new(popts, m, cfg.live_history);
+        return Ok((Box::new(live), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
 }

@@ -33,8 +33,9 @@ use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
 
-/// Versions of each object kept for its history screen (the oldest go first).
-pub const HISTORY: usize = 32;
+/// Versions of each object kept for its history screen by default (`--live-history`;
+/// the oldest go first).
+pub const HISTORY: u32 = 32;
 /// Bytes of objects all history screens together keep for their diffs: past it, the
 /// oldest versions let their objects go (their diff then says so). Kept small: every
 /// object kept is memory a flood's next objects cannot reuse.
@@ -172,6 +173,8 @@ pub struct Model {
     pub changes: u64,
     /// Resources that are told apart by a KIND column.
     pub multi: bool,
+    /// Versions each row's history keeps (`--live-history`).
+    pub versions: usize,
     cells: Option<CellMaker>,
     /// Versions whose objects the histories keep, oldest first (row, seq, bytes), and
     /// their bytes: at most [`HISTORY_BYTES`].
@@ -286,7 +289,6 @@ pub fn lock(m: &Shared) -> MutexGuard<'_, Model> {
 pub struct LivePrinter {
     model: Shared,
     order: Vec<String>,
-    history: usize,
     /// Each resource (and context) seen, shared by its rows' pending deltas.
     resources: Vec<(Option<Arc<str>>, Arc<Resource>)>,
 }
@@ -310,13 +312,15 @@ fn labels_of(o: &ObjectRef) -> BTreeMap<String, String> {
 }
 
 impl LivePrinter {
-    pub fn new(mut opts: Options, model: Shared) -> LivePrinter {
+    /// `versions`: how many each row's history keeps ([`HISTORY`] by default).
+    pub fn new(mut opts: Options, model: Shared, versions: usize) -> LivePrinter {
         opts.timestamps = false;
         opts.no_headers = false;
         let order = opts.order.clone();
         {
             let mut m = lock(&model);
             m.multi = opts.multi;
+            m.versions = versions;
             m.cells = Some(CellMaker(Arc::new(Mutex::new(TablePrinter::new(
                 opts,
                 io::sink(),
@@ -326,7 +330,6 @@ impl LivePrinter {
         LivePrinter {
             model,
             order,
-            history: HISTORY,
             resources: Vec::new(),
         }
     }
@@ -401,8 +404,8 @@ impl LivePrinter {
         let (context, resource) = self.resource(rec);
         let obj = delta.object.object();
         let deleted = delta.kind == DeltaType::Deleted;
-        let history = self.history;
         let mut m = lock(&self.model);
+        let versions = m.versions;
         m.changes += 1;
         m.seq += 1;
         let seq = m.seq;
@@ -451,7 +454,7 @@ impl LivePrinter {
             change: Change::Objects(delta.kind, prev.cloned(), obj.cloned()),
             seq,
         });
-        while row.history.len() > history {
+        while row.history.len() > versions {
             row.history.pop_front();
         }
         let bytes = obj.map_or(0, |o| o.raw().len());
@@ -465,7 +468,7 @@ impl LivePrinter {
             .unwrap_or_default();
         let mut m = lock(&self.model);
         m.seq += 1;
-        let seq = m.seq;
+        let (seq, versions) = (m.seq, m.versions);
         if let Some(row) = m.rows.get_mut(&rk) {
             row.history.push_back(Version {
                 time: rec.time,
@@ -477,7 +480,7 @@ impl LivePrinter {
                 change: Change::Lines(diff),
                 seq,
             });
-            while row.history.len() > self.history {
+            while row.history.len() > versions {
                 row.history.pop_front();
             }
         }

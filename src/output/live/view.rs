@@ -433,7 +433,7 @@ impl Ui {
                 "history of {} {} ({} versions kept; Esc returns)",
                 key.1,
                 sanitize(&key.3),
-                super::HISTORY
+                m.versions
             ),
             Style::default().add_modifier(Modifier::BOLD),
         ))];

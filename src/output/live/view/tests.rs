@@ -35,9 +35,14 @@ struct Feed {
 
 impl Feed {
     fn new(opts: Options) -> Feed {
+        Feed::keeping(opts, crate::output::live::HISTORY as usize)
+    }
+
+    /// A feed whose rows keep `history` versions (`--live-history`).
+    fn keeping(opts: Options, history: usize) -> Feed {
         let model = Shared::default();
         Feed {
-            p: LivePrinter::new(opts, model.clone()),
+            p: LivePrinter::new(opts, model.clone(), history),
             model,
             r: Resource::pods(),
             last: Default::default(),
@@ -240,6 +245,26 @@ fn history_shows_every_delta_with_its_diff() {
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
     assert!(text(&b).contains(".status.phase: \"Running\" → \"Failed\""));
+}
+
+#[test]
+fn history_keeps_the_last_live_history_versions() {
+    let mut f = Feed::keeping(Options::default(), 2);
+    for (at, rv, phase) in [
+        (1, "101", "Pending"),
+        (2, "102", "Running"),
+        (3, "103", "Failed"),
+    ] {
+        f.delta(at, DeltaType::Updated, pod("web-2", rv, phase, "web"));
+    }
+    let m = lock(&f.model);
+    let rvs: Vec<&str> = m
+        .rows
+        .values()
+        .flat_map(|r| &r.history)
+        .map(|v| v.rv.as_str())
+        .collect();
+    assert_eq!(rvs, ["102", "103"]);
 }
 
 #[test]
