@@ -22,7 +22,7 @@ fn fifty_configmaps(sim: &SimProcess) {
 }
 
 /// While the watch is held: `w-0` changed, `w-1` deleted, `w-2` deleted and created
-/// again (a new uid); then the history is compacted and the watch cut, so the re-watch
+/// again (the simulator's `recreate`: a new uid); then the history is compacted and the watch cut, so the re-watch
 /// gets 410 and a relist finds the three.
 fn change_delete_recreate_unseen(sim: &SimProcess) {
     sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
@@ -32,11 +32,12 @@ fn change_delete_recreate_unseen(sim: &SimProcess) {
         &configmap("default", "w-0", json!({"k": "2"})),
     );
     sim.kubectl_ok("delete configmap w-1 -n default");
-    sim.kubectl_ok("delete configmap w-2 -n default");
-    kubectl_f(
-        sim,
-        "create",
-        &configmap("default", "w-2", json!({"k": "1"})),
+    let uid = sim.kubectl_ok("get configmap w-2 -n default -o jsonpath={.metadata.uid}");
+    let again = json!({"resource": "configmaps", "key": "default/w-2"});
+    let made = sim.control("POST", "/_sim/recreate", again);
+    assert!(
+        made["uid"].is_string() && made["uid"] != uid.trim(),
+        "{made} after {uid}"
     );
     sim.control("POST", "/_sim/compact", json!({}));
     sim.drop_watches();

@@ -25,6 +25,7 @@
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
 //! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
 //! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
+//! | `POST /_sim/recreate` | `{"key":"NS/NAME","resource":R}` | deletes the object and creates it again under the same name (a new uid and resourceVersion): inside a `stall`, a watch that resumes sees both events; after a `compact` and `drop-watches`, the relist finds one object with a new uid |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -369,6 +370,7 @@ fn help() -> Value {
         "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\", \"count\":N?} — MODIFIED pod events at R/s, or as fast as the watch takes them; N of them at most (benchmarks)",
         "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
+        "POST /_sim/recreate": "{\"key\":\"NS/NAME\",\"resource\":R} — delete the object and create it again under the same name (a new uid)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
     })
@@ -455,6 +457,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         ok(json!({}))
     }),
     ("skip-event", POST, skip_event),
+    ("recreate", POST, recreate),
 ];
 
 /// Handles `/_sim/<rest>`.
@@ -571,7 +574,7 @@ fn faults(app: &App, body: &Value) -> Response {
 
 /// `POST /_sim/skip-event {"key":"NS/NAME","resource":R}`.
 fn skip_event(app: &App, body: &Value) -> Response {
-    match skip_rule(body) {
+    match object_of(body) {
         Ok((res, key)) => {
             app.cluster.write(|s| s.skip_next_change(res, key));
             ok(json!({}))
@@ -580,8 +583,29 @@ fn skip_event(app: &App, body: &Value) -> Response {
     }
 }
 
-/// The skip-event rule a body asks for: (resource, key), `None` for any; `Err`: why not.
-fn skip_rule(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
+/// `POST /_sim/recreate {"key":"NS/NAME","resource":R}`: the new object's uid and
+/// resourceVersion.
+fn recreate(app: &App, body: &Value) -> Response {
+    let (Some(res), Some(key)) = (match object_of(body) {
+        Ok(rule) => rule,
+        Err(why) => return Status::bad_request(why).response(),
+    }) else {
+        return Status::bad_request("recreate takes a \"resource\" and a \"key\"").response();
+    };
+    match app.cluster.write(|s| s.recreate(res, &key)) {
+        Ok(o) => {
+            let v = o.value();
+            ok(
+                json!({"uid": v["metadata"]["uid"], "resourceVersion": v["metadata"]["resourceVersion"]}),
+            )
+        }
+        Err(status) => status.response(),
+    }
+}
+
+/// The (resource, key) a body names (skip-event's rule, recreate's object), `None` where
+/// it names none; `Err`: why not.
+fn object_of(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
     let text = |k: &str| match &body[k] {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),

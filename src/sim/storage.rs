@@ -634,6 +634,24 @@ impl Store {
         Ok(gone)
     }
 
+    /// Deletes the object at `key` and creates it again under the same name, as a client
+    /// that deletes and re-creates it would: a DELETED (for a pod, after its MODIFIED with
+    /// `deletionTimestamp`), then an ADDED with a new uid, resourceVersion and
+    /// creationTimestamp. Returns the new object.
+    pub fn recreate(&mut self, res: usize, key: &str) -> Result<Arc<Obj>, Status> {
+        let gone = self.delete(res, key)?;
+        let mut v = gone.value();
+        if let Some(meta) = v["metadata"].as_object_mut() {
+            for server_set in ["deletionTimestamp", "deletionGracePeriodSeconds"] {
+                meta.shift_remove(server_set);
+            }
+        }
+        if res == PODS {
+            v["status"] = json!({"phase": "Pending"});
+        }
+        self.create(res, v, true)
+    }
+
     /// Whether resource `res` is served: a custom resource only while its CRD exists (then
     /// kube-apiserver answers its paths `404 page not found` and discovery omits it).
     pub fn served(&self, res: usize) -> bool {
