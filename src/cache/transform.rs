@@ -81,16 +81,13 @@ impl Transform {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn obj(raw: &str) -> ObjectRef {
-        ObjectRef::new(Object::from_json(raw).expect("object"))
-    }
+    use crate::cache::testutil::object;
 
     const RAW: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","resourceVersion":"5","managedFields":[{"manager":"kubectl"}],"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}","keep":"x"}},"data":{"k":"v"},"binaryData":{}}"#;
 
     #[test]
     fn each_transform_removes_its_fields_and_keeps_the_rest() {
-        let t = |s: &str| Transform::parse(s).expect("parse").apply(obj(RAW));
+        let t = |s: &str| Transform::parse(s).expect("parse").apply(object(RAW));
         let o = t("strip-managed-fields");
         assert_eq!(
             o.raw(),

@@ -183,16 +183,12 @@ mod tests {
     use super::*;
     use crate::cache::testutil::object;
 
-    fn obj(json: &str) -> ObjectRef {
-        object(json)
-    }
-
     #[test]
     fn diff_leaves_noise_out_and_lists_changed_paths() {
-        let a = obj(
+        let a = object(
             r#"{"metadata":{"name":"a","resourceVersion":"1","generation":1},"status":{"phase":"Pending","c":[{"s":"False"}]}}"#,
         );
-        let b = obj(
+        let b = object(
             r#"{"metadata":{"name":"a","resourceVersion":"2","generation":2,"labels":{"x/y":"1"}},"status":{"phase":"Running","c":[{"s":"True"}]}}"#,
         );
         let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
@@ -216,7 +212,7 @@ mod tests {
         assert!(compute(DiffMode::On, DeltaType::Added, None, Some(&a)).is_none());
         assert!(compute(DiffMode::Off, DeltaType::Updated, Some(&a), Some(&b)).is_none());
         // Only noise changed: not a change.
-        let c = obj(
+        let c = object(
             r#"{"metadata":{"name":"a","resourceVersion":"9","generation":1},"status":{"phase":"Pending","c":[{"s":"False"}]}}"#,
         );
         let n = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&c)).unwrap();
@@ -225,8 +221,8 @@ mod tests {
 
     #[test]
     fn a_new_uid_comes_first() {
-        let a = obj(r#"{"data":{"k":"v"},"metadata":{"name":"a","uid":"1"}}"#);
-        let b = obj(r#"{"data":{"k":"w"},"metadata":{"name":"a","uid":"2"}}"#);
+        let a = object(r#"{"data":{"k":"v"},"metadata":{"name":"a","uid":"1"}}"#);
+        let b = object(r#"{"data":{"k":"w"},"metadata":{"name":"a","uid":"2"}}"#);
         let d = compute(DiffMode::On, DeltaType::Replaced, Some(&a), Some(&b)).unwrap();
         let l = lines(&d);
         assert_eq!(l.len(), 2, "{l:?}");
