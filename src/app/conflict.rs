@@ -49,7 +49,9 @@ impl Conflicts {
         }
         let mut found = Vec::new();
         for b in output::record_blame(rec, true).into_iter().flatten() {
-            let Some(manager) = b.manager else { continue };
+            let Some(manager) = b.manager.clone() else {
+                continue;
+            };
             let id = (
                 rec.context.map(str::to_owned),
                 rec.resource.name.clone(),
@@ -77,7 +79,7 @@ impl Conflicts {
                 }
                 found.push(ReflectorEvent::Conflict {
                     key: key.to_owned(),
-                    path: b.path,
+                    path: b.path.clone(),
                     managers,
                     flips: run as u32,
                     window_seconds: WINDOW_SECONDS,

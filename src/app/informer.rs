@@ -280,6 +280,7 @@ impl Shared {
                 time: jiff::Timestamp::now(),
                 body: Body::Event(&ev),
                 informer: InformerInfo::default(),
+                blame: Default::default(),
             };
             let printed = sink.print(&rec, self.targets);
             if let ReflectorEvent::CacheStats(cost) = ev {
@@ -308,6 +309,7 @@ impl Shared {
                 time: jiff::Timestamp::now(),
                 body: Body::Event(ev),
                 informer: InformerInfo::default(),
+                blame: Default::default(),
             };
             sink.print(&rec, self.targets)?;
             sink.flush()?;
@@ -583,6 +585,7 @@ impl Pop<'_> {
                 batch,
                 ..self.informer
             },
+            blame: Default::default(),
         }
     }
 
@@ -728,7 +731,12 @@ impl Pop<'_> {
                 initial_list,
             };
             // The call is made as the delta is processed: at its time.
-            sink.emit(&Record { body, ..rec }, shown, shared.targets)?;
+            let rec = Record {
+                body,
+                blame: Default::default(),
+                ..rec
+            };
+            sink.emit(&rec, shown, shared.targets)?;
             sink.handler_calls += u64::from(shown);
         }
         if met {

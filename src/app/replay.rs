@@ -505,6 +505,7 @@ fn print(
             queue: p.queue.as_deref(),
             batch: p.batch,
         },
+        blame: Default::default(),
     };
     let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
         Item::Event(e, r) => {

@@ -133,7 +133,7 @@ impl Stats {
         match &rec.body {
             Body::Delta { delta, .. } => {
                 *self.deltas.entry(delta.kind.as_str()).or_default() += 1;
-                for b in output::record_blame(rec, self.blame).iter().flatten() {
+                for b in output::record_blame(rec, self.blame).into_iter().flatten() {
                     let who = b.manager.as_deref().unwrap_or("unowned");
                     *self.blamed.entry(who.to_owned()).or_default() += 1;
                 }
@@ -417,6 +417,7 @@ mod tests {
                 time: "2026-11-23T10:00:00Z".parse().unwrap(),
                 body: Body::Event(e),
                 informer: Default::default(),
+                blame: Default::default(),
             },
             1,
         );

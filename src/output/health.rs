@@ -235,6 +235,7 @@ mod tests {
                     time,
                     body,
                     informer: Default::default(),
+                    blame: Default::default(),
                 })
             })
             .collect()
@@ -318,6 +319,7 @@ mod tests {
                 time: t,
                 body,
                 informer: Default::default(),
+                blame: Default::default(),
             };
             lines.extend(h.observe(&rec));
         }

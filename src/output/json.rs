@@ -51,7 +51,7 @@ impl<W: Write + Send> Printer for JsonPrinter<W> {
         }
         if let Some(b) = super::record_blame(rec, self.opts.blame) {
             if let Some(c) = line.diff_mut() {
-                c.blame = Some(b);
+                c.blame = Some(b.to_vec());
             }
         }
         let managed = self.opts.show_managed_fields;

@@ -209,6 +209,9 @@ pub struct Record<'a> {
     pub body: Body<'a>,
     /// Which informer delivered it; all `None` where unknown (a recording without it).
     pub informer: InformerInfo<'a>,
+    /// `--blame`'s attribution, made on first use ([`record_blame`]): the printer,
+    /// `--stats` and the conflict finder read one computation. Empty when built.
+    pub blame: std::cell::OnceCell<Option<Vec<blame::Blame>>>,
 }
 
 /// Which informer delivered a record (docs/client-go-fidelity.md, "client-go releases"):
@@ -363,18 +366,19 @@ fn record_diff(rec: &Record<'_>, mode: diff::DiffMode) -> Option<diff::Diff> {
 }
 
 /// The record's `--blame`, if asked and it has one (on the records that have a diff).
-pub fn record_blame(rec: &Record<'_>, on: bool) -> Option<Vec<blame::Blame>> {
+pub fn record_blame<'r>(rec: &'r Record<'_>, on: bool) -> Option<&'r [blame::Blame]> {
     if !on {
         return None;
     }
-    match &rec.body {
+    let made = rec.blame.get_or_init(|| match &rec.body {
         Body::Delta { delta, prev, .. } => blame::compute(delta.kind, *prev, delta.object.object()),
         Body::Handler {
             call: HandlerCall::OnUpdate { old, new },
             ..
         } => blame::compute(DeltaType::Updated, Some(old), Some(new)),
         _ => None,
-    }
+    });
+    made.as_deref()
 }
 
 /// The objects a record carries, in the order they are written after its fields, each

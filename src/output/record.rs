@@ -747,6 +747,7 @@ mod tests {
                     time: jiff::Timestamp::UNIX_EPOCH,
                     body: Body::Event(&e),
                     informer: Default::default(),
+                    blame: Default::default(),
                 };
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
@@ -863,6 +864,7 @@ mod tests {
                     prev: None,
                 },
                 informer: Default::default(),
+                blame: Default::default(),
             };
             let line = Line::of(&rec, "t");
             let mut out = Vec::new();
@@ -915,6 +917,7 @@ mod tests {
                 time: jiff::Timestamp::UNIX_EPOCH,
                 body,
                 informer,
+                blame: Default::default(),
             };
             let line = Line::of(&rec, "t");
             let text = serde_json::to_string(&line).unwrap();
@@ -1003,6 +1006,7 @@ mod tests {
                     call,
                     initial_list: false,
                 },
+                blame: Default::default(),
             };
             let line = Line::of(&rec, "t");
             let mut out = Vec::new();

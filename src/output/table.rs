@@ -454,7 +454,7 @@ impl<W: Write> TablePrinter<W> {
             cells,
             color,
             diff,
-            blame: super::record_blame(rec, self.opts.blame),
+            blame: super::record_blame(rec, self.opts.blame).map(<[_]>::to_vec),
             initial,
         }
     }

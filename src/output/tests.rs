@@ -50,6 +50,7 @@ fn print_with(o: Options, recs: &[Body<'_>]) -> String {
             time: at(),
             body: *body,
             informer: Default::default(),
+            blame: Default::default(),
         };
         p.print(&rec).unwrap();
     }
@@ -381,6 +382,7 @@ fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String,
             time: at(),
             body: *body,
             informer: Default::default(),
+            blame: Default::default(),
         };
         p.print(&rec).unwrap();
     }
@@ -461,6 +463,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
             time: at(),
             body: delta("default/a", &d, true),
             informer: Default::default(),
+            blame: Default::default(),
         };
         p.print(&rec).unwrap();
     }
@@ -834,6 +837,7 @@ fn print_resources(o: Options, steps: &[(&Resource, Option<(&str, bool)>)]) -> S
             time: at(),
             body,
             informer: Default::default(),
+            blame: Default::default(),
         };
         p.print(&rec).unwrap();
         p.flush().unwrap();
@@ -980,4 +984,36 @@ fn table_aligns_a_whole_long_initial_list_when_not_on_a_terminal() {
         lines.iter().all(|l| at(l) == col),
         "every row lines up with the header"
     );
+}
+
+/// `--blame` is made once per record, however many readers (printer, `--stats`, the
+/// conflict finder) ask; and not at all when not asked.
+#[test]
+fn a_records_blame_is_made_once() {
+    let before = pod("web-1", "5");
+    let after = object(
+        r#"{"metadata":{"name":"web-1","namespace":"default","resourceVersion":"6","creationTimestamp":"2026-11-21T10:00:00Z"},"spec":{"nodeName":"n2"}}"#,
+    );
+    let d = Delta::new(DeltaType::Updated, after);
+    let r = Resource::pods();
+    let rec = Record {
+        resource: &r,
+        context: None,
+        time: at(),
+        body: Body::Delta {
+            key: "default/web-1",
+            delta: &d,
+            initial_list: false,
+            prev: Some(&before),
+        },
+        informer: Default::default(),
+        blame: Default::default(),
+    };
+    assert!(record_blame(&rec, false).is_none());
+    assert!(rec.blame.get().is_none(), "not made when not asked");
+    let first = record_blame(&rec, true).expect("a blame");
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first[0].path, "spec.nodeName", "{first:?}");
+    assert!(first[0].unowned, "no managedFields after the change");
+    assert!(std::ptr::eq(first, record_blame(&rec, true).unwrap()));
 }

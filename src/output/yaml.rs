@@ -44,7 +44,7 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
         }
         if let Some(b) = super::record_blame(rec, self.opts.blame) {
             if let Some(c) = line.diff_mut() {
-                c.blame = Some(b);
+                c.blame = Some(b.to_vec());
             }
         }
         let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {

@@ -273,6 +273,7 @@ fn cells_of(
         time: p.time,
         body: Body::Synced,
         informer: InformerInfo::default(),
+        blame: Default::default(),
     };
     table.live_cells(&rec, key, &p.delta, p.recreated)
 }

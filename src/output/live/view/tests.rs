@@ -60,6 +60,7 @@ impl Feed {
                 queue: Some("DeltaFIFO"),
                 batch: None,
             },
+            blame: Default::default(),
         };
         self.p.print(&rec).unwrap();
     }
