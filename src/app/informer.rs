@@ -274,14 +274,12 @@ impl Shared {
         let caches = self.caches.lock().unwrap_or_else(|e| e.into_inner());
         for c in caches.iter() {
             let ev = ReflectorEvent::CacheStats(c.cost.measure());
-            let rec = Record {
-                resource: &c.resource,
-                context: c.context.as_deref(),
-                time: jiff::Timestamp::now(),
-                body: Body::Event(&ev),
-                informer: InformerInfo::default(),
-                blame: Default::default(),
-            };
+            let rec = Record::new(
+                &c.resource,
+                c.context.as_deref(),
+                jiff::Timestamp::now(),
+                Body::Event(&ev),
+            );
             let printed = sink.print(&rec, self.targets);
             if let ReflectorEvent::CacheStats(cost) = ev {
                 let label = match &c.context {
@@ -303,14 +301,7 @@ impl Shared {
         ev: &ReflectorEvent,
     ) {
         self.write(|sink| {
-            let rec = Record {
-                resource,
-                context,
-                time: jiff::Timestamp::now(),
-                body: Body::Event(ev),
-                informer: InformerInfo::default(),
-                blame: Default::default(),
-            };
+            let rec = Record::new(resource, context, jiff::Timestamp::now(), Body::Event(ev));
             sink.print(&rec, self.targets)?;
             sink.flush()?;
             Ok(None)

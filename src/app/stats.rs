@@ -411,14 +411,12 @@ mod tests {
     fn observe(s: &mut Stats, e: &ReflectorEvent) {
         let r = Resource::pods();
         s.observe(
-            &Record {
-                resource: &r,
-                context: None,
-                time: "2026-11-23T10:00:00Z".parse().unwrap(),
-                body: Body::Event(e),
-                informer: Default::default(),
-                blame: Default::default(),
-            },
+            &Record::new(
+                &r,
+                None,
+                "2026-11-23T10:00:00Z".parse().unwrap(),
+                Body::Event(e),
+            ),
             1,
         );
     }

@@ -228,16 +228,7 @@ mod tests {
         let time = "2026-11-21T10:00:00Z".parse().unwrap();
         steps
             .into_iter()
-            .filter_map(|body| {
-                h.observe(&Record {
-                    resource: r,
-                    context: None,
-                    time,
-                    body,
-                    informer: Default::default(),
-                    blame: Default::default(),
-                })
-            })
+            .filter_map(|body| h.observe(&Record::new(r, None, time, body)))
             .collect()
     }
 
@@ -313,14 +304,7 @@ mod tests {
             t = t
                 .checked_add(jiff::SignedDuration::from_millis(500))
                 .unwrap();
-            let rec = Record {
-                resource: &r,
-                context: Some("prod"),
-                time: t,
-                body,
-                informer: Default::default(),
-                blame: Default::default(),
-            };
+            let rec = Record::new(&r, Some("prod"), t, body);
             lines.extend(h.observe(&rec));
         }
         assert_eq!(

@@ -214,6 +214,25 @@ pub struct Record<'a> {
     pub blame: std::cell::OnceCell<Option<Vec<blame::Blame>>>,
 }
 
+impl<'a> Record<'a> {
+    /// A record of `body` from an informer it does not name, its blame not made yet.
+    pub fn new(
+        resource: &'a Resource,
+        context: Option<&'a str>,
+        time: jiff::Timestamp,
+        body: Body<'a>,
+    ) -> Record<'a> {
+        Record {
+            resource,
+            context,
+            time,
+            body,
+            informer: InformerInfo::default(),
+            blame: std::cell::OnceCell::new(),
+        }
+    }
+}
+
 /// Which informer delivered a record (docs/client-go-fidelity.md, "client-go releases"):
 /// `List` and `Synced` records say `clientGo` and `queue`, deltas of a batch pop say `batch`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

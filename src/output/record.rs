@@ -741,14 +741,7 @@ mod tests {
         let r = Resource::pods();
         for context in [None, Some("prod")] {
             for e in events() {
-                let rec = Record {
-                    resource: &r,
-                    context,
-                    time: jiff::Timestamp::UNIX_EPOCH,
-                    body: Body::Event(&e),
-                    informer: Default::default(),
-                    blame: Default::default(),
-                };
+                let rec = Record::new(&r, context, jiff::Timestamp::UNIX_EPOCH, Body::Event(&e));
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
                 let back = Line::parse(&text).unwrap();
@@ -853,19 +846,17 @@ mod tests {
             });
         }
         for d in &deltas {
-            let rec = Record {
-                resource: &r,
-                context: Some("c"),
-                time: jiff::Timestamp::UNIX_EPOCH,
-                body: Body::Delta {
+            let rec = Record::new(
+                &r,
+                Some("c"),
+                jiff::Timestamp::UNIX_EPOCH,
+                Body::Delta {
                     key: "d/a",
                     delta: d,
                     initial_list: true,
                     prev: None,
                 },
-                informer: Default::default(),
-                blame: Default::default(),
-            };
+            );
             let line = Line::of(&rec, "t");
             let mut out = Vec::new();
             line.write_json(

@@ -41,21 +41,17 @@ fn print_all(format: Format, recs: &[Body<'_>]) -> String {
 fn print_with(o: Options, recs: &[Body<'_>]) -> String {
     let buf = Buf::default();
     // Data and diagnostics into one buffer, interleaved as a terminal shows them.
-    let mut p = printer(o, buf.clone(), buf.clone());
+    feed(printer(o, buf.clone(), buf.clone()), None, recs);
+    buf.text()
+}
+
+/// Prints `recs` for pods (with `context`) through `p`, then finishes it.
+fn feed(mut p: Box<dyn Printer>, context: Option<&str>, recs: &[Body<'_>]) {
     let r = Resource::pods();
     for body in recs {
-        let rec = Record {
-            resource: &r,
-            context: None,
-            time: at(),
-            body: *body,
-            informer: Default::default(),
-            blame: Default::default(),
-        };
-        p.print(&rec).unwrap();
+        p.print(&Record::new(&r, context, at(), *body)).unwrap();
     }
     p.finish().unwrap();
-    buf.text()
 }
 
 #[test]
@@ -369,24 +365,10 @@ fn json_diff_is_an_rfc6902_patch_that_turns_the_old_object_into_the_new() {
     assert!(!plain.contains("\"diff\"") && !plain.contains("\"changed\""));
 }
 
-/// Prints `recs` for `resource` (with `context`) into separate data and diagnostics
-/// buffers.
+/// Prints `recs` for pods (with `context`) into separate data and diagnostics buffers.
 fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String, String) {
     let (out, diag) = (Buf::default(), Buf::default());
-    let mut p = printer(o, out.clone(), diag.clone());
-    let r = Resource::pods();
-    for body in recs {
-        let rec = Record {
-            resource: &r,
-            context,
-            time: at(),
-            body: *body,
-            informer: Default::default(),
-            blame: Default::default(),
-        };
-        p.print(&rec).unwrap();
-    }
-    p.finish().unwrap();
+    feed(printer(o, out.clone(), diag.clone()), context, recs);
     (out.text(), diag.text())
 }
 
@@ -457,14 +439,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     let r = Resource::pods();
     for _ in 0..table::HOLD_ROWS {
         assert_eq!(out.text(), "", "held back until the bound");
-        let rec = Record {
-            resource: &r,
-            context: None,
-            time: at(),
-            body: delta("default/a", &d, true),
-            informer: Default::default(),
-            blame: Default::default(),
-        };
+        let rec = Record::new(&r, None, at(), delta("default/a", &d, true));
         p.print(&rec).unwrap();
     }
     // Released into the writer's buffer: a flush of it alone shows them.
@@ -831,14 +806,7 @@ fn print_resources(o: Options, steps: &[(&Resource, Option<(&str, bool)>)]) -> S
             },
             _ => Body::Synced,
         };
-        let rec = Record {
-            resource: r,
-            context: None,
-            time: at(),
-            body,
-            informer: Default::default(),
-            blame: Default::default(),
-        };
+        let rec = Record::new(r, None, at(), body);
         p.print(&rec).unwrap();
         p.flush().unwrap();
     }
@@ -996,19 +964,17 @@ fn a_records_blame_is_made_once() {
     );
     let d = Delta::new(DeltaType::Updated, after);
     let r = Resource::pods();
-    let rec = Record {
-        resource: &r,
-        context: None,
-        time: at(),
-        body: Body::Delta {
+    let rec = Record::new(
+        &r,
+        None,
+        at(),
+        Body::Delta {
             key: "default/web-1",
             delta: &d,
             initial_list: false,
             prev: Some(&before),
         },
-        informer: Default::default(),
-        blame: Default::default(),
-    };
+    );
     assert!(record_blame(&rec, false).is_none());
     assert!(rec.blame.get().is_none(), "not made when not asked");
     let first = record_blame(&rec, true).expect("a blame");

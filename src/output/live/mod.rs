@@ -26,7 +26,7 @@ use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::table::{event_text, TablePrinter};
-use super::{diff, Body, InformerInfo, Options, Printer, Record};
+use super::{diff, Body, Options, Printer, Record};
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
@@ -267,14 +267,7 @@ fn cells_of(
     key: &str,
     p: &Pending,
 ) -> (Vec<String>, Vec<String>) {
-    let rec = Record {
-        resource: &p.resource,
-        context: p.context.as_deref(),
-        time: p.time,
-        body: Body::Synced,
-        informer: InformerInfo::default(),
-        blame: Default::default(),
-    };
+    let rec = Record::new(&p.resource, p.context.as_deref(), p.time, Body::Synced);
     table.live_cells(&rec, key, &p.delta, p.recreated)
 }
 
