@@ -6,6 +6,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::probe::probes_left;
 use crate::util::SimProcess;
 
 /// A tmux server of the test's own, killed on drop.
@@ -187,6 +188,31 @@ fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
         "0 1",
         "no alternate screen, cursor visible"
     );
+}
+
+#[test]
+fn q_deletes_the_probes_configmap_before_it_exits_0() {
+    let (sim, pods) = sim_with_pods();
+    let Some(t) = Tmux::start(
+        "probe",
+        &sim,
+        "pods -n default --live --probe default --probe-interval 200ms",
+    ) else {
+        return;
+    };
+    t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+    let start = Instant::now();
+    while probes_left(&sim).len() != 1 {
+        assert!(
+            start.elapsed() < SOON,
+            "the probe's ConfigMap while it runs"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    t.keys(&["q"]);
+    let s = t.wait(SOON, "kwatch exits", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    assert_eq!(probes_left(&sim), Vec::<String>::new(), "deleted after q");
 }
 
 #[test]

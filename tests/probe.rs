@@ -15,7 +15,7 @@ const S: Duration = Duration::from_secs(1);
 const VIEWER: &str = "system:serviceaccount:default:viewer";
 
 /// The probe ConfigMaps in `default`, as kubectl lists them.
-fn probes_left(sim: &SimProcess) -> Vec<String> {
+pub(crate) fn probes_left(sim: &SimProcess) -> Vec<String> {
     let out = sim.kubectl_ok([
         "get",
         "cm",

@@ -335,3 +335,37 @@ fn a_stale_list_gives_one_time_travel() {
         .iter()
         .any(|r| r["type"] == "Replaced" && !r["initialList"].as_bool().unwrap_or(true)));
 }
+
+/// A watch that sends the changes after an older revision than it asked for (the
+/// simulator's stale-watch) gives one TimeTravel naming the watch and both
+/// resourceVersions, however many old events it sends; the changes after it still arrive.
+#[test]
+fn a_stale_watch_gives_one_time_travel() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = crate::util::kwatch::watching_configmaps(&sim, &[]);
+    create_configmap(&sim, "default", "w-0", json!({"k": "1"}));
+    let first = sim.revision();
+    create_configmap(&sim, "default", "w-1", json!({"k": "1"}));
+    kw.wait_for(LIMIT, "w-1", |v| {
+        v.iter().any(|r| r["key"] == "default/w-1")
+    });
+    sim.control("POST", "/_sim/stale-watch", json!({"revision": first - 1}));
+    sim.drop_watches();
+    kw.wait_for(LIMIT, "a TimeTravel", |v| {
+        v.iter().any(|r| r["type"] == "TimeTravel")
+    });
+    create_configmap(&sim, "default", "w-2", json!({"k": "1"}));
+    let recs = kw.wait_for(LIMIT, "w-2", |v| {
+        v.iter().any(|r| r["key"] == "default/w-2")
+    });
+    let t: Vec<&Value> = recs.iter().filter(|r| r["type"] == "TimeTravel").collect();
+    assert_eq!(t.len(), 1, "{recs:#?}");
+    assert_eq!(t[0]["resourceVersion"], first.to_string(), "{}", t[0]);
+    let held = t[0]["held"].as_str().unwrap_or_default();
+    assert!(held.parse::<u64>().is_ok_and(|h| h > first), "{}", t[0]);
+    let request = t[0]["request"].as_str().unwrap_or_default();
+    assert!(
+        request.starts_with(&format!("watch ?resourceVersion={held}")),
+        "{request}"
+    );
+}

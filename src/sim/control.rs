@@ -20,10 +20,11 @@
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}`, optionally `"count":N` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`); with a count, N events and then none |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists, malformed lines and skipped events |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
 //! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
+//! | `POST /_sim/stale-watch` | `{"revision":N}` (default: the oldest retained) | the next watch from a resourceVersion (not a streaming list) sends the changes after revision N (at least the oldest retained) instead of after the one it asked for: changes the client already holds come again, older than what it has synced |
 //! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
 //! | `POST /_sim/recreate` | `{"key":"NS/NAME","resource":R}` | deletes the object and creates it again under the same name (a new uid and resourceVersion): inside a `stall`, a watch that resumes sees both events; after a `compact` and `drop-watches`, the relist finds one object with a new uid |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
@@ -67,6 +68,8 @@ pub struct Faults {
     expire_continue: AtomicU64,
     /// `POST /_sim/stale-list`: the revision the next list is served at.
     stale_list: Mutex<Option<u64>>,
+    /// `POST /_sim/stale-watch`: the revision the next watch from a resourceVersion starts after.
+    stale_watch: Mutex<Option<u64>>,
     malformed_next: AtomicBool,
     /// Bumped to make every open watch send one malformed line.
     pub malformed: watch::Sender<u64>,
@@ -97,6 +100,7 @@ impl Faults {
             delay_ms: AtomicU64::new(0),
             expire_continue: AtomicU64::new(0),
             stale_list: Mutex::new(None),
+            stale_watch: Mutex::new(None),
             malformed_next: AtomicBool::new(false),
             malformed: watch::channel(0).0,
             drop: watch::channel(0).0,
@@ -120,7 +124,7 @@ impl Faults {
         resource: Option<&str>,
         rev: u64,
     ) -> Option<Status> {
-        let mut g = self.fail.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.fail);
         let f = g.as_mut()?;
         let hits = |want: &Option<String>, got: Option<&str>| match want {
             None => true,
@@ -170,17 +174,17 @@ impl Faults {
             verb,
             resource,
         });
-        *self.fail.lock().unwrap_or_else(|e| e.into_inner()) = f;
+        *lock(&self.fail) = f;
     }
 
     /// The end of the current stall, if watches are stalled now.
     pub fn stalled_until(&self) -> Option<Instant> {
-        let g = self.stall_until.lock().unwrap_or_else(|e| e.into_inner());
+        let g = lock(&self.stall_until);
         g.filter(|t| *t > Instant::now())
     }
 
     pub fn stall(&self, d: Duration) {
-        *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + d);
+        *lock(&self.stall_until) = Some(Instant::now() + d);
     }
 
     /// Whether watches send their periodic and pre-timeout bookmarks (`POST /_sim/bookmarks`).
@@ -208,10 +212,13 @@ impl Faults {
 
     /// The revision the next list is to be served at (once), if `stale-list` asked.
     pub fn take_stale_list(&self) -> Option<u64> {
-        self.stale_list
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        lock(&self.stale_list).take()
+    }
+
+    /// The revision the next watch from a resourceVersion is to start after (once), if
+    /// `stale-watch` asked.
+    pub fn take_stale_watch(&self) -> Option<u64> {
+        lock(&self.stale_watch).take()
     }
 
     pub fn add_expire_continue(&self, n: u64) {
@@ -246,7 +253,7 @@ impl Faults {
 
     /// The `Warning` header value for the next response, if one is pending.
     fn take_warning(&self) -> Option<String> {
-        let mut g = self.warning.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.warning);
         let (text, left) = g.as_mut()?;
         let value = text.clone();
         *left -= 1;
@@ -258,12 +265,13 @@ impl Faults {
 
     pub fn clear(&self) {
         self.set_failure(0, 0, 0);
-        *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.stall_until.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.warning) = None;
+        *lock(&self.stall_until) = None;
         self.freeze.clear();
         self.short_watches.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
-        *self.stale_list.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.stale_list) = None;
+        *lock(&self.stale_watch) = None;
         self.malformed_next.store(false, Ordering::SeqCst);
     }
 }
@@ -294,7 +302,7 @@ impl RequestLog {
         version: axum::http::Version,
     ) {
         let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
-        let mut g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.entries);
         if g.len() == Self::CAP {
             g.pop_front();
         }
@@ -304,7 +312,7 @@ impl RequestLog {
     }
 
     fn to_json(&self) -> Value {
-        let g = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let g = lock(&self.entries);
         json!({"requests": g.iter().collect::<Vec<_>>()})
     }
 }
@@ -370,6 +378,7 @@ fn help() -> Value {
         "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\", \"count\":N?} — MODIFIED pod events at R/s, or as fast as the watch takes them; N of them at most (benchmarks)",
         "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
+        "POST /_sim/stale-watch": "{\"revision\":N} (default: the oldest retained) — the next watch from a resourceVersion sends the changes after that older revision",
         "POST /_sim/recreate": "{\"key\":\"NS/NAME\",\"resource\":R} — delete the object and create it again under the same name (a new uid)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
@@ -424,13 +433,10 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         ok(json!({"watches": app.faults.malformed_now()}))
     }),
     ("stale-list", POST, |app, body| {
-        let oldest = app.cluster.read().compacted();
-        let revision = num(body, "revision", oldest);
-        *app.faults
-            .stale_list
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(revision);
-        ok(json!({"revision": revision.to_string()}))
+        stale(app, body, &app.faults.stale_list)
+    }),
+    ("stale-watch", POST, |app, body| {
+        stale(app, body, &app.faults.stale_watch)
     }),
     ("expire-continue", POST, |app, body| {
         app.faults.add_expire_continue(num(body, "count", 1));
@@ -495,6 +501,19 @@ async fn read_body(req: Request) -> Result<Value, Response> {
 }
 
 /// The unsigned integer `k` of `body`, else `default`.
+/// `stale-list` and `stale-watch`: `slot` holds the revision asked for (default: the oldest
+/// retained) until the next list or watch takes it.
+fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
+    let revision = num(body, "revision", app.cluster.read().compacted());
+    *lock(slot) = Some(revision);
+    ok(json!({"revision": revision.to_string()}))
+}
+
+/// A fault switch's value; a handler that panicked while holding it left it usable.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn num(body: &Value, k: &str, default: u64) -> u64 {
     body[k].as_u64().unwrap_or(default)
 }
@@ -632,8 +651,7 @@ fn warn(app: &App, body: &Value) -> Response {
     // RFC 7234: a quoted-string, with `"` and `\` escaped.
     let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
     let count = num(body, "count", 1).max(1);
-    *app.faults.warning.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some((format!("299 - \"{quoted}\""), count));
+    *lock(&app.faults.warning) = Some((format!("299 - \"{quoted}\""), count));
     ok(json!({}))
 }
 

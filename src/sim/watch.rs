@@ -156,7 +156,13 @@ pub async fn watch(app: Arc<App>, t: &Target, q: &Params, accept: As) -> Respons
         None if rvm.is_empty() && legacy => Start::Initial(0),
         Some(true) => Start::Initial(n),
         _ if legacy => Start::Now,
-        _ => Start::After(n),
+        // `stale-watch`: the changes after an older revision than asked (not before the oldest
+        // retained), as a watch cache behind the one that served the list would send them.
+        _ => Start::After(
+            app.faults
+                .take_stale_watch()
+                .map_or(n, |stale| stale.max(app.cluster.read().compacted()).min(n)),
+        ),
     };
     let timeout = q
         .get("timeoutSeconds")
