@@ -263,3 +263,56 @@ fn first_pod(sim: &SimProcess, get_args: &str) -> String {
     let first = pods.lines().next().expect("a pod");
     first.trim_start_matches("pod/").to_string()
 }
+
+/// kubectl's typed `create` subcommands and `auth can-i` send protobuf (`Content-Type:
+/// application/vnd.kubernetes.protobuf`): their objects arrive as kubectl made them, and a
+/// kind the simulator cannot read gets kube-apiserver's 415, one line from kubectl.
+#[test]
+fn kubectl_create_subcommands_send_protobuf_and_their_objects_arrive() {
+    let sim = SimProcess::start(&[]);
+    let out =
+        sim.kubectl("create configmap app --from-literal=a=1 --from-literal=b=two -n default -v=8");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("Content-Type: application/vnd.kubernetes.protobuf"),
+        "kubectl sent protobuf: {stderr}"
+    );
+    let get = |what: &str| -> Value {
+        serde_json::from_str(&sim.kubectl_ok(format!("get {what} -o json"))).expect("JSON")
+    };
+    let cm = get("configmap app -n default");
+    assert_eq!(
+        cm["data"],
+        serde_json::json!({"a": "1", "b": "two"}),
+        "{cm}"
+    );
+    sim.kubectl_ok("create secret generic s --from-literal=k=v -n default");
+    let s = get("secret s -n default");
+    assert_eq!(
+        (&s["data"]["k"], &s["type"]),
+        (&"dg==".into(), &"Opaque".into()),
+        "{s}"
+    );
+    sim.kubectl_ok("create namespace team-z");
+    assert_eq!(get("namespace team-z")["metadata"]["name"], "team-z");
+    sim.kubectl_ok("create serviceaccount bot -n default");
+    assert_eq!(
+        get("serviceaccount bot -n default")["metadata"]["namespace"],
+        "default"
+    );
+    // `kubectl auth can-i` sends its SelfSubjectAccessReview in protobuf too.
+    assert_eq!(
+        sim.kubectl_ok("auth can-i list pods -n default").trim(),
+        "yes"
+    );
+    let out = sim.kubectl("create deployment web --image=nginx -n default");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the body of the request was in an unknown format")
+            && err.contains("application/json, application/yaml"),
+        "{err}"
+    );
+}

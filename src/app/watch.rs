@@ -182,13 +182,20 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .iter()
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
         .collect();
+    // In place before any informer or probe starts: a record observed earlier (the initial
+    // list's) would be missing from the counters for good.
+    let metrics = metrics_listener.map(|listener| {
+        let m = Arc::new(Metrics::new());
+        shared.lock().metrics = Some(m.clone());
+        (listener, m)
+    });
     let mut tasks = JoinSet::new();
     for p in &probes {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
     }
     let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
-    if let Some(listener) = metrics_listener {
-        start_metrics(listener, &queues, &stores, &shared, &mut tasks);
+    if let Some((listener, m)) = metrics {
+        serve_metrics(listener, m, &queues, &stores, &mut tasks);
     }
     drop(tx);
     if cfg.progress {
@@ -318,16 +325,15 @@ fn shared_state(
     }
 }
 
-/// `--metrics`: a registry reading every queue and store (pushed together by
-/// [`start_all`], one per resource and context), served on `listener`.
-fn start_metrics(
+/// `--metrics`: `m`, already counting records, also reads every queue and store (pushed
+/// together by [`start_all`], one per resource and context), and is served on `listener`.
+fn serve_metrics(
     listener: tokio::net::TcpListener,
+    m: Arc<Metrics>,
     queues: &[(String, QueueStats)],
     stores: &[Arc<Store>],
-    shared: &Shared,
     tasks: &mut JoinSet<()>,
 ) {
-    let m = Arc::new(Metrics::new());
     for ((label, queue), store) in queues.iter().zip(stores) {
         let (resource, context) = label.split_once('@').unwrap_or((label, ""));
         let labels = metrics::Labels {
@@ -337,7 +343,6 @@ fn start_metrics(
         let queue = queue.clone();
         m.add_source(labels, store.clone(), Box::new(move || queue()));
     }
-    shared.lock().metrics = Some(m.clone());
     tasks.spawn(metrics::serve(listener, m));
 }
 

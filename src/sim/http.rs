@@ -26,7 +26,7 @@ use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
 use super::storage::{make_key, now_rfc3339, ListQuery, Obj};
-use super::{auth, control, discovery, partial, table, watch, App};
+use super::{auth, control, discovery, partial, protobuf, table, watch, App};
 
 /// Entry point of every request.
 pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
@@ -64,8 +64,12 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
         return resp;
     }
     if req.method() == Method::POST && path == auth::ACCESS_REVIEWS {
+        let content_type = content_type(req.headers()).to_owned();
         let body = axum::body::to_bytes(req.into_body(), 1 << 20).await;
-        return auth::access_review(&who, &body.unwrap_or_default());
+        return match protobuf::json_body(&content_type, body.unwrap_or_default()) {
+            Ok(body) => auth::access_review(&who, &body),
+            Err(s) => s.response(),
+        };
     }
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, version, rest) = match segs.as_slice() {
@@ -228,6 +232,14 @@ async fn handle_resource(
     {
         return st.response();
     }
+    let content_type = content_type(headers);
+    let body = match method {
+        Method::POST | Method::PUT => match protobuf::json_body(content_type, body) {
+            Ok(body) => body,
+            Err(s) => return s.response(),
+        },
+        _ => body,
+    };
     match (&method, &t.name) {
         (&Method::GET, None) => {
             if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
@@ -261,11 +273,7 @@ async fn handle_resource(
         (&Method::POST, None) => create(app, t, &body, &writer(q, headers, "Update")),
         (&Method::PUT, Some(name)) => update(app, t, name, &body, &writer(q, headers, "Update")),
         (&Method::PATCH, Some(name)) => {
-            let ct = headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            let op = if ct.starts_with("application/apply-patch") {
+            let op = if content_type.starts_with("application/apply-patch") {
                 "Apply"
             } else {
                 "Update"
@@ -275,6 +283,14 @@ async fn handle_resource(
         (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body),
         _ => Status::method_not_allowed().response(),
     }
+}
+
+/// A request's `Content-Type`; "" when absent.
+fn content_type(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
 }
 
 /// A list's `resourceVersion`, `resourceVersionMatch` and `continue`; "" when absent.
@@ -671,9 +687,11 @@ fn pod_log(app: &App, t: &Target, name: &str, q: &Params) -> Response {
     api_response(StatusCode::OK, "text/plain", Body::from(text))
 }
 
+/// A create's or update's object, decoded with the defaults kube-apiserver's decoding
+/// applies to it (a Secret's `type`: `Opaque`).
 fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
     match serde_json::from_slice::<Value>(body) {
-        Ok(v) if v.is_object() => {
+        Ok(mut v) if v.is_object() => {
             if let Some(k) = v.get("kind").and_then(Value::as_str) {
                 if k != def.kind {
                     return Err(Status::bad_request(format!(
@@ -681,6 +699,9 @@ fn parse_body(def: &ResourceDef, body: &[u8]) -> Result<Value, Status> {
                         def.kind
                     )));
                 }
+            }
+            if def.kind == "Secret" && v["type"].as_str().unwrap_or("").is_empty() {
+                v["type"] = json!("Opaque");
             }
             Ok(v)
         }
@@ -1035,10 +1056,7 @@ enum PatchKind {
 
 impl PatchKind {
     fn decode(headers: &HeaderMap, body: &[u8]) -> Result<PatchKind, Status> {
-        let ct = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
+        let ct = content_type(headers);
         let bad = |what: &str, e: &dyn std::fmt::Display| {
             Status::bad_request(format!("error decoding {what}: {e}"))
         };

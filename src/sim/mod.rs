@@ -29,6 +29,7 @@ mod http;
 mod openapi;
 mod partial;
 mod pods;
+mod protobuf;
 mod request;
 mod resources;
 mod seed;

@@ -221,15 +221,7 @@ mod tests {
         );
         assert_eq!(
             keys(&v["metadata"]["managedFields"][0]),
-            [
-                "manager",
-                "operation",
-                "apiVersion",
-                "time",
-                "fieldsType",
-                "fieldsV1",
-                "subresource"
-            ]
+            MANAGED_FIELDS_ORDER
         );
     }
 

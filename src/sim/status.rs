@@ -237,6 +237,18 @@ impl Status {
         .with_details(Map::new())
     }
 
+    /// 415 on a request body in an encoding the server cannot read, in the words of
+    /// apiserver's `NewUnsupportedMediaTypeError`; `accepted`: the ones it can.
+    pub fn unsupported_body(accepted: &str) -> Status {
+        Status::failure(
+            415,
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {accepted}"
+            ),
+            Some("UnsupportedMediaType"),
+        )
+    }
+
     /// 422 on invalid ListOptions; several causes are joined as `[a, b]`.
     pub fn invalid_list_options(causes: &[Cause]) -> Status {
         let joined = joined_causes(causes);
