@@ -215,6 +215,49 @@ fn q_deletes_the_probes_configmap_before_it_exits_0() {
     assert_eq!(probes_left(&sim), Vec::<String>::new(), "deleted after q");
 }
 
+/// The stop flags end `--live` as they end every printer, with their exit codes, the
+/// terminal restored, and `--record` keeping what the screen showed.
+#[test]
+fn until_timeout_and_max_events_end_the_view_with_their_codes_and_record_keeps_it() {
+    let (sim, pods) = sim_with_pods();
+    let recording = sim.dir().join("live.jsonl");
+    let Some(t) = Tmux::start(
+        "stops",
+        &sim,
+        &format!(
+            "pods -n default --live --until deleted --timeout 60s --record {}",
+            recording.display()
+        ),
+    ) else {
+        return;
+    };
+    t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+    sim.kubectl_ok(format!("delete pod {} -n default --wait=false", pods[0]));
+    let s = t.wait(SOON, "--until deleted", |s| s.contains("EXIT="));
+    assert!(s.contains("EXIT=0"), "{s}");
+    assert_eq!(t.terminal_state(), "0 1", "restored:\n{s}");
+    let recorded = std::fs::read_to_string(&recording).expect("the recording");
+    let deleted = format!("\"key\":\"default/{}\"", pods[0]);
+    assert!(
+        recorded
+            .lines()
+            .any(|l| l.contains("\"type\":\"Deleted\"") && l.contains(&deleted)),
+        "{recorded}"
+    );
+    drop(t);
+    for (name, args, code) in [
+        ("timeout", "--until deleted --timeout 2s", "EXIT=3"),
+        ("max-events", "--max-events 1", "EXIT=0"),
+    ] {
+        let Some(t) = Tmux::start(name, &sim, &format!("pods -n default --live {args}")) else {
+            return;
+        };
+        let s = t.wait(SOON, args, |s| s.contains("EXIT="));
+        assert!(s.contains(code), "{args}: {s}");
+        assert_eq!(t.terminal_state(), "0 1", "{args}: restored:\n{s}");
+    }
+}
+
 #[test]
 fn ctrl_c_exits_130_and_restores() {
     let (sim, pods) = sim_with_pods();

@@ -500,7 +500,6 @@ async fn read_body(req: Request) -> Result<Value, Response> {
     }
 }
 
-/// The unsigned integer `k` of `body`, else `default`.
 /// `stale-list` and `stale-watch`: `slot` holds the revision asked for (default: the oldest
 /// retained) until the next list or watch takes it.
 fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
@@ -514,6 +513,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The unsigned integer `k` of `body`, else `default`.
 fn num(body: &Value, k: &str, default: u64) -> u64 {
     body[k].as_u64().unwrap_or(default)
 }

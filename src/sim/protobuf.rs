@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 use super::status::Status;
 
 /// The media type of Kubernetes' protobuf encoding.
-pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
+const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 /// What starts every protobuf-encoded object (apimachinery's `protoEncodingPrefix`).
 const MAGIC: &[u8] = b"k8s\0";
 
