@@ -12,9 +12,9 @@
 //!           discovery, target ("deploy" → a resource), expand (`all`, --every-resource)
 //! cache/    client-go's tools/cache: object, delta, listwatch (the contract), retry,
 //!           reflector/, queue, delta_fifo, real_fifo, store, handlers, release, consistency/
-//! text.rs scan.rs der.rs selector.rs sync.rs
+//! text.rs scan.rs der.rs selector.rs
 //!           the foundation: sanitize, the JSON scanner, DER reading, label and field
-//!           selectors, locks that outlive a panic; each imports nothing of the crate
+//!           selectors; each imports nothing of the crate
 //!
 //! sim/      the simulated API server, beside app/: it may import every layer but app/,
 //!           and only app/ and main.rs import it
@@ -35,7 +35,6 @@ pub mod scan;
 pub mod selector;
 #[cfg(feature = "sim")]
 pub mod sim;
-pub mod sync;
 pub mod text;
 
 #[cfg(test)]
@@ -50,7 +49,7 @@ mod tests {
     /// sits below app only in that app may import it (and nothing else may).
     fn layer(module: &str) -> Option<u8> {
         Some(match module {
-            "text" | "scan" | "der" | "selector" | "sync" => 0,
+            "text" | "scan" | "der" | "selector" => 0,
             "cache" => 1,
             "client" => 2,
             "output" => 3,

@@ -236,7 +236,7 @@ pub(crate) struct CacheSource {
 
 impl Shared {
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Sink> {
-        crate::sync::lock(&self.sink)
+        self.sink.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn write(&self, f: impl FnOnce(&mut Sink) -> io::Result<Option<Stop>>) {
@@ -271,7 +271,7 @@ impl Shared {
         if sink.finished {
             return Ok(());
         }
-        let caches = crate::sync::lock(&self.caches);
+        let caches = self.caches.lock().unwrap_or_else(|e| e.into_inner());
         for c in caches.iter() {
             let ev = ReflectorEvent::CacheStats(c.cost.measure());
             let rec = Record::new(
@@ -344,7 +344,10 @@ pub(crate) async fn progress(shared: Arc<Shared>) {
         // Whatever stdout holds goes out first, so it never lands after the progress text.
         let _ = sink.printer.flush();
         let popped = sink.deltas;
-        let (pages, items) = crate::sync::lock(&shared.lists)
+        let (pages, items) = shared
+            .lists
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .iter()
             .fold((0, 0), |(p, i), l| {
                 (

@@ -335,11 +335,11 @@ impl Metrics {
     }
 
     fn lock_sources(&self) -> std::sync::MutexGuard<'_, Vec<Source>> {
-        crate::sync::lock(&self.sources)
+        self.sources.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn touch(&self, l: &Labels, f: impl FnOnce(&mut Seen)) {
-        let mut seen = crate::sync::lock(&self.seen);
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         f(seen.entry(l.clone()).or_default());
     }
 
@@ -470,7 +470,7 @@ impl Metrics {
             }
         }
         {
-            let seen = crate::sync::lock(&self.seen);
+            let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
             for (l, s) in seen.iter() {
                 if let Some(t) = s.event {
                     self.since_event

@@ -131,7 +131,10 @@ impl Probe {
     /// Patches write `seq` with the time now; returns when the server answered.
     async fn write(&self, seq: u64) -> Result<(), kube::Error> {
         let sent = now_rfc3339();
-        crate::sync::lock(&self.pending).insert(seq, (Instant::now(), sent.clone()));
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(seq, (Instant::now(), sent.clone()));
         let patch = json!({"metadata": {"annotations": annotations(seq, &sent, self.interval)}});
         let params = PatchParams::default();
         timed(self.api.patch(&self.name, &params, &Patch::Merge(&patch)))
@@ -201,7 +204,7 @@ impl Probe {
     /// Forgets writes sent too long ago to be waited for (a lost event, a failed write).
     fn forget_old(&self) {
         let horizon = self.interval * FORGET_AFTER_INTERVALS;
-        let mut pending = crate::sync::lock(&self.pending);
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         pending.retain(|_, (at, _)| at.elapsed() < horizon);
     }
 
@@ -237,7 +240,11 @@ impl Probe {
             };
             let popped_at = Instant::now();
             for seq in seen {
-                let sent = crate::sync::lock(&self.pending).remove(&seq);
+                let sent = self
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&seq);
                 if let Some((at, sent)) = sent {
                     let m = Measured {
                         seq,

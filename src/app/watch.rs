@@ -807,14 +807,22 @@ fn start<Q: Queue<ReflectorEvent>>(
     }
     if let (Some(period), Some(cost)) = (a.cfg.cache_stats, cost) {
         tasks.spawn(cache_stats(queue.clone(), cost.clone(), period));
-        crate::sync::lock(&a.shared.caches).push(CacheSource {
-            resource: t.resource.clone(),
-            context: a.context.clone(),
-            cost,
-        });
+        a.shared
+            .caches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(CacheSource {
+                resource: t.resource.clone(),
+                context: a.context.clone(),
+                cost,
+            });
     }
     let reflector = Reflector::new(source, points, rcfg);
-    crate::sync::lock(&a.shared.lists).push(reflector.progress());
+    a.shared
+        .lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(reflector.progress());
     let stop = a.stop.clone();
     let server = a.cluster.kube.cluster_url.to_string();
     let context = a.context.clone();

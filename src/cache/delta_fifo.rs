@@ -220,7 +220,7 @@ impl<N: Send + 'static> DeltaFifo<N> {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<N>> {
-        crate::sync::lock(&self.inner)
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn add_or_update(&self, kind: DeltaType, obj: ObjectRef) {

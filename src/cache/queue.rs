@@ -156,7 +156,7 @@ pub(crate) async fn pop_with<S: PopState<N>, N, R>(
         let mut notified = pin!(notify.notified());
         notified.as_mut().enable();
         {
-            let mut s = crate::sync::lock(state);
+            let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(p) = s.try_pop() {
                 return Some(process(p));
             }

@@ -212,7 +212,7 @@ impl<N: Send + 'static> RealFifo<N> {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner<N>> {
-        crate::sync::lock(&self.inner)
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn enqueue(&self, kind: DeltaType, obj: ObjectRef) {

@@ -66,7 +66,7 @@ fn show_warnings(headers: &http::HeaderMap) {
     for value in headers.get_all(http::header::WARNING) {
         let Ok(value) = value.to_str() else { continue };
         for text in parse_warnings(value) {
-            let mut shown = crate::sync::lock(&SHOWN);
+            let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
             if shown
                 .get_or_insert_with(Default::default)
                 .insert(text.clone())

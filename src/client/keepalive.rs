@@ -110,7 +110,7 @@ impl ConnectionHealth {
     pub fn lost(&self, h2: bool) -> Option<String> {
         let health = Http2Health::get();
         let idle = health.read_idle?;
-        let last = *crate::sync::lock(&self.0.last);
+        let last = *self.0.last.lock().unwrap_or_else(|e| e.into_inner());
         let closed = self
             .0
             .closed_by_peer
@@ -164,7 +164,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
         let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
         match &polled {
             Poll::Ready(Ok(())) if buf.filled().len() > before => {
-                *crate::sync::lock(&this.reads.last) = Instant::now();
+                *this.reads.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
             }
             Poll::Ready(_) => this
                 .reads

@@ -41,7 +41,6 @@ use tokio::sync::watch;
 
 use super::status::{value_response, Status};
 use super::App;
-use crate::sync::lock;
 
 /// `Failure::remaining` of a failure that never runs out (`"always":true`).
 const ALWAYS: u64 = u64::MAX;
@@ -507,6 +506,11 @@ fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
     let revision = num(body, "revision", app.cluster.read().compacted());
     *lock(slot) = Some(revision);
     ok(json!({"revision": revision.to_string()}))
+}
+
+/// A fault switch's value; a handler that panicked while holding it left it usable.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The unsigned integer `k` of `body`, else `default`.

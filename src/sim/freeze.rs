@@ -40,7 +40,7 @@ impl Freeze {
     /// Freezes connections (see the module doc) for `d` from now.
     pub fn start(&self, d: Duration, new_connections: bool) {
         let since = Instant::now();
-        *crate::sync::lock(&self.current) = Some(Window {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Window {
             since,
             until: since + d,
             new_connections,
@@ -49,12 +49,12 @@ impl Freeze {
 
     /// Ends a freeze at once (`POST /_sim/clear`).
     pub fn clear(&self) {
-        *crate::sync::lock(&self.current) = None;
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Until when the connection `conn` is frozen, if it is now.
     fn until(&self, conn: &Conn) -> Option<Instant> {
-        let w = (*crate::sync::lock(&self.current))?;
+        let w = (*self.current.lock().unwrap_or_else(|e| e.into_inner()))?;
         let control_only =
             conn.control.load(Ordering::Relaxed) && !conn.api.load(Ordering::Relaxed);
         let frozen = w.until > Instant::now()

@@ -147,7 +147,7 @@ impl App {
     pub fn backup(&self) -> u64 {
         let snapshot = self.cluster.read().clone();
         let rev = snapshot.rev();
-        *crate::sync::lock(&self.backup) = Some(snapshot);
+        *self.backup.lock().unwrap_or_else(|e| e.into_inner()) = Some(snapshot);
         rev
     }
 
@@ -200,7 +200,7 @@ async fn supervise(
     mut restarts: tokio::sync::mpsc::UnboundedReceiver<Restart>,
 ) {
     while let Some(r) = restarts.recv().await {
-        let old = crate::sync::lock(&serving).take();
+        let old = serving.lock().unwrap_or_else(|e| e.into_inner()).take();
         app.faults.drop_watches();
         if let Some(old) = old {
             old.handle.shutdown();
@@ -209,7 +209,7 @@ async fn supervise(
         let rate = app.faults.churn_rate.send_replace(0.0);
         tokio::time::sleep(r.down).await;
         let backup = if r.restore {
-            crate::sync::lock(&app.backup).clone()
+            app.backup.lock().unwrap_or_else(|e| e.into_inner()).clone()
         } else {
             None
         };
@@ -229,7 +229,7 @@ async fn supervise(
             });
             match bound {
                 Ok(s) => {
-                    *crate::sync::lock(&serving) = Some(s);
+                    *serving.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
                     break;
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -447,7 +447,11 @@ impl SimServer {
             t.abort();
         }
         self.app.faults.drop_watches();
-        let serving = crate::sync::lock(&self.serving).take();
+        let serving = self
+            .serving
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         if let Some(s) = serving {
             s.handle.graceful_shutdown(Some(Duration::from_secs(1)));
             let _ = tokio::time::timeout(Duration::from_secs(2), s.task).await;
@@ -465,7 +469,12 @@ impl Drop for SimServer {
         for t in &self.tasks {
             t.abort();
         }
-        if let Some(s) = crate::sync::lock(&self.serving).take() {
+        if let Some(s) = self
+            .serving
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
             s.handle.shutdown();
         }
     }

@@ -25,7 +25,7 @@
 //! order with the deltas. It never blocks the informer loop; the reflector waits only
 //! while the store's objects are copied (pointers, not objects).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use super::{compare, Report};
@@ -89,13 +89,17 @@ impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
         }
     }
 
+    fn lock(m: &Mutex<String>) -> MutexGuard<'_, String> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Runs `push` on the queue under the lock, then records `rv` as where the queue leads
     /// (`None`: where it did).
     fn queued(&self, rv: Option<String>, push: impl FnOnce(&Q)) {
         let Some(at) = &self.at else {
             return push(&*self.queue);
         };
-        let mut at = crate::sync::lock(at);
+        let mut at = Self::lock(at);
         push(&*self.queue);
         if let Some(rv) = rv {
             *at = rv;
@@ -113,7 +117,7 @@ impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
         let Some(at) = &self.at else {
             return Point::NotYet;
         };
-        let at = crate::sync::lock(at);
+        let at = Self::lock(at);
         // A LIST cannot be exact at "" or "0" (client-go's detector skips "0" too).
         if at.is_empty() || *at == "0" || !self.queue.has_synced() {
             Point::NotYet

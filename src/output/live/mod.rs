@@ -198,7 +198,7 @@ impl Model {
         let Some(maker) = self.cells.clone() else {
             return;
         };
-        let mut table = crate::sync::lock(&maker.0);
+        let mut table = maker.0.lock().unwrap_or_else(|e| e.into_inner());
         for k in keys {
             let Some(row) = self.rows.get_mut(k) else {
                 continue;
@@ -276,7 +276,7 @@ pub type Shared = Arc<Mutex<Model>>;
 
 /// Locks the model; a panicked holder leaves it usable (it only holds display state).
 pub fn lock(m: &Shared) -> MutexGuard<'_, Model> {
-    crate::sync::lock(m)
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The printer behind `--live`: every record updates the model, nothing is written.
