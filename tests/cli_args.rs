@@ -214,7 +214,7 @@ fn works_as_the_kubectl_plugin_kubectl_kwatch() {
     std::fs::copy(env!("CARGO_BIN_EXE_kwatch"), &plugin).unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.path().display());
     let kubectl = |args: &[&str]| {
-        let mut cmd = std::process::Command::new("/usr/bin/kubectl");
+        let mut cmd = crate::util::tools::kubectl();
         cmd.args(args)
             .env_clear()
             .env("HOME", sim.dir())

@@ -60,7 +60,7 @@ fn on_a_terminal(setup: &str, resources: &str) -> Option<(String, String)> {
         sim.kubeconfig.display(),
         out_file.display()
     );
-    let mut script = std::process::Command::new("/usr/bin/script");
+    let mut script = crate::util::tools::script();
     script
         .args(["-qec", &cmd, "/dev/null"])
         .env_clear()

@@ -20,7 +20,7 @@ use crate::util::SimProcess;
 
 /// `kubectl args…` with the sim's HOME and no `--kubeconfig`.
 fn kubectl(sim: &SimProcess, env: &[(&str, &str)], args: &[&str]) -> Output {
-    std::process::Command::new("/usr/bin/kubectl")
+    crate::util::tools::kubectl()
         .args(args)
         .env_clear()
         .env("HOME", sim.dir())

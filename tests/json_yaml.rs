@@ -72,13 +72,6 @@ fn objects_from_a_plain_list_carry_kind_and_api_version() {
 /// PyYAML (a YAML 1.1 reader) reads `-o yaml` back as the values `-o json` gives.
 #[test]
 fn yaml_reads_back_in_a_yaml_1_1_reader_as_the_json_values() {
-    let probe = std::process::Command::new("python3")
-        .args(["-c", "import yaml"])
-        .status();
-    assert!(
-        probe.is_ok_and(|s| s.success()),
-        "python3 with PyYAML is needed (apt-get install python3-yaml, or pip install pyyaml)"
-    );
     let sim = SimProcess::start(&["--objects", "1"]);
     let data = json!({"a": "no", "b": "yes", "c": "on", "d": "12:30:00", "e": "2024-01-01",
         "f": "", "g": "*", "h": "multi\nline\n", "i": "1e3", "j": "0x1F", "k": "~",
@@ -108,7 +101,7 @@ fn yaml_reads_back_in_a_yaml_1_1_reader_as_the_json_values() {
     let as_yaml = sim.kwatch(&args("yaml")[..]).exits(0);
     let yaml_file = sim.dir().join("out.yaml");
     std::fs::write(&yaml_file, as_yaml.stdout.join("\n") + "\n").unwrap();
-    let py = std::process::Command::new("python3")
+    let py = crate::util::tools::python3_with_yaml()
         .args([
             "-c",
             "import json, sys, yaml\n\

@@ -1,13 +1,12 @@
 //! `kwatch --live` (issue 23) on a real terminal: the built binary runs inside tmux
 //! (`tmux -L <unique socket> new-session -d -x 120 -y 40`), keys go in with `send-keys`
 //! and the screen comes back with `capture-pane -p`, against `kwatch sim` and the real
-//! kubectl. Without tmux on the machine (.ci/run installs it) each test says so and skips.
+//! kubectl. Without tmux on the machine each test fails with the command that installs it.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::probe::probes_left;
-use crate::util::SimProcess;
+use crate::util::{tools, SimProcess};
 
 /// A tmux server of the test's own, killed on drop.
 struct Tmux {
@@ -17,11 +16,7 @@ struct Tmux {
 impl Tmux {
     /// Starts `kwatch --kubeconfig <sim's> ARGS` in a 120×40 pane; after kwatch exits
     /// the pane prints `EXIT=<code>` and stays, so the terminal's state can be read.
-    fn start(name: &str, sim: &SimProcess, args: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("SKIPPED: tmux not found (.ci/run installs it: apt-get install -y tmux)");
-            return None;
-        }
+    fn start(name: &str, sim: &SimProcess, args: &str) -> Tmux {
         let t = Tmux {
             socket: format!("kwatch-live-{name}-{}", std::process::id()),
         };
@@ -34,11 +29,11 @@ impl Tmux {
             kc = sim.kubeconfig.display(),
         );
         t.tmux(&["new-session", "-d", "-x", "120", "-y", "40", &shell]);
-        Some(t)
+        t
     }
 
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
+        let out = tools::tmux()
             .arg("-L")
             .arg(&self.socket)
             .args(args)
@@ -84,7 +79,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
+        let _ = tools::tmux()
             .args(["-L", &self.socket, "kill-server"])
             .output();
     }
@@ -117,9 +112,7 @@ const SOON: Duration = Duration::from_secs(10);
 #[test]
 fn shows_the_pods_and_a_patch_in_place_and_a_delete_leaves() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start("patch", &sim, "pods -n default --live") else {
-        return;
-    };
+    let t = Tmux::start("patch", &sim, "pods -n default --live");
     let s = t.wait(SOON, "the pods", |s| {
         synced(s) && pods.iter().all(|p| has_row(s, p))
     });
@@ -146,9 +139,7 @@ fn shows_the_pods_and_a_patch_in_place_and_a_delete_leaves() {
 #[test]
 fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start("history", &sim, "pods -n default --live --live-history 5") else {
-        return;
-    };
+    let t = Tmux::start("history", &sim, "pods -n default --live --live-history 5");
     t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
     assert_eq!(
         t.terminal_state(),
@@ -193,13 +184,11 @@ fn filter_then_history_with_the_patch_diff_then_q_exits_0_and_restores() {
 #[test]
 fn q_deletes_the_probes_configmap_before_it_exits_0() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start(
+    let t = Tmux::start(
         "probe",
         &sim,
         "pods -n default --live --probe default --probe-interval 200ms",
-    ) else {
-        return;
-    };
+    );
     t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
     let start = Instant::now();
     while probes_left(&sim).len() != 1 {
@@ -221,16 +210,14 @@ fn q_deletes_the_probes_configmap_before_it_exits_0() {
 fn until_timeout_and_max_events_end_the_view_with_their_codes_and_record_keeps_it() {
     let (sim, pods) = sim_with_pods();
     let recording = sim.dir().join("live.jsonl");
-    let Some(t) = Tmux::start(
+    let t = Tmux::start(
         "stops",
         &sim,
         &format!(
             "pods -n default --live --until deleted --timeout 60s --record {}",
             recording.display()
         ),
-    ) else {
-        return;
-    };
+    );
     t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
     sim.kubectl_ok(format!("delete pod {} -n default --wait=false", pods[0]));
     let s = t.wait(SOON, "--until deleted", |s| s.contains("EXIT="));
@@ -249,9 +236,7 @@ fn until_timeout_and_max_events_end_the_view_with_their_codes_and_record_keeps_i
         ("timeout", "--until deleted --timeout 2s", "EXIT=3"),
         ("max-events", "--max-events 1", "EXIT=0"),
     ] {
-        let Some(t) = Tmux::start(name, &sim, &format!("pods -n default --live {args}")) else {
-            return;
-        };
+        let t = Tmux::start(name, &sim, &format!("pods -n default --live {args}"));
         let s = t.wait(SOON, args, |s| s.contains("EXIT="));
         assert!(s.contains(code), "{args}: {s}");
         assert_eq!(t.terminal_state(), "0 1", "{args}: restored:\n{s}");
@@ -261,9 +246,7 @@ fn until_timeout_and_max_events_end_the_view_with_their_codes_and_record_keeps_i
 #[test]
 fn ctrl_c_exits_130_and_restores() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start("ctrlc", &sim, "pods -n default -i") else {
-        return;
-    };
+    let t = Tmux::start("ctrlc", &sim, "pods -n default -i");
     t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
     t.keys(&["C-c"]);
     let s = t.wait(SOON, "kwatch exits", |s| s.contains("EXIT="));
@@ -278,9 +261,7 @@ fn ctrl_c_exits_130_and_restores() {
 #[test]
 fn a_resize_to_60_columns_relays_out() {
     let (sim, pods) = sim_with_pods();
-    let Some(t) = Tmux::start("resize", &sim, "pods -n default --live") else {
-        return;
-    };
+    let t = Tmux::start("resize", &sim, "pods -n default --live");
     let s = t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
     assert!(s.lines().any(|l| l.chars().count() > 60), "{s}");
     t.tmux(&["resize-window", "-x", "60", "-y", "40"]);

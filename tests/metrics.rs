@@ -1,10 +1,9 @@
 //! `--metrics ADDR` (issue 22): the endpoint scraped while kwatch runs against `kwatch sim`,
-//! read back with Prometheus's own parser (Python's `prometheus_client`, installed by
-//! `.ci/run`); a bad or busy address is one line and exit 2.
+//! read back with a Prometheus text parser (the `prometheus-parse` crate, every line held to
+//! OpenMetrics' shape first); a bad or busy address is one line and exit 2.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -46,35 +45,62 @@ fn scrape(addr: &str) -> (String, String, String) {
     (status, kind, body.to_owned())
 }
 
-/// The exposition parsed by `prometheus_client`'s OpenMetrics parser: one
-/// `{name, labels, value}` per sample (the parser raises on anything invalid).
+/// The exposition read with `prometheus-parse`: one `{name, labels, value}` per sample line
+/// (a histogram's buckets as `NAME_bucket` with `le`). That parser passes over lines it
+/// cannot read, so every line is first held to OpenMetrics' shape: a `# HELP`, `# TYPE` or
+/// `# UNIT` line, a sample with a number, and `# EOF` last.
 fn parsed(body: &str) -> Vec<Value> {
-    let script = "import sys, json\n\
-        from prometheus_client.openmetrics.parser import text_string_to_metric_families\n\
-        out = []\n\
-        for f in text_string_to_metric_families(sys.stdin.read()):\n\
-        \x20   for s in f.samples:\n\
-        \x20       out.append({'name': s.name, 'labels': s.labels, 'value': s.value})\n\
-        print(json.dumps(out))\n";
-    let mut py = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 (with prometheus_client: pip install prometheus-client)");
-    py.stdin
-        .take()
-        .expect("stdin")
-        .write_all(body.as_bytes())
-        .expect("write");
-    let out = py.wait_with_output().expect("python3");
-    assert!(
-        out.status.success(),
-        "prometheus_client refused the exposition: {}\n{body}",
-        String::from_utf8_lossy(&out.stderr)
+    use prometheus_parse::{LineInfo, Scrape, Value as Sampled};
+    let lines: Vec<&str> = body.lines().collect();
+    assert_eq!(
+        lines.last(),
+        Some(&"# EOF"),
+        "no `# EOF` at the end:\n{body}"
     );
-    serde_json::from_slice(&out.stdout).expect("JSON from python")
+    for line in &lines[..lines.len() - 1] {
+        let meta = ["# HELP ", "# TYPE ", "# UNIT "]
+            .iter()
+            .any(|p| line.starts_with(p));
+        let sample = match LineInfo::parse(line) {
+            LineInfo::Sample { value, .. } => {
+                value.parse::<f64>().is_ok() || ["+Inf", "-Inf", "NaN"].contains(&value)
+            }
+            _ => false,
+        };
+        assert!(meta || sample, "not an OpenMetrics line: {line:?}\n{body}");
+    }
+    let scrape = Scrape::parse(lines.iter().map(|l| Ok(l.to_string()))).expect("parse");
+    let mut out = Vec::new();
+    for s in scrape.samples {
+        let labels: serde_json::Map<String, Value> = s
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        let mut push = |name: String, labels: serde_json::Map<String, Value>, value: f64| {
+            out.push(json!({"name": name, "labels": labels, "value": value}));
+        };
+        match s.value {
+            Sampled::Counter(v) | Sampled::Gauge(v) | Sampled::Untyped(v) => {
+                push(s.metric, labels, v)
+            }
+            Sampled::Histogram(buckets) => {
+                for b in buckets {
+                    let mut with_le = labels.clone();
+                    with_le.insert("le".into(), json!(b.less_than));
+                    push(format!("{}_bucket", s.metric), with_le, b.count);
+                }
+            }
+            Sampled::Summary(quantiles) => {
+                for q in quantiles {
+                    let mut with_q = labels.clone();
+                    with_q.insert("quantile".into(), json!(q.quantile));
+                    push(s.metric.clone(), with_q, q.count);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The value of the sample `name` whose labels include `labels`.

@@ -1416,7 +1416,7 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
         line.ends_with("400 Bad Request: Client sent an HTTP request to an HTTPS server."),
         "{line}"
     );
-    let out = std::process::Command::new("/usr/bin/kubectl")
+    let out = crate::util::tools::kubectl()
         .args(["-s", &http, "get", "pods"])
         .env_clear()
         .env("HOME", sim.dir())

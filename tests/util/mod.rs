@@ -461,7 +461,7 @@ impl SimProcess {
 
     /// A `kubectl` command bound to this cluster (not yet run).
     pub fn kubectl_cmd(&self, args: impl kwatch::Args) -> Command {
-        let mut cmd = Command::new("/usr/bin/kubectl");
+        let mut cmd = tools::kubectl();
         cmd.arg("--kubeconfig")
             .arg(&self.kubeconfig)
             .args(args.words())
@@ -501,3 +501,4 @@ impl Drop for SimProcess {
 
 pub mod kwatch;
 pub mod shared;
+pub mod tools;
