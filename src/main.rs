@@ -37,7 +37,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Runtime::new()?;
     // Debug builds only: a tokio task that panics while main waits on it for ever, to pin
-    // the panic hook (tests/issue19_connect.rs).
+    // the panic hook (tests/failures.rs).
     #[cfg(debug_assertions)]
     if std::env::var_os("KWATCH_TEST_PANIC_IN_TASK").is_some() {
         rt.block_on(async {

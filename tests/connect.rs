@@ -731,7 +731,7 @@ fn a_missing_ca_file_is_quoted_once() {
     );
 }
 
-/// Issue 19, found by tests/issue19_fuzz.rs: a token that is not a valid header value
+/// Issue 19, found by tests/hostile_input.rs's fuzzing: a token that is not a valid header value
 /// (a newline in `--token` or the kubeconfig's token) panicked in tower-http's
 /// `AddAuthorization::bearer`; it is one line that does not show the token.
 #[test]

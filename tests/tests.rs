@@ -4,7 +4,8 @@
 //! `colour_and_progress`), the command line (`cli_args`, `connect`, `contexts`, `exits`,
 //! `help_and_generated`), the informer (`reflector`, `faults`, `retry_after`, `resync`,
 //! `client_go`, `handlers`, `consistency`, `chaos`), failures before the sync (`failures`),
-//! hostile servers and input, and the simulator itself (`sim_protocol`, `sim_kubectl`).
+//! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`), and the
+//! paths and test filters the docs name (`docs`).
 
 mod util;
 
@@ -18,6 +19,7 @@ mod connect;
 mod consistency;
 mod contexts;
 mod discovery;
+mod docs;
 mod exits;
 mod failures;
 mod faults;
