@@ -266,3 +266,23 @@ fn sim_flag_runs_the_built_in_cluster() {
     assert!(of_type(&recs, "Replaced").len() >= 10);
     assert_eq!(recs.last().unwrap()["type"], "Synced");
 }
+
+/// Issue 30 item 17: an option that only means something beside another is refused alike
+/// without it, in clap's words, before any request.
+#[test]
+fn options_that_need_another_are_refused_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, needs) in [
+        (&["--probe-interval", "1s"][..], "--probe <NAMESPACE>"),
+        (&["--restart-stalled"][..], "--stall-after <D|auto>"),
+    ] {
+        let mut cmd = command(dir.path());
+        cmd.args(args)
+            .args(["pods", "--server", "https://127.0.0.1:1"]);
+        let out = Running::spawn(cmd).finish(LIMIT);
+        assert_usage_error(
+            &out,
+            &format!("the following required arguments were not provided: {needs}"),
+        );
+    }
+}

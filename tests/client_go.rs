@@ -273,6 +273,10 @@ fn bad_releases_and_combinations_are_refused_with_one_line() {
             &["--client-go", "0.30"][..],
             "give one of 0.32, 0.33, 0.34, 0.35, 0.36",
         ),
+        (
+            &["--client-go", "0.31"][..],
+            "client-go 0.31 is not a release whose informer kwatch reproduces",
+        ),
         (&["--client-go", "latest"], "is not a client-go release"),
         (
             &["--client-go", "0.32", "--fifo", "real"],

@@ -318,7 +318,7 @@ pub struct WatchArgs {
 
     /// How often --probe patches its ConfigMap.
     #[arg(long, value_name = "D", value_parser = parse_period, default_value = "2s",
-          hide_short_help = true)]
+          requires = "probe", hide_short_help = true)]
     pub probe_interval: Duration,
     /// Serve the informer's metrics (OpenMetrics) at http://ADDR/metrics, e.g.
     /// 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr).

@@ -5,7 +5,7 @@
 //!
 //! | release | InOrderInformers | InOrderInformersBatchProcess | AtomicFIFO | WatchListClient |
 //! |---|---|---|---|---|
-//! | 0.32 (and 0.31: the same `tools/cache`) | — (DeltaFIFO) | — | — | off |
+//! | 0.32 | — (DeltaFIFO) | — | — | off |
 //! | 0.33, 0.34 | on (RealFIFO) | — | — | off |
 //! | 0.35 | on | on (`PopBatch`) | — | on |
 //! | 0.36 | on | on | on (`ReplacedAll`, `SyncAll`, `Bookmark` deltas) | on |
@@ -47,7 +47,8 @@ impl Release {
     ];
 
     /// `0.35`, `v0.35.2`, or Kubernetes' `1.35` / `v1.35.1` (client-go 0.N ships with
-    /// Kubernetes 1.N). `0.31` is `0.32` (its `tools/cache` is 0.32's).
+    /// Kubernetes 1.N). Any other minor, 0.31 among them, is refused: kwatch runs no
+    /// release it was not asked for.
     pub fn parse(s: &str) -> Result<Release, String> {
         let bad = || {
             format!(
@@ -74,7 +75,7 @@ impl Release {
             return Err(bad());
         };
         Ok(match minor {
-            31 | 32 => Release::V0_32,
+            32 => Release::V0_32,
             33 => Release::V0_33,
             34 => Release::V0_34,
             35 => Release::V0_35,
@@ -278,7 +279,6 @@ mod tests {
     fn versions_parse_as_client_go_or_kubernetes_minors() {
         for (s, want) in [
             ("0.32", Release::V0_32),
-            ("0.31", Release::V0_32),
             ("v0.33", Release::V0_33),
             ("0.34.10", Release::V0_34),
             ("v0.35.2", Release::V0_35),
@@ -297,7 +297,7 @@ mod tests {
                 "{s}: {e}"
             );
         }
-        for s in ["0.30", "1.29", "0.37"] {
+        for s in ["0.30", "0.31", "1.31", "1.29", "0.37"] {
             let e = Release::parse(s).unwrap_err();
             assert!(e.contains(SUPPORTED) && !e.contains('\n'), "{s}: {e}");
         }
