@@ -228,3 +228,51 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
     );
     assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
 }
+
+/// Issue 30 item 9: every option of `--help` has its description in the man page, once.
+/// 28 flags that only `--help` lists had none, and 15 printed their summary and then the
+/// longer text that restates it.
+#[test]
+fn every_flag_of_help_is_described_once_in_the_man_page() {
+    let page = String::from_utf8(man_page().unwrap()).unwrap();
+    let plain = |s: &str| {
+        s.replace("\\-", "-")
+            .replace("\\*(Aq", "'")
+            .replace("\\fB", "")
+            .replace("\\fR", "")
+            .replace("\\fI", "")
+    };
+    // Each `.TP` entry of the page: its first line (the option) and its text.
+    let entries: Vec<(String, String)> = page
+        .split("\n.TP\n")
+        .skip(1)
+        .filter_map(|e| {
+            let e = e.split("\n.SH").next().unwrap_or_default();
+            let (head, text) = e.split_once('\n')?;
+            Some((plain(head), plain(text)))
+        })
+        .collect();
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut checked = 0;
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let Some(long) = arg.get_long() else { continue };
+        let flag = format!("--{long}");
+        let (_, text) = entries
+            .iter()
+            .find(|(head, _)| head.split([' ', ',', '[']).any(|w| w == flag))
+            .unwrap_or_else(|| panic!("{flag}: no entry in the man page"));
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert!(
+            words.len() >= 2,
+            "{flag}: no description in the man page: {text:?}"
+        );
+        // No run of eight words is said twice.
+        let mut seen = std::collections::HashSet::new();
+        for w in words.windows(8) {
+            assert!(seen.insert(w), "{flag}: said twice in the man page: {text}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 60, "{checked} options");
+}

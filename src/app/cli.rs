@@ -158,11 +158,13 @@ pub struct OutputArgs {
     pub timestamps: bool,
 
     /// Show what each update changed against the version kwatch knew before
-    ///
-    /// Show what each Updated/Replaced/Sync delta changed against the previous version
-    /// kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` lines
-    /// in the table and YAML. resourceVersion, managedFields and generation are left out.
-    #[arg(long)]
+    #[arg(
+        long_help = "Show what each Updated/Replaced/Sync delta changed against the previous version \
+          kwatch knew: a JSON Patch (`diff`) and `changed` in JSON, `path: old → new` \
+          lines in the table and YAML. resourceVersion, managedFields and generation are \
+          left out.",
+        long
+    )]
     pub diff: bool,
 
     /// As --diff, including resourceVersion, managedFields and generation.
@@ -238,12 +240,11 @@ impl clap::builder::TypedValueParser for ReleaseParser {
 #[command(next_help_heading = "Watch")]
 pub struct WatchArgs {
     /// Resource(s) to watch, comma-separated (pods, deploy,svc, all), or TYPE/NAME
-    ///
-    /// Resource(s) to watch, comma-separated: plural, singular, short name, Kind,
-    /// resource.group or resource.version.group (pods, po, Pod, deployments.apps, …);
-    /// `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one
-    /// object, as kubectl takes it (pod/web, deploy/web).
-    #[arg(value_name = "RESOURCE", required_unless_present = "every_resource",
+    #[arg(long_help = "Resource(s) to watch, comma-separated: plural, singular, short name, Kind, \
+          resource.group or resource.version.group (pods, po, Pod, deployments.apps, …); \
+          `all` for discovery's category all, as `kubectl get all`; or TYPE/NAME for one \
+          object, as kubectl takes it (pod/web, deploy/web).",
+          value_name = "RESOURCE", required_unless_present = "every_resource",
           value_hint = clap::ValueHint::Other)]
     pub resources: Option<String>,
 
@@ -279,11 +280,12 @@ pub struct WatchArgs {
     pub field_selector: Option<String>,
 
     /// Watch every resource the server can list and watch (events left out)
-    ///
-    /// Watch every resource the server can list and watch (only namespaced ones unless
-    /// -A), events left out; RESOURCE adds more (`--every-resource events`). A resource
-    /// the server refuses (403, 404, 405) is reported and left out, as with `all`.
-    #[arg(long)]
+    #[arg(
+        long_help = "Watch every resource the server can list and watch (only namespaced ones unless \
+          -A), events left out; RESOURCE adds more (`--every-resource events`). A resource \
+          the server refuses (403, 404, 405) is reported and left out, as with `all`.",
+        long
+    )]
     pub every_resource: bool,
 
     /// Start the built-in simulated cluster in-process and watch it.
@@ -292,28 +294,34 @@ pub struct WatchArgs {
     pub sim: bool,
 
     /// Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`
-    ///
-    /// Also write the JSON-lines records to FILE (whatever -o shows); replay it with
-    /// `kwatch replay FILE`.
-    #[arg(long, value_name = "FILE")]
+    #[arg(
+        long_help = "Also write the JSON-lines records to FILE (whatever -o shows); replay it with \
+          `kwatch replay FILE`.",
+        long,
+        value_name = "FILE"
+    )]
     pub record: Option<PathBuf>,
 
     /// On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…
-    ///
-    /// On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks,
-    /// backoffs, time to synced, largest queue depth, dedups.
-    #[arg(long)]
+    #[arg(
+        long_help = "On exit, a summary on stderr: deltas by type, lists by reason, pages, bookmarks, \
+          backoffs, time to synced, largest queue depth, dedups.",
+        long
+    )]
     pub stats: bool,
 
     /// Measure write-to-delta latency: patch a ConfigMap of kwatch's own in NAMESPACE
-    ///
-    /// Measure write-to-delta latency: create a ConfigMap of kwatch's own in NAMESPACE
-    /// (labelled kwatch.io/probe=true), patch it every --probe-interval with the send time,
-    /// and time each patch until its delta pops from an informer of its own (printed
-    /// nowhere): a Latency record per patch, p50/p90/p99/max in --stats. Needs create,
-    /// patch and delete on configmaps there; the ConfigMap is deleted on exit, and a
-    /// crashed run's at the next start. Nothing is written without this flag.
-    #[arg(long, value_name = "NAMESPACE", hide_short_help = true)]
+    #[arg(
+        long_help = "Measure write-to-delta latency: create a ConfigMap of kwatch's own in NAMESPACE \
+          (labelled kwatch.io/probe=true), patch it every --probe-interval with the send \
+          time, and time each patch until its delta pops from an informer of its own \
+          (printed nowhere): a Latency record per patch, p50/p90/p99/max in --stats. Needs \
+          create, patch and delete on configmaps there; the ConfigMap is deleted on exit, \
+          and a crashed run's at the next start. Nothing is written without this flag.",
+        long,
+        value_name = "NAMESPACE",
+        hide_short_help = true
+    )]
     pub probe: Option<String>,
 
     /// How often --probe patches its ConfigMap.
@@ -452,10 +460,9 @@ pub struct ClusterArgs {
     pub kubeconfig: Option<PathBuf>,
 
     /// Kubeconfig context to use; several, comma-separated, watch each into one stream
-    ///
-    /// Kubeconfig context to use; several, comma-separated, watch each cluster into one
-    /// stream, every record tagged with its context.
-    #[arg(long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
+    #[arg(long_help = "Kubeconfig context to use; several, comma-separated, watch each cluster into one \
+          stream, every record tagged with its context.",
+          long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
     pub context: Option<String>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
@@ -463,17 +470,25 @@ pub struct ClusterArgs {
     pub request_timeout: Duration,
 
     /// kubectl's cache directory, for discovery documents [default: ~/.kube/cache]
-    ///
-    /// kubectl's cache directory: discovery documents are read from and written to its
-    /// discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].
-    #[arg(long, value_name = "DIR", env = "KUBECACHEDIR", hide_short_help = true)]
+    #[arg(
+        long_help = "kubectl's cache directory: discovery documents are read from and written to its \
+          discovery/ subdirectory, kept 6 hours [default: ~/.kube/cache].",
+        long,
+        value_name = "DIR",
+        env = "KUBECACHEDIR",
+        hide_short_help = true
+    )]
     pub cache_dir: Option<PathBuf>,
 
     /// The API server's address, e.g. https://10.0.0.1:6443
-    ///
-    /// The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig
-    /// cluster's server; works with no kubeconfig at all).
-    #[arg(short = 's', long, value_name = "URL", conflicts_with = "sim")]
+    #[arg(
+        long_help = "The API server's address, e.g. https://10.0.0.1:6443 (overrides the kubeconfig \
+          cluster's server; works with no kubeconfig at all).",
+        short = 's',
+        long,
+        value_name = "URL",
+        conflicts_with = "sim"
+    )]
     pub server: Option<String>,
 
     /// Bearer token (replaces the kubeconfig user's credentials).
@@ -504,10 +519,12 @@ pub struct ClusterArgs {
     pub cluster: Option<String>,
 
     /// Act as this user: see what that identity's informer would get, 403s included
-    ///
-    /// Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see what
-    /// that identity's informer would get, 403s included.
-    #[arg(long = "as", value_name = "USER")]
+    #[arg(
+        long_help = "Act as this user (Impersonate-User), e.g. system:serviceaccount:NS:NAME: see \
+          what that identity's informer would get, 403s included.",
+        long = "as",
+        value_name = "USER"
+    )]
     pub impersonate: Option<String>,
 
     /// Act as a member of this group (Impersonate-Group; repeat for several).
@@ -550,10 +567,9 @@ pub struct ClusterArgs {
     pub client_key: Option<PathBuf>,
 
     /// Server name to verify the certificate against and send as SNI
-    ///
-    /// Server name to verify the certificate against and send as SNI (default: the
-    /// server URL's host).
     #[arg(
+        long_help = "Server name to verify the certificate against and send as SNI (default: the \
+          server URL's host).",
         long,
         value_name = "NAME",
         conflicts_with = "sim",
@@ -567,10 +583,13 @@ pub struct ClusterArgs {
 #[command(next_help_heading = "Reflector")]
 pub struct ReflectorArgs {
     /// Objects per list page, 0 = no paging [default: 500]
-    ///
-    /// Objects per list page, 0 = no paging [default: 500, and no paging when relisting
-    /// at a specific resourceVersion, as client-go].
-    #[arg(long, value_name = "N", hide_short_help = true)]
+    #[arg(
+        long_help = "Objects per list page, 0 = no paging [default: 500, and no paging when relisting \
+          at a specific resourceVersion, as client-go].",
+        long,
+        value_name = "N",
+        hide_short_help = true
+    )]
     pub page_size: Option<u32>,
 
     /// Re-queue every known object as a Sync delta this often (e.g. 30s); off by default.
@@ -582,29 +601,38 @@ pub struct ReflectorArgs {
     pub no_bookmarks: bool,
 
     /// DeltaFIFO only: relists emit Sync instead of Replaced
-    ///
-    /// DeltaFIFO only: relists emit Sync instead of Replaced (client-go without
-    /// EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with an
-    /// explicit RealFIFO.
-    #[arg(long, hide_short_help = true)]
+    #[arg(
+        long_help = "DeltaFIFO only: relists emit Sync instead of Replaced (client-go without \
+          EmitDeltaTypeReplaced); without --client-go it keeps a DeltaFIFO, refused with \
+          an explicit RealFIFO.",
+        long,
+        hide_short_help = true
+    )]
     pub legacy_sync: bool,
 
     /// The informer's queue: delta (DeltaFIFO) or real (RealFIFO)
-    ///
-    /// The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or real
-    /// (RealFIFO: every notification in order, the informers' default since client-go 0.33;
-    /// the release's RealFIFO, 0.33's if the server's release has none) [default: the
-    /// release's].
-    #[arg(long, value_enum, value_name = "KIND")]
+    #[arg(
+        long_help = "The informer's queue: delta (DeltaFIFO: a key's deltas coalesce until popped) or \
+          real (RealFIFO: every notification in order, the informers' default since \
+          client-go 0.33; the release's RealFIFO, 0.33's if the server's release has none) \
+          [default: the release's].",
+        long,
+        value_enum,
+        value_name = "KIND"
+    )]
     pub fifo: Option<FifoKind>,
 
     /// Get the initial state from a streaming list: auto, on or off
-    ///
-    /// Get the initial state from a streaming list (watch with sendInitialEvents,
-    /// KEP-3157): auto tries it and falls back to LIST for good if the server rejects it, on
-    /// tries it at every (re)list; auto, and the release's default, mean off when
-    /// --page-size is given [default: the release's: off through 0.34, on from 0.35].
-    #[arg(long, value_enum, value_name = "WHEN")]
+    #[arg(
+        long_help = "Get the initial state from a streaming list (watch with sendInitialEvents, \
+          KEP-3157): auto tries it and falls back to LIST for good if the server rejects \
+          it, on tries it at every (re)list; auto, and the release's default, mean off \
+          when --page-size is given [default: the release's: off through 0.34, on from \
+          0.35].",
+        long,
+        value_enum,
+        value_name = "WHEN"
+    )]
     pub watch_list: Option<WatchListMode>,
 
     /// Each watch asks the server to end it after a random time in [D, 2·D) (client-go:
@@ -614,21 +642,19 @@ pub struct ReflectorArgs {
     pub min_watch_timeout: Duration,
 
     /// Spend this long on each pop, as a slow event handler would
-    ///
-    /// Spend this long on each pop, as a slow event handler would: deltas pile up in the
-    /// queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.
-    #[arg(long, value_name = "D", value_parser = parse_duration, hide_short_help = true)]
+    #[arg(long_help = "Spend this long on each pop, as a slow event handler would: deltas pile up in \
+          the queue meanwhile, and DeltaFIFO's per-key coalescing becomes visible.",
+          long, value_name = "D", value_parser = parse_duration, hide_short_help = true)]
     pub pop_delay: Option<Duration>,
 
     /// The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36
-    ///
-    /// The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), 0.33
-    /// and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), 0.36 (the
-    /// atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). Also v0.35.2,
-    /// or Kubernetes' 1.35. --fifo and --watch-list override its defaults [default: the
-    /// release of the server's Kubernetes (/version: 1.32 → 0.32, clamped to 0.32–0.36;
-    /// 0.32 if it cannot be read)].
-    #[arg(long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
+    #[arg(long_help = "The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), \
+          0.33 and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), \
+          0.36 (the atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). \
+          Also v0.35.2, or Kubernetes' 1.35. --fifo and --watch-list override its defaults \
+          [default: the release of the server's Kubernetes (/version: 1.32 → 0.32, clamped \
+          to 0.32–0.36; 0.32 if it cannot be read)].",
+          long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
     pub client_go: Option<crate::cache::release::Release>,
 
     /// Compare the store with a LIST at its resourceVersion every PERIOD (5m)
@@ -659,12 +685,11 @@ pub struct ReflectorArgs {
           hide_short_help = true)]
     pub transform: Option<crate::cache::transform::Transform>,
     /// Report a watch that delivers nothing for D (auto: three bookmark intervals)
-    ///
-    /// Report a watch that delivers nothing — no event, no bookmark — for D with a Stalled
-    /// record (its age and last resourceVersion); auto: three of the bookmark intervals the
-    /// server has shown (off until a watch has shown one). client-go only waits, for the
-    /// watch's timeout or its connection's health check [default: off].
-    #[arg(long, value_name = "D|auto", value_parser = parse_stall_after, hide_short_help = true)]
+    #[arg(long_help = "Report a watch that delivers nothing — no event, no bookmark — for D with a \
+          Stalled record (its age and last resourceVersion); auto: three of the bookmark \
+          intervals the server has shown (off until a watch has shown one). client-go only \
+          waits, for the watch's timeout or its connection's health check [default: off].",
+          long, value_name = "D|auto", value_parser = parse_stall_after, hide_short_help = true)]
     pub stall_after: Option<crate::cache::reflector::StallAfter>,
 
     /// End a stalled watch (--stall-after) and watch again from its last resourceVersion
@@ -672,11 +697,12 @@ pub struct ReflectorArgs {
     pub restart_stalled: bool,
 
     /// List and watch metadata only, as client-go's metadata informer does
-    ///
-    /// List and watch metadata only, as client-go's metadata informer does: objects are
-    /// PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and the
-    /// table shows NAME and AGE (with -L and --show-labels).
-    #[arg(long)]
+    #[arg(
+        long_help = "List and watch metadata only, as client-go's metadata informer does: objects are \
+          PartialObjectMetadata (no spec, data or status; a fraction of the bytes), and \
+          the table shows NAME and AGE (with -L and --show-labels).",
+        long
+    )]
     pub metadata_only: bool,
 }
 
@@ -713,14 +739,13 @@ pub struct StopArgs {
     pub watch_only: bool,
 
     /// Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…
-    ///
-    /// Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an
-    /// object kwatch did not know appears), `deleted` (an object is deleted, or none
-    /// matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a value
-    /// equals, or without `=VALUE` is present and not false), or `condition=Ready[=True]`
-    /// (type and status ignoring case). Exit 0 when met, 3 if --timeout comes first, 4 if
-    /// the watch ends otherwise (--max-events).
-    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
+    #[arg(long_help = "Exit once a delta meets CONDITION, parsed as `kubectl wait --for`: `created` (an \
+          object kwatch did not know appears), `deleted` (an object is deleted, or none \
+          matched once synced), `jsonpath={.status.phase}=Running` (braces optional; a \
+          value equals, or without `=VALUE` is present and not false), or \
+          `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if \
+          --timeout comes first, 4 if the watch ends otherwise (--max-events).",
+          long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
     pub until: Option<crate::app::until::Condition>,
 }
 

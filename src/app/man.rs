@@ -10,7 +10,15 @@ use crate::app::help::{ENVIRONMENT, EXAMPLES, EXIT_STATUS};
 /// tables as `--help`.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
     use clap_mangen::roff::{bold, italic, roman, Roff};
-    let mut cmd = command();
+    // clap_mangen prints an option's long help, else its short help unless that is hidden
+    // from `-h`: a flag only `--help` lists has its one paragraph as its long help here.
+    let mut cmd = command().mut_args(|a| match (a.get_long_help(), a.get_help()) {
+        (None, Some(help)) if a.is_hide_short_help_set() => {
+            let help = help.clone();
+            a.long_help(help)
+        }
+        _ => a,
+    });
     cmd.build();
     let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
