@@ -124,9 +124,13 @@ fn test_names(file: &Path, prefix: &str, out: &mut Vec<String>) {
     let mut modules: Vec<(usize, String)> = Vec::new();
     let mut pending = false;
     for line in text.lines() {
-        let indent = line.len() - line.trim_start().len();
         let t = line.trim_start();
-        modules.retain(|(depth, _)| *depth < indent || t.starts_with('}') && *depth < indent);
+        if t.is_empty() {
+            continue;
+        }
+        // A module opened at some indent ends at the first line indented no deeper.
+        let indent = line.len() - t.len();
+        modules.retain(|(depth, _)| *depth < indent);
         if let Some(name) = t.strip_prefix("mod ").and_then(|m| m.strip_suffix(" {")) {
             modules.push((indent, name.to_owned()));
         }
