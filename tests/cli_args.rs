@@ -286,3 +286,38 @@ fn options_that_need_another_are_refused_without_it() {
         );
     }
 }
+
+/// Issue 30 item 18: a kubeconfig that cannot be read or parsed is one line naming the file
+/// once and the cause: the I/O error, or the YAML error's place (not its source excerpt).
+#[test]
+fn an_unreadable_or_invalid_kubeconfig_is_one_line_naming_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.kubeconfig");
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nclusters:\n- cluster:\n    server: [oops\n  name: x\n",
+    )
+    .unwrap();
+    let missing = dir.path().join("missing.kubeconfig");
+    for (file, want) in [
+        (
+            &missing,
+            "No such file or directory (os error 2)".to_owned(),
+        ),
+        (
+            &bad,
+            "invalid YAML: line 4 column 13: expected string scalar".to_owned(),
+        ),
+    ] {
+        let mut cmd = command(dir.path());
+        cmd.arg("--kubeconfig").arg(file).arg("pods");
+        let out = Running::spawn(cmd).finish(LIMIT);
+        assert_eq!(out.code(), Some(1), "{out:?}");
+        let shown = file.display().to_string();
+        assert_eq!(
+            out.stderr.trim(),
+            format!("error: cannot load kubeconfig {shown}: {want}"),
+            "{out:?}"
+        );
+    }
+}

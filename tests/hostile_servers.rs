@@ -284,7 +284,15 @@ fn error_bodies_that_are_not_status_objects() {
     let out = server.kwatch("configmaps --watch-list off").finish(LIMIT);
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    assert!(out.stderr.contains("404 page not found"), "{}", out.stderr);
+    // Issue 30 item 18: in client-go's words (kubectl's for the same answer), not Go's
+    // `404 page not found` behind two more 404s.
+    assert!(
+        out.stderr
+            .contains("(NotFound): the server could not find the requested resource"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.matches("404").count(), 0, "{}", out.stderr);
 }
 
 #[test]

@@ -1413,7 +1413,7 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
     );
     let line = one_error_line(&f, "http://");
     assert!(
-        line.ends_with("400 Bad Request: Client sent an HTTP request to an HTTPS server."),
+        line.ends_with("(BadRequest): Client sent an HTTP request to an HTTPS server."),
         "{line}"
     );
     let out = crate::util::tools::kubectl()

@@ -4,7 +4,7 @@
 //! settings, the files it names. [`crate::app::config`] resolves each context through it.
 
 use anyhow::{Context, Result};
-use kube::config::Kubeconfig;
+use kube::config::{Kubeconfig, KubeconfigError};
 
 use crate::app::cli::ClusterArgs;
 
@@ -14,8 +14,7 @@ use crate::app::cli::ClusterArgs;
 /// (`--server`, `--token`, …) may be all there is.
 pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
     if let Some(p) = path {
-        return Kubeconfig::read_from(p)
-            .with_context(|| format!("cannot load kubeconfig {}", p.display()));
+        return read_file(p);
     }
     let files: Vec<std::path::PathBuf> = match std::env::var_os("KUBECONFIG") {
         Some(list) if !list.is_empty() => std::env::split_paths(&list)
@@ -28,13 +27,29 @@ pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
     };
     let mut merged = Kubeconfig::default();
     for file in files.iter().filter(|f| f.exists()) {
-        let kc = Kubeconfig::read_from(file)
-            .with_context(|| format!("cannot load kubeconfig {}", file.display()))?;
+        let kc = read_file(file)?;
         merged = merged
             .merge(kc)
             .with_context(|| format!("cannot merge kubeconfig {}", file.display()))?;
     }
     Ok(merged)
+}
+
+/// One kubeconfig file, its error in one line: the I/O error alone (kube's own message
+/// quotes the path twice), the YAML error's first line (the rest is a source excerpt).
+fn read_file(path: &std::path::Path) -> Result<Kubeconfig> {
+    Kubeconfig::read_from(path).map_err(|e| {
+        let why = match &e {
+            KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            KubeconfigError::Parse(yaml) => {
+                let text = yaml.to_string();
+                let first = text.lines().next().unwrap_or_default();
+                format!("invalid YAML: {}", first.trim_start_matches("error: "))
+            }
+            other => other.to_string(),
+        };
+        anyhow::anyhow!("cannot load kubeconfig {}: {why}", path.display())
+    })
 }
 
 /// The name of the one context, cluster and user of [`effective_kubeconfig`]'s result.

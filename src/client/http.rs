@@ -44,12 +44,7 @@ pub(super) async fn get(
     let body = read_body(res.into_body(), 1024 * 1024)
         .await
         .unwrap_or_default();
-    let mut status = parse_status(&body).unwrap_or_else(|| ApiStatus {
-        code,
-        reason: String::new(),
-        message: non_status_message(code, &body),
-        ..ApiStatus::default()
-    });
+    let mut status = parse_status(&body).unwrap_or_else(|| non_status(code, &body));
     if status.code == 0 {
         status.code = code;
     }
@@ -204,18 +199,45 @@ pub(super) async fn read_body(
     Ok(out)
 }
 
-fn non_status_message(code: u16, body: &[u8]) -> String {
+/// A response whose body is no Status, as client-go reads it (`NewGenericServerResponse`):
+/// the reason its code stands for, and the body's first line as the message, or client-go's
+/// words where the body says nothing more than the code (Go's `404 page not found`).
+fn non_status(code: u16, body: &[u8]) -> ApiStatus {
+    let (reason, generic) = match code {
+        400 => ("BadRequest", "the server rejected our request for an unknown reason"),
+        401 => ("Unauthorized", "the server has asked for the client to provide credentials"),
+        403 => ("Forbidden", "the server does not allow access to the requested resource"),
+        404 => ("NotFound", "the server could not find the requested resource"),
+        405 => ("MethodNotAllowed", "the server does not allow this method on the requested resource"),
+        406 => ("NotAcceptable", "the server was unable to respond with a content type that the client supports"),
+        409 => ("Conflict", "the server reported a conflict"),
+        415 => ("UnsupportedMediaType", "the server was unable to process the request in its content type"),
+        422 => ("Invalid", "the server rejected our request due to an error in our request"),
+        429 => ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
+        503 => ("ServiceUnavailable", "the server is currently unable to handle the request"),
+        504 => ("Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"),
+        500.. => ("InternalError", "an error on the server has prevented the request from succeeding"),
+        _ => ("", "the server responded with this status code but did not return more information"),
+    };
     let text = String::from_utf8_lossy(body);
-    let first = text.lines().next().unwrap_or("").trim();
-    let first: String = first.chars().take(200).collect();
-    let canonical = http::StatusCode::from_u16(code)
-        .ok()
-        .and_then(|c| c.canonical_reason())
-        .unwrap_or("error");
-    if first.is_empty() {
-        format!("the server answered {code} {canonical} with no Status body")
-    } else {
-        format!("the server answered {code} {canonical}: {first}")
+    let first: String = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(200)
+        .collect();
+    let only_the_code = first.is_empty() || first.starts_with(&format!("{code} "));
+    ApiStatus {
+        code,
+        reason: reason.to_owned(),
+        message: if only_the_code {
+            generic.to_owned()
+        } else {
+            first
+        },
+        ..ApiStatus::default()
     }
 }
 
