@@ -103,7 +103,27 @@ struct Row {
 
 enum Held {
     Row(Row),
-    Note(String),
+    Note(Note),
+}
+
+/// A held `~` line.
+struct Note {
+    text: String,
+    /// The resource it is about (`None`: no one resource).
+    about: Option<String>,
+    /// It says that resource synced.
+    synced: bool,
+}
+
+impl Held {
+    fn note(text: String, about: Option<&Resource>, synced: bool) -> Held {
+        let about = about.map(|r| r.name.clone());
+        Held::Note(Note {
+            text,
+            about,
+            synced,
+        })
+    }
 }
 
 impl<W: Write> TablePrinter<W> {
@@ -316,15 +336,16 @@ impl<W: Write> TablePrinter<W> {
             .collect();
         let mut initial: Vec<Held> = slots
             .iter()
-            .map(|&i| std::mem::replace(&mut held[i], Held::Note(String::new())))
+            .map(|&i| std::mem::replace(&mut held[i], Held::note(String::new(), None, false)))
             .collect();
         initial.sort_by_key(|h| match h {
             Held::Row(r) => r.layout.rank,
-            Held::Note(_) => usize::MAX,
+            Held::Note(..) => usize::MAX,
         });
         for (i, h) in slots.into_iter().zip(initial) {
             held[i] = h;
         }
+        let held = with_their_blocks(held);
         for h in &held {
             if let Held::Row(r) = h {
                 self.grow(&r.layout.headers, &r.layout.headers);
@@ -334,7 +355,7 @@ impl<W: Write> TablePrinter<W> {
         for h in held {
             match h {
                 Held::Row(r) => self.write_delta_row(r)?,
-                Held::Note(t) => self.write_note(&t)?,
+                Held::Note(n) => self.write_note(&n.text)?,
             }
         }
         Ok(())
@@ -342,11 +363,11 @@ impl<W: Write> TablePrinter<W> {
 
     /// A `~` line: held while loading or while rows are held, else written to the
     /// diagnostics.
-    fn note(&mut self, text: String) -> io::Result<()> {
+    fn note(&mut self, text: String, about: &Resource, synced: bool) -> io::Result<()> {
         if self.live && self.held.is_empty() {
             self.write_note(&text)
         } else {
-            self.held.push(Held::Note(text));
+            self.held.push(Held::note(text, Some(about), synced));
             Ok(())
         }
     }
@@ -509,6 +530,63 @@ impl<W: Write> TablePrinter<W> {
         }
         Ok(())
     }
+}
+
+/// Held lines in the order they are printed when the initial rows of several resources
+/// are released together: each of those resources' `~` lines goes with its block, those
+/// before its sync just before its rows and the rest (`synced`, `watch`) just after them,
+/// so no `~` line of one kind stands inside another kind's block. Everything else keeps
+/// its place.
+fn with_their_blocks(held: Vec<Held>) -> Vec<Held> {
+    let owner = |h: &Held| match h {
+        Held::Row(r) if r.initial => Some(r.layout.resource.clone()),
+        _ => None,
+    };
+    let mut blocks: Vec<String> = held.iter().filter_map(owner).collect();
+    blocks.dedup();
+    if blocks.len() < 2 {
+        return held;
+    }
+    let mut synced = std::collections::HashSet::new();
+    let (mut before, mut after): (HashMap<String, Vec<Held>>, HashMap<String, Vec<Held>>) =
+        Default::default();
+    let mut rest = Vec::with_capacity(held.len());
+    for h in held {
+        match &h {
+            Held::Note(Note {
+                about: Some(about),
+                synced: sync,
+                ..
+            }) if blocks.contains(about) => {
+                if *sync {
+                    synced.insert(about.clone());
+                }
+                let to = if synced.contains(about) {
+                    &mut after
+                } else {
+                    &mut before
+                };
+                to.entry(about.clone()).or_default().push(h);
+            }
+            _ => rest.push(h),
+        }
+    }
+    let mut out = Vec::with_capacity(rest.len());
+    let mut rest = rest.into_iter().peekable();
+    while let Some(h) = rest.next() {
+        let block = owner(&h);
+        if let Some(b) = &block {
+            out.extend(before.remove(b).unwrap_or_default());
+        }
+        out.push(h);
+        let block_ends = block.is_some() && rest.peek().map(owner) != Some(block.clone());
+        if let (true, Some(b)) = (block_ends, &block) {
+            out.extend(after.remove(b).unwrap_or_default());
+        }
+    }
+    // Lines of a block whose rows did not end up here (none expected) keep to the end.
+    out.extend(before.into_values().chain(after.into_values()).flatten());
+    out
 }
 
 /// The SGR foreground colour of a handler call: as the delta types that add, update and
@@ -813,16 +891,18 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                     // before it: a failure that goes on must not wait for a sync that may
                     // never come (issue 19 item 4).
                     Some(t) if self.held_rows == 0 && is_wait(e) => {
-                        self.held.push(Held::Note(t + &release_note(rec)));
+                        let t = t + &release_note(rec);
+                        self.held.push(Held::note(t, Some(&rec.resource), false));
                         self.release()
                     }
-                    Some(t) => self.note(t + &release_note(rec)),
+                    Some(t) => self.note(t + &release_note(rec), &rec.resource, false),
                     None => Ok(()),
                 }
             }
             Body::Synced => {
                 self.done += 1;
-                self.note(format!("synced {name}{}", release_note(rec)))?;
+                let t = format!("synced {name}{}", release_note(rec));
+                self.note(t, &rec.resource, true)?;
                 if self.loaded() {
                     self.release()?;
                 }

@@ -983,3 +983,69 @@ fn a_records_blame_is_made_once() {
     assert!(first[0].unowned, "no managedFields after the change");
     assert!(std::ptr::eq(first, record_blame(&rec, true).unwrap()));
 }
+
+/// Issue 30 item 13: with several resources, each resource's `~` lines stand with its own
+/// block (those before its sync above its rows, `synced` and `watch` below them), never
+/// inside another kind's block, whatever order the events came in.
+#[test]
+fn table_keeps_each_resources_tilde_lines_with_its_block() {
+    let sa = resource("serviceaccounts", "ServiceAccount", true);
+    let cm = resource("configmaps", "ConfigMap", true);
+    let o = Options {
+        multi: true,
+        metadata_only: true,
+        order: vec!["serviceaccounts".into(), "configmaps".into()],
+        targets: 2,
+        ..opts(Format::Table)
+    };
+    let buf = Buf::default();
+    let mut p = printer(o, buf.clone(), buf.clone());
+    let list = ReflectorEvent::list("0", 500, "initial", false);
+    let watch = ReflectorEvent::Watch {
+        resource_version: "5".into(),
+        timeout_seconds: 300,
+    };
+    let (cm1, sa1) = (
+        Delta::new(DeltaType::Replaced, pod("cm-1", "1")),
+        Delta::new(DeltaType::Replaced, pod("sa-1", "1")),
+    );
+    let row = |key, d| Body::Delta {
+        key,
+        delta: d,
+        initial_list: true,
+        prev: None,
+    };
+    for (r, body) in [
+        (&cm, Body::Event(&list)),
+        (&sa, Body::Event(&list)),
+        (&cm, row("default/cm-1", &cm1)),
+        (&cm, Body::Synced),
+        (&cm, Body::Event(&watch)),
+        (&sa, row("default/sa-1", &sa1)),
+        (&sa, Body::Synced),
+    ] {
+        p.print(&Record::new(r, None, at(), body)).unwrap();
+    }
+    p.finish().unwrap();
+    let out = buf.text();
+    let first: Vec<String> = out
+        .lines()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        first,
+        [
+            "~ list serviceaccounts",
+            "DELTA KIND NAMESPACE",
+            "Replaced ServiceAccount default",
+            "~ synced serviceaccounts",
+            "~ list configmaps",
+            "",
+            "DELTA KIND NAMESPACE",
+            "Replaced ConfigMap default",
+            "~ synced configmaps",
+            "~ watch configmaps",
+        ],
+        "{out}"
+    );
+}
