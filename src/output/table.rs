@@ -892,17 +892,17 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                     // never come (issue 19 item 4).
                     Some(t) if self.held_rows == 0 && is_wait(e) => {
                         let t = t + &release_note(rec);
-                        self.held.push(Held::note(t, Some(&rec.resource), false));
+                        self.held.push(Held::note(t, Some(rec.resource), false));
                         self.release()
                     }
-                    Some(t) => self.note(t + &release_note(rec), &rec.resource, false),
+                    Some(t) => self.note(t + &release_note(rec), rec.resource, false),
                     None => Ok(()),
                 }
             }
             Body::Synced => {
                 self.done += 1;
                 let t = format!("synced {name}{}", release_note(rec));
-                self.note(t, &rec.resource, true)?;
+                self.note(t, rec.resource, true)?;
                 if self.loaded() {
                     self.release()?;
                 }
