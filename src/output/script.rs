@@ -11,10 +11,12 @@
 
 use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
+use std::time::Instant;
 
 use serde_json::Value;
 
 use super::health::Health;
+use super::table::{HOLD_FOR, HOLD_ROWS};
 use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
 use crate::text::sanitize;
 
@@ -25,7 +27,13 @@ pub struct ScriptPrinter<W: Write> {
     health: Health,
     /// custom-columns: current column widths, never shrinking.
     widths: Vec<usize>,
-    header_done: bool,
+    /// custom-columns: the initial lists' rows, held back until every resource has synced
+    /// (on a terminal at most [`HOLD_ROWS`] rows or [`HOLD_FOR`], as the table) and then
+    /// printed aligned as a whole, as kubectl aligns a list; `None` once released.
+    held: Option<Vec<Vec<String>>>,
+    held_since: Option<Instant>,
+    /// Resources that have synced or were left out.
+    done: usize,
 }
 
 impl<W: Write> ScriptPrinter<W> {
@@ -36,7 +44,9 @@ impl<W: Write> ScriptPrinter<W> {
             diag,
             health: Health::default(),
             widths: Vec::new(),
-            header_done: false,
+            held: Some(Vec::new()),
+            held_since: None,
+            done: 0,
         }
     }
 
@@ -47,6 +57,47 @@ impl<W: Write> ScriptPrinter<W> {
         } else {
             Cow::Borrowed(s)
         }
+    }
+
+    /// custom-columns: the header and the held rows, aligned together; from then on rows
+    /// are printed as they come.
+    fn release(&mut self) -> io::Result<()> {
+        let Format::CustomColumns(cols) = &self.opts.format else {
+            return Ok(());
+        };
+        let mut header: Vec<String> = Vec::with_capacity(cols.len() + 1);
+        if self.opts.contexts {
+            header.push("CONTEXT".into());
+        }
+        header.extend(cols.iter().map(|c| c.header.clone()));
+        let Some(held) = self.held.take() else {
+            return Ok(());
+        };
+        let shown = (!self.opts.no_headers).then_some(&header);
+        for cells in shown.into_iter().chain(&held) {
+            self.widths.resize(self.widths.len().max(cells.len()), 0);
+            for (w, c) in self.widths.iter_mut().zip(cells) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        if let Some(h) = shown {
+            self.row(h)?;
+        }
+        held.iter().try_for_each(|cells| self.row(cells))
+    }
+
+    /// The held rows go out once every resource has synced, or on a terminal past the
+    /// hold's limits.
+    fn release_if_due(&mut self) -> io::Result<()> {
+        let Some(held) = self.held.as_ref().map(Vec::len) else {
+            return Ok(());
+        };
+        let exceeded = self.opts.terminal
+            && (held >= HOLD_ROWS || self.held_since.is_some_and(|s| s.elapsed() >= HOLD_FOR));
+        if self.done >= self.opts.targets.max(1) || exceeded {
+            self.release()?;
+        }
+        Ok(())
     }
 
     fn row(&mut self, cells: &[String]) -> io::Result<()> {
@@ -94,7 +145,17 @@ pub(super) fn report_health(
 impl<W: Write + Send> Printer for ScriptPrinter<W> {
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
         report_health(&mut self.health, rec, &mut self.w, &mut self.diag)?;
-        let Body::Delta { key, delta, .. } = &rec.body else {
+        if let Body::Synced = rec.body {
+            self.done += 1;
+            return self.release_if_due();
+        }
+        let Body::Delta {
+            key,
+            delta,
+            initial_list,
+            ..
+        } = &rec.body
+        else {
             return Ok(());
         };
         let name = key.rsplit_once('/').map_or(*key, |(_, n)| n);
@@ -133,28 +194,36 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                     let cell = super::template::cell(&c.template, &v);
                     cells.push(self.shown(&cell).into_owned());
                 }
-                if !self.header_done {
-                    self.header_done = true;
-                    // The header is as wide as the first row, so that row lines up.
-                    self.widths = cells.iter().map(|c| c.chars().count()).collect();
-                    if !self.opts.no_headers {
-                        let mut h: Vec<String> = Vec::with_capacity(cells.len());
-                        if self.opts.contexts {
-                            h.push("CONTEXT".into());
-                        }
-                        h.extend(cols.iter().map(|c| c.header.clone()));
-                        self.row(&h)?;
+                match &mut self.held {
+                    Some(held) if *initial_list => {
+                        held.push(cells);
+                        self.held_since.get_or_insert_with(Instant::now);
+                        self.release_if_due()
+                    }
+                    _ => {
+                        self.release()?;
+                        self.row(&cells)
                     }
                 }
-                self.row(&cells)
             }
             _ => Ok(()),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.release_if_due()?;
         self.w.flush()?;
         self.diag.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.release()?;
+        self.flush()
+    }
+
+    fn left_out(&mut self) -> io::Result<()> {
+        self.done += 1;
+        self.release_if_due()
     }
 }
 

@@ -336,14 +336,17 @@ fn split_top_level(s: &str) -> Vec<String> {
     out
 }
 
-/// A custom column's cell: the selected values joined by commas, `<none>` when none
-/// (kubectl's rules).
+/// A custom column's cell: the selected values joined by commas, each as Go's `%v` prints
+/// it (a map `map[k:v]`, a list `[a b]`), `<none>` when none (kubectl's customcolumn.go).
 pub fn cell(t: &Template, v: &Value) -> String {
     let vals = t.values(v);
     if vals.is_empty() || vals.iter().all(|x| x.is_null()) {
         return "<none>".into();
     }
-    vals.iter().map(|x| scalar(x)).collect::<Vec<_>>().join(",")
+    vals.iter()
+        .map(|x| super::columns::go_value(x))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[cfg(test)]
@@ -405,5 +408,15 @@ mod tests {
         let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &p)).collect();
         assert_eq!(cells, ["web", "i1,i2", "<none>"]);
         assert!(parse_custom_columns("NAME").is_err());
+        // Issue 30 item 10: maps and lists as Go's %v, as kubectl's custom columns print
+        // them (`map[k:new]`), not as JSON.
+        let cols = parse_custom_columns("L:.metadata.labels,C:.spec.containers[0],N:.n").unwrap();
+        let v = json!({"metadata": {"labels": {"tier-x": "f", "app": "w"}},
+                       "spec": {"containers": [{"name": "a", "ports": [80, 443]}]}, "n": 1.5});
+        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &v)).collect();
+        assert_eq!(
+            cells,
+            ["map[app:w tier-x:f]", "map[name:a ports:[80 443]]", "1.5"]
+        );
     }
 }

@@ -1049,3 +1049,35 @@ fn table_keeps_each_resources_tilde_lines_with_its_block() {
         "{out}"
     );
 }
+
+/// Issue 30 item 10: custom-columns align the whole initial list, as kubectl does (the
+/// widths came from the header and the first row only), and later rows keep those widths.
+#[test]
+fn custom_columns_align_the_whole_initial_list() {
+    let a = Delta::new(DeltaType::Replaced, pod("a", "1"));
+    let long = Delta::new(DeltaType::Replaced, pod("a-much-longer-name", "2"));
+    let later = Delta::new(DeltaType::Added, pod("b", "3"));
+    let row = |key, d, initial_list| Body::Delta {
+        key,
+        delta: d,
+        initial_list,
+        prev: None,
+    };
+    let out = print_with(
+        opts(parse(
+            "custom-columns=NAME:.metadata.name,RV:.metadata.resourceVersion",
+        )),
+        &[
+            row("default/a", &a, true),
+            row("default/a-much-longer-name", &long, true),
+            Body::Synced,
+            row("default/b", &later, false),
+        ],
+    );
+    let column_of_rv: Vec<Option<usize>> = out
+        .lines()
+        .map(|l| l.rfind(char::is_whitespace).map(|i| i + 1))
+        .collect();
+    assert_eq!(column_of_rv.len(), 4, "{out}");
+    assert!(column_of_rv.iter().all(|c| *c == column_of_rv[0]), "{out}");
+}
