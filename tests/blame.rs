@@ -59,7 +59,7 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     let l = kw.wait_for(LIMIT, "the apply's blame", |l| blames(l).len() == 1);
     assert_eq!(
         blames(&l)[0],
-        serde_json::json!([{"path": "spec.replicas", "manager": "x", "operation": "Apply",
+        serde_json::json!([{"path": ".spec.replicas", "manager": "x", "operation": "Apply",
             "time": blames(&l)[0][0]["time"]}])
     );
     // A strategic merge patch of one container's image: that field is kubectl-patch's,
@@ -72,7 +72,7 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     assert_eq!(b.as_array().map(Vec::len), Some(1), "{b}");
     assert_eq!(
         b[0]["path"],
-        "spec.template.spec.containers[name=app].image"
+        ".spec.template.spec.containers[name=app].image"
     );
     assert_eq!(b[0]["manager"], "kubectl-patch");
     assert_eq!(b[0]["operation"], "Update");
@@ -170,7 +170,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     let c = conflicts[0];
     assert_eq!(c["resource"], "deployments.apps");
     assert_eq!(c["key"], "default/shop");
-    assert_eq!(c["path"], "spec.replicas");
+    assert_eq!(c["path"], ".spec.replicas");
     assert_eq!(c["managers"], serde_json::json!(["a", "b"]));
     assert_eq!(c["flips"], 3);
     assert!(live.stderr.contains("  conflicts: 1"), "{}", live.stderr);
@@ -192,9 +192,74 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     let table = Running::spawn(cmd).finish(LIMIT).success();
     assert!(
         table.stderr.contains(
-            "~ conflict on deployments.apps default/shop spec.replicas: a and b changed it back and forth 3 times within 60s"
+            "~ conflict on deployments.apps default/shop .spec.replicas: a and b changed it back and forth 3 times within 60s"
         ),
         "{}",
         table.stderr
     );
+}
+
+/// Issue 30 item 3: kube-controller-manager reordering a Deployment's conditions while it
+/// changes Progressing's reason. Compared by key, Available did not change and no
+/// condition's `type` did: the reorder is one line, the reason the only change, blamed on
+/// the controller.
+#[test]
+fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--record", &rec_arg,
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    let progressing =
+        |reason: &str| format!(r#"{{"type":"Progressing","status":"True","reason":"{reason}"}}"#);
+    let available = r#"{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}"#;
+    for (i, conditions) in [
+        format!("[{},{available}]", progressing("NewReplicaSetCreated")),
+        format!("[{available},{}]", progressing("NewReplicaSetAvailable")),
+    ]
+    .iter()
+    .enumerate()
+    {
+        sim.kubectl_ok(format!(
+            r#"patch deploy shop -n default --subresource=status --type merge --field-manager=kube-controller-manager -p {{"status":{{"conditions":{conditions}}}}}"#
+        ));
+        kw.wait_for(LIMIT, "the status patch's Updated", |l| {
+            blames(l).len() == i + 1
+        });
+    }
+    let live = kw.interrupt(LIMIT).exits(130);
+    let b = blames(&live.json())[1].clone();
+    let paths: Vec<&str> = b
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["path"].as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ".status.conditions",
+            ".status.conditions[type=Progressing].reason"
+        ],
+        "{b}"
+    );
+    assert_eq!(b[1]["manager"], "kube-controller-manager", "{b}");
+    assert_eq!(b[1]["subresource"], "status", "{b}");
+    // The table's --diff says the same.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec).args(["--diff"]);
+    let table = Running::spawn(cmd).finish(LIMIT).success();
+    let out = table.stdout.join("\n");
+    assert!(out.contains("    .status.conditions: reordered\n"), "{out}");
+    assert!(
+        out.contains(
+            r#"    .status.conditions[type=Progressing].reason: "NewReplicaSetCreated" → "NewReplicaSetAvailable""#
+        ),
+        "{out}"
+    );
+    assert!(!out.contains(".type:"), "{out}");
+    assert!(!out.contains("[type=Available]"), "{out}");
 }
