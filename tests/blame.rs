@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// A deployment `shop` with one container `app`, as `kubectl apply -f` reads it.
@@ -262,4 +262,42 @@ fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
     );
     assert!(!out.contains(".type:"), "{out}");
     assert!(!out.contains("[type=Available]"), "{out}");
+}
+
+/// Issue 30 item 4: three managers each changing the image once, in turn, fought nobody:
+/// no manager came back to the path another changed after it.
+#[test]
+fn three_managers_changing_an_image_once_each_are_no_conflict() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--stats",
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    sim.kubectl_ok(
+        r#"patch deploy shop -n default -p {"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}"#,
+    );
+    kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == 1);
+    sim.kubectl_ok("set image deploy/shop -n default app=nginx:3");
+    kw.wait_for(LIMIT, "set image's Updated", |l| blames(l).len() == 2);
+    let mut v: Value =
+        serde_json::from_str(&sim.kubectl_ok("get deploy shop -n default -o json")).unwrap();
+    v["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:4".into();
+    kubectl_f(&sim, "replace", &v);
+    let l = kw.wait_for(LIMIT, "the replace's Updated", |l| blames(l).len() == 3);
+    let managers: Vec<Value> = blames(&l).iter().map(|b| b[0]["manager"].clone()).collect();
+    assert_eq!(
+        managers,
+        ["kubectl-patch", "kubectl-set", "kubectl-replace"],
+        "{:#?}",
+        blames(&l)
+    );
+    let live = kw.interrupt(LIMIT).exits(130);
+    let conflicts = live
+        .json()
+        .into_iter()
+        .filter(|r| r["type"] == "Conflict")
+        .count();
+    assert_eq!(conflicts, 0, "{:#?}", live.stdout);
+    assert!(live.stderr.contains("  conflicts: 0"), "{}", live.stderr);
 }
