@@ -301,3 +301,87 @@ fn three_managers_changing_an_image_once_each_are_no_conflict() {
     assert_eq!(conflicts, 0, "{:#?}", live.stdout);
     assert!(live.stderr.contains("  conflicts: 0"), "{}", live.stderr);
 }
+
+/// Issue 30 item 5: --blame reads the managedFields `--transform strip-managed-fields`
+/// drops; together every path was `unowned`, silently. Refused as clap refuses a pair.
+#[test]
+fn blame_with_managed_fields_stripped_is_refused_in_clap_words() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch(["deploy", "--transform", "strip-managed-fields", "--blame"])
+        .exits(2);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: the argument '--transform strip-managed-fields' cannot be used with '--blame'; \
+         --blame names managers from the managedFields that transform drops; see 'kwatch --help'"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// Issue 30 item 5: `--record` keeps managedFields whatever is printed, so a recording
+/// made without --blame blames as the watch would; a recording whose objects carry none
+/// says so in one `~` line instead of blaming everything on nobody.
+#[test]
+fn a_recording_keeps_managed_fields_and_replay_says_when_it_has_none() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let kept = sim.dir().join("kept.jsonl");
+    let stripped = sim.dir().join("stripped.jsonl");
+    let mut plain = sim.start_kwatch([
+        "deploy",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--record",
+        kept.to_str().unwrap(),
+    ]);
+    let mut bare = sim.start_kwatch([
+        "deploy",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--transform",
+        "strip-managed-fields",
+        "--record",
+        stripped.to_str().unwrap(),
+    ]);
+    let updated = |l: &[Value]| {
+        l.iter()
+            .any(|r| r["type"] == "Updated" && r["name"] == "shop")
+    };
+    for kw in [&mut plain, &mut bare] {
+        kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    }
+    sim.kubectl_ok(r#"patch deploy shop -n default -p {"spec":{"replicas":2}}"#);
+    for kw in [&mut plain, &mut bare] {
+        kw.wait_for(LIMIT, "the patch's Updated", updated);
+    }
+    plain.interrupt(LIMIT).exits(130);
+    bare.interrupt(LIMIT).exits(130);
+    let replay = |file: &std::path::Path| {
+        let mut cmd = command(sim.dir());
+        cmd.arg("replay").arg(file).args(["-o", "json", "--blame"]);
+        Running::spawn(cmd).finish(LIMIT).success()
+    };
+    let out = replay(&kept);
+    assert_eq!(
+        blames(&out.json()),
+        [
+            serde_json::json!([{"path": ".spec.replicas", "manager": "kubectl-patch",
+            "operation": "Update", "time": blames(&out.json())[0][0]["time"]}])
+        ]
+    );
+    assert!(!out.stderr.contains("managedFields"), "{}", out.stderr);
+    let out = replay(&stripped);
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("~ "))
+            .collect::<Vec<_>>(),
+        ["~ this recording's objects carry no managedFields: --blame cannot name managers"],
+        "{}",
+        out.stderr
+    );
+}
