@@ -147,9 +147,9 @@ pub enum Edit {
         old: Option<Value>,
         new: Option<Value>,
     },
-    /// An associative list whose items kept their keys but not their order (items
-    /// changed, added or removed are changes of their own). Said once, as server-side
-    /// apply sees no change in an order either.
+    /// An associative list whose items present before and after are in another order:
+    /// one line for the list, whatever moved (items changed, added or removed are changes
+    /// of their own). An item's key cannot change, so a move is never a change of it.
     Reordered,
 }
 
