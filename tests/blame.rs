@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, Running};
+use crate::util::kwatch::{command, is_delta, kubectl_f, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// A deployment `shop` with one container `app`, as `kubectl apply -f` reads it.
@@ -59,7 +59,7 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     let l = kw.wait_for(LIMIT, "the apply's blame", |l| blames(l).len() == 1);
     assert_eq!(
         blames(&l)[0],
-        serde_json::json!([{"path": "spec.replicas", "manager": "x", "operation": "Apply",
+        serde_json::json!([{"path": ".spec.replicas", "manager": "x", "operation": "Apply",
             "time": blames(&l)[0][0]["time"]}])
     );
     // A strategic merge patch of one container's image: that field is kubectl-patch's,
@@ -72,7 +72,7 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     assert_eq!(b.as_array().map(Vec::len), Some(1), "{b}");
     assert_eq!(
         b[0]["path"],
-        "spec.template.spec.containers[name=app].image"
+        ".spec.template.spec.containers[name=app].image"
     );
     assert_eq!(b[0]["manager"], "kubectl-patch");
     assert_eq!(b[0]["operation"], "Update");
@@ -170,7 +170,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     let c = conflicts[0];
     assert_eq!(c["resource"], "deployments.apps");
     assert_eq!(c["key"], "default/shop");
-    assert_eq!(c["path"], "spec.replicas");
+    assert_eq!(c["path"], ".spec.replicas");
     assert_eq!(c["managers"], serde_json::json!(["a", "b"]));
     assert_eq!(c["flips"], 3);
     assert!(live.stderr.contains("  conflicts: 1"), "{}", live.stderr);
@@ -192,9 +192,196 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     let table = Running::spawn(cmd).finish(LIMIT).success();
     assert!(
         table.stderr.contains(
-            "~ conflict on deployments.apps default/shop spec.replicas: a and b changed it back and forth 3 times within 60s"
+            "~ conflict on deployments.apps default/shop .spec.replicas: a and b changed it back and forth 3 times within 60s"
         ),
         "{}",
         table.stderr
+    );
+}
+
+/// Issue 30 item 3: kube-controller-manager reordering a Deployment's conditions while it
+/// changes Progressing's reason. Compared by key, Available did not change and no
+/// condition's `type` did: the reorder is one line, the reason the only change, blamed on
+/// the controller.
+#[test]
+fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let rec = sim.dir().join("rec.jsonl");
+    let rec_arg = rec.to_string_lossy().into_owned();
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--record", &rec_arg,
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    let progressing =
+        |reason: &str| format!(r#"{{"type":"Progressing","status":"True","reason":"{reason}"}}"#);
+    let available = r#"{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}"#;
+    for (i, conditions) in [
+        format!("[{},{available}]", progressing("NewReplicaSetCreated")),
+        format!("[{available},{}]", progressing("NewReplicaSetAvailable")),
+    ]
+    .iter()
+    .enumerate()
+    {
+        sim.kubectl_ok(format!(
+            r#"patch deploy shop -n default --subresource=status --type merge --field-manager=kube-controller-manager -p {{"status":{{"conditions":{conditions}}}}}"#
+        ));
+        kw.wait_for(LIMIT, "the status patch's Updated", |l| {
+            blames(l).len() == i + 1
+        });
+    }
+    let live = kw.interrupt(LIMIT).exits(130);
+    let b = blames(&live.json())[1].clone();
+    let paths: Vec<&str> = b
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["path"].as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ".status.conditions",
+            ".status.conditions[type=Progressing].reason"
+        ],
+        "{b}"
+    );
+    assert_eq!(b[1]["manager"], "kube-controller-manager", "{b}");
+    assert_eq!(b[1]["subresource"], "status", "{b}");
+    // The table's --diff says the same.
+    let mut cmd = command(sim.dir());
+    cmd.arg("replay").arg(&rec).args(["--diff"]);
+    let table = Running::spawn(cmd).finish(LIMIT).success();
+    let out = table.stdout.join("\n");
+    assert!(out.contains("    .status.conditions: reordered\n"), "{out}");
+    assert!(
+        out.contains(
+            r#"    .status.conditions[type=Progressing].reason: "NewReplicaSetCreated" → "NewReplicaSetAvailable""#
+        ),
+        "{out}"
+    );
+    assert!(!out.contains(".type:"), "{out}");
+    assert!(!out.contains("[type=Available]"), "{out}");
+}
+
+/// Issue 30 item 4: three managers each changing the image once, in turn, fought nobody:
+/// no manager came back to the path another changed after it.
+#[test]
+fn three_managers_changing_an_image_once_each_are_no_conflict() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let mut kw = sim.start_kwatch([
+        "deploy", "-n", "default", "-o", "json", "--blame", "--stats",
+    ]);
+    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    sim.kubectl_ok(
+        r#"patch deploy shop -n default -p {"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}"#,
+    );
+    kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == 1);
+    sim.kubectl_ok("set image deploy/shop -n default app=nginx:3");
+    kw.wait_for(LIMIT, "set image's Updated", |l| blames(l).len() == 2);
+    let mut v: Value =
+        serde_json::from_str(&sim.kubectl_ok("get deploy shop -n default -o json")).unwrap();
+    v["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:4".into();
+    kubectl_f(&sim, "replace", &v);
+    let l = kw.wait_for(LIMIT, "the replace's Updated", |l| blames(l).len() == 3);
+    let managers: Vec<Value> = blames(&l).iter().map(|b| b[0]["manager"].clone()).collect();
+    assert_eq!(
+        managers,
+        ["kubectl-patch", "kubectl-set", "kubectl-replace"],
+        "{:#?}",
+        blames(&l)
+    );
+    let live = kw.interrupt(LIMIT).exits(130);
+    let conflicts = live
+        .json()
+        .into_iter()
+        .filter(|r| r["type"] == "Conflict")
+        .count();
+    assert_eq!(conflicts, 0, "{:#?}", live.stdout);
+    assert!(live.stderr.contains("  conflicts: 0"), "{}", live.stderr);
+}
+
+/// Issue 30 item 5: --blame reads the managedFields `--transform strip-managed-fields`
+/// drops; together every path was `unowned`, silently. Refused as clap refuses a pair.
+#[test]
+fn blame_with_managed_fields_stripped_is_refused_in_clap_words() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch(["deploy", "--transform", "strip-managed-fields", "--blame"])
+        .exits(2);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: the argument '--transform strip-managed-fields' cannot be used with '--blame'; \
+         --blame names managers from the managedFields that transform drops; see 'kwatch --help'"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// Issue 30 item 5: `--record` keeps managedFields whatever is printed, so a recording
+/// made without --blame blames as the watch would; a recording whose objects carry none
+/// says so in one `~` line instead of blaming everything on nobody.
+#[test]
+fn a_recording_keeps_managed_fields_and_replay_says_when_it_has_none() {
+    let sim = SimProcess::start(&[]);
+    apply(&sim, "x", 1, "nginx:1", &[]);
+    let kept = sim.dir().join("kept.jsonl");
+    let stripped = sim.dir().join("stripped.jsonl");
+    let mut plain = sim.start_kwatch([
+        "deploy",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--record",
+        kept.to_str().unwrap(),
+    ]);
+    let mut bare = sim.start_kwatch([
+        "deploy",
+        "-n",
+        "default",
+        "-o",
+        "json",
+        "--transform",
+        "strip-managed-fields",
+        "--record",
+        stripped.to_str().unwrap(),
+    ]);
+    let updated = |l: &[Value]| {
+        l.iter()
+            .any(|r| r["type"] == "Updated" && r["name"] == "shop")
+    };
+    for kw in [&mut plain, &mut bare] {
+        kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    }
+    sim.kubectl_ok(r#"patch deploy shop -n default -p {"spec":{"replicas":2}}"#);
+    for kw in [&mut plain, &mut bare] {
+        kw.wait_for(LIMIT, "the patch's Updated", updated);
+    }
+    plain.interrupt(LIMIT).exits(130);
+    bare.interrupt(LIMIT).exits(130);
+    let replay = |file: &std::path::Path| {
+        let mut cmd = command(sim.dir());
+        cmd.arg("replay").arg(file).args(["-o", "json", "--blame"]);
+        Running::spawn(cmd).finish(LIMIT).success()
+    };
+    let out = replay(&kept);
+    assert_eq!(
+        blames(&out.json()),
+        [
+            serde_json::json!([{"path": ".spec.replicas", "manager": "kubectl-patch",
+            "operation": "Update", "time": blames(&out.json())[0][0]["time"]}])
+        ]
+    );
+    assert!(!out.stderr.contains("managedFields"), "{}", out.stderr);
+    let out = replay(&stripped);
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("~ "))
+            .collect::<Vec<_>>(),
+        ["~ this recording's objects carry no managedFields: --blame cannot name managers"],
+        "{}",
+        out.stderr
     );
 }

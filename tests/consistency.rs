@@ -224,14 +224,15 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
         out.stderr
     );
 
-    // The recording replays: byte for byte as JSON, as `~` lines in the table.
+    // The recording replays: byte for byte as JSON (with the managedFields it keeps), as
+    // `~` lines in the table.
     let recorded = std::fs::read_to_string(&rec).unwrap();
     let replay = |args: &[&str]| {
         let mut cmd = command(dir.path());
         cmd.arg("replay").arg(&rec).args(args);
         Running::spawn(cmd).finish(LIMIT)
     };
-    let json = replay(&["-o", "json"]);
+    let json = replay(&["-o", "json", "--show-managed-fields"]);
     assert_eq!(json.code(), Some(0), "{}", json.stderr);
     assert_eq!(json.stdout, recorded.lines().collect::<Vec<_>>());
     let table = replay(&[]);

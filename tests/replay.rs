@@ -241,13 +241,14 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
         .collect();
     assert_eq!(names, out.stdout, "the recording holds what was shown");
 
-    // Replay as JSON gives the recording back byte for byte.
+    // Replay as JSON gives the recording back byte for byte (managedFields shown: the
+    // recording keeps them for `replay --blame`, and replay hides them as the watch does).
     let replay = |args: &[&str]| {
         let mut cmd = command(sim.dir());
         cmd.arg("replay").arg(&file).args(args);
         Running::spawn(cmd).finish(LIMIT)
     };
-    let json = replay(&["-o", "json"]);
+    let json = replay(&["-o", "json", "--show-managed-fields"]);
     assert_eq!(json.code(), Some(0), "{}", json.stderr);
     assert_eq!(json.stdout, text.lines().collect::<Vec<_>>());
     let name = replay(&["-o", "name"]);

@@ -178,7 +178,8 @@ fn table_path_feeds_the_informer_what_json_does() {
     let record = sim.dir().join("table.jsonl");
     let rec_arg = record.to_str().unwrap().to_owned();
     let table = sim.start_kwatch(vec!["storageclasses", "--record", &rec_arg]);
-    let mut json_run = sim.start_kwatch("storageclasses -o json");
+    // managedFields shown: the recording keeps them (for `replay --blame`).
+    let mut json_run = sim.start_kwatch("storageclasses -o json --show-managed-fields");
     json_run.wait_for(LIMIT, "the JSON run synced", |v| {
         v.iter().any(|r| r["type"] == "Synced")
     });

@@ -177,7 +177,8 @@ pub struct OutputArgs {
     /// --diff would show, with the metadata.managedFields entry that owns it after the
     /// change (manager, operation, subresource, time), or `unowned`: a `blame` field in
     /// JSON and YAML, `path ← manager (operation, time)` lines in the table. --record
-    /// keeps managedFields so that replay blames the same.
+    /// keeps managedFields so that replay blames the same. Not with --transform
+    /// strip-managed-fields, which drops what it reads.
     #[arg(long)]
     pub blame: bool,
 
@@ -295,8 +296,9 @@ pub struct WatchArgs {
 
     /// Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`
     #[arg(
-        long_help = "Also write the JSON-lines records to FILE (whatever -o shows); replay it with \
-          `kwatch replay FILE`.",
+        long_help = "Also write the JSON-lines records to FILE (whatever -o shows; objects keep \
+          their managedFields, so that `kwatch replay FILE --blame` names managers); replay it \
+          with `kwatch replay FILE`.",
         long,
         value_name = "FILE"
     )]

@@ -1,7 +1,9 @@
 //! Fighting controllers (`--blame`): two or more field managers changing one path of one
 //! object back and forth, each change undoing the other's — the hot loop of
 //! kubernetes#47126 — found in the blamed changes the informer prints, and told once per
-//! object and path per window as a `Conflict` record.
+//! object and path per window as a `Conflict` record. A fight is A, B, A: a manager comes
+//! back to a path another changed after it; managers each changing it once in turn
+//! (a patch, then `kubectl set image`, then `kubectl replace`) are no fight.
 
 use std::collections::HashMap;
 
@@ -15,6 +17,23 @@ pub const WINDOW_SECONDS: u64 = 60;
 
 /// How many paths are tracked before the quiet ones are forgotten.
 const PRUNE_AT: usize = 4096;
+
+/// How many of the last changes (managers, oldest first) make the fight that ends with the
+/// last one: the run of changes each by another manager than the one before, from its
+/// first change whose manager comes back later in the run (issue 30 item 4: a manager
+/// that never came back fought nobody). Below [`FLIPS`] is no fight.
+fn fight<T>(changes: &[(T, String)]) -> usize {
+    let alternating = 1 + changes
+        .windows(2)
+        .rev()
+        .take_while(|w| w[0].1 != w[1].1)
+        .count();
+    let run = &changes[changes.len().saturating_sub(alternating)..];
+    let start = (0..run.len())
+        .find(|&i| run[i + 1..].iter().any(|(_, m)| *m == run[i].1))
+        .unwrap_or(run.len());
+    run.len() - start
+}
 
 /// One path's recent changes and when it was last reported.
 #[derive(Debug, Default)]
@@ -61,13 +80,7 @@ impl Conflicts {
             let t = self.paths.entry(id).or_default();
             t.changes.retain(|(at, _)| now.duration_since(*at) < window);
             t.changes.push((now, manager));
-            // The alternating run that ends with this change.
-            let run = 1 + t
-                .changes
-                .windows(2)
-                .rev()
-                .take_while(|w| w[0].1 != w[1].1)
-                .count();
+            let run = fight(&t.changes);
             let quiet = t.reported.is_none_or(|r| now.duration_since(r) >= window);
             if run >= FLIPS as usize && quiet {
                 t.reported = Some(now);
@@ -87,5 +100,30 @@ impl Conflicts {
             }
         }
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(managers: &[&str]) -> usize {
+        let changes: Vec<((), String)> = managers.iter().map(|m| ((), m.to_string())).collect();
+        fight(&changes)
+    }
+
+    #[test]
+    fn a_fight_needs_a_manager_to_come_back() {
+        // Issue 30 item 4: kubectl patch, set image, replace, each once.
+        assert_eq!(run(&["kubectl-patch", "kubectl-set", "kubectl-replace"]), 0);
+        assert_eq!(run(&["a", "b", "a"]), 3);
+        assert_eq!(run(&["a", "b", "a", "b", "a"]), 5);
+        // One who left before the fight is not in it.
+        assert_eq!(run(&["c", "a", "b", "a"]), 3);
+        assert_eq!(run(&["a", "b", "c", "a"]), 4);
+        // The same manager twice in a row ends a run.
+        assert_eq!(run(&["a", "b", "b", "a"]), 0);
+        assert_eq!(run(&["a"]), 0);
+        assert_eq!(run(&[]), 0);
     }
 }

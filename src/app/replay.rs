@@ -311,6 +311,13 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     // The handler whose calls are derived from the deltas (`--view handlers`).
     let listener = (opts.view == View::Handlers)
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
+    if args.output.blame && !names_managers(&parsed) {
+        // Issue 30 item 5: else every path reads `unowned`, silently.
+        let _ = writeln!(
+            io::stderr(),
+            "~ this recording's objects carry no managedFields: --blame cannot name managers"
+        );
+    }
     let mut out = Counted {
         printer: output::printer(opts, io::stdout(), io::stderr()),
         stats: args.stats.then(|| Stats::new().blaming(args.output.blame)),
@@ -348,6 +355,19 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         let _ = writeln!(io::stderr(), "{}", stats.render(&[]));
     }
     Ok(outcome)
+}
+
+/// Whether any recorded object carries managedFields, which `--blame` reads (a
+/// recording of `--transform strip-managed-fields`, or of a kwatch before --record kept
+/// them, has none).
+fn names_managers(parsed: &[Parsed]) -> bool {
+    parsed.iter().any(|p| match &p.item {
+        Item::Delta { object, .. } => object.as_ref().is_some_and(|o| o.meta().has_managed_fields),
+        Item::Handler { call, .. } => {
+            call_object(call).is_some_and(|o| o.meta().has_managed_fields)
+        }
+        Item::Event(..) | Item::Synced(_) => false,
+    })
 }
 
 /// Whether the recording holds handler calls (saved `--view handlers -o json`).

@@ -22,6 +22,9 @@ pub fn parse() -> Cli {
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))
         .unwrap_or_else(|e| usage_error(e, &name));
+    if let Some(e) = value_conflict(&cli) {
+        usage_error(e, &name);
+    }
     let checked = match &cli.command {
         None => cli.watch.normalize(),
         Some(Command::Replay(r)) => r.check(),
@@ -33,6 +36,23 @@ pub fn parse() -> Cli {
         std::process::exit(crate::app::exit::Exit::Usage as i32);
     }
     cli
+}
+
+/// A pair of flags clap's `conflicts_with` cannot state because it hangs on a value,
+/// refused as clap refuses a conflict (its ArgumentConflict error, exit 2).
+fn value_conflict(cli: &Cli) -> Option<clap::Error> {
+    use crate::cache::transform::Transform;
+    let w = &cli.watch;
+    let stripped = w.reflector.transform == Some(Transform::StripManagedFields);
+    // Issue 30 item 5: --blame names managers from the managedFields this transform
+    // drops; together every path read `unowned`.
+    (cli.command.is_none() && stripped && w.output.blame).then(|| {
+        crate::app::cli::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            "the argument '--transform strip-managed-fields' cannot be used with '--blame'\n\n\
+             tip: --blame names managers from the managedFields that transform drops",
+        )
+    })
 }
 
 /// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,

@@ -577,8 +577,9 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
     let ropts = output::Options {
         format: Format::Json,
         color: false,
-        // --blame reads managedFields: kept so that replay blames the same.
-        show_managed_fields: cfg.printer.show_managed_fields || cfg.printer.blame,
+        // Kept whatever is printed, so that `replay --blame` can name managers (issue 30
+        // item 5: they were kept only when the watch itself blamed).
+        show_managed_fields: true,
         ..output::Options::default()
     };
     Ok(Some(output::printer(ropts, file, io::sink())))

@@ -68,6 +68,7 @@ pub fn list_kind(name: &str, items: &[Value]) -> ListKind {
         | "env"
         | "imagePullSecrets" => &["name"],
         "volumeMounts" => &["mountPath"],
+        "hostAliases" => &["ip"],
         "conditions" => &["type"],
         "ownerReferences" => &["uid"],
         "ports" if items.iter().any(|i| i.get("containerPort").is_some()) => {
@@ -88,11 +89,65 @@ pub fn list_kind(name: &str, items: &[Value]) -> ListKind {
     }
 }
 
+/// Where an associative list lies in an object, its items unnamed: the fields on the way,
+/// `None` for each list item passed.
+type ListPlace = Vec<Option<String>>;
+
+/// Which lists are associative and by which keys, as an object's managedFields name them:
+/// every `k:{…}` node of an entry is an item of such a list, its JSON's members the list's
+/// keys. The server wrote them from the type's schema, so this knows custom resources' lists
+/// too, which [`list_kind`]'s table cannot.
+#[derive(Debug, Default)]
+pub struct ListKeys(BTreeMap<ListPlace, Vec<String>>);
+
+impl ListKeys {
+    /// The lists the FieldsV1 tries of these managedFields entries key.
+    pub fn of_entries<'a>(entries: impl IntoIterator<Item = &'a Value>) -> ListKeys {
+        let mut out = BTreeMap::new();
+        for e in entries {
+            for p in decode(&e["fieldsV1"]) {
+                for (i, el) in p.iter().enumerate() {
+                    let Element::Key(k) = el else { continue };
+                    let Ok(m) = serde_json::from_str::<Map<String, Value>>(k) else {
+                        continue;
+                    };
+                    out.entry(place(&p[..i]))
+                        .or_insert_with(|| m.keys().cloned().collect());
+                }
+            }
+        }
+        ListKeys(out)
+    }
+
+    /// The keys of the list at `path`, its field named `name`, holding `items`:
+    /// managedFields' if they name them, else the built-in table's; `None` for a list not
+    /// known to be associative.
+    pub fn of_list(&self, path: &[Element], name: &str, items: &[Value]) -> Option<Vec<String>> {
+        if let Some(k) = self.0.get(&place(path)) {
+            return Some(k.clone());
+        }
+        match list_kind(name, items) {
+            ListKind::Map(keys) => Some(keys.iter().map(|k| (*k).to_owned()).collect()),
+            _ => None,
+        }
+    }
+}
+
+fn place(path: &[Element]) -> ListPlace {
+    path.iter()
+        .map(|e| match e {
+            Element::Field(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The key element of an associative list's item: its merge keys present, sorted.
-fn item_key(item: &Value, keys: &[&str]) -> Element {
+pub fn item_key<K: AsRef<str>>(item: &Value, keys: &[K]) -> Element {
     let mut m: BTreeMap<&str, &Value> = BTreeMap::new();
     for k in keys {
-        if let Some(v) = item.get(*k) {
+        let k = k.as_ref();
+        if let Some(v) = item.get(k) {
             m.insert(k, v);
         }
     }
@@ -301,38 +356,6 @@ pub fn value_at<'a>(v: &'a Value, p: &[Element]) -> Option<&'a Value> {
     Some(cur)
 }
 
-/// The path a JSON pointer (`/spec/template/spec/containers/0/image`) names in `v`, list
-/// items by their keys; `None` when the pointer does not resolve in `v`.
-pub fn path_of_pointer(v: &Value, ptr: &str) -> Option<Path> {
-    let mut cur = v;
-    let mut out = Path::new();
-    // The field holding the current list, which decides how its items are keyed.
-    let mut field = String::new();
-    for tok in ptr.split('/').skip(1) {
-        let tok = tok.replace("~1", "/").replace("~0", "~");
-        match cur {
-            Value::Array(items) => {
-                let i: usize = tok.parse().ok()?;
-                let item = items.get(i)?;
-                out.push(match list_kind(&field, items) {
-                    ListKind::Map(keys) => item_key(item, keys),
-                    ListKind::Set => Element::Value(item.to_string()),
-                    // An atomic list is owned as a whole: the path stops at it.
-                    ListKind::Atomic => return Some(out),
-                });
-                field.clear();
-                cur = item;
-            }
-            _ => {
-                cur = cur.get(&tok)?;
-                out.push(Element::Field(tok.clone()));
-                field = tok;
-            }
-        }
-    }
-    Some(out)
-}
-
 /// `patch` merged into `target` as a strategic merge patch (and, simplified, a
 /// server-side apply) merges: maps key by key, `null` deletes, items of associative lists
 /// merged into the item with the same keys (new ones appended), sets united, other lists
@@ -384,39 +407,59 @@ fn merge_named(target: &mut Value, patch: &Value, name: &str) {
     }
 }
 
-/// The path as kubectl writes one: `spec.template.spec.containers[name=app].image`.
+/// The path in the one style `--diff` and `--blame` write, jq-like: `.spec.replicas`,
+/// `.metadata.annotations["deployment.kubernetes.io/revision"]` (a field that is not an
+/// identifier quoted), `.status.conditions[type=Available].status` (an associative list's
+/// item by its keys), `.status.containerStatuses[0]` (any other list's by index).
 pub fn display(p: &[Element]) -> String {
     let mut s = String::new();
     for e in p {
         match e {
+            Element::Field(f) if is_identifier(f) => {
+                s.push('.');
+                s.push_str(f);
+            }
             Element::Field(f) => {
-                if !s.is_empty() {
+                if s.is_empty() {
                     s.push('.');
                 }
-                s.push_str(f);
+                s.push_str(&format!("[{}]", Value::String(f.clone())));
             }
             Element::Key(k) => {
                 let m: Map<String, Value> = serde_json::from_str(k).unwrap_or_default();
                 let kv: Vec<String> = m
                     .iter()
                     .map(|(k, v)| match v {
-                        Value::String(v) => format!("{k}={v}"),
+                        Value::String(v) if is_bare(v) => format!("{k}={v}"),
                         v => format!("{k}={v}"),
                     })
                     .collect();
                 s.push_str(&format!("[{}]", kv.join(",")));
             }
-            Element::Value(v) => {
-                let v: Value = serde_json::from_str(v).unwrap_or(Value::Null);
-                match v {
-                    Value::String(v) => s.push_str(&format!("[{v}]")),
-                    v => s.push_str(&format!("[{v}]")),
-                }
-            }
+            Element::Value(v) => s.push_str(&format!("[={v}]")),
             Element::Index(i) => s.push_str(&format!("[{i}]")),
         }
     }
+    if s.is_empty() {
+        s.push('.');
+    }
     s
+}
+
+/// A field jq names with a dot: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_identifier(f: &str) -> bool {
+    let mut c = f.chars();
+    c.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A key's string value written without quotes: nothing that could read as the
+/// brackets' own syntax (`,`, `=`, `]`, quotes, spaces).
+fn is_bare(v: &str) -> bool {
+    !v.is_empty()
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._/:@+~".contains(c))
 }
 
 /// The path as structured-merge-diff writes one in a conflict:
@@ -492,7 +535,7 @@ mod tests {
         assert!(set.contains(&image));
         assert!(set.contains(&vec![f("metadata"), f("labels")]));
         assert!(!set.contains(&vec![f("spec")]));
-        assert_eq!(display(&image), "spec.containers[name=nginx].image");
+        assert_eq!(display(&image), ".spec.containers[name=nginx].image");
         assert_eq!(
             smd_string(&image),
             r#".spec.containers[name="nginx"].image"#
@@ -530,6 +573,77 @@ mod tests {
     }
 
     #[test]
+    fn one_jq_like_path_style() {
+        let k = |s: &str| Element::Key(s.into());
+        let cases = [
+            (vec![f("spec"), f("replicas")], ".spec.replicas"),
+            (
+                vec![
+                    f("metadata"),
+                    f("annotations"),
+                    f("deployment.kubernetes.io/revision"),
+                ],
+                r#".metadata.annotations["deployment.kubernetes.io/revision"]"#,
+            ),
+            (vec![f("a-b"), f("_c9")], r#".["a-b"]._c9"#),
+            (
+                vec![
+                    f("status"),
+                    f("conditions"),
+                    k(r#"{"type":"Available"}"#),
+                    f("status"),
+                ],
+                ".status.conditions[type=Available].status",
+            ),
+            (
+                vec![f("ports"), k(r#"{"containerPort":80,"protocol":"TCP"}"#)],
+                ".ports[containerPort=80,protocol=TCP]",
+            ),
+            (
+                vec![f("env"), k(r#"{"name":"a b,c"}"#)],
+                r#".env[name="a b,c"]"#,
+            ),
+            (
+                vec![f("volumeMounts"), k(r#"{"mountPath":"/var/x"}"#)],
+                ".volumeMounts[mountPath=/var/x]",
+            ),
+            (vec![f("args"), Element::Index(0)], ".args[0]"),
+            (vec![], "."),
+        ];
+        for (p, want) in cases {
+            assert_eq!(display(&p), want);
+        }
+    }
+
+    #[test]
+    fn managed_fields_name_the_keys_of_lists_custom_resources_too() {
+        let entries = [
+            json!({"fieldsV1":{"f:spec":{"f:routes":{"k:{\"host\":\"a\",\"port\":1}":{"f:to":{}}},
+            "f:containers":{"k:{\"name\":\"c\"}":{"f:env":{"k:{\"name\":\"E\"}":{}}}}}}}),
+        ];
+        let keys = ListKeys::of_entries(&entries);
+        let routes = [f("spec"), f("routes")];
+        assert_eq!(
+            keys.of_list(&routes, "routes", &[]),
+            Some(vec!["host".to_owned(), "port".to_owned()])
+        );
+        // Under any item of the list above it.
+        let env = [f("spec"), f("containers"), Element::Index(3), f("env")];
+        assert_eq!(
+            keys.of_list(&env, "env", &[]),
+            Some(vec!["name".to_owned()])
+        );
+        // Not named there: the built-in table, else none.
+        let none = ListKeys::default();
+        let c = [f("status"), f("conditions")];
+        assert_eq!(
+            none.of_list(&c, "conditions", &[]),
+            Some(vec!["type".to_owned()])
+        );
+        assert_eq!(none.of_list(&routes, "routes", &[]), None);
+    }
+
+    #[test]
     fn merges_lists_by_their_keys() {
         let mut d = json!({"spec":{"containers":[{"name":"a","image":"x","args":["1"]},{"name":"b","image":"y"}],
             "finalizers":["f"],"tolerations":[{"key":"k"}],"gone":1}});
@@ -552,11 +666,10 @@ mod tests {
             json!({"manager":"patch","time":"2026-01-01T00:00:01Z",
                 "fieldsV1":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{}}}}}}),
         ];
-        let obj = json!({"spec":{"containers":[{"name":"nginx","image":"b"}],"dnsPolicy":"x"}});
-        let image = path_of_pointer(&obj, "/spec/containers/0/image").unwrap();
-        assert_eq!(display(&image), "spec.containers[name=nginx].image");
+        let nginx = Element::Key(r#"{"name":"nginx"}"#.into());
+        let image = vec![f("spec"), f("containers"), nginx.clone(), f("image")];
         assert_eq!(owner(&entries, &image), Some(1));
-        let name = path_of_pointer(&obj, "/spec/containers/0/name").unwrap();
+        let name = vec![f("spec"), f("containers"), nginx, f("name")];
         assert_eq!(owner(&entries, &name), Some(0));
         assert_eq!(owner(&entries, &[f("spec"), f("nodeName")]), None);
         // Inside an atomic leaf: its owner.

@@ -1,5 +1,5 @@
-//! `--blame`: who made each change of a delta. The changed paths are `--diff`'s
-//! ([`diff::compute`], noise left out), each attributed to the `metadata.managedFields`
+//! `--blame`: who made each change of a delta. The changed paths are `--diff`'s lines
+//! ([`diff::compute`], noise left out; associative lists by key), each attributed to the `metadata.managedFields`
 //! entry that owns it in the new object ([`fields::owner`]: the deepest owned node on its
 //! way), as kubectl#964's blame reads managedFields. Computed from the two objects, so a
 //! replay of a recording that kept managedFields computes the same.
@@ -15,7 +15,7 @@ use crate::cache::object::ObjectRef;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Blame {
-    /// In kubectl's form: `spec.template.spec.containers[name=app].image`.
+    /// As `--diff` writes it: `.spec.template.spec.containers[name=app].image`.
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manager: Option<String>,
@@ -50,34 +50,22 @@ pub fn compute(
     let entries = after["metadata"]["managedFields"]
         .as_array()
         .unwrap_or(&empty);
-    let mut out: Vec<Blame> = Vec::new();
-    for op in &d.patch.0 {
-        let ptr = op.path().as_str();
-        // A removed path is named as the old object had it (a list's later items shift).
-        let (first, then) = match op {
-            json_patch::PatchOperation::Remove(_) => (&d.before, &after),
-            _ => (&after, &d.before),
-        };
-        let path =
-            fields::path_of_pointer(first, ptr).or_else(|| fields::path_of_pointer(then, ptr));
-        let (shown, owner) = match &path {
-            Some(p) => (fields::display(p), fields::owner(entries, p)),
-            None => (diff::dotted(ptr).trim_start_matches('.').to_owned(), None),
-        };
-        if out.iter().any(|b| b.path == shown) {
-            continue;
-        }
-        let e = owner.map(|i| &entries[i]);
-        let field = |name: &str| e.and_then(|e| e[name].as_str()).map(str::to_owned);
-        out.push(Blame {
-            path: shown,
-            manager: field("manager"),
-            operation: field("operation"),
-            subresource: field("subresource"),
-            time: field("time"),
-            unowned: e.is_none(),
-        });
-    }
+    let out = d
+        .changes
+        .iter()
+        .map(|c| {
+            let e = fields::owner(entries, &c.field).map(|i| &entries[i]);
+            let field = |name: &str| e.and_then(|e| e[name].as_str()).map(str::to_owned);
+            Blame {
+                path: c.path.clone(),
+                manager: field("manager"),
+                operation: field("operation"),
+                subresource: field("subresource"),
+                time: field("time"),
+                unowned: e.is_none(),
+            }
+        })
+        .collect();
     Some(out)
 }
 
@@ -120,13 +108,12 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "spec.replicas ← x (Apply, T1)",
-                "spec.template.spec.containers[name=app].image ← kubectl-patch (Update, T2)",
-                "spec.paused ← unowned",
+                ".spec.replicas ← x (Apply, T1)",
+                ".spec.template.spec.containers[name=app].image ← kubectl-patch (Update, T2)",
+                ".spec.paused ← unowned",
             ]
         );
-        // A removed list item is named as the old object had it. (--diff compares lists by
-        // index: dropping `a` reads as item 0 renamed to `b` and item 1, `b`, removed.)
+        // A removed list item is named by its key (its owner gone with it).
         let two = object(
             r#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"a"},{"name":"b"}]}}}}"#,
         );
@@ -134,17 +121,54 @@ mod tests {
             r#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"b"}]}}}}"#,
         );
         let got = compute(DeltaType::Updated, Some(&two), Some(&one)).unwrap();
-        let paths: Vec<&str> = got.iter().map(|b| b.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "spec.template.spec.containers[name=b].name",
-                "spec.template.spec.containers[name=b]"
-            ]
-        );
+        let lines: Vec<String> = got.iter().map(line).collect();
+        assert_eq!(lines, [".spec.template.spec.containers[name=a] ← unowned"]);
         // Unchanged, or no known previous version: no blame.
         assert!(compute(DeltaType::Replaced, Some(&b), Some(&b)).is_none());
         assert!(compute(DeltaType::Updated, None, Some(&b)).is_none());
         assert!(compute(DeltaType::Added, None, Some(&b)).is_none());
+    }
+
+    /// Issue 30 item 3: kube-controller-manager reorders a Deployment's conditions while
+    /// changing only Progressing; another manager owns Available. Each is blamed for its
+    /// own, and nothing of Available's is blamed at all.
+    #[test]
+    fn two_managers_owning_different_conditions_are_each_blamed_for_their_own() {
+        let mf = r#"[{"manager":"kube-controller-manager","operation":"Update","subresource":"status","time":"T1","fieldsType":"FieldsV1",
+            "fieldsV1":{"f:status":{"f:conditions":{".":{},"k:{\"type\":\"Progressing\"}":{".":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}}}}},
+            {"manager":"probe","operation":"Update","subresource":"status","time":"T2","fieldsType":"FieldsV1",
+            "fieldsV1":{"f:status":{"f:conditions":{"k:{\"type\":\"Available\"}":{".":{},"f:message":{},"f:status":{},"f:type":{}}}}}}]"#;
+        let obj = |conditions: &str| {
+            object(&format!(
+                r#"{{"metadata":{{"name":"d","managedFields":{mf}}},"status":{{"conditions":{conditions}}}}}"#
+            ))
+        };
+        let a = obj(
+            r#"[{"type":"Progressing","reason":"A","message":"a"},{"type":"Available","message":"up"}]"#,
+        );
+        let b = obj(
+            r#"[{"type":"Available","message":"up"},{"type":"Progressing","reason":"B","message":"a"}]"#,
+        );
+        let got = compute(DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+        let lines: Vec<String> = got.iter().map(line).collect();
+        assert_eq!(
+            lines,
+            [
+                ".status.conditions ← kube-controller-manager (Update /status, T1)",
+                ".status.conditions[type=Progressing].reason ← kube-controller-manager (Update /status, T1)",
+            ]
+        );
+        let c = obj(
+            r#"[{"type":"Progressing","reason":"A","message":"b"},{"type":"Available","message":"down"}]"#,
+        );
+        let got = compute(DeltaType::Updated, Some(&a), Some(&c)).unwrap();
+        let lines: Vec<String> = got.iter().map(line).collect();
+        assert_eq!(
+            lines,
+            [
+                ".status.conditions[type=Progressing].message ← kube-controller-manager (Update /status, T1)",
+                ".status.conditions[type=Available].message ← probe (Update /status, T2)",
+            ]
+        );
     }
 }

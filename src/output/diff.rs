@@ -2,12 +2,21 @@
 //! copy before the delta was applied), as an RFC 6902 JSON Patch for JSON, and as a
 //! compact list of `path: old → new` for people.
 //!
+//! The JSON Patch is exact and index-based, as RFC 6902 is. The lines for people (and
+//! `--blame`'s paths, made from them) compare an associative list — conditions by type,
+//! containers by name…, as the object's managedFields key them, else as
+//! [`fields::list_kind`]'s table of the built-in types does — item by item by key: a
+//! condition that moved is not a change of its `type`, and a reorder alone is the one
+//! line `.status.conditions: reordered`. Paths are written in one jq-like style
+//! ([`fields::display`]).
+//!
 //! Noise — fields that change on every write and say nothing about the object
 //! (resourceVersion, managedFields, generation) — is left out unless `--diff-all`.
 
 use serde_json::Value;
 
 use crate::cache::delta::DeltaType;
+use crate::cache::fields::{self, Element, ListKeys};
 use crate::cache::object::ObjectRef;
 
 /// Which deltas get a diff, and with or without the noise.
@@ -28,10 +37,11 @@ pub struct Diff {
     /// False only for a Replaced/Sync whose object equals the previous version (less
     /// noise): the relist brought nothing new.
     pub changed: bool,
-    /// Empty when there is no previous version.
+    /// Empty when there is no previous version. Exact RFC 6902: lists by index.
     pub patch: json_patch::Patch,
-    /// The previous version (less noise), to show old values.
-    pub before: Value,
+    /// The same changes for people (`--diff`'s lines, `--blame`'s paths): associative
+    /// lists item by item by their keys. Empty when there is no previous version.
+    pub changes: Vec<Change>,
     /// Whether a previous version was known (else `patch` is empty and meaningless).
     pub known: bool,
 }
@@ -77,7 +87,7 @@ pub fn compute(
         return Some(Diff {
             changed: true,
             patch: json_patch::Patch(Vec::new()),
-            before: Value::Null,
+            changes: Vec::new(),
             known: false,
         });
     };
@@ -85,74 +95,217 @@ pub fn compute(
         return Some(Diff {
             changed: false,
             patch: json_patch::Patch(Vec::new()),
-            before: Value::Null,
+            changes: Vec::new(),
             known: true,
         });
     }
-    let before = strip(prev.to_value(), mode);
-    let after = strip(cur.to_value(), mode);
+    let (before, after) = (prev.to_value(), cur.to_value());
+    let keys = ListKeys::of_entries(
+        [&after, &before]
+            .into_iter()
+            .filter_map(|v| v["metadata"]["managedFields"].as_array())
+            .flatten(),
+    );
+    let (before, after) = (strip(before, mode), strip(after, mode));
     let mut patch = json_patch::diff(&before, &after);
     // A new uid says the rest is another object's: it comes first (stable otherwise).
     patch
         .0
         .sort_by_key(|op| op.path().as_str() != "/metadata/uid");
+    let mut changes = Vec::new();
+    Walk {
+        keys: &keys,
+        out: &mut changes,
+    }
+    .value(&mut At::default(), &before, &after);
+    changes.sort_by_key(|c| c.path != ".metadata.uid");
     Some(Diff {
         changed: !patch.0.is_empty(),
         patch,
-        before,
+        changes,
         known: true,
     })
 }
 
-/// One changed path for people: `old` is None for an added field, `new` None for a
-/// removed one.
+/// One change for people.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
+    /// Where, in the one path style ([`fields::display`]): `.spec.replicas`,
+    /// `.status.conditions[type=Available].status`, `.metadata.annotations["a/b"]`.
     pub path: String,
-    pub old: Option<Value>,
-    pub new: Option<Value>,
+    /// The same place as managedFields name it, to find its owner: list items by key (or,
+    /// in a set, by value); inside an atomic list, the list.
+    pub field: fields::Path,
+    pub edit: Edit,
 }
 
-/// The patch as a list of changed paths (`.status.conditions[0].status`).
-pub fn changes(d: &Diff) -> Vec<Change> {
-    use json_patch::PatchOperation as Op;
-    d.patch
-        .0
-        .iter()
-        .filter_map(|op| {
-            let (ptr, new) = match op {
-                Op::Add(a) => (a.path.as_str(), Some(a.value.clone())),
-                Op::Replace(r) => (r.path.as_str(), Some(r.value.clone())),
-                Op::Remove(r) => (r.path.as_str(), None),
-                // json_patch::diff emits only add, remove and replace.
-                _ => return None,
-            };
-            Some(Change {
-                path: dotted(ptr),
-                old: d.before.pointer(ptr).cloned(),
-                new,
-            })
-        })
-        .collect()
+/// What happened at a path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// A value set: `old` None for an added field, `new` None for a removed one.
+    Value {
+        old: Option<Value>,
+        new: Option<Value>,
+    },
+    /// An associative list whose items present before and after are in another order:
+    /// one line for the list, whatever moved (items changed, added or removed are changes
+    /// of their own). An item's key cannot change, so a move is never a change of it.
+    Reordered,
 }
 
-/// A JSON pointer as kubectl-style path: `/a/b/0/c` → `.a.b[0].c`.
-pub fn dotted(ptr: &str) -> String {
-    let mut out = String::new();
-    for tok in ptr.split('/').skip(1) {
-        let tok = tok.replace("~1", "/").replace("~0", "~");
-        if !tok.is_empty() && tok.chars().all(|c| c.is_ascii_digit()) {
-            out.push_str(&format!("[{tok}]"));
-        } else {
-            out.push('.');
-            out.push_str(&tok);
+/// Where the walk is: the path shown, and the path owned (which stops growing inside an
+/// atomic list, owned as a whole).
+#[derive(Debug, Default, Clone)]
+struct At {
+    shown: fields::Path,
+    owned: fields::Path,
+    atomic: bool,
+}
+
+impl At {
+    fn push(&mut self, shown: Element, owned: Option<Element>) {
+        self.shown.push(shown);
+        match owned {
+            Some(e) if !self.atomic => self.owned.push(e),
+            _ => self.atomic = true,
         }
     }
-    if out.is_empty() {
-        ".".into()
-    } else {
-        out
+
+    fn pop(&mut self, was: &At) {
+        self.shown.pop();
+        self.owned.truncate(was.owned.len());
+        self.atomic = was.atomic;
     }
+}
+
+/// The human diff: objects key by key (changed and added in the new order, then removed),
+/// associative lists item by item by key, other lists index by index — as
+/// `json_patch::diff` walks, but by key where a list has keys.
+struct Walk<'a> {
+    keys: &'a ListKeys,
+    out: &'a mut Vec<Change>,
+}
+
+impl Walk<'_> {
+    fn change(&mut self, at: &At, edit: Edit) {
+        self.out.push(Change {
+            path: fields::display(&at.shown),
+            field: at.owned.clone(),
+            edit,
+        });
+    }
+
+    fn set(&mut self, at: &At, old: Option<&Value>, new: Option<&Value>) {
+        let edit = Edit::Value {
+            old: old.cloned(),
+            new: new.cloned(),
+        };
+        self.change(at, edit);
+    }
+
+    fn value(&mut self, at: &mut At, before: &Value, after: &Value) {
+        match (before, after) {
+            (Value::Object(b), Value::Object(a)) => {
+                for (k, av) in a {
+                    let was = at.clone();
+                    let f = Element::Field(k.clone());
+                    at.push(f.clone(), Some(f));
+                    match b.get(k) {
+                        Some(bv) => self.value(at, bv, av),
+                        None => self.set(at, None, Some(av)),
+                    }
+                    at.pop(&was);
+                }
+                for (k, bv) in b {
+                    if !a.contains_key(k) {
+                        let was = at.clone();
+                        let f = Element::Field(k.clone());
+                        at.push(f.clone(), Some(f));
+                        self.set(at, Some(bv), None);
+                        at.pop(&was);
+                    }
+                }
+            }
+            (Value::Array(b), Value::Array(a)) => self.list(at, b, a),
+            _ if before == after => {}
+            _ => self.set(at, Some(before), Some(after)),
+        }
+    }
+
+    fn list(&mut self, at: &mut At, before: &[Value], after: &[Value]) {
+        let name = match at.shown.last() {
+            Some(Element::Field(f)) => f.as_str(),
+            _ => "",
+        };
+        let sample = if after.is_empty() { before } else { after };
+        let set = fields::list_kind(name, sample) == fields::ListKind::Set;
+        let keys = self.keys.of_list(&at.shown, name, sample);
+        let keyed = keys.filter(|k| keyed_by(before, k) && keyed_by(after, k));
+        let Some(keys) = keyed else {
+            return self.by_index(at, set, before, after);
+        };
+        let key = |v: &Value| fields::item_key(v, &keys);
+        let before_keys: Vec<Element> = before.iter().map(key).collect();
+        let after_keys: Vec<Element> = after.iter().map(key).collect();
+        let common = |of: &[Element], other: &[Element]| -> Vec<Element> {
+            of.iter().filter(|k| other.contains(k)).cloned().collect()
+        };
+        if common(&before_keys, &after_keys) != common(&after_keys, &before_keys) {
+            self.change(at, Edit::Reordered);
+        }
+        for (k, a) in after_keys.iter().zip(after) {
+            let was = at.clone();
+            at.push(k.clone(), Some(k.clone()));
+            match before_keys.iter().position(|b| b == k) {
+                Some(i) => self.value(at, &before[i], a),
+                None => self.set(at, None, Some(a)),
+            }
+            at.pop(&was);
+        }
+        for (k, b) in before_keys.iter().zip(before) {
+            if !after_keys.contains(k) {
+                let was = at.clone();
+                at.push(k.clone(), Some(k.clone()));
+                self.set(at, Some(b), None);
+                at.pop(&was);
+            }
+        }
+    }
+
+    /// A list without keys: item by index; a set's items owned by value, any other
+    /// list's as the whole list.
+    fn by_index(&mut self, at: &mut At, set: bool, before: &[Value], after: &[Value]) {
+        for i in 0..before.len().max(after.len()) {
+            let (b, a) = (before.get(i), after.get(i));
+            let owned = set
+                .then(|| a.or(b).map(|v| Element::Value(v.to_string())))
+                .flatten();
+            let was = at.clone();
+            at.push(Element::Index(i), owned);
+            match (b, a) {
+                (Some(b), Some(a)) => self.value(at, b, a),
+                (b, a) => self.set(at, b, a),
+            }
+            at.pop(&was);
+        }
+    }
+}
+
+/// Whether every item of `items` holds the first key and no two share their keys: the
+/// list can be matched by key (else the server could not have keyed it either).
+fn keyed_by(items: &[Value], keys: &[String]) -> bool {
+    let Some(first) = keys.first() else {
+        return false;
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    items
+        .iter()
+        .all(|i| i.get(first).is_some() && seen.insert(fields::item_key(i, keys)))
+}
+
+/// The changes of `d`, for people.
+pub fn changes(d: &Diff) -> &[Change] {
+    &d.changes
 }
 
 /// A value shortened for one line.
@@ -172,10 +325,17 @@ pub fn short(v: &Option<Value>) -> String {
 
 /// `path: old → new` lines for the table and YAML.
 pub fn lines(d: &Diff) -> Vec<String> {
-    changes(d)
-        .iter()
-        .map(|c| format!("{}: {} → {}", c.path, short(&c.old), short(&c.new)))
-        .collect()
+    d.changes.iter().map(Change::line).collect()
+}
+
+impl Change {
+    /// `path: old → new`, or `path: reordered`.
+    pub fn line(&self) -> String {
+        match &self.edit {
+            Edit::Value { old, new } => format!("{}: {} → {}", self.path, short(old), short(new)),
+            Edit::Reordered => format!("{}: reordered", self.path),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -227,5 +387,81 @@ mod tests {
         let l = lines(&d);
         assert_eq!(l.len(), 2, "{l:?}");
         assert_eq!(l[0], ".metadata.uid: \"1\" → \"2\"");
+    }
+
+    fn deployment(conditions: &str, revision: &str, extra: &str) -> ObjectRef {
+        object(&format!(
+            r#"{{"metadata":{{"name":"d","annotations":{{"deployment.kubernetes.io/revision":"{revision}"}}{extra}}},"status":{{"conditions":{conditions}}}}}"#
+        ))
+    }
+
+    const PROGRESSING: &str =
+        r#"{"type":"Progressing","status":"True","reason":"NewReplicaSetCreated"}"#;
+    const AVAILABLE: &str =
+        r#"{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}"#;
+
+    /// Issue 30 item 3: kube-controller-manager reordering conditions read as every field
+    /// of both renamed; item 14: one path style, odd keys quoted.
+    #[test]
+    fn associative_lists_are_compared_by_key_and_the_patch_stays_exact() {
+        let a = deployment(&format!("[{PROGRESSING},{AVAILABLE}]"), "1", "");
+        let moved = PROGRESSING.replace("NewReplicaSetCreated", "NewReplicaSetAvailable");
+        let b = deployment(&format!("[{AVAILABLE},{moved}]"), "2", "");
+        let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+        assert_eq!(
+            lines(&d),
+            [
+                r#".metadata.annotations["deployment.kubernetes.io/revision"]: "1" → "2""#,
+                ".status.conditions: reordered",
+                r#".status.conditions[type=Progressing].reason: "NewReplicaSetCreated" → "NewReplicaSetAvailable""#,
+            ]
+        );
+        // RFC 6902 is by index, exact: applying it gives the new object.
+        assert!(d
+            .patch
+            .0
+            .iter()
+            .any(|op| op.path().as_str() == "/status/conditions/0/type"));
+        let mut v = strip(a.to_value(), DiffMode::On);
+        json_patch::patch(&mut v, &d.patch).unwrap();
+        assert_eq!(v, strip(b.to_value(), DiffMode::On));
+        // A reorder alone is the one line.
+        let c = deployment(&format!("[{AVAILABLE},{PROGRESSING}]"), "1", "");
+        let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&c)).unwrap();
+        assert_eq!(lines(&d), [".status.conditions: reordered"]);
+        // An item gone and one added are named by their keys; the rest keep their order.
+        let e = deployment(
+            &format!(r#"[{AVAILABLE},{{"type":"ReplicaFailure","status":"True"}}]"#),
+            "1",
+            "",
+        );
+        let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&e)).unwrap();
+        assert_eq!(
+            lines(&d),
+            [
+                r#".status.conditions[type=ReplicaFailure]: ∅ → {"type":"ReplicaFailure","status":"True"}"#,
+                r#".status.conditions[type=Progressing]: {"type":"Progressing","status":"True","reason":"NewReplicaS… → ∅"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn managed_fields_key_a_custom_resources_list_and_duplicate_keys_fall_back_to_indexes() {
+        let mf = r#","managedFields":[{"manager":"m","fieldsV1":{"f:status":{"f:conditions":{"k:{\"kind\":\"A\"}":{"f:ok":{}}}}}}]"#;
+        let a = deployment(r#"[{"kind":"A","ok":1},{"kind":"B","ok":1}]"#, "1", mf);
+        let b = deployment(r#"[{"kind":"B","ok":1},{"kind":"A","ok":2}]"#, "1", mf);
+        let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+        assert_eq!(
+            lines(&d),
+            [
+                ".status.conditions: reordered",
+                ".status.conditions[kind=A].ok: 1 → 2"
+            ]
+        );
+        // Two items with one key: not an associative list the server would take.
+        let a = deployment(r#"[{"type":"A","ok":1},{"type":"A","ok":2}]"#, "1", "");
+        let b = deployment(r#"[{"type":"A","ok":2},{"type":"A","ok":2}]"#, "1", "");
+        let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+        assert_eq!(lines(&d), [".status.conditions[0].ok: 1 → 2"]);
     }
 }

@@ -388,8 +388,12 @@ impl<W: Write> TablePrinter<W> {
     fn write_diff(&mut self, d: &diff::Diff) -> io::Result<()> {
         for c in diff::changes(d) {
             let path = sanitize(&c.path).into_owned();
-            let old = sanitize(&diff::short(&c.old)).into_owned();
-            let new = sanitize(&diff::short(&c.new)).into_owned();
+            let diff::Edit::Value { old, new } = &c.edit else {
+                writeln!(self.w, "    {}", sanitize(&c.line()))?;
+                continue;
+            };
+            let old = sanitize(&diff::short(old)).into_owned();
+            let new = sanitize(&diff::short(new)).into_owned();
             if self.opts.color {
                 writeln!(
                     self.w,

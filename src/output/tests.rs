@@ -979,7 +979,7 @@ fn a_records_blame_is_made_once() {
     assert!(rec.blame.get().is_none(), "not made when not asked");
     let first = record_blame(&rec, true).expect("a blame");
     assert_eq!(first.len(), 1, "{first:?}");
-    assert_eq!(first[0].path, "spec.nodeName", "{first:?}");
+    assert_eq!(first[0].path, ".spec.nodeName", "{first:?}");
     assert!(first[0].unowned, "no managedFields after the change");
     assert!(std::ptr::eq(first, record_blame(&rec, true).unwrap()));
 }
