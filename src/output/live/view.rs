@@ -73,6 +73,9 @@ pub struct Ui {
     pub scroll: u16,
     /// Table rows shown by the last frame (PgUp/PgDn's step).
     page: usize,
+    /// The last frame's time: what cells count their ages to (a paused screen's too:
+    /// pausing holds the informer's changes back, not the clock).
+    now: Timestamp,
 }
 
 impl Ui {
@@ -206,6 +209,7 @@ impl Ui {
 
     /// Draws the current screen into `f` as of `now`.
     pub fn draw(&mut self, f: &mut Frame<'_>, live: &mut Model, now: Timestamp) {
+        self.now = now;
         let area = f.area();
         match self.screen {
             Screen::Table => self.draw_table(f, live, now),
@@ -249,10 +253,10 @@ impl Ui {
     /// every row's when sorting, the labels when filtering by one.
     fn prepare(&self, m: &mut Model) {
         if let Some(k) = m.rows.keys().next().cloned() {
-            m.refresh([&k]);
+            m.refresh([&k], self.now);
         }
         if self.sort.is_some() {
-            m.refresh_all();
+            m.refresh_all(self.now);
         }
         if self.filter.contains('=') {
             m.read_labels();
@@ -288,7 +292,7 @@ impl Ui {
         let sort = self.sort.and_then(|i| columns.get(i)).map(String::as_str);
         let (keys, total) = self.window(m, sort, fit);
         // Cells are made for the rows shown, not for every row that changed.
-        m.refresh(&keys);
+        m.refresh(&keys, self.now);
         let shown: Vec<&Row> = keys.iter().filter_map(|k| m.rows.get(k)).collect();
         let mut lines = self.table_lines(&shown, body.height as usize, now);
         if total == 0 {

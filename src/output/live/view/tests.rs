@@ -85,7 +85,7 @@ impl Feed {
         self.last.insert(key, o);
         // The render loop's frame in between (every 33 ms; these deltas are seconds
         // apart): it makes the cells of the rows it shows, here all of them.
-        lock(&self.model).refresh_all();
+        lock(&self.model).refresh_all(t(at));
     }
 
     /// The initial list of three pods, then Synced and a watch.
@@ -378,4 +378,68 @@ fn a_delta_makes_no_cells_until_its_row_is_shown() {
     term.draw(|fr| ui.draw(fr, &mut lock(&f.model), t(2)))
         .unwrap();
     assert_eq!(made(&lock(&f.model)), 50);
+}
+
+/// Issue 30 item 6: the shown rows' ages count to the frame's time, made again once a
+/// second (an object created during the session is not `0s` minutes later), and an age
+/// that moved is not a change.
+#[test]
+fn ages_advance_without_marking_a_change() {
+    let mut f = Feed::listed();
+    let fresh = pod("web-3", "110", "Running", "web")
+        .raw()
+        .replace("2026-11-21T10:00:00Z", "2026-11-21T10:05:20Z");
+    f.delta(20, DeltaType::Added, object(&fresh));
+    let mut ui = Ui::new(true);
+    let row = |b: &Buffer, name: &str| {
+        text(b)
+            .lines()
+            .find(|l| l.contains(name))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    let b = f.draw(&mut ui, 120, 16, 50);
+    assert!(row(&b, "web-3").ends_with(" 30s"), "{}", text(&b));
+    assert!(row(&b, "web-1").ends_with(" 5m50s"), "{}", text(&b));
+    let b = f.draw(&mut ui, 120, 16, 59);
+    assert!(row(&b, "web-1").ends_with(" 5m59s"), "{}", text(&b));
+    assert!(
+        row(&b, "web-1").starts_with("  Replaced"),
+        "no `*`: {}",
+        text(&b)
+    );
+    assert_eq!(find(&b, "web-1", "5m59s").fg, ratatui::style::Color::Reset);
+}
+
+/// Issue 30 item 6: "event Ns ago" counts from the last watch event (a delta the watch
+/// brought, or a bookmark), not from a list, and a relist or a retry does not reset it.
+#[test]
+fn event_ago_counts_from_the_last_watch_event() {
+    let mut f = Feed::listed();
+    let header = |b: &Buffer| text(b).lines().next().unwrap_or_default().to_owned();
+    let b = f.draw(&mut Ui::new(false), 200, 16, 10);
+    assert!(header(&b).contains("| event never |"), "{}", header(&b));
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let b = f.draw(&mut Ui::new(false), 200, 16, 25);
+    assert!(header(&b).contains("| event 5s ago |"), "{}", header(&b));
+    f.event(30, ReflectorEvent::list("", 500, "410 Gone", false));
+    f.delta(
+        31,
+        DeltaType::Replaced,
+        pod("web-2", "107", "Failed", "web"),
+    );
+    let b = f.draw(&mut Ui::new(false), 200, 16, 32);
+    assert!(header(&b).contains("| event 12s ago |"), "{}", header(&b));
+    f.event(
+        40,
+        ReflectorEvent::Bookmark {
+            resource_version: "120".into(),
+        },
+    );
+    let b = f.draw(&mut Ui::new(false), 200, 16, 41);
+    assert!(
+        header(&b).contains("| event 1s ago | bookmark 1s ago"),
+        "{}",
+        header(&b)
+    );
 }
