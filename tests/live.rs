@@ -407,3 +407,23 @@ fn sigterm_exits_143_and_sigint_130_in_live() {
         assert_eq!(t.terminal_state(), "0 1", "SIG{signal}: restored:\n{s}");
     }
 }
+
+/// Issue 30 item 12: in the filter line Ctrl-W deletes a word and Ctrl-U the line, as
+/// in a shell (Ctrl-U typed a `u`).
+#[test]
+fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
+    let (sim, pods) = sim_with_pods();
+    let t = Tmux::start("ctrlu", &sim, "pods -n default --live");
+    t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
+    t.keys(&["/", "zz web"]);
+    t.wait(SOON, "the typed filter", |s| s.contains("filter: /zz web_"));
+    t.keys(&["C-w"]);
+    t.wait(SOON, "a word deleted", |s| s.contains("filter: /zz _"));
+    t.keys(&["C-u"]);
+    t.wait(SOON, "the line cleared", |s| s.contains("filter: /_"));
+    t.keys(&[&pods[0], "Enter"]);
+    let s = t.wait(SOON, "the filter", |s| {
+        has_row(s, &pods[0]) && !has_row(s, &pods[1])
+    });
+    assert!(s.contains(&format!("filter: /{}  ", pods[0])), "{s}");
+}

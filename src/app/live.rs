@@ -193,15 +193,24 @@ fn run(
     true
 }
 
-/// The view's action for a key; while a filter is typed, letters are text. Keys with
-/// Alt or Ctrl do nothing.
+/// The view's action for a key; while a filter is typed, letters are text. Of the keys
+/// with Ctrl or Alt, only a shell's line editing (Ctrl-U, Ctrl-W) does something.
 fn action_of(code: KeyCode, mods: KeyModifiers, editing: bool) -> Option<Action> {
-    if mods.intersects(KeyModifiers::ALT | KeyModifiers::CONTROL) {
+    if mods.contains(KeyModifiers::CONTROL) {
+        return match code {
+            KeyCode::Char('u') => Some(Action::ClearLine),
+            KeyCode::Char('w') => Some(Action::DeleteWord),
+            _ => None,
+        };
+    }
+    if mods.contains(KeyModifiers::ALT) {
         return None;
     }
     Some(match code {
         KeyCode::Up => Action::Up,
         KeyCode::Down => Action::Down,
+        KeyCode::Left => Action::Left,
+        KeyCode::Right => Action::Right,
         KeyCode::PageUp => Action::PageUp,
         KeyCode::PageDown => Action::PageDown,
         KeyCode::Home => Action::Home,
