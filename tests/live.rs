@@ -422,8 +422,9 @@ fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
     t.keys(&["C-u"]);
     t.wait(SOON, "the line cleared", |s| s.contains("filter: /_"));
     t.keys(&[&pods[0], "Enter"]);
-    let s = t.wait(SOON, "the filter", |s| {
-        has_row(s, &pods[0]) && !has_row(s, &pods[1])
+    // Kept (Enter): no cursor after it; only its pod left.
+    let kept = format!("filter: /{}  ", pods[0]);
+    t.wait(SOON, "the filter kept", |s| {
+        s.contains(&kept) && has_row(s, &pods[0]) && !has_row(s, &pods[1])
     });
-    assert!(s.contains(&format!("filter: /{}  ", pods[0])), "{s}");
 }
