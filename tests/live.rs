@@ -17,19 +17,37 @@ impl Tmux {
     /// Starts `kwatch --kubeconfig <sim's> ARGS` in a 120×40 pane; after kwatch exits
     /// the pane prints `EXIT=<code>` and stays, so the terminal's state can be read.
     fn start(name: &str, sim: &SimProcess, args: &str) -> Tmux {
+        let shell = format!("{}; echo EXIT=$?; sleep 600", kwatch_line(sim, args));
+        Tmux::run(name, &shell)
+    }
+
+    /// Starts `shell` (sh's syntax) in a 120×40 pane of a tmux server of its own.
+    fn run(name: &str, shell: &str) -> Tmux {
         let t = Tmux {
             socket: format!("kwatch-live-{name}-{}", std::process::id()),
         };
-        let home = sim.dir();
-        let shell = format!(
-            "env -i HOME={home} PATH=/usr/bin:/bin TERM=xterm-256color NO_COLOR=1 {bin} \
-             --kubeconfig {kc} {args}; echo EXIT=$?; sleep 600",
-            home = home.display(),
-            bin = env!("CARGO_BIN_EXE_kwatch"),
-            kc = sim.kubeconfig.display(),
-        );
-        t.tmux(&["new-session", "-d", "-x", "120", "-y", "40", &shell]);
+        t.tmux(&["new-session", "-d", "-x", "120", "-y", "40", shell]);
         t
+    }
+
+    /// The pid of the pane's kwatch (a child of the pane's shell).
+    fn kwatch_pid(&self) -> u32 {
+        let shell: u32 = self
+            .tmux(&["display", "-p", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .expect("the pane's pid");
+        let start = Instant::now();
+        loop {
+            if let Some(pid) = child_named(shell, "kwatch") {
+                return pid;
+            }
+            assert!(
+                start.elapsed() < SOON,
+                "kwatch under the pane's shell {shell}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn tmux(&self, args: &[&str]) -> String {
@@ -83,6 +101,50 @@ impl Drop for Tmux {
             .args(["-L", &self.socket, "kill-server"])
             .output();
     }
+}
+
+/// The command line that runs the built kwatch on `sim` with `args`, in a scrubbed
+/// environment.
+fn kwatch_line(sim: &SimProcess, args: &str) -> String {
+    format!(
+        "env -i HOME={home} PATH=/usr/bin:/bin TERM=xterm-256color NO_COLOR=1 {bin} \
+         --kubeconfig {kc} {args}",
+        home = sim.dir().display(),
+        bin = env!("CARGO_BIN_EXE_kwatch"),
+        kc = sim.kubeconfig.display(),
+    )
+}
+
+/// A process's parent and command name, from /proc/PID/stat; `None` once it is gone
+/// or a zombie (exited, not yet reaped).
+fn parent_and_name(pid: u32) -> Option<(u32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+    let mut fields = rest.split(' ');
+    let state = fields.next()?;
+    let parent = fields.next()?.parse().ok()?;
+    (state != "Z" && state != "X").then(|| (parent, name.to_owned()))
+}
+
+/// A live child of `parent` called `name`.
+fn child_named(parent: u32, name: &str) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|&pid| parent_and_name(pid).is_some_and(|(p, n)| p == parent && n == name))
+}
+
+/// Waits (up to `limit`) until `pid` has exited; the time it took.
+fn gone_within(pid: u32, limit: Duration, what: &str) -> Duration {
+    let start = Instant::now();
+    while parent_and_name(pid).is_some() {
+        assert!(
+            start.elapsed() < limit,
+            "{what}: kwatch (pid {pid}) still runs after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    start.elapsed()
 }
 
 /// A sim with pods in `default` (at least two), their names sorted.
@@ -292,4 +354,77 @@ fn refused_when_stdout_is_not_a_terminal() {
         assert_eq!(err.lines().count(), 1, "{args}: {err}");
         assert!(err.starts_with(want), "{args}: {err}");
     }
+}
+
+/// Issue 30 item 1: a terminal that goes away (tmux's session killed: the pane's
+/// terminal hung up, its shell gone, kwatch re-parented and sent no signal) ends
+/// `--live` within 2 s with 129, instead of spinning on `read(0) = 0` for ever.
+#[test]
+fn a_terminal_that_goes_away_ends_live_with_129_within_2s() {
+    let (sim, pods) = sim_with_pods();
+    let code = sim.dir().join("hangup-code");
+    // The shell ignores SIGHUP so that it outlives the terminal to write kwatch's code.
+    let shell = format!(
+        "trap '' HUP; {}; echo $? > {}",
+        kwatch_line(&sim, "pods -n default --live"),
+        code.display()
+    );
+    let t = Tmux::run("hangup", &shell);
+    t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+    let pid = t.kwatch_pid();
+    drop(t);
+    gone_within(pid, Duration::from_secs(2), "the terminal gone");
+    let start = Instant::now();
+    let code = loop {
+        match std::fs::read_to_string(&code) {
+            Ok(c) if c.ends_with('\n') => break c,
+            _ => assert!(
+                start.elapsed() < SOON,
+                "the shell writes kwatch's exit code"
+            ),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code.trim(), "129");
+}
+
+/// Issue 30 item 1: in `--live`, SIGTERM still ends the run with 143 and SIGINT with 130
+/// (raw mode makes Ctrl-C a key, but `kill -INT` is still a signal).
+#[test]
+fn sigterm_exits_143_and_sigint_130_in_live() {
+    let (sim, pods) = sim_with_pods();
+    for (signal, code) in [("TERM", "EXIT=143"), ("INT", "EXIT=130")] {
+        let t = Tmux::start(&format!("sig{signal}"), &sim, "pods -n default --live");
+        t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
+        let pid = t.kwatch_pid();
+        let kill = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid.to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(kill.success(), "kill -{signal} {pid}");
+        let s = t.wait(SOON, "kwatch exits", |s| s.contains("EXIT="));
+        assert!(s.contains(code), "SIG{signal}: {s}");
+        assert_eq!(t.terminal_state(), "0 1", "SIG{signal}: restored:\n{s}");
+    }
+}
+
+/// Issue 30 item 12: in the filter line Ctrl-W deletes a word and Ctrl-U the line, as
+/// in a shell (Ctrl-U typed a `u`).
+#[test]
+fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
+    let (sim, pods) = sim_with_pods();
+    let t = Tmux::start("ctrlu", &sim, "pods -n default --live");
+    t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
+    t.keys(&["/", "zz web"]);
+    t.wait(SOON, "the typed filter", |s| s.contains("filter: /zz web_"));
+    t.keys(&["C-w"]);
+    t.wait(SOON, "a word deleted", |s| s.contains("filter: /zz _"));
+    t.keys(&["C-u"]);
+    t.wait(SOON, "the line cleared", |s| s.contains("filter: /_"));
+    t.keys(&[&pods[0], "Enter"]);
+    // Kept (Enter): no cursor after it; only its pod left.
+    let kept = format!("filter: /{}  ", pods[0]);
+    t.wait(SOON, "the filter kept", |s| {
+        s.contains(&kept) && has_row(s, &pods[0]) && !has_row(s, &pods[1])
+    });
 }

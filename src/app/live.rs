@@ -6,18 +6,21 @@
 //! Invariant: the terminal is restored on every way out — [`Screen`]'s drop (`q`, Ctrl-C,
 //! a signal, `--timeout`, a failure, the end of the watch) and a panic (the hook restores
 //! before main's hook prints its line).
+//!
+//! A terminal that goes away (end-of-file or an error reading keys, an error drawing) is a
+//! hang-up: the run ends as on SIGHUP (exit 129), and nothing waits on that terminal again.
 
-use std::io::{self, Write};
+mod keys;
+
+use std::io::{self, IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Once};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
-    MouseEventKind,
-};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, KeyCode, KeyModifiers};
 use crossterm::terminal::{self, EnterAlternateScreen, LeaveAlternateScreen};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
@@ -53,7 +56,8 @@ fn restore() {
 
 impl Screen {
     /// Takes the terminal over and starts drawing `model`; `quit` receives `Done` on
-    /// `q`/Esc and `Interrupted` on Ctrl-C (raw mode delivers it as a key, not SIGINT).
+    /// `q`/Esc, `Interrupted` on Ctrl-C (raw mode delivers it as a key, not SIGINT) and
+    /// `HungUp` when the terminal is gone.
     pub fn start(model: Shared, color: bool, quit: UnboundedSender<Outcome>) -> Result<Screen> {
         static HOOK: Once = Once::new();
         HOOK.call_once(|| {
@@ -63,6 +67,7 @@ impl Screen {
                 prev(info);
             }));
         });
+        let tty = keyboard().context("--live: cannot read the terminal")?;
         terminal::enable_raw_mode().context("--live: cannot put the terminal in raw mode")?;
         let mut out = io::stdout();
         if let Err(e) = crossterm::execute!(
@@ -74,11 +79,33 @@ impl Screen {
             restore();
             return Err(e).context("--live: cannot open the alternate screen");
         }
+        let (key_tx, keys) = mpsc::channel();
+        // Never joined: it blocks in read(2) until a key comes or the terminal goes; the
+        // process's exit ends it.
+        if let Err(e) = std::thread::Builder::new()
+            .name("live-keys".into())
+            .spawn(move || keys::read_keys(tty, &key_tx))
+        {
+            restore();
+            return Err(e).context("--live: cannot start the key thread");
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
             .name("live".into())
-            .spawn(move || run(model, color, quit, &flag))
+            .spawn(move || {
+                let Ok(mut term) = Terminal::new(CrosstermBackend::new(io::stdout())) else {
+                    let _ = quit.send(Outcome::HungUp);
+                    return;
+                };
+                if !run(&mut term, model, color, &keys, &quit, &flag) {
+                    let _ = quit.send(Outcome::HungUp);
+                    // Dropped, ratatui's Terminal shows the cursor and reports a failure
+                    // with eprintln!, which panics when stderr is that gone terminal too;
+                    // restore() shows the cursor instead.
+                    std::mem::forget(term);
+                }
+            })
             .inspect_err(|_| restore())
             .context("--live: cannot start the render thread")?;
         Ok(Screen {
@@ -99,12 +126,27 @@ impl Drop for Screen {
     }
 }
 
-/// The render loop: keys and mouse between frames, a frame every [`FRAME`], until
-/// `stop` or a quit key.
-fn run(model: Shared, color: bool, quit: UnboundedSender<Outcome>, stop: &AtomicBool) {
-    let Ok(mut term) = Terminal::new(CrosstermBackend::new(io::stdout())) else {
-        return;
-    };
+/// Where keys come from: stdin when it is the terminal, else the process's terminal (as
+/// crossterm's raw mode chooses).
+fn keyboard() -> io::Result<Box<dyn Read + Send>> {
+    if io::stdin().is_terminal() {
+        Ok(Box::new(io::stdin()))
+    } else {
+        Ok(Box::new(std::fs::File::open("/dev/tty")?))
+    }
+}
+
+/// The render loop: keys and mouse between frames, a frame every [`FRAME`], until `stop`
+/// or a quit key (`true`), or until the terminal is gone (`false`: the key reader ended,
+/// or a frame could not be drawn).
+fn run(
+    term: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    model: Shared,
+    color: bool,
+    keys: &Receiver<keys::Input>,
+    quit: &UnboundedSender<Outcome>,
+    stop: &AtomicBool,
+) -> bool {
     let mut ui = Ui::new(color);
     while !stop.load(Ordering::Relaxed) {
         let now = jiff::Timestamp::now();
@@ -116,52 +158,59 @@ fn run(model: Shared, color: bool, quit: UnboundedSender<Outcome>, stop: &Atomic
             ui.draw(f, &mut m, now);
         });
         if drawn.is_err() {
-            return;
+            return false;
         }
-        // Input until the next frame is due; a resize draws at once.
-        let due = std::time::Instant::now() + FRAME;
+        // Input until the next frame is due (a resize shows at the next frame: ratatui
+        // reads the size each time it draws).
+        let due = Instant::now() + FRAME;
         loop {
-            let left = due.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() || !event::poll(left).unwrap_or(false) {
-                break;
-            }
-            let Ok(ev) = event::read() else { return };
-            let action = match ev {
-                Event::Key(k) if k.kind != KeyEventKind::Release => {
-                    if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
-                        let _ = quit.send(Outcome::Interrupted);
-                        return;
-                    }
-                    action_of(k.code, ui.editing)
+            let input = match keys.recv_timeout(due.saturating_duration_since(Instant::now())) {
+                Ok(input) => input,
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return false,
+            };
+            let action = match input {
+                keys::Input::Key(KeyCode::Char('c'), KeyModifiers::CONTROL) => {
+                    let _ = quit.send(Outcome::Interrupted);
+                    return true;
                 }
-                Event::Mouse(m) => {
-                    match m.kind {
-                        MouseEventKind::ScrollUp => ui.wheel(-WHEEL),
-                        MouseEventKind::ScrollDown => ui.wheel(WHEEL),
-                        _ => {}
-                    }
+                keys::Input::Key(code, mods) => action_of(code, mods, ui.editing),
+                keys::Input::Wheel(notches) => {
+                    ui.wheel(notches * WHEEL);
                     None
                 }
-                Event::Resize(..) => break,
-                _ => None,
             };
             if let Some(a) = action {
                 let keep = ui.act(a, &mut lock(&model));
                 if !keep {
                     let _ = quit.send(Outcome::Done);
-                    return;
+                    return true;
                 }
                 break;
             }
         }
     }
+    true
 }
 
-/// The view's action for a key; while a filter is typed, letters are text.
-fn action_of(code: KeyCode, editing: bool) -> Option<Action> {
+/// The view's action for a key; while a filter is typed, letters are text. Of the keys
+/// with Ctrl or Alt, only a shell's line editing (Ctrl-U, Ctrl-W) does something.
+fn action_of(code: KeyCode, mods: KeyModifiers, editing: bool) -> Option<Action> {
+    if mods.contains(KeyModifiers::CONTROL) {
+        return match code {
+            KeyCode::Char('u') => Some(Action::ClearLine),
+            KeyCode::Char('w') => Some(Action::DeleteWord),
+            _ => None,
+        };
+    }
+    if mods.contains(KeyModifiers::ALT) {
+        return None;
+    }
     Some(match code {
         KeyCode::Up => Action::Up,
         KeyCode::Down => Action::Down,
+        KeyCode::Left => Action::Left,
+        KeyCode::Right => Action::Right,
         KeyCode::PageUp => Action::PageUp,
         KeyCode::PageDown => Action::PageDown,
         KeyCode::Home => Action::Home,

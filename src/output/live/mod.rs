@@ -119,6 +119,11 @@ pub struct Row {
     pub history: VecDeque<Version>,
     /// The latest delta not made into cells yet.
     pending: Option<Pending>,
+    /// The delta the cells were made from, and the second they were made at: cells
+    /// that count from now (AGE, a pod's restarts "(5m ago)", a job's DURATION) are
+    /// made again from it each second the row is shown.
+    last: Option<Pending>,
+    made: i64,
 }
 
 /// Makes a row's cells: the table printer (its layouts), shared by the printer and the
@@ -152,6 +157,8 @@ pub struct Header {
     pub synced: bool,
     /// The resourceVersion of the last list or bookmark.
     pub rv: String,
+    /// The last watch event: a delta the watch brought (Added, Updated, Deleted) or a
+    /// bookmark; never a list or a retry.
     pub last_event: Option<Timestamp>,
     pub last_bookmark: Option<Timestamp>,
     pub relists: u64,
@@ -192,21 +199,36 @@ impl Model {
         });
     }
 
-    /// Makes the cells of `keys`' rows from their pending deltas (a cell that differs
-    /// from the row's last cells is marked changed at its delta's time).
-    pub fn refresh<'k>(&mut self, keys: impl IntoIterator<Item = &'k RowKey>) {
+    /// Makes the cells of `keys`' rows as of `now`: from their pending deltas (a cell
+    /// that differs from the row's last cells as of `now` is marked changed at its
+    /// delta's time), else, once a second, again from their last delta (ages advance;
+    /// nothing is marked changed).
+    pub fn refresh<'k>(&mut self, keys: impl IntoIterator<Item = &'k RowKey>, now: Timestamp) {
         let Some(maker) = self.cells.clone() else {
             return;
         };
         let mut table = maker.0.lock().unwrap_or_else(|e| e.into_inner());
+        let sec = now.as_second();
         for k in keys {
             let Some(row) = self.rows.get_mut(k) else {
                 continue;
             };
+            let stale = row.made != sec && !row.cells.is_empty();
             let Some(p) = row.pending.take() else {
+                if let (true, None, Some(last)) = (stale, row.deleted, &row.last) {
+                    let (headers, cells) = cells_of(&mut table, &k.3, last, now);
+                    if headers == row.headers {
+                        row.cells = cells;
+                    }
+                    row.made = sec;
+                }
                 continue;
             };
-            let (headers, cells) = cells_of(&mut table, &k.3, &p);
+            let (headers, cells) = cells_of(&mut table, &k.3, &p, now);
+            // The cells before, aged to now: a cell that only aged has not changed.
+            if let (true, Some(last)) = (stale && row.headers == headers, &row.last) {
+                row.cells = cells_of(&mut table, &k.3, last, now).1;
+            }
             row.changed = if row.cells.is_empty() || row.headers != headers {
                 vec![None; cells.len()]
             } else {
@@ -220,18 +242,20 @@ impl Model {
                     .collect()
             };
             (row.headers, row.cells) = (headers, cells);
+            row.last = Some(p);
+            row.made = sec;
         }
     }
 
-    /// [`Model::refresh`] of every row.
-    pub fn refresh_all(&mut self) {
+    /// [`Model::refresh`] of every row with a pending delta.
+    pub fn refresh_all(&mut self, now: Timestamp) {
         let keys: Vec<RowKey> = self
             .rows
             .iter()
             .filter(|(_, r)| r.pending.is_some())
             .map(|(k, _)| k.clone())
             .collect();
-        self.refresh(&keys);
+        self.refresh(&keys, now);
     }
 
     /// Reads the labels of the rows that have not had them read since they changed.
@@ -262,12 +286,14 @@ impl Model {
     }
 }
 
+/// The header line and cells of `p`'s delta, its ages counted to `now`.
 fn cells_of(
     table: &mut TablePrinter<io::Sink>,
     key: &str,
     p: &Pending,
+    now: Timestamp,
 ) -> (Vec<String>, Vec<String>) {
-    let rec = Record::new(&p.resource, p.context.as_deref(), p.time, Body::Synced);
+    let rec = Record::new(&p.resource, p.context.as_deref(), now, Body::Synced);
     table.live_cells(&rec, key, &p.delta, p.recreated)
 }
 
@@ -358,7 +384,6 @@ impl LivePrinter {
 
     fn event(m: &mut Model, name: &str, rec: &Record<'_>, e: &ReflectorEvent) {
         let h = header(m, rec);
-        h.last_event = Some(rec.time);
         match e {
             ReflectorEvent::List { reason, .. } => {
                 h.state = State::Listing;
@@ -372,6 +397,7 @@ impl LivePrinter {
             ReflectorEvent::Watch { .. } => h.state = State::Watching(rec.time),
             ReflectorEvent::Bookmark { resource_version } => {
                 h.rv.clone_from(resource_version);
+                h.last_event = Some(rec.time);
                 h.last_bookmark = Some(rec.time);
             }
             ReflectorEvent::Backoff { delay, .. } => {
@@ -405,6 +431,13 @@ impl LivePrinter {
         let seq = m.seq;
         let h = header(&mut m, rec);
         h.deltas += 1;
+        // What the watch brought (a list's objects come as Replaced or Sync).
+        if matches!(
+            delta.kind,
+            DeltaType::Added | DeltaType::Updated | DeltaType::Deleted
+        ) {
+            h.last_event = Some(rec.time);
+        }
         let sec = rec.time.as_second();
         if h.rate.0 == sec {
             h.rate.2 += 1;
@@ -421,6 +454,8 @@ impl LivePrinter {
             object: None,
             history: VecDeque::new(),
             pending: None,
+            last: None,
+            made: i64::MIN,
         });
         if row.deleted.is_some() && !deleted {
             // Back after a delete: a new row.

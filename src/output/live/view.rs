@@ -41,6 +41,14 @@ pub enum Action {
     /// A character typed into the filter.
     Char(char),
     Backspace,
+    /// Ctrl-U: clear the filter line; Ctrl-W: delete the word before the cursor (as a
+    /// shell's line editing does).
+    ClearLine,
+    DeleteWord,
+    /// ← →: the table's columns one to the left or right (a screen too narrow for the
+    /// whole row shows the rest).
+    Left,
+    Right,
     /// Enter: end the filter, or open the history.
     Enter,
     /// Esc: leave the filter or the screen; `None` from [`Ui::act`]: quit.
@@ -62,8 +70,8 @@ pub struct Ui {
     offset: usize,
     pub filter: String,
     pub editing: bool,
-    /// The sort column's index in the header line (`None`: kubectl's order).
-    pub sort: Option<usize>,
+    /// The sort column's name (`None`: kubectl's order).
+    pub sort: Option<String>,
     pub reverse: bool,
     /// The model as it was when paused, and its change count then.
     pub paused: Option<Box<Model>>,
@@ -73,6 +81,13 @@ pub struct Ui {
     pub scroll: u16,
     /// Table rows shown by the last frame (PgUp/PgDn's step).
     page: usize,
+    /// Leading columns scrolled out of sight (← →), and whether the last frame cut a
+    /// line at the right.
+    pub pan: usize,
+    cut: bool,
+    /// The last frame's time: what cells count their ages to (a paused screen's too:
+    /// pausing holds the informer's changes back, not the clock).
+    now: Timestamp,
 }
 
 impl Ui {
@@ -97,6 +112,14 @@ impl Ui {
                 Action::Char(c) => self.filter.push(c),
                 Action::Backspace => {
                     self.filter.pop();
+                }
+                Action::ClearLine => self.filter.clear(),
+                Action::DeleteWord => {
+                    let word = self
+                        .filter
+                        .trim_end()
+                        .trim_end_matches(|c: char| !c.is_whitespace());
+                    self.filter.truncate(word.len());
                 }
                 Action::Enter => self.editing = false,
                 Action::Back => {
@@ -133,12 +156,19 @@ impl Ui {
             Action::End => self.selected = usize::MAX,
             Action::Filter => self.editing = true,
             Action::Sort => {
-                let cols = self.columns(m).len();
-                self.sort = match self.sort {
-                    None if cols > 0 => Some(0),
-                    Some(i) if i + 1 < cols => Some(i + 1),
-                    _ => None,
+                // The selected row's kind's columns: with several kinds, each has its own.
+                let cols = self.columns(m);
+                let next = match &self.sort {
+                    None => 0,
+                    Some(c) => cols.iter().position(|h| h == c).map_or(0, |i| i + 1),
                 };
+                self.sort = cols.get(next).cloned();
+            }
+            Action::Left => self.pan = self.pan.saturating_sub(1),
+            Action::Right => {
+                if self.cut {
+                    self.pan += 1;
+                }
             }
             Action::Reverse => self.reverse = !self.reverse,
             Action::Pause => {
@@ -160,7 +190,7 @@ impl Ui {
                 }
             }
             Action::Back | Action::Char('q') => return false,
-            Action::Char(_) | Action::Backspace => {}
+            Action::Char(_) | Action::Backspace | Action::ClearLine | Action::DeleteWord => {}
         }
         true
     }
@@ -170,21 +200,17 @@ impl Ui {
         self.paused.as_deref().unwrap_or(live)
     }
 
-    /// The header line of the first row: what `s` cycles through.
-    fn columns<'m>(&'m self, live: &'m Model) -> &'m [String] {
-        self.shown(live)
-            .rows
-            .values()
-            .next()
-            .map_or(&[][..], |r| &r.headers[..])
+    /// The header line of the selected row: what `s` cycles through.
+    fn columns(&self, live: &Model) -> Vec<String> {
+        self.selected_row(live)
+            .map_or_else(Vec::new, |(_, r)| r.headers.clone())
     }
 
     fn rows<'m>(&'m self, live: &'m Model) -> Vec<(&'m RowKey, &'m Row)> {
-        let sort = self.sort.and_then(|i| self.columns(live).get(i));
         visible(
             self.shown(live),
             &self.filter,
-            sort.map(String::as_str),
+            self.sort.as_deref(),
             self.reverse,
         )
     }
@@ -206,6 +232,7 @@ impl Ui {
 
     /// Draws the current screen into `f` as of `now`.
     pub fn draw(&mut self, f: &mut Frame<'_>, live: &mut Model, now: Timestamp) {
+        self.now = now;
         let area = f.area();
         match self.screen {
             Screen::Table => self.draw_table(f, live, now),
@@ -245,14 +272,14 @@ impl Ui {
 
     /// The header lines, the table and the event pane of `m`; `paused`: the changes
     /// since the screen was paused.
-    /// Makes what the sort columns, the sort and the filter read: the first row's cells,
-    /// every row's when sorting, the labels when filtering by one.
+    /// Makes what the sort columns, the sort and the filter read: the selected row's
+    /// cells, every row's when sorting, the labels when filtering by one.
     fn prepare(&self, m: &mut Model) {
-        if let Some(k) = m.rows.keys().next().cloned() {
-            m.refresh([&k]);
+        if let Some(k) = self.selected_row(m).map(|(k, _)| k.clone()) {
+            m.refresh([&k], self.now);
         }
         if self.sort.is_some() {
-            m.refresh_all();
+            m.refresh_all(self.now);
         }
         if self.filter.contains('=') {
             m.read_labels();
@@ -261,20 +288,16 @@ impl Ui {
 
     fn draw_rows(&mut self, f: &mut Frame<'_>, m: &mut Model, paused: Option<u64>, now: Timestamp) {
         self.prepare(m);
-        let columns: Vec<String> = m
-            .rows
-            .values()
-            .next()
-            .map_or_else(Vec::new, |r| r.headers.clone());
+        let width = usize::from(f.area().width);
         let mut top: Vec<Line<'static>> = m
             .headers
             .iter()
-            .map(|((ctx, res), h)| Line::from(header_text(ctx.as_deref(), res, h, now)))
+            .flat_map(|((ctx, res), h)| header_lines(ctx.as_deref(), res, h, now, width))
+            .map(Line::from)
             .collect();
-        top.push(Line::from(Span::styled(
-            self.status(m, &columns, paused),
-            Style::default().add_modifier(Modifier::BOLD),
-        )));
+        // The status line is written once the table is laid out (it says whether a line
+        // was cut); its place is kept here.
+        top.push(Line::default());
         let events = if self.events { EVENT_LINES } else { 0 };
         let [head, body, pane] = Layout::vertical([
             Constraint::Length(top.len() as u16),
@@ -282,31 +305,38 @@ impl Ui {
             Constraint::Length(events),
         ])
         .areas(f.area());
-        f.render_widget(Paragraph::new(top), head);
         // One line is the header line; the selection stays in sight.
         let fit = (body.height as usize).saturating_sub(1).max(1);
-        let sort = self.sort.and_then(|i| columns.get(i)).map(String::as_str);
-        let (keys, total) = self.window(m, sort, fit);
+        let sort = self.sort.clone();
+        let (keys, total) = self.window(m, sort.as_deref(), fit);
         // Cells are made for the rows shown, not for every row that changed.
-        m.refresh(&keys);
+        m.refresh(&keys, self.now);
         let shown: Vec<&Row> = keys.iter().filter_map(|k| m.rows.get(k)).collect();
         let mut lines = self.table_lines(&shown, body.height as usize, now);
+        self.cut = lines.iter().any(|l| l.width() > width);
         if total == 0 {
             lines.push(Line::from("  (no objects)"));
         }
         f.render_widget(Paragraph::new(lines), body);
+        if let Some(last) = top.last_mut() {
+            *last = Line::from(Span::styled(
+                self.status(m, paused),
+                Style::default().add_modifier(Modifier::BOLD),
+            ));
+        }
+        f.render_widget(Paragraph::new(top), head);
         if events > 0 {
             f.render_widget(Paragraph::new(event_pane(m, events)), pane);
         }
     }
 
-    /// The status line: objects, sort, filter, pause, help.
-    fn status(&self, m: &Model, columns: &[String], paused: Option<u64>) -> String {
+    /// The status line: objects, sort, filter, pause, columns out of sight, help.
+    fn status(&self, m: &Model, paused: Option<u64>) -> String {
         let mut status = format!(
             "{} objects{}",
             m.rows.values().filter(|r| r.deleted.is_none()).count(),
             self.sort
-                .and_then(|i| columns.get(i))
+                .as_ref()
                 .map(|c| format!(
                     ", sorted by {c}{}",
                     if self.reverse { " (reversed)" } else { "" }
@@ -321,6 +351,12 @@ impl Ui {
         }
         if let Some(n) = paused {
             status.push_str(&format!("  PAUSED: {n} changes while paused (p resumes)"));
+        }
+        match (self.pan, self.cut) {
+            (0, false) => {}
+            (0, true) => status.push_str("  → more columns"),
+            (n, true) => status.push_str(&format!("  ← {n} columns  → more")),
+            (n, false) => status.push_str(&format!("  ← {n} columns")),
         }
         status.push_str("  ? help");
         status
@@ -413,7 +449,9 @@ impl Ui {
         style: impl Fn(usize) -> Style,
     ) -> Line<'static> {
         let mut spans = vec![Span::raw(prefix.to_owned())];
-        for (i, c) in cells.iter().enumerate() {
+        // ← →: the first `pan` columns out of sight (the last one always shows).
+        let from = self.pan.min(cells.len().saturating_sub(1));
+        for (i, c) in cells.iter().enumerate().skip(from) {
             spans.push(Span::styled(c.clone(), style(i)));
             if i + 1 < cells.len() {
                 let pad = widths.get(i).copied().unwrap_or(0) - c.chars().count() + 3;
@@ -491,20 +529,30 @@ fn event_pane(m: &Model, events: u16) -> Vec<Line<'static>> {
     lines
 }
 
-/// One resource's header line.
-pub fn header_text(ctx: Option<&str>, res: &str, h: &Header, now: Timestamp) -> String {
-    let ago = |t: Option<Timestamp>| match t {
+/// One resource's header, as one line when it fits `width`, else shortened: first
+/// without the queue and release and the watch's start, then on two lines (the counters
+/// and ages on the second), then those in short words, then on three. What is never dropped: the
+/// relists, retries and backoffs, and how long ago the last event and bookmark came.
+pub fn header_lines(
+    ctx: Option<&str>,
+    res: &str,
+    h: &Header,
+    now: Timestamp,
+    width: usize,
+) -> Vec<String> {
+    let ago = |t: Option<Timestamp>, suffix: &str| match t {
         Some(t) => {
             let d = Duration::try_from(now - t).unwrap_or_default();
-            format!("{} ago", human_duration(d))
+            format!("{}{suffix}", human_duration(d))
         }
         None => "never".to_owned(),
     };
     let clock = |t: Timestamp| t.strftime("%H:%M:%S").to_string();
-    let state = match &h.state {
+    let state = |long: bool| match &h.state {
         State::Starting => "starting".to_owned(),
         State::Listing => "listing".to_owned(),
-        State::Watching(t) => format!("watching since {}", clock(*t)),
+        State::Watching(t) if long => format!("watching since {}", clock(*t)),
+        State::Watching(_) => "watching".to_owned(),
         State::BackingOff(t) => format!("backing off until {}", clock(*t)),
         State::Retrying(n, of) => format!("retrying {n}/{of}"),
     };
@@ -516,40 +564,85 @@ pub fn header_text(ctx: Option<&str>, res: &str, h: &Header, now: Timestamp) -> 
     } else {
         0
     };
-    let mut s = String::new();
+    let mut name = String::new();
     if let Some(c) = ctx {
-        s.push_str(&format!("{} ", sanitize(c)));
+        name.push_str(&format!("{} ", sanitize(c)));
     }
-    s.push_str(res);
-    if h.client_go.is_some() || h.queue.is_some() {
-        s.push_str(&format!(
+    name.push_str(res);
+    let informer = if h.client_go.is_some() || h.queue.is_some() {
+        format!(
             " [{}{}]",
             h.queue.as_deref().unwrap_or("informer"),
             h.client_go
                 .as_deref()
                 .map(|r| format!(", client-go {r}"))
                 .unwrap_or_default()
-        ));
+        )
+    } else {
+        String::new()
+    };
+    let what = |long: bool| {
+        format!(
+            "{}{} rv={}",
+            state(long),
+            if h.synced { ", synced" } else { "" },
+            sanitize(&h.rv)
+        )
+    };
+    let counts = format!(
+        "relists {} retries {} backoffs {}",
+        h.relists, h.retries, h.backoffs
+    );
+    let ages = format!(
+        "{rate} deltas/s | event {} | bookmark {}",
+        ago(h.last_event, " ago"),
+        ago(h.last_bookmark, " ago")
+    );
+    let short = format!(
+        "{rate}/s | event {} | bookmark {}",
+        ago(h.last_event, ""),
+        ago(h.last_bookmark, "")
+    );
+    let candidates = [
+        vec![format!(
+            "{name}{informer}: {} | {counts} | {ages}",
+            what(true)
+        )],
+        vec![format!("{name}: {} | {counts} | {ages}", what(false))],
+        vec![
+            format!("{name}{informer}: {}", what(true)),
+            format!("  {counts} | {ages}"),
+        ],
+        vec![
+            format!("{name}: {}", what(false)),
+            format!("  {counts} | {short}"),
+        ],
+        vec![
+            format!("{name}: {}", what(false)),
+            format!("  {counts}"),
+            format!("  {short}"),
+        ],
+    ];
+    let fits = |lines: &Vec<String>| lines.iter().all(|l| l.chars().count() <= width);
+    let mut candidates = candidates.into_iter();
+    let mut chosen = candidates.next().unwrap_or_default();
+    for c in candidates {
+        if fits(&chosen) {
+            break;
+        }
+        chosen = c;
     }
-    // Counters before ages: on a narrow screen the line is cut at the right.
-    s.push_str(&format!(
-        ": {state}{} rv={} | relists {} retries {} backoffs {} | {rate} deltas/s | event {} | bookmark {}",
-        if h.synced { ", synced" } else { "" },
-        sanitize(&h.rv),
-        h.relists,
-        h.retries,
-        h.backoffs,
-        ago(h.last_event),
-        ago(h.last_bookmark),
-    ));
-    s
+    chosen
 }
 
 const HELP: &str = "kwatch --live: the informer's cache, changing in place
 
   ↑ ↓ j k           move          PgUp PgDn Home End   page, first, last
-  /                 filter by name (substring) or label (key=value); Enter keeps it, Esc clears it
-  s  S              sort by the next column / reverse (default: kubectl's order, namespace then name)
+  ← →               the columns one to the left / right (when the screen cuts the rows)
+  /                 filter by name (substring) or label (key=value); Enter keeps it, Esc clears it;
+                    while typing: Backspace, Ctrl-W deletes a word, Ctrl-U the whole line
+  s  S              sort by the next column of the selected row's kind / reverse
+                    (default: kubectl's order, namespace then name)
   Enter             the object's history: every delta with time, type, resourceVersion and --diff
   y                 the object as YAML
   p                 pause the screen (the informer keeps running)

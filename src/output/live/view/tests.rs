@@ -85,7 +85,7 @@ impl Feed {
         self.last.insert(key, o);
         // The render loop's frame in between (every 33 ms; these deltas are seconds
         // apart): it makes the cells of the rows it shows, here all of them.
-        lock(&self.model).refresh_all();
+        lock(&self.model).refresh_all(t(at));
     }
 
     /// The initial list of three pods, then Synced and a watch.
@@ -378,4 +378,234 @@ fn a_delta_makes_no_cells_until_its_row_is_shown() {
     term.draw(|fr| ui.draw(fr, &mut lock(&f.model), t(2)))
         .unwrap();
     assert_eq!(made(&lock(&f.model)), 50);
+}
+
+/// Issue 30 item 6: the shown rows' ages count to the frame's time, made again once a
+/// second (an object created during the session is not `0s` minutes later), and an age
+/// that moved is not a change.
+#[test]
+fn ages_advance_without_marking_a_change() {
+    let mut f = Feed::listed();
+    let fresh = pod("web-3", "110", "Running", "web")
+        .raw()
+        .replace("2026-11-21T10:00:00Z", "2026-11-21T10:05:20Z");
+    f.delta(20, DeltaType::Added, object(&fresh));
+    let mut ui = Ui::new(true);
+    let row = |b: &Buffer, name: &str| {
+        text(b)
+            .lines()
+            .find(|l| l.contains(name))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    let b = f.draw(&mut ui, 120, 16, 50);
+    assert!(row(&b, "web-3").ends_with(" 30s"), "{}", text(&b));
+    assert!(row(&b, "web-1").ends_with(" 5m50s"), "{}", text(&b));
+    let b = f.draw(&mut ui, 120, 16, 59);
+    assert!(row(&b, "web-1").ends_with(" 5m59s"), "{}", text(&b));
+    assert!(
+        row(&b, "web-1").starts_with("  Replaced"),
+        "no `*`: {}",
+        text(&b)
+    );
+    assert_eq!(find(&b, "web-1", "5m59s").fg, ratatui::style::Color::Reset);
+}
+
+/// Issue 30 item 6: "event Ns ago" counts from the last watch event (a delta the watch
+/// brought, or a bookmark), not from a list, and a relist or a retry does not reset it.
+#[test]
+fn event_ago_counts_from_the_last_watch_event() {
+    let mut f = Feed::listed();
+    let header = |b: &Buffer| text(b).lines().next().unwrap_or_default().to_owned();
+    let b = f.draw(&mut Ui::new(false), 200, 16, 10);
+    assert!(header(&b).contains("| event never |"), "{}", header(&b));
+    f.delta(20, DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let b = f.draw(&mut Ui::new(false), 200, 16, 25);
+    assert!(header(&b).contains("| event 5s ago |"), "{}", header(&b));
+    f.event(30, ReflectorEvent::list("", 500, "410 Gone", false));
+    f.delta(
+        31,
+        DeltaType::Replaced,
+        pod("web-2", "107", "Failed", "web"),
+    );
+    let b = f.draw(&mut Ui::new(false), 200, 16, 32);
+    assert!(header(&b).contains("| event 12s ago |"), "{}", header(&b));
+    f.event(
+        40,
+        ReflectorEvent::Bookmark {
+            resource_version: "120".into(),
+        },
+    );
+    let b = f.draw(&mut Ui::new(false), 200, 16, 41);
+    assert!(
+        header(&b).contains("| event 1s ago | bookmark 1s ago"),
+        "{}",
+        header(&b)
+    );
+}
+
+/// Issue 30 item 12: the filter line edits as a shell's: Backspace, Ctrl-W (a word),
+/// Ctrl-U (the line), Esc (cancels, clearing it).
+#[test]
+fn the_filter_line_edits_as_a_shell() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.act(&mut ui, Action::Filter);
+    for c in "db zz".chars() {
+        f.act(&mut ui, Action::Char(c));
+    }
+    f.act(&mut ui, Action::DeleteWord);
+    assert_eq!(ui.filter, "db ");
+    f.act(&mut ui, Action::DeleteWord);
+    assert_eq!(ui.filter, "");
+    for c in "web-9".chars() {
+        f.act(&mut ui, Action::Char(c));
+    }
+    f.act(&mut ui, Action::Backspace);
+    assert_eq!(ui.filter, "web-");
+    f.act(&mut ui, Action::ClearLine);
+    assert_eq!(ui.filter, "");
+    f.act(&mut ui, Action::Char('d'));
+    f.act(&mut ui, Action::Back);
+    assert!(!ui.editing && ui.filter.is_empty(), "{ui:?}");
+}
+
+/// A header that is a deployments.apps' on a real server: long resourceVersions, a
+/// watch that started, events and bookmarks that came.
+fn busy_header() -> Header {
+    Header {
+        client_go: Some("0.32".into()),
+        queue: Some("DeltaFIFO".into()),
+        state: State::Watching(t(0)),
+        synced: true,
+        rv: "1234567890".into(),
+        last_event: Some(t(0)),
+        last_bookmark: Some(t(1)),
+        relists: 12,
+        retries: 3,
+        backoffs: 4,
+        ..Header::default()
+    }
+}
+
+/// Issue 30 item 12: a narrow screen shortens the header's other parts first; the
+/// relists, retries, backoffs and the event's and bookmark's ages stay whole.
+#[test]
+fn a_narrow_header_keeps_its_counters_and_ages() {
+    let h = busy_header();
+    for (res, width) in [
+        ("deployments.apps", 160),
+        ("deployments.apps", 120),
+        ("pods", 80),
+    ] {
+        let lines = header_lines(None, res, &h, t(59), width);
+        let all = lines.join("\n");
+        for l in &lines {
+            assert!(l.chars().count() <= width, "{width}: {all}");
+        }
+        for part in [
+            "relists 12 retries 3 backoffs 4",
+            "event 59s",
+            "bookmark 58s",
+            "rv=1234567890",
+        ] {
+            assert!(all.contains(part), "{width}: {part} in {all}");
+        }
+    }
+    let wide = header_lines(None, "deployments.apps", &h, t(59), 240);
+    assert_eq!(
+        wide,
+        [
+            "deployments.apps [DeltaFIFO, client-go 0.32]: watching since 10:05:00, synced \
+          rv=1234567890 | relists 12 retries 3 backoffs 4 | 0 deltas/s | event 59s ago | \
+          bookmark 58s ago"
+        ]
+    );
+    assert_eq!(
+        header_lines(None, "deployments.apps", &h, t(59), 160),
+        [
+            "deployments.apps: watching, synced rv=1234567890 | relists 12 retries 3 backoffs 4 \
+          | 0 deltas/s | event 59s ago | bookmark 58s ago"
+        ]
+    );
+}
+
+/// Issue 30 item 12: cells a narrow screen cuts are shown by → (the columns move left),
+/// and the status line says there is more.
+#[test]
+fn right_shows_the_columns_a_narrow_screen_cuts() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    let b = f.draw(&mut ui, 50, 14, 10);
+    let s = text(&b);
+    assert!(!s.contains("AGE") && s.contains("→ more columns"), "{s}");
+    for _ in 0..10 {
+        f.act(&mut ui, Action::Right);
+        f.draw(&mut ui, 50, 14, 10);
+    }
+    let s = text(&f.draw(&mut ui, 50, 14, 10));
+    assert!(
+        s.contains("AGE") && s.contains("5m10s") && s.contains("RESTARTS"),
+        "{s}"
+    );
+    assert!(!s.contains("→ more"), "nothing cut any more: {s}");
+    let pan = ui.pan;
+    assert!(pan > 0 && s.contains(&format!("← {pan} columns")), "{s}");
+    f.act(&mut ui, Action::Right);
+    assert_eq!(ui.pan, pan, "→ stops once nothing is cut");
+    for _ in 0..pan {
+        f.act(&mut ui, Action::Left);
+    }
+    assert!(text(&f.draw(&mut ui, 50, 14, 10)).contains("  DELTA"));
+}
+
+/// Issue 30 item 12: with several kinds, `s` cycles the columns of the selected row's
+/// kind, not the first kind's.
+#[test]
+fn sort_cycles_the_selected_kinds_columns() {
+    let mut f = Feed::new(Options {
+        multi: true,
+        order: vec!["pods".into(), "configmaps".into()],
+        ..Options::default()
+    });
+    f.delta(
+        0,
+        DeltaType::Replaced,
+        pod("web-1", "100", "Running", "web"),
+    );
+    f.r = Resource {
+        name: "configmaps".into(),
+        kind: "ConfigMap".into(),
+        api_version: "v1".into(),
+        namespaced: true,
+    };
+    for (name, rv) in [("b-cm", "101"), ("a-cm", "102")] {
+        let cm = format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"default","resourceVersion":"{rv}","creationTimestamp":"2026-11-21T10:00:00Z"}},"data":{{"k":"v"}}}}"#
+        );
+        f.delta(0, DeltaType::Replaced, object(&cm));
+    }
+    let mut ui = Ui::new(false);
+    let on_a_config_map = |ui: &mut Ui| {
+        text(&f.draw(ui, 160, 16, 10))
+            .lines()
+            .any(|l| l.starts_with('>') && l.contains("-cm"))
+    };
+    let mut seen = Vec::new();
+    loop {
+        // The selection on a config map, whatever the order.
+        f.act(&mut ui, Action::Home);
+        while !on_a_config_map(&mut ui) {
+            f.act(&mut ui, Action::Down);
+        }
+        f.act(&mut ui, Action::Sort);
+        match &ui.sort {
+            Some(c) => seen.push(c.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(
+        seen,
+        ["DELTA", "KIND", "NAME", "RESOURCEVERSION", "DATA", "AGE"]
+    );
 }
