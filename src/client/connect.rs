@@ -187,10 +187,12 @@ impl tower::Service<http::Uri> for Connector {
         let tcp = self.tcp.call(dst);
         let tls = self.tls.clone();
         Box::pin(async move {
+            let attempt = Attempt::start(&server, Phase::Dialing);
             let tcp = TokioIo::new(keepalive::Tracked::new(tcp.await?.into_inner()));
             let Some(name) = name else {
                 return Ok(hyper_rustls::MaybeHttpsStream::Http(tcp));
             };
+            attempt.set(Phase::Handshaking);
             let handshake = tls.connect(name?, TokioIo::new(tcp));
             match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake).await {
                 Ok(stream) => Ok(hyper_rustls::MaybeHttpsStream::Https(TokioIo::new(stream?))),
@@ -198,6 +200,61 @@ impl tower::Service<http::Uri> for Connector {
             }
         })
     }
+}
+
+/// Where a connection attempt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The TCP connection is not up yet.
+    Dialing,
+    /// TCP is up, the TLS handshake has not completed.
+    Handshaking,
+}
+
+/// The process's connection attempts in progress, oldest first, each removed when its
+/// [`Attempt`] is dropped (connected, failed or abandoned): what [`pending_connection`]
+/// reports when `--timeout` ends a run that never reached its server.
+static ATTEMPTS: std::sync::Mutex<Vec<(u64, String, Phase)>> = std::sync::Mutex::new(Vec::new());
+
+/// One connection attempt, listed in [`ATTEMPTS`] while it lives.
+struct Attempt(u64);
+
+impl Attempt {
+    fn start(server: &str, phase: Phase) -> Attempt {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        attempts().push((id, server.to_owned(), phase));
+        Attempt(id)
+    }
+
+    fn set(&self, phase: Phase) {
+        if let Some(a) = attempts().iter_mut().find(|a| a.0 == self.0) {
+            a.2 = phase;
+        }
+    }
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        attempts().retain(|a| a.0 != self.0);
+    }
+}
+
+fn attempts() -> std::sync::MutexGuard<'static, Vec<(u64, String, Phase)>> {
+    ATTEMPTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The oldest connection attempt still in progress, in Go's terms (`dial tcp`, the TLS
+/// handshake), for a run that ends before it completes.
+pub fn pending_connection() -> Option<String> {
+    let attempts = attempts();
+    let (_, server, phase) = attempts.first()?;
+    Some(match phase {
+        Phase::Dialing => format!("dial tcp {server}: the connection is not up yet"),
+        Phase::Handshaking => {
+            format!("{server} accepted the connection but has not completed the TLS handshake")
+        }
+    })
 }
 
 /// `config`, once its bearer token is known to be a valid header value: kube's auth layer
