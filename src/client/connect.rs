@@ -202,6 +202,30 @@ impl tower::Service<http::Uri> for Connector {
     }
 }
 
+/// The connection that carried a request, captured as it is sent: [`Carrier::retire`]
+/// keeps the client's pool from handing it to later requests (they get a new connection),
+/// without closing it under the streams it still carries.
+#[derive(Debug, Clone)]
+pub struct Carrier(Arc<hyper_util::client::legacy::connect::CaptureConnection>);
+
+impl Carrier {
+    pub fn capture<B>(req: &mut http::Request<B>) -> Carrier {
+        Carrier(Arc::new(
+            hyper_util::client::legacy::connect::capture_connection(req),
+        ))
+    }
+
+    /// No later request goes over this connection (hyper-util's poisoning). Issue 30 item
+    /// 7: hyper exposes no PING on a pooled connection, so a stalled watch's connection
+    /// cannot be checked before the new watch; retiring it costs one TLS handshake, while
+    /// reusing a frozen one cost the health check's 45 s.
+    pub fn retire(&self) {
+        if let Some(connected) = self.0.connection_metadata().as_ref() {
+            connected.poison();
+        }
+    }
+}
+
 /// Where a connection attempt is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
