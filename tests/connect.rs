@@ -692,6 +692,40 @@ fn a_tls_handshake_that_never_completes_says_so_after_10s() {
     );
 }
 
+/// Issue 30 item 8: `--timeout` bounds the whole run, connecting included. Against a server
+/// that never completes the TLS handshake, `--timeout 3s` ended at the handshake's 10 s
+/// with exit 1; now at 3 s with exit 3 (nothing was synced), with or without
+/// `--until-synced` / `--until`, and one line naming the handshake still in progress.
+#[test]
+fn timeout_bounds_connecting_too() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let addr = silent_server();
+    let server = format!("https://{addr}");
+    let want = format!(
+        "error: timed out after 3s connecting to the server {server}: {addr} accepted the \
+         connection but has not completed the TLS handshake"
+    );
+    for extra in [
+        &[][..],
+        &["--until-synced"],
+        &["demo", "--until", "created"],
+    ] {
+        let mut args = vec!["-s", &server, "--insecure-skip-tls-verify", "configmaps"];
+        args.extend_from_slice(&["--timeout", "3s"]);
+        args.extend_from_slice(extra);
+        let started = Instant::now();
+        let f = kwatch_env(&sim, &[], &args[..]);
+        let took = started.elapsed();
+        assert_eq!(f.code(), Some(3), "{extra:?}: {f:?}");
+        assert_eq!(f.stderr.trim_end(), want, "{extra:?}");
+        assert!(f.stdout.is_empty(), "{extra:?}: {:?}", f.stdout);
+        assert!(
+            took >= Duration::from_secs(3) && took < Duration::from_secs(8),
+            "{extra:?}: {took:?}"
+        );
+    }
+}
+
 /// Issue 19 item 10: a certificate for other names lists them, as Go's x509 does.
 #[test]
 fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {

@@ -350,12 +350,18 @@ fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
 
 /// Item 4: before the first sync, a 500 on every list shows each backoff on stderr, and
 /// `--until-synced --timeout` ends with README's timeout code (3) and one line naming the
-/// last error — in the table and in a script format.
+/// last error — in the table and in a script format. Issue 30 item 8: a plain `--timeout`
+/// too (it exited 0, a run that never showed the server's state).
 #[test]
 fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
     let sim = sim_failing_every_list();
-    for format in ["table", "name"] {
-        let args = failing_pods(format, &["--until-synced", "--timeout", "5s"]);
+    let until_synced = &["--until-synced", "--timeout", "5s"][..];
+    for (format, extra) in [
+        ("table", until_synced),
+        ("name", until_synced),
+        ("table", &["--timeout", "5s"]),
+    ] {
+        let args = failing_pods(format, extra);
         let out = sim.kwatch(&args[..]).exits(3);
         assert!(out.stdout.is_empty(), "{format}: {:?}", out.stdout);
         let err = &out.stderr;

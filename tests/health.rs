@@ -274,3 +274,40 @@ fn restart_stalled_watches_again_from_the_last_rv() {
     assert!((0.2..1.5).contains(&interval), "{health}");
     assert!(out.stderr.contains("stalled watches: "), "{}", out.stderr);
 }
+
+/// Issue 30 item 7: through a frozen connection (no FIN, no RST, pings unanswered),
+/// `--restart-stalled` opened the new watch on the same HTTP/2 connection, which heard
+/// nothing until the health check closed it 45 s later. The stalled watch's connection is
+/// now retired: the new watch goes over a new one and receives what changed during the
+/// freeze within 15 s of the stall, long before the health check (30 s + 15 s) would act.
+#[test]
+fn restart_stalled_through_a_frozen_connection_watches_on_a_new_one() {
+    let (sim, mut kw) = watching_a_new_sim(
+        &["--bookmark-interval", "0.5"],
+        &["--stall-after", "2s", "--restart-stalled"],
+    );
+    sim.control("POST", "freeze", json!({"seconds": 90}));
+    // kubectl's connection is new: served, as a writer that does not go through the
+    // frozen proxy.
+    create_configmap(&sim, "default", "during-freeze", json!({}));
+    kw.wait_for(LIMIT, "Stalled", |v| !of_type(v, "Stalled").is_empty());
+    let stalled = Instant::now();
+    let recs = kw.wait_for(
+        Duration::from_secs(15),
+        "the change during the freeze, within 15 s of the stall",
+        |v| {
+            v.iter()
+                .any(|r| r["key"] == "default/during-freeze" && r["type"] == "Added")
+        },
+    );
+    assert!(stalled.elapsed() < Duration::from_secs(15));
+    let first = of_type(&recs, "Stalled")[0];
+    assert_eq!(first["restart"], true, "{first}");
+    assert!(of_type(&recs, "Watch").len() >= 2, "a new watch: {recs:#?}");
+    assert!(
+        of_type(&recs, "WatchEnded")
+            .iter()
+            .all(|e| e["reason"] == "stalled"),
+        "no connection lost, no health check: {recs:#?}"
+    );
+}

@@ -1,7 +1,7 @@
 //! `--probe NAMESPACE`: write-to-delta latency against the simulator's slow delivery
 //! (`POST /_sim/delay`), the probe's ConfigMap deleted on every way a run ends (checked
-//! with kubectl), a missing right refused in one line, and a crashed run's leftover
-//! deleted at start.
+//! with kubectl), a missing right refused in one line, a crashed run's leftover deleted at
+//! start, and the probe's figure as a plain watch's (issue 30 item 2).
 
 use std::time::Duration;
 
@@ -27,6 +27,12 @@ pub(crate) fn probes_left(sim: &SimProcess) -> Vec<String> {
         "name",
     ]);
     out.lines().map(str::to_owned).collect()
+}
+
+/// The middle of `ms` (the lower one of an even count).
+fn median(mut ms: Vec<f64>) -> f64 {
+    ms.sort_by(f64::total_cmp);
+    ms[(ms.len() - 1) / 2]
 }
 
 /// Each Latency record's `ms`.
@@ -64,9 +70,8 @@ fn probe_measures_the_delivery_delay_and_cleans_up_at_timeout() {
         assert_eq!(r["resource"], "configmaps", "{r}");
         assert!(r["sent"].as_str().unwrap().ends_with('Z'), "{r}");
     }
-    let mut ms = latencies(&records);
-    ms.sort_by(f64::total_cmp);
-    let p50 = ms[(ms.len() - 1) / 2];
+    let ms = latencies(&records);
+    let p50 = median(ms.clone());
     assert!((150.0..=400.0).contains(&p50), "p50 {p50} ms of {ms:?}");
     // The summary says the same.
     let line = out
@@ -212,5 +217,52 @@ fn a_crashed_runs_probe_is_deleted_at_start_and_a_live_one_kept() {
     assert_eq!(
         probes_left(&sim),
         vec!["configmap/kwatch-probe-alive".to_owned()]
+    );
+}
+
+/// Issue 30 item 2: kwatch's sockets left Nagle's algorithm on, so each PATCH's body
+/// (written after its head) waited for the server's delayed ACK, and `--probe` reported
+/// ~45 ms where a plain watch saw the write in ~5. The baseline is a plain
+/// `kwatch configmaps` timing writes sent by the test's own client (reqwest, TCP_NODELAY as
+/// Go's): from just before each PATCH to its `Updated` record's `time`. Medians of several
+/// writes each, so one slow write on a loaded machine does not decide.
+#[test]
+fn probe_latency_is_a_plain_watchs_not_its_own_sockets() {
+    const WRITES: usize = 9;
+    let sim = SimProcess::start(&["--churn", "0"]);
+    kubectl_f(&sim, "create", &configmap("default", "plain", json!({})));
+    let mut kw = sim.start_kwatch("configmaps -n default -o json");
+    kw.wait_for(20 * S, "the initial list", |v| {
+        v.iter().any(|r| r["name"] == "plain")
+    });
+    let path = "/api/v1/namespaces/default/configmaps/plain";
+    let mut plain = Vec::new();
+    for i in 0..WRITES {
+        let sent = jiff::Timestamp::now();
+        let patch = json!({"data": {"i": i.to_string()}}).to_string();
+        let resp = sim.request("PATCH", path, Some("application/merge-patch+json"), &patch);
+        assert_eq!(resp.status, 200, "{}", resp.body);
+        let rv = resp.json()["metadata"]["resourceVersion"].clone();
+        let records = kw.wait_for(20 * S, "the write's Updated record", |v| {
+            v.iter()
+                .any(|r| r["type"] == "Updated" && r["resourceVersion"] == rv)
+        });
+        let record = records
+            .iter()
+            .find(|r| r["type"] == "Updated" && r["resourceVersion"] == rv)
+            .unwrap();
+        let seen: jiff::Timestamp = record["time"].as_str().unwrap().parse().unwrap();
+        plain.push(seen.duration_since(sent).as_secs_f64() * 1000.0);
+    }
+    kw.interrupt(20 * S);
+    let out = sim
+        .kwatch("namespaces -o json --probe default --probe-interval 200ms --timeout 4s")
+        .exits(0);
+    let probe = latencies(&out.json());
+    assert!(probe.len() >= WRITES, "{probe:?}\n{}", out.stderr);
+    let (probe_p50, plain_p50) = (median(probe.clone()), median(plain.clone()));
+    assert!(
+        (probe_p50 - plain_p50).abs() <= 5.0,
+        "--probe p50 {probe_p50:.1} ms of {probe:?}, a plain watch's {plain_p50:.1} ms of {plain:?}"
     );
 }

@@ -67,7 +67,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…')
             [CompletionResult]::new('--stall-after', '--stall-after', [CompletionResultType]::ParameterName, 'Report a watch that delivers nothing for D (auto: three bookmark intervals)')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Exit 0 after printing this many deltas (0 = no limit)')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Exit 0 after this long, e.g. 30s (0 = no limit)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long, connecting included, e.g. 30s (0 = no limit)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…')
             [CompletionResult]::new('--types', '--types', [CompletionResultType]::ParameterName, 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll')
             [CompletionResult]::new('--changes', '--changes', [CompletionResultType]::ParameterName, 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data')

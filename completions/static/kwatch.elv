@@ -64,7 +64,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --transform 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…'
             cand --stall-after 'Report a watch that delivers nothing for D (auto: three bookmark intervals)'
             cand --max-events 'Exit 0 after printing this many deltas (0 = no limit)'
-            cand --timeout 'Exit 0 after this long, e.g. 30s (0 = no limit)'
+            cand --timeout 'Stop after this long, connecting included, e.g. 30s (0 = no limit)'
             cand --until 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…'
             cand --types 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll'
             cand --changes 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data'

@@ -82,7 +82,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-stats -d 'What the 
 complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stall-after -d 'Report a watch that delivers nothing for D (auto: three bookmark intervals)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Exit 0 after this long, e.g. 30s (0 = no limit)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Stop after this long, connecting included, e.g. 30s (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l types -d 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l changes -d 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data' -r

@@ -728,7 +728,7 @@ pub struct StopArgs {
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
 
-    /// Exit 0 after this long, e.g. 30s (0 = no limit).
+    /// Stop after this long, connecting included, e.g. 30s (0 = no limit).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 

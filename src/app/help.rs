@@ -45,7 +45,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("0", "a stop condition was met (--max-events, --timeout, --until-synced, --until), or stdout was closed"),
     ("1", "an error: kubeconfig, unknown resource, a failure before the first sync"),
     ("2", "bad command-line usage"),
-    ("3", "--timeout came first: with --until before the condition was met, with --until-synced before the sync"),
+    ("3", "--timeout came first: before every resource synced (connecting included), with --until before the condition was met"),
     ("4", "with --until: the watch ended otherwise first (--max-events, --until-synced, stdout closed)"),
     ("129", "hung up (SIGHUP)"),
     ("130", "interrupted (Ctrl-C)"),

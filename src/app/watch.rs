@@ -149,12 +149,19 @@ struct Resolved<'a> {
 
 async fn watch(cfg: Config) -> Result<Outcome> {
     let mut signals = Signals::new();
+    // `--timeout` bounds the whole run, connecting and discovery included (issue 30 item
+    // 8: a server that never completed the TLS handshake held the run for client-go's
+    // 10 s handshake timeout).
+    let deadline = cfg
+        .stop
+        .timeout
+        .map(|after| (tokio::time::Instant::now() + after, after));
     // Bound before anything starts: a busy address ends the run at once (exit 2).
     let metrics_listener = match cfg.metrics {
         Some(addr) => Some(metrics::bind(addr).await?),
         None => None,
     };
-    let clusters = match resolve(&cfg, &mut signals).await? {
+    let clusters = match resolve(&cfg, &mut signals, deadline).await? {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
     };
@@ -201,12 +208,6 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     if cfg.progress {
         tasks.spawn(crate::app::informer::progress(shared.clone()));
     }
-    let timeout = async {
-        match cfg.stop.timeout {
-            Some(t) => tokio::time::sleep(t).await,
-            None => std::future::pending().await,
-        }
-    };
     // Every way the run ends (a stop condition, --timeout, a signal, an error, `q` in
     // --live) comes through this select and the clean-up after it.
     let outcome = tokio::select! {
@@ -216,8 +217,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
             Some(Stop::Done) | None => Ok(Outcome::Done),
         },
-        // --until-synced never ends with 0 before it synced.
-        _ = timeout => Ok(if until || (shared.until_synced && !shared.lock().all_synced(shared.targets)) {
+        // A run never ends with 0 at --timeout before it synced: it showed nothing of the
+        // server's state.
+        _ = expired(deadline) => Ok(if until || !shared.lock().all_synced(shared.targets) {
             Outcome::TimedOut
         } else {
             Outcome::Done
@@ -254,7 +256,7 @@ fn conclude(
     // Never dropped: freeing every cached object one by one (a tenth of the CPU of a
     // 100k-object list) is work the process's exit does at once.
     std::mem::forget(stores);
-    // Without --until, only --until-synced times out: say why it never synced.
+    // Without --until, only a run that never synced times out: say why.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
     let outcome = finish(shared, queues, outcome);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
@@ -413,6 +415,7 @@ fn waited_on(
 async fn resolve<'a>(
     cfg: &'a Config,
     signals: &mut Signals,
+    deadline: Deadline,
 ) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
     let tag = cfg.clusters.len() > 1;
     let mut clusters = Vec::new();
@@ -430,6 +433,7 @@ async fn resolve<'a>(
         let targets = tokio::select! {
             t = crate::client::expand::resolve(docs, &cfg.resources, every) => t,
             signalled = signals.recv() => return Ok(Err(signalled)),
+            why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
         };
         let context = c.context.as_deref().filter(|_| tag);
         let targets = targets.map_err(|e| match worded(e, &url, context) {
@@ -443,6 +447,7 @@ async fn resolve<'a>(
             None => tokio::select! {
                 r = server_release(&client, cfg.request_timeout, &url, context) => r?,
                 signalled = signals.recv() => return Ok(Err(signalled)),
+                why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
             },
         };
         let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
@@ -454,6 +459,35 @@ async fn resolve<'a>(
         });
     }
     Ok(Ok(clusters))
+}
+
+/// `--timeout`'s deadline, counted from the start of the run, and the duration it was given.
+type Deadline = Option<(tokio::time::Instant, std::time::Duration)>;
+
+/// Returns at `--timeout`'s deadline (pending for ever without one).
+async fn expired(deadline: Deadline) {
+    match deadline {
+        Some((at, _)) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// At `--timeout`'s deadline, the connection attempt then in progress, if any: read before
+/// the request under it is dropped, which abandons the attempt.
+async fn connecting_at(deadline: Deadline) -> Option<String> {
+    expired(deadline).await;
+    crate::client::connect::pending_connection()
+}
+
+/// `--timeout` came while `url`'s discovery (or `/version`) had no answer: exit 3, with
+/// one line naming what was awaited (`why`, the connection attempt then in progress).
+fn timed_out_connecting(deadline: Deadline, url: &str, why: Option<String>) -> Outcome {
+    let after = deadline.map(|(_, after)| after).unwrap_or_default();
+    let why = why.unwrap_or_else(|| "no answer yet".to_owned());
+    let url = url.trim_end_matches('/');
+    let line = format!("error: timed out after {after:?} connecting to the server {url}: {why}");
+    let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+    Outcome::TimedOut
 }
 
 /// The client-go release that matches the server's Kubernetes (`GET /version`, see

@@ -213,6 +213,11 @@ pub trait ListerWatcher: Send + Sync + 'static {
         &self,
         opts: WatchOptions,
     ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
+    /// The watch opened last stalled and is being restarted (`--restart-stalled`): the
+    /// next requests must not go over the connection that carried it, which may be frozen
+    /// (a shared HTTP/2 connection would otherwise carry the new watch too). A source
+    /// without connections has nothing to do.
+    fn watch_stalled(&self) {}
 }
 
 #[cfg(test)]

@@ -138,6 +138,10 @@ impl<L: ListerWatcher> ListerWatcher for Retrying<L> {
         let watch = || self.inner.watch(opts.clone());
         send(Verb::Watch, watch, &*self.on_retry).await
     }
+
+    fn watch_stalled(&self) {
+        self.inner.watch_stalled();
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,8 @@
 //! `SetTransportDefaults`): HTTP/2 when the server offers it by ALPN (HTTP/1.1 otherwise,
 //! and always over plain http: no h2c), every request of a cluster multiplexed over one
 //! connection, with golang.org/x/net/http2's health check ([`keepalive::Http2Health`]); TCP
-//! keepalive every 30 s as Go's dialer sets it, which is what guards HTTP/1.1 connections.
+//! keepalive every 30 s as Go's dialer sets it, which is what guards HTTP/1.1 connections;
+//! TCP_NODELAY on every connection, as Go sets it.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -72,6 +73,12 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_keepalive(Some(keepalive::TCP_KEEPALIVE));
+    // TCP_NODELAY on every connection, as Go's net/http dialer sets it (client-go,
+    // kubectl): a request's head and body are written separately (HTTP/2 HEADERS then
+    // DATA), and with Nagle's algorithm the body waits for the server's delayed ACK of the
+    // head, ~40 ms on every write (issue 30 item 2: `--probe` measured that, not the
+    // informer).
+    http.set_nodelay(true);
     let server_name = match &config.tls_server_name {
         Some(name) => Some(
             ServerName::try_from(name.clone())
@@ -180,10 +187,12 @@ impl tower::Service<http::Uri> for Connector {
         let tcp = self.tcp.call(dst);
         let tls = self.tls.clone();
         Box::pin(async move {
+            let attempt = Attempt::start(&server, Phase::Dialing);
             let tcp = TokioIo::new(keepalive::Tracked::new(tcp.await?.into_inner()));
             let Some(name) = name else {
                 return Ok(hyper_rustls::MaybeHttpsStream::Http(tcp));
             };
+            attempt.set(Phase::Handshaking);
             let handshake = tls.connect(name?, TokioIo::new(tcp));
             match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake).await {
                 Ok(stream) => Ok(hyper_rustls::MaybeHttpsStream::Https(TokioIo::new(stream?))),
@@ -191,6 +200,85 @@ impl tower::Service<http::Uri> for Connector {
             }
         })
     }
+}
+
+/// The connection that carried a request, captured as it is sent: [`Carrier::retire`]
+/// keeps the client's pool from handing it to later requests (they get a new connection),
+/// without closing it under the streams it still carries.
+#[derive(Debug, Clone)]
+pub struct Carrier(Arc<hyper_util::client::legacy::connect::CaptureConnection>);
+
+impl Carrier {
+    pub fn capture<B>(req: &mut http::Request<B>) -> Carrier {
+        Carrier(Arc::new(
+            hyper_util::client::legacy::connect::capture_connection(req),
+        ))
+    }
+
+    /// No later request goes over this connection (hyper-util's poisoning). Issue 30 item
+    /// 7: hyper exposes no PING on a pooled connection, so a stalled watch's connection
+    /// cannot be checked before the new watch; retiring it costs one TLS handshake, while
+    /// reusing a frozen one cost the health check's 45 s.
+    pub fn retire(&self) {
+        if let Some(connected) = self.0.connection_metadata().as_ref() {
+            connected.poison();
+        }
+    }
+}
+
+/// Where a connection attempt is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The TCP connection is not up yet.
+    Dialing,
+    /// TCP is up, the TLS handshake has not completed.
+    Handshaking,
+}
+
+/// The process's connection attempts in progress, oldest first, each removed when its
+/// [`Attempt`] is dropped (connected, failed or abandoned): what [`pending_connection`]
+/// reports when `--timeout` ends a run that never reached its server.
+static ATTEMPTS: std::sync::Mutex<Vec<(u64, String, Phase)>> = std::sync::Mutex::new(Vec::new());
+
+/// One connection attempt, listed in [`ATTEMPTS`] while it lives.
+struct Attempt(u64);
+
+impl Attempt {
+    fn start(server: &str, phase: Phase) -> Attempt {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        attempts().push((id, server.to_owned(), phase));
+        Attempt(id)
+    }
+
+    fn set(&self, phase: Phase) {
+        if let Some(a) = attempts().iter_mut().find(|a| a.0 == self.0) {
+            a.2 = phase;
+        }
+    }
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        attempts().retain(|a| a.0 != self.0);
+    }
+}
+
+fn attempts() -> std::sync::MutexGuard<'static, Vec<(u64, String, Phase)>> {
+    ATTEMPTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The oldest connection attempt still in progress, in Go's terms (`dial tcp`, the TLS
+/// handshake), for a run that ends before it completes.
+pub fn pending_connection() -> Option<String> {
+    let attempts = attempts();
+    let (_, server, phase) = attempts.first()?;
+    Some(match phase {
+        Phase::Dialing => format!("dial tcp {server}: the connection is not up yet"),
+        Phase::Handshaking => {
+            format!("{server} accepted the connection but has not completed the TLS handshake")
+        }
+    })
 }
 
 /// `config`, once its bearer token is known to be a valid header value: kube's auth layer

@@ -20,7 +20,8 @@ pub(crate) fn notice(text: &str) {
     let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
 }
 
-/// Sends one GET; a response with a success status is returned as it is, any other
+/// Sends one GET; a response with a success status is returned with the
+/// [`Carrier`](crate::client::connect::Carrier) of its connection in its extensions, any other
 /// becomes [`SourceError::Api`] (the server's Status, or one made from the status line
 /// and body). Server warnings are shown on the way ([`show_warnings`]).
 pub(super) async fn get(
@@ -28,15 +29,17 @@ pub(super) async fn get(
     url: String,
     accept: &str,
 ) -> Result<http::Response<kube::client::Body>, SourceError> {
-    let req = http::Request::get(url)
+    let mut req = http::Request::get(url)
         .header(http::header::ACCEPT, accept)
         // Watch streams are read line by line; see kube's request_events.
         .header(http::header::ACCEPT_ENCODING, "identity")
         .body(kube::client::Body::empty())
         .map_err(|e| SourceError::Invalid(e.to_string()))?;
-    let res = client.send(req).await.map_err(transport_error)?;
+    let carrier = crate::client::connect::Carrier::capture(&mut req);
+    let mut res = client.send(req).await.map_err(transport_error)?;
     show_warnings(res.headers());
     if res.status().is_success() {
+        res.extensions_mut().insert(carrier);
         return Ok(res);
     }
     let code = res.status().as_u16();

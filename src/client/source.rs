@@ -14,6 +14,7 @@ use crate::cache::listwatch::{
     ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
 };
 use crate::cache::object::TypeMeta;
+use crate::client::connect::Carrier;
 use crate::client::http::{get, notice, read_body};
 use crate::client::list::read_list;
 use crate::client::watch::{watch_lines, MAX_LINE_BYTES};
@@ -36,6 +37,9 @@ pub struct KubeSource {
     /// `includeObject=Object`): objects are unwrapped from the rows and carry their cells
     /// ([`crate::cache::object::TableRow`]).
     table: bool,
+    /// The connection of the watch opened last, retired when it stalls
+    /// ([`ListerWatcher::watch_stalled`]).
+    watched_over: Arc<std::sync::Mutex<Option<Carrier>>>,
 }
 
 /// What lists and watches ask for by default.
@@ -74,6 +78,7 @@ impl KubeSource {
             type_meta: None,
             metadata_only: false,
             table: false,
+            watched_over: Arc::default(),
         }
     }
 
@@ -228,11 +233,24 @@ impl ListerWatcher for KubeSource {
             .get::<crate::client::keepalive::ConnectionHealth>()
             .cloned()
             .map(|c| (c, res.version() == http::Version::HTTP_2));
+        *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
+            res.extensions().get::<Carrier>().cloned();
         Ok(Box::pin(watch_lines(
             res.into_body(),
             connection,
             MAX_LINE_BYTES,
             self.table,
         )))
+    }
+
+    fn watch_stalled(&self) {
+        let carrier = self
+            .watched_over
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(c) = carrier {
+            c.retire();
+        }
     }
 }

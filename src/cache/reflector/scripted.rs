@@ -25,6 +25,8 @@ pub enum Item {
 pub enum Call {
     List(ListOptions),
     Watch(WatchOptions),
+    /// [`ListerWatcher::watch_stalled`].
+    WatchStalled,
 }
 
 #[derive(Default)]
@@ -76,5 +78,9 @@ impl ListerWatcher for Arc<Scripted> {
             }
         });
         Ok(Box::pin(stream))
+    }
+
+    fn watch_stalled(&self) {
+        self.calls.lock().unwrap().push(Call::WatchStalled);
     }
 }

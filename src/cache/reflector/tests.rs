@@ -996,6 +996,7 @@ async fn watch_list_expired_retries_at_empty_rv() {
         .map(|c| match c {
             Call::Watch(w) => w.resource_version.clone(),
             Call::List(_) => "LIST".into(),
+            Call::WatchStalled => "STALLED".into(),
         })
         .collect();
     assert_eq!(rvs, ["", "6", ""]);
@@ -1054,6 +1055,7 @@ async fn a_watch_silent_until_its_timeout_rewatches_from_the_same_rv_without_rel
         .map(|c| match c {
             Call::List(_) => "LIST",
             Call::Watch(w) => w.resource_version.as_str(),
+            Call::WatchStalled => "STALLED",
         })
         .collect();
     assert_eq!(watch_rvs, ["LIST", "500", "500", "500", "500"], "{log:#?}");
@@ -1195,5 +1197,15 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
             "add ns/b 13",
         ]
     );
-    assert_eq!(calls.len(), 3);
+    // Issue 30 item 7: the source is told before the new watch, so that it opens it on
+    // another connection.
+    let kinds: Vec<&str> = calls
+        .iter()
+        .map(|c| match c {
+            Call::List(_) => "list",
+            Call::Watch(_) => "watch",
+            Call::WatchStalled => "stalled",
+        })
+        .collect();
+    assert_eq!(kinds, ["list", "watch", "stalled", "watch"]);
 }
