@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::health::Health;
 use super::table::{HOLD_FOR, HOLD_ROWS};
+use super::template::Template;
 use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
 use crate::text::sanitize;
 
@@ -191,7 +192,7 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                     cells.push(self.shown(rec.context.unwrap_or_default()).into_owned());
                 }
                 for c in cols {
-                    let cell = super::template::cell(&c.template, &v);
+                    let cell = cell(&c.template, &v);
                     cells.push(self.shown(&cell).into_owned());
                 }
                 match &mut self.held {
@@ -227,6 +228,19 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
     }
 }
 
+/// A custom column's cell: the selected values joined by commas, each as Go's `%v` prints
+/// it (a map `map[k:v]`, a list `[a b]`), `<none>` when none (kubectl's customcolumn.go).
+fn cell(t: &Template, v: &Value) -> String {
+    let vals = t.values(v);
+    if vals.is_empty() || vals.iter().all(|x| x.is_null()) {
+        return "<none>".into();
+    }
+    vals.iter()
+        .map(|x| columns::go_value(x))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Sanitizes each line and tab-separated field of a template's output, keeping the
 /// template's own newlines and tabs.
 fn sanitize_keep_layout(s: &str) -> String {
@@ -239,4 +253,37 @@ fn sanitize_keep_layout(s: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::template::parse_custom_columns;
+    use serde_json::json;
+
+    fn pod() -> Value {
+        json!({"metadata": {"name": "web"},
+               "spec": {"containers": [{"name": "a", "image": "i1"}, {"name": "b", "image": "i2"}]}})
+    }
+
+    #[test]
+    fn custom_columns_split_and_fill_like_kubectl() {
+        let cols =
+            parse_custom_columns("NAME:.metadata.name,IMAGES:.spec.containers[*].image,X:.nope")
+                .unwrap();
+        let p = pod();
+        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &p)).collect();
+        assert_eq!(cells, ["web", "i1,i2", "<none>"]);
+        assert!(parse_custom_columns("NAME").is_err());
+        // Issue 30 item 10: maps and lists as Go's %v, as kubectl's custom columns print
+        // them (`map[k:new]`), not as JSON.
+        let cols = parse_custom_columns("L:.metadata.labels,C:.spec.containers[0],N:.n").unwrap();
+        let v = json!({"metadata": {"labels": {"tier-x": "f", "app": "w"}},
+                       "spec": {"containers": [{"name": "a", "ports": [80, 443]}]}, "n": 1.5});
+        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &v)).collect();
+        assert_eq!(
+            cells,
+            ["map[app:w tier-x:f]", "map[name:a ports:[80 443]]", "1.5"]
+        );
+    }
 }

@@ -336,19 +336,6 @@ fn split_top_level(s: &str) -> Vec<String> {
     out
 }
 
-/// A custom column's cell: the selected values joined by commas, each as Go's `%v` prints
-/// it (a map `map[k:v]`, a list `[a b]`), `<none>` when none (kubectl's customcolumn.go).
-pub fn cell(t: &Template, v: &Value) -> String {
-    let vals = t.values(v);
-    if vals.is_empty() || vals.iter().all(|x| x.is_null()) {
-        return "<none>".into();
-    }
-    vals.iter()
-        .map(|x| super::columns::go_value(x))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,26 +384,5 @@ mod tests {
         assert!(Template::parse("{range .a}x").is_err());
         assert!(Template::parse("{end}").is_err());
         assert!(Template::parse("{.a").is_err());
-    }
-
-    #[test]
-    fn custom_columns_split_and_fill_like_kubectl() {
-        let cols =
-            parse_custom_columns("NAME:.metadata.name,IMAGES:.spec.containers[*].image,X:.nope")
-                .unwrap();
-        let p = pod();
-        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &p)).collect();
-        assert_eq!(cells, ["web", "i1,i2", "<none>"]);
-        assert!(parse_custom_columns("NAME").is_err());
-        // Issue 30 item 10: maps and lists as Go's %v, as kubectl's custom columns print
-        // them (`map[k:new]`), not as JSON.
-        let cols = parse_custom_columns("L:.metadata.labels,C:.spec.containers[0],N:.n").unwrap();
-        let v = json!({"metadata": {"labels": {"tier-x": "f", "app": "w"}},
-                       "spec": {"containers": [{"name": "a", "ports": [80, 443]}]}, "n": 1.5});
-        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &v)).collect();
-        assert_eq!(
-            cells,
-            ["map[app:w tier-x:f]", "map[name:a ports:[80 443]]", "1.5"]
-        );
     }
 }
