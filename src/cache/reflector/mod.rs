@@ -31,6 +31,7 @@ pub(crate) mod pager;
 mod scripted;
 mod watch_list;
 
+use std::ops::ControlFlow;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -924,106 +925,126 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         mut stream: WatchStream,
         start: Instant,
     ) -> Result<State, SourceError> {
-        let mut events = 0u64;
-        let mut closed = "closed by the server".to_owned();
-        // One TimeTravel per watch: the RV it was opened from names it.
-        let opened_from = self.last_sync_rv.clone();
-        let mut travelled = false;
-        // The last time the watch delivered something, and whether its silence since has
-        // been reported; the last bookmark, for the bookmark interval.
-        let mut heard = Instant::now();
-        let mut reported = false;
-        let mut stalled = false;
-        let mut last_bookmark: Option<Instant> = None;
+        let mut w = OneWatch::new(start, self.last_sync_rv.clone());
         let failed = loop {
-            let next = match self.stall_limit().filter(|_| !reported) {
-                Some(limit) => match tokio::time::timeout_at(heard + limit, stream.next()).await {
-                    Ok(next) => next,
-                    Err(_) => {
-                        reported = true;
-                        let restart = self.cfg.restart_stalled;
-                        self.store.notice(ReflectorEvent::Stalled {
-                            silent: heard.elapsed(),
-                            watch_age: start.elapsed(),
-                            resource_version: self.last_sync_rv.clone(),
-                            restart,
-                        });
-                        if restart {
-                            // Issue 30 item 7: the new watch goes over another
-                            // connection; a frozen one would hear nothing either.
-                            self.lw.watch_stalled();
-                            stalled = true;
-                            closed = "stalled".to_owned();
-                            break None;
-                        }
-                        continue;
-                    }
-                },
-                None => stream.next().await,
-            };
-            let Some(item) = next else {
+            let Some(item) = self.next_item(&mut stream, &mut w).await else {
                 break None;
             };
-            heard = Instant::now();
-            reported = false;
-            let rv = match item {
-                Ok(WatchEvent::Added(o)) => {
-                    let rv = o.resource_version().to_owned();
-                    self.store.add(o);
-                    rv
-                }
-                Ok(WatchEvent::Modified(o)) => {
-                    let rv = o.resource_version().to_owned();
-                    self.store.update(o);
-                    rv
-                }
-                Ok(WatchEvent::Deleted(o)) => {
-                    let rv = o.resource_version().to_owned();
-                    self.store.delete(o);
-                    rv
-                }
-                Ok(WatchEvent::Bookmark {
-                    resource_version, ..
-                }) => {
-                    if let Some(prev) = last_bookmark.replace(heard) {
-                        self.bookmark_interval = Some(heard - prev);
-                    }
-                    self.store.notice(ReflectorEvent::Bookmark {
-                        resource_version: resource_version.clone(),
-                    });
-                    resource_version
-                }
-                Ok(WatchEvent::Error(status)) => {
-                    events += 1;
-                    let e = SourceError::Api(status);
-                    break Some((e.to_string(), Some(e)));
-                }
-                Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
-                    // A connection cut mid-stream ends the watch like a server close.
-                    closed = format!("connection lost: {m}");
-                    break None;
-                }
-                Err(e) => {
-                    let cause = match &e {
-                        SourceError::Decode(m) => {
-                            format!("unable to decode an event from the watch stream: {m}")
-                        }
-                        other => other.to_string(),
-                    };
-                    break Some((cause, Some(e)));
-                }
-            };
-            if !travelled {
-                travelled = self.travelled(|| watch_query(&opened_from, false), &rv);
+            if let ControlFlow::Break(failed) = self.apply(item, &mut w) {
+                break failed;
             }
-            self.last_sync_rv = rv;
-            events += 1;
         };
-        // client-go `watch`/`handleAnyWatch`: only a watch shorter than a second that
-        // delivered nothing is an error; any other end without an error (the server's
-        // timeout, with or without bookmarks) watches again from the last RV, no relist.
+        self.watch_ended(w, failed)
+    }
+
+    /// The watch's next item; `None` when it ended, or when `--restart-stalled` ends a
+    /// watch that delivered nothing for the stall limit (`w.stalled`). A stall without a
+    /// restart is reported once and waited out.
+    async fn next_item(
+        &mut self,
+        stream: &mut WatchStream,
+        w: &mut OneWatch,
+    ) -> Option<Result<WatchEvent, SourceError>> {
+        loop {
+            let Some(limit) = self.stall_limit().filter(|_| !w.reported) else {
+                return stream.next().await;
+            };
+            if let Ok(next) = tokio::time::timeout_at(w.heard + limit, stream.next()).await {
+                return next;
+            }
+            w.reported = true;
+            let restart = self.cfg.restart_stalled;
+            self.store.notice(ReflectorEvent::Stalled {
+                silent: w.heard.elapsed(),
+                watch_age: w.start.elapsed(),
+                resource_version: self.last_sync_rv.clone(),
+                restart,
+            });
+            if restart {
+                // Issue 30 item 7: the new watch goes over another connection; a frozen
+                // one would hear nothing either.
+                self.lw.watch_stalled();
+                w.stalled = true;
+                w.closed = "stalled".to_owned();
+                return None;
+            }
+        }
+    }
+
+    /// One item into the store; `Break` ends the watch (`Some`: with an error).
+    fn apply(
+        &mut self,
+        item: Result<WatchEvent, SourceError>,
+        w: &mut OneWatch,
+    ) -> ControlFlow<Option<(String, Option<SourceError>)>> {
+        w.heard = Instant::now();
+        w.reported = false;
+        let rv = match item {
+            Ok(WatchEvent::Added(o)) => {
+                let rv = o.resource_version().to_owned();
+                self.store.add(o);
+                rv
+            }
+            Ok(WatchEvent::Modified(o)) => {
+                let rv = o.resource_version().to_owned();
+                self.store.update(o);
+                rv
+            }
+            Ok(WatchEvent::Deleted(o)) => {
+                let rv = o.resource_version().to_owned();
+                self.store.delete(o);
+                rv
+            }
+            Ok(WatchEvent::Bookmark {
+                resource_version, ..
+            }) => {
+                if let Some(prev) = w.last_bookmark.replace(w.heard) {
+                    self.bookmark_interval = Some(w.heard - prev);
+                }
+                self.store.notice(ReflectorEvent::Bookmark {
+                    resource_version: resource_version.clone(),
+                });
+                resource_version
+            }
+            Ok(WatchEvent::Error(status)) => {
+                w.events += 1;
+                let e = SourceError::Api(status);
+                return ControlFlow::Break(Some((e.to_string(), Some(e))));
+            }
+            Err(SourceError::Transport(m) | SourceError::Lost(m)) => {
+                // A connection cut mid-stream ends the watch like a server close.
+                w.closed = format!("connection lost: {m}");
+                return ControlFlow::Break(None);
+            }
+            Err(e) => {
+                let cause = match &e {
+                    SourceError::Decode(m) => {
+                        format!("unable to decode an event from the watch stream: {m}")
+                    }
+                    other => other.to_string(),
+                };
+                return ControlFlow::Break(Some((cause, Some(e))));
+            }
+        };
+        if !w.travelled {
+            w.travelled = self.travelled(|| watch_query(&w.opened_from, false), &rv);
+        }
+        self.last_sync_rv = rv;
+        w.events += 1;
+        ControlFlow::Continue(())
+    }
+
+    /// The watch's end said (`WatchEnded`) and the state after it. client-go
+    /// `watch`/`handleAnyWatch`: only a watch shorter than a second that delivered nothing
+    /// is an error; any other end without an error (the server's timeout, with or without
+    /// bookmarks) watches again from the last RV, no relist.
+    fn watch_ended(
+        &mut self,
+        w: OneWatch,
+        failed: Option<(String, Option<SourceError>)>,
+    ) -> Result<State, SourceError> {
         let failed = failed.or_else(|| {
-            (!stalled && very_short(start, events)).then(|| {
+            (!w.stalled && very_short(w.start, w.events)).then(|| {
                 (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
@@ -1033,17 +1054,52 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         });
         let (reason, error) = match &failed {
             Some((cause, _)) => (cause.clone(), true),
-            None => (closed, false),
+            None => (w.closed, false),
         };
         self.store.notice(ReflectorEvent::WatchEnded {
             reason,
-            events,
-            elapsed: start.elapsed(),
+            events: w.events,
+            elapsed: w.start.elapsed(),
             error,
         });
         match failed {
             None => Ok(State::OpenWatch),
             Some((cause, e)) => self.after_error(At::Watching, e.as_ref(), cause, ""),
+        }
+    }
+}
+
+/// What one watch has done so far ([`Reflector::watching`]).
+struct OneWatch {
+    start: Instant,
+    events: u64,
+    /// Why it ended, when it ends without an error.
+    closed: String,
+    /// The RV it was opened from, which names its one TimeTravel, and whether it had one.
+    opened_from: String,
+    travelled: bool,
+    /// The last time it delivered something, and whether its silence since has been
+    /// reported.
+    heard: Instant,
+    reported: bool,
+    /// `--restart-stalled` ended it.
+    stalled: bool,
+    /// Its last bookmark, for the bookmark interval.
+    last_bookmark: Option<Instant>,
+}
+
+impl OneWatch {
+    fn new(start: Instant, opened_from: String) -> Self {
+        OneWatch {
+            start,
+            events: 0,
+            closed: "closed by the server".to_owned(),
+            opened_from,
+            travelled: false,
+            heard: Instant::now(),
+            reported: false,
+            stalled: false,
+            last_bookmark: None,
         }
     }
 }
