@@ -71,6 +71,8 @@ fn complete(sim: &SimProcess, words: &[&str]) -> Vec<String> {
         .args(words);
     let out = Running::spawn(cmd).finish(Duration::from_secs(20));
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    // stderr is the terminal under the prompt being completed.
+    assert_eq!(out.stderr, "", "{words:?}");
     out.stdout
         .iter()
         .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
@@ -260,6 +262,12 @@ fn completion_offers_object_names_and_the_filter_words() {
     };
     let in_system = kubectl_names("configmaps -n kube-system");
     assert!(!in_system.is_empty());
+    // A server's warning (kubectl's deprecated APIs) is not written into the prompt.
+    sim.control(
+        "POST",
+        "warn",
+        serde_json::json!({"text": "this API is deprecated", "count": 100}),
+    );
     assert_eq!(names(&["cm", "-n", "kube-system", ""]), in_system);
     // Without -n, the context's namespace, as kubectl's.
     let in_context = kubectl_names("configmaps");

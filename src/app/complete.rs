@@ -8,7 +8,8 @@
 //! The flags typed so far (`--kubeconfig`, `--context`, `--server`, `--token`, …) choose
 //! the cluster, as they would for the watch: the line is parsed with [`Cli`] and resolved
 //! with [`Config::resolve`]. A completion never fails and never waits long: on any error,
-//! or after [`PATIENCE`], there are no candidates.
+//! or after [`PATIENCE`], there are no candidates; it writes nothing on stderr (the
+//! terminal under the prompt), the server's warnings and kwatch's notices included.
 
 use std::ffi::{OsStr, OsString};
 use std::time::Duration;
@@ -131,7 +132,8 @@ pub fn resources(current: &OsStr) -> Vec<CompletionCandidate> {
 /// Every name [`resources`] offers.
 async fn resource_names(cfg: Config) -> Option<Vec<String>> {
     let cluster = cfg.clusters.first()?;
-    let mut docs = discovery(cluster)?;
+    let client = crate::client::connect::client(&cluster.kube).ok()?;
+    let mut docs = discovery(cluster, client);
     let watchable = |r: &k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResource| {
         !r.name.contains('/')
             && ["list", "watch"]
@@ -170,14 +172,14 @@ async fn resource_names(cfg: Config) -> Option<Vec<String>> {
     Some(names)
 }
 
-/// The discovery documents of `cluster`, through its cache, each asked for within
-/// [`PATIENCE`].
-fn discovery(cluster: &Cluster) -> Option<Discovery> {
+/// The discovery documents of `cluster` through `client` and its cache, each asked for
+/// within [`PATIENCE`].
+fn discovery(cluster: &Cluster, client: kube::Client) -> Discovery {
     let server = crate::client::discovery::Server {
-        client: crate::client::connect::client(&cluster.kube).ok()?,
+        client,
         request_timeout: Some(PATIENCE),
     };
-    Some(Discovery::new(server, cluster.discovery_cache.clone()))
+    Discovery::new(server, cluster.discovery_cache.clone())
 }
 
 /// The names of the objects of `resource` (as the user types it: `cm`, `deploy`,
@@ -185,9 +187,9 @@ fn discovery(cluster: &Cluster) -> Option<Discovery> {
 /// as the watch resolves it.
 async fn names_of(cfg: &Config, resource: &str) -> Option<Vec<String>> {
     let cluster = cfg.clusters.first()?;
-    let mut resolver = crate::client::target::Resolver::new(discovery(cluster)?);
-    let target = resolver.resolve(resource).await.ok()?;
     let client = crate::client::connect::client(&cluster.kube).ok()?;
+    let mut resolver = crate::client::target::Resolver::new(discovery(cluster, client.clone()));
+    let target = resolver.resolve(resource).await.ok()?;
     item_names(
         &client,
         &target.collection_path(cluster.namespace.as_deref()),
@@ -267,6 +269,7 @@ where
     let Some(cli) = typed() else {
         return Vec::new();
     };
+    crate::client::http::quiet();
     let Ok(rt) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
