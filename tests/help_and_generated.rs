@@ -250,6 +250,7 @@ fn completion_offers_object_names_and_the_filter_words() {
             .filter_map(|l| l.split_once('/').map(|(_, n)| n.to_owned()))
             .collect();
         names.sort();
+        names.dedup();
         names
     };
     // The candidates that are no flag or subcommand (offered beside a positional).
@@ -280,6 +281,16 @@ fn completion_offers_object_names_and_the_filter_words() {
         .cloned()
         .collect();
     assert_eq!(complete(&sim, &["configmaps", prefix]), want);
+
+    // -A: every namespace's (a word after -A is no value of it: -A takes one after `=`).
+    let everywhere = kubectl_names("configmaps -A");
+    assert_eq!(names(&["-A", "cm", ""]), everywhere);
+    assert_eq!(names(&["cm", "-A", ""]), everywhere);
+    // One name only.
+    assert_eq!(
+        names(&["-A", "cm", &everywhere[0], ""]),
+        Vec::<String>::new()
+    );
 
     // TYPE/NAME, in the namespace of -n.
     for ns in ["default", "team-a"] {

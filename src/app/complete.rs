@@ -49,6 +49,9 @@ fn command() -> clap::Command {
             "context" => contexts,
             "user" => users,
             "cluster" => clusters,
+            // clap_complete would offer `true` and `false` for the word after `-A`, which
+            // takes a value after `=` only: that word is RESOURCE or NAME.
+            "all_namespaces" => |_: &OsStr| Vec::new(),
             "types" | "changes" => {
                 // The words are the value parser's (the list its parse reads).
                 let words: Vec<String> = arg
@@ -100,13 +103,17 @@ pub fn namespaces(current: &OsStr) -> Vec<CompletionCandidate> {
 /// RESOURCE -o template` with the same namespace flags). None for a list of resources or
 /// `all`, which take no name.
 pub fn object_names(current: &OsStr) -> Vec<CompletionCandidate> {
-    from_cluster(current, |cfg| async move {
-        let resource = cfg.resources.clone();
-        if resource.contains([',', '/']) || crate::client::expand::names_all(&resource) {
-            return None;
-        }
-        names_of(&cfg, &resource).await
-    })
+    let Some(cli) = typed() else {
+        return Vec::new();
+    };
+    let resource = match (cli.watch.resources, cli.watch.name) {
+        (Some(r), None) if !r.contains([',', '/']) && !crate::client::expand::names_all(&r) => r,
+        _ => return Vec::new(),
+    };
+    from_cluster(
+        current,
+        |cfg| async move { names_of(&cfg, &resource).await },
+    )
 }
 
 /// The resources RESOURCE can name, as kubectl's completion offers them: `all`, the core
@@ -115,6 +122,12 @@ pub fn object_names(current: &OsStr) -> Vec<CompletionCandidate> {
 /// comma, the next resource of the list; after `TYPE/`, `TYPE/NAME` for the names of
 /// TYPE's objects ([`object_names`]).
 pub fn resources(current: &OsStr) -> Vec<CompletionCandidate> {
+    // clap_complete takes the word after a flag whose value is optional (`-A`,
+    // `--cache-stats`) for its value, though those require `=`: when the line as kwatch
+    // parses it has RESOURCE already, the word being completed is NAME.
+    if typed().is_some_and(|cli| cli.watch.resources.is_some()) {
+        return object_names(current);
+    }
     let typed = current.to_string_lossy();
     if let Some((ty, _)) = typed.split_once('/') {
         if ty.is_empty() || ty.contains(',') {
@@ -363,6 +376,7 @@ mod tests {
             "context",
             "user",
             "cluster",
+            "all_namespaces",
             "types",
             "changes",
         ] {
