@@ -71,6 +71,8 @@ fn complete(sim: &SimProcess, words: &[&str]) -> Vec<String> {
         .args(words);
     let out = Running::spawn(cmd).finish(Duration::from_secs(20));
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
+    // stderr is the terminal under the prompt being completed.
+    assert_eq!(out.stderr, "", "{words:?}");
     out.stdout
         .iter()
         .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
@@ -227,6 +229,134 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
         ["0.32", "0.33", "0.34", "0.35", "0.36"]
     );
     assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
+}
+
+/// Issue 30 item 11: `kwatch cm -n NS <TAB>` offered subcommands and flags but no object
+/// names, `deploy/<TAB>` nothing, and the values of `--types`, `--changes` and
+/// `--transform` were not completed. Names come from the cluster, in the namespace the line
+/// names (kubectl's, compared here); the fixed words from the parsers' own lists, after the
+/// last comma of a list.
+#[test]
+fn completion_offers_object_names_and_the_filter_words() {
+    use kwatch::app::filter::{Parts, Types};
+    use kwatch::cache::transform::Transform;
+
+    let sim = SimProcess::start(&[]);
+    // kubectl's names of RESOURCE with these namespace flags, as `-o name` prints them.
+    let kubectl_names = |args: &str| -> Vec<String> {
+        let mut names: Vec<String> = sim
+            .kubectl_ok(format!("get {args} -o name").as_str())
+            .lines()
+            .filter_map(|l| l.split_once('/').map(|(_, n)| n.to_owned()))
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    // The candidates that are no flag or subcommand (offered beside a positional).
+    let names = |words: &[&str]| -> Vec<String> {
+        let subcommands = ["sim", "completions", "man", "replay", "help"];
+        complete(&sim, words)
+            .into_iter()
+            .filter(|c| !c.starts_with('-') && !subcommands.contains(&c.as_str()))
+            .collect()
+    };
+    let in_system = kubectl_names("configmaps -n kube-system");
+    assert!(!in_system.is_empty());
+    // A server's warning (kubectl's deprecated APIs) is not written into the prompt.
+    sim.control(
+        "POST",
+        "warn",
+        serde_json::json!({"text": "this API is deprecated", "count": 100}),
+    );
+    assert_eq!(names(&["cm", "-n", "kube-system", ""]), in_system);
+    // Without -n, the context's namespace, as kubectl's.
+    let in_context = kubectl_names("configmaps");
+    assert_ne!(in_context, in_system, "the seeds no longer tell them apart");
+    assert_eq!(names(&["cm", ""]), in_context);
+    let prefix = &in_context[0][..1];
+    let want: Vec<String> = in_context
+        .iter()
+        .filter(|n| n.starts_with(prefix))
+        .cloned()
+        .collect();
+    assert_eq!(complete(&sim, &["configmaps", prefix]), want);
+
+    // -A: every namespace's (a word after -A is no value of it: -A takes one after `=`).
+    let everywhere = kubectl_names("configmaps -A");
+    assert_eq!(names(&["-A", "cm", ""]), everywhere);
+    assert_eq!(names(&["cm", "-A", ""]), everywhere);
+    // One name only.
+    assert_eq!(
+        names(&["-A", "cm", &everywhere[0], ""]),
+        Vec::<String>::new()
+    );
+
+    // TYPE/NAME, in the namespace of -n.
+    for ns in ["default", "team-a"] {
+        let want: Vec<String> = kubectl_names(&format!("deployments -n {ns}"))
+            .into_iter()
+            .map(|n| format!("deploy/{n}"))
+            .collect();
+        assert!(!want.is_empty(), "no deployment in {ns}");
+        assert_eq!(complete(&sim, &["-n", ns, "deploy/"]), want);
+    }
+    // A list of resources, after its last comma.
+    let list = complete(&sim, &["pods,de"]);
+    assert!(
+        list.contains(&"pods,deployments.apps".to_owned()),
+        "{list:?}"
+    );
+    assert!(list.iter().all(|r| r.starts_with("pods,de")), "{list:?}");
+
+    // The fixed words, from the lists the parsers read.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(
+        complete(&sim, &["--types", ""]),
+        sorted(owned(Types::names()))
+    );
+    assert_eq!(
+        complete(&sim, &["--types", "Added,Re"]),
+        ["Added,Replaced", "Added,ReplacedAll"]
+    );
+    assert_eq!(
+        complete(&sim, &["--changes", ""]),
+        sorted(owned(Parts::names()))
+    );
+    let after_spec = complete(&sim, &["--changes", "spec,"]);
+    let want: Vec<String> = sorted(owned(Parts::names()))
+        .into_iter()
+        .filter(|p| p != "spec")
+        .map(|p| format!("spec,{p}"))
+        .collect();
+    assert_eq!(after_spec, want);
+    assert_eq!(
+        complete(&sim, &["--transform", ""]),
+        owned(Transform::FORMS.to_vec())
+    );
+    assert_eq!(
+        complete(&sim, &["--transform", "st"]),
+        ["strip-managed-fields", "strip-last-applied"]
+    );
+}
+
+/// Issue 30 item 11: a cluster that stops answering costs a Tab press no more than the
+/// completion's patience: the names it offered before are gone, and the shell gets its
+/// prompt back (`complete` fails a completion that takes 20 s).
+#[test]
+fn completion_of_names_does_not_hang_on_a_frozen_cluster() {
+    let sim = SimProcess::start(&[]);
+    assert!(!complete(&sim, &["deploy/"]).is_empty());
+    sim.control(
+        "POST",
+        "freeze",
+        serde_json::json!({"seconds": 120, "newConnections": true}),
+    );
+    assert_eq!(complete(&sim, &["deploy/"]), Vec::<String>::new());
 }
 
 /// Issue 30 item 9: every option of `--help` has its description in the man page, once.

@@ -247,7 +247,7 @@ _kwatch() {
                     return 0
                     ;;
                 --transform)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "strip-managed-fields strip-last-applied metadata-only-fields=" -- "${cur}"))
                     return 0
                     ;;
                 --stall-after)
@@ -267,11 +267,11 @@ _kwatch() {
                     return 0
                     ;;
                 --types)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "Added Updated Deleted Replaced Sync ReplacedAll SyncAll" -- "${cur}"))
                     return 0
                     ;;
                 --changes)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "spec status metadata labels annotations data" -- "${cur}"))
                     return 0
                     ;;
                 *)

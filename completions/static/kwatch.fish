@@ -79,13 +79,26 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informe
 0.36\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-stats -d 'What the informer\'s store costs, every PERIOD (30s) and in --stats' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r -f -a "strip-managed-fields\t''
+strip-last-applied\t''
+metadata-only-fields=\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stall-after -d 'Report a watch that delivers nothing for D (auto: three bookmark intervals)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Stop after this long, connecting included, e.g. 30s (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l types -d 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l changes -d 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l types -d 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll' -r -f -a "Added\t''
+Updated\t''
+Deleted\t''
+Replaced\t''
+Sync\t''
+ReplacedAll\t''
+SyncAll\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l changes -d 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data' -r -f -a "spec\t''
+status\t''
+metadata\t''
+labels\t''
+annotations\t''
+data\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (events left out)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'

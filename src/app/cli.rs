@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::app::filter::{Parts, Types};
 use crate::app::help::{long_after_help, short_after_help};
 use crate::cache::queue::FifoKind;
 use crate::cache::reflector::WatchListMode;
@@ -41,8 +42,8 @@ pub enum Command {
     /// Print a shell completion script to stdout.
     ///
     /// The script asks kwatch for the candidates as you type (`COMPLETE=SHELL kwatch -- …`):
-    /// namespaces and resources from the cluster the line names, contexts from its
-    /// kubeconfig. `--static` prints a script that needs no kwatch on PATH to complete
+    /// namespaces, resources and object names from the cluster the line names, contexts
+    /// from its kubeconfig. `--static` prints a script that needs no kwatch on PATH to complete
     /// flags and fixed values only.
     Completions {
         #[arg(value_enum)]
@@ -204,36 +205,46 @@ pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
-/// `--client-go`'s values: [`crate::cache::release::Release::parse`], listing the releases for
-/// completion.
+/// The value parser of a flag with a fixed vocabulary: `parse` reads the value (its `Err`
+/// is clap's "invalid value" message), `words` is the vocabulary `parse` reads, offered to
+/// shell completion as the possible values (help lists them itself, so flags using this
+/// hide them there).
 #[derive(Clone)]
-struct ReleaseParser;
+struct Vocabulary<T> {
+    parse: fn(&str) -> Result<T, String>,
+    words: fn() -> Vec<&'static str>,
+}
 
-impl clap::builder::TypedValueParser for ReleaseParser {
-    type Value = crate::cache::release::Release;
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Vocabulary<T> {
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<Self::Value, clap::Error> {
-        let text = value.to_string_lossy();
-        crate::cache::release::Release::parse(&text).map_err(|why| {
-            let name = arg.map_or("--client-go".to_owned(), |a| a.to_string());
-            let msg = format!("invalid value '{text}' for '{name}': {why}\n");
-            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
-        })
+    ) -> Result<T, clap::Error> {
+        clap::builder::TypedValueParser::parse_ref(&self.parse, cmd, arg, value)
     }
 
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        let releases = crate::cache::release::Release::ALL.iter();
-        Some(Box::new(
-            releases.map(|r| clap::builder::PossibleValue::new(r.as_str())),
-        ))
+        let words = (self.words)().into_iter();
+        Some(Box::new(words.map(clap::builder::PossibleValue::new)))
     }
+}
+
+/// `--client-go`'s releases.
+fn releases() -> Vec<&'static str> {
+    crate::cache::release::Release::ALL
+        .map(|r| r.as_str())
+        .to_vec()
+}
+
+/// `--transform`'s forms.
+fn transforms() -> Vec<&'static str> {
+    crate::cache::transform::Transform::FORMS.to_vec()
 }
 
 /// Options of a watch (the default command).
@@ -370,9 +381,9 @@ pub struct FilterArgs {
     pub quiet_relists: bool,
 
     /// Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll
-    #[arg(long, value_name = "TYPES", value_parser = crate::app::filter::Types::parse,
-          hide_short_help = true)]
-    pub types: Option<crate::app::filter::Types>,
+    #[arg(long, value_name = "TYPES", hide_short_help = true, hide_possible_values = true,
+          value_parser = Vocabulary { parse: Types::parse, words: Types::names })]
+    pub types: Option<Types>,
 
     /// Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data
     ///
@@ -380,9 +391,9 @@ pub struct FilterArgs {
     /// changed against the version the informer held (metadata without resourceVersion,
     /// managedFields and generation; data is data and binaryData); Added and Deleted
     /// always pass.
-    #[arg(long, value_name = "PARTS", value_parser = crate::app::filter::Parts::parse,
-          hide_short_help = true)]
-    pub changes: Option<crate::app::filter::Parts>,
+    #[arg(long, value_name = "PARTS", hide_short_help = true, hide_possible_values = true,
+          value_parser = Vocabulary { parse: Parts::parse, words: Parts::names })]
+    pub changes: Option<Parts>,
 }
 
 impl WatchArgs {
@@ -656,7 +667,8 @@ pub struct ReflectorArgs {
           Also v0.35.2, or Kubernetes' 1.35. --fifo and --watch-list override its defaults \
           [default: the release of the server's Kubernetes (/version: 1.32 → 0.32, clamped \
           to 0.32–0.36; 0.32 if it cannot be read)].",
-          long, value_name = "VERSION", value_parser = ReleaseParser, hide_possible_values = true)]
+          long, value_name = "VERSION", hide_possible_values = true,
+          value_parser = Vocabulary { parse: crate::cache::release::Release::parse, words: releases })]
     pub client_go: Option<crate::cache::release::Release>,
 
     /// Compare the store with a LIST at its resourceVersion every PERIOD (5m)
@@ -683,8 +695,8 @@ pub struct ReflectorArgs {
     /// As a client-go TransformFunc: applied before objects are queued, so the store,
     /// the printed objects and --cache-stats show what the cache holds.
     /// metadata-only-fields=status keeps apiVersion, kind, metadata and status.
-    #[arg(long, value_name = "TRANSFORM", value_parser = crate::cache::transform::Transform::parse,
-          hide_short_help = true)]
+    #[arg(long, value_name = "TRANSFORM", hide_short_help = true, hide_possible_values = true,
+          value_parser = Vocabulary { parse: crate::cache::transform::Transform::parse, words: transforms })]
     pub transform: Option<crate::cache::transform::Transform>,
     /// Report a watch that delivers nothing for D (auto: three bookmark intervals)
     #[arg(long_help = "Report a watch that delivers nothing — no event, no bookmark — for D with a \

@@ -15,9 +15,14 @@ use crate::output::diff::NOISE;
 pub struct Types(pub Vec<DeltaType>);
 
 impl Types {
+    /// The names [`Types::parse`] reads, in `--types`' order.
+    pub fn names() -> Vec<&'static str> {
+        DeltaType::ALL.map(DeltaType::as_str).to_vec()
+    }
+
     /// A comma list of delta type names, in any case.
     pub fn parse(s: &str) -> Result<Types, String> {
-        let valid = || DeltaType::ALL.map(DeltaType::as_str).join(", ");
+        let valid = || Types::names().join(", ");
         let mut out = Vec::new();
         for name in s.split(',').map(str::trim) {
             let Some(t) = DeltaType::ALL
@@ -62,14 +67,19 @@ const PARTS: [(&str, Part); 6] = [
 pub struct Parts(pub Vec<Part>);
 
 impl Parts {
+    /// The names [`Parts::parse`] reads.
+    pub fn names() -> Vec<&'static str> {
+        PARTS.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// A comma list of part names, in any case.
     pub fn parse(s: &str) -> Result<Parts, String> {
         let mut out = Vec::new();
         for name in s.split(',').map(str::trim) {
             let Some((_, p)) = PARTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
-                let valid: Vec<&str> = PARTS.iter().map(|(n, _)| *n).collect();
                 return Err(format!(
                     "unknown part {name:?}: use a comma list of {}",
-                    valid.join(", ")
+                    Parts::names().join(", ")
                 ));
             };
             out.push(*p);

@@ -19,21 +19,34 @@ pub enum Transform {
 }
 
 impl Transform {
+    /// The forms `--transform` takes, as [`Transform::parse`] reads them (and completion
+    /// offers them): the last is followed by the fields it keeps.
+    pub const FORMS: [&'static str; 3] = [
+        "strip-managed-fields",
+        "strip-last-applied",
+        "metadata-only-fields=",
+    ];
+
     /// `strip-managed-fields`, `strip-last-applied` or `metadata-only-fields=a,b`;
     /// `Err`: one line naming the choices.
     pub fn parse(s: &str) -> Result<Transform, String> {
-        match s.split_once('=') {
-            None if s == "strip-managed-fields" => Ok(Transform::StripManagedFields),
-            None if s == "strip-last-applied" => Ok(Transform::StripLastApplied),
-            Some(("metadata-only-fields", list)) => Ok(Transform::MetadataOnlyFields(
+        let [managed, last_applied, only] = Transform::FORMS;
+        if s == managed {
+            return Ok(Transform::StripManagedFields);
+        }
+        if s == last_applied {
+            return Ok(Transform::StripLastApplied);
+        }
+        match s.strip_prefix(only) {
+            Some(list) => Ok(Transform::MetadataOnlyFields(
                 list.split(',')
                     .map(str::trim)
                     .filter(|f| !f.is_empty())
                     .map(str::to_owned)
                     .collect(),
             )),
-            _ => Err(format!(
-                "unknown transform {s:?}: use strip-managed-fields, strip-last-applied or metadata-only-fields=FIELD,…"
+            None => Err(format!(
+                "unknown transform {s:?}: use {managed}, {last_applied} or {only}FIELD,…"
             )),
         }
     }

@@ -11,11 +11,24 @@ use serde::Deserialize;
 
 use crate::cache::listwatch::{ApiStatus, SourceError};
 
+/// Set for the whole process by [`quiet`]: no notice and no server warning on stderr.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Silences [`notice`] and the server's warnings for the rest of the process: a shell
+/// completion's stderr is the terminal under the prompt being completed, and a candidate
+/// list has no place for them.
+pub fn quiet() {
+    QUIET.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// A notice on stderr, a `~` line as kwatch's other notices (discovery and its retries
 /// run before any output, so they do not go through the printer). Sanitized: the text
 /// may carry the server's words.
 pub(crate) fn notice(text: &str) {
     use std::io::Write as _;
+    if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let line = format!("~ {text}");
     let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
 }
@@ -59,6 +72,9 @@ pub(super) async fn get(
 /// stderr, as kubectl's deduplicating warning handler does.
 fn show_warnings(headers: &http::HeaderMap) {
     use std::io::Write as _;
+    if QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     static SHOWN: std::sync::Mutex<Option<std::collections::HashSet<String>>> =
         std::sync::Mutex::new(None);
     for value in headers.get_all(http::header::WARNING) {

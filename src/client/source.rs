@@ -48,7 +48,7 @@ const ACCEPT_JSON: &str = "application/json";
 /// A metadata-only list's `Accept`: client-go's metadata client (`metadata/metadata.go`)
 /// asks for PartialObjectMetadataList in protobuf, then in JSON, then for plain JSON;
 /// kwatch speaks JSON only and asks for the last two.
-const ACCEPT_METADATA_LIST: &str =
+pub const ACCEPT_METADATA_LIST: &str =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
 /// A metadata-only watch's (a streaming list's too) `Accept`: PartialObjectMetadata
