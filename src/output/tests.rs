@@ -823,13 +823,8 @@ fn resource(name: &str, kind: &str, namespaced: bool) -> Resource {
     }
 }
 
-/// Issue 19 item 11: `kwatch all` prints its initial lists in `all`'s order whatever
-/// order they synced in, each resource a block under its own header (after a blank
-/// line, as `kubectl get sa,roles`), and the watch rows after them.
-#[test]
-fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
-    let sa = resource("serviceaccounts", "ServiceAccount", true);
-    let cm = resource("configmaps", "ConfigMap", true);
+/// Two namespaced resources in `all`'s order, service accounts first, and a table of them.
+fn service_accounts_then_config_maps() -> (Resource, Resource, Options) {
     let o = Options {
         multi: true,
         metadata_only: true,
@@ -837,6 +832,19 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
         targets: 2,
         ..opts(Format::Table)
     };
+    (
+        resource("serviceaccounts", "ServiceAccount", true),
+        resource("configmaps", "ConfigMap", true),
+        o,
+    )
+}
+
+/// Issue 19 item 11: `kwatch all` prints its initial lists in `all`'s order whatever
+/// order they synced in, each resource a block under its own header (after a blank
+/// line, as `kubectl get sa,roles`), and the watch rows after them.
+#[test]
+fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
+    let (sa, cm, o) = service_accounts_then_config_maps();
     let out = print_resources(
         o,
         &[
@@ -989,15 +997,7 @@ fn a_records_blame_is_made_once() {
 /// inside another kind's block, whatever order the events came in.
 #[test]
 fn table_keeps_each_resources_tilde_lines_with_its_block() {
-    let sa = resource("serviceaccounts", "ServiceAccount", true);
-    let cm = resource("configmaps", "ConfigMap", true);
-    let o = Options {
-        multi: true,
-        metadata_only: true,
-        order: vec!["serviceaccounts".into(), "configmaps".into()],
-        targets: 2,
-        ..opts(Format::Table)
-    };
+    let (sa, cm, o) = service_accounts_then_config_maps();
     let buf = Buf::default();
     let mut p = printer(o, buf.clone(), buf.clone());
     let list = ReflectorEvent::list("0", 500, "initial", false);
