@@ -118,10 +118,14 @@ pub enum ReflectorEvent {
         resource_version: String,
         timeout_seconds: u32,
     },
-    /// A watch ended. `error` tells whether this leads to a relist.
+    /// A watch ended. `error` tells whether this leads to a relist. `events`: the
+    /// objects it delivered (and an Error event); `bookmarks` apart (absent when 0, as in
+    /// recordings made before it was counted apart).
     WatchEnded {
         reason: String,
         events: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        bookmarks: u64,
         #[serde(rename = "ms", with = "wire::millis")]
         elapsed: Duration,
         error: bool,
@@ -908,6 +912,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ReflectorEvent::WatchEnded {
                         reason: cause.clone(),
                         events: 0,
+                        bookmarks: 0,
                         elapsed: Duration::ZERO,
                         error: true,
                     });
@@ -924,7 +929,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         mut stream: WatchStream,
         start: Instant,
     ) -> Result<State, SourceError> {
+        // Objects (and an Error event) and bookmarks, apart: client-go's eventCount is
+        // their sum, which only the very-short-watch rule reads.
         let mut events = 0u64;
+        let mut bookmarks = 0u64;
         let mut closed = "closed by the server".to_owned();
         // One TimeTravel per watch: the RV it was opened from names it.
         let opened_from = self.last_sync_rv.clone();
@@ -967,16 +975,19 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 Ok(WatchEvent::Added(o)) => {
                     let rv = o.resource_version().to_owned();
                     self.store.add(o);
+                    events += 1;
                     rv
                 }
                 Ok(WatchEvent::Modified(o)) => {
                     let rv = o.resource_version().to_owned();
                     self.store.update(o);
+                    events += 1;
                     rv
                 }
                 Ok(WatchEvent::Deleted(o)) => {
                     let rv = o.resource_version().to_owned();
                     self.store.delete(o);
+                    events += 1;
                     rv
                 }
                 Ok(WatchEvent::Bookmark {
@@ -988,6 +999,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ReflectorEvent::Bookmark {
                         resource_version: resource_version.clone(),
                     });
+                    bookmarks += 1;
                     resource_version
                 }
                 Ok(WatchEvent::Error(status)) => {
@@ -1014,13 +1026,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 travelled = self.travelled(|| watch_query(&opened_from, false), &rv);
             }
             self.last_sync_rv = rv;
-            events += 1;
         };
         // client-go `watch`/`handleAnyWatch`: only a watch shorter than a second that
         // delivered nothing is an error; any other end without an error (the server's
         // timeout, with or without bookmarks) watches again from the last RV, no relist.
         let failed = failed.or_else(|| {
-            (!stalled && very_short(start, events)).then(|| {
+            (!stalled && very_short(start, events + bookmarks)).then(|| {
                 (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
@@ -1035,6 +1046,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         self.store.notice(ReflectorEvent::WatchEnded {
             reason,
             events,
+            bookmarks,
             elapsed: start.elapsed(),
             error,
         });
@@ -1057,9 +1069,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 }
 
 /// client-go: a watch that lasted less than [`SHORT_WATCH`] and delivered nothing is an
-/// error, not a clean close.
+/// error, not a clean close. `events`: client-go's eventCount, bookmarks included.
 fn very_short(start: Instant, events: u64) -> bool {
     events == 0 && start.elapsed() < SHORT_WATCH
+}
+
+/// Serde: a count left out of a record when 0.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.
