@@ -311,3 +311,34 @@ fn restart_stalled_through_a_frozen_connection_watches_on_a_new_one() {
         "no connection lost, no health check: {recs:#?}"
     );
 }
+
+/// Issue 30 item 15: `--stats` has a watch health line for every resource, also one whose
+/// watch delivered nothing (no event, no bookmark) before `--timeout`.
+#[test]
+fn stats_have_a_watch_health_line_for_a_watch_that_delivered_nothing() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let out = sim
+        .kwatch([
+            "configmaps,secrets",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--no-bookmarks",
+            "--timeout",
+            "2s",
+            "--stats",
+        ])
+        .exits(0);
+    for resource in ["configmaps", "secrets"] {
+        let want = format!(
+            "watch health {resource}: last event never, last bookmark never, bookmark \
+             interval not shown yet"
+        );
+        assert!(
+            out.stderr.lines().any(|l| l.trim_start() == want),
+            "no {want:?} in:\n{}",
+            out.stderr
+        );
+    }
+}

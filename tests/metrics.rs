@@ -23,11 +23,16 @@ fn metrics_addr(kw: &Running) -> String {
 
 /// `GET /metrics`: the status line, the content type and the body.
 fn scrape(addr: &str) -> (String, String, String) {
+    request(addr, "GET")
+}
+
+/// `METHOD /metrics`: the status line, the content type and the body.
+fn request(addr: &str, method: &str) -> (String, String, String) {
     let mut s = TcpStream::connect(addr).expect("connect to the metrics endpoint");
     s.set_read_timeout(Some(LIMIT)).expect("timeout");
     write!(
         s,
-        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "{method} /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
     )
     .expect("send");
     let mut answer = String::new();
@@ -411,8 +416,13 @@ fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_
         sample(&samples, "informer_queue_max_depth", &cm) >= Some(1.0),
         "{body}"
     );
-    // Documented as appearing with their first value: a retry, a bookmark.
-    let later = ["reflector_retries", "informer_seconds_since_last_bookmark"];
+    // Documented as appearing with their first value (a retry, a bookmark), or with
+    // `--probe` only.
+    let later = [
+        "reflector_retries",
+        "informer_last_bookmark_timestamp_seconds",
+        "informer_probe_latency_seconds",
+    ];
     for name in documented_metrics() {
         if later.contains(&name.as_str()) {
             continue;
@@ -478,4 +488,132 @@ fn strip_managed_fields_cuts_the_reported_bytes_by_their_share_and_the_rss_is_re
     eprintln!(
         "store bytes {bytes} -> {cut} (managedFields {managed}); peak RSS {rss_before} KiB -> {rss_after} KiB"
     );
+}
+
+/// Seconds since the Unix epoch, now.
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs_f64()
+}
+
+/// Issue 30 item 16: client-go 0.36's informer metrics by their names, help and labels;
+/// timestamps in place of `seconds_since` gauges; a retry's HTTP code under `code`; no
+/// probe histogram without `--probe`; `HEAD /metrics`; `:PORT` on every interface.
+#[test]
+fn client_go_informer_metrics_timestamps_codes_and_head_are_served_on_every_interface() {
+    let start = unix_now();
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", ":0"]);
+    let (_, port) = metrics_addr(&kw)
+        .rsplit_once(':')
+        .map(|(h, p)| (h.to_owned(), p.to_owned()))
+        .expect("a port");
+    // Listened on every interface: reached over IPv4 loopback.
+    let addr = format!("127.0.0.1:{port}");
+    // The next watch is refused once with 429 and Retry-After: one retry.
+    sim.fail_next(json!({"code": 429, "count": 1, "retryAfter": 1, "verb": "watch"}));
+    sim.drop_watches();
+    create_configmap(&sim, "default", "after-retry", json!({}));
+    kw.wait_for(LIMIT, "the change after the retry", |v| {
+        !of_type(v, "Retry").is_empty() && v.iter().any(|r| r["key"] == "default/after-retry")
+    });
+    let recs = kw.json();
+    let rv = recs
+        .iter()
+        .rfind(|r| r["key"] == "default/after-retry")
+        .and_then(|r| r["resourceVersion"].as_str())
+        .expect("its resourceVersion")
+        .to_owned();
+
+    let (status, kind, body) = scrape(&addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    let samples = parsed(&body);
+    let informer = [
+        ("name", "kwatch"),
+        ("group", ""),
+        ("version", "v1"),
+        ("resource", "configmaps"),
+    ];
+    for (name, help, ty) in [
+        (
+            "informer_queued_items",
+            "[ALPHA] Number of items currently queued in the FIFO.",
+            "gauge",
+        ),
+        (
+            "informer_processing_latency_seconds",
+            "[ALPHA] Time taken to process events after popping from the queue.",
+            "histogram",
+        ),
+        (
+            "informer_store_resource_version",
+            "[ALPHA] The 15 least significant digits of the resource version of the store.",
+            "gauge",
+        ),
+    ] {
+        assert!(
+            body.contains(&format!("# HELP {name} {help}\n# TYPE {name} {ty}\n")),
+            "{name}:\n{body}"
+        );
+    }
+    assert_eq!(
+        sample(&samples, "informer_queued_items", &informer),
+        Some(0.0),
+        "{body}"
+    );
+    assert!(
+        sample(
+            &samples,
+            "informer_processing_latency_seconds_count",
+            &informer
+        ) >= Some(2.0),
+        "the initial list's pop and the change's: {body}"
+    );
+    assert_eq!(
+        sample(&samples, "informer_store_resource_version", &informer),
+        rv.parse::<f64>().ok(),
+        "{body}"
+    );
+    // A point in time, not an age that is stale as soon as it is scraped.
+    assert!(!body.contains("seconds_since"), "{body}");
+    let last = sample(
+        &samples,
+        "informer_last_event_timestamp_seconds",
+        &[("resource", "configmaps")],
+    )
+    .expect("the last event's time");
+    assert!((start..=unix_now()).contains(&last), "{last}: {body}");
+    assert_eq!(
+        sample(
+            &samples,
+            "reflector_retries_total",
+            &[("resource", "configmaps"), ("code", "429")]
+        ),
+        Some(1.0),
+        "{body}"
+    );
+    assert!(!body.contains("type=\"429\""), "{body}");
+    assert!(!body.contains("informer_probe_latency_seconds"), "{body}");
+
+    let (status, head_kind, head_body) = request(&addr, "HEAD");
+    assert_eq!(status, "HTTP/1.1 200 OK", "{head_body}");
+    assert_eq!(head_kind, kind);
+    assert_eq!(head_body, "");
+    kw.terminate(Duration::from_secs(10));
+}
+
+/// Issue 30 item 16: `localhost:PORT` is resolved and listened on, as Go's net.Listen does.
+#[test]
+fn a_host_name_metrics_address_is_resolved() {
+    let (_sim, kw) = watching_a_new_sim(&[], &["--metrics", "localhost:0"]);
+    let addr = metrics_addr(&kw);
+    assert!(addr.starts_with("127.0.0.1:"), "IPv4 first, as Go: {addr}");
+    let (status, _, body) = scrape(&addr);
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(
+        body.contains("# TYPE informer_queued_items gauge"),
+        "{body}"
+    );
+    kw.terminate(Duration::from_secs(10));
 }

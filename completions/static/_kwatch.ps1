@@ -31,7 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`')
             [CompletionResult]::new('--probe', '--probe', [CompletionResultType]::ParameterName, 'Measure write-to-delta latency: patch a ConfigMap of kwatch''s own in NAMESPACE')
             [CompletionResult]::new('--probe-interval', '--probe-interval', [CompletionResultType]::ParameterName, 'How often --probe patches its ConfigMap')
-            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Serve the informer''s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr)')
+            [CompletionResult]::new('--metrics', '--metrics', [CompletionResultType]::ParameterName, 'Serve the informer''s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464, localhost:9464 or :9464 (every interface); port 0 picks a free port (the address is printed on stderr)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…')
             [CompletionResult]::new('--live-history', '--live-history', [CompletionResultType]::ParameterName, '--live: how many versions of each object its history screen (Enter) keeps; the oldest go first')

@@ -28,7 +28,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --record 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`'
             cand --probe 'Measure write-to-delta latency: patch a ConfigMap of kwatch''s own in NAMESPACE'
             cand --probe-interval 'How often --probe patches its ConfigMap'
-            cand --metrics 'Serve the informer''s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr)'
+            cand --metrics 'Serve the informer''s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464, localhost:9464 or :9464 (every interface); port 0 picks a free port (the address is printed on stderr)'
             cand -o 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
             cand --output 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…'
             cand --live-history '--live: how many versions of each object its history screen (Enter) keeps; the oldest go first'

@@ -32,7 +32,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field 
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe -d 'Measure write-to-delta latency: patch a ConfigMap of kwatch\'s own in NAMESPACE' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe-interval -d 'How often --probe patches its ConfigMap' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l metrics -d 'Serve the informer\'s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l metrics -d 'Serve the informer\'s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464, localhost:9464 or :9464 (every interface); port 0 picks a free port (the address is printed on stderr)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
 wide\t''
 json\t''

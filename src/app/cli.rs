@@ -342,10 +342,11 @@ pub struct WatchArgs {
           requires = "probe", hide_short_help = true)]
     pub probe_interval: Duration,
     /// Serve the informer's metrics (OpenMetrics) at http://ADDR/metrics, e.g.
-    /// 127.0.0.1:9464; port 0 picks a free port (the address is printed on stderr).
+    /// 127.0.0.1:9464, localhost:9464 or :9464 (every interface); port 0 picks a free
+    /// port (the address is printed on stderr).
     #[arg(long, value_name = "ADDR", value_parser = crate::app::metrics::parse_addr,
           hide_short_help = true)]
-    pub metrics: Option<std::net::SocketAddr>,
+    pub metrics: Option<crate::app::metrics::ListenAddr>,
 
     /// More diagnostics on stderr (-v, -vv, -vvv); RUST_LOG overrides.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, hide_short_help = true)]

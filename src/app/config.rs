@@ -66,7 +66,7 @@ pub struct Config {
     pub record: Option<std::path::PathBuf>,
     pub stats: bool,
     /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
-    pub metrics: Option<std::net::SocketAddr>,
+    pub metrics: Option<crate::app::metrics::ListenAddr>,
     /// Show loading progress on stderr (it is a terminal, and the format is for people
     /// or stdout is not the terminal).
     pub progress: bool,
@@ -224,7 +224,7 @@ impl Config {
             stop: args.stop.into(),
             record: args.record.clone(),
             stats: args.stats,
-            metrics: args.metrics,
+            metrics: args.metrics.clone(),
             progress,
             metadata_only: args.reflector.metadata_only,
             probe: args.probe.clone().map(|namespace| Probe {

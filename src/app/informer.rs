@@ -387,7 +387,9 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
     let mut tally = None;
     loop {
         // Applied to the store under the FIFO's lock, with the versions known before.
-        let Some(mut taken) = fifo.pop_with(|p| take(p, &store, batches)).await else {
+        // From the pop on, as client-go 0.36's processing latency.
+        let popped = fifo.pop_with(|p| (Instant::now(), take(p, &store, batches)));
+        let Some((popped_at, mut taken)) = popped.await else {
             return;
         };
         tally_pop(&mut taken, &mut tally);
@@ -408,13 +410,19 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             listener: listener.as_ref(),
         };
         shared.write(|sink| {
-            if let Some(m) = &sink.metrics {
-                m.popped(&Labels {
+            let metrics = sink.metrics.clone().map(|m| {
+                let l = Labels {
                     resource: t.resource.name.clone(),
                     context: context.as_deref().unwrap_or_default().to_owned(),
-                });
+                };
+                m.popped(&l);
+                (m, l)
+            });
+            let delivered = pop.deliver(&shared, sink);
+            if let (Some((m, l)), true) = (metrics, had_deltas) {
+                m.processed(&l, popped_at.elapsed());
             }
-            pop.deliver(&shared, sink)
+            delivered
         });
         // A slow handler is slow on deltas; the reflector's records pass at once.
         if let (Some(d), true) = (shared.pop_delay, had_deltas) {

@@ -1,21 +1,25 @@
-//! `--metrics ADDR`: the informer's metrics as an OpenMetrics endpoint (`GET /metrics`),
-//! encoded by the `prometheus-client` crate and served by hyper on the one address given.
+//! `--metrics ADDR`: the informer's metrics as an OpenMetrics endpoint (`GET /metrics`,
+//! and `HEAD`), encoded by the `prometheus-client` crate and served by hyper on the one
+//! address given (`:PORT`: every interface, `HOST:PORT`: resolved, as Go's `net.Listen`).
 //!
 //! Fed from the records the [`crate::app::informer::Sink`] prints (as `--stats` is), so
 //! they describe what the informer saw; what records do not carry (store size, the
-//! queue's depth, time since the last event) is read when the endpoint is scraped, which
-//! costs the hot path nothing. Names follow client-go's reflector metrics
-//! (`tools/cache/reflector_metrics.go`, removed in 1.14 by kubernetes#74636) and the
-//! informer metrics KEP-4346 asks back, each listed in docs/metrics.md. Labels name only
-//! the resource and the context: never object contents or credentials.
+//! queue's depth) is read when the endpoint is scraped, which costs the hot path nothing.
+//! Names follow client-go's reflector metrics (`tools/cache/reflector_metrics.go`, removed
+//! in 1.14 by kubernetes#74636), client-go 0.36's own informer metrics (component-base's
+//! `metrics/prometheus/clientgo/fifo/metrics.go`: names, help, buckets and labels as
+//! there) and the informer metrics KEP-4346 asks back, each listed in docs/metrics.md.
+//! Labels name only the informer, the resource and the context: never object contents
+//! or credentials.
 //!
-//! `--probe`'s `Latency` records feed `informer_probe_latency_seconds`, `--stall-after`'s
-//! `Stalled` records `reflector_stalls_total`.
+//! `--probe`'s `Latency` records feed `informer_probe_latency_seconds` (registered only
+//! with `--probe`), `--stall-after`'s `Stalled` records `reflector_stalls_total`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
 use http_body_util::Full;
 use hyper::body::Bytes;
@@ -33,6 +37,7 @@ use crate::app::exit::Usage;
 use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
 use crate::cache::store::Store;
+use crate::client::target::Target;
 use crate::output::{Body, Record};
 
 /// Which informer: the resource as records name it, and the context (empty with one).
@@ -54,20 +59,46 @@ struct Reason {
 struct Typed {
     resource: String,
     context: String,
-    /// A delta's type (`Added`, …), or a retry's HTTP code (`none` for a lost connection).
+    /// A delta's type (`Added`, …).
     r#type: String,
 }
 
-/// When an informer last saw an event and a bookmark.
-#[derive(Default)]
-struct Seen {
-    event: Option<Instant>,
-    bookmark: Option<Instant>,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Coded {
+    resource: String,
+    context: String,
+    /// The HTTP code a retried request was answered (`none`: the connection was lost).
+    code: String,
+}
+
+/// client-go 0.36's informer labels (component-base `clientgo/fifo/metrics.go`):
+/// `name`, the informer's (`kwatch`, `kwatch/CONTEXT` with several contexts, so that
+/// each (name, resource) pair is one informer as client-go's reservation makes it), and
+/// the resource's group, version and plural.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct InformerLabels {
+    name: String,
+    group: String,
+    version: String,
+    resource: String,
+}
+
+impl InformerLabels {
+    /// The labels of `t`'s informer in `context` (`None`: the one context).
+    pub fn new(t: &Target, context: Option<&str>) -> InformerLabels {
+        InformerLabels {
+            name: context.map_or("kwatch".to_owned(), |c| format!("kwatch/{c}")),
+            group: t.group.clone(),
+            version: t.version.clone(),
+            resource: t.plural.clone(),
+        }
+    }
 }
 
 /// A store and the queue feeding it, read at each scrape.
 struct Source {
     labels: Labels,
+    informer: InformerLabels,
     store: Arc<Store>,
     queue: Box<dyn Fn() -> Option<FifoStats> + Send + Sync>,
 }
@@ -85,6 +116,32 @@ fn watch_seconds() -> Histogram {
 fn items() -> Histogram {
     Histogram::new(exponential_buckets(1.0, 4.0, 10))
 }
+
+/// component-base's `informer_processing_latency_seconds` buckets.
+fn processing_seconds() -> Histogram {
+    Histogram::new([
+        0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    ])
+}
+
+/// component-base's `informer_store_resource_version`: a resourceVersion's 15 least
+/// significant digits (client-go's `parseRVForMetricsWithTruncation`, so that a float
+/// holds it exactly); `None` when it is not a decimal integer.
+fn truncated_rv(rv: &str) -> Option<u64> {
+    if rv.is_empty() || !rv.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    rv[rv.len().saturating_sub(15)..].parse().ok()
+}
+
+/// Seconds since the Unix epoch, now.
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+type FloatGauge = Gauge<f64, AtomicU64>;
 
 type Hist = Family<Labels, Histogram, fn() -> Histogram>;
 
@@ -104,7 +161,7 @@ pub struct Metrics {
     deltas: Family<Typed, Counter>,
     bookmarks: Family<Labels, Counter>,
     expired: Family<Labels, Counter>,
-    retries: Family<Typed, Counter>,
+    retries: Family<Coded, Counter>,
     backoffs: Family<Labels, Counter>,
     pops: Family<Labels, Counter>,
     queue_depth: Family<Labels, Gauge>,
@@ -112,11 +169,17 @@ pub struct Metrics {
     store_objects: Family<Labels, Gauge>,
     store_bytes: Family<Labels, Gauge>,
     last_rv: Family<Labels, Gauge>,
-    since_event: Family<Labels, Gauge<f64, std::sync::atomic::AtomicU64>>,
-    since_bookmark: Family<Labels, Gauge<f64, std::sync::atomic::AtomicU64>>,
-    probe_latency: Histogram,
+    last_event: Family<Labels, FloatGauge>,
+    last_bookmark: Family<Labels, FloatGauge>,
+    /// With `--probe` only: a histogram of nothing would read as a probe that measured
+    /// nothing.
+    probe_latency: Option<Histogram>,
     stalls: Family<Labels, Counter>,
-    seen: Mutex<HashMap<Labels, Seen>>,
+    queued_items: Family<InformerLabels, FloatGauge>,
+    processing_latency: Family<InformerLabels, Histogram, fn() -> Histogram>,
+    store_rv: Family<InformerLabels, FloatGauge>,
+    /// Each source's client-go labels, by its own (filled by [`Metrics::add_source`]).
+    informers: Mutex<HashMap<Labels, InformerLabels>>,
     sources: Mutex<Vec<Source>>,
 }
 
@@ -143,14 +206,9 @@ fn is_expired(reason: &str) -> bool {
     reason.contains("410") || reason.contains("too old resource version")
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
-        Metrics::new()
-    }
-}
-
 impl Metrics {
-    pub fn new() -> Metrics {
+    /// `probe`: `--probe` is on, and its latency histogram served.
+    pub fn new(probe: bool) -> Metrics {
         let m = Metrics {
             registry: Registry::default(),
             lists: Family::default(),
@@ -171,11 +229,14 @@ impl Metrics {
             store_objects: Family::default(),
             store_bytes: Family::default(),
             last_rv: Family::default(),
-            since_event: Family::default(),
-            since_bookmark: Family::default(),
-            probe_latency: list_seconds(),
+            last_event: Family::default(),
+            last_bookmark: Family::default(),
+            probe_latency: probe.then(list_seconds),
             stalls: Family::default(),
-            seen: Mutex::new(HashMap::new()),
+            queued_items: Family::default(),
+            processing_latency: Family::new_with_constructor(processing_seconds),
+            store_rv: Family::default(),
+            informers: Mutex::new(HashMap::new()),
             sources: Mutex::new(Vec::new()),
         };
         m.register()
@@ -240,24 +301,43 @@ impl Metrics {
             self.last_rv.clone(),
         );
         r.register(
-            "informer_seconds_since_last_event",
-            "Seconds since the last delta popped (absent before the first)",
-            self.since_event.clone(),
+            "informer_last_event_timestamp_seconds",
+            "Unix time of the last delta popped (absent before the first)",
+            self.last_event.clone(),
         );
         r.register(
-            "informer_seconds_since_last_bookmark",
-            "Seconds since the last bookmark (absent before the first)",
-            self.since_bookmark.clone(),
+            "informer_last_bookmark_timestamp_seconds",
+            "Unix time of the last bookmark (absent before the first)",
+            self.last_bookmark.clone(),
         );
-        r.register(
-            "informer_probe_latency_seconds",
-            "Write-to-delta latency measured by the probe",
-            self.probe_latency.clone(),
-        );
+        if let Some(h) = &self.probe_latency {
+            r.register(
+                "informer_probe_latency_seconds",
+                "Write-to-delta latency measured by the probe",
+                h.clone(),
+            );
+        }
         r.register(
             "reflector_stalls",
             "Watches that delivered nothing for the stall time",
             self.stalls.clone(),
+        );
+        // client-go 0.36's, as component-base registers them (its ALPHA marker included;
+        // the encoder ends each help with the full stop).
+        r.register(
+            "informer_queued_items",
+            "[ALPHA] Number of items currently queued in the FIFO",
+            self.queued_items.clone(),
+        );
+        r.register(
+            "informer_processing_latency_seconds",
+            "[ALPHA] Time taken to process events after popping from the queue",
+            self.processing_latency.clone(),
+        );
+        r.register(
+            "informer_store_resource_version",
+            "[ALPHA] The 15 least significant digits of the resource version of the store",
+            self.store_rv.clone(),
         );
         self
     }
@@ -305,6 +385,7 @@ impl Metrics {
     pub fn add_source(
         &self,
         labels: Labels,
+        informer: InformerLabels,
         store: Arc<Store>,
         queue: Box<dyn Fn() -> Option<FifoStats> + Send + Sync>,
     ) {
@@ -327,8 +408,14 @@ impl Metrics {
         ] {
             let _ = h.get_or_create(&labels);
         }
+        let _ = self.processing_latency.get_or_create(&informer);
+        self.informers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(labels.clone(), informer.clone());
         self.lock_sources().push(Source {
             labels,
+            informer,
             store,
             queue,
         });
@@ -338,14 +425,27 @@ impl Metrics {
         self.sources.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn touch(&self, l: &Labels, f: impl FnOnce(&mut Seen)) {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        f(seen.entry(l.clone()).or_default());
+    /// Runs `f` on the client-go labels of `l`'s informer, if it is a source.
+    fn with_informer(&self, l: &Labels, f: impl FnOnce(&InformerLabels)) {
+        let informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = informers.get(l) {
+            f(i);
+        }
     }
 
     /// One pop of an informer's queue.
     pub fn popped(&self, l: &Labels) {
         self.pops.get_or_create(l).inc();
+    }
+
+    /// A pop of deltas processed (applied to the store and delivered) in `took`: client-go
+    /// 0.36's processing latency, from the pop to the handlers' return.
+    pub fn processed(&self, l: &Labels, took: Duration) {
+        self.with_informer(l, |i| {
+            self.processing_latency
+                .get_or_create(i)
+                .observe(took.as_secs_f64());
+        });
     }
 
     /// Counts one printed record.
@@ -359,7 +459,14 @@ impl Metrics {
                 self.deltas
                     .get_or_create(&typed(&l, delta.kind.as_str()))
                     .inc();
-                self.touch(&l, |s| s.event = Some(Instant::now()));
+                self.last_event.get_or_create(&l).set(unix_now());
+                // client-go's store sets it from each object it applies.
+                let rv = delta.object.object().map(|o| o.resource_version());
+                if let Some(rv) = rv.and_then(truncated_rv) {
+                    self.with_informer(&l, |i| {
+                        self.store_rv.get_or_create(i).set(rv as f64);
+                    });
+                }
             }
             Body::Event(e) => self.observe_event(&l, e),
             Body::Synced | Body::Handler { .. } => {}
@@ -424,7 +531,7 @@ impl Metrics {
             }
             ReflectorEvent::Bookmark { resource_version } => {
                 self.bookmarks.get_or_create(l).inc();
-                self.touch(l, |s| s.bookmark = Some(Instant::now()));
+                self.last_bookmark.get_or_create(l).set(unix_now());
                 rv(resource_version);
             }
             ReflectorEvent::Backoff { .. } => {
@@ -432,13 +539,21 @@ impl Metrics {
             }
             ReflectorEvent::Retry(r) => {
                 let code = r.code.map_or_else(|| "none".to_owned(), |c| c.to_string());
-                self.retries.get_or_create(&typed(l, &code)).inc();
+                self.retries
+                    .get_or_create(&Coded {
+                        resource: l.resource.clone(),
+                        context: l.context.clone(),
+                        code,
+                    })
+                    .inc();
             }
             ReflectorEvent::Stalled { .. } => {
                 self.stalls.get_or_create(l).inc();
             }
             ReflectorEvent::Latency { latency, .. } => {
-                self.probe_latency.observe(latency.as_secs_f64());
+                if let Some(h) = &self.probe_latency {
+                    h.observe(latency.as_secs_f64());
+                }
             }
             ReflectorEvent::Resync
             | ReflectorEvent::WatchListFallback { .. }
@@ -467,21 +582,10 @@ impl Metrics {
                 self.queue_max_depth
                     .get_or_create(&s.labels)
                     .set(q.max_depth as i64);
-            }
-        }
-        {
-            let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-            for (l, s) in seen.iter() {
-                if let Some(t) = s.event {
-                    self.since_event
-                        .get_or_create(l)
-                        .set(t.elapsed().as_secs_f64());
-                }
-                if let Some(t) = s.bookmark {
-                    self.since_bookmark
-                        .get_or_create(l)
-                        .set(t.elapsed().as_secs_f64());
-                }
+                // client-go's: keys of a DeltaFIFO, deltas of a RealFIFO, as `depth`.
+                self.queued_items
+                    .get_or_create(&s.informer)
+                    .set(q.depth as f64);
             }
         }
         let mut out = String::new();
@@ -490,27 +594,97 @@ impl Metrics {
     }
 }
 
+/// `--metrics`'s address, as Go's `net.Listen("tcp", …)` reads one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenAddr {
+    /// `127.0.0.1:9464`, `[::1]:9464`.
+    Ip(SocketAddr),
+    /// `:9464`: every interface, IPv6 and IPv4 (IPv4 alone where there is no IPv6).
+    Any(u16),
+    /// `localhost:9464`: the host's first address (IPv4 first, as Go prefers), resolved
+    /// when bound.
+    Host(String, u16),
+}
+
+impl std::fmt::Display for ListenAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ListenAddr::Ip(a) => write!(f, "{a}"),
+            ListenAddr::Any(port) => write!(f, ":{port}"),
+            ListenAddr::Host(host, port) => write!(f, "{host}:{port}"),
+        }
+    }
+}
+
 /// `--metrics`'s address, read: `Err` names the fix.
-pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
-    s.parse().map_err(|_| {
-        format!("--metrics {s:?}: not an IP address and port; give one such as 127.0.0.1:9464 (port 0: any free port)")
+pub fn parse_addr(s: &str) -> Result<ListenAddr, String> {
+    let bad = || {
+        format!(
+            "--metrics {s:?}: not an address and port; give one such as 127.0.0.1:9464, \
+             localhost:9464 or :9464 (every interface; port 0: any free port)"
+        )
+    };
+    if let Ok(a) = s.parse::<SocketAddr>() {
+        return Ok(ListenAddr::Ip(a));
+    }
+    let (host, port) = s.rsplit_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    if host.is_empty() {
+        return Ok(ListenAddr::Any(port));
+    }
+    // A host name's characters (RFC 1123, and `_`): an IPv6 address without its
+    // brackets, or anything else, is refused here rather than by the resolver.
+    let name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_');
+    if !host.chars().all(name) {
+        return Err(bad());
+    }
+    Ok(ListenAddr::Host(host.to_owned(), port))
+}
+
+/// The addresses to try for `addr`, in order: the first that binds is listened on.
+async fn candidates(addr: &ListenAddr) -> std::io::Result<Vec<SocketAddr>> {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    Ok(match addr {
+        ListenAddr::Ip(a) => vec![*a],
+        // Linux's `[::]` takes IPv4 too (bindv6only is 0 unless set otherwise).
+        ListenAddr::Any(port) => vec![
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::UNSPECIFIED), *port),
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), *port),
+        ],
+        ListenAddr::Host(host, port) => {
+            let mut all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), *port))
+                .await?
+                .collect();
+            all.sort_by_key(|a| !a.is_ipv4());
+            all
+        }
     })
 }
 
-/// Binds the endpoint's address before anything starts: a busy or unusable address is
-/// a usage error (exit 2). The bound address goes to stderr.
-pub async fn bind(addr: SocketAddr) -> anyhow::Result<TcpListener> {
-    let listener = TcpListener::bind(addr).await.map_err(|e| {
+/// Binds the endpoint's address before anything starts: a busy or unusable address
+/// (or a host that does not resolve) is a usage error (exit 2). The bound address goes
+/// to stderr.
+pub async fn bind(addr: &ListenAddr) -> anyhow::Result<TcpListener> {
+    let refused = |e: std::io::Error| {
         Usage(format!(
             "--metrics {addr}: cannot listen there ({e}); give a free address, e.g. 127.0.0.1:0"
         ))
-    })?;
-    let bound = listener.local_addr().unwrap_or(addr);
-    eprintln!("kwatch: metrics on http://{bound}/metrics");
-    Ok(listener)
+    };
+    let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "no address");
+    for a in candidates(addr).await.map_err(refused)? {
+        match TcpListener::bind(a).await {
+            Ok(listener) => {
+                let bound = listener.local_addr().unwrap_or(a);
+                eprintln!("kwatch: metrics on http://{bound}/metrics");
+                return Ok(listener);
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(refused(last).into())
 }
 
-/// Serves `GET /metrics` on `listener` until the process ends (HTTP/1.1).
+/// Serves `GET /metrics` (and `HEAD`) on `listener` until the process ends (HTTP/1.1).
 pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
@@ -543,11 +717,15 @@ fn answer<B>(req: &Request<B>, metrics: &Metrics) -> Response<Full<Bytes>> {
         );
         r
     };
-    if req.method() != hyper::Method::GET || req.uri().path() != "/metrics" {
+    // HEAD answers as GET does, and hyper leaves the body out.
+    let method = req.method();
+    if !(method == hyper::Method::GET || method == hyper::Method::HEAD)
+        || req.uri().path() != "/metrics"
+    {
         return reply(
             StatusCode::NOT_FOUND,
             "text/plain",
-            "only GET /metrics is served\n".into(),
+            "only GET /metrics (and HEAD) is served\n".into(),
         );
     }
     match metrics.render() {
@@ -559,11 +737,74 @@ fn answer<B>(req: &Request<B>, metrics: &Metrics) -> Response<Full<Bytes>> {
         ),
     }
 }
-/// `l`'s labels and a type (a delta type, an HTTP code).
+
+/// `l`'s labels and a delta's type.
 fn typed(l: &Labels, t: &str) -> Typed {
     Typed {
         resource: l.resource.clone(),
         context: l.context.clone(),
         r#type: t.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 30 item 16: addresses as Go's net.Listen reads them.
+    #[test]
+    fn listen_addresses_read_as_go_reads_them() {
+        let ip: SocketAddr = "127.0.0.1:9464".parse().unwrap();
+        assert_eq!(parse_addr("127.0.0.1:9464"), Ok(ListenAddr::Ip(ip)));
+        let v6: SocketAddr = "[::1]:0".parse().unwrap();
+        assert_eq!(parse_addr("[::1]:0"), Ok(ListenAddr::Ip(v6)));
+        assert_eq!(parse_addr(":9464"), Ok(ListenAddr::Any(9464)));
+        assert_eq!(
+            parse_addr("localhost:9464"),
+            Ok(ListenAddr::Host("localhost".into(), 9464))
+        );
+        for bad in [
+            "localhost-9464",
+            "9464",
+            ":",
+            ":99999",
+            "::1:9464",
+            "a b:1",
+            "x:port",
+        ] {
+            let e = parse_addr(bad).unwrap_err();
+            assert!(
+                e.starts_with("--metrics ") && e.contains("127.0.0.1:9464"),
+                "{e}"
+            );
+        }
+    }
+
+    /// client-go's parseRVForMetricsWithTruncation: the 15 least significant digits.
+    #[test]
+    fn store_resource_versions_keep_their_15_least_significant_digits() {
+        assert_eq!(truncated_rv("52"), Some(52));
+        assert_eq!(
+            truncated_rv("1234567890123456789"),
+            Some(567_890_123_456_789)
+        );
+        assert_eq!(truncated_rv(""), None);
+        assert_eq!(truncated_rv("abc"), None);
+        assert_eq!(truncated_rv("12é"), None);
+    }
+
+    /// Issue 30 item 16: the probe's histogram only with `--probe`.
+    #[test]
+    fn the_probe_histogram_is_registered_with_the_probe_only() {
+        let without = Metrics::new(false).render().unwrap();
+        assert!(
+            !without.contains("informer_probe_latency_seconds"),
+            "{without}"
+        );
+        let with = Metrics::new(true).render().unwrap();
+        assert!(
+            with.contains("# TYPE informer_probe_latency_seconds histogram"),
+            "{with}"
+        );
     }
 }

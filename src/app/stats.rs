@@ -34,8 +34,8 @@ pub struct Stats {
     /// Requests the request layer sent again (Retry-After, lost connections).
     pub retries: u64,
     pub resyncs: u64,
-    /// Relisted records (relists and resyncs summarised), and the keys of each class
-    /// over all of them: added, deleted, changed, recreated, unchanged.
+    /// Relisted records of relists (a resync's, counted in `resyncs`, are not), and the
+    /// keys of each class over all of them: added, deleted, changed, recreated, unchanged.
     pub relisted: u64,
     /// TimeTravel records: a list or watch older than what the reflector had synced.
     pub time_travels: u64,
@@ -62,7 +62,8 @@ pub struct Stats {
     /// `Conflict` records: managers fighting over a field.
     pub conflicts: u64,
     /// Each resource's watch health, by resource name (`context/name` with several
-    /// contexts).
+    /// contexts): an entry from the resource's first list or watch on, so that a watch
+    /// that never delivered anything has its line too.
     pub health: BTreeMap<String, WatchHealth>,
 }
 
@@ -175,6 +176,7 @@ impl Stats {
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
                 ReflectorEvent::OpaqueResourceVersion { .. } => self.opaque_rvs += 1,
+                ReflectorEvent::Relisted { resync: true, .. } => {}
                 ReflectorEvent::Relisted { .. } => {
                     self.relisted += 1;
                     let classes = e.relisted_classes().into_iter().flatten();
@@ -198,13 +200,21 @@ impl Stats {
     }
 
     fn observe_health(&mut self, rec: &Record<'_>) {
-        let watched = match &rec.body {
+        enum Heard {
+            Nothing,
+            Event,
+            Bookmark,
+        }
+        let heard = match &rec.body {
             Body::Delta {
                 delta,
                 initial_list: false,
                 ..
-            } => matches!(delta.kind.as_str(), "Added" | "Updated" | "Deleted"),
-            Body::Event(ReflectorEvent::Bookmark { .. }) => false,
+            } if matches!(delta.kind.as_str(), "Added" | "Updated" | "Deleted") => Heard::Event,
+            Body::Event(ReflectorEvent::Bookmark { .. }) => Heard::Bookmark,
+            Body::Event(ReflectorEvent::List { .. } | ReflectorEvent::Watch { .. }) => {
+                Heard::Nothing
+            }
             _ => return,
         };
         let name = match rec.context {
@@ -213,11 +223,13 @@ impl Stats {
         };
         let h = self.health.entry(name).or_default();
         let now = Instant::now();
-        if watched {
-            h.last_event = Some(now);
-        } else if matches!(rec.body, Body::Event(_)) {
-            if let Some(prev) = h.last_bookmark.replace(now) {
-                h.bookmark_interval = Some(now - prev);
+        match heard {
+            Heard::Nothing => {}
+            Heard::Event => h.last_event = Some(now),
+            Heard::Bookmark => {
+                if let Some(prev) = h.last_bookmark.replace(now) {
+                    h.bookmark_interval = Some(now - prev);
+                }
             }
         }
     }
@@ -462,6 +474,55 @@ mod tests {
         };
         observe(&mut s, &stalled);
         assert_eq!(shown(&s, "stalled watches:"), "stalled watches: 1");
+    }
+
+    /// Issue 30 item 15: a resource whose watch delivered nothing before `--timeout` has
+    /// its watch health line all the same.
+    #[test]
+    fn a_watch_that_delivered_nothing_has_its_watch_health_line() {
+        let mut s = Stats::new();
+        observe(&mut s, &ReflectorEvent::list("0", 500, "initial", false));
+        observe(&mut s, &listed(0, 1, false));
+        let watch = ReflectorEvent::Watch {
+            resource_version: "9".into(),
+            timeout_seconds: 300,
+        };
+        observe(&mut s, &watch);
+        assert_eq!(
+            shown(&s, "watch health"),
+            "watch health pods: last event never, last bookmark never, bookmark interval \
+             not shown yet"
+        );
+    }
+
+    /// Issue 30 item 15: `relisted:` counts relists, as `lists:` does; a resync's
+    /// `Relisted` record is counted in `resyncs` alone.
+    #[test]
+    fn relisted_counts_relists_not_resyncs() {
+        let mut s = Stats::new();
+        let list = |reason: &str| ReflectorEvent::list("9", 500, reason, false);
+        observe(&mut s, &list("initial"));
+        observe(&mut s, &ReflectorEvent::Resync);
+        observe(&mut s, &ReflectorEvent::relisted("", true));
+        observe(&mut s, &ReflectorEvent::Resync);
+        observe(&mut s, &ReflectorEvent::relisted("", true));
+        let text = s.render(&[]);
+        assert_eq!(
+            line(&text, "lists:"),
+            "lists: 1 (0 relists), 0 pages, 0 items"
+        );
+        assert!(line(&text, "watches:").ends_with("resyncs: 2"), "{text}");
+        assert!(!text.contains("relisted"), "{text}");
+        observe(&mut s, &list("410 Expired: too old resource version"));
+        observe(&mut s, &ReflectorEvent::relisted("12", false));
+        assert_eq!(
+            shown(&s, "lists:"),
+            "lists: 2 (1 relists), 0 pages, 0 items"
+        );
+        assert_eq!(
+            shown(&s, "relisted:"),
+            "relisted: 1 (added 0, deleted 0, changed 0, recreated 0, unchanged 0)"
+        );
     }
 
     #[test]

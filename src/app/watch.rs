@@ -157,7 +157,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .timeout
         .map(|after| (tokio::time::Instant::now() + after, after));
     // Bound before anything starts: a busy address ends the run at once (exit 2).
-    let metrics_listener = match cfg.metrics {
+    let metrics_listener = match &cfg.metrics {
         Some(addr) => Some(metrics::bind(addr).await?),
         None => None,
     };
@@ -192,7 +192,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
     let metrics = metrics_listener.map(|listener| {
-        let m = Arc::new(Metrics::new());
+        let m = Arc::new(Metrics::new(cfg.probe.is_some()));
         shared.lock().metrics = Some(m.clone());
         (listener, m)
     });
@@ -200,9 +200,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     for p in &probes {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
     }
-    let (queues, stores) = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
+    let Started {
+        queues,
+        stores,
+        informers,
+    } = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
     if let Some((listener, m)) = metrics {
-        serve_metrics(listener, m, &queues, &stores, &mut tasks);
+        serve_metrics(listener, m, &queues, &stores, informers, &mut tasks);
     }
     drop(tx);
     if cfg.progress {
@@ -328,22 +332,24 @@ fn shared_state(
 }
 
 /// `--metrics`: `m`, already counting records, also reads every queue and store (pushed
-/// together by [`start_all`], one per resource and context), and is served on `listener`.
+/// together with their informers' labels by [`start_all`], one per resource and
+/// context), and is served on `listener`.
 fn serve_metrics(
     listener: tokio::net::TcpListener,
     m: Arc<Metrics>,
     queues: &[(String, QueueStats)],
     stores: &[Arc<Store>],
+    informers: Vec<metrics::InformerLabels>,
     tasks: &mut JoinSet<()>,
 ) {
-    for ((label, queue), store) in queues.iter().zip(stores) {
+    for (((label, queue), store), informer) in queues.iter().zip(stores).zip(informers) {
         let (resource, context) = label.split_once('@').unwrap_or((label, ""));
         let labels = metrics::Labels {
             resource: resource.to_owned(),
             context: context.to_owned(),
         };
         let queue = queue.clone();
-        m.add_source(labels, store.clone(), Box::new(move || queue()));
+        m.add_source(labels, informer, store.clone(), Box::new(move || queue()));
     }
     tasks.spawn(metrics::serve(listener, m));
 }
@@ -628,12 +634,13 @@ fn start_all(
     shared: &Arc<Shared>,
     tx: &mpsc::UnboundedSender<Stop>,
     tasks: &mut JoinSet<()>,
-) -> (Vec<(String, QueueStats)>, Vec<Arc<Store>>) {
+) -> Started {
     let tag = cfg.clusters.len() > 1;
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
     let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();
     let mut stores = Vec::new();
+    let mut informers = Vec::new();
     let mut index = 0;
     for Resolved {
         cluster: c,
@@ -646,6 +653,7 @@ fn start_all(
         for t in targets {
             let store = Arc::new(Store::new());
             stores.push(store.clone());
+            informers.push(metrics::InformerLabels::new(&t, context.as_deref()));
             let label = match &context {
                 Some(ctx) => format!("{}@{ctx}", t.resource.name),
                 None => t.resource.name.clone(),
@@ -676,7 +684,19 @@ fn start_all(
             index += 1;
         }
     }
-    (queues, stores)
+    Started {
+        queues,
+        stores,
+        informers,
+    }
+}
+
+/// What [`start_all`] started: one entry per resource and context in each, in one order.
+struct Started {
+    queues: Vec<(String, QueueStats)>,
+    stores: Vec<Arc<Store>>,
+    /// `--metrics`: each informer's client-go labels.
+    informers: Vec<metrics::InformerLabels>,
 }
 
 /// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.

@@ -272,6 +272,7 @@ mod tests {
         let ended = ReflectorEvent::WatchEnded {
             reason: "connection lost".into(),
             events: 0,
+            bookmarks: 0,
             elapsed: Duration::from_secs(3),
             error: false,
         };
@@ -328,6 +329,7 @@ mod tests {
         let ended = ReflectorEvent::WatchEnded {
             reason: cause.into(),
             events: 0,
+            bookmarks: 0,
             elapsed: Duration::ZERO,
             error: true,
         };

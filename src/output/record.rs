@@ -650,6 +650,7 @@ mod tests {
             ReflectorEvent::WatchEnded {
                 reason: s("410 \"Expired\"\u{1b}"),
                 events: 7,
+                bookmarks: 3,
                 elapsed: Duration::from_millis(2699),
                 error: true,
             },

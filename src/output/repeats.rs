@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use super::{Body, Record};
 use crate::cache::reflector::ReflectorEvent;
 
-/// A sign of a working watch: a bookmark, a watch that closed cleanly after events, or a
-/// delta from a watch event (not a relist's `Replaced`/`Sync` nor its tombstones).
+/// A sign of a working watch: a bookmark, a watch that closed cleanly after events or
+/// bookmarks, or a delta from a watch event (not a relist's `Replaced`/`Sync` nor its
+/// tombstones).
 pub(super) fn watch_works(body: &Body<'_>) -> bool {
     use crate::cache::delta::DeltaType;
     match body {
@@ -16,8 +17,9 @@ pub(super) fn watch_works(body: &Body<'_>) -> bool {
         Body::Event(ReflectorEvent::WatchEnded {
             error: false,
             events,
+            bookmarks,
             ..
-        }) => *events > 0,
+        }) => events + bookmarks > 0,
         Body::Delta {
             initial_list: false,
             delta,

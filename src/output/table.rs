@@ -666,12 +666,17 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         ReflectorEvent::WatchEnded {
             reason,
             events,
+            bookmarks,
             elapsed,
             error,
         } => {
             let how = if *error { "ended" } else { "closed" };
+            let bookmarks = match bookmarks {
+                0 => String::new(),
+                n => format!(", {}", plural(*n, "bookmark")),
+            };
             format!(
-                "watch {name} {how} after {} and {}: {reason}",
+                "watch {name} {how} after {} and {}{bookmarks}: {reason}",
                 secs(elapsed),
                 plural(*events, "event")
             )

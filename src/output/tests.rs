@@ -476,6 +476,36 @@ fn table_event_lines_go_to_the_diagnostics_writer() {
     );
 }
 
+/// Issue 30 item 15: a watch's `~` line counts its bookmarks apart from its events.
+#[test]
+fn a_watch_end_counts_bookmarks_apart_from_events() {
+    let ended = |events, bookmarks| ReflectorEvent::WatchEnded {
+        reason: "closed by the server".into(),
+        events,
+        bookmarks,
+        elapsed: std::time::Duration::from_millis(468_000),
+        error: false,
+    };
+    let (with, without) = (ended(8, 3), ended(1, 0));
+    let list = ReflectorEvent::list("0", 500, "initial", false);
+    let recs = [
+        Body::Event(&list),
+        Body::Synced,
+        Body::Event(&with),
+        Body::Event(&without),
+    ];
+    let (_, diag) = print_split(opts(Format::Table), None, &recs);
+    let ends: Vec<&str> = diag.lines().skip(2).collect();
+    assert_eq!(
+        ends,
+        [
+            "~ watch pods closed after 468.0s and 8 events, 3 bookmarks: closed by the server",
+            "~ watch pods closed after 468.0s and 1 event: closed by the server",
+        ],
+        "{diag}"
+    );
+}
+
 /// Issue 15: explicit colour is whole: every colour closed by one full reset, no stray
 /// `ESC[m`, whatever `NO_COLOR` says.
 #[test]

@@ -119,10 +119,14 @@ pub enum ReflectorEvent {
         resource_version: String,
         timeout_seconds: u32,
     },
-    /// A watch ended. `error` tells whether this leads to a relist.
+    /// A watch ended. `error` tells whether this leads to a relist. `events`: the
+    /// objects it delivered (and an Error event); `bookmarks` apart (absent when 0, as in
+    /// recordings made before it was counted apart).
     WatchEnded {
         reason: String,
         events: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        bookmarks: u64,
         #[serde(rename = "ms", with = "wire::millis")]
         elapsed: Duration,
         error: bool,
@@ -909,6 +913,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                     self.store.notice(ReflectorEvent::WatchEnded {
                         reason: cause.clone(),
                         events: 0,
+                        bookmarks: 0,
                         elapsed: Duration::ZERO,
                         error: true,
                     });
@@ -983,16 +988,19 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             Ok(WatchEvent::Added(o)) => {
                 let rv = o.resource_version().to_owned();
                 self.store.add(o);
+                w.events += 1;
                 rv
             }
             Ok(WatchEvent::Modified(o)) => {
                 let rv = o.resource_version().to_owned();
                 self.store.update(o);
+                w.events += 1;
                 rv
             }
             Ok(WatchEvent::Deleted(o)) => {
                 let rv = o.resource_version().to_owned();
                 self.store.delete(o);
+                w.events += 1;
                 rv
             }
             Ok(WatchEvent::Bookmark {
@@ -1004,6 +1012,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 self.store.notice(ReflectorEvent::Bookmark {
                     resource_version: resource_version.clone(),
                 });
+                w.bookmarks += 1;
                 resource_version
             }
             Ok(WatchEvent::Error(status)) => {
@@ -1030,7 +1039,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             w.travelled = self.travelled(|| watch_query(&w.opened_from, false), &rv);
         }
         self.last_sync_rv = rv;
-        w.events += 1;
         ControlFlow::Continue(())
     }
 
@@ -1044,7 +1052,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         failed: Option<(String, Option<SourceError>)>,
     ) -> Result<State, SourceError> {
         let failed = failed.or_else(|| {
-            (!w.stalled && very_short(w.start, w.events)).then(|| {
+            (!w.stalled && very_short(w.start, w.events + w.bookmarks)).then(|| {
                 (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
@@ -1059,6 +1067,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         self.store.notice(ReflectorEvent::WatchEnded {
             reason,
             events: w.events,
+            bookmarks: w.bookmarks,
             elapsed: w.start.elapsed(),
             error,
         });
@@ -1072,7 +1081,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 /// What one watch has done so far ([`Reflector::watching`]).
 struct OneWatch {
     start: Instant,
+    /// Objects (and an Error event) and bookmarks, apart: client-go's eventCount is their
+    /// sum, which only the very-short-watch rule reads.
     events: u64,
+    bookmarks: u64,
     /// Why it ended, when it ends without an error.
     closed: String,
     /// The RV it was opened from, which names its one TimeTravel, and whether it had one.
@@ -1093,6 +1105,7 @@ impl OneWatch {
         OneWatch {
             start,
             events: 0,
+            bookmarks: 0,
             closed: "closed by the server".to_owned(),
             opened_from,
             travelled: false,
@@ -1116,9 +1129,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 }
 
 /// client-go: a watch that lasted less than [`SHORT_WATCH`] and delivered nothing is an
-/// error, not a clean close.
+/// error, not a clean close. `events`: client-go's eventCount, bookmarks included.
 fn very_short(start: Instant, events: u64) -> bool {
     events == 0 && start.elapsed() < SHORT_WATCH
+}
+
+/// Serde: a count left out of a record when 0.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A server without streaming lists refuses `sendInitialEvents` as 422 Invalid.

@@ -65,9 +65,17 @@ impl ReflectorStore for Recorder {
             ReflectorEvent::WatchEnded {
                 reason,
                 events,
+                bookmarks: 0,
                 error,
                 ..
             } => format!("WatchEnded events={events} error={error} {reason}"),
+            ReflectorEvent::WatchEnded {
+                reason,
+                events,
+                bookmarks,
+                error,
+                ..
+            } => format!("WatchEnded events={events} bookmarks={bookmarks} error={error} {reason}"),
             ReflectorEvent::Bookmark { resource_version } => format!("Bookmark {resource_version}"),
             ReflectorEvent::Stalled {
                 silent,
@@ -205,7 +213,7 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
             "add ns/c 11",
             "update ns/a 12",
             "Bookmark 15",
-            "WatchEnded events=3 error=false closed by the server",
+            "WatchEnded events=2 bookmarks=1 error=false closed by the server",
             "Watch rv=15",
             "delete ns/b 16",
             "WatchEnded events=1 error=false closed by the server",
@@ -1192,7 +1200,7 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
             "Bookmark 11",
             "Bookmark 12",
             "Stalled 6s age=10s rv=12 restart=true",
-            "WatchEnded events=2 error=false stalled",
+            "WatchEnded events=0 bookmarks=2 error=false stalled",
             "Watch rv=12",
             "add ns/b 13",
         ]

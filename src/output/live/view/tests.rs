@@ -218,6 +218,7 @@ fn a_relist_counts_in_the_header() {
         ReflectorEvent::WatchEnded {
             reason: "410 Gone: too old resource version".into(),
             events: 4,
+            bookmarks: 0,
             elapsed: std::time::Duration::from_secs(20),
             error: true,
         },
