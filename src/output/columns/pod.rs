@@ -104,12 +104,18 @@ impl<'a> PodView<'a> {
     }
 
     /// READY: ready containers of the spec's containers (of the statuses without a spec).
+    /// A sidecar (an init container with `restartPolicy: Always`) counts among them
+    /// (printers.go `printPod`: `isRestartableInitContainer` → `totalContainers++`).
     fn ready(&self) -> String {
-        let total = self
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.as_ref())
-            .map_or(0, |l| l.0);
+        let spec = self.spec.as_ref();
+        let sidecars = spec
+            .and_then(|s| s.init_containers.as_deref())
+            .map_or(0, |l| {
+                l.iter()
+                    .filter(|c| c.restart_policy == Some("Always"))
+                    .count()
+            });
+        let total = spec.and_then(|s| s.containers.as_ref()).map_or(0, |l| l.0) + sidecars;
         let statuses = self.container_statuses();
         let total = if total == 0 {
             statuses.map_or(0, <[_]>::len)
@@ -133,8 +139,8 @@ impl<'a> PodView<'a> {
         let n_inits = self
             .spec
             .as_ref()
-            .and_then(|s| s.init_containers.as_ref())
-            .map_or(inits.map_or(0, <[_]>::len), |l| l.0);
+            .and_then(|s| s.init_containers.as_deref())
+            .map_or(inits.map_or(0, <[_]>::len), <[_]>::len);
         let mut initializing = false;
         for (i, c) in inits.into_iter().flatten().enumerate() {
             let term = c.terminated();
@@ -257,12 +263,18 @@ struct PodMeta<'a> {
 struct PodSpec<'a> {
     #[serde(default)]
     containers: Option<Len>,
-    #[serde(default, rename = "initContainers")]
-    init_containers: Option<Len>,
+    #[serde(borrow, default, rename = "initContainers")]
+    init_containers: Option<Vec<Obj<InitContainer<'a>>>>,
     #[serde(borrow, default, rename = "nodeName")]
     node_name: Option<Text<'a>>,
     #[serde(borrow, default, rename = "readinessGates")]
     readiness_gates: Option<Vec<Obj<ReadinessGate<'a>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct InitContainer<'a> {
+    #[serde(borrow, default, rename = "restartPolicy")]
+    restart_policy: Option<&'a str>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -406,7 +418,9 @@ impl<'a> PodView<'a> {
             }),
             spec: object(&v["spec"], |s| PodSpec {
                 containers: s["containers"].as_array().map(|a| Len(a.len())),
-                init_containers: s["initContainers"].as_array().map(|a| Len(a.len())),
+                init_containers: array(&s["initContainers"], |c| InitContainer {
+                    restart_policy: c["restartPolicy"].as_str(),
+                }),
                 node_name: Text::from_value(&s["nodeName"]),
                 readiness_gates: array(&s["readinessGates"], |g| ReadinessGate {
                     condition_type: g["conditionType"].as_str(),
