@@ -16,8 +16,9 @@
 //!           the foundation: sanitize, the JSON scanner, DER reading, label and field
 //!           selectors; each imports nothing of the crate
 //!
-//! sim/      the simulated API server, beside app/: it may import every layer but app/,
-//!           and only app/ and main.rs import it
+//! sim/      the simulated API server, beside app/: it may import every layer but app/
+//!           and output/ (its Tables are a server's, not kwatch's printers), and only
+//!           app/ and main.rs import it
 //! ```
 //!
 //! A watch flows: app::cli → app::config → client::target / client::expand →
@@ -68,6 +69,9 @@ mod tests {
             _ if from == to => None,
             (_, "sim") if from != "app" => Some("only app/ and main.rs import sim".into()),
             ("sim", "app") => Some("sim imports no part of the application".into()),
+            ("sim", "output") => {
+                Some("sim prints its Tables as a server does, not with kwatch's printers".into())
+            }
             _ if lf == 0 => Some("the foundation imports nothing of the crate".into()),
             _ if lt >= lf => Some(format!("{from} is below {to}")),
             _ => None,
@@ -281,7 +285,8 @@ mod tests {
             refused("cache", "client").as_deref(),
             Some("cache is below client")
         );
-        assert!(refused("sim", "output").is_none());
+        assert!(refused("sim", "output").is_some());
+        assert!(refused("sim", "client").is_none());
         assert!(refused("client", "sim").is_some());
         assert!(refused("text", "scan").is_some());
     }

@@ -13,15 +13,29 @@ pub(super) fn node_columns(wide: bool) -> Vec<Column> {
         c("ROLES", node_roles),
         Column::age(),
         c("VERSION", |o, _| {
-            none(&o["status"]["nodeInfo"]["kubeletVersion"])
+            str_or_empty(&o["status"]["nodeInfo"]["kubeletVersion"])
         }),
     ];
     and_wide(cols, wide, || {
         vec![
             c("INTERNAL-IP", |o, _| node_address(o, "InternalIP")),
-            c("OS-IMAGE", |o, _| none(&o["status"]["nodeInfo"]["osImage"])),
+            c("EXTERNAL-IP", |o, _| node_address(o, "ExternalIP")),
+            c("OS-IMAGE", |o, _| node_info(o, "osImage")),
+            c("KERNEL-VERSION", |o, _| node_info(o, "kernelVersion")),
+            c("CONTAINER-RUNTIME", |o, _| {
+                node_info(o, "containerRuntimeVersion")
+            }),
         ]
     })
+}
+
+/// A field of `status.nodeInfo` as printers.go `printNode` prints it: `<unknown>` when
+/// empty.
+fn node_info(o: &Value, field: &str) -> String {
+    match o["status"]["nodeInfo"][field].as_str() {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => "<unknown>".into(),
+    }
 }
 
 pub(super) fn namespace_columns(_wide: bool) -> Vec<Column> {
@@ -71,11 +85,16 @@ pub(super) fn apiservice_columns(_wide: bool) -> Vec<Column> {
     ]
 }
 
+/// printers.go `printNode`: the Ready condition (the last of its type, as its map of
+/// conditions keeps it) as `Ready` or `NotReady`, `Unknown` without one.
 fn node_status(o: &Value, _: jiff::Timestamp) -> String {
-    let ready = of_type(&o["status"]["conditions"], "Ready");
-    let mut s = match ready.and_then(|c| c["status"].as_str()) {
-        Some("True") => "Ready".to_owned(),
-        _ => "NotReady".to_owned(),
+    let ready = o["status"]["conditions"]
+        .as_array()
+        .and_then(|a| a.iter().rev().find(|c| c["type"] == "Ready"));
+    let mut s = match ready.map(|c| c["status"] == "True") {
+        Some(true) => "Ready".to_owned(),
+        Some(false) => "NotReady".to_owned(),
+        None => "Unknown".to_owned(),
     };
     if o["spec"]["unschedulable"] == true {
         s.push_str(",SchedulingDisabled");
@@ -83,18 +102,24 @@ fn node_status(o: &Value, _: jiff::Timestamp) -> String {
     s
 }
 
+/// printers.go `findNodeRoles`: the names after `node-role.kubernetes.io/` and the value
+/// of `kubernetes.io/role`, sorted and unique.
 fn node_roles(o: &Value, _: jiff::Timestamp) -> String {
-    let roles: Vec<&str> = o["metadata"]["labels"]
+    let roles: std::collections::BTreeSet<&str> = o["metadata"]["labels"]
         .as_object()
         .into_iter()
         .flatten()
-        .filter_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/"))
+        .filter_map(|(k, v)| match k.strip_prefix("node-role.kubernetes.io/") {
+            Some(role) => Some(role),
+            None if k == "kubernetes.io/role" => v.as_str(),
+            None => None,
+        })
         .filter(|r| !r.is_empty())
         .collect();
     if roles.is_empty() {
         "<none>".into()
     } else {
-        roles.join(",")
+        roles.into_iter().collect::<Vec<_>>().join(",")
     }
 }
 

@@ -20,6 +20,8 @@ mod cluster;
 mod crd;
 mod events;
 mod format;
+#[cfg(test)]
+mod genuine;
 mod network;
 mod pod;
 mod rbac;

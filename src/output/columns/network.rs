@@ -5,16 +5,12 @@ use serde_json::Value;
 use super::format::{int, list_with_more, map_pairs, none, str_or_empty};
 use super::{and_wide, Column};
 
-pub(super) fn ingress_columns(wide: bool) -> Vec<Column> {
+pub(super) fn ingress_columns(_wide: bool) -> Vec<Column> {
     let c = Column::new;
     vec![
         c("CLASS", |o, _| none(&o["spec"]["ingressClassName"])),
         c("HOSTS", ingress_hosts),
-        if wide {
-            c("ADDRESS", |o, _| ingress_address(o, true))
-        } else {
-            c("ADDRESS", |o, _| ingress_address(o, false))
-        },
+        c("ADDRESS", ingress_address),
         c("PORTS", |o, _| {
             let tls = o["spec"]["tls"].as_array().is_some_and(|t| !t.is_empty());
             if tls { "80, 443" } else { "80" }.to_owned()
@@ -139,9 +135,10 @@ fn ingress_hosts(o: &Value, _: jiff::Timestamp) -> String {
     }
 }
 
-/// printers.go `ingressLoadBalancerStatusStringer`: sorted unique IPs or hostnames, cut
-/// to 16 bytes unless wide.
-fn ingress_address(o: &Value, wide: bool) -> String {
+/// printers.go `ingressLoadBalancerStatusStringer`: sorted unique IPs or hostnames.
+/// kube-apiserver makes every Table with `Wide: true`, so the printer's 16-byte cut of
+/// the narrow form never reaches kubectl (the genuine server's Tables show it uncut).
+fn ingress_address(o: &Value, _: jiff::Timestamp) -> String {
     let set: std::collections::BTreeSet<&str> = o["status"]["loadBalancer"]["ingress"]
         .as_array()
         .into_iter()
@@ -153,13 +150,7 @@ fn ingress_address(o: &Value, wide: bool) -> String {
                 .or_else(|| i["hostname"].as_str().filter(|s| !s.is_empty()))
         })
         .collect();
-    let r = set.into_iter().collect::<Vec<_>>().join(",");
-    if !wide && r.len() > 16 {
-        let cut = (0..=13).rev().find(|i| r.is_char_boundary(*i)).unwrap_or(0);
-        format!("{}...", &r[..cut])
-    } else {
-        r
-    }
+    set.into_iter().collect::<Vec<_>>().join(",")
 }
 
 pub(super) fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {

@@ -104,12 +104,14 @@ impl<'a> PodView<'a> {
     }
 
     /// READY: ready containers of the spec's containers (of the statuses without a spec).
+    /// A sidecar (an init container with `restartPolicy: Always`) counts among them
+    /// (printers.go `printPod`: `isRestartableInitContainer` → `totalContainers++`).
     fn ready(&self) -> String {
-        let total = self
-            .spec
-            .as_ref()
-            .and_then(|s| s.containers.as_ref())
-            .map_or(0, |l| l.0);
+        let spec = self.spec.as_ref();
+        let sidecars = spec
+            .and_then(|s| s.init_containers.as_ref())
+            .map_or(0, |l| l.sidecars as usize);
+        let total = spec.and_then(|s| s.containers.as_ref()).map_or(0, |l| l.0) + sidecars;
         let statuses = self.container_statuses();
         let total = if total == 0 {
             statuses.map_or(0, <[_]>::len)
@@ -134,7 +136,7 @@ impl<'a> PodView<'a> {
             .spec
             .as_ref()
             .and_then(|s| s.init_containers.as_ref())
-            .map_or(inits.map_or(0, <[_]>::len), |l| l.0);
+            .map_or(inits.map_or(0, <[_]>::len), |l| l.len as usize);
         let mut initializing = false;
         for (i, c) in inits.into_iter().flatten().enumerate() {
             let term = c.terminated();
@@ -258,11 +260,48 @@ struct PodSpec<'a> {
     #[serde(default)]
     containers: Option<Len>,
     #[serde(default, rename = "initContainers")]
-    init_containers: Option<Len>,
+    init_containers: Option<Inits>,
     #[serde(borrow, default, rename = "nodeName")]
     node_name: Option<Text<'a>>,
     #[serde(borrow, default, rename = "readinessGates")]
     readiness_gates: Option<Vec<Obj<ReadinessGate<'a>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct InitContainer<'a> {
+    #[serde(borrow, default, rename = "restartPolicy")]
+    restart_policy: Option<&'a str>,
+}
+
+/// The init containers: how many, and how many are sidecars (`restartPolicy: Always`).
+/// Each must be an object, as the other arrays of the view. u32 counts (saturating) keep
+/// [`PodView`] as small as a [`RowObject`](super::RowObject) needs it.
+#[derive(Debug)]
+struct Inits {
+    len: u32,
+    sidecars: u32,
+}
+
+impl Inits {
+    fn of<'a>(containers: impl Iterator<Item = InitContainer<'a>>) -> Inits {
+        let mut inits = Inits {
+            len: 0,
+            sidecars: 0,
+        };
+        for c in containers {
+            inits.len = inits.len.saturating_add(1);
+            let sidecar = c.restart_policy == Some("Always");
+            inits.sidecars = inits.sidecars.saturating_add(u32::from(sidecar));
+        }
+        inits
+    }
+}
+
+impl<'de> Deserialize<'de> for Inits {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<Obj<InitContainer<'de>>>::deserialize(d)
+            .map(|v| Inits::of(v.into_iter().map(|c| c.0)))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -406,7 +445,11 @@ impl<'a> PodView<'a> {
             }),
             spec: object(&v["spec"], |s| PodSpec {
                 containers: s["containers"].as_array().map(|a| Len(a.len())),
-                init_containers: s["initContainers"].as_array().map(|a| Len(a.len())),
+                init_containers: s["initContainers"].as_array().map(|a| {
+                    Inits::of(a.iter().map(|c| InitContainer {
+                        restart_policy: c["restartPolicy"].as_str(),
+                    }))
+                }),
                 node_name: Text::from_value(&s["nodeName"]),
                 readiness_gates: array(&s["readinessGates"], |g| ReadinessGate {
                     condition_type: g["conditionType"].as_str(),

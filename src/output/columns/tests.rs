@@ -248,7 +248,8 @@ fn network_columns_follow_kubectl_printers() {
         [
             "nginx",
             "a.example,b.example,c.example + 2 more...",
-            "10.0.0.2,lb.s...",
+            // Uncut: kube-apiserver prints every Table wide (issue 31 item 6).
+            "10.0.0.2,lb.some.long.example",
             "80, 443",
             "<unknown>"
         ]
@@ -568,7 +569,14 @@ fn random_pod(rng: &mut rand::rngs::SmallRng) -> Value {
     }
     let n_inits = rng.random_range(0..3);
     if n_inits > 0 && rng.random_bool(0.7) {
-        spec.insert("initContainers".into(), containers(n_inits));
+        let mut inits = containers(n_inits);
+        // Some are sidecars, which READY counts.
+        for c in inits.as_array_mut().into_iter().flatten() {
+            if rng.random_bool(0.3) {
+                c["restartPolicy"] = json!("Always");
+            }
+        }
+        spec.insert("initContainers".into(), inits);
     }
     put(&mut spec, "nodeName", pick(rng, &strs));
     spec.insert(
@@ -808,5 +816,37 @@ fn pod_cells_agree_on_members_of_other_types() {
     assert!(
         typed > 100 && fallback > 100,
         "{typed} typed, {fallback} fallback"
+    );
+}
+
+/// Issue 31 item 6: the genuine captures have no node rows (their cluster had no node),
+/// so printers.go `printNode`'s rules are pinned here: `Unknown` without a Ready
+/// condition, the last Ready condition wins, roles sorted from both labels, `<unknown>`
+/// node info and an empty VERSION.
+#[test]
+fn node_cells_follow_print_node() {
+    let node = res("v1", "Node");
+    let n = json!({"metadata": {"labels": {"node-role.kubernetes.io/worker": "",
+            "node-role.kubernetes.io/control-plane": "", "kubernetes.io/role": "edge"}},
+        "status": {"addresses": [{"type": "ExternalIP", "address": "203.0.113.1"}]}});
+    assert_eq!(
+        cells(&node, true, &n),
+        [
+            "Unknown",
+            "control-plane,edge,worker",
+            "<unknown>",
+            "",
+            "<none>",
+            "203.0.113.1",
+            "<unknown>",
+            "<unknown>",
+            "<unknown>"
+        ]
+    );
+    let flapped = json!({"spec": {"unschedulable": true}, "status": {"conditions": [
+        {"type": "Ready", "status": "True"}, {"type": "Ready", "status": "False"}]}});
+    assert_eq!(
+        cells(&node, false, &flapped)[0],
+        "NotReady,SchedulingDisabled"
     );
 }
