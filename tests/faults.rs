@@ -114,10 +114,7 @@ fn expired_list_falls_back_to_a_consistent_read() {
     // The watch gets 410 (a change it did not see was compacted away), and the relist at
     // the last RV gets 410 too.
     sim.fail_next(json!({"code": 410, "count": 1, "verb": "list"}));
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    change_is_made(&sim, "unseen");
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| change_is_made(sim, "unseen"));
     let recs = change_is_seen(&sim, &mut kw, "after-410");
     let lists = of_type(&recs, "List");
     assert_eq!(lists.len(), 3, "{recs:#?}");

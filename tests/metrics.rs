@@ -117,10 +117,7 @@ fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
     let addr = metrics_addr(&kw);
     // A change the watch does not see is compacted away: the new watch gets 410 and the
     // informer relists (as tests/faults.rs's expired_list_falls_back_to_a_consistent_read).
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    create_configmap(&sim, "default", "unseen", json!({}));
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| create_configmap(sim, "default", "unseen", json!({})));
     create_configmap(&sim, "default", "after-410", json!({"k": "v"}));
     kw.wait_for(LIMIT, "the relist", |v| {
         v.iter().any(|r| r["key"] == "default/after-410")

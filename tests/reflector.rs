@@ -217,14 +217,8 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
         create_configmap(&sim, "doomed", mode);
         let mut kw = sim.start_kwatch(format!("configmaps -n default -o json --watch-list {mode}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-        // A watch cut within a second with no event is a "very short watch" error, which
-        // relists for that reason instead: let it run past that first.
-        std::thread::sleep(Duration::from_millis(1200));
-        // Hold the watch, delete while it is held, forget history, cut the watch.
-        sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-        sim.kubectl_ok("delete configmap doomed -n default");
-        sim.control("POST", "/_sim/compact", json!({}));
-        sim.drop_watches();
+        // Hold the watch, delete while it is held, forget history, release the watch.
+        sim.forced_410(|sim| sim.kubectl_ok("delete configmap doomed -n default"));
         let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
             v.iter()
                 .any(|r| r["key"] == "default/doomed" && r["type"] == "Deleted")

@@ -833,28 +833,83 @@ fn fault_stall_delays_watch_events() {
     let sim = SimProcess::start(&[]);
     let rev = sim.revision();
     let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
-    sim.control("POST", "stall", json!({"seconds": 1.5}));
-    let t0 = Instant::now();
+    sim.control("POST", "stall", json!({"until": "released"}));
     create_cm(&sim, "default", "late", "x");
     // A watch opened during the stall waits too, initial events included.
     let mut w2 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0");
     let mut w3 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
     create_cm(&sim, "default", "later", "x");
+    // Held until released: whatever the load, nothing can have come yet.
     assert_eq!(
-        w.next(Duration::from_millis(800)),
+        w.next(Duration::from_millis(200)),
         WatchItem::Timeout,
         "stalled"
     );
     assert_eq!(w2.next(Duration::from_millis(10)), WatchItem::Timeout);
-    let e = w.event(5 * S);
-    assert_eq!(brief(&e).1, "late");
-    assert!(t0.elapsed() >= Duration::from_millis(1300));
+    let released = sim.control("POST", "release", json!({}));
+    assert_eq!(released["released"], json!(["stall"]), "{released}");
+    assert_eq!(brief(&w.event(5 * S)).1, "late");
     assert_eq!(w2.event(5 * S)["type"], "ADDED");
     assert_eq!(
         brief(&w3.event(5 * S)).1,
         "later",
         "from the revision it was opened at"
     );
+    // Nothing left to release.
+    assert_eq!(
+        sim.control("POST", "release", json!({}))["released"],
+        json!([])
+    );
+}
+
+/// The timed form ends by itself; it cannot end before its seconds, counted from before
+/// the control call.
+#[test]
+fn fault_stall_for_seconds_ends_by_itself() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let t0 = Instant::now();
+    sim.control("POST", "stall", json!({"seconds": 1}));
+    create_cm(&sim, "default", "late", "x");
+    assert_eq!(brief(&w.event(10 * S)).1, "late");
+    assert!(t0.elapsed() >= S, "{:?}", t0.elapsed());
+}
+
+/// `until` takes "released" only; `release` names a fault it knows, or none.
+#[test]
+fn held_faults_refuse_what_they_do_not_know() {
+    let sim = SimProcess::start(&[]);
+    for (path, body) in [
+        ("/_sim/stall", json!({"until": "later"})),
+        ("/_sim/freeze", json!({"until": 5})),
+        ("/_sim/fail", json!({"until": "never"})),
+        ("/_sim/release", json!({"fault": "restart"})),
+    ] {
+        let r = sim.request("POST", path, Some("application/json"), &body.to_string());
+        assert_eq!(r.status, 400, "{path} {body}: {}", r.body);
+    }
+}
+
+/// `fail {"until":"released"}` fails every request until `release {"fault":"fail"}`,
+/// which leaves a held stall alone.
+#[test]
+fn fault_fail_until_released() {
+    let sim = SimProcess::start(&[]);
+    sim.control("POST", "stall", json!({"until": "released"}));
+    sim.control(
+        "POST",
+        "fail",
+        json!({"code": 503, "until": "released", "verb": "list"}),
+    );
+    for _ in 0..3 {
+        assert_eq!(sim.get("/api/v1/namespaces/default/configmaps").status, 503);
+    }
+    let released = sim.control("POST", "release", json!({"fault": "fail"}));
+    assert_eq!(released["released"], json!(["fail"]), "{released}");
+    assert_eq!(sim.get("/api/v1/namespaces/default/configmaps").status, 200);
+    let released = sim.control("POST", "release", json!({}));
+    assert_eq!(released["released"], json!(["stall"]), "{released}");
 }
 
 #[test]
@@ -924,8 +979,7 @@ fn fault_freeze_stops_open_connections_at_the_tcp_level() {
     let rev = sim.revision();
     let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
     assert_eq!(w.status, 200);
-    sim.control("POST", "freeze", json!({"seconds": 2}));
-    let t0 = Instant::now();
+    sim.control("POST", "freeze", json!({"until": "released"}));
     // A new connection (kubectl's) is served, and so is the control API.
     kubectl_f(
         &sim,
@@ -933,14 +987,16 @@ fn fault_freeze_stops_open_connections_at_the_tcp_level() {
         &json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during","namespace":"default"}}),
     );
     assert!(sim.state()["objects"]["configmaps"]["default/during"].is_string());
+    // Held until released: whatever the load, nothing can have come yet.
     assert_eq!(
-        w.next(Duration::from_millis(900)),
+        w.next(Duration::from_millis(200)),
         WatchItem::Timeout,
         "frozen"
     );
+    let released = sim.control("POST", "release", json!({"fault": "freeze"}));
+    assert_eq!(released["released"], json!(["freeze"]), "{released}");
     let e = w.event(5 * S);
     assert_eq!(brief(&e).1, "during", "the same connection, resumed");
-    assert!(t0.elapsed() >= Duration::from_millis(1800));
     // The request log says which HTTP version each request came in: kubectl's (Go's
     // net/http over TLS) is HTTP/2, the test client's HTTP/1.1.
     let log = sim.get("/_sim/requests").json();

@@ -196,10 +196,7 @@ fn table_path_feeds_the_informer_what_json_does() {
     });
     // A change no watch sees before the history is compacted: the watch gets 410 and
     // both runs relist.
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok("label storageclass slow tier=gold --overwrite");
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| sim.kubectl_ok("label storageclass slow tier=gold --overwrite"));
     let relisted = |v: &[Value]| {
         v.iter().filter(|r| r["type"] == "Listed").count() >= 2
             && v.iter()

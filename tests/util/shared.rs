@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -120,25 +119,22 @@ pub fn patch_configmap(sim: &SimProcess, name: &str, value: &str) {
     ]);
 }
 
-/// Makes the watches of configmaps relist with nothing new for them: holds the watches,
-/// changes a secret, forgets history up to it, cuts the watches (the rewatch gets 410).
+/// Makes the watches of configmaps relist with nothing new for them: a 410 forced by a
+/// change of a secret ([`SimProcess::forced_410`]).
 pub fn force_relist(sim: &SimProcess) {
-    // A watch cut within a second of opening relists for another reason.
-    std::thread::sleep(Duration::from_millis(1200));
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok([
-        "patch",
-        "secret",
-        "app-credentials",
-        "-n",
-        "default",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"metadata":{"labels":{"touched":"1"}}}"#,
-    ]);
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.forced_410(|sim| {
+        sim.kubectl_ok([
+            "patch",
+            "secret",
+            "app-credentials",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"metadata":{"labels":{"touched":"1"}}}"#,
+        ])
+    });
 }
 
 /// Names of the live objects of a resource in a namespace, from the simulator.
