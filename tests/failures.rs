@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde_json::json;
 use serde_json::Value;
 
+use crate::util::eventually;
 use crate::util::kwatch::command;
 use crate::util::kwatch::kwatch_using;
 use crate::util::kwatch::of_type;
@@ -455,13 +456,22 @@ fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
 fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
     let sim = SimProcess::start(&[]);
     let common = ["widgets", "-n", "default", "--watch-list", "auto"];
-    let mut records = sim.start_kwatch(&[&common[..], &["-o", "json"]].concat()[..]);
-    let table = sim.start_kwatch(&common[..]);
+    // The watches end at once: not a very short watch (the rule is off), and the
+    // backoffs start at 50 ms, not 800.
+    let hooks = [
+        ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
+        ("KWATCH_TEST_BACKOFF_START_MS", "50"),
+    ];
+    let mut records = sim.start_kwatch_env(&hooks, &[&common[..], &["-o", "json"]].concat()[..]);
+    let table = sim.start_kwatch_env(&hooks, &common[..]);
     records.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
-    std::thread::sleep(Duration::from_millis(1500));
+    eventually(LIMIT, "the table's watch", || match table.stderr() {
+        e if e.contains("synced widgets") => Ok(()),
+        e => Err(e),
+    });
     let deleted_at = requests_under(&sim, "/").len();
     sim.kubectl_ok("delete crd widgets.example.com");
-    // Backoffs of about 0.8, 1.6, 3.2, 6.4 s: four LISTs answered 404 by about 12 s.
+    // Backoffs of about 50, 100, 200, 400 ms: four LISTs answered 404.
     let recs = records.wait_for(LIMIT, "four backoffs after the deletion", |v| {
         of_type(v, "Backoff").len() >= 4
     });

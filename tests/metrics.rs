@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{create_configmap, kubectl_f, of_type, watching_a_new_sim, Running};
+use crate::util::kwatch::{
+    create_configmap, kubectl_f, of_type, watching_a_new_sim,
+    watching_configmaps_with_the_short_watch_rule, Running,
+};
 use crate::util::{SimProcess, LIMIT};
 
 /// The address kwatch said it serves metrics on (stderr), once it has said it.
@@ -370,7 +373,8 @@ fn documented_metrics() -> Vec<String> {
 
 #[test]
 fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_is_served() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", "127.0.0.1:0"]);
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching_configmaps_with_the_short_watch_rule(&sim, &["--metrics", "127.0.0.1:0"]);
     let addr = metrics_addr(&kw);
     // The next watch ends at once with no event: client-go's "very short watch".
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));

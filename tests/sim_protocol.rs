@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::util::kwatch::kubectl_f;
 use crate::util::shared::*;
-use crate::util::{brief, events, SimProcess, WatchItem};
+use crate::util::{brief, events, eventually, SimProcess, WatchItem};
 
 const S: Duration = Duration::from_secs(1);
 
@@ -1075,9 +1075,10 @@ fn churn_is_switched_at_run_time_and_state_tracks_it() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(sim.revision(), r0, "idle means no churn");
     sim.control("POST", "churn", json!({"rate": 100}));
-    std::thread::sleep(Duration::from_millis(700));
-    let r1 = sim.revision();
-    assert!(r1 > r0 + 20, "{r0} → {r1}");
+    eventually(10 * S, "20 changes of the churn", || match sim.revision() {
+        r1 if r1 > r0 + 20 => Ok(()),
+        r1 => Err(format!("{r0} → {r1}")),
+    });
     sim.control("POST", "churn", json!({"rate": 0, "faults": false}));
     std::thread::sleep(Duration::from_millis(200));
     let r2 = sim.revision();
@@ -1105,10 +1106,10 @@ fn steady_churn_is_deterministic_for_a_seed() {
     let names = || {
         let sim = SimProcess::start(&["--objects", "5", "--seed", "42", "--churn", "0"]);
         sim.control("POST", "churn", json!({"rate": 200}));
-        let deadline = Instant::now() + 10 * S;
-        while sim.revision() < 150 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        eventually(60 * S, "revision 150", || match sim.revision() {
+            r if r >= 150 => Ok(()),
+            r => Err(r),
+        });
         sim.control("POST", "churn", json!({"rate": 0}));
         // Compare the first 100 changes: the pods existing at a fixed revision.
         let list = sim
@@ -1438,16 +1439,44 @@ fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("kubectl");
-    std::thread::sleep(Duration::from_millis(1500));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = lines.clone();
+    let stdout = kw.stdout.take().expect("kubectl's stdout");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            sink.lock().unwrap().push_str(&format!("{line}\n"));
+        }
+    });
+    let text_with = |word: &'static str| {
+        let lines = lines.clone();
+        move || {
+            let text = lines.lock().unwrap().clone();
+            if text.contains(word) {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        }
+    };
+    // The initial list's row: kubectl is watching.
+    eventually(
+        S * 60,
+        "kubectl's initial rows",
+        text_with("kube-root-ca.crt"),
+    );
     kubectl_f(
         &sim,
         "create",
         &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("seen"), "data": {"a": "1"}}),
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    eventually(S * 60, "the new row", text_with(" seen "));
     let _ = kw.kill();
-    let out = kw.wait_with_output().expect("kubectl's output");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let _ = kw.wait();
+    let text = lines.lock().unwrap().clone();
     let added: Vec<&str> = text.lines().filter(|l| l.contains(" seen ")).collect();
     assert_eq!(added.len(), 1, "{text}");
     assert!(added[0].starts_with("ADDED"), "{text}");

@@ -451,7 +451,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
             app.faults.stall(d);
             ok(json!({}))
         }
-        Err(resp) => resp,
+        Err(why) => Status::bad_request(why).response(),
     }),
     ("freeze", POST, |app, body| match lasting(body, 60.0) {
         Ok(d) => {
@@ -459,7 +459,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
             app.faults.freeze.start(d, new);
             ok(json!({}))
         }
-        Err(resp) => resp,
+        Err(why) => Status::bad_request(why).response(),
     }),
     ("release", POST, release),
     ("bookmarks", POST, |app, body| {
@@ -556,8 +556,8 @@ fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
 }
 
 /// How long a timed fault lasts: `"seconds"` (else `default`), or [`HELD`] with
-/// `"until":"released"`; `Err`: the 400 of any other `until`.
-fn lasting(body: &Value, default: f64) -> Result<Duration, Response> {
+/// `"until":"released"`; `Err`: why any other `until` is refused (a 400).
+fn lasting(body: &Value, default: f64) -> Result<Duration, String> {
     match &body["until"] {
         Value::Null => {
             let secs = body["seconds"]
@@ -567,10 +567,9 @@ fn lasting(body: &Value, default: f64) -> Result<Duration, Response> {
             Ok(Duration::from_secs_f64(secs))
         }
         Value::String(s) if s == "released" => Ok(HELD),
-        other => Err(Status::bad_request(format!(
+        other => Err(format!(
             "until: {other} is not \"released\" (the only open-ended form; else \"seconds\")"
-        ))
-        .response()),
+        )),
     }
 }
 

@@ -209,6 +209,25 @@ pub fn is_watch(path: &str) -> bool {
     path.contains("watch=true") || path.contains("watch=1")
 }
 
+/// How many watches of `plural` the simulator has been asked for.
+pub fn watches_of(sim: &SimProcess, plural: &str) -> usize {
+    request_paths(sim)
+        .iter()
+        .filter(|p| is_watch(p) && p.contains(&format!("/{plural}?")))
+        .count()
+}
+
+/// Waits until the simulator has been asked for more than `before` watches of `plural`:
+/// a kwatch started since is watching, and sees every change made from now on.
+pub fn await_watch(sim: &SimProcess, plural: &str, before: usize) {
+    crate::util::eventually(crate::util::LIMIT, "a new watch", || {
+        match watches_of(sim, plural) {
+            n if n > before => Ok(()),
+            _ => Err(request_paths(sim)),
+        }
+    });
+}
+
 /// A kwatch that must stop at the command line: `--server` points at a port nothing
 /// listens on, so any request would end otherwise.
 pub fn refused(args: &[&str]) -> Finished {
