@@ -4,7 +4,6 @@
 //! out while the others go on.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -70,16 +69,14 @@ fn resources_of(records: &[Value], t: &str) -> BTreeSet<String> {
 
 /// Waits until `pred` holds for the table's stdout lines and stderr.
 fn wait_table(kw: &Running, what: &str, pred: impl Fn(&[String], &str) -> bool) {
-    let deadline = Instant::now() + LIMIT;
-    while !pred(&kw.lines(), &kw.stderr()) {
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; stdout:\n{}\nstderr:\n{}",
-            kw.lines().join("\n"),
-            kw.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
+    crate::util::eventually(LIMIT, what, || {
+        let (lines, stderr) = (kw.lines(), kw.stderr());
+        if pred(&lines, &stderr) {
+            Ok(())
+        } else {
+            Err((lines, stderr))
+        }
+    });
 }
 
 /// A table's delta rows as (DELTA, KIND, NAME), checking that every header over them

@@ -72,16 +72,14 @@ fn resync_then_relist(release: &str) -> Vec<Value> {
         deltas(&v[at..], KEYS.len()).len() == KEYS.len()
     };
     kw.wait_for(LIMIT, "a resync's deltas", resynced);
-    // Long enough for both changes to be made before the watch is dropped unseen.
-    sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
-    sim.kubectl_ok("delete configmap app-config -n default");
-    kubectl_f(
-        &sim,
-        "replace",
-        &configmap("default", "c1", json!({"k": "2"})),
-    );
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| {
+        sim.kubectl_ok("delete configmap app-config -n default");
+        kubectl_f(
+            sim,
+            "replace",
+            &configmap("default", "c1", json!({"k": "2"})),
+        );
+    });
     kw.wait_for(LIMIT, "the relist's deltas", |v| {
         relisted(v).is_some_and(|at| deltas(&v[at..], 4).len() == 4)
     })

@@ -264,7 +264,7 @@ fn a_compacted_version_is_reported_and_the_next_check_works() {
     });
 
     // The watch falls behind, and the change it has not delivered is compacted away.
-    sim.control("POST", "/_sim/stall", json!({"seconds": 600}));
+    sim.control("POST", "/_sim/stall", json!({"until": "released"}));
     create_configmap(&sim, "default", "unseen", json!({}));
     sim.control("POST", "/_sim/compact", json!({}));
     let recs = kw.wait_for(LIMIT, "a compacted report", |v| {

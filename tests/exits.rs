@@ -10,19 +10,14 @@ use serde_json::json;
 
 use crate::util::kwatch::{command, is_delta, kubectl_f, of_type, on_new_sim, Running};
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::{eventually, SimProcess, LIMIT};
 
 /// Waits until a kwatch has printed a line on stdout, or panics after `limit`.
 fn wait_stdout(kw: &Running, limit: Duration) {
-    let deadline = Instant::now() + limit;
-    while kw.lines().is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "no line on stdout within {limit:?}: {}",
-            kw.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
+    eventually(limit, "a line on stdout", || match kw.lines() {
+        l if !l.is_empty() => Ok(()),
+        _ => Err(kw.stderr()),
+    });
 }
 
 #[test]
@@ -30,26 +25,29 @@ fn until_stops_with_distinct_exit_codes() {
     let sim = SimProcess::start(&["--objects", "2"]);
 
     // created: waits for the object to appear.
+    let before = watches_of(&sim, "configmaps");
     let kw = sim.start_kwatch("configmaps u1 -n default -o name --until created --timeout 30s");
-    std::thread::sleep(Duration::from_secs(1));
+    await_watch(&sim, "configmaps", before);
     create(&sim, demo_configmap("u1", "a"));
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, ["configmap/u1"]);
 
     // jsonpath=…=VALUE: waits for the value.
+    let before = watches_of(&sim, "configmaps");
     let kw = sim.start_kwatch(
         "configmaps u1 -n default -o jsonpath={.data.k} --until jsonpath={.data.k}=b --timeout 30s",
     );
-    std::thread::sleep(Duration::from_secs(1));
+    await_watch(&sim, "configmaps", before);
     patch_configmap(&sim, "u1", "b");
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, ["a", "b"]);
 
     // deleted: waits for the deletion; an absent object meets it at once.
+    let before = watches_of(&sim, "configmaps");
     let kw = sim.start_kwatch("configmaps u1 -n default -o name --until deleted --timeout 30s");
-    std::thread::sleep(Duration::from_secs(1));
+    await_watch(&sim, "configmaps", before);
     sim.kubectl_ok("delete configmap u1 -n default");
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
@@ -178,9 +176,8 @@ fn stop_conditions_for_scripts() {
 #[test]
 fn ctrl_c_exits_130_and_a_closed_pipe_exits_quietly() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "20"]);
-    let mut kw = sim.start_kwatch("pods -A");
-    kw.wait_for(LIMIT, "output", |_| true);
-    std::thread::sleep(Duration::from_millis(500));
+    let kw = sim.start_kwatch("pods -A");
+    wait_stdout(&kw, LIMIT);
     let out = kw.interrupt(LIMIT);
     assert_eq!(out.code(), Some(130), "{}", out.stderr);
 
@@ -197,17 +194,9 @@ fn ctrl_c_exits_130_and_a_closed_pipe_exits_quietly() {
         let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         std::io::BufRead::read_line(&mut out, &mut first).unwrap();
     }
-    let deadline = std::time::Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "kwatch kept running after its reader left"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = eventually(LIMIT, "kwatch to exit after its reader left", || {
+        child.try_wait().unwrap().ok_or("still running")
+    });
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(first.starts_with("{\"type\":"));

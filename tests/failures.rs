@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde_json::json;
 use serde_json::Value;
 
+use crate::util::eventually;
 use crate::util::kwatch::command;
 use crate::util::kwatch::kwatch_using;
 use crate::util::kwatch::of_type;
@@ -394,19 +395,12 @@ fn backoffs_before_the_sync_appear_while_kwatch_runs() {
     for format in ["table", "name"] {
         let args = failing_pods(format, &["--timeout", "60s"]);
         let kw = sim.start_kwatch(&args[..]);
-        let started = Instant::now();
-        let seen = loop {
-            let err = kw.stderr();
-            if err.matches("~ backoff pods ").count() >= 2 {
-                break started.elapsed();
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "{format}: no backoff shown within 20 s of a 60 s run: {err:?}"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        };
-        assert!(seen < Duration::from_secs(20), "{format}");
+        // Within 20 s of a 60 s run: long before it ends.
+        let what = format!("{format}: two backoffs shown");
+        eventually(Duration::from_secs(20), &what, || match kw.stderr() {
+            e if e.matches("~ backoff pods ").count() >= 2 => Ok(()),
+            e => Err(e),
+        });
         assert!(kw.lines().is_empty(), "{format}: {:?}", kw.lines());
     }
 }
@@ -420,18 +414,12 @@ fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
     let kw = sim.start_kwatch(
         "pods -n default -o name --watch-list off --as system:serviceaccount:default:lister",
     );
-    let started = Instant::now();
-    let err = loop {
-        let err = kw.stderr();
-        if err.contains("failed again, 2 times in a row") {
-            break err;
+    let err = eventually(LIMIT, "a repeated watch failure shown", || {
+        match kw.stderr() {
+            e if e.contains("failed again, 2 times in a row") => Ok(e),
+            e => Err(e),
         }
-        assert!(
-            started.elapsed() < LIMIT,
-            "no repeated watch failure shown: {err}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     let names = kw.lines();
     assert!(!names.is_empty(), "{err}");
     let first = names[0].clone();
@@ -461,13 +449,22 @@ fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
 fn a_deleted_crd_is_said_once_and_the_streaming_list_fallback_sticks() {
     let sim = SimProcess::start(&[]);
     let common = ["widgets", "-n", "default", "--watch-list", "auto"];
-    let mut records = sim.start_kwatch(&[&common[..], &["-o", "json"]].concat()[..]);
-    let table = sim.start_kwatch(&common[..]);
+    // The watches end at once: not a very short watch (the rule is off), and the
+    // backoffs start at 50 ms, not 800.
+    let hooks = [
+        ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
+        ("KWATCH_TEST_BACKOFF_START_MS", "50"),
+    ];
+    let mut records = sim.start_kwatch_env(&hooks, &[&common[..], &["-o", "json"]].concat()[..]);
+    let table = sim.start_kwatch_env(&hooks, &common[..]);
     records.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
-    std::thread::sleep(Duration::from_millis(1500));
+    eventually(LIMIT, "the table's watch", || match table.stderr() {
+        e if e.contains("synced widgets") => Ok(()),
+        e => Err(e),
+    });
     let deleted_at = requests_under(&sim, "/").len();
     sim.kubectl_ok("delete crd widgets.example.com");
-    // Backoffs of about 0.8, 1.6, 3.2, 6.4 s: four LISTs answered 404 by about 12 s.
+    // Backoffs of about 50, 100, 200, 400 ms: four LISTs answered 404.
     let recs = records.wait_for(LIMIT, "four backoffs after the deletion", |v| {
         of_type(v, "Backoff").len() >= 4
     });

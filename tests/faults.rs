@@ -1,14 +1,13 @@
 //! Every way a watch can end, through the built binary against `kwatch sim`: each shows
 //! its own event and its recovery (issue: "Never miss a change").
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{
-    configmap, kubectl_f, of_type, watching_a_new_sim, watching_configmaps as watching, Running,
+    configmap, kubectl_f, of_type, watching_a_new_sim, watching_configmaps as watching,
+    watching_configmaps_with_the_short_watch_rule, Running,
 };
-use crate::util::{SimProcess, LIMIT};
+use crate::util::{eventually, SimProcess, LIMIT};
 
 fn after(v: &[Value], n: usize) -> &[Value] {
     &v[n.min(v.len())..]
@@ -114,10 +113,7 @@ fn expired_list_falls_back_to_a_consistent_read() {
     // The watch gets 410 (a change it did not see was compacted away), and the relist at
     // the last RV gets 410 too.
     sim.fail_next(json!({"code": 410, "count": 1, "verb": "list"}));
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    change_is_made(&sim, "unseen");
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| change_is_made(sim, "unseen"));
     let recs = change_is_seen(&sim, &mut kw, "after-410");
     let lists = of_type(&recs, "List");
     assert_eq!(lists.len(), 3, "{recs:#?}");
@@ -135,7 +131,8 @@ fn expired_list_falls_back_to_a_consistent_read() {
 
 #[test]
 fn too_large_resource_version_lists_at_empty_rv() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching_configmaps_with_the_short_watch_rule(&sim, &[]);
     // A very short watch makes kwatch relist at its RV, which the server calls too large,
     // with Retry-After: 1 as kube-apiserver does: the request layer tries 11 times, then
     // the reflector lists at "".
@@ -157,7 +154,8 @@ fn too_large_resource_version_lists_at_empty_rv() {
 
 #[test]
 fn a_very_short_watch_is_an_error_with_backoff() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching_configmaps_with_the_short_watch_rule(&sim, &[]);
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));
     sim.drop_watches();
     let recs = change_is_seen(&sim, &mut kw, "after-short");
@@ -185,8 +183,24 @@ fn a_malformed_line_is_reported_then_relisted() {
 #[test]
 fn a_stall_delays_events_but_loses_nothing() {
     let (sim, mut kw) = watching_a_new_sim(&[], &[]);
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    let recs = change_is_seen(&sim, &mut kw, "during-stall");
+    sim.control("POST", "/_sim/stall", json!({"until": "released"}));
+    change_is_made(&sim, "during-stall");
+    // A marker after the change: the stall held both (nothing came meanwhile).
+    change_is_made(&sim, "marker");
+    assert!(
+        !kw.json().iter().any(|r| r["key"] == "default/during-stall"),
+        "held: {:#?}",
+        kw.json()
+    );
+    sim.control("POST", "/_sim/release", json!({"fault": "stall"}));
+    let recs = kw.wait_for(LIMIT, "the marker", |v| {
+        v.iter().any(|r| r["key"] == "default/marker")
+    });
+    let during = recs
+        .iter()
+        .position(|r| r["key"] == "default/during-stall" && r["type"] == "Added");
+    let marker = recs.iter().position(|r| r["key"] == "default/marker");
+    assert!(during < marker && during.is_some(), "{recs:#?}");
     assert_eq!(of_type(&recs, "List").len(), 1);
     assert!(of_type(&recs, "WatchEnded").is_empty(), "{recs:#?}");
 }
@@ -260,12 +274,20 @@ fn an_expired_continue_token_falls_back_to_one_full_list() {
 fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
     let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/restart", json!({"seconds": 3}));
-    std::thread::sleep(Duration::from_secs(4));
+    let refused = |v: &[Value]| {
+        of_type(v, "Backoff")
+            .into_iter()
+            .any(|b| b["cause"].as_str().unwrap().contains("Connection refused"))
+    };
+    kw.wait_for(LIMIT, "a backoff after a refused connection", refused);
+    // The port answers again (the control API is on it too, so nothing can end the
+    // restart early).
+    let addr = crate::util::shared::host_port(&sim);
+    eventually(LIMIT, "the server back", || {
+        std::net::TcpStream::connect(&addr)
+    });
     let recs = change_is_seen(&sim, &mut kw, "after-restart");
-    let refused = of_type(&recs, "Backoff")
-        .into_iter()
-        .any(|b| b["cause"].as_str().unwrap().contains("Connection refused"));
-    assert!(refused, "{recs:#?}");
+    assert!(refused(&recs), "{recs:#?}");
 }
 
 /// Issue 19 item 1: client-go's reflector does not notice a server restored from an older

@@ -141,16 +141,16 @@ fn relist_in_the_gap(extra: &[&str]) -> Vec<Value> {
         !calls_of(v, "default/gone").is_empty()
     });
 
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    let after = kubectl_f(
-        &sim,
-        "replace",
-        &configmap("default", "changed", json!({"v": "2"})),
-    );
-    sim.kubectl_ok("delete configmap gone -n default");
-    create_configmap(&sim, "default", "new", json!({}));
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    let after = sim.forced_410(|sim| {
+        let after = kubectl_f(
+            sim,
+            "replace",
+            &configmap("default", "changed", json!({"v": "2"})),
+        );
+        sim.kubectl_ok("delete configmap gone -n default");
+        create_configmap(sim, "default", "new", json!({}));
+        after
+    });
     let relist = |v: &[Value]| {
         v.iter()
             .position(|r| r["type"] == "List" && r["reason"] != "initial")

@@ -59,32 +59,28 @@ fn store_equals_server(sim: &SimProcess, kw: &mut Running) {
     });
 }
 
-/// Issue 22: with no flag, a connection frozen for 70 s is found dead by the HTTP/2 health
-/// check (a ping after 30 s with nothing read, no answer in 15 s), the watch ends with
-/// client-go's error, the reflector relists, and the store catches up with what changed
-/// during the freeze.
+/// Issue 22: a frozen connection is found dead by the HTTP/2 health check (a ping after
+/// the read-idle time with nothing read, no answer within the ping timeout: client-go's
+/// 30 s and 15 s, here 1 s and 1 s through its variables, the defaults being
+/// `keepalive.rs`'s tests), the watch ends with client-go's error, the reflector relists,
+/// and the store catches up with what changed during the freeze, held until the end.
 #[test]
 fn a_frozen_connection_is_found_by_the_http2_health_check_and_the_informer_recovers() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &[]);
-    sim.control("POST", "freeze", json!({"seconds": 70}));
-    let frozen = Instant::now();
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching_with_health(&sim, "1", "1");
+    sim.control("POST", "freeze", json!({"until": "released"}));
     // kubectl's connections are new: served, as a writer that does not go through the
     // frozen proxy.
     create_configmap(&sim, "default", "during-freeze", json!({}));
     sim.kubectl_ok("delete configmap -n default kube-root-ca.crt");
-    let recs = kw.wait_for(Duration::from_secs(60), "the watch to end", |v| {
+    let recs = kw.wait_for(LIMIT, "the watch to end", |v| {
         !of_type(v, "WatchEnded").is_empty()
     });
-    let noticed = frozen.elapsed();
-    assert!(
-        noticed < Duration::from_secs(50) && noticed > Duration::from_secs(25),
-        "noticed after {noticed:?}"
-    );
     let ended = of_type(&recs, "WatchEnded");
     assert_eq!(ended[0]["error"], true, "{recs:#?}");
     let reason = ended[0]["reason"].as_str().unwrap();
     assert!(reason.starts_with(LOST), "{reason}");
-    assert!(reason.contains("no answer to a ping for 15s"), "{reason}");
+    assert!(reason.contains("no answer to a ping for 1s"), "{reason}");
     store_equals_server(&sim, &mut kw);
     let recs = kw.json();
     let lists = of_type(&recs, "List");
@@ -98,14 +94,16 @@ fn a_frozen_connection_is_found_by_the_http2_health_check_and_the_informer_recov
 }
 
 /// `kwatch configmaps -n default -o json --watch-list off` with the health check's two
-/// variables set, synced and watching for more than a second.
+/// variables set, synced and watching; without the very-short-watch rule
+/// (`KWATCH_TEST_SHORT_WATCH_MS=0`), so that a watch ended early ends for the reason the
+/// test gives it.
 fn watching_with_health(sim: &SimProcess, idle: &str, ping: &str) -> Running {
     let mut cmd = sim.kwatch_cmd("configmaps -n default -o json --watch-list off");
     cmd.env("HTTP2_READ_IDLE_TIMEOUT_SECONDS", idle)
-        .env("HTTP2_PING_TIMEOUT_SECONDS", ping);
+        .env("HTTP2_PING_TIMEOUT_SECONDS", ping)
+        .env("KWATCH_TEST_SHORT_WATCH_MS", "0");
     let mut kw = Running::spawn(cmd);
     kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-    std::thread::sleep(Duration::from_millis(1200));
     kw
 }
 
@@ -120,7 +118,7 @@ fn the_health_check_follows_client_gos_variables_and_its_recorded_order() {
     sim.control(
         "POST",
         "freeze",
-        json!({"seconds": 16, "newConnections": true}),
+        json!({"until": "released", "newConnections": true}),
     );
     let frozen = Instant::now();
     let recs = kw.wait_for(Duration::from_secs(20), "the watch to end", |v| {
@@ -136,6 +134,15 @@ fn the_health_check_follows_client_gos_variables_and_its_recorded_order() {
         .unwrap()
         .to_owned();
     assert!(reason.starts_with(LOST) && reason.contains("no answer to a ping for 1s"));
+    // The proxy recovers once a relist's TLS handshake has timed out.
+    kw.wait_for(LIMIT, "a relist's TLS handshake timeout", |v| {
+        of_type(v, "Backoff").iter().any(|b| {
+            b["cause"]
+                .as_str()
+                .is_some_and(|c| c.contains("TLS handshake timeout"))
+        })
+    });
+    sim.control("POST", "release", json!({"fault": "freeze"}));
     let recs = kw.wait_for(LIMIT, "a new watch", |v| of_type(v, "Watch").len() == 2);
     let steps: Vec<String> = recs
         .iter()
@@ -173,18 +180,24 @@ fn the_health_check_follows_client_gos_variables_and_its_recorded_order() {
 }
 
 /// `HTTP2_READ_IDLE_TIMEOUT_SECONDS=0` turns the health check off, as in client-go: a
-/// frozen connection goes unnoticed.
+/// frozen connection goes unnoticed, while a kwatch beside it with a short check finds it
+/// dead: the marker, whose 2 s ping timeout cannot run out before the 1 s one of a
+/// zero read-idle wait would, were 0 taken as a zero wait.
 #[test]
 fn a_zero_read_idle_timeout_turns_the_health_check_off() {
     let sim = SimProcess::start(&[]);
     let mut kw = watching_with_health(&sim, "0", "1");
-    sim.control("POST", "freeze", json!({"seconds": 6}));
-    std::thread::sleep(Duration::from_secs(5));
+    let mut marker = watching_with_health(&sim, "1", "2");
+    sim.control("POST", "freeze", json!({"until": "released"}));
+    marker.wait_for(LIMIT, "the checked watch to end", |v| {
+        !of_type(v, "WatchEnded").is_empty()
+    });
     assert!(
         of_type(&kw.json(), "WatchEnded").is_empty(),
         "{:?}",
         kw.json()
     );
+    sim.control("POST", "release", json!({"fault": "freeze"}));
     create_configmap(&sim, "default", "after-thaw", json!({}));
     kw.wait_for(LIMIT, "the change, on the same watch once thawed", |v| {
         v.iter().any(|r| r["key"] == "default/after-thaw")
@@ -231,6 +244,10 @@ fn restart_stalled_watches_again_from_the_last_rv() {
         &["--bookmark-interval", "0.5"],
         &["--stall-after", "auto", "--restart-stalled", "--stats"],
     );
+    // `auto` knows the interval once the watch has shown two bookmarks.
+    kw.wait_for(LIMIT, "two bookmarks", |v| {
+        of_type(v, "Bookmark").len() >= 2
+    });
     sim.control("POST", "/_sim/stall", json!({"seconds": 4}));
     create_configmap(&sim, "default", "during-stall", json!({}));
     let recs = kw.wait_for(LIMIT, "a watch after a stall", |v| {

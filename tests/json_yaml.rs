@@ -1,13 +1,11 @@
 //! `-o json` and `-o yaml` records: objects with their kind and apiVersion, YAML that a
 //! YAML 1.1 reader reads back as the JSON values, `--diff`'s JSON patch and `changed`.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{kubectl_f, of_type};
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::{eventually, SimProcess, LIMIT};
 
 /// kube-apiserver leaves `kind` and `apiVersion` out of a JSON list's items; client-go's
 /// decoder (and kubectl) fill them in from the list's type, and so must kwatch, in
@@ -172,14 +170,14 @@ fn diff_carries_a_json_patch_and_replaced_says_whether_it_changed() {
     drop(kw);
 
     // The table: `path: old → new` under the row; --diff-all keeps the noise.
+    let before = watches_of(&sim, "configmaps");
     let kw = sim.start_kwatch("configmaps -n default --diff-all");
-    std::thread::sleep(Duration::from_secs(1));
+    await_watch(&sim, "configmaps", before);
     patch_configmap(&sim, "d", "v3");
-    let deadline = std::time::Instant::now() + LIMIT;
-    while !kw.lines().iter().any(|l| l.starts_with("    .data.k")) {
-        assert!(std::time::Instant::now() < deadline, "{:#?}", kw.lines());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(LIMIT, "the diff under the row", || match kw.lines() {
+        l if l.iter().any(|l| l.starts_with("    .data.k")) => Ok(()),
+        l => Err(l),
+    });
     let lines = kw.lines();
     assert!(
         lines.contains(&r#"    .data.k: "v2" → "v3""#.to_owned()),

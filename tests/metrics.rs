@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{create_configmap, kubectl_f, of_type, watching_a_new_sim, Running};
+use crate::util::kwatch::{
+    create_configmap, kubectl_f, of_type, watching_a_new_sim,
+    watching_configmaps_with_the_short_watch_rule, Running,
+};
 use crate::util::{SimProcess, LIMIT};
 
 /// The address kwatch said it serves metrics on (stderr), once it has said it.
@@ -122,10 +125,7 @@ fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
     let addr = metrics_addr(&kw);
     // A change the watch does not see is compacted away: the new watch gets 410 and the
     // informer relists (as tests/faults.rs's expired_list_falls_back_to_a_consistent_read).
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    create_configmap(&sim, "default", "unseen", json!({}));
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| create_configmap(sim, "default", "unseen", json!({})));
     create_configmap(&sim, "default", "after-410", json!({"k": "v"}));
     kw.wait_for(LIMIT, "the relist", |v| {
         v.iter().any(|r| r["key"] == "default/after-410")
@@ -378,7 +378,8 @@ fn documented_metrics() -> Vec<String> {
 
 #[test]
 fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_is_served() {
-    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", "127.0.0.1:0"]);
+    let sim = SimProcess::start(&[]);
+    let mut kw = watching_configmaps_with_the_short_watch_rule(&sim, &["--metrics", "127.0.0.1:0"]);
     let addr = metrics_addr(&kw);
     // The next watch ends at once with no event: client-go's "very short watch".
     sim.control("POST", "/_sim/short-watches", json!({"count": 1}));

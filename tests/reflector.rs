@@ -2,7 +2,6 @@
 //! runs it (issue: "kwatch end to end").
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -171,7 +170,14 @@ fn churn_is_seen_in_full_and_converges_on_the_server_state() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
     let mut kw = sim.start_kwatch("pods -A -o json");
     kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
-    std::thread::sleep(Duration::from_secs(3));
+    // A hundred changes of the churn seen by the watch, then the churn stops.
+    kw.wait_for(LIMIT, "100 changes after the sync", |v| {
+        v.iter()
+            .skip_while(|r| r["type"] != "Synced")
+            .filter(|r| is_delta(r))
+            .count()
+            >= 100
+    });
     sim.control("POST", "/_sim/churn", json!({"rate": 0}));
     let want = live(&sim, "pods");
     let recs = kw.wait_for(LIMIT, "convergence", |v| replay(v) == want);
@@ -217,14 +223,8 @@ fn compaction_then_drop_relists_with_the_410_reason_and_tombstones_what_was_miss
         create_configmap(&sim, "doomed", mode);
         let mut kw = sim.start_kwatch(format!("configmaps -n default -o json --watch-list {mode}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-        // A watch cut within a second with no event is a "very short watch" error, which
-        // relists for that reason instead: let it run past that first.
-        std::thread::sleep(Duration::from_millis(1200));
-        // Hold the watch, delete while it is held, forget history, cut the watch.
-        sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-        sim.kubectl_ok("delete configmap doomed -n default");
-        sim.control("POST", "/_sim/compact", json!({}));
-        sim.drop_watches();
+        // Hold the watch, delete while it is held, forget history, release the watch.
+        sim.forced_410(|sim| sim.kubectl_ok("delete configmap doomed -n default"));
         let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
             v.iter()
                 .any(|r| r["key"] == "default/doomed" && r["type"] == "Deleted")
@@ -290,14 +290,15 @@ fn real_fifo_prints_every_notification_in_order_where_delta_fifo_coalesces() {
     let mut seen = BTreeMap::new();
     for fifo in ["delta", "real"] {
         // A slow consumer (300 ms a pop) and a stalled watch: c, a, b, a arrive together;
-        // while c is being handled, a, b, a queue up. The stall outlasts the four kubectl
-        // writes on a loaded machine.
+        // while c is being handled, a, b, a queue up. The stall is held until the four
+        // kubectl writes are made.
         let mut kw = sim.start_kwatch(format!("configmaps -n team-a -o json --watch-only --watch-list off --pop-delay 300ms --fifo {fifo}"));
         kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-        sim.control("POST", "/_sim/stall", json!({"seconds": 6}));
+        sim.control("POST", "/_sim/stall", json!({"until": "released"}));
         for (name, v) in [("c", "1"), ("a", "1"), ("b", "1"), ("a", "2")] {
             kubectl_f(&sim, "replace", &manifest(name, &format!("{fifo}{v}")));
         }
+        sim.control("POST", "/_sim/release", json!({"fault": "stall"}));
         let recs = kw.wait_for(LIMIT, "four updates", |v| of_type(v, "Updated").len() == 4);
         let order: Vec<String> = of_type(&recs, "Updated")
             .iter()

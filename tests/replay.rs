@@ -200,6 +200,7 @@ fn a_record_replay_cannot_read_is_named_with_its_line() {
 fn record_writes_json_lines_and_replay_renders_them_again() {
     let sim = SimProcess::start(&["--objects", "3"]);
     let file = sim.dir().join("rec.jsonl");
+    let watches = watches_of(&sim, "configmaps");
     let kw = sim.start_kwatch([
         "configmaps",
         "-n",
@@ -213,7 +214,7 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
         "--watch-list",
         "off",
     ]);
-    std::thread::sleep(Duration::from_secs(1));
+    await_watch(&sim, "configmaps", watches);
     let before = live_names(&sim, "configmaps", "default").len();
     create(&sim, demo_configmap("r1", "v1"));
     if before + 1 < 4 {

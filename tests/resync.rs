@@ -19,10 +19,7 @@ fn no_resync_between_a_failed_watch_and_the_completed_relist() {
     // The next LISTs fail (500, no Retry-After: the reflector backs off several seconds);
     // a change the watch misses, compacted away, makes the re-watch get 410.
     sim.fail_next(json!({"code": 500, "count": 2, "retryAfter": 0, "verb": "list"}));
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok("delete configmap app-config -n default");
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| sim.kubectl_ok("delete configmap app-config -n default"));
     // The relist's Listed: the first Listed after the second List.
     let relist_listed = |v: &[serde_json::Value]| {
         let relist = v

@@ -188,10 +188,7 @@ fn a_relist_answered_503_with_retry_after_is_one_list() {
     let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.fail_next(json!({"code": 503, "count": 2, "retryAfter": 1, "verb": "list"}));
     // A change the watch does not see, compacted away: the re-watch gets 410.
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok("delete configmap app-config -n default");
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| sim.kubectl_ok("delete configmap app-config -n default"));
     let recs = kw.wait_for(LIMIT, "the tombstone", |v| {
         v.iter()
             .any(|r| r["type"] == "Deleted" && r["key"] == "default/app-config")

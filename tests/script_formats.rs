@@ -3,13 +3,12 @@
 //! once.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{kubectl_f, of_type, on_new_sim, Running};
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::{eventually, SimProcess, LIMIT};
 
 #[test]
 fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
@@ -117,24 +116,26 @@ fn watch_events_are_kubectls_lines() {
     );
 
     // A relist that brings nothing new sends nothing (a watch would not have either);
-    // the recording shows that the relist happened.
+    // the recording shows that the relist happened. A change made after it (the marker)
+    // is the next line: nothing came between.
     let n = kw.lines().len();
     force_relist(&sim);
-    let deadline = std::time::Instant::now() + LIMIT;
-    loop {
+    eventually(LIMIT, "the relist in the recording", || {
         let text = std::fs::read_to_string(&rec).unwrap();
         let relisted = text.lines().any(|l| {
             let r: Value = serde_json::from_str(l).unwrap();
             r["type"] == "Replaced" && r["initialList"] == false
         });
         if relisted {
-            break;
+            Ok(())
+        } else {
+            Err(text)
         }
-        assert!(std::time::Instant::now() < deadline, "no relist:\n{text}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(kw.lines().len(), n, "{:#?}", kw.lines());
+    });
+    create(&sim, demo_configmap("marker", "v1"));
+    let recs = kw.wait_for(LIMIT, "the marker", |v| v.len() > n);
+    assert_eq!(recs.len(), n + 1, "{recs:#?}");
+    assert_eq!(recs[n]["object"]["metadata"]["name"], "marker", "{recs:#?}");
 }
 
 #[test]
@@ -194,18 +195,20 @@ fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let record = sim.dir().join("record.jsonl");
     let rec = record.to_str().unwrap();
-    let kw = sim.start_kwatch(["configmaps", "-n", "default", "-o", "name", "--record", rec]);
-    let deadline = Instant::now() + LIMIT;
-    while kw.lines().len() < 2 {
-        assert!(
-            Instant::now() < deadline,
-            "no initial list: {}",
-            kw.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // A watch cut within a second of opening counts as a failure of its own.
-    std::thread::sleep(Duration::from_millis(1300));
+    // A watch cut within a second of opening would be a failure of its own (the rule is
+    // off), and the three backoffs start at 50 ms instead of 800.
+    let hooks = [
+        ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
+        ("KWATCH_TEST_BACKOFF_START_MS", "50"),
+    ];
+    let kw = sim.start_kwatch_env(
+        &hooks,
+        ["configmaps", "-n", "default", "-o", "name", "--record", rec],
+    );
+    eventually(LIMIT, "the initial list", || match kw.lines() {
+        l if l.len() >= 2 => Ok(()),
+        l => Err((l, kw.stderr())),
+    });
     // The next three watches are refused (429 and no Retry-After: back off, re-watch).
     sim.fail_next(json!({"code": 429, "count": 3, "retryAfter": 0, "verb": "watch", "resource": "configmaps"}));
     sim.drop_watches();
@@ -215,15 +218,10 @@ fn script_formats_report_a_failing_watch_once_and_its_recovery_once() {
         &json!({"apiVersion": "v1", "kind": "ConfigMap",
                 "metadata": {"name": "after", "namespace": "default"}}),
     );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !kw.stderr().contains("recovered") {
-        assert!(
-            Instant::now() < deadline,
-            "no recovery reported; stderr:\n{}",
-            kw.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    eventually(LIMIT, "the recovery reported", || match kw.stderr() {
+        e if e.contains("recovered") => Ok(()),
+        e => Err(e),
+    });
     let out = kw.interrupt(LIMIT);
     let recorded: Vec<Value> = std::fs::read_to_string(&record)
         .unwrap()

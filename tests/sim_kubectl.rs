@@ -1,13 +1,11 @@
 //! The real kubectl (/usr/bin/kubectl, v1.32) against `kwatch sim` over HTTPS, through the
 //! kubeconfig the simulator writes (CA data and bearer token).
 
-use std::io::Read;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::SimProcess;
+use crate::util::{eventually, SimProcess, LIMIT};
 
 #[test]
 fn kubectl_gets_pods_in_all_namespaces() {
@@ -184,35 +182,49 @@ fn kubectl_watch_sees_churn_events() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    // Wait until all three event types were seen (or 20 s), then stop kubectl.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let mut seen = Vec::new();
-    while Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(500));
-        let st = sim.state();
-        seen.push(st["revision"].as_str().unwrap().parse::<u64>().unwrap());
-        if seen.len() >= 8 {
-            break;
+    let stdout = child.stdout.take().unwrap();
+    // Each event's (type, kind) as kubectl prints it: JSON documents one after another.
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(String, String)>::new()));
+    let sink = events.clone();
+    std::thread::spawn(move || {
+        let de = serde_json::Deserializer::from_reader(stdout).into_iter::<Value>();
+        for ev in de {
+            let ev = match ev {
+                Ok(ev) => ev,
+                // Ends with kubectl: killed, perhaps while writing an event.
+                Err(e) if e.is_eof() || e.is_io() => break,
+                Err(e) => {
+                    let what = format!("kubectl printed non-JSON: {e}");
+                    sink.lock().unwrap().push((what, String::new()));
+                    break;
+                }
+            };
+            let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+            sink.lock()
+                .unwrap()
+                .push((s(&ev["type"]), s(&ev["object"]["kind"])));
         }
-    }
+    });
+    let count = || {
+        let mut types = std::collections::BTreeMap::new();
+        for (t, kind) in events.lock().unwrap().iter() {
+            assert_eq!(kind, "Pod", "{t}");
+            *types.entry(t.clone()).or_insert(0) += 1;
+        }
+        types
+    };
+    // Until all three event types were printed, then stop kubectl.
+    eventually(LIMIT, "ADDED, MODIFIED and DELETED events", || {
+        let types = count();
+        if types.len() >= 3 {
+            Ok(())
+        } else {
+            Err(types)
+        }
+    });
     let _ = child.kill();
     let _ = child.wait();
-    let text = reader.join().unwrap();
-    let mut types = std::collections::BTreeMap::new();
-    let de = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
-    for ev in de {
-        let ev = ev.unwrap_or_else(|e| panic!("kubectl printed non-JSON ({e}): {text}"));
-        assert_eq!(ev["object"]["kind"], "Pod");
-        *types
-            .entry(ev["type"].as_str().unwrap().to_string())
-            .or_insert(0) += 1;
-    }
+    let types = count();
     for t in ["ADDED", "MODIFIED", "DELETED"] {
         assert!(
             types.get(t).copied().unwrap_or(0) > 0,

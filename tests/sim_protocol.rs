@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::util::kwatch::kubectl_f;
 use crate::util::shared::*;
-use crate::util::{brief, events, SimProcess, WatchItem};
+use crate::util::{brief, events, eventually, SimProcess, WatchItem};
 
 const S: Duration = Duration::from_secs(1);
 
@@ -833,28 +833,83 @@ fn fault_stall_delays_watch_events() {
     let sim = SimProcess::start(&[]);
     let rev = sim.revision();
     let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
-    sim.control("POST", "stall", json!({"seconds": 1.5}));
-    let t0 = Instant::now();
+    sim.control("POST", "stall", json!({"until": "released"}));
     create_cm(&sim, "default", "late", "x");
     // A watch opened during the stall waits too, initial events included.
     let mut w2 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0");
     let mut w3 = sim.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
     create_cm(&sim, "default", "later", "x");
+    // Held until released: whatever the load, nothing can have come yet.
     assert_eq!(
-        w.next(Duration::from_millis(800)),
+        w.next(Duration::from_millis(200)),
         WatchItem::Timeout,
         "stalled"
     );
     assert_eq!(w2.next(Duration::from_millis(10)), WatchItem::Timeout);
-    let e = w.event(5 * S);
-    assert_eq!(brief(&e).1, "late");
-    assert!(t0.elapsed() >= Duration::from_millis(1300));
+    let released = sim.control("POST", "release", json!({}));
+    assert_eq!(released["released"], json!(["stall"]), "{released}");
+    assert_eq!(brief(&w.event(5 * S)).1, "late");
     assert_eq!(w2.event(5 * S)["type"], "ADDED");
     assert_eq!(
         brief(&w3.event(5 * S)).1,
         "later",
         "from the revision it was opened at"
     );
+    // Nothing left to release.
+    assert_eq!(
+        sim.control("POST", "release", json!({}))["released"],
+        json!([])
+    );
+}
+
+/// The timed form ends by itself; it cannot end before its seconds, counted from before
+/// the control call.
+#[test]
+fn fault_stall_for_seconds_ends_by_itself() {
+    let sim = SimProcess::start(&[]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let t0 = Instant::now();
+    sim.control("POST", "stall", json!({"seconds": 1}));
+    create_cm(&sim, "default", "late", "x");
+    assert_eq!(brief(&w.event(10 * S)).1, "late");
+    assert!(t0.elapsed() >= S, "{:?}", t0.elapsed());
+}
+
+/// `until` takes "released" only; `release` names a fault it knows, or none.
+#[test]
+fn held_faults_refuse_what_they_do_not_know() {
+    let sim = SimProcess::start(&[]);
+    for (path, body) in [
+        ("/_sim/stall", json!({"until": "later"})),
+        ("/_sim/freeze", json!({"until": 5})),
+        ("/_sim/fail", json!({"until": "never"})),
+        ("/_sim/release", json!({"fault": "restart"})),
+    ] {
+        let r = sim.request("POST", path, Some("application/json"), &body.to_string());
+        assert_eq!(r.status, 400, "{path} {body}: {}", r.body);
+    }
+}
+
+/// `fail {"until":"released"}` fails every request until `release {"fault":"fail"}`,
+/// which leaves a held stall alone.
+#[test]
+fn fault_fail_until_released() {
+    let sim = SimProcess::start(&[]);
+    sim.control("POST", "stall", json!({"until": "released"}));
+    sim.control(
+        "POST",
+        "fail",
+        json!({"code": 503, "until": "released", "verb": "list"}),
+    );
+    for _ in 0..3 {
+        assert_eq!(sim.get("/api/v1/namespaces/default/configmaps").status, 503);
+    }
+    let released = sim.control("POST", "release", json!({"fault": "fail"}));
+    assert_eq!(released["released"], json!(["fail"]), "{released}");
+    assert_eq!(sim.get("/api/v1/namespaces/default/configmaps").status, 200);
+    let released = sim.control("POST", "release", json!({}));
+    assert_eq!(released["released"], json!(["stall"]), "{released}");
 }
 
 #[test]
@@ -924,8 +979,7 @@ fn fault_freeze_stops_open_connections_at_the_tcp_level() {
     let rev = sim.revision();
     let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
     assert_eq!(w.status, 200);
-    sim.control("POST", "freeze", json!({"seconds": 2}));
-    let t0 = Instant::now();
+    sim.control("POST", "freeze", json!({"until": "released"}));
     // A new connection (kubectl's) is served, and so is the control API.
     kubectl_f(
         &sim,
@@ -933,14 +987,16 @@ fn fault_freeze_stops_open_connections_at_the_tcp_level() {
         &json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during","namespace":"default"}}),
     );
     assert!(sim.state()["objects"]["configmaps"]["default/during"].is_string());
+    // Held until released: whatever the load, nothing can have come yet.
     assert_eq!(
-        w.next(Duration::from_millis(900)),
+        w.next(Duration::from_millis(200)),
         WatchItem::Timeout,
         "frozen"
     );
+    let released = sim.control("POST", "release", json!({"fault": "freeze"}));
+    assert_eq!(released["released"], json!(["freeze"]), "{released}");
     let e = w.event(5 * S);
     assert_eq!(brief(&e).1, "during", "the same connection, resumed");
-    assert!(t0.elapsed() >= Duration::from_millis(1800));
     // The request log says which HTTP version each request came in: kubectl's (Go's
     // net/http over TLS) is HTTP/2, the test client's HTTP/1.1.
     let log = sim.get("/_sim/requests").json();
@@ -1019,9 +1075,10 @@ fn churn_is_switched_at_run_time_and_state_tracks_it() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(sim.revision(), r0, "idle means no churn");
     sim.control("POST", "churn", json!({"rate": 100}));
-    std::thread::sleep(Duration::from_millis(700));
-    let r1 = sim.revision();
-    assert!(r1 > r0 + 20, "{r0} → {r1}");
+    eventually(10 * S, "20 changes of the churn", || match sim.revision() {
+        r1 if r1 > r0 + 20 => Ok(()),
+        r1 => Err(format!("{r0} → {r1}")),
+    });
     sim.control("POST", "churn", json!({"rate": 0, "faults": false}));
     std::thread::sleep(Duration::from_millis(200));
     let r2 = sim.revision();
@@ -1049,10 +1106,10 @@ fn steady_churn_is_deterministic_for_a_seed() {
     let names = || {
         let sim = SimProcess::start(&["--objects", "5", "--seed", "42", "--churn", "0"]);
         sim.control("POST", "churn", json!({"rate": 200}));
-        let deadline = Instant::now() + 10 * S;
-        while sim.revision() < 150 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        eventually(60 * S, "revision 150", || match sim.revision() {
+            r if r >= 150 => Ok(()),
+            r => Err(r),
+        });
         sim.control("POST", "churn", json!({"rate": 0}));
         // Compare the first 100 changes: the pods existing at a fixed revision.
         let list = sim
@@ -1382,16 +1439,44 @@ fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("kubectl");
-    std::thread::sleep(Duration::from_millis(1500));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = lines.clone();
+    let stdout = kw.stdout.take().expect("kubectl's stdout");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            sink.lock().unwrap().push_str(&format!("{line}\n"));
+        }
+    });
+    let text_with = |word: &'static str| {
+        let lines = lines.clone();
+        move || {
+            let text = lines.lock().unwrap().clone();
+            if text.contains(word) {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        }
+    };
+    // The initial list's row: kubectl is watching.
+    eventually(
+        S * 60,
+        "kubectl's initial rows",
+        text_with("kube-root-ca.crt"),
+    );
     kubectl_f(
         &sim,
         "create",
         &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta("seen"), "data": {"a": "1"}}),
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    eventually(S * 60, "the new row", text_with(" seen "));
     let _ = kw.kill();
-    let out = kw.wait_with_output().expect("kubectl's output");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let _ = kw.wait();
+    let text = lines.lock().unwrap().clone();
     let added: Vec<&str> = text.lines().filter(|l| l.contains(" seen ")).collect();
     assert_eq!(added.len(), 1, "{text}");
     assert!(added[0].starts_with("ADDED"), "{text}");

@@ -25,22 +25,21 @@ fn fifty_configmaps(sim: &SimProcess) {
 /// again (the simulator's `recreate`: a new uid); then the history is compacted and the watch cut, so the re-watch
 /// gets 410 and a relist finds the three.
 fn change_delete_recreate_unseen(sim: &SimProcess) {
-    sim.control("POST", "/_sim/stall", json!({"seconds": 5}));
-    kubectl_f(
-        sim,
-        "replace",
-        &configmap("default", "w-0", json!({"k": "2"})),
-    );
-    sim.kubectl_ok("delete configmap w-1 -n default");
-    let uid = sim.kubectl_ok("get configmap w-2 -n default -o jsonpath={.metadata.uid}");
-    let again = json!({"resource": "configmaps", "key": "default/w-2"});
-    let made = sim.control("POST", "/_sim/recreate", again);
-    assert!(
-        made["uid"].is_string() && made["uid"] != uid.trim(),
-        "{made} after {uid}"
-    );
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.drop_watches();
+    sim.forced_410(|sim| {
+        kubectl_f(
+            sim,
+            "replace",
+            &configmap("default", "w-0", json!({"k": "2"})),
+        );
+        sim.kubectl_ok("delete configmap w-1 -n default");
+        let uid = sim.kubectl_ok("get configmap w-2 -n default -o jsonpath={.metadata.uid}");
+        let again = json!({"resource": "configmaps", "key": "default/w-2"});
+        let made = sim.control("POST", "/_sim/recreate", again);
+        assert!(
+            made["uid"].is_string() && made["uid"] != uid.trim(),
+            "{made} after {uid}"
+        );
+    });
 }
 
 /// Where the relist's records begin: after its Listed (the second).
@@ -64,8 +63,6 @@ fn relisted_run(extra: &str) -> (Vec<Value>, usize, Vec<String>) {
     kw.wait_for(LIMIT, "the Watch", |v| {
         v.iter().any(|r| r["type"] == "Watch")
     });
-    // A watch cut within a second of opening relists for another reason.
-    std::thread::sleep(std::time::Duration::from_millis(1200));
     change_delete_recreate_unseen(&sim);
     let recs = kw.wait_for(LIMIT, "the Relisted record", |v| {
         v.iter().any(|r| r["type"] == "Relisted")
@@ -81,16 +78,10 @@ fn relisted_run(extra: &str) -> (Vec<Value>, usize, Vec<String>) {
 
 /// Waits until kwatch's stderr holds `text`.
 fn wait_stderr(kw: &Running, text: &str) {
-    let deadline = std::time::Instant::now() + LIMIT;
-    while !kw.stderr().contains(text) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no {text:?} on stderr:\n{}\nstdout:\n{}",
-            kw.stderr(),
-            kw.lines().join("\n")
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    crate::util::eventually(LIMIT, text, || match kw.stderr() {
+        e if e.contains(text) => Ok(()),
+        e => Err((e, kw.lines())),
+    });
 }
 
 fn keys(r: &Value, class: &str) -> (u64, Vec<String>) {
@@ -165,7 +156,6 @@ fn the_table_marks_the_recreated_object_and_says_what_the_relist_changed() {
     fifty_configmaps(&sim);
     let kw = sim.start_kwatch("configmaps -n default --watch-list off --quiet-relists --stats");
     wait_stderr(&kw, "watch configmaps");
-    std::thread::sleep(std::time::Duration::from_millis(1200));
     change_delete_recreate_unseen(&sim);
     wait_stderr(&kw, "relisted configmaps");
     let out = kw.interrupt(LIMIT);
@@ -234,15 +224,10 @@ fn filtered(filter: &str) -> (Vec<String>, String) {
     sim.kubectl_ok("label configmap w-0 -n default tier=web");
     sim.kubectl_ok("delete configmap w-0 -n default");
     // The deletion is the last change, and every filter here prints it.
-    let deadline = std::time::Instant::now() + LIMIT;
-    while !kw.lines().iter().any(|l| l.contains(r#""type":"Deleted""#)) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            kw.lines().join("\n")
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    crate::util::eventually(LIMIT, "the deletion", || match kw.lines() {
+        l if l.iter().any(|l| l.contains(r#""type":"Deleted""#)) => Ok(()),
+        l => Err(l),
+    });
     let out = kw.interrupt(LIMIT);
     let recs = out.json();
     assert!(!recs.is_empty());

@@ -9,11 +9,12 @@
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
-//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any) | the next N API requests (with `always`, every one until `clear`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
-//! | `POST /_sim/stall` | `{"seconds":S}` (default 5) | open watches send nothing for S seconds, then deliver what happened meanwhile |
-//! | `POST /_sim/freeze` | `{"seconds":S,"newConnections":bool}` (defaults 60, false) | every connection open now (but those that carried `/_sim/` requests only) stops reading and writing for S seconds at the TCP level (below TLS and HTTP/2: pings go unanswered), no FIN, no RST, as behind a frozen proxy; with `newConnections`, those accepted meanwhile too (their TLS handshakes do not complete); then each resumes where it stopped (`freeze.rs`) |
+//! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any; `"until":"released"` is `"always":true`) | the next N API requests (with `always`, every one until `clear` or `release`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
+//! | `POST /_sim/stall` | `{"seconds":S}` (default 5) or `{"until":"released"}` | open watches send nothing for S seconds (or until `release`), then deliver what happened meanwhile |
+//! | `POST /_sim/freeze` | `{"seconds":S,"newConnections":bool}` (defaults 60, false) or `{"until":"released",…}` | every connection open now (but those that carried `/_sim/` requests only) stops reading and writing for S seconds (or until `release`) at the TCP level (below TLS and HTTP/2: pings go unanswered), no FIN, no RST, as behind a frozen proxy; with `newConnections`, those accepted meanwhile too (their TLS handshakes do not complete); then each resumes where it stopped (`freeze.rs`) |
+//! | `POST /_sim/release` | `{"fault":"stall"\|"freeze"\|"delay"\|"fail"}` (default: all four) | ends at once what holds traffic back, timed or held `until: released`: a stall, a freeze, slow delivery (changes already held keep their time), pending failures; answers `{"ok":true,"released":[…]}`, the faults that were in force |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
-//! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
+//! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order, until `{"ms":0}` or `release`; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
@@ -45,6 +46,14 @@ use super::App;
 /// `Failure::remaining` of a failure that never runs out (`"always":true`).
 const ALWAYS: u64 = u64::MAX;
 
+/// How long a fault held `{"until":"released"}` lasts if nothing releases it: longer than
+/// any test or session, short enough that `Instant + HELD` cannot overflow (tokio's
+/// far future is 30 years too).
+pub const HELD: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// The faults `POST /_sim/release` ends, by the name its `fault` takes.
+const RELEASABLE: [&str; 4] = ["stall", "freeze", "delay", "fail"];
+
 #[derive(Debug, Clone)]
 struct Failure {
     code: u16,
@@ -59,6 +68,9 @@ struct Failure {
 pub struct Faults {
     fail: Mutex<Option<Failure>>,
     stall_until: Mutex<Option<Instant>>,
+    /// Bumped when a stall ends before its time (`release`, `clear`): stalled watches
+    /// sleep until the stall's end and must be woken.
+    pub stall_ended: watch::Sender<u64>,
     short_watches: AtomicU64,
     /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
     no_bookmarks: AtomicBool,
@@ -95,6 +107,7 @@ impl Faults {
         Faults {
             fail: Mutex::new(None),
             stall_until: Mutex::new(None),
+            stall_ended: watch::channel(0).0,
             short_watches: AtomicU64::new(0),
             no_bookmarks: AtomicBool::new(false),
             delay_ms: AtomicU64::new(0),
@@ -187,6 +200,34 @@ impl Faults {
         *lock(&self.stall_until) = Some(Instant::now() + d);
     }
 
+    /// Ends a stall at once; whether one was in force.
+    fn end_stall(&self) -> bool {
+        let was = lock(&self.stall_until).take();
+        self.stall_ended.send_modify(|g| *g += 1);
+        was.is_some_and(|t| t > Instant::now())
+    }
+
+    /// `POST /_sim/release`: ends `which` of [`RELEASABLE`] (all when `None`) at once;
+    /// the names of those that were in force.
+    pub fn release(&self, which: Option<&str>) -> Vec<&'static str> {
+        let mut ended = Vec::new();
+        for name in RELEASABLE {
+            if which.is_some_and(|w| w != name) {
+                continue;
+            }
+            let was = match name {
+                "stall" => self.end_stall(),
+                "freeze" => self.freeze.clear(),
+                "delay" => self.delay_ms.swap(0, Ordering::SeqCst) > 0,
+                _ => lock(&self.fail).take().is_some(),
+            };
+            if was {
+                ended.push(name);
+            }
+        }
+        ended
+    }
+
     /// Whether watches send their periodic and pre-timeout bookmarks (`POST /_sim/bookmarks`).
     pub fn bookmarks_enabled(&self) -> bool {
         !self.no_bookmarks.load(Ordering::SeqCst)
@@ -266,7 +307,7 @@ impl Faults {
     pub fn clear(&self) {
         self.set_failure(0, 0, 0);
         *lock(&self.warning) = None;
-        *lock(&self.stall_until) = None;
+        self.end_stall();
         self.freeze.clear();
         self.short_watches.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
@@ -364,9 +405,10 @@ fn help() -> Value {
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
-        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always: every matching request until clear",
-        "POST /_sim/stall": "{\"seconds\":S} — watches send nothing meanwhile",
-        "POST /_sim/freeze": "{\"seconds\":S,\"newConnections\":bool} (default 60, false) — open connections (with newConnections, new ones too) stop reading and writing at the TCP level (no FIN, no RST), then resume",
+        "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always (or until:released): every matching request until clear or release",
+        "POST /_sim/stall": "{\"seconds\":S} or {\"until\":\"released\"} — watches send nothing meanwhile",
+        "POST /_sim/freeze": "{\"seconds\":S,\"newConnections\":bool} (default 60, false), or until:released — open connections (with newConnections, new ones too) stop reading and writing at the TCP level (no FIN, no RST), then resume",
+        "POST /_sim/release": "{\"fault\":\"stall\"|\"freeze\"|\"delay\"|\"fail\"} (default: all) — end them now, timed or held until:released",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
@@ -404,17 +446,22 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("compact", POST, compact),
     ("fail", POST, fail),
-    ("stall", POST, |app, body| {
-        let secs = body["seconds"].as_f64().unwrap_or(5.0).clamp(0.0, 3600.0);
-        app.faults.stall(Duration::from_secs_f64(secs));
-        ok(json!({}))
+    ("stall", POST, |app, body| match lasting(body, 5.0) {
+        Ok(d) => {
+            app.faults.stall(d);
+            ok(json!({}))
+        }
+        Err(why) => Status::bad_request(why).response(),
     }),
-    ("freeze", POST, |app, body| {
-        let secs = body["seconds"].as_f64().unwrap_or(60.0).clamp(0.0, 3600.0);
-        let new = body["newConnections"].as_bool().unwrap_or(false);
-        app.faults.freeze.start(Duration::from_secs_f64(secs), new);
-        ok(json!({}))
+    ("freeze", POST, |app, body| match lasting(body, 60.0) {
+        Ok(d) => {
+            let new = body["newConnections"].as_bool().unwrap_or(false);
+            app.faults.freeze.start(d, new);
+            ok(json!({}))
+        }
+        Err(why) => Status::bad_request(why).response(),
     }),
+    ("release", POST, release),
     ("bookmarks", POST, |app, body| {
         let on = body["enabled"].as_bool().unwrap_or(true);
         app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
@@ -508,6 +555,39 @@ fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
     ok(json!({"revision": revision.to_string()}))
 }
 
+/// How long a timed fault lasts: `"seconds"` (else `default`), or [`HELD`] with
+/// `"until":"released"`; `Err`: why any other `until` is refused (a 400).
+fn lasting(body: &Value, default: f64) -> Result<Duration, String> {
+    match &body["until"] {
+        Value::Null => {
+            let secs = body["seconds"]
+                .as_f64()
+                .unwrap_or(default)
+                .clamp(0.0, 3600.0);
+            Ok(Duration::from_secs_f64(secs))
+        }
+        Value::String(s) if s == "released" => Ok(HELD),
+        other => Err(format!(
+            "until: {other} is not \"released\" (the only open-ended form; else \"seconds\")"
+        )),
+    }
+}
+
+/// `POST /_sim/release {"fault":F}`.
+fn release(app: &App, body: &Value) -> Response {
+    let which = match &body["fault"] {
+        Value::Null => None,
+        Value::String(f) if RELEASABLE.contains(&f.as_str()) => Some(f.as_str()),
+        other => {
+            return Status::bad_request(format!(
+                "fault: {other} is none of {RELEASABLE:?} (or leave it out: all of them)"
+            ))
+            .response()
+        }
+    };
+    ok(json!({"released": app.faults.release(which)}))
+}
+
 /// A fault switch's value; a handler that panicked while holding it left it usable.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -542,8 +622,16 @@ fn fail(app: &App, body: &Value) -> Response {
         return Status::bad_request("code must be 429, 500, 503, 410 or 504").response();
     }
     let text = |k: &str| body[k].as_str().map(str::to_string);
+    let held = match &body["until"] {
+        Value::Null => false,
+        Value::String(s) if s == "released" => true,
+        other => {
+            return Status::bad_request(format!("until: {other} is not \"released\"")).response()
+        }
+    };
     let count = match body["always"].as_bool() {
         Some(true) => ALWAYS,
+        _ if held => ALWAYS,
         _ => num(body, "count", 1),
     };
     app.faults.set_failure_for(

@@ -22,6 +22,10 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
+/// A freeze can end before its time (`release`, `clear`), which no timer knows: a frozen
+/// stream looks again at least this often.
+const RECHECK: Duration = Duration::from_millis(50);
+
 /// The freeze in force, if any; shared by the acceptor's streams and the control API.
 #[derive(Debug, Default)]
 pub struct Freeze {
@@ -47,9 +51,14 @@ impl Freeze {
         });
     }
 
-    /// Ends a freeze at once (`POST /_sim/clear`).
-    pub fn clear(&self) {
-        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    /// Ends a freeze at once (`POST /_sim/clear`, `release`); whether one was in force.
+    pub fn clear(&self) -> bool {
+        let was = self
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        was.is_some_and(|w| w.until > Instant::now())
     }
 
     /// Until when the connection `conn` is frozen, if it is now.
@@ -178,11 +187,16 @@ impl<S: Send + 'static> Frozen<S> {
                 return Poll::Ready(());
             };
             match &mut self.sleep {
-                Some(s) if s.deadline() == until => {
+                // A sleep set at most RECHECK before `until`, or ending at it: wait it out,
+                // then look again.
+                Some(s) if s.deadline() <= until => {
                     std::task::ready!(s.as_mut().poll(cx));
                     self.sleep = None;
                 }
-                _ => self.sleep = Some(Box::pin(tokio::time::sleep_until(until))),
+                _ => {
+                    let next = until.min(Instant::now() + RECHECK);
+                    self.sleep = Some(Box::pin(tokio::time::sleep_until(next)));
+                }
             }
         }
     }
@@ -226,14 +240,19 @@ impl<S: AsyncWrite + Unpin + Send + 'static> AsyncWrite for Frozen<S> {
 
 impl<S: Send + 'static> Drop for Frozen<S> {
     fn drop(&mut self) {
-        let (Some(until), Some(inner)) = (self.freeze.until(&self.conn), self.inner.take()) else {
+        if self.freeze.until(&self.conn).is_none() {
+            return;
+        }
+        let (Some(inner), Ok(rt)) = (self.inner.take(), tokio::runtime::Handle::try_current())
+        else {
             return;
         };
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
-                tokio::time::sleep_until(until).await;
-                drop(inner);
-            });
-        }
+        let (freeze, conn) = (self.freeze.clone(), self.conn.clone());
+        rt.spawn(async move {
+            while let Some(until) = freeze.until(&conn) {
+                tokio::time::sleep_until(until.min(Instant::now() + RECHECK)).await;
+            }
+            drop(inner);
+        });
     }
 }

@@ -576,8 +576,12 @@ async fn wait_out_stall(
     drop_rx: &mut tokio::sync::watch::Receiver<u64>,
     deadline: Instant,
 ) -> bool {
+    // Subscribed before the stall is read: a release in between still wakes the sleep.
+    let mut ended = app.faults.stall_ended.subscribe();
+    ended.borrow_and_update();
     while let Some(until) = app.faults.stalled_until() {
         tokio::select! {
+            _ = ended.changed() => {}
             _ = tx.closed() => return false,
             r = drop_rx.changed() => {
                 if r.is_ok() { let _ = tx.send(Err(dropped())).await; }

@@ -98,6 +98,14 @@ impl SimProcess {
     pub fn start_kwatch(&self, args: impl Args) -> Running {
         Running::spawn(self.kwatch_cmd(args))
     }
+
+    /// [`SimProcess::start_kwatch`] with `env` added: kwatch's test hooks
+    /// (`KWATCH_TEST_SHORT_WATCH_MS`, `KWATCH_TEST_BACKOFF_START_MS`, docs/watch-health.md).
+    pub fn start_kwatch_env(&self, env: &[(&str, &str)], args: impl Args) -> Running {
+        let mut cmd = self.kwatch_cmd(args);
+        cmd.envs(env.iter().copied());
+        Running::spawn(cmd)
+    }
 }
 
 /// A `kwatch` command with the environment pinned: HOME in a temp dir, no KUBECONFIG,
@@ -372,20 +380,36 @@ pub fn configmap(namespace: &str, name: &str, data: Value) -> Value {
         "metadata": {"name": name, "namespace": namespace}, "data": data})
 }
 
-/// A synced `kwatch configmaps -n default -o json --watch-list off EXTRA…` whose watch has
-/// run for more than a second (so that cutting it is a clean close, not a very short
-/// watch).
+/// A synced `kwatch configmaps -n default -o json --watch-list off EXTRA…`, watching,
+/// without client-go's very-short-watch rule (`KWATCH_TEST_SHORT_WATCH_MS=0`): cutting
+/// its watch at once is a clean close, not a very short watch, with no second to wait.
 pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
-    let mut args: Vec<&str> = "configmaps -n default -o json --watch-list off"
-        .split(' ')
-        .collect();
-    args.extend_from_slice(extra);
-    let mut kw = sim.start_kwatch(&args[..]);
-    kw.wait_for(Duration::from_secs(40), "Watch", |v| {
-        !of_type(v, "Watch").is_empty()
-    });
-    std::thread::sleep(Duration::from_millis(1200));
+    let hooks = [("KWATCH_TEST_SHORT_WATCH_MS", "0")];
+    let mut kw = sim.start_kwatch_env(&hooks, &configmaps_args(extra)[..]);
+    kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
     kw
+}
+
+/// [`watching_configmaps`] with the very-short-watch rule in force, for the tests of that
+/// rule: the first watch has delivered a bookmark (an event: cutting it is a clean close),
+/// so that only a later watch can be very short.
+pub fn watching_configmaps_with_the_short_watch_rule(sim: &SimProcess, extra: &[&str]) -> Running {
+    let mut kw = sim.start_kwatch(&configmaps_args(extra)[..]);
+    kw.wait_for(LIMIT, "a bookmark on the watch", |v| {
+        v.iter()
+            .skip_while(|r| r["type"] != "Watch")
+            .any(|r| r["type"] == "Bookmark")
+    });
+    kw
+}
+
+/// `configmaps -n default -o json --watch-list off EXTRA…`.
+fn configmaps_args(extra: &[&str]) -> Vec<String> {
+    let words = "configmaps -n default -o json --watch-list off".split(' ');
+    words
+        .chain(extra.iter().copied())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A new sim started with `sim_args`, and a [`watching_configmaps`] kwatch with `extra`

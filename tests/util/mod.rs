@@ -8,7 +8,9 @@
 //! `--scenario`, so tests are deterministic unless they ask for churn.
 //!
 //! - `kubeconfig`, `url`, `token`, `ca_pem`: how to reach it (read from the written kubeconfig).
-//! - [`SimProcess::control`] / [`SimProcess::state`]: the `/_sim/…` control API, blocking.
+//! - [`SimProcess::control`] / [`SimProcess::state`]: the `/_sim/…` control API, blocking;
+//!   [`SimProcess::forced_410`]: the informer relists after a 410, by construction.
+//! - [`eventually`]: waits for a condition (never for the clock).
 //! - [`SimProcess::kubectl`]: runs `/usr/bin/kubectl --kubeconfig <kubeconfig> …` with
 //!   `HOME` = the temp dir; [`SimProcess::kubectl_cmd`] gives the `Command` to spawn yourself.
 //! - [`SimProcess::get`] / [`SimProcess::request`]: raw HTTP (status, headers, body) with the
@@ -33,6 +35,30 @@ use serde_json::Value;
 
 /// How long one kwatch run, or one wait for its output, may take before the test fails.
 pub const LIMIT: Duration = Duration::from_secs(60);
+
+/// How often [`eventually`] looks again.
+const POLL: Duration = Duration::from_millis(25);
+
+/// Polls `probe` until it answers `Ok`, and returns that. At `limit` the test fails naming
+/// `what` it waited for and what the last probe saw (its `Err`). The one way to wait for a
+/// condition; a test never sleeps for things to happen.
+pub fn eventually<T, Seen: std::fmt::Debug>(
+    limit: Duration,
+    what: &str,
+    mut probe: impl FnMut() -> Result<T, Seen>,
+) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        let seen = match probe() {
+            Ok(v) => return v,
+            Err(seen) => seen,
+        };
+        if Instant::now() >= deadline {
+            panic!("waited {limit:?} for {what}; last seen: {seen:#?}");
+        }
+        std::thread::sleep(POLL);
+    }
+}
 
 /// A raw HTTP response.
 #[derive(Debug, Clone)]
@@ -374,6 +400,30 @@ impl SimProcess {
     /// `POST /_sim/fail`: the next requests that `body` matches get its error answer.
     pub fn fail_next(&self, body: Value) {
         self.control("POST", "/_sim/fail", body);
+    }
+
+    /// A 410 by construction, whatever the machine's load: holds every watch
+    /// (`stall {"until":"released"}`), makes `changes` (which no watch has sent, so they must
+    /// change something), forgets the history up to them (`compact`) and releases the
+    /// watches, which find their revision compacted and end with 410 Expired; a watch
+    /// opened meanwhile from an older resourceVersion gets it too. The informer relists.
+    /// Returns what `changes` returns.
+    pub fn forced_410<T>(&self, changes: impl FnOnce(&SimProcess) -> T) -> T {
+        let held = serde_json::json!({"until": "released"});
+        self.control("POST", "/_sim/stall", held);
+        let made = changes(self);
+        self.control("POST", "/_sim/compact", serde_json::json!({}));
+        let released = self.control(
+            "POST",
+            "/_sim/release",
+            serde_json::json!({"fault": "stall"}),
+        );
+        assert_eq!(
+            released["released"],
+            serde_json::json!(["stall"]),
+            "{released}"
+        );
+        made
     }
 
     /// `POST /_sim/drop-watches`: every open watch is cut.

@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -120,25 +119,22 @@ pub fn patch_configmap(sim: &SimProcess, name: &str, value: &str) {
     ]);
 }
 
-/// Makes the watches of configmaps relist with nothing new for them: holds the watches,
-/// changes a secret, forgets history up to it, cuts the watches (the rewatch gets 410).
+/// Makes the watches of configmaps relist with nothing new for them: a 410 forced by a
+/// change of a secret ([`SimProcess::forced_410`]).
 pub fn force_relist(sim: &SimProcess) {
-    // A watch cut within a second of opening relists for another reason.
-    std::thread::sleep(Duration::from_millis(1200));
-    sim.control("POST", "/_sim/stall", json!({"seconds": 2}));
-    sim.kubectl_ok([
-        "patch",
-        "secret",
-        "app-credentials",
-        "-n",
-        "default",
-        "--type",
-        "merge",
-        "-p",
-        r#"{"metadata":{"labels":{"touched":"1"}}}"#,
-    ]);
-    sim.control("POST", "/_sim/compact", json!({}));
-    sim.control("POST", "/_sim/drop-watches", json!({}));
+    sim.forced_410(|sim| {
+        sim.kubectl_ok([
+            "patch",
+            "secret",
+            "app-credentials",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"metadata":{"labels":{"touched":"1"}}}"#,
+        ])
+    });
 }
 
 /// Names of the live objects of a resource in a namespace, from the simulator.
@@ -211,6 +207,25 @@ pub fn requests_under(sim: &SimProcess, prefix: &str) -> Vec<(String, u64)> {
 
 pub fn is_watch(path: &str) -> bool {
     path.contains("watch=true") || path.contains("watch=1")
+}
+
+/// How many watches of `plural` the simulator has been asked for.
+pub fn watches_of(sim: &SimProcess, plural: &str) -> usize {
+    request_paths(sim)
+        .iter()
+        .filter(|p| is_watch(p) && p.contains(&format!("/{plural}?")))
+        .count()
+}
+
+/// Waits until the simulator has been asked for more than `before` watches of `plural`:
+/// a kwatch started since is watching, and sees every change made from now on.
+pub fn await_watch(sim: &SimProcess, plural: &str, before: usize) {
+    crate::util::eventually(crate::util::LIMIT, "a new watch", || {
+        match watches_of(sim, plural) {
+            n if n > before => Ok(()),
+            _ => Err(request_paths(sim)),
+        }
+    });
 }
 
 /// A kwatch that must stop at the command line: `--server` points at a port nothing

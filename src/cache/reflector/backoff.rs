@@ -18,16 +18,22 @@ pub const JITTER: f64 = 1.0;
 
 #[derive(Debug)]
 pub struct Backoff {
-    /// The un-jittered duration the next step starts from; always within [INITIAL, CAP].
+    /// The first step ([`INITIAL`] but in tests), where a reset starts again.
+    initial: Duration,
+    /// The un-jittered duration the next step starts from; always within [initial, CAP].
     next: Duration,
     last_start: Option<Instant>,
     rng: rand::rngs::SmallRng,
 }
 
 impl Backoff {
-    pub fn new(seed: u64) -> Backoff {
+    /// Starting from `initial` ([`INITIAL`] as client-go; shorter only in tests), within
+    /// [1 ms, [`CAP`]]: a zero would never grow.
+    pub fn new(seed: u64, initial: Duration) -> Backoff {
+        let initial = initial.clamp(Duration::from_millis(1), CAP);
         Backoff {
-            next: INITIAL,
+            initial,
+            next: initial,
             last_start: None,
             rng: rand::rngs::SmallRng::seed_from_u64(seed),
         }
@@ -40,7 +46,7 @@ impl Backoff {
             .last_start
             .is_some_and(|t| now.duration_since(t) > RESET_AFTER)
         {
-            self.next = INITIAL;
+            self.next = self.initial;
         }
         self.last_start = Some(now);
         let base = self.next;
@@ -55,7 +61,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn grows_caps_and_resets() {
-        let mut b = Backoff::new(7);
+        let mut b = Backoff::new(7, INITIAL);
         let mut base = INITIAL;
         for _ in 0..12 {
             let d = b.step();
@@ -78,10 +84,29 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn no_reset_within_two_minutes() {
-        let mut b = Backoff::new(1);
+        let mut b = Backoff::new(1, INITIAL);
         b.step();
         tokio::time::advance(RESET_AFTER).await;
         let d = b.step();
         assert!(d >= INITIAL * 2, "{d:?}");
+    }
+
+    /// A test's start (`KWATCH_TEST_BACKOFF_START_MS`) doubles as client-go's does, to the
+    /// same cap; a zero start is 1 ms.
+    #[tokio::test(start_paused = true)]
+    async fn a_shorter_start_doubles_to_the_same_cap() {
+        let mut b = Backoff::new(3, Duration::from_millis(10));
+        let first = b.step();
+        assert!((Duration::from_millis(10)..Duration::from_millis(20)).contains(&first));
+        let second = b.step();
+        assert!((Duration::from_millis(20)..Duration::from_millis(40)).contains(&second));
+        for _ in 0..20 {
+            assert!(b.step() < 2 * CAP);
+        }
+        assert_eq!(b.next, CAP);
+        assert_eq!(
+            Backoff::new(3, Duration::ZERO).next,
+            Duration::from_millis(1)
+        );
     }
 }

@@ -54,6 +54,27 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 /// A watch shorter than this that delivered nothing is an error (client-go).
 pub const SHORT_WATCH: Duration = Duration::from_secs(1);
 
+/// The reflector's own clocks: client-go's constants, which only tests change (the
+/// application reads them from `KWATCH_TEST_*` variables, `app::config::test_clocks`), so
+/// that a test need not wait a real second or backoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clocks {
+    /// A watch shorter than this that delivered nothing is an error ([`SHORT_WATCH`]).
+    pub short_watch: Duration,
+    /// The backoff's first step, before jitter ([`backoff::INITIAL`]); it doubles from
+    /// there up to [`backoff::CAP`].
+    pub backoff_start: Duration,
+}
+
+impl Default for Clocks {
+    fn default() -> Self {
+        Clocks {
+            short_watch: SHORT_WATCH,
+            backoff_start: backoff::INITIAL,
+        }
+    }
+}
+
 /// How far the list under way has got, for a progress display: pages and objects
 /// received so far (reset when a list or watch-list starts).
 #[derive(Debug, Default)]
@@ -404,6 +425,7 @@ pub struct ReflectorConfig {
     /// `--restart-stalled`: a stalled watch is ended and opened again from its last RV
     /// (client-go only waits: for the server's timeout or the transport's health check).
     pub restart_stalled: bool,
+    pub clocks: Clocks,
 }
 
 /// `--stall-after D|auto`.
@@ -432,6 +454,7 @@ impl Default for ReflectorConfig {
             seed: rand::rng().random(),
             stall_after: StallAfter::Off,
             restart_stalled: false,
+            clocks: Clocks::default(),
         }
     }
 }
@@ -510,7 +533,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         Reflector {
             lw: Retrying::new(lw, on_retry),
             store,
-            backoff: Backoff::new(cfg.seed),
+            backoff: Backoff::new(cfg.seed, cfg.clocks.backoff_start),
             rng: rand::rngs::SmallRng::seed_from_u64(cfg.seed.wrapping_add(1)),
             cfg,
             last_sync_rv: String::new(),
@@ -859,7 +882,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 return self.after_error(At::StreamingList, Some(&e), e.to_string(), &reason)
             }
             watch_list::Outcome::Closed { events } => {
-                if very_short(start, events) {
+                if very_short(start, events, self.cfg.clocks.short_watch) {
                     let cause =
                         "very short watch-list: closed before the initial-events-end bookmark";
                     return self.after_error(At::StreamingList, None, cause.to_owned(), &reason);
@@ -1052,13 +1075,14 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         failed: Option<(String, Option<SourceError>)>,
     ) -> Result<State, SourceError> {
         let failed = failed.or_else(|| {
-            (!w.stalled && very_short(w.start, w.events + w.bookmarks)).then(|| {
-                (
+            (!w.stalled && very_short(w.start, w.events + w.bookmarks, self.cfg.clocks.short_watch))
+                .then(|| {
+                    (
                     "very short watch: the watch lasted less than a second and no items received"
                         .to_owned(),
                     None,
                 )
-            })
+                })
         });
         let (reason, error) = match &failed {
             Some((cause, _)) => (cause.clone(), true),
@@ -1128,10 +1152,11 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
     }
 }
 
-/// client-go: a watch that lasted less than [`SHORT_WATCH`] and delivered nothing is an
-/// error, not a clean close. `events`: client-go's eventCount, bookmarks included.
-fn very_short(start: Instant, events: u64) -> bool {
-    events == 0 && start.elapsed() < SHORT_WATCH
+/// client-go: a watch that lasted less than `limit` ([`SHORT_WATCH`]) and delivered
+/// nothing is an error, not a clean close. `events`: client-go's eventCount, bookmarks
+/// included.
+fn very_short(start: Instant, events: u64, limit: Duration) -> bool {
+    events == 0 && start.elapsed() < limit
 }
 
 /// Serde: a count left out of a record when 0.
