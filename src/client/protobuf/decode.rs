@@ -496,7 +496,8 @@ impl<'t> Writer<'t> {
                 if data.is_empty() || secs == GO_ZERO && nanos == 0 {
                     out.extend_from_slice(b"null");
                 } else {
-                    json::rfc3339(out, secs, nanos, m.special == Special::MicroTime);
+                    json::rfc3339(out, secs, nanos, m.special == Special::MicroTime)
+                        .ok_or_else(|| bad("a time out of range"))?;
                 }
             }
             Special::Duration => json::duration(out, int(vals[1])),

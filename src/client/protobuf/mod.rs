@@ -156,8 +156,8 @@ pub struct ListHead {
 }
 
 /// Reads a list's bytes (`k8s\0` + envelope of a `…List`): calls `item` with the JSON of
-/// each item in order (as the apiserver's JSON list holds them: no kind or apiVersion),
-/// and returns the list's kind, apiVersion and metadata.
+/// each item in order (as the apiserver's JSON list holds them: no kind or apiVersion but
+/// in a PartialObjectMetadataList), and returns the list's kind, apiVersion and metadata.
 pub fn list(
     table: &Table,
     bytes: &[u8],
@@ -176,6 +176,11 @@ pub fn list(
     let (table::Ty::Msg(meta_ty), table::Ty::Msg(item_ty)) = (meta.ty, items.ty) else {
         return Err(DecodeError::Malformed(format!("{} is not a list", m.name)));
     };
+    // kube-apiserver gives each item of a PartialObjectMetadataList its kind and apiVersion
+    // (asPartialObjectMetadataList), which its protobuf has no field for; a typed list's
+    // items have none in JSON either.
+    let item_type = (env.kind == "PartialObjectMetadataList")
+        .then_some((env.api_version, "PartialObjectMetadata"));
     let mut writer = Writer::new(table);
     let mut metadata = Vec::new();
     let mut buf = Vec::new();
@@ -194,12 +199,8 @@ pub fn list(
             )?;
         } else if num == u64::from(items.num) {
             buf.clear();
-            writer.object(
-                item_ty,
-                b.ok_or_else(|| decode::malformed("an item"))?,
-                None,
-                &mut buf,
-            )?;
+            let b = b.ok_or_else(|| decode::malformed("an item"))?;
+            writer.object(item_ty, b, item_type, &mut buf)?;
             item(&buf);
         } else {
             return Err(DecodeError::UnknownField {

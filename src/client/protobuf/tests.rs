@@ -309,6 +309,21 @@ fn a_list_gives_its_items_and_its_metadata() {
         "{}",
         items[1]
     );
+
+    // --metadata-only's list: the apiserver's JSON gives each item its kind.
+    let partial = [bytes(1, &[]), bytes(2, &bytes(1, &bytes(1, b"a")))].concat();
+    let mut items = Vec::new();
+    let env = envelope_of("meta.k8s.io/v1", "PartialObjectMetadataList", &partial);
+    let head = list(table(), &env, |item| {
+        items.push(String::from_utf8(item.to_vec()).unwrap())
+    });
+    assert_eq!(String::from_utf8(head.unwrap().metadata).unwrap(), "{}");
+    assert_eq!(
+        items,
+        [
+            r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a","creationTimestamp":null}}"#
+        ]
+    );
 }
 
 #[test]
