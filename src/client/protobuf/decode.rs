@@ -102,7 +102,12 @@ pub(super) fn bytes_of(data: &[u8], val: Val) -> Option<&[u8]> {
 pub(super) struct Writer<'t> {
     pub table: &'t Table,
     scratch: Vec<Occ>,
+    /// Messages open on the way down, at most `MAX_DEPTH`: recursive types (a CRD's
+    /// schema) are nested by the data, and the walk recurses on the thread's stack.
+    depth: u32,
 }
+
+const MAX_DEPTH: u32 = 256;
 
 /// kind and apiVersion of the top-level object, from its envelope.
 pub(super) type TypeMeta<'a> = Option<(&'a str, &'a str)>;
@@ -112,6 +117,7 @@ impl<'t> Writer<'t> {
         Writer {
             table,
             scratch: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -131,15 +137,24 @@ impl<'t> Writer<'t> {
         top: TypeMeta,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
-        let m = self.msg(msg);
-        if m.special != Special::Struct {
-            return self.special(m, data, out);
+        if self.depth == MAX_DEPTH {
+            return Err(DecodeError::Malformed(format!(
+                "messages nested deeper than {MAX_DEPTH}"
+            )));
         }
-        out.push(b'{');
-        let mut first = true;
-        self.fields(m, data, top, out, &mut first)?;
-        out.push(b'}');
-        Ok(())
+        self.depth += 1;
+        let m = self.msg(msg);
+        let result = if m.special != Special::Struct {
+            self.special(m, data, out)
+        } else {
+            out.push(b'{');
+            let mut first = true;
+            let r = self.fields(m, data, top, out, &mut first);
+            out.push(b'}');
+            r
+        };
+        self.depth -= 1;
+        result
     }
 
     /// Collects `data`'s occurrences on the scratch, sorted by field then wire order;

@@ -282,6 +282,23 @@ fn an_unknown_field_is_an_error_naming_message_and_field() {
 }
 
 #[test]
+fn a_schema_nested_too_deep_is_an_error_not_a_stack_overflow() {
+    // CustomResourceDefinition → spec (2) → versions (7) → schema (4) → openAPIV3Schema
+    // (1) → items (24, JSONSchemaPropsOrArray) → schema (1) → items … 1000 deep.
+    let mut schema = Vec::new();
+    for _ in 0..1000 {
+        schema = bytes(24, &bytes(1, &schema));
+    }
+    let crd = bytes(2, &bytes(7, &bytes(4, &bytes(1, &schema))));
+    let env = envelope_of("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd);
+    let err = json_of(&env).unwrap_err();
+    assert_eq!(
+        err,
+        DecodeError::Malformed("messages nested deeper than 256".into())
+    );
+}
+
+#[test]
 fn a_list_gives_its_items_and_its_metadata() {
     let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
     let list_meta = [bytes(2, b"5"), bytes(3, b"next")].concat();
