@@ -316,6 +316,27 @@ def main():
             sys.exit(f"{full}: proto fields with no Go field: {sorted(by_num)}")
         messages.append([full, "struct", out_fields])
 
+    # encoding/json drops or shadows a promoted field whose name another field of the
+    # object has; the decoder writes every field, so no object may have such a pair.
+    def json_names(i):
+        _name, _special, fields = messages[i]
+        out = []
+        for f in fields:
+            if "i" in f[3]:
+                out += json_names(f[2])
+            elif "t" in f[3]:
+                out += ["kind", "apiVersion"]
+            elif "x" not in f[3]:
+                out.append(f[0])
+        return out
+
+    for i, (name, special, _fields) in enumerate(messages):
+        if special == "struct":
+            names_ = json_names(i)
+            dups = sorted({n for n in names_ if names_.count(n) > 1})
+            if dups:
+                sys.exit(f"{name}: JSON names written twice once inline fields are promoted: {dups}")
+
     table = {
         "minor": args.minor,
         "sources": dict(s.split("=", 1) for s in args.source),
