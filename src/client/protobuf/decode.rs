@@ -483,7 +483,11 @@ impl<'t> Writer<'t> {
             })?;
             if m.fields[idx].repeated {
                 repeated.push(v);
-            } else if let Some(slot) = vals.get_mut(num as usize) {
+            } else {
+                // The specials' single fields are numbered 1 to 3 (generated.proto).
+                let slot = vals.get_mut(num as usize).ok_or_else(|| {
+                    DecodeError::Malformed(format!("{}: field {num} past 3", m.name))
+                })?;
                 *slot = Some(v);
             }
         }
