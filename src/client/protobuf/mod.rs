@@ -114,12 +114,12 @@ pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, DecodeError> {
     Ok(env)
 }
 
+/// A field the envelope's fixed messages (runtime.Unknown, its TypeMeta, a watch event's
+/// RawExtension) do not have: these never change, so the bytes are not Kubernetes'.
 fn unknown_envelope_field(message: &str, field: u64) -> DecodeError {
-    DecodeError::UnknownField {
-        message: format!("k8s.io.apimachinery.pkg.runtime.{message}"),
-        field,
-        minor: 0,
-    }
+    DecodeError::Malformed(format!(
+        "field {field} in a runtime.{message}, which has none"
+    ))
 }
 
 impl Table {

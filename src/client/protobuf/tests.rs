@@ -279,6 +279,11 @@ fn an_unknown_field_is_an_error_naming_message_and_field() {
         json_of(&envelope_of("v1", "Pod", &[0x0a, 0x05, 0x0a])),
         Err(DecodeError::Malformed(_))
     ));
+    let odd_envelope = [&MAGIC[..], &bytes(9, b"x")].concat();
+    assert_eq!(
+        envelope(&odd_envelope).unwrap_err().to_string(),
+        "protobuf: field 9 in a runtime.Unknown, which has none"
+    );
 }
 
 #[test]
