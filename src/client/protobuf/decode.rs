@@ -24,6 +24,13 @@ pub(super) enum Val {
     Bytes(u32, u32),
 }
 
+/// What a special's bytes hold: `single[n]` the last value of field `n`, and the elements
+/// of its repeated field.
+struct SpecialFields {
+    single: [Option<Val>; 4],
+    repeated: Vec<Val>,
+}
+
 /// A map entry: its key, and its value with the entry's bytes it lies in.
 type Entry<'d> = (&'d [u8], Option<(&'d [u8], Val)>);
 
@@ -468,11 +475,13 @@ impl<'t> Writer<'t> {
         Ok(())
     }
 
-    /// The custom marshalers.
-    fn special(&mut self, m: &Message, data: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
-        // Every special has few fields: read them into (number, value) pairs, last wins.
-        let mut vals: [Option<Val>; 4] = [None; 4];
-        let mut repeated: Vec<Val> = Vec::new();
+    /// The fields of a special: its single fields by number (last wins), and the elements
+    /// of its one repeated field, in wire order.
+    fn special_fields(&self, m: &Message, data: &[u8]) -> Result<SpecialFields, DecodeError> {
+        let mut f = SpecialFields {
+            single: [None; 4],
+            repeated: Vec::new(),
+        };
         let mut i = 0;
         while i < data.len() {
             let (num, v) = next_field(data, &mut i)?;
@@ -482,36 +491,33 @@ impl<'t> Writer<'t> {
                 minor: self.table.minor,
             })?;
             if m.fields[idx].repeated {
-                repeated.push(v);
+                f.repeated.push(v);
             } else {
                 // The specials' single fields are numbered 1 to 3 (generated.proto).
-                let slot = vals.get_mut(num as usize).ok_or_else(|| {
+                let slot = f.single.get_mut(num as usize).ok_or_else(|| {
                     DecodeError::Malformed(format!("{}: field {num} past 3", m.name))
                 })?;
                 *slot = Some(v);
             }
         }
-        let int = |v: Option<Val>| match v {
+        Ok(f)
+    }
+
+    /// The custom marshalers.
+    fn special(&mut self, m: &Message, data: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        let f = self.special_fields(m, data)?;
+        let int = |n: usize| match f.single[n] {
             Some(Val::Varint(x)) => x as i64,
             _ => 0,
         };
-        let bytes = |v: Option<Val>| v.and_then(|v| bytes_of(data, v));
+        let bytes = |n: usize| f.single[n].and_then(|v| bytes_of(data, v));
         let bad = |what: &str| DecodeError::Malformed(format!("{}: {what}", m.name));
         match m.special {
             Special::Struct => unreachable!("structs are written by fields()"),
-            Special::Array => {
-                out.push(b'[');
-                let mut first = true;
-                let f = &m.fields[0];
-                for v in repeated {
-                    sep(out, &mut first);
-                    self.value(m, f, f.ty, data, v, out)?;
-                }
-                out.push(b']');
-            }
+            Special::Array => self.array(m, 1, data, &f.repeated, out)?,
             Special::Time | Special::MicroTime => {
                 const GO_ZERO: i64 = -62_135_596_800;
-                let (secs, nanos) = (int(vals[1]), int(vals[2]) as i32 as i64);
+                let (secs, nanos) = (int(1), int(2) as i32 as i64);
                 if data.is_empty() || secs == GO_ZERO && nanos == 0 {
                     out.extend_from_slice(b"null");
                 } else {
@@ -519,63 +525,61 @@ impl<'t> Writer<'t> {
                         .ok_or_else(|| bad("a time out of range"))?;
                 }
             }
-            Special::Duration => json::duration(out, int(vals[1])),
-            Special::IntOrString => match int(vals[1]) {
-                0 => number(out, int(vals[2]) as i32),
-                1 => json::string(out, bytes(vals[3]).unwrap_or_default()),
+            Special::Duration => json::duration(out, int(1)),
+            Special::IntOrString => match int(1) {
+                0 => number(out, int(2) as i32),
+                1 => json::string(out, bytes(3).unwrap_or_default()),
                 t => return Err(bad(&format!("type {t}"))),
             },
-            Special::Quantity => match bytes(vals[1]) {
+            Special::Quantity => match bytes(1) {
                 Some(s) if !s.is_empty() => json::string(out, s),
                 _ => out.extend_from_slice(b"\"0\""),
             },
-            Special::RawExtension | Special::FieldsV1 | Special::Json => match bytes(vals[1]) {
+            Special::RawExtension | Special::FieldsV1 | Special::Json => match bytes(1) {
                 None => out.extend_from_slice(b"null"),
                 Some(b) if b.is_empty() && m.special == Special::Json => {
                     out.extend_from_slice(b"null")
                 }
                 Some(b) => json::raw(out, b).ok_or_else(|| bad("raw bytes that are not JSON"))?,
             },
-            Special::SchemaOrArray => {
-                // Go: the array if it has items, else the schema (nil: null).
-                let schema = self.msg_field(m, 1)?;
-                if !repeated.is_empty() {
-                    out.push(b'[');
-                    let mut first = true;
-                    for v in repeated {
-                        sep(out, &mut first);
-                        let b = bytes_of(data, v).ok_or_else(|| bad("an item"))?;
-                        self.object(schema, b, None, out)?;
-                    }
-                    out.push(b']');
+            // Go: the array if it has items, else the schema (nil: null).
+            Special::SchemaOrArray | Special::SchemaOrStringArray => {
+                if f.repeated.is_empty() {
+                    let schema = self.msg_field(m, 1)?;
+                    self.schema_or_null(schema, bytes(1), out)?;
                 } else {
-                    self.schema_or_null(schema, bytes(vals[1]), out)?;
+                    self.array(m, 2, data, &f.repeated, out)?;
                 }
             }
-            Special::SchemaOrBool => {
-                let schema = self.msg_field(m, 2)?;
-                match bytes(vals[2]) {
-                    Some(b) => self.object(schema, b, None, out)?,
-                    None => {
-                        out.extend_from_slice(if int(vals[1]) != 0 { b"true" } else { b"false" })
-                    }
-                }
-            }
-            Special::SchemaOrStringArray => {
-                let schema = self.msg_field(m, 1)?;
-                if !repeated.is_empty() {
-                    out.push(b'[');
-                    let mut first = true;
-                    for v in repeated {
-                        sep(out, &mut first);
-                        json::string(out, bytes_of(data, v).ok_or_else(|| bad("a property"))?);
-                    }
-                    out.push(b']');
-                } else {
-                    self.schema_or_null(schema, bytes(vals[1]), out)?;
-                }
-            }
+            // Go: the schema if there is one, else the bool.
+            Special::SchemaOrBool => match bytes(2) {
+                Some(b) => self.object(self.msg_field(m, 2)?, b, None, out)?,
+                None => out.extend_from_slice(if int(1) != 0 { b"true" } else { b"false" }),
+            },
         }
+        Ok(())
+    }
+
+    /// The elements of a special's repeated field `num` as a JSON array.
+    fn array(
+        &mut self,
+        m: &Message,
+        num: u64,
+        data: &[u8],
+        elements: &[Val],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let f = m
+            .field(num)
+            .map(|i| &m.fields[i])
+            .ok_or_else(|| DecodeError::Malformed(format!("{}: no field {num}", m.name)))?;
+        out.push(b'[');
+        let mut first = true;
+        for v in elements {
+            sep(out, &mut first);
+            self.value(m, f, f.ty, data, *v, out)?;
+        }
+        out.push(b']');
         Ok(())
     }
 
