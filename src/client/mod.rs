@@ -14,6 +14,7 @@ pub mod expand;
 pub mod http;
 pub mod keepalive;
 pub mod list;
+pub mod protobuf;
 pub mod source;
 pub mod target;
 pub mod watch;

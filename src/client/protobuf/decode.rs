@@ -1,0 +1,623 @@
+//! The walk: one message's wire bytes → its JSON, fields in Go order, with encoding/json's
+//! rules for nil, empty and `omitempty`, and the custom marshalers.
+
+use super::json;
+use super::table::{Field, Message, Special, Table, Ty};
+use super::DecodeError;
+
+/// One field occurrence on the wire, in the message's bytes.
+#[derive(Debug, Clone, Copy)]
+struct Occ {
+    /// Index of the field in its message's `fields`.
+    idx: u16,
+    /// Offset of the tag: the wire order of a repeated field's elements.
+    pos: u32,
+    val: Val,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Val {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32(u32),
+    /// A length-delimited value: `start..end` of the message's bytes.
+    Bytes(u32, u32),
+}
+
+/// What a special's bytes hold: `single[n]` the last value of field `n`, and the elements
+/// of its repeated field.
+struct SpecialFields {
+    single: [Option<Val>; 4],
+    repeated: Vec<Val>,
+}
+
+/// A map entry: its key, and its value with the entry's bytes it lies in.
+type Entry<'d> = (&'d [u8], Option<(&'d [u8], Val)>);
+
+/// Reads one varint at `*i`.
+pub(super) fn varint(data: &[u8], i: &mut usize) -> Result<u64, DecodeError> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *data
+            .get(*i)
+            .ok_or_else(|| malformed("a varint runs past the end"))?;
+        *i += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(malformed("a varint longer than 10 bytes"))
+}
+
+pub(super) fn malformed(what: &str) -> DecodeError {
+    DecodeError::Malformed(what.to_owned())
+}
+
+/// Reads the field at `*i`: its number and value.
+pub(super) fn next_field(data: &[u8], i: &mut usize) -> Result<(u64, Val), DecodeError> {
+    let tag = varint(data, i)?;
+    let val = match tag & 7 {
+        0 => Val::Varint(varint(data, i)?),
+        1 => {
+            let b = data
+                .get(*i..*i + 8)
+                .ok_or_else(|| malformed("a fixed64 runs past the end"))?;
+            *i += 8;
+            Val::Fixed64(u64::from_le_bytes(
+                b.try_into().map_err(|_| malformed("fixed64"))?,
+            ))
+        }
+        2 => {
+            let len = varint(data, i)?;
+            let end = i
+                .checked_add(usize::try_from(len).map_err(|_| malformed("a length"))?)
+                .filter(|e| *e <= data.len())
+                .ok_or_else(|| malformed("a length runs past the end"))?;
+            let start = *i;
+            *i = end;
+            Val::Bytes(offset(start)?, offset(end)?)
+        }
+        5 => {
+            let b = data
+                .get(*i..*i + 4)
+                .ok_or_else(|| malformed("a fixed32 runs past the end"))?;
+            *i += 4;
+            Val::Fixed32(u32::from_le_bytes(
+                b.try_into().map_err(|_| malformed("fixed32"))?,
+            ))
+        }
+        w => return Err(DecodeError::Malformed(format!("wire type {w}"))),
+    };
+    Ok((tag >> 3, val))
+}
+
+fn offset(i: usize) -> Result<u32, DecodeError> {
+    u32::try_from(i).map_err(|_| malformed("a message over 4 GiB"))
+}
+
+/// The bytes of a length-delimited value.
+pub(super) fn bytes_of(data: &[u8], val: Val) -> Option<&[u8]> {
+    match val {
+        Val::Bytes(s, e) => data.get(s as usize..e as usize),
+        _ => None,
+    }
+}
+
+/// Writes messages of one table; keeps one scratch vector of occurrences for the whole
+/// object (each message uses the top of it while it is written).
+pub(super) struct Writer<'t> {
+    pub table: &'t Table,
+    scratch: Vec<Occ>,
+    /// Messages open on the way down, at most `MAX_DEPTH`: recursive types (a CRD's
+    /// schema) are nested by the data, and the walk recurses on the thread's stack.
+    depth: u32,
+}
+
+const MAX_DEPTH: u32 = 256;
+
+/// kind and apiVersion of the top-level object, from its envelope.
+pub(super) type TypeMeta<'a> = Option<(&'a str, &'a str)>;
+
+impl<'t> Writer<'t> {
+    pub fn new(table: &'t Table) -> Self {
+        Writer {
+            table,
+            scratch: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    fn msg(&self, i: u32) -> &'t Message {
+        &self.table.messages[i as usize]
+    }
+
+    fn wrong_type(&self, m: &Message, f: &Field) -> DecodeError {
+        DecodeError::Malformed(format!("{} field {}: wrong wire type", m.name, f.num))
+    }
+
+    /// Writes message `msg` of `data` as its JSON value.
+    pub fn object(
+        &mut self,
+        msg: u32,
+        data: &[u8],
+        top: TypeMeta,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        if self.depth == MAX_DEPTH {
+            return Err(DecodeError::Malformed(format!(
+                "messages nested deeper than {MAX_DEPTH}"
+            )));
+        }
+        self.depth += 1;
+        let m = self.msg(msg);
+        let result = if m.special != Special::Struct {
+            self.special(m, data, out)
+        } else {
+            out.push(b'{');
+            let mut first = true;
+            let r = self.fields(m, data, top, out, &mut first);
+            out.push(b'}');
+            r
+        };
+        self.depth -= 1;
+        result
+    }
+
+    /// Collects `data`'s occurrences on the scratch, sorted by field then wire order;
+    /// returns where they start.
+    fn collect(&mut self, m: &Message, data: &[u8]) -> Result<usize, DecodeError> {
+        let base = self.scratch.len();
+        let mut i = 0;
+        while i < data.len() {
+            let pos = offset(i)?;
+            let (num, val) = next_field(data, &mut i)?;
+            let idx = m.field(num).ok_or_else(|| DecodeError::UnknownField {
+                message: m.name.clone(),
+                field: num,
+                minor: self.table.minor,
+            })?;
+            self.scratch.push(Occ {
+                idx: idx as u16,
+                pos,
+                val,
+            });
+        }
+        self.scratch[base..].sort_unstable_by_key(|o| (o.idx, o.pos));
+        Ok(base)
+    }
+
+    /// Writes the fields of a struct message into the object being written.
+    fn fields(
+        &mut self,
+        m: &Message,
+        data: &[u8],
+        top: TypeMeta,
+        out: &mut Vec<u8>,
+        first: &mut bool,
+    ) -> Result<(), DecodeError> {
+        let base = self.collect(m, data)?;
+        let end = self.scratch.len();
+        let mut k = base;
+        let result = (|| {
+            for (idx, f) in m.fields.iter().enumerate() {
+                let start = k;
+                while k < end && usize::from(self.scratch[k].idx) == idx {
+                    k += 1;
+                }
+                self.field(m, f, data, start..k, top, out, first)?;
+            }
+            Ok(())
+        })();
+        self.scratch.truncate(base);
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn field(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        data: &[u8],
+        occs: std::ops::Range<usize>,
+        top: TypeMeta,
+        out: &mut Vec<u8>,
+        first: &mut bool,
+    ) -> Result<(), DecodeError> {
+        if f.skip {
+            return Ok(());
+        }
+        if f.type_meta {
+            if let Some((api_version, kind)) = top {
+                for (key, v) in [("kind", kind), ("apiVersion", api_version)] {
+                    if !v.is_empty() {
+                        sep(out, first);
+                        json::string(out, key.as_bytes());
+                        out.push(b':');
+                        json::string(out, v.as_bytes());
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let last = occs.clone().last().map(|i| self.scratch[i].val);
+        if f.inline {
+            let Ty::Msg(inner) = f.ty else {
+                return Err(self.wrong_type(m, f));
+            };
+            let bytes = match last {
+                Some(v) => bytes_of(data, v).ok_or_else(|| self.wrong_type(m, f))?,
+                None => &[],
+            };
+            let inner = self.msg(inner);
+            return self.fields(inner, bytes, None, out, first);
+        }
+        if f.repeated || f.map_value.is_some() {
+            if occs.is_empty() {
+                // A nil slice or map.
+                if !f.omitempty {
+                    sep(out, first);
+                    out.extend_from_slice(&f.key);
+                    out.extend_from_slice(b"null");
+                }
+                return Ok(());
+            }
+            sep(out, first);
+            out.extend_from_slice(&f.key);
+            return match f.map_value {
+                Some(value) => self.map(m, f, value, data, occs, out),
+                None => self.list(m, f, data, occs, out),
+            };
+        }
+        match last {
+            None if f.ptr || f.omitempty && self.zero_is_empty(f.ty) => {
+                if !f.omitempty {
+                    sep(out, first);
+                    out.extend_from_slice(&f.key);
+                    out.extend_from_slice(b"null");
+                }
+                Ok(())
+            }
+            None => {
+                sep(out, first);
+                out.extend_from_slice(&f.key);
+                self.zero(f.ty, out)
+            }
+            Some(v) => {
+                if !f.ptr && f.omitempty && self.is_empty(f.ty, v) {
+                    return Ok(());
+                }
+                sep(out, first);
+                out.extend_from_slice(&f.key);
+                self.value(m, f, f.ty, data, v, out)
+            }
+        }
+    }
+
+    /// Whether Go's zero value of a type is "empty" for `omitempty`: every scalar, a
+    /// `[]byte` and a slice type; never a struct.
+    fn zero_is_empty(&self, ty: Ty) -> bool {
+        match ty {
+            Ty::Msg(i) => self.msg(i).special == Special::Array,
+            _ => true,
+        }
+    }
+
+    /// Whether a present value is empty for `omitempty` (a value field, not a pointer).
+    fn is_empty(&self, ty: Ty, v: Val) -> bool {
+        match (ty, v) {
+            // Only a slice type is empty: one with no items is a message of no bytes.
+            (Ty::Msg(i), Val::Bytes(s, e)) => self.msg(i).special == Special::Array && s == e,
+            (Ty::Msg(_), _) => false,
+            (Ty::F64, Val::Fixed64(b)) => f64::from_bits(b) == 0.0,
+            (Ty::F32, Val::Fixed32(b)) => f32::from_bits(b) == 0.0,
+            (_, Val::Varint(x)) => x == 0,
+            (_, Val::Fixed64(x)) => x == 0,
+            (_, Val::Fixed32(x)) => x == 0,
+            (_, Val::Bytes(s, e)) => s == e,
+        }
+    }
+
+    /// Go's zero value of a value field that is not on the wire.
+    fn zero(&mut self, ty: Ty, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        match ty {
+            Ty::Str => out.extend_from_slice(b"\"\""),
+            Ty::Bytes => out.extend_from_slice(b"null"),
+            Ty::Bool => out.extend_from_slice(b"false"),
+            Ty::Msg(i) if self.msg(i).special == Special::Array => out.extend_from_slice(b"null"),
+            Ty::Msg(i) => return self.object(i, &[], None, out),
+            _ => out.push(b'0'),
+        }
+        Ok(())
+    }
+
+    /// Writes one value of type `ty`.
+    fn value(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        ty: Ty,
+        data: &[u8],
+        v: Val,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        match (ty, v) {
+            (Ty::Str, Val::Bytes(..)) => json::string(out, bytes_of(data, v).unwrap_or_default()),
+            (Ty::Bytes, Val::Bytes(..)) => json::base64(out, bytes_of(data, v).unwrap_or_default()),
+            (Ty::Msg(i), Val::Bytes(..)) => {
+                self.object(i, bytes_of(data, v).unwrap_or_default(), None, out)?
+            }
+            (Ty::Bool, Val::Varint(x)) => {
+                out.extend_from_slice(if x != 0 { b"true" } else { b"false" })
+            }
+            (Ty::I32, Val::Varint(x)) => number(out, x as i32),
+            (Ty::I64, Val::Varint(x)) => number(out, x as i64),
+            (Ty::U32, Val::Varint(x)) => number(out, x as u32),
+            (Ty::U64, Val::Varint(x)) => number(out, x),
+            (Ty::S32, Val::Varint(x)) => number(out, ((x >> 1) as i64 ^ -((x & 1) as i64)) as i32),
+            (Ty::S64, Val::Varint(x)) => number(out, (x >> 1) as i64 ^ -((x & 1) as i64)),
+            (Ty::Fixed32, Val::Fixed32(x)) => number(out, x),
+            (Ty::SFixed32, Val::Fixed32(x)) => number(out, x as i32),
+            (Ty::Fixed64, Val::Fixed64(x)) => number(out, x),
+            (Ty::SFixed64, Val::Fixed64(x)) => number(out, x as i64),
+            (Ty::F64, Val::Fixed64(x)) => json::f64(out, f64::from_bits(x)),
+            (Ty::F32, Val::Fixed32(x)) => json::f32(out, f32::from_bits(x)),
+            _ => return Err(self.wrong_type(m, f)),
+        }
+        Ok(())
+    }
+
+    /// A repeated field's elements, packed or not, as a JSON array.
+    fn list(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        data: &[u8],
+        occs: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        out.push(b'[');
+        let mut first = true;
+        for i in occs {
+            let v = self.scratch[i].val;
+            let packed = !matches!(f.ty, Ty::Str | Ty::Bytes | Ty::Msg(_));
+            match (packed, v) {
+                (true, Val::Bytes(..)) => {
+                    let inner = bytes_of(data, v).unwrap_or_default();
+                    let mut j = 0;
+                    while j < inner.len() {
+                        let v = match f.ty {
+                            Ty::F64 | Ty::Fixed64 | Ty::SFixed64 => {
+                                let b = inner
+                                    .get(j..j + 8)
+                                    .ok_or_else(|| malformed("packed fixed64"))?;
+                                j += 8;
+                                Val::Fixed64(u64::from_le_bytes(
+                                    b.try_into().map_err(|_| malformed("fixed64"))?,
+                                ))
+                            }
+                            Ty::F32 | Ty::Fixed32 | Ty::SFixed32 => {
+                                let b = inner
+                                    .get(j..j + 4)
+                                    .ok_or_else(|| malformed("packed fixed32"))?;
+                                j += 4;
+                                Val::Fixed32(u32::from_le_bytes(
+                                    b.try_into().map_err(|_| malformed("fixed32"))?,
+                                ))
+                            }
+                            _ => Val::Varint(varint(inner, &mut j)?),
+                        };
+                        sep(out, &mut first);
+                        self.value(m, f, f.ty, inner, v, out)?;
+                    }
+                }
+                _ => {
+                    sep(out, &mut first);
+                    self.value(m, f, f.ty, data, v, out)?;
+                }
+            }
+        }
+        out.push(b']');
+        Ok(())
+    }
+
+    /// A map's entries, keys sorted as encoding/json sorts them (bytewise), the last of a
+    /// repeated key winning as it does in a Go map.
+    fn map(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        value_ty: Ty,
+        data: &[u8],
+        occs: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let mut entries: Vec<Entry> = Vec::with_capacity(occs.len());
+        for i in occs {
+            let entry = bytes_of(data, self.scratch[i].val).ok_or_else(|| self.wrong_type(m, f))?;
+            let (mut key, mut value) = (&[][..], None);
+            let mut j = 0;
+            while j < entry.len() {
+                match next_field(entry, &mut j)? {
+                    (1, v) => key = bytes_of(entry, v).ok_or_else(|| self.wrong_type(m, f))?,
+                    (2, v) => value = Some((entry, v)),
+                    (n, _) => {
+                        return Err(DecodeError::UnknownField {
+                            message: format!("{} field {} (a map entry)", m.name, f.num),
+                            field: n,
+                            minor: self.table.minor,
+                        })
+                    }
+                }
+            }
+            entries.push((key, value));
+        }
+        entries.reverse();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        entries.dedup_by(|later, earlier| later.0 == earlier.0);
+        out.push(b'{');
+        let mut first = true;
+        for (key, value) in entries {
+            sep(out, &mut first);
+            json::string(out, key);
+            out.push(b':');
+            match value {
+                Some((entry, v)) => self.value(m, f, value_ty, entry, v, out)?,
+                // An entry without its value holds the value type's zero (an empty
+                // message decodes as one).
+                None => match value_ty {
+                    Ty::Msg(i) => self.object(i, &[], None, out)?,
+                    ty => self.zero(ty, out)?,
+                },
+            }
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// The fields of a special: its single fields by number (last wins), and the elements
+    /// of its one repeated field, in wire order.
+    fn special_fields(&self, m: &Message, data: &[u8]) -> Result<SpecialFields, DecodeError> {
+        let mut f = SpecialFields {
+            single: [None; 4],
+            repeated: Vec::new(),
+        };
+        let mut i = 0;
+        while i < data.len() {
+            let (num, v) = next_field(data, &mut i)?;
+            let idx = m.field(num).ok_or_else(|| DecodeError::UnknownField {
+                message: m.name.clone(),
+                field: num,
+                minor: self.table.minor,
+            })?;
+            if m.fields[idx].repeated {
+                f.repeated.push(v);
+            } else {
+                // The specials' single fields are numbered 1 to 3 (generated.proto).
+                let slot = f.single.get_mut(num as usize).ok_or_else(|| {
+                    DecodeError::Malformed(format!("{}: field {num} past 3", m.name))
+                })?;
+                *slot = Some(v);
+            }
+        }
+        Ok(f)
+    }
+
+    /// The custom marshalers.
+    fn special(&mut self, m: &Message, data: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        let f = self.special_fields(m, data)?;
+        let int = |n: usize| match f.single[n] {
+            Some(Val::Varint(x)) => x as i64,
+            _ => 0,
+        };
+        let bytes = |n: usize| f.single[n].and_then(|v| bytes_of(data, v));
+        let bad = |what: &str| DecodeError::Malformed(format!("{}: {what}", m.name));
+        match m.special {
+            Special::Struct => unreachable!("structs are written by fields()"),
+            Special::Array => self.array(m, 1, data, &f.repeated, out)?,
+            Special::Time | Special::MicroTime => {
+                const GO_ZERO: i64 = -62_135_596_800;
+                let (secs, nanos) = (int(1), int(2) as i32 as i64);
+                if data.is_empty() || secs == GO_ZERO && nanos == 0 {
+                    out.extend_from_slice(b"null");
+                } else {
+                    json::rfc3339(out, secs, nanos, m.special == Special::MicroTime)
+                        .ok_or_else(|| bad("a time out of range"))?;
+                }
+            }
+            Special::Duration => json::duration(out, int(1)),
+            Special::IntOrString => match int(1) {
+                0 => number(out, int(2) as i32),
+                1 => json::string(out, bytes(3).unwrap_or_default()),
+                t => return Err(bad(&format!("type {t}"))),
+            },
+            Special::Quantity => match bytes(1) {
+                Some(s) if !s.is_empty() => json::string(out, s),
+                _ => out.extend_from_slice(b"\"0\""),
+            },
+            Special::RawExtension | Special::FieldsV1 | Special::Json => match bytes(1) {
+                None => out.extend_from_slice(b"null"),
+                Some(b) if b.is_empty() && m.special == Special::Json => {
+                    out.extend_from_slice(b"null")
+                }
+                Some(b) => json::raw(out, b).ok_or_else(|| bad("raw bytes that are not JSON"))?,
+            },
+            // Go: the array if it has items, else the schema (nil: null).
+            Special::SchemaOrArray | Special::SchemaOrStringArray => {
+                if f.repeated.is_empty() {
+                    let schema = self.msg_field(m, 1)?;
+                    self.schema_or_null(schema, bytes(1), out)?;
+                } else {
+                    self.array(m, 2, data, &f.repeated, out)?;
+                }
+            }
+            // Go: the schema if there is one, else the bool.
+            Special::SchemaOrBool => match bytes(2) {
+                Some(b) => self.object(self.msg_field(m, 2)?, b, None, out)?,
+                None => out.extend_from_slice(if int(1) != 0 { b"true" } else { b"false" }),
+            },
+        }
+        Ok(())
+    }
+
+    /// The elements of a special's repeated field `num` as a JSON array.
+    fn array(
+        &mut self,
+        m: &Message,
+        num: u64,
+        data: &[u8],
+        elements: &[Val],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let f = m
+            .field(num)
+            .map(|i| &m.fields[i])
+            .ok_or_else(|| DecodeError::Malformed(format!("{}: no field {num}", m.name)))?;
+        out.push(b'[');
+        let mut first = true;
+        for v in elements {
+            sep(out, &mut first);
+            self.value(m, f, f.ty, data, *v, out)?;
+        }
+        out.push(b']');
+        Ok(())
+    }
+
+    fn schema_or_null(
+        &mut self,
+        schema: u32,
+        b: Option<&[u8]>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        match b {
+            Some(b) => self.object(schema, b, None, out),
+            None => {
+                out.extend_from_slice(b"null");
+                Ok(())
+            }
+        }
+    }
+
+    /// The message type of field `num` of a special.
+    fn msg_field(&self, m: &Message, num: u64) -> Result<u32, DecodeError> {
+        match m.field(num).map(|i| m.fields[i].ty) {
+            Some(Ty::Msg(i)) => Ok(i),
+            _ => Err(DecodeError::Malformed(format!(
+                "{}: no message field {num} in the table",
+                m.name
+            ))),
+        }
+    }
+}
+
+fn sep(out: &mut Vec<u8>, first: &mut bool) {
+    if !*first {
+        out.push(b',');
+    }
+    *first = false;
+}
+
+fn number(out: &mut Vec<u8>, n: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = write!(out, "{n}");
+}
