@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The folders at the repository's root whose paths docs and comments name.
-const ROOTS: [&str; 8] = [
+const ROOTS: [&str; 9] = [
     "src/",
+    "tools/",
     "tests/",
     "docs/",
     "benches/",
