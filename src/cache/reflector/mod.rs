@@ -40,7 +40,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use crate::cache::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
+use crate::cache::listwatch::{
+    ListerWatcher, SourceError, Transfer, WatchEvent, WatchOptions, WatchStream,
+};
 use crate::cache::object::ObjectRef;
 use crate::cache::queue::Queue;
 use crate::cache::retry::{Retry, Retrying};
@@ -112,6 +114,17 @@ pub enum ReflectorEvent {
         /// An expired continue token made the pager fall back to one full list.
         full_list_fallback: bool,
         streaming: bool,
+        /// The content type and encoding the bodies came in: `json`, or `json+gzip` when
+        /// a page came gzip-compressed ([`crate::cache::listwatch::Transfer::encoding`]).
+        /// `None` only in recordings made before records named it (JSON, then).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encoding: Option<String>,
+        /// The bodies' bytes as decoded, and as read off the connection (compressed when
+        /// gzip); `None` for a streaming list, whose events come over a watch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wire_bytes: Option<u64>,
     },
     /// A watch is being opened.
     Watch {
@@ -805,6 +818,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: listed.full_list_fallback,
             streaming: false,
+            encoding: Some(listed.transfer.encoding().to_owned()),
+            bytes: Some(listed.transfer.bytes),
+            wire_bytes: Some(listed.transfer.wire_bytes),
         });
         self.store.replace(listed.items, &listed.resource_version);
         self.relisted(&listed.resource_version);
@@ -869,6 +885,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: false,
             streaming: true,
+            encoding: Some(Transfer::default().encoding().to_owned()),
+            bytes: None,
+            wire_bytes: None,
         });
         self.store.replace(items, &list_rv);
         self.relisted(&list_rv);

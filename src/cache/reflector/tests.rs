@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
-use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage};
+use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage, Transfer};
 use crate::cache::testutil::meta_object;
 
 #[derive(Default)]
@@ -124,6 +124,12 @@ fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
         continue_token: cont.map(String::from),
         remaining_item_count: None,
         items: names.iter().map(|(n, r)| obj(n, r)).collect(),
+        // As a server gzips a page over 128 KiB: here, a page with a continue token.
+        transfer: Transfer {
+            gzip: cont.is_some(),
+            bytes: 1000 * names.len() as u64,
+            wire_bytes: if cont.is_some() { 100 } else { 1000 } * names.len() as u64,
+        },
     }))
 }
 
@@ -231,6 +237,25 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
             ..ListOptions::default()
         })
     );
+}
+
+/// Issue 32 item 6: a list's transfer is its pages' summed, gzip when any page was.
+#[tokio::test(start_paused = true)]
+async fn a_lists_bytes_are_its_pages_summed() {
+    let src = Scripted::new(vec![
+        page("20", &[("a", "1"), ("b", "2")], Some("t1")),
+        page("20", &[("c", "3")], None),
+    ]);
+    let listed = pager::list(&src, &ListProgress::default(), "", 2)
+        .await
+        .unwrap();
+    let transfer = Transfer {
+        gzip: true,
+        bytes: 3000,
+        wire_bytes: 200 + 1000,
+    };
+    assert_eq!(listed.transfer, transfer);
+    assert_eq!(listed.transfer.encoding(), "json+gzip");
 }
 
 #[tokio::test(start_paused = true)]
