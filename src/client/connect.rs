@@ -31,7 +31,10 @@
 //! and always over plain http: no h2c), every request of a cluster multiplexed over one
 //! connection, with golang.org/x/net/http2's health check ([`keepalive::Http2Health`]); TCP
 //! keepalive every 30 s as Go's dialer sets it, which is what guards HTTP/1.1 connections;
-//! TCP_NODELAY on every connection, as Go sets it.
+//! TCP_NODELAY on every connection, as Go sets it; `Accept-Encoding: gzip` on every request
+//! and gzip bodies decompressed as they stream, unless the kubeconfig's
+//! `disable-compression` says not to (Go's `DisableCompression`), each body's bytes off the
+//! connection counted ([`Wire`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -114,8 +117,8 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
             .http2_keep_alive_while_idle(true);
     }
     let http_client = builder.build(connector);
-    // The same layers, in the same order, as kube's default stack (minus its retry layer,
-    // which kwatch turns off).
+    // kube's default stack (minus its retry layer, which kwatch turns off), with the
+    // decompression outermost so that `count_wire` below it counts the bytes as read.
     let service = ServiceBuilder::new()
         // client-go's transport (Go's net/http): `Accept-Encoding: gzip` on every request
         // that names no encoding, and a gzip body decompressed as it streams; kubeconfig's
