@@ -72,6 +72,11 @@ fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
 
     let (gzip, plain) = (gzip.json(), plain.json());
     assert_eq!(comparable(&gzip), comparable(&plain));
+    let asked = |recs: &[Value]| of_type(recs, "List")[0]["encoding"].clone();
+    assert_eq!(
+        (asked(&gzip), asked(&plain)),
+        ("json+gzip".into(), "json".into())
+    );
     let (g, p) = (of_type(&gzip, "Listed")[0], of_type(&plain, "Listed")[0]);
     assert_eq!(
         (&g["encoding"], &p["encoding"]),
@@ -152,5 +157,7 @@ fn the_kubeconfigs_disable_compression_turns_it_off() {
         assert_eq!(r["acceptEncoding"], Value::Null, "{r}");
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
-    assert_eq!(of_type(&out.json(), "Listed")[0]["encoding"], "json");
+    let recs = out.json();
+    assert_eq!(of_type(&recs, "List")[0]["encoding"], "json");
+    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "json");
 }

@@ -741,6 +741,7 @@ fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             limit,
             reason,
             streaming,
+            ..
         } => {
             let how = if *streaming { "watch-list" } else { "list" };
             let paging = if *limit > 0 {

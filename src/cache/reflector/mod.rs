@@ -103,6 +103,11 @@ pub enum ReflectorEvent {
         limit: u32,
         reason: String,
         streaming: bool,
+        /// What the requests ask for: `json+gzip` when they accept gzip
+        /// ([`ReflectorConfig::gzip`]), else `json`; `Listed` says what came. `None` in
+        /// recordings made before records named it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encoding: Option<String>,
     },
     /// A list succeeded; `Replace` follows.
     Listed {
@@ -265,7 +270,20 @@ impl ReflectorEvent {
             limit,
             reason: reason.to_owned(),
             streaming,
+            encoding: None,
         }
+    }
+
+    /// This [`ReflectorEvent::List`] naming what its requests ask for.
+    fn asking(mut self, gzip: bool) -> Self {
+        if let ReflectorEvent::List { encoding, .. } = &mut self {
+            let asked = Transfer {
+                gzip,
+                ..Transfer::default()
+            };
+            *encoding = Some(asked.encoding().to_owned());
+        }
+        self
     }
 
     /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
@@ -412,6 +430,10 @@ pub struct ReflectorConfig {
     /// `--restart-stalled`: a stalled watch is ended and opened again from its last RV
     /// (client-go only waits: for the server's timeout or the transport's health check).
     pub restart_stalled: bool,
+    /// The client asks for gzip (its transport's compression, on unless the kubeconfig's
+    /// `disable-compression` or `--disable-compression` turns it off): what `List`
+    /// records say the requests ask for.
+    pub gzip: bool,
 }
 
 /// `--stall-after D|auto`.
@@ -440,6 +462,8 @@ impl Default for ReflectorConfig {
             seed: rand::rng().random(),
             stall_after: StallAfter::Off,
             restart_stalled: false,
+            // client-go's transport compresses unless told not to.
+            gzip: true,
         }
     }
 }
@@ -785,7 +809,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let rv = self.relist_rv();
         let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
         self.store
-            .notice(ReflectorEvent::list(&rv, limit, &reason, false));
+            .notice(ReflectorEvent::list(&rv, limit, &reason, false).asking(self.cfg.gzip));
         let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
             Ok(l) => l,
             Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
@@ -843,12 +867,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         } else {
             self.last_sync_rv.clone()
         };
-        self.store.notice(ReflectorEvent::list(
-            &rv,
-            0,
-            retry.as_deref().unwrap_or(&reason),
-            true,
-        ));
+        self.store.notice(
+            ReflectorEvent::list(&rv, 0, retry.as_deref().unwrap_or(&reason), true)
+                .asking(self.cfg.gzip),
+        );
         let timeout_seconds = self.watch_timeout();
         let opts = WatchOptions {
             resource_version: rv.clone(),

@@ -45,6 +45,7 @@ impl ReflectorStore for Recorder {
                 limit,
                 reason,
                 streaming,
+                ..
             } => {
                 let s = if streaming { " streaming" } else { "" };
                 format!("List rv={resource_version:?} limit={limit} reason={reason}{s}")
@@ -237,6 +238,17 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
             ..ListOptions::default()
         })
     );
+}
+
+/// Issue 32 item 6: a List names what its requests ask for.
+#[test]
+fn a_list_names_what_it_asks_for() {
+    let encoding = |gzip| match ReflectorEvent::list("", 500, "initial", false).asking(gzip) {
+        ReflectorEvent::List { encoding, .. } => encoding,
+        _ => None,
+    };
+    assert_eq!(encoding(true).as_deref(), Some("json+gzip"));
+    assert_eq!(encoding(false).as_deref(), Some("json"));
 }
 
 /// Issue 32 item 6: a list's transfer is its pages' summed, gzip when any page was.
