@@ -4,7 +4,7 @@
 //! errors, the printers, the application's diagnostics) escapes it here.
 //! `human_duration` is kubectl's way of writing an age, for the table and the simulator's
 //! Tables. `name_suffix` is the apiserver's `generateName` suffix, for the simulator and
-//! `--probe`'s ConfigMap.
+//! `--probe`'s ConfigMap. `human_bytes` is a byte count for the `~` lines and `--stats`.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -34,6 +34,29 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// A byte count in decimal units with three significant digits at most (`812 B`,
+/// `4.21 kB`, `78.0 MB`): the sizes of lists, as the benchmark reports them.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 999.5 && unit + 1 < UNITS.len() {
+        v /= 1000.0;
+        unit += 1;
+    }
+    let digits = if v < 9.995 {
+        2
+    } else if v < 99.95 {
+        1
+    } else {
+        0
+    };
+    format!("{v:.digits$} {}", UNITS[unit])
 }
 
 /// kubectl's `duration.HumanDuration` of a duration that is not negative (its callers
@@ -75,6 +98,25 @@ fn units(n: u64, unit: &str, rest: u64, rest_unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn human_bytes_keeps_three_digits() {
+        let cases = [
+            (0, "0 B"),
+            (999, "999 B"),
+            (1000, "1.00 kB"),
+            (4214, "4.21 kB"),
+            (99_949, "99.9 kB"),
+            (99_950, "100 kB"),
+            (999_499, "999 kB"),
+            (999_500, "1.00 MB"),
+            (78_012_345, "78.0 MB"),
+            (3_200_000_000_000_000, "3200 TB"),
+        ];
+        for (n, text) in cases {
+            assert_eq!(human_bytes(n), text, "{n}");
+        }
+    }
 
     #[test]
     fn name_suffixes_are_five_characters_of_generate_names_alphabet() {

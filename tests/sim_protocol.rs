@@ -1575,3 +1575,28 @@ fn a_stale_list_is_served_once_from_an_older_revision() {
     assert!(rv_of(&fresh) > rev, "{fresh}");
     assert!(names(&fresh).contains(&"newer".to_owned()), "{fresh}");
 }
+
+/// Issue 32 item 5: an answer over 128 KiB to a request that accepts gzip comes gzipped,
+/// as kube-apiserver's APIResponseCompression sends it; a smaller one, and any answer to a
+/// request that does not accept gzip, comes as it is.
+#[test]
+fn answers_over_128_kib_are_gzipped_when_gzip_is_accepted() {
+    let sim = SimProcess::start(&["--objects", "300"]);
+    let auth = ("authorization".to_owned(), format!("Bearer {}", sim.token));
+    let gzip = ("accept-encoding".to_owned(), "gzip".to_owned());
+    let get = |path: &str, headers: &[(String, String)]| {
+        let r = sim.request_with("GET", path, headers, "");
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        r
+    };
+    let large = get("/api/v1/pods", &[auth.clone(), gzip.clone()]);
+    assert_eq!(large.header("content-encoding").as_deref(), Some("gzip"));
+    assert_eq!(large.header("vary").as_deref(), Some("Accept-Encoding"));
+    assert!(!large.body.starts_with('{'), "a gzip body, not JSON");
+    let plain = get("/api/v1/pods", std::slice::from_ref(&auth));
+    assert_eq!(plain.header("content-encoding"), None);
+    assert!(plain.body.len() > 128 * 1024, "{} bytes", plain.body.len());
+    let small = get("/api/v1/pods?limit=1", &[auth, gzip]);
+    assert_eq!(small.header("content-encoding"), None);
+    assert!(small.json()["items"].is_array());
+}

@@ -15,6 +15,7 @@ mod chaos;
 mod cli_args;
 mod client_go;
 mod colour_and_progress;
+mod compression;
 mod connect;
 mod consistency;
 mod contexts;

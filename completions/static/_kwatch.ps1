@@ -88,6 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
             [CompletionResult]::new('--blame', '--blame', [CompletionResultType]::ParameterName, 'Name who made each change: the managedFields entry owning each changed path')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
+            [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')
             [CompletionResult]::new('--legacy-sync', '--legacy-sync', [CompletionResultType]::ParameterName, 'DeltaFIFO only: relists emit Sync instead of Replaced')
             [CompletionResult]::new('--restart-stalled', '--restart-stalled', [CompletionResultType]::ParameterName, 'End a stalled watch (--stall-after) and watch again from its last resourceVersion')

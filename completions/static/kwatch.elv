@@ -85,6 +85,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --blame 'Name who made each change: the managedFields entry owning each changed path'
             cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
+            cand --disable-compression 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'
             cand --legacy-sync 'DeltaFIFO only: relists emit Sync instead of Replaced'
             cand --restart-stalled 'End a stalled watch (--stall-after) and watch again from its last resourceVersion'

@@ -590,6 +590,17 @@ pub struct ClusterArgs {
         hide_short_help = true
     )]
     pub tls_server_name: Option<String>,
+
+    /// Do not ask for gzip-compressed responses (as the kubeconfig's disable-compression)
+    #[arg(
+        long_help = "Do not ask for gzip-compressed responses, as the kubeconfig cluster's \
+          disable-compression: true does (kubectl's flag; either turns compression off). By \
+          default every request asks for gzip, as client-go does, and the API server compresses \
+          responses over 128 KiB (lists, never watches).",
+        long,
+        hide_short_help = true
+    )]
+    pub disable_compression: bool,
 }
 
 /// How the reflector lists and watches.

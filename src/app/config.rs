@@ -327,8 +327,8 @@ impl Cluster {
     }
 }
 
-/// The reflector's settings from its flags; `watch_list` is each cluster's (see
-/// [`crate::cache::release::Informer::watch_list`]).
+/// The reflector's settings from its flags; `watch_list` (see
+/// [`crate::cache::release::Informer::watch_list`]) and `gzip` are each cluster's.
 fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
     ReflectorConfig {
         page_size: r

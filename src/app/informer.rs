@@ -1105,6 +1105,9 @@ mod tests {
             elapsed: Duration::ZERO,
             full_list_fallback: false,
             streaming: false,
+            encoding: Some("json".into()),
+            bytes: Some(4214),
+            wire_bytes: Some(4214),
         });
         q.replace(
             vec![

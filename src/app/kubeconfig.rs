@@ -68,7 +68,9 @@ const EFFECTIVE: &str = "kwatch";
 ///   provider, basic auth), as client-go's bearer token wins over them; a client
 ///   certificate is still presented;
 /// - `--client-certificate`/`--client-key` replace the user's (file or data);
-/// - `--as`, `--as-group`, `--as-uid` replace the user's impersonation.
+/// - `--as`, `--as-group`, `--as-uid` replace the user's impersonation;
+/// - `--disable-compression` turns compression off (the cluster's `disable-compression`
+///   can only be set by it, as kubectl's override is applied only when true).
 pub fn effective_kubeconfig(
     kc: &Kubeconfig,
     context: Option<&str>,
@@ -163,6 +165,11 @@ fn effective_cluster(
     }
     if a.tls_server_name.is_some() || a.server.is_some() {
         cluster.tls_server_name = a.tls_server_name.clone();
+    }
+    // kubectl sets the override only when the flag is true: it cannot turn compression
+    // back on for a cluster whose kubeconfig turns it off.
+    if a.disable_compression {
+        cluster.disable_compression = Some(true);
     }
     if cluster.server.as_deref().is_none_or(str::is_empty) {
         anyhow::bail!(if cfg!(feature = "sim") {
@@ -428,6 +435,7 @@ clusters:
 - name: two
   cluster:
     server: https://two:6443
+    disable-compression: true
 users:
 - name: alice
   user:
@@ -474,6 +482,19 @@ contexts:
         let b = effective(&[], Some("b")).unwrap();
         assert_eq!(cluster(&b).server.as_deref(), Some("https://two:6443"));
         assert!(user(&b).exec.is_some());
+    }
+
+    /// Issue 32 item 1: kubectl's `--disable-compression` and the cluster's
+    /// `disable-compression`, either of which turns compression off.
+    #[test]
+    fn compression_is_off_when_the_flag_or_the_kubeconfig_says_so() {
+        let off = |flags: &[&str], context| cluster(&effective(flags, context).unwrap());
+        assert_eq!(off(&[], None).disable_compression, None);
+        assert_eq!(
+            off(&["--disable-compression"], None).disable_compression,
+            Some(true)
+        );
+        assert_eq!(off(&[], Some("b")).disable_compression, Some(true));
     }
 
     #[test]

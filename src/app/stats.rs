@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
 use crate::output::{self, Body, Record};
+use crate::text::human_bytes;
 
 #[derive(Debug)]
 pub struct Stats {
@@ -23,6 +24,8 @@ pub struct Stats {
     pub paged_lists: u64,
     pub pages: u64,
     pub listed_items: u64,
+    /// Their bodies' bytes as decoded and as read off the connection (less with gzip).
+    pub listed_bytes: (u64, u64),
     /// Streaming lists answered (they have no pages) and the objects they streamed.
     pub streamed_lists: u64,
     pub streamed_items: u64,
@@ -94,6 +97,7 @@ impl Stats {
             paged_lists: 0,
             pages: 0,
             listed_items: 0,
+            listed_bytes: (0, 0),
             streamed_lists: 0,
             streamed_items: 0,
             watches: 0,
@@ -162,10 +166,18 @@ impl Stats {
                     self.streamed_lists += 1;
                     self.streamed_items += *items as u64;
                 }
-                ReflectorEvent::Listed { pages, items, .. } => {
+                ReflectorEvent::Listed {
+                    pages,
+                    items,
+                    bytes,
+                    wire_bytes,
+                    ..
+                } => {
                     self.paged_lists += 1;
                     self.pages += u64::from(*pages);
                     self.listed_items += *items as u64;
+                    self.listed_bytes.0 += bytes.unwrap_or(0);
+                    self.listed_bytes.1 += wire_bytes.unwrap_or(0);
                 }
                 ReflectorEvent::Watch { .. } => self.watches += 1,
                 ReflectorEvent::Bookmark { .. } => self.bookmarks += 1,
@@ -345,6 +357,14 @@ impl Stats {
         for (reason, n) in self.lists.iter().filter(|(r, _)| r.as_str() != "initial") {
             let _ = writeln!(s, "    relist ×{n}: {reason}");
         }
+        if self.paged_lists > 0 {
+            let (bytes, read) = self.listed_bytes;
+            let (bytes, read) = (human_bytes(bytes), human_bytes(read));
+            let _ = writeln!(
+                s,
+                "  listed bytes: {bytes} decoded, {read} read off the connection"
+            );
+        }
     }
 
     /// One line per resource: when its watch last heard an event and a bookmark.
@@ -417,6 +437,9 @@ mod tests {
             elapsed: Duration::ZERO,
             full_list_fallback: false,
             streaming,
+            encoding: Some("json+gzip".into()),
+            bytes: (!streaming).then_some(items as u64 * 1000),
+            wire_bytes: (!streaming).then_some(items as u64 * 100),
         }
     }
 
@@ -556,6 +579,13 @@ mod tests {
         assert_eq!(
             shown(&s, "lists:"),
             "lists: 0 (0 relists), 2 pages, 500 items; 1 streamed, 10001 objects"
+        );
+        // Issue 32 item 6: a LIST's bytes, as decoded and as read (gzip); a streaming
+        // list's come over a watch and are not among them.
+        observe(&mut s, &listed(1500, 3, false));
+        assert_eq!(
+            shown(&s, "listed bytes:"),
+            "listed bytes: 2.00 MB decoded, 200 kB read off the connection"
         );
         let paged_only = Stats::new();
         assert_eq!(

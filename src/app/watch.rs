@@ -842,6 +842,7 @@ fn start<Q: Queue<ReflectorEvent>>(
     .table(a.table);
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
+    rcfg.gzip = !a.cluster.kube.disable_compression;
     rcfg.watch_list = a
         .informer
         .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);

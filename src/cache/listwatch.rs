@@ -39,6 +39,37 @@ pub struct ListPage {
     pub continue_token: Option<String>,
     pub remaining_item_count: Option<i64>,
     pub items: Vec<ObjectRef>,
+    /// How the page's body came over the connection.
+    pub transfer: Transfer,
+}
+
+/// How a list's bodies came over the connection (one page's, or a list's pages summed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transfer {
+    /// A body came gzip-compressed (`Content-Encoding: gzip`).
+    pub gzip: bool,
+    /// The bodies' bytes as decoded (what the list's JSON takes).
+    pub bytes: u64,
+    /// The bodies' bytes read off the connection: `bytes` compressed when `gzip`.
+    pub wire_bytes: u64,
+}
+
+impl Transfer {
+    /// The pages of one list together: gzip when any page was.
+    pub fn add(&mut self, page: Transfer) {
+        self.gzip |= page.gzip;
+        self.bytes += page.bytes;
+        self.wire_bytes += page.wire_bytes;
+    }
+
+    /// The content type and encoding, as records and `~` lines name them.
+    pub fn encoding(&self) -> &'static str {
+        if self.gzip {
+            "json+gzip"
+        } else {
+            "json"
+        }
+    }
 }
 
 /// One watch event, decoded.

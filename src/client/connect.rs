@@ -31,10 +31,14 @@
 //! and always over plain http: no h2c), every request of a cluster multiplexed over one
 //! connection, with golang.org/x/net/http2's health check ([`keepalive::Http2Health`]); TCP
 //! keepalive every 30 s as Go's dialer sets it, which is what guards HTTP/1.1 connections;
-//! TCP_NODELAY on every connection, as Go sets it.
+//! TCP_NODELAY on every connection, as Go sets it; `Accept-Encoding: gzip` on every request
+//! and gzip bodies decompressed as they stream, unless the kubeconfig's
+//! `disable-compression` says not to (Go's `DisableCompression`), each body's bytes off the
+//! connection counted ([`Wire`]).
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -113,9 +117,20 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
             .http2_keep_alive_while_idle(true);
     }
     let http_client = builder.build(connector);
-    // The same layers, in the same order, as kube's default stack (minus its retry layer,
-    // which kwatch turns off).
+    // kube's default stack (minus its retry layer, which kwatch turns off), with the
+    // decompression outermost so that `count_wire` below it counts the bytes as read.
     let service = ServiceBuilder::new()
+        // client-go's transport (Go's net/http): `Accept-Encoding: gzip` on every request
+        // that names no encoding, and a gzip body decompressed as it streams; kubeconfig's
+        // `disable-compression` (or `--disable-compression`) turns both off.
+        .layer(
+            tower_http::decompression::DecompressionLayer::new()
+                .no_br()
+                .no_deflate()
+                .no_zstd()
+                .gzip(!config.disable_compression),
+        )
+        .map_response(count_wire)
         .layer(config.base_uri_layer())
         .option_layer(exec_not_found(config, token_checked(config)?.auth_layer())?)
         .layer(
@@ -135,6 +150,49 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         .map_err(BoxError::from)
         .service(http_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// What carried a response's body, in the response's extensions: whether it came
+/// gzip-compressed, and how many bytes of it were read off the connection (counted below
+/// the decompression, as they arrive), beside the decoded bytes its reader counts.
+#[derive(Debug, Clone, Default)]
+pub struct Wire {
+    pub gzip: bool,
+    read: Arc<AtomicU64>,
+}
+
+impl Wire {
+    /// The body's bytes read off the connection so far (compressed when `gzip`).
+    pub fn bytes(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+}
+
+/// Puts a [`Wire`] into the response's extensions and counts its body's bytes into it.
+fn count_wire<B>(
+    res: http::Response<B>,
+) -> http::Response<impl hyper::body::Body<Data = bytes::Bytes, Error = B::Error>>
+where
+    B: hyper::body::Body<Data = bytes::Bytes>,
+{
+    use http_body_util::BodyExt as _;
+    let wire = Wire {
+        gzip: res
+            .headers()
+            .get(http::header::CONTENT_ENCODING)
+            .is_some_and(|e| e.as_bytes().eq_ignore_ascii_case(b"gzip")),
+        read: Arc::default(),
+    };
+    let read = wire.read.clone();
+    let (mut parts, body) = res.into_parts();
+    parts.extensions.insert(wire);
+    let body = body.map_frame(move |frame| {
+        if let Some(data) = frame.data_ref() {
+            read.fetch_add(data.len() as u64, Ordering::Relaxed);
+        }
+        frame
+    });
+    http::Response::from_parts(parts, body)
 }
 
 /// How long the TLS handshake may take once the TCP connection is up: client-go's

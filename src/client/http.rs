@@ -44,8 +44,6 @@ pub(super) async fn get(
 ) -> Result<http::Response<kube::client::Body>, SourceError> {
     let mut req = http::Request::get(url)
         .header(http::header::ACCEPT, accept)
-        // Watch streams are read line by line; see kube's request_events.
-        .header(http::header::ACCEPT_ENCODING, "identity")
         .body(kube::client::Body::empty())
         .map_err(|e| SourceError::Invalid(e.to_string()))?;
     let carrier = crate::client::connect::Carrier::capture(&mut req);

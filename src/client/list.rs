@@ -62,6 +62,7 @@ fn page_of(meta: ListMetaWire, items: Vec<ObjectRef>) -> ListPage {
         continue_token: meta.continue_token.filter(|c| !c.is_empty()),
         remaining_item_count: meta.remaining_item_count,
         items,
+        transfer: Default::default(),
     }
 }
 
@@ -110,11 +111,13 @@ pub(super) async fn read_list(
         ..ListSplitter::default()
     };
     let mut pending = Vec::new();
+    let mut decoded = 0;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
         let Ok(data) = frame.into_data() else {
             continue;
         };
+        decoded += data.len() as u64;
         if pending.is_empty() && data.len() >= SPLIT_CHUNK {
             split.feed(&data)?;
             continue;
@@ -128,7 +131,9 @@ pub(super) async fn read_list(
     if !pending.is_empty() {
         split.feed(&pending)?;
     }
-    split.finish()
+    let mut page = split.finish()?;
+    page.transfer.bytes = decoded;
+    Ok(page)
 }
 
 /// Frames are gathered to at least this many bytes before they are split. Over HTTP/2 a

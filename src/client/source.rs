@@ -14,7 +14,7 @@ use crate::cache::listwatch::{
     ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
 };
 use crate::cache::object::TypeMeta;
-use crate::client::connect::Carrier;
+use crate::client::connect::{Carrier, Wire};
 use crate::client::http::{get, notice, read_body};
 use crate::client::list::read_list;
 use crate::client::watch::{watch_lines, MAX_LINE_BYTES};
@@ -203,7 +203,12 @@ impl ListerWatcher for KubeSource {
         let url = self.url(&pairs);
         let fetch = async {
             let res = get(&self.client, url, self.accept(true)).await?;
-            read_list(res.into_body(), self.type_meta.clone()).await
+            let wire = res.extensions().get::<Wire>().cloned().unwrap_or_default();
+            let mut page = read_list(res.into_body(), self.type_meta.clone()).await?;
+            // Read now that the body has ended: every byte of it has been counted.
+            page.transfer.gzip = wire.gzip;
+            page.transfer.wire_bytes = wire.bytes();
+            Ok(page)
         };
         within(self.request_timeout, fetch).await
     }

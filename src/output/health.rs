@@ -345,6 +345,9 @@ mod tests {
             elapsed: Duration::ZERO,
             full_list_fallback: false,
             streaming: false,
+            encoding: Some("json".into()),
+            bytes: Some(4214),
+            wire_bytes: Some(4214),
         };
         let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"9"}}"#);
         let replaced = Delta::new(DeltaType::Replaced, obj);

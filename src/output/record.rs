@@ -642,6 +642,9 @@ mod tests {
                 elapsed: Duration::from_millis(12),
                 full_list_fallback: true,
                 streaming: false,
+                encoding: Some("json+gzip".into()),
+                bytes: Some(412_345),
+                wire_bytes: Some(31_234),
             },
             ReflectorEvent::Watch {
                 resource_version: s("10"),

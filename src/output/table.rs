@@ -35,7 +35,7 @@ use crate::cache::delta::DeltaType;
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::{ObjectRef, TableColumn};
 use crate::cache::reflector::ReflectorEvent;
-use crate::text::sanitize;
+use crate::text::{human_bytes, sanitize};
 
 /// On a terminal, at most this many initial-list rows are held back to be aligned together…
 pub const HOLD_ROWS: usize = 1000;
@@ -746,6 +746,7 @@ fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             limit,
             reason,
             streaming,
+            ..
         } => {
             let how = if *streaming { "watch-list" } else { "list" };
             let paging = if *limit > 0 {
@@ -766,6 +767,9 @@ fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             elapsed,
             full_list_fallback,
             streaming,
+            encoding,
+            bytes,
+            wire_bytes,
         } => {
             let fallback = if *full_list_fallback {
                 " (continue token expired: fell back to one full list)"
@@ -777,8 +781,22 @@ fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             } else {
                 format!("in {}", plural(u64::from(*pages), "page"))
             };
+            // What came over the connection: the size only for a LIST (a streaming list's
+            // events are a watch's), and the bytes read only when they differ (gzip).
+            let encoding = encoding.as_deref().unwrap_or("json");
+            let wire = match (bytes, wire_bytes) {
+                (Some(b), Some(w)) if b != w => {
+                    format!(
+                        ", {} {encoding} ({} read)",
+                        human_bytes(*b),
+                        human_bytes(*w)
+                    )
+                }
+                (Some(b), _) => format!(", {} {encoding}", human_bytes(*b)),
+                (None, _) => format!(", {encoding}"),
+            };
             format!(
-                "listed {name}: {} {how} at rv={resource_version} in {}{fallback}",
+                "listed {name}: {} {how} at rv={resource_version} in {}{wire}{fallback}",
                 plural(*items as u64, "item"),
                 secs(elapsed)
             )

@@ -235,6 +235,9 @@ fn story(o: Options) -> String {
         elapsed: Duration::from_millis(12),
         full_list_fallback: false,
         streaming: false,
+        encoding: Some("json+gzip".into()),
+        bytes: Some(1_234_567),
+        wire_bytes: Some(98_765),
     };
     print_with(
         o,

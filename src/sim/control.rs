@@ -5,7 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"acceptEncoding":E,"contentEncoding":C,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header, `acceptEncoding` its `Accept-Encoding`, `contentEncoding` the answer's `Content-Encoding` (`gzip` for a body over 128 KiB to a request that accepts it; each `null` without the header); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -340,6 +340,7 @@ impl RequestLog {
         path: &str,
         status: StatusCode,
         accept: Option<&str>,
+        encoding: Encoding,
         version: axum::http::Version,
     ) {
         let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -349,6 +350,8 @@ impl RequestLog {
         }
         g.push_back(json!({"t": t, "method": method.as_str(), "path": path,
                            "status": status.as_u16(), "accept": accept,
+                           "acceptEncoding": encoding.accepted,
+                           "contentEncoding": encoding.answered,
                            "version": format!("{version:?}")}));
     }
 
@@ -356,6 +359,12 @@ impl RequestLog {
         let g = lock(&self.entries);
         json!({"requests": g.iter().collect::<Vec<_>>()})
     }
+}
+
+/// A request's `Accept-Encoding` and its answer's `Content-Encoding`, as logged.
+struct Encoding {
+    accepted: Option<String>,
+    answered: Option<String>,
 }
 
 /// Middleware: logs every API request (not `/_sim`) with the status it was answered, and
@@ -370,16 +379,28 @@ pub async fn log_request(
         .uri()
         .path_and_query()
         .map_or_else(String::new, |p| p.as_str().to_owned());
-    let accept = req
-        .headers()
-        .get(axum::http::header::ACCEPT)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let header_text = |h: &axum::http::HeaderMap, name| {
+        h.get(name)
+            .map(|v: &axum::http::HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    let accept = header_text(req.headers(), axum::http::header::ACCEPT);
+    let accepted = header_text(req.headers(), axum::http::header::ACCEPT_ENCODING);
     let version = req.version();
     super::freeze::Conn::mark(&req, path.starts_with("/_sim/"));
     let mut resp = next.run(req).await;
     if !path.starts_with("/_sim/") {
-        app.requests
-            .push(&method, &path, resp.status(), accept.as_deref(), version);
+        let encoding = Encoding {
+            accepted,
+            answered: header_text(resp.headers(), axum::http::header::CONTENT_ENCODING),
+        };
+        app.requests.push(
+            &method,
+            &path,
+            resp.status(),
+            accept.as_deref(),
+            encoding,
+            version,
+        );
         if let Some(w) = app.faults.take_warning() {
             if let Ok(v) = axum::http::HeaderValue::from_str(&w) {
                 resp.headers_mut().append(axum::http::header::WARNING, v);

@@ -28,8 +28,26 @@ use super::status::{
 use super::storage::{make_key, now_rfc3339, ListQuery, Obj};
 use super::{auth, control, discovery, partial, protobuf, table, watch, App};
 
-/// Entry point of every request.
-pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
+/// Entry point of every request: routed, then compressed as kube-apiserver compresses
+/// (every API answer but a watch stream; never the control API's).
+pub async fn dispatch(state: State<Arc<App>>, req: Request) -> Response {
+    let gzip = super::gzip::accepts(req.headers())
+        && !req.uri().path().starts_with("/_sim/")
+        && !Query::<Params>::try_from_uri(req.uri()).is_ok_and(|q| is_watch(&q));
+    let resp = route(state, req).await;
+    if gzip {
+        super::gzip::compress(resp).await
+    } else {
+        resp
+    }
+}
+
+/// `?watch=true` (or `1`): a watch rather than a list or get.
+fn is_watch(q: &Params) -> bool {
+    q.get("watch").is_some_and(|w| w == "1" || w == "true")
+}
+
+async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
     let path = req.uri().path().to_string();
     let who = if app.auth {
         let peer = req.extensions().get::<Arc<auth::PeerCert>>();
@@ -86,7 +104,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
     let Some(target) = resolve(group, version, rest) else {
         return Status::unknown_resource().response();
     };
-    let watching = params.get("watch").is_some_and(|w| w == "1" || w == "true");
+    let watching = is_watch(&params);
     let asked = auth::Request {
         verb: auth::verb(req.method(), target.name.is_some(), watching),
         group,
@@ -119,7 +137,7 @@ pub async fn dispatch(State(app): State<Arc<App>>, req: Request) -> Response {
 /// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
 /// (never watch streams). The simulator leaves lists over [`INDENT_LIMIT`] compact.
 fn wants_pretty(q: &Params, headers: &HeaderMap) -> bool {
-    if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
+    if is_watch(q) {
         return false;
     }
     if let Some(p) = q.get("pretty") {
@@ -215,7 +233,7 @@ async fn handle_resource(
     body: Bytes,
 ) -> Response {
     let def = &RESOURCES[t.res];
-    let watching = q.get("watch").is_some_and(|w| w == "1" || w == "true");
+    let watching = is_watch(q);
     let verb = match (&method, &t.name) {
         (&Method::GET, None) if watching => "watch",
         (&Method::GET, None) => "list",
@@ -242,7 +260,7 @@ async fn handle_resource(
     };
     match (&method, &t.name) {
         (&Method::GET, None) => {
-            if q.get("watch").is_some_and(|w| w == "1" || w == "true") {
+            if is_watch(q) {
                 watch::watch(app.clone(), t, q, accept).await
             } else {
                 list(app, t, q, accept).await

@@ -25,6 +25,7 @@ mod churn;
 mod control;
 mod discovery;
 mod freeze;
+mod gzip;
 mod http;
 mod openapi;
 mod partial;

@@ -442,6 +442,7 @@ mod tests {
                 continue_token: (end < items.len()).then(|| format!("{rv}:{end}")),
                 remaining_item_count: None,
                 items: items[start..end].to_vec(),
+                transfer: Default::default(),
             })
         }
 

@@ -41,7 +41,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use crate::cache::listwatch::{ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream};
+use crate::cache::listwatch::{
+    ListerWatcher, SourceError, Transfer, WatchEvent, WatchOptions, WatchStream,
+};
 use crate::cache::object::ObjectRef;
 use crate::cache::queue::Queue;
 use crate::cache::retry::{Retry, Retrying};
@@ -123,6 +125,11 @@ pub enum ReflectorEvent {
         limit: u32,
         reason: String,
         streaming: bool,
+        /// What the requests ask for: `json+gzip` when they accept gzip
+        /// ([`ReflectorConfig::gzip`]), else `json`; `Listed` says what came. `None` in
+        /// recordings made before records named it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encoding: Option<String>,
     },
     /// A list succeeded; `Replace` follows.
     Listed {
@@ -134,6 +141,17 @@ pub enum ReflectorEvent {
         /// An expired continue token made the pager fall back to one full list.
         full_list_fallback: bool,
         streaming: bool,
+        /// The content type and encoding the bodies came in: `json`, or `json+gzip` when
+        /// a page came gzip-compressed ([`crate::cache::listwatch::Transfer::encoding`]).
+        /// `None` only in recordings made before records named it (JSON, then).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        encoding: Option<String>,
+        /// The bodies' bytes as decoded, and as read off the connection (compressed when
+        /// gzip); `None` for a streaming list, whose events come over a watch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        bytes: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wire_bytes: Option<u64>,
     },
     /// A watch is being opened.
     Watch {
@@ -278,7 +296,20 @@ impl ReflectorEvent {
             limit,
             reason: reason.to_owned(),
             streaming,
+            encoding: None,
         }
+    }
+
+    /// This [`ReflectorEvent::List`] naming what its requests ask for.
+    fn asking(mut self, gzip: bool) -> Self {
+        if let ReflectorEvent::List { encoding, .. } = &mut self {
+            let asked = Transfer {
+                gzip,
+                ..Transfer::default()
+            };
+            *encoding = Some(asked.encoding().to_owned());
+        }
+        self
     }
 
     /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
@@ -426,6 +457,10 @@ pub struct ReflectorConfig {
     /// (client-go only waits: for the server's timeout or the transport's health check).
     pub restart_stalled: bool,
     pub clocks: Clocks,
+    /// The client asks for gzip (its transport's compression, on unless the kubeconfig's
+    /// `disable-compression` or `--disable-compression` turns it off): what `List`
+    /// records say the requests ask for.
+    pub gzip: bool,
 }
 
 /// `--stall-after D|auto`.
@@ -455,6 +490,8 @@ impl Default for ReflectorConfig {
             stall_after: StallAfter::Off,
             restart_stalled: false,
             clocks: Clocks::default(),
+            // client-go's transport compresses unless told not to.
+            gzip: true,
         }
     }
 }
@@ -800,7 +837,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let rv = self.relist_rv();
         let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
         self.store
-            .notice(ReflectorEvent::list(&rv, limit, &reason, false));
+            .notice(ReflectorEvent::list(&rv, limit, &reason, false).asking(self.cfg.gzip));
         let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
             Ok(l) => l,
             Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
@@ -833,6 +870,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: listed.full_list_fallback,
             streaming: false,
+            encoding: Some(listed.transfer.encoding().to_owned()),
+            bytes: Some(listed.transfer.bytes),
+            wire_bytes: Some(listed.transfer.wire_bytes),
         });
         self.store.replace(listed.items, &listed.resource_version);
         self.relisted(&listed.resource_version);
@@ -855,12 +895,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         } else {
             self.last_sync_rv.clone()
         };
-        self.store.notice(ReflectorEvent::list(
-            &rv,
-            0,
-            retry.as_deref().unwrap_or(&reason),
-            true,
-        ));
+        self.store.notice(
+            ReflectorEvent::list(&rv, 0, retry.as_deref().unwrap_or(&reason), true)
+                .asking(self.cfg.gzip),
+        );
         let timeout_seconds = self.watch_timeout();
         let opts = WatchOptions {
             resource_version: rv.clone(),
@@ -897,6 +935,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: false,
             streaming: true,
+            encoding: Some(Transfer::default().encoding().to_owned()),
+            bytes: None,
+            wire_bytes: None,
         });
         self.store.replace(items, &list_rv);
         self.relisted(&list_rv);

@@ -3,7 +3,7 @@
 //! one full list at the requested resourceVersion (and `resourceVersionMatch`). The
 //! reflector's lists and `--check-consistency`'s Exact lists both page through here.
 
-use crate::cache::listwatch::{ListOptions, ListerWatcher, SourceError};
+use crate::cache::listwatch::{ListOptions, ListerWatcher, SourceError, Transfer};
 use crate::cache::object::ObjectRef;
 
 use super::ListProgress;
@@ -17,6 +17,8 @@ pub(crate) struct Listed {
     pub paginated: bool,
     /// An expired continue token made the pager fall back to one full list.
     pub full_list_fallback: bool,
+    /// Every page's transfer, the fallback's included.
+    pub transfer: Transfer,
 }
 
 /// Lists at `rv` in pages of `limit` (0: no paging), counting pages and items into
@@ -51,6 +53,7 @@ pub(crate) async fn list_from<L: ListerWatcher>(
     let mut page = lw.list(first.clone()).await?;
     progress.page(page.items.len());
     let mut items = std::mem::take(&mut page.items);
+    let mut transfer = page.transfer;
     let mut pages = 1;
     let mut paginated = false;
     while let Some(token) = page.continue_token.take() {
@@ -69,17 +72,20 @@ pub(crate) async fn list_from<L: ListerWatcher>(
                         ..first
                     })
                     .await?;
+                transfer.add(full.transfer);
                 return Ok(Listed {
                     items: full.items,
                     resource_version: full.resource_version,
                     pages: pages + 1,
                     paginated,
                     full_list_fallback: true,
+                    transfer,
                 });
             }
             Err(e) => return Err(e),
         };
         pages += 1;
+        transfer.add(page.transfer);
         progress.page(page.items.len());
         items.append(&mut page.items);
     }
@@ -89,5 +95,6 @@ pub(crate) async fn list_from<L: ListerWatcher>(
         pages,
         paginated,
         full_list_fallback: false,
+        transfer,
     })
 }

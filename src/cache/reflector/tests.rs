@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
-use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage};
+use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage, Transfer};
 use crate::cache::testutil::meta_object;
 
 #[derive(Default)]
@@ -45,6 +45,7 @@ impl ReflectorStore for Recorder {
                 limit,
                 reason,
                 streaming,
+                ..
             } => {
                 let s = if streaming { " streaming" } else { "" };
                 format!("List rv={resource_version:?} limit={limit} reason={reason}{s}")
@@ -132,6 +133,12 @@ fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
         continue_token: cont.map(String::from),
         remaining_item_count: None,
         items: names.iter().map(|(n, r)| obj(n, r)).collect(),
+        // As a server gzips a page over 128 KiB: here, a page with a continue token.
+        transfer: Transfer {
+            gzip: cont.is_some(),
+            bytes: 1000 * names.len() as u64,
+            wire_bytes: if cont.is_some() { 100 } else { 1000 } * names.len() as u64,
+        },
     }))
 }
 
@@ -239,6 +246,36 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
             ..ListOptions::default()
         })
     );
+}
+
+/// Issue 32 item 6: a List names what its requests ask for.
+#[test]
+fn a_list_names_what_it_asks_for() {
+    let encoding = |gzip| match ReflectorEvent::list("", 500, "initial", false).asking(gzip) {
+        ReflectorEvent::List { encoding, .. } => encoding,
+        _ => None,
+    };
+    assert_eq!(encoding(true).as_deref(), Some("json+gzip"));
+    assert_eq!(encoding(false).as_deref(), Some("json"));
+}
+
+/// Issue 32 item 6: a list's transfer is its pages' summed, gzip when any page was.
+#[tokio::test(start_paused = true)]
+async fn a_lists_bytes_are_its_pages_summed() {
+    let src = Scripted::new(vec![
+        page("20", &[("a", "1"), ("b", "2")], Some("t1")),
+        page("20", &[("c", "3")], None),
+    ]);
+    let listed = pager::list(&src, &ListProgress::default(), "", 2)
+        .await
+        .unwrap();
+    let transfer = Transfer {
+        gzip: true,
+        bytes: 3000,
+        wire_bytes: 200 + 1000,
+    };
+    assert_eq!(listed.transfer, transfer);
+    assert_eq!(listed.transfer.encoding(), "json+gzip");
 }
 
 #[tokio::test(start_paused = true)]

@@ -101,6 +101,9 @@ impl Feed {
                 elapsed: std::time::Duration::from_millis(12),
                 full_list_fallback: false,
                 streaming: false,
+                encoding: Some("json".into()),
+                bytes: Some(4214),
+                wire_bytes: Some(4214),
             },
         );
         for (n, app) in [("web-1", "web"), ("web-2", "web"), ("db-0", "db")] {

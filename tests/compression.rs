@@ -1,0 +1,163 @@
+//! Issue 32 items 1, 5 and 6: gzip as client-go asks for it. kwatch sends
+//! `Accept-Encoding: gzip` on every request, the simulator gzips answers over 128 KiB (never
+//! watch streams) as kube-apiserver does, what kwatch prints does not change, and the
+//! `Listed` record says what came over the connection; `--disable-compression` and the
+//! kubeconfig's `disable-compression` turn it off.
+
+use serde_json::Value;
+
+use crate::util::kwatch::{kwatch_using, of_type};
+use crate::util::{SimProcess, LIMIT};
+
+/// The simulator's request log from entry `from` on.
+fn requests_since(sim: &SimProcess, from: usize) -> Vec<Value> {
+    let log = sim.get("/_sim/requests").json();
+    let all = log["requests"].as_array().expect("the request log");
+    all[from.min(all.len())..].to_vec()
+}
+
+/// The requests of pod lists (not watches) in `log`.
+fn pod_lists(log: &[Value]) -> Vec<&Value> {
+    log.iter()
+        .filter(|r| {
+            let p = r["path"].as_str().unwrap_or_default();
+            p.starts_with("/api/v1/pods") && !crate::util::shared::is_watch(p)
+        })
+        .collect()
+}
+
+/// The records with what may differ between two runs of one list taken away: the time,
+/// durations, and how the list came over the connection.
+fn comparable(recs: &[Value]) -> Vec<Value> {
+    recs.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(m) = r.as_object_mut() {
+                for k in ["time", "ms", "encoding", "wireBytes"] {
+                    m.remove(k);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// One pod list of 300 pods (over 128 KiB) read gzipped, then with `--disable-compression`:
+/// the same records, and the request log shows what each run asked for and got.
+#[test]
+fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
+    let sim = SimProcess::start(&["--objects", "300"]);
+    let args = "pods -A -o json --until-synced --page-size 0";
+    let gzip = sim.kwatch(args).success();
+    let first_run = requests_since(&sim, 0);
+    let plain = sim
+        .kwatch(format!("{args} --disable-compression").as_str())
+        .success();
+    let second_run = requests_since(&sim, first_run.len());
+
+    for r in &first_run {
+        assert_eq!(
+            r["acceptEncoding"], "gzip",
+            "every request asks for gzip: {r}"
+        );
+    }
+    let lists = pod_lists(&first_run);
+    assert_eq!(lists.len(), 1, "{first_run:#?}");
+    assert_eq!(lists[0]["contentEncoding"], "gzip", "{first_run:#?}");
+    for r in &second_run {
+        assert_eq!(r["acceptEncoding"], Value::Null, "{r}");
+        assert_eq!(r["contentEncoding"], Value::Null, "{r}");
+    }
+    assert_eq!(pod_lists(&second_run).len(), 1, "{second_run:#?}");
+
+    let (gzip, plain) = (gzip.json(), plain.json());
+    assert_eq!(comparable(&gzip), comparable(&plain));
+    let asked = |recs: &[Value]| of_type(recs, "List")[0]["encoding"].clone();
+    assert_eq!(
+        (asked(&gzip), asked(&plain)),
+        ("json+gzip".into(), "json".into())
+    );
+    let (g, p) = (of_type(&gzip, "Listed")[0], of_type(&plain, "Listed")[0]);
+    assert_eq!(
+        (&g["encoding"], &p["encoding"]),
+        (&"json+gzip".into(), &"json".into())
+    );
+    let bytes = p["bytes"].as_u64().expect("bytes");
+    assert!(bytes > 128 * 1024, "{p}");
+    assert_eq!(
+        p["wireBytes"], bytes,
+        "uncompressed, the bytes read are the bytes: {p}"
+    );
+    assert_eq!(g["bytes"], bytes, "{g}");
+    let read = g["wireBytes"].as_u64().expect("wireBytes");
+    assert!(read > 0 && read < bytes / 4, "gzip reads a fraction: {g}");
+}
+
+/// A list under 128 KiB and every watch come uncompressed though kwatch asks for gzip, and
+/// a watch's events still arrive (the stream is passed through as it is).
+#[test]
+fn small_lists_and_watches_are_not_compressed() {
+    let sim = SimProcess::start(&[]);
+    let mut kw = sim.start_kwatch("configmaps -n default -o json");
+    kw.wait_for(LIMIT, "the sync", |v| !of_type(v, "Synced").is_empty());
+    crate::util::kwatch::create_configmap(&sim, "default", "gz", serde_json::json!({"a": "1"}));
+    kw.wait_for(LIMIT, "the new configmap", |v| {
+        v.iter()
+            .any(|r| r["key"] == "default/gz" && r["type"] == "Added")
+    });
+    let out = kw.interrupt(LIMIT);
+    let log = requests_since(&sim, 0);
+    let mine: Vec<&Value> = log
+        .iter()
+        .filter(|r| {
+            r["path"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("/api/v1/namespaces/default/configmaps")
+        })
+        .collect();
+    assert!(
+        mine.iter()
+            .any(|r| crate::util::shared::is_watch(r["path"].as_str().unwrap())),
+        "{mine:#?}"
+    );
+    // kwatch's list and watch, and kubectl's create (Go's transport asks for gzip too).
+    for r in &mine {
+        assert_eq!(r["acceptEncoding"], "gzip", "{r}");
+        assert_eq!(r["contentEncoding"], Value::Null, "{r}");
+    }
+    let listed = of_type(&out.json(), "Listed")[0].clone();
+    assert_eq!(listed["encoding"], "json", "{listed}");
+    assert_eq!(listed["wireBytes"], listed["bytes"], "{listed}");
+}
+
+/// The kubeconfig cluster's `disable-compression: true` turns gzip off, as client-go's
+/// transport (`DisableCompression`).
+#[test]
+fn the_kubeconfigs_disable_compression_turns_it_off() {
+    let sim = SimProcess::start(&["--objects", "300"]);
+    let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
+    assert!(text.contains("\n    server: "), "{text}");
+    let text = text.replacen(
+        "\n    server: ",
+        "\n    disable-compression: true\n    server: ",
+        1,
+    );
+    let kubeconfig = sim.dir().join("no-gzip.kubeconfig");
+    std::fs::write(&kubeconfig, text).expect("write the kubeconfig");
+    let out = kwatch_using(
+        sim.dir(),
+        &kubeconfig,
+        "pods -A -o json --until-synced --page-size 0",
+    )
+    .success();
+    let log = requests_since(&sim, 0);
+    assert_eq!(pod_lists(&log).len(), 1, "{log:#?}");
+    for r in &log {
+        assert_eq!(r["acceptEncoding"], Value::Null, "{r}");
+        assert_eq!(r["contentEncoding"], Value::Null, "{r}");
+    }
+    let recs = out.json();
+    assert_eq!(of_type(&recs, "List")[0]["encoding"], "json");
+    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "json");
+}
