@@ -39,6 +39,7 @@ mod table;
 mod templates;
 mod tls;
 mod watch;
+mod wire;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
