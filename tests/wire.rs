@@ -163,3 +163,157 @@ fn watches_and_streaming_lists_are_protobuf_frames_of_the_json_events() {
         assert_eq!(got, want, "{path}");
     }
 }
+
+/// The delta records of a run without their clocks: what must not depend on the wire.
+fn deltas(records: &[Value]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|r| kw_is_delta(r))
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(o) = r.as_object_mut() {
+                o.remove("time");
+            }
+            r
+        })
+        .collect()
+}
+
+use crate::util::kwatch::{
+    is_delta as kw_is_delta, kubectl_f, of_type, watching_configmaps, Running,
+};
+use crate::util::LIMIT;
+
+const WATCH_PB: &str = "application/vnd.kubernetes.protobuf;stream=watch";
+
+/// The (accept, contentType) of the simulator's answers to requests under `prefix`.
+fn answered(sim: &SimProcess, prefix: &str) -> Vec<(String, String, String)> {
+    let log = sim.get("/_sim/requests").json();
+    log["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"].as_str().is_some_and(|p| p.starts_with(prefix)))
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            (s("path"), s("accept"), s("contentType"))
+        })
+        .collect()
+}
+
+fn cm(name: &str, value: &str) -> Value {
+    json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name,"namespace":"default"},"data":{"k":value}})
+}
+
+/// Both runs have seen `what` (a predicate on their delta records).
+fn both_see(runs: &mut [&mut Running; 2], what: &str, pred: impl Fn(&[Value]) -> bool) {
+    for kw in runs.iter_mut() {
+        kw.wait_for(LIMIT, what, |v| pred(&deltas(v)));
+    }
+}
+
+fn has(v: &[Value], kind: &str, name: &str) -> bool {
+    v.iter().any(|r| r["type"] == kind && r["name"] == name)
+}
+
+/// issue 32 item 2: `--wire protobuf` prints what `--wire json` prints, through a list, a
+/// watch's adds, updates and deletes, and a relist after a 410; the protobuf run's lists
+/// and watches were answered in protobuf, the JSON run's in JSON.
+#[test]
+fn protobuf_and_json_wires_print_the_same_records() {
+    let sim = SimProcess::start(&[]);
+    let mut pb = watching_configmaps(&sim, &["--wire", "protobuf"]);
+    let mut js = watching_configmaps(&sim, &["--wire", "json"]);
+    kubectl_f(&sim, "create", &cm("a", "1"));
+    kubectl_f(&sim, "create", &cm("b", "1"));
+    kubectl_f(&sim, "replace", &cm("a", "2"));
+    sim.kubectl_ok("delete configmap b -n default");
+    both_see(&mut [&mut pb, &mut js], "b's delete", |v| {
+        has(v, "Deleted", "b")
+    });
+    sim.forced_410(|sim| {
+        kubectl_f(sim, "create", &cm("c", "1"));
+        sim.kubectl_ok("delete configmap a -n default");
+    });
+    both_see(&mut [&mut pb, &mut js], "the relist", |v| {
+        has(v, "Replaced", "c") && has(v, "Deleted", "a")
+    });
+    let (pb, js) = (pb.terminate(LIMIT), js.terminate(LIMIT));
+    let (p, j) = (deltas(&pb.json()), deltas(&js.json()));
+    assert!(p.len() >= 8, "{p:#?}");
+    assert_eq!(p, j, "stderr of the protobuf run:\n{}", pb.stderr);
+    assert!(
+        of_type(&pb.json(), "Listed").len() >= 2,
+        "no relist: {:#?}",
+        pb.json()
+    );
+    let log = answered(&sim, "/api/v1/namespaces/default/configmaps");
+    let protobuf: Vec<_> = log
+        .iter()
+        .filter(|(_, a, _)| a.contains("protobuf"))
+        .collect();
+    assert!(
+        protobuf
+            .iter()
+            .any(|(p, _, ct)| !p.contains("watch=") && ct == "application/vnd.kubernetes.protobuf"),
+        "{log:#?}"
+    );
+    assert!(
+        protobuf
+            .iter()
+            .any(|(p, _, ct)| p.contains("watch=") && ct == WATCH_PB),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter()
+            .any(|(_, a, ct)| a == "application/json" && ct == "application/json"),
+        "{log:#?}"
+    );
+}
+
+/// A streaming list (`--watch-list on`) in protobuf: the same records as in JSON.
+#[test]
+fn a_streaming_list_in_protobuf_prints_what_json_prints() {
+    let sim = SimProcess::start(&[]);
+    let run = |wire: &str| {
+        let args =
+            format!("configmaps -n default -o json --watch-list on --until-synced --wire {wire}");
+        deltas(&sim.kwatch(args).success().json())
+    };
+    let (p, j) = (run("protobuf"), run("json"));
+    assert!(!p.is_empty());
+    assert_eq!(p, j);
+    let log = answered(&sim, "/api/v1/namespaces/default/configmaps");
+    assert!(
+        log.iter()
+            .any(|(p, _, ct)| p.contains("sendInitialEvents=true") && ct == WATCH_PB),
+        "{log:#?}"
+    );
+}
+
+/// `--wire auto` on a custom resource asks JSON, and says so on stderr.
+#[test]
+fn auto_reads_custom_resources_in_json_and_says_so() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch("widgets -A -o json --until-synced --wire auto")
+        .success();
+    assert!(out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    let log = answered(&sim, "/apis/example.com/v1/widgets");
+    assert!(!log.is_empty());
+    assert!(
+        log.iter()
+            .all(|(_, a, ct)| a == "application/json" && ct.starts_with("application/json")),
+        "{log:#?}"
+    );
+    let out = sim
+        .kwatch("configmaps -A -o json --until-synced --wire auto")
+        .success();
+    assert!(!out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    let log = answered(&sim, "/api/v1/configmaps");
+    assert!(
+        log.iter()
+            .any(|(_, _, ct)| ct == "application/vnd.kubernetes.protobuf"),
+        "{log:#?}"
+    );
+}

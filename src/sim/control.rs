@@ -5,7 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"contentType":C,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header (`null` without one), `contentType` the answer's `Content-Type`; `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -340,6 +340,7 @@ impl RequestLog {
         path: &str,
         status: StatusCode,
         accept: Option<&str>,
+        content_type: Option<&str>,
         version: axum::http::Version,
     ) {
         let t = (self.started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0;
@@ -349,6 +350,7 @@ impl RequestLog {
         }
         g.push_back(json!({"t": t, "method": method.as_str(), "path": path,
                            "status": status.as_u16(), "accept": accept,
+                           "contentType": content_type,
                            "version": format!("{version:?}")}));
     }
 
@@ -378,8 +380,18 @@ pub async fn log_request(
     super::freeze::Conn::mark(&req, path.starts_with("/_sim/"));
     let mut resp = next.run(req).await;
     if !path.starts_with("/_sim/") {
-        app.requests
-            .push(&method, &path, resp.status(), accept.as_deref(), version);
+        let content_type = resp
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        app.requests.push(
+            &method,
+            &path,
+            resp.status(),
+            accept.as_deref(),
+            content_type.as_deref(),
+            version,
+        );
         if let Some(w) = app.faults.take_warning() {
             if let Ok(v) = axum::http::HeaderValue::from_str(&w) {
                 resp.headers_mut().append(axum::http::header::WARNING, v);
@@ -400,7 +412,7 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
-        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, version",
+        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, contentType, version",
         "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",
