@@ -100,12 +100,34 @@ impl Encoder<'_> {
         &self.table.messages[i as usize]
     }
 
+    /// Whether a field of struct `m` (or of a struct it embeds) is written as `key`.
+    fn takes(&self, m: &Message, key: &str) -> bool {
+        m.fields.iter().any(|f| match f.ty {
+            _ if f.type_meta => key == "kind" || key == "apiVersion",
+            Ty::Msg(i) if f.inline => self.takes(self.msg(i), key),
+            _ => !f.skip && &*f.name == key,
+        })
+    }
+
     fn message(
         &self,
         msg: u32,
         v: &Value,
         out: &mut Vec<u8>,
         depth: u32,
+    ) -> Result<(), EncodeError> {
+        self.struct_or_special(msg, v, out, depth, false)
+    }
+
+    /// Message `msg` of `v`; `inline`: a struct embedded in the object `v` is, whose other
+    /// keys are the embedding message's.
+    fn struct_or_special(
+        &self,
+        msg: u32,
+        v: &Value,
+        out: &mut Vec<u8>,
+        depth: u32,
+        inline: bool,
     ) -> Result<(), EncodeError> {
         if depth == MAX_DEPTH {
             return Err(bad(format_args!("objects nested deeper than {MAX_DEPTH}")));
@@ -119,6 +141,14 @@ impl Encoder<'_> {
             Value::Null => None,
             _ => return Err(bad(format_args!("{}: not an object", m.name))),
         };
+        // A key no field takes would be dropped: an error, as a field the decoder does
+        // not know is (the caller answers JSON). An inline struct's keys are checked by
+        // the message that embeds it.
+        if !inline {
+            if let Some(key) = obj.and_then(|o| o.keys().find(|k| !self.takes(m, k))) {
+                return Err(bad(format_args!("{}: no field for {key:?}", m.name)));
+            }
+        }
         for &i in &m.wire_order {
             let f = &m.fields[usize::from(i)];
             if f.skip || f.type_meta {
@@ -126,7 +156,15 @@ impl Encoder<'_> {
             }
             if f.inline {
                 // An embedded struct: its keys are the enclosing object's.
-                self.nested(f.num, f.ty, v, out, depth)?;
+                let Ty::Msg(inner) = f.ty else {
+                    return Err(bad(format_args!(
+                        "{}: inline field {} is not a message",
+                        m.name, f.num
+                    )));
+                };
+                let mut bytes = Vec::new();
+                self.struct_or_special(inner, v, &mut bytes, depth + 1, true)?;
+                bytes_field(out, f.num, &bytes);
                 continue;
             }
             let value = obj.and_then(|o| o.get(&*f.name)).unwrap_or(&Value::Null);

@@ -490,3 +490,19 @@ fn watch_frames_encode_and_decode_back() {
     assert_eq!(watch_event(table, second).unwrap().event_type, "BOOKMARK");
     assert_eq!(used + rest, stream.len());
 }
+
+/// A key no field of the table takes is an error, never dropped: the simulator then
+/// answers JSON.
+#[test]
+fn a_key_the_table_has_no_field_for_is_an_encoding_error() {
+    let table = Table::for_minor(32).unwrap().unwrap();
+    let ok = serde_json::json!({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"data":{"k":"v"}});
+    encode::object(table, &ok, &mut Vec::new()).unwrap();
+    for bad in [
+        serde_json::json!({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"extra":1}),
+        serde_json::json!({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","nope":"x"}}),
+    ] {
+        let e = encode::object(table, &bad, &mut Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("no field for"), "{e}");
+    }
+}
