@@ -351,6 +351,8 @@ impl Encoder<'_> {
             Special::IntOrString => {
                 let (t, i, s) = match v {
                     Value::String(s) => (1, 0, s.as_str()),
+                    // Go's zero IntOrString (a value field left out of the JSON).
+                    Value::Null => (0, 0, ""),
                     _ => (0, v.as_i64().ok_or_else(wrong)?, ""),
                 };
                 tag(out, 1, 0);
