@@ -369,3 +369,51 @@ fn opaque_resource_versions_are_noted_once_and_never_called_time_travel() {
     let note = "~ opaque resource versions configmaps: served rv=\"z9\", not an unsigned integer";
     assert!(out.stderr.contains(note), "{}", out.stderr);
 }
+
+/// issue 32 item 2: a protobuf list with a field kwatch's table does not know (a newer
+/// server's) is never read with the field dropped: the same list is asked again in JSON,
+/// with one `~` line, and the resource stays JSON.
+#[test]
+fn a_protobuf_field_the_table_does_not_know_falls_back_to_json() {
+    use kwatch::client::protobuf::{encode, Table};
+    let table = Table::for_minor(32).unwrap().unwrap();
+    let configmap = table.kind("v1", "ConfigMap").unwrap();
+    let mut item = Vec::new();
+    encode::message(table, configmap, &cm("a", 20, json!({"k": "v"})), &mut item).unwrap();
+    item.extend_from_slice(&[0x98, 0x06, 0x01]); // field 99, varint 1
+    let meta = [0x12, 0x02, b'2', b'0']; // ListMeta.resourceVersion = "20"
+    let mut raw = vec![0x0a, meta.len() as u8];
+    raw.extend_from_slice(&meta);
+    raw.extend_from_slice(&[0x12, item.len() as u8]);
+    raw.extend_from_slice(&item);
+    let mut body = Vec::new();
+    encode::envelope("v1", "ConfigMapList", &raw, &mut body);
+    let server = Hostile::start(Box::new(move |target, n| {
+        if target.contains("watch=") {
+            Reply::Stream(Vec::new(), Duration::from_secs(30))
+        } else if n == 0 {
+            Reply::Full(200, "application/vnd.kubernetes.protobuf", body.clone())
+        } else {
+            Reply::Full(
+                200,
+                "application/json",
+                list(20, vec![cm("a", 20, json!({"k": "v"}))]),
+            )
+        }
+    }));
+    let mut kw = server.kwatch("configmaps -o json --watch-list off --wire protobuf");
+    let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    let replaced = of_type(&recs, "Replaced");
+    assert_eq!(replaced.len(), 1, "{recs:#?}");
+    assert_eq!(replaced[0]["object"]["data"], json!({"k": "v"}));
+    let stderr = kw.stderr();
+    assert_eq!(
+        stderr.matches("reading it in JSON from now on").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("field 99 of k8s.io.api.core.v1.ConfigMap"),
+        "{stderr}"
+    );
+}

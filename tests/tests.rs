@@ -4,7 +4,8 @@
 //! `colour_and_progress`), the command line (`cli_args`, `connect`, `contexts`, `exits`,
 //! `help_and_generated`), the informer (`reflector`, `faults`, `retry_after`, `resync`,
 //! `client_go`, `handlers`, `consistency`, `chaos`), failures before the sync (`failures`),
-//! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`), and the
+//! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`), the wire
+//! (`wire`: protobuf), and the
 //! paths and test filters the docs name (`docs`).
 
 mod util;
@@ -44,3 +45,4 @@ mod sim_protocol;
 mod table;
 mod table_fallback;
 mod why;
+mod wire;

@@ -66,6 +66,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--cache-stats', '--cache-stats', [CompletionResultType]::ParameterName, 'What the informer''s store costs, every PERIOD (30s) and in --stats')
             [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…')
             [CompletionResult]::new('--stall-after', '--stall-after', [CompletionResultType]::ParameterName, 'Report a watch that delivers nothing for D (auto: three bookmark intervals)')
+            [CompletionResult]::new('--wire', '--wire', [CompletionResultType]::ParameterName, 'The encoding lists and watches ask for: auto, protobuf or json')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Exit 0 after printing this many deltas (0 = no limit)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this long, connecting included, e.g. 30s (0 = no limit)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…')

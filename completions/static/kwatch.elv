@@ -63,6 +63,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --cache-stats 'What the informer''s store costs, every PERIOD (30s) and in --stats'
             cand --transform 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…'
             cand --stall-after 'Report a watch that delivers nothing for D (auto: three bookmark intervals)'
+            cand --wire 'The encoding lists and watches ask for: auto, protobuf or json'
             cand --max-events 'Exit 0 after printing this many deltas (0 = no limit)'
             cand --timeout 'Stop after this long, connecting included, e.g. 30s (0 = no limit)'
             cand --until 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -83,6 +83,9 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the ca
 strip-last-applied\t''
 metadata-only-fields=\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stall-after -d 'Report a watch that delivers nothing for D (auto: three bookmark intervals)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l wire -d 'The encoding lists and watches ask for: auto, protobuf or json' -r -f -a "auto\t'Protobuf for built-in types (kube-controller-manager\'s choice), JSON for the rest'
+protobuf\t'As `auto`: custom resources, metadata-only and the server\'s Tables have no protobuf to ask for'
+json\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Stop after this long, connecting included, e.g. 30s (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l until -d 'Exit once a delta meets CONDITION: created, deleted, jsonpath=…, condition=…' -r

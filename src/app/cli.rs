@@ -722,6 +722,24 @@ pub struct ReflectorArgs {
     #[arg(long, requires = "stall_after", hide_short_help = true)]
     pub restart_stalled: bool,
 
+    /// The encoding lists and watches ask for: auto, protobuf or json
+    #[arg(
+        long_help = "The encoding lists and watches ask for: protobuf (and auto) ask built-in \
+          types in Kubernetes' protobuf first, as kube-controller-manager and typed clients \
+          do (Accept: application/vnd.kubernetes.protobuf, application/json), and read \
+          whatever the response's Content-Type says; custom resources, --metadata-only and \
+          the server's Tables stay JSON. What is printed is the same either way: each \
+          object is turned into the bytes the server's JSON would have. An object kwatch \
+          cannot decode makes that resource JSON from then on, with one ~ line. json never \
+          asks for protobuf.",
+        long,
+        value_enum,
+        value_name = "WIRE",
+        default_value = "json",
+        hide_short_help = true
+    )]
+    pub wire: crate::client::source::Wire,
+
     /// List and watch metadata only, as client-go's metadata informer does
     #[arg(
         long_help = "List and watch metadata only, as client-go's metadata informer does: objects are \

@@ -72,6 +72,8 @@ pub struct Config {
     pub progress: bool,
     /// `--metadata-only`: list and watch PartialObjectMetadata.
     pub metadata_only: bool,
+    /// `--wire`: the encoding lists and watches ask for.
+    pub wire: crate::client::source::Wire,
     /// `--probe NAMESPACE` and `--probe-interval`.
     pub probe: Option<Probe>,
     /// `--quiet-relists`, `--types`, `--changes`: what is printed.
@@ -227,6 +229,7 @@ impl Config {
             metrics: args.metrics.clone(),
             progress,
             metadata_only: args.reflector.metadata_only,
+            wire: args.reflector.wire,
             probe: args.probe.clone().map(|namespace| Probe {
                 namespace,
                 interval: args.probe_interval,

@@ -839,7 +839,13 @@ fn start<Q: Queue<ReflectorEvent>>(
     )
     .with_type(&t.resource.kind, &t.resource.api_version)
     .metadata_only(a.cfg.metadata_only)
-    .table(a.table);
+    .table(a.table)
+    .wire(
+        a.cfg.wire,
+        a.informer.release.minor(),
+        &t.resource.kind,
+        &t.resource.api_version,
+    );
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     rcfg.gzip = !a.cluster.kube.disable_compression;

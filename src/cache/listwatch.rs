@@ -46,6 +46,8 @@ pub struct ListPage {
 /// How a list's bodies came over the connection (one page's, or a list's pages summed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Transfer {
+    /// A body came in Kubernetes' protobuf (else JSON).
+    pub protobuf: bool,
     /// A body came gzip-compressed (`Content-Encoding: gzip`).
     pub gzip: bool,
     /// The bodies' bytes as decoded (what the list's JSON takes).
@@ -55,8 +57,9 @@ pub struct Transfer {
 }
 
 impl Transfer {
-    /// The pages of one list together: gzip when any page was.
+    /// The pages of one list together: protobuf, gzip when any page was.
     pub fn add(&mut self, page: Transfer) {
+        self.protobuf |= page.protobuf;
         self.gzip |= page.gzip;
         self.bytes += page.bytes;
         self.wire_bytes += page.wire_bytes;
@@ -64,10 +67,11 @@ impl Transfer {
 
     /// The content type and encoding, as records and `~` lines name them.
     pub fn encoding(&self) -> &'static str {
-        if self.gzip {
-            "json+gzip"
-        } else {
-            "json"
+        match (self.protobuf, self.gzip) {
+            (false, false) => "json",
+            (false, true) => "json+gzip",
+            (true, false) => "protobuf",
+            (true, true) => "protobuf+gzip",
         }
     }
 }

@@ -117,6 +117,18 @@ impl Release {
         })
     }
 
+    /// The Kubernetes minor whose k8s.io/api the release is built with (`0.35`: 35): the
+    /// types a controller of that release decodes protobuf into.
+    pub fn minor(self) -> u32 {
+        match self {
+            Release::V0_32 => 32,
+            Release::V0_33 => 33,
+            Release::V0_34 => 34,
+            Release::V0_35 => 35,
+            Release::V0_36 => 36,
+        }
+    }
+
     /// `0.35`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -34,7 +34,7 @@
 //! TCP_NODELAY on every connection, as Go sets it; `Accept-Encoding: gzip` on every request
 //! and gzip bodies decompressed as they stream, unless the kubeconfig's
 //! `disable-compression` says not to (Go's `DisableCompression`), each body's bytes off the
-//! connection counted ([`Wire`]).
+//! connection counted ([`Carried`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -156,19 +156,19 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
 /// gzip-compressed, and how many bytes of it were read off the connection (counted below
 /// the decompression, as they arrive), beside the decoded bytes its reader counts.
 #[derive(Debug, Clone, Default)]
-pub struct Wire {
+pub struct Carried {
     pub gzip: bool,
     read: Arc<AtomicU64>,
 }
 
-impl Wire {
+impl Carried {
     /// The body's bytes read off the connection so far (compressed when `gzip`).
     pub fn bytes(&self) -> u64 {
         self.read.load(Ordering::Relaxed)
     }
 }
 
-/// Puts a [`Wire`] into the response's extensions and counts its body's bytes into it.
+/// Puts a [`Carried`] into the response's extensions and counts its body's bytes into it.
 fn count_wire<B>(
     res: http::Response<B>,
 ) -> http::Response<impl hyper::body::Body<Data = bytes::Bytes, Error = B::Error>>
@@ -176,7 +176,7 @@ where
     B: hyper::body::Body<Data = bytes::Bytes>,
 {
     use http_body_util::BodyExt as _;
-    let wire = Wire {
+    let wire = Carried {
         gzip: res
             .headers()
             .get(http::header::CONTENT_ENCODING)

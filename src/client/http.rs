@@ -310,7 +310,18 @@ fn retry_after_header(headers: &http::HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(secs.max(0).unsigned_abs()))
 }
 
+/// The Status of an error body, JSON or protobuf (`k8s\0` + envelope, which a server
+/// sends to a client that asked protobuf first; metav1.Status is the same in every table).
 fn parse_status(body: &[u8]) -> Option<ApiStatus> {
+    let mut json = Vec::new();
+    let body = if body.starts_with(crate::client::protobuf::MAGIC) {
+        let minor = crate::client::protobuf::minors().last()?;
+        let table = crate::client::protobuf::Table::for_minor(minor)?.ok()?;
+        crate::client::protobuf::object(table, body, &mut json).ok()?;
+        &json
+    } else {
+        body
+    };
     let w: StatusWire = serde_json::from_slice(body).ok()?;
     (w.kind == "Status").then(|| status_from_wire(w))
 }

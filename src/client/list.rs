@@ -136,6 +136,43 @@ pub(super) async fn read_list(
     Ok(page)
 }
 
+/// A protobuf list body (`k8s\0` + envelope of a `…List`), read whole, each item turned
+/// into the bytes the apiserver's JSON would have ([`crate::client::protobuf`]). The outer
+/// `Err` is the transport's; the inner a decode error, after which the caller asks JSON.
+pub(super) async fn read_protobuf_list(
+    body: kube::client::Body,
+    table: &crate::client::protobuf::Table,
+    type_meta: Option<Arc<TypeMeta>>,
+) -> Result<Result<ListPage, String>, SourceError> {
+    let bytes = super::http::read_body(body, usize::MAX).await?;
+    let mut items = Vec::new();
+    let mut bad_item = None;
+    let head = crate::client::protobuf::list(table, &bytes, |item| {
+        let obj = std::str::from_utf8(item)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                Object::from_valid_json_typed(text, type_meta.as_deref()).map_err(|e| e.to_string())
+            });
+        match obj {
+            Ok(obj) => items.push(ObjectRef::new(obj)),
+            Err(e) => bad_item = bad_item.take().or(Some(e)),
+        }
+    });
+    let head = match (head, bad_item) {
+        (Err(e), _) => return Ok(Err(e.to_string())),
+        (Ok(_), Some(e)) => return Ok(Err(format!("protobuf: a list item: {e}"))),
+        (Ok(head), None) => head,
+    };
+    let meta: ListMetaWire = match serde_json::from_slice(&head.metadata) {
+        Ok(m) => m,
+        Err(e) => return Ok(Err(format!("protobuf: the list's metadata: {e}"))),
+    };
+    let mut page = page_of(meta, items);
+    page.transfer.protobuf = true;
+    page.transfer.bytes = bytes.len() as u64;
+    Ok(Ok(page))
+}
+
 /// Frames are gathered to at least this many bytes before they are split. Over HTTP/2 a
 /// body comes in DATA frames of at most 16 KiB (SETTINGS_MAX_FRAME_SIZE's default, which
 /// client-go's transport keeps), and an item cut by a frame's end is scanned twice: fed

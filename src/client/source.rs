@@ -7,6 +7,7 @@
 //! itself, its Status and warnings are [`crate::client::http`]'s.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,10 +15,12 @@ use crate::cache::listwatch::{
     ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
 };
 use crate::cache::object::TypeMeta;
-use crate::client::connect::{Carrier, Wire};
+use crate::client::connect::{Carried, Carrier};
 use crate::client::http::{get, notice, read_body};
-use crate::client::list::read_list;
+use crate::client::list::{read_list, read_protobuf_list};
+use crate::client::protobuf::Table;
 use crate::client::watch::{watch_lines, MAX_LINE_BYTES};
+use futures::StreamExt;
 
 /// The real source: kube's client against a collection URL such as
 /// `/api/v1/namespaces/default/pods` or `/apis/apps/v1/deployments`.
@@ -40,6 +43,56 @@ pub struct KubeSource {
     /// The connection of the watch opened last, retired when it stalls
     /// ([`ListerWatcher::watch_stalled`]).
     watched_over: Arc<std::sync::Mutex<Option<Carrier>>>,
+    /// `--wire`: the table protobuf is decoded with, when the collection's kind is one of
+    /// its built-in types; `None`: JSON only.
+    protobuf: Option<&'static Table>,
+    /// Set for good (shared by this source's clones) once a protobuf body could not be
+    /// decoded: the resource is read in JSON from then on.
+    protobuf_failed: Arc<AtomicBool>,
+}
+
+/// `--wire`: the encoding lists and watches ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Wire {
+    /// Protobuf for built-in types (kube-controller-manager's choice), JSON for the rest.
+    Auto,
+    /// As `auto`: custom resources, metadata-only and the server's Tables have no
+    /// protobuf to ask for.
+    Protobuf,
+    #[default]
+    Json,
+}
+
+/// The `Accept` of a list or watch of a built-in type in protobuf: kube-controller-manager's
+/// (`--kube-api-content-type`), protobuf first, JSON for a server that answers otherwise.
+const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
+
+/// What carried a response's body ([`Carried`], put there by the client's stack).
+fn carried<B>(res: &http::Response<B>) -> Carried {
+    res.extensions()
+        .get::<Carried>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// A list page's transfer from what carried it, once its body has been read (every byte
+/// of it counted by then).
+fn fill(wire: &Carried, transfer: &mut crate::cache::listwatch::Transfer) {
+    transfer.gzip = wire.gzip;
+    transfer.wire_bytes = wire.bytes();
+}
+
+/// Whether a response's body is protobuf (an object or list; `;stream=watch` for a watch):
+/// the Content-Type decides, as in client-go, whatever was asked.
+fn is_protobuf<B>(res: &http::Response<B>) -> bool {
+    res.headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/vnd.kubernetes.protobuf")
+        })
 }
 
 /// What lists and watches ask for by default.
@@ -79,6 +132,46 @@ impl KubeSource {
             metadata_only: false,
             table: false,
             watched_over: Arc::default(),
+            protobuf: None,
+            protobuf_failed: Arc::default(),
+        }
+    }
+
+    /// `--wire` for objects of `kind` and `api_version`, with the Kubernetes minor whose
+    /// table decodes protobuf (the informer's client-go release's: the types a controller
+    /// of that release decodes into). A kind the table does not have (a custom resource)
+    /// stays JSON, said once in a `~` line.
+    pub fn wire(mut self, wire: Wire, minor: u32, kind: &str, api_version: &str) -> Self {
+        if wire == Wire::Json {
+            return self;
+        }
+        let table = Table::for_minor(minor).and_then(Result::ok);
+        self.protobuf = table.filter(|t| t.kind(api_version, kind).is_some());
+        if self.protobuf.is_none() {
+            notice(&format!(
+                "{}: JSON on the wire: {kind} of {api_version} is not a built-in type of \
+                 Kubernetes 1.{minor} (custom resources are served in JSON only)",
+                self.collection_path
+            ));
+        }
+        self
+    }
+
+    /// The table to read protobuf with, when this request asks for it.
+    fn asks_protobuf(&self) -> Option<&'static Table> {
+        if self.table || self.metadata_only || self.protobuf_failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.protobuf
+    }
+
+    /// A protobuf body could not be decoded: JSON for this resource from now on.
+    fn protobuf_failed(&self, why: &str) {
+        if !self.protobuf_failed.swap(true, Ordering::Relaxed) {
+            notice(&format!(
+                "{}: {why}; reading it in JSON from now on",
+                self.collection_path
+            ));
         }
     }
 
@@ -125,6 +218,9 @@ impl KubeSource {
 
     /// The `Accept` of a list (`list`) or a watch.
     fn accept(&self, list: bool) -> &'static str {
+        if self.asks_protobuf().is_some() {
+            return ACCEPT_PROTOBUF;
+        }
         if self.table {
             return ACCEPT_TABLE;
         }
@@ -202,12 +298,28 @@ impl ListerWatcher for KubeSource {
         }
         let url = self.url(&pairs);
         let fetch = async {
-            let res = get(&self.client, url, self.accept(true)).await?;
-            let wire = res.extensions().get::<Wire>().cloned().unwrap_or_default();
-            let mut page = read_list(res.into_body(), self.type_meta.clone()).await?;
-            // Read now that the body has ended: every byte of it has been counted.
-            page.transfer.gzip = wire.gzip;
-            page.transfer.wire_bytes = wire.bytes();
+            let res = get(&self.client, url.clone(), self.accept(true)).await?;
+            let wire = carried(&res);
+            let mut page = match self.asks_protobuf() {
+                Some(table) if is_protobuf(&res) => {
+                    match read_protobuf_list(res.into_body(), table, self.type_meta.clone()).await?
+                    {
+                        Ok(page) => page,
+                        Err(why) => {
+                            // The same page again, in JSON.
+                            self.protobuf_failed(&why);
+                            let res = get(&self.client, url, self.accept(true)).await?;
+                            let wire = carried(&res);
+                            let mut page =
+                                read_list(res.into_body(), self.type_meta.clone()).await?;
+                            fill(&wire, &mut page.transfer);
+                            return Ok(page);
+                        }
+                    }
+                }
+                _ => read_list(res.into_body(), self.type_meta.clone()).await?,
+            };
+            fill(&wire, &mut page.transfer);
             Ok(page)
         };
         within(self.request_timeout, fetch).await
@@ -240,12 +352,24 @@ impl ListerWatcher for KubeSource {
             .map(|c| (c, res.version() == http::Version::HTTP_2));
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
-        Ok(Box::pin(watch_lines(
+        let proto = self.asks_protobuf().filter(|_| is_protobuf(&res));
+        let events = watch_lines(
             res.into_body(),
             connection,
             MAX_LINE_BYTES,
             self.table,
-        )))
+            proto,
+        );
+        let source = self.clone();
+        Ok(Box::pin(events.inspect(move |e| {
+            // A frame the table cannot decode ends this watch (the reflector watches or
+            // relists again), and the next requests ask JSON.
+            if let (Some(_), Err(SourceError::Decode(why))) = (proto, e) {
+                if why.starts_with("protobuf:") {
+                    source.protobuf_failed(why);
+                }
+            }
+        })))
     }
 
     fn watch_stalled(&self) {

@@ -227,9 +227,42 @@ struct LineReader {
     /// the column definitions of the first event here.
     table: bool,
     columns: Option<Arc<[TableColumn]>>,
+    /// A protobuf watch (`;stream=watch`): `partial` gathers length-prefixed frames, each
+    /// decoded with this table into the JSON event line the server's JSON would have sent.
+    proto: Option<&'static crate::client::protobuf::Table>,
 }
 
 impl LineReader {
+    /// The next event from what has been read so far, or `None` once it is used up.
+    fn next_event(&mut self) -> Option<Result<WatchEvent, SourceError>> {
+        let Some(table) = self.proto else {
+            let line = self.next_line()?;
+            return Some(if self.table {
+                parse_table_event(line.text(), &mut self.columns)
+            } else {
+                parse_event(line.text())
+            });
+        };
+        if !self.frame.is_empty() {
+            self.partial.extend_from_slice(&self.frame);
+            self.frame.clear();
+        }
+        let (frame, used) = crate::client::protobuf::frame(&self.partial)?;
+        let event = crate::client::protobuf::watch_event(table, frame)
+            .map_err(|e| SourceError::Decode(e.to_string()))
+            .and_then(|e| {
+                let mut line = Vec::with_capacity(e.object.len() + e.event_type.len() + 24);
+                line.extend_from_slice(b"{\"type\":");
+                line.extend_from_slice(&serde_json::to_vec(&e.event_type).unwrap_or_default());
+                line.extend_from_slice(b",\"object\":");
+                line.extend_from_slice(&e.object);
+                line.push(b'}');
+                parse_event(&line)
+            });
+        let _ = self.partial.split_to(used);
+        Some(event)
+    }
+
     /// The next complete line (without its newline) from what has been read so far,
     /// or `None` once `frame` is used up (its tail is then in `partial`).
     fn next_line(&mut self) -> Option<Line> {
@@ -277,12 +310,14 @@ impl Line {
 /// one it came over, and whether that speaks HTTP/2) was given up by the HTTP/2 health
 /// check, one `Decode` error, as client-go's StreamWatcher reports
 /// `unable to decode an event from the watch stream: http2: client connection lost` (not
-/// a probable EOF: its reflector relists). A partial last line is dropped.
+/// a probable EOF: its reflector relists). A partial last line is dropped. A protobuf body
+/// (`proto`, the table of its minor) is read frame by frame the same way.
 pub(super) fn watch_lines(
     body: kube::client::Body,
     connection: Option<(crate::client::keepalive::ConnectionHealth, bool)>,
     max_line: usize,
     table: bool,
+    proto: Option<&'static crate::client::protobuf::Table>,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
@@ -293,15 +328,11 @@ pub(super) fn watch_lines(
         done: false,
         table,
         columns: None,
+        proto,
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
-            if let Some(line) = r.next_line() {
-                let ev = if r.table {
-                    parse_table_event(line.text(), &mut r.columns)
-                } else {
-                    parse_event(line.text())
-                };
+            if let Some(ev) = r.next_event() {
                 return Some((ev, r));
             }
             if r.done {

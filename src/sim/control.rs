@@ -5,7 +5,7 @@
 //! | method + path | body | effect |
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
-//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"acceptEncoding":E,"contentEncoding":C,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header, `acceptEncoding` its `Accept-Encoding`, `contentEncoding` the answer's `Content-Encoding` (`gzip` for a body over 128 KiB to a request that accepts it; each `null` without the header); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
+//! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"acceptEncoding":E,"contentEncoding":C,"contentType":T,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header, `acceptEncoding` its `Accept-Encoding`, `contentEncoding` the answer's `Content-Encoding` (`gzip` for a body over 128 KiB to a request that accepts it), `contentType` its `Content-Type` (each `null` without the header); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
 //! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
@@ -352,6 +352,7 @@ impl RequestLog {
                            "status": status.as_u16(), "accept": accept,
                            "acceptEncoding": encoding.accepted,
                            "contentEncoding": encoding.answered,
+                           "contentType": encoding.content_type,
                            "version": format!("{version:?}")}));
     }
 
@@ -361,10 +362,12 @@ impl RequestLog {
     }
 }
 
-/// A request's `Accept-Encoding` and its answer's `Content-Encoding`, as logged.
+/// A request's `Accept-Encoding`, and its answer's `Content-Encoding` and `Content-Type`,
+/// as logged.
 struct Encoding {
     accepted: Option<String>,
     answered: Option<String>,
+    content_type: Option<String>,
 }
 
 /// Middleware: logs every API request (not `/_sim`) with the status it was answered, and
@@ -392,6 +395,7 @@ pub async fn log_request(
         let encoding = Encoding {
             accepted,
             answered: header_text(resp.headers(), axum::http::header::CONTENT_ENCODING),
+            content_type: header_text(resp.headers(), axum::http::header::CONTENT_TYPE),
         };
         app.requests.push(
             &method,
@@ -421,7 +425,7 @@ fn ok(extra: Value) -> Response {
 /// `GET /_sim/help`: the endpoints, for people exploring with curl.
 fn help() -> Value {
     json!({
-        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, version",
+        "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, contentType, version",
         "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
         "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
         "POST /_sim/drop-watches": "abort every open watch",

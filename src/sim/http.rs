@@ -19,14 +19,15 @@ use serde_json::{json, Map, Value};
 use crate::cache::fields;
 
 use super::request::{
-    negotiate, not_supported, parse_rv, table_options, wait_for_rv, As, Filter, Params, Target,
+    asks_protobuf, negotiate, not_supported, parse_rv, table_options, wait_for_rv, As, Filter,
+    Params, Target,
 };
 use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
 use super::storage::{make_key, now_rfc3339, ListQuery, Obj};
-use super::{auth, control, discovery, partial, protobuf, table, watch, App};
+use super::{auth, control, discovery, partial, protobuf, table, watch, wire, App};
 
 /// Entry point of every request: routed, then compressed as kube-apiserver compresses
 /// (every API answer but a watch stream; never the control API's).
@@ -126,8 +127,13 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
+    let protobuf = !RESOURCES[target.res].custom
+        && !matches!(accept, As::Table(_))
+        && asks_protobuf(accept_header(&headers));
     let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
-    if wants_pretty(&params, &headers) {
+    if protobuf {
+        wire::answer(resp, watching).await
+    } else if wants_pretty(&params, &headers) {
         indent(resp).await
     } else {
         resp
@@ -215,12 +221,14 @@ fn resolve(group: &str, version: &str, rest: &[&str]) -> Option<Target> {
 
 /// The representation the request's `Accept` asks for ([`negotiate`]).
 fn negotiate_header(headers: &HeaderMap) -> Result<As, Status> {
-    negotiate(
-        headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or(""),
-    )
+    negotiate(accept_header(headers))
+}
+
+fn accept_header(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
 }
 
 async fn handle_resource(

@@ -40,6 +40,7 @@ mod table;
 mod templates;
 mod tls;
 mod watch;
+mod wire;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

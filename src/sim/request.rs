@@ -74,8 +74,8 @@ const SERVED_MEDIA_TYPES: &str =
 /// not weighed) whose media type the server has and whose conversion the endpoint allows
 /// wins. A conversion (`as`, `g`, `v`) must be `Table` (JSON or YAML) of `meta.k8s.io`
 /// `v1` or `v1beta1`, or `PartialObjectMetadata[List]` of `meta.k8s.io/v1` (the real server
-/// serves `v1beta1` too; the simulator does not). Every served clause is answered in JSON,
-/// the simulator's one encoding (client-go's metadata client asks for protobuf first).
+/// serves `v1beta1` too; the simulator does not). A protobuf clause is answered in protobuf
+/// for a built-in kind ([`asks_protobuf`]), in JSON for a custom resource.
 /// An empty header is plain JSON; a header no clause of which is served gets the real
 /// server's 406.
 pub fn negotiate(accept: &str) -> Result<As, Status> {
@@ -88,6 +88,18 @@ pub fn negotiate(accept: &str) -> Result<As, Status> {
         ))
     })
 }
+
+/// Whether the clause [`negotiate`] picks asks for Kubernetes' protobuf: kube-apiserver
+/// then answers a built-in kind in protobuf (`super::wire`), a custom resource in JSON.
+pub fn asks_protobuf(accept: &str) -> bool {
+    accept
+        .split(',')
+        .find(|c| clause(c).is_some())
+        .and_then(|c| c.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case(PROTOBUF))
+}
+
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
 /// What one `Accept` clause (`type/subtype;k=v;…`) gets, if the server serves it.
 fn clause(c: &str) -> Option<As> {
@@ -106,7 +118,7 @@ fn clause(c: &str) -> Option<As> {
         media.as_str(),
         "application/json" | "application/yaml" | "application/*" | "*/*"
     );
-    if !yaml_or_json && media != "application/vnd.kubernetes.protobuf" {
+    if !yaml_or_json && media != PROTOBUF {
         return None;
     }
     if (kind, group, version) == (None, None, None) {

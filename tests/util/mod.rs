@@ -375,6 +375,33 @@ impl SimProcess {
         })
     }
 
+    /// GET with the token and these headers; the body as bytes, read to its end (a watch
+    /// must be given `timeoutSeconds`). For bodies that are not text: protobuf.
+    pub fn get_bytes(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String, Vec<u8>) {
+        let url = format!("{}{path}", self.url);
+        let mut req = self
+            .client
+            .get(url)
+            .header("authorization", format!("Bearer {}", self.token));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        self.rt.block_on(async move {
+            let r = req.send().await.expect("request");
+            let status = r.status().as_u16();
+            let content_type = r
+                .headers()
+                .get("content-type")
+                .map(|v| v.to_str().unwrap_or_default().to_string())
+                .unwrap_or_default();
+            (
+                status,
+                content_type,
+                r.bytes().await.expect("body").to_vec(),
+            )
+        })
+    }
+
     /// GET with the token.
     pub fn get(&self, path: &str) -> Resp {
         self.request("GET", path, None, "")

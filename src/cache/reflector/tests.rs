@@ -135,6 +135,7 @@ fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
         items: names.iter().map(|(n, r)| obj(n, r)).collect(),
         // As a server gzips a page over 128 KiB: here, a page with a continue token.
         transfer: Transfer {
+            protobuf: false,
             gzip: cont.is_some(),
             bytes: 1000 * names.len() as u64,
             wire_bytes: if cont.is_some() { 100 } else { 1000 } * names.len() as u64,
@@ -270,6 +271,7 @@ async fn a_lists_bytes_are_its_pages_summed() {
         .await
         .unwrap();
     let transfer = Transfer {
+        protobuf: false,
         gzip: true,
         bytes: 3000,
         wire_bytes: 200 + 1000,

@@ -24,6 +24,7 @@
 //! Imports nothing of the crate: a foundation under `client/`.
 
 mod decode;
+pub mod encode;
 mod json;
 mod table;
 

@@ -69,6 +69,8 @@ pub(crate) enum Ty {
 
 #[derive(Debug)]
 pub(crate) struct Field {
+    /// The JSON name (the Go field's name for an inline field).
+    pub name: Box<str>,
     /// `"name":`, written before the value (empty for inline and TypeMeta fields).
     pub key: Box<[u8]>,
     pub num: u32,
@@ -95,6 +97,8 @@ pub(crate) struct Message {
     pub fields: Vec<Field>,
     /// Field number → index in `fields`; `NONE` where the message has no such field.
     pub by_num: Vec<u16>,
+    /// Indices of `fields` by ascending field number: the order gogo-protobuf writes.
+    pub wire_order: Vec<u16>,
 }
 
 pub(crate) const NONE: u16 = u16::MAX;
@@ -178,11 +182,13 @@ impl Table {
                     by_num[f.num as usize] = u16::try_from(i).map_err(|e| e.to_string())?;
                 }
             }
+            let wire_order = by_num.iter().copied().filter(|i| *i != NONE).collect();
             messages.push(Message {
                 name: name.to_owned(),
                 special,
                 fields,
                 by_num,
+                wire_order,
             });
         }
         let mut kinds = HashMap::new();
@@ -249,6 +255,7 @@ fn parse_field(f: &Value) -> Result<Field, String> {
         k
     };
     Ok(Field {
+        name: name.into(),
         key: key.into_boxed_slice(),
         num: u32::try_from(num).map_err(|e| e.to_string())?,
         ty,

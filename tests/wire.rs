@@ -1,0 +1,325 @@
+//! Kubernetes' protobuf on the wire (issue 32 items 2 and 5): the simulator answers
+//! `Accept: application/vnd.kubernetes.protobuf, application/json` in protobuf for its
+//! built-in kinds (lists, objects, Status errors, watches and streaming lists as
+//! length-prefixed WatchEvent frames) and in JSON for custom resources and Tables; what
+//! it writes decodes to the JSON it writes for the same request.
+
+use serde_json::{json, Value};
+
+use kwatch::client::protobuf::{self, Table};
+
+use crate::util::SimProcess;
+
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
+const JSON: &str = "application/json";
+
+fn table() -> &'static Table {
+    Table::for_minor(32).unwrap().unwrap()
+}
+
+/// A protobuf list's JSON as the apiserver writes it: kind, apiVersion, metadata, items.
+fn list_json(bytes: &[u8]) -> Value {
+    let mut items = Vec::new();
+    let head = protobuf::list(table(), bytes, |item| {
+        items.push(serde_json::from_slice::<Value>(item).unwrap())
+    })
+    .unwrap();
+    json!({
+        "kind": head.kind,
+        "apiVersion": head.api_version,
+        "metadata": serde_json::from_slice::<Value>(&head.metadata).unwrap(),
+        "items": items,
+    })
+}
+
+fn object_json(bytes: &[u8]) -> Value {
+    let mut out = Vec::new();
+    protobuf::object(table(), bytes, &mut out).unwrap();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// A protobuf watch body's events as `{"type", "object"}`.
+fn frames_json(mut body: &[u8]) -> Vec<Value> {
+    let mut events = Vec::new();
+    while let Some((frame, used)) = protobuf::frame(body) {
+        let e = protobuf::watch_event(table(), frame).unwrap();
+        let object: Value = serde_json::from_slice(&e.object).unwrap();
+        events.push(json!({"type": e.event_type, "object": object}));
+        body = &body[used..];
+    }
+    assert!(body.is_empty(), "a partial frame at the end");
+    events
+}
+
+fn lines_json(body: &[u8]) -> Vec<Value> {
+    body.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+fn create_cm(sim: &SimProcess, name: &str) {
+    let body =
+        json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name},"data":{"k":"v"}});
+    let r = sim.request(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some("application/json"),
+        &body.to_string(),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+#[test]
+fn the_simulator_answers_lists_objects_and_errors_in_protobuf_when_asked() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    for path in ["/api/v1/pods?limit=2", "/api/v1/namespaces/default/pods"] {
+        let (status, ct, pb) = sim.get_bytes(path, &[("accept", PROTOBUF)]);
+        assert_eq!(
+            (status, ct.as_str()),
+            (200, "application/vnd.kubernetes.protobuf")
+        );
+        assert!(pb.starts_with(protobuf::MAGIC));
+        let (_, ct, js) = sim.get_bytes(path, &[("accept", JSON)]);
+        assert_eq!(ct, "application/json");
+        let want: Value = serde_json::from_slice(&js).unwrap();
+        assert_eq!(list_json(&pb), want, "{path}");
+    }
+    let name = sim.get("/api/v1/namespaces/default/pods").json()["items"][0]["metadata"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/v1/namespaces/default/pods/{name}");
+    let (_, ct, pb) = sim.get_bytes(&path, &[("accept", PROTOBUF)]);
+    assert_eq!(ct, "application/vnd.kubernetes.protobuf");
+    assert_eq!(object_json(&pb), sim.get(&path).json());
+    // An error is a metav1.Status in protobuf, with the JSON's status code.
+    let missing = "/api/v1/namespaces/default/pods/nope";
+    let (status, ct, pb) = sim.get_bytes(missing, &[("accept", PROTOBUF)]);
+    assert_eq!(
+        (status, ct.as_str()),
+        (404, "application/vnd.kubernetes.protobuf")
+    );
+    assert_eq!(object_json(&pb), sim.get(missing).json());
+}
+
+#[test]
+fn custom_resources_and_tables_stay_json_when_protobuf_is_asked() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let (status, ct, body) = sim.get_bytes("/apis/example.com/v1/widgets", &[("accept", PROTOBUF)]);
+    assert_eq!(
+        (status, ct.as_str()),
+        (200, "application/json"),
+        "{}",
+        String::from_utf8_lossy(&body)
+    );
+    let table = "application/json;as=Table;v=v1;g=meta.k8s.io, application/vnd.kubernetes.protobuf, application/json";
+    let (_, ct, body) = sim.get_bytes("/api/v1/pods", &[("accept", table)]);
+    assert_eq!(ct, "application/json");
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["kind"], "Table");
+}
+
+/// A watch from before some changes (replayed from the history) and a streaming list: the
+/// same events as the JSON watch, as frames, bookmarks included.
+#[test]
+fn watches_and_streaming_lists_are_protobuf_frames_of_the_json_events() {
+    let sim = SimProcess::start(&["--objects", "2"]);
+    let rv = sim.get("/api/v1/configmaps").json()["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    create_cm(&sim, "a");
+    create_cm(&sim, "b");
+    let r = sim.request(
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/a",
+        None,
+        "",
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let watch = format!("/api/v1/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=1");
+    let streaming = "/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1";
+    for path in [watch.as_str(), streaming] {
+        let (status, ct, pb) = sim.get_bytes(path, &[("accept", PROTOBUF)]);
+        assert_eq!(
+            (status, ct.as_str()),
+            (200, "application/vnd.kubernetes.protobuf;stream=watch")
+        );
+        let (_, _, js) = sim.get_bytes(path, &[("accept", JSON)]);
+        // Periodic bookmarks depend on the clock; the initial-events-end one does not.
+        let settled = |events: Vec<Value>| -> Vec<Value> {
+            events
+                .into_iter()
+                .filter(|e| {
+                    e["type"] != "BOOKMARK"
+                        || !e["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"]
+                            .is_null()
+                })
+                .collect()
+        };
+        let (got, want) = (settled(frames_json(&pb)), settled(lines_json(&js)));
+        assert!(want.len() >= 3, "{path}: {want:?}");
+        assert_eq!(got, want, "{path}");
+    }
+}
+
+/// The delta records of a run without their clocks: what must not depend on the wire.
+fn deltas(records: &[Value]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|r| kw_is_delta(r))
+        .map(|r| {
+            let mut r = r.clone();
+            if let Some(o) = r.as_object_mut() {
+                o.remove("time");
+            }
+            r
+        })
+        .collect()
+}
+
+use crate::util::kwatch::{
+    is_delta as kw_is_delta, kubectl_f, of_type, watching_configmaps, Running,
+};
+use crate::util::LIMIT;
+
+const WATCH_PB: &str = "application/vnd.kubernetes.protobuf;stream=watch";
+
+/// The (accept, contentType) of the simulator's answers to requests under `prefix`.
+fn answered(sim: &SimProcess, prefix: &str) -> Vec<(String, String, String)> {
+    let log = sim.get("/_sim/requests").json();
+    log["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"].as_str().is_some_and(|p| p.starts_with(prefix)))
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            (s("path"), s("accept"), s("contentType"))
+        })
+        .collect()
+}
+
+fn cm(name: &str, value: &str) -> Value {
+    json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name,"namespace":"default"},"data":{"k":value}})
+}
+
+/// Both runs have seen `what` (a predicate on their delta records).
+fn both_see(runs: &mut [&mut Running; 2], what: &str, pred: impl Fn(&[Value]) -> bool) {
+    for kw in runs.iter_mut() {
+        kw.wait_for(LIMIT, what, |v| pred(&deltas(v)));
+    }
+}
+
+fn has(v: &[Value], kind: &str, name: &str) -> bool {
+    v.iter().any(|r| r["type"] == kind && r["name"] == name)
+}
+
+/// issue 32 item 2: `--wire protobuf` prints what `--wire json` prints, through a list, a
+/// watch's adds, updates and deletes, and a relist after a 410; the protobuf run's lists
+/// and watches were answered in protobuf, the JSON run's in JSON.
+#[test]
+fn protobuf_and_json_wires_print_the_same_records() {
+    let sim = SimProcess::start(&[]);
+    let mut pb = watching_configmaps(&sim, &["--wire", "protobuf"]);
+    let mut js = watching_configmaps(&sim, &["--wire", "json"]);
+    kubectl_f(&sim, "create", &cm("a", "1"));
+    kubectl_f(&sim, "create", &cm("b", "1"));
+    kubectl_f(&sim, "replace", &cm("a", "2"));
+    sim.kubectl_ok("delete configmap b -n default");
+    both_see(&mut [&mut pb, &mut js], "b's delete", |v| {
+        has(v, "Deleted", "b")
+    });
+    sim.forced_410(|sim| {
+        kubectl_f(sim, "create", &cm("c", "1"));
+        sim.kubectl_ok("delete configmap a -n default");
+    });
+    both_see(&mut [&mut pb, &mut js], "the relist", |v| {
+        has(v, "Replaced", "c") && has(v, "Deleted", "a")
+    });
+    let (pb, js) = (pb.terminate(LIMIT), js.terminate(LIMIT));
+    let (p, j) = (deltas(&pb.json()), deltas(&js.json()));
+    assert!(p.len() >= 8, "{p:#?}");
+    assert_eq!(p, j, "stderr of the protobuf run:\n{}", pb.stderr);
+    assert!(
+        of_type(&pb.json(), "Listed").len() >= 2,
+        "no relist: {:#?}",
+        pb.json()
+    );
+    // Each run's Listed names the wire its lists came over.
+    for (run, want) in [(&pb, "protobuf"), (&js, "json")] {
+        for listed in of_type(&run.json(), "Listed") {
+            assert_eq!(listed["encoding"], want, "{listed}");
+        }
+    }
+    let log = answered(&sim, "/api/v1/namespaces/default/configmaps");
+    let protobuf: Vec<_> = log
+        .iter()
+        .filter(|(_, a, _)| a.contains("protobuf"))
+        .collect();
+    assert!(
+        protobuf
+            .iter()
+            .any(|(p, _, ct)| !p.contains("watch=") && ct == "application/vnd.kubernetes.protobuf"),
+        "{log:#?}"
+    );
+    assert!(
+        protobuf
+            .iter()
+            .any(|(p, _, ct)| p.contains("watch=") && ct == WATCH_PB),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter()
+            .any(|(_, a, ct)| a == "application/json" && ct == "application/json"),
+        "{log:#?}"
+    );
+}
+
+/// A streaming list (`--watch-list on`) in protobuf: the same records as in JSON.
+#[test]
+fn a_streaming_list_in_protobuf_prints_what_json_prints() {
+    let sim = SimProcess::start(&[]);
+    let run = |wire: &str| {
+        let args =
+            format!("configmaps -n default -o json --watch-list on --until-synced --wire {wire}");
+        deltas(&sim.kwatch(args).success().json())
+    };
+    let (p, j) = (run("protobuf"), run("json"));
+    assert!(!p.is_empty());
+    assert_eq!(p, j);
+    let log = answered(&sim, "/api/v1/namespaces/default/configmaps");
+    assert!(
+        log.iter()
+            .any(|(p, _, ct)| p.contains("sendInitialEvents=true") && ct == WATCH_PB),
+        "{log:#?}"
+    );
+}
+
+/// `--wire auto` on a custom resource asks JSON, and says so on stderr.
+#[test]
+fn auto_reads_custom_resources_in_json_and_says_so() {
+    let sim = SimProcess::start(&[]);
+    let out = sim
+        .kwatch("widgets -A -o json --until-synced --wire auto")
+        .success();
+    assert!(out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    let log = answered(&sim, "/apis/example.com/v1/widgets");
+    assert!(!log.is_empty());
+    assert!(
+        log.iter()
+            .all(|(_, a, ct)| a == "application/json" && ct.starts_with("application/json")),
+        "{log:#?}"
+    );
+    let out = sim
+        .kwatch("configmaps -A -o json --until-synced --wire auto")
+        .success();
+    assert!(!out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    let log = answered(&sim, "/api/v1/configmaps");
+    assert!(
+        log.iter()
+            .any(|(_, _, ct)| ct == "application/vnd.kubernetes.protobuf"),
+        "{log:#?}"
+    );
+}
