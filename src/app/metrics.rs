@@ -244,6 +244,14 @@ impl Metrics {
 
     fn register(mut self) -> Metrics {
         self.register_lists_and_watches();
+        self.register_reflector_and_informer();
+        self.register_client_go();
+        self
+    }
+
+    /// The reflector's events, the queue and the store (served after the lists' and
+    /// watches', in this order).
+    fn register_reflector_and_informer(&mut self) {
         let r = &mut self.registry;
         r.register(
             "informer_deltas",
@@ -322,8 +330,12 @@ impl Metrics {
             "Watches that delivered nothing for the stall time",
             self.stalls.clone(),
         );
-        // client-go 0.36's, as component-base registers them (its ALPHA marker included;
-        // the encoder ends each help with the full stop).
+    }
+
+    /// client-go 0.36's, as component-base registers them (its ALPHA marker included; the
+    /// encoder ends each help with the full stop).
+    fn register_client_go(&mut self) {
+        let r = &mut self.registry;
         r.register(
             "informer_queued_items",
             "[ALPHA] Number of items currently queued in the FIFO",
@@ -339,7 +351,6 @@ impl Metrics {
             "[ALPHA] The 15 least significant digits of the resource version of the store",
             self.store_rv.clone(),
         );
-        self
     }
 
     /// The lists' and watches' families (served first, in this order).

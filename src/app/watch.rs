@@ -821,16 +821,9 @@ struct Start<'a> {
     table: bool,
 }
 
-/// Spawns the reflector and the consumer of one resource; returns how to read the
-/// queue's counters at exit.
-fn start<Q: Queue<ReflectorEvent>>(
-    tasks: &mut JoinSet<()>,
-    a: Start<'_>,
-    t: Target,
-    queue: Arc<Q>,
-    store: Arc<Store>,
-) -> QueueStats {
-    let source = KubeSource::new(
+/// The ListerWatcher of one resource: its collection, selectors, representation and wire.
+fn source_of(a: &Start<'_>, t: &Target) -> KubeSource {
+    KubeSource::new(
         a.client.clone(),
         t.collection_path(a.cluster.namespace.as_deref()),
         a.cfg.label_selector.clone(),
@@ -845,13 +838,32 @@ fn start<Q: Queue<ReflectorEvent>>(
         a.informer.release.minor(),
         &t.resource.kind,
         &t.resource.api_version,
-    );
+    )
+}
+
+/// The reflector's settings for this resource: its own jitter seed, the cluster's
+/// compression and the informer's streaming-list mode.
+fn reflector_config(a: &Start<'_>) -> crate::cache::reflector::ReflectorConfig {
     let mut rcfg = a.cfg.reflector.clone();
     rcfg.seed = rcfg.seed.wrapping_add(a.index as u64);
     rcfg.gzip = !a.cluster.kube.disable_compression;
     rcfg.watch_list = a
         .informer
         .watch_list(a.cfg.informer.watch_list, rcfg.page_size_explicit);
+    rcfg
+}
+
+/// Spawns the reflector and the consumer of one resource; returns how to read the
+/// queue's counters at exit.
+fn start<Q: Queue<ReflectorEvent>>(
+    tasks: &mut JoinSet<()>,
+    a: Start<'_>,
+    t: Target,
+    queue: Arc<Q>,
+    store: Arc<Store>,
+) -> QueueStats {
+    let source = source_of(&a, &t);
+    let rcfg = reflector_config(&a);
     // The reflector queues through `points`, which the consistency checks need.
     let cost = a
         .cfg

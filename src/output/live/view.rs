@@ -540,85 +540,25 @@ pub fn header_lines(
     now: Timestamp,
     width: usize,
 ) -> Vec<String> {
-    let ago = |t: Option<Timestamp>, suffix: &str| match t {
-        Some(t) => {
-            let d = Duration::try_from(now - t).unwrap_or_default();
-            format!("{}{suffix}", human_duration(d))
-        }
-        None => "never".to_owned(),
-    };
-    let clock = |t: Timestamp| t.strftime("%H:%M:%S").to_string();
-    let state = |long: bool| match &h.state {
-        State::Starting => "starting".to_owned(),
-        State::Listing => "listing".to_owned(),
-        State::Watching(t) if long => format!("watching since {}", clock(*t)),
-        State::Watching(_) => "watching".to_owned(),
-        State::BackingOff(t) => format!("backing off until {}", clock(*t)),
-        State::Retrying(n, of) => format!("retrying {n}/{of}"),
-    };
-    let sec = now.as_second();
-    let rate = if h.rate.0 == sec {
-        h.rate.1
-    } else if h.rate.0 + 1 == sec {
-        h.rate.2
-    } else {
-        0
-    };
-    let mut name = String::new();
-    if let Some(c) = ctx {
-        name.push_str(&format!("{} ", sanitize(c)));
-    }
-    name.push_str(res);
-    let informer = if h.client_go.is_some() || h.queue.is_some() {
-        format!(
-            " [{}{}]",
-            h.queue.as_deref().unwrap_or("informer"),
-            h.client_go
-                .as_deref()
-                .map(|r| format!(", client-go {r}"))
-                .unwrap_or_default()
-        )
-    } else {
-        String::new()
-    };
-    let what = |long: bool| {
-        format!(
-            "{}{} rv={}",
-            state(long),
-            if h.synced { ", synced" } else { "" },
-            sanitize(&h.rv)
-        )
-    };
-    let counts = format!(
-        "relists {} retries {} backoffs {}",
-        h.relists, h.retries, h.backoffs
-    );
-    let ages = format!(
-        "{rate} deltas/s | event {} | bookmark {}",
-        ago(h.last_event, " ago"),
-        ago(h.last_bookmark, " ago")
-    );
-    let short = format!(
-        "{rate}/s | event {} | bookmark {}",
-        ago(h.last_event, ""),
-        ago(h.last_bookmark, "")
-    );
+    let HeaderParts {
+        name,
+        informer,
+        long,
+        brief,
+        counts,
+        ages,
+        short,
+    } = HeaderParts::new(ctx, res, h, now);
     let candidates = [
-        vec![format!(
-            "{name}{informer}: {} | {counts} | {ages}",
-            what(true)
-        )],
-        vec![format!("{name}: {} | {counts} | {ages}", what(false))],
+        vec![format!("{name}{informer}: {long} | {counts} | {ages}")],
+        vec![format!("{name}: {brief} | {counts} | {ages}")],
         vec![
-            format!("{name}{informer}: {}", what(true)),
+            format!("{name}{informer}: {long}"),
             format!("  {counts} | {ages}"),
         ],
+        vec![format!("{name}: {brief}"), format!("  {counts} | {short}")],
         vec![
-            format!("{name}: {}", what(false)),
-            format!("  {counts} | {short}"),
-        ],
-        vec![
-            format!("{name}: {}", what(false)),
+            format!("{name}: {brief}"),
             format!("  {counts}"),
             format!("  {short}"),
         ],
@@ -633,6 +573,104 @@ pub fn header_lines(
         chosen = c;
     }
     chosen
+}
+
+/// The pieces [`header_lines`] arranges.
+struct HeaderParts {
+    /// The context (if any) and the resource.
+    name: String,
+    /// ` [queue, client-go release]`, or nothing when neither is known.
+    informer: String,
+    /// The state, synced and resourceVersion: with the watch's start, and without.
+    long: String,
+    brief: String,
+    /// Relists, retries and backoffs.
+    counts: String,
+    /// The delta rate and the last event's and bookmark's ages: in words, and short.
+    ages: String,
+    short: String,
+}
+
+impl HeaderParts {
+    fn new(ctx: Option<&str>, res: &str, h: &Header, now: Timestamp) -> HeaderParts {
+        let ago = |t: Option<Timestamp>, suffix: &str| match t {
+            Some(t) => {
+                let d = Duration::try_from(now - t).unwrap_or_default();
+                format!("{}{suffix}", human_duration(d))
+            }
+            None => "never".to_owned(),
+        };
+        let name = match ctx {
+            Some(c) => format!("{} {res}", sanitize(c)),
+            None => res.to_owned(),
+        };
+        let informer = if h.client_go.is_some() || h.queue.is_some() {
+            format!(
+                " [{}{}]",
+                h.queue.as_deref().unwrap_or("informer"),
+                h.client_go
+                    .as_deref()
+                    .map(|r| format!(", client-go {r}"))
+                    .unwrap_or_default()
+            )
+        } else {
+            String::new()
+        };
+        let what = |long: bool| {
+            format!(
+                "{}{} rv={}",
+                state_text(&h.state, long),
+                if h.synced { ", synced" } else { "" },
+                sanitize(&h.rv)
+            )
+        };
+        let rate = delta_rate(h, now.as_second());
+        HeaderParts {
+            name,
+            informer,
+            long: what(true),
+            brief: what(false),
+            counts: format!(
+                "relists {} retries {} backoffs {}",
+                h.relists, h.retries, h.backoffs
+            ),
+            ages: format!(
+                "{rate} deltas/s | event {} | bookmark {}",
+                ago(h.last_event, " ago"),
+                ago(h.last_bookmark, " ago")
+            ),
+            short: format!(
+                "{rate}/s | event {} | bookmark {}",
+                ago(h.last_event, ""),
+                ago(h.last_bookmark, "")
+            ),
+        }
+    }
+}
+
+/// The reflector's state in words; `long`: a watch with its start.
+fn state_text(state: &State, long: bool) -> String {
+    let clock = |t: &Timestamp| t.strftime("%H:%M:%S").to_string();
+    match state {
+        State::Starting => "starting".to_owned(),
+        State::Listing => "listing".to_owned(),
+        State::Watching(t) if long => format!("watching since {}", clock(t)),
+        State::Watching(_) => "watching".to_owned(),
+        State::BackingOff(t) => format!("backing off until {}", clock(t)),
+        State::Retrying(n, of) => format!("retrying {n}/{of}"),
+    }
+}
+
+/// Deltas in the last whole second before `sec` (the current second's count while it
+/// runs, the previous one's just after).
+fn delta_rate(h: &Header, sec: i64) -> u64 {
+    if h.rate.0 == sec {
+        h.rate.1
+    } else if h.rate.0 + 1 == sec {
+        h.rate.2
+    } else {
+        0
+    }
 }
 
 const HELP: &str = "kwatch --live: the informer's cache, changing in place
