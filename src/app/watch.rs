@@ -212,32 +212,72 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     if cfg.progress {
         tasks.spawn(crate::app::informer::progress(shared.clone()));
     }
-    // Every way the run ends (a stop condition, --timeout, a signal, an error, `q` in
-    // --live) comes through this select and the clean-up after it.
-    let outcome = tokio::select! {
-        stop = rx.recv() => match stop {
-            Some(Stop::Failed(e)) => Err(e),
-            Some(Stop::Met) => Ok(Outcome::Met),
-            Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
-            Some(Stop::Done) | None => Ok(Outcome::Done),
-        },
-        // A run never ends with 0 at --timeout before it synced: it showed nothing of the
-        // server's state.
-        _ = expired(deadline) => Ok(if until || !shared.lock().all_synced(shared.targets) {
-            Outcome::TimedOut
-        } else {
-            Outcome::Done
-        }),
-        signalled = signals.recv() => Ok(signalled),
-        // `q` (Done) or Ctrl-C (Interrupted: raw mode turns it into a key) on --live.
-        Some(quit) = live_rx.recv(), if screen.is_some() => Ok(quit),
-        // stdout closed: the end of the watch, as a write that fails with EPIPE is.
-        _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
+    let ends = Ends {
+        stop: &mut rx,
+        live: screen.is_some().then_some(&mut live_rx),
+        signals: &mut signals,
+        deadline,
+        until,
+        shared: &shared,
     };
+    let outcome = ends.first().await;
     tasks.abort_all();
     drop(screen);
     remove_probes(&probes).await;
     conclude(&cfg, &shared, &queues, stores, &plurals, outcome)
+}
+
+/// Every way a run ends: a stop condition or an error, `--timeout`, a signal, `q` in
+/// `--live`, stdout closed. The clean-up after the first of them is the caller's.
+struct Ends<'a> {
+    stop: &'a mut mpsc::UnboundedReceiver<Stop>,
+    /// `--live`'s quit keys, when it runs.
+    live: Option<&'a mut mpsc::UnboundedReceiver<Outcome>>,
+    signals: &'a mut Signals,
+    deadline: Deadline,
+    /// `--until` was given: an end without its condition met is `NotMet`.
+    until: bool,
+    shared: &'a Shared,
+}
+
+impl Ends<'_> {
+    async fn first(self) -> Result<Outcome> {
+        let Ends {
+            stop,
+            live,
+            signals,
+            deadline,
+            until,
+            shared,
+        } = self;
+        let has_live = live.is_some();
+        let live_quit = async {
+            match live {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            stop = stop.recv() => match stop {
+                Some(Stop::Failed(e)) => Err(e),
+                Some(Stop::Met) => Ok(Outcome::Met),
+                Some(Stop::Done) | None if until => Ok(Outcome::NotMet),
+                Some(Stop::Done) | None => Ok(Outcome::Done),
+            },
+            // A run never ends with 0 at --timeout before it synced: it showed nothing of
+            // the server's state.
+            _ = expired(deadline) => Ok(if until || !shared.lock().all_synced(shared.targets) {
+                Outcome::TimedOut
+            } else {
+                Outcome::Done
+            }),
+            signalled = signals.recv() => Ok(signalled),
+            // `q` (Done) or Ctrl-C (Interrupted: raw mode turns it into a key) on --live.
+            Some(quit) = live_quit, if has_live => Ok(quit),
+            // stdout closed: the end of the watch, as a write that fails with EPIPE is.
+            _ = reader_gone() => Ok(if until { Outcome::NotMet } else { Outcome::Done }),
+        }
+    }
 }
 
 /// The end of a run: the end's records, the summary, and why it timed out.
