@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
 //! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"acceptEncoding":E,"contentEncoding":C,"contentType":T,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header, `acceptEncoding` its `Accept-Encoding`, `contentEncoding` the answer's `Content-Encoding` (`gzip` for a body over 128 KiB to a request that accepts it), `contentType` its `Content-Type` (each `null` without the header); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
-//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
+//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N,"chaosFaults":N}` |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any; `"until":"released"` is `"always":true`) | the next N API requests (with `always`, every one until `clear` or `release`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
@@ -18,7 +18,7 @@
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
-//! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
+//! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all","everyMs":[MIN,MAX]}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them); `everyMs` sets the random interval between two faults (default `[2000,6000]`); answers the count of faults injected so far (`injected`, also `chaosFaults` in `state`) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}`, optionally `"count":N` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`); with a count, N events and then none |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
 //! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
@@ -98,6 +98,8 @@ pub struct Faults {
     pub chaos: AtomicBool,
     /// The chaos scenario injects only answers that carry `Retry-After`.
     pub chaos_retry_after_only: AtomicBool,
+    /// The chaos scenario's interval between faults and the count of faults it injected.
+    pub chaos_pace: super::chaos::Pace,
     /// The benchmark's flood of MODIFIED events (`POST /_sim/flood`).
     pub flood: super::bench::Flood,
 }
@@ -123,6 +125,7 @@ impl Faults {
             freeze: Default::default(),
             chaos: AtomicBool::new(chaos),
             chaos_retry_after_only: AtomicBool::new(false),
+            chaos_pace: Default::default(),
             flood: Default::default(),
         }
     }
@@ -442,7 +445,7 @@ fn help() -> Value {
         "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
         "POST /_sim/backup": "remember the current state for a later restart with restore",
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
-        "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
+        "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\",\"everyMs\":[MIN,MAX]} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\", \"count\":N?} — MODIFIED pod events at R/s, or as fast as the watch takes them; N of them at most (benchmarks)",
         "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
         "POST /_sim/stale-watch": "{\"revision\":N} (default: the oldest retained) — the next watch from a resourceVersion sends the changes after that older revision",
@@ -627,6 +630,7 @@ fn num(body: &Value, k: &str, default: u64) -> u64 {
 fn state(app: &App, _: &Value) -> Response {
     let mut state = app.cluster.read().state();
     state["discoveryRequests"] = json!(app.discovery.requests());
+    state["chaosFaults"] = json!(app.faults.chaos_pace.injected());
     value_response(StatusCode::OK, &state)
 }
 
@@ -700,8 +704,24 @@ fn faults(app: &App, body: &Value) -> Response {
             .chaos_retry_after_only
             .store(ra, Ordering::SeqCst);
     }
+    if let Some(every) = body.get("everyMs") {
+        let range = every.as_array().and_then(|r| match r.as_slice() {
+            [lo, hi] => Some((lo.as_u64()?, hi.as_u64()?)),
+            _ => None,
+        });
+        match range {
+            Some((lo, hi)) if 0 < lo && lo < hi => app.faults.chaos_pace.set_every_ms(lo, hi),
+            _ => {
+                return Status::bad_request(format!(
+                    "everyMs: {every} is not [MIN, MAX] milliseconds with 0 < MIN < MAX"
+                ))
+                .response()
+            }
+        }
+    }
     ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
-              "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
+              "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst),
+              "injected": app.faults.chaos_pace.injected()}))
 }
 
 /// `POST /_sim/skip-event {"key":"NS/NAME","resource":R}`.
