@@ -56,11 +56,69 @@ pub struct Obj {
     /// Pods: `status.phase` and `spec.nodeName` (empty otherwise).
     pub phase: String,
     pub node_name: String,
+    /// What the controllers read of every object (`super::controllers`).
+    pub links: Links,
     /// The whole object, compact, Go-escaped, with `kind` and `apiVersion`.
     pub json: Bytes,
     /// For built-in kinds `json` starts with `{"kind":…,"apiVersion":…,`; list items leave those
     /// two keys out, so an item is `{` followed by `json[item_start..]`. 0 means "use `json`".
     item_start: usize,
+}
+
+/// What the controllers read of every object on every pass, kept parsed so that a pass
+/// over 100k pods parses none of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    /// `metadata.ownerReferences`, in order.
+    pub owners: Vec<OwnerLink>,
+    /// `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// Pods: the `Ready` condition is `True`.
+    pub ready: bool,
+}
+
+/// One `metadata.ownerReferences` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerLink {
+    pub uid: String,
+    pub controller: bool,
+    pub block_owner_deletion: bool,
+}
+
+impl Links {
+    pub fn of(res: usize, v: &Value) -> Links {
+        let meta = &v["metadata"];
+        let owners = meta["ownerReferences"]
+            .as_array()
+            .map(|refs| {
+                refs.iter()
+                    .map(|r| OwnerLink {
+                        uid: r["uid"].as_str().unwrap_or_default().to_string(),
+                        controller: r["controller"].as_bool() == Some(true),
+                        block_owner_deletion: r["blockOwnerDeletion"].as_bool() == Some(true),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ready = res == PODS
+            && v["status"]["conditions"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            });
+        Links {
+            owners,
+            deleting: meta.get("deletionTimestamp").is_some(),
+            ready,
+        }
+    }
+
+    /// The uid of the object's controller (`ownerReferences[].controller == true`).
+    pub fn controller(&self) -> Option<&str> {
+        self.owners
+            .iter()
+            .find(|o| o.controller)
+            .map(|o| o.uid.as_str())
+    }
 }
 
 /// `metadata.labels` as (key, value) pairs (non-string values read as "").
@@ -95,6 +153,7 @@ impl Obj {
             (String::new(), String::new())
         };
         let json = go_json(&v);
+        let links = Links::of(res, &v);
         let item_start = if def.custom {
             0
         } else {
@@ -122,6 +181,7 @@ impl Obj {
             labels,
             phase,
             node_name,
+            links,
             json: Bytes::from(json),
             item_start,
         }
@@ -139,6 +199,7 @@ impl Obj {
         labels: Vec<(String, String)>,
         phase: String,
         node_name: String,
+        links: Links,
         json: Vec<u8>,
     ) -> Obj {
         let def = &RESOURCES[res];
@@ -162,6 +223,7 @@ impl Obj {
             labels,
             phase,
             node_name,
+            links,
             json: Bytes::from(json),
             item_start,
         }
@@ -693,6 +755,14 @@ impl Store {
     /// Every object of `res`, in key order.
     pub fn objects(&self, res: usize) -> impl Iterator<Item = &Arc<Obj>> {
         self.objects[res].values()
+    }
+
+    /// The objects of `res` in `namespace`, in key order.
+    pub fn objects_in(&self, res: usize, namespace: &str) -> impl Iterator<Item = &Arc<Obj>> {
+        let (lo, hi) = (format!("{namespace}/"), format!("{namespace}0"));
+        self.objects[res]
+            .range::<str, _>((Bound::Included(lo.as_str()), Bound::Excluded(hi.as_str())))
+            .map(|(_, o)| o)
     }
 
     /// Deletes the object at `key` and creates it again under the same name, as a client

@@ -22,7 +22,7 @@ use super::super::resources::{DEPLOYMENTS, PODS, REPLICASETS};
 use super::super::status::go_json;
 use super::super::storage::{make_key, Store};
 use super::{
-    controller_ref, deleting, events, int, order_condition, owned_by, replicaset, status_fields,
+    active, controller_ref, deleting, events, int, order_condition, owned_by, status_fields,
 };
 
 const HASH_LABEL: &str = "pod-template-hash";
@@ -61,7 +61,8 @@ impl Rollout {
         let uid = meta["uid"].as_str().unwrap_or_default();
         let mut all: Vec<Value> = owned_by(s, REPLICASETS, &ns, uid)
             .into_iter()
-            .filter(|rs| !deleting(rs))
+            .filter(|o| !o.links.deleting)
+            .map(|o| o.value())
             .collect();
         all.sort_by(|a, b| {
             let c = |v: &Value| {
@@ -368,7 +369,7 @@ fn recreate(s: &mut Store, d: &Value, r: &Rollout, new: usize) -> bool {
     }
     let old_pods = r.olds().any(|rs| {
         let uid = rs["metadata"]["uid"].as_str().unwrap_or_default();
-        owned_by(s, PODS, &r.ns, uid).iter().any(replicaset::active)
+        owned_by(s, PODS, &r.ns, uid).iter().any(|p| active(p))
     });
     !old_pods && scale(s, d, r, &r.all[new], r.replicas)
 }
