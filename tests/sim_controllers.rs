@@ -531,3 +531,52 @@ fn the_controllers_are_off_unless_asked_and_turning_them_on_changes_no_seeded_ob
     let off = sim.control("POST", "/_sim/controllers", json!({"on": false}));
     assert_eq!(off["on"], false);
 }
+
+#[test]
+fn a_rollback_takes_the_old_replicaset_back_and_a_repeated_event_counts_in_place() {
+    let sim = sim_with_controllers();
+    let (d, first, _) = web_rolled_out(&sim, 2);
+    sim.kubectl_ok(["set", "image", "deploy/web", "-n", NS, "c=img:2"]);
+    sim.kubectl_ok(["rollout", "status", "deploy/web", "-n", NS, "--timeout=60s"]);
+    // kubectl sends the old ReplicaSet's template back, typed (`creationTimestamp: null`,
+    // `resources: {}`): the same template, so the same ReplicaSet, at the next revision.
+    sim.kubectl_ok(["rollout", "undo", "deploy/web", "-n", NS]);
+    sim.kubectl_ok(["rollout", "status", "deploy/web", "-n", NS, "--timeout=60s"]);
+    let sets = items(&sim, "replicasets");
+    assert_eq!(sets.len(), 2, "no third ReplicaSet: {sets:#?}");
+    let back = sets
+        .iter()
+        .find(|rs| uid(rs) == uid(&first))
+        .expect("the first ReplicaSet");
+    assert_eq!(back["spec"]["replicas"], 2);
+    assert_eq!(
+        back["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "3"
+    );
+    let history = sim.kubectl_ok(["rollout", "history", "deploy/web", "-n", NS]);
+    let revisions: Vec<&str> = history
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(revisions, ["2", "3"], "{history}");
+
+    let scale = |n: u32| {
+        let patch = format!(r#"{{"spec":{{"replicas":{n}}}}}"#);
+        sim.kubectl_ok(["patch", "deploy/web", "-n", NS, "-p", &patch]);
+        sim.kubectl_ok(["rollout", "status", "deploy/web", "-n", NS, "--timeout=60s"]);
+    };
+    scale(3);
+    scale(2);
+    scale(3);
+    let up = format!("Scaled up replica set {} from 2 to 3", name(&first));
+    let events: Vec<Value> = items(&sim, "events")
+        .into_iter()
+        .filter(|e| {
+            e["involvedObject"]["uid"] == d["metadata"]["uid"] && e["message"] == up.as_str()
+        })
+        .collect();
+    assert_eq!(events.len(), 1, "one Event, updated in place: {events:#?}");
+    assert_eq!(events[0]["count"], 2);
+    assert!(events[0]["lastTimestamp"].as_str() >= events[0]["firstTimestamp"].as_str());
+}
