@@ -1182,9 +1182,19 @@ fn propagation(opts: &Value, q: &Params) -> Result<Option<Propagation>, Status> 
         Some("Background") => Ok(Some(Propagation::Background)),
         Some("Foreground") => Ok(Some(Propagation::Foreground)),
         Some("Orphan") => Ok(Some(Propagation::Orphan)),
-        Some(other) => Err(Status::bad_request(format!(
-            "DeleteOptions.propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
-        ))),
+        // kube-apiserver's ValidateDeleteOptions: 422, `DeleteOptions.meta.k8s.io "" is invalid`.
+        Some(other) => Err(Status::invalid_object(
+            "DeleteOptions",
+            "meta.k8s.io",
+            "",
+            &[Cause {
+                reason: "FieldValueNotSupported",
+                message: format!(
+                    "Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+                ),
+                field: "propagationPolicy".into(),
+            }],
+        )),
         None => Ok(opts["orphanDependents"]
             .as_bool()
             .map(|o| if o { Propagation::Orphan } else { Propagation::Background })),
@@ -1251,6 +1261,33 @@ fn delete(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn propagation_comes_from_the_body_or_the_query_and_an_unknown_one_is_invalid() {
+        let none = Params::new();
+        let body = json!({"kind": "DeleteOptions", "propagationPolicy": "Foreground"});
+        assert_eq!(
+            propagation(&body, &none).unwrap(),
+            Some(Propagation::Foreground)
+        );
+        let query: Params = [("propagationPolicy".to_string(), "Orphan".to_string())].into();
+        assert_eq!(
+            propagation(&Value::Null, &query).unwrap(),
+            Some(Propagation::Orphan)
+        );
+        let legacy = json!({"orphanDependents": false});
+        assert_eq!(
+            propagation(&legacy, &none).unwrap(),
+            Some(Propagation::Background)
+        );
+        assert_eq!(propagation(&Value::Null, &none).unwrap(), None);
+        let e = propagation(&json!({"propagationPolicy": "Sideways"}), &none).unwrap_err();
+        assert_eq!(e.code, 422);
+        assert_eq!(
+            e.message.as_deref(),
+            Some("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\"")
+        );
+    }
 
     #[test]
     fn continue_tokens_round_trip_like_the_reference() {

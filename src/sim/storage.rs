@@ -1341,6 +1341,56 @@ mod tests {
     }
 
     #[test]
+    fn an_object_with_finalizers_stays_until_the_last_is_removed() {
+        let mut s = store();
+        let mut v = cm("ns1", "a", "x");
+        v["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        s.create(CONFIGMAPS, v, true).unwrap();
+        let Deleted::Finalizing(o) = s
+            .delete_with(CONFIGMAPS, "ns1/a", Propagation::Foreground)
+            .unwrap()
+        else {
+            panic!("an object with finalizers stays");
+        };
+        let meta = o.value()["metadata"].clone();
+        assert!(meta["deletionTimestamp"].is_string());
+        assert_eq!(meta["finalizers"], json!(["example.com/hold", FOREGROUND]));
+        // Orphan replaces foreground; deletionTimestamp is kept.
+        let Deleted::Finalizing(o) = s
+            .delete_with(CONFIGMAPS, "ns1/a", Propagation::Orphan)
+            .unwrap()
+        else {
+            panic!("still finalizing");
+        };
+        assert_eq!(
+            o.value()["metadata"]["finalizers"],
+            json!(["example.com/hold", ORPHAN])
+        );
+        assert_eq!(
+            o.value()["metadata"]["deletionTimestamp"],
+            meta["deletionTimestamp"]
+        );
+        let mut v = o.value();
+        v["metadata"]["finalizers"] = json!([ORPHAN]);
+        s.update(CONFIGMAPS, "ns1/a", v).unwrap();
+        assert!(s.get(CONFIGMAPS, "ns1/a").is_some());
+        let r = s.rev();
+        let mut v = s.get(CONFIGMAPS, "ns1/a").unwrap().value();
+        v["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("finalizers");
+        s.update(CONFIGMAPS, "ns1/a", v).unwrap();
+        assert!(
+            s.get(CONFIGMAPS, "ns1/a").is_none(),
+            "gone with its last finalizer"
+        );
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        let kinds: Vec<EventKind> = ch.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [EventKind::Modified, EventKind::Deleted]);
+    }
+
+    #[test]
     fn pod_delete_is_modified_then_deleted() {
         let mut s = store();
         s.create(PODS, json!({"metadata":{"name":"p","namespace":"ns1"},"spec":{},"status":{"phase":"Pending"}}), true)
