@@ -152,6 +152,7 @@ ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l server-version -d 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver\'s, 1.32]; taken as given, to try what a client makes of odd versions' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l controllers -d 'Run the controllers kube-controller-manager would: Deployments get ReplicaSets, ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners\' dependents are collected, with the genuine Events. Off: nothing changes objects but churn and clients (`POST /_sim/controllers {"on":true}` switches them later)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -l static -d 'A script with the flags and fixed value lists only, asking kwatch nothing'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'

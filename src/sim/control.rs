@@ -29,6 +29,7 @@
 //! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
 //! | `POST /_sim/recreate` | `{"key":"NS/NAME","resource":R}` | deletes the object and creates it again under the same name (a new uid and resourceVersion): inside a `stall`, a watch that resumes sees both events; after a `compact` and `drop-watches`, the relist finds one object with a new uid |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
+//! | `POST /_sim/controllers` | `{"on":bool}` | runs (or stops) the deployment, replicaset, job and garbage-collector controllers and the kubelet (`docs/simulator.md#controllers---controllers`, off unless `--controllers`); answers `{"ok":true,"on":bool}`. While they are off a delete ignores `propagationPolicy` and finalizers, as before |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -452,6 +453,7 @@ fn help() -> Value {
         "POST /_sim/recreate": "{\"key\":\"NS/NAME\",\"resource\":R} — delete the object and create it again under the same name (a new uid)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
+        "POST /_sim/controllers": "{\"on\":bool} — run the deployment, replicaset, job and garbage-collector controllers and a kubelet (off unless --controllers); answers whether they run",
     })
 }
 
@@ -539,6 +541,12 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("skip-event", POST, skip_event),
     ("recreate", POST, recreate),
+    ("controllers", POST, |app, body| {
+        if let Some(on) = body["on"].as_bool() {
+            app.controllers.set(on);
+        }
+        ok(json!({"on": app.controllers.enabled()}))
+    }),
 ];
 
 /// Handles `/_sim/<rest>`.
