@@ -735,7 +735,7 @@ pub struct ReflectorArgs {
         long,
         value_enum,
         value_name = "WIRE",
-        default_value = "json",
+        default_value = "auto",
         hide_short_help = true
     )]
     pub wire: crate::client::source::Wire,

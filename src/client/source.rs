@@ -49,17 +49,22 @@ pub struct KubeSource {
     /// Set for good (shared by this source's clones) once a protobuf body could not be
     /// decoded: the resource is read in JSON from then on.
     protobuf_failed: Arc<AtomicBool>,
+    /// Why `protobuf_failed` was set, until the reflector takes it
+    /// ([`ListerWatcher::take_wire_fallback`]).
+    fallback: Arc<std::sync::Mutex<Option<String>>>,
+    /// The watch opened last is answered in protobuf.
+    watching_protobuf: Arc<AtomicBool>,
 }
 
 /// `--wire`: the encoding lists and watches ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Wire {
     /// Protobuf for built-in types (kube-controller-manager's choice), JSON for the rest.
+    #[default]
     Auto,
     /// As `auto`: custom resources, metadata-only and the server's Tables have no
     /// protobuf to ask for.
     Protobuf,
-    #[default]
     Json,
 }
 
@@ -134,6 +139,8 @@ impl KubeSource {
             watched_over: Arc::default(),
             protobuf: None,
             protobuf_failed: Arc::default(),
+            fallback: Arc::default(),
+            watching_protobuf: Arc::default(),
         }
     }
 
@@ -158,20 +165,18 @@ impl KubeSource {
     }
 
     /// The table to read protobuf with, when this request asks for it.
-    fn asks_protobuf(&self) -> Option<&'static Table> {
+    fn protobuf_table(&self) -> Option<&'static Table> {
         if self.table || self.metadata_only || self.protobuf_failed.load(Ordering::Relaxed) {
             return None;
         }
         self.protobuf
     }
 
-    /// A protobuf body could not be decoded: JSON for this resource from now on.
+    /// A protobuf body could not be decoded: JSON for this resource from now on, `why`
+    /// kept for the reflector's record.
     fn protobuf_failed(&self, why: &str) {
         if !self.protobuf_failed.swap(true, Ordering::Relaxed) {
-            notice(&format!(
-                "{}: {why}; reading it in JSON from now on",
-                self.collection_path
-            ));
+            *self.fallback.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_owned());
         }
     }
 
@@ -218,7 +223,7 @@ impl KubeSource {
 
     /// The `Accept` of a list (`list`) or a watch.
     fn accept(&self, list: bool) -> &'static str {
-        if self.asks_protobuf().is_some() {
+        if self.protobuf_table().is_some() {
             return ACCEPT_PROTOBUF;
         }
         if self.table {
@@ -300,7 +305,7 @@ impl ListerWatcher for KubeSource {
         let fetch = async {
             let res = get(&self.client, url.clone(), self.accept(true)).await?;
             let wire = carried(&res);
-            let mut page = match self.asks_protobuf() {
+            let mut page = match self.protobuf_table() {
                 Some(table) if is_protobuf(&res) => {
                     match read_protobuf_list(res.into_body(), table, self.type_meta.clone()).await?
                     {
@@ -352,7 +357,9 @@ impl ListerWatcher for KubeSource {
             .map(|c| (c, res.version() == http::Version::HTTP_2));
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
-        let proto = self.asks_protobuf().filter(|_| is_protobuf(&res));
+        let proto = self.protobuf_table().filter(|_| is_protobuf(&res));
+        self.watching_protobuf
+            .store(proto.is_some(), Ordering::Relaxed);
         let events = watch_lines(
             res.into_body(),
             connection,
@@ -381,5 +388,20 @@ impl ListerWatcher for KubeSource {
         if let Some(c) = carrier {
             c.retire();
         }
+    }
+
+    fn asks_protobuf(&self) -> bool {
+        self.protobuf_table().is_some()
+    }
+
+    fn watches_protobuf(&self) -> bool {
+        self.watching_protobuf.load(Ordering::Relaxed)
+    }
+
+    fn take_wire_fallback(&self) -> Option<String> {
+        self.fallback
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }

@@ -132,7 +132,7 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         && asks_protobuf(accept_header(&headers));
     let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
     if protobuf {
-        wire::answer(resp, watching).await
+        wire::answer(resp, watching, app.clone()).await
     } else if wants_pretty(&params, &headers) {
         indent(resp).await
     } else {
@@ -771,6 +771,7 @@ fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     if let Err(s) = managed_fields(t, &mut v, None, w, None) {
         return s.response();
     }
+    let v = wire::as_stored(def, v);
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
@@ -799,7 +800,7 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Respons
         let old = old.value();
         let mut v = subresource_rules(t, &old, v);
         managed_fields(t, &mut v, Some(&old), w, None)?;
-        s.update(t.res, &key, v)
+        s.update(t.res, &key, wire::as_stored(def, v))
     });
     match result {
         Ok(o) => object_response(StatusCode::OK, &o),
@@ -1139,7 +1140,7 @@ fn patch(
             }
             created = true;
             managed_fields(t, &mut v, None, w, Some(cfg))?;
-            return s.create(t.res, v, true);
+            return s.create(t.res, wire::as_stored(def, v), true);
         };
         let mut v = o.value();
         match &kind {
@@ -1163,7 +1164,7 @@ fn patch(
             _ => None,
         };
         managed_fields(t, &mut v, Some(&old), w, applied)?;
-        s.update(t.res, &key, v)
+        s.update(t.res, &key, wire::as_stored(def, v))
     });
     match result {
         Ok(o) if created => object_response(StatusCode::CREATED, &o),
