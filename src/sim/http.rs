@@ -127,7 +127,9 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
-    let protobuf = !RESOURCES[target.res].custom
+    // PartialObjectMetadata(List) is metav1's: served in protobuf for every resource.
+    let metadata = matches!(accept, As::PartialMetadata | As::PartialMetadataList);
+    let protobuf = (!RESOURCES[target.res].custom || metadata)
         && !matches!(accept, As::Table(_))
         && asks_protobuf(accept_header(&headers));
     let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
