@@ -127,11 +127,7 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
-    // PartialObjectMetadata(List) is metav1's: served in protobuf for every resource.
-    let metadata = matches!(accept, As::PartialMetadata | As::PartialMetadataList);
-    let protobuf = (!RESOURCES[target.res].custom || metadata)
-        && !matches!(accept, As::Table(_))
-        && asks_protobuf(accept_header(&headers));
+    let protobuf = answers_protobuf(target.res, &accept, &headers);
     let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
     if protobuf {
         wire::answer(resp, watching, app.clone()).await
@@ -140,6 +136,15 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
     } else {
         resp
     }
+}
+
+/// Whether kube-apiserver answers in protobuf: asked for it first, for a built-in kind, or
+/// for any resource's PartialObjectMetadata(List) (metav1's conversion); never a Table.
+fn answers_protobuf(res: usize, accept: &As, headers: &HeaderMap) -> bool {
+    let metadata = matches!(accept, As::PartialMetadata | As::PartialMetadataList);
+    (!RESOURCES[res].custom || metadata)
+        && !matches!(accept, As::Table(_))
+        && asks_protobuf(accept_header(headers))
 }
 
 /// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
