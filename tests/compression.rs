@@ -43,11 +43,13 @@ fn comparable(recs: &[Value]) -> Vec<Value> {
 }
 
 /// One pod list of 300 pods (over 128 KiB) read gzipped, then with `--disable-compression`:
-/// the same records, and the request log shows what each run asked for and got.
+/// the same records, and the request log shows what each run asked for and got. In JSON
+/// (`--wire json`), whose share gzip saves is known; then in protobuf (the default),
+/// gzipped too: `protobuf+gzip`, the same deltas.
 #[test]
 fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
     let sim = SimProcess::start(&["--objects", "300"]);
-    let args = "pods -A -o json --until-synced --page-size 0";
+    let args = "pods -A -o json --until-synced --page-size 0 --wire json";
     let gzip = sim.kwatch(args).success();
     let first_run = requests_since(&sim, 0);
     let plain = sim
@@ -91,6 +93,21 @@ fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
     assert_eq!(g["bytes"], bytes, "{g}");
     let read = g["wireBytes"].as_u64().expect("wireBytes");
     assert!(read > 0 && read < bytes / 4, "gzip reads a fraction: {g}");
+
+    let args = "pods -A -o json --until-synced --page-size 0";
+    let protobuf = sim.kwatch(args).success().json();
+    let deltas = |recs: &[Value]| -> Vec<Value> {
+        comparable(recs)
+            .into_iter()
+            .filter(|r| r["type"] == "Replaced")
+            .collect()
+    };
+    assert_eq!(deltas(&protobuf), deltas(&gzip));
+    assert_eq!(of_type(&protobuf, "List")[0]["encoding"], "protobuf+gzip");
+    let l = of_type(&protobuf, "Listed")[0];
+    assert_eq!(l["encoding"], "protobuf+gzip", "{l}");
+    let (bytes, read) = (l["bytes"].as_u64(), l["wireBytes"].as_u64());
+    assert!(read > Some(0) && read < bytes, "gzip reads less: {l}");
 }
 
 /// A list under 128 KiB and every watch come uncompressed though kwatch asks for gzip, and
@@ -127,7 +144,7 @@ fn small_lists_and_watches_are_not_compressed() {
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
     let listed = of_type(&out.json(), "Listed")[0].clone();
-    assert_eq!(listed["encoding"], "json", "{listed}");
+    assert_eq!(listed["encoding"], "protobuf", "{listed}");
     assert_eq!(listed["wireBytes"], listed["bytes"], "{listed}");
 }
 
@@ -158,6 +175,6 @@ fn the_kubeconfigs_disable_compression_turns_it_off() {
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
     let recs = out.json();
-    assert_eq!(of_type(&recs, "List")[0]["encoding"], "json");
-    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "json");
+    assert_eq!(of_type(&recs, "List")[0]["encoding"], "protobuf");
+    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "protobuf");
 }

@@ -16,12 +16,13 @@
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order, until `{"ms":0}` or `release`; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
+//! | `POST /_sim/unknown-field` | `{"count":N}` (default 1) | the next N messages answered in protobuf (a list, an object, a watch event's object) carry field 99, which their type does not have, as a newer server's would (`wire.rs`); JSON answers are as ever |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
 //! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all","everyMs":[MIN,MAX]}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them); `everyMs` sets the random interval between two faults (default `[2000,6000]`); answers the count of faults injected so far (`injected`, also `chaosFaults` in `state`) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}`, optionally `"count":N` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`); with a count, N events and then none |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, unknown fields, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
 //! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
@@ -73,6 +74,8 @@ pub struct Faults {
     /// sleep until the stall's end and must be woken.
     pub stall_ended: watch::Sender<u64>,
     short_watches: AtomicU64,
+    /// `POST /_sim/unknown-field`: protobuf messages still to carry an unknown field.
+    unknown_fields: AtomicU64,
     /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
     no_bookmarks: AtomicBool,
     /// Slow delivery (`POST /_sim/delay`): watches send each change this many ms after it.
@@ -112,6 +115,7 @@ impl Faults {
             stall_until: Mutex::new(None),
             stall_ended: watch::channel(0).0,
             short_watches: AtomicU64::new(0),
+            unknown_fields: AtomicU64::new(0),
             no_bookmarks: AtomicBool::new(false),
             delay_ms: AtomicU64::new(0),
             expire_continue: AtomicU64::new(0),
@@ -249,6 +253,13 @@ impl Faults {
             .is_ok()
     }
 
+    /// Consumes one pending unknown field, if any.
+    pub fn take_unknown_field(&self) -> bool {
+        self.unknown_fields
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
     pub fn take_expire_continue(&self) -> bool {
         self.expire_continue
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
@@ -314,6 +325,7 @@ impl Faults {
         self.end_stall();
         self.freeze.clear();
         self.short_watches.store(0, Ordering::SeqCst);
+        self.unknown_fields.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
         *lock(&self.stale_list) = None;
         *lock(&self.stale_watch) = None;
@@ -441,6 +453,7 @@ fn help() -> Value {
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
+        "POST /_sim/unknown-field": "{\"count\":N} — the next N protobuf messages carry a field their type does not have (99)",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
         "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
         "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
@@ -504,6 +517,11 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("short-watches", POST, |app, body| {
         app.faults.add_short_watches(num(body, "count", 1));
+        ok(json!({}))
+    }),
+    ("unknown-field", POST, |app, body| {
+        let n = num(body, "count", 1);
+        app.faults.unknown_fields.fetch_add(n, Ordering::SeqCst);
         ok(json!({}))
     }),
     ("malformed", POST, |app, _| {
