@@ -27,6 +27,7 @@
 #   WIRE_RUNS=3                 runs per L figure (kubectl: 1)
 #   WIRE_SLOW_RUNS=1            runs per S figure (the link sets the time)
 #   WIRE_MBPS=25                the slow link's rate
+#   WIRE_CLIENTS="…"            which clients (default: all nine of CLIENTS below)
 #   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
 #
 # The simulator runs on core 0 and each client on core 1 (taskset), as in run.sh.
@@ -124,7 +125,7 @@ curl_cmd() {
 }
 
 # The clients of L and S: name, then how to make CMD.
-CLIENTS="curl-json curl-json+gzip curl-protobuf curl-protobuf+gzip kwatch-json kwatch-json+gzip kwatch-protobuf kwatch-protobuf+gzip kubectl"
+CLIENTS=${WIRE_CLIENTS:-curl-json curl-json+gzip curl-protobuf curl-protobuf+gzip kwatch-json kwatch-json+gzip kwatch-protobuf kwatch-protobuf+gzip kubectl}
 client_cmd() {
     local kw=("$K" pods -A -o json --until-synced --watch-list off --kubeconfig "$KC")
     case $1 in
