@@ -79,9 +79,10 @@ pub async fn answer(resp: Response, watching: bool) -> Response {
     Response::from_parts(parts, Body::from(out))
 }
 
-/// The encodings of list items by their JSON: a key is the item's JSON's length and
-/// 64-bit hash (a collision between two items' JSON is not guarded against), the value the
-/// item as its list's `items` field (tag, length, message). At most [`ITEMS_BYTES`] are kept;
+/// The encodings of list items by their JSON: a key is the list's message (one item's JSON
+/// can be two kinds' items: a ConfigMap's and its PartialObjectMetadata's), the item's JSON's
+/// length and 64-bit hash (a collision between two items' JSON is not guarded against); the
+/// value the item as its list's `items` field (tag, length, message). At most [`ITEMS_BYTES`] are kept;
 /// past that it starts again empty.
 static ITEMS: Mutex<Option<ItemCache>> = Mutex::new(None);
 
@@ -90,7 +91,7 @@ const ITEMS_BYTES: usize = 512 << 20;
 
 #[derive(Default)]
 struct ItemCache {
-    chunks: HashMap<(usize, u64), Vec<u8>>,
+    chunks: HashMap<(u32, usize, u64), Vec<u8>>,
     bytes: usize,
 }
 
@@ -120,6 +121,7 @@ fn list(table: &Table, body: &[u8], out: &mut Vec<u8>) -> Option<()> {
     for item in list.items {
         let json = item.get().as_bytes();
         let key = (
+            msg,
             json.len(),
             foldhash::quality::FixedState::with_seed(0).hash_one(json),
         );
