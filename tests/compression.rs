@@ -2,9 +2,10 @@
 //! `Accept-Encoding: gzip` on every request, the simulator gzips answers over 128 KiB (never
 //! watch streams) as kube-apiserver does, what kwatch prints does not change, and the
 //! `Listed` record says what came over the connection; `--disable-compression` and the
-//! kubeconfig's `disable-compression` turn it off.
+//! kubeconfig's `disable-compression` turn it off. Item 5's slow link, which shows what the
+//! bytes cost: kwatch and kubectl work through it.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::util::kwatch::{kwatch_using, of_type};
 use crate::util::{SimProcess, LIMIT};
@@ -177,4 +178,58 @@ fn the_kubeconfigs_disable_compression_turns_it_off() {
     let recs = out.json();
     assert_eq!(of_type(&recs, "List")[0]["encoding"], "protobuf");
     assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "protobuf");
+}
+
+/// The bytes the simulator has written under a slow link, and its rate (`null`: none).
+fn slow_link(sim: &SimProcess) -> (u64, Value) {
+    let state = sim.state();
+    let link = &state["slowLink"];
+    (
+        link["bytesPaced"].as_u64().expect("bytesPaced"),
+        link["mbps"].clone(),
+    )
+}
+
+/// Issue 32 item 5: under `POST /_sim/slow-link` a gzipped list of 300 pods and kubectl's
+/// get still arrive whole, every byte kwatch read off the connection went through the link
+/// (what the state counts as paced), and `release` ends it.
+#[test]
+fn a_slow_link_paces_what_the_server_writes_and_clients_work_through_it() {
+    let sim = SimProcess::start(&["--objects", "300"]);
+    assert_eq!(
+        slow_link(&sim),
+        (0, Value::Null),
+        "no slow link at the start"
+    );
+    let on = sim.control("POST", "slow-link", json!({"mbps": 20}));
+    assert_eq!(on["mbps"], 20.0, "{on}");
+    let (before, mbps) = slow_link(&sim);
+    assert_eq!(mbps, 20.0);
+
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --page-size 0")
+        .success();
+    let recs = out.json();
+    let listed = of_type(&recs, "Listed")[0];
+    assert_eq!(listed["encoding"], "json+gzip", "{listed}");
+    let wire = listed["wireBytes"].as_u64().expect("wireBytes");
+    let (after, _) = slow_link(&sim);
+    assert!(
+        after - before >= wire,
+        "the {wire} bytes of the list went through the link: {before} -> {after}"
+    );
+    let pods = sim.state()["objects"]["pods"]
+        .as_object()
+        .map_or(0, |m| m.len());
+    assert_eq!(listed["items"], pods as u64, "{listed}");
+    let names = sim.kubectl_ok("get pods -A -o name");
+    assert_eq!(names.lines().count(), pods, "kubectl through the slow link");
+    assert!(
+        slow_link(&sim).0 > after,
+        "kubectl's answers were paced too"
+    );
+
+    let released = sim.control("POST", "release", json!({"fault": "slow-link"}));
+    assert_eq!(released["released"], json!(["slow-link"]), "{released}");
+    assert_eq!(slow_link(&sim).1, Value::Null);
 }
