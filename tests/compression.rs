@@ -211,7 +211,7 @@ fn a_slow_link_paces_what_the_server_writes_and_clients_work_through_it() {
         .success();
     let recs = out.json();
     let listed = of_type(&recs, "Listed")[0];
-    assert_eq!(listed["encoding"], "json+gzip", "{listed}");
+    assert_eq!(listed["encoding"], "protobuf+gzip", "{listed}");
     let wire = listed["wireBytes"].as_u64().expect("wireBytes");
     let (after, _) = slow_link(&sim);
     assert!(
