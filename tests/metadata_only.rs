@@ -412,7 +412,11 @@ fn metadata_comes_in_protobuf_for_every_resource_and_prints_what_json_prints() {
                     (ACCEPT_LIST_PB, "application/vnd.kubernetes.protobuf")
                 };
                 assert_eq!(r["accept"], accept, "{r}");
-                assert_eq!(r["contentType"], content_type, "{r}");
+                // A watch kwatch abandons as it exits (`--until-synced`) may be reset before
+                // the server reads it: the simulator logs that as a 400 in JSON.
+                if r["status"] == 200 {
+                    assert_eq!(r["contentType"], content_type, "{r}");
+                }
             }
         }
     }
