@@ -33,7 +33,6 @@ mod http;
 mod openapi;
 mod partial;
 mod pods;
-mod protobuf;
 mod request;
 mod resources;
 mod seed;
