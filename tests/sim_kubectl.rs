@@ -279,7 +279,8 @@ fn first_pod(sim: &SimProcess, get_args: &str) -> String {
 /// kubectl's typed `create` subcommands and `auth can-i` send protobuf (`Content-Type:
 /// application/vnd.kubernetes.protobuf`): their objects arrive as kubectl made them. A kind
 /// the simulator's table does not have (a custom resource) is kube-apiserver's 415, and a
-/// body that is not protobuf its 400, in their words.
+/// body that is not protobuf its 400, in their words; a DELETE's DeleteOptions in protobuf
+/// are read.
 #[test]
 fn kubectl_create_subcommands_send_protobuf_and_their_objects_arrive() {
     let sim = SimProcess::start(&[]);
@@ -339,6 +340,19 @@ fn kubectl_create_subcommands_send_protobuf_and_their_objects_arrive() {
         r.json()["message"],
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
     );
+    // A DELETE's DeleteOptions in protobuf, as a typed client (`kubectl drain`) sends them,
+    // are read: `preconditions: {uid: nope}` does not match.
+    let options = "k8s\0\x0a\x13\x0a\x02v1\x12\x0dDeleteOptions\x12\x08\x12\x06\x0a\x04nope";
+    let r = sim.request(
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/app",
+        Some(PROTOBUF),
+        options,
+    );
+    assert_eq!(r.status, 409, "{}", r.body);
+    let message = r.json()["message"].as_str().unwrap_or_default().to_string();
+    assert!(message.contains("UID in precondition: nope"), "{message}");
+    get("configmap app -n default");
 }
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";

@@ -13,8 +13,8 @@
 //! in JSON; a client follows the Content-Type).
 //!
 //! Request bodies sent in protobuf (`Content-Type: application/vnd.kubernetes.protobuf`:
-//! what kubectl's typed `create` subcommands, `auth can-i` and `drain
-//! --disable-eviction`'s DeleteOptions send, as typed clientsets do) are decoded into the
+//! what kubectl's typed `create` subcommands, `auth can-i` and `drain`'s
+//! DeleteOptions send, as typed clientsets do) are decoded into the
 //! JSON Go's encoding/json writes for the object's Go type ([`json_body`]), for every kind
 //! the table has; the handlers then read JSON only. A kind the table does not have is
 //! kube-apiserver's 415 for a body it cannot read, naming the encodings it can (as the real
