@@ -27,7 +27,7 @@ use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
 use super::storage::{make_key, now_rfc3339, Deleted, ListQuery, Obj, Propagation};
-use super::{auth, control, discovery, partial, protobuf, table, watch, wire, App};
+use super::{auth, control, discovery, partial, table, watch, wire, App};
 
 /// Entry point of every request: routed, then compressed as kube-apiserver compresses
 /// (every API answer but a watch stream; never the control API's).
@@ -85,7 +85,7 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
     if req.method() == Method::POST && path == auth::ACCESS_REVIEWS {
         let content_type = content_type(req.headers()).to_owned();
         let body = axum::body::to_bytes(req.into_body(), 1 << 20).await;
-        return match protobuf::json_body(&content_type, body.unwrap_or_default()) {
+        return match wire::json_body(&content_type, body.unwrap_or_default()) {
             Ok(body) => auth::access_review(&who, &body),
             Err(s) => s.response(),
         };
@@ -266,12 +266,19 @@ async fn handle_resource(
         return st.response();
     }
     let content_type = content_type(headers);
-    let body = match method {
-        Method::POST | Method::PUT => match protobuf::json_body(content_type, body) {
+    // A DELETE's DeleteOptions are optional: only a body that is there is decoded.
+    let decodes = match method {
+        Method::POST | Method::PUT => true,
+        Method::DELETE => !body.is_empty(),
+        _ => false,
+    };
+    let body = if decodes {
+        match wire::json_body(content_type, body) {
             Ok(body) => body,
             Err(s) => return s.response(),
-        },
-        _ => body,
+        }
+    } else {
+        body
     };
     match (&method, &t.name) {
         (&Method::GET, None) => {

@@ -34,7 +34,6 @@ mod link;
 mod openapi;
 mod partial;
 mod pods;
-mod protobuf;
 mod request;
 mod resources;
 mod seed;

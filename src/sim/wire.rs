@@ -1,13 +1,26 @@
-//! Answers in Kubernetes' protobuf (`Accept: application/vnd.kubernetes.protobuf[, …]`)
-//! for the built-in kinds, as kube-apiserver gives them to kube-controller-manager and
-//! typed clients: the handlers write JSON, and this layer re-encodes it with the table of
-//! the simulator's minor (`client::protobuf::encode`, byte for byte what gogo-protobuf
-//! writes). Objects, lists and Status errors become an envelope (`k8s\0` +
-//! runtime.Unknown); a watch (`;stream=watch`) becomes length-prefixed WatchEvent frames,
-//! line by line as the JSON stream is written, bookmarks and ERROR events included.
+//! The simulator's protobuf (`application/vnd.kubernetes.protobuf`), both ways, with the
+//! generated table of the simulator's minor (`client::protobuf`), so that every built-in
+//! kind is read and written as kube-apiserver reads and writes it.
 //!
-//! A custom resource, a Table, and anything the table cannot encode stay JSON (the
-//! apiserver serves custom resources only in JSON; a client follows the Content-Type).
+//! Answers, for a request that asks for protobuf first (`Accept:
+//! application/vnd.kubernetes.protobuf[, …]`), as kube-apiserver gives them to
+//! kube-controller-manager and typed clients: the handlers write JSON, and this layer
+//! re-encodes it (`client::protobuf::encode`, byte for byte what gogo-protobuf writes).
+//! Objects, lists and Status errors become an envelope (`k8s\0` + runtime.Unknown); a watch
+//! (`;stream=watch`) becomes length-prefixed WatchEvent frames, line by line as the JSON
+//! stream is written, bookmarks and ERROR events included. A custom resource, a Table, and
+//! anything the table cannot encode stay JSON (the apiserver serves custom resources only
+//! in JSON; a client follows the Content-Type).
+//!
+//! Request bodies sent in protobuf (`Content-Type: application/vnd.kubernetes.protobuf`:
+//! what kubectl's typed `create` subcommands, `auth can-i` and `drain`'s
+//! DeleteOptions send, as typed clientsets do) are decoded into the
+//! JSON Go's encoding/json writes for the object's Go type ([`json_body`]), for every kind
+//! the table has; the handlers then read JSON only. A kind the table does not have is
+//! kube-apiserver's 415 for a body it cannot read, naming the encodings it can (as the real
+//! server answers a custom resource in protobuf); a body that is not protobuf is its 400;
+//! a field the table does not know is a 400 naming it: the simulator never drops what it
+//! cannot read (gogo-protobuf would skip it).
 //!
 //! `POST /_sim/unknown-field` makes the next answers carry a field numbered
 //! [`UNKNOWN_FIELD`] in their message (a list's, or a watch event's object), as a newer
@@ -36,7 +49,7 @@ use super::resources::ResourceDef;
 use super::status::Status;
 use super::storage::normalize;
 use super::App;
-use crate::client::protobuf::{encode, Table};
+use crate::client::protobuf::{self, encode, DecodeError, Table};
 
 /// Field 99, a varint of 1: no Kubernetes message of 1.32 has a field numbered so high
 /// beside its own.
@@ -61,6 +74,41 @@ fn table() -> Option<&'static Table> {
     Table::for_minor(MINOR).and_then(Result::ok)
 }
 
+/// A request body as JSON: as it came unless its `Content-Type` is Kubernetes' protobuf,
+/// else decoded with the simulator's table into the JSON of the object's Go type (see the
+/// module's documentation for what is refused, and how).
+pub fn json_body(content_type: &str, body: Bytes) -> Result<Bytes, Status> {
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case(MEDIA_TYPE) {
+        return Ok(body);
+    }
+    if !body.starts_with(protobuf::MAGIC) {
+        return Err(Status::bad_request(
+            "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
+        ));
+    }
+    let table = table().ok_or_else(|| {
+        Status::internal(format!(
+            "the simulator's protobuf table of 1.{MINOR} does not load"
+        ))
+    })?;
+    let mut json = Vec::with_capacity(body.len() * 2);
+    protobuf::object(table, &body, &mut json).map_err(|e| match e {
+        DecodeError::UnknownKind { .. } => {
+            Status::unsupported_body("application/json, application/yaml")
+        }
+        DecodeError::UnknownField { .. } => Status::bad_request(format!(
+            "unable to decode the protobuf body: {e}; send the object as JSON \
+             (kubectl create … --dry-run=client -o json | kubectl create -f -)"
+        )),
+        DecodeError::Malformed(what) => {
+            Status::bad_request(format!("unable to decode the protobuf body: {what}"))
+        }
+        DecodeError::Table(..) => Status::internal(e.to_string()),
+    })?;
+    Ok(Bytes::from(json))
+}
+
 fn is_json(resp: &Response) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
@@ -81,7 +129,7 @@ pub fn as_stored(def: &ResourceDef, v: Value) -> Value {
     let mut pb = Vec::new();
     let mut json = Vec::new();
     if encode::object(table, &v, &mut pb).is_err()
-        || crate::client::protobuf::object(table, &pb, &mut json).is_err()
+        || protobuf::object(table, &pb, &mut json).is_err()
     {
         return v;
     }
@@ -231,6 +279,127 @@ fn frame(table: &Table, line: &[u8], faults: &Faults, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// A field's tag and length-delimited value, as Go's generated marshallers write it.
+    fn bytes(num: u32, b: &[u8]) -> Vec<u8> {
+        let mut out = vec![(num << 3 | 2) as u8, b.len() as u8];
+        out.extend_from_slice(b);
+        out
+    }
+
+    fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode::envelope(api_version, kind, raw, &mut out);
+        out
+    }
+
+    /// `body` sent in protobuf, as the handlers get it: JSON, or the Status refusing it.
+    fn read(body: Vec<u8>) -> Result<Value, Value> {
+        match json_body(MEDIA_TYPE, Bytes::from(body)) {
+            Ok(json) => Ok(serde_json::from_slice(&json).expect("JSON")),
+            Err(st) => Err(st.to_value()),
+        }
+    }
+
+    #[test]
+    fn a_configmap_as_kubectl_create_sends_it_is_its_go_json() {
+        let entry = |k: &str, v: &str| {
+            bytes(
+                2,
+                &[bytes(1, k.as_bytes()), bytes(2, v.as_bytes())].concat(),
+            )
+        };
+        let meta = [
+            bytes(1, b"app-config"),
+            bytes(2, b""),
+            bytes(3, b"default"),
+            vec![7 << 3, 0],
+            bytes(8, b""),
+            bytes(11, &[bytes(1, b"app"), bytes(2, b"web")].concat()),
+        ]
+        .concat();
+        let raw = [bytes(1, &meta), entry("a", "1"), entry("b", "two")].concat();
+        assert_eq!(
+            read(envelope("v1", "ConfigMap", &raw)),
+            Ok(json!({"kind": "ConfigMap", "apiVersion": "v1",
+                "metadata": {"name": "app-config", "namespace": "default",
+                    "creationTimestamp": null, "labels": {"app": "web"}},
+                "data": {"a": "1", "b": "two"}}))
+        );
+    }
+
+    /// Any kind of the table is read (a Deployment, a DeleteOptions as a typed client's
+    /// DELETE sends it), not only the few kubectl's create subcommands send.
+    #[test]
+    fn every_kind_of_the_table_is_read() {
+        let secret = [
+            bytes(2, &[bytes(1, b"k"), bytes(2, &[0, 255])].concat()),
+            bytes(3, b"Opaque"),
+            vec![5 << 3, 1],
+        ]
+        .concat();
+        let v = read(envelope("v1", "Secret", &secret)).expect("a Secret");
+        assert_eq!(
+            (&v["data"], &v["type"], &v["immutable"]),
+            (&json!({"k": "AP8="}), &json!("Opaque"), &json!(true)),
+            "{v}"
+        );
+        let d = json!({"kind": "Deployment", "apiVersion": "apps/v1",
+            "metadata": {"name": "web", "creationTimestamp": null, "labels": {"app": "web"}},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"creationTimestamp": null, "labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "nginx", "image": "nginx", "resources": {}}]}},
+                "strategy": {}},
+            "status": {}});
+        let table = table().expect("the table of 1.32");
+        let mut pb = Vec::new();
+        encode::object(table, &d, &mut pb).expect("encodes");
+        assert_eq!(read(pb), Ok(d));
+        let opts = [bytes(4, b"Orphan")].concat();
+        let v = read(envelope("v1", "DeleteOptions", &opts)).expect("DeleteOptions");
+        assert_eq!(v["propagationPolicy"], "Orphan", "{v}");
+    }
+
+    #[test]
+    fn a_kind_the_table_lacks_is_415_and_an_unknown_field_400() {
+        let st = read(envelope("stable.example.com/v1", "Widget", b"")).expect_err("415");
+        assert_eq!(st["code"], 415, "{st}");
+        assert_eq!(
+            st["message"],
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"
+        );
+        let st = read(envelope("v1", "ConfigMap", &bytes(15, b"x"))).expect_err("400");
+        assert_eq!(st["code"], 400, "{st}");
+        let message = st["message"].as_str().unwrap_or_default();
+        assert!(message.contains("field 15 of"), "{st}");
+    }
+
+    #[test]
+    fn malformed_bodies_are_400_not_a_panic() {
+        for body in [
+            &b"{\"kind\":\"ConfigMap\"}"[..],
+            b"k8s\0\x0a\x7f",
+            b"k8s\0\x0a\x02\x0a",
+            b"k8s\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+            b"k8s\0\x0f",
+        ] {
+            let st = read(body.to_vec()).expect_err("400");
+            assert_eq!(st["code"], 400, "{body:?}: {st}");
+        }
+        let st = read(b"{}".to_vec()).expect_err("400");
+        assert_eq!(
+            st["message"],
+            "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
+        );
+    }
+
+    #[test]
+    fn json_bodies_pass_as_they_came() {
+        let body = Bytes::from_static(b"{\"kind\":\"ConfigMap\"}");
+        let out = json_body("application/json; charset=utf-8", body.clone());
+        assert_eq!(out.ok(), Some(body));
+    }
 
     /// A list put together from cached items is byte for byte the list encoded whole, the
     /// first time (items encoded) and the second (items from the cache).
