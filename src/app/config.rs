@@ -82,6 +82,10 @@ pub struct Config {
     pub live: bool,
     /// `--live-history`: versions each row's history keeps.
     pub live_history: usize,
+    /// `--follow` (with `--follow-kinds`' changes to the child resources).
+    pub follow: Option<crate::app::follow::KindsSpec>,
+    /// `--events`.
+    pub events: bool,
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -241,6 +245,10 @@ impl Config {
             },
             live,
             live_history: args.output.live_history as usize,
+            follow: args
+                .follow
+                .then(|| args.follow_kinds.clone().unwrap_or_default()),
+            events: args.events,
         })
     }
 }
@@ -269,6 +277,8 @@ fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> outpu
         clusters.iter().map(|c| c.namespace.as_deref()).collect();
     printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
     printer.multi = resources.contains(',')
+        || args.follow
+        || args.events
         || args.every_resource
         || crate::client::expand::names_all(resources);
     printer.contexts = clusters.len() > 1;
