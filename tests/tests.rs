@@ -25,6 +25,7 @@ mod docs;
 mod exits;
 mod failures;
 mod faults;
+mod follow;
 mod handlers;
 mod health;
 mod help_and_generated;

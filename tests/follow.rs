@@ -1,0 +1,333 @@
+//! `--follow` and `--events` (issue 33): the owner graph live — children held until their
+//! owner joins, joining later, leaving deleted or orphaned — its `ownerPath` in JSON and
+//! YAML, a custom resource's children found through discovery, Events joined to their
+//! object (held while it is unseen), the table's tree, and `--until deleted` on the graph.
+//! Owners and children are made with kubectl, `ownerReferences` naming the owner's uid.
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{is_delta, kubectl_f, Running};
+use crate::util::{SimProcess, LIMIT};
+
+/// A namespace of the test's own, created.
+fn namespace(sim: &SimProcess, name: &str) -> String {
+    sim.kubectl_ok(["create", "namespace", name]);
+    name.to_owned()
+}
+
+/// An ownerReference to `owner` (a stored object), as a controller sets it.
+fn owned_by(owner: &Value) -> Value {
+    json!([{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+            "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+            "controller": true, "blockOwnerDeletion": true}])
+}
+
+fn deployment(sim: &SimProcess, ns: &str, name: &str) -> Value {
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    )
+}
+
+fn replica_set(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": ns, "ownerReferences": owned_by(owner)},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    )
+}
+
+/// A pod owned by `owner` (none: `Value::Null`).
+fn pod(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+    let mut meta = json!({"name": name, "namespace": ns, "labels": {"app": "web"}});
+    if !owner.is_null() {
+        meta["ownerReferences"] = owned_by(owner);
+    }
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+    )
+}
+
+/// The delta records of `name`, in order.
+fn deltas_of<'a>(records: &'a [Value], name: &str) -> Vec<&'a Value> {
+    records
+        .iter()
+        .filter(|r| is_delta(r) && r["name"] == name)
+        .collect()
+}
+
+/// Whether a delta of `name` with `graph` (`joined`, `deleted`, `orphaned`) came.
+fn saw(records: &[Value], name: &str, graph: &str) -> bool {
+    deltas_of(records, name).iter().any(|r| r["graph"] == graph)
+}
+
+/// The names of the objects the graph printed, in order, once each.
+fn names(records: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in records.iter().filter(|r| is_delta(r)) {
+        let n = r["name"].as_str().unwrap_or_default().to_owned();
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn following(sim: &SimProcess, args: &str) -> Running {
+    sim.start_kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+}
+
+/// Children listed before their owner are held until it joins (the three informers'
+/// initial lists pop in any order), each with its owner path; objects created later join;
+/// a pod of another owner never shows.
+#[test]
+fn children_join_with_their_owner_path_and_late_ones_join_later() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-join");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    let other = deployment(&sim, &ns, "other");
+    let other_rs = replica_set(&sim, &ns, "other-1", &other);
+    pod(&sim, &ns, "other-1-a", &other_rs);
+    pod(&sim, &ns, "loose", &Value::Null);
+
+    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    let seen = kw.wait_for(LIMIT, "the graph's three objects joined", |v| {
+        saw(v, "web", "joined") && saw(v, "web-1", "joined") && saw(v, "web-1-a", "joined")
+    });
+    let path = |name: &str| deltas_of(&seen, name)[0]["ownerPath"].clone();
+    assert_eq!(path("web"), "deploy/web");
+    assert_eq!(path("web-1"), "deploy/web › rs/web-1");
+    assert_eq!(path("web-1-a"), "deploy/web › rs/web-1 › pod/web-1-a");
+
+    // A rollout's new replica set and its pod join when they appear; then a marker pod of
+    // the graph shows the unrelated one created before it was never printed.
+    let rs2 = replica_set(&sim, &ns, "web-2", &web);
+    pod(&sim, &ns, "web-2-a", &rs2);
+    pod(&sim, &ns, "loose-2", &Value::Null);
+    pod(&sim, &ns, "web-2-b", &rs2);
+    let seen = kw.wait_for(LIMIT, "the late pod web-2-b", |v| {
+        saw(v, "web-2-b", "joined")
+    });
+    assert_eq!(
+        deltas_of(&seen, "web-2-a")[0]["ownerPath"],
+        "deploy/web › rs/web-2 › pod/web-2-a"
+    );
+    assert_eq!(
+        names(&seen),
+        ["web", "web-1", "web-1-a", "web-2", "web-2-a", "web-2-b"],
+        "only the graph's objects, each once joined: {seen:#?}"
+    );
+    kw.interrupt(LIMIT);
+}
+
+/// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
+/// removed), its subtree leaving with it.
+#[test]
+fn objects_leave_deleted_or_orphaned() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-leave");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    pod(&sim, &ns, "web-1-b", &rs);
+
+    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    kw.wait_for(LIMIT, "the pods joined", |v| {
+        saw(v, "web-1-a", "joined") && saw(v, "web-1-b", "joined")
+    });
+    sim.kubectl_ok(["delete", "pod", "web-1-a", "-n", &ns]);
+    let seen = kw.wait_for(LIMIT, "web-1-a deleted", |v| saw(v, "web-1-a", "deleted"));
+    let last = deltas_of(&seen, "web-1-a")
+        .pop()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        (&last["type"], &last["ownerPath"]),
+        (
+            &json!("Deleted"),
+            &json!("deploy/web › rs/web-1 › pod/web-1-a")
+        )
+    );
+
+    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok([
+        "patch",
+        "rs",
+        "web-1",
+        "-n",
+        &ns,
+        "--type=json",
+        "-p",
+        orphan,
+    ]);
+    let seen = kw.wait_for(LIMIT, "web-1 orphaned", |v| saw(v, "web-1", "orphaned"));
+    let last = deltas_of(&seen, "web-1").pop().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["type"], &last["ownerPath"]),
+        (&json!("Updated"), &json!("deploy/web › rs/web-1"))
+    );
+    // Its pod left with it: a change to it is not printed, a change to the root is.
+    sim.kubectl_ok(["label", "pod", "web-1-b", "-n", &ns, "x=1"]);
+    sim.kubectl_ok(["label", "deploy", "web", "-n", &ns, "x=1"]);
+    let seen = kw.wait_for(LIMIT, "the root's update", |v| {
+        deltas_of(v, "web").iter().any(|r| r["type"] == "Updated")
+    });
+    assert!(
+        !deltas_of(&seen, "web-1-b")
+            .iter()
+            .any(|r| r["type"] == "Updated"),
+        "the orphan's pod is out of the graph: {seen:#?}"
+    );
+    kw.interrupt(LIMIT);
+}
+
+/// A custom resource's children are found through discovery (every namespaced resource),
+/// and the owner path is in YAML too.
+#[test]
+fn a_custom_resource_owning_config_maps_is_followed() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-widget");
+    let w = kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": ns}, "spec": {"size": 1}}),
+    );
+    for name in ["w1-config", "w1-extra"] {
+        kubectl_f(
+            &sim,
+            "create",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": ns, "ownerReferences": owned_by(&w)},
+                "data": {"a": "1"}}),
+        );
+    }
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "unowned", "namespace": ns}}),
+    );
+    let args = format!("widgets/w1 -n {ns} --follow --until-synced -o json");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let records = out.json();
+    let mut shown = names(&records);
+    shown.sort();
+    assert_eq!(shown, ["w1", "w1-config", "w1-extra"]);
+    assert_eq!(
+        deltas_of(&records, "w1-config")[0]["ownerPath"],
+        "widget/w1 › cm/w1-config"
+    );
+    let args = format!("widgets/w1 -n {ns} --follow --until-synced -o yaml");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let text = out.stdout.join("\n");
+    assert!(
+        text.contains("ownerPath: widget/w1 › cm/w1-extra"),
+        "the owner path in YAML: {text}"
+    );
+}
+
+/// `--until deleted` on the root waits for the whole graph: the root deleted, the run goes
+/// on while its children are there, and ends when the last one goes.
+#[test]
+fn until_deleted_waits_for_the_whole_graph() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-until");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "the pod joined", |v| saw(v, "web-1-a", "joined"));
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", &ns]);
+    sim.kubectl_ok(["delete", "pod", "web-1-a", "-n", &ns]);
+    // Had the root's deletion ended the run, the pod's would never be printed.
+    kw.wait_for(LIMIT, "the pod deleted", |v| {
+        saw(v, "web", "deleted") && saw(v, "web-1-a", "deleted")
+    });
+    sim.kubectl_ok(["delete", "rs", "web-1", "-n", &ns, "--ignore-not-found"]);
+    let out = kw.finish(LIMIT).exits(0);
+    assert!(saw(&out.json(), "web-1", "deleted"), "{:?}", out.stdout);
+}
+
+/// `--events`: an Event about an object shown is printed under it (its path ends with the
+/// event), one about an object not shown yet is held until the object joins, and an Event
+/// updated in place is an update of one record.
+#[test]
+fn events_join_their_object_and_wait_for_it() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-events");
+    let cm = kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c1", "namespace": ns}}),
+    );
+    let mut kw = following(
+        &sim,
+        &format!("configmaps -n {ns} -l shown=yes --events -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 2
+    });
+    let event = json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "c1.1", "namespace": ns},
+            "involvedObject": {"kind": "ConfigMap", "name": "c1", "namespace": ns,
+                "uid": cm["metadata"]["uid"], "apiVersion": "v1"},
+            "reason": "Tested", "message": "about c1", "type": "Normal", "count": 1,
+            "source": {"component": "test"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"});
+    kubectl_f(&sim, "create", &event);
+    // c1 is not shown (the selector): its Event is held until c1 joins.
+    sim.kubectl_ok(["label", "configmap", "c1", "-n", &ns, "shown=yes"]);
+    let seen = kw.wait_for(LIMIT, "the held Event", |v| {
+        !deltas_of(v, "c1.1").is_empty()
+    });
+    let c1_at = seen.iter().position(|r| is_delta(r) && r["name"] == "c1");
+    let ev_at = seen.iter().position(|r| is_delta(r) && r["name"] == "c1.1");
+    assert!(c1_at < ev_at, "the object first, then its Event: {seen:#?}");
+    let ev = deltas_of(&seen, "c1.1")[0];
+    assert_eq!(ev["ownerPath"], "cm/c1 › event/c1.1");
+    assert_eq!(ev["object"]["reason"], "Tested");
+
+    sim.kubectl_ok([
+        "patch",
+        "event",
+        "c1.1",
+        "-n",
+        &ns,
+        "--type=merge",
+        "-p",
+        r#"{"count":2}"#,
+    ]);
+    let seen = kw.wait_for(LIMIT, "the Event's count 2", |v| {
+        deltas_of(v, "c1.1")
+            .iter()
+            .any(|r| r["object"]["count"] == 2)
+    });
+    let updates: Vec<&Value> = deltas_of(&seen, "c1.1");
+    assert_eq!(updates.len(), 2, "{updates:#?}");
+    assert_eq!(updates[1]["type"], "Updated");
+    assert_eq!(updates[1]["key"], updates[0]["key"]);
+    kw.interrupt(LIMIT);
+}
