@@ -331,3 +331,57 @@ fn events_join_their_object_and_wait_for_it() {
     assert_eq!(updates[1]["key"], updates[0]["key"]);
     kw.interrupt(LIMIT);
 }
+
+/// The table shows the graph as a tree, kubectl-tree's way: one header, each row's KIND,
+/// its NAME indented under its owner (initial lists, which pop in any order, sorted by owner
+/// path), and an Event as a `~` line under the object it is about.
+#[test]
+fn the_table_shows_the_tree_with_events_under_their_object() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-table");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-b", &rs);
+    pod(&sim, &ns, "web-1-a", &rs);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "web-1.1", "namespace": ns},
+            "involvedObject": {"kind": "ReplicaSet", "name": "web-1", "namespace": ns,
+                "uid": rs["metadata"]["uid"], "apiVersion": "apps/v1"},
+            "reason": "SuccessfulCreate", "message": "Created pod: web-1-a", "type": "Normal",
+            "count": 2, "source": {"component": "replicaset-controller"}}),
+    );
+    let args = format!("deploy/web -n {ns} --follow --events --until-synced");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let header = &out.stdout[0];
+    let column = |h: &str| header.find(h).expect("a header cell");
+    let (kind, name, rv) = (column("KIND"), column("NAME"), column("RESOURCEVERSION"));
+    let rows: Vec<(String, String)> = out.stdout[1..]
+        .iter()
+        .map(|l| {
+            let c: Vec<char> = l.chars().collect();
+            let cell =
+                |a: usize, b: usize| c[a..b].iter().collect::<String>().trim_end().to_owned();
+            (cell(kind, name), cell(name, rv))
+        })
+        .collect();
+    let want = [
+        ("Deployment", "web"),
+        ("ReplicaSet", "└─ web-1"),
+        (
+            "Event",
+            "  ~ Normal SuccessfulCreate: Created pod: web-1-a (x2)",
+        ),
+        ("Pod", "  └─ web-1-a"),
+        ("Pod", "  └─ web-1-b"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, n)| (k.to_string(), n.to_string()))
+        .collect();
+    assert_eq!(rows, want, "{:#?}", out.stdout);
+}
