@@ -926,6 +926,13 @@ pub struct SimArgs {
     /// client makes of odd versions.
     #[arg(long, value_name = "MAJOR.MINOR", value_parser = parse_server_version)]
     pub server_version: Option<(String, String)>,
+
+    /// Run the controllers kube-controller-manager would: Deployments get ReplicaSets,
+    /// ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners'
+    /// dependents are collected, with the genuine Events. Off: nothing changes objects but
+    /// churn and clients (`POST /_sim/controllers {"on":true}` switches them later).
+    #[arg(long)]
+    pub controllers: bool,
 }
 
 /// `--server-version`: MAJOR.MINOR, split at the first dot.

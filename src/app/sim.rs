@@ -35,6 +35,7 @@ pub fn sim_options(a: crate::app::cli::SimArgs) -> crate::sim::SimOptions {
         legacy_discovery: a.legacy_discovery,
         cert_shape: a.cert_shape,
         server_version: a.server_version,
+        controllers: a.controllers,
     }
 }
 

@@ -132,6 +132,7 @@ mod tests {
                 restarts: tokio::sync::mpsc::unbounded_channel().0,
                 discovery: super::super::discovery::Served::new(true, None),
                 requests: super::super::control::RequestLog::new(),
+                controllers: super::super::controllers::Switch::new(false),
             })
         };
         let run = || {

@@ -449,6 +449,7 @@ fn help() -> Value {
         "POST /_sim/recreate": "{\"key\":\"NS/NAME\",\"resource\":R} — delete the object and create it again under the same name (a new uid)",
         "POST /_sim/skip-event": "{\"key\":\"NS/NAME\",\"resource\":R} (default: any) — no watch sends the next change of that object; lists still show it",
         "POST /_sim/clear": "cancel pending faults",
+        "POST /_sim/controllers": "{\"on\":bool} — run the deployment, replicaset, job and garbage-collector controllers and a kubelet (off unless --controllers); answers whether they run",
     })
 }
 
@@ -536,6 +537,12 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("skip-event", POST, skip_event),
     ("recreate", POST, recreate),
+    ("controllers", POST, |app, body| {
+        if let Some(on) = body["on"].as_bool() {
+            app.controllers.set(on);
+        }
+        ok(json!({"on": app.controllers.enabled()}))
+    }),
 ];
 
 /// Handles `/_sim/<rest>`.

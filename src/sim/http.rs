@@ -26,7 +26,7 @@ use super::resources::{self, ResourceDef, RESOURCES};
 use super::status::{
     api_response, json_body_response, json_response, plain_404, value_response, Cause, Status,
 };
-use super::storage::{make_key, now_rfc3339, ListQuery, Obj};
+use super::storage::{make_key, now_rfc3339, Deleted, ListQuery, Obj, Propagation};
 use super::{auth, control, discovery, partial, protobuf, table, watch, wire, App};
 
 /// Entry point of every request: routed, then compressed as kube-apiserver compresses
@@ -306,7 +306,7 @@ async fn handle_resource(
             };
             patch(app, t, name, headers, &body, &writer(q, headers, op))
         }
-        (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body),
+        (&Method::DELETE, Some(name)) => delete(app, t, name, def, &body, q),
         _ => Status::method_not_allowed().response(),
     }
 }
@@ -1172,9 +1172,42 @@ fn patch(
     }
 }
 
-fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef, body: &[u8]) -> Response {
+/// `DeleteOptions.propagationPolicy` (or the older `orphanDependents`), from the body or the
+/// query; `None` when neither says.
+fn propagation(opts: &Value, q: &Params) -> Result<Option<Propagation>, Status> {
+    let policy = opts["propagationPolicy"]
+        .as_str()
+        .or_else(|| q.get("propagationPolicy").map(String::as_str));
+    match policy {
+        Some("Background") => Ok(Some(Propagation::Background)),
+        Some("Foreground") => Ok(Some(Propagation::Foreground)),
+        Some("Orphan") => Ok(Some(Propagation::Orphan)),
+        Some(other) => Err(Status::bad_request(format!(
+            "DeleteOptions.propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+        ))),
+        None => Ok(opts["orphanDependents"]
+            .as_bool()
+            .map(|o| if o { Propagation::Orphan } else { Propagation::Background })),
+    }
+}
+
+fn delete(
+    app: &App,
+    t: &Target,
+    name: &str,
+    def: &ResourceDef,
+    body: &[u8],
+    q: &Params,
+) -> Response {
     // DeleteOptions.preconditions: uid and/or resourceVersion must match.
     let opts: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let policy = match propagation(&opts, q) {
+        Ok(p) => p.unwrap_or(Propagation::Background),
+        Err(st) => return st.response(),
+    };
+    // Without the controllers no garbage collector would ever remove a finalizer: an
+    // object goes at once, as it always did.
+    let collected = app.controllers.enabled();
     let pre = &opts["preconditions"];
     let key = object_key(t, name);
     let result = app.cluster.write(|s| {
@@ -1195,14 +1228,22 @@ fn delete(app: &App, t: &Target, name: &str, def: &ResourceDef, body: &[u8]) -> 
                 return Err(st);
             }
         }
-        s.delete(t.res, &key)
+        if collected {
+            s.delete_with(t.res, &key, policy)
+        } else {
+            s.delete(t.res, &key).map(Deleted::Gone)
+        }
     });
     match result {
-        // Pods and namespaces are deleted gracefully: the object comes back.
-        Ok(o) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
+        // Pods and namespaces are deleted gracefully, and an object waiting for its
+        // finalizers stays: the object comes back.
+        Ok(Deleted::Finalizing(o)) => object_response(StatusCode::OK, &o),
+        Ok(Deleted::Gone(o)) if t.res == resources::PODS || t.res == resources::NAMESPACES => {
             object_response(StatusCode::OK, &o)
         }
-        Ok(o) => Status::delete_success(def.plural, def.group, name, &o.uid).response(),
+        Ok(Deleted::Gone(o)) => {
+            Status::delete_success(def.plural, def.group, name, &o.uid).response()
+        }
         Err(s) => s.response(),
     }
 }

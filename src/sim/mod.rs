@@ -16,6 +16,8 @@
 //!                                                watch (watch.rs) ← storage (revisions, history)
 //! seed (pods, templates) ─ the storage at start
 //! churn / chaos tasks ─ write the storage and flip fault switches
+//! controllers (opt-in) ─ deployment, replicaset, job, garbage collector, a kubelet:
+//!                         react to the storage as kube-controller-manager does
 //! ```
 
 mod auth;
@@ -23,6 +25,7 @@ mod bench;
 mod chaos;
 mod churn;
 mod control;
+mod controllers;
 mod discovery;
 mod freeze;
 mod gzip;
@@ -93,6 +96,8 @@ pub struct SimOptions {
     /// The `major` and `minor` `/version` reports (`--server-version`; `None`: the captured
     /// v1.32.13's).
     pub server_version: Option<(String, String)>,
+    /// Run the controllers (`--controllers`; `POST /_sim/controllers` switches them later).
+    pub controllers: bool,
 }
 
 impl Default for SimOptions {
@@ -112,6 +117,7 @@ impl Default for SimOptions {
             legacy_discovery: false,
             cert_shape: CertShape::Ca,
             server_version: None,
+            controllers: false,
         }
     }
 }
@@ -135,6 +141,7 @@ pub(crate) struct App {
     pub restarts: tokio::sync::mpsc::UnboundedSender<Restart>,
     pub discovery: discovery::Served,
     pub requests: control::RequestLog,
+    pub controllers: controllers::Switch,
 }
 
 /// The server going away and coming back (see `POST /_sim/restart`).
@@ -302,6 +309,7 @@ impl SimServer {
             restarts,
             discovery: discovery::Served::new(!opts.legacy_discovery, opts.server_version.as_ref()),
             requests: control::RequestLog::new(),
+            controllers: controllers::Switch::new(opts.controllers),
         });
         app.backup();
         let router = axum::Router::new()
@@ -341,6 +349,7 @@ impl SimServer {
                 restart_rx,
             )),
             tokio::spawn(bench::run_flood(app.clone())),
+            tokio::spawn(controllers::run(app.clone())),
         ];
         Ok(SimServer {
             url,
@@ -486,8 +495,12 @@ impl Drop for SimServer {
 pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
     let kubeconfig = opts.write_kubeconfig.clone();
     let summary = format!(
-        "scenario {:?}, churn {}/s, {} pods, seed {}",
-        opts.scenario, opts.churn, opts.objects, opts.seed
+        "scenario {:?}, churn {}/s, {} pods, seed {}, controllers {}",
+        opts.scenario,
+        opts.churn,
+        opts.objects,
+        opts.seed,
+        if opts.controllers { "on" } else { "off" }
     )
     .to_lowercase();
     let server = SimServer::start(opts).await?;

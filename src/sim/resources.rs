@@ -220,6 +220,7 @@ pub const DEPLOYMENTS: usize = 7;
 pub const REPLICASETS: usize = 8;
 pub const CRDS: usize = 9;
 pub const WIDGETS: usize = 10;
+pub const JOBS: usize = 13;
 pub const ENDPOINTSLICES: usize = 16;
 pub const EVENTS_K8S_IO: usize = 17;
 
@@ -255,6 +256,7 @@ mod tests {
             (REPLICASETS, "replicasets"),
             (CRDS, "customresourcedefinitions"),
             (WIDGETS, "widgets"),
+            (JOBS, "jobs"),
             (ENDPOINTSLICES, "endpointslices"),
             (EVENTS_K8S_IO, "events"),
         ] {

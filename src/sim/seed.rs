@@ -32,7 +32,7 @@ pub fn seed_cluster_sized(
 ) -> anyhow::Result<()> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
     seed_infrastructure(store)?;
-    let rs_uids = seed_workloads(store)?;
+    let rs_uids = seed_workloads(store, pods)?;
     seed_widgets(store)?;
     preload_pods(store, &mut rng, pods, &rs_uids, size);
     let rev = store.rev();
@@ -100,32 +100,81 @@ fn seed_infrastructure(store: &mut Store) -> anyhow::Result<()> {
 }
 
 /// A deployment, its replicaset and its scaling event per workload; the replicasets' uids.
-fn seed_workloads(store: &mut Store) -> anyhow::Result<Vec<String>> {
+/// `pods` is the number of preloaded pods, spread over the workloads in turn: each
+/// deployment asks for the replicas it is given, with the status, annotations and
+/// conditions its controller would have written, so that turning the controllers on
+/// (`super::controllers`) changes nothing until something else does.
+fn seed_workloads(store: &mut Store, pods: usize) -> anyhow::Result<Vec<String>> {
     let mut rs_uids = Vec::new();
-    for (ns, app, hash, image, port) in WORKLOADS {
+    let created = now_rfc3339();
+    for (w, (ns, app, hash, image, port)) in WORKLOADS.iter().enumerate() {
+        let replicas = (pods + WORKLOADS.len() - 1 - w) / WORKLOADS.len();
+        // maxSurge 25%, rounded up.
+        let max = replicas + replicas.div_ceil(4);
         let sel = json!({"matchLabels": {"app": app}});
-        let template = json!({"metadata": {"labels": {"app": app, "pod-template-hash": hash}}, "spec": {"containers": [{"name": app, "image": image, "ports": [{"containerPort": port, "protocol": "TCP"}]}]}});
+        let spec = json!({"containers": [{"name": app, "image": image, "ports": [{"containerPort": port, "protocol": "TCP"}]}]});
+        let template = json!({"metadata": {"labels": {"app": app}}, "spec": spec});
+        let rs_name = format!("{app}-{hash}");
+        let condition = |t: &str, reason: &str, message: &str| json!({"type": t, "status": "True", "lastUpdateTime": created, "lastTransitionTime": created, "reason": reason, "message": message});
+        let counts = |v: &mut Value, keys: &[&str]| {
+            for k in keys {
+                if replicas > 0 {
+                    v[*k] = json!(replicas);
+                }
+            }
+        };
+        let mut d_status = json!({"observedGeneration": 1});
+        counts(
+            &mut d_status,
+            &[
+                "replicas",
+                "updatedReplicas",
+                "readyReplicas",
+                "availableReplicas",
+            ],
+        );
+        d_status["conditions"] = json!([
+            condition(
+                "Available",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability."
+            ),
+            condition(
+                "Progressing",
+                "NewReplicaSetAvailable",
+                &format!("ReplicaSet \"{rs_name}\" has successfully progressed.")
+            ),
+        ]);
         let d_uid = create(
             store,
             DEPLOYMENTS,
             json!({"metadata": {"name": app, "namespace": ns, "labels": {"app": app}, "annotations": {"deployment.kubernetes.io/revision": "1"}},
-            "spec": {"replicas": 3, "selector": sel, "template": template, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600},
-            "status": {"observedGeneration": 1, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3, "availableReplicas": 3}}),
+            "spec": {"replicas": replicas, "selector": sel, "template": template, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600},
+            "status": d_status}),
         )?;
+        let rs_template =
+            json!({"metadata": {"labels": {"app": app, "pod-template-hash": hash}}, "spec": spec});
+        let mut rs_status = json!({"replicas": replicas});
+        counts(
+            &mut rs_status,
+            &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+        );
+        rs_status["observedGeneration"] = json!(1);
         let rs_uid = create(
             store,
             REPLICASETS,
-            json!({"metadata": {"name": format!("{app}-{hash}"), "namespace": ns, "labels": {"app": app, "pod-template-hash": hash},
+            json!({"metadata": {"name": rs_name, "namespace": ns, "labels": {"app": app, "pod-template-hash": hash},
+                "annotations": {"deployment.kubernetes.io/desired-replicas": replicas.to_string(), "deployment.kubernetes.io/max-replicas": max.to_string(), "deployment.kubernetes.io/revision": "1"},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "uid": d_uid, "controller": true, "blockOwnerDeletion": true}]},
-            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": app, "pod-template-hash": hash}}, "template": template},
-            "status": {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3, "availableReplicas": 3, "observedGeneration": 1}}),
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app, "pod-template-hash": hash}}, "template": rs_template},
+            "status": rs_status}),
         )?;
         create(
             store,
             EVENTS,
             json!({"metadata": {"name": format!("{app}.17f2a9c4e1b3d5a7"), "namespace": ns},
             "involvedObject": {"kind": "Deployment", "namespace": ns, "name": app, "uid": d_uid, "apiVersion": "apps/v1"},
-            "reason": "ScalingReplicaSet", "message": format!("Scaled up replica set {app}-{hash} from 0 to 3"),
+            "reason": "ScalingReplicaSet", "message": format!("Scaled up replica set {rs_name} from 0 to {replicas}"),
             "source": {"component": "deployment-controller"}, "count": 1, "type": "Normal",
             "reportingComponent": "deployment-controller", "reportingInstance": ""}),
         )?;

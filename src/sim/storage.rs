@@ -564,6 +564,14 @@ impl Store {
         let obj = Arc::new(Obj::from_value(res, v));
         self.rev = new_rv;
         self.record(res, EventKind::Modified, obj.clone(), Some(old));
+        // An object being deleted goes once its last finalizer is removed.
+        let meta = &old_v["metadata"];
+        if meta.get("deletionTimestamp").is_some()
+            && !finalizers_of(meta).is_empty()
+            && finalizers_of(&obj.value()["metadata"]).is_empty()
+        {
+            self.delete(res, key)?;
+        }
         Ok(obj)
     }
 
@@ -632,6 +640,59 @@ impl Store {
         self.rev = rv;
         self.record(res, EventKind::Deleted, gone.clone(), Some(old));
         Ok(gone)
+    }
+
+    /// Deletes an object as kube-apiserver does when a garbage collector runs: `policy`
+    /// adds its finalizer (`foregroundDeletion`, `orphan`); an object left with finalizers
+    /// only gets `deletionTimestamp` (a MODIFIED) and stays until they are removed
+    /// ([`Store::update`] then deletes it), otherwise it goes as with [`Store::delete`].
+    pub fn delete_with(
+        &mut self,
+        res: usize,
+        key: &str,
+        policy: Propagation,
+    ) -> Result<Deleted, Status> {
+        let def = &RESOURCES[res];
+        let Some(old) = self.objects[res].get(key).cloned() else {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            return Err(Status::not_found(def.plural, def.group, name));
+        };
+        let mut v = old.value();
+        let mut fins = finalizers_of(&v["metadata"]);
+        let (add, drop) = match policy {
+            Propagation::Background => (None, None),
+            Propagation::Foreground => (Some(FOREGROUND), Some(ORPHAN)),
+            Propagation::Orphan => (Some(ORPHAN), Some(FOREGROUND)),
+        };
+        if let Some(add) = add {
+            fins.retain(|f| Some(f.as_str()) != drop);
+            if !fins.iter().any(|f| f == add) {
+                fins.push(add.to_string());
+            }
+        }
+        if fins.is_empty() {
+            return self.delete(res, key).map(Deleted::Gone);
+        }
+        let meta = &mut v["metadata"];
+        if meta.get("deletionTimestamp").is_none() {
+            meta["deletionTimestamp"] = json!(now_rfc3339());
+            meta["deletionGracePeriodSeconds"] = json!(0);
+        }
+        meta["finalizers"] = json!(fins);
+        let rv = self.rev + 1;
+        meta["resourceVersion"] = json!(rv.to_string());
+        let obj = Arc::new(Obj::from_value(res, v));
+        if obj.json == old.restamped(rv).json {
+            return Ok(Deleted::Finalizing(old));
+        }
+        self.rev = rv;
+        self.record(res, EventKind::Modified, obj.clone(), Some(old));
+        Ok(Deleted::Finalizing(obj))
+    }
+
+    /// Every object of `res`, in key order.
+    pub fn objects(&self, res: usize) -> impl Iterator<Item = &Arc<Obj>> {
+        self.objects[res].values()
     }
 
     /// Deletes the object at `key` and creates it again under the same name, as a client
@@ -796,6 +857,46 @@ impl Store {
         }
         json!({"revision": self.rev.to_string(), "objects": objects})
     }
+}
+
+/// The finalizer of a foreground deletion: the object stays until its blocking dependents
+/// are gone.
+pub const FOREGROUND: &str = "foregroundDeletion";
+/// The finalizer of an orphaning deletion: the object stays until its dependents no longer
+/// name it as an owner.
+pub const ORPHAN: &str = "orphan";
+
+/// What a delete does to the object's dependents: `DeleteOptions.propagationPolicy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; the garbage collector deletes its dependents after.
+    Background,
+    /// The object waits (finalizer `foregroundDeletion`) until its dependents are gone.
+    Foreground,
+    /// The object waits (finalizer `orphan`) until its dependents are released.
+    Orphan,
+}
+
+/// What [`Store::delete_with`] did.
+#[derive(Debug)]
+pub enum Deleted {
+    /// The object is gone: its last state.
+    Gone(Arc<Obj>),
+    /// The object stays, with `deletionTimestamp`, until its finalizers are removed.
+    Finalizing(Arc<Obj>),
+}
+
+/// `metadata.finalizers` (non-strings left out).
+pub fn finalizers_of(meta: &Value) -> Vec<String> {
+    meta["finalizers"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The name of the CRD that defines a custom resource: `<plural>.<group>`.

@@ -1,0 +1,269 @@
+//! The garbage collector (pkg/controller/garbagecollector), for any kind that names an
+//! owner by uid in `metadata.ownerReferences`, custom resources included:
+//! - a dependent none of whose owners is left standing is deleted — in the foreground
+//!   (so its own dependents go first) when an owner waits for it (`foregroundDeletion` and
+//!   `blockOwnerDeletion: true`) and it has dependents of its own, else in the background;
+//! - a dependent with an owner still standing loses its references to the gone, orphaning
+//!   and foreground-deleting owners;
+//! - an owner deleted with `propagationPolicy: Orphan` (finalizer `orphan`) loses the
+//!   finalizer once no dependent names it any more; one deleted in the foreground (finalizer
+//!   `foregroundDeletion`) once no dependent blocks it. An object whose last finalizer is
+//!   removed goes ([`super::super::storage::Store::update`]).
+//!
+//! Each pass reads the owners of every object that has any: one step of each kind per pass,
+//! so a deletion is seen leaving level by level.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use super::super::resources::RESOURCES;
+use super::super::storage::{finalizers_of, make_key, Propagation, Store, FOREGROUND, ORPHAN};
+use super::deleting;
+
+/// How a dependent's owner stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// Not deleted, or deleted without waiting on its dependents.
+    Standing,
+    /// Gone (no object has the uid).
+    Gone,
+    /// Deleted with `propagationPolicy: Orphan`, not yet gone.
+    Orphaning,
+    /// Deleted with `propagationPolicy: Foreground`, not yet gone.
+    Foreground,
+}
+
+/// An object with owner references.
+struct Dependent {
+    res: usize,
+    key: String,
+    value: Value,
+}
+
+impl Dependent {
+    fn refs(&self) -> &[Value] {
+        self.value["metadata"]["ownerReferences"]
+            .as_array()
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+pub fn sync(s: &mut Store) {
+    let (owners, dependents) = survey(s);
+    let referenced: HashSet<&str> = dependents
+        .iter()
+        .flat_map(|d| d.refs().iter().filter_map(|r| r["uid"].as_str()))
+        .collect();
+    let standing = |uid: &str| owners.get(uid).map_or(Owner::Gone, |(_, _, o)| *o);
+    for d in &dependents {
+        collect(s, d, &standing, referenced.contains(uid_of(&d.value)));
+    }
+    // Finalizers of owners that no dependent holds back any more (as the pass began).
+    let blocking: HashSet<&str> = dependents
+        .iter()
+        .flat_map(|d| {
+            d.refs()
+                .iter()
+                .filter(|r| r["blockOwnerDeletion"].as_bool() == Some(true))
+                .filter_map(|r| r["uid"].as_str())
+        })
+        .collect();
+    for (uid, (res, key, how)) in &owners {
+        let done = match how {
+            Owner::Orphaning => (!referenced.contains(uid.as_str())).then_some(ORPHAN),
+            Owner::Foreground => (!blocking.contains(uid.as_str())).then_some(FOREGROUND),
+            _ => None,
+        };
+        if let Some(f) = done {
+            remove_finalizer(s, *res, key, f);
+        }
+    }
+}
+
+fn uid_of(v: &Value) -> &str {
+    v["metadata"]["uid"].as_str().unwrap_or_default()
+}
+
+/// Every object's uid with how it stands as an owner, and every object with owner
+/// references. Only objects whose JSON mentions `deletionTimestamp` or `ownerReferences`
+/// are parsed.
+#[allow(clippy::type_complexity)]
+fn survey(s: &Store) -> (HashMap<String, (usize, String, Owner)>, Vec<Dependent>) {
+    let mut owners = HashMap::new();
+    let mut dependents = Vec::new();
+    for res in 0..RESOURCES.len() {
+        for o in s.objects(res) {
+            let finds = |pat: &[u8]| memchr::memmem::find(&o.json, pat).is_some();
+            let (deletion, refs) = (
+                finds(b"\"deletionTimestamp\""),
+                finds(b"\"ownerReferences\""),
+            );
+            let v = (deletion || refs).then(|| o.value());
+            let how = match &v {
+                Some(v) if deleting(v) => {
+                    let fins = finalizers_of(&v["metadata"]);
+                    if fins.iter().any(|f| f == ORPHAN) {
+                        Owner::Orphaning
+                    } else if fins.iter().any(|f| f == FOREGROUND) {
+                        Owner::Foreground
+                    } else {
+                        Owner::Standing
+                    }
+                }
+                _ => Owner::Standing,
+            };
+            owners.insert(o.uid.clone(), (res, o.key.clone(), how));
+            if let Some(value) = v.filter(|v| v["metadata"]["ownerReferences"].is_array()) {
+                dependents.push(Dependent {
+                    res,
+                    key: o.key.clone(),
+                    value,
+                });
+            }
+        }
+    }
+    (owners, dependents)
+}
+
+/// One dependent: released from owners that let it go, or deleted when none stands.
+fn collect(s: &mut Store, d: &Dependent, standing: &dyn Fn(&str) -> Owner, has_dependents: bool) {
+    let refs = d.refs();
+    let how: Vec<Owner> = refs
+        .iter()
+        .map(|r| standing(r["uid"].as_str().unwrap_or_default()))
+        .collect();
+    if how.iter().all(|h| *h == Owner::Standing) {
+        return;
+    }
+    let any_standing = how.contains(&Owner::Standing);
+    let only_orphaning = how.iter().all(|h| *h == Owner::Orphaning);
+    if any_standing || only_orphaning {
+        let kept: Vec<Value> = refs
+            .iter()
+            .zip(&how)
+            .filter(|(_, h)| **h == Owner::Standing)
+            .map(|(r, _)| r.clone())
+            .collect();
+        let mut v = d.value.clone();
+        if let Some(meta) = v["metadata"].as_object_mut() {
+            if kept.is_empty() {
+                meta.shift_remove("ownerReferences");
+            } else {
+                meta.insert("ownerReferences".into(), json!(kept));
+            }
+        }
+        let _ = s.update(d.res, &d.key, v);
+        return;
+    }
+    if deleting(&d.value) {
+        return;
+    }
+    let waited_for = refs
+        .iter()
+        .zip(&how)
+        .any(|(r, h)| *h == Owner::Foreground && r["blockOwnerDeletion"].as_bool() == Some(true));
+    let policy = if waited_for && has_dependents {
+        Propagation::Foreground
+    } else {
+        Propagation::Background
+    };
+    let _ = s.delete_with(d.res, &d.key, policy);
+}
+
+fn remove_finalizer(s: &mut Store, res: usize, key: &str, finalizer: &str) {
+    let Some(o) = s.get(res, key) else { return };
+    let mut v = o.value();
+    let fins: Vec<String> = finalizers_of(&v["metadata"])
+        .into_iter()
+        .filter(|f| f != finalizer)
+        .collect();
+    if let Some(meta) = v["metadata"].as_object_mut() {
+        if fins.is_empty() {
+            meta.shift_remove("finalizers");
+        } else {
+            meta.insert("finalizers".into(), json!(fins));
+        }
+    }
+    let _ = s.update(res, &make_key(&o.namespace, &o.name), v);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::resources::{CONFIGMAPS, NAMESPACES, WIDGETS};
+    use super::super::super::storage::Deleted;
+    use super::*;
+
+    fn setup() -> (Store, Value) {
+        let mut s = Store::new(1000);
+        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
+            .unwrap();
+        let w = s
+            .create(
+                WIDGETS,
+                json!({"metadata": {"name": "w", "namespace": "ns"}, "spec": {}}),
+                true,
+            )
+            .unwrap()
+            .value();
+        for n in ["a", "b"] {
+            let owner = json!([{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": w["metadata"]["uid"], "controller": true, "blockOwnerDeletion": true}]);
+            s.create(
+                CONFIGMAPS,
+                json!({"metadata": {"name": n, "namespace": "ns", "ownerReferences": owner}}),
+                true,
+            )
+            .unwrap();
+        }
+        (s, w)
+    }
+
+    fn passes(s: &mut Store) {
+        for _ in 0..10 {
+            let r = s.rev();
+            sync(s);
+            if s.rev() == r {
+                return;
+            }
+        }
+        panic!("the collector does not settle");
+    }
+
+    #[test]
+    fn background_deletes_the_dependents_after_the_owner() {
+        let (mut s, _) = setup();
+        assert!(matches!(
+            s.delete_with(WIDGETS, "ns/w", Propagation::Background),
+            Ok(Deleted::Gone(_))
+        ));
+        passes(&mut s);
+        assert_eq!(s.len(CONFIGMAPS), 0);
+    }
+
+    #[test]
+    fn foreground_deletes_the_dependents_before_the_owner() {
+        let (mut s, _) = setup();
+        assert!(matches!(
+            s.delete_with(WIDGETS, "ns/w", Propagation::Foreground),
+            Ok(Deleted::Finalizing(_))
+        ));
+        let w = s.get(WIDGETS, "ns/w").unwrap().value();
+        assert_eq!(w["metadata"]["finalizers"], json!([FOREGROUND]));
+        sync(&mut s);
+        assert_eq!(s.len(CONFIGMAPS), 0);
+        assert!(s.get(WIDGETS, "ns/w").is_some(), "the owner waits a pass");
+        passes(&mut s);
+        assert!(s.get(WIDGETS, "ns/w").is_none());
+    }
+
+    #[test]
+    fn orphan_releases_the_dependents_then_the_owner_goes() {
+        let (mut s, _) = setup();
+        s.delete_with(WIDGETS, "ns/w", Propagation::Orphan).unwrap();
+        passes(&mut s);
+        assert!(s.get(WIDGETS, "ns/w").is_none());
+        assert_eq!(s.len(CONFIGMAPS), 2);
+        let a = s.get(CONFIGMAPS, "ns/a").unwrap().value();
+        assert!(a["metadata"].get("ownerReferences").is_none(), "{a}");
+    }
+}

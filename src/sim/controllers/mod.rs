@@ -1,0 +1,224 @@
+//! The controllers of kube-controller-manager that kwatch's `--follow` follows, and the
+//! little of a kubelet they need: opt-in (`kwatch sim --controllers`,
+//! `POST /_sim/controllers {"on":true}`), off by default so that the simulator stays the
+//! quiet, seeded cluster the other tests rely on.
+//!
+//! ```text
+//! storage revision moves ─▶ run: one pass under the write lock, again until a pass writes
+//!                                nothing (each write is a revision of its own)
+//!   pass: gc (owners gone or finalizing) → deployment → replicaset → job → kubelet
+//!                                  └─ events: core/v1 Events as client-go's recorder writes them
+//! ```
+//!
+//! Each controller is level-triggered, as the genuine ones are: it compares what the store
+//! holds with what the owner asks and makes one step towards it, so the next pass sees the
+//! result of the previous one (a rollout is many passes: the new ReplicaSet scaled up, its
+//! pods created, run, the old one scaled down…). A pass reads every object of the kinds it
+//! concerns: fine for the few hundred objects the tests and demos use, slow with
+//! `--objects 100000`.
+
+mod deployment;
+mod events;
+mod gc;
+mod job;
+mod kubelet;
+mod replicaset;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::watch;
+
+use super::resources::RESOURCES;
+use super::storage::{Obj, Store};
+use super::App;
+
+/// Whether the controllers run; shared by the control API, the delete handler (which
+/// honours `propagationPolicy` only when a garbage collector will finish the job) and
+/// [`run`].
+#[derive(Debug)]
+pub(crate) struct Switch(watch::Sender<bool>);
+
+impl Switch {
+    pub fn new(on: bool) -> Switch {
+        Switch(watch::channel(on).0)
+    }
+
+    pub fn enabled(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    pub fn set(&self, on: bool) {
+        self.0.send_replace(on);
+    }
+}
+
+/// Between two passes that wrote something: the controllers' reaction time, long enough
+/// for watchers to see each step apart, short enough for a rollout of a few pods to end
+/// within a second.
+const PASS_GAP: Duration = Duration::from_millis(20);
+
+/// Passes in a row before waiting for the next change anyway (a bound on a controller that
+/// would fight another writer).
+const MAX_PASSES: usize = 500;
+
+/// Runs the controllers while they are switched on: a pass after every change of the store.
+pub(crate) async fn run(app: Arc<App>) {
+    let mut on = app.controllers.0.subscribe();
+    let mut revs = app.cluster.subscribe();
+    loop {
+        if !*on.borrow_and_update() {
+            if on.changed().await.is_err() {
+                return;
+            }
+            continue;
+        }
+        for _ in 0..MAX_PASSES {
+            let before = app.cluster.read().rev();
+            let after = app.cluster.write(|s| {
+                pass(s);
+                s.rev()
+            });
+            if after == before || !app.controllers.enabled() {
+                break;
+            }
+            tokio::time::sleep(PASS_GAP).await;
+        }
+        // A write that changed nothing still wakes the receivers: wait for a new revision.
+        let synced = app.cluster.read().rev();
+        loop {
+            tokio::select! {
+                r = revs.changed() => if r.is_err() { return },
+                r = on.changed() => if r.is_err() { return } else { break },
+            }
+            if *revs.borrow_and_update() != synced {
+                break;
+            }
+        }
+    }
+}
+
+/// One step of every controller.
+fn pass(s: &mut Store) {
+    gc::sync(s);
+    deployment::sync(s);
+    replicaset::sync(s);
+    job::sync(s);
+    kubelet::sync(s);
+}
+
+/// The uid of the object's controller (`ownerReferences[].controller == true`).
+fn controller_uid(v: &Value) -> Option<&str> {
+    v["metadata"]["ownerReferences"]
+        .as_array()?
+        .iter()
+        .find(|r| r["controller"].as_bool() == Some(true))
+        .and_then(|r| r["uid"].as_str())
+}
+
+/// Whether the object is being deleted (`metadata.deletionTimestamp` set).
+fn deleting(v: &Value) -> bool {
+    v["metadata"].get("deletionTimestamp").is_some()
+}
+
+/// The objects of `res` in `namespace` whose controller is `uid`, parsed, in key order.
+/// Objects that do not mention the uid at all are skipped before parsing.
+fn owned_by(s: &Store, res: usize, namespace: &str, uid: &str) -> Vec<Value> {
+    s.objects(res)
+        .filter(|o| o.namespace == namespace)
+        .filter(|o| memchr::memmem::find(&o.json, uid.as_bytes()).is_some())
+        .map(|o| o.value())
+        .filter(|v| controller_uid(v) == Some(uid))
+        .collect()
+}
+
+/// An `ownerReferences` entry naming `owner` (of resource `res`) as controller, as the
+/// genuine controllers write it.
+fn controller_ref(res: usize, owner: &Value) -> Value {
+    let def = &RESOURCES[res];
+    json!({
+        "apiVersion": def.api_version(),
+        "kind": def.kind,
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": true,
+        "blockOwnerDeletion": true,
+    })
+}
+
+/// `spec.replicas`-like integer fields: `default` when absent (the API server's defaulting,
+/// which the simulator does not do on create).
+fn int(v: &Value, default: i64) -> i64 {
+    v.as_i64().unwrap_or(default)
+}
+
+/// Writes `status` through the store when it differs (the controllers' `UpdateStatus`).
+/// A status equal to the stored one is no write at all (the store skips no-op updates).
+fn write_status(s: &mut Store, res: usize, obj: &Value, status: Value) -> Option<Arc<Obj>> {
+    if obj.get("status") == Some(&status) {
+        return None;
+    }
+    let mut v = obj.clone();
+    v["status"] = status;
+    let key = super::storage::make_key(
+        obj["metadata"]["namespace"].as_str().unwrap_or_default(),
+        obj["metadata"]["name"].as_str().unwrap_or_default(),
+    );
+    s.update(res, &key, v).ok()
+}
+
+/// A condition's keys in Go's struct order (DeploymentCondition has `lastUpdateTime`
+/// before `lastTransitionTime`; JobCondition has `lastProbeTime` instead).
+fn order_condition(c: Value, with_update_time: bool) -> Value {
+    let mut out = serde_json::Map::new();
+    let keys: &[&str] = if with_update_time {
+        &[
+            "type",
+            "status",
+            "lastUpdateTime",
+            "lastTransitionTime",
+            "reason",
+            "message",
+        ]
+    } else {
+        &[
+            "type",
+            "status",
+            "lastProbeTime",
+            "lastTransitionTime",
+            "reason",
+            "message",
+        ]
+    };
+    for k in keys {
+        if let Some(x) = c.get(*k) {
+            out.insert((*k).to_string(), x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Builds a `status` object from `(key, value)` pairs, leaving out zero integers as Go's
+/// `omitempty` does; `keep` names the fields written even when zero.
+fn status_fields(fields: &[(&str, i64)], keep: &[&str]) -> serde_json::Map<String, Value> {
+    fields
+        .iter()
+        .filter(|(k, n)| *n != 0 || keep.contains(k))
+        .map(|(k, n)| ((*k).to_string(), json!(n)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_counts_are_left_out_but_kept_ones() {
+        let m = status_fields(
+            &[("replicas", 0), ("readyReplicas", 0), ("x", 2)],
+            &["replicas"],
+        );
+        assert_eq!(Value::Object(m), json!({"replicas": 0, "x": 2}));
+    }
+}
