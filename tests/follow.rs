@@ -4,6 +4,8 @@
 //! object (held while it is unseen), the table's tree, and `--until deleted` on the graph.
 //! Owners and children are made with kubectl, `ownerReferences` naming the owner's uid.
 
+use std::collections::HashSet;
+
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{is_delta, kubectl_f, Running};
@@ -384,4 +386,213 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
         .map(|(k, n)| (k.to_string(), n.to_string()))
         .collect();
     assert_eq!(rows, want, "{:#?}", out.stdout);
+}
+
+/// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
+/// kwatch following it with its Events, once every pod is running.
+fn rolled_out(ns: &str) -> (SimProcess, Running) {
+    let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
+    namespace(&sim, ns);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": ns},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
+    );
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --events -o json"),
+    );
+    kw.wait_for(LIMIT, "three running pods", |v| {
+        let running: HashSet<&str> = v
+            .iter()
+            .filter(|r| r["kind"] == "Pod" && r["object"]["status"]["phase"] == "Running")
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        running.len() == 3
+    });
+    (sim, kw)
+}
+
+/// The Event's reason and message of a record, if it is an Event's.
+fn event_text(r: &Value) -> Option<(String, String)> {
+    (r["kind"] == "Event" && is_delta(r)).then(|| {
+        let o = &r["object"];
+        let s = |k: &str| o[k].as_str().unwrap_or_default().to_owned();
+        (s("reason"), s("message"))
+    })
+}
+
+/// Issue 33's rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
+/// shows the new ReplicaSet join with its owner path, its pods created, the old one scaled
+/// to 0 and its pods deleted, and the ScalingReplicaSet Events in the order the server
+/// stored them.
+#[test]
+fn a_rollout_under_follow_and_events() {
+    let ns = "follow-rollout";
+    let (sim, mut kw) = rolled_out(ns);
+    let before = kw.json();
+    let old_rs: String = before
+        .iter()
+        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
+        .and_then(|r| r["name"].as_str())
+        .expect("the first replica set")
+        .to_owned();
+    let old_pods: HashSet<String> = before
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+        .filter_map(|r| r["name"].as_str().map(str::to_owned))
+        .collect();
+    sim.kubectl_ok(["set", "image", "deploy/web", "c=nginx:2", "-n", ns]);
+    let scaled_to_0 = format!("Scaled down replica set {old_rs} from 1 to 0");
+    let seen = kw.wait_for(
+        LIMIT,
+        "the old replica set scaled to 0, its pods gone",
+        |v| {
+            let gone = v
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
+                .count();
+            gone == 3
+                && v.iter()
+                    .filter_map(event_text)
+                    .any(|(_, m)| m == scaled_to_0)
+        },
+    );
+    let after = &seen[before.len()..];
+    let new_rs = after
+        .iter()
+        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
+        .expect("a new replica set joined");
+    let new_name = new_rs["name"].as_str().unwrap_or_default();
+    assert_eq!(new_rs["ownerPath"], format!("deploy/web › rs/{new_name}"));
+    let created: Vec<&Value> = after
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+        .collect();
+    assert_eq!(created.len(), 3, "{created:#?}");
+    for p in &created {
+        let path = p["ownerPath"].as_str().unwrap_or_default();
+        assert!(
+            path.starts_with(&format!("deploy/web › rs/{new_name} › pod/")),
+            "{path}"
+        );
+    }
+    let deleted: HashSet<String> = after
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
+        .filter_map(|r| r["name"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(deleted, old_pods);
+    assert!(
+        after
+            .iter()
+            .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0),
+        "the old replica set scaled to 0"
+    );
+    // The ScalingReplicaSet Events, in the order printed and in the server's order.
+    let printed: Vec<String> = seen
+        .iter()
+        .filter_map(event_text)
+        .filter(|(reason, _)| reason == "ScalingReplicaSet")
+        .map(|(_, m)| m)
+        .collect();
+    let listed: Value =
+        serde_json::from_str(&sim.kubectl_ok(["get", "events", "-n", ns, "-o", "json"]))
+            .expect("kubectl's JSON");
+    let mut stored: Vec<(u64, String)> = listed["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["reason"] == "ScalingReplicaSet")
+        .map(|e| {
+            let rv = e["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or_default();
+            (
+                rv.parse().unwrap_or_default(),
+                e["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    stored.sort();
+    let stored: Vec<String> = stored.into_iter().map(|(_, m)| m).collect();
+    assert_eq!(printed, stored);
+    assert!(printed.len() >= 3, "{printed:#?}");
+    kw.interrupt(LIMIT);
+}
+
+/// Deleting the Deployment with foreground propagation: the graph leaves children first
+/// (each pod before its replica set, the replica sets before the Deployment), and
+/// `--until deleted` ends the run once all is gone.
+#[test]
+fn foreground_deletion_leaves_children_first() {
+    let ns = "follow-foreground";
+    let (sim, kw) = rolled_out(ns);
+    drop(kw);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3
+    });
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=foreground"]);
+    let out = kw.finish(LIMIT).exits(0);
+    let records = out.json();
+    let left: Vec<(String, String)> = records
+        .iter()
+        .filter(|r| r["graph"] == "deleted")
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or_default().to_owned(),
+                r["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let kinds: Vec<&str> = left.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["Pod", "Pod", "Pod", "ReplicaSet", "Deployment"],
+        "{left:#?}"
+    );
+}
+
+/// Deleting the Deployment with orphan propagation: the garbage collector removes the
+/// replica set's ownerReference, and it leaves the graph with a record saying it was
+/// orphaned (its pods with it); the graph is then gone, which ends `--until deleted`.
+#[test]
+fn an_orphaning_deletion_orphans_the_replica_set() {
+    let ns = "follow-orphan";
+    let (sim, kw) = rolled_out(ns);
+    drop(kw);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3
+    });
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=orphan"]);
+    let out = kw.finish(LIMIT).exits(0);
+    let changes: Vec<(String, String)> = out
+        .json()
+        .iter()
+        .filter(|r| r["graph"] == "deleted" || r["graph"] == "orphaned")
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            (s("kind"), s("graph"))
+        })
+        .collect();
+    let want = [("ReplicaSet", "orphaned"), ("Deployment", "deleted")];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, g)| (k.to_string(), g.to_string()))
+        .collect();
+    assert_eq!(changes, want);
+    let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
+    assert_eq!(pods.lines().count(), 3, "the pods stay: {pods}");
 }
