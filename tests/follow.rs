@@ -12,7 +12,7 @@ use crate::util::kwatch::{is_delta, kubectl_f, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// A namespace of the test's own, created.
-fn namespace(sim: &SimProcess, name: &str) -> String {
+pub(crate) fn namespace(sim: &SimProcess, name: &str) -> String {
     sim.kubectl_ok(["create", "namespace", name]);
     name.to_owned()
 }
@@ -24,7 +24,7 @@ fn owned_by(owner: &Value) -> Value {
             "controller": true, "blockOwnerDeletion": true}])
 }
 
-fn deployment(sim: &SimProcess, ns: &str, name: &str) -> Value {
+pub(crate) fn deployment(sim: &SimProcess, ns: &str, name: &str) -> Value {
     kubectl_f(
         sim,
         "create",
@@ -36,7 +36,7 @@ fn deployment(sim: &SimProcess, ns: &str, name: &str) -> Value {
     )
 }
 
-fn replica_set(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+pub(crate) fn replica_set(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
     kubectl_f(
         sim,
         "create",
@@ -49,7 +49,7 @@ fn replica_set(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
 }
 
 /// A pod owned by `owner` (none: `Value::Null`).
-fn pod(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+pub(crate) fn pod(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
     let mut meta = json!({"name": name, "namespace": ns, "labels": {"app": "web"}});
     if !owner.is_null() {
         meta["ownerReferences"] = owned_by(owner);

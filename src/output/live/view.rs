@@ -58,6 +58,8 @@ pub enum Action {
     Yaml,
     Pause,
     Events,
+    /// `c`: collapse or expand the selected row's subtree (`--follow`).
+    Collapse,
     Help,
 }
 
@@ -85,6 +87,8 @@ pub struct Ui {
     /// line at the right.
     pub pan: usize,
     cut: bool,
+    /// `--follow`: the owner paths whose subtrees are collapsed.
+    pub collapsed: std::collections::BTreeSet<String>,
     /// The last frame's time: what cells count their ages to (a paused screen's too:
     /// pausing holds the informer's changes back, not the clock).
     now: Timestamp,
@@ -178,6 +182,14 @@ impl Ui {
                 }
             }
             Action::Events => self.events = !self.events,
+            Action::Collapse => {
+                let path = self.selected_row(m).and_then(|(_, r)| r.tree.clone());
+                if let Some(p) = path {
+                    if !self.collapsed.remove(&*p) {
+                        self.collapsed.insert(p.to_string());
+                    }
+                }
+            }
             Action::Help => self.screen = Screen::Help,
             Action::Enter | Action::Yaml => {
                 if let Some((k, _)) = self.selected_row(m) {
@@ -207,12 +219,23 @@ impl Ui {
     }
 
     fn rows<'m>(&'m self, live: &'m Model) -> Vec<(&'m RowKey, &'m Row)> {
-        visible(
-            self.shown(live),
-            &self.filter,
-            self.sort.as_deref(),
-            self.reverse,
-        )
+        self.visible(self.shown(live), self.sort.as_deref())
+    }
+
+    /// The rows of `m` the filter keeps, in the order asked, those under a collapsed
+    /// row (`--follow`) left out.
+    fn visible<'m>(&self, m: &'m Model, sort: Option<&str>) -> Vec<(&'m RowKey, &'m Row)> {
+        let mut rows = visible(m, &self.filter, sort, self.reverse);
+        if !self.collapsed.is_empty() {
+            let hidden = |tree: &str| {
+                self.collapsed.iter().any(|c| {
+                    tree.strip_prefix(c.as_str())
+                        .is_some_and(|rest| rest.starts_with(crate::output::PATH_SEPARATOR))
+                })
+            };
+            rows.retain(|(_, r)| !r.tree.as_deref().is_some_and(hidden));
+        }
+        rows
     }
 
     fn selected_row<'m>(&'m self, live: &'m Model) -> Option<(&'m RowKey, &'m Row)> {
@@ -349,6 +372,10 @@ impl Ui {
                 status.push('_');
             }
         }
+        if !self.collapsed.is_empty() {
+            let n = self.collapsed.len();
+            status.push_str(&format!("  {n} collapsed (c expands)"));
+        }
         if let Some(n) = paused {
             status.push_str(&format!("  PAUSED: {n} changes while paused (p resumes)"));
         }
@@ -365,7 +392,7 @@ impl Ui {
     /// The keys of the `fit` rows in sight (the selection kept in sight), and how many
     /// rows the filter keeps.
     fn window(&mut self, m: &Model, sort: Option<&str>, fit: usize) -> (Vec<RowKey>, usize) {
-        let rows = visible(m, &self.filter, sort, self.reverse);
+        let rows = self.visible(m, sort);
         self.page = fit;
         self.selected = self.selected.min(rows.len().saturating_sub(1));
         if self.selected < self.offset {
@@ -685,6 +712,7 @@ const HELP: &str = "kwatch --live: the informer's cache, changing in place
   y                 the object as YAML
   p                 pause the screen (the informer keeps running)
   e                 show/hide the event pane
+  c                 --follow: collapse or expand the selected row's subtree
   ?                 this help (Esc returns)
   q  Esc            quit (exit 0)       Ctrl-C   quit (exit 130)
 
