@@ -186,12 +186,7 @@ impl Config {
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
         }
-        let name = args.name.as_deref().map(crate::client::target::field_value);
-        let field_selector = match (&args.field_selector, &name) {
-            (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
-            (None, Some(n)) => Some(format!("metadata.name={n}")),
-            (f, None) => f.clone(),
-        };
+        let field_selector = field_selector(&args);
         let resources = args.resources.clone().unwrap_or_default();
         let printer = printer_for(&args, &clusters, &resources);
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
@@ -250,6 +245,16 @@ impl Config {
                 .then(|| args.follow_kinds.clone().unwrap_or_default()),
             events: args.events,
         })
+    }
+}
+
+/// The user's field selector, plus `metadata.name=NAME` when a name was given.
+fn field_selector(args: &WatchArgs) -> Option<String> {
+    let name = args.name.as_deref().map(crate::client::target::field_value);
+    match (&args.field_selector, &name) {
+        (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
+        (None, Some(n)) => Some(format!("metadata.name={n}")),
+        (f, None) => f.clone(),
     }
 }
 

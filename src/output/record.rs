@@ -242,12 +242,7 @@ impl DeltaLine<'_> {
             batch,
             owner_path,
             graph,
-            changes:
-                Changes {
-                    changed,
-                    diff,
-                    blame,
-                },
+            changes,
         } = self;
         w.extend_from_slice(b"{\"type\":\"");
         w.extend_from_slice(t.as_str().as_bytes());
@@ -298,6 +293,21 @@ impl DeltaLine<'_> {
         if let Some(g) = graph {
             field(w, "graph", Some(g))?;
         }
+        changes.write_json(w)?;
+        w.push(b'}');
+        Ok(())
+    }
+}
+
+impl Changes {
+    /// [`DeltaLine::write_json`]'s last fields, as serde writes them (destructured in full
+    /// for the same reason).
+    fn write_json(&self, w: &mut Vec<u8>) -> io::Result<()> {
+        let Changes {
+            changed,
+            diff,
+            blame,
+        } = self;
         if let Some(c) = changed {
             w.extend_from_slice(if *c {
                 b",\"changed\":true"
@@ -313,7 +323,6 @@ impl DeltaLine<'_> {
             w.extend_from_slice(b",\"blame\":");
             serde_json::to_writer(&mut *w, b).map_err(io::Error::other)?;
         }
-        w.push(b'}');
         Ok(())
     }
 }

@@ -112,27 +112,7 @@ impl Ui {
         }
         let m: &Model = live;
         if self.editing {
-            match a {
-                Action::Char(c) => self.filter.push(c),
-                Action::Backspace => {
-                    self.filter.pop();
-                }
-                Action::ClearLine => self.filter.clear(),
-                Action::DeleteWord => {
-                    let word = self
-                        .filter
-                        .trim_end()
-                        .trim_end_matches(|c: char| !c.is_whitespace());
-                    self.filter.truncate(word.len());
-                }
-                Action::Enter => self.editing = false,
-                Action::Back => {
-                    self.editing = false;
-                    self.filter.clear();
-                }
-                _ => {}
-            }
-            self.selected = 0;
+            self.edit(a);
             return true;
         }
         if self.screen != Screen::Table {
@@ -182,14 +162,7 @@ impl Ui {
                 }
             }
             Action::Events => self.events = !self.events,
-            Action::Collapse => {
-                let path = self.selected_row(m).and_then(|(_, r)| r.tree.clone());
-                if let Some(p) = path {
-                    if !self.collapsed.remove(&*p) {
-                        self.collapsed.insert(p.to_string());
-                    }
-                }
-            }
+            Action::Collapse => self.collapse(m),
             Action::Help => self.screen = Screen::Help,
             Action::Enter | Action::Yaml => {
                 if let Some((k, _)) = self.selected_row(m) {
@@ -205,6 +178,41 @@ impl Ui {
             Action::Char(_) | Action::Backspace | Action::ClearLine | Action::DeleteWord => {}
         }
         true
+    }
+
+    /// A key while the filter is typed.
+    fn edit(&mut self, a: Action) {
+        match a {
+            Action::Char(c) => self.filter.push(c),
+            Action::Backspace => {
+                self.filter.pop();
+            }
+            Action::ClearLine => self.filter.clear(),
+            Action::DeleteWord => {
+                let word = self
+                    .filter
+                    .trim_end()
+                    .trim_end_matches(|c: char| !c.is_whitespace());
+                self.filter.truncate(word.len());
+            }
+            Action::Enter => self.editing = false,
+            Action::Back => {
+                self.editing = false;
+                self.filter.clear();
+            }
+            _ => {}
+        }
+        self.selected = 0;
+    }
+
+    /// `c`: collapses the selected row's subtree, or expands it.
+    fn collapse(&mut self, m: &Model) {
+        let path = self.selected_row(m).and_then(|(_, r)| r.tree.clone());
+        if let Some(p) = path {
+            if !self.collapsed.remove(&*p) {
+                self.collapsed.insert(p.to_string());
+            }
+        }
     }
 
     /// The model the screen shows: the paused copy, or the live one.
