@@ -184,6 +184,8 @@ struct Member {
     owner: Option<String>,
     /// Deleted: kept while children may still name it.
     present: bool,
+    /// Members whose `owner` it is: a deleted member is forgotten when it has none.
+    children: usize,
 }
 
 /// The owner graph of one run (see the module's doc).
@@ -401,16 +403,29 @@ impl Graph {
             (false, false) => return Verdict::Skip,
             (true, true) => None,
         };
-        self.members.insert(
-            uid.to_owned(),
-            Member {
-                path: path.clone(),
-                owner,
-                present,
-            },
-        );
+        let (children, before) = self
+            .members
+            .get(uid)
+            .map_or((0, None), |m| (m.children, m.owner.clone()));
+        if before != owner {
+            if let Some(m) = owner.as_ref().and_then(|o| self.members.get_mut(o)) {
+                m.children += 1;
+            }
+            if let Some(o) = before {
+                self.detach(&o);
+            }
+        }
+        let member = Member {
+            path: path.clone(),
+            owner,
+            present: true,
+            children,
+        };
+        self.members.insert(uid.to_owned(), member);
         if present {
             self.release(uid);
+        } else {
+            self.forget(uid);
         }
         Verdict::Show(Followed { path, change })
     }
@@ -421,18 +436,46 @@ impl Graph {
         let Some(m) = self.members.get(uid).filter(|m| m.present) else {
             return Verdict::Skip;
         };
-        let path = m.path.clone();
+        let (path, owner) = (m.path.clone(), m.owner.clone());
         let change = if delta.kind == DeltaType::Deleted {
-            self.members.remove(uid);
+            self.forget(uid);
             GraphChange::Deleted
         } else {
             self.remove_subtree(uid);
+            if let Some(o) = owner {
+                self.detach(&o);
+            }
             GraphChange::Orphaned
         };
         Verdict::Show(Followed {
             path,
             change: Some(change),
         })
+    }
+
+    /// `uid` was deleted: it stays while members name it as their owner, else it goes
+    /// (and so may its deleted owners).
+    fn forget(&mut self, uid: &str) {
+        let Some(m) = self.members.get_mut(uid) else {
+            return;
+        };
+        m.present = false;
+        if m.children == 0 {
+            let owner = self.members.remove(uid).and_then(|m| m.owner);
+            if let Some(o) = owner {
+                self.detach(&o);
+            }
+        }
+    }
+
+    /// A child of `owner` left the graph.
+    fn detach(&mut self, owner: &str) {
+        if let Some(m) = self.members.get_mut(owner) {
+            m.children = m.children.saturating_sub(1);
+            if m.children == 0 && !m.present {
+                self.forget(owner);
+            }
+        }
     }
 
     /// Removes `uid` and every member whose owners lead to it.
@@ -670,6 +713,41 @@ mod tests {
             Verdict::Show(_)
         ));
         assert!(g.next_ready().is_none());
+    }
+
+    /// A deleted member stays while a child names it, and is forgotten after: a long run
+    /// over churning pods does not keep every pod it saw.
+    #[test]
+    fn deleted_members_are_forgotten_once_nothing_names_them() {
+        let (deploy, rs, pod) = (
+            res("deployments.apps", "Deployment"),
+            res("replicasets.apps", "ReplicaSet"),
+            res("pods", "Pod"),
+        );
+        let mut g = Graph::new(["deployments.apps".to_owned()], None);
+        use DeltaType::*;
+        let d = || obj("Deployment", "web", "u1", &[]);
+        let r = || obj("ReplicaSet", "r", "u2", &["u1"]);
+        let p = || obj("Pod", "p", "u3", &["u2"]);
+        seen(&mut g, &deploy, Added, d());
+        seen(&mut g, &rs, Added, r());
+        seen(&mut g, &pod, Added, p());
+        seen(&mut g, &deploy, Deleted, d());
+        assert_eq!(
+            g.members.len(),
+            3,
+            "the deployment stays while its replica set names it"
+        );
+        let gone = seen(&mut g, &pod, Deleted, p());
+        assert_eq!(gone.map(|(_, c)| c), Some(Some(GraphChange::Deleted)));
+        assert_eq!(g.members.len(), 2);
+        let gone = seen(&mut g, &rs, Deleted, r());
+        assert_eq!(
+            gone,
+            Some(("deploy/web › rs/r".into(), Some(GraphChange::Deleted)))
+        );
+        assert!(g.members.is_empty(), "{:?}", g.members);
+        assert!(g.gone());
     }
 
     #[test]
