@@ -596,3 +596,28 @@ fn an_orphaning_deletion_orphans_the_replica_set() {
     let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
     assert_eq!(pods.lines().count(), 3, "the pods stay: {pods}");
 }
+
+/// Flag mistakes are usage errors (exit 2) naming the flag: `--events` needs the Events'
+/// `involvedObject`, which `--metadata-only` leaves out; `--follow-kinds` needs `--follow`
+/// and resources.
+#[test]
+fn flag_mistakes_are_usage_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["pods", "--events", "--metadata-only"],
+            "'--events' cannot be used with",
+        ),
+        (&["pods", "--follow-kinds", "cm"], "--follow"),
+        (
+            &["pods", "--follow", "--follow-kinds", "+"],
+            "--follow-kinds \"+\"",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut cmd = crate::util::kwatch::command(dir.path());
+        cmd.args(args);
+        let out = Running::spawn(cmd).finish(LIMIT).exits(2);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+    }
+}

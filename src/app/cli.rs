@@ -315,7 +315,9 @@ pub struct WatchArgs {
           or followed), as records of their own beside it (`ownerPath` ends with the event); \
           an Event about an object not seen yet is held until it appears (30 s at most).",
         long,
-        hide_short_help = true
+        hide_short_help = true,
+        // An Event's metadata does not say which object it is about.
+        conflicts_with = "metadata_only"
     )]
     pub events: bool,
 
