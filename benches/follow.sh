@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# What `--follow` costs in memory (issue 33), on `kwatch sim --objects N` (default 10,000
-# pods in `default`, each owned by the ReplicaSet of one of the seeded Deployments). Peak
+# What `--follow` costs in memory (issue 33), on `kwatch sim --objects 2N` (which puts half
+# of its pods in `default`, all owned by the ReplicaSet of the seeded Deployment `web`, and
+# half in `team-a`): N = 10,000 pods in the namespace by default. Peak
 # RSS (VmHWM, /usr/bin/time's %M) of kwatch to its sync, `-o json` to /dev/null, for:
 #
 #   pods              `pods -n default`: the pods watched, the baseline
 #   follow-web        `deploy/web -n default --follow`: the Deployment, its ReplicaSet
-#                     and its pods in the graph (three informers; the other pods are held)
+#                     and its N pods in the graph (three informers)
 #   follow-other      `deploy/other -n default --follow`, a Deployment that owns nothing:
 #                     every pod held, their owners never joining
 #
@@ -28,7 +29,7 @@ fi
 DIR=$(mktemp -d)
 SIM=""
 trap '[ -n "$SIM" ] && kill "$SIM" 2>/dev/null; rm -rf "$DIR"' EXIT
-"$BIN" sim --objects "$N" --churn 0 --scenario idle --write-kubeconfig "$DIR/kc" \
+"$BIN" sim --objects "$((2 * N))" --churn 0 --scenario idle --write-kubeconfig "$DIR/kc" \
     >"$DIR/sim.log" 2>&1 &
 SIM=$!
 for _ in $(seq 100); do [ -s "$DIR/kc" ] && break; sleep 0.1; done
