@@ -163,6 +163,18 @@ pub enum Verdict {
     Skip,
 }
 
+/// A `metadata.uid`, hashed (as [`crate::cache::object::Meta`]'s): only compared, 64 bits
+/// make a collision negligible, and 8 bytes per reference keep the graph small beside the
+/// objects its informers cache.
+type Uid = u64;
+
+fn uid(s: &str) -> Uid {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::hash::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
 /// A delta held until the object it names joins the graph.
 #[derive(Debug, Clone)]
 pub struct Held {
@@ -171,21 +183,22 @@ pub struct Held {
     pub delta: Delta,
     pub initial_list: bool,
     /// The uids it waits for (an object's owners; an Event's object).
-    waits_for: Vec<String>,
+    waits_for: Vec<Uid>,
     /// Events only: when it is dropped.
     until: Option<Instant>,
 }
 
-/// One object of the graph.
+/// One object of the graph: its own step of the owner path (the path is made by walking
+/// the owners when a record needs it).
 #[derive(Debug)]
 struct Member {
-    path: Arc<str>,
+    step: Box<str>,
     /// Its owner in the graph (`None` for a root).
-    owner: Option<String>,
+    owner: Option<Uid>,
     /// Deleted: kept while children may still name it.
     present: bool,
     /// Members whose `owner` it is: a deleted member is forgotten when it has none.
-    children: usize,
+    children: u32,
 }
 
 /// The owner graph of one run (see the module's doc).
@@ -196,13 +209,13 @@ pub struct Graph {
     /// `--events`: the Events resource.
     events: Option<String>,
     /// The objects of the graph, by uid.
-    members: HashMap<String, Member>,
+    members: HashMap<Uid, Member>,
     /// Held deltas by the uid of their object; each is listed in `waiting` under every
     /// uid of its `waits_for`.
-    held: HashMap<String, Held>,
-    waiting: HashMap<String, Vec<String>>,
+    held: HashMap<Uid, Held>,
+    waiting: HashMap<Uid, Vec<Uid>>,
     /// Held Events by deadline (a held one may have left `held` since).
-    expiry: VecDeque<(Instant, String)>,
+    expiry: VecDeque<(Instant, Uid)>,
     /// Held deltas whose owner joined, to deliver in this order.
     ready: VecDeque<Held>,
     /// Interned resources of held deltas.
@@ -314,7 +327,8 @@ impl Graph {
         if doc.metadata.uid.is_empty() {
             return Verdict::Skip;
         }
-        let held = |waits_for: Vec<String>, until| Held {
+        let me = uid(&doc.metadata.uid);
+        let held = |waits_for: Vec<Uid>, until| Held {
             resource: Arc::new(resource.clone()),
             key: key.to_owned(),
             delta: delta.clone(),
@@ -323,34 +337,26 @@ impl Graph {
             until,
         };
         if self.events.as_deref() == Some(&resource.name) {
-            return self.observe_event(&doc, delta, held, now);
+            return self.observe_event(me, &doc, delta, held, now);
         }
-        let name = &doc.metadata.name;
-        let me = step(&resource.kind, name);
+        let step = step(&resource.kind, &doc.metadata.name);
         if self.roots.contains(&resource.name) {
             self.rooted = true;
-            return self.place(&doc.metadata.uid, None, me.into(), delta);
+            return self.place(me, None, step, delta);
         }
-        let uid = doc.metadata.uid.clone();
         let mut owners: Vec<&OwnerRef> = doc.metadata.owner_references.iter().collect();
         // The controller's reference first: the path follows it.
         owners.sort_by_key(|o| o.controller != Some(true));
-        let in_graph = owners.iter().find_map(|o| {
-            self.members
-                .get(&o.uid)
-                .map(|m| (o.uid.clone(), m.path.clone()))
-        });
-        if let Some((owner, path)) = in_graph {
-            self.unhold(&uid);
-            let path: Arc<str> = format!("{path}{PATH_SEPARATOR}{me}").into();
-            return self.place(&uid, Some(owner), path, delta);
+        let owners: Vec<Uid> = owners.iter().map(|o| uid(&o.uid)).collect();
+        if let Some(&owner) = owners.iter().find(|o| self.members.contains_key(o)) {
+            self.unhold(me);
+            return self.place(me, Some(owner), step, delta);
         }
-        let waits_for: Vec<String> = owners.iter().map(|o| o.uid.clone()).collect();
-        let left = self.leave(&uid, delta);
-        if delta.kind != DeltaType::Deleted && !waits_for.is_empty() {
-            self.hold(uid, held(waits_for, None));
+        let left = self.leave(me, delta);
+        if delta.kind != DeltaType::Deleted && !owners.is_empty() {
+            self.hold(me, held(owners, None));
         } else {
-            self.unhold(&uid);
+            self.unhold(me);
         }
         left
     }
@@ -358,44 +364,57 @@ impl Graph {
     /// An Event: shown under its object when that is in the graph, else held.
     fn observe_event(
         &mut self,
+        me: Uid,
         doc: &Doc,
         delta: &Delta,
-        held: impl FnOnce(Vec<String>, Option<Instant>) -> Held,
+        held: impl FnOnce(Vec<Uid>, Option<Instant>) -> Held,
         now: Instant,
     ) -> Verdict {
         let about = doc
             .involved
             .as_ref()
             .or(doc.regarding.as_ref())
-            .map(|r| r.uid.clone())
-            .unwrap_or_default();
-        if let Some(m) = self.members.get(&about) {
-            let path = format!("{}{PATH_SEPARATOR}event/{}", m.path, doc.metadata.name);
-            self.unhold(&doc.metadata.uid);
+            .filter(|r| !r.uid.is_empty())
+            .map(|r| uid(&r.uid));
+        if let Some(path) = about.and_then(|a| self.path(a)) {
+            let path = format!("{path}{PATH_SEPARATOR}event/{}", doc.metadata.name);
+            self.unhold(me);
             return Verdict::Show(Followed {
                 path: path.into(),
                 change: None,
             });
         }
-        if delta.kind == DeltaType::Deleted || about.is_empty() {
-            self.unhold(&doc.metadata.uid);
-        } else {
-            let until = now + EVENT_HOLD;
-            self.expiry.push_back((until, doc.metadata.uid.clone()));
-            self.hold(doc.metadata.uid.clone(), held(vec![about], Some(until)));
+        match about {
+            Some(about) if delta.kind != DeltaType::Deleted => {
+                let until = now + EVENT_HOLD;
+                self.expiry.push_back((until, me));
+                self.hold(me, held(vec![about], Some(until)));
+            }
+            _ => self.unhold(me),
         }
         Verdict::Skip
     }
 
+    /// The owner path of member `at`, root first (`None`: not in the graph).
+    fn path(&self, at: Uid) -> Option<String> {
+        let mut steps: Vec<&str> = Vec::new();
+        let mut next = Some(at);
+        while let Some(u) = next {
+            let m = self.members.get(&u)?;
+            steps.push(&m.step);
+            next = m.owner;
+            // A cycle of ownerReferences would never end the walk otherwise.
+            if steps.len() > self.members.len() {
+                break;
+            }
+        }
+        steps.reverse();
+        Some(steps.join(PATH_SEPARATOR))
+    }
+
     /// An object whose owner is in the graph (or a root): in it, or leaving it deleted.
-    fn place(
-        &mut self,
-        uid: &str,
-        owner: Option<String>,
-        path: Arc<str>,
-        delta: &Delta,
-    ) -> Verdict {
-        let was = self.members.get(uid).is_some_and(|m| m.present);
+    fn place(&mut self, me: Uid, owner: Option<Uid>, step: String, delta: &Delta) -> Verdict {
+        let was = self.members.get(&me).is_some_and(|m| m.present);
         let present = delta.kind != DeltaType::Deleted;
         let change = match (was, present) {
             (false, true) => Some(GraphChange::Joined),
@@ -405,45 +424,47 @@ impl Graph {
         };
         let (children, before) = self
             .members
-            .get(uid)
-            .map_or((0, None), |m| (m.children, m.owner.clone()));
+            .get(&me)
+            .map_or((0, None), |m| (m.children, m.owner));
         if before != owner {
-            if let Some(m) = owner.as_ref().and_then(|o| self.members.get_mut(o)) {
+            if let Some(m) = owner.and_then(|o| self.members.get_mut(&o)) {
                 m.children += 1;
             }
             if let Some(o) = before {
-                self.detach(&o);
+                self.detach(o);
             }
         }
         let member = Member {
-            path: path.clone(),
+            step: step.into(),
             owner,
             present: true,
             children,
         };
-        self.members.insert(uid.to_owned(), member);
+        self.members.insert(me, member);
+        let path: Arc<str> = self.path(me).unwrap_or_default().into();
         if present {
-            self.release(uid);
+            self.release(me);
         } else {
-            self.forget(uid);
+            self.forget(me);
         }
         Verdict::Show(Followed { path, change })
     }
 
     /// An object whose owners are not in the graph: if it was, it leaves now (deleted,
     /// or orphaned with its subtree).
-    fn leave(&mut self, uid: &str, delta: &Delta) -> Verdict {
-        let Some(m) = self.members.get(uid).filter(|m| m.present) else {
+    fn leave(&mut self, me: Uid, delta: &Delta) -> Verdict {
+        let Some(m) = self.members.get(&me).filter(|m| m.present) else {
             return Verdict::Skip;
         };
-        let (path, owner) = (m.path.clone(), m.owner.clone());
+        let owner = m.owner;
+        let path: Arc<str> = self.path(me).unwrap_or_default().into();
         let change = if delta.kind == DeltaType::Deleted {
-            self.forget(uid);
+            self.forget(me);
             GraphChange::Deleted
         } else {
-            self.remove_subtree(uid);
+            self.remove_subtree(me);
             if let Some(o) = owner {
-                self.detach(&o);
+                self.detach(o);
             }
             GraphChange::Orphaned
         };
@@ -453,24 +474,24 @@ impl Graph {
         })
     }
 
-    /// `uid` was deleted: it stays while members name it as their owner, else it goes
+    /// `me` was deleted: it stays while members name it as their owner, else it goes
     /// (and so may its deleted owners).
-    fn forget(&mut self, uid: &str) {
-        let Some(m) = self.members.get_mut(uid) else {
+    fn forget(&mut self, me: Uid) {
+        let Some(m) = self.members.get_mut(&me) else {
             return;
         };
         m.present = false;
         if m.children == 0 {
-            let owner = self.members.remove(uid).and_then(|m| m.owner);
+            let owner = self.members.remove(&me).and_then(|m| m.owner);
             if let Some(o) = owner {
-                self.detach(&o);
+                self.detach(o);
             }
         }
     }
 
     /// A child of `owner` left the graph.
-    fn detach(&mut self, owner: &str) {
-        if let Some(m) = self.members.get_mut(owner) {
+    fn detach(&mut self, owner: Uid) {
+        if let Some(m) = self.members.get_mut(&owner) {
             m.children = m.children.saturating_sub(1);
             if m.children == 0 && !m.present {
                 self.forget(owner);
@@ -478,58 +499,54 @@ impl Graph {
         }
     }
 
-    /// Removes `uid` and every member whose owners lead to it.
-    fn remove_subtree(&mut self, uid: &str) {
-        fn under<'m>(
-            mut at: Option<&'m String>,
-            uid: &str,
-            members: &'m HashMap<String, Member>,
-        ) -> bool {
+    /// Removes `me` and every member whose owners lead to it.
+    fn remove_subtree(&mut self, me: Uid) {
+        let under = |mut at: Option<Uid>| {
             let mut steps = 0;
             while let Some(u) = at {
-                if u == uid {
+                if u == me {
                     return true;
                 }
                 steps += 1;
-                // A cycle of ownerReferences never ends the walk otherwise.
-                if steps > members.len() {
+                // A cycle of ownerReferences would never end the walk otherwise.
+                if steps > self.members.len() {
                     return false;
                 }
-                at = members.get(u).and_then(|m| m.owner.as_ref());
+                at = self.members.get(&u).and_then(|m| m.owner);
             }
             false
-        }
-        let gone: Vec<String> = self
+        };
+        let gone: Vec<Uid> = self
             .members
             .iter()
-            .filter(|(k, m)| *k == uid || under(m.owner.as_ref(), uid, &self.members))
-            .map(|(k, _)| k.clone())
+            .filter(|(k, m)| **k == me || under(m.owner))
+            .map(|(k, _)| *k)
             .collect();
         for k in gone {
             self.members.remove(&k);
         }
     }
 
-    fn hold(&mut self, uid: String, h: Held) {
-        self.unhold(&uid);
+    fn hold(&mut self, me: Uid, h: Held) {
+        self.unhold(me);
         let resource = self
             .resources
             .entry(h.resource.name.clone())
             .or_insert_with(|| h.resource.clone())
             .clone();
         for w in &h.waits_for {
-            self.waiting.entry(w.clone()).or_default().push(uid.clone());
+            self.waiting.entry(*w).or_default().push(me);
         }
-        self.held.insert(uid, Held { resource, ..h });
+        self.held.insert(me, Held { resource, ..h });
     }
 
-    fn unhold(&mut self, uid: &str) {
-        let Some(h) = self.held.remove(uid) else {
+    fn unhold(&mut self, me: Uid) {
+        let Some(h) = self.held.remove(&me) else {
             return;
         };
         for w in &h.waits_for {
             if let Some(list) = self.waiting.get_mut(w) {
-                list.retain(|u| u != uid);
+                list.retain(|u| *u != me);
                 if list.is_empty() {
                     self.waiting.remove(w);
                 }
@@ -537,11 +554,11 @@ impl Graph {
         }
     }
 
-    /// `uid` joined: what waited for it is ready, in the order it was held.
-    fn release(&mut self, uid: &str) {
-        for child in self.waiting.remove(uid).unwrap_or_default() {
+    /// `me` joined: what waited for it is ready, in the order it was held.
+    fn release(&mut self, me: Uid) {
+        for child in self.waiting.remove(&me).unwrap_or_default() {
             if let Some(h) = self.held.get(&child).cloned() {
-                self.unhold(&child);
+                self.unhold(child);
                 self.ready.push_back(h);
             }
         }
@@ -549,19 +566,18 @@ impl Graph {
 
     /// Drops the Events held past their deadline.
     fn expire(&mut self, now: Instant) {
-        while let Some((at, uid)) = self.expiry.front() {
-            if *at > now {
+        while let Some(&(at, me)) = self.expiry.front() {
+            if at > now {
                 return;
             }
-            let uid = uid.clone();
             self.expiry.pop_front();
             if self
                 .held
-                .get(&uid)
+                .get(&me)
                 .is_some_and(|h| h.until.is_some_and(|u| u <= now))
             {
                 tracing::debug!("--events: an Event about an object never seen dropped");
-                self.unhold(&uid);
+                self.unhold(me);
             }
         }
     }
