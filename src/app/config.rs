@@ -88,6 +88,13 @@ pub struct Config {
     pub events: bool,
 }
 
+impl Config {
+    /// `--follow` or `--events`: the owner graph decides what is printed.
+    pub fn graph(&self) -> bool {
+        self.follow.is_some() || self.events
+    }
+}
+
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
 #[derive(Debug, Clone)]
 pub struct Probe {

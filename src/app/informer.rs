@@ -722,8 +722,8 @@ impl Pop<'_> {
                 initial_list: h.initial_list,
                 prev: None,
             };
+            // The listener is this resource's: a held delta of another makes no call.
             let held = Pop {
-                resource: self.resource,
                 listener: None,
                 ..*self
             };

@@ -187,7 +187,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         total_targets,
         &tx,
     ));
-    if cfg.follow.is_some() || cfg.events {
+    if cfg.graph() {
         let roots = clusters
             .iter()
             .flat_map(|r| r.targets[..r.selected].iter())
@@ -479,15 +479,17 @@ async fn resolve<'a>(
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
         let client = crate::client::connect::client(&c.kube)?;
-        let docs = crate::client::discovery::Discovery::new(
-            server_of(&client, cfg),
-            c.discovery_cache.clone(),
-        );
+        let docs = || {
+            crate::client::discovery::Discovery::new(
+                server_of(&client, cfg),
+                c.discovery_cache.clone(),
+            )
+        };
         let every = cfg.every_resource.then_some(crate::client::expand::Every {
             namespaced_only: c.namespace.is_some(),
         });
         let targets = tokio::select! {
-            t = crate::client::expand::resolve(docs, &cfg.resources, every) => t,
+            t = crate::client::expand::resolve(docs(), &cfg.resources, every) => t,
             signalled = signals.recv() => return Ok(Err(signalled)),
             why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
         };
@@ -509,13 +511,7 @@ async fn resolve<'a>(
         let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
         let selected = targets.len();
         let mut targets = targets;
-        if cfg.follow.is_some() || cfg.events {
-            let docs = || {
-                crate::client::discovery::Discovery::new(
-                    server_of(&client, cfg),
-                    c.discovery_cache.clone(),
-                )
-            };
+        if cfg.graph() {
             let more =
                 crate::app::follow::graph_targets(docs, &targets, cfg.follow.as_ref(), cfg.events);
             let more = tokio::select! {
