@@ -26,6 +26,8 @@
 #   INSTR_TIMEOUT=900           seconds allowed per measured run
 #   INSTR_FLAGS=                more kwatch flags for every measured run, e.g.
 #                               "--metrics 127.0.0.1:0" (the cost per event of a flag)
+#   INSTR_WIRES=                e.g. "json protobuf": A and B once per wire (`--wire W`, the
+#                               client named `kwatch-list+W`…); unset: no --wire (older trees)
 #   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
 #
 # --fifo delta and --watch-list are always given, so that binaries whose defaults differ
@@ -43,6 +45,8 @@ TWICE=${INSTR_TWICE:-1}
 LIMIT=${INSTR_TIMEOUT:-900}
 [ "$SIZES" = none ] && SIZES=
 read -r -a FLAGS <<<"${INSTR_FLAGS:-}"
+read -r -a WIRES <<<"${INSTR_WIRES:-}"
+[ ${#WIRES[@]} -gt 0 ] || WIRES=("")
 
 if [ $# -ge 1 ]; then
     K=$(realpath "$1")
@@ -119,20 +123,35 @@ ir() {
     awk '/^(summary|totals):/ {print $2; exit}' "$WORK/cg.out"
 }
 
+# wire_args WIRE: into WIRE_ARGS the flag that asks for WIRE (none for ""), into WIRE_NAME
+# the suffix of the client's name.
+wire_args() {
+    WIRE_ARGS=()
+    WIRE_NAME=
+    if [ -n "$1" ]; then
+        WIRE_ARGS=(--wire "$1")
+        WIRE_NAME=+$1
+    fi
+}
+
 # ---------------------------------------------------------------- A: initial list
 section_a() {
-    local size=$1 first=$2 wl mode v runs
+    local size=$1 first=$2 wl mode v runs wire
     log "A: $OBJECTS pods, $size"
     start_sim "$OBJECTS" "$size"
-    for wl in off on; do
-        mode=list
-        [ "$wl" = on ] && mode=stream
-        runs=1
-        [ "$first" = 1 ] && [ "$wl" = off ] && [ "$TWICE" = 1 ] && runs=2
-        for run in $(seq "$runs"); do
-            v=$(ir /dev/null pods -A -o json --until-synced --fifo delta --watch-list "$wl")
-            row A "kwatch-$mode" "$OBJECTS" "$size" Ir "run$run" "$v"
-            log "A: kwatch-$mode $size run $run: $v"
+    for wire in "${WIRES[@]}"; do
+        wire_args "$wire"
+        for wl in off on; do
+            mode=list
+            [ "$wl" = on ] && mode=stream
+            runs=1
+            [ "$first" = 1 ] && [ "$wl" = off ] && [ "$TWICE" = 1 ] && runs=2
+            for run in $(seq "$runs"); do
+                v=$(ir /dev/null pods -A -o json --until-synced --fifo delta --watch-list "$wl" \
+                    ${WIRE_ARGS[@]+"${WIRE_ARGS[@]}"})
+                row A "kwatch-$mode$WIRE_NAME" "$OBJECTS" "$size" Ir "run$run" "$v"
+                log "A: kwatch-$mode$WIRE_NAME $size run $run: $v"
+            done
         done
     done
     stop_sim
@@ -144,7 +163,7 @@ watch_ir() {
     local n=$1 v got
     ctl flood "{\"rate\":\"max\",\"count\":$n}"
     v=$(ir "$WORK/b.out" pods -A -o json --watch-only --fifo delta --watch-list off \
-        --max-events "$n") || return 1
+        --max-events "$n" ${WIRE_ARGS[@]+"${WIRE_ARGS[@]}"}) || return 1
     ctl flood '{"rate":0}'
     got=$(grep -c '"type":"Updated"' "$WORK/b.out" || true)
     [ "$got" = "$n" ] || { echo "B: $got Updated lines, $n expected" >&2; return 1; }
@@ -152,18 +171,21 @@ watch_ir() {
 }
 
 section_b() {
-    local runs=1 run lo hi per
+    local runs=1 run lo hi per wire
     [ "$TWICE" = 1 ] && runs=2
     log "B: 1000 medium pods, watch flood, 1 and $EVENTS events"
     start_sim 1000 medium --history 50000
-    for run in $(seq "$runs"); do
-        lo=$(watch_ir 1)
-        hi=$(watch_ir "$EVENTS")
-        per=$(((hi - lo) / (EVENTS - 1)))
-        row B kwatch-json 1000 medium Ir@1 "run$run" "$lo"
-        row B kwatch-json 1000 medium "Ir@$EVENTS" "run$run" "$hi"
-        row B kwatch-json 1000 medium Ir/event "run$run" "$per"
-        log "B: run $run: $lo, $hi: $per per event"
+    for wire in "${WIRES[@]}"; do
+        wire_args "$wire"
+        for run in $(seq "$runs"); do
+            lo=$(watch_ir 1)
+            hi=$(watch_ir "$EVENTS")
+            per=$(((hi - lo) / (EVENTS - 1)))
+            row B "kwatch-json$WIRE_NAME" 1000 medium Ir@1 "run$run" "$lo"
+            row B "kwatch-json$WIRE_NAME" 1000 medium "Ir@$EVENTS" "run$run" "$hi"
+            row B "kwatch-json$WIRE_NAME" 1000 medium Ir/event "run$run" "$per"
+            log "B: kwatch-json$WIRE_NAME run $run: $lo, $hi: $per per event"
+        done
     done
     stop_sim
 }

@@ -6,7 +6,9 @@
 //! 3. every relist is announced, with its reason, before its deltas;
 //! 4. kwatch is still running and printed no panic.
 //!
-//! `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_SECS` widen the run; the soak
+//! A run lasts a number of faults, not a time: the simulator strikes every 1–3 s and the test
+//! waits until it has struck `KWATCH_CHAOS_FAULTS` times (default 6), whatever the machine's
+//! load. `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_FAULTS` widen the run; the soak
 //! (`cargo test --release --test integration -- --ignored soak --nocapture`) runs for
 //! `KWATCH_SOAK_SECS` (default 600) at `KWATCH_SOAK_CHURN` changes/s (default 200).
 
@@ -16,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{is_delta, of_type};
-use crate::util::SimProcess;
+use crate::util::{eventually, SimProcess};
 
 const RESOURCES: &str = "pods,configmaps,deployments,widgets";
 
@@ -125,16 +127,16 @@ fn check_invariants(recs: &[Value]) -> Figures {
 
 /// `watch_list` off lists in pages of 7, so that continue tokens (and their expiry) are
 /// part of the run.
-fn chaos_run(seed: u64, watch_list: &str, secs: u64) -> Figures {
-    chaos_run_at(seed, watch_list, secs, 40)
+fn chaos_run(seed: u64, watch_list: &str, faults: u64) -> Figures {
+    chaos_run_at(seed, watch_list, faults, 40)
 }
 
-fn chaos_run_at(seed: u64, watch_list: &str, secs: u64, churn: u32) -> Figures {
-    chaos_run_with(seed, watch_list, secs, churn, "all")
+fn chaos_run_at(seed: u64, watch_list: &str, faults: u64, churn: u32) -> Figures {
+    chaos_run_with(seed, watch_list, faults, churn, "all")
 }
 
 /// `faults`: the simulator's `POST /_sim/faults` `only` (`all`, or `retry-after`).
-fn chaos_run_with(seed: u64, watch_list: &str, secs: u64, churn: u32, faults: &str) -> Figures {
+fn chaos_run_with(seed: u64, watch_list: &str, strikes: u64, churn: u32, faults: &str) -> Figures {
     let (seed_s, churn_s) = (seed.to_string(), churn.to_string());
     let sim = SimProcess::start(&[
         "--scenario",
@@ -148,12 +150,26 @@ fn chaos_run_with(seed: u64, watch_list: &str, secs: u64, churn: u32, faults: &s
         "--bookmark-interval",
         "1",
     ]);
-    sim.control("POST", "/_sim/faults", json!({"only": faults}));
+    sim.control(
+        "POST",
+        "/_sim/faults",
+        json!({"only": faults, "everyMs": [1000, 3000]}),
+    );
     let mut kw = sim.start_kwatch([RESOURCES, "-A", "-o", "json", "--watch-list", watch_list]);
     kw.wait_for(Duration::from_secs(60), "first sync", |v| {
         !of_type(v, "Synced").is_empty()
     });
-    std::thread::sleep(Duration::from_secs(secs));
+    eventually(
+        Duration::from_secs(60 + 3 * strikes),
+        &format!("{strikes} chaos faults"),
+        || {
+            let injected = sim.control("POST", "/_sim/faults", json!({}))["injected"].clone();
+            match injected.as_u64() {
+                Some(n) if n >= strikes => Ok(()),
+                _ => Err(injected),
+            }
+        },
+    );
     sim.control("POST", "/_sim/churn", json!({"rate": 0, "faults": false}));
     sim.control("POST", "/_sim/clear", json!({}));
     let stopped = Instant::now();
@@ -196,17 +212,17 @@ fn seeds() -> Vec<u64> {
         .unwrap_or_else(|| vec![7])
 }
 
-fn secs() -> u64 {
-    std::env::var("KWATCH_CHAOS_SECS")
+fn strikes() -> u64 {
+    std::env::var("KWATCH_CHAOS_FAULTS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(20)
+        .unwrap_or(6)
 }
 
 #[test]
 fn chaos_converges_with_list_and_watch() {
     for seed in seeds() {
-        let f = chaos_run(seed, "off", secs());
+        let f = chaos_run(seed, "off", strikes());
         eprintln!("chaos seed {seed} watch-list off: {f:?}");
         assert!(f.deltas > 100, "{f:?}");
     }
@@ -215,7 +231,7 @@ fn chaos_converges_with_list_and_watch() {
 #[test]
 fn chaos_converges_with_streaming_lists() {
     for seed in seeds() {
-        let f = chaos_run(seed + 1000, "on", secs());
+        let f = chaos_run(seed + 1000, "on", strikes());
         eprintln!("chaos seed {} watch-list on: {f:?}", seed + 1000);
         assert!(f.deltas > 100, "{f:?}");
     }
@@ -228,7 +244,7 @@ fn chaos_converges_with_streaming_lists() {
 #[test]
 fn chaos_with_retry_after_converges_within_ten_seconds() {
     for seed in seeds() {
-        let f = chaos_run_with(seed + 2000, "auto", secs(), 40, "retry-after");
+        let f = chaos_run_with(seed + 2000, "auto", strikes(), 40, "retry-after");
         eprintln!("chaos seed {} retry-after faults: {f:?}", seed + 2000);
         assert!(f.deltas > 100, "{f:?}");
         assert!(f.retries > 0, "no fault met a request: {f:?}");
@@ -246,6 +262,12 @@ fn soak() {
             .unwrap_or(d)
     };
     let (secs, churn) = (env("KWATCH_SOAK_SECS", 600), env("KWATCH_SOAK_CHURN", 200));
-    let f = chaos_run_at(42, "auto", secs, u32::try_from(churn).unwrap_or(u32::MAX));
+    // A fault every 1–3 s: a soak of `secs` lasts about secs / 2 faults.
+    let f = chaos_run_at(
+        42,
+        "auto",
+        secs / 2,
+        u32::try_from(churn).unwrap_or(u32::MAX),
+    );
     eprintln!("soak {secs}s at {churn}/s: {f:?}");
 }

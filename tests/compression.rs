@@ -2,9 +2,10 @@
 //! `Accept-Encoding: gzip` on every request, the simulator gzips answers over 128 KiB (never
 //! watch streams) as kube-apiserver does, what kwatch prints does not change, and the
 //! `Listed` record says what came over the connection; `--disable-compression` and the
-//! kubeconfig's `disable-compression` turn it off.
+//! kubeconfig's `disable-compression` turn it off. Item 5's slow link, which shows what the
+//! bytes cost: kwatch and kubectl work through it.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::util::kwatch::{kwatch_using, of_type};
 use crate::util::{SimProcess, LIMIT};
@@ -43,11 +44,13 @@ fn comparable(recs: &[Value]) -> Vec<Value> {
 }
 
 /// One pod list of 300 pods (over 128 KiB) read gzipped, then with `--disable-compression`:
-/// the same records, and the request log shows what each run asked for and got.
+/// the same records, and the request log shows what each run asked for and got. In JSON
+/// (`--wire json`), whose share gzip saves is known; then in protobuf (the default),
+/// gzipped too: `protobuf+gzip`, the same deltas.
 #[test]
 fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
     let sim = SimProcess::start(&["--objects", "300"]);
-    let args = "pods -A -o json --until-synced --page-size 0";
+    let args = "pods -A -o json --until-synced --page-size 0 --wire json";
     let gzip = sim.kwatch(args).success();
     let first_run = requests_since(&sim, 0);
     let plain = sim
@@ -91,6 +94,21 @@ fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
     assert_eq!(g["bytes"], bytes, "{g}");
     let read = g["wireBytes"].as_u64().expect("wireBytes");
     assert!(read > 0 && read < bytes / 4, "gzip reads a fraction: {g}");
+
+    let args = "pods -A -o json --until-synced --page-size 0";
+    let protobuf = sim.kwatch(args).success().json();
+    let deltas = |recs: &[Value]| -> Vec<Value> {
+        comparable(recs)
+            .into_iter()
+            .filter(|r| r["type"] == "Replaced")
+            .collect()
+    };
+    assert_eq!(deltas(&protobuf), deltas(&gzip));
+    assert_eq!(of_type(&protobuf, "List")[0]["encoding"], "protobuf+gzip");
+    let l = of_type(&protobuf, "Listed")[0];
+    assert_eq!(l["encoding"], "protobuf+gzip", "{l}");
+    let (bytes, read) = (l["bytes"].as_u64(), l["wireBytes"].as_u64());
+    assert!(read > Some(0) && read < bytes, "gzip reads less: {l}");
 }
 
 /// A list under 128 KiB and every watch come uncompressed though kwatch asks for gzip, and
@@ -127,7 +145,7 @@ fn small_lists_and_watches_are_not_compressed() {
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
     let listed = of_type(&out.json(), "Listed")[0].clone();
-    assert_eq!(listed["encoding"], "json", "{listed}");
+    assert_eq!(listed["encoding"], "protobuf", "{listed}");
     assert_eq!(listed["wireBytes"], listed["bytes"], "{listed}");
 }
 
@@ -158,6 +176,60 @@ fn the_kubeconfigs_disable_compression_turns_it_off() {
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
     let recs = out.json();
-    assert_eq!(of_type(&recs, "List")[0]["encoding"], "json");
-    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "json");
+    assert_eq!(of_type(&recs, "List")[0]["encoding"], "protobuf");
+    assert_eq!(of_type(&recs, "Listed")[0]["encoding"], "protobuf");
+}
+
+/// The bytes the simulator has written under a slow link, and its rate (`null`: none).
+fn slow_link(sim: &SimProcess) -> (u64, Value) {
+    let state = sim.state();
+    let link = &state["slowLink"];
+    (
+        link["bytesPaced"].as_u64().expect("bytesPaced"),
+        link["mbps"].clone(),
+    )
+}
+
+/// Issue 32 item 5: under `POST /_sim/slow-link` a gzipped list of 300 pods and kubectl's
+/// get still arrive whole, every byte kwatch read off the connection went through the link
+/// (what the state counts as paced), and `release` ends it.
+#[test]
+fn a_slow_link_paces_what_the_server_writes_and_clients_work_through_it() {
+    let sim = SimProcess::start(&["--objects", "300"]);
+    assert_eq!(
+        slow_link(&sim),
+        (0, Value::Null),
+        "no slow link at the start"
+    );
+    let on = sim.control("POST", "slow-link", json!({"mbps": 20}));
+    assert_eq!(on["mbps"], 20.0, "{on}");
+    let (before, mbps) = slow_link(&sim);
+    assert_eq!(mbps, 20.0);
+
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --page-size 0")
+        .success();
+    let recs = out.json();
+    let listed = of_type(&recs, "Listed")[0];
+    assert_eq!(listed["encoding"], "protobuf+gzip", "{listed}");
+    let wire = listed["wireBytes"].as_u64().expect("wireBytes");
+    let (after, _) = slow_link(&sim);
+    assert!(
+        after - before >= wire,
+        "the {wire} bytes of the list went through the link: {before} -> {after}"
+    );
+    let pods = sim.state()["objects"]["pods"]
+        .as_object()
+        .map_or(0, |m| m.len());
+    assert_eq!(listed["items"], pods as u64, "{listed}");
+    let names = sim.kubectl_ok("get pods -A -o name");
+    assert_eq!(names.lines().count(), pods, "kubectl through the slow link");
+    assert!(
+        slow_link(&sim).0 > after,
+        "kubectl's answers were paced too"
+    );
+
+    let released = sim.control("POST", "release", json!({"fault": "slow-link"}));
+    assert_eq!(released["released"], json!(["slow-link"]), "{released}");
+    assert_eq!(slow_link(&sim).1, Value::Null);
 }

@@ -181,6 +181,30 @@ fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
         sample(&samples, "reflector_watches_total", &cm) >= Some(2.0),
         "{body}"
     );
+    // Issue 32 item 6: both lists came in protobuf (`--wire auto`, a built-in type), their
+    // bytes counted under that encoding; nothing fell back to JSON.
+    assert!(
+        sample(
+            &samples,
+            "reflector_list_wire_bytes_total",
+            &[("resource", "configmaps"), ("encoding", "protobuf")]
+        ) > Some(0.0),
+        "{body}"
+    );
+    assert_eq!(
+        sample(
+            &samples,
+            "reflector_list_wire_bytes_total",
+            &[("resource", "configmaps"), ("encoding", "json")]
+        ),
+        None,
+        "{body}"
+    );
+    assert_eq!(
+        sample(&samples, "reflector_wire_fallbacks_total", &cm),
+        Some(0.0),
+        "{body}"
+    );
     // Labels name the resource and context only: no object's name or content.
     assert!(!body.contains("after-410"), "{body}");
     kw.terminate(Duration::from_secs(10));

@@ -224,8 +224,10 @@ fn a_crashed_runs_probe_is_deleted_at_start_and_a_live_one_kept() {
 /// (written after its head) waited for the server's delayed ACK, and `--probe` reported
 /// ~45 ms where a plain watch saw the write in ~5. The baseline is a plain
 /// `kwatch configmaps` timing writes sent by the test's own client (reqwest, TCP_NODELAY as
-/// Go's): from just before each PATCH to its `Updated` record's `time`. Medians of several
-/// writes each, so one slow write on a loaded machine does not decide.
+/// Go's): from just before each PATCH to its `Updated` record's `time`. Nagle's wait is
+/// the server's delayed ACK (40 ms at least on Linux), added to every probe write: so the
+/// fastest of each run's writes are compared, which a loaded machine slows only if it
+/// slows every write of the run (medians of 9 writes once differed by 6 ms under load).
 #[test]
 fn probe_latency_is_a_plain_watchs_not_its_own_sockets() {
     const WRITES: usize = 9;
@@ -260,9 +262,10 @@ fn probe_latency_is_a_plain_watchs_not_its_own_sockets() {
         .exits(0);
     let probe = latencies(&out.json());
     assert!(probe.len() >= WRITES, "{probe:?}\n{}", out.stderr);
-    let (probe_p50, plain_p50) = (median(probe.clone()), median(plain.clone()));
+    let fastest = |ms: &[f64]| ms.iter().copied().fold(f64::INFINITY, f64::min);
+    let (probe_min, plain_min) = (fastest(&probe), fastest(&plain));
     assert!(
-        (probe_p50 - plain_p50).abs() <= 5.0,
-        "--probe p50 {probe_p50:.1} ms of {probe:?}, a plain watch's {plain_p50:.1} ms of {plain:?}"
+        probe_min < plain_min + 20.0,
+        "--probe's fastest {probe_min:.1} ms of {probe:?}, a plain watch's {plain_min:.1} ms of {plain:?}"
     );
 }

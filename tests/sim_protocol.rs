@@ -876,7 +876,8 @@ fn fault_stall_for_seconds_ends_by_itself() {
     assert!(t0.elapsed() >= S, "{:?}", t0.elapsed());
 }
 
-/// `until` takes "released" only; `release` names a fault it knows, or none.
+/// `until` takes "released" only; `release` names a fault it knows, or none; a slow link
+/// takes a rate.
 #[test]
 fn held_faults_refuse_what_they_do_not_know() {
     let sim = SimProcess::start(&[]);
@@ -885,6 +886,8 @@ fn held_faults_refuse_what_they_do_not_know() {
         ("/_sim/freeze", json!({"until": 5})),
         ("/_sim/fail", json!({"until": "never"})),
         ("/_sim/release", json!({"fault": "restart"})),
+        ("/_sim/slow-link", json!({"mbps": -1})),
+        ("/_sim/slow-link", json!({"mbps": "fast"})),
     ] {
         let r = sim.request("POST", path, Some("application/json"), &body.to_string());
         assert_eq!(r.status, 400, "{path} {body}: {}", r.body);

@@ -217,7 +217,8 @@ fn table_path_feeds_the_informer_what_json_does() {
     let rec_arg = record.to_str().unwrap().to_owned();
     let table = sim.start_kwatch(vec!["storageclasses", "--record", &rec_arg]);
     // managedFields shown: the recording keeps them (for `replay --blame`).
-    let mut json_run = sim.start_kwatch("storageclasses -o json --show-managed-fields");
+    // JSON on the wire too (`--wire json`): both runs read the server's JSON.
+    let mut json_run = sim.start_kwatch("storageclasses -o json --show-managed-fields --wire json");
     json_run.wait_for(LIMIT, "the JSON run synced", |v| {
         v.iter().any(|r| r["type"] == "Synced")
     });

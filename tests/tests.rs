@@ -4,9 +4,9 @@
 //! `colour_and_progress`), the command line (`cli_args`, `connect`, `contexts`, `exits`,
 //! `help_and_generated`), the informer (`reflector`, `faults`, `retry_after`, `resync`,
 //! `client_go`, `handlers`, `consistency`, `chaos`), failures before the sync (`failures`),
-//! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`), the wire
-//! (`wire`: protobuf), and the
-//! paths and test filters the docs name (`docs`).
+//! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
+//! `sim_controllers`), the wire (`wire`: protobuf), and the paths and test filters the docs
+//! name (`docs`).
 
 mod util;
 
@@ -41,6 +41,7 @@ mod replay;
 mod resync;
 mod retry_after;
 mod script_formats;
+mod sim_controllers;
 mod sim_kubectl;
 mod sim_protocol;
 mod table;

@@ -323,3 +323,65 @@ fn auto_reads_custom_resources_in_json_and_says_so() {
         "{log:#?}"
     );
 }
+
+/// issue 32 item 3: a field kwatch's table does not know (the simulator's
+/// `unknown-field`, as a newer server's type) is never dropped: the list is asked again in
+/// JSON, the records are those of `--wire json`, one `WireFallback` record (one `~` line
+/// at a terminal) names the field, `--stats` counts it, and the resource stays JSON.
+#[test]
+fn a_field_the_table_does_not_know_falls_back_to_json_once_and_is_counted() {
+    let sim = SimProcess::start(&["--objects", "3"]);
+    let args = "configmaps -A -o json --until-synced --watch-list off --stats";
+    let want = deltas(&sim.kwatch(format!("{args} --wire json")).success().json());
+    assert!(!want.is_empty());
+    sim.control("POST", "/_sim/unknown-field", json!({"count": 1}));
+    let out = sim.kwatch(args).success();
+    let recs = out.json();
+    assert_eq!(deltas(&recs), want, "{}", out.stderr);
+    let fallback = of_type(&recs, "WireFallback");
+    assert_eq!(fallback.len(), 1, "{recs:#?}");
+    let error = fallback[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("field 99 of k8s.io.api.core.v1.ConfigMapList"),
+        "{error}"
+    );
+    let asked: Vec<_> = of_type(&recs, "List")
+        .iter()
+        .map(|l| l["encoding"].clone())
+        .collect();
+    assert_eq!(asked, [json!("protobuf+gzip")], "{recs:#?}");
+    let listed = of_type(&recs, "Listed");
+    assert_eq!(listed.len(), 1, "{recs:#?}");
+    assert_eq!(listed[0]["encoding"], "json", "{recs:#?}");
+    assert!(
+        out.stderr
+            .contains("protobuf fallbacks: 1 (resources read in JSON from then on)"),
+        "{}",
+        out.stderr
+    );
+    // After the protobuf list, everything in JSON: the list again, the watch.
+    let log = answered(&sim, "/api/v1/configmaps");
+    let at = log
+        .iter()
+        .rposition(|(_, _, ct)| ct == "application/vnd.kubernetes.protobuf")
+        .expect("a list answered in protobuf");
+    let after = &log[at + 1..];
+    assert!(
+        !after.is_empty() && after.iter().all(|(_, a, ct)| a == JSON && ct == JSON),
+        "{log:#?}"
+    );
+
+    // At a terminal's table: one `~` line.
+    sim.control("POST", "/_sim/unknown-field", json!({"count": 1}));
+    let out = sim
+        .kwatch("configmaps -A --until-synced --watch-list off")
+        .success();
+    assert_eq!(
+        out.stderr
+            .matches("configmaps in JSON from now on: protobuf: field 99")
+            .count(),
+        1,
+        "{}",
+        out.stderr
+    );
+}

@@ -85,7 +85,7 @@ strip-last-applied\t''
 metadata-only-fields=\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stall-after -d 'Report a watch that delivers nothing for D (auto: three bookmark intervals)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l wire -d 'The encoding lists and watches ask for: auto, protobuf or json' -r -f -a "auto\t'Protobuf for built-in types (kube-controller-manager\'s choice), JSON for the rest'
-protobuf\t'As `auto`: custom resources, metadata-only and the server\'s Tables have no protobuf to ask for'
+protobuf\t'As `auto`: custom resources and the server\'s Tables have no protobuf to ask for'
 json\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l max-events -d 'Exit 0 after printing this many deltas (0 = no limit)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeout -d 'Stop after this long, connecting included, e.g. 30s (0 = no limit)' -r

@@ -757,15 +757,16 @@ pub struct ReflectorArgs {
         long_help = "The encoding lists and watches ask for: protobuf (and auto) ask built-in \
           types in Kubernetes' protobuf first, as kube-controller-manager and typed clients \
           do (Accept: application/vnd.kubernetes.protobuf, application/json), and read \
-          whatever the response's Content-Type says; custom resources, --metadata-only and \
-          the server's Tables stay JSON. What is printed is the same either way: each \
+          whatever the response's Content-Type says; custom resources and the server's \
+          Tables stay JSON (--metadata-only asks PartialObjectMetadata in protobuf for every \
+          resource, as client-go's metadata client). What is printed is the same either way: each \
           object is turned into the bytes the server's JSON would have. An object kwatch \
           cannot decode makes that resource JSON from then on, with one ~ line. json never \
           asks for protobuf.",
         long,
         value_enum,
         value_name = "WIRE",
-        default_value = "json",
+        default_value = "auto",
         hide_short_help = true
     )]
     pub wire: crate::client::source::Wire,

@@ -56,6 +56,15 @@ struct Reason {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct Encoded {
+    resource: String,
+    context: String,
+    /// The content type and encoding a list's bodies came in: `json`, `json+gzip`,
+    /// `protobuf`, `protobuf+gzip` (`Listed`'s `encoding`).
+    encoding: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct Typed {
     resource: String,
     context: String,
@@ -154,6 +163,8 @@ pub struct Metrics {
     lists: Family<Reason, Counter>,
     list_duration: Hist,
     items_per_list: Hist,
+    list_wire_bytes: Family<Encoded, Counter>,
+    wire_fallbacks: Family<Labels, Counter>,
     watches: Family<Labels, Counter>,
     short_watches: Family<Labels, Counter>,
     watch_duration: Hist,
@@ -214,6 +225,8 @@ impl Metrics {
             lists: Family::default(),
             list_duration: hist_family(list_seconds),
             items_per_list: hist_family(items),
+            list_wire_bytes: Family::default(),
+            wire_fallbacks: Family::default(),
             watches: Family::default(),
             short_watches: Family::default(),
             watch_duration: hist_family(watch_seconds),
@@ -371,6 +384,16 @@ impl Metrics {
             "Objects a list returned",
             self.items_per_list.clone(),
         );
+        r.register(
+            "reflector_list_wire_bytes",
+            "Bytes of LIST bodies read off the connection, by content type and encoding",
+            self.list_wire_bytes.clone(),
+        );
+        r.register(
+            "reflector_wire_fallbacks",
+            "Resources read in JSON after a protobuf body kwatch could not decode",
+            self.wire_fallbacks.clone(),
+        );
         r.register("reflector_watches", "Watches opened", self.watches.clone());
         r.register(
             "reflector_short_watches",
@@ -408,6 +431,7 @@ impl Metrics {
             &self.backoffs,
             &self.pops,
             &self.stalls,
+            &self.wire_fallbacks,
         ] {
             let _ = c.get_or_create(&labels);
         }
@@ -484,6 +508,33 @@ impl Metrics {
         }
     }
 
+    /// A `Listed`: its time, items and, for a LIST, the bytes read by encoding.
+    fn observe_listed(&self, l: &Labels, e: &ReflectorEvent) {
+        let ReflectorEvent::Listed {
+            items,
+            elapsed,
+            encoding,
+            wire_bytes,
+            ..
+        } = e
+        else {
+            return;
+        };
+        self.list_duration
+            .get_or_create(l)
+            .observe(elapsed.as_secs_f64());
+        self.items_per_list.get_or_create(l).observe(*items as f64);
+        if let Some(read) = wire_bytes {
+            self.list_wire_bytes
+                .get_or_create(&Encoded {
+                    resource: l.resource.clone(),
+                    context: l.context.clone(),
+                    encoding: encoding.as_deref().unwrap_or("json").to_owned(),
+                })
+                .inc_by(*read);
+        }
+    }
+
     /// [`Metrics::observe`] of a reflector event of `l`'s resource.
     fn observe_event(&self, l: &Labels, e: &ReflectorEvent) {
         let rv = |rv: &str| {
@@ -507,16 +558,13 @@ impl Metrics {
                 }
             }
             ReflectorEvent::Listed {
-                resource_version,
-                items,
-                elapsed,
-                ..
+                resource_version, ..
             } => {
-                self.list_duration
-                    .get_or_create(l)
-                    .observe(elapsed.as_secs_f64());
-                self.items_per_list.get_or_create(l).observe(*items as f64);
+                self.observe_listed(l, e);
                 rv(resource_version);
+            }
+            ReflectorEvent::WireFallback { .. } => {
+                self.wire_fallbacks.get_or_create(l).inc();
             }
             ReflectorEvent::Watch {
                 resource_version, ..

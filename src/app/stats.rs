@@ -24,8 +24,11 @@ pub struct Stats {
     pub paged_lists: u64,
     pub pages: u64,
     pub listed_items: u64,
-    /// Their bodies' bytes as decoded and as read off the connection (less with gzip).
-    pub listed_bytes: (u64, u64),
+    /// Their bodies' bytes as decoded and as read off the connection (less with gzip), by
+    /// the encoding they came in (`json`, `protobuf+gzip`, …).
+    pub listed_bytes: BTreeMap<String, (u64, u64)>,
+    /// Resources read in JSON after a protobuf body kwatch could not decode.
+    pub wire_fallbacks: u64,
     /// Streaming lists answered (they have no pages) and the objects they streamed.
     pub streamed_lists: u64,
     pub streamed_items: u64,
@@ -97,7 +100,8 @@ impl Stats {
             paged_lists: 0,
             pages: 0,
             listed_items: 0,
-            listed_bytes: (0, 0),
+            listed_bytes: BTreeMap::new(),
+            wire_fallbacks: 0,
             streamed_lists: 0,
             streamed_items: 0,
             watches: 0,
@@ -169,6 +173,7 @@ impl Stats {
                 ReflectorEvent::Listed {
                     pages,
                     items,
+                    encoding,
                     bytes,
                     wire_bytes,
                     ..
@@ -176,9 +181,12 @@ impl Stats {
                     self.paged_lists += 1;
                     self.pages += u64::from(*pages);
                     self.listed_items += *items as u64;
-                    self.listed_bytes.0 += bytes.unwrap_or(0);
-                    self.listed_bytes.1 += wire_bytes.unwrap_or(0);
+                    let encoding = encoding.as_deref().unwrap_or("json");
+                    let sums = self.listed_bytes.entry(encoding.to_owned()).or_default();
+                    sums.0 += bytes.unwrap_or(0);
+                    sums.1 += wire_bytes.unwrap_or(0);
                 }
+                ReflectorEvent::WireFallback { .. } => self.wire_fallbacks += 1,
                 ReflectorEvent::Watch { .. } => self.watches += 1,
                 ReflectorEvent::Bookmark { .. } => self.bookmarks += 1,
                 ReflectorEvent::Backoff { .. } => self.backoffs += 1,
@@ -358,11 +366,24 @@ impl Stats {
             let _ = writeln!(s, "    relist ×{n}: {reason}");
         }
         if self.paged_lists > 0 {
-            let (bytes, read) = self.listed_bytes;
-            let (bytes, read) = (human_bytes(bytes), human_bytes(read));
+            let sum = |at: fn(&(u64, u64)) -> u64| self.listed_bytes.values().map(at).sum();
+            let (bytes, read) = (human_bytes(sum(|b| b.0)), human_bytes(sum(|b| b.1)));
+            let by_encoding: Vec<String> = self
+                .listed_bytes
+                .iter()
+                .map(|(e, (_, read))| format!("{e} {}", human_bytes(*read)))
+                .collect();
             let _ = writeln!(
                 s,
-                "  listed bytes: {bytes} decoded, {read} read off the connection"
+                "  listed bytes: {bytes} decoded, {read} read off the connection ({})",
+                by_encoding.join(", ")
+            );
+        }
+        if self.wire_fallbacks > 0 {
+            let _ = writeln!(
+                s,
+                "  protobuf fallbacks: {} (resources read in JSON from then on)",
+                self.wire_fallbacks
             );
         }
     }
@@ -585,7 +606,28 @@ mod tests {
         observe(&mut s, &listed(1500, 3, false));
         assert_eq!(
             shown(&s, "listed bytes:"),
-            "listed bytes: 2.00 MB decoded, 200 kB read off the connection"
+            "listed bytes: 2.00 MB decoded, 200 kB read off the connection (json+gzip 200 kB)"
+        );
+        // Summed by the encoding each list came in; a protobuf fallback counted.
+        let mut protobuf = listed(10, 1, false);
+        if let ReflectorEvent::Listed { encoding, .. } = &mut protobuf {
+            *encoding = Some("protobuf".into());
+        }
+        observe(&mut s, &protobuf);
+        assert_eq!(
+            shown(&s, "listed bytes:"),
+            "listed bytes: 2.01 MB decoded, 201 kB read off the connection (json+gzip 200 kB, protobuf 1.00 kB)"
+        );
+        assert!(!s.render(&[]).contains("protobuf fallbacks"));
+        observe(
+            &mut s,
+            &ReflectorEvent::WireFallback {
+                error: "protobuf: field 99".into(),
+            },
+        );
+        assert_eq!(
+            shown(&s, "protobuf fallbacks:"),
+            "protobuf fallbacks: 1 (resources read in JSON from then on)"
         );
         let paged_only = Stats::new();
         assert_eq!(

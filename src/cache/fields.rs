@@ -359,15 +359,27 @@ pub fn value_at<'a>(v: &'a Value, p: &[Element]) -> Option<&'a Value> {
 /// `patch` merged into `target` as a strategic merge patch (and, simplified, a
 /// server-side apply) merges: maps key by key, `null` deletes, items of associative lists
 /// merged into the item with the same keys (new ones appended), sets united, other lists
-/// replaced. (`$patch` directives are not read.)
+/// replaced. A strategic merge patch's directives (`$patch`, `$retainKeys`,
+/// `$setElementOrder/…`, `$deleteFromPrimitiveList/…`: `kubectl set image` sends
+/// `$setElementOrder/containers`) are not read, and never become fields of the object.
 pub fn merge(target: &mut Value, patch: &Value) {
     merge_named(target, patch, "");
+}
+
+/// Whether a patch's key is a strategic merge patch directive, not a field.
+fn is_directive(key: &str) -> bool {
+    matches!(key, "$patch" | "$retainKeys")
+        || key.starts_with("$setElementOrder/")
+        || key.starts_with("$deleteFromPrimitiveList/")
 }
 
 fn merge_named(target: &mut Value, patch: &Value, name: &str) {
     match (target, patch) {
         (Value::Object(t), Value::Object(p)) => {
             for (k, pv) in p {
+                if is_directive(k) {
+                    continue;
+                }
                 if pv.is_null() {
                     t.shift_remove(k);
                 } else if let Some(tv) = t.get_mut(k) {
@@ -657,6 +669,19 @@ mod tests {
             json!({"spec":{"containers":[{"name":"a","image":"x","args":["1"]},{"name":"b","image":"z"},{"name":"c","image":"w"}],
                 "finalizers":["f","g"],"tolerations":[],"new":{"b":1}}})
         );
+    }
+
+    /// `kubectl set image`'s patch carries `$setElementOrder/containers`: a directive, not
+    /// a field (the simulator stored it, and its protobuf could not encode the Deployment).
+    #[test]
+    fn strategic_merge_directives_are_not_fields() {
+        let mut d = json!({"spec":{"containers":[{"name":"a","image":"x"}]}});
+        merge(
+            &mut d,
+            &json!({"spec":{"$setElementOrder/containers":[{"name":"a"}],"$retainKeys":["containers"],
+                "containers":[{"name":"a","image":"y"}]},"$patch":"merge"}),
+        );
+        assert_eq!(d, json!({"spec":{"containers":[{"name":"a","image":"y"}]}}));
     }
 
     #[test]

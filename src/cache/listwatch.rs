@@ -253,6 +253,19 @@ pub trait ListerWatcher: Send + Sync + 'static {
     /// (a shared HTTP/2 connection would otherwise carry the new watch too). A source
     /// without connections has nothing to do.
     fn watch_stalled(&self) {}
+    /// Whether the next list or watch asks for Kubernetes' protobuf first (`--wire`).
+    fn asks_protobuf(&self) -> bool {
+        false
+    }
+    /// Whether the watch opened last is answered in protobuf.
+    fn watches_protobuf(&self) -> bool {
+        false
+    }
+    /// Why the source stopped asking for protobuf (a body it could not decode), given
+    /// once: from then on it asks JSON, and the reflector records why.
+    fn take_wire_fallback(&self) -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]

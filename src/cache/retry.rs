@@ -142,6 +142,18 @@ impl<L: ListerWatcher> ListerWatcher for Retrying<L> {
     fn watch_stalled(&self) {
         self.inner.watch_stalled();
     }
+
+    fn asks_protobuf(&self) -> bool {
+        self.inner.asks_protobuf()
+    }
+
+    fn watches_protobuf(&self) -> bool {
+        self.inner.watches_protobuf()
+    }
+
+    fn take_wire_fallback(&self) -> Option<String> {
+        self.inner.take_wire_fallback()
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! and takes each item with [`crate::scan`]'s validating scanner, so that a relist of
 //! 100k objects never holds the body whole nor parses it into a `serde_json::Value`.
 //! Anything not shaped as kube-apiserver writes a list is left whole to [`parse_list`].
+//! A protobuf list is read item by item as it arrives too (`read_protobuf_list`,
+//! [`crate::client::protobuf::ListReader`]).
 
 use std::sync::Arc;
 
@@ -136,18 +138,20 @@ pub(super) async fn read_list(
     Ok(page)
 }
 
-/// A protobuf list body (`k8s\0` + envelope of a `…List`), read whole, each item turned
-/// into the bytes the apiserver's JSON would have ([`crate::client::protobuf`]). The outer
-/// `Err` is the transport's; the inner a decode error, after which the caller asks JSON.
+/// A protobuf list body (`k8s\0` + envelope of a `…List`) read as it arrives, each item
+/// turned into the bytes the apiserver's JSON would have ([`crate::client::protobuf`]) as
+/// soon as its bytes are in: as [`read_list`], the body is never held whole. The outer
+/// `Err` is the transport's; the inner a decode error, after which the caller asks JSON
+/// (the rest of the body is not read).
 pub(super) async fn read_protobuf_list(
-    body: kube::client::Body,
+    mut body: kube::client::Body,
     table: &crate::client::protobuf::Table,
     type_meta: Option<Arc<TypeMeta>>,
 ) -> Result<Result<ListPage, String>, SourceError> {
-    let bytes = super::http::read_body(body, usize::MAX).await?;
+    let mut reader = crate::client::protobuf::ListReader::new(table);
     let mut items = Vec::new();
     let mut bad_item = None;
-    let head = crate::client::protobuf::list(table, &bytes, |item| {
+    let mut on_item = |item: &[u8]| {
         let obj = std::str::from_utf8(item)
             .map_err(|e| e.to_string())
             .and_then(|text| {
@@ -157,8 +161,19 @@ pub(super) async fn read_protobuf_list(
             Ok(obj) => items.push(ObjectRef::new(obj)),
             Err(e) => bad_item = bad_item.take().or(Some(e)),
         }
-    });
-    let head = match (head, bad_item) {
+    };
+    let mut bytes = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        bytes += data.len() as u64;
+        if let Err(e) = reader.feed(&data, &mut on_item) {
+            return Ok(Err(e.to_string()));
+        }
+    }
+    let head = match (reader.finish(), bad_item) {
         (Err(e), _) => return Ok(Err(e.to_string())),
         (Ok(_), Some(e)) => return Ok(Err(format!("protobuf: a list item: {e}"))),
         (Ok(head), None) => head,
@@ -169,7 +184,7 @@ pub(super) async fn read_protobuf_list(
     };
     let mut page = page_of(meta, items);
     page.transfer.protobuf = true;
-    page.transfer.bytes = bytes.len() as u64;
+    page.transfer.bytes = bytes;
     Ok(Ok(page))
 }
 

@@ -43,23 +43,29 @@ pub struct KubeSource {
     /// The connection of the watch opened last, retired when it stalls
     /// ([`ListerWatcher::watch_stalled`]).
     watched_over: Arc<std::sync::Mutex<Option<Carrier>>>,
-    /// `--wire`: the table protobuf is decoded with, when the collection's kind is one of
-    /// its built-in types; `None`: JSON only.
+    /// `--wire`: the table protobuf is decoded with; `None`: JSON only (`--wire json`).
     protobuf: Option<&'static Table>,
+    /// The collection's kind is one of the table's built-in types: its objects come in
+    /// protobuf. Any collection's PartialObjectMetadata do (`--metadata-only`).
+    built_in: bool,
     /// Set for good (shared by this source's clones) once a protobuf body could not be
     /// decoded: the resource is read in JSON from then on.
     protobuf_failed: Arc<AtomicBool>,
+    /// Why `protobuf_failed` was set, until the reflector takes it
+    /// ([`ListerWatcher::take_wire_fallback`]).
+    fallback: Arc<std::sync::Mutex<Option<String>>>,
+    /// The watch opened last is answered in protobuf.
+    watching_protobuf: Arc<AtomicBool>,
 }
 
 /// `--wire`: the encoding lists and watches ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Wire {
     /// Protobuf for built-in types (kube-controller-manager's choice), JSON for the rest.
-    Auto,
-    /// As `auto`: custom resources, metadata-only and the server's Tables have no
-    /// protobuf to ask for.
-    Protobuf,
     #[default]
+    Auto,
+    /// As `auto`: custom resources and the server's Tables have no protobuf to ask for.
+    Protobuf,
     Json,
 }
 
@@ -98,14 +104,21 @@ fn is_protobuf<B>(res: &http::Response<B>) -> bool {
 /// What lists and watches ask for by default.
 const ACCEPT_JSON: &str = "application/json";
 
-/// A metadata-only list's `Accept`: client-go's metadata client (`metadata/metadata.go`)
-/// asks for PartialObjectMetadataList in protobuf, then in JSON, then for plain JSON;
-/// kwatch speaks JSON only and asks for the last two.
+/// A metadata-only list's `Accept`, client-go's metadata client's (`metadata/metadata.go`):
+/// PartialObjectMetadataList in protobuf, then in JSON, then plain JSON. kube-apiserver
+/// serves it in protobuf for every resource, custom ones included (the conversion is
+/// metav1's, not the resource's).
+pub const ACCEPT_METADATA_LIST_PROTOBUF: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
+/// [`ACCEPT_METADATA_LIST_PROTOBUF`] without protobuf (`--wire json`, or after a fallback).
 pub const ACCEPT_METADATA_LIST: &str =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
 /// A metadata-only watch's (a streaming list's too) `Accept`: PartialObjectMetadata
-/// objects in every event, as client-go's metadata client asks for them, JSON only.
+/// objects in every event, as client-go's metadata client asks for them.
+const ACCEPT_METADATA_PROTOBUF: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+/// [`ACCEPT_METADATA_PROTOBUF`] without protobuf.
 const ACCEPT_METADATA: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
@@ -133,21 +146,27 @@ impl KubeSource {
             table: false,
             watched_over: Arc::default(),
             protobuf: None,
+            built_in: false,
             protobuf_failed: Arc::default(),
+            fallback: Arc::default(),
+            watching_protobuf: Arc::default(),
         }
     }
 
     /// `--wire` for objects of `kind` and `api_version`, with the Kubernetes minor whose
     /// table decodes protobuf (the informer's client-go release's: the types a controller
     /// of that release decodes into). A kind the table does not have (a custom resource)
-    /// stays JSON, said once in a `~` line.
+    /// stays JSON, said once in a `~` line, but for its metadata (`--metadata-only`, set
+    /// before), which every resource serves in protobuf.
     pub fn wire(mut self, wire: Wire, minor: u32, kind: &str, api_version: &str) -> Self {
         if wire == Wire::Json {
             return self;
         }
-        let table = Table::for_minor(minor).and_then(Result::ok);
-        self.protobuf = table.filter(|t| t.kind(api_version, kind).is_some());
-        if self.protobuf.is_none() {
+        self.protobuf = Table::for_minor(minor).and_then(Result::ok);
+        self.built_in = self
+            .protobuf
+            .is_some_and(|t| t.kind(api_version, kind).is_some());
+        if !self.built_in && !self.metadata_only {
             notice(&format!(
                 "{}: JSON on the wire: {kind} of {api_version} is not a built-in type of \
                  Kubernetes 1.{minor} (custom resources are served in JSON only)",
@@ -158,20 +177,19 @@ impl KubeSource {
     }
 
     /// The table to read protobuf with, when this request asks for it.
-    fn asks_protobuf(&self) -> Option<&'static Table> {
-        if self.table || self.metadata_only || self.protobuf_failed.load(Ordering::Relaxed) {
+    fn protobuf_table(&self) -> Option<&'static Table> {
+        if self.table || self.protobuf_failed.load(Ordering::Relaxed) {
             return None;
         }
         self.protobuf
+            .filter(|_| self.built_in || self.metadata_only)
     }
 
-    /// A protobuf body could not be decoded: JSON for this resource from now on.
+    /// A protobuf body could not be decoded: JSON for this resource from now on, `why`
+    /// kept for the reflector's record.
     fn protobuf_failed(&self, why: &str) {
         if !self.protobuf_failed.swap(true, Ordering::Relaxed) {
-            notice(&format!(
-                "{}: {why}; reading it in JSON from now on",
-                self.collection_path
-            ));
+            *self.fallback.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_owned());
         }
     }
 
@@ -218,16 +236,16 @@ impl KubeSource {
 
     /// The `Accept` of a list (`list`) or a watch.
     fn accept(&self, list: bool) -> &'static str {
-        if self.asks_protobuf().is_some() {
-            return ACCEPT_PROTOBUF;
-        }
         if self.table {
             return ACCEPT_TABLE;
         }
-        match (self.metadata_only, list) {
-            (false, _) => ACCEPT_JSON,
-            (true, true) => ACCEPT_METADATA_LIST,
-            (true, false) => ACCEPT_METADATA,
+        match (self.metadata_only, list, self.protobuf_table().is_some()) {
+            (false, _, true) => ACCEPT_PROTOBUF,
+            (false, _, false) => ACCEPT_JSON,
+            (true, true, true) => ACCEPT_METADATA_LIST_PROTOBUF,
+            (true, true, false) => ACCEPT_METADATA_LIST,
+            (true, false, true) => ACCEPT_METADATA_PROTOBUF,
+            (true, false, false) => ACCEPT_METADATA,
         }
     }
 }
@@ -300,7 +318,7 @@ impl ListerWatcher for KubeSource {
         let fetch = async {
             let res = get(&self.client, url.clone(), self.accept(true)).await?;
             let wire = carried(&res);
-            let mut page = match self.asks_protobuf() {
+            let mut page = match self.protobuf_table() {
                 Some(table) if is_protobuf(&res) => {
                     match read_protobuf_list(res.into_body(), table, self.type_meta.clone()).await?
                     {
@@ -352,7 +370,9 @@ impl ListerWatcher for KubeSource {
             .map(|c| (c, res.version() == http::Version::HTTP_2));
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
-        let proto = self.asks_protobuf().filter(|_| is_protobuf(&res));
+        let proto = self.protobuf_table().filter(|_| is_protobuf(&res));
+        self.watching_protobuf
+            .store(proto.is_some(), Ordering::Relaxed);
         let events = watch_lines(
             res.into_body(),
             connection,
@@ -381,5 +401,20 @@ impl ListerWatcher for KubeSource {
         if let Some(c) = carrier {
             c.retire();
         }
+    }
+
+    fn asks_protobuf(&self) -> bool {
+        self.protobuf_table().is_some()
+    }
+
+    fn watches_protobuf(&self) -> bool {
+        self.watching_protobuf.load(Ordering::Relaxed)
+    }
+
+    fn take_wire_fallback(&self) -> Option<String> {
+        self.fallback
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }

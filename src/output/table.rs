@@ -773,6 +773,9 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         ReflectorEvent::WatchListFallback { error } => {
             format!("watch-list of {name} failed, using LIST: {error}")
         }
+        ReflectorEvent::WireFallback { error } => {
+            format!("{name} in JSON from now on: {error}")
+        }
         ReflectorEvent::Retry(r) => {
             let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
             format!(

@@ -172,6 +172,7 @@ fn restamp(old: &Obj, rv: u64) -> Obj {
         old.labels.clone(),
         old.phase.clone(),
         old.node_name.clone(),
+        old.links.clone(),
         out,
     )
 }

@@ -1,8 +1,8 @@
-//! The chaos scenario: a random fault every 2–6 s (dropped and short watches, compaction,
+//! The chaos scenario: a random fault every 2–6 s by default (dropped and short watches, compaction,
 //! throttling answers with or without `Retry-After`, stalls, malformed lines, expiring
 //! continue tokens, restarts), deterministic for a seed.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -95,17 +95,59 @@ pub(crate) fn chaos_fault(app: &Arc<App>, rng: &mut SmallRng) -> String {
     }
 }
 
-/// The chaos scenario: a random fault every 2–6 s while enabled (logged to stderr when
-/// `log` is set).
+/// How often the chaos scenario strikes (`POST /_sim/faults {"everyMs":[MIN,MAX]}`) and how
+/// many faults it has injected, so that a test runs chaos for a number of faults, not for a
+/// time. Invariant: `min_ms < max_ms`.
+#[derive(Debug)]
+pub struct Pace {
+    min_ms: AtomicU64,
+    max_ms: AtomicU64,
+    injected: AtomicU64,
+}
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace {
+            min_ms: AtomicU64::new(2000),
+            max_ms: AtomicU64::new(6000),
+            injected: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Pace {
+    pub fn set_every_ms(&self, min_ms: u64, max_ms: u64) {
+        self.min_ms.store(min_ms, Ordering::SeqCst);
+        self.max_ms.store(max_ms, Ordering::SeqCst);
+    }
+
+    pub fn injected(&self) -> u64 {
+        self.injected.load(Ordering::SeqCst)
+    }
+
+    fn next_wait(&self, rng: &mut SmallRng) -> Duration {
+        let (lo, hi) = (
+            self.min_ms.load(Ordering::SeqCst),
+            self.max_ms.load(Ordering::SeqCst),
+        );
+        Duration::from_millis(rng.random_range(lo..hi.max(lo + 1)))
+    }
+}
+
+/// The chaos scenario: a random fault every `Pace` interval while enabled (logged to stderr
+/// when `log` is set).
 pub async fn run_chaos(app: Arc<App>, seed: u64, log: bool) {
     let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(0xc4a05));
     loop {
-        let wait = rng.random_range(2000..6000);
-        tokio::time::sleep(Duration::from_millis(wait)).await;
+        tokio::time::sleep(app.faults.chaos_pace.next_wait(&mut rng)).await;
         if !app.faults.chaos.load(Ordering::SeqCst) {
             continue;
         }
         let what = chaos_fault(&app, &mut rng);
+        app.faults
+            .chaos_pace
+            .injected
+            .fetch_add(1, Ordering::SeqCst);
         if log {
             eprintln!("kwatch sim: chaos: {what}");
         }

@@ -6,22 +6,24 @@
 //! |---|---|---|
 //! | `GET /_sim/help` | | this list, as JSON |
 //! | `GET /_sim/requests` | | `{"requests":[{"t":S,"method":"GET","path":"/api/v1/…?…","status":N,"accept":A,"acceptEncoding":E,"contentEncoding":C,"contentType":T,"version":V},…]}`: the last 10,000 API requests answered (not `/_sim`), `t` in seconds since the server started, as in the request logs of `shared/reference/client-go-0.32`; `accept` is the request's `Accept` header, `acceptEncoding` its `Accept-Encoding`, `contentEncoding` the answer's `Content-Encoding` (`gzip` for a body over 128 KiB to a request that accepts it), `contentType` its `Content-Type` (each `null` without the header); `version` its HTTP version (`HTTP/1.1`, `HTTP/2.0`) |
-//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N}` |
+//! | `GET /_sim/state` | | `{"revision":"N","objects":{"<plural>":{"<ns/name or name>":"<rv>",…},…},"discoveryRequests":N,"chaosFaults":N,"slowLink":{"mbps":M,"bytesPaced":N}}` (`mbps` null with no slow link; `bytesPaced`: bytes written under one since the start) |
 //! | `POST /_sim/drop-watches` | | aborts every open watch connection (no final chunk); answers `{"ok":true,"dropped":n}` |
 //! | `POST /_sim/compact` | `{"revision":N}` (default: current) | drops history up to N: older watches/lists/continue tokens get 410 |
 //! | `POST /_sim/fail` | `{"code":429\|500\|503\|410\|504,"count":N,"always":bool,"retryAfter":S,"verb":V,"resource":R}` (defaults 500, 1, false, 1, any, any; `"until":"released"` is `"always":true`) | the next N API requests (with `always`, every one until `clear` or `release`; not `/_sim`) fail with that Status and `Retry-After: S` (none if S is 0; client-go retries 429/5xx answers that carry one); with `verb` (`list`, `watch`, `get`, `create`, `update`, `patch`, `delete`) and/or `resource` (plural) only matching resource requests fail. 410 is the list's Expired, 504 the list's too-large-RV Timeout |
 //! | `POST /_sim/stall` | `{"seconds":S}` (default 5) or `{"until":"released"}` | open watches send nothing for S seconds (or until `release`), then deliver what happened meanwhile |
 //! | `POST /_sim/freeze` | `{"seconds":S,"newConnections":bool}` (defaults 60, false) or `{"until":"released",…}` | every connection open now (but those that carried `/_sim/` requests only) stops reading and writing for S seconds (or until `release`) at the TCP level (below TLS and HTTP/2: pings go unanswered), no FIN, no RST, as behind a frozen proxy; with `newConnections`, those accepted meanwhile too (their TLS handshakes do not complete); then each resumes where it stopped (`freeze.rs`) |
-//! | `POST /_sim/release` | `{"fault":"stall"\|"freeze"\|"delay"\|"fail"}` (default: all four) | ends at once what holds traffic back, timed or held `until: released`: a stall, a freeze, slow delivery (changes already held keep their time), pending failures; answers `{"ok":true,"released":[…]}`, the faults that were in force |
+//! | `POST /_sim/release` | `{"fault":"stall"\|"freeze"\|"delay"\|"fail"\|"slow-link"}` (default: all five) | ends at once what holds traffic back, timed or held `until: released`: a stall, a freeze, slow delivery (changes already held keep their time), pending failures, a slow link; answers `{"ok":true,"released":[…]}`, the faults that were in force |
+//! | `POST /_sim/slow-link` | `{"mbps":M}` (a positive number; 0 ends it) | the server-to-client direction of the link limited to M Mbit/s, until `{"mbps":0}`, `release` or `clear`: one token bucket shared by every connection (but those that carried `/_sim/` requests only), on the bytes the server writes to TCP (response heads, bodies after gzip, watch streams, TLS records), as a shaping proxy does; `GET /_sim/state` shows it (`link.rs`) |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
 //! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order, until `{"ms":0}` or `release`; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
+//! | `POST /_sim/unknown-field` | `{"count":N}` (default 1) | the next N messages answered in protobuf (a list, an object, a watch event's object) carry field 99, which their type does not have, as a newer server's would (`wire.rs`); JSON answers are as ever |
 //! | `POST /_sim/malformed` | | one malformed line on every open watch, or, if none is open, on the next watch; answers `{"ok":true,"watches":n}` |
 //! | `POST /_sim/churn` | `{"rate":R,"faults":bool}` | sets the churn rate (changes/s, 0 stops it); `"faults":false` also stops chaos faults |
-//! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all"}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them) |
+//! | `POST /_sim/faults` | `{"enabled":bool,"only":"retry-after"\|"all","everyMs":[MIN,MAX]}` | switches the chaos scenario's random faults on or off; `only: "retry-after"` limits them to 429/500/503 answers that carry `Retry-After` (each with the open watches dropped, so that the re-watches meet them); `everyMs` sets the random interval between two faults (default `[2000,6000]`); answers the count of faults injected so far (`injected`, also `chaosFaults` in `state`) |
 //! | `POST /_sim/flood` | `{"rate":R}` or `{"rate":"max"}`, optionally `"count":N` | MODIFIED pod events at R/s (0 stops), or as fast as the fastest open watch takes them (the benchmark's; see `bench.rs`); with a count, N events and then none |
 //! | `POST /_sim/warn` | `{"text":T,"count":N}` (default count 1) | the next N API responses carry `Warning: 299 - "T"`, as kube-apiserver warns of deprecated APIs |
-//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, short watches, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
+//! | `POST /_sim/clear` | | cancels pending failures, stalls, a freeze, a slow link, short watches, unknown fields, expiring continue tokens, stale lists and watches, malformed lines and skipped events |
 //! | `POST /_sim/expire-continue` | `{"count":N}` (default 1) | the next N list requests with a continue token get 410 Expired and a fresh token, as after a compaction |
 //! | `POST /_sim/backup` | | remembers the current state (objects and revision; also taken at start) |
 //! | `POST /_sim/stale-list` | `{"revision":N}` (default: the oldest retained) | the next list request (not a continued page) is served at revision N (at least the oldest retained), whatever it asks: an HA control plane's apiserver with a stale watch cache; a client that had synced a later revision goes back in time |
@@ -29,6 +31,7 @@
 //! | `POST /_sim/skip-event` | `{"key":"NS/NAME","resource":R}` (defaults: any key, any resource) | the next change of that object is sent by no watch, open or opened later from an older resourceVersion (a lost event): the storage changes, lists show it, watches go on without it |
 //! | `POST /_sim/recreate` | `{"key":"NS/NAME","resource":R}` | deletes the object and creates it again under the same name (a new uid and resourceVersion): inside a `stall`, a watch that resumes sees both events; after a `compact` and `drop-watches`, the relist finds one object with a new uid |
 //! | `POST /_sim/restart` | `{"seconds":S,"restore":bool}` (defaults 2, false) | the server goes away: open connections are cut and the port refuses connections for S seconds; it comes back on the same port with its state and a watch cache that starts at the current revision (older watches get 410), or, with `restore`, with the last backup's state and revision (an etcd restored from a backup) |
+//! | `POST /_sim/controllers` | `{"on":bool}` | runs (or stops) the deployment, replicaset, job and garbage-collector controllers and the kubelet (`docs/simulator.md#controllers---controllers`, off unless `--controllers`); answers `{"ok":true,"on":bool}`. While they are off a delete ignores `propagationPolicy` and finalizers, as before |
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -52,7 +55,7 @@ const ALWAYS: u64 = u64::MAX;
 pub const HELD: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// The faults `POST /_sim/release` ends, by the name its `fault` takes.
-const RELEASABLE: [&str; 4] = ["stall", "freeze", "delay", "fail"];
+const RELEASABLE: [&str; 5] = ["stall", "freeze", "delay", "fail", "slow-link"];
 
 #[derive(Debug, Clone)]
 struct Failure {
@@ -72,6 +75,8 @@ pub struct Faults {
     /// sleep until the stall's end and must be woken.
     pub stall_ended: watch::Sender<u64>,
     short_watches: AtomicU64,
+    /// `POST /_sim/unknown-field`: protobuf messages still to carry an unknown field.
+    unknown_fields: AtomicU64,
     /// Watches send no BOOKMARK but a streaming list's initial-events-end one.
     no_bookmarks: AtomicBool,
     /// Slow delivery (`POST /_sim/delay`): watches send each change this many ms after it.
@@ -94,10 +99,14 @@ pub struct Faults {
     warning: Mutex<Option<(String, u64)>>,
     /// `POST /_sim/freeze`, read by every connection's stream.
     pub freeze: std::sync::Arc<super::freeze::Freeze>,
+    /// `POST /_sim/slow-link`, read by every connection's stream.
+    pub link: std::sync::Arc<super::link::SlowLink>,
     /// Whether the chaos scenario injects faults.
     pub chaos: AtomicBool,
     /// The chaos scenario injects only answers that carry `Retry-After`.
     pub chaos_retry_after_only: AtomicBool,
+    /// The chaos scenario's interval between faults and the count of faults it injected.
+    pub chaos_pace: super::chaos::Pace,
     /// The benchmark's flood of MODIFIED events (`POST /_sim/flood`).
     pub flood: super::bench::Flood,
 }
@@ -109,6 +118,7 @@ impl Faults {
             stall_until: Mutex::new(None),
             stall_ended: watch::channel(0).0,
             short_watches: AtomicU64::new(0),
+            unknown_fields: AtomicU64::new(0),
             no_bookmarks: AtomicBool::new(false),
             delay_ms: AtomicU64::new(0),
             expire_continue: AtomicU64::new(0),
@@ -121,8 +131,10 @@ impl Faults {
             churn_rate: watch::channel(churn_rate).0,
             warning: Mutex::new(None),
             freeze: Default::default(),
+            link: Default::default(),
             chaos: AtomicBool::new(chaos),
             chaos_retry_after_only: AtomicBool::new(false),
+            chaos_pace: Default::default(),
             flood: Default::default(),
         }
     }
@@ -219,6 +231,7 @@ impl Faults {
                 "stall" => self.end_stall(),
                 "freeze" => self.freeze.clear(),
                 "delay" => self.delay_ms.swap(0, Ordering::SeqCst) > 0,
+                "slow-link" => self.link.clear(),
                 _ => lock(&self.fail).take().is_some(),
             };
             if was {
@@ -241,6 +254,13 @@ impl Faults {
     /// Consumes one pending short watch, if any.
     pub fn take_short_watch(&self) -> bool {
         self.short_watches
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    /// Consumes one pending unknown field, if any.
+    pub fn take_unknown_field(&self) -> bool {
+        self.unknown_fields
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()
     }
@@ -309,7 +329,9 @@ impl Faults {
         *lock(&self.warning) = None;
         self.end_stall();
         self.freeze.clear();
+        self.link.clear();
         self.short_watches.store(0, Ordering::SeqCst);
+        self.unknown_fields.store(0, Ordering::SeqCst);
         self.expire_continue.store(0, Ordering::SeqCst);
         *lock(&self.stale_list) = None;
         *lock(&self.stale_watch) = None;
@@ -427,22 +449,24 @@ fn help() -> Value {
     json!({
         "GET /_sim/requests": "the last 10,000 API requests answered: t, method, path, status, accept, contentType, version",
         "POST /_sim/warn": "{\"text\":T,\"count\":N} — the next N API responses carry Warning: 299 - \"T\"",
-        "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered",
+        "GET /_sim/state": "revision and resourceVersion of every object; discovery requests answered; the slow link and the bytes it carried",
         "POST /_sim/drop-watches": "abort every open watch",
         "POST /_sim/compact": "{\"revision\":N} (default: now) — older watches, lists and continue tokens get 410",
         "POST /_sim/fail": "{\"code\":429|500|503|410|504,\"count\":N,\"always\":bool,\"retryAfter\":S,\"verb\":V,\"resource\":R} — always (or until:released): every matching request until clear or release",
         "POST /_sim/stall": "{\"seconds\":S} or {\"until\":\"released\"} — watches send nothing meanwhile",
         "POST /_sim/freeze": "{\"seconds\":S,\"newConnections\":bool} (default 60, false), or until:released — open connections (with newConnections, new ones too) stop reading and writing at the TCP level (no FIN, no RST), then resume",
-        "POST /_sim/release": "{\"fault\":\"stall\"|\"freeze\"|\"delay\"|\"fail\"} (default: all) — end them now, timed or held until:released",
+        "POST /_sim/release": "{\"fault\":\"stall\"|\"freeze\"|\"delay\"|\"fail\"|\"slow-link\"} (default: all) — end them now, timed or held until:released",
+        "POST /_sim/slow-link": "{\"mbps\":M} — the server-to-client direction of every API connection limited to M Mbit/s (one link, after gzip and TLS) until {\"mbps\":0}, release or clear",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
         "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
+        "POST /_sim/unknown-field": "{\"count\":N} — the next N protobuf messages carry a field their type does not have (99)",
         "POST /_sim/malformed": "one malformed line on every open watch (or the next one)",
         "POST /_sim/expire-continue": "{\"count\":N} — the next N continue tokens get 410 Expired",
         "POST /_sim/restart": "{\"seconds\":S,\"restore\":bool} — the server goes away for S s (connection refused) and comes back with an empty watch cache; with restore, from the last backup",
         "POST /_sim/backup": "remember the current state for a later restart with restore",
         "POST /_sim/churn": "{\"rate\":R,\"faults\":bool}",
-        "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\"} — the chaos scenario's random faults",
+        "POST /_sim/faults": "{\"enabled\":bool,\"only\":\"retry-after\"|\"all\",\"everyMs\":[MIN,MAX]} — the chaos scenario's random faults",
         "POST /_sim/flood": "{\"rate\":R|\"max\", \"count\":N?} — MODIFIED pod events at R/s, or as fast as the watch takes them; N of them at most (benchmarks)",
         "POST /_sim/stale-list": "{\"revision\":N} (default: the oldest retained) — the next list is served at that older revision (a stale watch cache)",
         "POST /_sim/stale-watch": "{\"revision\":N} (default: the oldest retained) — the next watch from a resourceVersion sends the changes after that older revision",
@@ -488,6 +512,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         Err(why) => Status::bad_request(why).response(),
     }),
     ("release", POST, release),
+    ("slow-link", POST, slow_link),
     ("bookmarks", POST, |app, body| {
         let on = body["enabled"].as_bool().unwrap_or(true);
         app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
@@ -500,6 +525,11 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
     }),
     ("short-watches", POST, |app, body| {
         app.faults.add_short_watches(num(body, "count", 1));
+        ok(json!({}))
+    }),
+    ("unknown-field", POST, |app, body| {
+        let n = num(body, "count", 1);
+        app.faults.unknown_fields.fetch_add(n, Ordering::SeqCst);
         ok(json!({}))
     }),
     ("malformed", POST, |app, _| {
@@ -620,6 +650,21 @@ fn release(app: &App, body: &Value) -> Response {
     ok(json!({"released": app.faults.release(which)}))
 }
 
+/// `POST /_sim/slow-link {"mbps":M}`.
+fn slow_link(app: &App, body: &Value) -> Response {
+    match body["mbps"].as_f64() {
+        Some(m) if m.is_finite() && m >= 0.0 => {
+            app.faults.link.set(m);
+            ok(json!({"mbps": app.faults.link.mbps()}))
+        }
+        _ => Status::bad_request(format!(
+            "mbps: {} is not a rate in Mbit/s (a number, 0 to end the slow link)",
+            body["mbps"]
+        ))
+        .response(),
+    }
+}
+
 /// A fault switch's value; a handler that panicked while holding it left it usable.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -634,6 +679,9 @@ fn num(body: &Value, k: &str, default: u64) -> u64 {
 fn state(app: &App, _: &Value) -> Response {
     let mut state = app.cluster.read().state();
     state["discoveryRequests"] = json!(app.discovery.requests());
+    state["chaosFaults"] = json!(app.faults.chaos_pace.injected());
+    state["slowLink"] =
+        json!({"mbps": app.faults.link.mbps(), "bytesPaced": app.faults.link.paced()});
     value_response(StatusCode::OK, &state)
 }
 
@@ -707,8 +755,24 @@ fn faults(app: &App, body: &Value) -> Response {
             .chaos_retry_after_only
             .store(ra, Ordering::SeqCst);
     }
+    if let Some(every) = body.get("everyMs") {
+        let range = every.as_array().and_then(|r| match r.as_slice() {
+            [lo, hi] => Some((lo.as_u64()?, hi.as_u64()?)),
+            _ => None,
+        });
+        match range {
+            Some((lo, hi)) if 0 < lo && lo < hi => app.faults.chaos_pace.set_every_ms(lo, hi),
+            _ => {
+                return Status::bad_request(format!(
+                    "everyMs: {every} is not [MIN, MAX] milliseconds with 0 < MIN < MAX"
+                ))
+                .response()
+            }
+        }
+    }
     ok(json!({"enabled": app.faults.chaos.load(Ordering::SeqCst),
-              "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst)}))
+              "retryAfterOnly": app.faults.chaos_retry_after_only.load(Ordering::SeqCst),
+              "injected": app.faults.chaos_pace.injected()}))
 }
 
 /// `POST /_sim/skip-event {"key":"NS/NAME","resource":R}`.

@@ -11,6 +11,8 @@
 //! it stopped (a frozen proxy that recovers passes the bytes on): what a client gave up on
 //! meanwhile is its to close. A frozen connection the server closes (axum-server's TLS
 //! handshake timeout) is closed when the freeze ends: a frozen proxy passes no FIN either.
+//!
+//! The same stream paces what it writes when a slow link is in force (`link.rs`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,8 +24,10 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 
-/// A freeze can end before its time (`release`, `clear`), which no timer knows: a frozen
-/// stream looks again at least this often.
+use super::link::SlowLink;
+
+/// A freeze or a slow link can end before its time (`release`, `clear`), which no timer
+/// knows: a frozen or paced stream looks again at least this often.
 const RECHECK: Duration = Duration::from_millis(50);
 
 /// The freeze in force, if any; shared by the acceptor's streams and the control API.
@@ -64,10 +68,8 @@ impl Freeze {
     /// Until when the connection `conn` is frozen, if it is now.
     fn until(&self, conn: &Conn) -> Option<Instant> {
         let w = (*self.current.lock().unwrap_or_else(|e| e.into_inner()))?;
-        let control_only =
-            conn.control.load(Ordering::Relaxed) && !conn.api.load(Ordering::Relaxed);
         let frozen = w.until > Instant::now()
-            && !control_only
+            && !conn.control_only()
             && (conn.accepted < w.since || w.new_connections);
         frozen.then_some(w.until)
     }
@@ -85,6 +87,11 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// It has carried `/_sim/` requests and no API request: neither frozen nor paced.
+    fn control_only(&self) -> bool {
+        self.control.load(Ordering::Relaxed) && !self.api.load(Ordering::Relaxed)
+    }
+
     /// Notes what the connection that carries `req` is used for: the control API or not.
     pub fn mark<B>(req: &axum::http::Request<B>, control: bool) {
         if let Some(c) = req.extensions().get::<Arc<Conn>>() {
@@ -127,9 +134,10 @@ where
 }
 
 /// The acceptor under TLS (or alone over plain HTTP): TCP_NODELAY, as Go's net/http sets
-/// it (see `super::serve`), and each stream wrapped in [`Frozen`].
+/// it (see `super::serve`), and each stream wrapped in [`Frozen`], under the freeze and the
+/// slow link of `POST /_sim/freeze` and `POST /_sim/slow-link`.
 #[derive(Clone, Debug)]
-pub struct FreezeAcceptor(pub Arc<Freeze>);
+pub struct FreezeAcceptor(pub Arc<Freeze>, pub Arc<SlowLink>);
 
 impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> for FreezeAcceptor {
     type Stream = Frozen<tokio::net::TcpStream>;
@@ -147,8 +155,10 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> fo
             Frozen {
                 inner: Some(stream),
                 freeze: self.0.clone(),
+                link: self.1.clone(),
                 conn: conn.clone(),
                 sleep: None,
+                pace: None,
             },
             WithExtension {
                 inner: service,
@@ -158,14 +168,18 @@ impl<S: Send + 'static> axum_server::accept::Accept<tokio::net::TcpStream, S> fo
     }
 }
 
-/// A stream that neither reads nor writes while [`Freeze`] is in force.
+/// A stream that neither reads nor writes while [`Freeze`] is in force, and writes no
+/// faster than a [`SlowLink`] in force allows.
 #[derive(Debug)]
 pub struct Frozen<S: Send + 'static> {
     /// `None` once dropped.
     inner: Option<S>,
     freeze: Arc<Freeze>,
+    link: Arc<SlowLink>,
     conn: Arc<Conn>,
     sleep: Option<Pin<Box<Sleep>>>,
+    /// Until the slow link is free for the next write.
+    pace: Option<Pin<Box<Sleep>>>,
 }
 
 impl<S: Send + 'static> Frozen<S> {
@@ -186,17 +200,46 @@ impl<S: Send + 'static> Frozen<S> {
                 self.sleep = None;
                 return Poll::Ready(());
             };
-            match &mut self.sleep {
-                // A sleep set at most RECHECK before `until`, or ending at it: wait it out,
-                // then look again.
-                Some(s) if s.deadline() <= until => {
-                    std::task::ready!(s.as_mut().poll(cx));
-                    self.sleep = None;
+            std::task::ready!(sleep_toward(&mut self.sleep, cx, until));
+        }
+    }
+
+    /// How many of `want` bytes may be written now; pending while the slow link is busy.
+    fn paced(&mut self, cx: &mut Context<'_>, want: usize) -> Poll<usize> {
+        if self.conn.control_only() {
+            return Poll::Ready(want);
+        }
+        loop {
+            match self.link.grant(want) {
+                Ok(n) => {
+                    self.pace = None;
+                    return Poll::Ready(n);
                 }
-                _ => {
-                    let next = until.min(Instant::now() + RECHECK);
-                    self.sleep = Some(Box::pin(tokio::time::sleep_until(next)));
-                }
+                Err(until) => std::task::ready!(sleep_toward(&mut self.pace, cx, until)),
+            }
+        }
+    }
+}
+
+/// Pending until `until`, or RECHECK from now if that is sooner: what a stream waits for
+/// can end before its time (`release`, `clear`), which no timer knows, so the caller looks
+/// again when this is ready.
+fn sleep_toward(
+    slot: &mut Option<Pin<Box<Sleep>>>,
+    cx: &mut Context<'_>,
+    until: Instant,
+) -> Poll<()> {
+    loop {
+        match slot {
+            // A sleep set at most RECHECK before `until`, or ending at it: wait it out.
+            Some(s) if s.deadline() <= until => {
+                std::task::ready!(s.as_mut().poll(cx));
+                *slot = None;
+                return Poll::Ready(());
+            }
+            _ => {
+                let next = until.min(Instant::now() + RECHECK);
+                *slot = Some(Box::pin(tokio::time::sleep_until(next)));
             }
         }
     }
@@ -222,7 +265,12 @@ impl<S: AsyncWrite + Unpin + Send + 'static> AsyncWrite for Frozen<S> {
     ) -> Poll<std::io::Result<usize>> {
         let this = self.get_mut();
         std::task::ready!(this.thawed(cx));
-        this.io()?.poll_write(cx, buf)
+        let n = std::task::ready!(this.paced(cx, buf.len()));
+        let written = std::task::ready!(this.io()?.poll_write(cx, &buf[..n]))?;
+        if !this.conn.control_only() {
+            this.link.spend(written);
+        }
+        Poll::Ready(Ok(written))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {

@@ -127,17 +127,24 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return Status::bad_request("request body too large or unreadable").response(),
     };
-    let protobuf = !RESOURCES[target.res].custom
-        && !matches!(accept, As::Table(_))
-        && asks_protobuf(accept_header(&headers));
+    let protobuf = answers_protobuf(target.res, &accept, &headers);
     let resp = handle_resource(&app, method, &target, &params, &headers, accept, body).await;
     if protobuf {
-        wire::answer(resp, watching).await
+        wire::answer(resp, watching, app.clone()).await
     } else if wants_pretty(&params, &headers) {
         indent(resp).await
     } else {
         resp
     }
+}
+
+/// Whether kube-apiserver answers in protobuf: asked for it first, for a built-in kind, or
+/// for any resource's PartialObjectMetadata(List) (metav1's conversion); never a Table.
+fn answers_protobuf(res: usize, accept: &As, headers: &HeaderMap) -> bool {
+    let metadata = matches!(accept, As::PartialMetadata | As::PartialMetadataList);
+    (!RESOURCES[res].custom || metadata)
+        && !matches!(accept, As::Table(_))
+        && asks_protobuf(accept_header(headers))
 }
 
 /// kube-apiserver indents JSON for `?pretty=true` and for curl, Wget and browser user agents
@@ -771,6 +778,7 @@ fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     if let Err(s) = managed_fields(t, &mut v, None, w, None) {
         return s.response();
     }
+    let v = wire::as_stored(def, v);
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
@@ -799,7 +807,7 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Respons
         let old = old.value();
         let mut v = subresource_rules(t, &old, v);
         managed_fields(t, &mut v, Some(&old), w, None)?;
-        s.update(t.res, &key, v)
+        s.update(t.res, &key, wire::as_stored(def, v))
     });
     match result {
         Ok(o) => object_response(StatusCode::OK, &o),
@@ -1139,7 +1147,7 @@ fn patch(
             }
             created = true;
             managed_fields(t, &mut v, None, w, Some(cfg))?;
-            return s.create(t.res, v, true);
+            return s.create(t.res, wire::as_stored(def, v), true);
         };
         let mut v = o.value();
         match &kind {
@@ -1163,7 +1171,7 @@ fn patch(
             _ => None,
         };
         managed_fields(t, &mut v, Some(&old), w, applied)?;
-        s.update(t.res, &key, v)
+        s.update(t.res, &key, wire::as_stored(def, v))
     });
     match result {
         Ok(o) if created => object_response(StatusCode::CREATED, &o),
@@ -1182,9 +1190,19 @@ fn propagation(opts: &Value, q: &Params) -> Result<Option<Propagation>, Status> 
         Some("Background") => Ok(Some(Propagation::Background)),
         Some("Foreground") => Ok(Some(Propagation::Foreground)),
         Some("Orphan") => Ok(Some(Propagation::Orphan)),
-        Some(other) => Err(Status::bad_request(format!(
-            "DeleteOptions.propagationPolicy: Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
-        ))),
+        // kube-apiserver's ValidateDeleteOptions: 422, `DeleteOptions.meta.k8s.io "" is invalid`.
+        Some(other) => Err(Status::invalid_object(
+            "DeleteOptions",
+            "meta.k8s.io",
+            "",
+            &[Cause {
+                reason: "FieldValueNotSupported",
+                message: format!(
+                    "Unsupported value: \"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\""
+                ),
+                field: "propagationPolicy".into(),
+            }],
+        )),
         None => Ok(opts["orphanDependents"]
             .as_bool()
             .map(|o| if o { Propagation::Orphan } else { Propagation::Background })),
@@ -1251,6 +1269,33 @@ fn delete(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn propagation_comes_from_the_body_or_the_query_and_an_unknown_one_is_invalid() {
+        let none = Params::new();
+        let body = json!({"kind": "DeleteOptions", "propagationPolicy": "Foreground"});
+        assert_eq!(
+            propagation(&body, &none).unwrap(),
+            Some(Propagation::Foreground)
+        );
+        let query: Params = [("propagationPolicy".to_string(), "Orphan".to_string())].into();
+        assert_eq!(
+            propagation(&Value::Null, &query).unwrap(),
+            Some(Propagation::Orphan)
+        );
+        let legacy = json!({"orphanDependents": false});
+        assert_eq!(
+            propagation(&legacy, &none).unwrap(),
+            Some(Propagation::Background)
+        );
+        assert_eq!(propagation(&Value::Null, &none).unwrap(), None);
+        let e = propagation(&json!({"propagationPolicy": "Sideways"}), &none).unwrap_err();
+        assert_eq!(e.code, 422);
+        assert_eq!(
+            e.message.as_deref(),
+            Some("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\"")
+        );
+    }
 
     #[test]
     fn continue_tokens_round_trip_like_the_reference() {

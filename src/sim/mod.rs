@@ -30,6 +30,7 @@ mod discovery;
 mod freeze;
 mod gzip;
 mod http;
+mod link;
 mod openapi;
 mod partial;
 mod pods;
@@ -176,14 +177,15 @@ fn serve(
     listener: std::net::TcpListener,
     router: &axum::Router,
     tls: Option<&axum_server::tls_rustls::RustlsConfig>,
-    freeze: &Arc<freeze::Freeze>,
+    faults: &control::Faults,
 ) -> std::io::Result<Serving> {
     let handle = axum_server::Handle::new();
     let service = router.clone().into_make_service();
     // TCP_NODELAY, as Go's net/http (and so kube-apiserver) sets it: a response's head and
     // body go out at once instead of waiting for the client's delayed ACK (~40 ms). Every
-    // TCP stream can be frozen (`POST /_sim/freeze`), below TLS and HTTP/2.
-    let tcp = freeze::FreezeAcceptor(freeze.clone());
+    // TCP stream can be frozen (`POST /_sim/freeze`) and paced (`POST /_sim/slow-link`), below
+    // TLS and HTTP/2.
+    let tcp = freeze::FreezeAcceptor(faults.freeze.clone(), faults.link.clone());
     let srv = axum_server::from_tcp(listener)?.handle(handle.clone());
     let task = match tls {
         None => tokio::spawn(srv.acceptor(tcp).serve(service)),
@@ -234,7 +236,7 @@ async fn supervise(
         for _ in 0..100 {
             let bound = std::net::TcpListener::bind(("127.0.0.1", app.port)).and_then(|l| {
                 l.set_nonblocking(true)?;
-                serve(l, &router, tls.as_ref(), &app.faults.freeze)
+                serve(l, &router, tls.as_ref(), &app.faults)
             });
             match bound {
                 Ok(s) => {
@@ -336,7 +338,7 @@ impl SimServer {
             listener,
             &router,
             tls.as_ref(),
-            &app.faults.freeze,
+            &app.faults,
         )?)));
         let tasks = vec![
             tokio::spawn(churn::run_churn(app.clone(), opts.seed, opts.objects)),

@@ -246,9 +246,10 @@ mod tests {
             assert_eq!(again.json, o.json);
             assert_eq!((&again.key, &again.uid, again.rv), (&o.key, &o.uid, o.rv));
             assert_eq!(
-                (&again.labels, &again.phase, &again.node_name),
-                (&o.labels, &o.phase, &o.node_name)
+                (&again.labels, &again.phase, &again.node_name, &again.links),
+                (&o.labels, &o.phase, &o.node_name, &o.links)
             );
+            assert!(o.links.ready && o.links.controller().is_some());
             assert!(o.json.len() > 2000);
         }
     }

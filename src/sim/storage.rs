@@ -56,11 +56,69 @@ pub struct Obj {
     /// Pods: `status.phase` and `spec.nodeName` (empty otherwise).
     pub phase: String,
     pub node_name: String,
+    /// What the controllers read of every object (`super::controllers`).
+    pub links: Links,
     /// The whole object, compact, Go-escaped, with `kind` and `apiVersion`.
     pub json: Bytes,
     /// For built-in kinds `json` starts with `{"kind":…,"apiVersion":…,`; list items leave those
     /// two keys out, so an item is `{` followed by `json[item_start..]`. 0 means "use `json`".
     item_start: usize,
+}
+
+/// What the controllers read of every object on every pass, kept parsed so that a pass
+/// over 100k pods parses none of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    /// `metadata.ownerReferences`, in order.
+    pub owners: Vec<OwnerLink>,
+    /// `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// Pods: the `Ready` condition is `True`.
+    pub ready: bool,
+}
+
+/// One `metadata.ownerReferences` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerLink {
+    pub uid: String,
+    pub controller: bool,
+    pub block_owner_deletion: bool,
+}
+
+impl Links {
+    pub fn of(res: usize, v: &Value) -> Links {
+        let meta = &v["metadata"];
+        let owners = meta["ownerReferences"]
+            .as_array()
+            .map(|refs| {
+                refs.iter()
+                    .map(|r| OwnerLink {
+                        uid: r["uid"].as_str().unwrap_or_default().to_string(),
+                        controller: r["controller"].as_bool() == Some(true),
+                        block_owner_deletion: r["blockOwnerDeletion"].as_bool() == Some(true),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ready = res == PODS
+            && v["status"]["conditions"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            });
+        Links {
+            owners,
+            deleting: meta.get("deletionTimestamp").is_some(),
+            ready,
+        }
+    }
+
+    /// The uid of the object's controller (`ownerReferences[].controller == true`).
+    pub fn controller(&self) -> Option<&str> {
+        self.owners
+            .iter()
+            .find(|o| o.controller)
+            .map(|o| o.uid.as_str())
+    }
 }
 
 /// `metadata.labels` as (key, value) pairs (non-string values read as "").
@@ -95,6 +153,7 @@ impl Obj {
             (String::new(), String::new())
         };
         let json = go_json(&v);
+        let links = Links::of(res, &v);
         let item_start = if def.custom {
             0
         } else {
@@ -122,6 +181,7 @@ impl Obj {
             labels,
             phase,
             node_name,
+            links,
             json: Bytes::from(json),
             item_start,
         }
@@ -139,6 +199,7 @@ impl Obj {
         labels: Vec<(String, String)>,
         phase: String,
         node_name: String,
+        links: Links,
         json: Vec<u8>,
     ) -> Obj {
         let def = &RESOURCES[res];
@@ -162,6 +223,7 @@ impl Obj {
             labels,
             phase,
             node_name,
+            links,
             json: Bytes::from(json),
             item_start,
         }
@@ -693,6 +755,14 @@ impl Store {
     /// Every object of `res`, in key order.
     pub fn objects(&self, res: usize) -> impl Iterator<Item = &Arc<Obj>> {
         self.objects[res].values()
+    }
+
+    /// The objects of `res` in `namespace`, in key order.
+    pub fn objects_in(&self, res: usize, namespace: &str) -> impl Iterator<Item = &Arc<Obj>> {
+        let (lo, hi) = (format!("{namespace}/"), format!("{namespace}0"));
+        self.objects[res]
+            .range::<str, _>((Bound::Included(lo.as_str()), Bound::Excluded(hi.as_str())))
+            .map(|(_, o)| o)
     }
 
     /// Deletes the object at `key` and creates it again under the same name, as a client
@@ -1268,6 +1338,56 @@ mod tests {
         let c = s.create(CONFIGMAPS, cm("ns1", "c", "x"), true).unwrap();
         let (ch, _) = s.changes_after(c.rv - 1, 10).unwrap();
         assert!(!ch[0].skipped);
+    }
+
+    #[test]
+    fn an_object_with_finalizers_stays_until_the_last_is_removed() {
+        let mut s = store();
+        let mut v = cm("ns1", "a", "x");
+        v["metadata"]["finalizers"] = json!(["example.com/hold"]);
+        s.create(CONFIGMAPS, v, true).unwrap();
+        let Deleted::Finalizing(o) = s
+            .delete_with(CONFIGMAPS, "ns1/a", Propagation::Foreground)
+            .unwrap()
+        else {
+            panic!("an object with finalizers stays");
+        };
+        let meta = o.value()["metadata"].clone();
+        assert!(meta["deletionTimestamp"].is_string());
+        assert_eq!(meta["finalizers"], json!(["example.com/hold", FOREGROUND]));
+        // Orphan replaces foreground; deletionTimestamp is kept.
+        let Deleted::Finalizing(o) = s
+            .delete_with(CONFIGMAPS, "ns1/a", Propagation::Orphan)
+            .unwrap()
+        else {
+            panic!("still finalizing");
+        };
+        assert_eq!(
+            o.value()["metadata"]["finalizers"],
+            json!(["example.com/hold", ORPHAN])
+        );
+        assert_eq!(
+            o.value()["metadata"]["deletionTimestamp"],
+            meta["deletionTimestamp"]
+        );
+        let mut v = o.value();
+        v["metadata"]["finalizers"] = json!([ORPHAN]);
+        s.update(CONFIGMAPS, "ns1/a", v).unwrap();
+        assert!(s.get(CONFIGMAPS, "ns1/a").is_some());
+        let r = s.rev();
+        let mut v = s.get(CONFIGMAPS, "ns1/a").unwrap().value();
+        v["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .shift_remove("finalizers");
+        s.update(CONFIGMAPS, "ns1/a", v).unwrap();
+        assert!(
+            s.get(CONFIGMAPS, "ns1/a").is_none(),
+            "gone with its last finalizer"
+        );
+        let (ch, _) = s.changes_after(r, 10).unwrap();
+        let kinds: Vec<EventKind> = ch.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [EventKind::Modified, EventKind::Deleted]);
     }
 
     #[test]

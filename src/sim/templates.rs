@@ -17,6 +17,8 @@ pub(super) struct PodTemplate {
     slots: Vec<Slot>,
     namespace: String,
     labels: Vec<(String, String)>,
+    /// The same for every pod of the template: its ReplicaSet, running and ready.
+    links: super::storage::Links,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +52,7 @@ fn hole(tag: &str) -> String {
 impl PodTemplate {
     pub(super) fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: PodSize) -> PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
+        let links = super::storage::Links::of(PODS, &v);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);
         v["spec"]["containers"][0]["volumeMounts"][0]["name"] = json!(vol);
@@ -110,6 +113,7 @@ impl PodTemplate {
             slots,
             namespace,
             labels,
+            links,
         }
     }
 
@@ -152,6 +156,7 @@ impl PodTemplate {
             self.labels.clone(),
             "Running".to_string(),
             node_name.to_string(),
+            self.links.clone(),
             out,
         )
     }

@@ -8,16 +8,48 @@
 //!
 //! A custom resource, a Table, and anything the table cannot encode stay JSON (the
 //! apiserver serves custom resources only in JSON; a client follows the Content-Type).
+//!
+//! `POST /_sim/unknown-field` makes the next answers carry a field numbered
+//! [`UNKNOWN_FIELD`] in their message (a list's, or a watch event's object), as a newer
+//! server's type would: a client's table does not know it.
+//!
+//! A list is put together from its items' encodings, kept by their JSON ([`ITEMS`]): the
+//! storage keeps each object serialized as JSON, so a list of unchanged objects costs the
+//! simulator a copy in JSON, and this makes it a copy in protobuf too. Without it a list of
+//! 10,000 pods cost 5–8× its JSON (parsing the body whole and encoding every item), a floor
+//! no client could beat (`benches/wire.sh`); kube-apiserver encodes protobuf faster than JSON.
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
-use serde_json::Value;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
+use super::control::Faults;
+use super::resources::ResourceDef;
 use super::status::Status;
+use super::storage::normalize;
+use super::App;
 use crate::client::protobuf::{encode, Table};
+
+/// Field 99, a varint of 1: no Kubernetes message of 1.32 has a field numbered so high
+/// beside its own.
+const UNKNOWN_FIELD: [u8; 3] = [0x98, 0x06, 0x01];
+
+/// What `POST /_sim/unknown-field` appends to the next message encoded, if anything.
+fn extra(faults: &Faults) -> &'static [u8] {
+    if faults.take_unknown_field() {
+        &UNKNOWN_FIELD
+    } else {
+        &[]
+    }
+}
 
 /// The minor of the simulator's /version (`super::discovery`): the table it encodes with.
 const MINOR: u32 = 32;
@@ -35,9 +67,30 @@ fn is_json(resp: &Response) -> bool {
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
 }
 
+/// A built-in object written through the API as kube-apiserver stores it: decoded into its
+/// Go type and encoded again, so that its JSON is what Go writes (field order, a struct
+/// without `omitempty` written whole: an HPA created without `status` has
+/// `"status":{"desiredReplicas":0,"currentMetrics":null}`) and its protobuf decodes to
+/// the same JSON. Through the table both ways; a custom resource, or JSON the table cannot
+/// encode, is left as it is.
+pub fn as_stored(def: &ResourceDef, v: Value) -> Value {
+    let v = normalize(def, v);
+    let Some(table) = table().filter(|_| !def.custom) else {
+        return v;
+    };
+    let mut pb = Vec::new();
+    let mut json = Vec::new();
+    if encode::object(table, &v, &mut pb).is_err()
+        || crate::client::protobuf::object(table, &pb, &mut json).is_err()
+    {
+        return v;
+    }
+    serde_json::from_slice(&json).unwrap_or(v)
+}
+
 /// `resp` (JSON, as the handlers write it) in protobuf; a watch's 200 is re-encoded as it
 /// streams, anything else buffered whole. What the table cannot encode is left JSON.
-pub async fn answer(resp: Response, watching: bool) -> Response {
+pub async fn answer(resp: Response, watching: bool, app: Arc<App>) -> Response {
     let Some(table) = table() else {
         return resp;
     };
@@ -45,16 +98,20 @@ pub async fn answer(resp: Response, watching: bool) -> Response {
         return resp;
     }
     if watching && resp.status() == StatusCode::OK {
-        return watch(table, resp);
+        return watch(table, resp, app);
     }
     let (mut parts, body) = resp.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return Status::internal("could not buffer the response").response();
     };
     let mut out = Vec::with_capacity(bytes.len() / 2);
-    let encoded = serde_json::from_slice::<Value>(&bytes)
-        .ok()
-        .is_some_and(|v| encode::object(table, &v, &mut out).is_ok());
+    let extra = extra(&app.faults);
+    let encoded = (extra.is_empty() && list(table, &bytes, &mut out).is_some()) || {
+        out.clear();
+        serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .is_some_and(|v| encode::object_with(table, &v, extra, &mut out).is_ok())
+    };
     if !encoded {
         return Response::from_parts(parts, Body::from(bytes));
     }
@@ -65,8 +122,73 @@ pub async fn answer(resp: Response, watching: bool) -> Response {
     Response::from_parts(parts, Body::from(out))
 }
 
+/// The encodings of list items by their JSON: a key is the list's message (one item's JSON
+/// can be two kinds' items: a ConfigMap's and its PartialObjectMetadata's), the item's JSON's
+/// length and 64-bit hash (a collision between two items' JSON is not guarded against); the
+/// value the item as its list's `items` field (tag, length, message). At most [`ITEMS_BYTES`] are kept;
+/// past that it starts again empty.
+static ITEMS: Mutex<Option<ItemCache>> = Mutex::new(None);
+
+/// What [`ITEMS`] may hold: the protobuf of 100,000 pods of 4.8 KB (JSON) and more.
+const ITEMS_BYTES: usize = 512 << 20;
+
+#[derive(Default)]
+struct ItemCache {
+    chunks: HashMap<(u32, usize, u64), Vec<u8>>,
+    bytes: usize,
+}
+
+/// A list's JSON as [`encode::object`] encodes it, from each item's cached encoding; `None`
+/// if `body` is not a list whose kind and items the table encodes (then nothing is cached).
+fn list(table: &Table, body: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct List<'a> {
+        #[serde(rename = "apiVersion")]
+        api_version: String,
+        kind: String,
+        metadata: Value,
+        #[serde(borrow)]
+        items: Vec<&'a RawValue>,
+    }
+    let list: List = serde_json::from_slice(body).ok()?;
+    let msg = table.kind(&list.api_version, &list.kind)?;
+    let mut raw = Vec::new();
+    encode::message(table, msg, &json!({"metadata": list.metadata}), &mut raw).ok()?;
+    // An item's field is what one item adds to an empty list: fields are written by
+    // ascending number, `metadata` (1) before `items` (2).
+    let mut empty = Vec::new();
+    encode::message(table, msg, &json!({}), &mut empty).ok()?;
+    let mut guard = ITEMS.lock().unwrap_or_else(|e| e.into_inner());
+    let cache = guard.get_or_insert_with(ItemCache::default);
+    for item in list.items {
+        let json = item.get().as_bytes();
+        let key = (
+            msg,
+            json.len(),
+            foldhash::quality::FixedState::with_seed(0).hash_one(json),
+        );
+        if let Some(chunk) = cache.chunks.get(&key) {
+            raw.extend_from_slice(chunk);
+            continue;
+        }
+        let mut one = Vec::new();
+        let v: Value = serde_json::from_slice(json).ok()?;
+        encode::message(table, msg, &json!({"items": [v]}), &mut one).ok()?;
+        let chunk = one.strip_prefix(empty.as_slice())?;
+        raw.extend_from_slice(chunk);
+        if cache.bytes + chunk.len() > ITEMS_BYTES {
+            *cache = ItemCache::default();
+        }
+        cache.bytes += chunk.len();
+        cache.chunks.insert(key, chunk.to_vec());
+    }
+    encode::envelope(&list.api_version, &list.kind, &raw, out);
+    Some(())
+}
+
 /// A watch's JSON lines → frames, each as its line is complete.
-fn watch(table: &'static Table, resp: Response) -> Response {
+fn watch(table: &'static Table, resp: Response, app: Arc<App>) -> Response {
     let (mut parts, body) = resp.into_parts();
     parts.headers.insert(
         header::CONTENT_TYPE,
@@ -79,7 +201,7 @@ fn watch(table: &'static Table, resp: Response) -> Response {
         let mut out = Vec::new();
         while let Some(end) = pending.iter().position(|b| *b == b'\n') {
             let line = pending.split_to(end + 1);
-            frame(table, &line[..end], &mut out);
+            frame(table, &line[..end], &app.faults, &mut out);
         }
         Ok::<_, std::io::Error>(Bytes::from(out))
     });
@@ -89,12 +211,12 @@ fn watch(table: &'static Table, resp: Response) -> Response {
 /// One event line as a frame. A line that is not an event the table can encode (the
 /// malformed-event fault) is framed as it is, so the client meets bytes it cannot decode
 /// as a JSON client meets a line it cannot parse.
-fn frame(table: &Table, line: &[u8], out: &mut Vec<u8>) {
+fn frame(table: &Table, line: &[u8], faults: &Faults, out: &mut Vec<u8>) {
     let event = serde_json::from_slice::<Value>(line).ok();
     let mut object = Vec::new();
     let encoded = event.as_ref().and_then(|e| {
         let event_type = e.get("type")?.as_str()?;
-        encode::object(table, e.get("object")?, &mut object).ok()?;
+        encode::object_with(table, e.get("object")?, extra(faults), &mut object).ok()?;
         Some(event_type)
     });
     match encoded {
@@ -103,5 +225,39 @@ fn frame(table: &Table, line: &[u8], out: &mut Vec<u8>) {
             out.extend_from_slice(&(line.len() as u32).to_be_bytes());
             out.extend_from_slice(line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list put together from cached items is byte for byte the list encoded whole, the
+    /// first time (items encoded) and the second (items from the cache).
+    #[test]
+    fn a_list_from_cached_items_is_the_list_encoded_whole() {
+        let table = table().expect("the simulator's table");
+        let pod = |name: &str, rv: &str| {
+            json!({"metadata": {"name": name, "namespace": "default", "resourceVersion": rv,
+                                "labels": {"app": "web"}},
+                   "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+                   "status": {"phase": "Running"}})
+        };
+        let whole = json!({"kind": "PodList", "apiVersion": "v1",
+                           "metadata": {"resourceVersion": "9", "continue": "x"},
+                           "items": [pod("a", "5"), pod("b", "6"), pod("a", "5")]});
+        let mut want = Vec::new();
+        encode::object(table, &whole, &mut want).expect("encodes");
+        for _ in 0..2 {
+            let mut got = Vec::new();
+            assert_eq!(
+                list(table, whole.to_string().as_bytes(), &mut got),
+                Some(())
+            );
+            assert_eq!(got, want);
+        }
+        let mut got = Vec::new();
+        let no_list = json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "a"}});
+        assert_eq!(list(table, no_list.to_string().as_bytes(), &mut got), None);
     }
 }

@@ -125,9 +125,10 @@ pub enum ReflectorEvent {
         limit: u32,
         reason: String,
         streaming: bool,
-        /// What the requests ask for: `json+gzip` when they accept gzip
-        /// ([`ReflectorConfig::gzip`]), else `json`; `Listed` says what came. `None` in
-        /// recordings made before records named it.
+        /// What the requests ask for first: `protobuf` when they ask Kubernetes' protobuf
+        /// (`--wire`, a built-in type), else `json`; `+gzip` when they accept gzip
+        /// ([`ReflectorConfig::gzip`]). `Listed` says what came. `None` in recordings made
+        /// before records named it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encoding: Option<String>,
     },
@@ -141,9 +142,10 @@ pub enum ReflectorEvent {
         /// An expired continue token made the pager fall back to one full list.
         full_list_fallback: bool,
         streaming: bool,
-        /// The content type and encoding the bodies came in: `json`, or `json+gzip` when
-        /// a page came gzip-compressed ([`crate::cache::listwatch::Transfer::encoding`]).
-        /// `None` only in recordings made before records named it (JSON, then).
+        /// The content type and encoding the bodies came in: `json` or `protobuf`, `+gzip`
+        /// when a page came gzip-compressed ([`crate::cache::listwatch::Transfer::encoding`];
+        /// a streaming list's, its watch's content type). `None` only in recordings made
+        /// before records named it (JSON, then).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encoding: Option<String>,
         /// The bodies' bytes as decoded, and as read off the connection (compressed when
@@ -195,6 +197,12 @@ pub enum ReflectorEvent {
     Resync,
     /// The server does not do streaming lists: LIST from now on (`auto`) or this once.
     WatchListFallback {
+        error: String,
+    },
+    /// A protobuf body could not be decoded (a field kwatch's table does not know): the
+    /// resource is read in JSON from now on, the list asked again at once, a watch ended
+    /// (`--wire`). Once per reflector.
+    WireFallback {
         error: String,
     },
     /// The request layer is about to send a list page or watch again (see
@@ -300,10 +308,11 @@ impl ReflectorEvent {
         }
     }
 
-    /// This [`ReflectorEvent::List`] naming what its requests ask for.
-    fn asking(mut self, gzip: bool) -> Self {
+    /// This [`ReflectorEvent::List`] naming what its requests ask for first.
+    fn asking(mut self, protobuf: bool, gzip: bool) -> Self {
         if let ReflectorEvent::List { encoding, .. } = &mut self {
             let asked = Transfer {
+                protobuf,
                 gzip,
                 ..Transfer::default()
             };
@@ -610,6 +619,19 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 
     /// Does what `state` says; the next state, or the error that ends the reflector.
     async fn step(&mut self, state: State) -> Result<State, SourceError> {
+        let next = self.step_to(state).await;
+        self.record_wire_fallback();
+        next
+    }
+
+    /// The source fell back from protobuf to JSON: said once, where it happened.
+    fn record_wire_fallback(&self) {
+        if let Some(error) = self.lw.take_wire_fallback() {
+            self.store.notice(ReflectorEvent::WireFallback { error });
+        }
+    }
+
+    async fn step_to(&mut self, state: State) -> Result<State, SourceError> {
         match state {
             State::StreamingList { reason, retry } => self.streaming_list(reason, retry).await,
             State::List {
@@ -836,9 +858,13 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         let start = Instant::now();
         let rv = self.relist_rv();
         let limit = retry_limit.unwrap_or_else(|| self.page_limit(&rv));
-        self.store
-            .notice(ReflectorEvent::list(&rv, limit, &reason, false).asking(self.cfg.gzip));
-        let listed = match pager::list(&self.lw, &self.progress, &rv, limit).await {
+        self.store.notice(
+            ReflectorEvent::list(&rv, limit, &reason, false)
+                .asking(self.lw.asks_protobuf(), self.cfg.gzip),
+        );
+        let listed = pager::list(&self.lw, &self.progress, &rv, limit).await;
+        self.record_wire_fallback();
+        let listed = match listed {
             Ok(l) => l,
             Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
                 self.rv_unavailable = true;
@@ -897,7 +923,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         };
         self.store.notice(
             ReflectorEvent::list(&rv, 0, retry.as_deref().unwrap_or(&reason), true)
-                .asking(self.cfg.gzip),
+                .asking(self.lw.asks_protobuf(), self.cfg.gzip),
         );
         let timeout_seconds = self.watch_timeout();
         let opts = WatchOptions {
@@ -935,7 +961,15 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: false,
             streaming: true,
-            encoding: Some(Transfer::default().encoding().to_owned()),
+            // A watch stream is never compressed (kube-apiserver compresses no stream).
+            encoding: Some(
+                Transfer {
+                    protobuf: self.lw.watches_protobuf(),
+                    ..Transfer::default()
+                }
+                .encoding()
+                .to_owned(),
+            ),
             bytes: None,
             wire_bytes: None,
         });

@@ -93,6 +93,7 @@ impl ReflectorStore for Recorder {
             }
             ReflectorEvent::Resync => "Resync".into(),
             ReflectorEvent::WatchListFallback { error } => format!("Fallback {error}"),
+            ReflectorEvent::WireFallback { error } => format!("WireFallback {error}"),
             ReflectorEvent::Retry(r) => format!(
                 "Retry {} {} {}s {}/{}",
                 r.verb.as_str(),
@@ -252,12 +253,16 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
 /// Issue 32 item 6: a List names what its requests ask for.
 #[test]
 fn a_list_names_what_it_asks_for() {
-    let encoding = |gzip| match ReflectorEvent::list("", 500, "initial", false).asking(gzip) {
+    let encoding = |protobuf, gzip| match ReflectorEvent::list("", 500, "initial", false)
+        .asking(protobuf, gzip)
+    {
         ReflectorEvent::List { encoding, .. } => encoding,
         _ => None,
     };
-    assert_eq!(encoding(true).as_deref(), Some("json+gzip"));
-    assert_eq!(encoding(false).as_deref(), Some("json"));
+    assert_eq!(encoding(false, true).as_deref(), Some("json+gzip"));
+    assert_eq!(encoding(false, false).as_deref(), Some("json"));
+    assert_eq!(encoding(true, true).as_deref(), Some("protobuf+gzip"));
+    assert_eq!(encoding(true, false).as_deref(), Some("protobuf"));
 }
 
 /// Issue 32 item 6: a list's transfer is its pages' summed, gzip when any page was.

@@ -55,6 +55,17 @@ pub fn envelope(api_version: &str, kind: &str, raw: &[u8], out: &mut Vec<u8>) {
 /// Appends an object's or a list's bytes (`k8s\0` + envelope) for its JSON, whose
 /// `kind` and `apiVersion` name the message.
 pub fn object(table: &Table, json: &Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    object_with(table, json, &[], out)
+}
+
+/// [`object`], with `extra` (fields already encoded) appended to the message: what a
+/// newer server's type would carry, for tests of a field the table does not know.
+pub fn object_with(
+    table: &Table,
+    json: &Value,
+    extra: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
     let text = |k: &str| json.get(k).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     let msg = table
@@ -62,6 +73,7 @@ pub fn object(table: &Table, json: &Value, out: &mut Vec<u8>) -> Result<(), Enco
         .ok_or_else(|| bad(format_args!("no {kind} of {api_version} in the table")))?;
     let mut raw = Vec::new();
     message(table, msg, json, &mut raw)?;
+    raw.extend_from_slice(extra);
     envelope(api_version, kind, &raw, out);
     Ok(())
 }

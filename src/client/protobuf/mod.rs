@@ -16,7 +16,8 @@
 //!
 //! The wire, as kube-apiserver writes it:
 //! - an object or a list: `k8s\0` + `runtime.Unknown{typeMeta{apiVersion, kind}, raw,
-//!   contentEncoding, contentType}`, `raw` the message's own bytes ([`object`], [`list`]);
+//!   contentEncoding, contentType}`, `raw` the message's own bytes ([`object`]; a list
+//!   item by item as its bytes arrive, [`ListReader`]);
 //! - a watch (`;stream=watch`): frames of a 4-byte big-endian length and a
 //!   `metav1.WatchEvent{type, object: RawExtension{raw}}` (no envelope of its own), whose
 //!   `raw` is an envelope as above ([`frame`], [`watch_event`]).
@@ -26,8 +27,10 @@
 mod decode;
 pub mod encode;
 mod json;
+mod list;
 mod table;
 
+pub use list::ListReader;
 pub use table::{minors, Table};
 
 use decode::{bytes_of, next_field, Val, Writer};
@@ -91,14 +94,7 @@ pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, DecodeError> {
         match next_field(data, &mut i)? {
             (1, v) => {
                 let tm = bytes_of(data, v).ok_or_else(|| decode::malformed("typeMeta"))?;
-                let mut j = 0;
-                while j < tm.len() {
-                    match next_field(tm, &mut j)? {
-                        (1, v) => env.api_version = text(tm, v, "apiVersion")?,
-                        (2, v) => env.kind = text(tm, v, "kind")?,
-                        (n, _) => return Err(unknown_envelope_field("TypeMeta", n)),
-                    }
-                }
+                (env.api_version, env.kind) = type_meta(tm)?;
             }
             (2, v) => env.raw = bytes_of(data, v).ok_or_else(|| decode::malformed("raw"))?,
             (3, v) => env.content_encoding = text(data, v, "contentEncoding")?,
@@ -113,6 +109,20 @@ pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, DecodeError> {
         )));
     }
     Ok(env)
+}
+
+/// A TypeMeta's apiVersion and kind (the envelope's field 1).
+fn type_meta(tm: &[u8]) -> Result<(&str, &str), DecodeError> {
+    let (mut api_version, mut kind) = ("", "");
+    let mut j = 0;
+    while j < tm.len() {
+        match next_field(tm, &mut j)? {
+            (1, v) => api_version = text(tm, v, "apiVersion")?,
+            (2, v) => kind = text(tm, v, "kind")?,
+            (n, _) => return Err(unknown_envelope_field("TypeMeta", n)),
+        }
+    }
+    Ok((api_version, kind))
 }
 
 /// A field the envelope's fixed messages (runtime.Unknown, its TypeMeta, a watch event's
@@ -156,69 +166,18 @@ pub struct ListHead {
     pub metadata: Vec<u8>,
 }
 
-/// Reads a list's bytes (`k8s\0` + envelope of a `…List`): calls `item` with the JSON of
-/// each item in order (as the apiserver's JSON list holds them: no kind or apiVersion but
-/// in a PartialObjectMetadataList), and returns the list's kind, apiVersion and metadata.
+/// Reads a list's bytes (`k8s\0` + envelope of a `…List`) held whole: calls `item` with
+/// the JSON of each item in order (as the apiserver's JSON list holds them: no kind or
+/// apiVersion but in a PartialObjectMetadataList), and returns the list's kind, apiVersion
+/// and metadata. A body that arrives in chunks: [`ListReader`].
 pub fn list(
     table: &Table,
     bytes: &[u8],
     mut item: impl FnMut(&[u8]),
 ) -> Result<ListHead, DecodeError> {
-    let env = envelope(bytes)?;
-    let msg = table.kind_of(&env)?;
-    let m = &table.messages[msg as usize];
-    let field = |name: &str| {
-        let key = format!("\"{name}\":");
-        m.fields.iter().find(|f| &*f.key == key.as_bytes())
-    };
-    let (Some(meta), Some(items)) = (field("metadata"), field("items")) else {
-        return Err(DecodeError::Malformed(format!("{} is not a list", m.name)));
-    };
-    let (table::Ty::Msg(meta_ty), table::Ty::Msg(item_ty)) = (meta.ty, items.ty) else {
-        return Err(DecodeError::Malformed(format!("{} is not a list", m.name)));
-    };
-    // kube-apiserver gives each item of a PartialObjectMetadataList its kind and apiVersion
-    // (asPartialObjectMetadataList), which its protobuf has no field for; a typed list's
-    // items have none in JSON either.
-    let item_type = (env.kind == "PartialObjectMetadataList")
-        .then_some((env.api_version, "PartialObjectMetadata"));
-    let mut writer = Writer::new(table);
-    let mut metadata = Vec::new();
-    let mut buf = Vec::new();
-    let data = env.raw;
-    let mut i = 0;
-    while i < data.len() {
-        let (num, v) = next_field(data, &mut i)?;
-        let b = bytes_of(data, v);
-        if num == u64::from(meta.num) {
-            metadata.clear();
-            writer.object(
-                meta_ty,
-                b.ok_or_else(|| decode::malformed("metadata"))?,
-                None,
-                &mut metadata,
-            )?;
-        } else if num == u64::from(items.num) {
-            buf.clear();
-            let b = b.ok_or_else(|| decode::malformed("an item"))?;
-            writer.object(item_ty, b, item_type, &mut buf)?;
-            item(&buf);
-        } else {
-            return Err(DecodeError::UnknownField {
-                message: m.name.clone(),
-                field: num,
-                minor: table.minor,
-            });
-        }
-    }
-    if metadata.is_empty() {
-        writer.object(meta_ty, &[], None, &mut metadata)?;
-    }
-    Ok(ListHead {
-        api_version: env.api_version.to_owned(),
-        kind: env.kind.to_owned(),
-        metadata,
-    })
+    let mut reader = ListReader::new(table);
+    reader.feed(bytes, &mut item)?;
+    reader.finish()
 }
 
 /// The first frame of a protobuf watch stream: `Some((frame, bytes consumed))`, or `None`

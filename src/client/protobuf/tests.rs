@@ -358,6 +358,88 @@ fn a_list_gives_its_items_and_its_metadata() {
     );
 }
 
+/// Issue 32 item 1: a list fed as it arrives, cut at every point into two chunks and in
+/// chunks of 1, 2, 3 and 7 bytes, gives each item as soon as its bytes are in and in the
+/// end what the whole body gives; a body cut short, or a field the list does not have, is
+/// an error wherever the cut falls.
+#[test]
+fn a_list_read_in_chunks_gives_what_the_whole_body_gives() {
+    let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
+    let list_meta = [bytes(2, b"7"), bytes(3, b"next")].concat();
+    let raw = [
+        bytes(1, &list_meta),
+        bytes(2, &items_of(&pod("a"))),
+        bytes(2, &items_of(&pod("bb"))),
+        bytes(2, &[]),
+    ]
+    .concat();
+    let body = [
+        envelope_of("v1", "PodList", &raw),
+        bytes(4, b"application/vnd.kubernetes.protobuf"),
+    ]
+    .concat();
+    let whole = |body: &[u8]| {
+        let mut items = Vec::new();
+        let head = list(table(), body, |i| items.push(i.to_vec()));
+        head.map(|h| (h, items))
+    };
+    let (head, items) = whole(&body).unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(
+        String::from_utf8(head.metadata.clone()).unwrap(),
+        r#"{"resourceVersion":"7","continue":"next"}"#
+    );
+    let chunked = |body: &[u8], cuts: &mut dyn Iterator<Item = usize>| {
+        let mut reader = ListReader::new(table());
+        let (mut items, mut seen) = (Vec::new(), Vec::new());
+        let mut from = 0;
+        for to in cuts.chain([body.len()]) {
+            reader.feed(&body[from..to], &mut |i: &[u8]| items.push(i.to_vec()))?;
+            seen.push(items.len());
+            from = to;
+        }
+        reader.finish().map(|h| (h, items, seen))
+    };
+    // Item i is out once the body holds its last byte.
+    let ends: Vec<usize> = {
+        let start = body.len() - raw.len() - bytes(4, b"application/vnd.kubernetes.protobuf").len();
+        let mut at = start + bytes(1, &list_meta).len();
+        [&pod("a"), &pod("bb")]
+            .iter()
+            .map(|p| items_of(p))
+            .chain([Vec::new()])
+            .map(|i| {
+                at += bytes(2, &i).len();
+                at
+            })
+            .collect()
+    };
+    for cut in 0..=body.len() {
+        let (h, got, seen) = chunked(&body, &mut [cut].into_iter()).unwrap();
+        assert_eq!((h, got), (head.clone(), items.clone()), "cut at {cut}");
+        let out_by_cut = ends.iter().filter(|e| **e <= cut).count();
+        assert_eq!(seen[0], out_by_cut, "cut at {cut}");
+    }
+    for size in [1, 2, 3, 7] {
+        let (h, got, _) = chunked(&body, &mut (size..body.len()).step_by(size)).unwrap();
+        assert_eq!((h, got), (head.clone(), items.clone()), "chunks of {size}");
+    }
+    // Cut short anywhere (but after the optional trailer began): an error at the end.
+    for end in 0..body.len() - bytes(4, b"application/vnd.kubernetes.protobuf").len() {
+        let r = chunked(&body[..end], &mut std::iter::empty());
+        assert!(r.is_err(), "a body of {end} bytes");
+    }
+    // A field the list message does not have: the table's gap, named, wherever it is cut.
+    let unknown = envelope_of("v1", "PodList", &[raw.clone(), int(99, 1)].concat());
+    for cut in 0..=unknown.len() {
+        let err = chunked(&unknown, &mut [cut].into_iter()).unwrap_err();
+        assert!(
+            matches!(err, DecodeError::UnknownField { field: 99, .. }),
+            "cut at {cut}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_watch_stream_is_frames_of_events_with_enveloped_objects() {
     let event = |kind: &str, object: &[u8]| {

@@ -10,9 +10,10 @@
 //!   `Progressing`) that `kubectl rollout status` reads.
 //!
 //! Every scaling writes the genuine `ScalingReplicaSet` Event, "Scaled up replica set X
-//! from 1 to 3". Not simulated: `paused`, rollbacks' `kubectl rollout undo` beyond picking the
-//! matching old ReplicaSet, the progress deadline, `revisionHistoryLimit`'s cleanup, and
-//! hash collisions. The hash is FNV-32a over the template's JSON, encoded as the genuine
+//! from 1 to 3". A rollback (`kubectl rollout undo`) makes the old ReplicaSet with the
+//! Deployment's template the new one, with the next revision. Not simulated: `paused`, the
+//! `revision-history` annotation, the progress deadline, `revisionHistoryLimit`'s cleanup,
+//! and hash collisions. The hash is FNV-32a over the template's JSON, encoded as the genuine
 //! one is (`rand.SafeEncodeString`), but not over Go's `DeepHashObject` bytes: the names
 //! differ from a real cluster's for the same template.
 
@@ -20,9 +21,9 @@ use serde_json::{json, Map, Value};
 
 use super::super::resources::{DEPLOYMENTS, PODS, REPLICASETS};
 use super::super::status::go_json;
-use super::super::storage::{make_key, Store};
+use super::super::storage::{make_key, sort_keys, Store};
 use super::{
-    controller_ref, deleting, events, int, order_condition, owned_by, replicaset, status_fields,
+    active, controller_ref, deleting, events, int, order_condition, owned_by, status_fields,
 };
 
 const HASH_LABEL: &str = "pod-template-hash";
@@ -61,7 +62,8 @@ impl Rollout {
         let uid = meta["uid"].as_str().unwrap_or_default();
         let mut all: Vec<Value> = owned_by(s, REPLICASETS, &ns, uid)
             .into_iter()
-            .filter(|rs| !deleting(rs))
+            .filter(|o| !o.links.deleting)
+            .map(|o| o.value())
             .collect();
         all.sort_by(|a, b| {
             let c = |v: &Value| {
@@ -154,19 +156,45 @@ fn resolve(v: &Value, replicas: i64, up: bool) -> i64 {
     }
 }
 
-/// The template without the `pod-template-hash` label (`EqualIgnoreHash`).
+/// The template as the controller compares and hashes it: without the `pod-template-hash`
+/// label (`EqualIgnoreHash`), and without the empty values a typed Go client writes and
+/// an untyped one leaves out (`"creationTimestamp": null`, `"resources": {}`): `kubectl
+/// rollout undo` sends an old ReplicaSet's template in the first form, a manifest is in
+/// the second, and both are the same template.
 fn without_hash(t: &Value) -> Value {
     let mut t = t.clone();
     if let Some(labels) = t["metadata"]["labels"].as_object_mut() {
         labels.shift_remove(HASH_LABEL);
     }
-    t
+    strip_empty(t).unwrap_or_default()
 }
 
-/// `pod-template-hash`: FNV-32a of the template, its decimal digits mapped onto the
-/// genuine alphabet of consonants and digits (`rand.SafeEncodeString`).
+/// `v` without nulls, `false`, `""`, `{}` and `[]` at any depth (`None` if nothing is left).
+fn strip_empty(v: Value) -> Option<Value> {
+    match v {
+        Value::Null | Value::Bool(false) => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::Object(m) => {
+            let m: Map<String, Value> = m
+                .into_iter()
+                .filter_map(|(k, v)| strip_empty(v).map(|v| (k, v)))
+                .collect();
+            (!m.is_empty()).then_some(Value::Object(m))
+        }
+        Value::Array(a) => {
+            let a: Vec<Value> = a.into_iter().filter_map(strip_empty).collect();
+            (!a.is_empty()).then_some(Value::Array(a))
+        }
+        other => Some(other),
+    }
+}
+
+/// `pod-template-hash`: FNV-32a of the template (as [`without_hash`] compares it, keys
+/// sorted), its decimal digits mapped onto the genuine alphabet of consonants and digits
+/// (`rand.SafeEncodeString`).
 fn template_hash(t: &Value) -> String {
-    let h = go_json(t).iter().fold(0x811c_9dc5u32, |h, b| {
+    let canonical = sort_keys(without_hash(t));
+    let h = go_json(&canonical).iter().fold(0x811c_9dc5u32, |h, b| {
         (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
     });
     const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -182,6 +210,15 @@ fn sync_one(s: &mut Store, d: &Value) {
         create_new(s, d, &r);
         return;
     };
+    // A rollback: an old ReplicaSet's template is the Deployment's again, and it takes the
+    // next revision (`getNewReplicaSet`); the Deployment's follows with its status.
+    let next = r.max_old_revision() + 1;
+    if revision(&r.all[new]) < next {
+        let mut v = r.all[new].clone();
+        v["metadata"]["annotations"][REVISION] = json!(next.to_string());
+        let _ = s.update(REPLICASETS, &object_key(&r.all[new]), v);
+        return;
+    }
     let moved = if r.recreate {
         recreate(s, d, &r, new)
     } else {
@@ -368,7 +405,7 @@ fn recreate(s: &mut Store, d: &Value, r: &Rollout, new: usize) -> bool {
     }
     let old_pods = r.olds().any(|rs| {
         let uid = rs["metadata"]["uid"].as_str().unwrap_or_default();
-        owned_by(s, PODS, &r.ns, uid).iter().any(replicaset::active)
+        owned_by(s, PODS, &r.ns, uid).iter().any(|p| active(p))
     });
     !old_pods && scale(s, d, r, &r.all[new], r.replicas)
 }
@@ -531,5 +568,10 @@ mod tests {
         let mut labelled = t.clone();
         labelled["metadata"]["labels"][HASH_LABEL] = json!(h);
         assert_eq!(without_hash(&labelled), t);
+        // What `kubectl rollout undo` sends back: the same template, typed.
+        let typed = json!({"metadata": {"creationTimestamp": null, "labels": {"app": "web"}},
+            "spec": {"containers": [{"image": "a:1", "name": "c", "resources": {}}]}});
+        assert_eq!(without_hash(&typed), without_hash(&t));
+        assert_eq!(template_hash(&typed), h);
     }
 }

@@ -42,7 +42,7 @@ pub fn normal(s: &mut Store, res: usize, obj: &Value, component: &str, reason: &
     };
     let prefix = format!("{ns}/{}.", meta["name"].as_str().unwrap_or_default());
     let seen = s
-        .objects(EVENTS)
+        .objects_in(EVENTS, ns)
         .filter(|o| o.key.starts_with(&prefix))
         .map(|o| o.value())
         .find(same);

@@ -14,12 +14,14 @@
 //! so a deletion is seen leaving level by level.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::super::resources::RESOURCES;
-use super::super::storage::{finalizers_of, make_key, Propagation, Store, FOREGROUND, ORPHAN};
-use super::deleting;
+use super::super::storage::{
+    finalizers_of, make_key, Obj, OwnerLink, Propagation, Store, FOREGROUND, ORPHAN,
+};
 
 /// How a dependent's owner stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +39,12 @@ enum Owner {
 /// An object with owner references.
 struct Dependent {
     res: usize,
-    key: String,
-    value: Value,
+    obj: Arc<Obj>,
 }
 
 impl Dependent {
-    fn refs(&self) -> &[Value] {
-        self.value["metadata"]["ownerReferences"]
-            .as_array()
-            .map_or(&[], Vec::as_slice)
+    fn refs(&self) -> &[OwnerLink] {
+        &self.obj.links.owners
     }
 }
 
@@ -53,11 +52,11 @@ pub fn sync(s: &mut Store) {
     let (owners, dependents) = survey(s);
     let referenced: HashSet<&str> = dependents
         .iter()
-        .flat_map(|d| d.refs().iter().filter_map(|r| r["uid"].as_str()))
+        .flat_map(|d| d.refs().iter().map(|r| r.uid.as_str()))
         .collect();
     let standing = |uid: &str| owners.get(uid).map_or(Owner::Gone, |(_, _, o)| *o);
     for d in &dependents {
-        collect(s, d, &standing, referenced.contains(uid_of(&d.value)));
+        collect(s, d, &standing, referenced.contains(d.obj.uid.as_str()));
     }
     // Finalizers of owners that no dependent holds back any more (as the pass began).
     let blocking: HashSet<&str> = dependents
@@ -65,8 +64,8 @@ pub fn sync(s: &mut Store) {
         .flat_map(|d| {
             d.refs()
                 .iter()
-                .filter(|r| r["blockOwnerDeletion"].as_bool() == Some(true))
-                .filter_map(|r| r["uid"].as_str())
+                .filter(|r| r.block_owner_deletion)
+                .map(|r| r.uid.as_str())
         })
         .collect();
     for (uid, (res, key, how)) in &owners {
@@ -81,44 +80,32 @@ pub fn sync(s: &mut Store) {
     }
 }
 
-fn uid_of(v: &Value) -> &str {
-    v["metadata"]["uid"].as_str().unwrap_or_default()
-}
-
 /// Every object's uid with how it stands as an owner, and every object with owner
-/// references. Only objects whose JSON mentions `deletionTimestamp` or `ownerReferences`
-/// are parsed.
+/// references (read off [`super::super::storage::Links`]: only objects being deleted are
+/// parsed, for their finalizers).
 #[allow(clippy::type_complexity)]
 fn survey(s: &Store) -> (HashMap<String, (usize, String, Owner)>, Vec<Dependent>) {
     let mut owners = HashMap::new();
     let mut dependents = Vec::new();
     for res in 0..RESOURCES.len() {
         for o in s.objects(res) {
-            let finds = |pat: &[u8]| memchr::memmem::find(&o.json, pat).is_some();
-            let (deletion, refs) = (
-                finds(b"\"deletionTimestamp\""),
-                finds(b"\"ownerReferences\""),
-            );
-            let v = (deletion || refs).then(|| o.value());
-            let how = match &v {
-                Some(v) if deleting(v) => {
-                    let fins = finalizers_of(&v["metadata"]);
-                    if fins.iter().any(|f| f == ORPHAN) {
-                        Owner::Orphaning
-                    } else if fins.iter().any(|f| f == FOREGROUND) {
-                        Owner::Foreground
-                    } else {
-                        Owner::Standing
-                    }
+            let how = if o.links.deleting {
+                let fins = finalizers_of(&o.value()["metadata"]);
+                if fins.iter().any(|f| f == ORPHAN) {
+                    Owner::Orphaning
+                } else if fins.iter().any(|f| f == FOREGROUND) {
+                    Owner::Foreground
+                } else {
+                    Owner::Standing
                 }
-                _ => Owner::Standing,
+            } else {
+                Owner::Standing
             };
             owners.insert(o.uid.clone(), (res, o.key.clone(), how));
-            if let Some(value) = v.filter(|v| v["metadata"]["ownerReferences"].is_array()) {
+            if !o.links.owners.is_empty() {
                 dependents.push(Dependent {
                     res,
-                    key: o.key.clone(),
-                    value,
+                    obj: o.clone(),
                 });
             }
         }
@@ -129,23 +116,23 @@ fn survey(s: &Store) -> (HashMap<String, (usize, String, Owner)>, Vec<Dependent>
 /// One dependent: released from owners that let it go, or deleted when none stands.
 fn collect(s: &mut Store, d: &Dependent, standing: &dyn Fn(&str) -> Owner, has_dependents: bool) {
     let refs = d.refs();
-    let how: Vec<Owner> = refs
-        .iter()
-        .map(|r| standing(r["uid"].as_str().unwrap_or_default()))
-        .collect();
+    let how: Vec<Owner> = refs.iter().map(|r| standing(&r.uid)).collect();
     if how.iter().all(|h| *h == Owner::Standing) {
         return;
     }
     let any_standing = how.contains(&Owner::Standing);
     let only_orphaning = how.iter().all(|h| *h == Owner::Orphaning);
     if any_standing || only_orphaning {
-        let kept: Vec<Value> = refs
-            .iter()
-            .zip(&how)
-            .filter(|(_, h)| **h == Owner::Standing)
-            .map(|(r, _)| r.clone())
-            .collect();
-        let mut v = d.value.clone();
+        let mut v = d.obj.value();
+        let kept: Vec<Value> = v["metadata"]["ownerReferences"]
+            .as_array()
+            .map(|refs| {
+                refs.iter()
+                    .filter(|r| standing(r["uid"].as_str().unwrap_or_default()) == Owner::Standing)
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
         if let Some(meta) = v["metadata"].as_object_mut() {
             if kept.is_empty() {
                 meta.shift_remove("ownerReferences");
@@ -153,22 +140,22 @@ fn collect(s: &mut Store, d: &Dependent, standing: &dyn Fn(&str) -> Owner, has_d
                 meta.insert("ownerReferences".into(), json!(kept));
             }
         }
-        let _ = s.update(d.res, &d.key, v);
+        let _ = s.update(d.res, &d.obj.key, v);
         return;
     }
-    if deleting(&d.value) {
+    if d.obj.links.deleting {
         return;
     }
     let waited_for = refs
         .iter()
         .zip(&how)
-        .any(|(r, h)| *h == Owner::Foreground && r["blockOwnerDeletion"].as_bool() == Some(true));
+        .any(|(r, h)| *h == Owner::Foreground && r.block_owner_deletion);
     let policy = if waited_for && has_dependents {
         Propagation::Foreground
     } else {
         Propagation::Background
     };
-    let _ = s.delete_with(d.res, &d.key, policy);
+    let _ = s.delete_with(d.res, &d.obj.key, policy);
 }
 
 fn remove_finalizer(s: &mut Store, res: usize, key: &str, finalizer: &str) {

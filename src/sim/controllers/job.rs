@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::super::resources::{JOBS, PODS};
 use super::super::storage::{now_rfc3339, Store};
-use super::{controller_ref, deleting, events, int, order_condition, owned_by, replicaset};
+use super::{active, controller_ref, deleting, events, int, order_condition, owned_by};
 
 pub fn sync(s: &mut Store) {
     let jobs: Vec<Value> = s
@@ -37,12 +37,9 @@ fn sync_one(s: &mut Store, job: &Value) {
     let pods = owned_by(s, PODS, ns, uid);
     let completions = int(&job["spec"]["completions"], 1);
     let parallelism = int(&job["spec"]["parallelism"], 1);
-    let succeeded = pods
-        .iter()
-        .filter(|p| p["status"]["phase"] == "Succeeded")
-        .count() as i64;
-    let active = pods.iter().filter(|p| replicaset::active(p)).count() as i64;
-    let ready = pods.iter().filter(|p| replicaset::ready(p)).count() as i64;
+    let succeeded = pods.iter().filter(|p| p.phase == "Succeeded").count() as i64;
+    let running = pods.iter().filter(|p| active(p)).count() as i64;
+    let ready = pods.iter().filter(|p| p.links.ready).count() as i64;
     let now = now_rfc3339();
     let start = job["status"]
         .get("startTime")
@@ -67,8 +64,8 @@ fn sync_one(s: &mut Store, job: &Value) {
     if complete {
         st.insert("completionTime".into(), json!(now));
     }
-    if active > 0 {
-        st.insert("active".into(), json!(active));
+    if running > 0 {
+        st.insert("active".into(), json!(running));
     }
     if succeeded > 0 {
         st.insert("succeeded".into(), json!(succeeded));
@@ -78,7 +75,7 @@ fn sync_one(s: &mut Store, job: &Value) {
     st.insert("ready".into(), json!(ready));
     if !complete {
         let wanted = parallelism.min(completions - succeeded);
-        for _ in 0..(wanted - active).max(0) {
+        for _ in 0..(wanted - running).max(0) {
             create_pod(s, job);
         }
     }

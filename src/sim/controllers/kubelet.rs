@@ -8,13 +8,22 @@ use serde_json::{json, Value};
 
 use super::super::pods::NODE_NAMES;
 use super::super::resources::PODS;
-use super::super::storage::{make_key, now_rfc3339, Store};
+use super::super::storage::{make_key, now_rfc3339, Obj, Store};
 use super::deleting;
 
 pub fn sync(s: &mut Store) {
+    // Running pods matter only if they run to completion: most do not, and are not parsed.
+    let finite = |o: &Obj| {
+        [
+            &b"\"restartPolicy\":\"Never\""[..],
+            b"\"restartPolicy\":\"OnFailure\"",
+        ]
+        .iter()
+        .any(|p| memchr::memmem::find(&o.json, p).is_some())
+    };
     let pods: Vec<Value> = s
         .objects(PODS)
-        .filter(|o| o.phase == "Pending" || o.phase == "Running")
+        .filter(|o| o.phase == "Pending" || (o.phase == "Running" && finite(o)))
         .map(|o| o.value())
         .filter(|p| !deleting(p))
         .collect();
@@ -173,11 +182,12 @@ mod tests {
         assert_eq!(p["status"]["phase"], "Pending");
         let p = start(&p);
         assert_eq!(p["status"]["phase"], "Running");
-        assert!(super::super::replicaset::ready(&p));
+        let ready = |p: &Value| Obj::from_value(PODS, p.clone()).links.ready;
+        assert!(ready(&p));
         assert_eq!(p["status"]["containerStatuses"][0]["name"], "c");
         let p = succeed(&p);
         assert_eq!(p["status"]["phase"], "Succeeded");
-        assert!(!super::super::replicaset::ready(&p));
+        assert!(!ready(&p));
         assert_eq!(
             p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"],
             0

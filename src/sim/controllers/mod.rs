@@ -13,9 +13,9 @@
 //! Each controller is level-triggered, as the genuine ones are: it compares what the store
 //! holds with what the owner asks and makes one step towards it, so the next pass sees the
 //! result of the previous one (a rollout is many passes: the new ReplicaSet scaled up, its
-//! pods created, run, the old one scaled down…). A pass reads every object of the kinds it
-//! concerns: fine for the few hundred objects the tests and demos use, slow with
-//! `--objects 100000`.
+//! pods created, run, the old one scaled down…). A pass goes over every object of the kinds
+//! it concerns but parses few: owners, deletion, phase and readiness are kept parsed by the
+//! storage ([`super::storage::Links`]).
 
 mod deployment;
 mod events;
@@ -108,13 +108,9 @@ fn pass(s: &mut Store) {
     kubelet::sync(s);
 }
 
-/// The uid of the object's controller (`ownerReferences[].controller == true`).
-fn controller_uid(v: &Value) -> Option<&str> {
-    v["metadata"]["ownerReferences"]
-        .as_array()?
-        .iter()
-        .find(|r| r["controller"].as_bool() == Some(true))
-        .and_then(|r| r["uid"].as_str())
+/// A pod that counts towards its owner (`controller.FilterActivePods`).
+fn active(p: &Obj) -> bool {
+    !p.links.deleting && p.phase != "Succeeded" && p.phase != "Failed"
 }
 
 /// Whether the object is being deleted (`metadata.deletionTimestamp` set).
@@ -122,14 +118,12 @@ fn deleting(v: &Value) -> bool {
     v["metadata"].get("deletionTimestamp").is_some()
 }
 
-/// The objects of `res` in `namespace` whose controller is `uid`, parsed, in key order.
-/// Objects that do not mention the uid at all are skipped before parsing.
-fn owned_by(s: &Store, res: usize, namespace: &str, uid: &str) -> Vec<Value> {
-    s.objects(res)
-        .filter(|o| o.namespace == namespace)
-        .filter(|o| memchr::memmem::find(&o.json, uid.as_bytes()).is_some())
-        .map(|o| o.value())
-        .filter(|v| controller_uid(v) == Some(uid))
+/// The objects of `res` in `namespace` whose controller is `uid`, in key order (read off
+/// [`super::storage::Links`]: nothing is parsed).
+fn owned_by(s: &Store, res: usize, namespace: &str, uid: &str) -> Vec<Arc<Obj>> {
+    s.objects_in(res, namespace)
+        .filter(|o| o.links.controller() == Some(uid))
+        .cloned()
         .collect()
 }
 

@@ -4,11 +4,13 @@
 //! each with its `SuccessfulCreate` / `SuccessfulDelete` Event; then the status counted
 //! from the pods the pass started with, as `calculateStatus` does.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::super::resources::{PODS, REPLICASETS};
-use super::super::storage::{make_key, Store};
-use super::{controller_ref, deleting, events, int, owned_by, status_fields, write_status};
+use super::super::storage::{make_key, Obj, Store};
+use super::{active, controller_ref, deleting, events, int, owned_by, status_fields, write_status};
 
 /// At most this many pods created per pass (the genuine `burstReplicas`).
 const BURST: i64 = 500;
@@ -24,27 +26,13 @@ pub fn sync(s: &mut Store) {
     }
 }
 
-/// Whether a pod counts towards its ReplicaSet (`controller.FilterActivePods`).
-pub(super) fn active(p: &Value) -> bool {
-    let phase = p["status"]["phase"].as_str().unwrap_or_default();
-    !deleting(p) && phase != "Succeeded" && phase != "Failed"
-}
-
-/// Whether a pod's `Ready` condition is `True`.
-pub(super) fn ready(p: &Value) -> bool {
-    p["status"]["conditions"].as_array().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True")
-    })
-}
-
 fn sync_one(s: &mut Store, rs: &Value) {
     let meta = &rs["metadata"];
     let ns = meta["namespace"].as_str().unwrap_or_default();
     let uid = meta["uid"].as_str().unwrap_or_default();
-    let pods: Vec<Value> = owned_by(s, PODS, ns, uid)
+    let pods: Vec<Arc<Obj>> = owned_by(s, PODS, ns, uid)
         .into_iter()
-        .filter(active)
+        .filter(|p| active(p))
         .collect();
     let want = int(&rs["spec"]["replicas"], 1);
     let have = pods.len() as i64;
@@ -53,10 +41,10 @@ fn sync_one(s: &mut Store, rs: &Value) {
             create_pod(s, rs);
         }
     } else if have > want {
-        let mut doomed: Vec<&Value> = pods.iter().collect();
-        doomed.sort_by_key(|p| delete_rank(p));
-        for p in doomed.into_iter().take((have - want) as usize) {
-            let name = p["metadata"]["name"].as_str().unwrap_or_default();
+        let mut doomed: Vec<(Rank, &Arc<Obj>)> = pods.iter().map(|p| (delete_rank(p), p)).collect();
+        doomed.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, p) in doomed.into_iter().take((have - want) as usize) {
+            let name = p.name.as_str();
             if s.delete(PODS, &make_key(ns, name)).is_ok() {
                 let msg = format!("Deleted pod: {name}");
                 events::normal(
@@ -70,7 +58,7 @@ fn sync_one(s: &mut Store, rs: &Value) {
             }
         }
     }
-    let n_ready = pods.iter().filter(|p| ready(p)).count() as i64;
+    let n_ready = pods.iter().filter(|p| p.links.ready).count() as i64;
     let mut st = status_fields(
         &[
             ("replicas", have),
@@ -95,17 +83,18 @@ fn sync_one(s: &mut Store, rs: &Value) {
 
 /// `getPodsToDelete`'s order, simplified: unscheduled, then pending, then not ready pods
 /// go first, and among equals the newest.
-fn delete_rank(p: &Value) -> (bool, bool, bool, std::cmp::Reverse<String>) {
-    let scheduled = p["spec"]["nodeName"]
+type Rank = (bool, bool, bool, std::cmp::Reverse<String>);
+
+fn delete_rank(p: &Obj) -> Rank {
+    let created = p.value()["metadata"]["creationTimestamp"]
         .as_str()
-        .is_some_and(|n| !n.is_empty());
-    let running = p["status"]["phase"] == "Running";
-    let created = p["metadata"]["creationTimestamp"].as_str().unwrap_or("");
+        .unwrap_or_default()
+        .to_string();
     (
-        scheduled,
-        running,
-        ready(p),
-        std::cmp::Reverse(created.to_string()),
+        !p.node_name.is_empty(),
+        p.phase == "Running",
+        p.links.ready,
+        std::cmp::Reverse(created),
     )
 }
 
@@ -152,18 +141,19 @@ mod tests {
             json!({"metadata": {"name": name, "creationTimestamp": created}, "spec": {"nodeName": node},
                 "status": {"phase": phase, "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" }}]}})
         };
-        let mut pods = [
+        let pods = [
             pod("old-ready", "n", "Running", true, "2026-01-01T00:00:00Z"),
             pod("new-ready", "n", "Running", true, "2026-01-02T00:00:00Z"),
             pod("unready", "n", "Running", false, "2026-01-01T00:00:00Z"),
             pod("pending", "n", "Pending", false, "2026-01-01T00:00:00Z"),
             pod("unscheduled", "", "Pending", false, "2026-01-01T00:00:00Z"),
         ];
-        pods.sort_by_key(delete_rank);
-        let names: Vec<&str> = pods
+        let mut objs: Vec<Obj> = pods
             .iter()
-            .map(|p| p["metadata"]["name"].as_str().unwrap())
+            .map(|p| Obj::from_value(PODS, p.clone()))
             .collect();
+        objs.sort_by_key(delete_rank);
+        let names: Vec<&str> = objs.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(
             names,
             [

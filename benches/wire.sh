@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The wire (issue 32): kwatch's list as JSON and as protobuf, plain and gzipped, on loopback
+# and through the simulator's slow link, beside the floors the simulator's own encodings
+# allow (curl of the very same requests) and kubectl, on `kwatch sim` over HTTPS. Writes
+# benches/wire.tsv (section, client, size, measure, value) and benches/WIRE.md; a log on
+# stderr. Nothing here asserts a time.
+#
+#   benches/wire.sh [KWATCH]   # default: builds release and uses $CARGO_TARGET_DIR/release/kwatch
+#
+# For each pod size, 10,000 preloaded pods and `pods -A -o json --until-synced --watch-list
+# off` to /dev/null: the informer's paged LIST (limit=500 at resourceVersion "0", which
+# kube-apiserver and the simulator answer from the watch cache in one page).
+#   L: loopback. kwatch `--wire json|protobuf`, each with `--disable-compression` (plain) and
+#      without (gzip, as kwatch runs by default); curl replaying the list requests kwatch made
+#      (GET /_sim/requests) in one process, with `Accept: application/json` (`pretty=false`)
+#      or `application/vnd.kubernetes.protobuf`, plain and `--compressed`: TLS and the
+#      transfer, no parsing; `kubectl get pods -A -o json` (JSON, gzip, 500 per page).
+#   S: the same clients through `POST /_sim/slow-link {"mbps":WIRE_MBPS}` (the server-to-
+#      client direction, after gzip and TLS: src/sim/link.rs).
+# Figures: wall, CPU, peak RSS (the median run by wall time), the body bytes each encoding
+# puts on the wire (curl's size_download), and in S the bytes the link carried per run
+# (`bytesPaced` of GET /_sim/state: TLS records, heads and bodies).
+#
+# Environment:
+#   WIRE_SIZES="medium large"   pod sizes (~4.8 and ~12 KB; the issue's Deployment pods are 7.8 KB)
+#   WIRE_SECTIONS="L S"
+#   WIRE_RUNS=3                 runs per L figure (kubectl: 1)
+#   WIRE_SLOW_RUNS=1            runs per S figure (the link sets the time)
+#   WIRE_MBPS=25                the slow link's rate
+#   WIRE_CLIENTS="…"            which clients (default: all nine of CLIENTS below)
+#   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
+#
+# The simulator runs on core 0 and each client on core 1 (taskset), as in run.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SIZES=${WIRE_SIZES:-medium large}
+SECTIONS=${WIRE_SECTIONS:-L S}
+RUNS=${WIRE_RUNS:-3}
+SLOW_RUNS=${WIRE_SLOW_RUNS:-1}
+MBPS=${WIRE_MBPS:-25}
+if [ $# -ge 1 ]; then
+    K=$(realpath "$1")
+else
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+    cargo build --release --locked --bin kwatch >&2
+    K=$CARGO_TARGET_DIR/release/kwatch
+fi
+for tool in curl kubectl taskset /usr/bin/time python3; do
+    command -v "$tool" >/dev/null || { echo "$tool is needed on PATH" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d)
+KC=$WORK/kc
+mkdir -p "$WORK/home"
+OUT=$ROOT/benches/wire.tsv
+printf 'section\tclient\tsize\tmeasure\tvalue\n' >"$OUT"
+SIM_PID=
+cleanup() {
+    if [ -n "$SIM_PID" ]; then
+        kill "$SIM_PID" 2>/dev/null || true
+        wait "$SIM_PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$OUT"; }
+
+# start_sim SIZE: an idle simulator with 10,000 preloaded pods on core 0.
+start_sim() {
+    rm -f "$KC"
+    taskset -c 0 "$K" sim --objects 10000 --scenario idle --pod-size "$1" \
+        --write-kubeconfig "$KC" 2>"$WORK/sim.log" &
+    SIM_PID=$!
+    for _ in $(seq 600); do
+        [ -s "$KC" ] && break
+        kill -0 "$SIM_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -s "$KC" ] || { cat "$WORK/sim.log" >&2; echo "the simulator did not start" >&2; exit 1; }
+    TOKEN=$(awk '/token:/ {print $2}' "$KC")
+    URL=$(awk '/server:/ {print $2}' "$KC")
+}
+stop_sim() {
+    kill "$SIM_PID" 2>/dev/null || true
+    wait "$SIM_PID" 2>/dev/null || true
+    SIM_PID=
+}
+sim_get() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" "$URL/_sim/$1"; }
+ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
+paced() { sim_get state | python3 -c 'import json,sys; print(json.load(sys.stdin)["slowLink"]["bytesPaced"])'; }
+
+# list_paths: the pod list requests (not watches) kwatch makes, as the request log shows them.
+list_paths() {
+    local from
+    from=$(sim_get requests | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["requests"]))')
+    HOME=$WORK/home "$K" pods -A -o json --until-synced --watch-list off --kubeconfig "$KC" >/dev/null
+    sim_get requests | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["requests"][int(sys.argv[1]):]:
+    p = r["path"]
+    if p.startswith("/api/v1/pods") and "watch=" not in p:
+        print(p)' "$from"
+}
+
+# curl_cmd ACCEPT [--compressed]: into CMD, one curl fetching every list request in turn on
+# one connection; into $WORK/urls its URLs.
+curl_cmd() {
+    local accept=$1 extra=() p sep
+    shift
+    extra=("$@")
+    : >"$WORK/urls"
+    for p in "${PATHS[@]}"; do
+        sep='?'
+        case $p in *'?'*) sep='&' ;; esac
+        case $accept in application/json) p="$p${sep}pretty=false" ;; esac
+        echo "url = \"$URL$p\"" >>"$WORK/urls"
+        echo 'output = "/dev/null"' >>"$WORK/urls"
+    done
+    CMD=(curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -H "Accept: $accept"
+        ${extra[@]+"${extra[@]}"} -K "$WORK/urls")
+}
+
+# The clients of L and S: name, then how to make CMD.
+CLIENTS=${WIRE_CLIENTS:-curl-json curl-json+gzip curl-protobuf curl-protobuf+gzip kwatch-json kwatch-json+gzip kwatch-protobuf kwatch-protobuf+gzip kubectl}
+client_cmd() {
+    local kw=("$K" pods -A -o json --until-synced --watch-list off --kubeconfig "$KC")
+    case $1 in
+    curl-json) curl_cmd application/json ;;
+    curl-json+gzip) curl_cmd application/json --compressed ;;
+    curl-protobuf) curl_cmd application/vnd.kubernetes.protobuf ;;
+    curl-protobuf+gzip) curl_cmd application/vnd.kubernetes.protobuf --compressed ;;
+    kwatch-json) CMD=("${kw[@]}" --wire json --disable-compression) ;;
+    kwatch-json+gzip) CMD=("${kw[@]}" --wire json) ;;
+    kwatch-protobuf) CMD=("${kw[@]}" --wire protobuf --disable-compression) ;;
+    kwatch-protobuf+gzip) CMD=("${kw[@]}" --wire protobuf) ;;
+    kubectl) CMD=(kubectl --kubeconfig "$KC" --request-timeout 0 get pods -A -o json) ;;
+    esac
+}
+
+# measure SECTION SIZE CLIENT RUNS: RUNS timed runs on core 1 (stdout to /dev/null, a fresh
+# HOME: a cold discovery cache); records the median run's wall, CPU and peak RSS.
+measure() {
+    local section=$1 size=$2 client=$3 runs=$4 before
+    client_cmd "$client"
+    [ "$client" = kubectl ] && runs=1
+    [ "$section" = S ] && before=$(paced)
+    : >"$WORK/runs"
+    for _ in $(seq "$runs"); do
+        rm -rf "$WORK/home" && mkdir -p "$WORK/home"
+        HOME=$WORK/home /usr/bin/time -f '%e %U %S %M' -o "$WORK/t" \
+            taskset -c 1 "${CMD[@]}" >/dev/null || log "$client exited non-zero"
+        tail -n1 "$WORK/t" >>"$WORK/runs"
+    done
+    read -r wall user sys rss < <(sort -n -k1,1 "$WORK/runs" | awk -v m=$(((runs + 1) / 2)) 'NR == m')
+    rec "$section" "$client" "$size" wall_s "$wall"
+    rec "$section" "$client" "$size" cpu_s "$(python3 -c "print($user + $sys)")"
+    rec "$section" "$client" "$size" peak_rss_mb "$(python3 -c "print(round($rss / 1024, 1))")"
+    if [ "$section" = S ]; then
+        rec S "$client" "$size" link_bytes "$((($(paced) - before) / runs))"
+    fi
+    log "$section $size $client: ${wall}s, cpu $user+$sys, rss ${rss} KB"
+}
+
+# wire_bytes ACCEPT [--compressed]: the body bytes of the list requests with that encoding.
+wire_bytes() {
+    curl_cmd "$@"
+    "${CMD[@]}" -w '%{size_download}\n' | awk '{s += $1} END {print s}'
+}
+
+START=$(date +%s)
+for size in $SIZES; do
+    log "$size pods: 10,000"
+    start_sim "$size"
+    mapfile -t PATHS < <(list_paths)
+    [ "${#PATHS[@]}" -gt 0 ] || { echo "kwatch made no list request" >&2; exit 1; }
+    rec meta list-requests "$size" count "${#PATHS[@]}"
+    rec meta list-requests "$size" first "${PATHS[0]}"
+    rec bytes json "$size" body_bytes "$(wire_bytes application/json)"
+    rec bytes json+gzip "$size" body_bytes "$(wire_bytes application/json --compressed)"
+    rec bytes protobuf "$size" body_bytes "$(wire_bytes application/vnd.kubernetes.protobuf)"
+    rec bytes protobuf+gzip "$size" body_bytes \
+        "$(wire_bytes application/vnd.kubernetes.protobuf --compressed)"
+    for section in $SECTIONS; do
+        runs=$RUNS
+        if [ "$section" = S ]; then
+            runs=$SLOW_RUNS
+            ctl slow-link "{\"mbps\":$MBPS}"
+        fi
+        for client in $CLIENTS; do
+            measure "$section" "$size" "$client" "$runs"
+        done
+        [ "$section" = S ] && ctl slow-link '{"mbps":0}'
+    done
+    stop_sim
+done
+rec meta all - seconds "$(($(date +%s) - START))"
+rec meta all - mbps "$MBPS"
+python3 "$ROOT/benches/wire_report.py" "$OUT" "$ROOT/benches/WIRE.md"
+log "wrote benches/WIRE.md in $(($(date +%s) - START)) s"
