@@ -279,12 +279,16 @@ fn until_deleted_waits_for_the_whole_graph() {
 fn events_join_their_object_and_wait_for_it() {
     let sim = SimProcess::start(&["--churn", "0"]);
     let ns = namespace(&sim, "follow-events");
-    let cm = kubectl_f(
-        &sim,
-        "create",
-        &json!({"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": "c1", "namespace": ns}}),
-    );
+    let cm = |name: &str, labels: Value| {
+        kubectl_f(
+            &sim,
+            "create",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": ns, "labels": labels}}),
+        )
+    };
+    let c1 = cm("c1", json!({}));
+    let c2 = cm("c2", json!({"shown": "yes"}));
     let mut kw = following(
         &sim,
         &format!("configmaps -n {ns} -l shown=yes --events -o json"),
@@ -292,21 +296,31 @@ fn events_join_their_object_and_wait_for_it() {
     kw.wait_for(LIMIT, "synced", |v| {
         v.iter().filter(|r| r["type"] == "Synced").count() == 2
     });
-    let event = json!({"apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": "c1.1", "namespace": ns},
-            "involvedObject": {"kind": "ConfigMap", "name": "c1", "namespace": ns,
-                "uid": cm["metadata"]["uid"], "apiVersion": "v1"},
-            "reason": "Tested", "message": "about c1", "type": "Normal", "count": 1,
+    let event = |name: &str, about: &Value| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": ns},
+            "involvedObject": {"kind": "ConfigMap", "name": about["metadata"]["name"],
+                "namespace": ns, "uid": about["metadata"]["uid"], "apiVersion": "v1"},
+            "reason": "Tested", "message": "about it", "type": "Normal", "count": 1,
             "source": {"component": "test"},
-            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"});
-    kubectl_f(&sim, "create", &event);
-    // c1 is not shown (the selector): its Event is held until c1 joins.
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"})
+    };
+    // c1 is not shown (the selector): its Event is held. c2's, created after it, comes
+    // through the same informer after it: once c2's is printed, c1's was held.
+    kubectl_f(&sim, "create", &event("c1.1", &c1));
+    kubectl_f(&sim, "create", &event("c2.1", &c2));
+    let seen = kw.wait_for(LIMIT, "c2's Event", |v| !deltas_of(v, "c2.1").is_empty());
+    assert!(deltas_of(&seen, "c1.1").is_empty(), "held: {seen:#?}");
+    // c1 joins, then its held Event.
     sim.kubectl_ok(["label", "configmap", "c1", "-n", &ns, "shown=yes"]);
     let seen = kw.wait_for(LIMIT, "the held Event", |v| {
         !deltas_of(v, "c1.1").is_empty()
     });
-    let c1_at = seen.iter().position(|r| is_delta(r) && r["name"] == "c1");
-    let ev_at = seen.iter().position(|r| is_delta(r) && r["name"] == "c1.1");
+    let at = |name: &str| seen.iter().position(|r| is_delta(r) && r["name"] == name);
+    let (c1_at, ev_at) = (
+        at("c1").expect("c1 printed"),
+        at("c1.1").expect("its Event"),
+    );
     assert!(c1_at < ev_at, "the object first, then its Event: {seen:#?}");
     let ev = deltas_of(&seen, "c1.1")[0];
     assert_eq!(ev["ownerPath"], "cm/c1 › event/c1.1");
