@@ -428,3 +428,43 @@ fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
         s.contains(&kept) && has_row(s, &pods[0]) && !has_row(s, &pods[1])
     });
 }
+
+/// Issue 33: `--follow --live` shows the owner graph as a tree in place (each object under
+/// its owner, whatever order the lists popped in), and `c` collapses the selected row's
+/// subtree, then expands it.
+#[test]
+fn follow_shows_the_tree_and_c_collapses_a_subtree() {
+    use crate::follow::{deployment, namespace, pod, replica_set};
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "live-follow");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-b", &rs);
+    pod(&sim, &ns, "web-1-a", &rs);
+    let t = Tmux::start(
+        "follow",
+        &sim,
+        &format!("deploy/web -n {ns} --follow --live"),
+    );
+    let names = ["web ", "└─ web-1 ", "  └─ web-1-a ", "  └─ web-1-b "];
+    let at = |s: &str, n: &str| s.lines().position(|l| l.contains(n));
+    let s = t.wait(SOON, "the tree", |s| {
+        names.iter().all(|n| at(s, n).is_some())
+    });
+    let rows: Vec<Option<usize>> = names.iter().map(|n| at(&s, n)).collect();
+    let mut sorted = rows.clone();
+    sorted.sort();
+    assert_eq!(rows, sorted, "each row under its owner:\n{s}");
+    // The first row is selected: down to the replica set, and collapse it.
+    t.keys(&["j", "c"]);
+    let s = t.wait(SOON, "the pods hidden", |s| {
+        at(s, "web-1-a").is_none() && at(s, "web-1-b").is_none() && s.contains("1 collapsed")
+    });
+    assert!(at(&s, "└─ web-1 ").is_some(), "the replica set stays:\n{s}");
+    t.keys(&["c"]);
+    t.wait(SOON, "the pods back", |s| {
+        names.iter().all(|n| at(s, n).is_some()) && !s.contains("collapsed")
+    });
+    t.keys(&["q"]);
+    t.wait(SOON, "kwatch exits 0", |s| s.contains("EXIT=0"));
+}

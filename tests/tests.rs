@@ -3,7 +3,8 @@
 //! named by feature: the output formats (`table`, `script_formats`, `json_yaml`,
 //! `colour_and_progress`), the command line (`cli_args`, `connect`, `contexts`, `exits`,
 //! `help_and_generated`), the informer (`reflector`, `faults`, `retry_after`, `resync`,
-//! `client_go`, `handlers`, `consistency`, `chaos`), failures before the sync (`failures`),
+//! `client_go`, `handlers`, `consistency`, `chaos`), the owner graph (`follow`: `--follow`,
+//! `--events`), failures before the sync (`failures`),
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
 //! `sim_controllers`), the wire (`wire`: protobuf), and the paths and test filters the docs
 //! name (`docs`).
@@ -25,6 +26,7 @@ mod docs;
 mod exits;
 mod failures;
 mod faults;
+mod follow;
 mod handlers;
 mod health;
 mod help_and_generated;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -29,6 +29,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s A -l all-namespaces -d 'W
 false\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l follow-kinds -d '--follow\'s child resources: K,… replaces the defaults, +K adds, -K takes away' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe -d 'Measure write-to-delta latency: patch a ConfigMap of kwatch\'s own in NAMESPACE' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe-interval -d 'How often --probe patches its ConfigMap' -r
@@ -103,6 +104,8 @@ labels\t''
 annotations\t''
 data\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s w -l watch -d 'Accepted and ignored, for kubectl\'s habit (`kubectl get -w`): kwatch always watches'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l follow -d 'Also watch what they own, transitively (deploy → rs → pods), live'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l events -d 'Also show the Events about the objects shown'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l every-resource -d 'Watch every resource the server can list and watch (events left out)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l sim -d 'Start the built-in simulated cluster in-process and watch it'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l stats -d 'On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…'

@@ -291,6 +291,36 @@ pub struct WatchArgs {
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
 
+    /// Also watch what they own, transitively (deploy → rs → pods), live
+    #[arg(
+        long_help = "Also watch what the watched objects own, transitively, live: every object whose \
+          metadata.ownerReferences lead to one of them (a Deployment's ReplicaSets and their \
+          Pods, a Job's Pods, a Service's EndpointSlices, a custom resource's children). The \
+          child resources are the built-in controllers' (a custom resource's: every namespaced \
+          resource of discovery); --follow-kinds changes them. Records carry the owner path \
+          (`ownerPath`), and say when an object joins or leaves the graph (`graph`).",
+        long,
+        hide_short_help = true
+    )]
+    pub follow: bool,
+
+    /// --follow's child resources: K,… replaces the defaults, +K adds, -K takes away
+    #[arg(long, value_name = "K,…", requires = "follow", hide_short_help = true,
+          value_parser = crate::app::follow::KindsSpec::parse)]
+    pub follow_kinds: Option<crate::app::follow::KindsSpec>,
+
+    /// Also show the Events about the objects shown
+    #[arg(
+        long_help = "Also show the core/v1 Events whose involvedObject is an object shown (watched \
+          or followed), as records of their own beside it (`ownerPath` ends with the event); \
+          an Event about an object not seen yet is held until it appears (30 s at most).",
+        long,
+        hide_short_help = true,
+        // An Event's metadata does not say which object it is about.
+        conflicts_with = "metadata_only"
+    )]
+    pub events: bool,
+
     /// Watch every resource the server can list and watch (events left out)
     #[arg(
         long_help = "Watch every resource the server can list and watch (only namespaced ones unless \

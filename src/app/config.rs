@@ -82,6 +82,17 @@ pub struct Config {
     pub live: bool,
     /// `--live-history`: versions each row's history keeps.
     pub live_history: usize,
+    /// `--follow` (with `--follow-kinds`' changes to the child resources).
+    pub follow: Option<crate::app::follow::KindsSpec>,
+    /// `--events`.
+    pub events: bool,
+}
+
+impl Config {
+    /// `--follow` or `--events`: the owner graph decides what is printed.
+    pub fn graph(&self) -> bool {
+        self.follow.is_some() || self.events
+    }
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -182,12 +193,7 @@ impl Config {
         if clusters.is_empty() {
             anyhow::bail!("--context: no context named");
         }
-        let name = args.name.as_deref().map(crate::client::target::field_value);
-        let field_selector = match (&args.field_selector, &name) {
-            (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
-            (None, Some(n)) => Some(format!("metadata.name={n}")),
-            (f, None) => f.clone(),
-        };
+        let field_selector = field_selector(&args);
         let resources = args.resources.clone().unwrap_or_default();
         let printer = printer_for(&args, &clusters, &resources);
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
@@ -241,7 +247,21 @@ impl Config {
             },
             live,
             live_history: args.output.live_history as usize,
+            follow: args
+                .follow
+                .then(|| args.follow_kinds.clone().unwrap_or_default()),
+            events: args.events,
         })
+    }
+}
+
+/// The user's field selector, plus `metadata.name=NAME` when a name was given.
+fn field_selector(args: &WatchArgs) -> Option<String> {
+    let name = args.name.as_deref().map(crate::client::target::field_value);
+    match (&args.field_selector, &name) {
+        (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
+        (None, Some(n)) => Some(format!("metadata.name={n}")),
+        (f, None) => f.clone(),
     }
 }
 
@@ -269,6 +289,8 @@ fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> outpu
         clusters.iter().map(|c| c.namespace.as_deref()).collect();
     printer.all_namespaces = args.all_namespaces || namespaces.len() > 1;
     printer.multi = resources.contains(',')
+        || args.follow
+        || args.events
         || args.every_resource
         || crate::client::expand::names_all(resources);
     printer.contexts = clusters.len() > 1;

@@ -20,6 +20,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use crate::app::filter::{Filter, Tally};
+use crate::app::follow::{Graph, Verdict};
 use crate::app::metrics::{Labels, Metrics};
 use crate::app::stats::Stats;
 use crate::app::until::Condition;
@@ -30,7 +31,7 @@ use crate::cache::object::ObjectRef;
 use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
-use crate::client::target::Target;
+use crate::client::target::{Resource, Target};
 use crate::output::{progress, Body, InformerInfo, Printer, Record};
 
 /// Why the informers stop.
@@ -71,6 +72,8 @@ pub(crate) struct Sink {
     /// `--cache-stats`: each store's cost when the run ended (by resource, `@context` with
     /// several), as the end's `CacheStats` records gave it, for `--stats`' summary.
     pub end_costs: Vec<(String, CacheCost)>,
+    /// `--follow`, `--events`: the owner graph, which decides which deltas are printed.
+    pub graph: Option<Graph>,
 }
 
 impl Sink {
@@ -94,6 +97,7 @@ impl Sink {
             finished: false,
             conflicts: None,
             end_costs: Vec::new(),
+            graph: None,
         }
     }
 
@@ -575,8 +579,18 @@ struct Pop<'a> {
 
 impl Pop<'_> {
     fn record<'b>(&'b self, body: Body<'b>, batch: Option<u32>) -> Record<'b> {
+        self.record_of(&self.resource.resource, body, batch)
+    }
+
+    /// [`Pop::record`] of another resource's delta (a held one the graph delivers now).
+    fn record_of<'b>(
+        &'b self,
+        resource: &'b Resource,
+        body: Body<'b>,
+        batch: Option<u32>,
+    ) -> Record<'b> {
         Record {
-            resource: &self.resource.resource,
+            resource,
             context: self.context,
             time: jiff::Timestamp::now(),
             body,
@@ -585,6 +599,7 @@ impl Pop<'_> {
                 ..self.informer
             },
             blame: Default::default(),
+            follow: None,
         }
     }
 
@@ -613,11 +628,15 @@ impl Pop<'_> {
         if let Some(known) = self.synced_with {
             sink.print(&self.record(Body::Synced, None), shared.targets)?;
             sink.synced += 1;
-            if shared
-                .until
-                .as_ref()
-                .is_some_and(|c| c.met_when_synced(known))
-            {
+            let met = match (&shared.until, &sink.graph) {
+                // --follow: the graph is empty once every informer has synced.
+                (Some(Condition::Deleted), Some(g)) => {
+                    sink.all_synced(shared.targets) && g.is_empty()
+                }
+                (Some(c), _) => c.met_when_synced(known),
+                (None, _) => false,
+            };
+            if met {
                 return Ok(Some(Stop::Met));
             }
             if shared.until_synced && sink.all_synced(shared.targets) {
@@ -652,6 +671,9 @@ impl Pop<'_> {
             if let Some(stop) = self.deliver_delta(shared, sink, body, None)? {
                 return Ok(Some(stop));
             }
+            if let Some(stop) = self.deliver_ready(shared, sink)? {
+                return Ok(Some(stop));
+            }
             prev = delta.stored();
         }
         Ok(None)
@@ -683,6 +705,31 @@ impl Pop<'_> {
             if let Some(stop) = self.deliver_delta(shared, sink, body, batch)? {
                 return Ok(Some(stop));
             }
+            if let Some(stop) = self.deliver_ready(shared, sink)? {
+                return Ok(Some(stop));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Delivers the held deltas the graph has made ready (their owner, or an Event's
+    /// object, joined), in order, each as its own informer would have.
+    fn deliver_ready(&self, shared: &Shared, sink: &mut Sink) -> io::Result<Option<Stop>> {
+        while let Some(h) = sink.graph.as_mut().and_then(Graph::next_ready) {
+            let body = Body::Delta {
+                key: &h.key,
+                delta: &h.delta,
+                initial_list: h.initial_list,
+                prev: None,
+            };
+            // The listener is this resource's: a held delta of another makes no call.
+            let held = Pop {
+                listener: None,
+                ..*self
+            };
+            if let Some(stop) = held.deliver_of(&h.resource, shared, sink, body, None)? {
+                return Ok(Some(stop));
+            }
         }
         Ok(None)
     }
@@ -696,23 +743,49 @@ impl Pop<'_> {
         body: Body<'_>,
         batch: Option<u32>,
     ) -> io::Result<Option<Stop>> {
+        self.deliver_of(&self.resource.resource, shared, sink, body, batch)
+    }
+
+    /// [`Pop::deliver_delta`] of a delta of `resource`.
+    fn deliver_of(
+        &self,
+        resource: &Resource,
+        shared: &Shared,
+        sink: &mut Sink,
+        body: Body<'_>,
+        batch: Option<u32>,
+    ) -> io::Result<Option<Stop>> {
         let Body::Delta {
+            key,
             delta,
             prev,
             initial_list,
-            ..
         } = body
         else {
             return Ok(None);
         };
+        // The graph sees every delta, printed or not.
+        let followed = match &mut sink.graph {
+            Some(g) => match g.observe(resource, key, delta, initial_list, Instant::now()) {
+                Verdict::Show(f) => Some(f),
+                Verdict::Skip => return Ok(None),
+            },
+            None => None,
+        };
         if shared.watch_only && initial_list {
             return Ok(None);
         }
-        let met = shared.until.as_ref().is_some_and(|c| c.met_by(delta, prev));
+        let met = match (&shared.until, &sink.graph) {
+            // --follow: deleted when the whole graph is.
+            (Some(Condition::Deleted), Some(g)) if followed.is_some() => g.gone(),
+            (Some(c), _) => c.met_by(delta, prev),
+            (None, _) => false,
+        };
         // A hidden delta hides the handler call it makes, and neither counts for
         // --max-events.
         let shown = shared.filter.shows(delta, prev);
-        let rec = self.record(body, batch);
+        let mut rec = self.record_of(resource, body, batch);
+        rec.follow = followed.as_ref();
         sink.emit(&rec, shown, shared.targets)?;
         sink.deltas += u64::from(shown);
         // Fights are seen in every change, printed or not (filters are printing only).

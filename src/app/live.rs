@@ -227,6 +227,7 @@ fn action_of(code: KeyCode, mods: KeyModifiers, editing: bool) -> Option<Action>
         KeyCode::Char('y') => Action::Yaml,
         KeyCode::Char('p') => Action::Pause,
         KeyCode::Char('e') => Action::Events,
+        KeyCode::Char('c') => Action::Collapse,
         KeyCode::Char('?') => Action::Help,
         KeyCode::Char(c) => Action::Char(c),
         _ => return None,

@@ -14,6 +14,7 @@ pub mod config;
 pub mod conflict;
 pub mod exit;
 pub mod filter;
+pub mod follow;
 pub mod help;
 pub mod informer;
 pub mod kubeconfig;

@@ -526,6 +526,7 @@ fn print(
             batch: p.batch,
         },
         blame: Default::default(),
+        follow: None,
     };
     let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
         Item::Event(e, r) => {

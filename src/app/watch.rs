@@ -143,7 +143,10 @@ fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Er
 struct Resolved<'a> {
     cluster: &'a Cluster,
     client: kube::Client,
+    /// The user's resources, then the graph's (`--follow`, `--events`).
     targets: Vec<Target>,
+    /// How many of `targets` are the user's: the graph's take no selector.
+    selected: usize,
     informer: Informer,
 }
 
@@ -184,6 +187,14 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         total_targets,
         &tx,
     ));
+    if cfg.graph() {
+        let roots = clusters
+            .iter()
+            .flat_map(|r| r.targets[..r.selected].iter())
+            .map(|t| t.resource.name.clone());
+        let events = cfg.events.then(|| "events".to_owned());
+        shared.lock().graph = Some(crate::app::follow::Graph::new(roots, events));
+    }
     let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
         .iter()
@@ -468,16 +479,17 @@ async fn resolve<'a>(
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
         let client = crate::client::connect::client(&c.kube)?;
-        let server = crate::client::discovery::Server {
-            client: client.clone(),
-            request_timeout: cfg.request_timeout,
+        let docs = || {
+            crate::client::discovery::Discovery::new(
+                server_of(&client, cfg),
+                c.discovery_cache.clone(),
+            )
         };
-        let docs = crate::client::discovery::Discovery::new(server, c.discovery_cache.clone());
         let every = cfg.every_resource.then_some(crate::client::expand::Every {
             namespaced_only: c.namespace.is_some(),
         });
         let targets = tokio::select! {
-            t = crate::client::expand::resolve(docs, &cfg.resources, every) => t,
+            t = crate::client::expand::resolve(docs(), &cfg.resources, every) => t,
             signalled = signals.recv() => return Ok(Err(signalled)),
             why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
         };
@@ -497,14 +509,35 @@ async fn resolve<'a>(
             },
         };
         let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
+        let selected = targets.len();
+        let mut targets = targets;
+        if cfg.graph() {
+            let more =
+                crate::app::follow::graph_targets(docs, &targets, cfg.follow.as_ref(), cfg.events);
+            let more = tokio::select! {
+                t = more => t,
+                signalled = signals.recv() => return Ok(Err(signalled)),
+                why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
+            };
+            targets.extend(more.map_err(|e| worded(e, &url, context))?);
+        }
         clusters.push(Resolved {
             cluster: c,
             client,
             targets,
+            selected,
             informer,
         });
     }
     Ok(Ok(clusters))
+}
+
+/// The discovery client's server.
+fn server_of(client: &kube::Client, cfg: &Config) -> crate::client::discovery::Server {
+    crate::client::discovery::Server {
+        client: client.clone(),
+        request_timeout: cfg.request_timeout,
+    }
 }
 
 /// `--timeout`'s deadline, counted from the start of the run, and the duration it was given.
@@ -686,11 +719,12 @@ fn start_all(
         cluster: c,
         client,
         targets,
+        selected,
         informer,
     } in clusters
     {
         let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
-        for t in targets {
+        for (i, t) in targets.into_iter().enumerate() {
             let store = Arc::new(Store::new());
             stores.push(store.clone());
             informers.push(metrics::InformerLabels::new(&t, context.as_deref()));
@@ -709,6 +743,7 @@ fn start_all(
                 stop: tx,
                 skip_refused,
                 table: tables.contains(&t.resource.name),
+                selected: i < selected,
             };
             let stats = match informer.queue {
                 QueueChoice::Delta => {
@@ -859,6 +894,8 @@ struct Start<'a> {
     skip_refused: bool,
     /// List and watch the server's Table ([`KubeSource::table`]).
     table: bool,
+    /// One of the user's resources: the user's selectors apply (not to the graph's).
+    selected: bool,
 }
 
 /// The ListerWatcher of one resource: its collection, selectors, representation and wire.
@@ -866,8 +903,8 @@ fn source_of(a: &Start<'_>, t: &Target) -> KubeSource {
     KubeSource::new(
         a.client.clone(),
         t.collection_path(a.cluster.namespace.as_deref()),
-        a.cfg.label_selector.clone(),
-        a.cfg.field_selector.clone(),
+        a.cfg.label_selector.clone().filter(|_| a.selected),
+        a.cfg.field_selector.clone().filter(|_| a.selected),
         a.cfg.request_timeout,
     )
     .with_type(&t.resource.kind, &t.resource.api_version)

@@ -212,6 +212,8 @@ pub struct Record<'a> {
     /// `--blame`'s attribution, made on first use ([`record_blame`]): the printer,
     /// `--stats` and the conflict finder read one computation. Empty when built.
     pub blame: std::cell::OnceCell<Option<Vec<blame::Blame>>>,
+    /// `--follow`, `--events`: where the record's object sits in the owner graph.
+    pub follow: Option<&'a Followed>,
 }
 
 impl<'a> Record<'a> {
@@ -229,6 +231,50 @@ impl<'a> Record<'a> {
             body,
             informer: InformerInfo::default(),
             blame: std::cell::OnceCell::new(),
+            follow: None,
+        }
+    }
+}
+
+/// `--follow` and `--events`: a record's place in the owner graph (docs/output-schema.md,
+/// "Followed objects").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Followed {
+    /// The owner path from the root to the record's object, itself last, each step
+    /// `short-kind/name` (`deploy/web › rs/web-7c9 › pod/web-7c9-x`); an Event's is its
+    /// object's path with `event/NAME` after it.
+    pub path: std::sync::Arc<str>,
+    /// Set on the record that makes the object join or leave the graph.
+    pub change: Option<GraphChange>,
+}
+
+impl Followed {
+    /// The steps from the root before this object: 0 for a root.
+    pub fn depth(&self) -> usize {
+        self.path.matches(PATH_SEPARATOR).count()
+    }
+}
+
+/// Between two steps of an owner path.
+pub const PATH_SEPARATOR: &str = " › ";
+
+/// Why an object joins or leaves the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphChange {
+    /// A root appeared, or an object naming an owner of the graph did.
+    Joined,
+    /// Deleted: it leaves (its children stay until they go: they still name it).
+    Deleted,
+    /// Its ownerReferences no longer lead to the graph: it leaves, its subtree with it.
+    Orphaned,
+}
+
+impl GraphChange {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GraphChange::Joined => "joined",
+            GraphChange::Deleted => "deleted",
+            GraphChange::Orphaned => "orphaned",
         }
     }
 }

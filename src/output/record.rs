@@ -190,6 +190,12 @@ pub struct DeltaLine<'a> {
     /// The number of deltas of the pop it came from, when the queue pops in batches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<u32>,
+    /// `--follow`, `--events`: the owner path, root first, the object last.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub owner_path: Option<Cow<'a, str>>,
+    /// `--follow`: `joined`, `deleted` or `orphaned`, on the record that changes the graph.
+    #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
+    pub graph: Option<Cow<'a, str>>,
     #[serde(flatten)]
     pub changes: Changes,
 }
@@ -234,12 +240,9 @@ impl DeltaLine<'_> {
             final_state_unknown,
             recreated,
             batch,
-            changes:
-                Changes {
-                    changed,
-                    diff,
-                    blame,
-                },
+            owner_path,
+            graph,
+            changes,
         } = self;
         w.extend_from_slice(b"{\"type\":\"");
         w.extend_from_slice(t.as_str().as_bytes());
@@ -284,6 +287,27 @@ impl DeltaLine<'_> {
             w.extend_from_slice(b",\"batch\":");
             w.extend_from_slice(n.to_string().as_bytes());
         }
+        if let Some(p) = owner_path {
+            field(w, "ownerPath", Some(p))?;
+        }
+        if let Some(g) = graph {
+            field(w, "graph", Some(g))?;
+        }
+        changes.write_json(w)?;
+        w.push(b'}');
+        Ok(())
+    }
+}
+
+impl Changes {
+    /// [`DeltaLine::write_json`]'s last fields, as serde writes them (destructured in full
+    /// for the same reason).
+    fn write_json(&self, w: &mut Vec<u8>) -> io::Result<()> {
+        let Changes {
+            changed,
+            diff,
+            blame,
+        } = self;
         if let Some(c) = changed {
             w.extend_from_slice(if *c {
                 b",\"changed\":true"
@@ -299,7 +323,6 @@ impl DeltaLine<'_> {
             w.extend_from_slice(b",\"blame\":");
             serde_json::to_writer(&mut *w, b).map_err(io::Error::other)?;
         }
-        w.push(b'}');
         Ok(())
     }
 }
@@ -546,6 +569,11 @@ impl<'a> DeltaLine<'a> {
             final_state_unknown: delta.object.is_tombstone(),
             recreated: recreated(delta, prev),
             batch: rec.informer.batch,
+            owner_path: rec.follow.map(|f| Cow::Borrowed(&*f.path)),
+            graph: rec
+                .follow
+                .and_then(|f| f.change)
+                .map(|c| Cow::Borrowed(c.as_str())),
             changes: Changes::default(),
         }
     }
@@ -794,6 +822,8 @@ mod tests {
                     final_state_unknown: i == 2,
                     recreated: i == 4,
                     batch: (i > 3).then_some(1000 + i as u32),
+                    owner_path: (i % 2 == 0).then(|| c(text)),
+                    graph: (i == 1).then(|| c("orphaned")),
                     changes: Changes {
                         changed: [None, Some(true), Some(false)][i % 3],
                         diff: match i % 3 {
@@ -913,6 +943,7 @@ mod tests {
                 body,
                 informer,
                 blame: Default::default(),
+                follow: None,
             };
             let line = Line::of(&rec, "t");
             let text = serde_json::to_string(&line).unwrap();
@@ -1002,6 +1033,7 @@ mod tests {
                     initial_list: false,
                 },
                 blame: Default::default(),
+                follow: None,
             };
             let line = Line::of(&rec, "t");
             let mut out = Vec::new();

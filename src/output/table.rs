@@ -42,6 +42,9 @@ pub const HOLD_ROWS: usize = 1000;
 /// …and for at most this long, so a 100k-object list starts printing at once.
 pub const HOLD_FOR: Duration = Duration::from_secs(1);
 
+/// The tree's layout, under a name no resource has.
+const TREE: &str = "~tree";
+
 /// SGR colours: the delta's, and dark grey for `~` lines.
 const GREY: u8 = 90;
 
@@ -99,6 +102,8 @@ struct Row {
     blame: Option<Vec<super::blame::Blame>>,
     /// A row of an initial list: held rows of those are printed in the resources' order.
     initial: bool,
+    /// `--follow`: its owner path, by which held initial rows of the tree are ordered.
+    tree: Option<Arc<str>>,
 }
 
 enum Held {
@@ -184,6 +189,38 @@ impl<W: Write> TablePrinter<W> {
         if cols.is_empty() {
             cols = metadata_columns();
         }
+        let rank = opts
+            .order
+            .iter()
+            .position(|n| *n == r.name)
+            .unwrap_or(usize::MAX);
+        let namespace = opts.all_namespaces && r.namespaced;
+        self.layout_with(r.name.clone(), cols, namespace, rank, server.cloned())
+    }
+
+    /// `--follow`, `--events`: one layout for the whole tree, whatever each row's kind
+    /// (kubectl-tree's habit): KIND, the indented NAME, RESOURCEVERSION, AGE.
+    fn tree_layout(&mut self) -> Arc<Layout> {
+        match self.layouts.get(TREE) {
+            Some(l) => l.clone(),
+            None => {
+                let namespace = self.opts.all_namespaces;
+                self.layout_with(TREE.to_owned(), metadata_columns(), namespace, 0, None)
+            }
+        }
+    }
+
+    /// The layout `name` of resource columns `cols`, then `-L` and `--show-labels`
+    /// columns, and the header line over them; kept for the next rows of `name`.
+    fn layout_with(
+        &mut self,
+        name: String,
+        mut cols: Vec<Column>,
+        namespace: bool,
+        rank: usize,
+        server: Option<Arc<[TableColumn]>>,
+    ) -> Arc<Layout> {
+        let opts = &self.opts;
         for l in &opts.label_columns {
             cols.push(Column {
                 header: l.rsplit('/').next().unwrap_or(l).to_uppercase(),
@@ -196,22 +233,16 @@ impl<W: Write> TablePrinter<W> {
                 get: Getter::Labels,
             });
         }
-        let namespace = opts.all_namespaces && r.namespaced;
-        let rank = opts
-            .order
-            .iter()
-            .position(|n| *n == r.name)
-            .unwrap_or(usize::MAX);
         let headers = self.headers(&cols, namespace);
         let l = Arc::new(Layout {
-            resource: r.name.clone(),
+            resource: name.clone(),
             namespace,
             rank,
             cols,
             headers,
-            server: server.cloned(),
+            server,
         });
-        self.layouts.insert(r.name.clone(), l.clone());
+        self.layouts.insert(name, l.clone());
         l
     }
 
@@ -338,9 +369,14 @@ impl<W: Write> TablePrinter<W> {
             .iter()
             .map(|&i| std::mem::replace(&mut held[i], Held::note(String::new(), None, false)))
             .collect();
-        initial.sort_by_key(|h| match h {
-            Held::Row(r) => r.layout.rank,
-            Held::Note(..) => usize::MAX,
+        // The tree's rows (one layout) in the order of their owner paths: each under its
+        // owner.
+        initial.sort_by(|a, b| {
+            let key = |h: &Held| match h {
+                Held::Row(r) => (r.layout.rank, r.tree.clone()),
+                Held::Note(..) => (usize::MAX, None),
+            };
+            key(a).cmp(&key(b))
         });
         for (i, h) in slots.into_iter().zip(initial) {
             held[i] = h;
@@ -434,7 +470,10 @@ impl<W: Write> TablePrinter<W> {
         initial: bool,
     ) -> Row {
         let table_row = c.obj.and_then(|o| o.table_row());
-        let layout = self.layout_of(rec.resource, table_row.map(|t| &t.columns));
+        let layout = match rec.follow {
+            Some(_) => self.tree_layout(),
+            None => self.layout_of(rec.resource, table_row.map(|t| &t.columns)),
+        };
         let (ns, obj_name) = c.key.split_once('/').unwrap_or(("", c.key));
         let mut cells = Vec::with_capacity(layout.headers.len());
         cells.push(c.first.to_owned());
@@ -450,7 +489,15 @@ impl<W: Write> TablePrinter<W> {
         if layout.namespace {
             cells.push(sanitize(ns).into_owned());
         }
-        let mut shown = sanitize(obj_name).into_owned();
+        let mut shown = match rec.follow {
+            Some(f) => tree_name(f, obj_name, c.obj),
+            None => sanitize(obj_name).into_owned(),
+        };
+        if let Some(change) = rec.follow.and_then(|f| f.change) {
+            if change == super::GraphChange::Orphaned {
+                shown.push_str(" (orphaned)");
+            }
+        }
         if c.tombstone {
             shown.push_str(" (final state unknown)");
         }
@@ -481,6 +528,7 @@ impl<W: Write> TablePrinter<W> {
             diff,
             blame: super::record_blame(rec, self.opts.blame).map(<[_]>::to_vec),
             initial,
+            tree: rec.follow.map(|f| f.path.clone()),
         }
     }
 
@@ -534,6 +582,41 @@ impl<W: Write> TablePrinter<W> {
         }
         Ok(())
     }
+}
+
+/// The NAME cell of a row of the tree: indented by its depth, `└─ ` before a child
+/// (kubectl-tree's), and an Event as a `~` line of its type, reason, message and count.
+fn tree_name(f: &super::Followed, name: &str, obj: Option<&ObjectRef>) -> String {
+    let depth = f.depth();
+    let indent = "  ".repeat(depth.saturating_sub(1));
+    let event = f
+        .path
+        .rsplit(super::PATH_SEPARATOR)
+        .next()
+        .is_some_and(|last| last.starts_with("event/"));
+    if !event {
+        let branch = if depth == 0 { "" } else { "└─ " };
+        return format!("{indent}{branch}{}", sanitize(name));
+    }
+    let v = obj.map(|o| o.to_value()).unwrap_or_default();
+    let text = |k: &str| v.get(k).and_then(|s| s.as_str()).unwrap_or_default();
+    let count = v
+        .pointer("/series/count")
+        .or_else(|| v.get("count"))
+        .and_then(|c| c.as_u64())
+        .unwrap_or(1);
+    let times = if count > 1 {
+        format!(" (x{count})")
+    } else {
+        String::new()
+    };
+    let line = format!(
+        "{indent}~ {} {}: {}{times}",
+        text("type"),
+        text("reason"),
+        text("message")
+    );
+    sanitize(&line).into_owned()
 }
 
 /// Held lines in the order they are printed when the initial rows of several resources

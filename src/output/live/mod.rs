@@ -100,6 +100,8 @@ struct Pending {
     delta: Delta,
     /// The name cell's "(recreated)" (the object before it is not kept).
     recreated: bool,
+    /// `--follow`, `--events`: its place in the tree (the NAME cell's indent).
+    follow: Option<super::Followed>,
 }
 
 #[derive(Debug, Clone)]
@@ -119,6 +121,9 @@ pub struct Row {
     pub history: VecDeque<Version>,
     /// The latest delta not made into cells yet.
     pending: Option<Pending>,
+    /// `--follow`, `--events`: the row's owner path (its key sorts by it): `c` collapses
+    /// the rows under it.
+    pub tree: Option<std::sync::Arc<str>>,
     /// The delta the cells were made from, and the second they were made at: cells
     /// that count from now (AGE, a pod's restarts "(5m ago)", a job's DURATION) are
     /// made again from it each second the row is shown.
@@ -293,7 +298,8 @@ fn cells_of(
     p: &Pending,
     now: Timestamp,
 ) -> (Vec<String>, Vec<String>) {
-    let rec = Record::new(&p.resource, p.context.as_deref(), now, Body::Synced);
+    let mut rec = Record::new(&p.resource, p.context.as_deref(), now, Body::Synced);
+    rec.follow = p.follow.as_ref();
     table.live_cells(&rec, key, &p.delta, p.recreated)
 }
 
@@ -368,7 +374,12 @@ impl LivePrinter {
         pair
     }
 
+    /// A row's key: kubectl's order, or a tree's rows by owner path (`--follow`).
     fn row_key(&self, rec: &Record<'_>, key: &str) -> RowKey {
+        if let Some(f) = rec.follow {
+            let context = rec.context.map(str::to_owned);
+            return (0, f.path.to_string(), context, key.to_owned());
+        }
         let rank = self
             .order
             .iter()
@@ -454,6 +465,7 @@ impl LivePrinter {
             object: None,
             history: VecDeque::new(),
             pending: None,
+            tree: rec.follow.map(|f| f.path.clone()),
             last: None,
             made: i64::MIN,
         });
@@ -468,8 +480,13 @@ impl LivePrinter {
             context,
             delta: delta.clone(),
             recreated: super::record::recreated(delta, prev),
+            follow: rec.follow.cloned(),
         });
-        row.deleted = deleted.then_some(rec.time);
+        // An orphaned object leaves the tree as a deleted one leaves the table.
+        let left = rec
+            .follow
+            .is_some_and(|f| f.change == Some(super::GraphChange::Orphaned));
+        row.deleted = (deleted || left).then_some(rec.time);
         if let Some(o) = obj {
             row.labels = None;
             row.object = Some(o.clone());

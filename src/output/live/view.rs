@@ -58,6 +58,8 @@ pub enum Action {
     Yaml,
     Pause,
     Events,
+    /// `c`: collapse or expand the selected row's subtree (`--follow`).
+    Collapse,
     Help,
 }
 
@@ -85,6 +87,8 @@ pub struct Ui {
     /// line at the right.
     pub pan: usize,
     cut: bool,
+    /// `--follow`: the owner paths whose subtrees are collapsed.
+    pub collapsed: std::collections::BTreeSet<String>,
     /// The last frame's time: what cells count their ages to (a paused screen's too:
     /// pausing holds the informer's changes back, not the clock).
     now: Timestamp,
@@ -108,27 +112,7 @@ impl Ui {
         }
         let m: &Model = live;
         if self.editing {
-            match a {
-                Action::Char(c) => self.filter.push(c),
-                Action::Backspace => {
-                    self.filter.pop();
-                }
-                Action::ClearLine => self.filter.clear(),
-                Action::DeleteWord => {
-                    let word = self
-                        .filter
-                        .trim_end()
-                        .trim_end_matches(|c: char| !c.is_whitespace());
-                    self.filter.truncate(word.len());
-                }
-                Action::Enter => self.editing = false,
-                Action::Back => {
-                    self.editing = false;
-                    self.filter.clear();
-                }
-                _ => {}
-            }
-            self.selected = 0;
+            self.edit(a);
             return true;
         }
         if self.screen != Screen::Table {
@@ -178,6 +162,7 @@ impl Ui {
                 }
             }
             Action::Events => self.events = !self.events,
+            Action::Collapse => self.collapse(m),
             Action::Help => self.screen = Screen::Help,
             Action::Enter | Action::Yaml => {
                 if let Some((k, _)) = self.selected_row(m) {
@@ -195,6 +180,41 @@ impl Ui {
         true
     }
 
+    /// A key while the filter is typed.
+    fn edit(&mut self, a: Action) {
+        match a {
+            Action::Char(c) => self.filter.push(c),
+            Action::Backspace => {
+                self.filter.pop();
+            }
+            Action::ClearLine => self.filter.clear(),
+            Action::DeleteWord => {
+                let word = self
+                    .filter
+                    .trim_end()
+                    .trim_end_matches(|c: char| !c.is_whitespace());
+                self.filter.truncate(word.len());
+            }
+            Action::Enter => self.editing = false,
+            Action::Back => {
+                self.editing = false;
+                self.filter.clear();
+            }
+            _ => {}
+        }
+        self.selected = 0;
+    }
+
+    /// `c`: collapses the selected row's subtree, or expands it.
+    fn collapse(&mut self, m: &Model) {
+        let path = self.selected_row(m).and_then(|(_, r)| r.tree.clone());
+        if let Some(p) = path {
+            if !self.collapsed.remove(&*p) {
+                self.collapsed.insert(p.to_string());
+            }
+        }
+    }
+
     /// The model the screen shows: the paused copy, or the live one.
     fn shown<'m>(&'m self, live: &'m Model) -> &'m Model {
         self.paused.as_deref().unwrap_or(live)
@@ -207,12 +227,23 @@ impl Ui {
     }
 
     fn rows<'m>(&'m self, live: &'m Model) -> Vec<(&'m RowKey, &'m Row)> {
-        visible(
-            self.shown(live),
-            &self.filter,
-            self.sort.as_deref(),
-            self.reverse,
-        )
+        self.visible(self.shown(live), self.sort.as_deref())
+    }
+
+    /// The rows of `m` the filter keeps, in the order asked, those under a collapsed
+    /// row (`--follow`) left out.
+    fn visible<'m>(&self, m: &'m Model, sort: Option<&str>) -> Vec<(&'m RowKey, &'m Row)> {
+        let mut rows = visible(m, &self.filter, sort, self.reverse);
+        if !self.collapsed.is_empty() {
+            let hidden = |tree: &str| {
+                self.collapsed.iter().any(|c| {
+                    tree.strip_prefix(c.as_str())
+                        .is_some_and(|rest| rest.starts_with(crate::output::PATH_SEPARATOR))
+                })
+            };
+            rows.retain(|(_, r)| !r.tree.as_deref().is_some_and(hidden));
+        }
+        rows
     }
 
     fn selected_row<'m>(&'m self, live: &'m Model) -> Option<(&'m RowKey, &'m Row)> {
@@ -349,6 +380,10 @@ impl Ui {
                 status.push('_');
             }
         }
+        if !self.collapsed.is_empty() {
+            let n = self.collapsed.len();
+            status.push_str(&format!("  {n} collapsed (c expands)"));
+        }
         if let Some(n) = paused {
             status.push_str(&format!("  PAUSED: {n} changes while paused (p resumes)"));
         }
@@ -365,7 +400,7 @@ impl Ui {
     /// The keys of the `fit` rows in sight (the selection kept in sight), and how many
     /// rows the filter keeps.
     fn window(&mut self, m: &Model, sort: Option<&str>, fit: usize) -> (Vec<RowKey>, usize) {
-        let rows = visible(m, &self.filter, sort, self.reverse);
+        let rows = self.visible(m, sort);
         self.page = fit;
         self.selected = self.selected.min(rows.len().saturating_sub(1));
         if self.selected < self.offset {
@@ -685,6 +720,7 @@ const HELP: &str = "kwatch --live: the informer's cache, changing in place
   y                 the object as YAML
   p                 pause the screen (the informer keeps running)
   e                 show/hide the event pane
+  c                 --follow: collapse or expand the selected row's subtree
   ?                 this help (Esc returns)
   q  Esc            quit (exit 0)       Ctrl-C   quit (exit 130)
 

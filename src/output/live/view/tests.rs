@@ -61,6 +61,7 @@ impl Feed {
                 batch: None,
             },
             blame: Default::default(),
+            follow: None,
         };
         self.p.print(&rec).unwrap();
     }

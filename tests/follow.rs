@@ -1,0 +1,637 @@
+//! `--follow` and `--events` (issue 33): the owner graph live — children held until their
+//! owner joins, joining later, leaving deleted or orphaned — its `ownerPath` in JSON and
+//! YAML, a custom resource's children found through discovery, Events joined to their
+//! object (held while it is unseen), the table's tree, and `--until deleted` on the graph.
+//! Owners and children are made with kubectl, `ownerReferences` naming the owner's uid.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Value};
+
+use crate::util::kwatch::{is_delta, kubectl_f, Running};
+use crate::util::{SimProcess, LIMIT};
+
+/// A namespace of the test's own, created.
+pub(crate) fn namespace(sim: &SimProcess, name: &str) -> String {
+    sim.kubectl_ok(["create", "namespace", name]);
+    name.to_owned()
+}
+
+/// An ownerReference to `owner` (a stored object), as a controller sets it.
+fn owned_by(owner: &Value) -> Value {
+    json!([{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
+            "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+            "controller": true, "blockOwnerDeletion": true}])
+}
+
+pub(crate) fn deployment(sim: &SimProcess, ns: &str, name: &str) -> Value {
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    )
+}
+
+pub(crate) fn replica_set(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": ns, "ownerReferences": owned_by(owner)},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}),
+    )
+}
+
+/// A pod owned by `owner` (none: `Value::Null`).
+pub(crate) fn pod(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Value {
+    let mut meta = json!({"name": name, "namespace": ns, "labels": {"app": "web"}});
+    if !owner.is_null() {
+        meta["ownerReferences"] = owned_by(owner);
+    }
+    kubectl_f(
+        sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+    )
+}
+
+/// The delta records of `name`, in order.
+fn deltas_of<'a>(records: &'a [Value], name: &str) -> Vec<&'a Value> {
+    records
+        .iter()
+        .filter(|r| is_delta(r) && r["name"] == name)
+        .collect()
+}
+
+/// Whether a delta of `name` with `graph` (`joined`, `deleted`, `orphaned`) came.
+fn saw(records: &[Value], name: &str, graph: &str) -> bool {
+    deltas_of(records, name).iter().any(|r| r["graph"] == graph)
+}
+
+/// The names of the objects the graph printed, in order, once each.
+fn names(records: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in records.iter().filter(|r| is_delta(r)) {
+        let n = r["name"].as_str().unwrap_or_default().to_owned();
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn following(sim: &SimProcess, args: &str) -> Running {
+    sim.start_kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+}
+
+/// Children listed before their owner are held until it joins (the three informers'
+/// initial lists pop in any order), each with its owner path; objects created later join;
+/// a pod of another owner never shows.
+#[test]
+fn children_join_with_their_owner_path_and_late_ones_join_later() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-join");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    let other = deployment(&sim, &ns, "other");
+    let other_rs = replica_set(&sim, &ns, "other-1", &other);
+    pod(&sim, &ns, "other-1-a", &other_rs);
+    pod(&sim, &ns, "loose", &Value::Null);
+
+    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    let seen = kw.wait_for(LIMIT, "the graph's three objects joined", |v| {
+        saw(v, "web", "joined") && saw(v, "web-1", "joined") && saw(v, "web-1-a", "joined")
+    });
+    let path = |name: &str| deltas_of(&seen, name)[0]["ownerPath"].clone();
+    assert_eq!(path("web"), "deploy/web");
+    assert_eq!(path("web-1"), "deploy/web › rs/web-1");
+    assert_eq!(path("web-1-a"), "deploy/web › rs/web-1 › pod/web-1-a");
+
+    // A rollout's new replica set and its pod join when they appear; then a marker pod of
+    // the graph shows the unrelated one created before it was never printed.
+    let rs2 = replica_set(&sim, &ns, "web-2", &web);
+    pod(&sim, &ns, "web-2-a", &rs2);
+    pod(&sim, &ns, "loose-2", &Value::Null);
+    pod(&sim, &ns, "web-2-b", &rs2);
+    let seen = kw.wait_for(LIMIT, "the late pod web-2-b", |v| {
+        saw(v, "web-2-b", "joined")
+    });
+    assert_eq!(
+        deltas_of(&seen, "web-2-a")[0]["ownerPath"],
+        "deploy/web › rs/web-2 › pod/web-2-a"
+    );
+    assert_eq!(
+        names(&seen),
+        ["web", "web-1", "web-1-a", "web-2", "web-2-a", "web-2-b"],
+        "only the graph's objects, each once joined: {seen:#?}"
+    );
+    kw.interrupt(LIMIT);
+}
+
+/// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
+/// removed), its subtree leaving with it.
+#[test]
+fn objects_leave_deleted_or_orphaned() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-leave");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    pod(&sim, &ns, "web-1-b", &rs);
+
+    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    kw.wait_for(LIMIT, "the pods joined", |v| {
+        saw(v, "web-1-a", "joined") && saw(v, "web-1-b", "joined")
+    });
+    sim.kubectl_ok(["delete", "pod", "web-1-a", "-n", &ns]);
+    let seen = kw.wait_for(LIMIT, "web-1-a deleted", |v| saw(v, "web-1-a", "deleted"));
+    let last = deltas_of(&seen, "web-1-a")
+        .pop()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        (&last["type"], &last["ownerPath"]),
+        (
+            &json!("Deleted"),
+            &json!("deploy/web › rs/web-1 › pod/web-1-a")
+        )
+    );
+
+    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok([
+        "patch",
+        "rs",
+        "web-1",
+        "-n",
+        &ns,
+        "--type=json",
+        "-p",
+        orphan,
+    ]);
+    let seen = kw.wait_for(LIMIT, "web-1 orphaned", |v| saw(v, "web-1", "orphaned"));
+    let last = deltas_of(&seen, "web-1").pop().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["type"], &last["ownerPath"]),
+        (&json!("Updated"), &json!("deploy/web › rs/web-1"))
+    );
+    // Its pod left with it: a change to it is not printed, a change to the root is.
+    sim.kubectl_ok(["label", "pod", "web-1-b", "-n", &ns, "x=1"]);
+    sim.kubectl_ok(["label", "deploy", "web", "-n", &ns, "x=1"]);
+    let seen = kw.wait_for(LIMIT, "the root's update", |v| {
+        deltas_of(v, "web").iter().any(|r| r["type"] == "Updated")
+    });
+    assert!(
+        !deltas_of(&seen, "web-1-b")
+            .iter()
+            .any(|r| r["type"] == "Updated"),
+        "the orphan's pod is out of the graph: {seen:#?}"
+    );
+    kw.interrupt(LIMIT);
+}
+
+/// A custom resource's children are found through discovery (every namespaced resource),
+/// and the owner path is in YAML too.
+#[test]
+fn a_custom_resource_owning_config_maps_is_followed() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-widget");
+    let w = kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": ns}, "spec": {"size": 1}}),
+    );
+    for name in ["w1-config", "w1-extra"] {
+        kubectl_f(
+            &sim,
+            "create",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": ns, "ownerReferences": owned_by(&w)},
+                "data": {"a": "1"}}),
+        );
+    }
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "unowned", "namespace": ns}}),
+    );
+    let args = format!("widgets/w1 -n {ns} --follow --until-synced -o json");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let records = out.json();
+    let mut shown = names(&records);
+    shown.sort();
+    assert_eq!(shown, ["w1", "w1-config", "w1-extra"]);
+    assert_eq!(
+        deltas_of(&records, "w1-config")[0]["ownerPath"],
+        "widget/w1 › cm/w1-config"
+    );
+    let args = format!("widgets/w1 -n {ns} --follow --until-synced -o yaml");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let text = out.stdout.join("\n");
+    assert!(
+        text.contains("ownerPath: widget/w1 › cm/w1-extra"),
+        "the owner path in YAML: {text}"
+    );
+}
+
+/// `--until deleted` on the root waits for the whole graph: the root deleted, the run goes
+/// on while its children are there, and ends when the last one goes.
+#[test]
+fn until_deleted_waits_for_the_whole_graph() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-until");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "the pod joined", |v| saw(v, "web-1-a", "joined"));
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", &ns]);
+    sim.kubectl_ok(["delete", "pod", "web-1-a", "-n", &ns]);
+    // Had the root's deletion ended the run, the pod's would never be printed.
+    kw.wait_for(LIMIT, "the pod deleted", |v| {
+        saw(v, "web", "deleted") && saw(v, "web-1-a", "deleted")
+    });
+    sim.kubectl_ok(["delete", "rs", "web-1", "-n", &ns, "--ignore-not-found"]);
+    let out = kw.finish(LIMIT).exits(0);
+    assert!(saw(&out.json(), "web-1", "deleted"), "{:?}", out.stdout);
+}
+
+/// `--events`: an Event about an object shown is printed under it (its path ends with the
+/// event), one about an object not shown yet is held until the object joins, and an Event
+/// updated in place is an update of one record.
+#[test]
+fn events_join_their_object_and_wait_for_it() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-events");
+    let cm = |name: &str, labels: Value| {
+        kubectl_f(
+            &sim,
+            "create",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": ns, "labels": labels}}),
+        )
+    };
+    let c1 = cm("c1", json!({}));
+    let c2 = cm("c2", json!({"shown": "yes"}));
+    let mut kw = following(
+        &sim,
+        &format!("configmaps -n {ns} -l shown=yes --events -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 2
+    });
+    let event = |name: &str, about: &Value| {
+        json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": name, "namespace": ns},
+            "involvedObject": {"kind": "ConfigMap", "name": about["metadata"]["name"],
+                "namespace": ns, "uid": about["metadata"]["uid"], "apiVersion": "v1"},
+            "reason": "Tested", "message": "about it", "type": "Normal", "count": 1,
+            "source": {"component": "test"},
+            "firstTimestamp": "2026-01-01T00:00:00Z", "lastTimestamp": "2026-01-01T00:00:00Z"})
+    };
+    // c1 is not shown (the selector): its Event is held. c2's, created after it, comes
+    // through the same informer after it: once c2's is printed, c1's was held.
+    kubectl_f(&sim, "create", &event("c1.1", &c1));
+    kubectl_f(&sim, "create", &event("c2.1", &c2));
+    let seen = kw.wait_for(LIMIT, "c2's Event", |v| !deltas_of(v, "c2.1").is_empty());
+    assert!(deltas_of(&seen, "c1.1").is_empty(), "held: {seen:#?}");
+    // c1 joins, then its held Event.
+    sim.kubectl_ok(["label", "configmap", "c1", "-n", &ns, "shown=yes"]);
+    let seen = kw.wait_for(LIMIT, "the held Event", |v| {
+        !deltas_of(v, "c1.1").is_empty()
+    });
+    let at = |name: &str| seen.iter().position(|r| is_delta(r) && r["name"] == name);
+    let (c1_at, ev_at) = (
+        at("c1").expect("c1 printed"),
+        at("c1.1").expect("its Event"),
+    );
+    assert!(c1_at < ev_at, "the object first, then its Event: {seen:#?}");
+    let ev = deltas_of(&seen, "c1.1")[0];
+    assert_eq!(ev["ownerPath"], "cm/c1 › event/c1.1");
+    assert_eq!(ev["object"]["reason"], "Tested");
+
+    sim.kubectl_ok([
+        "patch",
+        "event",
+        "c1.1",
+        "-n",
+        &ns,
+        "--type=merge",
+        "-p",
+        r#"{"count":2}"#,
+    ]);
+    let seen = kw.wait_for(LIMIT, "the Event's count 2", |v| {
+        deltas_of(v, "c1.1")
+            .iter()
+            .any(|r| r["object"]["count"] == 2)
+    });
+    let updates: Vec<&Value> = deltas_of(&seen, "c1.1");
+    assert_eq!(updates.len(), 2, "{updates:#?}");
+    assert_eq!(updates[1]["type"], "Updated");
+    assert_eq!(updates[1]["key"], updates[0]["key"]);
+    kw.interrupt(LIMIT);
+}
+
+/// The table shows the graph as a tree, kubectl-tree's way: one header, each row's KIND,
+/// its NAME indented under its owner (initial lists, which pop in any order, sorted by owner
+/// path), and an Event as a `~` line under the object it is about.
+#[test]
+fn the_table_shows_the_tree_with_events_under_their_object() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-table");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-b", &rs);
+    pod(&sim, &ns, "web-1-a", &rs);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "web-1.1", "namespace": ns},
+            "involvedObject": {"kind": "ReplicaSet", "name": "web-1", "namespace": ns,
+                "uid": rs["metadata"]["uid"], "apiVersion": "apps/v1"},
+            "reason": "SuccessfulCreate", "message": "Created pod: web-1-a", "type": "Normal",
+            "count": 2, "source": {"component": "replicaset-controller"}}),
+    );
+    let args = format!("deploy/web -n {ns} --follow --events --until-synced");
+    let out = sim
+        .kwatch(args.split(' ').collect::<Vec<_>>().as_slice())
+        .success();
+    let header = &out.stdout[0];
+    let column = |h: &str| header.find(h).expect("a header cell");
+    let (kind, name, rv) = (column("KIND"), column("NAME"), column("RESOURCEVERSION"));
+    let rows: Vec<(String, String)> = out.stdout[1..]
+        .iter()
+        .map(|l| {
+            let c: Vec<char> = l.chars().collect();
+            let cell =
+                |a: usize, b: usize| c[a..b].iter().collect::<String>().trim_end().to_owned();
+            (cell(kind, name), cell(name, rv))
+        })
+        .collect();
+    let want = [
+        ("Deployment", "web"),
+        ("ReplicaSet", "└─ web-1"),
+        (
+            "Event",
+            "  ~ Normal SuccessfulCreate: Created pod: web-1-a (x2)",
+        ),
+        ("Pod", "  └─ web-1-a"),
+        ("Pod", "  └─ web-1-b"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, n)| (k.to_string(), n.to_string()))
+        .collect();
+    assert_eq!(rows, want, "{:#?}", out.stdout);
+}
+
+/// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
+/// kwatch following it with its Events, once every pod is running.
+fn rolled_out(ns: &str) -> (SimProcess, Running) {
+    let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
+    namespace(&sim, ns);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": ns},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
+    );
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --events -o json"),
+    );
+    kw.wait_for(LIMIT, "three running pods", |v| {
+        let running: HashSet<&str> = v
+            .iter()
+            .filter(|r| r["kind"] == "Pod" && r["object"]["status"]["phase"] == "Running")
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        running.len() == 3
+    });
+    (sim, kw)
+}
+
+/// The Event's reason and message of a record, if it is an Event's.
+fn event_text(r: &Value) -> Option<(String, String)> {
+    (r["kind"] == "Event" && is_delta(r)).then(|| {
+        let o = &r["object"];
+        let s = |k: &str| o[k].as_str().unwrap_or_default().to_owned();
+        (s("reason"), s("message"))
+    })
+}
+
+/// Issue 33's rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
+/// shows the new ReplicaSet join with its owner path, its pods created, the old one scaled
+/// to 0 and its pods deleted, and the ScalingReplicaSet Events in the order the server
+/// stored them.
+#[test]
+fn a_rollout_under_follow_and_events() {
+    let ns = "follow-rollout";
+    let (sim, mut kw) = rolled_out(ns);
+    let before = kw.json();
+    let old_rs: String = before
+        .iter()
+        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
+        .and_then(|r| r["name"].as_str())
+        .expect("the first replica set")
+        .to_owned();
+    let old_pods: HashSet<String> = before
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+        .filter_map(|r| r["name"].as_str().map(str::to_owned))
+        .collect();
+    sim.kubectl_ok(["set", "image", "deploy/web", "c=nginx:2", "-n", ns]);
+    let scaled_to_0 = format!("Scaled down replica set {old_rs} from 1 to 0");
+    let seen = kw.wait_for(
+        LIMIT,
+        "the old replica set scaled to 0, its pods gone",
+        |v| {
+            let gone = v
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
+                .count();
+            gone == 3
+                && v.iter()
+                    .filter_map(event_text)
+                    .any(|(_, m)| m == scaled_to_0)
+        },
+    );
+    let after = &seen[before.len()..];
+    let new_rs = after
+        .iter()
+        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
+        .expect("a new replica set joined");
+    let new_name = new_rs["name"].as_str().unwrap_or_default();
+    assert_eq!(new_rs["ownerPath"], format!("deploy/web › rs/{new_name}"));
+    let created: Vec<&Value> = after
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+        .collect();
+    assert_eq!(created.len(), 3, "{created:#?}");
+    for p in &created {
+        let path = p["ownerPath"].as_str().unwrap_or_default();
+        assert!(
+            path.starts_with(&format!("deploy/web › rs/{new_name} › pod/")),
+            "{path}"
+        );
+    }
+    let deleted: HashSet<String> = after
+        .iter()
+        .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
+        .filter_map(|r| r["name"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(deleted, old_pods);
+    assert!(
+        after
+            .iter()
+            .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0),
+        "the old replica set scaled to 0"
+    );
+    // The ScalingReplicaSet Events, in the order printed and in the server's order.
+    let printed: Vec<String> = seen
+        .iter()
+        .filter_map(event_text)
+        .filter(|(reason, _)| reason == "ScalingReplicaSet")
+        .map(|(_, m)| m)
+        .collect();
+    let listed: Value =
+        serde_json::from_str(&sim.kubectl_ok(["get", "events", "-n", ns, "-o", "json"]))
+            .expect("kubectl's JSON");
+    let mut stored: Vec<(u64, String)> = listed["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["reason"] == "ScalingReplicaSet")
+        .map(|e| {
+            let rv = e["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap_or_default();
+            (
+                rv.parse().unwrap_or_default(),
+                e["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    stored.sort();
+    let stored: Vec<String> = stored.into_iter().map(|(_, m)| m).collect();
+    assert_eq!(printed, stored);
+    assert!(printed.len() >= 3, "{printed:#?}");
+    kw.interrupt(LIMIT);
+}
+
+/// Deleting the Deployment with foreground propagation: the graph leaves children first
+/// (each pod before its replica set, the replica sets before the Deployment), and
+/// `--until deleted` ends the run once all is gone.
+#[test]
+fn foreground_deletion_leaves_children_first() {
+    let ns = "follow-foreground";
+    let (sim, kw) = rolled_out(ns);
+    drop(kw);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3
+    });
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=foreground"]);
+    let out = kw.finish(LIMIT).exits(0);
+    let records = out.json();
+    let left: Vec<(String, String)> = records
+        .iter()
+        .filter(|r| r["graph"] == "deleted")
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap_or_default().to_owned(),
+                r["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let kinds: Vec<&str> = left.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["Pod", "Pod", "Pod", "ReplicaSet", "Deployment"],
+        "{left:#?}"
+    );
+}
+
+/// Deleting the Deployment with orphan propagation: the garbage collector removes the
+/// replica set's ownerReference, and it leaves the graph with a record saying it was
+/// orphaned (its pods with it); the graph is then gone, which ends `--until deleted`.
+#[test]
+fn an_orphaning_deletion_orphans_the_replica_set() {
+    let ns = "follow-orphan";
+    let (sim, kw) = rolled_out(ns);
+    drop(kw);
+    let mut kw = following(
+        &sim,
+        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
+    );
+    kw.wait_for(LIMIT, "synced", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3
+    });
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=orphan"]);
+    let out = kw.finish(LIMIT).exits(0);
+    let changes: Vec<(String, String)> = out
+        .json()
+        .iter()
+        .filter(|r| r["graph"] == "deleted" || r["graph"] == "orphaned")
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            (s("kind"), s("graph"))
+        })
+        .collect();
+    let want = [("ReplicaSet", "orphaned"), ("Deployment", "deleted")];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(k, g)| (k.to_string(), g.to_string()))
+        .collect();
+    assert_eq!(changes, want);
+    let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
+    assert_eq!(pods.lines().count(), 3, "the pods stay: {pods}");
+}
+
+/// Flag mistakes are usage errors (exit 2) naming the flag: `--events` needs the Events'
+/// `involvedObject`, which `--metadata-only` leaves out; `--follow-kinds` needs `--follow`
+/// and resources.
+#[test]
+fn flag_mistakes_are_usage_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["pods", "--events", "--metadata-only"],
+            "'--events' cannot be used with",
+        ),
+        (&["pods", "--follow-kinds", "cm"], "--follow"),
+        (
+            &["pods", "--follow", "--follow-kinds", "+"],
+            "--follow-kinds \"+\"",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut cmd = crate::util::kwatch::command(dir.path());
+        cmd.args(args);
+        let out = Running::spawn(cmd).finish(LIMIT).exits(2);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+    }
+}
