@@ -540,7 +540,8 @@ fn a_rollout_under_follow_and_events() {
 }
 
 /// Deleting the Deployment with foreground propagation: the graph leaves children first
-/// (each pod before its replica set, the replica sets before the Deployment), and
+/// (each pod before its replica set, the replica sets before the Deployment, in the
+/// server's order), and
 /// `--until deleted` ends the run once all is gone.
 #[test]
 fn foreground_deletion_leaves_children_first() {
@@ -557,17 +558,33 @@ fn foreground_deletion_leaves_children_first() {
     sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=foreground"]);
     let out = kw.finish(LIMIT).exits(0);
     let records = out.json();
-    let left: Vec<(String, String)> = records
+    // Each kind has its own informer, and two informers' deltas interleave as their watches
+    // deliver them (as in client-go): the order the graph left in is the server's, the
+    // resourceVersions of the deletions; each kind's own records are printed in that order.
+    let mut left: Vec<(u64, String, String)> = records
         .iter()
         .filter(|r| r["graph"] == "deleted")
         .map(|r| {
             (
+                r["resourceVersion"]
+                    .as_str()
+                    .and_then(|rv| rv.parse().ok())
+                    .expect("a deletion's resourceVersion"),
                 r["kind"].as_str().unwrap_or_default().to_owned(),
                 r["name"].as_str().unwrap_or_default().to_owned(),
             )
         })
         .collect();
-    let kinds: Vec<&str> = left.iter().map(|(k, _)| k.as_str()).collect();
+    for kind in ["Pod", "ReplicaSet", "Deployment"] {
+        let printed: Vec<u64> = left
+            .iter()
+            .filter(|(_, k, _)| k == kind)
+            .map(|(rv, _, _)| *rv)
+            .collect();
+        assert!(printed.is_sorted(), "{kind}: {left:#?}");
+    }
+    left.sort();
+    let kinds: Vec<&str> = left.iter().map(|(_, k, _)| k.as_str()).collect();
     assert_eq!(
         kinds,
         ["Pod", "Pod", "Pod", "ReplicaSet", "Deployment"],
