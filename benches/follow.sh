@@ -17,23 +17,15 @@
 #
 # Environment: FOLLOW_N=10000 pods, FOLLOW_RUNS=3 runs each, CARGO_TARGET_DIR.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 N=${FOLLOW_N:-10000}
 RUNS=${FOLLOW_RUNS:-3}
-if [ $# -ge 1 ]; then
-    BIN=$1
-else
-    cargo build --release --locked >&2
-    BIN=${CARGO_TARGET_DIR:-target}/release/kwatch
-fi
-DIR=$(mktemp -d)
-SIM=""
-trap '[ -n "$SIM" ] && kill "$SIM" 2>/dev/null; rm -rf "$DIR"' EXIT
-"$BIN" sim --objects "$((2 * N))" --churn 0 --scenario idle --write-kubeconfig "$DIR/kc" \
-    >"$DIR/sim.log" 2>&1 &
-SIM=$!
-for _ in $(seq 100); do [ -s "$DIR/kc" ] && break; sleep 0.1; done
-export KUBECONFIG=$DIR/kc
+bench_kwatch "$@"
+bench_need kubectl /usr/bin/time
+bench_work
+SIM_CORE=
+start_sim "$((2 * N))" - --churn 0
+export KUBECONFIG=$KC
 kubectl apply -f - >&2 <<'EOF'
 {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "other", "namespace": "default"},
  "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "other"}},
@@ -46,8 +38,8 @@ run() {
     local name=$1
     shift
     for r in $(seq "$RUNS"); do
-        /usr/bin/time -f %M -o "$DIR/rss" "$BIN" "$@" --until-synced -o json >/dev/null
-        printf '%s\t%s\t%s\n' "$name" "$r" "$(tail -1 "$DIR/rss")" >>"$OUT"
+        /usr/bin/time -f %M -o "$WORK/rss" "$K" "$@" --until-synced -o json >/dev/null
+        printf '%s\t%s\t%s\n' "$name" "$r" "$(tail -1 "$WORK/rss")" >>"$OUT"
     done
 }
 run pods pods -n default

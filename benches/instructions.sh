@@ -36,8 +36,7 @@
 # The simulator listens on 127.0.0.1 only. Instruction counts do not depend on the load of
 # the machine; the threads' interleaving and TLS make them vary a little (INSTR_TWICE).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 SIZES=${INSTR_SIZES:-small medium}
 OBJECTS=${INSTR_OBJECTS:-10000}
 EVENTS=${INSTR_EVENTS:-20000}
@@ -48,62 +47,14 @@ read -r -a FLAGS <<<"${INSTR_FLAGS:-}"
 read -r -a WIRES <<<"${INSTR_WIRES:-}"
 [ ${#WIRES[@]} -gt 0 ] || WIRES=("")
 
-if [ $# -ge 1 ]; then
-    K=$(realpath "$1")
-else
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-    cargo build --release --locked --bin kwatch >&2
-    K=$CARGO_TARGET_DIR/release/kwatch
-fi
-SIM=${INSTR_SIM:-$K}
-[ -x "$K" ] && [ -x "$SIM" ] || { echo "no kwatch binary at $K" >&2; exit 1; }
-for tool in valgrind curl timeout; do
-    command -v "$tool" >/dev/null || { echo "$tool is needed on PATH" >&2; exit 1; }
-done
-
-WORK=$(mktemp -d)
-KC=$WORK/kc
-SIM_PID=
-cleanup() {
-    if [ -n "$SIM_PID" ]; then
-        kill "$SIM_PID" 2>/dev/null || true
-        wait "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+bench_kwatch "$@"
+# The simulator runs unpinned (its work is not measured).
+SIM_BIN=${INSTR_SIM:-$K}
+SIM_CORE=
+[ -x "$SIM_BIN" ] || { echo "no kwatch binary at $SIM_BIN" >&2; exit 1; }
+bench_need valgrind curl timeout
+bench_work
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@"; }
-
-# start_sim N SIZE [extra sim flags…]: an idle simulator with N preloaded pods (run.sh's).
-start_sim() {
-    local n=$1 size=$2
-    shift 2
-    rm -f "$KC"
-    "$SIM" sim --objects "$n" --scenario idle --pod-size "$size" \
-        --write-kubeconfig "$KC" "$@" 2>"$WORK/sim.log" &
-    SIM_PID=$!
-    for _ in $(seq 600); do
-        [ -s "$KC" ] && break
-        kill -0 "$SIM_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -s "$KC" ] || { cat "$WORK/sim.log" >&2; echo "the simulator did not start" >&2; exit 1; }
-    TOKEN=$(awk '/token:/ {print $2}' "$KC")
-    URL=$(awk '/server:/ {print $2}' "$KC")
-    case $URL in
-    https://127.0.0.1:*) ;;
-    *) echo "the simulator is not on 127.0.0.1: $URL" >&2; exit 1 ;;
-    esac
-}
-stop_sim() {
-    kill "$SIM_PID" 2>/dev/null || true
-    wait "$SIM_PID" 2>/dev/null || true
-    SIM_PID=
-}
-ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
 
 # ir OUT KWATCH-ARGS…: runs kwatch under callgrind (stdout to OUT, a fresh HOME) and prints
 # its total instruction count; fails unless kwatch exits 0.

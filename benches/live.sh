@@ -25,63 +25,18 @@
 #
 # The simulator runs on core 0 and the client on core 1 (taskset), as in run.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 RUNS=${LIVE_RUNS:-3}
 LO=${LIVE_LO:-2000}
 HI=${LIVE_HI:-42000}
 DO100K=${LIVE_100K:-1}
-if [ $# -ge 1 ]; then
-    K=$(realpath "$1")
-else
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-    cargo build --release --locked --bin kwatch >&2
-    K=$CARGO_TARGET_DIR/release/kwatch
-fi
-for tool in tmux curl taskset /usr/bin/time bc; do
-    command -v "$tool" >/dev/null || { echo "$tool is needed on PATH" >&2; exit 1; }
-done
-
-WORK=$(mktemp -d)
-KC=$WORK/kc
+bench_kwatch "$@"
+bench_need tmux curl taskset /usr/bin/time bc
+bench_work
 SOCK=kwatch-bench-$$
-SIM_PID=
-cleanup() {
-    tmux -L "$SOCK" kill-server 2>/dev/null || true
-    if [ -n "$SIM_PID" ]; then
-        kill "$SIM_PID" 2>/dev/null || true
-        wait "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null || true; bench_cleanup' EXIT
 row() { printf '%s\t%s\t%s\t%s\n' "$@"; }
 
-start_sim() {
-    local n=$1 size=$2
-    shift 2
-    rm -f "$KC"
-    taskset -c 0 "$K" sim --objects "$n" --scenario idle --pod-size "$size" \
-        --write-kubeconfig "$KC" "$@" 2>"$WORK/sim.log" &
-    SIM_PID=$!
-    for _ in $(seq 1200); do
-        [ -s "$KC" ] && break
-        kill -0 "$SIM_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -s "$KC" ] || { cat "$WORK/sim.log" >&2; echo "the simulator did not start" >&2; exit 1; }
-    TOKEN=$(awk '/token:/ {print $2}' "$KC")
-    URL=$(awk '/server:/ {print $2}' "$KC")
-}
-stop_sim() {
-    kill "$SIM_PID" 2>/dev/null || true
-    wait "$SIM_PID" 2>/dev/null || true
-    SIM_PID=
-}
-ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
 pane() { tmux -L "$SOCK" "$@"; }
 
 # run_client CLIENT N: one run popping N deltas under the flood; prints "wall user sys rss_kb".

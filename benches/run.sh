@@ -20,8 +20,7 @@
 # The simulator runs on core 0 and every client on core 1 (taskset); the small helpers
 # that count lines run on core 0. Nothing here asserts a time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 REPEAT=${BENCH_REPEAT:-3}
 KREPEAT=${BENCH_KUBECTL_REPEAT:-1}
@@ -35,45 +34,13 @@ has() { case " $SECTIONS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 cargo build --release --locked --bin kwatch --example krt_watch >&2
 K=$CARGO_TARGET_DIR/release/kwatch
 KRT=$CARGO_TARGET_DIR/release/examples/krt_watch
-command -v kubectl >/dev/null || { echo "kubectl is needed on PATH" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time (GNU time) is needed" >&2; exit 1; }
+bench_need kubectl /usr/bin/time
+bench_work
 
-WORK=$(mktemp -d)
-KC=$WORK/kc
-mkdir -p "$WORK/home"
 OUT=$ROOT/benches/results.tsv
 printf 'section\tclient\tn\tsize\tmetric\tvalue\n' >"$OUT"
-SIM_PID=
-cleanup() {
-    [ -n "$SIM_PID" ] && kill "$SIM_PID" 2>/dev/null && wait "$SIM_PID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
 rec() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$OUT"; }
-log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
-# start_sim N SIZE [extra sim flags…]: an idle simulator with N preloaded pods on core 0.
-start_sim() {
-    local n=$1 size=$2
-    shift 2
-    rm -f "$KC"
-    taskset -c 0 "$K" sim --objects "$n" --scenario idle --pod-size "$size" \
-        --write-kubeconfig "$KC" "$@" 2>"$WORK/sim.log" &
-    SIM_PID=$!
-    for _ in $(seq 600); do
-        [ -s "$KC" ] && break
-        sleep 0.1
-    done
-    TOKEN=$(awk '/token:/ {print $2}' "$KC")
-    URL=$(awk '/server:/ {print $2}' "$KC")
-}
-stop_sim() {
-    kill "$SIM_PID" 2>/dev/null || true
-    wait "$SIM_PID" 2>/dev/null || true
-    SIM_PID=
-}
-ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
 # Bytes of the pod list as the clients get it (compact JSON, one body).
 list_bytes() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" "$URL/api/v1/pods" | wc -c; }
 

@@ -32,65 +32,19 @@
 #
 # The simulator runs on core 0 and each client on core 1 (taskset), as in run.sh.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 SIZES=${WIRE_SIZES:-medium large}
 SECTIONS=${WIRE_SECTIONS:-L S}
 RUNS=${WIRE_RUNS:-3}
 SLOW_RUNS=${WIRE_SLOW_RUNS:-1}
 MBPS=${WIRE_MBPS:-25}
-if [ $# -ge 1 ]; then
-    K=$(realpath "$1")
-else
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-    cargo build --release --locked --bin kwatch >&2
-    K=$CARGO_TARGET_DIR/release/kwatch
-fi
-for tool in curl kubectl taskset /usr/bin/time python3; do
-    command -v "$tool" >/dev/null || { echo "$tool is needed on PATH" >&2; exit 1; }
-done
-
-WORK=$(mktemp -d)
-KC=$WORK/kc
-mkdir -p "$WORK/home"
+bench_kwatch "$@"
+bench_need curl kubectl taskset /usr/bin/time python3
+bench_work
 OUT=$ROOT/benches/wire.tsv
 printf 'section\tclient\tsize\tmeasure\tvalue\n' >"$OUT"
-SIM_PID=
-cleanup() {
-    if [ -n "$SIM_PID" ]; then
-        kill "$SIM_PID" 2>/dev/null || true
-        wait "$SIM_PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 rec() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$OUT"; }
 
-# start_sim SIZE: an idle simulator with 10,000 preloaded pods on core 0.
-start_sim() {
-    rm -f "$KC"
-    taskset -c 0 "$K" sim --objects 10000 --scenario idle --pod-size "$1" \
-        --write-kubeconfig "$KC" 2>"$WORK/sim.log" &
-    SIM_PID=$!
-    for _ in $(seq 600); do
-        [ -s "$KC" ] && break
-        kill -0 "$SIM_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -s "$KC" ] || { cat "$WORK/sim.log" >&2; echo "the simulator did not start" >&2; exit 1; }
-    TOKEN=$(awk '/token:/ {print $2}' "$KC")
-    URL=$(awk '/server:/ {print $2}' "$KC")
-}
-stop_sim() {
-    kill "$SIM_PID" 2>/dev/null || true
-    wait "$SIM_PID" 2>/dev/null || true
-    SIM_PID=
-}
-sim_get() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" "$URL/_sim/$1"; }
-ctl() { curl -sfk -A bench -H "Authorization: Bearer $TOKEN" -X POST -d "$2" "$URL/_sim/$1" >/dev/null; }
 paced() { sim_get state | python3 -c 'import json,sys; print(json.load(sys.stdin)["slowLink"]["bytesPaced"])'; }
 
 # list_paths: the pod list requests (not watches) kwatch makes, as the request log shows them.
@@ -174,7 +128,7 @@ wire_bytes() {
 START=$(date +%s)
 for size in $SIZES; do
     log "$size pods: 10,000"
-    start_sim "$size"
+    start_sim 10000 "$size"
     mapfile -t PATHS < <(list_paths)
     [ "${#PATHS[@]}" -gt 0 ] || { echo "kwatch made no list request" >&2; exit 1; }
     rec meta list-requests "$size" count "${#PATHS[@]}"
