@@ -34,13 +34,12 @@ pub fn string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
     // Invariant: `s[..start]` is written; `s[start..i]` is to be copied as it is.
     let (mut start, mut i) = (0, 0);
-    while i < s.len() {
-        let b = s[i];
+    loop {
+        i = next_special(s, i);
+        let Some(&b) = s.get(i) else {
+            break;
+        };
         let class = ESCAPE[usize::from(b)];
-        if class == 0 {
-            i += 1;
-            continue;
-        }
         let len = if class == NON_ASCII {
             match char_len(&s[i..]) {
                 Some(3) if b == 0xe2 && s[i + 1] == 0x80 && s[i + 2] & 0xfe == 0xa8 => {
@@ -78,6 +77,39 @@ pub fn string(out: &mut Vec<u8>, s: &[u8]) {
     }
     out.extend_from_slice(&s[start..]);
     out.push(b'"');
+}
+
+/// The index of the first byte from `i` on that `string` must look at (its `ESCAPE` class
+/// is not 0), or `s.len()`; eight bytes at a time while there are eight.
+fn next_special(s: &[u8], mut i: usize) -> usize {
+    while let Some(w) = s.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let mask = special_bytes(u64::from_le_bytes(*w));
+        if mask != 0 {
+            return i + (mask.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).is_some_and(|b| ESCAPE[usize::from(*b)] == 0) {
+        i += 1;
+    }
+    i
+}
+
+/// The high bit of each byte of `w` (little-endian) whose `ESCAPE` class is not 0: below
+/// 0x20, from 0x80, `"`, `\`, `<`, `>` or `&`. A byte after a flagged one may be flagged
+/// too (a borrow), so only the lowest flag is exact, and whether there is one.
+fn special_bytes(w: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = LO << 7;
+    // The high bit of each byte of `v` that is below `n` (n at most 0x80; bytes from 0x80
+    // are flagged by `w & HI`).
+    let below = |v: u64, n: u64| v.wrapping_sub(LO * n) & !v & HI;
+    // `"` (0x22) and `&` (0x26) differ in one bit, as do `<` (0x3c) and `>` (0x3e):
+    // masking it out makes either byte zero.
+    let quote_amp = (w ^ (LO * 0x22)) & !(LO * 0x04);
+    let angles = (w ^ (LO * 0x3c)) & !(LO * 0x02);
+    let backslash = w ^ (LO * u64::from(b'\\'));
+    (w & HI) | below(w, 0x20) | below(quote_amp, 1) | below(angles, 1) | below(backslash, 1)
 }
 
 /// The length of the valid UTF-8 sequence of a non-ASCII character that `s` starts with
@@ -388,6 +420,18 @@ mod tests {
     }
 
     #[test]
+    fn every_byte_at_every_place_of_a_word() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = *b"abcdefghijklmnopqrst";
+                s[at] = b;
+                assert_eq!(w(|o| string(o, &s)), go_escaped(&s), "{b:#x} at {at}");
+                assert_eq!(w(|o| string(o, &s[..at + 1])), go_escaped(&s[..at + 1]));
+            }
+        }
+    }
+
+    #[test]
     fn invalid_utf8_is_one_replacement_per_byte() {
         for (bytes, fffds) in [
             (&b"\x80"[..], 1),        // a lone continuation byte
@@ -427,6 +471,9 @@ mod tests {
                 for c in B {
                     for d in B {
                         let s = [a, b, c, d];
+                        assert_eq!(w(|o| string(o, &s)), go_escaped(&s), "{s:x?}");
+                        // Across the eight-byte words of the fast scan.
+                        let s = [b"1234567".as_slice(), &s, b"abcdefgh"].concat();
                         assert_eq!(w(|o| string(o, &s)), go_escaped(&s), "{s:x?}");
                     }
                 }
