@@ -37,6 +37,12 @@ struct Entry {
     value: Option<Val>,
 }
 
+impl Entry {
+    fn key<'d>(&self, data: &'d [u8]) -> &'d [u8] {
+        bytes_of(data, self.key).unwrap_or_default()
+    }
+}
+
 /// A value read from bytes that start at `at` of the message, placed in the message.
 fn shifted(v: Val, at: u32) -> Val {
     match v {
@@ -492,7 +498,7 @@ impl<'t> Writer<'t> {
             let mut j = 0;
             while j < entry.len() {
                 match next_field(entry, &mut j)? {
-                    (1, Val::Bytes(s, end)) => e.key = Val::Bytes(at + s, at + end),
+                    (1, v @ Val::Bytes(..)) => e.key = shifted(v, at),
                     (2, v) => e.value = Some(shifted(v, at)),
                     (1, _) => return Err(self.wrong_type(m, f)),
                     (n, _) => {
@@ -506,11 +512,10 @@ impl<'t> Writer<'t> {
             }
             self.entries.push(e);
         }
-        let key = |e: &Entry| bytes_of(data, e.key).unwrap_or_default();
         // gogo-protobuf writes a map's keys sorted: sorting is rarely needed.
         let entries = &mut self.entries[base..];
-        if !entries.is_sorted_by(|a, b| key(a) <= key(b)) {
-            entries.sort_by(|a, b| key(a).cmp(key(b)));
+        if !entries.is_sorted_by(|a, b| a.key(data) <= b.key(data)) {
+            entries.sort_by(|a, b| a.key(data).cmp(b.key(data)));
         }
         Ok(())
     }
@@ -525,17 +530,17 @@ impl<'t> Writer<'t> {
         base: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
-        let key = |e: &Entry| bytes_of(data, e.key).unwrap_or_default();
         let end = self.entries.len();
         out.push(b'{');
         let mut first = true;
         for k in base..end {
             let e = self.entries[k];
-            if k + 1 < end && key(&self.entries[k + 1]) == key(&e) {
+            // Of a repeated key, the last on the wire wins (the sort was stable).
+            if k + 1 < end && self.entries[k + 1].key(data) == e.key(data) {
                 continue;
             }
             sep(out, &mut first);
-            json::string(out, key(&e));
+            json::string(out, e.key(data));
             out.push(b':');
             match e.value {
                 Some(v) => self.value(m, f, value_ty, data, v, out)?,
