@@ -10,8 +10,6 @@ use super::DecodeError;
 struct Occ {
     /// Index of the field in its message's `fields`.
     idx: u16,
-    /// Offset of the tag: the wire order of a repeated field's elements.
-    pos: u32,
     val: Val,
 }
 
@@ -31,11 +29,43 @@ struct SpecialFields {
     repeated: Vec<Val>,
 }
 
-/// A map entry: its key, and its value with the entry's bytes it lies in.
-type Entry<'d> = (&'d [u8], Option<(&'d [u8], Val)>);
+/// A map entry: its key and its value (`None`: not on the wire), placed in the bytes of
+/// the message that holds the map.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: Val,
+    value: Option<Val>,
+}
+
+impl Entry {
+    fn key<'d>(&self, data: &'d [u8]) -> &'d [u8] {
+        bytes_of(data, self.key).unwrap_or_default()
+    }
+}
+
+/// A value read from bytes that start at `at` of the message, placed in the message.
+fn shifted(v: Val, at: u32) -> Val {
+    match v {
+        Val::Bytes(s, e) => Val::Bytes(at + s, at + e),
+        v => v,
+    }
+}
 
 /// Reads one varint at `*i`.
+#[inline(always)]
 pub(super) fn varint(data: &[u8], i: &mut usize) -> Result<u64, DecodeError> {
+    // Most varints (tags, lengths, small numbers) are one byte.
+    if let Some(&b) = data.get(*i) {
+        if b < 0x80 {
+            *i += 1;
+            return Ok(u64::from(b));
+        }
+    }
+    long_varint(data, i)
+}
+
+#[inline(never)]
+fn long_varint(data: &[u8], i: &mut usize) -> Result<u64, DecodeError> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *data
@@ -54,7 +84,9 @@ pub(super) fn malformed(what: &str) -> DecodeError {
     DecodeError::Malformed(what.to_owned())
 }
 
-/// Reads the field at `*i`: its number and value.
+/// Reads the field at `*i`: its number and value. Inlined: it runs once per field of
+/// every message, and a call returning its `Result` through memory doubled its cost.
+#[inline(always)]
 pub(super) fn next_field(data: &[u8], i: &mut usize) -> Result<(u64, Val), DecodeError> {
     let tag = varint(data, i)?;
     let val = match tag & 7 {
@@ -70,13 +102,15 @@ pub(super) fn next_field(data: &[u8], i: &mut usize) -> Result<(u64, Val), Decod
         }
         2 => {
             let len = varint(data, i)?;
-            let end = i
-                .checked_add(usize::try_from(len).map_err(|_| malformed("a length"))?)
-                .filter(|e| *e <= data.len())
-                .ok_or_else(|| malformed("a length runs past the end"))?;
             let start = *i;
+            if len > (data.len() - start) as u64 {
+                return Err(malformed("a length runs past the end"));
+            }
+            let end = start + len as usize;
             *i = end;
-            Val::Bytes(offset(start)?, offset(end)?)
+            // start <= end, which fits.
+            let end = offset(end)?;
+            Val::Bytes(start as u32, end)
         }
         5 => {
             let b = data
@@ -109,6 +143,8 @@ pub(super) fn bytes_of(data: &[u8], val: Val) -> Option<&[u8]> {
 pub(super) struct Writer<'t> {
     pub table: &'t Table,
     scratch: Vec<Occ>,
+    /// The entries of the maps being written, each map's on top of its enclosing one's.
+    entries: Vec<Entry>,
     /// Messages open on the way down, at most `MAX_DEPTH`: recursive types (a CRD's
     /// schema) are nested by the data, and the walk recurses on the thread's stack.
     depth: u32,
@@ -124,6 +160,7 @@ impl<'t> Writer<'t> {
         Writer {
             table,
             scratch: Vec::new(),
+            entries: Vec::new(),
             depth: 0,
         }
     }
@@ -170,7 +207,6 @@ impl<'t> Writer<'t> {
         let base = self.scratch.len();
         let mut i = 0;
         while i < data.len() {
-            let pos = offset(i)?;
             let (num, val) = next_field(data, &mut i)?;
             let idx = m.field(num).ok_or_else(|| DecodeError::UnknownField {
                 message: m.name.clone(),
@@ -179,11 +215,15 @@ impl<'t> Writer<'t> {
             })?;
             self.scratch.push(Occ {
                 idx: idx as u16,
-                pos,
                 val,
             });
         }
-        self.scratch[base..].sort_unstable_by_key(|o| (o.idx, o.pos));
+        // Pushed in wire order, which a stable sort keeps among a field's occurrences.
+        // Fields often come in Go order already (gogo writes them by number).
+        let occs = &mut self.scratch[base..];
+        if !occs.is_sorted_by_key(|o| o.idx) {
+            occs.sort_by_key(|o| o.idx);
+        }
         Ok(base)
     }
 
@@ -204,6 +244,9 @@ impl<'t> Writer<'t> {
                 let start = k;
                 while k < end && usize::from(self.scratch[k].idx) == idx {
                     k += 1;
+                }
+                if start == k && f.quiet {
+                    continue;
                 }
                 self.field(m, f, data, start..k, top, out, first)?;
             }
@@ -270,7 +313,7 @@ impl<'t> Writer<'t> {
             };
         }
         match last {
-            None if f.ptr || f.omitempty && self.zero_is_empty(f.ty) => {
+            None if f.ptr || f.omitempty && self.table.zero_is_empty(f.ty) => {
                 if !f.omitempty {
                     sep(out, first);
                     out.extend_from_slice(&f.key);
@@ -291,15 +334,6 @@ impl<'t> Writer<'t> {
                 out.extend_from_slice(&f.key);
                 self.value(m, f, f.ty, data, v, out)
             }
-        }
-    }
-
-    /// Whether Go's zero value of a type is "empty" for `omitempty`: every scalar, a
-    /// `[]byte` and a slice type; never a struct.
-    fn zero_is_empty(&self, ty: Ty) -> bool {
-        match ty {
-            Ty::Msg(i) => self.msg(i).special == Special::Array,
-            _ => true,
         }
     }
 
@@ -350,16 +384,18 @@ impl<'t> Writer<'t> {
             (Ty::Bool, Val::Varint(x)) => {
                 out.extend_from_slice(if x != 0 { b"true" } else { b"false" })
             }
-            (Ty::I32, Val::Varint(x)) => number(out, x as i32),
-            (Ty::I64, Val::Varint(x)) => number(out, x as i64),
-            (Ty::U32, Val::Varint(x)) => number(out, x as u32),
-            (Ty::U64, Val::Varint(x)) => number(out, x),
-            (Ty::S32, Val::Varint(x)) => number(out, ((x >> 1) as i64 ^ -((x & 1) as i64)) as i32),
-            (Ty::S64, Val::Varint(x)) => number(out, (x >> 1) as i64 ^ -((x & 1) as i64)),
-            (Ty::Fixed32, Val::Fixed32(x)) => number(out, x),
-            (Ty::SFixed32, Val::Fixed32(x)) => number(out, x as i32),
-            (Ty::Fixed64, Val::Fixed64(x)) => number(out, x),
-            (Ty::SFixed64, Val::Fixed64(x)) => number(out, x as i64),
+            (Ty::I32, Val::Varint(x)) => json::int(out, i64::from(x as i32)),
+            (Ty::I64, Val::Varint(x)) => json::int(out, x as i64),
+            (Ty::U32, Val::Varint(x)) => json::uint(out, u64::from(x as u32)),
+            (Ty::U64, Val::Varint(x)) => json::uint(out, x),
+            (Ty::S32, Val::Varint(x)) => {
+                json::int(out, i64::from(((x >> 1) as i64 ^ -((x & 1) as i64)) as i32))
+            }
+            (Ty::S64, Val::Varint(x)) => json::int(out, (x >> 1) as i64 ^ -((x & 1) as i64)),
+            (Ty::Fixed32, Val::Fixed32(x)) => json::uint(out, u64::from(x)),
+            (Ty::SFixed32, Val::Fixed32(x)) => json::int(out, i64::from(x as i32)),
+            (Ty::Fixed64, Val::Fixed64(x)) => json::uint(out, x),
+            (Ty::SFixed64, Val::Fixed64(x)) => json::int(out, x as i64),
             (Ty::F64, Val::Fixed64(x)) => json::f64(out, f64::from_bits(x)),
             (Ty::F32, Val::Fixed32(x)) => json::f32(out, f32::from_bits(x)),
             _ => return Err(self.wrong_type(m, f)),
@@ -432,15 +468,39 @@ impl<'t> Writer<'t> {
         occs: std::ops::Range<usize>,
         out: &mut Vec<u8>,
     ) -> Result<(), DecodeError> {
-        let mut entries: Vec<Entry> = Vec::with_capacity(occs.len());
+        let base = self.entries.len();
+        let result = self
+            .entries(m, f, data, occs)
+            .and_then(|()| self.write_map(m, f, value_ty, data, base, out));
+        self.entries.truncate(base);
+        result
+    }
+
+    /// Pushes a map's entries on `entries`, sorted by key, in wire order among equal keys.
+    fn entries(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        data: &[u8],
+        occs: std::ops::Range<usize>,
+    ) -> Result<(), DecodeError> {
+        let base = self.entries.len();
         for i in occs {
-            let entry = bytes_of(data, self.scratch[i].val).ok_or_else(|| self.wrong_type(m, f))?;
-            let (mut key, mut value) = (&[][..], None);
+            let (Val::Bytes(at, _), Some(entry)) =
+                (self.scratch[i].val, bytes_of(data, self.scratch[i].val))
+            else {
+                return Err(self.wrong_type(m, f));
+            };
+            let mut e = Entry {
+                key: Val::Bytes(at, at),
+                value: None,
+            };
             let mut j = 0;
             while j < entry.len() {
                 match next_field(entry, &mut j)? {
-                    (1, v) => key = bytes_of(entry, v).ok_or_else(|| self.wrong_type(m, f))?,
-                    (2, v) => value = Some((entry, v)),
+                    (1, v @ Val::Bytes(..)) => e.key = shifted(v, at),
+                    (2, v) => e.value = Some(shifted(v, at)),
+                    (1, _) => return Err(self.wrong_type(m, f)),
                     (n, _) => {
                         return Err(DecodeError::UnknownField {
                             message: format!("{} field {} (a map entry)", m.name, f.num),
@@ -450,19 +510,40 @@ impl<'t> Writer<'t> {
                     }
                 }
             }
-            entries.push((key, value));
+            self.entries.push(e);
         }
-        entries.reverse();
-        entries.sort_by(|a, b| a.0.cmp(b.0));
-        entries.dedup_by(|later, earlier| later.0 == earlier.0);
+        // gogo-protobuf writes a map's keys sorted: sorting is rarely needed.
+        let entries = &mut self.entries[base..];
+        if !entries.is_sorted_by(|a, b| a.key(data) <= b.key(data)) {
+            entries.sort_by(|a, b| a.key(data).cmp(b.key(data)));
+        }
+        Ok(())
+    }
+
+    /// Writes the sorted entries from `base` on as a JSON object.
+    fn write_map(
+        &mut self,
+        m: &Message,
+        f: &Field,
+        value_ty: Ty,
+        data: &[u8],
+        base: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let end = self.entries.len();
         out.push(b'{');
         let mut first = true;
-        for (key, value) in entries {
+        for k in base..end {
+            let e = self.entries[k];
+            // Of a repeated key, the last on the wire wins (the sort was stable).
+            if k + 1 < end && self.entries[k + 1].key(data) == e.key(data) {
+                continue;
+            }
             sep(out, &mut first);
-            json::string(out, key);
+            json::string(out, e.key(data));
             out.push(b':');
-            match value {
-                Some((entry, v)) => self.value(m, f, value_ty, entry, v, out)?,
+            match e.value {
+                Some(v) => self.value(m, f, value_ty, data, v, out)?,
                 // An entry without its value holds the value type's zero (an empty
                 // message decodes as one).
                 None => match value_ty {
@@ -527,7 +608,7 @@ impl<'t> Writer<'t> {
             }
             Special::Duration => json::duration(out, int(1)),
             Special::IntOrString => match int(1) {
-                0 => number(out, int(2) as i32),
+                0 => json::int(out, i64::from(int(2) as i32)),
                 1 => json::string(out, bytes(3).unwrap_or_default()),
                 t => return Err(bad(&format!("type {t}"))),
             },
@@ -615,9 +696,4 @@ fn sep(out: &mut Vec<u8>, first: &mut bool) {
         out.push(b',');
     }
     *first = false;
-}
-
-fn number(out: &mut Vec<u8>, n: impl std::fmt::Display) {
-    use std::io::Write;
-    let _ = write!(out, "{n}");
 }

@@ -87,6 +87,9 @@ pub(crate) struct Field {
     /// The inline metav1.TypeMeta, which is not on the wire: kind and apiVersion come from
     /// the envelope, and only the top-level object has them.
     pub type_meta: bool,
+    /// Not on the wire, the field writes nothing: `json:"-"`, or `omitempty` on a pointer,
+    /// a slice, a map or a type whose zero value is empty (set once all messages are read).
+    pub quiet: bool,
 }
 
 #[derive(Debug)]
@@ -202,11 +205,50 @@ impl Table {
                 u32::try_from(i).map_err(|e| e.to_string())?,
             );
         }
-        Ok(Table {
+        let mut table = Table {
             minor,
             messages,
             kinds,
-        })
+        };
+        table.mark_quiet();
+        Ok(table)
+    }
+
+    /// Sets each field's `quiet`.
+    fn mark_quiet(&mut self) {
+        let quiet: Vec<Vec<bool>> = (self.messages.iter())
+            .map(|m| {
+                (m.fields.iter())
+                    .map(|f| {
+                        f.skip
+                            || !f.type_meta
+                                && !f.inline
+                                && f.omitempty
+                                && (f.repeated
+                                    || f.map_value.is_some()
+                                    || f.ptr
+                                    || self.zero_is_empty(f.ty))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (m, quiet) in self.messages.iter_mut().zip(quiet) {
+            for (f, quiet) in m.fields.iter_mut().zip(quiet) {
+                f.quiet = quiet;
+            }
+        }
+    }
+
+    /// Whether Go's zero value of a type is "empty" for `omitempty`: every scalar, a
+    /// `[]byte` and a slice type; never a struct.
+    pub(crate) fn zero_is_empty(&self, ty: Ty) -> bool {
+        match ty {
+            Ty::Msg(i) => self
+                .messages
+                .get(i as usize)
+                .is_some_and(|m| m.special == Special::Array),
+            _ => true,
+        }
     }
 }
 
@@ -266,5 +308,6 @@ fn parse_field(f: &Value) -> Result<Field, String> {
         inline,
         skip: flags.contains('x'),
         type_meta,
+        quiet: false,
     })
 }

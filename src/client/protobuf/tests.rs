@@ -209,6 +209,35 @@ fn pod(name: &str) -> Vec<u8> {
 }
 
 #[test]
+fn fields_in_any_wire_order_are_written_in_go_order() {
+    // Labels already sorted but with a repeated key (no sort is needed; the last still
+    // wins), metadata's name after a label, and a repeated field's elements on either side
+    // of a field Go writes after it (each field's elements keep their wire order).
+    let meta = [
+        map_entry(11, "a", b"1"),
+        bytes(1, b"n"),
+        map_entry(11, "a", b"2"),
+        map_entry(11, "b", b"3"),
+    ]
+    .concat();
+    let spec = [
+        bytes(2, &bytes(1, b"c1")),
+        bytes(3, b"Always"),
+        bytes(2, &bytes(1, b"c2")),
+    ]
+    .concat();
+    assert_eq!(
+        json_of(&envelope_of(
+            "v1",
+            "Pod",
+            &[bytes(2, &spec), bytes(1, &meta)].concat()
+        ))
+        .unwrap(),
+        r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"n","creationTimestamp":null,"labels":{"a":"2","b":"3"}},"spec":{"containers":[{"name":"c1","resources":{}},{"name":"c2","resources":{}}],"restartPolicy":"Always"},"status":{}}"#
+    );
+}
+
+#[test]
 fn fields_absent_from_the_wire_are_go_zero_values() {
     // creationTimestamp: a value Time, never omitted, null when zero; resources: a value
     // struct under omitempty, still written; status: absent, a value struct, `{}`; map
