@@ -137,7 +137,7 @@ fn children_join_with_their_owner_path_and_late_ones_join_later() {
 }
 
 /// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
-/// removed), its subtree leaving with it.
+/// removed), its subtree leaving with it, each object of it with a record of its own.
 #[test]
 fn objects_leave_deleted_or_orphaned() {
     let sim = SimProcess::start(&["--churn", "0"]);
@@ -176,12 +176,36 @@ fn objects_leave_deleted_or_orphaned() {
         "-p",
         orphan,
     ]);
-    let seen = kw.wait_for(LIMIT, "web-1 orphaned", |v| saw(v, "web-1", "orphaned"));
+    let seen = kw.wait_for(LIMIT, "web-1 orphaned, web-1-b left with it", |v| {
+        saw(v, "web-1", "orphaned") && saw(v, "web-1-b", "left")
+    });
     let last = deltas_of(&seen, "web-1").pop().cloned().unwrap_or_default();
     assert_eq!(
         (&last["type"], &last["ownerPath"]),
         (&json!("Updated"), &json!("deploy/web › rs/web-1"))
     );
+    // Right after its owner's record: the pod as its informer holds it, its path as it was.
+    let at = seen
+        .iter()
+        .position(|r| r["graph"] == "orphaned")
+        .unwrap_or_default();
+    let left = &seen[at + 1];
+    assert_eq!(
+        (
+            &left["type"],
+            &left["name"],
+            &left["graph"],
+            &left["ownerPath"]
+        ),
+        (
+            &json!("Sync"),
+            &json!("web-1-b"),
+            &json!("left"),
+            &json!("deploy/web › rs/web-1 › pod/web-1-b")
+        ),
+        "{seen:#?}"
+    );
+    assert_eq!(left["object"]["metadata"]["name"], "web-1-b");
     // Its pod left with it: a change to it is not printed, a change to the root is.
     sim.kubectl_ok(["label", "pod", "web-1-b", "-n", &ns, "x=1"]);
     sim.kubectl_ok(["label", "deploy", "web", "-n", &ns, "x=1"]);
@@ -594,7 +618,9 @@ fn foreground_deletion_leaves_children_first() {
 
 /// Deleting the Deployment with orphan propagation: the garbage collector removes the
 /// replica set's ownerReference, and it leaves the graph with a record saying it was
-/// orphaned (its pods with it); the graph is then gone, which ends `--until deleted`.
+/// orphaned, each of its pods right after it with a record of its own (`left`); the graph is
+/// then gone, which ends `--until deleted`. The Deployment's `deleted` comes from another
+/// informer: before or after them.
 #[test]
 fn an_orphaning_deletion_orphans_the_replica_set() {
     let ns = "follow-orphan";
@@ -609,23 +635,54 @@ fn an_orphaning_deletion_orphans_the_replica_set() {
     });
     sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=orphan"]);
     let out = kw.finish(LIMIT).exits(0);
-    let changes: Vec<(String, String)> = out
-        .json()
+    let records = out.json();
+    let changes: Vec<(String, String, String)> = records
         .iter()
-        .filter(|r| r["graph"] == "deleted" || r["graph"] == "orphaned")
+        .filter(|r| ["deleted", "orphaned", "left"].contains(&r["graph"].as_str().unwrap_or("")))
+        .filter(|r| r["kind"] != "Deployment")
         .map(|r| {
             let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
-            (s("kind"), s("graph"))
+            (s("kind"), s("graph"), s("ownerPath"))
         })
         .collect();
-    let want = [("ReplicaSet", "orphaned"), ("Deployment", "deleted")];
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(k, g)| (k.to_string(), g.to_string()))
-        .collect();
-    assert_eq!(changes, want);
+    let rs = changes.first().map(|c| c.2.clone()).unwrap_or_default();
     let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
-    assert_eq!(pods.lines().count(), 3, "the pods stay: {pods}");
+    let mut want = vec![("ReplicaSet".to_owned(), "orphaned".to_owned(), rs.clone())];
+    let mut names: Vec<&str> = pods
+        .lines()
+        .filter_map(|l| l.strip_prefix("pod/"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "the pods stay: {pods}");
+    want.extend(names.iter().map(|n| {
+        (
+            "Pod".to_owned(),
+            "left".to_owned(),
+            format!("{rs} › pod/{n}"),
+        )
+    }));
+    assert_eq!(changes, want);
+    assert!(rs.starts_with("deploy/web › rs/web-"), "{rs}");
+    // The pods' records are together, right after the replica set's.
+    let graph: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r["graph"].as_str())
+        .filter(|g| *g != "joined")
+        .collect();
+    let at = graph
+        .iter()
+        .position(|g| *g == "orphaned")
+        .unwrap_or_default();
+    assert_eq!(
+        graph.get(at + 1..at + 4),
+        Some(&["left"; 3][..]),
+        "{graph:?}"
+    );
+    assert_eq!(
+        records.iter().filter(|r| r["graph"] == "deleted").count(),
+        1,
+        "the Deployment's"
+    );
 }
 
 /// Flag mistakes are usage errors (exit 2) naming the flag: `--events` needs the Events'
