@@ -464,6 +464,16 @@ fn event_text(r: &Value) -> Option<(String, String)> {
     })
 }
 
+/// What a rollout's records showed, after the records before it.
+struct Rollout {
+    new_rs: String,
+    new_rs_path: String,
+    /// The owner paths of the pods that joined.
+    created: Vec<String>,
+    /// The names of the pods that left, deleted.
+    deleted: HashSet<String>,
+}
+
 /// Issue 33's rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
 /// shows the new ReplicaSet join with its owner path, its pods created, the old one scaled
 /// to 0 and its pods deleted, and the ScalingReplicaSet Events in the order the server
@@ -486,51 +496,56 @@ fn a_rollout_under_follow_and_events() {
         .collect();
     sim.kubectl_ok(["set", "image", "deploy/web", "c=nginx:2", "-n", ns]);
     let scaled_to_0 = format!("Scaled down replica set {old_rs} from 1 to 0");
+    // Each kind has its own informer: the pods', the replica sets' and the Events' records
+    // interleave as their watches deliver them (a new pod waits for its replica set to
+    // join), so the wait is for every one of them, in any order.
+    let rollout = |v: &[Value]| -> Option<Rollout> {
+        let after = &v[before.len()..];
+        let new_rs = after
+            .iter()
+            .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")?;
+        let named = |graph: &str| -> HashSet<String> {
+            after
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == graph)
+                .filter_map(|r| r["name"].as_str().map(str::to_owned))
+                .collect()
+        };
+        let rollout = Rollout {
+            new_rs: new_rs["name"].as_str()?.to_owned(),
+            new_rs_path: new_rs["ownerPath"].as_str()?.to_owned(),
+            created: after
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+                .filter_map(|r| r["ownerPath"].as_str().map(str::to_owned))
+                .collect(),
+            deleted: named("deleted"),
+        };
+        let done = rollout.created.len() >= 3
+            && rollout.deleted.is_superset(&old_pods)
+            && after
+                .iter()
+                .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0)
+            && v.iter()
+                .filter_map(event_text)
+                .any(|(_, m)| m == scaled_to_0);
+        done.then_some(rollout)
+    };
     let seen = kw.wait_for(
         LIMIT,
-        "the old replica set scaled to 0, its pods gone",
-        |v| {
-            let gone = v
-                .iter()
-                .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
-                .count();
-            gone == 3
-                && v.iter()
-                    .filter_map(event_text)
-                    .any(|(_, m)| m == scaled_to_0)
-        },
+        "the new replica set's 3 pods joined; the old one scaled to 0, its pods gone",
+        |v| rollout(v).is_some(),
     );
-    let after = &seen[before.len()..];
-    let new_rs = after
-        .iter()
-        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
-        .expect("a new replica set joined");
-    let new_name = new_rs["name"].as_str().unwrap_or_default();
-    assert_eq!(new_rs["ownerPath"], format!("deploy/web › rs/{new_name}"));
-    let created: Vec<&Value> = after
-        .iter()
-        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
-        .collect();
-    assert_eq!(created.len(), 3, "{created:#?}");
-    for p in &created {
-        let path = p["ownerPath"].as_str().unwrap_or_default();
+    let done = rollout(&seen).expect("waited for");
+    assert_eq!(done.new_rs_path, format!("deploy/web › rs/{}", done.new_rs));
+    assert_eq!(done.created.len(), 3, "{:#?}", done.created);
+    for path in &done.created {
         assert!(
-            path.starts_with(&format!("deploy/web › rs/{new_name} › pod/")),
+            path.starts_with(&format!("deploy/web › rs/{} › pod/", done.new_rs)),
             "{path}"
         );
     }
-    let deleted: HashSet<String> = after
-        .iter()
-        .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
-        .filter_map(|r| r["name"].as_str().map(str::to_owned))
-        .collect();
-    assert_eq!(deleted, old_pods);
-    assert!(
-        after
-            .iter()
-            .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0),
-        "the old replica set scaled to 0"
-    );
+    assert_eq!(done.deleted, old_pods);
     // The ScalingReplicaSet Events, in the order printed and in the server's order.
     let printed: Vec<String> = seen
         .iter()
