@@ -426,6 +426,62 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
     assert_eq!(rows, want, "{:#?}", out.stdout);
 }
 
+/// In the table, an orphaned replica set's line says so, and each of its pods has a line
+/// saying it left with it.
+#[test]
+fn the_table_says_which_objects_left_with_an_orphaned_owner() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-table-left");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    pod(&sim, &ns, "web-1-b", &rs);
+    let kw = following(&sim, &format!("deploy/web -n {ns} --follow"));
+    crate::util::eventually(LIMIT, "the tree", || {
+        let l = kw.lines();
+        let shown = l.iter().any(|l| l.contains("└─ web-1-b"));
+        if shown {
+            Ok(())
+        } else {
+            Err(l)
+        }
+    });
+    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok([
+        "patch",
+        "rs",
+        "web-1",
+        "-n",
+        &ns,
+        "--type=json",
+        "-p",
+        orphan,
+    ]);
+    let lines = crate::util::eventually(LIMIT, "the pods' lines", || {
+        let l = kw.lines();
+        let left = l
+            .iter()
+            .filter(|l| l.contains("(left with its orphaned owner)"))
+            .count();
+        if left == 2 {
+            Ok(l)
+        } else {
+            Err(l)
+        }
+    });
+    let at = |what: &str| lines.iter().position(|l| l.contains(what));
+    let orphaned = at("└─ web-1 (orphaned)").expect("the replica set's line");
+    for (i, pod) in ["web-1-a", "web-1-b"].iter().enumerate() {
+        let line = &lines[orphaned + 1 + i];
+        assert!(
+            line.starts_with("Sync")
+                && line.contains(&format!("  └─ {pod} (left with its orphaned owner)")),
+            "{lines:#?}"
+        );
+    }
+    kw.interrupt(LIMIT);
+}
+
 /// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
 /// kwatch following it with its Events, once every pod is running.
 fn rolled_out(ns: &str) -> (SimProcess, Running) {
