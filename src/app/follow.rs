@@ -6,9 +6,12 @@
 //! filters by owner client-side. Initial lists pop in any order: an object naming an owner
 //! the graph has not seen is held (its last delta, sharing the store's object) until that
 //! owner joins, then delivered ([`Graph::next_ready`]); one whose owners never join stays
-//! held, as an object of its informer's store would be kept. Events (`--events`) whose
-//! `involvedObject` is in the graph are delivered under it; one about an object not seen
-//! yet is held for [`EVENT_HOLD`], then dropped.
+//! held, as an object of its informer's store would be kept. An object whose owners stop
+//! leading to the graph leaves it orphaned, its subtree with it, each member of that with
+//! a record of its own ([`Graph::next_left`]), its object read from its informer's store
+//! then: the graph keeps of a member its resource and key, never its object. Events
+//! (`--events`) whose `involvedObject` is in the graph are delivered under it; one about an
+//! object not seen yet is held for [`EVENT_HOLD`], then dropped.
 //!
 //! The cache layer knows nothing of this: the graph only decides which records the
 //! informer loop prints, and with which [`Followed`].
