@@ -137,7 +137,7 @@ fn children_join_with_their_owner_path_and_late_ones_join_later() {
 }
 
 /// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
-/// removed), its subtree leaving with it.
+/// removed), its subtree leaving with it, each object of it with a record of its own.
 #[test]
 fn objects_leave_deleted_or_orphaned() {
     let sim = SimProcess::start(&["--churn", "0"]);
@@ -176,12 +176,36 @@ fn objects_leave_deleted_or_orphaned() {
         "-p",
         orphan,
     ]);
-    let seen = kw.wait_for(LIMIT, "web-1 orphaned", |v| saw(v, "web-1", "orphaned"));
+    let seen = kw.wait_for(LIMIT, "web-1 orphaned, web-1-b left with it", |v| {
+        saw(v, "web-1", "orphaned") && saw(v, "web-1-b", "left")
+    });
     let last = deltas_of(&seen, "web-1").pop().cloned().unwrap_or_default();
     assert_eq!(
         (&last["type"], &last["ownerPath"]),
         (&json!("Updated"), &json!("deploy/web › rs/web-1"))
     );
+    // Right after its owner's record: the pod as its informer holds it, its path as it was.
+    let at = seen
+        .iter()
+        .position(|r| r["graph"] == "orphaned")
+        .unwrap_or_default();
+    let left = &seen[at + 1];
+    assert_eq!(
+        (
+            &left["type"],
+            &left["name"],
+            &left["graph"],
+            &left["ownerPath"]
+        ),
+        (
+            &json!("Sync"),
+            &json!("web-1-b"),
+            &json!("left"),
+            &json!("deploy/web › rs/web-1 › pod/web-1-b")
+        ),
+        "{seen:#?}"
+    );
+    assert_eq!(left["object"]["metadata"]["name"], "web-1-b");
     // Its pod left with it: a change to it is not printed, a change to the root is.
     sim.kubectl_ok(["label", "pod", "web-1-b", "-n", &ns, "x=1"]);
     sim.kubectl_ok(["label", "deploy", "web", "-n", &ns, "x=1"]);
@@ -402,6 +426,62 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
     assert_eq!(rows, want, "{:#?}", out.stdout);
 }
 
+/// In the table, an orphaned replica set's line says so, and each of its pods has a line
+/// saying it left with it.
+#[test]
+fn the_table_says_which_objects_left_with_an_orphaned_owner() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, "follow-table-left");
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    pod(&sim, &ns, "web-1-a", &rs);
+    pod(&sim, &ns, "web-1-b", &rs);
+    let kw = following(&sim, &format!("deploy/web -n {ns} --follow"));
+    crate::util::eventually(LIMIT, "the tree", || {
+        let l = kw.lines();
+        let shown = l.iter().any(|l| l.contains("└─ web-1-b"));
+        if shown {
+            Ok(())
+        } else {
+            Err(l)
+        }
+    });
+    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok([
+        "patch",
+        "rs",
+        "web-1",
+        "-n",
+        &ns,
+        "--type=json",
+        "-p",
+        orphan,
+    ]);
+    let lines = crate::util::eventually(LIMIT, "the pods' lines", || {
+        let l = kw.lines();
+        let left = l
+            .iter()
+            .filter(|l| l.contains("(left with its orphaned owner)"))
+            .count();
+        if left == 2 {
+            Ok(l)
+        } else {
+            Err(l)
+        }
+    });
+    let at = |what: &str| lines.iter().position(|l| l.contains(what));
+    let orphaned = at("└─ web-1 (orphaned)").expect("the replica set's line");
+    for (i, pod) in ["web-1-a", "web-1-b"].iter().enumerate() {
+        let line = &lines[orphaned + 1 + i];
+        assert!(
+            line.starts_with("Sync")
+                && line.contains(&format!("  └─ {pod} (left with its orphaned owner)")),
+            "{lines:#?}"
+        );
+    }
+    kw.interrupt(LIMIT);
+}
+
 /// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
 /// kwatch following it with its Events, once every pod is running.
 fn rolled_out(ns: &str) -> (SimProcess, Running) {
@@ -440,6 +520,16 @@ fn event_text(r: &Value) -> Option<(String, String)> {
     })
 }
 
+/// What a rollout's records showed, after the records before it.
+struct Rollout {
+    new_rs: String,
+    new_rs_path: String,
+    /// The owner paths of the pods that joined.
+    created: Vec<String>,
+    /// The names of the pods that left, deleted.
+    deleted: HashSet<String>,
+}
+
 /// Issue 33's rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
 /// shows the new ReplicaSet join with its owner path, its pods created, the old one scaled
 /// to 0 and its pods deleted, and the ScalingReplicaSet Events in the order the server
@@ -462,51 +552,56 @@ fn a_rollout_under_follow_and_events() {
         .collect();
     sim.kubectl_ok(["set", "image", "deploy/web", "c=nginx:2", "-n", ns]);
     let scaled_to_0 = format!("Scaled down replica set {old_rs} from 1 to 0");
+    // Each kind has its own informer: the pods', the replica sets' and the Events' records
+    // interleave as their watches deliver them (a new pod waits for its replica set to
+    // join), so the wait is for every one of them, in any order.
+    let rollout = |v: &[Value]| -> Option<Rollout> {
+        let after = &v[before.len()..];
+        let new_rs = after
+            .iter()
+            .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")?;
+        let named = |graph: &str| -> HashSet<String> {
+            after
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == graph)
+                .filter_map(|r| r["name"].as_str().map(str::to_owned))
+                .collect()
+        };
+        let rollout = Rollout {
+            new_rs: new_rs["name"].as_str()?.to_owned(),
+            new_rs_path: new_rs["ownerPath"].as_str()?.to_owned(),
+            created: after
+                .iter()
+                .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
+                .filter_map(|r| r["ownerPath"].as_str().map(str::to_owned))
+                .collect(),
+            deleted: named("deleted"),
+        };
+        let done = rollout.created.len() >= 3
+            && rollout.deleted.is_superset(&old_pods)
+            && after
+                .iter()
+                .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0)
+            && v.iter()
+                .filter_map(event_text)
+                .any(|(_, m)| m == scaled_to_0);
+        done.then_some(rollout)
+    };
     let seen = kw.wait_for(
         LIMIT,
-        "the old replica set scaled to 0, its pods gone",
-        |v| {
-            let gone = v
-                .iter()
-                .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
-                .count();
-            gone == 3
-                && v.iter()
-                    .filter_map(event_text)
-                    .any(|(_, m)| m == scaled_to_0)
-        },
+        "the new replica set's 3 pods joined; the old one scaled to 0, its pods gone",
+        |v| rollout(v).is_some(),
     );
-    let after = &seen[before.len()..];
-    let new_rs = after
-        .iter()
-        .find(|r| r["kind"] == "ReplicaSet" && r["graph"] == "joined")
-        .expect("a new replica set joined");
-    let new_name = new_rs["name"].as_str().unwrap_or_default();
-    assert_eq!(new_rs["ownerPath"], format!("deploy/web › rs/{new_name}"));
-    let created: Vec<&Value> = after
-        .iter()
-        .filter(|r| r["kind"] == "Pod" && r["graph"] == "joined")
-        .collect();
-    assert_eq!(created.len(), 3, "{created:#?}");
-    for p in &created {
-        let path = p["ownerPath"].as_str().unwrap_or_default();
+    let done = rollout(&seen).expect("waited for");
+    assert_eq!(done.new_rs_path, format!("deploy/web › rs/{}", done.new_rs));
+    assert_eq!(done.created.len(), 3, "{:#?}", done.created);
+    for path in &done.created {
         assert!(
-            path.starts_with(&format!("deploy/web › rs/{new_name} › pod/")),
+            path.starts_with(&format!("deploy/web › rs/{} › pod/", done.new_rs)),
             "{path}"
         );
     }
-    let deleted: HashSet<String> = after
-        .iter()
-        .filter(|r| r["kind"] == "Pod" && r["graph"] == "deleted")
-        .filter_map(|r| r["name"].as_str().map(str::to_owned))
-        .collect();
-    assert_eq!(deleted, old_pods);
-    assert!(
-        after
-            .iter()
-            .any(|r| r["name"] == old_rs.as_str() && r["object"]["spec"]["replicas"] == 0),
-        "the old replica set scaled to 0"
-    );
+    assert_eq!(done.deleted, old_pods);
     // The ScalingReplicaSet Events, in the order printed and in the server's order.
     let printed: Vec<String> = seen
         .iter()
@@ -594,7 +689,9 @@ fn foreground_deletion_leaves_children_first() {
 
 /// Deleting the Deployment with orphan propagation: the garbage collector removes the
 /// replica set's ownerReference, and it leaves the graph with a record saying it was
-/// orphaned (its pods with it); the graph is then gone, which ends `--until deleted`.
+/// orphaned, each of its pods right after it with a record of its own (`left`); the graph is
+/// then gone, which ends `--until deleted`. The Deployment's `deleted` comes from another
+/// informer: before or after them.
 #[test]
 fn an_orphaning_deletion_orphans_the_replica_set() {
     let ns = "follow-orphan";
@@ -609,23 +706,54 @@ fn an_orphaning_deletion_orphans_the_replica_set() {
     });
     sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=orphan"]);
     let out = kw.finish(LIMIT).exits(0);
-    let changes: Vec<(String, String)> = out
-        .json()
+    let records = out.json();
+    let changes: Vec<(String, String, String)> = records
         .iter()
-        .filter(|r| r["graph"] == "deleted" || r["graph"] == "orphaned")
+        .filter(|r| ["deleted", "orphaned", "left"].contains(&r["graph"].as_str().unwrap_or("")))
+        .filter(|r| r["kind"] != "Deployment")
         .map(|r| {
             let s = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
-            (s("kind"), s("graph"))
+            (s("kind"), s("graph"), s("ownerPath"))
         })
         .collect();
-    let want = [("ReplicaSet", "orphaned"), ("Deployment", "deleted")];
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(k, g)| (k.to_string(), g.to_string()))
-        .collect();
-    assert_eq!(changes, want);
+    let rs = changes.first().map(|c| c.2.clone()).unwrap_or_default();
     let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
-    assert_eq!(pods.lines().count(), 3, "the pods stay: {pods}");
+    let mut want = vec![("ReplicaSet".to_owned(), "orphaned".to_owned(), rs.clone())];
+    let mut names: Vec<&str> = pods
+        .lines()
+        .filter_map(|l| l.strip_prefix("pod/"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "the pods stay: {pods}");
+    want.extend(names.iter().map(|n| {
+        (
+            "Pod".to_owned(),
+            "left".to_owned(),
+            format!("{rs} › pod/{n}"),
+        )
+    }));
+    assert_eq!(changes, want);
+    assert!(rs.starts_with("deploy/web › rs/web-"), "{rs}");
+    // The pods' records are together, right after the replica set's.
+    let graph: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r["graph"].as_str())
+        .filter(|g| *g != "joined")
+        .collect();
+    let at = graph
+        .iter()
+        .position(|g| *g == "orphaned")
+        .unwrap_or_default();
+    assert_eq!(
+        graph.get(at + 1..at + 4),
+        Some(&["left"; 3][..]),
+        "{graph:?}"
+    );
+    assert_eq!(
+        records.iter().filter(|r| r["graph"] == "deleted").count(),
+        1,
+        "the Deployment's"
+    );
 }
 
 /// Flag mistakes are usage errors (exit 2) naming the flag: `--events` needs the Events'

@@ -431,7 +431,7 @@ fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
 
 /// Issue 33: `--follow --live` shows the owner graph as a tree in place (each object under
 /// its owner, whatever order the lists popped in), and `c` collapses the selected row's
-/// subtree, then expands it.
+/// subtree, then expands it; an orphaned replica set's rows leave, its pods' with them.
 #[test]
 fn follow_shows_the_tree_and_c_collapses_a_subtree() {
     use crate::follow::{deployment, namespace, pod, replica_set};
@@ -465,6 +465,23 @@ fn follow_shows_the_tree_and_c_collapses_a_subtree() {
     t.wait(SOON, "the pods back", |s| {
         names.iter().all(|n| at(s, n).is_some()) && !s.contains("collapsed")
     });
+    // Orphaned: the replica set leaves the tree, and each of its pods with it.
+    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok([
+        "patch",
+        "rs",
+        "web-1",
+        "-n",
+        &ns,
+        "--type=json",
+        "-p",
+        orphan,
+    ]);
+    // Gone rows stay dimmed a few seconds first: the suite's limit, not SOON.
+    let s = t.wait(crate::util::LIMIT, "the subtree's rows gone", |s| {
+        names[1..].iter().all(|n| at(s, n).is_none())
+    });
+    assert!(at(&s, "web ").is_some(), "the root stays:\n{s}");
     t.keys(&["q"]);
     t.wait(SOON, "kwatch exits 0", |s| s.contains("EXIT=0"));
 }

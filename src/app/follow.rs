@@ -6,9 +6,12 @@
 //! filters by owner client-side. Initial lists pop in any order: an object naming an owner
 //! the graph has not seen is held (its last delta, sharing the store's object) until that
 //! owner joins, then delivered ([`Graph::next_ready`]); one whose owners never join stays
-//! held, as an object of its informer's store would be kept. Events (`--events`) whose
-//! `involvedObject` is in the graph are delivered under it; one about an object not seen
-//! yet is held for [`EVENT_HOLD`], then dropped.
+//! held, as an object of its informer's store would be kept. An object whose owners stop
+//! leading to the graph leaves it orphaned, its subtree with it, each member of that with
+//! a record of its own ([`Graph::next_left`]), its object read from its informer's store
+//! then: the graph keeps of a member its resource and key, never its object. Events
+//! (`--events`) whose `involvedObject` is in the graph are delivered under it; one about an
+//! object not seen yet is held for [`EVENT_HOLD`], then dropped.
 //!
 //! The cache layer knows nothing of this: the graph only decides which records the
 //! informer loop prints, and with which [`Followed`].
@@ -22,6 +25,7 @@ use serde::Deserialize;
 use anyhow::{Context as _, Result};
 
 use crate::cache::delta::{Delta, DeltaType};
+use crate::cache::store::Store;
 use crate::client::discovery::Discovery;
 use crate::client::expand::{self, Every};
 use crate::client::target::{Resource, Target};
@@ -188,11 +192,14 @@ pub struct Held {
     until: Option<Instant>,
 }
 
-/// One object of the graph: its own step of the owner path (the path is made by walking
-/// the owners when a record needs it).
+/// One object of the graph: its informer and key, which give its own step of the owner
+/// path (the path is made by walking the owners when a record needs it) and, when it leaves
+/// with an orphaned ancestor, its last state (its informer's store holds it).
 #[derive(Debug)]
 struct Member {
-    step: Box<str>,
+    /// Its resource: an index in [`Graph::sources`].
+    source: usize,
+    key: Box<str>,
     /// Its owner in the graph (`None` for a root).
     owner: Option<Uid>,
     /// Deleted: kept while children may still name it.
@@ -218,10 +225,35 @@ pub struct Graph {
     expiry: VecDeque<(Instant, Uid)>,
     /// Held deltas whose owner joined, to deliver in this order.
     ready: VecDeque<Held>,
-    /// Interned resources of held deltas.
-    resources: HashMap<String, Arc<Resource>>,
+    /// The resources of members and held deltas, interned, each with its informers'
+    /// stores (one per context).
+    sources: Vec<Source>,
+    /// The records of the members an orphaned ancestor took with it, to deliver right
+    /// after its record, in tree order.
+    left: VecDeque<Left>,
+    /// Members that left with an orphaned ancestor when their informer's store no longer
+    /// held them (deleted, the delta not delivered yet): their `Deleted` delta is their
+    /// record, with the path they had.
+    leaving: HashMap<Uid, Arc<str>>,
     /// A root has been seen.
     rooted: bool,
+}
+
+/// A resource of the graph, and the stores of its informers.
+#[derive(Debug)]
+struct Source {
+    resource: Arc<Resource>,
+    stores: Vec<Arc<Store>>,
+}
+
+/// The record of a member that leaves the graph with an orphaned ancestor: its object as
+/// its informer's store holds it (a `Sync` delta: no change of its own).
+#[derive(Debug)]
+pub struct Left {
+    pub resource: Arc<Resource>,
+    pub key: String,
+    pub delta: Delta,
+    pub followed: Followed,
 }
 
 /// The metadata the graph reads of an object (of an Event, its object's uid).
@@ -309,6 +341,32 @@ impl Graph {
         self.ready.pop_front()
     }
 
+    /// The next record of a member that left with an orphaned ancestor, to print as it is.
+    pub fn next_left(&mut self) -> Option<Left> {
+        self.left.pop_front()
+    }
+
+    /// The store of an informer of `resource`, where a member leaving with an orphaned
+    /// ancestor is found.
+    pub fn add_store(&mut self, resource: &Resource, store: Arc<Store>) {
+        let s = self.source(resource);
+        self.sources[s].stores.push(store);
+    }
+
+    /// `resource`'s index in `sources`, interned.
+    fn source(&mut self, resource: &Resource) -> usize {
+        self.sources
+            .iter()
+            .position(|s| s.resource.name == resource.name)
+            .unwrap_or_else(|| {
+                self.sources.push(Source {
+                    resource: Arc::new(resource.clone()),
+                    stores: Vec::new(),
+                });
+                self.sources.len() - 1
+            })
+    }
+
     /// The graph's verdict on one delta of `resource` (in pop order), updating it.
     pub fn observe(
         &mut self,
@@ -328,6 +386,16 @@ impl Graph {
             return Verdict::Skip;
         }
         let me = uid(&doc.metadata.uid);
+        if let Some(path) = self.leaving.remove(&me) {
+            if delta.kind != DeltaType::Deleted {
+                self.leaving.insert(me, path);
+                return Verdict::Skip;
+            }
+            return Verdict::Show(Followed {
+                path,
+                change: Some(GraphChange::Left),
+            });
+        }
         let held = |waits_for: Vec<Uid>, until| Held {
             resource: Arc::new(resource.clone()),
             key: key.to_owned(),
@@ -339,10 +407,11 @@ impl Graph {
         if self.events.as_deref() == Some(&resource.name) {
             return self.observe_event(me, &doc, delta, held, now);
         }
-        let step = step(&resource.kind, &doc.metadata.name);
+        let source = self.source(resource);
+        let at = (source, key);
         if self.roots.contains(&resource.name) {
             self.rooted = true;
-            return self.place(me, None, step, delta);
+            return self.place(me, None, at, delta);
         }
         let mut owners: Vec<&OwnerRef> = doc.metadata.owner_references.iter().collect();
         // The controller's reference first: the path follows it.
@@ -350,7 +419,7 @@ impl Graph {
         let owners: Vec<Uid> = owners.iter().map(|o| uid(&o.uid)).collect();
         if let Some(&owner) = owners.iter().find(|o| self.members.contains_key(o)) {
             self.unhold(me);
-            return self.place(me, Some(owner), step, delta);
+            return self.place(me, Some(owner), at, delta);
         }
         let left = self.leave(me, delta);
         if delta.kind != DeltaType::Deleted && !owners.is_empty() {
@@ -397,11 +466,16 @@ impl Graph {
 
     /// The owner path of member `at`, root first (`None`: not in the graph).
     fn path(&self, at: Uid) -> Option<String> {
-        let mut steps: Vec<&str> = Vec::new();
+        let mut steps: Vec<String> = Vec::new();
         let mut next = Some(at);
         while let Some(u) = next {
             let m = self.members.get(&u)?;
-            steps.push(&m.step);
+            let kind = self
+                .sources
+                .get(m.source)
+                .map_or("", |s| s.resource.kind.as_str());
+            let name = m.key.rsplit_once('/').map_or(&*m.key, |(_, n)| n);
+            steps.push(step(kind, name));
             next = m.owner;
             // A cycle of ownerReferences would never end the walk otherwise.
             if steps.len() > self.members.len() {
@@ -413,7 +487,13 @@ impl Graph {
     }
 
     /// An object whose owner is in the graph (or a root): in it, or leaving it deleted.
-    fn place(&mut self, me: Uid, owner: Option<Uid>, step: String, delta: &Delta) -> Verdict {
+    fn place(
+        &mut self,
+        me: Uid,
+        owner: Option<Uid>,
+        (source, key): (usize, &str),
+        delta: &Delta,
+    ) -> Verdict {
         let was = self.members.get(&me).is_some_and(|m| m.present);
         let present = delta.kind != DeltaType::Deleted;
         let change = match (was, present) {
@@ -435,7 +515,8 @@ impl Graph {
             }
         }
         let member = Member {
-            step: step.into(),
+            source,
+            key: key.into(),
             owner,
             present: true,
             children,
@@ -499,7 +580,8 @@ impl Graph {
         }
     }
 
-    /// Removes `me` and every member whose owners lead to it.
+    /// Removes `me` and every member whose owners lead to it; each of those leaves with a
+    /// record of its own ([`Graph::next_left`]), its path as it was.
     fn remove_subtree(&mut self, me: Uid) {
         let under = |mut at: Option<Uid>| {
             let mut steps = 0;
@@ -522,18 +604,52 @@ impl Graph {
             .filter(|(k, m)| **k == me || under(m.owner))
             .map(|(k, _)| *k)
             .collect();
+        let mut left: Vec<(Arc<str>, Uid)> = gone
+            .iter()
+            .filter(|k| **k != me && self.members.get(k).is_some_and(|m| m.present))
+            .map(|k| (self.path(*k).unwrap_or_default().into(), *k))
+            .collect();
+        // Tree order: an owner's path is a prefix of its children's.
+        left.sort();
+        for (path, k) in left {
+            match self.left_record(k, path.clone()) {
+                Some(l) => self.left.push_back(l),
+                None => {
+                    self.leaving.insert(k, path);
+                }
+            }
+        }
         for k in gone {
             self.members.remove(&k);
         }
     }
 
+    /// The record of member `k` leaving at `path`: its object as its informer's store holds
+    /// it (the store of its context: the one whose object under its key has its uid);
+    /// `None` when no store holds it (deleted: its delta is on its way).
+    fn left_record(&self, k: Uid, path: Arc<str>) -> Option<Left> {
+        let m = self.members.get(&k)?;
+        let source = self.sources.get(m.source)?;
+        let object = source.stores.iter().find_map(|s| {
+            let o = s.get(&m.key)?;
+            let doc: Doc = serde_json::from_str(o.raw()).ok()?;
+            (uid(&doc.metadata.uid) == k).then_some(o)
+        })?;
+        Some(Left {
+            resource: source.resource.clone(),
+            key: m.key.to_string(),
+            delta: Delta::new(DeltaType::Sync, object),
+            followed: Followed {
+                path,
+                change: Some(GraphChange::Left),
+            },
+        })
+    }
+
     fn hold(&mut self, me: Uid, h: Held) {
         self.unhold(me);
-        let resource = self
-            .resources
-            .entry(h.resource.name.clone())
-            .or_insert_with(|| h.resource.clone())
-            .clone();
+        let s = self.source(&h.resource);
+        let resource = self.sources[s].resource.clone();
         for w in &h.waits_for {
             self.waiting.entry(*w).or_default().push(me);
         }
@@ -614,7 +730,22 @@ mod tests {
         kind: DeltaType,
         o: crate::cache::object::ObjectRef,
     ) -> Option<(String, Option<GraphChange>)> {
-        let v = g.observe(r, "ns/x", &Delta::new(kind, o), false, Instant::now());
+        let key = format!(
+            "ns/{}",
+            o.to_value()["metadata"]["name"].as_str().unwrap_or("")
+        );
+        seen_at(g, r, &key, kind, o)
+    }
+
+    /// The graph's verdict on a delta of `o` under `key` (`seen`: under its own).
+    fn seen_at(
+        g: &mut Graph,
+        r: &Resource,
+        key: &str,
+        kind: DeltaType,
+        o: crate::cache::object::ObjectRef,
+    ) -> Option<(String, Option<GraphChange>)> {
+        let v = g.observe(r, key, &Delta::new(kind, o), false, Instant::now());
         match v {
             Verdict::Show(f) => Some((f.path.to_string(), f.change)),
             Verdict::Skip => None,
@@ -695,6 +826,83 @@ mod tests {
             Some(("deploy/web".into(), Some(GraphChange::Deleted)))
         );
         assert!(g.gone());
+    }
+
+    /// An orphaned object's subtree leaves with it, each member with a record of its own:
+    /// its object from its informer's store, or (a store without it: deleted) its `Deleted`
+    /// delta, with the path it had; later deltas of them are not shown.
+    #[test]
+    fn an_orphaned_subtree_leaves_with_records() {
+        let (deploy, rs, pod) = (
+            res("deployments.apps", "Deployment"),
+            res("replicasets.apps", "ReplicaSet"),
+            res("pods", "Pod"),
+        );
+        let mut g = Graph::new(["deployments.apps".to_owned()], None);
+        let pods = Arc::new(Store::new());
+        g.add_store(&pod, pods.clone());
+        use DeltaType::*;
+        seen_at(
+            &mut g,
+            &deploy,
+            "ns/web",
+            Added,
+            obj("Deployment", "web", "u1", &[]),
+        );
+        seen_at(
+            &mut g,
+            &rs,
+            "ns/r",
+            Added,
+            obj("ReplicaSet", "r", "u2", &["u1"]),
+        );
+        let (a, b) = (
+            obj("Pod", "a", "u3", &["u2"]),
+            obj("Pod", "b", "u4", &["u2"]),
+        );
+        seen_at(&mut g, &pod, "ns/b", Added, b.clone());
+        seen_at(&mut g, &pod, "ns/a", Added, a.clone());
+        // `b` is still in its store; `a` is not (deleted, its delta on its way).
+        pods.add(b);
+        let orphaned = seen_at(
+            &mut g,
+            &rs,
+            "ns/r",
+            Updated,
+            obj("ReplicaSet", "r", "u2", &[]),
+        );
+        assert_eq!(
+            orphaned,
+            Some(("deploy/web › rs/r".into(), Some(GraphChange::Orphaned)))
+        );
+        let left = g.next_left().expect("b's record");
+        assert_eq!(
+            (
+                left.key.as_str(),
+                &*left.followed.path,
+                left.followed.change
+            ),
+            ("ns/b", "deploy/web › rs/r › pod/b", Some(GraphChange::Left))
+        );
+        assert_eq!(left.delta.kind, Sync);
+        assert!(g.next_left().is_none());
+        assert_eq!(seen_at(&mut g, &pod, "ns/a", Updated, a.clone()), None);
+        assert_eq!(
+            seen_at(&mut g, &pod, "ns/a", Deleted, a),
+            Some(("deploy/web › rs/r › pod/a".into(), Some(GraphChange::Left)))
+        );
+        assert_eq!(
+            seen_at(
+                &mut g,
+                &pod,
+                "ns/b",
+                Updated,
+                obj("Pod", "b", "u4", &["u2"])
+            ),
+            None
+        );
+        assert_eq!(g.members.len(), 1, "the root alone: {:?}", g.members);
+        assert!(g.leaving.is_empty());
     }
 
     /// An Event about an object not seen is held until the object joins, and dropped after

@@ -734,6 +734,24 @@ impl Pop<'_> {
         Ok(None)
     }
 
+    /// Prints the records of the members an orphaned object took out of the graph with it,
+    /// after its own: shown or hidden by the filters as their deltas would be, no handler
+    /// call (their informers delivered nothing), not counted by `--max-events`.
+    fn deliver_left(&self, shared: &Shared, sink: &mut Sink) -> io::Result<()> {
+        while let Some(l) = sink.graph.as_mut().and_then(Graph::next_left) {
+            let body = Body::Delta {
+                key: &l.key,
+                delta: &l.delta,
+                initial_list: false,
+                prev: None,
+            };
+            let mut rec = self.record_of(&l.resource, body, None);
+            rec.follow = Some(&l.followed);
+            sink.emit(&rec, shared.filter.shows(&l.delta, None), shared.targets)?;
+        }
+        Ok(())
+    }
+
     /// Prints one delta record (unless `--watch-only` hides it); `Some` when it meets
     /// `--until` or reaches `--max-events`.
     fn deliver_delta(
@@ -811,6 +829,7 @@ impl Pop<'_> {
             sink.emit(&rec, shown, shared.targets)?;
             sink.handler_calls += u64::from(shown);
         }
+        self.deliver_left(shared, sink)?;
         if met {
             return Ok(Some(Stop::Met));
         }

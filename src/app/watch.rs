@@ -993,6 +993,9 @@ fn start<Q: Queue<ReflectorEvent>>(
         let err = anyhow::Error::new(err);
         let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
     });
+    if let Some(g) = &mut a.shared.lock().graph {
+        g.add_store(&t.resource, store.clone());
+    }
     let stats = queue.clone();
     let informer = output::InformerInfo {
         client_go: Some(a.informer.release.as_str()),

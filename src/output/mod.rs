@@ -267,6 +267,9 @@ pub enum GraphChange {
     Deleted,
     /// Its ownerReferences no longer lead to the graph: it leaves, its subtree with it.
     Orphaned,
+    /// In the subtree of an orphaned object: it leaves with it (a `Sync` record of its
+    /// object as its informer's store holds it, right after the orphaned one's).
+    Left,
 }
 
 impl GraphChange {
@@ -275,6 +278,7 @@ impl GraphChange {
             GraphChange::Joined => "joined",
             GraphChange::Deleted => "deleted",
             GraphChange::Orphaned => "orphaned",
+            GraphChange::Left => "left",
         }
     }
 }

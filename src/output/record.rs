@@ -193,7 +193,8 @@ pub struct DeltaLine<'a> {
     /// `--follow`, `--events`: the owner path, root first, the object last.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub owner_path: Option<Cow<'a, str>>,
-    /// `--follow`: `joined`, `deleted` or `orphaned`, on the record that changes the graph.
+    /// `--follow`: `joined`, `deleted`, `orphaned` or `left`, on the record that changes the
+    /// graph.
     #[serde(default, skip_serializing_if = "Option::is_none", borrow)]
     pub graph: Option<Cow<'a, str>>,
     #[serde(flatten)]

@@ -494,8 +494,10 @@ impl<W: Write> TablePrinter<W> {
             None => sanitize(obj_name).into_owned(),
         };
         if let Some(change) = rec.follow.and_then(|f| f.change) {
-            if change == super::GraphChange::Orphaned {
-                shown.push_str(" (orphaned)");
+            match change {
+                super::GraphChange::Orphaned => shown.push_str(" (orphaned)"),
+                super::GraphChange::Left => shown.push_str(" (left with its orphaned owner)"),
+                super::GraphChange::Joined | super::GraphChange::Deleted => {}
             }
         }
         if c.tombstone {

@@ -482,10 +482,14 @@ impl LivePrinter {
             recreated: super::record::recreated(delta, prev),
             follow: rec.follow.cloned(),
         });
-        // An orphaned object leaves the tree as a deleted one leaves the table.
-        let left = rec
-            .follow
-            .is_some_and(|f| f.change == Some(super::GraphChange::Orphaned));
+        // An orphaned object, and each one that leaves with it, leaves the tree as a
+        // deleted one leaves the table.
+        let left = rec.follow.is_some_and(|f| {
+            matches!(
+                f.change,
+                Some(super::GraphChange::Orphaned | super::GraphChange::Left)
+            )
+        });
         row.deleted = (deleted || left).then_some(rec.time);
         if let Some(o) = obj {
             row.labels = None;

@@ -74,19 +74,22 @@ pub(crate) async fn run(app: Arc<App>) {
             }
             continue;
         }
+        // The revision the last pass left: a write after it (an API request's, on another
+        // thread) is newer and wakes the next passes. Read again after the passes, it could
+        // include such a write, which would then wait for another one.
+        let mut synced = app.cluster.read().rev();
         for _ in 0..MAX_PASSES {
-            let before = app.cluster.read().rev();
-            let after = app.cluster.write(|s| {
+            let before = synced;
+            synced = app.cluster.write(|s| {
                 pass(s);
                 s.rev()
             });
-            if after == before || !app.controllers.enabled() {
+            if synced == before || !app.controllers.enabled() {
                 break;
             }
             tokio::time::sleep(PASS_GAP).await;
         }
         // A write that changed nothing still wakes the receivers: wait for a new revision.
-        let synced = app.cluster.read().rev();
         loop {
             tokio::select! {
                 r = revs.changed() => if r.is_err() { return },
