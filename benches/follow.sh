@@ -5,6 +5,8 @@
 # RSS (VmHWM, /usr/bin/time's %M) of kwatch to its sync, `-o json` to /dev/null, for:
 #
 #   pods              `pods -n default`: the pods watched, the baseline
+#   watch-three       `deployments,replicasets,pods -n default`: what a user runs without
+#                     --follow (the three informers --follow starts, nothing filtered)
 #   follow-web        `deploy/web -n default --follow`: the Deployment, its ReplicaSet
 #                     and its N pods in the graph (three informers)
 #   follow-other      `deploy/other -n default --follow`, a Deployment that owns nothing:
@@ -43,10 +45,11 @@ run() {
     done
 }
 run pods pods -n default
+run watch-three deployments,replicasets,pods -n default
 run follow-web deploy/web -n default --follow
 run follow-other deploy/other -n default --follow
 echo "peak RSS (median of $RUNS), $N pods:"
-for c in pods follow-web follow-other; do
+for c in pods watch-three follow-web follow-other; do
     m=$(awk -F'\t' -v c="$c" '$1==c {print $3}' "$OUT" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     printf '  %-13s %8s KiB\n' "$c" "$m"
 done
