@@ -634,13 +634,9 @@ fn a_rollout_under_follow_and_events() {
     kw.interrupt(LIMIT);
 }
 
-/// Deleting the Deployment with foreground propagation: the graph leaves children first
-/// (each pod before its replica set, the replica sets before the Deployment, in the
-/// server's order), and
-/// `--until deleted` ends the run once all is gone.
-#[test]
-fn foreground_deletion_leaves_children_first() {
-    let ns = "follow-foreground";
+/// A rolled-out Deployment `web` in `ns` deleted with `kubectl delete --cascade=CASCADE`
+/// under `--follow --until deleted -o json`: the records of that run, to its end.
+fn deleted_with_cascade(ns: &str, cascade: &str) -> (SimProcess, Vec<Value>) {
     let (sim, kw) = rolled_out(ns);
     drop(kw);
     let mut kw = following(
@@ -650,9 +646,18 @@ fn foreground_deletion_leaves_children_first() {
     kw.wait_for(LIMIT, "synced", |v| {
         v.iter().filter(|r| r["type"] == "Synced").count() == 3
     });
-    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=foreground"]);
-    let out = kw.finish(LIMIT).exits(0);
-    let records = out.json();
+    let cascade = format!("--cascade={cascade}");
+    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, cascade.as_str()]);
+    let records = kw.finish(LIMIT).exits(0).json();
+    (sim, records)
+}
+
+/// Deleting the Deployment with foreground propagation: the graph leaves children first
+/// (each pod before its replica set, the replica sets before the Deployment, in the
+/// server's order), and `--until deleted` ends the run once all is gone.
+#[test]
+fn foreground_deletion_leaves_children_first() {
+    let (_sim, records) = deleted_with_cascade("follow-foreground", "foreground");
     // Each kind has its own informer, and two informers' deltas interleave as their watches
     // deliver them (as in client-go): the order the graph left in is the server's, the
     // resourceVersions of the deletions; each kind's own records are printed in that order.
@@ -695,18 +700,7 @@ fn foreground_deletion_leaves_children_first() {
 #[test]
 fn an_orphaning_deletion_orphans_the_replica_set() {
     let ns = "follow-orphan";
-    let (sim, kw) = rolled_out(ns);
-    drop(kw);
-    let mut kw = following(
-        &sim,
-        &format!("deploy/web -n {ns} --follow --until deleted -o json"),
-    );
-    kw.wait_for(LIMIT, "synced", |v| {
-        v.iter().filter(|r| r["type"] == "Synced").count() == 3
-    });
-    sim.kubectl_ok(["delete", "deploy", "web", "-n", ns, "--cascade=orphan"]);
-    let out = kw.finish(LIMIT).exits(0);
-    let records = out.json();
+    let (sim, records) = deleted_with_cascade(ns, "orphan");
     let changes: Vec<(String, String, String)> = records
         .iter()
         .filter(|r| ["deleted", "orphaned", "left"].contains(&r["graph"].as_str().unwrap_or("")))
