@@ -100,23 +100,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
-    let health = keepalive::Http2Health::get();
-    let mut builder =
-        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
-    builder
-        .timer(hyper_util::rt::TokioTimer::new())
-        .pool_timer(hyper_util::rt::TokioTimer::new());
-    if let Some(idle) = health.read_idle {
-        // hyper pings when nothing was read for `idle` (proto/h2/ping.rs schedules from
-        // `last_read_at`, updated by every DATA, HEADERS and PONG read), and closes the
-        // connection when no PONG came `ping_timeout` later: x/net/http2's ReadIdleTimeout
-        // and PingTimeout. Go counts any frame read; hyper those three kinds.
-        builder
-            .http2_keep_alive_interval(idle)
-            .http2_keep_alive_timeout(health.ping_timeout)
-            .http2_keep_alive_while_idle(true);
-    }
-    let http_client = builder.build(connector);
+    let http_client = hyper_client().build(connector);
     // kube's default stack (minus its retry layer, which kwatch turns off), with the
     // decompression outermost so that `count_wire` below it counts the bytes as read.
     let service = ServiceBuilder::new()
@@ -150,6 +134,28 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         .map_err(BoxError::from)
         .service(http_client);
     Ok(kube::Client::new(service, config.default_namespace.clone()))
+}
+
+/// hyper's client with its HTTP/2 health check set as x/net/http2's
+/// ([`keepalive::Http2Health`]).
+fn hyper_client() -> hyper_util::client::legacy::Builder {
+    let health = keepalive::Http2Health::get();
+    let mut builder =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
+    builder
+        .timer(hyper_util::rt::TokioTimer::new())
+        .pool_timer(hyper_util::rt::TokioTimer::new());
+    if let Some(idle) = health.read_idle {
+        // hyper pings when nothing was read for `idle` (proto/h2/ping.rs schedules from
+        // `last_read_at`, updated by every DATA, HEADERS and PONG read), and closes the
+        // connection when no PONG came `ping_timeout` later: x/net/http2's ReadIdleTimeout
+        // and PingTimeout. Go counts any frame read; hyper those three kinds.
+        builder
+            .http2_keep_alive_interval(idle)
+            .http2_keep_alive_timeout(health.ping_timeout)
+            .http2_keep_alive_while_idle(true);
+    }
+    builder
 }
 
 /// What carried a response's body, in the response's extensions: whether it came

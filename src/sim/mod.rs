@@ -268,6 +268,27 @@ impl std::fmt::Debug for SimServer {
     }
 }
 
+/// A random bearer token: 32 hex digits.
+fn bearer_token() -> String {
+    let mut rng = rand::rng();
+    (0..32)
+        .map(|_| format!("{:x}", rng.random_range(0..16u8)))
+        .collect()
+}
+
+/// The storage at start: `opts`' objects seeded, off the async threads.
+async fn seeded(opts: &SimOptions) -> anyhow::Result<storage::Store> {
+    let (objects, seed, history) = (opts.objects, opts.seed, opts.history);
+    let pod_size = opts.pod_size;
+    tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
+        let mut store = storage::Store::new(history);
+        seed::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
+        Ok(store)
+    })
+    .await
+    .context("seeding task")?
+}
+
 impl SimServer {
     /// Seeds the cluster, binds 127.0.0.1 and starts serving (in the current tokio runtime).
     pub async fn start(opts: SimOptions) -> anyhow::Result<SimServer> {
@@ -277,21 +298,8 @@ impl SimServer {
             .with_context(|| format!("binding 127.0.0.1:{}", opts.port))?;
         listener.set_nonblocking(true)?;
         let port = listener.local_addr()?.port();
-        let token: String = {
-            let mut rng = rand::rng();
-            (0..32)
-                .map(|_| format!("{:x}", rng.random_range(0..16u8)))
-                .collect()
-        };
-        let (objects, seed, history) = (opts.objects, opts.seed, opts.history);
-        let pod_size = opts.pod_size;
-        let store = tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
-            let mut store = storage::Store::new(history);
-            seed::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
-            Ok(store)
-        })
-        .await
-        .context("seeding task")??;
+        let token = bearer_token();
+        let store = seeded(&opts).await?;
         let rate = if opts.scenario == Scenario::Idle {
             0.0
         } else {
