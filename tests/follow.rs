@@ -63,6 +63,26 @@ pub(crate) fn pod(sim: &SimProcess, ns: &str, name: &str, owner: &Value) -> Valu
 }
 
 /// The delta records of `name`, in order.
+/// A simulator holding, in namespace `ns`, the Deployment `web` owning the ReplicaSet
+/// `web-1`, which owns `pods` (created in that order); the namespace's name and the
+/// ReplicaSet.
+pub(crate) fn web_tree(ns: &str, pods: &[&str]) -> (SimProcess, String, Value) {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let ns = namespace(&sim, ns);
+    let web = deployment(&sim, &ns, "web");
+    let rs = replica_set(&sim, &ns, "web-1", &web);
+    for p in pods {
+        pod(&sim, &ns, p, &rs);
+    }
+    (sim, ns, rs)
+}
+
+/// `object` (`KIND/NAME`) orphaned by hand: its ownerReferences removed.
+pub(crate) fn orphan(sim: &SimProcess, ns: &str, object: &str) {
+    let remove = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
+    sim.kubectl_ok(["patch", object, "-n", ns, "--type=json", "-p", remove]);
+}
+
 fn deltas_of<'a>(records: &'a [Value], name: &str) -> Vec<&'a Value> {
     records
         .iter()
@@ -140,12 +160,7 @@ fn children_join_with_their_owner_path_and_late_ones_join_later() {
 /// removed), its subtree leaving with it, each object of it with a record of its own.
 #[test]
 fn objects_leave_deleted_or_orphaned() {
-    let sim = SimProcess::start(&["--churn", "0"]);
-    let ns = namespace(&sim, "follow-leave");
-    let web = deployment(&sim, &ns, "web");
-    let rs = replica_set(&sim, &ns, "web-1", &web);
-    pod(&sim, &ns, "web-1-a", &rs);
-    pod(&sim, &ns, "web-1-b", &rs);
+    let (sim, ns, _rs) = web_tree("follow-leave", &["web-1-a", "web-1-b"]);
 
     let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
     kw.wait_for(LIMIT, "the pods joined", |v| {
@@ -165,17 +180,7 @@ fn objects_leave_deleted_or_orphaned() {
         )
     );
 
-    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
-    sim.kubectl_ok([
-        "patch",
-        "rs",
-        "web-1",
-        "-n",
-        &ns,
-        "--type=json",
-        "-p",
-        orphan,
-    ]);
+    orphan(&sim, &ns, "rs/web-1");
     let seen = kw.wait_for(LIMIT, "web-1 orphaned, web-1-b left with it", |v| {
         saw(v, "web-1", "orphaned") && saw(v, "web-1-b", "left")
     });
@@ -275,11 +280,7 @@ fn a_custom_resource_owning_config_maps_is_followed() {
 /// on while its children are there, and ends when the last one goes.
 #[test]
 fn until_deleted_waits_for_the_whole_graph() {
-    let sim = SimProcess::start(&["--churn", "0"]);
-    let ns = namespace(&sim, "follow-until");
-    let web = deployment(&sim, &ns, "web");
-    let rs = replica_set(&sim, &ns, "web-1", &web);
-    pod(&sim, &ns, "web-1-a", &rs);
+    let (sim, ns, _rs) = web_tree("follow-until", &["web-1-a"]);
     let mut kw = following(
         &sim,
         &format!("deploy/web -n {ns} --follow --until deleted -o json"),
@@ -377,12 +378,7 @@ fn events_join_their_object_and_wait_for_it() {
 /// path), and an Event as a `~` line under the object it is about.
 #[test]
 fn the_table_shows_the_tree_with_events_under_their_object() {
-    let sim = SimProcess::start(&["--churn", "0"]);
-    let ns = namespace(&sim, "follow-table");
-    let web = deployment(&sim, &ns, "web");
-    let rs = replica_set(&sim, &ns, "web-1", &web);
-    pod(&sim, &ns, "web-1-b", &rs);
-    pod(&sim, &ns, "web-1-a", &rs);
+    let (sim, ns, rs) = web_tree("follow-table", &["web-1-b", "web-1-a"]);
     kubectl_f(
         &sim,
         "create",
@@ -430,12 +426,7 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
 /// saying it left with it.
 #[test]
 fn the_table_says_which_objects_left_with_an_orphaned_owner() {
-    let sim = SimProcess::start(&["--churn", "0"]);
-    let ns = namespace(&sim, "follow-table-left");
-    let web = deployment(&sim, &ns, "web");
-    let rs = replica_set(&sim, &ns, "web-1", &web);
-    pod(&sim, &ns, "web-1-a", &rs);
-    pod(&sim, &ns, "web-1-b", &rs);
+    let (sim, ns, _rs) = web_tree("follow-table-left", &["web-1-a", "web-1-b"]);
     let kw = following(&sim, &format!("deploy/web -n {ns} --follow"));
     crate::util::eventually(LIMIT, "the tree", || {
         let l = kw.lines();
@@ -446,17 +437,7 @@ fn the_table_says_which_objects_left_with_an_orphaned_owner() {
             Err(l)
         }
     });
-    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
-    sim.kubectl_ok([
-        "patch",
-        "rs",
-        "web-1",
-        "-n",
-        &ns,
-        "--type=json",
-        "-p",
-        orphan,
-    ]);
+    orphan(&sim, &ns, "rs/web-1");
     let lines = crate::util::eventually(LIMIT, "the pods' lines", || {
         let l = kw.lines();
         let left = l

@@ -434,13 +434,8 @@ fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
 /// subtree, then expands it; an orphaned replica set's rows leave, its pods' with them.
 #[test]
 fn follow_shows_the_tree_and_c_collapses_a_subtree() {
-    use crate::follow::{deployment, namespace, pod, replica_set};
-    let sim = SimProcess::start(&["--churn", "0"]);
-    let ns = namespace(&sim, "live-follow");
-    let web = deployment(&sim, &ns, "web");
-    let rs = replica_set(&sim, &ns, "web-1", &web);
-    pod(&sim, &ns, "web-1-b", &rs);
-    pod(&sim, &ns, "web-1-a", &rs);
+    use crate::follow::{orphan, web_tree};
+    let (sim, ns, _rs) = web_tree("live-follow", &["web-1-b", "web-1-a"]);
     let t = Tmux::start(
         "follow",
         &sim,
@@ -466,17 +461,7 @@ fn follow_shows_the_tree_and_c_collapses_a_subtree() {
         names.iter().all(|n| at(s, n).is_some()) && !s.contains("collapsed")
     });
     // Orphaned: the replica set leaves the tree, and each of its pods with it.
-    let orphan = r#"[{"op":"remove","path":"/metadata/ownerReferences"}]"#;
-    sim.kubectl_ok([
-        "patch",
-        "rs",
-        "web-1",
-        "-n",
-        &ns,
-        "--type=json",
-        "-p",
-        orphan,
-    ]);
+    orphan(&sim, &ns, "rs/web-1");
     // Gone rows stay dimmed a few seconds first: the suite's limit, not SOON.
     let s = t.wait(crate::util::LIMIT, "the subtree's rows gone", |s| {
         names[1..].iter().all(|n| at(s, n).is_none())
