@@ -32,7 +32,7 @@ use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
 use crate::client::target::{Resource, Target};
-use crate::output::{progress, Body, InformerInfo, Printer, Record};
+use crate::output::{progress, Body, GraphChange, InformerInfo, Printer, Record};
 
 /// Why the informers stop.
 pub(crate) enum Stop {
@@ -794,8 +794,13 @@ impl Pop<'_> {
             return Ok(None);
         }
         let met = match (&shared.until, &sink.graph) {
-            // --follow: deleted when the whole graph is.
-            (Some(Condition::Deleted), Some(g)) if followed.is_some() => g.gone(),
+            // --follow: deleted when the whole graph is, which only a record of an object
+            // leaving can make so (`gone` walks the graph).
+            (Some(Condition::Deleted), Some(g)) if followed.is_some() => {
+                followed.as_ref().is_some_and(|f| {
+                    matches!(f.change, Some(GraphChange::Deleted | GraphChange::Orphaned))
+                }) && g.gone()
+            }
             (Some(c), _) => c.met_by(delta, prev),
             (None, _) => false,
         };
