@@ -173,10 +173,7 @@ pub enum Verdict {
 type Uid = u64;
 
 fn uid(s: &str) -> Uid {
-    use std::hash::{Hash as _, Hasher as _};
-    let mut h = std::hash::DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
+    crate::cache::object::uid_hash(s.as_bytes())
 }
 
 /// A delta held until the object it names joins the graph.

@@ -182,15 +182,20 @@ fn uid_in(raw: &str, at: usize) -> u64 {
 /// The [`Meta::uid`] hash of the value at `b[i]` when it is a string without escapes
 /// (never 0), else 0.
 fn uid_at(b: &[u8], i: usize) -> u64 {
-    use std::hash::BuildHasher;
     if b.get(i) != Some(&b'"') {
         return 0;
     }
     let end = to_special(b, i + 1);
     match (b.get(end), b.get(i + 1..end)) {
-        (Some(b'"'), Some(s)) => foldhash::fast::FixedState::default().hash_one(s).max(1),
+        (Some(b'"'), Some(s)) => uid_hash(s),
         _ => 0,
     }
+}
+
+/// The hash [`Meta::uid`] keeps of a uid's bytes (never 0); the one way kwatch hashes uids.
+pub(crate) fn uid_hash(uid: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(uid).max(1)
 }
 
 /// [`parse_meta`] by visiting the object's keys with serde (handles any valid JSON).
