@@ -303,12 +303,14 @@ impl Object {
         })
     }
 
-    /// Copies JSON text already checked to be one valid JSON value (as
-    /// [`crate::scan::scan_object`] and [`std::str::from_utf8`] check it).
-    pub(crate) fn from_valid_json(text: &str) -> Result<Object, serde_json::Error> {
-        let meta = parse_meta(text)?;
+    /// Takes JSON text already checked to be one valid JSON value (as
+    /// [`crate::scan::scan_object`] and [`std::str::from_utf8`] check it): a `&str` is
+    /// copied, a `String` kept.
+    pub(crate) fn from_valid_json(text: impl Into<Box<str>>) -> Result<Object, serde_json::Error> {
+        let text = text.into();
+        let meta = parse_meta(&text)?;
         Ok(Object {
-            raw: text.into(),
+            raw: text,
             meta,
             row: None,
         })
@@ -321,7 +323,7 @@ impl Object {
         type_meta: Option<&TypeMeta>,
     ) -> Result<Object, serde_json::Error> {
         match type_meta.and_then(|t| t.insert_into(text)) {
-            Some(typed) => Object::from_valid_json(&typed),
+            Some(typed) => Object::from_valid_json(typed),
             None => Object::from_valid_json(text),
         }
     }

@@ -149,14 +149,15 @@ pub(super) async fn read_protobuf_list(
     type_meta: Option<Arc<TypeMeta>>,
 ) -> Result<Result<ListPage, String>, SourceError> {
     let mut reader = crate::client::protobuf::ListReader::new(table);
+    if type_meta.is_some() {
+        reader = reader.typed();
+    }
     let mut items = Vec::new();
     let mut bad_item = None;
     let mut on_item = |item: &[u8]| {
         let obj = std::str::from_utf8(item)
             .map_err(|e| e.to_string())
-            .and_then(|text| {
-                Object::from_valid_json_typed(text, type_meta.as_deref()).map_err(|e| e.to_string())
-            });
+            .and_then(|text| Object::from_valid_json(text).map_err(|e| e.to_string()));
         match obj {
             Ok(obj) => items.push(ObjectRef::new(obj)),
             Err(e) => bad_item = bad_item.take().or(Some(e)),

@@ -175,6 +175,28 @@ fn parse_event_serde(line: &[u8]) -> Result<WatchEvent, SourceError> {
     event_from(&kind, object)
 }
 
+/// A protobuf watch event. Its object is JSON as [`crate::client::protobuf`] writes it,
+/// valid by construction: an object event's is not scanned again, as a JSON line's is
+/// once ([`parse_object_event`]).
+fn proto_event(e: crate::client::protobuf::WatchEvent) -> Result<WatchEvent, SourceError> {
+    let text = String::from_utf8(e.object)
+        .map_err(|e| SourceError::Decode(format!("watch event object: {e}")))?;
+    let kind = e.event_type.as_str();
+    let event: fn(ObjectRef) -> WatchEvent = match kind {
+        "ADDED" => WatchEvent::Added,
+        "MODIFIED" => WatchEvent::Modified,
+        "DELETED" => WatchEvent::Deleted,
+        _ => {
+            let raw = RawValue::from_string(text)
+                .map_err(|e| SourceError::Decode(format!("watch {kind} object: {e}")))?;
+            return event_from(kind, raw);
+        }
+    };
+    Object::from_valid_json(text)
+        .map(|o| event(ObjectRef::new(o)))
+        .map_err(|e| SourceError::Decode(format!("watch {kind} object: {e}")))
+}
+
 /// The watch event of type `kind` carrying `object`.
 fn event_from(kind: &str, object: Box<RawValue>) -> Result<WatchEvent, SourceError> {
     let obj = |raw: Box<RawValue>| {
@@ -250,15 +272,7 @@ impl LineReader {
         let (frame, used) = crate::client::protobuf::frame(&self.partial)?;
         let event = crate::client::protobuf::watch_event(table, frame)
             .map_err(|e| SourceError::Decode(e.to_string()))
-            .and_then(|e| {
-                let mut line = Vec::with_capacity(e.object.len() + e.event_type.len() + 24);
-                line.extend_from_slice(b"{\"type\":");
-                line.extend_from_slice(&serde_json::to_vec(&e.event_type).unwrap_or_default());
-                line.extend_from_slice(b",\"object\":");
-                line.extend_from_slice(&e.object);
-                line.push(b'}');
-                parse_event(&line)
-            });
+            .and_then(proto_event);
         let _ = self.partial.split_to(used);
         Some(event)
     }

@@ -26,9 +26,10 @@ struct Shape {
     meta_ty: u32,
     items_num: u64,
     item_ty: u32,
-    /// A PartialObjectMetadataList: kube-apiserver's JSON gives each item its kind and
-    /// apiVersion, which its protobuf has no field for.
-    partial: bool,
+    /// Each item gets the list's apiVersion and its kind without `List`: a
+    /// PartialObjectMetadataList's items have them in kube-apiserver's JSON (its protobuf
+    /// has no field for them), and a [`ListReader::typed`] list's items are given them.
+    typed_items: bool,
 }
 
 /// The incremental reader of a protobuf list (`k8s\0` + envelope of a `…List`).
@@ -45,6 +46,7 @@ pub struct ListReader<'t> {
     metadata: Vec<u8>,
     /// The item being written (reused).
     item: Vec<u8>,
+    typed: bool,
 }
 
 /// A field's header at the start of some bytes: its number, wire type, and for a
@@ -110,7 +112,16 @@ impl<'t> ListReader<'t> {
             shape: None,
             metadata: Vec::new(),
             item: Vec::new(),
+            typed: false,
         }
+    }
+
+    /// Each item begins with `kind` and `apiVersion`, the list's kind without `List` and
+    /// its apiVersion, as client-go's decoder sets them from a typed list's type (and
+    /// [`crate::cache::object::TypeMeta`] does for a JSON list's items), written in place.
+    pub fn typed(mut self) -> Self {
+        self.typed = true;
+        self
     }
 
     /// Takes the next bytes of the body: `item` is called with the JSON of each item whose
@@ -236,9 +247,10 @@ impl<'t> ListReader<'t> {
                 .object(shape.meta_ty, payload, None, &mut self.metadata)?;
         } else {
             self.item.clear();
+            let item_kind = self.kind.strip_suffix("List").unwrap_or(&self.kind);
             let type_meta = shape
-                .partial
-                .then_some((self.api_version.as_str(), "PartialObjectMetadata"));
+                .typed_items
+                .then_some((self.api_version.as_str(), item_kind));
             self.writer
                 .object(shape.item_ty, payload, type_meta, &mut self.item)?;
             item(&self.item);
@@ -277,7 +289,7 @@ impl<'t> ListReader<'t> {
             meta_ty,
             items_num: u64::from(items.num),
             item_ty,
-            partial: self.kind == "PartialObjectMetadataList",
+            typed_items: self.typed || self.kind == "PartialObjectMetadataList",
         })
     }
 }
