@@ -785,7 +785,6 @@ fn create(app: &App, t: &Target, body: &[u8], w: &Writer) -> Response {
     if let Err(s) = managed_fields(t, &mut v, None, w, None) {
         return s.response();
     }
-    let v = wire::as_stored(def, v);
     match app.cluster.write(|s| s.create(t.res, v, true)) {
         Ok(o) => object_response(StatusCode::CREATED, &o),
         Err(s) => s.response(),
@@ -814,7 +813,7 @@ fn update(app: &App, t: &Target, name: &str, body: &[u8], w: &Writer) -> Respons
         let old = old.value();
         let mut v = subresource_rules(t, &old, v);
         managed_fields(t, &mut v, Some(&old), w, None)?;
-        s.update(t.res, &key, wire::as_stored(def, v))
+        s.update(t.res, &key, v)
     });
     match result {
         Ok(o) => object_response(StatusCode::OK, &o),
@@ -1154,7 +1153,7 @@ fn patch(
             }
             created = true;
             managed_fields(t, &mut v, None, w, Some(cfg))?;
-            return s.create(t.res, wire::as_stored(def, v), true);
+            return s.create(t.res, v, true);
         };
         let mut v = o.value();
         match &kind {
@@ -1178,7 +1177,7 @@ fn patch(
             _ => None,
         };
         managed_fields(t, &mut v, Some(&old), w, applied)?;
-        s.update(t.res, &key, wire::as_stored(def, v))
+        s.update(t.res, &key, v)
     });
     match result {
         Ok(o) if created => object_response(StatusCode::CREATED, &o),

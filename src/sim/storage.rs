@@ -134,10 +134,12 @@ pub(crate) fn labels_of(meta: &Value) -> Vec<(String, String)> {
 }
 
 impl Obj {
-    /// Builds an object from a full, stamped value (normalizes key order).
+    /// Builds an object from a full, stamped value, as kube-apiserver stores it
+    /// ([`super::wire::as_stored`]): every object, however the simulator made it, is
+    /// written as Go's JSON of its type would write it.
     pub fn from_value(res: usize, v: Value) -> Obj {
         let def = &RESOURCES[res];
-        let v = normalize(def, v);
+        let v = super::wire::as_stored(def, v);
         let meta = &v["metadata"];
         let s = |x: &Value| x.as_str().unwrap_or_default().to_string();
         let name = s(&meta["name"]);

@@ -52,6 +52,9 @@ fn hole(tag: &str) -> String {
 impl PodTemplate {
     pub(super) fn new(rng: &mut SmallRng, w: usize, rs_uid: &str, size: PodSize) -> PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
+        resize_pod(&mut v, size);
+        // As stored (Go's JSON of a Pod) before the holes: each replaces a value in place.
+        let mut v = super::wire::as_stored(&super::resources::RESOURCES[PODS], v);
         let links = super::storage::Links::of(PODS, &v);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);
@@ -76,7 +79,6 @@ impl PodTemplate {
                 }
             }
         }
-        resize_pod(&mut v, size);
         let meta = &mut v["metadata"];
         meta["uid"] = json!(hole("UID"));
         meta["resourceVersion"] = json!(hole("RV"));
