@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use tokio::sync::watch;
 
 use super::resources::PODS;
-use super::storage::{Obj, Store};
+use super::storage::Store;
 use super::App;
 
 /// The flood's switches: `rate` events/s (0: off, infinite: as fast as the fastest open
@@ -142,39 +142,10 @@ fn modify_one(s: &mut Store, cursor: &mut String) -> bool {
         return false;
     };
     let rv = s.rev() + 1;
-    let obj = restamp(&old, rv);
+    let obj = old.restamped(rv);
     s.replace_raw(obj, old);
     *cursor = key;
     true
-}
-
-/// `old` with `metadata.resourceVersion` set to `rv`, by rewriting the bytes.
-fn restamp(old: &Obj, rv: u64) -> Obj {
-    let pat = format!("\"resourceVersion\":\"{}\"", old.rv);
-    let new = format!("\"resourceVersion\":\"{rv}\"");
-    let json = &old.json[..];
-    let out = match memchr::memmem::find(json, pat.as_bytes()) {
-        Some(i) => {
-            let mut out = Vec::with_capacity(json.len() + 8);
-            out.extend_from_slice(&json[..i]);
-            out.extend_from_slice(new.as_bytes());
-            out.extend_from_slice(&json[i + pat.len()..]);
-            out
-        }
-        None => json.to_vec(),
-    };
-    Obj::from_parts(
-        old.res,
-        old.namespace.clone(),
-        old.name.clone(),
-        old.uid.clone(),
-        rv,
-        old.labels.clone(),
-        old.phase.clone(),
-        old.node_name.clone(),
-        old.links.clone(),
-        out,
-    )
 }
 
 #[cfg(test)]

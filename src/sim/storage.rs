@@ -267,11 +267,40 @@ impl Obj {
         }
     }
 
-    /// A copy with another resourceVersion (a DELETED event carries the deletion's revision).
+    /// A copy with another resourceVersion (a DELETED event carries the deletion's
+    /// revision). A built-in object's bytes are rewritten in place: Go's JSON of it begins
+    /// with kind, apiVersion and metadata's name, generateName, namespace, selfLink and uid,
+    /// strings that hold no bare `"`, so the first `"resourceVersion":"…"` is metadata's. A
+    /// custom resource's keys are sorted, and its spec may come first: it is rebuilt.
     pub fn restamped(&self, rv: u64) -> Obj {
-        let mut v = self.value();
-        v["metadata"]["resourceVersion"] = json!(rv.to_string());
-        Obj::from_value(self.res, v)
+        let pat = format!("\"resourceVersion\":\"{}\"", self.rv);
+        let at = (!RESOURCES[self.res].custom)
+            .then(|| memchr::memmem::find(&self.json, pat.as_bytes()))
+            .flatten();
+        let Some(at) = at else {
+            let mut v = self.value();
+            v["metadata"]["resourceVersion"] = json!(rv.to_string());
+            return Obj::from_value(self.res, v);
+        };
+        let new = format!("\"resourceVersion\":\"{rv}\"");
+        let mut json = Vec::with_capacity(self.json.len() + 8);
+        json.extend_from_slice(&self.json[..at]);
+        json.extend_from_slice(new.as_bytes());
+        json.extend_from_slice(&self.json[at + pat.len()..]);
+        Obj {
+            res: self.res,
+            key: self.key.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            uid: self.uid.clone(),
+            rv,
+            labels: self.labels.clone(),
+            phase: self.phase.clone(),
+            node_name: self.node_name.clone(),
+            links: self.links.clone(),
+            json: Bytes::from(json),
+            item_start: self.item_start,
+        }
     }
 }
 
@@ -1159,6 +1188,27 @@ mod tests {
 
     fn cm(ns: &str, name: &str, app: &str) -> Value {
         json!({"metadata":{"name":name,"namespace":ns,"labels":{"app":app}},"data":{"k":"v"}})
+    }
+
+    /// A restamped object is the one its value with the new resourceVersion would build:
+    /// a built-in's bytes rewritten in place, a custom resource's rebuilt.
+    #[test]
+    fn restamped_is_the_object_built_with_the_new_resource_version() {
+        let mut s = store();
+        let widgets = (0..RESOURCES.len()).find(|r| RESOURCES[*r].custom).unwrap();
+        let mut w =
+            json!({"metadata":{"name":"w","namespace":"ns1"},"apiVersion":"x/v1","kind":"X"});
+        // A custom resource whose first key sorts before metadata, holding the same text.
+        w["aaa"] = json!({"resourceVersion": "3"});
+        for (res, v) in [(CONFIGMAPS, cm("ns1", "a", "web")), (widgets, w)] {
+            let o = s.create(res, v, true).unwrap();
+            let again = o.restamped(o.rv + 7);
+            let mut v = o.value();
+            v["metadata"]["resourceVersion"] = json!((o.rv + 7).to_string());
+            let want = Obj::from_value(res, v);
+            assert_eq!((again.rv, &again.json), (want.rv, &want.json));
+            assert_eq!(again.key, o.key);
+        }
     }
 
     fn store() -> Store {
