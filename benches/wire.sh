@@ -15,6 +15,8 @@
 #      (GET /_sim/requests) in one process, with `Accept: application/json` (`pretty=false`)
 #      or `application/vnd.kubernetes.protobuf`, plain and `--compressed`: TLS and the
 #      transfer, no parsing; `kubectl get pods -A -o json` (JSON, gzip, 500 per page).
+#   P: where L's time goes, per encoding: the server's time to the first byte (curl) and
+#      kwatch's time for the list itself (its Listed records' ms), beside L's wall.
 #   S: the same clients through `POST /_sim/slow-link {"mbps":WIRE_MBPS}` (the server-to-
 #      client direction, after gzip and TLS: src/sim/link.rs).
 # Figures: wall, CPU, peak RSS (the median run by wall time), the body bytes each encoding
@@ -105,9 +107,11 @@ measure() {
     : >"$WORK/runs"
     for _ in $(seq "$runs"); do
         rm -rf "$WORK/home" && mkdir -p "$WORK/home"
-        HOME=$WORK/home /usr/bin/time -f '%e %U %S %M' -o "$WORK/t" \
+        t0=$EPOCHREALTIME
+        HOME=$WORK/home /usr/bin/time -f '%U %S %M' -o "$WORK/t" \
             taskset -c 1 "${CMD[@]}" >/dev/null || log "$client exited non-zero"
-        tail -n1 "$WORK/t" >>"$WORK/runs"
+        # Wall to the millisecond (time's %e has ten).
+        echo "$(python3 -c "print(round($EPOCHREALTIME - $t0, 4))") $(tail -n1 "$WORK/t")" >>"$WORK/runs"
     done
     read -r wall user sys rss < <(sort -n -k1,1 "$WORK/runs" | awk -v m=$(((runs + 1) / 2)) 'NR == m')
     rec "$section" "$client" "$size" wall_s "$wall"
@@ -117,6 +121,34 @@ measure() {
         rec S "$client" "$size" link_bytes "$((($(paced) - before) / runs))"
     fi
     log "$section $size $client: ${wall}s, cpu $user+$sys, rss ${rss} KB"
+}
+
+# phases SIZE: where a loopback list's time goes (P). For each encoding, the server's time to
+# the first byte of the list requests (curl's time_starttransfer, summed over the requests)
+# and kwatch's own time for the list, request to last item (the `ms` of its Listed records,
+# output to a file), medians of RUNS runs.
+phases() {
+    local size=$1 enc accept extra kwatch_client
+    for enc in json json+gzip protobuf protobuf+gzip; do
+        case $enc in json*) accept=application/json ;; *) accept=application/vnd.kubernetes.protobuf ;; esac
+        case $enc in *gzip) extra=(--compressed) ;; *) extra=() ;; esac
+        curl_cmd "$accept" ${extra[@]+"${extra[@]}"}
+        for _ in $(seq "$RUNS"); do
+            "${CMD[@]}" -w '%{time_starttransfer}\n' | awk '{s += $1} END {print s * 1000}'
+        done | sort -n | awk -v m=$(((RUNS + 1) / 2)) 'NR == m' >"$WORK/p"
+        rec P "curl-$enc" "$size" first_byte_ms "$(cat "$WORK/p")"
+        kwatch_client=kwatch-$enc
+        client_cmd "$kwatch_client"
+        for _ in $(seq "$RUNS"); do
+            rm -rf "$WORK/home" && mkdir -p "$WORK/home"
+            HOME=$WORK/home taskset -c 1 "${CMD[@]}" >"$WORK/out"
+            python3 -c '
+import json, sys
+print(sum(r["ms"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "Listed"))' "$WORK/out"
+        done | sort -n | awk -v m=$(((RUNS + 1) / 2)) 'NR == m' >"$WORK/p"
+        rec P "$kwatch_client" "$size" list_ms "$(cat "$WORK/p")"
+        log "P $size $enc: server's first byte $(awk -F'\t' -v c="curl-$enc" '$1 == "P" && $2 == c {v = $5} END {print v}' "$OUT") ms, kwatch's list $(cat "$WORK/p") ms"
+    done
 }
 
 # wire_bytes ACCEPT [--compressed]: the body bytes of the list requests with that encoding.
@@ -148,6 +180,7 @@ for size in $SIZES; do
             measure "$section" "$size" "$client" "$runs"
         done
         [ "$section" = S ] && ctl slow-link '{"mbps":0}'
+        [ "$section" = L ] && phases "$size"
     done
     stop_sim
 done

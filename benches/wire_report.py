@@ -21,6 +21,42 @@ SECTIONS = {
 }
 
 
+def phases(fig, size):
+    """P: where L's wall goes, per encoding (milliseconds)."""
+    rows = []
+    for enc in ["json", "json+gzip", "protobuf", "protobuf+gzip"]:
+        first = fig.get(("P", f"curl-{enc}", size), {}).get("first_byte_ms")
+        listed = fig.get(("P", f"kwatch-{enc}", size), {}).get("list_ms")
+        wall = fig.get(("L", f"kwatch-{enc}", size), {}).get("wall_s")
+        floor = fig.get(("L", f"curl-{enc}", size), {}).get("wall_s")
+        if not (first and listed and wall and floor):
+            continue
+        first, listed = float(first), float(listed)
+        wall, floor = float(wall) * 1000, float(floor) * 1000
+        rows.append(
+            f"| {enc} | {floor:.0f} | {wall:.0f} | {first:.0f} | {listed:.0f} | "
+            f"{listed - first:.0f} |"
+        )
+    if not rows:
+        return []
+    return [
+        "#### P. Where the loopback time goes (ms, medians)\n",
+        "L's walls, and runs of their own (output to a file): the server's first byte, "
+        "curl's time to it (the simulator writes a protobuf list whole before its first "
+        "byte, as kube-apiserver 1.32 writes every list, and streams a JSON list from its "
+        "preserialized objects); kwatch's list, "
+        "its Listed records' `ms`, request to last item; less the first byte, kwatch reading "
+        "the body (TLS, HTTP/2, gzip, decoding, the store). The rest of kwatch's wall is its "
+        "start, discovery, the DeltaFIFO's and the printer's work on the 10,000 objects, "
+        "and exit.\n",
+        "| encoding | curl wall (floor) | kwatch wall | server's first byte | kwatch's list "
+        "| kwatch reading the body |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
 def main(tsv, out):
     fig = defaultdict(dict)  # (section, client, size) -> measure -> value
     meta = defaultdict(dict)
@@ -79,7 +115,7 @@ def main(tsv, out):
                     f"{float(m[k]) / float(floor[k]):.2f}" if floor.get(k) and float(floor[k]) > 0 else ""
                 )
                 row = (
-                    f"| {c} | {float(m['wall_s']):.2f} | {float(m['cpu_s']):.2f} | "
+                    f"| {c} | {float(m['wall_s']):.3f} | {float(m['cpu_s']):.2f} | "
                     f"{float(m['peak_rss_mb']):.0f} | {ratio('wall_s')} | {ratio('cpu_s')} |"
                 )
                 if section == "S":
@@ -95,6 +131,8 @@ def main(tsv, out):
                         f"CPU {float(mj['cpu_s']) / max(float(mp['cpu_s']), 0.001):.2f}×"
                     )
             w.append("")
+            if section == "L":
+                w.extend(phases(fig, size))
     with open(out, "w") as f:
         f.write("\n".join(w).rstrip() + "\n")
 
