@@ -142,14 +142,15 @@ pub(super) async fn read_list(
 /// turned into the bytes the apiserver's JSON would have ([`crate::client::protobuf`]) as
 /// soon as its bytes are in: as [`read_list`], the body is never held whole. The outer
 /// `Err` is the transport's; the inner a decode error, after which the caller asks JSON
-/// (the rest of the body is not read).
+/// (the rest of the body is not read). `typed`: each item gets its kind and apiVersion, as
+/// [`read_list`]'s `type_meta` gives them ([`crate::client::protobuf::ListReader::typed`]).
 pub(super) async fn read_protobuf_list(
     mut body: kube::client::Body,
     table: &crate::client::protobuf::Table,
-    type_meta: Option<Arc<TypeMeta>>,
+    typed: bool,
 ) -> Result<Result<ListPage, String>, SourceError> {
     let mut reader = crate::client::protobuf::ListReader::new(table);
-    if type_meta.is_some() {
+    if typed {
         reader = reader.typed();
     }
     let mut items = Vec::new();

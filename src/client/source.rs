@@ -320,7 +320,8 @@ impl ListerWatcher for KubeSource {
             let wire = carried(&res);
             let mut page = match self.protobuf_table() {
                 Some(table) if is_protobuf(&res) => {
-                    match read_protobuf_list(res.into_body(), table, self.type_meta.clone()).await?
+                    match read_protobuf_list(res.into_body(), table, self.type_meta.is_some())
+                        .await?
                     {
                         Ok(page) => page,
                         Err(why) => {

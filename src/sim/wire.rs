@@ -115,8 +115,9 @@ fn is_json(resp: &Response) -> bool {
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
 }
 
-/// A built-in object written through the API as kube-apiserver stores it: decoded into its
-/// Go type and encoded again, so that its JSON is what Go writes (field order, a struct
+/// A built-in object as kube-apiserver stores it (every object the simulator stores:
+/// [`super::storage::Obj::from_value`]): decoded into its Go type and encoded again, so
+/// that its JSON is what Go writes (field order, a struct
 /// without `omitempty` written whole: an HPA created without `status` has
 /// `"status":{"desiredReplicas":0,"currentMetrics":null}`) and its protobuf decodes to
 /// the same JSON. Through the table both ways; a custom resource, or JSON the table cannot

@@ -46,6 +46,7 @@ pub struct ListReader<'t> {
     metadata: Vec<u8>,
     /// The item being written (reused).
     item: Vec<u8>,
+    /// Set by [`ListReader::typed`].
     typed: bool,
 }
 
