@@ -214,6 +214,9 @@ pub struct Graph {
     events: Option<String>,
     /// The objects of the graph, by uid.
     members: HashMap<Uid, Member>,
+    /// How many `members` are present (not deleted): [`Graph::is_empty`] without a walk,
+    /// which `--until deleted` asks at every object leaving.
+    present: usize,
     /// Held deltas by the uid of their object; each is listed in `waiting` under every
     /// uid of its `waits_for`.
     held: HashMap<Uid, Held>,
@@ -329,7 +332,7 @@ impl Graph {
 
     /// No object is in the graph now.
     pub fn is_empty(&self) -> bool {
-        !self.members.values().any(|m| m.present)
+        self.present == 0
     }
 
     /// The next held delta whose owner (or object) joined, to deliver through
@@ -518,7 +521,9 @@ impl Graph {
             present: true,
             children,
         };
-        self.members.insert(me, member);
+        if !self.members.insert(me, member).is_some_and(|m| m.present) {
+            self.present += 1;
+        }
         let path: Arc<str> = self.path(me).unwrap_or_default().into();
         if present {
             self.release(me);
@@ -558,7 +563,10 @@ impl Graph {
         let Some(m) = self.members.get_mut(&me) else {
             return;
         };
-        m.present = false;
+        if m.present {
+            m.present = false;
+            self.present -= 1;
+        }
         if m.children == 0 {
             let owner = self.members.remove(&me).and_then(|m| m.owner);
             if let Some(o) = owner {
@@ -617,7 +625,9 @@ impl Graph {
             }
         }
         for k in gone {
-            self.members.remove(&k);
+            if self.members.remove(&k).is_some_and(|m| m.present) {
+                self.present -= 1;
+            }
         }
     }
 
