@@ -155,8 +155,9 @@ impl KubeSource {
 
     /// `--wire` for objects of `kind` and `api_version`, with the Kubernetes minor whose
     /// table decodes protobuf (the informer's client-go release's: the types a controller
-    /// of that release decodes into). A kind the table does not have (a custom resource)
-    /// stays JSON, said once in a `~` line, but for its metadata (`--metadata-only`, set
+    /// of that release decodes into). A kind the table does not have (a custom resource, or
+    /// a type of an aggregated API such as kube-aggregator's APIService) stays JSON, said
+    /// once in a `~` line, but for its metadata (`--metadata-only`, set
     /// before), which every resource serves in protobuf.
     pub fn wire(mut self, wire: Wire, minor: u32, kind: &str, api_version: &str) -> Self {
         if wire == Wire::Json {
@@ -168,8 +169,9 @@ impl KubeSource {
             .is_some_and(|t| t.kind(api_version, kind).is_some());
         if !self.built_in && !self.metadata_only {
             notice(&format!(
-                "{}: JSON on the wire: {kind} of {api_version} is not a built-in type of \
-                 Kubernetes 1.{minor} (custom resources are served in JSON only)",
+                "{}: JSON on the wire: kwatch's protobuf table of Kubernetes 1.{minor} \
+                 (k8s.io/api, apiextensions) has no {kind} of {api_version}: a custom \
+                 resource, served in JSON only, or an aggregated API's type",
                 self.collection_path
             ));
         }
