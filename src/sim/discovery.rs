@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use super::status::{json_response, value_response};
 use super::{openapi, App};
+use crate::client::protobuf::Table;
 
 const VERSION: &str = include_str!("ref/version.json");
 const API_V1: &str = include_str!("ref/api-v1.json");
@@ -83,6 +84,15 @@ impl Served {
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
     }
+}
+
+/// The minor of the captured `/version`: the protobuf table the simulator reads and writes
+/// its built-in kinds with (`--server-version` changes what `/version` says, not the types).
+pub(super) const MINOR: u32 = 32;
+
+/// The simulator's protobuf table ([`MINOR`]'s).
+pub(super) fn protobuf_table() -> Option<&'static Table> {
+    Table::for_minor(MINOR).and_then(Result::ok)
 }
 
 /// The captured v1.32.13 `/version` (indented, no trailing newline, as the real server

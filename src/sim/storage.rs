@@ -23,6 +23,7 @@ use super::resources::{
     ResourceDef, CRDS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, RESOURCES, SECRETS,
 };
 use super::status::{go_json, Cause, Status};
+use crate::client::protobuf;
 
 /// The type of a change, as a watch event type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,11 +136,11 @@ pub(crate) fn labels_of(meta: &Value) -> Vec<(String, String)> {
 
 impl Obj {
     /// Builds an object from a full, stamped value, as kube-apiserver stores it
-    /// ([`super::wire::as_stored`]): every object, however the simulator made it, is
+    /// ([`as_stored`]): every object, however the simulator made it, is
     /// written as Go's JSON of its type would write it.
     pub fn from_value(res: usize, v: Value) -> Obj {
         let def = &RESOURCES[res];
-        let v = super::wire::as_stored(def, v);
+        let v = as_stored(def, v);
         let meta = &v["metadata"];
         let s = |x: &Value| x.as_str().unwrap_or_default().to_string();
         let name = s(&meta["name"]);
@@ -1093,6 +1094,28 @@ pub const META_ORDER: &[&str] = &[
     "finalizers",
     "managedFields",
 ];
+
+/// A built-in object as kube-apiserver stores it (every object the simulator stores:
+/// [`Obj::from_value`]): decoded into its Go type and encoded again, so
+/// that its JSON is what Go writes (field order, a struct
+/// without `omitempty` written whole: an HPA created without `status` has
+/// `"status":{"desiredReplicas":0,"currentMetrics":null}`) and its protobuf decodes to
+/// the same JSON. Through the table both ways; a custom resource, or JSON the table cannot
+/// encode, is left as it is.
+pub fn as_stored(def: &ResourceDef, v: Value) -> Value {
+    let v = normalize(def, v);
+    let Some(table) = super::discovery::protobuf_table().filter(|_| !def.custom) else {
+        return v;
+    };
+    let mut pb = Vec::new();
+    let mut json = Vec::new();
+    if protobuf::encode::object(table, &v, &mut pb).is_err()
+        || protobuf::object(table, &pb, &mut json).is_err()
+    {
+        return v;
+    }
+    serde_json::from_slice(&json).unwrap_or(v)
+}
 
 /// Puts keys in the order the real server encodes them: Go struct order for built-in kinds
 /// (`kind, apiVersion, metadata`, then the rest as given), alphabetical at every level for

@@ -54,7 +54,7 @@ impl PodTemplate {
         let mut v = pod(rng, w, &hole("NAME"), rs_uid, true);
         resize_pod(&mut v, size);
         // As stored (Go's JSON of a Pod) before the holes: each replaces a value in place.
-        let mut v = super::wire::as_stored(&super::resources::RESOURCES[PODS], v);
+        let mut v = super::storage::as_stored(&super::resources::RESOURCES[PODS], v);
         let links = super::storage::Links::of(PODS, &v);
         let vol = hole("VOL");
         v["spec"]["volumes"][0]["name"] = json!(vol);

@@ -45,9 +45,8 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::control::Faults;
-use super::resources::ResourceDef;
+use super::discovery::{protobuf_table as table, MINOR};
 use super::status::Status;
-use super::storage::normalize;
 use super::App;
 use crate::client::protobuf::{self, encode, DecodeError, Table};
 
@@ -64,15 +63,8 @@ fn extra(faults: &Faults) -> &'static [u8] {
     }
 }
 
-/// The minor of the simulator's /version (`super::discovery`): the table it encodes with.
-const MINOR: u32 = 32;
-
 const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 const WATCH_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
-
-fn table() -> Option<&'static Table> {
-    Table::for_minor(MINOR).and_then(Result::ok)
-}
 
 /// A request body as JSON: as it came unless its `Content-Type` is Kubernetes' protobuf,
 /// else decoded with the simulator's table into the JSON of the object's Go type (see the
@@ -113,28 +105,6 @@ fn is_json(resp: &Response) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
-}
-
-/// A built-in object as kube-apiserver stores it (every object the simulator stores:
-/// [`super::storage::Obj::from_value`]): decoded into its Go type and encoded again, so
-/// that its JSON is what Go writes (field order, a struct
-/// without `omitempty` written whole: an HPA created without `status` has
-/// `"status":{"desiredReplicas":0,"currentMetrics":null}`) and its protobuf decodes to
-/// the same JSON. Through the table both ways; a custom resource, or JSON the table cannot
-/// encode, is left as it is.
-pub fn as_stored(def: &ResourceDef, v: Value) -> Value {
-    let v = normalize(def, v);
-    let Some(table) = table().filter(|_| !def.custom) else {
-        return v;
-    };
-    let mut pb = Vec::new();
-    let mut json = Vec::new();
-    if encode::object(table, &v, &mut pb).is_err()
-        || protobuf::object(table, &pb, &mut json).is_err()
-    {
-        return v;
-    }
-    serde_json::from_slice(&json).unwrap_or(v)
 }
 
 /// `resp` (JSON, as the handlers write it) in protobuf; a watch's 200 is re-encoded as it
