@@ -649,13 +649,14 @@ impl Store {
             let changed = v.get("spec") != old_v.get("spec");
             ensure_meta(&mut v).insert("generation".into(), json!(if changed { g + 1 } else { g }));
         }
-        // Like etcd3's GuaranteedUpdate, an update that changes nothing is not written.
+        // Like etcd3's GuaranteedUpdate, an update that changes nothing is not written:
+        // built at the old revision to compare, then restamped (one trip through the table).
         ensure_meta(&mut v).insert("resourceVersion".into(), json!(old.rv.to_string()));
-        if Obj::from_value(res, v.clone()).json == old.json {
+        let at_old = Obj::from_value(res, v);
+        if at_old.json == old.json {
             return Ok(old);
         }
-        ensure_meta(&mut v).insert("resourceVersion".into(), json!(new_rv.to_string()));
-        let obj = Arc::new(Obj::from_value(res, v));
+        let obj = Arc::new(at_old.restamped(new_rv));
         self.rev = new_rv;
         self.record(res, EventKind::Modified, obj.clone(), Some(old));
         // An object being deleted goes once its last finalizer is removed.
