@@ -36,10 +36,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<Exit> {
     let rt = tokio::runtime::Runtime::new()?;
-    // Debug builds only: a tokio task that panics while main waits on it for ever, to pin
-    // the panic hook (tests/failures.rs).
-    #[cfg(debug_assertions)]
-    if std::env::var_os("KWATCH_TEST_PANIC_IN_TASK").is_some() {
+    // A test hook (kwatch_core::hooks): a tokio task that panics while main waits on it for
+    // ever, to pin the panic hook (tests/failures.rs).
+    if kwatch::hooks::panic_in_task() {
         rt.block_on(async {
             let _task = tokio::spawn(async { panic!("a test panic\non two lines") });
             std::future::pending::<()>().await

@@ -872,3 +872,67 @@ fn the_most_verbose_diagnostics_never_show_the_token() {
     // Data on stdout only: every stdout line is a JSON record.
     assert!(out.stdout.iter().all(|l| l.starts_with("{\"type\":")));
 }
+
+/// A self-signed CA certificate that signed nothing the simulator serves.
+fn other_ca_pem() -> String {
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    params
+        .self_signed(&rcgen::KeyPair::generate().unwrap())
+        .unwrap()
+        .pem()
+}
+
+/// A client for `sim` trusting `ca_pem`.
+async fn client_for(sim: &kwatch::sim::SimServer, ca_pem: &str) -> kube::Client {
+    let mut kc = kube::config::Kubeconfig::from_yaml(&sim.kubeconfig_yaml()).unwrap();
+    kc.clusters[0]
+        .cluster
+        .as_mut()
+        .unwrap()
+        .certificate_authority_data = Some(base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        ca_pem,
+    ));
+    let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .unwrap();
+    kwatch::client::connect::client(&config).unwrap()
+}
+
+/// kube's error for a certificate kwatch's verifier refuses is found and said in Go's
+/// words (crypto/x509's), in process against the simulator's self-signed CA.
+#[tokio::test]
+async fn kubes_error_for_a_refused_certificate_is_recognised() {
+    let sim = kwatch::sim::SimServer::start(kwatch::sim::SimOptions {
+        cert_shape: kwatch::sim::CertShape::SelfSigned,
+        objects: 1,
+        scenario: kwatch::sim::Scenario::Idle,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let own = sim.ca_pem().unwrap().to_owned();
+    client_for(&sim, &own)
+        .await
+        .list_core_api_versions()
+        .await
+        .expect("the served self-signed CA certificate is its own anchor");
+    let wrong = other_ca_pem();
+    let err = client_for(&sim, &wrong)
+        .await
+        .list_core_api_versions()
+        .await
+        .unwrap_err();
+    let said = kwatch::client::connect::tls_failure(&err)
+        .unwrap_or_else(|| panic!("not recognised: {err:?}"));
+    assert!(
+        said.starts_with(
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+        ),
+        "{said}"
+    );
+    let refused = kube::Error::Service("connection refused".into());
+    assert_eq!(kwatch::client::connect::tls_failure(&refused), None);
+    sim.shutdown().await;
+}

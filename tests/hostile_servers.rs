@@ -375,7 +375,8 @@ fn opaque_resource_versions_are_noted_once_and_never_called_time_travel() {
 /// with one `WireFallback` record, and the resource stays JSON.
 #[test]
 fn a_protobuf_field_the_table_does_not_know_falls_back_to_json() {
-    use kwatch::client::protobuf::{encode, Table};
+    use kwatch::client::protobuf::Table;
+    use kwatch::sim::protobuf_encode as encode;
     let table = Table::for_minor(32).unwrap().unwrap();
     let configmap = table.kind("v1", "ConfigMap").unwrap();
     let mut item = Vec::new();

@@ -18,7 +18,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use crate::app::cli::{ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::app::kubeconfig::{effective_kubeconfig, files_readable, load_kubeconfig};
 use crate::app::until::Condition;
-use crate::cache::reflector::{Clocks, ReflectorConfig};
+use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
 use crate::output;
 use crate::output::diff::DiffMode;
@@ -367,59 +367,9 @@ fn reflector_config(r: &ReflectorArgs) -> ReflectorConfig {
             .max(1),
         stall_after: r.stall_after.unwrap_or_default(),
         restart_stalled: r.restart_stalled,
-        clocks: test_clocks(),
+        clocks: crate::hooks::clocks(),
         ..ReflectorConfig::default()
     }
-}
-
-/// The test hooks of the reflector's clocks, read once: `KWATCH_TEST_SHORT_WATCH_MS`
-/// (client-go's very-short-watch second) and `KWATCH_TEST_BACKOFF_START_MS` (its 800 ms
-/// backoff start), so that a test need not wait for real ones (docs/watch-health.md).
-/// Unset is client-go's; a value that is not a whole number of milliseconds is too, with
-/// a warning, as the `HTTP2_*` variables are read.
-fn test_clocks() -> Clocks {
-    let (clocks, warnings) = clocks_from_vars(
-        std::env::var("KWATCH_TEST_SHORT_WATCH_MS").ok().as_deref(),
-        std::env::var("KWATCH_TEST_BACKOFF_START_MS")
-            .ok()
-            .as_deref(),
-    );
-    for w in warnings {
-        tracing::warn!("{w}");
-    }
-    clocks
-}
-
-/// [`test_clocks`] from the variables' values; the warnings for those not understood.
-fn clocks_from_vars(short_watch: Option<&str>, backoff: Option<&str>) -> (Clocks, Vec<String>) {
-    let mut warnings = Vec::new();
-    let mut read = |name: &str, value: Option<&str>, default: Duration| match value {
-        None | Some("") => default,
-        Some(v) => v
-            .parse::<u64>()
-            .map(Duration::from_millis)
-            .unwrap_or_else(|_| {
-                warnings.push(format!(
-                    "illegal {name}({v:?}): not a whole number of milliseconds; the default \
-                 {default:?} is used"
-                ));
-                default
-            }),
-    };
-    let default = Clocks::default();
-    let clocks = Clocks {
-        short_watch: read(
-            "KWATCH_TEST_SHORT_WATCH_MS",
-            short_watch,
-            default.short_watch,
-        ),
-        backoff_start: read(
-            "KWATCH_TEST_BACKOFF_START_MS",
-            backoff,
-            default.backoff_start,
-        ),
-    };
-    (clocks, warnings)
 }
 
 #[cfg(test)]
@@ -427,22 +377,6 @@ mod tests {
     use clap::Parser;
 
     use super::*;
-
-    #[test]
-    fn test_clocks_are_client_gos_unless_set() {
-        let (c, w) = clocks_from_vars(None, Some(""));
-        assert_eq!((c, w.len()), (Clocks::default(), 0));
-        assert_eq!(c.short_watch, Duration::from_secs(1));
-        assert_eq!(c.backoff_start, Duration::from_millis(800));
-        let (c, w) = clocks_from_vars(Some("0"), Some("20"));
-        assert_eq!(c.short_watch, Duration::ZERO);
-        assert_eq!(c.backoff_start, Duration::from_millis(20));
-        assert!(w.is_empty());
-        let (c, w) = clocks_from_vars(Some("1s"), Some("-5"));
-        assert_eq!(c, Clocks::default());
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert!(w[0].contains("KWATCH_TEST_SHORT_WATCH_MS(\"1s\")"), "{w:?}");
-    }
 
     #[test]
     fn stop_flags_resolve_field_by_field() {

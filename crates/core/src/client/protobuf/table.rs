@@ -1,0 +1,313 @@
+//! The tables `tools/gen_proto_tables.py` writes (`tables/v1.MINOR.json`), read once per
+//! minor: every message of k8s.io/api, metav1, runtime, intstr, resource and
+//! apiextensions, its fields in Go order with their wire numbers and JSON rules, and the
+//! kinds an envelope may name.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::DecodeError;
+
+/// The minors with a table, and its text. A server of another minor is the caller's
+/// choice to make (the nearest table, or JSON).
+const TABLES: [(u32, &str); 5] = [
+    (32, include_str!("tables/v1.32.json")),
+    (33, include_str!("tables/v1.33.json")),
+    (34, include_str!("tables/v1.34.json")),
+    (35, include_str!("tables/v1.35.json")),
+    (36, include_str!("tables/v1.36.json")),
+];
+
+/// The minors kwatch has a table for.
+pub fn minors() -> impl Iterator<Item = u32> {
+    TABLES.iter().map(|(m, _)| *m)
+}
+
+/// How a message is written as JSON: its fields (Go's encoding/json of the struct), or
+/// one of the custom marshalers of apimachinery and apiextensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    Struct,
+    /// A named slice type (`type ExtraValue []string`) wrapped in a message of `items`.
+    Array,
+    Time,
+    MicroTime,
+    Duration,
+    FieldsV1,
+    IntOrString,
+    Quantity,
+    RawExtension,
+    /// apiextensions' JSON: raw bytes, `null` when empty.
+    Json,
+    SchemaOrArray,
+    SchemaOrBool,
+    SchemaOrStringArray,
+}
+
+/// A field's wire type as generated.proto declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Str,
+    Bytes,
+    Bool,
+    I32,
+    I64,
+    U32,
+    U64,
+    S32,
+    S64,
+    Fixed32,
+    Fixed64,
+    SFixed32,
+    SFixed64,
+    F32,
+    F64,
+    Msg(u32),
+}
+
+#[derive(Debug)]
+pub struct Field {
+    /// The JSON name (the Go field's name for an inline field).
+    pub name: Box<str>,
+    /// `"name":`, written before the value (empty for inline and TypeMeta fields).
+    pub key: Box<[u8]>,
+    pub num: u32,
+    pub ty: Ty,
+    /// A map's value type (`ty` is then the key's, always a string).
+    pub map_value: Option<Ty>,
+    pub repeated: bool,
+    pub ptr: bool,
+    pub omitempty: bool,
+    /// An embedded struct: its fields are written into the enclosing object.
+    pub inline: bool,
+    /// `json:"-"`: on the wire, never written.
+    pub skip: bool,
+    /// The inline metav1.TypeMeta, which is not on the wire: kind and apiVersion come from
+    /// the envelope, and only the top-level object has them.
+    pub type_meta: bool,
+    /// Not on the wire, the field writes nothing: `json:"-"`, or `omitempty` on a pointer,
+    /// a slice, a map or a type whose zero value is empty (set once all messages are read).
+    pub quiet: bool,
+}
+
+#[derive(Debug)]
+pub struct Message {
+    pub name: String,
+    pub special: Special,
+    /// In Go order (JSON's order); for a special, in generated.proto's.
+    pub fields: Vec<Field>,
+    /// Field number → index in `fields`; `NONE` where the message has no such field.
+    pub by_num: Vec<u16>,
+    /// Indices of `fields` by ascending field number: the order gogo-protobuf writes.
+    pub wire_order: Vec<u16>,
+}
+
+pub const NONE: u16 = u16::MAX;
+
+impl Message {
+    pub fn field(&self, num: u64) -> Option<usize> {
+        let i = *self.by_num.get(usize::try_from(num).ok()?)?;
+        (i != NONE).then_some(usize::from(i))
+    }
+}
+
+/// One minor's table.
+#[derive(Debug)]
+pub struct Table {
+    pub minor: u32,
+    pub messages: Vec<Message>,
+    kinds: HashMap<(String, String), u32>,
+}
+
+impl Table {
+    /// The table of Kubernetes 1.`minor`, if kwatch has one.
+    pub fn for_minor(minor: u32) -> Option<Result<&'static Table, DecodeError>> {
+        static CELLS: [OnceLock<Result<Table, String>>; TABLES.len()] =
+            [const { OnceLock::new() }; TABLES.len()];
+        let i = TABLES.iter().position(|(m, _)| *m == minor)?;
+        let table = CELLS[i].get_or_init(|| Table::parse(minor, TABLES[i].1));
+        Some(
+            table
+                .as_ref()
+                .map_err(|e| DecodeError::Table(minor, e.clone())),
+        )
+    }
+
+    pub fn minor(&self) -> u32 {
+        self.minor
+    }
+
+    /// The message of an apiVersion and kind (as an envelope names them).
+    pub fn kind(&self, api_version: &str, kind: &str) -> Option<u32> {
+        self.kinds
+            .get(&(api_version.to_owned(), kind.to_owned()))
+            .copied()
+    }
+
+    /// The message of a proto name (`k8s.io.api.core.v1.Pod`).
+    pub fn message_index(&self, name: &str) -> Option<u32> {
+        let i = self.messages.iter().position(|m| m.name == name)?;
+        u32::try_from(i).ok()
+    }
+
+    fn parse(minor: u32, text: &str) -> Result<Table, String> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let raw = doc["messages"].as_array().ok_or("no messages")?;
+        let mut messages = Vec::with_capacity(raw.len());
+        for m in raw {
+            let name = m[0].as_str().ok_or("a message without a name")?;
+            let special = match m[1].as_str().unwrap_or_default() {
+                "struct" => Special::Struct,
+                "array" => Special::Array,
+                "time" => Special::Time,
+                "microtime" => Special::MicroTime,
+                "duration" => Special::Duration,
+                "fieldsv1" => Special::FieldsV1,
+                "intorstring" => Special::IntOrString,
+                "quantity" => Special::Quantity,
+                "rawextension" => Special::RawExtension,
+                "json" => Special::Json,
+                "schemaorarray" => Special::SchemaOrArray,
+                "schemaorbool" => Special::SchemaOrBool,
+                "schemaorstringarray" => Special::SchemaOrStringArray,
+                other => return Err(format!("{name}: unknown special {other:?}")),
+            };
+            let mut fields = Vec::new();
+            for f in m[2].as_array().ok_or("fields")? {
+                fields.push(parse_field(f).map_err(|e| format!("{name}: {e}"))?);
+            }
+            let max = fields.iter().map(|f| f.num).max().unwrap_or(0) as usize;
+            let mut by_num = vec![NONE; max + 1];
+            for (i, f) in fields.iter().enumerate() {
+                if f.num > 0 {
+                    by_num[f.num as usize] = u16::try_from(i).map_err(|e| e.to_string())?;
+                }
+            }
+            let wire_order = by_num.iter().copied().filter(|i| *i != NONE).collect();
+            messages.push(Message {
+                name: name.to_owned(),
+                special,
+                fields,
+                by_num,
+                wire_order,
+            });
+        }
+        let mut kinds = HashMap::new();
+        for k in doc["kinds"].as_array().ok_or("no kinds")? {
+            let (Some(av), Some(kind), Some(i)) = (k[0].as_str(), k[1].as_str(), k[2].as_u64())
+            else {
+                return Err(format!("a bad kind: {k}"));
+            };
+            kinds.insert(
+                (av.to_owned(), kind.to_owned()),
+                u32::try_from(i).map_err(|e| e.to_string())?,
+            );
+        }
+        let mut table = Table {
+            minor,
+            messages,
+            kinds,
+        };
+        table.mark_quiet();
+        Ok(table)
+    }
+
+    /// Sets each field's `quiet`.
+    fn mark_quiet(&mut self) {
+        let quiet: Vec<Vec<bool>> = (self.messages.iter())
+            .map(|m| {
+                (m.fields.iter())
+                    .map(|f| {
+                        f.skip
+                            || !f.type_meta
+                                && !f.inline
+                                && f.omitempty
+                                && (f.repeated
+                                    || f.map_value.is_some()
+                                    || f.ptr
+                                    || self.zero_is_empty(f.ty))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (m, quiet) in self.messages.iter_mut().zip(quiet) {
+            for (f, quiet) in m.fields.iter_mut().zip(quiet) {
+                f.quiet = quiet;
+            }
+        }
+    }
+
+    /// Whether Go's zero value of a type is "empty" for `omitempty`: every scalar, a
+    /// `[]byte` and a slice type; never a struct.
+    pub fn zero_is_empty(&self, ty: Ty) -> bool {
+        match ty {
+            Ty::Msg(i) => self
+                .messages
+                .get(i as usize)
+                .is_some_and(|m| m.special == Special::Array),
+            _ => true,
+        }
+    }
+}
+
+fn parse_ty(v: &Value) -> Result<Ty, String> {
+    if let Some(i) = v.as_u64() {
+        return Ok(Ty::Msg(u32::try_from(i).map_err(|e| e.to_string())?));
+    }
+    Ok(match v.as_str().unwrap_or_default() {
+        "string" => Ty::Str,
+        "bytes" => Ty::Bytes,
+        "bool" => Ty::Bool,
+        "int32" => Ty::I32,
+        "int64" => Ty::I64,
+        "uint32" => Ty::U32,
+        "uint64" => Ty::U64,
+        "sint32" => Ty::S32,
+        "sint64" => Ty::S64,
+        "fixed32" => Ty::Fixed32,
+        "fixed64" => Ty::Fixed64,
+        "sfixed32" => Ty::SFixed32,
+        "sfixed64" => Ty::SFixed64,
+        "float" => Ty::F32,
+        "double" => Ty::F64,
+        other => return Err(format!("unknown type {other:?}")),
+    })
+}
+
+fn parse_field(f: &Value) -> Result<Field, String> {
+    let name = f[0].as_str().ok_or("a field without a name")?;
+    let num = f[1].as_u64().ok_or("a field without a number")?;
+    let flags = f[3].as_str().ok_or("a field without flags")?;
+    let map = flags.contains('m');
+    let (ty, map_value) = if map {
+        (Ty::Str, Some(parse_ty(&f[4])?))
+    } else {
+        (parse_ty(&f[2])?, None)
+    };
+    let inline = flags.contains('i');
+    let type_meta = flags.contains('t');
+    let key = if inline || type_meta {
+        Vec::new()
+    } else {
+        let mut k = Vec::with_capacity(name.len() + 3);
+        super::json::string(&mut k, name.as_bytes());
+        k.push(b':');
+        k
+    };
+    Ok(Field {
+        name: name.into(),
+        key: key.into_boxed_slice(),
+        num: u32::try_from(num).map_err(|e| e.to_string())?,
+        ty,
+        map_value,
+        repeated: flags.contains('r'),
+        ptr: flags.contains('p'),
+        omitempty: flags.contains('o'),
+        inline,
+        skip: flags.contains('x'),
+        type_meta,
+        quiet: false,
+    })
+}
