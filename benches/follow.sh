@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What `--follow` costs in memory (issue 33), on `kwatch sim --objects 2N` (which puts half
+# What `--follow` costs in memory, on `kwatch sim --objects 2N` (which puts half
 # of its pods in `default`, all owned by the ReplicaSet of the seeded Deployment `web`, and
 # half in `team-a`): N = 10,000 pods in the namespace by default. Peak
 # RSS (VmHWM, /usr/bin/time's %M) of kwatch to its sync, `-o json` to /dev/null, for:

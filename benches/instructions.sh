@@ -31,7 +31,7 @@
 #   CARGO_TARGET_DIR            where to build when no KWATCH is given (default: target)
 #
 # --fifo delta and --watch-list are always given, so that binaries whose defaults differ
-# (issue 19: the informer follows the server's release) do the same work. Every run gets an
+# (the informer follows the server's release) do the same work. Every run gets an
 # empty HOME (a cold discovery cache: one discovery request, as in each run of run.sh's A).
 # The simulator listens on 127.0.0.1 only. Instruction counts do not depend on the load of
 # the machine; the threads' interleaving and TLS make them vary a little (INSTR_TWICE).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `--live` beside the other printers (issue 23), on `kwatch sim` over HTTPS. Writes
+# `--live` beside the other printers, on `kwatch sim` over HTTPS. Writes
 # benches/live.tsv (section, client, measure, value) and benches/LIVE.md (the figures);
 # a log on stderr. Nothing here asserts a time.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kwatch's benchmark (issue 6): kwatch vs kubectl vs kube-runtime's watcher + reflector
+# kwatch's benchmark: kwatch vs kubectl vs kube-runtime's watcher + reflector
 # (examples/krt_watch.rs) on `kwatch sim`, side by side in one run, over HTTPS. Writes
 # benches/REPORT.md (figures) and benches/results.tsv (raw measurements).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The wire (issue 32): kwatch's list as JSON and as protobuf, plain and gzipped, on loopback
+# The wire: kwatch's list as JSON and as protobuf, plain and gzipped, on loopback
 # and through the simulator's slow link, beside the floors the simulator's own encodings
 # allow (curl of the very same requests) and kubectl, on `kwatch sim` over HTTPS. Writes
 # benches/wire.tsv (section, client, size, measure, value) and benches/WIRE.md; a log on
@@ -24,7 +24,7 @@
 # (`bytesPaced` of GET /_sim/state: TLS records, heads and bodies).
 #
 # Environment:
-#   WIRE_SIZES="medium large"   pod sizes (~4.8 and ~12 KB; the issue's Deployment pods are 7.8 KB)
+#   WIRE_SIZES="medium large"   pod sizes (~4.8 and ~12 KB; a genuine cluster's Deployment pods: 7.8 KB)
 #   WIRE_SECTIONS="L S"
 #   WIRE_RUNS=3                 runs per L figure (kubectl: 1)
 #   WIRE_SLOW_RUNS=1            runs per S figure (the link sets the time)

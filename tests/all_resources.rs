@@ -1,4 +1,4 @@
-//! `kwatch all` and `--every-resource` (issue 13): the resources discovery puts in the
+//! `kwatch all` and `--every-resource`: the resources discovery puts in the
 //! category `all` (as `kubectl get all` picks them) or every resource that can be listed
 //! and watched, in one stream; a resource the server refuses is reported once and left
 //! out while the others go on.
@@ -86,7 +86,7 @@ fn table_rows(lines: &[String]) -> Vec<(String, String, String)> {
     for l in lines {
         let cells: Vec<&str> = l.split_whitespace().collect();
         if cells.is_empty() {
-            // The blank line before another resource's header block (issue 19).
+            // The blank line before another resource's header block.
             continue;
         }
         if cells.first() == Some(&"DELTA") {

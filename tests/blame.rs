@@ -199,7 +199,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     );
 }
 
-/// Issue 30 item 3: kube-controller-manager reordering a Deployment's conditions while it
+/// kube-controller-manager reordering a Deployment's conditions while it
 /// changes Progressing's reason. Compared by key, Available did not change and no
 /// condition's `type` did: the reorder is one line, the reason the only change, blamed on
 /// the controller.
@@ -264,7 +264,7 @@ fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
     assert!(!out.contains("[type=Available]"), "{out}");
 }
 
-/// Issue 30 item 4: three managers each changing the image once, in turn, fought nobody:
+/// Three managers each changing the image once, in turn, fought nobody:
 /// no manager came back to the path another changed after it.
 #[test]
 fn three_managers_changing_an_image_once_each_are_no_conflict() {
@@ -302,8 +302,8 @@ fn three_managers_changing_an_image_once_each_are_no_conflict() {
     assert!(live.stderr.contains("  conflicts: 0"), "{}", live.stderr);
 }
 
-/// Issue 30 item 5: --blame reads the managedFields `--transform strip-managed-fields`
-/// drops; together every path was `unowned`, silently. Refused as clap refuses a pair.
+/// --blame reads the managedFields `--transform strip-managed-fields` drops; together
+/// every path would be `unowned`, silently. Refused as clap refuses a pair.
 #[test]
 fn blame_with_managed_fields_stripped_is_refused_in_clap_words() {
     let sim = SimProcess::start(&[]);
@@ -318,7 +318,7 @@ fn blame_with_managed_fields_stripped_is_refused_in_clap_words() {
     assert!(out.stdout.is_empty());
 }
 
-/// Issue 30 item 5: `--record` keeps managedFields whatever is printed, so a recording
+/// `--record` keeps managedFields whatever is printed, so a recording
 /// made without --blame blames as the watch would; a recording whose objects carry none
 /// says so in one `~` line instead of blaming everything on nobody.
 #[test]

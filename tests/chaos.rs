@@ -237,7 +237,7 @@ fn chaos_converges_with_streaming_lists() {
     }
 }
 
-/// Issue 10: faults that carry Retry-After (429, 500, 503, each with the watches dropped
+/// Faults that carry Retry-After (429, 500, 503, each with the watches dropped
 /// so that re-watches meet them) are waited out by the request layer, never by the
 /// reflector's backoff: kwatch holds the server's state within 10 s of the faults
 /// stopping (client-go: 2 s), on every seed.

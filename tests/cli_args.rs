@@ -49,8 +49,8 @@ fn resolve_names(sim: &SimProcess) {
     assert_eq!(d["key"], d["name"]);
 }
 
-/// Issue 15 bullet 1: `-n ..` and `-n 'qa-live?x=1'` listed "0 items"; a name was not
-/// checked at all.
+/// Regression: `-n ..` and `-n 'qa-live?x=1'` listed "0 items", and a name was not
+/// checked at all; both are validated before any request.
 #[test]
 fn namespaces_and_names_are_validated_before_any_request() {
     let sim = SimProcess::start(&[]);
@@ -78,8 +78,8 @@ fn namespaces_and_names_are_validated_before_any_request() {
     assert!(String::from_utf8_lossy(&k.stderr).contains("may not be '..'"));
 }
 
-/// Issue 15 bullet 2: `kwatch pod/pod1`, `-w`, `--all-namespaces=true|false` were
-/// rejected, and `kwatch pods a b` gave a confusing subcommand error.
+/// Regression: `kwatch pod/pod1`, `-w`, `--all-namespaces=true|false` were rejected,
+/// and `kwatch pods a b` gave a confusing subcommand error; kubectl's habits are accepted.
 #[test]
 fn kubectl_argument_habits_are_accepted() {
     let (sim, out) = on_new_sim(&[], "deploy/web -n default -w --until-synced -o name");
@@ -123,7 +123,7 @@ fn resource_names_resolve_like_kubectl() {
     }
 }
 
-/// Item 8: a NAME with a selector is refused as kubectl refuses it, before any request.
+/// A NAME with a selector is refused as kubectl refuses it, before any request.
 #[test]
 fn a_name_with_a_selector_is_refused_in_kubectls_words() {
     for args in [
@@ -139,7 +139,7 @@ fn a_name_with_a_selector_is_refused_in_kubectls_words() {
     }
 }
 
-/// Item 8: `--timeout 0` and `--max-events 0` are no limit, as `--request-timeout 0` is.
+/// `--timeout 0` and `--max-events 0` are no limit, as `--request-timeout 0` is.
 #[test]
 fn zero_timeout_and_zero_max_events_are_no_limit() {
     let sim = SimProcess::start(&[]);
@@ -165,7 +165,7 @@ fn zero_timeout_and_zero_max_events_are_no_limit() {
     }
 }
 
-/// Item 8: `-A -n ns` watches all namespaces, as kubectl lets `-A` win.
+/// `-A -n ns` watches all namespaces, as kubectl lets `-A` win.
 #[test]
 fn all_namespaces_wins_over_a_namespace() {
     let sim = SimProcess::start(&[]);
@@ -193,7 +193,7 @@ fn all_namespaces_wins_over_a_namespace() {
     );
 }
 
-/// Issue 19 item 10: `kwatch get pods` (kubectl's habit) says to drop `get`.
+/// `kwatch get pods` (kubectl's habit) says to drop `get`.
 #[test]
 fn kwatch_get_pods_says_to_drop_get() {
     let sim = SimProcess::start(&["--objects", "1"]);
@@ -267,7 +267,7 @@ fn sim_flag_runs_the_built_in_cluster() {
     assert_eq!(recs.last().unwrap()["type"], "Synced");
 }
 
-/// Issue 30 item 17: an option that only means something beside another is refused alike
+/// An option that only means something beside another is refused alike
 /// without it, in clap's words, before any request.
 #[test]
 fn options_that_need_another_are_refused_without_it() {
@@ -287,7 +287,7 @@ fn options_that_need_another_are_refused_without_it() {
     }
 }
 
-/// Issue 30 item 18: a kubeconfig that cannot be read or parsed is one line naming the file
+/// A kubeconfig that cannot be read or parsed is one line naming the file
 /// once and the cause: the I/O error, or the YAML error's place (not its source excerpt).
 #[test]
 fn an_unreadable_or_invalid_kubeconfig_is_one_line_naming_the_file_once() {

@@ -1,4 +1,4 @@
-//! Issue 14: `--client-go VERSION` builds that release's informer. For each release,
+//! `--client-go VERSION` builds that release's informer. For each release,
 //! through the built binary against `kwatch sim`: a resync, then a relist after a 410
 //! (a deletion and an update made while the watch was stalled, then compacted away) —
 //! the delta types each release's queue produces and their order, `batch` on deltas of
@@ -240,7 +240,7 @@ fn the_table_and_stats_name_the_release() {
     }
 }
 
-/// Without `--client-go`, records name the server's release (issue 19); `--fifo real`
+/// Without `--client-go`, records name the server's release; `--fifo real`
 /// on the sim's 1.32, whose client-go 0.32 had no RealFIFO, is 0.33's informer.
 #[test]
 fn without_a_release_fifo_real_is_0_33s_informer_on_a_1_32_server() {
@@ -355,7 +355,7 @@ fn a_recording_replays_byte_for_byte_with_the_release() {
     assert_eq!(replayed.stdout, recorded.lines().collect::<Vec<_>>());
 }
 
-/// Item 2: against `kwatch sim` (kube-apiserver 1.32), the default is client-go 0.32's
+/// Against `kwatch sim` (kube-apiserver 1.32), the default is client-go 0.32's
 /// informer: DeltaFIFO and a paged LIST, no streaming list; the `~` lines name it.
 #[test]
 fn the_default_against_a_1_32_server_is_client_go_0_32() {
@@ -388,7 +388,7 @@ fn the_default_against_a_1_32_server_is_client_go_0_32() {
     );
 }
 
-/// Item 2: a server that reports Kubernetes 1.35 gets client-go 0.35's informer (RealFIFO
+/// A server that reports Kubernetes 1.35 gets client-go 0.35's informer (RealFIFO
 /// with batch pops, a streaming list); older and newer minors are clamped to 0.32…0.36.
 #[test]
 fn the_servers_minor_chooses_the_release_clamped() {
@@ -419,7 +419,7 @@ fn the_servers_minor_chooses_the_release_clamped() {
     }
 }
 
-/// Item 2: `--client-go`, `--watch-list` and `--fifo` override the server's release.
+/// `--client-go`, `--watch-list` and `--fifo` override the server's release.
 #[test]
 fn explicit_flags_override_the_servers_release() {
     let sim = SimProcess::start(&["--server-version", "1.35"]);
@@ -446,7 +446,7 @@ fn explicit_flags_override_the_servers_release() {
     assert_eq!(informer(&recs), ("0.33".into(), "RealFIFO".into(), false));
 }
 
-/// Item 2: a `/version` that does not parse gives the documented fallback, 0.32, with one
+/// A `/version` that does not parse gives the documented fallback, 0.32, with one
 /// `~` line saying so; the watch goes on.
 #[test]
 fn an_unreadable_version_falls_back_to_0_32_with_one_note() {

@@ -21,7 +21,7 @@ fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
     assert!(json.lines().last().unwrap().contains("\"Synced\""));
 }
 
-/// Item 11: at 80 columns the loading line is cut to 79 characters, so it never wraps.
+/// At 80 columns the loading line is cut to 79 characters, so it never wraps.
 #[test]
 fn the_progress_line_fits_an_80_column_terminal() {
     let resources = "pods,configmaps,deployments,replicasets,services";
@@ -98,7 +98,7 @@ fn colour_only_when_asked_and_server_control_characters_escaped_for_terminals_on
                 format,
             ])
             .exits(0);
-        // Into a pipe, kubectl's script formats write the server's bytes (issue 15);
+        // Into a pipe, kubectl's script formats write the server's bytes;
         // they are escaped only on a terminal.
         let text = out.stdout.join("\n");
         assert!(text.contains("a\u{1b}[2Jb"), "{format}: {text:?}");

@@ -1,8 +1,8 @@
-//! Issue 32 items 1, 5 and 6: gzip as client-go asks for it. kwatch sends
+//! gzip as client-go asks for it. kwatch sends
 //! `Accept-Encoding: gzip` on every request, the simulator gzips answers over 128 KiB (never
 //! watch streams) as kube-apiserver does, what kwatch prints does not change, and the
 //! `Listed` record says what came over the connection; `--disable-compression` and the
-//! kubeconfig's `disable-compression` turn it off. Item 5's slow link, which shows what the
+//! kubeconfig's `disable-compression` turn it off. The simulator's slow link, which shows what the
 //! bytes cost: kwatch and kubectl work through it.
 
 use serde_json::{json, Value};
@@ -190,7 +190,7 @@ fn slow_link(sim: &SimProcess) -> (u64, Value) {
     )
 }
 
-/// Issue 32 item 5: under `POST /_sim/slow-link` a gzipped list of 300 pods and kubectl's
+/// Under `POST /_sim/slow-link` a gzipped list of 300 pods and kubectl's
 /// get still arrive whole, every byte kwatch read off the connection went through the link
 /// (what the state counts as paced), and `release` ends it.
 #[test]

@@ -1,4 +1,4 @@
-//! Connecting like kubectl (issue 11, part of issue 15): every certificate shape works with
+//! Connecting like kubectl: every certificate shape works with
 //! kwatch exactly when it works with the real kubectl (both run here), kubectl's global
 //! connection flags and their precedence over the kubeconfig, impersonation reaching a 403,
 //! client certificates, exec plugins and `tls-server-name` in a kubeconfig, `KUBECONFIG`
@@ -557,7 +557,7 @@ fn kubeconfig_with(sim: &SimProcess, name: &str, edit: impl Fn(&mut serde_yaml::
     path.to_str().unwrap().to_owned()
 }
 
-/// Issue 19 item 3: `-s 127.0.0.1:PORT` and `-s localhost:PORT` with TLS flags, and a
+/// `-s 127.0.0.1:PORT` and `-s localhost:PORT` with TLS flags, and a
 /// kubeconfig `server: 127.0.0.1:PORT` with its CA data, get `https://` as client-go's
 /// `DefaultServerUrlFor` gives it, and work.
 #[test]
@@ -594,7 +594,7 @@ fn a_server_without_a_scheme_connects_over_https_when_tls_is_configured() {
     assert_listed_pods(&f, "kubeconfig server without a scheme");
 }
 
-/// Issue 19 item 3: what cannot be a server is one line naming the value and the fix.
+/// What cannot be a server is one line naming the value and the fix.
 #[test]
 fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
     let sim = SimProcess::start(&["--objects", "1"]);
@@ -637,7 +637,7 @@ fn a_value_that_cannot_be_a_server_is_one_line_naming_it() {
     );
 }
 
-/// Issue 19 item 10: a missing exec plugin names the command and the installHint, as
+/// A missing exec plugin names the command and the installHint, as
 /// client-go's exec.go does.
 #[test]
 fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
@@ -661,7 +661,7 @@ fn a_missing_exec_plugin_names_the_command_and_the_install_hint() {
     );
 }
 
-/// Issue 19 item 10: a server that accepts TCP and never answers the TLS handshake is
+/// A server that accepts TCP and never answers the TLS handshake is
 /// reported as Go reports it, after client-go's 10 s handshake timeout, naming the server.
 #[test]
 fn a_tls_handshake_that_never_completes_says_so_after_10s() {
@@ -692,9 +692,9 @@ fn a_tls_handshake_that_never_completes_says_so_after_10s() {
     );
 }
 
-/// Issue 30 item 8: `--timeout` bounds the whole run, connecting included. Against a server
-/// that never completes the TLS handshake, `--timeout 3s` ended at the handshake's 10 s
-/// with exit 1; now at 3 s with exit 3 (nothing was synced), with or without
+/// `--timeout` bounds the whole run, connecting included. Against a server that never
+/// completes the TLS handshake, `--timeout 3s` ends at 3 s (not at the handshake's 10 s
+/// with exit 1) with exit 3 (nothing was synced), with or without
 /// `--until-synced` / `--until`, and one line naming the handshake still in progress.
 #[test]
 fn timeout_bounds_connecting_too() {
@@ -726,7 +726,7 @@ fn timeout_bounds_connecting_too() {
     }
 }
 
-/// Issue 19 item 10: a certificate for other names lists them, as Go's x509 does.
+/// A certificate for other names lists them, as Go's x509 does.
 #[test]
 fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
     let sim = SimProcess::start(&["--objects", "1"]);
@@ -750,7 +750,7 @@ fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
     }
 }
 
-/// Issue 19 item 10: a missing CA file is named once, not `'"/nonexistent"'`.
+/// A missing CA file is named once, not `'"/nonexistent"'`.
 #[test]
 fn a_missing_ca_file_is_quoted_once() {
     let sim = SimProcess::start(&["--objects", "1"]);
@@ -765,7 +765,7 @@ fn a_missing_ca_file_is_quoted_once() {
     );
 }
 
-/// Issue 19, found by tests/hostile_input.rs's fuzzing: a token that is not a valid header value
+/// Found by tests/hostile_input.rs's fuzzing: a token that is not a valid header value
 /// (a newline in `--token` or the kubeconfig's token) panicked in tower-http's
 /// `AddAuthorization::bearer`; it is one line that does not show the token.
 #[test]
@@ -795,7 +795,7 @@ fn a_token_with_control_characters_is_one_line_not_a_panic() {
     assert!(line.contains("token holds control characters"), "{line}");
 }
 
-/// Item 8: `--insecure-skip-tls-verify` with `--certificate-authority` is refused in
+/// `--insecure-skip-tls-verify` with `--certificate-authority` is refused in
 /// client-go's words; a kubeconfig CA with the flag is cleared by it, as kubectl does,
 /// and a kubeconfig that has both is refused (exit 1: the kubeconfig is wrong).
 #[test]
@@ -828,7 +828,7 @@ fn insecure_with_a_ca_is_refused_as_client_go_refuses_it() {
     error_exit(&out, 1, words, "both in the kubeconfig");
 }
 
-/// Item 4 (the local half): impersonating groups or a UID without a user is refused
+/// The local half of impersonation: impersonating groups or a UID without a user is refused
 /// before any request, in kubectl's words (the kubeconfig user's name), exit 2.
 #[test]
 fn impersonating_groups_without_a_user_is_refused_before_connecting() {

@@ -1,4 +1,4 @@
-//! Issue 13, `--check-consistency`: the informer's store compared with a LIST at the same
+//! `--check-consistency`: the informer's store compared with a LIST at the same
 //! resourceVersion (`resourceVersionMatch=Exact`), through the built binary against
 //! `kwatch sim`. Clean under churn with either queue; a watch that silently lost an
 //! event (the simulator's skip-event fault) is found by the next check; a compacted

@@ -167,7 +167,7 @@ fn with_several_contexts_every_script_line_names_its_context() {
     assert!(events.iter().all(|e| e["type"] == "ADDED"));
 }
 
-/// Item 2: with `--context a,b` each cluster gets its own server's release.
+/// With `--context a,b` each cluster gets its own server's release.
 #[test]
 fn each_context_gets_its_own_servers_release() {
     let old = SimProcess::start(&[]);
@@ -200,7 +200,7 @@ fn each_context_gets_its_own_servers_release() {
     assert!(streamed(&new));
 }
 
-/// Item 8: `--context a,a` watches the cluster once.
+/// `--context a,a` watches the cluster once.
 #[test]
 fn a_context_named_twice_is_watched_once() {
     let sim = SimProcess::start(&[]);

@@ -256,7 +256,7 @@ fn a_server_without_aggregated_discovery_is_asked_only_for_the_named_group() {
     assert_eq!(requests(&sim), before);
 }
 
-/// Issue 19 item 10: a group-version whose discovery fails (an aggregated API that is
+/// A group-version whose discovery fails (an aggregated API that is
 /// down, here one the cached group list names and the server does not serve) is a `~`
 /// line like kwatch's other notices, not a `…Z WARN …` log line.
 #[test]
@@ -298,7 +298,7 @@ fn a_discovery_failure_is_a_tilde_notice() {
     assert!(!f.stderr.contains("WARN"), "{}", f.stderr);
 }
 
-/// Issue 20: a discovery GET answered with `Retry-After` is retried, and each retry is a
+/// A discovery GET answered with `Retry-After` is retried, and each retry is a
 /// `~` line like kwatch's other notices, not a `…Z WARN …` log line.
 #[test]
 fn a_retried_discovery_get_is_a_tilde_notice() {

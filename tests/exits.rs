@@ -64,7 +64,7 @@ fn until_stops_with_distinct_exit_codes() {
     sim.kwatch("pods --until ready").exits(2);
 }
 
-/// Issue 15 bullet 3: `condition=Available=false` never matched (kubectl wait compares
+/// Regression: `condition=Available=false` never matched (kubectl wait compares
 /// case-insensitively) and `jsonpath=.data.a=b` without braces was rejected.
 #[test]
 fn until_parses_as_kubectl_wait() {
@@ -105,7 +105,7 @@ fn until_parses_as_kubectl_wait() {
     sim.kwatch("cm --until jsonpath={.a}=b=c").exits(2);
 }
 
-/// Regression (issue 19, item 9): `--until … --timeout` exited 3 without a word; kubectl
+/// Regression: `--until … --timeout` exited 3 without a word; kubectl
 /// wait says `error: timed out waiting for the condition on deployments/web`.
 #[test]
 fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
@@ -204,7 +204,7 @@ fn ctrl_c_exits_130_and_a_closed_pipe_exits_quietly() {
     assert_eq!(err, "");
 }
 
-/// Regression (issue 19, item 9): `kwatch … | head -1` in a quiet namespace waited for the
+/// Regression: `kwatch … | head -1` in a quiet namespace waited for the
 /// next event before noticing the closed pipe. The reader closes the pipe with nothing
 /// more to print; kwatch exits 0 quietly within 2 s.
 #[test]
@@ -248,7 +248,7 @@ fn a_pipe_closed_by_its_reader_ends_a_quiet_watch() {
     assert_eq!(errors, "", "a closed pipe is no error");
 }
 
-/// Regression (issue 19, item 9): SIGTERM exited 143 without the `--stats` summary; it
+/// Regression: SIGTERM exited 143 without the `--stats` summary; it
 /// stops as Ctrl-C does: the summary, then exit 143.
 #[test]
 fn sigterm_prints_the_summary_and_exits_143() {

@@ -1,4 +1,4 @@
-//! Issues 11 and 15: one rule for failures. Before the first sync, an error that will not
+//! One rule for failures. Before the first sync, an error that will not
 //! fix itself ends kwatch with one line in kubectl's words and exit 1, in every output
 //! format, with a cold or a warm discovery cache; `--until-synced` never exits 0
 //! without having synced.
@@ -220,8 +220,8 @@ fn until_synced_that_times_out_first_exits_3() {
     assert!(out.stdout.is_empty(), "{out:?}");
 }
 
-/// A user who may list but not watch (issue 15: the list was printed three times and
-/// nothing said why): the streaming list's 403 ends kwatch before anything is printed
+/// A user who may list but not watch (once the list was printed three times and nothing
+/// said why): the streaming list's 403 ends kwatch before anything is printed
 /// (`--watch-list auto`: the sim's 1.32 gets client-go 0.32's paged LIST by default).
 #[test]
 fn a_user_who_may_list_but_not_watch_is_told_so_in_every_format() {
@@ -326,7 +326,7 @@ fn errors_are_one_clear_line_and_exit_1() {
     }
 }
 
-/// Issue 19 item 3: a panicking tokio task (debug builds' test switch) ends kwatch at once
+/// A panicking tokio task (debug builds' test switch) ends kwatch at once
 /// with one line and exit 1, instead of a report with a backtrace and a hang.
 #[test]
 fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
@@ -349,10 +349,10 @@ fn a_panic_in_a_task_is_one_line_and_exit_1_not_a_hang() {
     );
 }
 
-/// Item 4: before the first sync, a 500 on every list shows each backoff on stderr, and
+/// Before the first sync, a 500 on every list shows each backoff on stderr, and
 /// `--until-synced --timeout` ends with README's timeout code (3) and one line naming the
-/// last error — in the table and in a script format. Issue 30 item 8: a plain `--timeout`
-/// too (it exited 0, a run that never showed the server's state).
+/// last error — in the table and in a script format. A plain `--timeout` too (it once
+/// exited 0, a run that never showed the server's state).
 #[test]
 fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
     let sim = sim_failing_every_list();
@@ -388,7 +388,7 @@ fn a_500_on_every_list_before_the_sync_is_shown_and_named_at_the_timeout() {
     }
 }
 
-/// Item 4: the backoffs appear as they happen, long before the run ends.
+/// The backoffs appear as they happen, long before the run ends.
 #[test]
 fn backoffs_before_the_sync_appear_while_kwatch_runs() {
     let sim = sim_failing_every_list();
@@ -405,7 +405,7 @@ fn backoffs_before_the_sync_appear_while_kwatch_runs() {
     }
 }
 
-/// Item 5: a user who may list but not watch. Each relist prints the list again (the
+/// A user who may list but not watch. Each relist prints the list again (the
 /// informer's Replaced deltas, kept), but no relist is called the watch's recovery, and
 /// the watch's repeated failures are shown with their count.
 #[test]
@@ -440,7 +440,7 @@ fn a_user_who_may_list_but_not_watch_is_told_the_watch_keeps_failing() {
     assert!(!err.contains("recovered"), "{err}");
 }
 
-/// Item 6: the CRD of a watched custom resource is deleted. kwatch shows the objects'
+/// The CRD of a watched custom resource is deleted. kwatch shows the objects'
 /// deletions, says once that the type is no longer served (discovery agrees), keeps
 /// running and retrying quietly with backoff (kubectl `get -w` users expect a watch to
 /// outlive a server's hiccup; a CRD may come back), and falls back from streaming lists

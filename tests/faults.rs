@@ -1,5 +1,5 @@
 //! Every way a watch can end, through the built binary against `kwatch sim`: each shows
-//! its own event and its recovery (issue: "Never miss a change").
+//! its own event and its recovery: kwatch never misses a change.
 
 use serde_json::{json, Value};
 
@@ -53,7 +53,7 @@ fn after_two_watch_429s(retry_after: u64) -> Vec<Value> {
     change_is_seen(&sim, &mut kw, "after-429")
 }
 
-/// Issue 10: a 429 with Retry-After is the request layer's, as in client-go: the same
+/// A 429 with Retry-After is the request layer's, as in client-go: the same
 /// watch is sent again after the wait, and the reflector neither backs off nor relists.
 #[test]
 fn too_many_requests_with_retry_after_are_retried_by_the_request_layer() {
@@ -290,7 +290,7 @@ fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
     assert!(refused(&recs), "{recs:#?}");
 }
 
-/// Issue 19 item 1: client-go's reflector does not notice a server restored from an older
+/// client-go's reflector does not notice a server restored from an older
 /// backup (its watch at a resourceVersion the server has not reached gets nothing until its
 /// timeout, which is a clean close): it watches again from the same resourceVersion, no
 /// relist. kwatch does the same (it used to relist after a silent watch: no client-go

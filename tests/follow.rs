@@ -1,4 +1,4 @@
-//! `--follow` and `--events` (issue 33): the owner graph live — children held until their
+//! `--follow` and `--events`: the owner graph live — children held until their
 //! owner joins, joining later, leaving deleted or orphaned — its `ownerPath` in JSON and
 //! YAML, a custom resource's children found through discovery, Events joined to their
 //! object (held while it is unseen), the table's tree, and `--until deleted` on the graph.
@@ -511,7 +511,7 @@ struct Rollout {
     deleted: HashSet<String>,
 }
 
-/// Issue 33's rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
+/// A rollout: `kubectl set image` on a Deployment of 3 under `--follow --events`
 /// shows the new ReplicaSet join with its owner path, its pods created, the old one scaled
 /// to 0 and its pods deleted, and the ScalingReplicaSet Events in the order the server
 /// stored them.

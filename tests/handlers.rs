@@ -1,4 +1,4 @@
-//! Issue 13, `--view handlers`: the calls client-go v0.32's shared informer makes of the
+//! `--view handlers`: the calls client-go v0.32's shared informer makes of the
 //! deltas (`processDeltas` in controller.go, `OnUpdate`'s same-resourceVersion rule and
 //! `distribute` in shared_informer.go), through the built binary against `kwatch sim`.
 

@@ -1,7 +1,7 @@
-//! Dead connections and stalled watches (issue 22), through the built binary against
+//! Dead connections and stalled watches, through the built binary against
 //! `kwatch sim`'s `POST /_sim/freeze`: a connection that stops answering, with no FIN and
 //! no RST, found by client-go's HTTP/2 health check, and what the reflector does next
-//! (as genuine client-go did in `shared/reference/client-go-0.32/run-frozen-connection.jsonl`).
+//! (as genuine client-go 0.32 did in a recorded run through a frozen proxy).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -59,7 +59,7 @@ fn store_equals_server(sim: &SimProcess, kw: &mut Running) {
     });
 }
 
-/// Issue 22: a frozen connection is found dead by the HTTP/2 health check (a ping after
+/// A frozen connection is found dead by the HTTP/2 health check (a ping after
 /// the read-idle time with nothing read, no answer within the ping timeout: client-go's
 /// 30 s and 15 s, here 1 s and 1 s through its variables, the defaults being
 /// `keepalive.rs`'s tests), the watch ends with client-go's error, the reflector relists,
@@ -107,7 +107,7 @@ fn watching_with_health(sim: &SimProcess, idle: &str, ping: &str) -> Running {
     kw
 }
 
-/// Issue 22: client-go's variables shorten the health check; through a proxy that also
+/// client-go's variables shorten the health check; through a proxy that also
 /// freezes new connections, the reflector goes through the steps client-go's did in the
 /// recorded run: the watch's error, a relist whose TLS handshake times out (10 s), and a
 /// relist that succeeds once the connection thaws.
@@ -205,7 +205,7 @@ fn a_zero_read_idle_timeout_turns_the_health_check_off() {
     assert!(of_type(&kw.json(), "WatchEnded").is_empty());
 }
 
-/// Issue 22: `--stall-after D` reports a watch that delivers nothing (no event, no
+/// `--stall-after D` reports a watch that delivers nothing (no event, no
 /// bookmark) for D, once, and keeps it, as client-go would: what happened meanwhile comes
 /// on the same watch once the server sends again.
 #[test]
@@ -235,7 +235,7 @@ fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
     );
 }
 
-/// Issue 22: with `--restart-stalled` (and `auto`: three of the bookmark intervals the
+/// With `--restart-stalled` (and `auto`: three of the bookmark intervals the
 /// server has shown), the stalled watch ends with reason `stalled` and a new one starts
 /// from the last RV, without a relist, and receives what changed meanwhile.
 #[test]
@@ -292,8 +292,8 @@ fn restart_stalled_watches_again_from_the_last_rv() {
     assert!(out.stderr.contains("stalled watches: "), "{}", out.stderr);
 }
 
-/// Issue 30 item 7: through a frozen connection (no FIN, no RST, pings unanswered),
-/// `--restart-stalled` opened the new watch on the same HTTP/2 connection, which heard
+/// Through a frozen connection (no FIN, no RST, pings unanswered), `--restart-stalled`
+/// once opened the new watch on the same HTTP/2 connection, which heard
 /// nothing until the health check closed it 45 s later. The stalled watch's connection is
 /// now retired: the new watch goes over a new one and receives what changed during the
 /// freeze within 15 s of the stall, long before the health check (30 s + 15 s) would act.
@@ -329,7 +329,7 @@ fn restart_stalled_through_a_frozen_connection_watches_on_a_new_one() {
     );
 }
 
-/// Issue 30 item 15: `--stats` has a watch health line for every resource, also one whose
+/// `--stats` has a watch health line for every resource, also one whose
 /// watch delivered nothing (no event, no bookmark) before `--timeout`.
 #[test]
 fn stats_have_a_watch_health_line_for_a_watch_that_delivered_nothing() {

@@ -93,7 +93,7 @@ fn help_snapshot() {
     insta::assert_snapshot!("replay_help", out.stdout.join("\n"));
 }
 
-/// Regression (issue 19, item 12): `-h` was 159 lines and `--help` 246, neither with an
+/// Regression: `-h` was 159 lines and `--help` 246, neither with an
 /// example or the exit codes. `-h` is a summary with examples; `--help` has every flag,
 /// the examples, the exit codes and the environment.
 #[test]
@@ -155,7 +155,7 @@ fn short_help_is_a_summary_and_long_help_has_examples_and_exit_codes() {
     }
 }
 
-/// Regression (issue 19, item 12): the man page showed the hidden `[MORE]` argument,
+/// Regression: the man page showed the hidden `[MORE]` argument,
 /// referred to kwatch-sim(1) and other pages that do not exist, and had no EXIT STATUS,
 /// ENVIRONMENT or EXAMPLES.
 #[test]
@@ -195,7 +195,7 @@ fn the_man_page_has_its_sections_and_no_dangling_references() {
     }
 }
 
-/// Regression (issue 19, item 12): completions were static (`-n` and `--client-go`
+/// Regression: completions were static (`-n` and `--client-go`
 /// completed file names); namespaces and resources come from the cluster the line
 /// names, contexts from its kubeconfig, releases and formats from fixed lists.
 #[test]
@@ -231,7 +231,7 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
     assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
 }
 
-/// Issue 30 item 11: `kwatch cm -n NS <TAB>` offered subcommands and flags but no object
+/// Regression: `kwatch cm -n NS <TAB>` offered subcommands and flags but no object
 /// names, `deploy/<TAB>` nothing, and the values of `--types`, `--changes` and
 /// `--transform` were not completed. Names come from the cluster, in the namespace the line
 /// names (kubectl's, compared here); the fixed words from the parsers' own lists, after the
@@ -344,7 +344,7 @@ fn completion_offers_object_names_and_the_filter_words() {
     );
 }
 
-/// Issue 30 item 11: a cluster that stops answering costs a Tab press no more than the
+/// A cluster that stops answering costs a Tab press no more than the
 /// completion's patience: the names it offered before are gone, and the shell gets its
 /// prompt back (`complete` fails a completion that takes 20 s).
 #[test]
@@ -359,8 +359,8 @@ fn completion_of_names_does_not_hang_on_a_frozen_cluster() {
     assert_eq!(complete(&sim, &["deploy/"]), Vec::<String>::new());
 }
 
-/// Issue 30 item 9: every option of `--help` has its description in the man page, once.
-/// 28 flags that only `--help` lists had none, and 15 printed their summary and then the
+/// Every option of `--help` has its description in the man page, once. Once 28 flags
+/// that only `--help` lists had none, and 15 printed their summary and then the
 /// longer text that restates it.
 #[test]
 fn every_flag_of_help_is_described_once_in_the_man_page() {

@@ -1,4 +1,4 @@
-//! Issue 19, the property test: argument parsing and kubeconfig loading fed random and
+//! The property test: argument parsing and kubeconfig loading fed random and
 //! hostile values (servers without schemes, odd ports, empty strings, unicode, control
 //! characters, huge values, IPv6 literals, `http://` with paths, bad base64 and bad PEM in
 //! the certificate data, …), each case run through the real binary against `kwatch sim`.

@@ -224,7 +224,7 @@ fn deeply_nested_json_passes_through_without_recursion() {
             ])
             .finish(LIMIT);
         assert_eq!(out.code(), Some(0), "{format}: {}", out.stderr);
-        // The table's `~` lines are on stderr (issue 15); nothing else is.
+        // The table's `~` lines are on stderr; nothing else is.
         assert!(
             out.stderr
                 .lines()
@@ -284,7 +284,7 @@ fn error_bodies_that_are_not_status_objects() {
     let out = server.kwatch("configmaps --watch-list off").finish(LIMIT);
     assert_eq!(out.code(), Some(1), "{}", out.stderr);
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
-    // Issue 30 item 18: in client-go's words (kubectl's for the same answer), not Go's
+    // In client-go's words (kubectl's for the same answer), not Go's
     // `404 page not found` behind two more 404s.
     assert!(
         out.stderr
@@ -328,7 +328,7 @@ fn a_watch_that_never_ends_a_line_is_cut_at_the_line_limit() {
     assert_eq!(ended[0]["error"], true);
 }
 
-/// Issue 21: a server whose resourceVersions are not integers (opaque, as the API
+/// A server whose resourceVersions are not integers (opaque, as the API
 /// conventions allowed before KEP-5504; some aggregated API servers serve such) gets one
 /// note and no TimeTravel, even where two of its versions read as integers going back.
 #[test]
@@ -370,7 +370,7 @@ fn opaque_resource_versions_are_noted_once_and_never_called_time_travel() {
     assert!(out.stderr.contains(note), "{}", out.stderr);
 }
 
-/// issue 32 item 2: a protobuf list with a field kwatch's table does not know (a newer
+/// A protobuf list with a field kwatch's table does not know (a newer
 /// server's) is never read with the field dropped: the same list is asked again in JSON,
 /// with one `WireFallback` record, and the resource stays JSON.
 #[test]

@@ -1,4 +1,4 @@
-//! `kwatch --live` (issue 23) on a real terminal: the built binary runs inside tmux
+//! `kwatch --live` on a real terminal: the built binary runs inside tmux
 //! (`tmux -L <unique socket> new-session -d -x 120 -y 40`), keys go in with `send-keys`
 //! and the screen comes back with `capture-pane -p`, against `kwatch sim` and the real
 //! kubectl. Without tmux on the machine each test fails with the command that installs it.
@@ -356,7 +356,7 @@ fn refused_when_stdout_is_not_a_terminal() {
     }
 }
 
-/// Issue 30 item 1: a terminal that goes away (tmux's session killed: the pane's
+/// A terminal that goes away (tmux's session killed: the pane's
 /// terminal hung up, its shell gone, kwatch re-parented and sent no signal) ends
 /// `--live` within 2 s with 129, instead of spinning on `read(0) = 0` for ever.
 #[test]
@@ -388,7 +388,7 @@ fn a_terminal_that_goes_away_ends_live_with_129_within_2s() {
     assert_eq!(code.trim(), "129");
 }
 
-/// Issue 30 item 1: in `--live`, SIGTERM still ends the run with 143 and SIGINT with 130
+/// In `--live`, SIGTERM still ends the run with 143 and SIGINT with 130
 /// (raw mode makes Ctrl-C a key, but `kill -INT` is still a signal).
 #[test]
 fn sigterm_exits_143_and_sigint_130_in_live() {
@@ -408,8 +408,8 @@ fn sigterm_exits_143_and_sigint_130_in_live() {
     }
 }
 
-/// Issue 30 item 12: in the filter line Ctrl-W deletes a word and Ctrl-U the line, as
-/// in a shell (Ctrl-U typed a `u`).
+/// In the filter line Ctrl-W deletes a word and Ctrl-U the line, as in a shell (Ctrl-U
+/// once typed a `u`).
 #[test]
 fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
     let (sim, pods) = sim_with_pods();
@@ -429,7 +429,7 @@ fn ctrl_w_and_ctrl_u_edit_the_filter_line() {
     });
 }
 
-/// Issue 33: `--follow --live` shows the owner graph as a tree in place (each object under
+/// `--follow --live` shows the owner graph as a tree in place (each object under
 /// its owner, whatever order the lists popped in), and `c` collapses the selected row's
 /// subtree, then expands it; an orphaned replica set's rows leave, its pods' with them.
 #[test]

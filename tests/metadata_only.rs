@@ -1,7 +1,7 @@
-//! `--metadata-only` (issue 13): kwatch lists and watches PartialObjectMetadata as
+//! `--metadata-only`: kwatch lists and watches PartialObjectMetadata as
 //! client-go's metadata informer does, for built-in and custom resources, through LIST,
 //! WATCH and streaming lists; the simulator serves those media types as kube-apiserver
-//! does (reference captures 23 and 24) and refuses an unknown one with its 406.
+//! 1.32 answers them (as captured from a genuine server) and refuses an unknown one with its 406.
 
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ const ACCEPT_WATCH: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 /// kwatch's by default (`--wire auto`), client-go's metadata client's: protobuf first, for
-/// every resource (issue 32 item 2).
+/// every resource.
 const ACCEPT_LIST_PB: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 const ACCEPT_WATCH_PB: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
@@ -261,8 +261,8 @@ fn the_table_shows_name_age_and_labels() {
 }
 
 /// The simulator's side, as kube-apiserver answers: the list and a single object in the
-/// shapes of reference captures 23 and 24; a conversion that does not fit the answer, or
-/// one the server does not have, is a 406.
+/// shapes a genuine kube-apiserver 1.32 answered them in; a conversion that does not fit
+/// the answer, or one the server does not have, is a 406.
 #[test]
 fn the_simulator_negotiates_partial_object_metadata_as_kube_apiserver() {
     let sim = SimProcess::start(&[]);
@@ -343,7 +343,7 @@ fn the_simulator_negotiates_partial_object_metadata_as_kube_apiserver() {
     assert_eq!(plain.json(), full);
 }
 
-/// Issue 32 item 2: `--metadata-only` asks PartialObjectMetadata(List) in protobuf first,
+/// `--metadata-only` asks PartialObjectMetadata(List) in protobuf first,
 /// as client-go's metadata client, for built-in and custom resources alike (the server's
 /// conversion is metav1's), through a LIST and its watch and through a streaming list; the
 /// answers come in protobuf and print what `--wire json` prints.

@@ -1,4 +1,4 @@
-//! `--metrics ADDR` (issue 22): the endpoint scraped while kwatch runs against `kwatch sim`,
+//! `--metrics ADDR`: the endpoint scraped while kwatch runs against `kwatch sim`,
 //! read back with a Prometheus text parser (the `prometheus-parse` crate, every line held to
 //! OpenMetrics' shape first); a bad or busy address is one line and exit 2.
 
@@ -187,7 +187,7 @@ fn scraped_during_a_forced_410_shows_the_relist_list_duration_and_store_size() {
         sample(&samples, "reflector_watches_total", &cm) >= Some(2.0),
         "{body}"
     );
-    // Issue 32 item 6: both lists came in protobuf (`--wire auto`, a built-in type), their
+    // Both lists came in protobuf (`--wire auto`, a built-in type), their
     // bytes counted under that encoding; nothing fell back to JSON.
     assert!(
         sample(
@@ -529,7 +529,7 @@ fn unix_now() -> f64 {
         .as_secs_f64()
 }
 
-/// Issue 30 item 16: client-go 0.36's informer metrics by their names, help and labels;
+/// client-go 0.36's informer metrics by their names, help and labels;
 /// timestamps in place of `seconds_since` gauges; a retry's HTTP code under `code`; no
 /// probe histogram without `--probe`; `HEAD /metrics`; `:PORT` on every interface.
 #[test]
@@ -644,7 +644,7 @@ fn client_go_informer_metrics_timestamps_codes_and_head_are_served_on_every_inte
     kw.terminate(Duration::from_secs(10));
 }
 
-/// Issue 30 item 16: `localhost:PORT` is resolved and listened on, as Go's net.Listen does.
+/// `localhost:PORT` is resolved and listened on, as Go's net.Listen does.
 #[test]
 fn a_host_name_metrics_address_is_resolved() {
     let (_sim, kw) = watching_a_new_sim(&[], &["--metrics", "localhost:0"]);

@@ -1,7 +1,7 @@
 //! `--probe NAMESPACE`: write-to-delta latency against the simulator's slow delivery
 //! (`POST /_sim/delay`), the probe's ConfigMap deleted on every way a run ends (checked
 //! with kubectl), a missing right refused in one line, a crashed run's leftover deleted at
-//! start, and the probe's figure as a plain watch's (issue 30 item 2).
+//! start, and the probe's figure as a plain watch's.
 
 use std::time::Duration;
 
@@ -220,9 +220,9 @@ fn a_crashed_runs_probe_is_deleted_at_start_and_a_live_one_kept() {
     );
 }
 
-/// Issue 30 item 2: kwatch's sockets left Nagle's algorithm on, so each PATCH's body
-/// (written after its head) waited for the server's delayed ACK, and `--probe` reported
-/// ~45 ms where a plain watch saw the write in ~5. The baseline is a plain
+/// Regression: kwatch's sockets left Nagle's algorithm on, so each PATCH's body (written
+/// after its head) waited for the server's delayed ACK, and `--probe` reported ~45 ms
+/// where a plain watch saw the write in ~5. The baseline is a plain
 /// `kwatch configmaps` timing writes sent by the test's own client (reqwest, TCP_NODELAY as
 /// Go's): from just before each PATCH to its `Updated` record's `time`. Nagle's wait is
 /// the server's delayed ACK (40 ms at least on Linux), added to every probe write: so the

@@ -1,5 +1,5 @@
 //! kwatch end to end: the built binary over HTTPS against `kwatch sim`, the way a user
-//! runs it (issue: "kwatch end to end").
+//! runs it.
 
 use std::collections::BTreeMap;
 
@@ -334,7 +334,7 @@ fn rv_of(path: &str) -> &str {
         .unwrap_or("")
 }
 
-/// Item 1: a watch that stays silent (no event, no bookmark) until its timeout is watched
+/// A watch that stays silent (no event, no bookmark) until its timeout is watched
 /// again from the same resourceVersion, as client-go's reflector does: no LIST after the
 /// first, no relist, no backoff.
 #[test]
@@ -380,7 +380,7 @@ fn a_watch_silent_until_its_timeout_is_watched_again_without_a_relist() {
     );
 }
 
-/// Items 11 and 13: `--stats` counts a streaming list's objects (it has no pages), and a
+/// `--stats` counts a streaming list's objects (it has no pages), and a
 /// RealFIFO gets a queue line with what it counts.
 #[test]
 fn stats_count_a_streaming_lists_objects_and_a_real_fifos_queue() {

@@ -111,7 +111,7 @@ fn replay_as_yaml_carries_the_same_fields_in_the_same_order() {
     }
 }
 
-/// Before issue 12, deltas carried no `resource`: the reflector records name it.
+/// Older recordings' deltas carry no `resource`: the reflector records name it.
 const OLD_RECORDING: &str = r#"{"type":"List","resource":"ingresses.networking.k8s.io","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":false}
 {"type":"Added","key":"default/web","namespace":"default","name":"web","kind":"Ingress","apiVersion":"networking.k8s.io/v1","resourceVersion":"5","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"name":"web","namespace":"default","resourceVersion":"5"}}}
 {"type":"Added","key":"default/w","namespace":"default","name":"w","kind":"Widget","apiVersion":"example.com/v1","resourceVersion":"6","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default","resourceVersion":"6"}}}
@@ -223,7 +223,7 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
     let out = kw.finish(LIMIT);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout.len(), 4, "{:#?}", out.stdout);
-    // Issue 14: a recording holds whatever was watched (Secrets too): 0600, as kubectl
+    // A recording holds whatever was watched (Secrets too): 0600, as kubectl
     // writes its kubeconfig.
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
@@ -255,7 +255,7 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
     let name = replay(&["-o", "name"]);
     assert_eq!(name.stdout, out.stdout);
     let table = replay(&[]);
-    // `~` lines are diagnostics, on stderr (issue 15).
+    // `~` lines are diagnostics, on stderr.
     assert!(
         table.stderr.starts_with("~ list configmaps"),
         "{}",
@@ -282,7 +282,7 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
     );
 }
 
-/// Regression (issue 19, item 13): `kwatch replay` refused `-l`, `-n`, `--max-events`,
+/// Regression: `kwatch replay` refused `-l`, `-n`, `--max-events`,
 /// `--until` and `--stats`. They mean on a recording what they mean on a watch: the
 /// recorded objects `-l` and `-n` select are those the server selects for the watch.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 14: client-go resyncs only while watching (`watchWithResync` in
+//! client-go resyncs only while watching (`watchWithResync` in
 //! `tools/cache/reflector.go`): no resync while a relist fails and backs off, and the
 //! resyncs resume once the new watch starts.
 

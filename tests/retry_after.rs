@@ -1,6 +1,6 @@
-//! Issue 10: answers with `Retry-After` are retried by the request layer, as client-go's
-//! REST client retries them, never by the reflector. Each test replays a scenario of
-//! `shared/reference/client-go-0.32/run-retry-after-*.jsonl` against `kwatch sim` and
+//! Answers with `Retry-After` are retried by the request layer, as client-go's
+//! REST client retries them, never by the reflector. Each test replays a scenario recorded
+//! from genuine client-go 0.32 (a server answering with `Retry-After`) against `kwatch sim` and
 //! checks kwatch's records and the server's own request log (`GET /_sim/requests`).
 
 use std::time::{Duration, Instant};

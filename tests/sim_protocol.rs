@@ -1297,9 +1297,9 @@ fn watches_render_tables_and_partial_metadata_on_request() {
     assert_eq!(e["object"]["rows"][0]["cells"][2], "Running");
 }
 
-/// The create, merge patch and delete of the reference captures 71, 74 and 75 (made with
-/// `curl -A refcap/1.0`), byte for byte once uid, resourceVersion and times are aligned
-/// (capture 74 followed a PUT that had set `k` to `v7-updated`; here `k` stays `v7`).
+/// A create, merge patch and delete as a genuine kube-apiserver 1.32 answered them (captured
+/// with `curl -A refcap/1.0`), byte for byte once uid, resourceVersion and times are aligned
+/// (the captured patch followed a PUT that had set `k` to `v7-updated`; here `k` stays `v7`).
 #[test]
 fn writes_match_the_reference_captures() {
     const CREATED: &str = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm7","namespace":"ref","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52","resourceVersion":"271","creationTimestamp":"2026-11-21T21:13:09Z","labels":{"app":"b"},"managedFields":[{"manager":"refcap","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:13:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]},"data":{"k":"v7"}}"#;
@@ -1361,7 +1361,7 @@ fn writes_match_the_reference_captures() {
     assert_eq!(align(&r.body, ""), DELETED);
 }
 
-/// Item 7 (the simulator): Tables as kube-apiserver 1.32 serves them (response.go
+/// The simulator's Tables as kube-apiserver 1.32 serves them (response.go
 /// `asTable`, watch.go's embedded encoder): `includeObject` picks a row's object (a
 /// 400 for an unknown value); a watch's first event carries the column definitions, the
 /// next ones `null`; a bookmark is a one-row Table too.
@@ -1487,7 +1487,7 @@ fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
     assert_eq!(text.matches("EVENT").count(), 1, "{text}");
 }
 
-/// Issue 19: plain HTTP to the TLS port gets Go's `400 Client sent an HTTP request to an
+/// Plain HTTP to the TLS port gets Go's `400 Client sent an HTTP request to an
 /// HTTPS server.` from the sim, as from kube-apiserver (it sent a TLS alert, which kwatch
 /// retried silently until `--timeout`), and kubectl says what it says to a real server.
 #[test]
@@ -1579,7 +1579,7 @@ fn a_stale_list_is_served_once_from_an_older_revision() {
     assert!(names(&fresh).contains(&"newer".to_owned()), "{fresh}");
 }
 
-/// Issue 32 item 5: an answer over 128 KiB to a request that accepts gzip comes gzipped,
+/// An answer over 128 KiB to a request that accepts gzip comes gzipped,
 /// as kube-apiserver's APIResponseCompression sends it; a smaller one, and any answer to a
 /// request that does not accept gzip, comes as it is.
 #[test]

@@ -116,7 +116,7 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
         ("events", "LAST SEEN, TYPE, REASON, OBJECT, MESSAGE"),
         // The widgets CRD's additionalPrinterColumns: Size, Phase, Age.
         ("widgets", "SIZE, PHASE, AGE"),
-        // A kind without a printer: kube-apiserver's default table, CREATED AT (issue 19).
+        // A kind without a printer: kube-apiserver's default table, CREATED AT.
         ("crd", "CREATED AT"),
     ];
     for &(args, columns) in cases {
@@ -128,7 +128,7 @@ fn table_has_kubectls_columns_per_resource_after_type_and_resource_version() {
         let table = rows(&out.stdout);
         assert_eq!(cells(table[0]), header, "{args:?}: {:#?}", out.stdout);
         // Every row has a cell per column and the header comes once. A CRD column without
-        // a value is an empty cell, as kubectl prints it (issue 15): such a row has as many
+        // a value is an empty cell, as kubectl prints it: such a row has as many
         // non-empty cells as kubectl's row for the object, plus DELTA and RESOURCEVERSION.
         let kubectl =
             (args == "widgets").then(|| sim.kubectl_ok("get widgets -n default --no-headers"));
@@ -306,7 +306,7 @@ fn nodes_wide_snapshot() {
         "nodes -o wide --until-synced --watch-list off",
     );
     // Redact what changes between runs: ages, resourceVersions and list timings. The
-    // `~` lines are on stderr (issue 15): they follow the table in the snapshot.
+    // `~` lines are on stderr: they follow the table in the snapshot.
     let text: Vec<String> = out
         .stdout
         .iter()
@@ -357,7 +357,7 @@ fn the_initial_list_prints_aligned_as_kubectl_aligns_it() {
     }
 }
 
-/// Issue 15 bullet 4: kubectl 1.32's columns for kinds that got NAME/AGE only, events of
+/// kubectl 1.32's columns for kinds that once got NAME/AGE only, events of
 /// events.k8s.io, CRD cells, pod wide columns, and DELTA instead of a second TYPE.
 #[test]
 fn tables_have_kubectls_columns() {
@@ -553,7 +553,7 @@ fn table_output_for_people() {
         &["--objects", "4"],
         "pods -n default --until-synced --watch-list off",
     );
-    // The table on stdout, the `~` lines on stderr (issue 15: stdout carries data only).
+    // The table on stdout, the `~` lines on stderr (stdout carries data only).
     let lines = &out.stdout;
     let notes: Vec<&str> = out.stderr.lines().collect();
     assert!(
@@ -583,11 +583,11 @@ fn table_output_for_people() {
     );
 }
 
-/// Item 7: HPA (`all`'s!), PDB, PVC, ServiceAccount, RoleBinding, ClusterRoleBinding,
+/// HPA (`all`'s!), PDB, PVC, ServiceAccount, RoleBinding, ClusterRoleBinding,
 /// Role, ClusterRole, CRD, Lease, APIService and Endpoints get kubectl's columns, `-o
 /// wide` too where it adds some; their JSON lines are the objects the server lists.
 #[test]
-fn every_kind_issue_19_names_gets_kubectls_columns() {
+fn every_kind_with_a_printer_gets_kubectls_columns() {
     let sim = SimProcess::start(&["--objects", "0"]);
     create_all(
         &sim,
@@ -739,7 +739,7 @@ fn every_kind_issue_19_names_gets_kubectls_columns() {
     }
 }
 
-/// Item 7: a CRD `string` column over a map or a list prints compact JSON, as kubectl 1.32.
+/// A CRD `string` column over a map or a list prints compact JSON, as kubectl 1.32.
 #[test]
 fn a_crd_column_over_a_map_or_a_list_prints_json() {
     let sim = SimProcess::start(&["--objects", "0"]);
@@ -774,7 +774,7 @@ fn a_crd_column_over_a_map_or_a_list_prints_json() {
     assert_eq!(row[t.col("TAGS")], r#"["x",true]"#);
 }
 
-/// Item 11: `kwatch all` prints its initial lists in `kubectl get all`'s order of kinds,
+/// `kwatch all` prints its initial lists in `kubectl get all`'s order of kinds,
 /// whatever order they synced in (pods, listed a page at a time, sync last).
 #[test]
 fn all_prints_its_blocks_in_kubectls_order() {
@@ -807,7 +807,7 @@ fn all_prints_its_blocks_in_kubectls_order() {
     assert_eq!(our_kinds, their_kinds, "{:?}", out.stdout);
 }
 
-/// Item 11: a header block per resource even when the header reads the same
+/// A header block per resource even when the header reads the same
 /// (`all --metadata-only`: every block is NAME and AGE), after a blank line.
 #[test]
 fn each_resource_gets_its_header_block() {

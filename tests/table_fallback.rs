@@ -1,4 +1,4 @@
-//! Issue 19 item 7, for every kind: a resource kwatch has no printer of its own for is
+//! For every kind: a resource kwatch has no printer of its own for is
 //! listed and watched as the server's Table (`includeObject=Object`), as `kubectl get`
 //! asks for it; the table shows kubectl's columns and cells, and the informer sees
 //! exactly the objects the JSON path gives it.

@@ -1,4 +1,4 @@
-//! "What did it really change" (issue 21): a relist's `Relisted` summary, `recreated` on
+//! "What did it really change": a relist's `Relisted` summary, `recreated` on
 //! a delta whose object has a new uid under its name, `--quiet-relists`, and the printing
 //! filters `--types` and `--changes`, against `kwatch sim`; a recorded run replays byte
 //! for byte.

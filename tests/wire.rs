@@ -1,4 +1,4 @@
-//! Kubernetes' protobuf on the wire (issue 32 items 2 and 5): the simulator answers
+//! Kubernetes' protobuf on the wire: the simulator answers
 //! `Accept: application/vnd.kubernetes.protobuf, application/json` in protobuf for its
 //! built-in kinds (lists, objects, Status errors, watches and streaming lists as
 //! length-prefixed WatchEvent frames) and in JSON for custom resources and Tables; what
@@ -216,7 +216,7 @@ fn has(v: &[Value], kind: &str, name: &str) -> bool {
     v.iter().any(|r| r["type"] == kind && r["name"] == name)
 }
 
-/// issue 32 item 2: `--wire protobuf` prints what `--wire json` prints, through a list, a
+/// `--wire protobuf` prints what `--wire json` prints, through a list, a
 /// watch's adds, updates and deletes, and a relist after a 410; the protobuf run's lists
 /// and watches were answered in protobuf, the JSON run's in JSON.
 #[test]
@@ -324,7 +324,7 @@ fn auto_reads_custom_resources_in_json_and_says_so() {
     );
 }
 
-/// issue 32 item 3: a field kwatch's table does not know (the simulator's
+/// A field kwatch's table does not know (the simulator's
 /// `unknown-field`, as a newer server's type) is never dropped: the list is asked again in
 /// JSON, the records are those of `--wire json`, one `WireFallback` record (one `~` line
 /// at a terminal) names the field, `--stats` counts it, and the resource stays JSON.

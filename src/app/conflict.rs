@@ -20,8 +20,8 @@ const PRUNE_AT: usize = 4096;
 
 /// How many of the last changes (managers, oldest first) make the fight that ends with the
 /// last one: the run of changes each by another manager than the one before, from its
-/// first change whose manager comes back later in the run (issue 30 item 4: a manager
-/// that never came back fought nobody). Below [`FLIPS`] is no fight.
+/// first change whose manager comes back later in the run (a manager that never came back
+/// fought nobody). Below [`FLIPS`] is no fight.
 fn fight<T>(changes: &[(T, String)]) -> usize {
     let alternating = 1 + changes
         .windows(2)
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn a_fight_needs_a_manager_to_come_back() {
-        // Issue 30 item 4: kubectl patch, set image, replace, each once.
+        // kubectl patch, set image, replace, each once: three managers, no fight.
         assert_eq!(run(&["kubectl-patch", "kubectl-set", "kubectl-replace"]), 0);
         assert_eq!(run(&["a", "b", "a"]), 3);
         assert_eq!(run(&["a", "b", "a", "b", "a"]), 5);

@@ -484,7 +484,7 @@ contexts:
         assert!(user(&b).exec.is_some());
     }
 
-    /// Issue 32 item 1: kubectl's `--disable-compression` and the cluster's
+    /// kubectl's `--disable-compression` and the cluster's
     /// `disable-compression`, either of which turns compression off.
     #[test]
     fn compression_is_off_when_the_flag_or_the_kubeconfig_says_so() {

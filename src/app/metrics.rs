@@ -810,7 +810,7 @@ fn typed(l: &Labels, t: &str) -> Typed {
 mod tests {
     use super::*;
 
-    /// Issue 30 item 16: addresses as Go's net.Listen reads them.
+    /// Addresses as Go's net.Listen reads them.
     #[test]
     fn listen_addresses_read_as_go_reads_them() {
         let ip: SocketAddr = "127.0.0.1:9464".parse().unwrap();
@@ -852,7 +852,7 @@ mod tests {
         assert_eq!(truncated_rv("12é"), None);
     }
 
-    /// Issue 30 item 16: the probe's histogram only with `--probe`.
+    /// The probe's histogram only with `--probe`.
     #[test]
     fn the_probe_histogram_is_registered_with_the_probe_only() {
         let without = Metrics::new(false).render().unwrap();

@@ -312,7 +312,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     let listener = (opts.view == View::Handlers)
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));
     if args.output.blame && !names_managers(&parsed) {
-        // Issue 30 item 5: else every path reads `unowned`, silently.
+        // Said at once: else every path would read `unowned`, silently.
         let _ = writeln!(
             io::stderr(),
             "~ this recording's objects carry no managedFields: --blame cannot name managers"

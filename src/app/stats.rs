@@ -489,7 +489,7 @@ mod tests {
             .trim_start()
     }
 
-    /// Issue 22: the watch health of each resource, and the stalls.
+    /// The watch health of each resource, and the stalls.
     #[test]
     fn watch_health_says_when_each_resource_last_heard_from_its_watch() {
         let mut s = Stats::new();
@@ -520,7 +520,7 @@ mod tests {
         assert_eq!(shown(&s, "stalled watches:"), "stalled watches: 1");
     }
 
-    /// Issue 30 item 15: a resource whose watch delivered nothing before `--timeout` has
+    /// A resource whose watch delivered nothing before `--timeout` has
     /// its watch health line all the same.
     #[test]
     fn a_watch_that_delivered_nothing_has_its_watch_health_line() {
@@ -539,7 +539,7 @@ mod tests {
         );
     }
 
-    /// Issue 30 item 15: `relisted:` counts relists, as `lists:` does; a resync's
+    /// `relisted:` counts relists, as `lists:` does; a resync's
     /// `Relisted` record is counted in `resyncs` alone.
     #[test]
     fn relisted_counts_relists_not_resyncs() {
@@ -601,7 +601,7 @@ mod tests {
             shown(&s, "lists:"),
             "lists: 0 (0 relists), 2 pages, 500 items; 1 streamed, 10001 objects"
         );
-        // Issue 32 item 6: a LIST's bytes, as decoded and as read (gzip); a streaming
+        // A LIST's bytes, as decoded and as read (gzip); a streaming
         // list's come over a watch and are not among them.
         observe(&mut s, &listed(1500, 3, false));
         assert_eq!(

@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(Condition::parse("DELETE").unwrap(), Condition::Deleted);
     }
 
-    /// Issue 15: kubectl wait's relaxed paths and case-insensitive condition status.
+    /// kubectl wait's relaxed paths and case-insensitive condition status.
     #[test]
     fn kubectl_wait_forms() {
         let cm = object(

@@ -44,8 +44,8 @@ fn value_conflict(cli: &Cli) -> Option<clap::Error> {
     use crate::cache::transform::Transform;
     let w = &cli.watch;
     let stripped = w.reflector.transform == Some(Transform::StripManagedFields);
-    // Issue 30 item 5: --blame names managers from the managedFields this transform
-    // drops; together every path read `unowned`.
+    // --blame names managers from the managedFields this transform drops; together every
+    // path would read `unowned`.
     (cli.command.is_none() && stripped && w.output.blame).then(|| {
         crate::app::cli::command().error(
             clap::error::ErrorKind::ArgumentConflict,

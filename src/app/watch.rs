@@ -152,9 +152,9 @@ struct Resolved<'a> {
 
 async fn watch(cfg: Config) -> Result<Outcome> {
     let mut signals = Signals::new();
-    // `--timeout` bounds the whole run, connecting and discovery included (issue 30 item
-    // 8: a server that never completed the TLS handshake held the run for client-go's
-    // 10 s handshake timeout).
+    // `--timeout` bounds the whole run, connecting and discovery included (else a server
+    // that never completes the TLS handshake holds the run for client-go's 10 s handshake
+    // timeout).
     let deadline = cfg
         .stop
         .timeout
@@ -690,8 +690,8 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
     let ropts = output::Options {
         format: Format::Json,
         color: false,
-        // Kept whatever is printed, so that `replay --blame` can name managers (issue 30
-        // item 5: they were kept only when the watch itself blamed).
+        // Kept whatever is printed, so that `replay --blame` can name managers also when
+        // the recorded watch itself did not blame.
         show_managed_fields: true,
         ..output::Options::default()
     };

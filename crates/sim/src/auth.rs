@@ -343,7 +343,7 @@ mod tests {
         let resp = *authorize(&who, &r).unwrap_err();
         assert_eq!(resp.headers()["x-content-type-options"], "nosniff");
         let (code, got) = body(resp).await;
-        // kube-apiserver 1.32's answer (shared/reference/…/37-err-403-noperm-user.json).
+        // kube-apiserver 1.32's answer, as captured for a user without the permission.
         let want = serde_json::json!({
             "kind": "Status",
             "apiVersion": "v1",

@@ -5,7 +5,7 @@
 //! What freezes: every connection open when the freeze starts, except those that have
 //! carried `/_sim/` requests only (the control API stays reachable); with `newConnections`, also
 //! those accepted meanwhile (their TLS handshake never completes, as through the frozen
-//! proxy of `shared/reference/client-go-0.32/run-frozen-connection.jsonl`); without it, new
+//! proxy of a recorded genuine client-go 0.32 run); without it, new
 //! connections are served, as a writer that does not go through the proxy (kubectl in the
 //! tests) keeps changing the cluster. When the freeze ends every connection resumes where
 //! it stopped (a frozen proxy that recovers passes the bytes on): what a client gave up on

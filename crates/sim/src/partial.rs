@@ -1,7 +1,7 @@
 //! PartialObjectMetadata(List): what a metadata informer gets
 //! (`Accept: application/json;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1`), in the
-//! real server's shapes (captures 23, 24 and the Table rows of 22, and notes 11 and 12, of
-//! shared/reference/kube-apiserver-1.32/README.md, outside this repository): `kind`,
+//! real server's shapes (as captured from a genuine kube-apiserver 1.32: a list, a single
+//! object and a Table's rows): `kind`,
 //! `apiVersion: meta.k8s.io/v1` and the object's `metadata` in ObjectMeta's Go field order —
 //! custom resources' too, whose stored form is alphabetical,
 //! since the conversion goes through the typed struct. Watch events carry such objects; a
@@ -177,7 +177,8 @@ mod tests {
     use super::super::resources::{CONFIGMAPS, PODS, WIDGETS};
     use super::*;
 
-    /// Reference capture 24: `GET …/configmaps/cm2` with `as=PartialObjectMetadata`.
+    /// A genuine kube-apiserver 1.32's answer to `GET …/configmaps/cm2` with
+    /// `as=PartialObjectMetadata`.
     const CM2: &str = r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"cm2","namespace":"ref","uid":"df7fb1c7-9981-46e4-846a-074e03aee41b","resourceVersion":"223","creationTimestamp":"2026-11-21T21:10:55Z","labels":{"app":"a"},"managedFields":[{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:10:55Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}},{"manager":"kubectl-label","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:10:55Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]}}"#;
 
     #[test]
@@ -191,8 +192,8 @@ mod tests {
         assert_eq!(String::from_utf8(go_json(&from_value(&v))).unwrap(), CM2);
     }
 
-    /// A custom resource's metadata comes out in Go's order, as in the rows of reference
-    /// capture 22, though it is stored alphabetically.
+    /// A custom resource's metadata comes out in Go's order, as in the rows of a captured
+    /// Table of a genuine kube-apiserver, though it is stored alphabetically.
     #[test]
     fn a_custom_resource_is_in_go_order() {
         let o = Obj::from_value(

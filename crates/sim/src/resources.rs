@@ -94,7 +94,7 @@ pub static RESOURCES: &[ResourceDef] = &[
         false
     ),
     res!("events.k8s.io", "events", "Event", true, false, false),
-    // The kinds kubectl prints with printers of their own (issue 19), and `all`'s
+    // The kinds kubectl prints with printers of their own, and `all`'s
     // HorizontalPodAutoscaler.
     res!("", "endpoints", "Endpoints", true, false, false),
     res!(

@@ -1054,7 +1054,7 @@ mod tests {
     use super::*;
     use crate::resources;
 
-    /// Issue 31 item 6: every kind the simulator serves has the genuine server's column
+    /// Every kind the simulator serves has the genuine server's column
     /// definitions (the widgets their CRD's) and a cell for each column after the name.
     #[test]
     fn every_kind_has_captured_columns_and_a_cell_for_each() {
@@ -1118,7 +1118,7 @@ mod tests {
         assert_eq!(cells[9], "e1");
     }
 
-    /// Issue 31 item 6: the simulator's cells against the genuine server's, for the kinds
+    /// The simulator's cells against the genuine server's, for the kinds
     /// captured in kwatch-core's `testdata/tables-1.32/`, time-dependent columns
     /// aside. What the simplified cells do not do is listed, so that a new difference
     /// (or a mended one) fails here.

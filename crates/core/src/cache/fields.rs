@@ -522,8 +522,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// kube-controller-manager's entry on a pod, from the 1.32 reference capture
-    /// 11-list-pods-ns (trimmed).
+    /// kube-controller-manager's entry on a pod, from a pod list captured from a genuine
+    /// kube-apiserver 1.32 (trimmed).
     fn pod_entry() -> Value {
         json!({"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{}},
             "f:ownerReferences":{".":{},"k:{\"uid\":\"9d38cf7e\"}":{}}},

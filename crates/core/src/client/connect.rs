@@ -80,7 +80,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     // TCP_NODELAY on every connection, as Go's net/http dialer sets it (client-go,
     // kubectl): a request's head and body are written separately (HTTP/2 HEADERS then
     // DATA), and with Nagle's algorithm the body waits for the server's delayed ACK of the
-    // head, ~40 ms on every write (issue 30 item 2: `--probe` measured that, not the
+    // head, ~40 ms on every write (which `--probe` would then measure instead of the
     // informer).
     http.set_nodelay(true);
     let server_name = match &config.tls_server_name {
@@ -279,10 +279,10 @@ impl Carrier {
         ))
     }
 
-    /// No later request goes over this connection (hyper-util's poisoning). Issue 30 item
-    /// 7: hyper exposes no PING on a pooled connection, so a stalled watch's connection
+    /// No later request goes over this connection (hyper-util's poisoning). Hyper
+    /// exposes no PING on a pooled connection, so a stalled watch's connection
     /// cannot be checked before the new watch; retiring it costs one TLS handshake, while
-    /// reusing a frozen one cost the health check's 45 s.
+    /// reusing a frozen one would cost the health check's 45 s.
     pub fn retire(&self) {
         if let Some(connected) = self.0.connection_metadata().as_ref() {
             connected.poison();

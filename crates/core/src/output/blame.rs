@@ -129,7 +129,7 @@ mod tests {
         assert!(compute(DeltaType::Added, None, Some(&b)).is_none());
     }
 
-    /// Issue 30 item 3: kube-controller-manager reorders a Deployment's conditions while
+    /// kube-controller-manager reorders a Deployment's conditions while
     /// changing only Progressing; another manager owns Available. Each is blamed for its
     /// own, and nothing of Available's is blamed at all.
     #[test]

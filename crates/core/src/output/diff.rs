@@ -400,8 +400,8 @@ mod tests {
     const AVAILABLE: &str =
         r#"{"type":"Available","status":"True","reason":"MinimumReplicasAvailable"}"#;
 
-    /// Issue 30 item 3: kube-controller-manager reordering conditions read as every field
-    /// of both renamed; item 14: one path style, odd keys quoted.
+    /// kube-controller-manager reordering conditions is not read as every field of both
+    /// renamed (lists compared by key); paths in one style, odd keys quoted.
     #[test]
     fn associative_lists_are_compared_by_key_and_the_patch_stays_exact() {
         let a = deployment(&format!("[{PROGRESSING},{AVAILABLE}]"), "1", "");

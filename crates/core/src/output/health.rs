@@ -6,8 +6,8 @@
 //!
 //! Before a resource's first sync, every wait before trying again (a backoff, a request
 //! retry) gets its line as it happens, in the table's words: a failure that goes on must
-//! not leave a script's user in silence until a sync that may never come (issue 19 item
-//! 4). Errors that will not fix themselves end the run there.
+//! not leave a script's user in silence until a sync that may never come. Errors that
+//! will not fix themselves end the run there.
 //!
 //! A `--check-consistency` check that found a difference is reported too, one line per
 //! such check, and so is a `--stall-after` stall, one line per silence: the user asked
@@ -55,7 +55,7 @@ impl Health {
     /// watch that ended in error, a relist for an error. Working again: a sign of a
     /// working watch (a bookmark, a watch event, a watch that closed cleanly after
     /// events). A list answered is no such sign: a user who may list but not watch gets a
-    /// relist after every failed watch (issue 19 item 5); a watch that fails again is
+    /// relist after every failed watch; a watch that fails again is
     /// said, with its count, when the count reaches a power of two or its cause changes.
     pub fn observe(&mut self, rec: &Record<'_>) -> Option<String> {
         let key = (rec.context.map(str::to_owned), rec.resource.name.clone());
@@ -232,7 +232,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 22: a stall is said every time (one `Stalled` per silence).
+    /// A stall is said every time (one `Stalled` per silence).
     #[test]
     fn a_stall_is_said_each_time() {
         let r = Resource::pods();
@@ -319,7 +319,7 @@ mod tests {
         );
     }
 
-    /// Issue 19 item 5: a user who may list but not watch. Each relist works and prints
+    /// A user who may list but not watch. Each relist works and prints
     /// the list again; that is no recovery of the watch, whose failures are counted.
     #[test]
     fn a_relist_is_no_recovery_while_every_watch_fails() {

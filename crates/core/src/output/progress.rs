@@ -90,7 +90,7 @@ mod tests {
         );
     }
 
-    /// Issue 19 item 11: a streaming list has no pages to speak of.
+    /// A streaming list has no pages to speak of.
     #[test]
     fn a_streaming_list_speaks_of_objects_not_pages() {
         let l = loading("listed pods: 10001 streamed", 10001, 0, 1);
@@ -100,7 +100,7 @@ mod tests {
         );
     }
 
-    /// Issue 19 item 11: at 80 columns the line never wraps (a wrapped line leaves stale
+    /// At 80 columns the line never wraps (a wrapped line leaves stale
     /// copies behind).
     #[test]
     fn fits_the_terminal_width() {

@@ -34,7 +34,7 @@ pub(super) fn watch_works(body: &Body<'_>) -> bool {
     }
 }
 
-/// The table's `~` lines of a failure that repeats (issue 19 item 6): a backoff with the
+/// The table's `~` lines of a failure that repeats: a backoff with the
 /// cause of the one before is said when the count of them in a row reaches a power of
 /// two, with that count, and the relist it leads to is not; a different cause or a sign
 /// of a working watch starts over.

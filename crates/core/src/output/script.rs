@@ -275,7 +275,7 @@ mod tests {
         let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &p)).collect();
         assert_eq!(cells, ["web", "i1,i2", "<none>"]);
         assert!(parse_custom_columns("NAME").is_err());
-        // Issue 30 item 10: maps and lists as Go's %v, as kubectl's custom columns print
+        // Maps and lists as Go's %v, as kubectl's custom columns print
         // them (`map[k:new]`), not as JSON.
         let cols = parse_custom_columns("L:.metadata.labels,C:.spec.containers[0],N:.n").unwrap();
         let v = json!({"metadata": {"labels": {"tier-x": "f", "app": "w"}},

@@ -1004,7 +1004,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                 match event_text(name, e).and_then(|t| self.repeats.filter(name, rec, t)) {
                     // A wait before trying again is shown at once, with the loading lines
                     // before it: a failure that goes on must not wait for a sync that may
-                    // never come (issue 19 item 4).
+                    // never come.
                     Some(t) if self.held_rows == 0 && is_wait(e) => {
                         let t = t + &release_note(rec);
                         self.held.push(Held::note(t, Some(rec.resource), false));

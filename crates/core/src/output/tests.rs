@@ -167,7 +167,7 @@ fn table_escapes_control_characters_from_the_server() {
     assert_eq!(out, "~ synced pods\n~ backoff pods 800ms: boom\\u{1b}[2J\n");
 }
 
-/// The lead's failure rule (issues 11 and 15): a run that fails before its first sync
+/// The failure rule: a run that fails before its first sync
 /// prints one error line on stderr, so the loading phase's `~` lines are held with the
 /// initial list and never shown without it.
 #[test]
@@ -375,8 +375,8 @@ fn print_split(o: Options, context: Option<&str>, recs: &[Body<'_>]) -> (String,
     (out.text(), diag.text())
 }
 
-/// Issue 11: kubectl aligns the whole initial list; widths only grew row by row, so a
-/// long name shifted every later column.
+/// kubectl aligns the whole initial list; widths that only grew row by row would let a
+/// long name shift every later column.
 #[test]
 fn table_aligns_the_initial_list_then_keeps_its_widths_for_watch_rows() {
     let names = ["default", "kube-node-lease", "kube-public", "team-a"];
@@ -429,7 +429,7 @@ fn table_aligns_the_initial_list_then_keeps_its_widths_for_watch_rows() {
     );
 }
 
-/// Issue 11: on a terminal the hold is bounded, so a huge list starts printing at once.
+/// On a terminal the hold is bounded, so a huge list starts printing at once.
 #[test]
 fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     let d = Delta::new(DeltaType::Replaced, pod("a", "1"));
@@ -450,7 +450,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     assert_eq!(out.text().lines().count(), table::HOLD_ROWS + 1);
 }
 
-/// Issue 15: `~` lines are diagnostics, never on stdout, with or without headers.
+/// `~` lines are diagnostics, never on stdout, with or without headers.
 #[test]
 fn table_event_lines_go_to_the_diagnostics_writer() {
     let d = Delta::new(DeltaType::Replaced, pod("web-1", "7"));
@@ -479,7 +479,7 @@ fn table_event_lines_go_to_the_diagnostics_writer() {
     );
 }
 
-/// Issue 30 item 15: a watch's `~` line counts its bookmarks apart from its events.
+/// A watch's `~` line counts its bookmarks apart from its events.
 #[test]
 fn a_watch_end_counts_bookmarks_apart_from_events() {
     let ended = |events, bookmarks| ReflectorEvent::WatchEnded {
@@ -509,7 +509,7 @@ fn a_watch_end_counts_bookmarks_apart_from_events() {
     );
 }
 
-/// Issue 15: explicit colour is whole: every colour closed by one full reset, no stray
+/// Explicit colour is whole: every colour closed by one full reset, no stray
 /// `ESC[m`, whatever `NO_COLOR` says.
 #[test]
 fn colour_codes_are_explicit_and_balanced() {
@@ -538,7 +538,7 @@ fn colour_codes_are_explicit_and_balanced() {
     }
 }
 
-/// Issue 15: server strings go to a pipe as they are in kubectl's script formats, and
+/// Server strings go to a pipe as they are in kubectl's script formats, and
 /// escaped on a terminal; with several contexts each line says which.
 #[test]
 fn script_formats_write_bytes_into_a_pipe_and_name_the_context() {
@@ -872,7 +872,7 @@ fn service_accounts_then_config_maps() -> (Resource, Resource, Options) {
     )
 }
 
-/// Issue 19 item 11: `kwatch all` prints its initial lists in `all`'s order whatever
+/// `kwatch all` prints its initial lists in `all`'s order whatever
 /// order they synced in, each resource a block under its own header (after a blank
 /// line, as `kubectl get sa,roles`), and the watch rows after them.
 #[test]
@@ -919,7 +919,7 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
     assert_eq!(at(lines[3]), at(lines[4]), "{out}");
 }
 
-/// Issue 19 item 11: with `-A`, a cluster-scoped resource has no NAMESPACE column;
+/// With `-A`, a cluster-scoped resource has no NAMESPACE column;
 /// mixed with a namespaced one, each block has its own (`kubectl get ns,pods -A`).
 #[test]
 fn table_leaves_namespace_out_for_cluster_scoped_resources() {
@@ -960,7 +960,7 @@ fn table_leaves_namespace_out_for_cluster_scoped_resources() {
     assert!(headers[1].contains("NAMESPACE"), "{out}");
 }
 
-/// Issue 19 item 11: into a file or a pipe the whole initial list is aligned, however
+/// Into a file or a pipe the whole initial list is aligned, however
 /// long (on a terminal it is bounded: the test above).
 #[test]
 fn table_aligns_a_whole_long_initial_list_when_not_on_a_terminal() {
@@ -1025,7 +1025,7 @@ fn a_records_blame_is_made_once() {
     assert!(std::ptr::eq(first, record_blame(&rec, true).unwrap()));
 }
 
-/// Issue 30 item 13: with several resources, each resource's `~` lines stand with its own
+/// With several resources, each resource's `~` lines stand with its own
 /// block (those before its sync above its rows, `synced` and `watch` below them), never
 /// inside another kind's block, whatever order the events came in.
 #[test]
@@ -1083,8 +1083,8 @@ fn table_keeps_each_resources_tilde_lines_with_its_block() {
     );
 }
 
-/// Issue 30 item 10: custom-columns align the whole initial list, as kubectl does (the
-/// widths came from the header and the first row only), and later rows keep those widths.
+/// Custom-columns align the whole initial list, as kubectl does (not by the header and
+/// the first row only), and later rows keep those widths.
 #[test]
 fn custom_columns_align_the_whole_initial_list() {
     let a = Delta::new(DeltaType::Replaced, pod("a", "1"));

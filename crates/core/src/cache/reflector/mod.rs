@@ -1064,7 +1064,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 restart,
             });
             if restart {
-                // Issue 30 item 7: the new watch goes over another connection; a frozen
+                // The new watch goes over another connection; a frozen
                 // one would hear nothing either.
                 self.lw.watch_stalled();
                 w.stalled = true;

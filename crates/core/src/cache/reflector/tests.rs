@@ -250,7 +250,7 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
     );
 }
 
-/// Issue 32 item 6: a List names what its requests ask for.
+/// A List names what its requests ask for.
 #[test]
 fn a_list_names_what_it_asks_for() {
     let encoding = |protobuf, gzip| match ReflectorEvent::list("", 500, "initial", false)
@@ -265,7 +265,7 @@ fn a_list_names_what_it_asks_for() {
     assert_eq!(encoding(true, false).as_deref(), Some("protobuf"));
 }
 
-/// Issue 32 item 6: a list's transfer is its pages' summed, gzip when any page was.
+/// A list's transfer is its pages' summed, gzip when any page was.
 #[tokio::test(start_paused = true)]
 async fn a_lists_bytes_are_its_pages_summed() {
     let src = Scripted::new(vec![
@@ -426,7 +426,7 @@ async fn a_list_or_watch_older_than_what_was_synced_is_time_travel() {
     assert!(log[at..].iter().any(|l| l == "Watch rv=8"), "{log:#?}");
 }
 
-/// Issue 21: a server whose resourceVersions are not integers (opaque, as the API
+/// A server whose resourceVersions are not integers (opaque, as the API
 /// conventions allowed before KEP-5504) is noted once, and nothing is called time travel,
 /// whatever order its versions come in.
 #[tokio::test(start_paused = true)]
@@ -799,7 +799,7 @@ async fn resync_fires_every_period() {
     assert_eq!(log.iter().filter(|l| *l == "resync").count(), 3);
 }
 
-/// Issue 14: client-go resyncs only while watching (`watchWithResync`): not while a
+/// client-go resyncs only while watching (`watchWithResync`): not while a
 /// relist fails and backs off, and the period starts anew with the next watch.
 #[tokio::test(start_paused = true)]
 async fn resync_runs_only_while_watching() {
@@ -973,7 +973,7 @@ async fn watch_list_rejected_falls_back_to_list_and_auto_remembers() {
     );
 }
 
-/// Issue 19 item 6: after a sync, the resource type goes away (its CRD deleted): the
+/// After a sync, the resource type goes away (its CRD deleted): the
 /// streaming list's 404 makes `auto` fall back to LIST for good, said once, and the LIST's
 /// 404 is called what it is.
 #[tokio::test(start_paused = true)]
@@ -1181,7 +1181,7 @@ async fn progress_counts_pages_and_items_of_the_list_under_way() {
     );
 }
 
-/// Issue 22: `--stall-after` reports a watch that delivers nothing once per silence, and
+/// `--stall-after` reports a watch that delivers nothing once per silence, and
 /// without `--restart-stalled` keeps waiting on it (client-go's behaviour).
 #[tokio::test(start_paused = true)]
 async fn a_silent_watch_is_reported_stalled_once_and_kept() {
@@ -1249,7 +1249,7 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
             "add ns/b 13",
         ]
     );
-    // Issue 30 item 7: the source is told before the new watch, so that it opens it on
+    // The source is told before the new watch, so that it opens it on
     // another connection.
     let kinds: Vec<&str> = calls
         .iter()

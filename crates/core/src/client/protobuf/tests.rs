@@ -387,7 +387,7 @@ fn a_list_gives_its_items_and_its_metadata() {
     );
 }
 
-/// Issue 32 item 1: a list fed as it arrives, cut at every point into two chunks and in
+/// A list fed as it arrives, cut at every point into two chunks and in
 /// chunks of 1, 2, 3 and 7 bytes, gives each item as soon as its bytes are in and in the
 /// end what the whole body gives; a body cut short, or a field the list does not have, is
 /// an error wherever the cut falls.

@@ -174,7 +174,7 @@ fn check(file: &str, r: &Resource, now: jiff::Timestamp, bad: &mut Vec<String>) 
     checked
 }
 
-/// Issue 31 item 6: kwatch's printers, cell for cell, against a genuine kube-apiserver's
+/// kwatch's printers, cell for cell, against a genuine kube-apiserver's
 /// Tables; every kind kwatch has a printer for is among the captures.
 #[test]
 fn every_printer_matches_a_genuine_kube_apiserver() {

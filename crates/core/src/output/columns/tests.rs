@@ -110,7 +110,7 @@ fn headers(r: &Resource, wide: bool) -> Vec<String> {
         .collect()
 }
 
-/// Issue 15: the columns of kubectl 1.32's printers for the workload kinds.
+/// The columns of kubectl 1.32's printers for the workload kinds.
 #[test]
 fn workload_columns_follow_kubectl_printers() {
     let job = res("batch/v1", "Job");
@@ -248,7 +248,7 @@ fn network_columns_follow_kubectl_printers() {
         [
             "nginx",
             "a.example,b.example,c.example + 2 more...",
-            // Uncut: kube-apiserver prints every Table wide (issue 31 item 6).
+            // Uncut: kube-apiserver prints every Table wide.
             "10.0.0.2,lb.some.long.example",
             "80, 443",
             "<unknown>"
@@ -279,7 +279,7 @@ fn network_columns_follow_kubectl_printers() {
     assert_eq!(cells(&eps, false, &json!({}))[1..3], ["<unset>", "<unset>"]);
 }
 
-/// Issue 15: events.k8s.io events print through the core printer, reading their own
+/// events.k8s.io events print through the core printer, reading their own
 /// field names (regarding, note, series, deprecated*).
 #[test]
 fn events_of_both_groups_print_as_kubectl() {
@@ -351,7 +351,7 @@ fn pod_wide_has_nominated_node_and_readiness_gates() {
     assert!(cells_agree(&raw));
 }
 
-/// Issue 15: CRD cells as kube-apiserver types them and kubectl prints them.
+/// CRD cells as kube-apiserver types them and kubectl prints them.
 #[test]
 fn crd_cells_follow_the_table_convertor() {
     let n = now();
@@ -819,7 +819,7 @@ fn pod_cells_agree_on_members_of_other_types() {
     );
 }
 
-/// Issue 31 item 6: the genuine captures have no node rows (their cluster had no node),
+/// The genuine captures have no node rows (their cluster had no node),
 /// so printers.go `printNode`'s rules are pinned here: `Unknown` without a Ready
 /// condition, the last Ready condition wins, roles sorted from both labels, `<unknown>`
 /// node info and an empty VERSION.

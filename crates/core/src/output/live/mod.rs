@@ -1,4 +1,4 @@
-//! `--live` (issue 23): the informer's cache as a table that changes in place. This is the
+//! `--live`: the informer's cache as a table that changes in place. This is the
 //! output layer's half: [`LivePrinter`], one more [`Printer`] behind the informer loop,
 //! updates a [`Model`] held behind a mutex (never the screen: the informer must not block
 //! on it), and [`view`] draws the model into any ratatui `Backend`. The terminal, keys

@@ -385,7 +385,7 @@ fn a_delta_makes_no_cells_until_its_row_is_shown() {
     assert_eq!(made(&lock(&f.model)), 50);
 }
 
-/// Issue 30 item 6: the shown rows' ages count to the frame's time, made again once a
+/// The shown rows' ages count to the frame's time, made again once a
 /// second (an object created during the session is not `0s` minutes later), and an age
 /// that moved is not a change.
 #[test]
@@ -416,7 +416,7 @@ fn ages_advance_without_marking_a_change() {
     assert_eq!(find(&b, "web-1", "5m59s").fg, ratatui::style::Color::Reset);
 }
 
-/// Issue 30 item 6: "event Ns ago" counts from the last watch event (a delta the watch
+/// "event Ns ago" counts from the last watch event (a delta the watch
 /// brought, or a bookmark), not from a list, and a relist or a retry does not reset it.
 #[test]
 fn event_ago_counts_from_the_last_watch_event() {
@@ -449,7 +449,7 @@ fn event_ago_counts_from_the_last_watch_event() {
     );
 }
 
-/// Issue 30 item 12: the filter line edits as a shell's: Backspace, Ctrl-W (a word),
+/// The filter line edits as a shell's: Backspace, Ctrl-W (a word),
 /// Ctrl-U (the line), Esc (cancels, clearing it).
 #[test]
 fn the_filter_line_edits_as_a_shell() {
@@ -493,7 +493,7 @@ fn busy_header() -> Header {
     }
 }
 
-/// Issue 30 item 12: a narrow screen shortens the header's other parts first; the
+/// A narrow screen shortens the header's other parts first; the
 /// relists, retries, backoffs and the event's and bookmark's ages stay whole.
 #[test]
 fn a_narrow_header_keeps_its_counters_and_ages() {
@@ -535,7 +535,7 @@ fn a_narrow_header_keeps_its_counters_and_ages() {
     );
 }
 
-/// Issue 30 item 12: cells a narrow screen cuts are shown by → (the columns move left),
+/// Cells a narrow screen cuts are shown by → (the columns move left),
 /// and the status line says there is more.
 #[test]
 fn right_shows_the_columns_a_narrow_screen_cuts() {
@@ -564,7 +564,7 @@ fn right_shows_the_columns_a_narrow_screen_cuts() {
     assert!(text(&f.draw(&mut ui, 50, 14, 10)).contains("  DELTA"));
 }
 
-/// Issue 30 item 12: with several kinds, `s` cycles the columns of the selected row's
+/// With several kinds, `s` cycles the columns of the selected row's
 /// kind, not the first kind's.
 #[test]
 fn sort_cycles_the_selected_kinds_columns() {
