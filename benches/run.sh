@@ -258,7 +258,7 @@ section_d() {
 }
 
 # ---------------------------------------------------------------- M: --metadata-only
-# The Accept headers kwatch sends under --metadata-only (src/client/source.rs).
+# The Accept headers kwatch sends under --metadata-only (crates/core/src/client/source.rs).
 META_LIST='application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json'
 META_WATCH='application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json'
 # The streaming list kwatch opens (it ends after 1 s, the initial events sent in full).

@@ -18,7 +18,7 @@
 #   P: where L's time goes, per encoding: the server's time to the first byte (curl) and
 #      kwatch's time for the list itself (its Listed records' ms), beside L's wall.
 #   S: the same clients through `POST /_sim/slow-link {"mbps":WIRE_MBPS}` (the server-to-
-#      client direction, after gzip and TLS: src/sim/link.rs).
+#      client direction, after gzip and TLS: crates/sim/src/link.rs).
 # Figures: wall, CPU, peak RSS (the median run by wall time), the body bytes each encoding
 # puts on the wire (curl's size_download), and in S the bytes the link carried per run
 # (`bytesPaced` of GET /_sim/state: TLS records, heads and bodies).

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// The folders at the repository's root whose paths docs and comments name.
 /// (Not `tools/`: the comments name client-go's `tools/cache` far more than ours.)
-const ROOTS: [&str; 8] = [
+const ROOTS: [&str; 9] = [
+    "crates/",
     "src/",
     "tests/",
     "docs/",
@@ -154,20 +155,23 @@ fn test_names(file: &Path, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Every test of the crate: (lib tests, integration tests).
+/// Every test of the workspace: (lib tests, integration tests).
 fn all_tests() -> (Vec<String>, Vec<String>) {
     let root = root();
     let (mut lib, mut integration) = (Vec::new(), Vec::new());
-    let mut rs = Vec::new();
-    files(&root.join("src"), &[".rs"], &mut rs);
-    for f in rs {
-        let rel = f.strip_prefix(root.join("src")).unwrap().with_extension("");
-        let module = rel
-            .to_string_lossy()
-            .replace('/', "::")
-            .trim_end_matches("::mod")
-            .to_owned();
-        test_names(&f, &module, &mut lib);
+    // Every package's library: the workspace's `cargo test --lib` runs them all.
+    for src in ["src", "crates/core/src", "crates/sim/src"] {
+        let mut rs = Vec::new();
+        files(&root.join(src), &[".rs"], &mut rs);
+        for f in rs {
+            let rel = f.strip_prefix(root.join(src)).unwrap().with_extension("");
+            let module = rel
+                .to_string_lossy()
+                .replace('/', "::")
+                .trim_end_matches("::mod")
+                .to_owned();
+            test_names(&f, &module, &mut lib);
+        }
     }
     let mut rs = Vec::new();
     files(&root.join("tests"), &[".rs"], &mut rs);

@@ -11,7 +11,7 @@ use crate::util::kwatch::{configmap, kubectl_f, of_type};
 use crate::util::SimProcess;
 
 const S: Duration = Duration::from_secs(1);
-/// A service account that may get, list and watch, but not write (src/sim/auth.rs).
+/// A service account that may get, list and watch, but not write (crates/sim/src/auth.rs).
 const VIEWER: &str = "system:serviceaccount:default:viewer";
 
 /// The probe ConfigMaps in `default`, as kubectl lists them.

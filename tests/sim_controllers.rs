@@ -1,4 +1,4 @@
-//! The simulator's controllers (`kwatch sim --controllers`, src/sim/controllers/) driven by
+//! The simulator's controllers (`kwatch sim --controllers`, crates/sim/src/controllers/) driven by
 //! the real kubectl: a Deployment's ReplicaSet and pods, a rollout with `kubectl set image`
 //! that `kubectl rollout status` sees through and its `ScalingReplicaSet` Events in order,
 //! a Job run to completion, garbage collection in each `--cascade` mode (the order objects

@@ -1521,7 +1521,7 @@ fn plain_http_to_the_tls_port_is_answered_as_kube_apiserver_answers_it() {
 
 /// A SelfSubjectAccessReview (what `kubectl auth can-i` asks, in protobuf, which the
 /// simulator does not speak; kwatch's `--probe` asks it in JSON) is answered with the fixed
-/// policy (src/sim/auth.rs): the viewer may list config maps but not create them.
+/// policy (crates/sim/src/auth.rs): the viewer may list config maps but not create them.
 #[test]
 fn self_subject_access_reviews_answer_the_policy() {
     let sim = SimProcess::start(&[]);

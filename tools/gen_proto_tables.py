@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/client/protobuf/tables/v1.MINOR.json: how to turn Kubernetes' protobuf wire
+"""Writes crates/core/src/client/protobuf/tables/v1.MINOR.json: how to turn Kubernetes' protobuf wire
 into the apiserver's JSON, for one server minor.
 
 The table is data read from three checkouts of one release (no network):
@@ -7,7 +7,7 @@ The table is data read from three checkouts of one release (no network):
     tools/gen_proto_tables.py --minor 1.32 \\
         --api DIR/api --apimachinery DIR/apimachinery \\
         --apiextensions DIR/apiextensions-apiserver \\
-        --out src/client/protobuf/tables/v1.32.json
+        --out crates/core/src/client/protobuf/tables/v1.32.json
 
 (`git archive v0.32.13` of kubernetes/api, kubernetes/apimachinery and
 kubernetes/apiextensions-apiserver). Each package's `generated.proto` gives the wire: field
@@ -18,7 +18,7 @@ of the json tags, pointer or value, `inline`, and which types have a custom mars
 `items`). A proto field with no Go field, or a Go field with no proto field (other than
 TypeMeta, which travels in the envelope), stops the generator: the table never guesses.
 
-Format (src/client/protobuf/table.rs reads it):
+Format (crates/core/src/client/protobuf/table.rs reads it):
 
     {"minor": "1.32", "sources": {...},
      "messages": [[name, special, [[json, number, type, flags, value_type?], ...]], ...],

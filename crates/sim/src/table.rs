@@ -8,7 +8,7 @@
 //! column, in the server's order) are the simulator's own reading of kube-apiserver's
 //! printers (printers.go), simplified: the tests below hold them against the genuine
 //! server's cells for the captured objects, the simplifications listed. kwatch's printers
-//! are checked against the same captures (`src/output/columns/genuine.rs`); kubectl
+//! are checked against the same captures (`crates/core/src/output/columns/genuine.rs`); kubectl
 //! against the simulator is a second reading of the same rules, so this file shares no
 //! code with them. Row objects follow `includeObject` ([`row_object`]).
 

@@ -556,7 +556,7 @@ impl<W: Write> TablePrinter<W> {
         self.row(rec, cells, color_of(delta.kind), diff, initial)
     }
 
-    /// `--live`'s cells of a delta (src/output/live/): the header line and the row the
+    /// `--live`'s cells of a delta (crates/core/src/output/live/): the header line and the row the
     /// table prints for it, escaped.
     pub(super) fn live_cells(
         &mut self,

@@ -1,5 +1,5 @@
 //! The live view rendered into ratatui's `TestBackend`, as snapshots (reviewed like the
-//! table's, src/output/snapshots/).
+//! table's, crates/core/src/output/snapshots/).
 
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
