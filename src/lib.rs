@@ -13,6 +13,6 @@
 //! re-exported here under their own names.
 pub mod app;
 
-pub use kwatch_core::{cache, client, der, hooks, output, scan, selector, text};
+pub use kwatch_core::{cache, client, der, hooks, informer, output, scan, selector, text};
 #[cfg(feature = "sim")]
 pub use kwatch_sim as sim;

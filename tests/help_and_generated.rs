@@ -238,8 +238,8 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
 /// last comma of a list.
 #[test]
 fn completion_offers_object_names_and_the_filter_words() {
-    use kwatch::app::filter::{Parts, Types};
     use kwatch::cache::transform::Transform;
+    use kwatch::informer::filter::{Parts, Types};
 
     let sim = SimProcess::start(&[]);
     // kubectl's names of RESOURCE with these namespace flags, as `-o name` prints them.

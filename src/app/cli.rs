@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::app::filter::{Parts, Types};
 use crate::app::help::{long_after_help, short_after_help};
 use crate::cache::queue::FifoKind;
 use crate::cache::reflector::WatchListMode;
+use crate::informer::filter::{Parts, Types};
 use crate::output::{Format, View};
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
@@ -79,8 +79,8 @@ pub struct ReplayArgs {
 
     /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
     /// met, 4 when the recording ends first.
-    #[arg(long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
-    pub until: Option<crate::app::until::Condition>,
+    #[arg(long, value_name = "CONDITION", value_parser = crate::informer::until::Condition::parse)]
+    pub until: Option<crate::informer::until::Condition>,
 
     /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
     #[arg(long)]
@@ -306,8 +306,8 @@ pub struct WatchArgs {
 
     /// --follow's child resources: K,… replaces the defaults, +K adds, -K takes away
     #[arg(long, value_name = "K,…", requires = "follow", hide_short_help = true,
-          value_parser = crate::app::follow::KindsSpec::parse)]
-    pub follow_kinds: Option<crate::app::follow::KindsSpec>,
+          value_parser = crate::informer::follow::KindsSpec::parse)]
+    pub follow_kinds: Option<crate::informer::follow::KindsSpec>,
 
     /// Also show the Events about the objects shown
     #[arg(
@@ -820,8 +820,8 @@ pub struct StopArgs {
           value equals, or without `=VALUE` is present and not false), or \
           `condition=Ready[=True]` (type and status ignoring case). Exit 0 when met, 3 if \
           --timeout comes first, 4 if the watch ends otherwise (--max-events).",
-          long, value_name = "CONDITION", value_parser = crate::app::until::Condition::parse)]
-    pub until: Option<crate::app::until::Condition>,
+          long, value_name = "CONDITION", value_parser = crate::informer::until::Condition::parse)]
+    pub until: Option<crate::informer::until::Condition>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -17,9 +17,9 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::app::cli::{ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::app::kubeconfig::{effective_kubeconfig, files_readable, load_kubeconfig};
-use crate::app::until::Condition;
 use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
+use crate::informer::until::Condition;
 use crate::output;
 use crate::output::diff::DiffMode;
 
@@ -77,13 +77,13 @@ pub struct Config {
     /// `--probe NAMESPACE` and `--probe-interval`.
     pub probe: Option<Probe>,
     /// `--quiet-relists`, `--types`, `--changes`: what is printed.
-    pub filter: crate::app::filter::Filter,
+    pub filter: crate::informer::filter::Filter,
     /// `--live`: the full-screen view (src/app/live.rs); stdout is a terminal.
     pub live: bool,
     /// `--live-history`: versions each row's history keeps.
     pub live_history: usize,
     /// `--follow` (with `--follow-kinds`' changes to the child resources).
-    pub follow: Option<crate::app::follow::KindsSpec>,
+    pub follow: Option<crate::informer::follow::KindsSpec>,
     /// `--events`.
     pub events: bool,
 }
@@ -240,7 +240,7 @@ impl Config {
                 namespace,
                 interval: args.probe_interval,
             }),
-            filter: crate::app::filter::Filter {
+            filter: crate::informer::filter::Filter {
                 quiet_relists: args.filter.quiet_relists,
                 types: args.filter.types.clone(),
                 changes: args.filter.changes.clone(),

@@ -2,7 +2,7 @@
 //! and `HEAD`), encoded by the `prometheus-client` crate and served by hyper on the one
 //! address given (`:PORT`: every interface, `HOST:PORT`: resolved, as Go's `net.Listen`).
 //!
-//! Fed from the records the [`crate::app::informer::Sink`] prints (as `--stats` is), so
+//! Fed from the records the [`crate::informer::consume::Sink`] prints (as `--stats` is), so
 //! they describe what the informer saw; what records do not carry (store size, the
 //! queue's depth) is read when the endpoint is scraped, which costs the hot path nothing.
 //! Names follow client-go's reflector metrics (`tools/cache/reflector_metrics.go`, removed
@@ -38,6 +38,7 @@ use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
 use crate::cache::store::Store;
 use crate::client::target::Target;
+use crate::informer::consume::Observer;
 use crate::output::{Body, Record};
 
 /// Which informer: the resource as records name it, and the context (empty with one).
@@ -803,6 +804,33 @@ fn typed(l: &Labels, t: &str) -> Typed {
         resource: l.resource.clone(),
         context: l.context.clone(),
         r#type: t.to_owned(),
+    }
+}
+
+/// `--metrics` as the informer loop's observer: the printed records and every pop, into
+/// the registry the endpoint serves.
+pub struct Observed(pub Arc<Metrics>);
+
+impl Observer for Observed {
+    fn record(&mut self, rec: &Record<'_>, shown: bool, _targets: usize) {
+        if shown {
+            self.0.observe(rec);
+        }
+    }
+
+    fn popped(&mut self, resource: &str, context: &str) {
+        self.0.popped(&labels(resource, context));
+    }
+
+    fn processed(&mut self, resource: &str, context: &str, took: Duration) {
+        self.0.processed(&labels(resource, context), took);
+    }
+}
+
+fn labels(resource: &str, context: &str) -> Labels {
+    Labels {
+        resource: resource.to_owned(),
+        context: context.to_owned(),
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
+use crate::informer::consume::Observer;
 use crate::output::{self, Body, Record};
 use crate::text::human_bytes;
 
@@ -136,7 +137,7 @@ impl Stats {
     }
 
     /// Counts one record; `targets`: how many resources (and contexts) are watched, so
-    /// that time to synced is that of the last one.
+    /// that time to synced is that of the last one. Printed or hidden alike.
     pub fn observe(&mut self, rec: &Record<'_>, targets: usize) {
         self.observe_health(rec);
         match &rec.body {
@@ -440,6 +441,13 @@ fn tally<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
     let total: u64 = counts.values().sum();
     let each: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!("{total} ({})", each.join(", "))
+}
+
+/// `--stats` counts every record, printed or hidden by a filter.
+impl Observer for Stats {
+    fn record(&mut self, rec: &Record<'_>, _shown: bool, targets: usize) {
+        self.observe(rec, targets);
+    }
 }
 
 #[cfg(test)]

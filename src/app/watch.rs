@@ -1,5 +1,5 @@
 //! The watch command's wiring: resolve every cluster's resources, open the outputs, start
-//! one reflector → queue → informer loop ([`crate::app::informer`]) per resource, then wait
+//! one reflector → queue → informer loop ([`crate::informer::consume`]) per resource, then wait
 //! for a stop condition, Ctrl-C or an error, and report.
 //!
 //! With `--context a,b`, every cluster gets its own targets, reflectors and informer
@@ -17,7 +17,6 @@ use tokio::task::JoinSet;
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
 use crate::app::exit::Outcome;
-use crate::app::informer::{CacheSource, Shared, Sink, Stop};
 use crate::app::metrics::{self, Metrics};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
@@ -32,6 +31,7 @@ use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
+use crate::informer::consume::{CacheSource, Shared, Sink, Stop};
 use crate::output::{self, Format, Printer};
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
@@ -193,7 +193,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             .flat_map(|r| r.targets[..r.selected].iter())
             .map(|t| t.resource.name.clone());
         let events = cfg.events.then(|| "events".to_owned());
-        shared.lock().graph = Some(crate::app::follow::Graph::new(roots, events));
+        shared.lock().graph = Some(crate::informer::follow::Graph::new(roots, events));
     }
     let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
@@ -204,7 +204,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     // list's) would be missing from the counters for good.
     let metrics = metrics_listener.map(|listener| {
         let m = Arc::new(Metrics::new(cfg.probe.is_some()));
-        shared.lock().metrics = Some(m.clone());
+        (shared.lock().observers).push(Box::new(metrics::Observed(m.clone())));
         (listener, m)
     });
     let mut tasks = JoinSet::new();
@@ -221,7 +221,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     }
     drop(tx);
     if cfg.progress {
-        tasks.spawn(crate::app::informer::progress(shared.clone()));
+        tasks.spawn(crate::app::progress::run(shared.clone()));
     }
     let ends = Ends {
         stop: &mut rx,
@@ -304,7 +304,7 @@ fn conclude(
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
-        crate::app::until::timed_out(&waited_on(plurals, &stores, named))
+        crate::informer::until::timed_out(&waited_on(plurals, &stores, named))
     });
     // The end's records (measured before the stores are forgotten).
     let outcome = end(shared, outcome);
@@ -354,16 +354,16 @@ fn shared_state(
     targets: usize,
     stop: &mpsc::UnboundedSender<Stop>,
 ) -> Shared {
-    let mut sink = Sink::new(
-        printer,
-        recorder,
-        cfg.stats.then(|| Stats::new().blaming(cfg.printer.blame)),
-    );
+    let mut sink = Sink::new(printer, recorder);
+    if cfg.stats {
+        sink.observers
+            .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
+    }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
         .printer
         .blame
-        .then(crate::app::conflict::Conflicts::default);
+        .then(crate::informer::conflict::Conflicts::default);
     Shared {
         lists: Mutex::new(Vec::new()),
         sink: Mutex::new(sink),
@@ -512,8 +512,12 @@ async fn resolve<'a>(
         let selected = targets.len();
         let mut targets = targets;
         if cfg.graph() {
-            let more =
-                crate::app::follow::graph_targets(docs, &targets, cfg.follow.as_ref(), cfg.events);
+            let more = crate::informer::follow::graph_targets(
+                docs,
+                &targets,
+                cfg.follow.as_ref(),
+                cfg.events,
+            );
             let more = tokio::select! {
                 t = more => t,
                 signalled = signals.recv() => return Ok(Err(signalled)),
@@ -811,7 +815,7 @@ fn finish(
     sink.finished = true;
     sink.clear_progress();
     let flushed = sink.finish();
-    if let Some(stats) = &sink.stats {
+    if let Some(stats) = sink.observer::<Stats>() {
         let fifo: Vec<(String, FifoStats)> = queues
             .iter()
             .filter_map(|(name, f)| f().map(|s| (name.clone(), s)))
@@ -1002,7 +1006,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         queue: Some(a.informer.queue.name()),
         batch: None,
     };
-    tasks.spawn(crate::app::informer::consume(
+    tasks.spawn(crate::informer::consume::consume(
         t,
         a.context,
         informer,

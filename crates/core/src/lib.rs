@@ -4,6 +4,8 @@
 //! below it (the test at the end of this file holds that, naming the file and line):
 //!
 //! ```text
+//! informer/ the informer loop (pop → store → records → stop), the owner graph, filters,
+//!           --until, --blame's conflicts: what an informer does with a reflector's queue
 //! output/   the printers: table, JSON lines, YAML, kubectl's script formats
 //! client/   talking to the API server: connect, source (the ListerWatcher over HTTP),
 //!           discovery, target ("deploy" → a resource), expand (`all`, --every-resource),
@@ -16,13 +18,14 @@
 //! ```
 //!
 //! A watch flows: client::target / client::expand → cache::reflector (lists and watches
-//! through client::source) → cache's queue → the informer loop → output. The `kwatch`
+//! through client::source) → cache's queue → informer::consume → output. The `kwatch`
 //! binary (the workspace's root package) wires them to the command line; the simulated
 //! API server (`kwatch-sim`) uses this crate's public API only.
 pub mod cache;
 pub mod client;
 pub mod der;
 pub mod hooks;
+pub mod informer;
 pub mod output;
 pub mod scan;
 pub mod selector;
@@ -43,7 +46,8 @@ mod tests {
             "cache" => 1,
             "client" => 2,
             "output" => 3,
-            "hooks" => 4,
+            "informer" => 4,
+            "hooks" => 5,
             _ => return None,
         })
     }

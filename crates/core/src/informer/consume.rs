@@ -13,17 +13,11 @@
 //! ([`crate::cache::handlers`]), if any.
 
 use std::io::{self, Write as _};
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use crate::app::filter::{Filter, Tally};
-use crate::app::follow::{Graph, Verdict};
-use crate::app::metrics::{Labels, Metrics};
-use crate::app::stats::Stats;
-use crate::app::until::Condition;
 use crate::cache::cost::{CacheCost, StoreCost};
 use crate::cache::delta::{Delta, Deltas};
 use crate::cache::handlers::{self, Listener, Registration};
@@ -32,23 +26,41 @@ use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
 use crate::client::target::{Resource, Target};
+use crate::informer::filter::{Filter, Tally};
+use crate::informer::follow::{Graph, Verdict};
+use crate::informer::until::Condition;
 use crate::output::{progress, Body, GraphChange, InformerInfo, Printer, Record};
 
 /// Why the informers stop.
-pub(crate) enum Stop {
+pub enum Stop {
     Done,
     Met,
     Failed(anyhow::Error),
 }
 
+/// A feature that watches the informer without steering it (`--stats`, `--metrics`, the
+/// application's): told every record in the order the sink takes them, printed or hidden
+/// by a filter, and every pop's delivery, under the sink's lock.
+pub trait Observer: std::any::Any + Send {
+    /// A record, `shown` when printed (else hidden by a filter but recorded); `targets`:
+    /// the resources the run still waits for (those left out not counted).
+    fn record(&mut self, rec: &Record<'_>, shown: bool, targets: usize);
+
+    /// A pop of `resource` in `context` ("" with one cluster) is about to be delivered.
+    fn popped(&mut self, _resource: &str, _context: &str) {}
+
+    /// A pop that held deltas was delivered, `took` after it was taken from the queue:
+    /// client-go 0.36's processing latency, from the pop to the handlers' return.
+    fn processed(&mut self, _resource: &str, _context: &str, _took: std::time::Duration) {}
+}
+
 /// Shared by the consumers: the printer and the counters that decide when to stop.
-pub(crate) struct Sink {
+pub struct Sink {
     pub printer: Box<dyn Printer>,
     /// `--record FILE`: the JSON-lines records, whatever `printer` shows.
     pub recorder: Option<Box<dyn Printer>>,
-    pub stats: Option<Stats>,
-    /// `--metrics`: counted from the same records as `stats`.
-    pub metrics: Option<Arc<Metrics>>,
+    /// The features that watch every record and pop ([`Observer`]).
+    pub observers: Vec<Box<dyn Observer>>,
     /// Deltas printed so far.
     pub deltas: u64,
     /// Handler calls printed so far (`--view handlers`).
@@ -68,7 +80,7 @@ pub(crate) struct Sink {
     /// Nothing more is printed once set.
     pub finished: bool,
     /// `--blame`: managers fighting over a field, told as `Conflict` records.
-    pub conflicts: Option<crate::app::conflict::Conflicts>,
+    pub conflicts: Option<crate::informer::conflict::Conflicts>,
     /// `--cache-stats`: each store's cost when the run ended (by resource, `@context` with
     /// several), as the end's `CacheStats` records gave it, for `--stats`' summary.
     pub end_costs: Vec<(String, CacheCost)>,
@@ -77,16 +89,11 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
-    pub fn new(
-        printer: Box<dyn Printer>,
-        recorder: Option<Box<dyn Printer>>,
-        stats: Option<Stats>,
-    ) -> Sink {
+    pub fn new(printer: Box<dyn Printer>, recorder: Option<Box<dyn Printer>>) -> Sink {
         Sink {
             printer,
             recorder,
-            stats,
-            metrics: None,
+            observers: Vec::new(),
             deltas: 0,
             handler_calls: 0,
             synced: 0,
@@ -134,11 +141,9 @@ impl Sink {
                 _ => {}
             }
         }
-        if let Some(s) = &mut self.stats {
-            s.observe(rec, targets.saturating_sub(self.skipped));
-        }
-        if let Some(m) = &self.metrics {
-            m.observe(rec);
+        let waiting = targets.saturating_sub(self.skipped);
+        for o in &mut self.observers {
+            o.record(rec, true, waiting);
         }
         if let Some(r) = &mut self.recorder {
             r.print(rec)?;
@@ -150,8 +155,9 @@ impl Sink {
     /// Counts a record a filter hides and records it (`--record` keeps everything the
     /// informer did), without printing it.
     fn hide(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
-        if let Some(s) = &mut self.stats {
-            s.observe(rec, targets.saturating_sub(self.skipped));
+        let waiting = targets.saturating_sub(self.skipped);
+        for o in &mut self.observers {
+            o.record(rec, false, waiting);
         }
         match &mut self.recorder {
             Some(r) => r.print(rec),
@@ -166,6 +172,13 @@ impl Sink {
         } else {
             self.hide(rec, targets)
         }
+    }
+
+    /// The observer of type `T`, if one was added.
+    pub fn observer<T: Observer>(&self) -> Option<&T> {
+        self.observers
+            .iter()
+            .find_map(|o| (&**o as &dyn std::any::Any).downcast_ref::<T>())
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
@@ -210,7 +223,7 @@ impl Sink {
 }
 
 /// What every informer loop of a run shares: the sink and the stop conditions.
-pub(crate) struct Shared {
+pub struct Shared {
     pub sink: Mutex<Sink>,
     /// Every reflector's list progress, for the progress line.
     pub lists: Mutex<Vec<Arc<ListProgress>>>,
@@ -232,7 +245,7 @@ pub(crate) struct Shared {
 }
 
 /// `--cache-stats`: one informer's store, for the `CacheStats` record at the end.
-pub(crate) struct CacheSource {
+pub struct CacheSource {
     pub resource: crate::client::target::Resource,
     pub context: Option<Arc<str>>,
     pub cost: Arc<StoreCost>,
@@ -271,7 +284,7 @@ impl Shared {
     /// The records of a run's normal end, before its output ends (every way a run ends
     /// normally comes through here once, before `finished` is set): a `CacheStats` per
     /// store under `--cache-stats`, its cost also kept in `end_costs`.
-    pub(crate) fn print_end(&self, sink: &mut Sink) -> io::Result<()> {
+    pub fn print_end(&self, sink: &mut Sink) -> io::Result<()> {
         if sink.finished {
             return Ok(());
         }
@@ -298,7 +311,7 @@ impl Shared {
     }
 
     /// Prints a record no informer loop popped (`--probe`'s Latency records), flushed.
-    pub(crate) fn print_event(
+    pub fn print_event(
         &self,
         resource: &crate::client::target::Resource,
         context: Option<&str>,
@@ -316,7 +329,7 @@ impl Shared {
     /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
     /// stderr, and the others go on. The run fails when no resource is left, and with
     /// `--until-synced` ends when the others have all synced.
-    pub(crate) fn skip(&self, line: &str) {
+    pub fn skip(&self, line: &str) {
         self.write(|sink| {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
@@ -334,49 +347,9 @@ impl Shared {
     }
 }
 
-/// While the initial lists load, a one-line progress report on stderr (a terminal),
-/// rewritten in place and cleared before anything goes to stdout and once synced.
-pub(crate) async fn progress(shared: Arc<Shared>) {
-    let start = Instant::now();
-    loop {
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        let mut sink = shared.lock();
-        if sink.finished || sink.all_synced(shared.targets) {
-            sink.clear_progress();
-            return;
-        }
-        // Whatever stdout holds goes out first, so it never lands after the progress text.
-        let _ = sink.printer.flush();
-        let popped = sink.deltas;
-        let (pages, items) = shared
-            .lists
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .fold((0, 0), |(p, i), l| {
-                (
-                    p + l.pages.load(Ordering::Relaxed),
-                    i + l.items.load(Ordering::Relaxed),
-                )
-            });
-        let line = progress::Line {
-            note: &sink.progress_note,
-            items,
-            pages,
-            popped,
-            synced: sink.synced,
-            targets: shared.targets,
-            elapsed: start.elapsed(),
-        };
-        let line = line.fit(progress::stderr_width());
-        let _ = write!(io::stderr(), "{}{line}", progress::CLEAR);
-        sink.progress_shown = true;
-    }
-}
-
 /// The informer's processing loop for one resource: until the queue closes or a stop
 /// condition is met. `informer`: its release and queue, for the records.
-pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
+pub async fn consume<Q: Queue<ReflectorEvent>>(
     t: Target,
     context: Option<Arc<str>>,
     informer: InformerInfo<'static>,
@@ -414,17 +387,16 @@ pub(crate) async fn consume<Q: Queue<ReflectorEvent>>(
             listener: listener.as_ref(),
         };
         shared.write(|sink| {
-            let metrics = sink.metrics.clone().map(|m| {
-                let l = Labels {
-                    resource: t.resource.name.clone(),
-                    context: context.as_deref().unwrap_or_default().to_owned(),
-                };
-                m.popped(&l);
-                (m, l)
-            });
+            let (resource, ctx) = (&t.resource.name, context.as_deref().unwrap_or_default());
+            for o in &mut sink.observers {
+                o.popped(resource, ctx);
+            }
             let delivered = pop.deliver(&shared, sink);
-            if let (Some((m, l)), true) = (metrics, had_deltas) {
-                m.processed(&l, popped_at.elapsed());
+            if had_deltas {
+                let took = popped_at.elapsed();
+                for o in &mut sink.observers {
+                    o.processed(resource, ctx, took);
+                }
             }
             delivered
         });
@@ -939,7 +911,6 @@ mod tests {
         let shared = Arc::new(Shared {
             sink: Mutex::new(Sink::new(
                 crate::output::printer(opts, out.clone(), io::sink()),
-                None,
                 None,
             )),
             lists: Mutex::default(),
