@@ -103,6 +103,8 @@ fn filters_named(text: &str) -> Vec<(Selects, String)> {
                     i += 1;
                 }
                 "--lib" => selects = Selects::Lib,
+                // A package, not a filter.
+                "-p" | "--package" => i += 1,
                 w if w.starts_with('-') => {}
                 w => out.push((selects, w.to_owned())),
             }
