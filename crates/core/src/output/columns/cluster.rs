@@ -1,9 +1,9 @@
-//! The cluster printers: nodes, namespaces, leases (printers.go) and API services
-//! (kube-aggregator).
+//! The cluster printers: nodes, namespaces, leases, and (for the server's Tables only)
+//! priority classes and resource quotas (printers.go); API services (kube-aggregator).
 
 use serde_json::Value;
 
-use super::format::{none, of_type, str_or_empty};
+use super::format::{int, none, of_type, quantity, str_or_empty};
 use super::{and_wide, Column};
 
 pub(super) fn node_columns(wide: bool) -> Vec<Column> {
@@ -127,4 +127,52 @@ fn node_address(o: &Value, kind: &str) -> String {
     of_type(&o["status"]["addresses"], kind)
         .and_then(|a| a["address"].as_str())
         .map_or("<none>".into(), str::to_owned)
+}
+
+/// printers.go `printPriorityClass`: the value, whether it is the global default, and the
+/// preemption policy (empty when unset).
+pub(super) fn priorityclass_columns(wide: bool) -> Vec<Column> {
+    let c = Column::new;
+    let cols = vec![
+        c("VALUE", |o, _| int(&o["value"])),
+        c("GLOBAL-DEFAULT", |o, _| {
+            o["globalDefault"].as_bool().unwrap_or(false).to_string()
+        }),
+        Column::age(),
+    ];
+    and_wide(cols, wide, || {
+        vec![c("PREEMPTIONPOLICY", |o, _| {
+            str_or_empty(&o["preemptionPolicy"])
+        })]
+    })
+}
+
+/// printers.go `printResourceQuota` (Kubernetes 1.32: AGE before REQUEST and LIMIT).
+pub(super) fn resourcequota_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::age(),
+        Column::new("REQUEST", |o, _| quota_usage(o, false)),
+        Column::new("LIMIT", |o, _| quota_usage(o, true)),
+    ]
+}
+
+/// `name: used/hard` for each resource of `status.hard` (sorted by name; `used` is 0 when
+/// absent), joined by `, `: those named `limits.*` with `limits`, the others without.
+fn quota_usage(o: &Value, limits: bool) -> String {
+    let status = &o["status"];
+    let mut names: Vec<&String> = status["hard"]
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter(|n| n.starts_with("limits.") == limits)
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let used = quantity(&status["used"][n.as_str()]);
+            format!("{n}: {used}/{}", quantity(&status["hard"][n.as_str()]))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

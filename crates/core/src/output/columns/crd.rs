@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::template::Template;
-use super::format::{go_float, go_json, go_value};
+use super::format::{go_json, go_value};
 use super::{age, Column, Getter};
 
 /// A CRD's additionalPrinterColumns entry, as read from the CRD object.
@@ -63,47 +63,51 @@ pub(super) fn crd_columns(pc: &[PrinterColumn], wide: bool) -> Vec<Column> {
 }
 
 /// A CRD printer column's cell, as kube-apiserver's table convertor makes it and kubectl
-/// prints it: nothing found (or a value of another type) is an empty cell; `string`
-/// prints a scalar as Go's `fmt` does (see [`go_value`]) and a map or a list as compact
-/// JSON (see [`go_json`]); `integer` truncates; `number`
-/// went through the Table's JSON, so an integral value prints as an integer; `date` is
-/// an age (`<invalid>` when not a timestamp).
+/// prints it ([`crd_value`], its JSON cell): nothing found (or a value of another type)
+/// is an empty cell; `string` prints a scalar as Go's `fmt` does (see [`go_value`]) and a
+/// map or a list as compact JSON (see [`go_json`]); `integer` truncates; `number` went
+/// through the Table's JSON, so an integral value prints as an integer; `date` is an age
+/// (`<invalid>` when not a timestamp).
 pub(super) fn crd_cell(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> String {
+    match crd_value(kind, v, now) {
+        Value::Null => String::new(),
+        Value::String(s) => s,
+        other => go_value(&other),
+    }
+}
+
+/// A CRD printer column's cell in the server's Table, as apiextensions-apiserver's
+/// tableconvertor.go makes it (`cellForJSONValue`, and `JSONPath.PrintResults` for
+/// `string`): `null` when nothing is found or the value is not of the column's type;
+/// `integer` an int64 (a float truncated), `number` a float64 (an integral one as Go's
+/// encoding/json writes it, an integer), `boolean` a bool, `date` an age string
+/// (`<invalid>` when not a timestamp), `string` any value as a string.
+pub(super) fn crd_value(kind: &str, v: Option<&Value>, now: jiff::Timestamp) -> Value {
     let Some(v) = v.filter(|v| !v.is_null()) else {
-        return String::new();
+        return Value::Null;
     };
-    match kind {
-        "integer" => match v {
-            Value::Number(n) => match n.as_i64() {
-                Some(i) => i.to_string(),
-                None => n
-                    .as_f64()
-                    .map_or(String::new(), |f| (f.trunc() as i64).to_string()),
-            },
-            _ => String::new(),
+    match (kind, v) {
+        ("integer", Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().map(|f| f.trunc() as i64))
+            .map_or(Value::Null, Value::from),
+        ("number", Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::from(i),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => Value::from(f as i64),
+            (None, Some(f)) => Value::from(f),
+            (None, None) => Value::Null,
         },
-        "number" => match v {
-            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-                (Some(i), _) => i.to_string(),
-                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
-                    format!("{f:.0}")
-                }
-                (None, Some(f)) => go_float(f),
-                (None, None) => String::new(),
-            },
-            _ => String::new(),
-        },
-        "boolean" => v.as_bool().map_or(String::new(), |b| b.to_string()),
-        "date" => match v.as_str() {
-            Some(t) if t.parse::<jiff::Timestamp>().is_ok() => age(Some(t), now),
-            Some(_) => "<invalid>".into(),
-            None => String::new(),
-        },
+        ("boolean", Value::Bool(b)) => Value::Bool(*b),
+        ("date", Value::String(t)) if t.parse::<jiff::Timestamp>().is_ok() => {
+            Value::String(age(Some(t), now))
+        }
+        ("date", Value::String(_)) => Value::String("<invalid>".into()),
+        ("integer" | "number" | "boolean" | "date", _) => Value::Null,
         // apiextensions-apiserver's tableconvertor prints `string` columns with client-go's
         // `JSONPath.PrintResults`, which marshals a map, array or slice as JSON
         // (util/jsonpath/jsonpath.go: `case reflect.Map: case reflect.Array: case
         // reflect.Slice:` → `json.Marshal`) and prints anything else with `fmt.Fprint`.
-        _ if v.is_object() || v.is_array() => go_json(v),
-        _ => go_value(v),
+        _ if v.is_object() || v.is_array() => Value::String(go_json(v)),
+        _ => Value::String(go_value(v)),
     }
 }

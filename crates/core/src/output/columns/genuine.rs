@@ -2,7 +2,8 @@
 //! Tables captured in `testdata/tables-1.32/` of this crate (see the README there), kwatch's columns
 //! are the server's, and each cell kwatch prints from the row's object is the cell the
 //! server sent, as kubectl prints it ([`server_cell`]), column for column, with and
-//! without `-o wide`.
+//! without `-o wide`; and [`ServerPrinter`]'s row is the row the server sent, every cell
+//! of the JSON type the server gave it.
 //!
 //! "Now" for age-like cells is the response's `Date` header (`dates.tsv`): one-second
 //! resolution, and the README says it can be 1 s later than the moment the server made
@@ -130,6 +131,14 @@ fn check(file: &str, r: &Resource, now: jiff::Timestamp, bad: &mut Vec<String>) 
     let name_at = defs.iter().position(|d| d.format == "name").unwrap();
     let skip = (name_at == 0).then_some(0);
     let mut checked = Checked::default();
+    let printer = ServerPrinter::new(group(r), &r.kind, crd.as_deref());
+    let headers: Vec<String> = defs.iter().map(|d| d.name.to_uppercase()).collect();
+    if printer.headers() != headers {
+        bad.push(format!(
+            "{file}: server printer's columns {:?}",
+            printer.headers()
+        ));
+    }
     for wide in [false, true] {
         let theirs: Vec<(usize, String)> = defs
             .iter()
@@ -158,6 +167,14 @@ fn check(file: &str, r: &Resource, now: jiff::Timestamp, bad: &mut Vec<String>) 
             let parsed = RowObject::parse(&cols, Some(&raw));
             let created = obj["metadata"]["creationTimestamp"].as_str();
             let earlier = now - jiff::SignedDuration::from_secs(1);
+            // The row as the server's Table carries it: every cell, typed.
+            let typed = [now, earlier].map(|t| Value::Array(printer.row(obj, t)));
+            if wide && !typed.contains(&row["cells"]) {
+                bad.push(format!(
+                    "{file} {name}: server printer's row {}, server {}",
+                    typed[0], row["cells"]
+                ));
+            }
             for (c, (i, header)) in cols.iter().zip(&theirs) {
                 let want = server(*i);
                 let got = parsed.cell(c, created, now);

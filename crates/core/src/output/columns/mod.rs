@@ -4,8 +4,10 @@
 //! alone. Here: the column type, the registry of printers (`BUILTIN`, `has_printer`,
 //! `resource_columns`), `-L`/`--show-labels` and the once-per-row parse ([`RowObject`]).
 //! Each column turns an object (parsed once per row, only when a column needs it) into
-//! one cell.
+//! one cell. [`ServerPrinter`] prints the same columns as kube-apiserver's Table rows
+//! (typed cells, every column), for the simulator.
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::time::Duration;
 
@@ -38,13 +40,22 @@ pub use pod::PodColumn;
 pub use server_table::{server_cell, server_columns};
 pub use storage::access_modes;
 
-use cluster::{apiservice_columns, lease_columns, namespace_columns, node_columns};
-use crd::{crd_cell, crd_columns};
+use cluster::{
+    apiservice_columns, lease_columns, namespace_columns, node_columns, priorityclass_columns,
+    resourcequota_columns,
+};
+use crd::{crd_cell, crd_columns, crd_value};
 use events::event_columns;
-use network::{endpoints_columns, endpointslice_columns, ingress_columns, service_columns};
+use network::{
+    endpoints_columns, endpointslice_columns, ingress_columns, ingressclass_columns,
+    networkpolicy_columns, service_columns,
+};
 use pod::{pod_columns, PodView};
 use rbac::{rolebinding_columns, serviceaccount_columns};
-use storage::{configmap_columns, pvc_columns, secret_columns};
+use storage::{
+    configmap_columns, pv_columns, pvc_columns, secret_columns, storageclass_columns,
+    storageclass_name,
+};
 use workloads::{
     cronjob_columns, daemonset_columns, deployment_columns, hpa_columns, job_columns, pdb_columns,
     replicaset_columns, statefulset_columns,
@@ -122,8 +133,23 @@ pub fn age(created: Option<&str>, now: jiff::Timestamp) -> String {
     let Some(t) = created.and_then(|c| c.parse::<jiff::Timestamp>().ok()) else {
         return "<unknown>".into();
     };
-    let secs = now.as_second().saturating_sub(t.as_second()).max(0);
-    human_duration(Duration::from_secs(secs.unsigned_abs()))
+    since(now.as_second().saturating_sub(t.as_second()))
+}
+
+thread_local! {
+    /// Set while a [`ServerPrinter`] prints a row: see [`since`].
+    static SERVER_AGES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A duration of `secs` seconds as apimachinery's `duration.HumanDuration` prints it.
+/// A negative one is clock skew: kwatch's own columns print it as `0s`; in a server's
+/// Table ([`ServerPrinter`]) it is `0s` down to a second and `<invalid>` beyond, as
+/// `HumanDuration` prints it.
+pub(super) fn since(secs: i64) -> String {
+    if secs < -1 && SERVER_AGES.get() {
+        return "<invalid>".into();
+    }
+    human_duration(Duration::from_secs(secs.max(0).unsigned_abs()))
 }
 
 /// The API group of a resource (`""` for the core group).
@@ -182,6 +208,18 @@ const BUILTIN: &[(&str, &str, Printer)] = &[
     ("apiregistration.k8s.io", "APIService", apiservice_columns),
 ];
 
+/// printers.go's printers of the kinds kwatch shows through the server's Table
+/// ([`has_printer`] is false for them: no capture of a genuine server's Tables checks
+/// them): only [`ServerPrinter`] prints them, for the simulator's Tables.
+const TABLE_ONLY: &[(&str, &str, Printer)] = &[
+    ("", "PersistentVolume", pv_columns),
+    ("", "ResourceQuota", resourcequota_columns),
+    ("storage.k8s.io", "StorageClass", storageclass_columns),
+    ("scheduling.k8s.io", "PriorityClass", priorityclass_columns),
+    ("networking.k8s.io", "IngressClass", ingressclass_columns),
+    ("networking.k8s.io", "NetworkPolicy", networkpolicy_columns),
+];
+
 /// Whether kwatch has a printer of its own for `r`'s kind (else the table shows the
 /// server's Table, or a custom resource's printer columns).
 pub fn has_printer(r: &Resource) -> bool {
@@ -201,6 +239,189 @@ pub fn resource_columns(r: &Resource, wide: bool, crd: Option<&[PrinterColumn]>)
         cols.push(Column::age());
     }
     cols
+}
+
+/// The Go type of a printers.go cell that is not a string: `int64` (a JSON number in the
+/// server's Table) or `bool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CellType {
+    Int,
+    Bool,
+}
+
+/// The columns whose cells printers.go appends to `row.Cells` as an `int64` or a `bool`
+/// (whatever type the column definition declares: `Data` is a `string` column of
+/// int64 cells, `Suspend` a `boolean` one of strings), by API group, kind and header;
+/// every other printer cell is a string.
+const TYPED_CELLS: &[(&str, &str, CellType, &[&str])] = &[
+    ("", "ConfigMap", CellType::Int, &["DATA"]),
+    ("", "Secret", CellType::Int, &["DATA"]),
+    ("", "ServiceAccount", CellType::Int, &["SECRETS"]),
+    ("", "Event", CellType::Int, &["COUNT"]),
+    ("events.k8s.io", "Event", CellType::Int, &["COUNT"]),
+    (
+        "apps",
+        "Deployment",
+        CellType::Int,
+        &["UP-TO-DATE", "AVAILABLE"],
+    ),
+    (
+        "apps",
+        "ReplicaSet",
+        CellType::Int,
+        &["DESIRED", "CURRENT", "READY"],
+    ),
+    (
+        "apps",
+        "DaemonSet",
+        CellType::Int,
+        &["DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE"],
+    ),
+    ("batch", "CronJob", CellType::Int, &["ACTIVE"]),
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        CellType::Int,
+        &["MAXPODS", "REPLICAS"],
+    ),
+    (
+        "policy",
+        "PodDisruptionBudget",
+        CellType::Int,
+        &["ALLOWED DISRUPTIONS"],
+    ),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        CellType::Int,
+        &["VALUE"],
+    ),
+    (
+        "scheduling.k8s.io",
+        "PriorityClass",
+        CellType::Bool,
+        &["GLOBAL-DEFAULT"],
+    ),
+    (
+        "storage.k8s.io",
+        "StorageClass",
+        CellType::Bool,
+        &["ALLOWVOLUMEEXPANSION"],
+    ),
+];
+
+/// kube-apiserver's rows of one kind's Table (`as=Table`), made from this module's
+/// printers: the server prints every Table with `Wide: true`, so a row has a cell for
+/// each of the printer's columns, the name's among them, each of the JSON type the
+/// server's printer gives it (see `TYPED_CELLS`; a custom resource's as
+/// apiextensions-apiserver's table convertor types them). Dates are the server's
+/// strings: ages (`5m`) and `Created At` (RFC 3339).
+pub struct ServerPrinter {
+    columns: Vec<(Column, Option<CellType>)>,
+    /// Whether the printer's columns hold the name (an event's, last); else the row
+    /// starts with it.
+    names_itself: bool,
+    /// A StorageClass's name cell says whether it is the default class.
+    storage_class: bool,
+}
+
+impl ServerPrinter {
+    /// The printer of `kind` in the API `group`: with `crd` (the served version's
+    /// additionalPrinterColumns, [`PrinterColumn::from_crd`]) a custom resource's, else
+    /// printers.go's for a built-in kind, else apiserver's default table convertor's
+    /// (Name, Created At).
+    pub fn new(group: &str, kind: &str, crd: Option<&[PrinterColumn]>) -> ServerPrinter {
+        let printer = BUILTIN
+            .iter()
+            .chain(TABLE_ONLY)
+            .find(|(g, k, _)| (*g, *k) == (group, kind))
+            .map(|(_, _, p)| *p);
+        let columns = match (crd, printer) {
+            (Some(pc), _) => crd_columns(pc, true),
+            (None, Some(printer)) => printer(true),
+            (None, None) => created_at_columns(true),
+        };
+        let typed = |header: &str| {
+            TYPED_CELLS
+                .iter()
+                .find(|(g, k, _, hs)| (*g, *k) == (group, kind) && hs.contains(&header))
+                .map(|(_, _, t, _)| *t)
+        };
+        ServerPrinter {
+            names_itself: crd.is_none() && columns.iter().any(|c| c.header == "NAME"),
+            storage_class: crd.is_none() && (group, kind) == ("storage.k8s.io", "StorageClass"),
+            columns: columns
+                .into_iter()
+                .map(|c| {
+                    let t = typed(&c.header);
+                    (c, t)
+                })
+                .collect(),
+        }
+    }
+
+    /// The headers of a row's cells, as kwatch spells them (NAME first, unless the
+    /// printer places it).
+    pub fn headers(&self) -> Vec<&str> {
+        let name = (!self.names_itself).then_some("NAME");
+        name.into_iter()
+            .chain(self.columns.iter().map(|(c, _)| c.header.as_str()))
+            .collect()
+    }
+
+    /// The cells of `obj`'s row at `now`, in [`ServerPrinter::headers`]' order.
+    pub fn row(&self, obj: &Value, now: jiff::Timestamp) -> Vec<Value> {
+        let _server_ages = ServerAges::on();
+        let created = obj["metadata"]["creationTimestamp"].as_str();
+        let pod = self
+            .columns
+            .iter()
+            .any(|(c, _)| matches!(c.get, Getter::Pod(_)))
+            .then(|| PodView::from_value(obj));
+        let mut cells = Vec::with_capacity(self.columns.len() + 1);
+        if !self.names_itself {
+            let name = format::str_or_empty(&obj["metadata"]["name"]);
+            cells.push(Value::String(match self.storage_class {
+                true => storageclass_name(obj, name),
+                false => name,
+            }));
+        }
+        for (c, ty) in &self.columns {
+            let text = match (&c.get, &pod) {
+                (Getter::Path { template, kind }, _) => {
+                    cells.push(crd_value(kind, template.values(obj).first().copied(), now));
+                    continue;
+                }
+                (Getter::Pod(p), Some(view)) => p.cell(view, now),
+                _ => c.cell(obj, created, now),
+            };
+            cells.push(match ty {
+                Some(CellType::Int) => text.parse::<i64>().map_or(Value::String(text), Value::from),
+                Some(CellType::Bool) => match text.as_str() {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    _ => Value::String(text),
+                },
+                None => Value::String(text),
+            });
+        }
+        cells
+    }
+}
+
+/// Sets [`SERVER_AGES`] for as long as it lives.
+struct ServerAges(bool);
+
+impl ServerAges {
+    fn on() -> ServerAges {
+        ServerAges(SERVER_AGES.replace(true))
+    }
+}
+
+impl Drop for ServerAges {
+    fn drop(&mut self) {
+        SERVER_AGES.set(self.0);
+    }
 }
 
 /// The columns after NAME and RESOURCEVERSION under `--metadata-only`, for any resource:

@@ -1,8 +1,11 @@
-//! The network printers: services, endpoints, endpoint slices and ingresses (printers.go).
+//! The network printers: services, endpoints, endpoint slices, ingresses, and (for the
+//! server's Tables only) ingress classes and network policies (printers.go).
+
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::format::{int, list_with_more, map_pairs, none, str_or_empty};
+use super::format::{format_selector, int, list_with_more, map_pairs, none, str_or_empty};
 use super::{and_wide, Column};
 
 pub(super) fn ingress_columns(_wide: bool) -> Vec<Column> {
@@ -135,11 +138,20 @@ fn ingress_hosts(o: &Value, _: jiff::Timestamp) -> String {
     }
 }
 
-/// printers.go `ingressLoadBalancerStatusStringer`: sorted unique IPs or hostnames.
+/// printers.go `ingressLoadBalancerStatusStringer`: [`load_balancer_ingress`] joined.
 /// kube-apiserver makes every Table with `Wide: true`, so the printer's 16-byte cut of
 /// the narrow form never reaches kubectl (the genuine server's Tables show it uncut).
 fn ingress_address(o: &Value, _: jiff::Timestamp) -> String {
-    let set: std::collections::BTreeSet<&str> = o["status"]["loadBalancer"]["ingress"]
+    load_balancer_ingress(o)
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// printers.go `loadBalancerStatusStringer` (and its ingress twin): each ingress point's
+/// IP, else its hostname, empty ones left out, sorted and unique.
+fn load_balancer_ingress(o: &Value) -> BTreeSet<&str> {
+    o["status"]["loadBalancer"]["ingress"]
         .as_array()
         .into_iter()
         .flatten()
@@ -149,17 +161,14 @@ fn ingress_address(o: &Value, _: jiff::Timestamp) -> String {
                 .filter(|s| !s.is_empty())
                 .or_else(|| i["hostname"].as_str().filter(|s| !s.is_empty()))
         })
-        .collect();
-    set.into_iter().collect::<Vec<_>>().join(",")
+        .collect()
 }
 
+/// printers.go `getServiceExternalIP`: the external IPs (`<none>` without), a load
+/// balancer's ingress points before them (`<pending>` without either), an ExternalName
+/// service's name, `<unknown>` for another type (an absent type is ClusterIP, the
+/// server's default).
 pub(super) fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {
-    let ingress: Vec<&str> = o["status"]["loadBalancer"]["ingress"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|i| i["ip"].as_str().or_else(|| i["hostname"].as_str()))
-        .collect();
     let external: Vec<&str> = o["spec"]["externalIPs"]
         .as_array()
         .into_iter()
@@ -167,15 +176,20 @@ pub(super) fn service_external_ip(o: &Value, _: jiff::Timestamp) -> String {
         .filter_map(Value::as_str)
         .collect();
     match o["spec"]["type"].as_str().unwrap_or("ClusterIP") {
-        "ExternalName" => none(&o["spec"]["externalName"]),
-        "LoadBalancer" if ingress.is_empty() && external.is_empty() => "<pending>".into(),
-        "LoadBalancer" => ingress
-            .into_iter()
-            .chain(external)
-            .collect::<Vec<_>>()
-            .join(","),
-        _ if external.is_empty() => "<none>".into(),
-        _ => external.join(","),
+        "ExternalName" => str_or_empty(&o["spec"]["externalName"]),
+        "LoadBalancer" => {
+            let all: Vec<&str> = load_balancer_ingress(o)
+                .into_iter()
+                .chain(external)
+                .collect();
+            match all.is_empty() {
+                true => "<pending>".into(),
+                false => all.join(","),
+            }
+        }
+        "ClusterIP" | "NodePort" if external.is_empty() => "<none>".into(),
+        "ClusterIP" | "NodePort" => external.join(","),
+        _ => "<unknown>".into(),
     }
 }
 
@@ -187,8 +201,8 @@ pub(super) fn service_ports(o: &Value, _: jiff::Timestamp) -> String {
         .map(|p| {
             let proto = p["protocol"].as_str().unwrap_or("TCP");
             match p["nodePort"].as_i64() {
-                Some(np) => format!("{}:{np}/{proto}", int(&p["port"])),
-                None => format!("{}/{proto}", int(&p["port"])),
+                Some(np) if np > 0 => format!("{}:{np}/{proto}", int(&p["port"])),
+                _ => format!("{}/{proto}", int(&p["port"])),
             }
         })
         .collect();
@@ -197,4 +211,35 @@ pub(super) fn service_ports(o: &Value, _: jiff::Timestamp) -> String {
     } else {
         ports.join(",")
     }
+}
+
+/// printers.go `printIngressClass`: PARAMETERS is `Kind.apiGroup/name` (`Kind/name`
+/// without a group), `<none>` without parameters.
+pub(super) fn ingressclass_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("CONTROLLER", |o, _| str_or_empty(&o["spec"]["controller"])),
+        Column::new("PARAMETERS", |o, _| {
+            let p = &o["spec"]["parameters"];
+            if !p.is_object() {
+                return "<none>".into();
+            }
+            let kind = match p["apiGroup"].as_str() {
+                Some(g) => format!("{}.{g}", str_or_empty(&p["kind"])),
+                None => str_or_empty(&p["kind"]),
+            };
+            format!("{kind}/{}", str_or_empty(&p["name"]))
+        }),
+        Column::age(),
+    ]
+}
+
+/// printers.go `printNetworkPolicy`: POD-SELECTOR as apimachinery's
+/// `FormatLabelSelector` prints `.spec.podSelector`.
+pub(super) fn networkpolicy_columns(_wide: bool) -> Vec<Column> {
+    vec![
+        Column::new("POD-SELECTOR", |o, _| {
+            format_selector(&o["spec"]["podSelector"])
+        }),
+        Column::age(),
+    ]
 }

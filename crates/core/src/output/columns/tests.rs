@@ -49,9 +49,260 @@ fn pod_status_follows_kubectl() {
 #[test]
 fn services_print_ports_and_pending_load_balancers() {
     let s = json!({"spec": {"type": "LoadBalancer", "clusterIP": "10.0.0.1",
-        "ports": [{"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}]}});
-    assert_eq!(service_ports(&s, now()), "80:30080/TCP,53/UDP");
+        "ports": [{"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"},
+            {"port": 443, "nodePort": 0, "protocol": "TCP"}]}});
+    assert_eq!(service_ports(&s, now()), "80:30080/TCP,53/UDP,443/TCP");
     assert_eq!(service_external_ip(&s, now()), "<pending>");
+}
+
+/// printers.go `loadBalancerStatusStringer`: an ingress point's IP, else its hostname,
+/// empty ones left out, sorted and unique, then the external IPs.
+#[test]
+fn load_balancer_addresses_are_a_sorted_set() {
+    let s = json!({"spec": {"type": "LoadBalancer", "externalIPs": ["192.0.2.9"]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}, {"ip": "", "hostname": "lb.example"},
+            {"ip": ""}, {"hostname": ""}, {"ip": "10.0.0.2"}, {"ip": "10.0.0.9"}]}}});
+    assert_eq!(
+        service_external_ip(&s, now()),
+        "10.0.0.2,10.0.0.9,lb.example,192.0.2.9"
+    );
+    let empty = json!({"spec": {"type": "LoadBalancer"},
+        "status": {"loadBalancer": {"ingress": [{"ip": ""}]}}});
+    assert_eq!(service_external_ip(&empty, now()), "<pending>");
+    let other = json!({"spec": {"type": "Headless", "externalIPs": ["192.0.2.9"]}});
+    assert_eq!(service_external_ip(&other, now()), "<unknown>");
+}
+
+/// A server's Table row: every column, the name's included, cells typed as
+/// printers.go appends them (an int64 in a `string` column too, a string in a
+/// `boolean` one), ages as the server prints them.
+#[test]
+fn server_rows_are_typed_as_the_printers_append_cells() {
+    let row =
+        |group: &str, kind: &str, o: Value| ServerPrinter::new(group, kind, None).row(&o, now());
+    let created = json!({"name": "x", "creationTimestamp": "2026-11-21T10:04:00Z"});
+    let cm = json!({"metadata": created, "data": {"a": "1", "b": "2"}, "binaryData": {"c": ""}});
+    assert_eq!(
+        row("", "ConfigMap", cm),
+        [json!("x"), json!(3), json!("60s")]
+    );
+    let cj = json!({"metadata": created, "spec": {"schedule": "@daily", "suspend": false},
+        "status": {"active": [{}, {}]}});
+    assert_eq!(
+        row("batch", "CronJob", cj)[..5],
+        [
+            json!("x"),
+            json!("@daily"),
+            json!("<none>"),
+            json!("False"),
+            json!(2)
+        ]
+    );
+    let ev = ServerPrinter::new("", "Event", None);
+    assert_eq!(ev.headers().last(), Some(&"NAME"));
+    assert_eq!(ev.headers().len(), 10);
+    // A kind without a printer: apiserver's default table convertor.
+    let unknown = ServerPrinter::new("example.org", "Thing", None);
+    assert_eq!(unknown.headers(), ["NAME", "CREATED AT"]);
+    assert_eq!(
+        unknown.row(&json!({"metadata": created}), now()),
+        [json!("x"), json!("2026-11-21T10:04:00Z")]
+    );
+}
+
+/// The printers of the kinds kwatch shows through the server's Table, which only the
+/// simulator's Tables print (printers.go).
+#[test]
+fn table_only_printers_follow_printers_go() {
+    let printer = |group: &str, kind: &str| ServerPrinter::new(group, kind, None);
+    let row = |group: &str, kind: &str, o: Value| printer(group, kind).row(&o, now());
+    let created = json!({"name": "x", "creationTimestamp": "2026-11-21T10:04:00Z"});
+
+    assert_eq!(
+        printer("storage.k8s.io", "StorageClass").headers(),
+        [
+            "NAME",
+            "PROVISIONER",
+            "RECLAIMPOLICY",
+            "VOLUMEBINDINGMODE",
+            "ALLOWVOLUMEEXPANSION",
+            "AGE"
+        ]
+    );
+    let sc = json!({"metadata": {"name": "fast", "creationTimestamp": "2026-11-21T10:04:00Z",
+        "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "example.com/nfs", "allowVolumeExpansion": true});
+    assert_eq!(
+        row("storage.k8s.io", "StorageClass", sc),
+        [
+            json!("fast (default)"),
+            json!("example.com/nfs"),
+            json!("Delete"),
+            json!("Immediate"),
+            json!(true),
+            json!("60s")
+        ]
+    );
+    let beta = json!({"metadata": {"name": "old",
+        "annotations": {"storageclass.beta.kubernetes.io/is-default-class": "true"}}});
+    assert_eq!(
+        row("storage.k8s.io", "StorageClass", beta)[0],
+        "old (default)"
+    );
+    let plain = json!({"metadata": {"name": "slow", "annotations": {"storageclass.kubernetes.io/is-default-class": "false"}},
+        "reclaimPolicy": "Retain", "volumeBindingMode": "WaitForFirstConsumer"});
+    assert_eq!(
+        row("storage.k8s.io", "StorageClass", plain)[..5],
+        [
+            json!("slow"),
+            json!(""),
+            json!("Retain"),
+            json!("WaitForFirstConsumer"),
+            json!(false)
+        ]
+    );
+
+    let pc = json!({"metadata": created, "value": 1000, "globalDefault": true, "preemptionPolicy": "Never"});
+    assert_eq!(
+        row("scheduling.k8s.io", "PriorityClass", pc),
+        [
+            json!("x"),
+            json!(1000),
+            json!(true),
+            json!("60s"),
+            json!("Never")
+        ]
+    );
+    assert_eq!(
+        row(
+            "scheduling.k8s.io",
+            "PriorityClass",
+            json!({"metadata": created})
+        ),
+        [json!("x"), json!(0), json!(false), json!("60s"), json!("")]
+    );
+
+    let ic = json!({"metadata": created, "spec": {"controller": "k8s.io/ingress-nginx",
+        "parameters": {"apiGroup": "k8s.example.com", "kind": "Params", "name": "external"}}});
+    assert_eq!(
+        row("networking.k8s.io", "IngressClass", ic)[1..3],
+        [
+            json!("k8s.io/ingress-nginx"),
+            json!("Params.k8s.example.com/external")
+        ]
+    );
+    let core = json!({"spec": {"parameters": {"kind": "ConfigMap", "name": "c"}}});
+    assert_eq!(
+        row("networking.k8s.io", "IngressClass", core)[2],
+        "ConfigMap/c"
+    );
+    assert_eq!(
+        row("networking.k8s.io", "IngressClass", json!({}))[1..3],
+        [json!(""), json!("<none>")]
+    );
+
+    let np = json!({"spec": {"podSelector": {"matchLabels": {"tier": "front", "app": "web"},
+        "matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod", "dev"]}]}}});
+    assert_eq!(
+        row("networking.k8s.io", "NetworkPolicy", np)[1],
+        "app=web,env notin (dev,prod),tier=front"
+    );
+    let all = json!({"spec": {"podSelector": {}}});
+    assert_eq!(row("networking.k8s.io", "NetworkPolicy", all)[1], "<none>");
+
+    assert_eq!(
+        printer("", "ResourceQuota").headers(),
+        ["NAME", "AGE", "REQUEST", "LIMIT"]
+    );
+    let rq = json!({"metadata": created, "status": {
+        "hard": {"pods": "10", "requests.cpu": "4", "limits.memory": "8Gi", "limits.cpu": "2"},
+        "used": {"pods": "3", "requests.cpu": "500m", "limits.memory": "1Gi"}}});
+    assert_eq!(
+        row("", "ResourceQuota", rq),
+        [
+            json!("x"),
+            json!("60s"),
+            json!("pods: 3/10, requests.cpu: 500m/4"),
+            json!("limits.cpu: 0/2, limits.memory: 1Gi/8Gi")
+        ]
+    );
+
+    assert_eq!(
+        printer("", "PersistentVolume").headers(),
+        [
+            "NAME",
+            "CAPACITY",
+            "ACCESS MODES",
+            "RECLAIM POLICY",
+            "STATUS",
+            "CLAIM",
+            "STORAGECLASS",
+            "VOLUMEATTRIBUTESCLASS",
+            "REASON",
+            "AGE",
+            "VOLUMEMODE"
+        ]
+    );
+    let pv = json!({"metadata": {"name": "pv-1", "creationTimestamp": "2026-11-21T10:04:00Z",
+            "annotations": {"volume.beta.kubernetes.io/storage-class": "beta"}},
+        "spec": {"capacity": {"storage": "5Gi"}, "accessModes": ["ReadOnlyMany", "ReadWriteOnce"],
+            "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "fast", "volumeMode": "Block",
+            "volumeAttributesClassName": "", "claimRef": {"namespace": "default", "name": "data"}},
+        "status": {"phase": "Bound"}});
+    assert_eq!(
+        row("", "PersistentVolume", pv),
+        [
+            "pv-1",
+            "5Gi",
+            "RWO,ROX",
+            "Retain",
+            "Bound",
+            "default/data",
+            "beta",
+            "",
+            "",
+            "60s",
+            "Block"
+        ]
+    );
+    let bare = json!({"metadata": {"name": "pv-2", "deletionTimestamp": "2026-11-21T10:04:30Z"},
+        "spec": {"claimRef": {}}, "status": {"phase": "Failed", "reason": "Recycle failed"}});
+    assert_eq!(
+        row("", "PersistentVolume", bare),
+        [
+            "pv-2",
+            "0",
+            "",
+            "",
+            "Terminating",
+            "/",
+            "",
+            "<unset>",
+            "Recycle failed",
+            "<unknown>",
+            "<unset>"
+        ]
+    );
+}
+
+/// A timestamp more than a second after `now` is clock skew: kwatch's own columns print
+/// its age as 0s, a server's Table as kube-apiserver does (`HumanDuration`: `<invalid>`).
+#[test]
+fn ages_in_the_future_are_invalid_in_server_rows_only() {
+    let o = json!({"metadata": {"name": "x", "creationTimestamp": "2026-11-21T10:05:05Z"},
+        "status": {"startTime": "2026-11-21T10:05:05Z"}});
+    let job = res("batch/v1", "Job");
+    assert_eq!(cells(&job, false, &o)[2], "0s");
+    assert_eq!(age(Some("2026-11-21T10:05:05Z"), now()), "0s");
+    let server = ServerPrinter::new("batch", "Job", None).row(&o, now());
+    assert_eq!(server[3..5], [json!("<invalid>"), json!("<invalid>")]);
+    let skew = json!({"metadata": {"creationTimestamp": "2026-11-21T10:05:01Z"}});
+    assert_eq!(
+        ServerPrinter::new("", "ConfigMap", None).row(&skew, now())[2],
+        "0s"
+    );
+    // The flag does not outlive the row.
+    assert_eq!(cells(&job, false, &o)[2], "0s");
 }
 
 #[test]

@@ -1,16 +1,13 @@
 //! The workload printers: deployments, replica sets, stateful sets, daemon sets, jobs,
 //! cron jobs, horizontal pod autoscalers and pod disruption budgets (printers.go).
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use super::format::{
     format_selector, int, join_field, label_selector, map_pairs, none, of_type, quantity,
     str_or_empty,
 };
-use super::{age, and_wide, Column};
-use crate::text::human_duration;
+use super::{age, and_wide, since, Column};
 
 /// The workloads' `-o wide` columns: CONTAINERS, IMAGES and SELECTOR (`selector`).
 fn workload_wide(selector: Column) -> Vec<Column> {
@@ -324,6 +321,5 @@ fn job_duration(o: &Value, now: jiff::Timestamp) -> String {
         return String::new();
     };
     let end = time("completionTime").unwrap_or(now);
-    let secs = end.as_second().saturating_sub(start.as_second()).max(0);
-    human_duration(Duration::from_secs(secs.unsigned_abs()))
+    since(end.as_second().saturating_sub(start.as_second()))
 }
