@@ -14,6 +14,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::*;
+use super::{crd::*, registry::*};
+use crate::output::Resource;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tables-1.32");
 

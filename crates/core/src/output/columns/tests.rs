@@ -5,7 +5,9 @@ use serde_json::json;
 
 use super::format::go_float;
 use super::network::{service_external_ip, service_ports};
-use super::*;
+use super::{crd::*, pod::*, registry::*};
+use crate::output::Resource;
+use serde_json::Value;
 
 fn now() -> jiff::Timestamp {
     "2026-11-21T10:05:00Z".parse().unwrap()
