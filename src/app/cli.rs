@@ -1,5 +1,10 @@
 //! Command-line definitions (clap derive) and nothing else: parsing only, no I/O.
 //!
+//! The library's types know nothing of clap: the flags whose values are a library enum's
+//! names are parsed here from the enum's names and `FromStr` ([`named`]), `-o` with
+//! kubectl's syntax ([`FormatParser`]), the other words with their parsers' own lists
+//! ([`Vocabulary`]).
+//!
 //! Help text, the man page and shell completions are all generated from [`Cli`]: the
 //! help's own sections are in [`crate::app::help`], the man page in [`crate::app::man`],
 //! the completion scripts in [`crate::app::complete`]; [`crate::app::usage`] reads the
@@ -13,13 +18,92 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 
 use crate::app::help::{long_after_help, short_after_help};
 use crate::cache::queue::FifoKind;
 use crate::cache::reflector::WatchListMode;
+use crate::client::source::Wire;
 use crate::informer::filter::{Parts, Types};
-use crate::output::{Format, View};
+use crate::output::{Format, FormatError, View};
+
+/// A command line clap accepts but kwatch does not (checked by [`WatchArgs::normalize`]
+/// and [`ReplayArgs::check`]): one line naming the fix, exit 2.
+#[derive(Debug, thiserror::Error)]
+pub enum BadUsage {
+    #[error(
+        "there is no need to name the object again after TYPE/NAME: use `{0}` alone (kwatch \
+         watches one object at a time)"
+    )]
+    NameAfterTypeName(String),
+    #[error(
+        "{0:?}: expected TYPE/NAME with one type and one name, e.g. pod/web or \
+         deployments.apps/web"
+    )]
+    NotTypeName(String),
+    #[error(
+        "there is no need to give the type twice: use `{name}` alone instead of \
+         `{resources} {name}`"
+    )]
+    TypeTwice { name: String, resources: String },
+    #[error(
+        "kwatch watches one name at a time, as `kubectl get -w` does (got {}): run one kwatch \
+         per name, or select several with -l or --field-selector",
+        .0.join(", ")
+    )]
+    SeveralNames(Vec<String>),
+    /// kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
+    /// specified").
+    #[error(
+        "name cannot be provided when a selector is specified: drop {0:?}, or select it with \
+         --field-selector metadata.name={0}"
+    )]
+    NameWithSelector(String),
+    /// client-go's `transport.TLSConfigFor`.
+    #[error(
+        "specifying a root certificates file with the insecure flag is not allowed: give \
+         --certificate-authority or --insecure-skip-tls-verify, not both"
+    )]
+    InsecureWithCa,
+    #[error(
+        "--live shows a running informer, not a recording: replay with                         \
+         -o table, -o json or -o yaml"
+    )]
+    LiveReplay,
+    #[error("--probe: {0}")]
+    Probe(crate::client::target::Error),
+    #[error("-l {selector:?}: {error}")]
+    Selector {
+        selector: String,
+        error: crate::selector::Error,
+    },
+    /// A name or namespace that could not be a URL path segment, or a namespace that is no
+    /// DNS-1123 label.
+    #[error(transparent)]
+    Target(#[from] crate::client::target::Error),
+    #[error(transparent)]
+    Output(#[from] FormatError),
+    #[error(transparent)]
+    Informer(#[from] crate::cache::release::Error),
+}
+
+/// A flag's value that does not parse: clap prints it after `invalid value '…' for
+/// '--flag'`.
+#[derive(Debug, thiserror::Error)]
+pub enum BadValue {
+    #[error("{0} (expected a duration such as 500ms, 30s, 5m or 1h30m)")]
+    Duration(humantime::DurationError),
+    #[error("a period must be longer than 0, e.g. 30s or 5m")]
+    ZeroPeriod,
+    /// `--stall-after`: what is wrong with the period, and that `auto` is the alternative.
+    #[error("{0}, or auto")]
+    StallAfter(Box<BadValue>),
+    #[error("expected a number ≥ 0, e.g. 2 or 0.5, not {0:?}")]
+    Negative(String),
+    #[error("expected MAJOR.MINOR, e.g. 1.35, not {0:?}")]
+    ServerVersion(String),
+}
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
 #[derive(Debug, Parser)]
@@ -93,17 +177,19 @@ pub struct ReplayArgs {
 impl ReplayArgs {
     /// Checks the output flags, the namespace and the selector (`Err`: one line naming
     /// the fix).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BadUsage> {
         self.output.check()?;
         if self.output.live {
-            return Err("--live shows a running informer, not a recording: replay with                         -o table, -o json or -o yaml"
-                .to_owned());
+            return Err(BadUsage::LiveReplay);
         }
         if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
             crate::client::target::validate_namespace(ns)?;
         }
         if let Some(s) = &self.selector {
-            crate::selector::parse_labels(s).map_err(|e| format!("-l {s:?}: {e}"))?;
+            crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
+                selector: s.clone(),
+                error,
+            })?;
         }
         Ok(())
     }
@@ -118,7 +204,7 @@ pub struct OutputArgs {
     /// table, wide, json, yaml, name, watch-events (kubectl's --output-watch-events -o json
     /// lines), custom-columns=HEADER:.path,… or jsonpath=TEMPLATE (kubectl's syntax, applied
     /// per delta).
-    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = Format::value_parser(),
+    #[arg(short = 'o', long, value_name = "FORMAT", value_parser = FormatParser,
           default_value = "table", hide_possible_values = true)]
     pub output: Format,
 
@@ -188,14 +274,14 @@ pub struct OutputArgs {
     /// deltas (what the informer's queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete
     /// calls client-go's shared informer makes of them, for one handler whose resync period
     /// is --resync); handlers with -o table, wide, json or yaml.
-    #[arg(long, value_enum, default_value_t = View::Deltas, value_name = "VIEW",
-          hide_short_help = true)]
+    #[arg(long, value_parser = named::<View>(&View::NAMES, &[]), default_value_t = View::Deltas,
+          value_name = "VIEW", hide_short_help = true)]
     pub view: View,
 }
 
 impl OutputArgs {
     /// Checks the flags that only go together (`Err`: one line naming the fix).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), FormatError> {
         self.view.check(&self.output)
     }
 }
@@ -205,17 +291,71 @@ pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
-/// The value parser of a flag with a fixed vocabulary: `parse` reads the value (its `Err`
-/// is clap's "invalid value" message), `words` is the vocabulary `parse` reads, offered to
-/// shell completion as the possible values (help lists them itself, so flags using this
-/// hide them there).
-#[derive(Clone)]
-struct Vocabulary<T> {
-    parse: fn(&str) -> Result<T, String>,
-    words: fn() -> Vec<&'static str>,
+/// The value parser of `-o`: kubectl's syntax ([`Format::parse`]), a refusal on one line
+/// as clap words an invalid value; the format words ([`Format::WORDS`]) are offered to
+/// shell completion.
+#[derive(Debug, Clone, Copy)]
+struct FormatParser;
+
+impl TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let name = arg.map_or("--output".to_owned(), |a| a.to_string());
+        let fail = |why: String| {
+            let msg = format!(
+                "invalid value '{}' for '{name}': {why}\n",
+                value.to_string_lossy()
+            );
+            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
+        };
+        let s = value
+            .to_str()
+            .ok_or_else(|| fail("not valid UTF-8".into()))?;
+        Format::parse(s).map_err(|e| fail(e.to_string()))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Format::WORDS.into_iter().map(PossibleValue::new)))
+    }
 }
 
-impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Vocabulary<T> {
+/// The value parser of a flag whose values are the names of a library enum: `names` (the
+/// enum's), each with its help in `help` if it has one there, read with the enum's
+/// `FromStr`. Help, the man page and shell completion list them; a value that is none of
+/// them is refused as clap refuses one of a `ValueEnum` (a value that is not UTF-8 named
+/// in its lossy form).
+fn named<T>(names: &[&'static str], help: &[(&str, &'static str)]) -> Named<T> {
+    let values = names.iter().map(|name| {
+        let value = PossibleValue::new(*name);
+        match help.iter().find(|(n, _)| n == name) {
+            Some((_, h)) => value.help(*h),
+            None => value,
+        }
+    });
+    Named {
+        values: PossibleValuesParser::new(values),
+        of: std::marker::PhantomData,
+    }
+}
+
+/// See [`named`].
+#[derive(Clone)]
+struct Named<T> {
+    values: PossibleValuesParser,
+    of: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> TypedValueParser for Named<T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
     type Value = T;
 
     fn parse_ref(
@@ -224,14 +364,83 @@ impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Vocab
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<T, clap::Error> {
-        clap::builder::TypedValueParser::parse_ref(&self.parse, cmd, arg, value)
+        let lossy = value.to_string_lossy();
+        let name = self
+            .values
+            .parse_ref(cmd, arg, std::ffi::OsStr::new(lossy.as_ref()))?;
+        name.parse().map_err(|e: T::Err| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, e).with_cmd(cmd)
+        })
     }
 
-    fn possible_values(
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.values.possible_values()
+    }
+}
+
+/// The help of each `--watch-list` mode.
+const WATCH_LIST_HELP: &[(&str, &str)] = &[
+    (
+        "auto",
+        "Try it; if the server rejects it, LIST from then on",
+    ),
+    (
+        "on",
+        "Always try it first (falling back to LIST for an attempt it fails)",
+    ),
+    ("off", "Always LIST"),
+];
+
+/// The help of each `--wire` encoding (json needs none).
+const WIRE_HELP: &[(&str, &str)] = &[
+    (
+        "auto",
+        "Protobuf for built-in types (kube-controller-manager's choice), JSON for the rest",
+    ),
+    (
+        "protobuf",
+        "As `auto`: custom resources and the server's Tables have no protobuf to ask for",
+    ),
+];
+
+/// The value parser of a flag with a fixed vocabulary: `parse` reads the value (its `Err`
+/// is clap's "invalid value" message), `words` is the vocabulary `parse` reads, offered to
+/// shell completion as the possible values (help lists them itself, so flags using this
+/// hide them there).
+struct Vocabulary<T, E> {
+    parse: fn(&str) -> Result<T, E>,
+    words: fn() -> Vec<&'static str>,
+}
+
+// Not derived: the derive would ask `T` and `E` to be `Clone`; two function pointers are.
+impl<T, E> Clone for Vocabulary<T, E> {
+    fn clone(&self) -> Self {
+        Vocabulary {
+            parse: self.parse,
+            words: self.words,
+        }
+    }
+}
+
+impl<T, E> TypedValueParser for Vocabulary<T, E>
+where
+    T: Clone + Send + Sync + 'static,
+    E: Into<Box<dyn std::error::Error + Send + Sync + 'static>> + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(
         &self,
-    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        TypedValueParser::parse_ref(&self.parse, cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         let words = (self.words)().into_iter();
-        Some(Box::new(words.map(clap::builder::PossibleValue::new)))
+        Some(Box::new(words.map(PossibleValue::new)))
     }
 }
 
@@ -432,43 +641,32 @@ impl WatchArgs {
     /// them: `TYPE/NAME` becomes RESOURCE and NAME; one name only; a name and a namespace
     /// that could not be a URL path segment (or a namespace that is not a DNS-1123 label)
     /// are rejected before any request. `Err` is one line naming the problem and a fix.
-    pub fn normalize(&mut self) -> Result<(), String> {
+    pub fn normalize(&mut self) -> Result<(), BadUsage> {
         let resources = self.resources.clone().unwrap_or_default();
         if let Some((ty, name)) = resources.split_once('/') {
             if self.name.is_some() {
-                return Err(format!(
-                    "there is no need to name the object again after TYPE/NAME: use `{resources}` alone (kwatch watches one object at a time)"
-                ));
+                return Err(BadUsage::NameAfterTypeName(resources));
             }
             if ty.is_empty() || name.is_empty() || ty.contains(',') || name.contains('/') {
-                return Err(format!(
-                    "{resources:?}: expected TYPE/NAME with one type and one name, e.g. pod/web or deployments.apps/web"
-                ));
+                return Err(BadUsage::NotTypeName(resources));
             }
             self.resources = Some(ty.to_owned());
             self.name = Some(name.to_owned());
         } else if let Some(n) = self.name.as_deref().filter(|n| n.contains('/')) {
-            return Err(format!(
-                "there is no need to give the type twice: use `{n}` alone instead of `{resources} {n}`"
-            ));
+            return Err(BadUsage::TypeTwice {
+                name: n.to_owned(),
+                resources,
+            });
         }
         if !self.more_names.is_empty() {
-            let mut all: Vec<&str> = self.name.iter().map(String::as_str).collect();
-            all.extend(self.more_names.iter().map(String::as_str));
-            return Err(format!(
-                "kwatch watches one name at a time, as `kubectl get -w` does (got {}): run one kwatch per name, or select several with -l or --field-selector",
-                all.join(", ")
-            ));
+            let mut all: Vec<String> = self.name.iter().cloned().collect();
+            all.extend(self.more_names.iter().cloned());
+            return Err(BadUsage::SeveralNames(all));
         }
         if let Some(n) = &self.name {
             crate::client::target::validate_name(n)?;
-            // kubectl's `get` (ResourceBuilder's "name cannot be provided when a selector is
-            // specified").
             if self.selector.is_some() || self.field_selector.is_some() {
-                return Err(format!(
-                    "name cannot be provided when a selector is specified: drop {n:?}, or \
-                     select it with --field-selector metadata.name={n}"
-                ));
+                return Err(BadUsage::NameWithSelector(n.clone()));
             }
         }
         self.output.check()?;
@@ -478,17 +676,11 @@ impl WatchArgs {
             crate::client::target::validate_namespace(ns)?;
         }
         if let Some(ns) = &self.probe {
-            crate::client::target::validate_namespace(ns).map_err(|e| format!("--probe: {e}"))?;
+            crate::client::target::validate_namespace(ns).map_err(BadUsage::Probe)?;
         }
-        // client-go's `transport.TLSConfigFor`.
         let c = &self.cluster;
         if c.insecure_skip_tls_verify && c.certificate_authority.is_some() {
-            return Err(
-                "specifying a root certificates file with the insecure flag is not \
-                        allowed: give --certificate-authority or --insecure-skip-tls-verify, \
-                        not both"
-                    .to_owned(),
-            );
+            return Err(BadUsage::InsecureWithCa);
         }
         self.reflector.informer_flags().check()?;
         Ok(())
@@ -672,7 +864,7 @@ pub struct ReflectorArgs {
           client-go 0.33; the release's RealFIFO, 0.33's if the server's release has none) \
           [default: the release's].",
         long,
-        value_enum,
+        value_parser = named::<FifoKind>(&FifoKind::NAMES, &[]),
         value_name = "KIND"
     )]
     pub fifo: Option<FifoKind>,
@@ -685,7 +877,7 @@ pub struct ReflectorArgs {
           when --page-size is given [default: the release's: off through 0.34, on from \
           0.35].",
         long,
-        value_enum,
+        value_parser = named::<WatchListMode>(&WatchListMode::NAMES, WATCH_LIST_HELP),
         value_name = "WHEN"
     )]
     pub watch_list: Option<WatchListMode>,
@@ -764,12 +956,12 @@ pub struct ReflectorArgs {
           cannot decode makes that resource JSON from then on, with one ~ line. json never \
           asks for protobuf.",
         long,
-        value_enum,
+        value_parser = named::<Wire>(&Wire::NAMES, WIRE_HELP),
         value_name = "WIRE",
         default_value = "auto",
         hide_short_help = true
     )]
-    pub wire: crate::client::source::Wire,
+    pub wire: Wire,
 
     /// List and watch metadata only, as client-go's metadata informer does
     #[arg(
@@ -832,41 +1024,40 @@ pub enum ColorChoice {
 }
 
 /// A duration as kubectl takes it: `500ms`, `30s`, `5m`, `1h30m`, or bare seconds.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, BadValue> {
     let s = s.trim();
     if let Ok(secs) = s.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("{e} (expected a duration such as 500ms, 30s, 5m or 1h30m)"))
+    humantime::parse_duration(s).map_err(BadValue::Duration)
 }
 
 /// A duration longer than zero (what a period must be), as [`parse_duration`] reads it.
-pub fn parse_period(s: &str) -> Result<Duration, String> {
+pub fn parse_period(s: &str) -> Result<Duration, BadValue> {
     match parse_duration(s)? {
-        d if d.is_zero() => Err("a period must be longer than 0, e.g. 30s or 5m".to_owned()),
+        d if d.is_zero() => Err(BadValue::ZeroPeriod),
         d => Ok(d),
     }
 }
 
 /// `--stall-after`: `auto`, or a period as [`parse_period`] reads it.
-pub fn parse_stall_after(s: &str) -> Result<crate::cache::reflector::StallAfter, String> {
+pub fn parse_stall_after(s: &str) -> Result<crate::cache::reflector::StallAfter, BadValue> {
     use crate::cache::reflector::StallAfter;
     match s.trim() {
         "auto" => Ok(StallAfter::Auto),
         d => parse_period(d)
             .map(StallAfter::After)
-            .map_err(|e| format!("{e}, or auto")),
+            .map_err(|e| BadValue::StallAfter(Box::new(e))),
     }
 }
 
 /// A finite number ≥ 0: what a rate or a period in seconds can be (Rust reads "nan" and
 /// "inf" as numbers, which would make no sense as either).
 #[cfg(feature = "sim")]
-fn parse_non_negative(s: &str) -> Result<f64, String> {
+fn parse_non_negative(s: &str) -> Result<f64, BadValue> {
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("expected a number ≥ 0, e.g. 2 or 0.5, not {s:?}")),
+        _ => Err(BadValue::Negative(s.to_owned())),
     }
 }
 
@@ -942,10 +1133,10 @@ pub struct SimArgs {
 
 /// `--server-version`: MAJOR.MINOR, split at the first dot.
 #[cfg(feature = "sim")]
-fn parse_server_version(s: &str) -> Result<(String, String), String> {
+fn parse_server_version(s: &str) -> Result<(String, String), BadValue> {
     match s.split_once('.') {
         Some((major, minor)) => Ok((major.to_owned(), minor.to_owned())),
-        None => Err(format!("expected MAJOR.MINOR, e.g. 1.35, not {s:?}")),
+        None => Err(BadValue::ServerVersion(s.to_owned())),
     }
 }
 
@@ -966,12 +1157,18 @@ mod tests {
 
     use super::*;
 
-    fn watch(args: &[&str]) -> Result<WatchArgs, String> {
-        let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))
-            .map_err(|e| e.to_string())?;
+    /// The watch's arguments as the command line and [`WatchArgs::normalize`] leave them;
+    /// `Err`: clap's refusal or normalize's.
+    fn watch(args: &[&str]) -> anyhow::Result<WatchArgs> {
+        let cli = Cli::try_parse_from(std::iter::once("kwatch").chain(args.iter().copied()))?;
         let mut w = cli.watch;
         w.normalize()?;
         Ok(w)
+    }
+
+    /// What [`watch`] refuses `args` with.
+    fn refusal(args: &[&str]) -> String {
+        watch(args).unwrap_err().to_string()
     }
 
     #[test]
@@ -984,27 +1181,14 @@ mod tests {
         assert!(w.watch_flag);
         let w = watch(&["pods", "p1", "--watch"]).unwrap();
         assert_eq!(w.name.as_deref(), Some("p1"));
-        assert!(watch(&["pods", "a", "b"])
-            .unwrap_err()
-            .contains("one name at a time, as"));
-        assert!(watch(&["pod/a", "b"])
-            .unwrap_err()
-            .contains("use `pod/a` alone"));
-        assert!(watch(&["pods", "pod/a"])
-            .unwrap_err()
-            .contains("use `pod/a` alone"));
+        assert!(refusal(&["pods", "a", "b"]).contains("one name at a time, as"));
+        assert!(refusal(&["pod/a", "b"]).contains("use `pod/a` alone"));
+        assert!(refusal(&["pods", "pod/a"]).contains("use `pod/a` alone"));
         for bad in ["pod/", "/a", "a,b/c", "pod/a/b"] {
-            assert!(
-                watch(&[bad]).unwrap_err().contains("expected TYPE/NAME"),
-                "{bad}"
-            );
+            assert!(refusal(&[bad]).contains("expected TYPE/NAME"), "{bad}");
         }
-        assert!(watch(&["cm", ".."])
-            .unwrap_err()
-            .contains("may not be '..'"));
-        assert!(watch(&["cm", "-n", "Bad"])
-            .unwrap_err()
-            .contains("RFC 1123"));
+        assert!(refusal(&["cm", ".."]).contains("may not be '..'"));
+        assert!(refusal(&["cm", "-n", "Bad"]).contains("RFC 1123"));
     }
 
     #[cfg(feature = "sim")]
@@ -1048,6 +1232,45 @@ mod tests {
         assert!(!help.contains("simulated"), "{help}");
     }
 
+    /// The flags whose values are a library enum's names take each of them, and the value
+    /// is the one the name says; anything else is refused with the names.
+    #[test]
+    fn library_enums_are_parsed_from_their_names() {
+        let w = watch(&[
+            "pods",
+            "--fifo",
+            "real",
+            "--watch-list",
+            "on",
+            "--wire",
+            "json",
+        ])
+        .unwrap();
+        assert_eq!(
+            (w.reflector.fifo, w.reflector.watch_list, w.reflector.wire),
+            (Some(FifoKind::Real), Some(WatchListMode::On), Wire::Json)
+        );
+        let w = watch(&["pods", "--view", "handlers"]).unwrap();
+        assert_eq!(
+            (w.output.view, w.reflector.wire),
+            (View::Handlers, Wire::Auto)
+        );
+        for name in FifoKind::NAMES {
+            assert_eq!(name.parse::<FifoKind>().unwrap().to_string(), name);
+        }
+        for name in WatchListMode::NAMES {
+            assert_eq!(name.parse::<WatchListMode>().unwrap().to_string(), name);
+        }
+        for name in Wire::NAMES {
+            assert_eq!(name.parse::<Wire>().unwrap().to_string(), name);
+        }
+        for name in View::NAMES {
+            assert_eq!(name.parse::<View>().unwrap().to_string(), name);
+        }
+        let e = refusal(&["pods", "--fifo", "Real"]);
+        assert!(e.contains("[possible values: delta, real]"), "{e}");
+    }
+
     #[test]
     fn all_namespaces_takes_an_optional_bool() {
         assert!(watch(&["pods", "-A"]).unwrap().all_namespaces);
@@ -1073,7 +1296,11 @@ mod tests {
 
     #[test]
     fn check_consistency_takes_an_optional_period() {
-        let period = |args: &[&str]| watch(args).map(|w| w.reflector.check_consistency);
+        let period = |args: &[&str]| {
+            watch(args)
+                .map(|w| w.reflector.check_consistency)
+                .map_err(|e| e.to_string())
+        };
         assert_eq!(period(&["pods"]), Ok(None));
         // Without `=`, what follows is the resource, not a period.
         let w = watch(&["--check-consistency", "pods"]).unwrap();

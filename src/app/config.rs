@@ -212,7 +212,7 @@ impl Config {
         let r = &args.reflector;
         let informer = r.informer_flags();
         // Also checked by the command line's normalize (exit 2); here for library callers.
-        informer.check().map_err(|e| anyhow::anyhow!(e))?;
+        informer.check()?;
         let reflector = reflector_config(r);
         Ok(Config {
             clusters,

@@ -676,14 +676,17 @@ impl std::fmt::Display for ListenAddr {
     }
 }
 
+/// A `--metrics` value that is no address and port (the value given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--metrics {0:?}: not an address and port; give one such as 127.0.0.1:9464, \
+     localhost:9464 or :9464 (every interface; port 0: any free port)"
+)]
+pub struct BadAddr(pub String);
+
 /// `--metrics`'s address, read: `Err` names the fix.
-pub fn parse_addr(s: &str) -> Result<ListenAddr, String> {
-    let bad = || {
-        format!(
-            "--metrics {s:?}: not an address and port; give one such as 127.0.0.1:9464, \
-             localhost:9464 or :9464 (every interface; port 0: any free port)"
-        )
-    };
+pub fn parse_addr(s: &str) -> Result<ListenAddr, BadAddr> {
+    let bad = || BadAddr(s.to_owned());
     if let Ok(a) = s.parse::<SocketAddr>() {
         return Ok(ListenAddr::Ip(a));
     }
@@ -859,7 +862,7 @@ mod tests {
             "a b:1",
             "x:port",
         ] {
-            let e = parse_addr(bad).unwrap_err();
+            let e = parse_addr(bad).unwrap_err().to_string();
             assert!(
                 e.starts_with("--metrics ") && e.contains("127.0.0.1:9464"),
                 "{e}"

@@ -30,9 +30,9 @@ pub fn parse() -> Cli {
         Some(Command::Replay(r)) => r.check(),
         Some(_) => Ok(()),
     };
-    if let Err(msg) = checked {
+    if let Err(e) = checked {
         // Bad usage, as clap's own errors: one line, exit 2.
-        eprintln!("error: {}", crate::text::sanitize(&msg));
+        eprintln!("error: {}", crate::text::sanitize(&e.to_string()));
         std::process::exit(crate::app::exit::Exit::Usage as i32);
     }
     cli

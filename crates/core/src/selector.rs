@@ -11,6 +11,62 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
+/// Why a label or field selector was refused, in the apiserver's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A label requirement that does not parse (the apiserver's `unable to parse
+    /// requirement: …`).
+    #[error("unable to parse requirement: {0}")]
+    Requirement(Box<Error>),
+    /// A token other than the grammar allows at that point.
+    #[error("found '{found}', expected: {expected}")]
+    Found {
+        found: String,
+        expected: &'static str,
+    },
+    /// `key in` or `key notin` not followed by `(` (the apiserver has no comma there).
+    #[error("found '{0}' expected: '('")]
+    NoOpenParen(String),
+    #[error("for 'Gt', 'Lt' operators, the value must be an integer")]
+    NotAnInteger,
+    #[error(
+        "key: Invalid value: \"{0}\": name part must consist of alphanumeric characters, '-', '_' or '.', \
+         and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', \
+         regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    )]
+    InvalidKey(String),
+    #[error(
+        "values[0][{0}]: Invalid value: \"{0}\": a valid label must be an empty string or consist of \
+         alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character \
+         (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is \
+         '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+    )]
+    InvalidValue(String),
+    /// A field selector term with no `=`, `==` or `!=`.
+    #[error("invalid selector: '{input}'; can't understand '{term}'")]
+    Term { input: String, term: String },
+    /// A field the resource cannot be selected by, as the pod registry words it.
+    #[error("field label not supported: {0}")]
+    FieldNotSupported(String),
+    /// A field the resource cannot be selected by, with the fields it can.
+    #[error("\"{field}\" is not a known field selector: only {}", quoted(.allowed))]
+    UnknownField { field: String, allowed: Vec<String> },
+}
+
+/// `"a", "b"`.
+fn quoted(names: &[String]) -> String {
+    let list: Vec<String> = names.iter().map(|a| format!("\"{a}\"")).collect();
+    list.join(", ")
+}
+
+/// [`Error::Found`].
+fn found(t: &Tok, expected: &'static str) -> Error {
+    Error::Found {
+        found: t.lit().to_owned(),
+        expected,
+    }
+}
+
 /// One parsed label requirement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabelReq {
@@ -145,7 +201,7 @@ impl Parser {
 }
 
 /// Parses a label selector; the error is the apiserver's message.
-pub fn parse_labels(input: &str) -> Result<LabelSelector, String> {
+pub fn parse_labels(input: &str) -> Result<LabelSelector, Error> {
     let mut p = Parser {
         toks: lex(input),
         pos: 0,
@@ -154,40 +210,26 @@ pub fn parse_labels(input: &str) -> Result<LabelSelector, String> {
     loop {
         match p.peek().clone() {
             Tok::Ident(_) | Tok::Not => {
-                let r = parse_requirement(&mut p)
-                    .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                let r = parse_requirement(&mut p).map_err(|e| Error::Requirement(Box::new(e)))?;
                 reqs.push(r);
                 match p.next() {
                     Tok::End => return Ok(LabelSelector(reqs)),
                     Tok::Comma => {
                         let t = p.peek();
                         if !matches!(t, Tok::Ident(_) | Tok::Not) {
-                            return Err(format!(
-                                "found '{}', expected: identifier after ','",
-                                t.lit()
-                            ));
+                            return Err(found(t, "identifier after ','"));
                         }
                     }
-                    t => {
-                        return Err(format!(
-                            "found '{}', expected: ',' or 'end of string'",
-                            t.lit()
-                        ))
-                    }
+                    t => return Err(found(&t, "',' or 'end of string'")),
                 }
             }
             Tok::End => return Ok(LabelSelector(reqs)),
-            t => {
-                return Err(format!(
-                    "found '{}', expected: !, identifier, or 'end of string'",
-                    t.lit()
-                ))
-            }
+            t => return Err(found(&t, "!, identifier, or 'end of string'")),
         }
     }
 }
 
-fn parse_requirement(p: &mut Parser) -> Result<LabelReq, String> {
+fn parse_requirement(p: &mut Parser) -> Result<LabelReq, Error> {
     let mut tok = p.next();
     let negated = tok == Tok::Not;
     if negated {
@@ -195,7 +237,7 @@ fn parse_requirement(p: &mut Parser) -> Result<LabelReq, String> {
     }
     let key = match tok {
         Tok::Ident(k) => k,
-        t => return Err(format!("found '{}', expected: identifier", t.lit())),
+        t => return Err(found(&t, "identifier")),
     };
     validate_key(&key)?;
     if matches!(p.peek(), Tok::End | Tok::Comma) {
@@ -206,10 +248,7 @@ fn parse_requirement(p: &mut Parser) -> Result<LabelReq, String> {
         });
     }
     if negated {
-        return Err(format!(
-            "found '{}', expected: ',' or 'end of string'",
-            p.peek().lit()
-        ));
+        return Err(found(p.peek(), "',' or 'end of string'"));
     }
     let op = p.next();
     match op {
@@ -220,33 +259,28 @@ fn parse_requirement(p: &mut Parser) -> Result<LabelReq, String> {
         Tok::Gt | Tok::Lt => {
             let v = parse_exact(p)?;
             let s = v.into_iter().next().unwrap_or_default();
-            let n: i64 = s.parse().map_err(|_| {
-                "for 'Gt', 'Lt' operators, the value must be an integer".to_string()
-            })?;
+            let n: i64 = s.parse().map_err(|_| Error::NotAnInteger)?;
             Ok(if op == Tok::Gt {
                 LabelReq::Gt(key, n)
             } else {
                 LabelReq::Lt(key, n)
             })
         }
-        t => Err(format!(
-            "found '{}', expected: in, notin, =, ==, !=, gt, lt",
-            t.lit()
-        )),
+        t => Err(found(&t, "in, notin, =, ==, !=, gt, lt")),
     }
 }
 
-fn parse_values(p: &mut Parser) -> Result<BTreeSet<String>, String> {
+fn parse_values(p: &mut Parser) -> Result<BTreeSet<String>, Error> {
     let t = p.next();
     if t != Tok::Open {
-        return Err(format!("found '{}' expected: '('", t.lit()));
+        return Err(Error::NoOpenParen(t.lit().to_owned()));
     }
     match p.peek().clone() {
         Tok::Ident(_) | Tok::Comma => {
             let s = parse_ident_list(p)?;
             let t = p.next();
             if t != Tok::Close {
-                return Err(format!("found '{}', expected: ')'", t.lit()));
+                return Err(found(&t, "')'"));
             }
             Ok(s)
         }
@@ -254,14 +288,11 @@ fn parse_values(p: &mut Parser) -> Result<BTreeSet<String>, String> {
             p.next();
             Ok(BTreeSet::from([String::new()]))
         }
-        t => Err(format!(
-            "found '{}', expected: ',', ')' or identifier",
-            t.lit()
-        )),
+        t => Err(found(&t, "',', ')' or identifier")),
     }
 }
 
-fn parse_ident_list(p: &mut Parser) -> Result<BTreeSet<String>, String> {
+fn parse_ident_list(p: &mut Parser) -> Result<BTreeSet<String>, Error> {
     let mut s = BTreeSet::new();
     loop {
         match p.next() {
@@ -277,7 +308,7 @@ fn parse_ident_list(p: &mut Parser) -> Result<BTreeSet<String>, String> {
                         }
                     }
                     Tok::Close => return Ok(s),
-                    t => return Err(format!("found '{}', expected: ',' or ')'", t.lit())),
+                    t => return Err(found(t, "',' or ')'")),
                 }
             }
             Tok::Comma => {
@@ -286,12 +317,12 @@ fn parse_ident_list(p: &mut Parser) -> Result<BTreeSet<String>, String> {
                     return Ok(s);
                 }
             }
-            t => return Err(format!("found '{}', expected: ',', or identifier", t.lit())),
+            t => return Err(found(&t, "',', or identifier")),
         }
     }
 }
 
-fn parse_exact(p: &mut Parser) -> Result<BTreeSet<String>, String> {
+fn parse_exact(p: &mut Parser) -> Result<BTreeSet<String>, Error> {
     if matches!(p.peek(), Tok::End | Tok::Comma) {
         return Ok(BTreeSet::from([String::new()]));
     }
@@ -300,7 +331,7 @@ fn parse_exact(p: &mut Parser) -> Result<BTreeSet<String>, String> {
             validate_value(&v)?;
             Ok(BTreeSet::from([v]))
         }
-        t => Err(format!("found '{}', expected: identifier", t.lit())),
+        t => Err(found(&t, "identifier")),
     }
 }
 
@@ -314,29 +345,20 @@ fn name_part_ok(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-fn validate_key(k: &str) -> Result<(), String> {
+fn validate_key(k: &str) -> Result<(), Error> {
     let name = k.rsplit_once('/').map_or(k, |(_, n)| n);
     if name_part_ok(name) {
         Ok(())
     } else {
-        Err(format!(
-            "key: Invalid value: \"{k}\": name part must consist of alphanumeric characters, '-', '_' or '.', \
-             and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', \
-             regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-        ))
+        Err(Error::InvalidKey(k.to_owned()))
     }
 }
 
-fn validate_value(v: &str) -> Result<(), String> {
+fn validate_value(v: &str) -> Result<(), Error> {
     if v.is_empty() || name_part_ok(v) {
         Ok(())
     } else {
-        Err(format!(
-            "values[0][{v}]: Invalid value: \"{v}\": a valid label must be an empty string or consist of \
-             alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character \
-             (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is \
-             '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-        ))
+        Err(Error::InvalidValue(v.to_owned()))
     }
 }
 
@@ -372,7 +394,7 @@ pub fn parse_fields(
     input: &str,
     allowed: &[&str],
     pods_style: bool,
-) -> Result<FieldSelector, String> {
+) -> Result<FieldSelector, Error> {
     let mut reqs = Vec::new();
     if input.trim().is_empty() {
         return Ok(FieldSelector(reqs));
@@ -385,20 +407,20 @@ pub fn parse_fields(
         } else if let Some((f, v)) = term.split_once('=') {
             (f, v, false)
         } else {
-            return Err(format!(
-                "invalid selector: '{input}'; can't understand '{term}'"
-            ));
+            return Err(Error::Term {
+                input: input.to_owned(),
+                term: term.to_owned(),
+            });
         };
         let field = field.trim().to_string();
         if !allowed.contains(&field.as_str()) {
             return Err(if pods_style {
-                format!("field label not supported: {field}")
+                Error::FieldNotSupported(field)
             } else {
-                let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
-                format!(
-                    "\"{field}\" is not a known field selector: only {}",
-                    list.join(", ")
-                )
+                Error::UnknownField {
+                    field,
+                    allowed: allowed.iter().map(|a| (*a).to_owned()).collect(),
+                }
             });
         }
         reqs.push(FieldReq {
@@ -493,19 +515,20 @@ mod tests {
     #[test]
     fn error_messages_match_the_apiserver() {
         assert_eq!(
-            parse_labels("app in (a").unwrap_err(),
+            parse_labels("app in (a").unwrap_err().to_string(),
             "unable to parse requirement: found '', expected: ',' or ')'"
         );
         assert_eq!(
-            parse_labels("app=a,").unwrap_err(),
+            parse_labels("app=a,").unwrap_err().to_string(),
             "found '', expected: identifier after ','"
         );
         assert_eq!(
-            parse_labels("app in a").unwrap_err(),
+            parse_labels("app in a").unwrap_err().to_string(),
             "unable to parse requirement: found 'a' expected: '('"
         );
         assert!(parse_labels("app foo b")
             .unwrap_err()
+            .to_string()
             .starts_with("unable to parse requirement: found 'foo'"));
     }
 
@@ -522,15 +545,19 @@ mod tests {
         let s = parse_fields("metadata.name!=cm2", &allowed, false).unwrap();
         assert!(s.matches(|_| Some("cm1".into())));
         assert_eq!(
-            parse_fields("spec.foo=bar", &allowed, false).unwrap_err(),
+            parse_fields("spec.foo=bar", &allowed, false).unwrap_err().to_string(),
             "\"spec.foo\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
         );
         assert_eq!(
-            parse_fields("spec.foo=bar", &allowed, true).unwrap_err(),
+            parse_fields("spec.foo=bar", &allowed, true)
+                .unwrap_err()
+                .to_string(),
             "field label not supported: spec.foo"
         );
         assert_eq!(
-            parse_fields("nonsense", &allowed, false).unwrap_err(),
+            parse_fields("nonsense", &allowed, false)
+                .unwrap_err()
+                .to_string(),
             "invalid selector: 'nonsense'; can't understand 'nonsense'"
         );
     }

@@ -5,6 +5,8 @@
 //! `human_duration` is kubectl's way of writing an age, for the table and the simulator's
 //! Tables. `name_suffix` is the apiserver's `generateName` suffix, for the simulator and
 //! `--probe`'s ConfigMap. `human_bytes` is a byte count for the `~` lines and `--stats`.
+//! [`Chain`] writes an error with its causes on one line; [`UnknownWord`] is the error of
+//! a word that is none of a fixed vocabulary's.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -34,6 +36,32 @@ pub fn sanitize(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// An error and its causes (`source()`, outermost first) on one line, separated by `: `:
+/// what a message that quotes a failure it wraps says.
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(c) = cause {
+            write!(f, ": {c}")?;
+            cause = c.source();
+        }
+        Ok(())
+    }
+}
+
+/// A word that is none of a fixed vocabulary's: the error of an enum's `FromStr` whose
+/// variants are named by a list of words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{word:?} is none of {}", .expected.join(", "))]
+pub struct UnknownWord {
+    pub word: String,
+    /// The words the vocabulary has.
+    pub expected: &'static [&'static str],
 }
 
 /// A byte count in decimal units with three significant digits at most (`812 B`,
@@ -144,5 +172,22 @@ mod tests {
         assert_eq!(h(150), "2m30s");
         assert_eq!(h(3 * 60 * 60 + 5), "3h");
         assert_eq!(h(2 * 86400 + 3600), "2d1h");
+    }
+
+    #[test]
+    fn a_chain_writes_every_cause_and_an_unknown_word_the_vocabulary() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("reading the list")]
+        struct Outer(#[source] std::io::Error);
+        let io = std::io::Error::other("connection reset");
+        assert_eq!(
+            Chain(&Outer(io)).to_string(),
+            "reading the list: connection reset"
+        );
+        let unknown = UnknownWord {
+            word: "x".into(),
+            expected: &["delta", "real"],
+        };
+        assert_eq!(unknown.to_string(), r#""x" is none of delta, real"#);
     }
 }

@@ -501,7 +501,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
             app.faults.stall(d);
             ok(json!({}))
         }
-        Err(why) => Status::bad_request(why).response(),
+        Err(why) => Status::bad_request(why.to_string()).response(),
     }),
     ("freeze", POST, |app, body| match lasting(body, 60.0) {
         Ok(d) => {
@@ -509,7 +509,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
             app.faults.freeze.start(d, new);
             ok(json!({}))
         }
-        Err(why) => Status::bad_request(why).response(),
+        Err(why) => Status::bad_request(why.to_string()).response(),
     }),
     ("release", POST, release),
     ("slow-link", POST, slow_link),
@@ -617,9 +617,23 @@ fn stale(app: &App, body: &Value, slot: &Mutex<Option<u64>>) -> Response {
     ok(json!({"revision": revision.to_string()}))
 }
 
+/// Why a control request's body was refused (a 400).
+#[derive(Debug, thiserror::Error)]
+enum BadBody {
+    /// An `until` other than `"released"` (the value given).
+    #[error("until: {0} is not \"released\" (the only open-ended form; else \"seconds\")")]
+    Until(Value),
+    /// The field named is not a string.
+    #[error("{0} must be a string")]
+    NonString(&'static str),
+    /// A resource the simulator does not serve.
+    #[error("resource: {0:?} is not served here (a plural such as \"configmaps\")")]
+    Unserved(String),
+}
+
 /// How long a timed fault lasts: `"seconds"` (else `default`), or [`HELD`] with
-/// `"until":"released"`; `Err`: why any other `until` is refused (a 400).
-fn lasting(body: &Value, default: f64) -> Result<Duration, String> {
+/// `"until":"released"`; `Err`: any other `until`.
+fn lasting(body: &Value, default: f64) -> Result<Duration, BadBody> {
     match &body["until"] {
         Value::Null => {
             let secs = body["seconds"]
@@ -629,9 +643,7 @@ fn lasting(body: &Value, default: f64) -> Result<Duration, String> {
             Ok(Duration::from_secs_f64(secs))
         }
         Value::String(s) if s == "released" => Ok(HELD),
-        other => Err(format!(
-            "until: {other} is not \"released\" (the only open-ended form; else \"seconds\")"
-        )),
+        other => Err(BadBody::Until(other.clone())),
     }
 }
 
@@ -782,7 +794,7 @@ fn skip_event(app: &App, body: &Value) -> Response {
             app.cluster.write(|s| s.skip_next_change(res, key));
             ok(json!({}))
         }
-        Err(why) => Status::bad_request(why).response(),
+        Err(why) => Status::bad_request(why.to_string()).response(),
     }
 }
 
@@ -791,7 +803,7 @@ fn skip_event(app: &App, body: &Value) -> Response {
 fn recreate(app: &App, body: &Value) -> Response {
     let (Some(res), Some(key)) = (match object_of(body) {
         Ok(rule) => rule,
-        Err(why) => return Status::bad_request(why).response(),
+        Err(why) => return Status::bad_request(why.to_string()).response(),
     }) else {
         return Status::bad_request("recreate takes a \"resource\" and a \"key\"").response();
     };
@@ -808,11 +820,11 @@ fn recreate(app: &App, body: &Value) -> Response {
 
 /// The (resource, key) a body names (skip-event's rule, recreate's object), `None` where
 /// it names none; `Err`: why not.
-fn object_of(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
-    let text = |k: &str| match &body[k] {
+fn object_of(body: &Value) -> Result<(Option<usize>, Option<String>), BadBody> {
+    let text = |k: &'static str| match &body[k] {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s.clone())),
-        _ => Err(format!("{k} must be a string")),
+        _ => Err(BadBody::NonString(k)),
     };
     let key = text("key")?;
     let res = match text("resource")? {
@@ -821,9 +833,7 @@ fn object_of(body: &Value) -> Result<(Option<usize>, Option<String>), String> {
             let found = super::resources::RESOURCES
                 .iter()
                 .position(|d| d.plural == r);
-            let why =
-                || format!("resource: {r:?} is not served here (a plural such as \"configmaps\")");
-            Some(found.ok_or_else(why)?)
+            Some(found.ok_or(BadBody::Unserved(r))?)
         }
     };
     Ok((res, key))

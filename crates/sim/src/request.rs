@@ -169,13 +169,13 @@ impl Filter {
     pub fn from_params(t: &Target, q: &Params) -> Result<Filter, Status> {
         let labels =
             selector::parse_labels(q.get("labelSelector").map(String::as_str).unwrap_or(""))
-                .map_err(Status::bad_request)?;
+                .map_err(|e| Status::bad_request(e.to_string()))?;
         let fields = selector::parse_fields(
             q.get("fieldSelector").map(String::as_str).unwrap_or(""),
             selectable_fields(t.res),
             matches!(t.res, resources::PODS | resources::EVENTS),
         )
-        .map_err(Status::bad_request)?;
+        .map_err(|e| Status::bad_request(e.to_string()))?;
         Ok(Filter {
             namespace: t.namespace.clone(),
             labels,

@@ -21,13 +21,46 @@ use crate::cache::delta::{AtomicDelta, Delta, Deltas};
 use crate::cache::object::ObjectRef;
 
 /// Which of client-go's two queues an informer uses (`--fifo`).
-// Variants without doc comments: clap would print them as help for each possible value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FifoKind {
-    // [`DeltaFifo`](crate::cache::delta_fifo::DeltaFifo): a key's deltas coalesce until popped.
+    /// [`DeltaFifo`](crate::cache::delta_fifo::DeltaFifo): a key's deltas coalesce until
+    /// popped.
     Delta,
-    // [`RealFifo`](crate::cache::real_fifo::RealFifo): every notification, in order.
+    /// [`RealFifo`](crate::cache::real_fifo::RealFifo): every notification, in order.
     Real,
+}
+
+impl FifoKind {
+    /// The kinds' names, as `--fifo` takes them.
+    pub const NAMES: [&'static str; 2] = ["delta", "real"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FifoKind::Delta => "delta",
+            FifoKind::Real => "real",
+        }
+    }
+}
+
+impl std::str::FromStr for FifoKind {
+    type Err = crate::text::UnknownWord;
+
+    fn from_str(s: &str) -> Result<FifoKind, Self::Err> {
+        match s {
+            "delta" => Ok(FifoKind::Delta),
+            "real" => Ok(FifoKind::Real),
+            _ => Err(crate::text::UnknownWord {
+                word: s.to_owned(),
+                expected: &FifoKind::NAMES,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for FifoKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One thing a queue hands out: a key's deltas, or a notice.

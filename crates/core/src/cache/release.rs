@@ -37,6 +37,44 @@ pub enum Release {
 /// What `--client-go` takes, for help and errors.
 pub const SUPPORTED: &str = "0.32, 0.33, 0.34, 0.35, 0.36";
 
+/// Why a release or a combination of informer flags was refused: one line naming a fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "{0:?} is not a client-go release: give one of {SUPPORTED} (or v0.35.2, or \
+         Kubernetes' 1.35)"
+    )]
+    NotARelease(String),
+    /// A well-formed release kwatch has no informer of: client-go 0.`minor`, named by its
+    /// Kubernetes minor when `major` is 1.
+    #[error(
+        "client-go 0.{minor}{} is not a release whose informer kwatch \
+         reproduces: give one of {SUPPORTED}",
+        kubernetes(*.major, *.minor)
+    )]
+    Unsupported { major: u32, minor: u32 },
+    #[error(
+        "--fifo real: client-go {0} has no RealFIFO (it came with 0.33): \
+         use --client-go 0.33 or later, or leave --fifo out"
+    )]
+    NoRealFifo(Release),
+    #[error(
+        "--legacy-sync applies to DeltaFIFO only (a {} relist always queues \
+         Replaced): leave it out, or add --fifo delta",
+        .0.name()
+    )]
+    LegacySync(QueueChoice),
+}
+
+/// ` (Kubernetes 1.35)` for a release given as Kubernetes' (major 1), else nothing.
+fn kubernetes(major: u32, minor: u32) -> String {
+    if major == 1 {
+        format!(" (Kubernetes 1.{minor})")
+    } else {
+        String::new()
+    }
+}
+
 impl Release {
     pub const ALL: [Release; 5] = [
         Release::V0_32,
@@ -49,13 +87,8 @@ impl Release {
     /// `0.35`, `v0.35.2`, or Kubernetes' `1.35` / `v1.35.1` (client-go 0.N ships with
     /// Kubernetes 1.N). Any other minor, 0.31 among them, is refused: kwatch runs no
     /// release it was not asked for.
-    pub fn parse(s: &str) -> Result<Release, String> {
-        let bad = || {
-            format!(
-                "{s:?} is not a client-go release: give one of {SUPPORTED} (or v0.35.2, or \
-                 Kubernetes' 1.35)"
-            )
-        };
+    pub fn parse(s: &str) -> Result<Release, Error> {
+        let bad = || Error::NotARelease(s.to_owned());
         let t = s.trim();
         let t = t.strip_prefix('v').unwrap_or(t);
         let parts: Vec<&str> = t.split('.').collect();
@@ -80,17 +113,7 @@ impl Release {
             34 => Release::V0_34,
             35 => Release::V0_35,
             36 => Release::V0_36,
-            _ => {
-                let kubernetes = if major == 1 {
-                    format!(" (Kubernetes 1.{minor})")
-                } else {
-                    String::new()
-                };
-                return Err(format!(
-                    "client-go 0.{minor}{kubernetes} is not a release whose informer kwatch \
-                     reproduces: give one of {SUPPORTED}"
-                ));
-            }
+            _ => return Err(Error::Unsupported { major, minor }),
         })
     }
 
@@ -209,13 +232,13 @@ pub struct InformerFlags {
 
 impl InformerFlags {
     /// The informer for a server whose release is `server` (see [`Informer::choose`]).
-    pub fn informer(&self, server: Release) -> Result<Informer, String> {
+    pub fn informer(&self, server: Release) -> Result<Informer, Error> {
         Informer::choose(self.client_go, server, self.fifo, self.legacy_sync)
     }
 
     /// The conflicts between the flags, before any request (they never depend on the
     /// server).
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Error> {
         self.informer(Release::FALLBACK).map(|_| ())
     }
 }
@@ -240,7 +263,7 @@ impl Informer {
         server: Release,
         fifo: Option<FifoKind>,
         legacy_sync: bool,
-    ) -> Result<Informer, String> {
+    ) -> Result<Informer, Error> {
         let release = match (explicit, fifo) {
             (Some(r), _) => r,
             (None, Some(FifoKind::Real)) if server.queue() == QueueChoice::Delta => Release::V0_33,
@@ -252,20 +275,11 @@ impl Informer {
             None => release.queue(),
             Some(FifoKind::Real) => match release.queue() {
                 QueueChoice::Real(o) => QueueChoice::Real(o),
-                QueueChoice::Delta => {
-                    return Err(format!(
-                        "--fifo real: client-go {release} has no RealFIFO (it came with 0.33): \
-                         use --client-go 0.33 or later, or leave --fifo out"
-                    ))
-                }
+                QueueChoice::Delta => return Err(Error::NoRealFifo(release)),
             },
         };
         if legacy_sync && queue != QueueChoice::Delta {
-            return Err(format!(
-                "--legacy-sync applies to DeltaFIFO only (a {} relist always queues \
-                 Replaced): leave it out, or add --fifo delta",
-                queue.name()
-            ));
+            return Err(Error::LegacySync(queue));
         }
         Ok(Informer { release, queue })
     }
@@ -303,14 +317,14 @@ mod tests {
         for s in [
             "", "0", "35", "0.35.x", "2.35", "0.35.1.1", "v", "0.3a", "+0.35", "0.-1",
         ] {
-            let e = Release::parse(s).unwrap_err();
+            let e = Release::parse(s).unwrap_err().to_string();
             assert!(
                 e.contains("is not a client-go release") && e.contains(SUPPORTED),
                 "{s}: {e}"
             );
         }
         for s in ["0.30", "0.31", "1.31", "1.29", "0.37"] {
-            let e = Release::parse(s).unwrap_err();
+            let e = Release::parse(s).unwrap_err().to_string();
             assert!(e.contains(SUPPORTED) && !e.contains('\n'), "{s}: {e}");
         }
         for r in Release::ALL {
@@ -396,12 +410,12 @@ mod tests {
         assert_eq!(name(r36, s32, delta, false), Ok("DeltaFIFO"));
         assert_eq!(name(r36, s32, real, false), Ok("RealFIFO+batch+atomic"));
         assert_eq!(name(r36, s32, delta, true), Ok("DeltaFIFO"));
-        let e = name(r32, s35, real, false).unwrap_err();
+        let e = name(r32, s35, real, false).unwrap_err().to_string();
         assert!(e.contains("client-go 0.32 has no RealFIFO"), "{e}");
         // Errors come from the flags alone, whatever the server.
         for server in Release::ALL {
             for (r, f) in [(None, real), (r36, None), (Some(Release::V0_33), None)] {
-                let e = name(r, server, f, true).unwrap_err();
+                let e = name(r, server, f, true).unwrap_err().to_string();
                 assert!(
                     e.starts_with("--legacy-sync applies to DeltaFIFO only"),
                     "{e}"

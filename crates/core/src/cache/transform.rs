@@ -8,6 +8,16 @@ use serde_json::Value;
 use crate::cache::cost::LAST_APPLIED;
 use crate::cache::object::{Object, ObjectRef};
 
+/// A `--transform` that is none of the forms: one line naming them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown transform {0:?}: use {managed}, {last_applied} or {only}FIELD,…",
+    managed = Transform::FORMS[0],
+    last_applied = Transform::FORMS[1],
+    only = Transform::FORMS[2]
+)]
+pub struct UnknownTransform(pub String);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transform {
     /// Drops `metadata.managedFields` (what most controllers' transforms do).
@@ -29,7 +39,7 @@ impl Transform {
 
     /// `strip-managed-fields`, `strip-last-applied` or `metadata-only-fields=a,b`;
     /// `Err`: one line naming the choices.
-    pub fn parse(s: &str) -> Result<Transform, String> {
+    pub fn parse(s: &str) -> Result<Transform, UnknownTransform> {
         let [managed, last_applied, only] = Transform::FORMS;
         if s == managed {
             return Ok(Transform::StripManagedFields);
@@ -45,9 +55,7 @@ impl Transform {
                     .map(str::to_owned)
                     .collect(),
             )),
-            None => Err(format!(
-                "unknown transform {s:?}: use {managed}, {last_applied} or {only}FIELD,…"
-            )),
+            None => Err(UnknownTransform(s.to_owned())),
         }
     }
 

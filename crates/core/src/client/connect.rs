@@ -43,7 +43,6 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use hyper_rustls::ResolveServerName;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioIo;
@@ -57,16 +56,49 @@ use tower::{BoxError, ServiceBuilder};
 use crate::client::keepalive;
 use crate::der;
 
+/// Why the client for a kubeconfig could not be built: one line, with kube's or rustls'
+/// error as the cause where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot build the client")]
+    Build(#[source] kube::Error),
+    #[error("cannot set up TLS for the cluster")]
+    Tls(#[source] kube::Error),
+    #[error("tls-server-name {name:?}: {reason}")]
+    TlsServerName {
+        name: String,
+        reason: rustls::pki_types::InvalidDnsNameError,
+    },
+    #[error("the cluster's certificate-authority data holds an invalid certificate")]
+    InvalidCa(#[source] rustls::Error),
+    #[error("cannot use the cluster's certificate-authority data")]
+    UnusableCa(#[source] rustls::client::VerifierBuilderError),
+    #[error("invalid impersonation or extra header")]
+    Headers(#[source] kube::Error),
+    #[error(
+        "the user's token holds control characters: check --token or the kubeconfig's \
+         token (net/http: invalid header field value for \"Authorization\")"
+    )]
+    TokenControlCharacters,
+    /// The kubeconfig's exec credential plugin is not installed; `hint` (with its leading
+    /// `; `) is the kubeconfig's `installHint`, or a default.
+    #[error(
+        "getting credentials: exec: executable {command} not found: the kubeconfig's \
+         client-go credential plugin is not installed{hint}"
+    )]
+    ExecNotFound { command: String, hint: String },
+    #[error("cannot set up authentication")]
+    Auth(#[source] kube::Error),
+}
+
 /// Builds the client for `config`: kube's stack with [`AnchorVerifier`] when the kubeconfig
 /// names CA data and verification is on. With a proxy (which kube's features here do not
 /// support either) the config goes to kube unchanged, so its error is the one reported.
-pub fn client(config: &kube::Config) -> Result<kube::Client> {
+pub fn client(config: &kube::Config) -> Result<kube::Client, Error> {
     if config.proxy_url.is_some() {
-        return kube::Client::try_from(config.clone()).context("cannot build the client");
+        return kube::Client::try_from(config.clone()).map_err(Error::Build);
     }
-    let mut tls = config
-        .rustls_client_config()
-        .context("cannot set up TLS for the cluster")?;
+    let mut tls = config.rustls_client_config().map_err(Error::Tls)?;
     if let (Some(roots), false) = (&config.root_cert, config.accept_invalid_certs) {
         let verifier = AnchorVerifier::new(roots, tls.crypto_provider().clone())?;
         tls.dangerous().set_certificate_verifier(Arc::new(verifier));
@@ -84,10 +116,14 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
     // informer).
     http.set_nodelay(true);
     let server_name = match &config.tls_server_name {
-        Some(name) => Some(
-            ServerName::try_from(name.clone())
-                .map_err(|e| anyhow::anyhow!("tls-server-name {name:?}: {e}"))?,
-        ),
+        Some(name) => {
+            Some(
+                ServerName::try_from(name.clone()).map_err(|reason| Error::TlsServerName {
+                    name: name.clone(),
+                    reason,
+                })?,
+            )
+        }
         None => None,
     };
     let https = Connector {
@@ -117,11 +153,7 @@ pub fn client(config: &kube::Config) -> Result<kube::Client> {
         .map_response(count_wire)
         .layer(config.base_uri_layer())
         .option_layer(exec_not_found(config, token_checked(config)?.auth_layer())?)
-        .layer(
-            config
-                .extra_headers_layer()
-                .context("invalid impersonation or extra header")?,
-        )
+        .layer(config.extra_headers_layer().map_err(Error::Headers)?)
         .layer(
             tower_http::trace::TraceLayer::new_for_http()
                 .make_span_with(trace_span)
@@ -349,14 +381,11 @@ pub fn pending_connection() -> Option<String> {
 /// builds the header with tower-http's `AddAuthorization::bearer`, which panics on one that
 /// is not. Go refuses it at the first request (`net/http: invalid header field value for
 /// "Authorization"`). The token itself is never printed.
-fn token_checked(config: &kube::Config) -> Result<&kube::Config> {
+fn token_checked(config: &kube::Config) -> Result<&kube::Config, Error> {
     use secrecy::ExposeSecret;
     if let Some(token) = &config.auth_info.token {
         if http::HeaderValue::try_from(format!("Bearer {}", token.expose_secret())).is_err() {
-            anyhow::bail!(
-                "the user's token holds control characters: check --token or the kubeconfig's \
-                 token (net/http: invalid header field value for \"Authorization\")"
-            );
+            return Err(Error::TokenControlCharacters);
         }
     }
     Ok(config)
@@ -365,7 +394,7 @@ fn token_checked(config: &kube::Config) -> Result<&kube::Config> {
 /// kube's auth layer, or its error; an exec credential plugin that is not installed is
 /// named with the kubeconfig's `installHint`, in client-go's words (`exec.go`,
 /// `wrapCmdRunErrorLocked`: `exec: executable %s not found`, then the hint).
-fn exec_not_found<T>(config: &kube::Config, layer: Result<T, kube::Error>) -> Result<T> {
+fn exec_not_found<T>(config: &kube::Config, layer: Result<T, kube::Error>) -> Result<T, Error> {
     let err = match layer {
         Ok(layer) => return Ok(layer),
         Err(err) => err,
@@ -380,17 +409,14 @@ fn exec_not_found<T>(config: &kube::Config, layer: Result<T, kube::Error>) -> Re
     }
     match config.auth_info.exec.as_ref() {
         Some(exec) if missing => {
-            let command = exec.command.as_deref().unwrap_or_default();
+            let command = exec.command.clone().unwrap_or_default();
             let hint = match exec.install_hint.as_deref().map(str::trim) {
                 Some(h) if !h.is_empty() => format!("; {h}"),
                 _ => "; install it or fix the kubeconfig's exec command".to_owned(),
             };
-            Err(anyhow::anyhow!(
-                "getting credentials: exec: executable {command} not found: the kubeconfig's \
-                 client-go credential plugin is not installed{hint}"
-            ))
+            Err(Error::ExecNotFound { command, hint })
         }
-        _ => Err(anyhow::Error::new(err).context("cannot set up authentication")),
+        _ => Err(Error::Auth(err)),
     }
 }
 
@@ -453,21 +479,19 @@ impl AnchorVerifier {
     pub fn new(
         roots: &[Vec<u8>],
         provider: Arc<rustls::crypto::CryptoProvider>,
-    ) -> Result<AnchorVerifier> {
+    ) -> Result<AnchorVerifier, Error> {
         let mut store = rustls::RootCertStore::empty();
         let anchors: Vec<CertificateDer<'static>> = roots
             .iter()
             .map(|der| CertificateDer::from(der.clone()))
             .collect();
         for der in &anchors {
-            store
-                .add(der.clone())
-                .context("the cluster's certificate-authority data holds an invalid certificate")?;
+            store.add(der.clone()).map_err(Error::InvalidCa)?;
         }
         let algorithms = provider.signature_verification_algorithms.all;
         let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider)
             .build()
-            .context("cannot use the cluster's certificate-authority data")?;
+            .map_err(Error::UnusableCa)?;
         Ok(AnchorVerifier {
             inner,
             anchors,
@@ -830,11 +854,20 @@ mod tests {
         AnchorVerifier::new(&roots, Arc::new(rustls::crypto::ring::default_provider())).unwrap()
     }
 
-    fn verify(v: &AnchorVerifier, leaf: &rcgen::Certificate, name: &str) -> Result<(), String> {
+    fn verify(
+        v: &AnchorVerifier,
+        leaf: &rcgen::Certificate,
+        name: &str,
+    ) -> Result<(), rustls::Error> {
         let name = ServerName::try_from(name.to_owned()).unwrap();
         v.verify_server_cert(leaf.der(), &[], &name, &[], UnixTime::now())
             .map(|_| ())
-            .map_err(|e| format!("{e:?}"))
+    }
+
+    /// Why `v` refuses `leaf` for `name`: rustls' error as its `Debug` writes it (which
+    /// names webpki's reason).
+    fn refusal(v: &AnchorVerifier, leaf: &rcgen::Certificate, name: &str) -> String {
+        format!("{:?}", verify(v, leaf, name).unwrap_err())
     }
 
     #[test]
@@ -842,9 +875,9 @@ mod tests {
         let cert = self_signed_ca(2090);
         let v = verifier(&[&cert]);
         assert_eq!(verify(&v, &cert, "localhost"), Ok(()));
-        let wrong = verify(&v, &cert, "example.com").unwrap_err();
+        let wrong = refusal(&v, &cert, "example.com");
         assert!(wrong.contains("NotValidForName"), "{wrong}");
-        let ip = verify(&v, &cert, "127.0.0.1").unwrap_err();
+        let ip = refusal(&v, &cert, "127.0.0.1");
         assert!(ip.contains("NotValidForName"), "{ip}");
     }
 
@@ -873,16 +906,16 @@ mod tests {
         let leaf = ca_leaf_signed_by(&issuer);
         let v = verifier(&[&root]);
         assert_eq!(verify(&v, &leaf, "localhost"), Ok(()));
-        let wrong = verify(&v, &leaf, "example.com").unwrap_err();
+        let wrong = refusal(&v, &leaf, "example.com");
         assert!(wrong.contains("NotValidForName"), "{wrong}");
         // Same issuer name, another key: the signature does not verify.
         let (_, impostor) = ca("cluster-ca");
         let forged = ca_leaf_signed_by(&impostor);
-        let e = verify(&v, &forged, "localhost").unwrap_err();
+        let e = refusal(&v, &forged, "localhost");
         assert!(e.contains("CaUsedAsEndEntity"), "{e}");
         // Another CA altogether.
         let (other_root, _) = ca("other-ca");
-        let e = verify(&verifier(&[&other_root]), &leaf, "localhost").unwrap_err();
+        let e = refusal(&verifier(&[&other_root]), &leaf, "localhost");
         assert!(e.contains("CaUsedAsEndEntity"), "{e}");
     }
 
@@ -890,7 +923,7 @@ mod tests {
     fn an_expired_anchor_leaf_is_refused() {
         let cert = self_signed_ca(2001);
         let v = verifier(&[&cert]);
-        let e = verify(&v, &cert, "localhost").unwrap_err();
+        let e = refusal(&v, &cert, "localhost");
         assert!(e.contains("Expired"), "{e}");
     }
 
@@ -930,7 +963,7 @@ mod tests {
         );
         // The anchor-leaf path (a served self-signed CA) names them too.
         let cert = self_signed_ca(2090);
-        let e = verify(&verifier(&[&cert]), &cert, "example.com").unwrap_err();
+        let e = refusal(&verifier(&[&cert]), &cert, "example.com");
         assert!(
             e.contains("NotValidForNameContext") && e.contains("localhost"),
             "{e}"

@@ -14,14 +14,44 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::{anyhow, bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     APIGroup, APIGroupList, APIResource, APIResourceList, APIVersions, GroupVersionForDiscovery,
 };
 use kube::core::discovery::v2::{APIGroupDiscoveryList, ACCEPT_AGGREGATED_DISCOVERY_V2};
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::cache::listwatch::SourceError;
 use crate::client::http::notice;
+
+/// Why discovery failed: each message starts `API discovery failed` and names the
+/// document; a failed request keeps its [`SourceError`] as the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("API discovery failed: GET {path}")]
+    Get {
+        path: String,
+        #[source]
+        source: SourceError,
+    },
+    #[error("API discovery failed: {path} is not a resource list")]
+    NotAResourceList {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("API discovery failed: {path} is not a discovery document")]
+    NotADiscoveryDocument {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("API discovery failed: /api answered with a group list")]
+    ApiAnsweredGroups,
+    #[error("API discovery failed: /apis answered with /api's document")]
+    ApisAnsweredVersions,
+    #[error("API discovery failed: the server did not describe {0}")]
+    NotDescribed(String),
+}
 
 /// How long a cached document is used: kubectl's discovery cache TTL.
 pub const CACHE_TTL: Duration = Duration::from_secs(6 * 3600);
@@ -100,14 +130,16 @@ impl DiskCache {
     /// umask, replaced atomically). A cache that cannot be written is only logged.
     fn write<T: Serialize>(&self, rel: &str, doc: &T) {
         if let Err(e) = self.try_write(rel, doc) {
-            tracing::debug!("cannot write the discovery cache {rel}: {e:#}");
+            tracing::debug!("cannot write the discovery cache {rel}: {e}");
         }
     }
 
-    fn try_write<T: Serialize>(&self, rel: &str, doc: &T) -> Result<()> {
+    fn try_write<T: Serialize>(&self, rel: &str, doc: &T) -> std::io::Result<()> {
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         let path = self.dir.join(rel);
-        let dir = path.parent().context("no parent directory")?;
+        let dir = path
+            .parent()
+            .ok_or_else(|| std::io::Error::other("no parent directory"))?;
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o750)
@@ -125,7 +157,7 @@ impl DiskCache {
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
-        Ok(written?)
+        written
     }
 }
 
@@ -147,27 +179,29 @@ pub struct Server {
 impl Server {
     /// GETs `path` through the request layer; a failure keeps its [`SourceError`] as the
     /// cause (the error's first line says which document).
-    async fn get(&self, path: &str, accept: &str) -> Result<Vec<u8>> {
+    async fn get(&self, path: &str, accept: &str) -> Result<Vec<u8>, Error> {
         crate::client::source::get_document(&self.client, path, accept, self.request_timeout)
             .await
-            .with_context(|| format!("API discovery failed: GET {path}"))
+            .map_err(|source| Error::Get {
+                path: path.to_owned(),
+                source,
+            })
     }
 
     /// A legacy resource list: `/api/v1` or `/apis/GROUP/VERSION`.
-    async fn resource_list(&self, gv: &str) -> Result<APIResourceList> {
+    async fn resource_list(&self, gv: &str) -> Result<APIResourceList, Error> {
         let path = if gv.contains('/') {
             format!("/apis/{gv}")
         } else {
             format!("/api/{gv}")
         };
         let body = self.get(&path, "application/json").await?;
-        serde_json::from_slice(&body)
-            .with_context(|| format!("API discovery failed: {path} is not a resource list"))
+        serde_json::from_slice(&body).map_err(|source| Error::NotAResourceList { path, source })
     }
 }
 
 /// GET `path`, offering aggregated discovery first, as kubectl does.
-async fn get_root(server: &Server, path: &str) -> Result<Root> {
+async fn get_root(server: &Server, path: &str) -> Result<Root, Error> {
     let body = server.get(path, ACCEPT_AGGREGATED_DISCOVERY_V2).await?;
     let text = String::from_utf8_lossy(&body);
     #[derive(serde::Deserialize)]
@@ -182,7 +216,10 @@ async fn get_root(server: &Server, path: &str) -> Result<Root> {
             _ => Root::Groups(serde_json::from_str(&text)?),
         })
     };
-    decode().with_context(|| format!("API discovery failed: {path} is not a discovery document"))
+    decode().map_err(|source| Error::NotADiscoveryDocument {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 fn group_version(group: &str, version: &str) -> String {
@@ -379,7 +416,7 @@ impl Discovery {
     }
 
     /// Takes `/api` as fetched: the core versions, and their resources if aggregated.
-    fn take_core(&mut self, root: Root) -> Result<()> {
+    fn take_core(&mut self, root: Root) -> Result<(), Error> {
         match root {
             Root::Aggregated(list) => {
                 let (groups, lists) = split_aggregated(list);
@@ -393,13 +430,13 @@ impl Discovery {
                 lists.into_iter().for_each(|l| self.store(l));
             }
             Root::Versions(v) => self.core_versions = Some(v.versions),
-            Root::Groups(_) => bail!("API discovery failed: /api answered with a group list"),
+            Root::Groups(_) => return Err(Error::ApiAnsweredGroups),
         }
         Ok(())
     }
 
     /// The resources of `gv` (`v1` for the core group, `group/version` otherwise).
-    pub async fn resources(&mut self, gv: &str) -> Result<&APIResourceList> {
+    pub async fn resources(&mut self, gv: &str) -> Result<&APIResourceList, Error> {
         if !self.lists.contains_key(gv) {
             if let Some(list) = self.cached::<APIResourceList>(&cache_file(gv)) {
                 self.lists.insert(gv.to_owned(), list);
@@ -417,11 +454,11 @@ impl Discovery {
         }
         self.lists
             .get(gv)
-            .ok_or_else(|| anyhow!("API discovery failed: the server did not describe {gv}"))
+            .ok_or_else(|| Error::NotDescribed(gv.to_owned()))
     }
 
     /// The groups other than the core group, in the server's order.
-    pub async fn groups(&mut self) -> Result<&[APIGroup]> {
+    pub async fn groups(&mut self) -> Result<&[APIGroup], Error> {
         if self.groups.is_none() {
             if let Some(list) = self.cached::<APIGroupList>(GROUPS_FILE) {
                 self.groups = Some(
@@ -438,7 +475,7 @@ impl Discovery {
     }
 
     /// `/apis`, and `/api` beside it when not yet fetched (the cached group list holds both).
-    async fn fetch_groups(&mut self) -> Result<()> {
+    async fn fetch_groups(&mut self) -> Result<(), Error> {
         let need_core = self.core_versions.is_none();
         let (apis, api) = tokio::join!(get_root(&self.server, "/apis"), async {
             match need_core {
@@ -456,7 +493,7 @@ impl Discovery {
                 groups
             }
             Root::Groups(list) => list.groups,
-            Root::Versions(_) => bail!("API discovery failed: /apis answered with /api's document"),
+            Root::Versions(_) => return Err(Error::ApisAnsweredVersions),
         };
         if let (Some(cache), Some(core)) = (
             &self.cache,

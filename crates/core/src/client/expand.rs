@@ -19,13 +19,37 @@
 //!
 //! Invariant: the targets come out in that order, each once.
 
-use anyhow::{bail, Context, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIResource, APIResourceList};
 
 use crate::client::discovery::Discovery;
 use crate::client::http::notice;
 use crate::client::target::{target_of, Resolver, Target};
 use crate::text::sanitize;
+
+/// Why the RESOURCE list could not be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// One argument of the list, with why it could not be resolved.
+    #[error("resolving {arg:?}")]
+    Resolving {
+        /// The argument, sanitized.
+        arg: String,
+        #[source]
+        source: crate::client::target::Error,
+    },
+    #[error(
+        "the server doesn't have a resource type \"all\": its discovery puts no resource \
+         in the category \"all\"; name the resources instead, e.g. `kwatch pods,services`"
+    )]
+    NothingInAll,
+    #[error(
+        "the server serves no resource that can be listed and watched here: name one, e.g. \
+         `kwatch pods`"
+    )]
+    NothingToWatch,
+    #[error(transparent)]
+    Discovery(#[from] crate::client::discovery::Error),
+}
 
 /// The category `kubectl get all` expands.
 pub const ALL: &str = "all";
@@ -104,7 +128,7 @@ fn category(groups: &[Group], category: &str) -> Vec<Target> {
         .filter_map(|(g, name)| {
             let (r, version) = g.entry(name)?;
             target_of(r, &g.name, version)
-                .map_err(|e| notice(&format!("leaving {name} out of `{category}`: {e:#}")))
+                .map_err(|e| notice(&format!("leaving {name} out of `{category}`: {e}")))
                 .ok()
         })
         .collect()
@@ -129,7 +153,7 @@ fn every(groups: &[Group], every: Every) -> Vec<Target> {
 
 /// Every served group with its resource lists, the core group first. A group-version
 /// whose discovery fails is left out with a warning, as kubectl goes on without it.
-async fn served(r: &mut Resolver) -> Result<Vec<Group>> {
+async fn served(r: &mut Resolver) -> Result<Vec<Group>, Error> {
     let mut groups = vec![Group {
         name: String::new(),
         preferred: "v1".to_owned(),
@@ -161,7 +185,7 @@ async fn served(r: &mut Resolver) -> Result<Vec<Group>> {
 
 /// The members of the category `all`; documents from the disk cache that put nothing in
 /// it are asked of the server again first, as a resource name the cache lacks is.
-async fn expand_all(r: &mut Resolver) -> Result<Vec<Target>> {
+async fn expand_all(r: &mut Resolver) -> Result<Vec<Target>, Error> {
     let found = category(&served(r).await?, ALL);
     if !found.is_empty() || !r.discovery().from_cache() {
         return Ok(found);
@@ -171,12 +195,24 @@ async fn expand_all(r: &mut Resolver) -> Result<Vec<Target>> {
 }
 
 /// Resolves the comma-separated RESOURCE list (`all` expanded), after `--every-resource`'s
-/// resources when asked; the order kept, repeats dropped.
+/// resources when asked; the order kept, repeats dropped. The error is an [`Error`]; the
+/// application's callers take it as an `anyhow::Error`.
 pub async fn resolve(
     docs: Discovery,
     list: &str,
     every_resource: Option<Every>,
-) -> Result<Vec<Target>> {
+) -> anyhow::Result<Vec<Target>> {
+    targets(docs, list, every_resource)
+        .await
+        .map_err(anyhow::Error::new)
+}
+
+/// [`resolve`], with its typed error.
+pub async fn targets(
+    docs: Discovery,
+    list: &str,
+    every_resource: Option<Every>,
+) -> Result<Vec<Target>, Error> {
     let mut r = Resolver::new(docs);
     let mut out: Vec<Target> = Vec::new();
     if let Some(e) = every_resource {
@@ -188,17 +224,14 @@ pub async fn resolve(
         let found = if arg == ALL {
             let all = expand_all(&mut r).await?;
             if all.is_empty() {
-                bail!(
-                    "the server doesn't have a resource type \"all\": its discovery puts no resource \
-                     in the category \"all\"; name the resources instead, e.g. `kwatch pods,services`"
-                );
+                return Err(Error::NothingInAll);
             }
             all
         } else {
-            let t = r
-                .resolve(arg)
-                .await
-                .with_context(|| format!("resolving {:?}", sanitize(arg)))?;
+            let t = r.resolve(arg).await.map_err(|source| Error::Resolving {
+                arg: sanitize(arg).into_owned(),
+                source,
+            })?;
             vec![t]
         };
         for t in found {
@@ -208,7 +241,7 @@ pub async fn resolve(
         }
     }
     if out.is_empty() {
-        bail!("the server serves no resource that can be listed and watched here: name one, e.g. `kwatch pods`");
+        return Err(Error::NothingToWatch);
     }
     Ok(out)
 }

@@ -138,6 +138,22 @@ pub(super) async fn read_list(
     Ok(page)
 }
 
+/// Why a protobuf list body could not be turned into JSON: the same list is then asked
+/// for in JSON.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ProtobufListError {
+    #[error(transparent)]
+    Decode(#[from] crate::client::protobuf::DecodeError),
+    /// An item whose decoded bytes are not UTF-8.
+    #[error("protobuf: a list item: {0}")]
+    ItemText(std::str::Utf8Error),
+    /// An item whose decoded bytes are not an object's JSON.
+    #[error("protobuf: a list item: {0}")]
+    ItemJson(serde_json::Error),
+    #[error("protobuf: the list's metadata: {0}")]
+    Metadata(serde_json::Error),
+}
+
 /// A protobuf list body (`k8s\0` + envelope of a `…List`) read as it arrives, each item
 /// turned into the bytes the apiserver's JSON would have ([`crate::client::protobuf`]) as
 /// soon as its bytes are in: as [`read_list`], the body is never held whole. The outer
@@ -148,7 +164,7 @@ pub(super) async fn read_protobuf_list(
     mut body: kube::client::Body,
     table: &crate::client::protobuf::Table,
     typed: bool,
-) -> Result<Result<ListPage, String>, SourceError> {
+) -> Result<Result<ListPage, ProtobufListError>, SourceError> {
     let mut reader = crate::client::protobuf::ListReader::new(table);
     if typed {
         reader = reader.typed();
@@ -157,8 +173,8 @@ pub(super) async fn read_protobuf_list(
     let mut bad_item = None;
     let mut on_item = |item: &[u8]| {
         let obj = std::str::from_utf8(item)
-            .map_err(|e| e.to_string())
-            .and_then(|text| Object::from_valid_json(text).map_err(|e| e.to_string()));
+            .map_err(ProtobufListError::ItemText)
+            .and_then(|text| Object::from_valid_json(text).map_err(ProtobufListError::ItemJson));
         match obj {
             Ok(obj) => items.push(ObjectRef::new(obj)),
             Err(e) => bad_item = bad_item.take().or(Some(e)),
@@ -172,17 +188,17 @@ pub(super) async fn read_protobuf_list(
         };
         bytes += data.len() as u64;
         if let Err(e) = reader.feed(&data, &mut on_item) {
-            return Ok(Err(e.to_string()));
+            return Ok(Err(e.into()));
         }
     }
     let head = match (reader.finish(), bad_item) {
-        (Err(e), _) => return Ok(Err(e.to_string())),
-        (Ok(_), Some(e)) => return Ok(Err(format!("protobuf: a list item: {e}"))),
+        (Err(e), _) => return Ok(Err(e.into())),
+        (Ok(_), Some(e)) => return Ok(Err(e)),
         (Ok(head), None) => head,
     };
     let meta: ListMetaWire = match serde_json::from_slice(&head.metadata) {
         Ok(m) => m,
-        Err(e) => return Ok(Err(format!("protobuf: the list's metadata: {e}"))),
+        Err(e) => return Ok(Err(ProtobufListError::Metadata(e))),
     };
     let mut page = page_of(meta, items);
     page.transfer.protobuf = true;

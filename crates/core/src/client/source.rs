@@ -59,14 +59,50 @@ pub struct KubeSource {
 }
 
 /// `--wire`: the encoding lists and watches ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Wire {
     /// Protobuf for built-in types (kube-controller-manager's choice), JSON for the rest.
     #[default]
     Auto,
     /// As `auto`: custom resources and the server's Tables have no protobuf to ask for.
     Protobuf,
+    /// JSON only.
     Json,
+}
+
+impl Wire {
+    /// The encodings' names, as `--wire` takes them.
+    pub const NAMES: [&'static str; 3] = ["auto", "protobuf", "json"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wire::Auto => "auto",
+            Wire::Protobuf => "protobuf",
+            Wire::Json => "json",
+        }
+    }
+}
+
+impl std::str::FromStr for Wire {
+    type Err = crate::text::UnknownWord;
+
+    fn from_str(s: &str) -> Result<Wire, Self::Err> {
+        match s {
+            "auto" => Ok(Wire::Auto),
+            "protobuf" => Ok(Wire::Protobuf),
+            "json" => Ok(Wire::Json),
+            _ => Err(crate::text::UnknownWord {
+                word: s.to_owned(),
+                expected: &Wire::NAMES,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The `Accept` of a list or watch of a built-in type in protobuf: kube-controller-manager's
@@ -328,7 +364,7 @@ impl ListerWatcher for KubeSource {
                         Ok(page) => page,
                         Err(why) => {
                             // The same page again, in JSON.
-                            self.protobuf_failed(&why);
+                            self.protobuf_failed(&why.to_string());
                             let res = get(&self.client, url, self.accept(true)).await?;
                             let wire = carried(&res);
                             let mut page =

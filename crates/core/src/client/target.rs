@@ -5,10 +5,81 @@
 //! have it. A name the (cached) documents do not know makes kwatch ask the server again
 //! before it says the resource does not exist.
 
-use anyhow::{anyhow, bail, Result};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{APIGroup, APIResource};
 
 use crate::client::discovery::Discovery;
+
+/// Why a name, a namespace or a resource argument was refused: one line naming a fix.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An object name client-go would not put into a URL (apimachinery's reasons).
+    #[error(
+        "invalid resource name {name:?}: [{}]: give the object's name as `kubectl get` shows it",
+        .why.join(", ")
+    )]
+    InvalidName { name: String, why: Vec<String> },
+    /// A namespace client-go would not put into a URL (apimachinery's reasons).
+    #[error(
+        "invalid namespace {namespace:?}: [{}]: pass a namespace name (see `kubectl get namespaces`)",
+        .why.join(", ")
+    )]
+    NamespacePath { namespace: String, why: Vec<String> },
+    /// A namespace that is no DNS-1123 label.
+    #[error(
+        "invalid namespace {namespace:?}: {why}: pass a namespace name (see `kubectl get namespaces`)"
+    )]
+    NamespaceLabel {
+        namespace: String,
+        why: &'static str,
+    },
+    #[error("empty resource name: name a resource, e.g. `kwatch pods`")]
+    EmptyResource,
+    /// `resource` (sanitized) is no resource the server serves; `hint` says what to try.
+    #[error("the server doesn't have a resource type {resource:?}{hint}")]
+    NoSuchResource { resource: String, hint: Hint },
+    #[error(
+        "the server does not allow {verb} on {resource}: kwatch can only watch resources that \
+         support list and watch"
+    )]
+    NotWatchable {
+        verb: &'static str,
+        resource: String,
+    },
+    #[error(transparent)]
+    Discovery(#[from] crate::client::discovery::Error),
+}
+
+/// What [`Error::NoSuchResource`] suggests, written after the resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hint {
+    /// The argument is a kubectl verb (`kwatch get pods`).
+    KubectlVerb(String),
+    /// A group-version whose discovery failed may serve it (with the failure).
+    FailedDiscovery { group_version: String, why: String },
+    /// A served name close to the argument.
+    DidYouMean(String),
+    /// Nothing close.
+    ApiResources,
+}
+
+impl std::fmt::Display for Hint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Hint::KubectlVerb(verb) => write!(
+                f,
+                "; kwatch takes the resource directly: drop {verb:?} (`kwatch pods`, not \
+                 `kwatch {verb} pods`)"
+            ),
+            Hint::FailedDiscovery { group_version, why } => write!(
+                f,
+                ", or it is in {group_version}, whose discovery failed ({why}); retry when \
+                 that API is back"
+            ),
+            Hint::DidYouMean(name) => write!(f, "; did you mean {name:?}?"),
+            Hint::ApiResources => write!(f, "; list the served types with `kubectl api-resources`"),
+        }
+    }
+}
 
 /// The resource a record is about, as resolved by discovery: what the printers and
 /// `kwatch replay` know of it. Lives here, below output, so that output imports target
@@ -109,17 +180,18 @@ fn path_segment_errors(s: &str) -> Vec<String> {
 
 /// An object name as client-go accepts it (`Request.Name`): any valid path segment, so
 /// `system:node` passes and `..` or `a%2F` do not.
-pub fn validate_name(name: &str) -> Result<(), String> {
+pub fn validate_name(name: &str) -> Result<(), Error> {
     let errs = path_segment_errors(name);
     if name.is_empty() || !errs.is_empty() {
         let why = if name.is_empty() {
-            "may not be empty".to_owned()
+            vec!["may not be empty".to_owned()]
         } else {
-            errs.join(", ")
+            errs
         };
-        return Err(format!(
-            "invalid resource name {name:?}: [{why}]: give the object's name as `kubectl get` shows it"
-        ));
+        return Err(Error::InvalidName {
+            name: name.to_owned(),
+            why,
+        });
     }
     Ok(())
 }
@@ -128,13 +200,13 @@ pub fn validate_name(name: &str) -> Result<(), String> {
 /// `invalid namespace "..": [may not be '..']`), then the DNS-1123 label every namespace
 /// name is (apimachinery's `IsDNS1123Label`), so `qa-live?x=1` is refused rather than
 /// listed as an empty namespace.
-pub fn validate_namespace(ns: &str) -> Result<(), String> {
+pub fn validate_namespace(ns: &str) -> Result<(), Error> {
     let errs = path_segment_errors(ns);
     if !errs.is_empty() {
-        return Err(format!(
-            "invalid namespace {ns:?}: [{}]: pass a namespace name (see `kubectl get namespaces`)",
-            errs.join(", ")
-        ));
+        return Err(Error::NamespacePath {
+            namespace: ns.to_owned(),
+            why: errs,
+        });
     }
     let label = ns.len() <= 63
         && !ns.is_empty()
@@ -150,9 +222,10 @@ pub fn validate_namespace(ns: &str) -> Result<(), String> {
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', \
              and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc')"
         };
-        return Err(format!(
-            "invalid namespace {ns:?}: {why}: pass a namespace name (see `kubectl get namespaces`)"
-        ));
+        return Err(Error::NamespaceLabel {
+            namespace: ns.to_owned(),
+            why,
+        });
     }
     Ok(())
 }
@@ -234,7 +307,7 @@ impl Resolver {
     }
 
     /// The group-versions to search for `spec`, in kubectl's priority order.
-    async fn candidates(&mut self, spec: &Spec) -> Result<Vec<String>> {
+    async fn candidates(&mut self, spec: &Spec) -> Result<Vec<String>, Error> {
         let groups = self.docs.groups().await?;
         let pick = |g: &APIGroup| -> Option<String> {
             match &spec.version {
@@ -271,14 +344,15 @@ impl Resolver {
         match self.docs.resources(gv).await {
             Ok(list) => Some(&list.resources),
             Err(e) => {
-                crate::client::http::notice(&format!("discovery of {gv} failed: {e:#}"));
-                self.failed.push((gv.to_owned(), format!("{e:#}")));
+                let why = crate::text::Chain(&e).to_string();
+                crate::client::http::notice(&format!("discovery of {gv} failed: {why}"));
+                self.failed.push((gv.to_owned(), why));
                 None
             }
         }
     }
 
-    async fn find(&mut self, arg: &str) -> Result<Option<Target>> {
+    async fn find(&mut self, arg: &str) -> Result<Option<Target>, Error> {
         for spec in readings(arg) {
             let core_applies = spec.group.as_deref().is_none_or(str::is_empty)
                 && spec.version.as_deref().is_none_or(|v| v == "v1");
@@ -302,9 +376,9 @@ impl Resolver {
     }
 
     /// Resolves one argument; a miss on cached documents asks the server again.
-    pub async fn resolve(&mut self, arg: &str) -> Result<Target> {
+    pub async fn resolve(&mut self, arg: &str) -> Result<Target, Error> {
         if arg.is_empty() {
-            bail!("empty resource name: name a resource, e.g. `kwatch pods`");
+            return Err(Error::EmptyResource);
         }
         if let Some(t) = self.find(arg).await? {
             return Ok(t);
@@ -320,7 +394,7 @@ impl Resolver {
     }
 
     /// `the server doesn't have a resource type "podz"`, with a suggestion when one is close.
-    async fn unknown(&mut self, arg: &str) -> anyhow::Error {
+    async fn unknown(&mut self, arg: &str) -> Error {
         let mut names: Vec<(usize, String)> = Vec::new();
         if let Ok(core) = self.docs.resources("v1").await {
             names.extend(core.resources.iter().flat_map(names_of));
@@ -346,26 +420,24 @@ impl Resolver {
             .filter(|(d, _, n)| *d <= 2 && *d < n.len())
             .min()
             .map(|(d, _, n)| (d, n));
-        let msg = format!(
-            "the server doesn't have a resource type {:?}",
-            crate::text::sanitize(arg)
-        );
         // `kwatch get pods`: kubectl's habit; kwatch takes the resource directly.
         let verb = arg.to_ascii_lowercase();
-        if ["get", "describe", "list", "watch"].contains(&verb.as_str()) {
-            return anyhow!(
-                "{msg}; kwatch takes the resource directly: drop {verb:?} (`kwatch pods`, not \
-                 `kwatch {verb} pods`)"
-            );
-        }
-        if let Some((gv, e)) = self.failed.first() {
-            return anyhow!(
-                "{msg}, or it is in {gv}, whose discovery failed ({e}); retry when that API is back"
-            );
-        }
-        match best {
-            Some((_, n)) => anyhow!("{msg}; did you mean {n:?}?"),
-            None => anyhow!("{msg}; list the served types with `kubectl api-resources`"),
+        let hint = if ["get", "describe", "list", "watch"].contains(&verb.as_str()) {
+            Hint::KubectlVerb(verb)
+        } else if let Some((gv, e)) = self.failed.first() {
+            Hint::FailedDiscovery {
+                group_version: gv.clone(),
+                why: e.clone(),
+            }
+        } else {
+            match best {
+                Some((_, n)) => Hint::DidYouMean(n.clone()),
+                None => Hint::ApiResources,
+            }
+        };
+        Error::NoSuchResource {
+            resource: crate::text::sanitize(arg).into_owned(),
+            hint,
         }
     }
 }
@@ -382,13 +454,13 @@ fn names_of(r: &APIResource) -> Vec<(usize, String)> {
 }
 
 /// The target `r` of `group`/`version` names; an error when it cannot be listed and watched.
-pub(crate) fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target> {
+pub(crate) fn target_of(r: &APIResource, group: &str, version: &str) -> Result<Target, Error> {
     for verb in ["list", "watch"] {
         if !r.verbs.iter().any(|v| v == verb) {
-            bail!(
-                "the server does not allow {verb} on {}: kwatch can only watch resources that support list and watch",
-                r.name
-            );
+            return Err(Error::NotWatchable {
+                verb,
+                resource: r.name.clone(),
+            });
         }
     }
     let api_version = if group.is_empty() {
@@ -471,7 +543,11 @@ mod tests {
     #[test]
     fn names_and_namespaces_are_validated_as_kubectl_does() {
         assert_eq!(
-            validate_namespace("..").unwrap_err().split(": pass").next(),
+            validate_namespace("..")
+                .unwrap_err()
+                .to_string()
+                .split(": pass")
+                .next(),
             Some(r#"invalid namespace "..": [may not be '..']"#)
         );
         for bad in [
@@ -489,7 +565,7 @@ mod tests {
             assert!(validate_namespace(good).is_ok(), "{good:?}");
         }
         // Each check, the value it refuses, and what its error says.
-        type Validate = fn(&str) -> Result<(), String>;
+        type Validate = fn(&str) -> Result<(), Error>;
         let refusals: [(Validate, &str, &str); 4] = [
             (validate_namespace, ".", "[may not be '.']"),
             (
@@ -501,7 +577,7 @@ mod tests {
             (validate_name, "a%2F", "may not contain '%'"),
         ];
         for (validate, bad, says) in refusals {
-            let err = validate(bad).unwrap_err();
+            let err = validate(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad:?}: {err}");
         }
         assert!(validate_name("").is_err());

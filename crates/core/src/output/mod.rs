@@ -56,65 +56,51 @@ pub enum Format {
     JsonPath(template::Template),
 }
 
-/// Parses `-o` (see [`Format::parse`]); lists the format names for completions.
-#[derive(Debug, Clone, Copy)]
-pub struct FormatParser;
-
-impl clap::builder::TypedValueParser for FormatParser {
-    type Value = Format;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<Format, clap::Error> {
-        let name = arg.map_or("--output".to_owned(), |a| a.to_string());
-        let fail = |why: String| {
-            let msg = format!(
-                "invalid value '{}' for '{name}': {why}\n",
-                value.to_string_lossy()
-            );
-            clap::Error::raw(clap::error::ErrorKind::ValueValidation, msg).with_cmd(cmd)
-        };
-        let s = value
-            .to_str()
-            .ok_or_else(|| fail("not valid UTF-8".into()))?;
-        Format::parse(s).map_err(fail)
-    }
-
-    fn possible_values(
-        &self,
-    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        use clap::builder::PossibleValue as P;
-        Some(Box::new(
-            [
-                P::new("table"),
-                P::new("wide"),
-                P::new("json"),
-                P::new("yaml"),
-                P::new("name"),
-                P::new("watch-events"),
-                P::new("custom-columns="),
-                P::new("jsonpath="),
-            ]
-            .into_iter(),
-        ))
-    }
-}
-
 /// The names `-o` takes, for help and errors.
 pub const FORMATS: &str =
     "table, wide, json, yaml, name, watch-events, custom-columns=SPEC, jsonpath=TEMPLATE";
 
+/// Why an output format or view was refused: one line naming the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// `-o custom-columns=…` or `-o jsonpath=…` whose spec does not parse.
+    #[error(transparent)]
+    Template(#[from] template::Error),
+    #[error(
+        "handler calls are a view, not a format: use --view handlers \
+         (with -o table, wide, json or yaml)"
+    )]
+    HandlersIsAView,
+    #[error("unknown output format {0:?} (one of: {FORMATS})")]
+    Unknown(String),
+    #[error(
+        "--view handlers prints with -o table, wide, json or yaml: \
+         drop -o or pick one of those"
+    )]
+    NoHandlerCalls,
+}
+
 impl Format {
+    /// The words `-o` takes, as completion offers them: the last two are followed by
+    /// their spec.
+    pub const WORDS: [&'static str; 8] = [
+        "table",
+        "wide",
+        "json",
+        "yaml",
+        "name",
+        "watch-events",
+        "custom-columns=",
+        "jsonpath=",
+    ];
+
     /// Parses `-o`'s value (kubectl's syntax).
-    pub fn parse(s: &str) -> Result<Format, String> {
+    pub fn parse(s: &str) -> Result<Format, FormatError> {
         if let Some(spec) = s.strip_prefix("custom-columns=") {
-            return template::parse_custom_columns(spec).map(Format::CustomColumns);
+            return Ok(Format::CustomColumns(template::parse_custom_columns(spec)?));
         }
         if let Some(t) = s.strip_prefix("jsonpath=") {
-            return template::Template::parse(t).map(Format::JsonPath);
+            return Ok(Format::JsonPath(template::Template::parse(t)?));
         }
         Ok(match s {
             "table" => Format::Table,
@@ -123,29 +109,16 @@ impl Format {
             "yaml" => Format::Yaml,
             "name" => Format::Name,
             "watch-events" => Format::WatchEvents,
-            "handlers" => {
-                return Err(
-                    "handler calls are a view, not a format: use --view handlers \
-                            (with -o table, wide, json or yaml)"
-                        .to_owned(),
-                )
-            }
-            _ => return Err(format!("unknown output format {s:?} (one of: {FORMATS})")),
+            "handlers" => return Err(FormatError::HandlersIsAView),
+            _ => return Err(FormatError::Unknown(s.to_owned())),
         })
-    }
-
-    /// clap's parser for `-o`: kubectl's syntax, with the format names offered to help and
-    /// shell completions.
-    pub fn value_parser() -> FormatParser {
-        FormatParser
     }
 }
 
 /// What a watch prints (`--view`): the deltas the informer's queue hands out, or the
 /// handler calls client-go's shared informer makes of them ([`crate::cache::handlers`]).
 /// Reflector events and Synced are printed in both.
-// Variants without doc comments: clap would print them as help for each possible value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum View {
     #[default]
     Deltas,
@@ -153,16 +126,46 @@ pub enum View {
 }
 
 impl View {
+    /// Every view, in `--view`'s order.
+    pub const ALL: [View; 2] = [View::Deltas, View::Handlers];
+    /// The views' names, as [`View::ALL`] lists them.
+    pub const NAMES: [&'static str; 2] = ["deltas", "handlers"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Deltas => "deltas",
+            View::Handlers => "handlers",
+        }
+    }
+
     /// The formats that print handler calls; the others print objects per delta.
-    pub fn check(self, format: &Format) -> Result<(), String> {
+    pub fn check(self, format: &Format) -> Result<(), FormatError> {
         match (self, format) {
             (View::Deltas, _) | (_, Format::Table | Format::Wide | Format::Json | Format::Yaml) => {
                 Ok(())
             }
-            _ => Err("--view handlers prints with -o table, wide, json or yaml: \
-                      drop -o or pick one of those"
-                .to_owned()),
+            _ => Err(FormatError::NoHandlerCalls),
         }
+    }
+}
+
+impl std::str::FromStr for View {
+    type Err = crate::text::UnknownWord;
+
+    fn from_str(s: &str) -> Result<View, Self::Err> {
+        View::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| crate::text::UnknownWord {
+                word: s.to_owned(),
+                expected: &View::NAMES,
+            })
+    }
+}
+
+impl std::fmt::Display for View {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

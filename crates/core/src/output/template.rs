@@ -11,6 +11,40 @@
 use jsonpath_rust::JsonPath;
 use serde_json::Value;
 
+/// Why a template, an expression or a custom-columns spec was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("unclosed {{ in {0:?}")]
+    Unclosed(String),
+    #[error("{{end}} without {{range}} in {0:?}")]
+    EndWithoutRange(String),
+    #[error("{{range}} without {{end}} in {0:?}")]
+    RangeWithoutEnd(String),
+    #[error("unrecognized JSONPath expression {0:?} (expected e.g. .metadata.name)")]
+    Unrecognized(String),
+    #[error("unexpected {found:?} in JSONPath expression {expr:?}")]
+    Unexpected { found: char, expr: String },
+    /// An expression the RFC 9535 parser refused, with its reason.
+    #[error("invalid JSONPath {expr:?}: {reason}")]
+    Invalid { expr: String, reason: String },
+    #[error("custom-columns: {0:?} is not HEADER:JSONPATH (e.g. NAME:.metadata.name)")]
+    NotAColumn(String),
+    #[error("custom-columns: no columns given")]
+    NoColumns,
+    #[error(
+        "custom-columns: unexpected path {0:?}, expected a 'name1.name2' or \
+         '.name1.name2' or '{{name1.name2}}' or '{{.name1.name2}}'"
+    )]
+    ColumnPath(String),
+}
+
+/// The message, for callers whose own errors are still text.
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
 /// A compiled kubectl JSONPath template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
@@ -28,7 +62,7 @@ enum Node {
 impl Template {
     /// Parses kubectl's template syntax. A template without braces is taken as one
     /// expression (`.metadata.name`), as kubectl's custom-columns do.
-    pub fn parse(text: &str) -> Result<Template, String> {
+    pub fn parse(text: &str) -> Result<Template, Error> {
         let text = if text.contains('{') {
             text.to_owned()
         } else {
@@ -45,13 +79,13 @@ impl Template {
                 push(&mut stack, Node::Text(rest[..open].to_owned()));
             }
             let after = &rest[open + 1..];
-            let close = find_close(after).ok_or_else(|| format!("unclosed {{ in {text:?}"))?;
+            let close = find_close(after).ok_or_else(|| Error::Unclosed(text.clone()))?;
             let action = after[..close].trim();
             rest = &after[close + 1..];
             if action == "end" {
                 let (query, nodes) = stack.pop().unwrap_or_default();
                 let Some(query) = query else {
-                    return Err(format!("{{end}} without {{range}} in {text:?}"));
+                    return Err(Error::EndWithoutRange(text));
                 };
                 push(&mut stack, Node::Range(query, nodes));
             } else if let Some(expr) = action.strip_prefix("range ") {
@@ -63,7 +97,7 @@ impl Template {
             }
         }
         if stack.len() != 1 {
-            return Err(format!("{{range}} without {{end}} in {text:?}"));
+            return Err(Error::RangeWithoutEnd(text));
         }
         let nodes = stack.pop().map(|(_, n)| n).unwrap_or_default();
         Ok(Template { nodes })
@@ -144,16 +178,14 @@ fn string_literal(action: &str) -> Option<String> {
 }
 
 /// kubectl's expression → an RFC 9535 query rooted at `$` (the current node).
-pub fn to_rfc9535(expr: &str) -> Result<String, String> {
+pub fn to_rfc9535(expr: &str) -> Result<String, Error> {
     let e = expr.trim();
     let body = if let Some(r) = e.strip_prefix('$').or_else(|| e.strip_prefix('@')) {
         r
     } else if e.starts_with('.') || e.starts_with('[') {
         e
     } else {
-        return Err(format!(
-            "unrecognized JSONPath expression {e:?} (expected e.g. .metadata.name)"
-        ));
+        return Err(Error::Unrecognized(e.to_owned()));
     };
     let mut out = String::from("$");
     let chars: Vec<char> = body.chars().collect();
@@ -219,11 +251,18 @@ pub fn to_rfc9535(expr: &str) -> Result<String, String> {
                 out.push_str(&seg);
                 i += 1;
             }
-            c => return Err(format!("unexpected {c:?} in JSONPath expression {e:?}")),
+            c => {
+                return Err(Error::Unexpected {
+                    found: c,
+                    expr: e.to_owned(),
+                })
+            }
         }
     }
-    jsonpath_rust::parser::parse_json_path(&out)
-        .map_err(|err| format!("invalid JSONPath {e:?}: {err}"))?;
+    jsonpath_rust::parser::parse_json_path(&out).map_err(|err| Error::Invalid {
+        expr: e.to_owned(),
+        reason: err.to_string(),
+    })?;
     Ok(out)
 }
 
@@ -275,19 +314,19 @@ pub struct CustomColumn {
 }
 
 /// `HEADER:.path,HEADER2:{.path}` (kubectl's custom-columns spec).
-pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, String> {
+pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, Error> {
     let mut cols = Vec::new();
     for part in split_top_level(spec) {
-        let (header, path) = part.split_once(':').ok_or_else(|| {
-            format!("custom-columns: {part:?} is not HEADER:JSONPATH (e.g. NAME:.metadata.name)")
-        })?;
+        let (header, path) = part
+            .split_once(':')
+            .ok_or_else(|| Error::NotAColumn(part.clone()))?;
         cols.push(CustomColumn {
             header: header.to_owned(),
             template: Template::parse(&relaxed(path)?)?,
         });
     }
     if cols.is_empty() {
-        return Err("custom-columns: no columns given".into());
+        return Err(Error::NoColumns);
     }
     Ok(cols)
 }
@@ -295,7 +334,7 @@ pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, String> {
 /// A custom column's path as kubectl relaxes it (`RelaxedJSONPathExpression`):
 /// `metadata.name`, `.metadata.name`, `{metadata.name}` and `{.metadata.name}` all mean
 /// `{.metadata.name}`.
-fn relaxed(path: &str) -> Result<String, String> {
+fn relaxed(path: &str) -> Result<String, Error> {
     if path.is_empty() {
         return Ok(String::new());
     }
@@ -305,10 +344,7 @@ fn relaxed(path: &str) -> Result<String, String> {
         .unwrap_or(path);
     let field = inner.strip_prefix('.').unwrap_or(inner);
     if field.is_empty() || field.contains(['{', '}']) {
-        return Err(format!(
-            "custom-columns: unexpected path {path:?}, expected a 'name1.name2' or \
-             '.name1.name2' or '{{name1.name2}}' or '{{.name1.name2}}'"
-        ));
+        return Err(Error::ColumnPath(path.to_owned()));
     }
     Ok(format!("{{.{field}}}"))
 }

@@ -722,7 +722,7 @@ fn the_handler_view_prints_calls_and_no_deltas_in_every_format() {
 
 #[test]
 fn handlers_is_a_view_not_a_format() {
-    let err = Format::parse("handlers").unwrap_err();
+    let err = Format::parse("handlers").unwrap_err().to_string();
     assert!(err.contains("--view handlers"), "{err}");
     for f in ["table", "wide", "json", "yaml"] {
         assert_eq!(View::Handlers.check(&parse(f)), Ok(()), "{f}");
@@ -733,7 +733,7 @@ fn handlers_is_a_view_not_a_format() {
         "jsonpath={.kind}",
         "custom-columns=N:.kind",
     ] {
-        let err = View::Handlers.check(&parse(f)).unwrap_err();
+        let err = View::Handlers.check(&parse(f)).unwrap_err().to_string();
         assert!(err.contains("-o table, wide, json or yaml"), "{f}: {err}");
         assert_eq!(View::Deltas.check(&parse(f)), Ok(()), "{f}");
     }

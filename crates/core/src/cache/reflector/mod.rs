@@ -438,7 +438,7 @@ mod wire {
 }
 
 /// Whether to get the initial state from a streaming list (KEP-3157).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WatchListMode {
     /// Try it; if the server rejects it, LIST from then on.
     Auto,
@@ -446,6 +446,41 @@ pub enum WatchListMode {
     On,
     /// Always LIST.
     Off,
+}
+
+impl WatchListMode {
+    /// The modes' names, as `--watch-list` takes them.
+    pub const NAMES: [&'static str; 3] = ["auto", "on", "off"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WatchListMode::Auto => "auto",
+            WatchListMode::On => "on",
+            WatchListMode::Off => "off",
+        }
+    }
+}
+
+impl std::str::FromStr for WatchListMode {
+    type Err = crate::text::UnknownWord;
+
+    fn from_str(s: &str) -> Result<WatchListMode, Self::Err> {
+        match s {
+            "auto" => Ok(WatchListMode::Auto),
+            "on" => Ok(WatchListMode::On),
+            "off" => Ok(WatchListMode::Off),
+            _ => Err(crate::text::UnknownWord {
+                word: s.to_owned(),
+                expected: &WatchListMode::NAMES,
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for WatchListMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -56,7 +56,7 @@ pub enum DecodeError {
     #[error("protobuf: {0}")]
     Malformed(String),
     #[error("protobuf: kwatch's table of Kubernetes 1.{0} is broken: {1}")]
-    Table(u32, String),
+    Table(u32, table::TableError),
 }
 
 /// The 4 bytes before every envelope.

@@ -10,6 +10,32 @@ use serde_json::Value;
 
 use super::DecodeError;
 
+/// Why a table's text could not be read (a broken `tables/v1.MINOR.json`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// The text is not JSON (serde_json's message).
+    #[error("{0}")]
+    Json(String),
+    /// A part the table must have, missing or not of its shape.
+    #[error("{0}")]
+    Missing(&'static str),
+    #[error("{message}: unknown special {special:?}")]
+    UnknownSpecial { message: String, special: String },
+    /// A field of `message` that could not be read.
+    #[error("{message}: {error}")]
+    Field {
+        message: String,
+        error: Box<TableError>,
+    },
+    #[error("unknown type {0:?}")]
+    UnknownType(String),
+    #[error("a bad kind: {0}")]
+    BadKind(String),
+    /// A number too large for the table's indices.
+    #[error(transparent)]
+    OutOfRange(#[from] std::num::TryFromIntError),
+}
+
 /// The minors with a table, and its text. A server of another minor is the caller's
 /// choice to make (the nearest table, or JSON).
 const TABLES: [(u32, &str); 5] = [
@@ -124,7 +150,7 @@ pub struct Table {
 impl Table {
     /// The table of Kubernetes 1.`minor`, if kwatch has one.
     pub fn for_minor(minor: u32) -> Option<Result<&'static Table, DecodeError>> {
-        static CELLS: [OnceLock<Result<Table, String>>; TABLES.len()] =
+        static CELLS: [OnceLock<Result<Table, TableError>>; TABLES.len()] =
             [const { OnceLock::new() }; TABLES.len()];
         let i = TABLES.iter().position(|(m, _)| *m == minor)?;
         let table = CELLS[i].get_or_init(|| Table::parse(minor, TABLES[i].1));
@@ -152,12 +178,16 @@ impl Table {
         u32::try_from(i).ok()
     }
 
-    fn parse(minor: u32, text: &str) -> Result<Table, String> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let raw = doc["messages"].as_array().ok_or("no messages")?;
+    fn parse(minor: u32, text: &str) -> Result<Table, TableError> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| TableError::Json(e.to_string()))?;
+        let raw = doc["messages"]
+            .as_array()
+            .ok_or(TableError::Missing("no messages"))?;
         let mut messages = Vec::with_capacity(raw.len());
         for m in raw {
-            let name = m[0].as_str().ok_or("a message without a name")?;
+            let name = m[0]
+                .as_str()
+                .ok_or(TableError::Missing("a message without a name"))?;
             let special = match m[1].as_str().unwrap_or_default() {
                 "struct" => Special::Struct,
                 "array" => Special::Array,
@@ -172,17 +202,25 @@ impl Table {
                 "schemaorarray" => Special::SchemaOrArray,
                 "schemaorbool" => Special::SchemaOrBool,
                 "schemaorstringarray" => Special::SchemaOrStringArray,
-                other => return Err(format!("{name}: unknown special {other:?}")),
+                other => {
+                    return Err(TableError::UnknownSpecial {
+                        message: name.to_owned(),
+                        special: other.to_owned(),
+                    })
+                }
             };
             let mut fields = Vec::new();
-            for f in m[2].as_array().ok_or("fields")? {
-                fields.push(parse_field(f).map_err(|e| format!("{name}: {e}"))?);
+            for f in m[2].as_array().ok_or(TableError::Missing("fields"))? {
+                fields.push(parse_field(f).map_err(|e| TableError::Field {
+                    message: name.to_owned(),
+                    error: Box::new(e),
+                })?);
             }
             let max = fields.iter().map(|f| f.num).max().unwrap_or(0) as usize;
             let mut by_num = vec![NONE; max + 1];
             for (i, f) in fields.iter().enumerate() {
                 if f.num > 0 {
-                    by_num[f.num as usize] = u16::try_from(i).map_err(|e| e.to_string())?;
+                    by_num[f.num as usize] = u16::try_from(i)?;
                 }
             }
             let wire_order = by_num.iter().copied().filter(|i| *i != NONE).collect();
@@ -195,15 +233,15 @@ impl Table {
             });
         }
         let mut kinds = HashMap::new();
-        for k in doc["kinds"].as_array().ok_or("no kinds")? {
+        for k in doc["kinds"]
+            .as_array()
+            .ok_or(TableError::Missing("no kinds"))?
+        {
             let (Some(av), Some(kind), Some(i)) = (k[0].as_str(), k[1].as_str(), k[2].as_u64())
             else {
-                return Err(format!("a bad kind: {k}"));
+                return Err(TableError::BadKind(k.to_string()));
             };
-            kinds.insert(
-                (av.to_owned(), kind.to_owned()),
-                u32::try_from(i).map_err(|e| e.to_string())?,
-            );
+            kinds.insert((av.to_owned(), kind.to_owned()), u32::try_from(i)?);
         }
         let mut table = Table {
             minor,
@@ -252,9 +290,9 @@ impl Table {
     }
 }
 
-fn parse_ty(v: &Value) -> Result<Ty, String> {
+fn parse_ty(v: &Value) -> Result<Ty, TableError> {
     if let Some(i) = v.as_u64() {
-        return Ok(Ty::Msg(u32::try_from(i).map_err(|e| e.to_string())?));
+        return Ok(Ty::Msg(u32::try_from(i)?));
     }
     Ok(match v.as_str().unwrap_or_default() {
         "string" => Ty::Str,
@@ -272,14 +310,20 @@ fn parse_ty(v: &Value) -> Result<Ty, String> {
         "sfixed64" => Ty::SFixed64,
         "float" => Ty::F32,
         "double" => Ty::F64,
-        other => return Err(format!("unknown type {other:?}")),
+        other => return Err(TableError::UnknownType(other.to_owned())),
     })
 }
 
-fn parse_field(f: &Value) -> Result<Field, String> {
-    let name = f[0].as_str().ok_or("a field without a name")?;
-    let num = f[1].as_u64().ok_or("a field without a number")?;
-    let flags = f[3].as_str().ok_or("a field without flags")?;
+fn parse_field(f: &Value) -> Result<Field, TableError> {
+    let name = f[0]
+        .as_str()
+        .ok_or(TableError::Missing("a field without a name"))?;
+    let num = f[1]
+        .as_u64()
+        .ok_or(TableError::Missing("a field without a number"))?;
+    let flags = f[3]
+        .as_str()
+        .ok_or(TableError::Missing("a field without flags"))?;
     let map = flags.contains('m');
     let (ty, map_value) = if map {
         (Ty::Str, Some(parse_ty(&f[4])?))
@@ -299,7 +343,7 @@ fn parse_field(f: &Value) -> Result<Field, String> {
     Ok(Field {
         name: name.into(),
         key: key.into_boxed_slice(),
-        num: u32::try_from(num).map_err(|e| e.to_string())?,
+        num: u32::try_from(num)?,
         ty,
         map_value,
         repeated: flags.contains('r'),
