@@ -33,6 +33,7 @@ use tokio::task::JoinSet;
 
 use crate::app::config::Probe as ProbeConfig;
 use crate::app::exit::Worded;
+use crate::app::watch::{Shared, Stop};
 use crate::cache::delta::DeltaType;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::queue::{Popped, Queue};
@@ -40,7 +41,6 @@ use crate::cache::reflector::{Reflector, ReflectorConfig, ReflectorEvent};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Resource;
-use crate::informer::consume::{Shared, Stop};
 
 /// The label that marks a probe's ConfigMap (`kubectl get cm -l kwatch.io/probe=true`).
 pub const LABEL: &str = "kwatch.io/probe";

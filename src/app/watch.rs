@@ -31,8 +31,13 @@ use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
-use crate::informer::consume::{CacheSource, Shared, Sink, Stop};
+use crate::informer::consume::{self, CacheSource, Sink};
 use crate::output::{self, Format, Printer};
+
+/// What the informer loops of a run share, failing with the application's errors.
+pub type Shared = consume::Shared<anyhow::Error>;
+/// Why a run's informers stop, a failure being the application's error.
+pub type Stop = consume::Stop<anyhow::Error>;
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
 /// 128 + the signal's number), each registered once for the whole run: a signal that
@@ -489,12 +494,12 @@ async fn resolve<'a>(
             namespaced_only: c.namespace.is_some(),
         });
         let targets = tokio::select! {
-            t = crate::client::expand::resolve(docs(), &cfg.resources, every) => t,
+            t = crate::client::expand::targets(docs(), &cfg.resources, every) => t,
             signalled = signals.recv() => return Ok(Err(signalled)),
             why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
         };
         let context = c.context.as_deref().filter(|_| tag);
-        let targets = targets.map_err(|e| match worded(e, &url, context) {
+        let targets = targets.map_err(|e| match worded(e.into(), &url, context) {
             w if w.is::<crate::app::exit::Worded>() => w,
             other => other.context(format!("cannot watch at {url}")),
         })?;
@@ -523,7 +528,7 @@ async fn resolve<'a>(
                 signalled = signals.recv() => return Ok(Err(signalled)),
                 why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
             };
-            targets.extend(more.map_err(|e| worded(e, &url, context))?);
+            targets.extend(more.map_err(|e| worded(e.into(), &url, context))?);
         }
         clusters.push(Resolved {
             cluster: c,

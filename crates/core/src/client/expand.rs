@@ -195,19 +195,7 @@ async fn expand_all(r: &mut Resolver) -> Result<Vec<Target>, Error> {
 }
 
 /// Resolves the comma-separated RESOURCE list (`all` expanded), after `--every-resource`'s
-/// resources when asked; the order kept, repeats dropped. The error is an [`Error`]; the
-/// application's callers take it as an `anyhow::Error`.
-pub async fn resolve(
-    docs: Discovery,
-    list: &str,
-    every_resource: Option<Every>,
-) -> anyhow::Result<Vec<Target>> {
-    targets(docs, list, every_resource)
-        .await
-        .map_err(anyhow::Error::new)
-}
-
-/// [`resolve`], with its typed error.
+/// resources when asked; the order kept, repeats dropped.
 pub async fn targets(
     docs: Discovery,
     list: &str,

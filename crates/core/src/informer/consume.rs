@@ -31,11 +31,26 @@ use crate::informer::follow::{Graph, Verdict};
 use crate::informer::until::Condition;
 use crate::output::{progress, Body, GraphChange, InformerInfo, Printer, Record};
 
-/// Why the informers stop.
-pub enum Stop {
+/// Why the informers stop. `E`: the application's error, which it sends on the same
+/// channel ([`Shared::stop`]); the informer's own failures are an [`Error`] made into one.
+pub enum Stop<E> {
     Done,
     Met,
-    Failed(anyhow::Error),
+    Failed(E),
+}
+
+/// How the informer loop itself fails a run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The output could not be written (a closed pipe is no failure but the run's end).
+    #[error("writing output")]
+    Output(#[source] io::Error),
+    /// Every resource was left out ([`Shared::skip`]).
+    #[error(
+        "none of the {0} resources can be watched: the server refused each, as reported \
+         above; `kubectl auth can-i --list` shows what you may list and watch"
+    )]
+    NothingWatchable(usize),
 }
 
 /// A feature that watches the informer without steering it (`--stats`, `--metrics`, the
@@ -223,7 +238,7 @@ impl Sink {
 }
 
 /// What every informer loop of a run shares: the sink and the stop conditions.
-pub struct Shared {
+pub struct Shared<E> {
     pub sink: Mutex<Sink>,
     /// Every reflector's list progress, for the progress line.
     pub lists: Mutex<Vec<Arc<ListProgress>>>,
@@ -236,7 +251,7 @@ pub struct Shared {
     pub filter: Filter,
     pub pop_delay: Option<std::time::Duration>,
     pub until: Option<Condition>,
-    pub stop: mpsc::UnboundedSender<Stop>,
+    pub stop: mpsc::UnboundedSender<Stop<E>>,
     /// `--view handlers`: the handler whose calls are printed (and counted by
     /// `--max-events`) besides the deltas.
     pub handler: Option<Registration>,
@@ -251,12 +266,12 @@ pub struct CacheSource {
     pub cost: Arc<StoreCost>,
 }
 
-impl Shared {
+impl<E: From<Error>> Shared<E> {
     pub fn lock(&self) -> std::sync::MutexGuard<'_, Sink> {
         self.sink.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn write(&self, f: impl FnOnce(&mut Sink) -> io::Result<Option<Stop>>) {
+    fn write(&self, f: impl FnOnce(&mut Sink) -> io::Result<Option<Stop<E>>>) {
         let mut sink = self.lock();
         if sink.finished {
             return;
@@ -270,9 +285,7 @@ impl Shared {
             }
             Ok(s) => s,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Some(Stop::Done),
-            Err(e) => Some(Stop::Failed(
-                anyhow::Error::new(e).context("writing output"),
-            )),
+            Err(e) => Some(Stop::Failed(Error::Output(e).into())),
         };
         if let Some(s) = stop {
             sink.finished = true;
@@ -336,11 +349,9 @@ impl Shared {
             sink.skipped += 1;
             sink.printer.left_out()?;
             if sink.skipped >= self.targets {
-                return Ok(Some(Stop::Failed(anyhow::anyhow!(
-                    "none of the {} resources can be watched: the server refused each, as \
-                     reported above; `kubectl auth can-i --list` shows what you may list and watch",
-                    self.targets
-                ))));
+                return Ok(Some(Stop::Failed(
+                    Error::NothingWatchable(self.targets).into(),
+                )));
             }
             Ok((self.until_synced && sink.all_synced(self.targets)).then_some(Stop::Done))
         });
@@ -349,13 +360,13 @@ impl Shared {
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
 /// condition is met. `informer`: its release and queue, for the records.
-pub async fn consume<Q: Queue<ReflectorEvent>>(
+pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
     t: Target,
     context: Option<Arc<str>>,
     informer: InformerInfo<'static>,
     fifo: Arc<Q>,
     store: Arc<Store>,
-    shared: Arc<Shared>,
+    shared: Arc<Shared<E>>,
 ) {
     let mut synced = false;
     let batches = fifo.pops_in_batches();
@@ -576,7 +587,11 @@ impl Pop<'_> {
     }
 
     /// Prints the pop's records into `sink`; `Some` when a stop condition was met.
-    fn deliver(&self, shared: &Shared, sink: &mut Sink) -> io::Result<Option<Stop>> {
+    fn deliver<E: From<Error>>(
+        &self,
+        shared: &Shared<E>,
+        sink: &mut Sink,
+    ) -> io::Result<Option<Stop<E>>> {
         let stop = match self.taken {
             Taken::Notice(ev) => {
                 sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
@@ -623,15 +638,15 @@ impl Pop<'_> {
 
     /// Prints a key's deltas, oldest first, each with the version before it: `before`,
     /// then the previous delta's object.
-    fn deliver_deltas(
+    fn deliver_deltas<E: From<Error>>(
         &self,
-        shared: &Shared,
+        shared: &Shared<E>,
         sink: &mut Sink,
         key: &str,
         deltas: &[Delta],
         before: Option<&ObjectRef>,
         initial_list: bool,
-    ) -> io::Result<Option<Stop>> {
+    ) -> io::Result<Option<Stop<E>>> {
         let mut prev = before;
         for delta in deltas {
             let body = Body::Delta {
@@ -652,14 +667,14 @@ impl Pop<'_> {
     }
 
     /// Prints a batch pop's or an atomic delta's records, in order.
-    fn deliver_steps(
+    fn deliver_steps<E: From<Error>>(
         &self,
-        shared: &Shared,
+        shared: &Shared<E>,
         sink: &mut Sink,
         steps: &[Step],
         batch: Option<u32>,
         initial_list: bool,
-    ) -> io::Result<Option<Stop>> {
+    ) -> io::Result<Option<Stop<E>>> {
         for step in steps {
             let a = match step {
                 Step::Notice(ev) => {
@@ -686,7 +701,11 @@ impl Pop<'_> {
 
     /// Delivers the held deltas the graph has made ready (their owner, or an Event's
     /// object, joined), in order, each as its own informer would have.
-    fn deliver_ready(&self, shared: &Shared, sink: &mut Sink) -> io::Result<Option<Stop>> {
+    fn deliver_ready<E: From<Error>>(
+        &self,
+        shared: &Shared<E>,
+        sink: &mut Sink,
+    ) -> io::Result<Option<Stop<E>>> {
         while let Some(h) = sink.graph.as_mut().and_then(Graph::next_ready) {
             let body = Body::Delta {
                 key: &h.key,
@@ -709,7 +728,7 @@ impl Pop<'_> {
     /// Prints the records of the members an orphaned object took out of the graph with it,
     /// after its own: shown or hidden by the filters as their deltas would be, no handler
     /// call (their informers delivered nothing), not counted by `--max-events`.
-    fn deliver_left(&self, shared: &Shared, sink: &mut Sink) -> io::Result<()> {
+    fn deliver_left<E: From<Error>>(&self, shared: &Shared<E>, sink: &mut Sink) -> io::Result<()> {
         while let Some(l) = sink.graph.as_mut().and_then(Graph::next_left) {
             let body = Body::Delta {
                 key: &l.key,
@@ -726,25 +745,25 @@ impl Pop<'_> {
 
     /// Prints one delta record (unless `--watch-only` hides it); `Some` when it meets
     /// `--until` or reaches `--max-events`.
-    fn deliver_delta(
+    fn deliver_delta<E: From<Error>>(
         &self,
-        shared: &Shared,
+        shared: &Shared<E>,
         sink: &mut Sink,
         body: Body<'_>,
         batch: Option<u32>,
-    ) -> io::Result<Option<Stop>> {
+    ) -> io::Result<Option<Stop<E>>> {
         self.deliver_of(&self.resource.resource, shared, sink, body, batch)
     }
 
     /// [`Pop::deliver_delta`] of a delta of `resource`.
-    fn deliver_of(
+    fn deliver_of<E: From<Error>>(
         &self,
         resource: &Resource,
-        shared: &Shared,
+        shared: &Shared<E>,
         sink: &mut Sink,
         body: Body<'_>,
         batch: Option<u32>,
-    ) -> io::Result<Option<Stop>> {
+    ) -> io::Result<Option<Stop<E>>> {
         let Body::Delta {
             key,
             delta,
@@ -862,7 +881,7 @@ mod tests {
         fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
         max_events: Option<u64>,
         until_synced: bool,
-    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+    ) -> (Vec<serde_json::Value>, Option<Stop<Error>>) {
         run_with(fill, max_events, until_synced, None).await
     }
 
@@ -872,7 +891,7 @@ mod tests {
         max_events: Option<u64>,
         until_synced: bool,
         handler: Option<Registration>,
-    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+    ) -> (Vec<serde_json::Value>, Option<Stop<Error>>) {
         let store = Arc::new(Store::new());
         let fifo = DeltaFifo::new(Some(store.clone()), true);
         fill(&fifo);
@@ -897,7 +916,7 @@ mod tests {
         until_synced: bool,
         handler: Option<Registration>,
         filter: Filter,
-    ) -> (Vec<serde_json::Value>, Option<Stop>) {
+    ) -> (Vec<serde_json::Value>, Option<Stop<Error>>) {
         let out = Buf::default();
         let opts = Options {
             format: Format::Json,

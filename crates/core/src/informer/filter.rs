@@ -10,6 +10,15 @@ use crate::cache::object::ObjectRef;
 use crate::cache::reflector::{KeySample, ReflectorEvent};
 use crate::output::diff::NOISE;
 
+/// A word of a comma list that names no delta type (`--types`) or part (`--changes`).
+#[derive(Debug, thiserror::Error)]
+#[error("unknown {what} {name:?}: use a comma list of {valid}")]
+pub struct UnknownName {
+    what: &'static str,
+    name: String,
+    valid: String,
+}
+
 /// `--types`: the delta types to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Types(pub Vec<DeltaType>);
@@ -21,7 +30,7 @@ impl Types {
     }
 
     /// A comma list of delta type names, in any case.
-    pub fn parse(s: &str) -> Result<Types, String> {
+    pub fn parse(s: &str) -> Result<Types, UnknownName> {
         let valid = || Types::names().join(", ");
         let mut out = Vec::new();
         for name in s.split(',').map(str::trim) {
@@ -29,10 +38,11 @@ impl Types {
                 .iter()
                 .find(|t| t.as_str().eq_ignore_ascii_case(name))
             else {
-                return Err(format!(
-                    "unknown delta type {name:?}: use a comma list of {}",
-                    valid()
-                ));
+                return Err(UnknownName {
+                    what: "delta type",
+                    name: name.to_owned(),
+                    valid: valid(),
+                });
             };
             out.push(*t);
         }
@@ -73,14 +83,15 @@ impl Parts {
     }
 
     /// A comma list of part names, in any case.
-    pub fn parse(s: &str) -> Result<Parts, String> {
+    pub fn parse(s: &str) -> Result<Parts, UnknownName> {
         let mut out = Vec::new();
         for name in s.split(',').map(str::trim) {
             let Some((_, p)) = PARTS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
-                return Err(format!(
-                    "unknown part {name:?}: use a comma list of {}",
-                    Parts::names().join(", ")
-                ));
+                return Err(UnknownName {
+                    what: "part",
+                    name: name.to_owned(),
+                    valid: Parts::names().join(", "),
+                });
             };
             out.push(*p);
         }
@@ -256,7 +267,7 @@ mod tests {
             Types::parse("added,Deleted").unwrap().0,
             [DeltaType::Added, DeltaType::Deleted]
         );
-        let e = Types::parse("Added,Modified").unwrap_err();
+        let e = Types::parse("Added,Modified").unwrap_err().to_string();
         assert!(
             e.contains("\"Modified\"") && e.contains("SyncAll") && !e.contains('\n'),
             "{e}"
@@ -265,7 +276,10 @@ mod tests {
             Parts::parse("spec,data").unwrap().0,
             [Part::Spec, Part::Data]
         );
-        assert!(Parts::parse("specs").unwrap_err().contains("annotations"));
+        assert!(Parts::parse("specs")
+            .unwrap_err()
+            .to_string()
+            .contains("annotations"));
     }
 
     #[test]

@@ -22,8 +22,6 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use anyhow::{Context as _, Result};
-
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::store::Store;
 use crate::client::discovery::Discovery;
@@ -79,7 +77,7 @@ pub async fn graph_targets(
     roots: &[Target],
     follow: Option<&KindsSpec>,
     events: bool,
-) -> Result<Vec<Target>> {
+) -> Result<Vec<Target>, KindsError> {
     let mut out: Vec<Target> = Vec::new();
     if let Some(spec) = follow {
         let names: Vec<&str> = roots.iter().map(|t| t.resource.name.as_str()).collect();
@@ -91,7 +89,7 @@ pub async fn graph_targets(
                 let every = Some(Every {
                     namespaced_only: true,
                 });
-                expand::resolve(docs(), "", every).await?
+                expand::targets(docs(), "", every).await?
             }
         };
         out.extend(resolve_each(&docs, &spec.add, true).await?);
@@ -115,14 +113,14 @@ async fn resolve_each<S: AsRef<str>>(
     docs: &impl Fn() -> Discovery,
     names: &[S],
     strict: bool,
-) -> Result<Vec<Target>> {
+) -> Result<Vec<Target>, KindsError> {
     let mut out = Vec::new();
     for n in names {
         let n = n.as_ref();
-        match expand::resolve(docs(), n, None).await {
+        match expand::targets(docs(), n, None).await {
             Ok(t) => out.extend(t),
-            Err(e) if strict => return Err(e).context("--follow-kinds, --events"),
-            Err(e) => tracing::info!("--follow: {n} left out: {e:#}"),
+            Err(e) if strict => return Err(KindsError::Named(e)),
+            Err(e) => tracing::info!("--follow: {n} left out: {}", crate::text::Chain(&e)),
         }
     }
     Ok(out)
@@ -137,8 +135,27 @@ pub struct KindsSpec {
     pub remove: Vec<String>,
 }
 
+/// Why the resources `--follow` or `--events` would watch could not be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum KindsError {
+    /// A kind `--follow-kinds` or `--events` names is not the server's.
+    #[error("--follow-kinds, --events")]
+    Named(#[source] expand::Error),
+    /// Discovery of every namespaced resource failed.
+    #[error(transparent)]
+    Every(#[from] expand::Error),
+}
+
+/// `--follow-kinds` that is not a comma list of resources, each bare, `+` or `-`.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--follow-kinds {0:?}: expected resources such as `pods`, `+configmaps` (add) or `-pods` \
+     (take away), comma-separated"
+)]
+pub struct BadKinds(String);
+
 impl KindsSpec {
-    pub fn parse(s: &str) -> Result<KindsSpec, String> {
+    pub fn parse(s: &str) -> Result<KindsSpec, BadKinds> {
         let mut spec = KindsSpec::default();
         for part in s.split(',').map(str::trim) {
             let (list, name) = match part.as_bytes().first() {
@@ -147,10 +164,7 @@ impl KindsSpec {
                 _ => (&mut spec.only, part),
             };
             if name.is_empty() || name.contains(['/', ' ']) {
-                return Err(format!(
-                    "--follow-kinds {s:?}: expected resources such as `pods`, `+configmaps` \
-                     (add) or `-pods` (take away), comma-separated"
-                ));
+                return Err(BadKinds(s.to_owned()));
             }
             list.push(name.to_owned());
         }

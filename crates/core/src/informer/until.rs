@@ -29,12 +29,37 @@ pub enum Condition {
     Status { type_: String, status: String },
 }
 
+/// Why `--until`'s CONDITION was refused ([`Condition::parse`]), in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ConditionError {
+    #[error(
+        "--until {0:?}: expected jsonpath='{{.status.readyReplicas}}'=3 or \
+         jsonpath='{{.status.readyReplicas}}' (one `=` outside brackets)"
+    )]
+    JsonPathForm(String),
+    #[error("--until {0:?}: the jsonpath expression is empty")]
+    EmptyPath(String),
+    #[error("--until {0:?}: expected a path such as .status.phase or {{.status.phase}}")]
+    NotAPath(String),
+    #[error("--until {0:?}: the value after = is empty (drop `=` to wait for any value)")]
+    EmptyValue(String),
+    #[error(transparent)]
+    Template(#[from] crate::output::template::Error),
+    #[error("--until {0:?}: expected condition=TYPE[=STATUS]")]
+    NoType(String),
+    #[error(
+        "unknown condition {0:?} (created, deleted, jsonpath={{.path}}[=VALUE], \
+         condition=TYPE[=STATUS])"
+    )]
+    Unknown(String),
+}
+
 impl Condition {
     /// Parses CONDITION as kubectl wait's `--for` (kubectl 1.32 `conditionFuncFor`):
     /// `delete`/`create` in any case, `condition=TYPE[=STATUS]` (STATUS defaults to
     /// `true`), `jsonpath=EXPR[=VALUE]` where EXPR may drop its braces (`.data.a`, as
     /// kubectl's relaxed JSONPath) and an `=` inside brackets belongs to EXPR.
-    pub fn parse(s: &str) -> Result<Condition, String> {
+    pub fn parse(s: &str) -> Result<Condition, ConditionError> {
         match s.to_lowercase().as_str() {
             "created" | "create" => return Ok(Condition::Created),
             "deleted" | "delete" => return Ok(Condition::Deleted),
@@ -45,25 +70,15 @@ impl Condition {
             let (expr, want) = match parts.as_slice() {
                 [e] => (*e, None),
                 [e, v] => (*e, Some(*v)),
-                _ => {
-                    return Err(format!(
-                        "--until {s:?}: expected jsonpath='{{.status.readyReplicas}}'=3 or \
-                         jsonpath='{{.status.readyReplicas}}' (one `=` outside brackets)"
-                    ))
-                }
+                _ => return Err(ConditionError::JsonPathForm(s.to_owned())),
             };
             if expr.is_empty() {
-                return Err(format!("--until {s:?}: the jsonpath expression is empty"));
+                return Err(ConditionError::EmptyPath(s.to_owned()));
             }
-            let expr = relaxed_jsonpath(expr).ok_or_else(|| {
-                format!("--until {s:?}: expected a path such as .status.phase or {{.status.phase}}")
-            })?;
+            let expr =
+                relaxed_jsonpath(expr).ok_or_else(|| ConditionError::NotAPath(s.to_owned()))?;
             let want = match want.map(|v| v.trim_matches(['\'', '"'])) {
-                Some("") => {
-                    return Err(format!(
-                        "--until {s:?}: the value after = is empty (drop `=` to wait for any value)"
-                    ))
-                }
+                Some("") => return Err(ConditionError::EmptyValue(s.to_owned())),
                 w => w.map(str::to_owned),
             };
             return Ok(Condition::JsonPath {
@@ -74,17 +89,14 @@ impl Condition {
         if let Some(rest) = s.strip_prefix("condition=") {
             let (ty, status) = rest.split_once('=').unwrap_or((rest, "true"));
             if ty.is_empty() {
-                return Err(format!("--until {s:?}: expected condition=TYPE[=STATUS]"));
+                return Err(ConditionError::NoType(s.to_owned()));
             }
             return Ok(Condition::Status {
                 type_: ty.to_owned(),
                 status: status.to_owned(),
             });
         }
-        Err(format!(
-            "unknown condition {s:?} (created, deleted, jsonpath={{.path}}[=VALUE], \
-             condition=TYPE[=STATUS])"
-        ))
+        Err(ConditionError::Unknown(s.to_owned()))
     }
 
     /// Whether `delta` (with the version known before it, `prev`) meets the condition.

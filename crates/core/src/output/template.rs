@@ -39,12 +39,6 @@ pub enum Error {
 }
 
 /// The message, for callers whose own errors are still text.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}
-
 /// A compiled kubectl JSONPath template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
