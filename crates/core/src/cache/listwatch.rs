@@ -41,6 +41,9 @@ pub struct ListPage {
     pub items: Vec<ObjectRef>,
     /// How the page's body came over the connection.
     pub transfer: Transfer,
+    /// Why this page was read again in JSON: its protobuf body could not be decoded. The
+    /// source reads JSON from then on.
+    pub wire_fallback: Option<String>,
 }
 
 /// How a list's bodies came over the connection (one page's, or a list's pages summed).
@@ -157,6 +160,10 @@ pub enum SourceError {
     /// A response or watch line that is not what the API promises.
     #[error("malformed response: {0}")]
     Decode(String),
+    /// A protobuf body (a watch frame) that could not be decoded: the source reads JSON
+    /// from then on (a list page is read again at once: [`ListPage::wire_fallback`]).
+    #[error("malformed response: {0}")]
+    Protobuf(String),
     #[error("request timed out after {0:?}")]
     Timeout(Duration),
 }
@@ -203,7 +210,9 @@ impl SourceError {
             SourceError::Timeout(t) => format!(
                 "Unable to connect to the server: no answer within {t:?} (--request-timeout)"
             ),
-            SourceError::Decode(m) => format!("Server returned an unexpected response: {m}"),
+            SourceError::Decode(m) | SourceError::Protobuf(m) => {
+                format!("Server returned an unexpected response: {m}")
+            }
             SourceError::Invalid(m) => format!("error: invalid request: {m}"),
             SourceError::Lost(m) | SourceError::Transport(m) => {
                 format!("Unable to connect to the server: {m}")
@@ -232,39 +241,51 @@ impl SourceError {
             | SourceError::Dns(_)
             | SourceError::ConnectionRefused(_)
             | SourceError::Timeout(_) => true,
-            SourceError::Lost(_) | SourceError::Transport(_) | SourceError::Decode(_) => false,
+            SourceError::Lost(_)
+            | SourceError::Transport(_)
+            | SourceError::Decode(_)
+            | SourceError::Protobuf(_) => false,
         }
     }
 }
 
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchEvent, SourceError>> + Send>>;
 
+/// An open watch: its events as they arrive, and how its body comes over the connection.
+pub struct Watch {
+    pub events: WatchStream,
+    /// The body is Kubernetes' protobuf (else JSON lines). A watch is never compressed
+    /// (kube-apiserver compresses no stream).
+    pub protobuf: bool,
+}
+
+impl Watch {
+    /// A watch whose events come as JSON lines.
+    pub fn json(events: WatchStream) -> Watch {
+        Watch {
+            events,
+            protobuf: false,
+        }
+    }
+}
+
 /// What the reflector needs from a source: list one page, open one watch.
 /// A watch stream that ends (`None`) was closed cleanly by the server.
 pub trait ListerWatcher: Send + Sync + 'static {
     fn list(&self, opts: ListOptions)
         -> impl Future<Output = Result<ListPage, SourceError>> + Send;
-    fn watch(
-        &self,
-        opts: WatchOptions,
-    ) -> impl Future<Output = Result<WatchStream, SourceError>> + Send;
+    fn watch(&self, opts: WatchOptions) -> impl Future<Output = Result<Watch, SourceError>> + Send;
     /// The watch opened last stalled and is being restarted (`--restart-stalled`): the
     /// next requests must not go over the connection that carried it, which may be frozen
     /// (a shared HTTP/2 connection would otherwise carry the new watch too). A source
     /// without connections has nothing to do.
     fn watch_stalled(&self) {}
-    /// Whether the next list or watch asks for Kubernetes' protobuf first (`--wire`).
+    /// Whether the source is set to ask for Kubernetes' protobuf first (`--wire`): a
+    /// property of its configuration. It asks JSON for good once a body could not be
+    /// decoded, which its answers say ([`ListPage::wire_fallback`],
+    /// [`SourceError::Protobuf`]).
     fn asks_protobuf(&self) -> bool {
         false
-    }
-    /// Whether the watch opened last is answered in protobuf.
-    fn watches_protobuf(&self) -> bool {
-        false
-    }
-    /// Why the source stopped asking for protobuf (a body it could not decode), given
-    /// once: from then on it asks JSON, and the reflector records why.
-    fn take_wire_fallback(&self) -> Option<String> {
-        None
     }
 }
 

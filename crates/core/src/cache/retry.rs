@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cache::listwatch::{
-    ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
+    ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchOptions,
 };
 
 /// client-go's `maxRetries` default for every request (`rest.NewRequest`).
@@ -134,7 +134,7 @@ impl<L: ListerWatcher> ListerWatcher for Retrying<L> {
         send(Verb::List, list, &*self.on_retry).await
     }
 
-    async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
+    async fn watch(&self, opts: WatchOptions) -> Result<Watch, SourceError> {
         let watch = || self.inner.watch(opts.clone());
         send(Verb::Watch, watch, &*self.on_retry).await
     }
@@ -145,14 +145,6 @@ impl<L: ListerWatcher> ListerWatcher for Retrying<L> {
 
     fn asks_protobuf(&self) -> bool {
         self.inner.asks_protobuf()
-    }
-
-    fn watches_protobuf(&self) -> bool {
-        self.inner.watches_protobuf()
-    }
-
-    fn take_wire_fallback(&self) -> Option<String> {
-        self.inner.take_wire_fallback()
     }
 }
 

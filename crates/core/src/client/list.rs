@@ -65,6 +65,7 @@ fn page_of(meta: ListMetaWire, items: Vec<ObjectRef>) -> ListPage {
         remaining_item_count: meta.remaining_item_count,
         items,
         transfer: Default::default(),
+        wire_fallback: None,
     }
 }
 

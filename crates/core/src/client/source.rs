@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cache::listwatch::{
-    ListOptions, ListPage, ListerWatcher, SourceError, WatchOptions, WatchStream,
+    ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchOptions,
 };
 use crate::cache::object::TypeMeta;
 use crate::client::connect::{Carried, Carrier};
@@ -51,11 +51,6 @@ pub struct KubeSource {
     /// Set for good (shared by this source's clones) once a protobuf body could not be
     /// decoded: the resource is read in JSON from then on.
     protobuf_failed: Arc<AtomicBool>,
-    /// Why `protobuf_failed` was set, until the reflector takes it
-    /// ([`ListerWatcher::take_wire_fallback`]).
-    fallback: Arc<std::sync::Mutex<Option<String>>>,
-    /// The watch opened last is answered in protobuf.
-    watching_protobuf: Arc<AtomicBool>,
 }
 
 /// `--wire`: the encoding lists and watches ask for.
@@ -184,8 +179,6 @@ impl KubeSource {
             protobuf: None,
             built_in: false,
             protobuf_failed: Arc::default(),
-            fallback: Arc::default(),
-            watching_protobuf: Arc::default(),
         }
     }
 
@@ -216,19 +209,23 @@ impl KubeSource {
 
     /// The table to read protobuf with, when this request asks for it.
     fn protobuf_table(&self) -> Option<&'static Table> {
-        if self.table || self.protobuf_failed.load(Ordering::Relaxed) {
-            return None;
-        }
-        self.protobuf
-            .filter(|_| self.built_in || self.metadata_only)
+        self.configured_table()
+            .filter(|_| !self.protobuf_failed.load(Ordering::Relaxed))
     }
 
-    /// A protobuf body could not be decoded: JSON for this resource from now on, `why`
-    /// kept for the reflector's record.
-    fn protobuf_failed(&self, why: &str) {
-        if !self.protobuf_failed.swap(true, Ordering::Relaxed) {
-            *self.fallback.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_owned());
+    /// The table to read protobuf with as configured (`--wire`, the kind, `-o table`).
+    fn configured_table(&self) -> Option<&'static Table> {
+        match self.table {
+            true => None,
+            false => self
+                .protobuf
+                .filter(|_| self.built_in || self.metadata_only),
         }
+    }
+
+    /// A protobuf body could not be decoded: JSON for this resource from now on.
+    fn protobuf_failed(&self) {
+        self.protobuf_failed.store(true, Ordering::Relaxed);
     }
 
     /// Lists and watches the server's Table of the objects (for the table's cells).
@@ -364,12 +361,13 @@ impl ListerWatcher for KubeSource {
                         Ok(page) => page,
                         Err(why) => {
                             // The same page again, in JSON.
-                            self.protobuf_failed(&why.to_string());
+                            self.protobuf_failed();
                             let res = get(&self.client, url, self.accept(true)).await?;
                             let wire = carried(&res);
                             let mut page =
                                 read_list(res.into_body(), self.type_meta.clone()).await?;
                             fill(&wire, &mut page.transfer);
+                            page.wire_fallback = Some(why.to_string());
                             return Ok(page);
                         }
                     }
@@ -382,7 +380,7 @@ impl ListerWatcher for KubeSource {
         within(self.request_timeout, fetch).await
     }
 
-    async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
+    async fn watch(&self, opts: WatchOptions) -> Result<Watch, SourceError> {
         let timeout = opts.timeout_seconds.to_string();
         let mut pairs: Vec<(&str, &str)> = vec![("watch", "true")];
         if opts.timeout_seconds > 0 {
@@ -410,8 +408,6 @@ impl ListerWatcher for KubeSource {
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
         let proto = self.protobuf_table().filter(|_| is_protobuf(&res));
-        self.watching_protobuf
-            .store(proto.is_some(), Ordering::Relaxed);
         let events = watch_lines(
             res.into_body(),
             connection,
@@ -420,15 +416,19 @@ impl ListerWatcher for KubeSource {
             proto,
         );
         let source = self.clone();
-        Ok(Box::pin(events.inspect(move |e| {
+        let events = events.map(move |e| match e {
             // A frame the table cannot decode ends this watch (the reflector watches or
             // relists again), and the next requests ask JSON.
-            if let (Some(_), Err(SourceError::Decode(why))) = (proto, e) {
-                if why.starts_with("protobuf:") {
-                    source.protobuf_failed(why);
-                }
+            Err(SourceError::Decode(why)) if proto.is_some() && why.starts_with("protobuf:") => {
+                source.protobuf_failed();
+                Err(SourceError::Protobuf(why))
             }
-        })))
+            other => other,
+        });
+        Ok(Watch {
+            events: Box::pin(events),
+            protobuf: proto.is_some(),
+        })
     }
 
     fn watch_stalled(&self) {
@@ -443,17 +443,6 @@ impl ListerWatcher for KubeSource {
     }
 
     fn asks_protobuf(&self) -> bool {
-        self.protobuf_table().is_some()
-    }
-
-    fn watches_protobuf(&self) -> bool {
-        self.watching_protobuf.load(Ordering::Relaxed)
-    }
-
-    fn take_wire_fallback(&self) -> Option<String> {
-        self.fallback
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        self.configured_table().is_some()
     }
 }

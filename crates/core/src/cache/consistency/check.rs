@@ -278,7 +278,7 @@ mod tests {
 
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
-    use crate::cache::listwatch::{ApiStatus, ListPage, SourceError, WatchOptions, WatchStream};
+    use crate::cache::listwatch::{ApiStatus, ListPage, SourceError, Watch, WatchOptions};
     use crate::cache::queue::Popped;
     use crate::cache::real_fifo::RealFifo;
     use crate::cache::testutil::meta_object;
@@ -442,11 +442,11 @@ mod tests {
                 continue_token: (end < items.len()).then(|| format!("{rv}:{end}")),
                 remaining_item_count: None,
                 items: items[start..end].to_vec(),
-                transfer: Default::default(),
+                ..ListPage::default()
             })
         }
 
-        async fn watch(&self, _: WatchOptions) -> Result<WatchStream, SourceError> {
+        async fn watch(&self, _: WatchOptions) -> Result<Watch, SourceError> {
             unreachable!("a check only lists")
         }
     }

@@ -654,19 +654,6 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
 
     /// Does what `state` says; the next state, or the error that ends the reflector.
     async fn step(&mut self, state: State) -> Result<State, SourceError> {
-        let next = self.step_to(state).await;
-        self.record_wire_fallback();
-        next
-    }
-
-    /// The source fell back from protobuf to JSON: said once, where it happened.
-    fn record_wire_fallback(&self) {
-        if let Some(error) = self.lw.take_wire_fallback() {
-            self.store.notice(ReflectorEvent::WireFallback { error });
-        }
-    }
-
-    async fn step_to(&mut self, state: State) -> Result<State, SourceError> {
         match state {
             State::StreamingList { reason, retry } => self.streaming_list(reason, retry).await,
             State::List {
@@ -723,6 +710,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         cause: String,
         reason: &str,
     ) -> Result<State, SourceError> {
+        // The source reads JSON from now on: said once, where it happened.
+        if let Some(SourceError::Protobuf(error)) = e {
+            self.store.notice(ReflectorEvent::WireFallback {
+                error: error.clone(),
+            });
+        }
         let rejection = e.is_some_and(is_rejection);
         if let Some(e) = e.filter(|e| self.is_fatal(e)) {
             if !(at == At::StreamingList && rejection) {
@@ -898,7 +891,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 .asking(self.lw.asks_protobuf(), self.cfg.gzip),
         );
         let listed = pager::list(&self.lw, &self.progress, &rv, limit).await;
-        self.record_wire_fallback();
+        if let Some(error) = listed.as_ref().ok().and_then(|l| l.wire_fallback.clone()) {
+            self.store.notice(ReflectorEvent::WireFallback { error });
+        }
         let listed = match listed {
             Ok(l) => l,
             Err(e) if (e.is_expired() || e.is_too_large_rv()) && retry_limit.is_none() => {
@@ -967,9 +962,12 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             allow_bookmarks: true,
             send_initial_events: true,
         };
-        let outcome = match self.lw.watch(opts).await {
-            Ok(stream) => watch_list::initial_events(stream, &self.progress).await,
-            Err(e) => watch_list::Outcome::Failed(e),
+        let (outcome, protobuf) = match self.lw.watch(opts).await {
+            Ok(w) => (
+                watch_list::initial_events(w.events, &self.progress).await,
+                w.protobuf,
+            ),
+            Err(e) => (watch_list::Outcome::Failed(e), false),
         };
         let (stream, list_rv, items) = match outcome {
             watch_list::Outcome::Ended {
@@ -999,7 +997,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             // A watch stream is never compressed (kube-apiserver compresses no stream).
             encoding: Some(
                 Transfer {
-                    protobuf: self.lw.watches_protobuf(),
+                    protobuf,
                     ..Transfer::default()
                 }
                 .encoding()
@@ -1036,8 +1034,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             timeout_seconds,
         });
         match self.lw.watch(opts).await {
-            Ok(stream) => Ok(State::Watching {
-                stream,
+            Ok(w) => Ok(State::Watching {
+                stream: w.events,
                 started: Instant::now(),
             }),
             Err(e) => {
@@ -1160,7 +1158,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             }
             Err(e) => {
                 let cause = match &e {
-                    SourceError::Decode(m) => {
+                    SourceError::Decode(m) | SourceError::Protobuf(m) => {
                         format!("unable to decode an event from the watch stream: {m}")
                     }
                     other => other.to_string(),

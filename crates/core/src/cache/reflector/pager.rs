@@ -19,6 +19,8 @@ pub(crate) struct Listed {
     pub full_list_fallback: bool,
     /// Every page's transfer, the fallback's included.
     pub transfer: Transfer,
+    /// Why a page was read again in JSON (the first page's `wire_fallback` that had one).
+    pub wire_fallback: Option<String>,
 }
 
 /// Lists at `rv` in pages of `limit` (0: no paging), counting pages and items into
@@ -54,6 +56,7 @@ pub(crate) async fn list_from<L: ListerWatcher>(
     progress.page(page.items.len());
     let mut items = std::mem::take(&mut page.items);
     let mut transfer = page.transfer;
+    let mut wire_fallback = page.wire_fallback.take();
     let mut pages = 1;
     let mut paginated = false;
     while let Some(token) = page.continue_token.take() {
@@ -80,12 +83,14 @@ pub(crate) async fn list_from<L: ListerWatcher>(
                     paginated,
                     full_list_fallback: true,
                     transfer,
+                    wire_fallback: wire_fallback.or(full.wire_fallback),
                 });
             }
             Err(e) => return Err(e),
         };
         pages += 1;
         transfer.add(page.transfer);
+        wire_fallback = wire_fallback.or(page.wire_fallback.take());
         progress.page(page.items.len());
         items.append(&mut page.items);
     }
@@ -96,5 +101,6 @@ pub(crate) async fn list_from<L: ListerWatcher>(
         paginated,
         full_list_fallback: false,
         transfer,
+        wire_fallback,
     })
 }

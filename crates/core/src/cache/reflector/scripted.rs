@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::cache::listwatch::{
-    ListOptions, ListPage, ListerWatcher, SourceError, WatchEvent, WatchOptions, WatchStream,
+    ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchEvent, WatchOptions,
 };
 
 pub enum Step {
@@ -62,7 +62,7 @@ impl ListerWatcher for Arc<Scripted> {
         }
     }
 
-    async fn watch(&self, opts: WatchOptions) -> Result<WatchStream, SourceError> {
+    async fn watch(&self, opts: WatchOptions) -> Result<Watch, SourceError> {
         let items = match self.next(Call::Watch(opts)) {
             Some(Step::Watch(r)) => r?,
             Some(Step::List(_)) => panic!("script expected a list, got a watch"),
@@ -77,7 +77,7 @@ impl ListerWatcher for Arc<Scripted> {
                 }
             }
         });
-        Ok(Box::pin(stream))
+        Ok(Watch::json(Box::pin(stream)))
     }
 
     fn watch_stalled(&self) {

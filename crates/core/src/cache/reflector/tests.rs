@@ -141,6 +141,7 @@ fn page(rv: &str, names: &[(&str, &str)], cont: Option<&str>) -> Step {
             bytes: 1000 * names.len() as u64,
             wire_bytes: if cont.is_some() { 100 } else { 1000 } * names.len() as u64,
         },
+        wire_fallback: None,
     }))
 }
 
