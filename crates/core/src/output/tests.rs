@@ -228,17 +228,9 @@ fn story(o: Options) -> String {
     let updated = Delta::new(DeltaType::Updated, v2.clone());
     let deleted = Delta::new(DeltaType::Deleted, v2.clone());
     let list = ReflectorEvent::list("0", 500, "initial", false);
-    let listed = ReflectorEvent::Listed {
-        resource_version: "10".into(),
-        items: 1,
-        pages: 1,
-        elapsed: Duration::from_millis(12),
-        full_list_fallback: false,
-        streaming: false,
-        encoding: Some("json+gzip".into()),
-        bytes: Some(1_234_567),
-        wire_bytes: Some(98_765),
-    };
+    let listed = ReflectorEvent::listed("10", 1, "json+gzip", 1_234_567)
+        .took(Duration::from_millis(12))
+        .wire_bytes(98_765);
     print_with(
         o,
         &[

@@ -95,17 +95,8 @@ impl Feed {
         f.event(0, ReflectorEvent::list("", 500, "initial", false));
         f.event(
             0,
-            ReflectorEvent::Listed {
-                resource_version: "100".into(),
-                items: 3,
-                pages: 1,
-                elapsed: std::time::Duration::from_millis(12),
-                full_list_fallback: false,
-                streaming: false,
-                encoding: Some("json".into()),
-                bytes: Some(4214),
-                wire_bytes: Some(4214),
-            },
+            ReflectorEvent::listed("100", 3, "json", 4214)
+                .took(std::time::Duration::from_millis(12)),
         );
         for (n, app) in [("web-1", "web"), ("web-2", "web"), ("db-0", "db")] {
             f.delta(0, DeltaType::Replaced, pod(n, "100", "Running", app));
