@@ -259,7 +259,11 @@ impl Encoder<'_> {
                 Value::Null => bytes_field(out, num, b""),
                 _ => return Err(wrong()),
             },
-            Ty::Msg(i) => self.nested(num, Ty::Msg(i), v, out, depth)?,
+            Ty::Msg(i) => {
+                let mut inner = Vec::new();
+                self.message(i, v, &mut inner, depth + 1)?;
+                bytes_field(out, num, &inner);
+            }
             Ty::Bool => {
                 tag(out, num, 0);
                 varint(out, u64::from(v.as_bool().unwrap_or(false)));
@@ -301,24 +305,6 @@ impl Encoder<'_> {
                 out.extend_from_slice(&v.as_f64().unwrap_or(0.0).to_le_bytes());
             }
         }
-        Ok(())
-    }
-
-    /// Field `num`, a message, length-delimited.
-    fn nested(
-        &self,
-        num: u32,
-        ty: Ty,
-        v: &Value,
-        out: &mut Vec<u8>,
-        depth: u32,
-    ) -> Result<(), EncodeError> {
-        let Ty::Msg(i) = ty else {
-            return Err(bad(format_args!("field {num} is not a message")));
-        };
-        let mut inner = Vec::new();
-        self.message(i, v, &mut inner, depth + 1)?;
-        bytes_field(out, num, &inner);
         Ok(())
     }
 
