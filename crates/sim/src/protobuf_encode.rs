@@ -451,24 +451,15 @@ mod tests {
     //! Every golden file of 1.32 and 1.36 (kwatch-core's `testdata/k8s-api/`) encoded to its
     //! `.pb` byte for byte and decoded back to its JSON; watch frames; unknown keys.
 
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
+
+    use kwatch_core::cache::testutil::files_with_extension;
 
     use kwatch_core::client::protobuf::{
         compact, envelope, frame, message, object, watch_event, Table,
     };
 
     use super as encode;
-
-    fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                fixtures(&path, out);
-            } else if path.extension().is_some_and(|e| e == "pb") {
-                out.push(path);
-            }
-        }
-    }
 
     fn compacted(path: &Path) -> Vec<u8> {
         let mut out = Vec::new();
@@ -484,9 +475,7 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../core/testdata/k8s-api")
             .join(release);
-        let mut pbs = Vec::new();
-        fixtures(&dir, &mut pbs);
-        pbs.sort();
+        let pbs = files_with_extension(&dir, "pb");
         let (mut passed, mut exact, mut failures) = (0, 0, Vec::new());
         for pb in pbs {
             let name = pb.file_stem().unwrap().to_string_lossy().into_owned();

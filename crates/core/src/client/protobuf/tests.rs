@@ -1,23 +1,13 @@
 //! The decoder against Kubernetes' own golden files (every built-in kind of 1.32 and
 //! 1.36, `testdata/k8s-api/`), and lists and watch frames built by hand.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
+use crate::cache::testutil::files_with_extension;
 
 /// Fixtures whose JSON the decoder cannot reproduce, with the reason; empty is the goal.
 const EXPECTED_FAILURES: &[&str] = &[];
-
-fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            fixtures(&path, out);
-        } else if path.extension().is_some_and(|e| e == "pb") {
-            out.push(path);
-        }
-    }
-}
 
 fn compacted(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
@@ -32,9 +22,7 @@ fn golden(release: &str, minor: u32) -> (usize, Vec<String>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/k8s-api")
         .join(release);
-    let mut pbs = Vec::new();
-    fixtures(&dir, &mut pbs);
-    pbs.sort();
+    let pbs = files_with_extension(&dir, "pb");
     assert!(pbs.len() > 150, "{release}: only {} fixtures", pbs.len());
     let (mut passed, mut failures) = (0, Vec::new());
     for pb in pbs {
