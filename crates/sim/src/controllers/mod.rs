@@ -121,6 +121,14 @@ fn deleting(v: &Value) -> bool {
     v["metadata"].get("deletionTimestamp").is_some()
 }
 
+/// The objects of `res` not being deleted, as values: what a controller's pass syncs.
+fn not_deleting(s: &Store, res: usize) -> Vec<Value> {
+    s.objects(res)
+        .map(|o| o.value())
+        .filter(|v| !deleting(v))
+        .collect()
+}
+
 /// The objects of `res` in `namespace` whose controller is `uid`, in key order (read off
 /// [`super::storage::Links`]: nothing is parsed).
 fn owned_by(s: &Store, res: usize, namespace: &str, uid: &str) -> Vec<Arc<Obj>> {
