@@ -297,39 +297,33 @@ fn deletions(sim: &SimProcess, from: u64, gone: &[(&str, &str)]) -> Vec<(String,
     seen.into_iter().map(|(_, k, n)| (k, n)).collect()
 }
 
-fn kinds(order: &[(String, String)]) -> Vec<&str> {
-    order.iter().map(|(k, _)| k.as_str()).collect()
+/// The kinds deleted, in order, when `kubectl delete deploy/web --cascade=CASCADE` takes
+/// web rolled out with two pods.
+fn cascade_order(cascade: &str) -> Vec<String> {
+    let sim = sim_with_controllers();
+    let (_, rs, pods) = web_rolled_out(&sim, 2);
+    let from = sim.revision();
+    let cascade = format!("--cascade={cascade}");
+    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, &cascade]);
+    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
+    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
+    let order = deletions(&sim, from, &gone);
+    order.into_iter().map(|(kind, _)| kind).collect()
 }
 
 #[test]
 fn foreground_deletion_takes_the_pods_then_the_replicaset_then_the_deployment() {
-    let sim = sim_with_controllers();
-    let (_, rs, pods) = web_rolled_out(&sim, 2);
-    let from = sim.revision();
-    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, "--cascade=foreground"]);
-    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
-    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
-    let order = deletions(&sim, from, &gone);
     assert_eq!(
-        kinds(&order),
-        ["Pod", "Pod", "ReplicaSet", "Deployment"],
-        "{order:?}"
+        cascade_order("foreground"),
+        ["Pod", "Pod", "ReplicaSet", "Deployment"]
     );
 }
 
 #[test]
 fn background_deletion_takes_the_deployment_then_the_replicaset_then_the_pods() {
-    let sim = sim_with_controllers();
-    let (_, rs, pods) = web_rolled_out(&sim, 2);
-    let from = sim.revision();
-    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, "--cascade=background"]);
-    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
-    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
-    let order = deletions(&sim, from, &gone);
     assert_eq!(
-        kinds(&order),
-        ["Deployment", "ReplicaSet", "Pod", "Pod"],
-        "{order:?}"
+        cascade_order("background"),
+        ["Deployment", "ReplicaSet", "Pod", "Pod"]
     );
 }
 
@@ -340,10 +334,9 @@ fn orphaning_releases_the_replicaset_with_its_pods_before_the_deployment_goes() 
     let from = sim.revision();
     // What `kubectl delete --cascade=orphan` sends; the genuine server answers 200 with the
     // object, now carrying deletionTimestamp and the `orphan` finalizer.
-    let r = sim.request(
+    let r = sim.send_json(
         "DELETE",
         "/apis/apps/v1/namespaces/demo/deployments/web",
-        Some("application/json"),
         r#"{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}"#,
     );
     assert_eq!(r.status, 200, "{}", r.body);
@@ -422,12 +415,7 @@ fn a_widget_owning_configmaps_is_collected_in_the_background() {
     }
     let from = sim.revision();
     // No propagationPolicy: the default, background; the answer is a Status.
-    let r = sim.request(
-        "DELETE",
-        "/apis/example.com/v1/namespaces/demo/widgets/w9",
-        None,
-        "",
-    );
+    let r = sim.delete("/apis/example.com/v1/namespaces/demo/widgets/w9");
     assert_eq!(r.status, 200, "{}", r.body);
     let st = r.json();
     assert_eq!(
