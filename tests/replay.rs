@@ -2,11 +2,12 @@
 //! the JSON lines, every delta naming its `resource`, older recordings still replayed) and
 //! rendered again in any format, with the watch's stop and filter flags.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, replay, replay_text, replay_within, Running};
+use crate::util::kwatch::{is_delta, replay, replay_text, replay_within};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
 
@@ -234,13 +235,13 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
 
     // Replay as JSON gives the recording back byte for byte (managedFields shown: the
     // recording keeps them for `replay --blame`, and replay hides them as the watch does).
-    let replay = |args: &[&str]| replay(sim.dir(), &file, args);
-    let json = replay(&["-o", "json", "--show-managed-fields"]);
+    let replayed = |args: &[&str]| replay(sim.dir(), &file, args);
+    let json = replayed(&["-o", "json", "--show-managed-fields"]);
     assert_eq!(json.code(), Some(0), "{}", json.stderr);
     assert_eq!(json.stdout, text.lines().collect::<Vec<_>>());
-    let name = replay(&["-o", "name"]);
+    let name = replayed(&["-o", "name"]);
     assert_eq!(name.stdout, out.stdout);
-    let table = replay(&[]);
+    let table = replayed(&[]);
     // `~` lines are diagnostics, on stderr.
     assert!(
         table.stderr.starts_with("~ list configmaps"),
@@ -255,11 +256,9 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
         "{:#?}",
         table.stdout
     );
-    let missing = replay(&[]);
+    let missing = replayed(&[]);
     drop(missing);
-    let mut cmd = command(sim.dir());
-    cmd.args(["replay", "/nonexistent.jsonl"]);
-    let err = Running::spawn(cmd).finish(LIMIT);
+    let err = replay(sim.dir(), Path::new("/nonexistent.jsonl"), "");
     assert_eq!(err.code(), Some(1));
     assert!(
         err.stderr.starts_with("error: cannot open"),

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::kubectl_f;
+use crate::util::shared::create;
 use crate::util::{eventually, SimProcess, LIMIT};
 
 const NS: &str = "demo";
@@ -64,7 +64,7 @@ fn ready(pod: &Value) -> bool {
 /// Creates the Deployment `web` with `replicas` and waits until its one ReplicaSet has
 /// that many ready pods; the Deployment, the ReplicaSet and the pods' names.
 fn web_rolled_out(sim: &SimProcess, replicas: usize) -> (Value, Value, Vec<String>) {
-    let d = kubectl_f(sim, "create", &deployment("web", replicas as u32, "img:1"));
+    let d = create(sim, deployment("web", replicas as u32, "img:1"));
     let (rs, pods) = eventually(LIMIT, "the ReplicaSet's pods ready", || {
         let sets: Vec<Value> = items(sim, "replicasets")
             .into_iter()
@@ -397,17 +397,15 @@ fn first_deleted(mut w: crate::util::WatchStream) -> Value {
 #[test]
 fn a_widget_owning_configmaps_is_collected_in_the_background() {
     let sim = sim_with_controllers();
-    let w = kubectl_f(
+    let w = create(
         &sim,
-        "create",
-        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w9", "namespace": NS}, "spec": {"size": 1}}),
     );
     for part in ["w9-a", "w9-b"] {
-        kubectl_f(
+        create(
             &sim,
-            "create",
-            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": part, "namespace": NS, "ownerReferences": [
                 {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w9", "uid": w["metadata"]["uid"]}]},
             "data": {"k": "v"}}),
@@ -435,10 +433,9 @@ fn a_widget_owning_configmaps_is_collected_in_the_background() {
 #[test]
 fn a_job_runs_its_pods_to_completion() {
     let sim = sim_with_controllers();
-    let job = kubectl_f(
+    let job = create(
         &sim,
-        "create",
-        &json!({"apiVersion": "batch/v1", "kind": "Job",
+        json!({"apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": "crunch", "namespace": NS},
         "spec": {"completions": 2, "template": {"spec": {"restartPolicy": "Never",
             "containers": [{"name": "c", "image": "busybox"}]}}}}),
@@ -505,7 +502,7 @@ fn the_controllers_are_off_unless_asked_and_turning_them_on_changes_no_seeded_ob
     );
     let seeded_events = event_versions(&sim);
     assert_eq!(seeded_events.len(), 2, "{seeded_events:?}");
-    kubectl_f(&sim, "create", &deployment("web", 1, "img:1"));
+    create(&sim, deployment("web", 1, "img:1"));
     let before = sim.state()["objects"].clone();
     let in_demo = |objects: &Value, plural: &str| {
         objects[plural]

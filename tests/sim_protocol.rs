@@ -49,6 +49,15 @@ fn decode_token(t: &str) -> Value {
     serde_json::from_slice(&raw).expect("token JSON")
 }
 
+/// The `name` of each element of an array (API groups, a Table's columns).
+fn names_in(array: &Value) -> Vec<&str> {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect()
+}
 #[test]
 fn requests_without_the_right_token_get_401() {
     let sim = SimProcess::start(&[]);
@@ -82,12 +91,7 @@ fn discovery_is_served_legacy_and_aggregated() {
     assert_eq!(pods["shortNames"], json!(["po"]));
     assert_eq!(pods["namespaced"], true);
     let apis = sim.get("/apis").json();
-    let groups: Vec<&str> = apis["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["name"].as_str().unwrap())
-        .collect();
+    let groups = names_in(&apis["groups"]);
     assert_eq!(groups.last(), Some(&"example.com"));
     let wd = sim.get("/apis/example.com/v1").json();
     assert_eq!(wd["resources"][0]["shortNames"], json!(["wd"]));
@@ -147,12 +151,7 @@ fn lists_have_the_real_shapes() {
     );
     let t = t.json();
     assert_eq!(t["kind"], "Table");
-    let cols: Vec<&str> = t["columnDefinitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let cols = names_in(&t["columnDefinitions"]);
     assert_eq!(&cols[..5], ["Name", "Ready", "Status", "Restarts", "Age"]);
     assert_eq!(t["rows"].as_array().unwrap().len(), 20);
     assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
@@ -1218,17 +1217,19 @@ fn writes_match_the_reference_captures() {
     const PATCHED: &str = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm7","namespace":"ref","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52","resourceVersion":"274","creationTimestamp":"2026-11-21T21:13:09Z","labels":{"app":"b","patched":"yes"},"managedFields":[{"manager":"refcap","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:13:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{},"f:k2":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:patched":{}}}}}]},"data":{"k":"v7","k2":"new"}}"#;
     const DELETED: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"cm7","kind":"configmaps","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52"}}"#;
     let sim = SimProcess::start(&[]);
-    let ua = |ct: &str| {
-        vec![
+    // As the captures were made: the token, refcap's user agent, `ct` as the content type.
+    let send = |method: &str, path: &str, ct: &str, body: &str| {
+        let headers = [
             ("authorization".to_string(), format!("Bearer {}", sim.token)),
             ("user-agent".to_string(), "refcap/1.0".to_string()),
             ("content-type".to_string(), ct.to_string()),
-        ]
+        ];
+        sim.request_with(method, path, &headers, body)
     };
-    let r = sim.request_with(
+    let r = send(
         "POST",
         "/api/v1/namespaces",
-        &ua("application/json"),
+        "application/json",
         r#"{"metadata":{"name":"ref"}}"#,
     );
     assert_eq!(r.status, 201);
@@ -1246,28 +1247,28 @@ fn writes_match_the_reference_captures() {
         serde_json::to_string(&v).unwrap()
     };
     let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm7","labels":{"app":"b"}},"data":{"k":"v7"}}"#;
-    let r = sim.request_with(
+    let r = send(
         "POST",
         "/api/v1/namespaces/ref/configmaps",
-        &ua("application/json"),
+        "application/json",
         body,
     );
     assert_eq!(r.status, 201);
     assert!(r.body.ends_with("}\n"));
     assert_eq!(align(&r.body, "271"), CREATED);
     let patch = r#"{"metadata":{"labels":{"patched":"yes"}},"data":{"k2":"new"}}"#;
-    let r = sim.request_with(
+    let r = send(
         "PATCH",
         "/api/v1/namespaces/ref/configmaps/cm7",
-        &ua("application/merge-patch+json"),
+        "application/merge-patch+json",
         patch,
     );
     assert_eq!(r.status, 200);
     assert_eq!(align(&r.body, "274"), PATCHED);
-    let r = sim.request_with(
+    let r = send(
         "DELETE",
         "/api/v1/namespaces/ref/configmaps/cm7",
-        &ua("application/json"),
+        "application/json",
         "",
     );
     assert_eq!(align(&r.body, ""), DELETED);

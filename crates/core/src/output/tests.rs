@@ -30,6 +30,13 @@ fn delta<'a>(key: &'a str, delta: &'a Delta, initial_list: bool) -> Body<'a> {
     }
 }
 
+/// The first `n` words of each line of `text`.
+fn first_words(text: &str, n: usize) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split_whitespace().take(n).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 fn at() -> jiff::Timestamp {
     "2026-11-21T10:05:30.25Z".parse().unwrap()
 }
@@ -882,13 +889,8 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
             (&sa, Some(("default/sa-2", false))),
         ],
     );
-    let lines: Vec<&str> = out.lines().collect();
-    let first: Vec<String> = lines
-        .iter()
-        .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
-        .collect();
     assert_eq!(
-        first,
+        first_words(&out, 4),
         [
             "DELTA KIND NAMESPACE NAME",
             "Replaced ServiceAccount default sa-1",
@@ -904,6 +906,7 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
         "{out}"
     );
     // One block's header lines up with its rows.
+    let lines: Vec<&str> = out.lines().collect();
     let at = |l: &str| {
         l.find("RESOURCEVERSION")
             .or_else(|| l.find(" 1 ").map(|i| i + 1))
@@ -1053,12 +1056,8 @@ fn table_keeps_each_resources_tilde_lines_with_its_block() {
     }
     p.finish().unwrap();
     let out = buf.text();
-    let first: Vec<String> = out
-        .lines()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .collect();
     assert_eq!(
-        first,
+        first_words(&out, 3),
         [
             "~ list serviceaccounts",
             "DELTA KIND NAMESPACE",

@@ -133,13 +133,7 @@ fn collect(s: &mut Store, d: &Dependent, standing: &dyn Fn(&str) -> Owner, has_d
                     .collect()
             })
             .unwrap_or_default();
-        if let Some(meta) = v["metadata"].as_object_mut() {
-            if kept.is_empty() {
-                meta.shift_remove("ownerReferences");
-            } else {
-                meta.insert("ownerReferences".into(), json!(kept));
-            }
-        }
+        set_list(&mut v, "ownerReferences", kept);
         let _ = s.update(d.res, &d.obj.key, v);
         return;
     }
@@ -165,14 +159,20 @@ fn remove_finalizer(s: &mut Store, res: usize, key: &str, finalizer: &str) {
         .into_iter()
         .filter(|f| f != finalizer)
         .collect();
+    set_list(&mut v, "finalizers", fins);
+    let _ = s.update(res, &make_key(&o.namespace, &o.name), v);
+}
+
+/// Sets the list `metadata.KEY` of `v` to `items`, or removes it when there are none (as
+/// the API server leaves an empty list out).
+fn set_list<T: serde::Serialize>(v: &mut Value, key: &str, items: Vec<T>) {
     if let Some(meta) = v["metadata"].as_object_mut() {
-        if fins.is_empty() {
-            meta.shift_remove("finalizers");
+        if items.is_empty() {
+            meta.shift_remove(key);
         } else {
-            meta.insert("finalizers".into(), json!(fins));
+            meta.insert(key.into(), json!(items));
         }
     }
-    let _ = s.update(res, &make_key(&o.namespace, &o.name), v);
 }
 
 #[cfg(test)]

@@ -328,16 +328,28 @@ fn a_schema_nested_too_deep_is_an_error_not_a_stack_overflow() {
     );
 }
 
+/// A list's ListMeta: `resourceVersion` `rv`, `continue` next.
+fn list_meta(rv: &[u8]) -> Vec<u8> {
+    [bytes(2, rv), bytes(3, b"next")].concat()
+}
+
+/// An object's message without its envelope: a list's item.
+fn item_of(env: &[u8]) -> Vec<u8> {
+    envelope(env).unwrap().raw.to_vec()
+}
+
+/// A PodList's message: [`list_meta`] of `rv`, then a pod of each of `names`.
+fn pod_list(rv: &[u8], names: &[&str]) -> Vec<u8> {
+    let mut raw = bytes(1, &list_meta(rv));
+    for name in names {
+        raw.extend(bytes(2, &item_of(&pod(name))));
+    }
+    raw
+}
+
 #[test]
 fn a_list_gives_its_items_and_its_metadata() {
-    let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
-    let list_meta = [bytes(2, b"5"), bytes(3, b"next")].concat();
-    let raw = [
-        bytes(1, &list_meta),
-        bytes(2, &items_of(&pod("a"))),
-        bytes(2, &items_of(&pod("b"))),
-    ]
-    .concat();
+    let raw = pod_list(b"5", &["a", "b"]);
     let mut items = Vec::new();
     let head = list(table(), &envelope_of("v1", "PodList", &raw), |item| {
         items.push(String::from_utf8(item.to_vec()).unwrap())
@@ -379,15 +391,7 @@ fn a_list_gives_its_items_and_its_metadata() {
 /// an error wherever the cut falls.
 #[test]
 fn a_list_read_in_chunks_gives_what_the_whole_body_gives() {
-    let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
-    let list_meta = [bytes(2, b"7"), bytes(3, b"next")].concat();
-    let raw = [
-        bytes(1, &list_meta),
-        bytes(2, &items_of(&pod("a"))),
-        bytes(2, &items_of(&pod("bb"))),
-        bytes(2, &[]),
-    ]
-    .concat();
+    let raw = [pod_list(b"7", &["a", "bb"]), bytes(2, &[])].concat();
     let body = [
         envelope_of("v1", "PodList", &raw),
         bytes(4, b"application/vnd.kubernetes.protobuf"),
@@ -418,10 +422,10 @@ fn a_list_read_in_chunks_gives_what_the_whole_body_gives() {
     // Item i is out once the body holds its last byte.
     let ends: Vec<usize> = {
         let start = body.len() - raw.len() - bytes(4, b"application/vnd.kubernetes.protobuf").len();
-        let mut at = start + bytes(1, &list_meta).len();
+        let mut at = start + bytes(1, &list_meta(b"7")).len();
         [&pod("a"), &pod("bb")]
             .iter()
-            .map(|p| items_of(p))
+            .map(|p| item_of(p))
             .chain([Vec::new()])
             .map(|i| {
                 at += bytes(2, &i).len();
