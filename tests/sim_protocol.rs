@@ -751,8 +751,7 @@ fn fault_fail_next_requests_with_429_500_503() {
 #[test]
 fn fault_stall_delays_watch_events() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     sim.control("POST", "stall", json!({"until": "released"}));
     create_cm(&sim, "default", "late", "x");
     // A watch opened during the stall waits too, initial events included.
@@ -787,8 +786,7 @@ fn fault_stall_delays_watch_events() {
 #[test]
 fn fault_stall_for_seconds_ends_by_itself() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     let t0 = Instant::now();
     sim.control("POST", "stall", json!({"seconds": 1}));
     create_cm(&sim, "default", "late", "x");
@@ -838,10 +836,7 @@ fn fault_fail_until_released() {
 #[test]
 fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!(
-        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}"
-    ));
+    let mut w = sim.watch_from_now("/api/v1/namespaces/default/configmaps?watch=1");
     assert_eq!(sim.control("POST", "delay", json!({"ms": 600}))["ms"], 600);
     let t0 = Instant::now();
     create_cm(&sim, "default", "slow-a", "x");
@@ -899,8 +894,7 @@ fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
 #[test]
 fn fault_freeze_stops_open_connections_at_the_tcp_level() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     assert_eq!(w.status, 200);
     sim.control("POST", "freeze", json!({"until": "released"}));
     // A new connection (kubectl's) is served, and so is the control API.

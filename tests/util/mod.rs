@@ -515,6 +515,12 @@ impl SimProcess {
         self.watch_with(path, &[])
     }
 
+    /// [`SimProcess::watch`] of `path` (with its query) from the current revision.
+    pub fn watch_from_now(&self, path: &str) -> WatchStream {
+        let rev = self.revision();
+        self.watch(&format!("{path}&resourceVersion={rev}"))
+    }
+
     /// [`SimProcess::watch`] with extra headers.
     pub fn watch_with(&self, path: &str, extra: &[(&str, &str)]) -> WatchStream {
         let req = self.get_with(path, extra);

@@ -177,22 +177,16 @@ fn set_list<T: serde::Serialize>(v: &mut Value, key: &str, items: Vec<T>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::resources::{CONFIGMAPS, NAMESPACES, WIDGETS};
+    use super::super::super::resources::{CONFIGMAPS, WIDGETS};
     use super::super::super::storage::Deleted;
+    use super::super::tests::store_with;
     use super::*;
 
-    fn setup() -> (Store, Value) {
-        let mut s = Store::new(1000);
-        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
-            .unwrap();
-        let w = s
-            .create(
-                WIDGETS,
-                json!({"metadata": {"name": "w", "namespace": "ns"}, "spec": {}}),
-                true,
-            )
-            .unwrap()
-            .value();
+    /// The widget `ns/w` owning the ConfigMaps `a` and `b`, deleted with `policy`: the
+    /// store and what the delete did.
+    fn deleted(policy: Propagation) -> (Store, Deleted) {
+        let w = json!({"metadata": {"name": "w", "namespace": "ns"}, "spec": {}});
+        let (mut s, w) = store_with(WIDGETS, w);
         for n in ["a", "b"] {
             let owner = json!([{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": w["metadata"]["uid"], "controller": true, "blockOwnerDeletion": true}]);
             s.create(
@@ -202,7 +196,8 @@ mod tests {
             )
             .unwrap();
         }
-        (s, w)
+        let d = s.delete_with(WIDGETS, "ns/w", policy).unwrap();
+        (s, d)
     }
 
     fn passes(s: &mut Store) {
@@ -218,22 +213,16 @@ mod tests {
 
     #[test]
     fn background_deletes_the_dependents_after_the_owner() {
-        let (mut s, _) = setup();
-        assert!(matches!(
-            s.delete_with(WIDGETS, "ns/w", Propagation::Background),
-            Ok(Deleted::Gone(_))
-        ));
+        let (mut s, d) = deleted(Propagation::Background);
+        assert!(matches!(d, Deleted::Gone(_)));
         passes(&mut s);
         assert_eq!(s.len(CONFIGMAPS), 0);
     }
 
     #[test]
     fn foreground_deletes_the_dependents_before_the_owner() {
-        let (mut s, _) = setup();
-        assert!(matches!(
-            s.delete_with(WIDGETS, "ns/w", Propagation::Foreground),
-            Ok(Deleted::Finalizing(_))
-        ));
+        let (mut s, d) = deleted(Propagation::Foreground);
+        assert!(matches!(d, Deleted::Finalizing(_)));
         let w = s.get(WIDGETS, "ns/w").unwrap().value();
         assert_eq!(w["metadata"]["finalizers"], json!([FOREGROUND]));
         sync(&mut s);
@@ -245,8 +234,7 @@ mod tests {
 
     #[test]
     fn orphan_releases_the_dependents_then_the_owner_goes() {
-        let (mut s, _) = setup();
-        s.delete_with(WIDGETS, "ns/w", Propagation::Orphan).unwrap();
+        let (mut s, _) = deleted(Propagation::Orphan);
         passes(&mut s);
         assert!(s.get(WIDGETS, "ns/w").is_none());
         assert_eq!(s.len(CONFIGMAPS), 2);

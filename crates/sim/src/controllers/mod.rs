@@ -216,7 +216,18 @@ fn status_fields(fields: &[(&str, i64)], keep: &[&str]) -> serde_json::Map<Strin
 
 #[cfg(test)]
 mod tests {
+    use super::super::resources::NAMESPACES;
     use super::*;
+
+    /// A store with the namespace `ns` and in it `manifest`, an object of `res`; its stored
+    /// value.
+    pub(super) fn store_with(res: usize, manifest: Value) -> (Store, Value) {
+        let mut s = Store::new(1000);
+        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
+            .unwrap();
+        let v = s.create(res, manifest, true).unwrap().value();
+        (s, v)
+    }
 
     #[test]
     fn zero_counts_are_left_out_but_kept_ones() {

@@ -119,6 +119,11 @@ impl Feed {
         f
     }
 
+    /// The initial list, then web-2 updated to Failed.
+    fn web_2_failed() -> Feed {
+        Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"))
+    }
+
     fn draw(&self, ui: &mut Ui, w: u16, h: u16, now: u32) -> Buffer {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         let mut m = lock(&self.model).clone();
@@ -167,7 +172,7 @@ fn initial_list() {
 
 #[test]
 fn an_update_highlights_the_changed_cell_then_fades() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let mut ui = Ui::new(true);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
@@ -183,7 +188,7 @@ fn an_update_highlights_the_changed_cell_then_fades() {
 
 #[test]
 fn no_color_marks_changes_with_reverse_and_a_marker() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let b = f.draw(&mut Ui::new(false), 120, 16, 21);
     insta::assert_snapshot!(text(&b));
     let changed = find(&b, "web-2", "Failed");
@@ -233,7 +238,7 @@ fn a_relist_counts_in_the_header() {
 
 #[test]
 fn history_shows_every_delta_with_its_diff() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let mut ui = Ui::new(false);
     f.draw(&mut ui, 120, 16, 21);
     f.act(&mut ui, Action::Down);
@@ -322,7 +327,7 @@ fn pause_freezes_the_screen_and_counts_changes() {
 
 #[test]
 fn narrow_and_wide_screens() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     insta::assert_snapshot!("narrow_60", text(&f.draw(&mut Ui::new(false), 60, 14, 21)));
     insta::assert_snapshot!("wide_240", text(&f.draw(&mut Ui::new(false), 240, 14, 21)));
 }
