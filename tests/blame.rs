@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, kubectl_f, Running};
+use crate::util::kwatch::{is_delta, kubectl_f, replay};
 use crate::util::{SimProcess, LIMIT};
 
 /// A deployment `shop` with one container `app`, as `kubectl apply -f` reads it.
@@ -43,11 +43,7 @@ fn blames(lines: &[Value]) -> Vec<Value> {
 #[test]
 fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     let sim = SimProcess::start(&[]);
-    let rec = sim.dir().join("rec.jsonl");
-    let rec_arg = rec.to_string_lossy().into_owned();
-    let mut kw = sim.start_kwatch([
-        "deploy", "-n", "default", "-o", "json", "--blame", "--record", &rec_arg,
-    ]);
+    let (mut kw, rec) = sim.start_recording("rec.jsonl", "deploy -n default -o json --blame");
     kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
     apply(&sim, "x", 2, "nginx:1", &[]);
     kw.wait_for(LIMIT, "Added shop", |l| {
@@ -93,9 +89,7 @@ fn blame_names_the_applier_and_kubectl_patch_and_replay_blames_the_same() {
     );
     let live = kw.interrupt(LIMIT).exits(130);
     // Replayed from the recording, the records (blame included) come back byte for byte.
-    let mut cmd = command(sim.dir());
-    cmd.arg("replay").arg(&rec).args(["-o", "json", "--blame"]);
-    let replayed = Running::spawn(cmd).finish(LIMIT).success();
+    let replayed = replay(sim.dir(), &rec, ["-o", "json", "--blame"]).success();
     let deltas = |lines: &[String]| -> Vec<String> {
         lines
             .iter()
@@ -148,11 +142,8 @@ fn a_conflicting_apply_is_refused_unless_forced() {
 fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     let sim = SimProcess::start(&[]);
     apply(&sim, "x", 1, "nginx:1", &[]);
-    let rec = sim.dir().join("rec.jsonl");
-    let rec_arg = rec.to_string_lossy().into_owned();
-    let mut kw = sim.start_kwatch([
-        "deploy", "-n", "default", "-o", "json", "--blame", "--stats", "--record", &rec_arg,
-    ]);
+    let (mut kw, rec) =
+        sim.start_recording("rec.jsonl", "deploy -n default -o json --blame --stats");
     kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
     // a, b, a: a conflict; b, a again within the window: still the one.
     for (i, manager) in ["a", "b", "a", "b", "a"].iter().enumerate() {
@@ -175,9 +166,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     assert_eq!(c["flips"], 3);
     assert!(live.stderr.contains("  conflicts: 1"), "{}", live.stderr);
     // The recording carries it; replay gives it back as it was.
-    let mut cmd = command(sim.dir());
-    cmd.arg("replay").arg(&rec).args(["-o", "json"]);
-    let replayed = Running::spawn(cmd).finish(LIMIT).success();
+    let replayed = replay(sim.dir(), &rec, ["-o", "json"]).success();
     let line = |lines: &[String]| -> Vec<String> {
         lines
             .iter()
@@ -187,9 +176,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     };
     assert_eq!(line(&replayed.stdout), line(&live.stdout));
     // And the table says it on a `~` line.
-    let mut cmd = command(sim.dir());
-    cmd.arg("replay").arg(&rec);
-    let table = Running::spawn(cmd).finish(LIMIT).success();
+    let table = replay(sim.dir(), &rec, "").success();
     assert!(
         table.stderr.contains(
             "~ conflict on deployments.apps default/shop .spec.replicas: a and b changed it back and forth 3 times within 60s"
@@ -207,11 +194,7 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
 fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
     let sim = SimProcess::start(&[]);
     apply(&sim, "x", 1, "nginx:1", &[]);
-    let rec = sim.dir().join("rec.jsonl");
-    let rec_arg = rec.to_string_lossy().into_owned();
-    let mut kw = sim.start_kwatch([
-        "deploy", "-n", "default", "-o", "json", "--blame", "--record", &rec_arg,
-    ]);
+    let (mut kw, rec) = sim.start_recording("rec.jsonl", "deploy -n default -o json --blame");
     kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
     let progressing =
         |reason: &str| format!(r#"{{"type":"Progressing","status":"True","reason":"{reason}"}}"#);
@@ -249,9 +232,7 @@ fn a_reorder_of_conditions_is_one_line_and_no_type_changes() {
     assert_eq!(b[1]["manager"], "kube-controller-manager", "{b}");
     assert_eq!(b[1]["subresource"], "status", "{b}");
     // The table's --diff says the same.
-    let mut cmd = command(sim.dir());
-    cmd.arg("replay").arg(&rec).args(["--diff"]);
-    let table = Running::spawn(cmd).finish(LIMIT).success();
+    let table = replay(sim.dir(), &rec, ["--diff"]).success();
     let out = table.stdout.join("\n");
     assert!(out.contains("    .status.conditions: reordered\n"), "{out}");
     assert!(
@@ -325,28 +306,11 @@ fn blame_with_managed_fields_stripped_is_refused_in_clap_words() {
 fn a_recording_keeps_managed_fields_and_replay_says_when_it_has_none() {
     let sim = SimProcess::start(&[]);
     apply(&sim, "x", 1, "nginx:1", &[]);
-    let kept = sim.dir().join("kept.jsonl");
-    let stripped = sim.dir().join("stripped.jsonl");
-    let mut plain = sim.start_kwatch([
-        "deploy",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--record",
-        kept.to_str().unwrap(),
-    ]);
-    let mut bare = sim.start_kwatch([
-        "deploy",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--transform",
-        "strip-managed-fields",
-        "--record",
-        stripped.to_str().unwrap(),
-    ]);
+    let (mut plain, kept) = sim.start_recording("kept.jsonl", "deploy -n default -o json");
+    let (mut bare, stripped) = sim.start_recording(
+        "stripped.jsonl",
+        "deploy -n default -o json --transform strip-managed-fields",
+    );
     let updated = |l: &[Value]| {
         l.iter()
             .any(|r| r["type"] == "Updated" && r["name"] == "shop")
@@ -360,11 +324,7 @@ fn a_recording_keeps_managed_fields_and_replay_says_when_it_has_none() {
     }
     plain.interrupt(LIMIT).exits(130);
     bare.interrupt(LIMIT).exits(130);
-    let replay = |file: &std::path::Path| {
-        let mut cmd = command(sim.dir());
-        cmd.arg("replay").arg(file).args(["-o", "json", "--blame"]);
-        Running::spawn(cmd).finish(LIMIT).success()
-    };
+    let replay = |file: &std::path::Path| replay(sim.dir(), file, "-o json --blame").success();
     let out = replay(&kept);
     assert_eq!(
         blames(&out.json()),

@@ -168,10 +168,7 @@ fn zero_timeout_and_zero_max_events_are_no_limit() {
 /// `-A -n ns` watches all namespaces, as kubectl lets `-A` win.
 #[test]
 fn all_namespaces_wins_over_a_namespace() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("configmaps -A -n default -o json --until-synced")
-        .exits(0);
+    let (sim, out) = on_new_sim(&[], "configmaps -A -n default -o json --until-synced");
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let recs = out.json();
     let namespaces: std::collections::BTreeSet<&str> = recs

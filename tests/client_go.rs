@@ -450,10 +450,10 @@ fn explicit_flags_override_the_servers_release() {
 /// `~` line saying so; the watch goes on.
 #[test]
 fn an_unreadable_version_falls_back_to_0_32_with_one_note() {
-    let sim = SimProcess::start(&["--server-version", "1.x"]);
-    let out = sim
-        .kwatch("configmaps -n default -o json --until-synced")
-        .exits(0);
+    let (_sim, out) = on_new_sim(
+        &["--server-version", "1.x"],
+        "configmaps -n default -o json --until-synced",
+    );
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{}", out.stderr);

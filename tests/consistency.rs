@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, create_configmap, kubectl_f, of_type, Running};
-use crate::util::{SimProcess, LIMIT};
+use crate::util::kwatch::{configmap, create_configmap, kubectl_f, of_type, replay, Running};
+use crate::util::{item_names, SimProcess, LIMIT};
 
 /// The Consistency records of `resource`.
 fn checks<'a>(v: &'a [Value], resource: &str) -> Vec<&'a Value> {
@@ -117,19 +117,10 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     for name in ["stale-me", "delete-me"] {
         create_configmap(&sim, "default", name, json!({"k": "v1"}));
     }
-    let dir = tempfile::tempdir().unwrap();
-    let rec = dir.path().join("rec.jsonl");
-    let mut kw = sim.start_kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "json",
-        "--check-consistency=1s",
-        "--stats",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
+    let (mut kw, rec) = sim.start_recording(
+        "rec.jsonl",
+        "configmaps -n default -o json --check-consistency=1s --stats",
+    );
     kw.wait_for(LIMIT, "a clean check", |v| {
         checks(v, "configmaps")
             .iter()
@@ -180,12 +171,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     // ... which the server made, as kubectl sees it.
     let cms: Value =
         serde_json::from_str(&sim.kubectl_ok("get configmaps -n default -o json")).unwrap();
-    let names: BTreeSet<&str> = cms["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names: BTreeSet<String> = item_names(&cms).into_iter().collect();
     assert!(
         names.contains("add-me") && !names.contains("delete-me"),
         "{names:?}"
@@ -227,11 +213,7 @@ fn events_a_watch_lost_are_found_by_the_next_check() {
     // The recording replays: byte for byte as JSON (with the managedFields it keeps), as
     // `~` lines in the table.
     let recorded = std::fs::read_to_string(&rec).unwrap();
-    let replay = |args: &[&str]| {
-        let mut cmd = command(dir.path());
-        cmd.arg("replay").arg(&rec).args(args);
-        Running::spawn(cmd).finish(LIMIT)
-    };
+    let replay = |args: &[&str]| replay(sim.dir(), &rec, args);
     let json = replay(&["-o", "json", "--show-managed-fields"]);
     assert_eq!(json.code(), Some(0), "{}", json.stderr);
     assert_eq!(json.stdout, recorded.lines().collect::<Vec<_>>());

@@ -109,10 +109,7 @@ fn until_parses_as_kubectl_wait() {
 /// wait says `error: timed out waiting for the condition on deployments/web`.
 #[test]
 fn until_timing_out_says_what_it_waited_on_as_kubectl_wait() {
-    let sim = SimProcess::start(&[]);
-    let first = sim
-        .kwatch("pods -n default -o name --until-synced")
-        .exits(0);
+    let (sim, first) = on_new_sim(&[], "pods -n default -o name --until-synced");
     assert!(!first.stdout.is_empty(), "the sim preloads pods");
     let name = first.stdout[0].trim_start_matches("pod/").to_owned();
 

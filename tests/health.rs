@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{create_configmap, of_type, watching_a_new_sim, Running};
+use crate::util::kwatch::{create_configmap, of_type, on_new_sim, watching_a_new_sim, Running};
 use crate::util::{SimProcess, LIMIT};
 
 const LOST: &str = "unable to decode an event from the watch stream: http2: client connection lost";
@@ -333,9 +333,9 @@ fn restart_stalled_through_a_frozen_connection_watches_on_a_new_one() {
 /// watch delivered nothing (no event, no bookmark) before `--timeout`.
 #[test]
 fn stats_have_a_watch_health_line_for_a_watch_that_delivered_nothing() {
-    let sim = SimProcess::start(&["--objects", "1"]);
-    let out = sim
-        .kwatch([
+    let (_sim, out) = on_new_sim(
+        &["--objects", "1"],
+        [
             "configmaps,secrets",
             "-n",
             "default",
@@ -345,8 +345,8 @@ fn stats_have_a_watch_health_line_for_a_watch_that_delivered_nothing() {
             "--timeout",
             "2s",
             "--stats",
-        ])
-        .exits(0);
+        ],
+    );
     for resource in ["configmaps", "secrets"] {
         let want = format!(
             "watch health {resource}: last event never, last bookmark never, bookmark \

@@ -174,15 +174,7 @@ fn streaming_lists_carry_partial_object_metadata() {
         "/apis/example.com/v1/namespaces/default/widgets?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=2",
         &[("accept", ACCEPT_WATCH)],
     );
-    let mut events = Vec::new();
-    loop {
-        let e = w.event(Duration::from_secs(5));
-        let last = e["type"] == "BOOKMARK";
-        events.push(e);
-        if last {
-            break;
-        }
-    }
+    let events = w.events_to_bookmark(Duration::from_secs(5));
     let (bookmark, added) = events.split_last().unwrap();
     assert!(!added.is_empty());
     for e in added {

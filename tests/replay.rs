@@ -2,23 +2,14 @@
 //! the JSON lines, every delta naming its `resource`, older recordings still replayed) and
 //! rendered again in any format, with the watch's stop and filter flags.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::kwatch::{command, is_delta, Finished, Running};
+use crate::util::kwatch::{is_delta, replay, replay_text, replay_within};
 use crate::util::shared::*;
 use crate::util::{SimProcess, LIMIT};
-
-/// `kwatch replay FILE args…` over `text`.
-fn replay(text: &str, args: &[&str]) -> Finished {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rec.jsonl");
-    std::fs::write(&file, text).unwrap();
-    let mut cmd = command(dir.path());
-    cmd.arg("replay").arg(&file).args(args);
-    Running::spawn(cmd).finish(LIMIT)
-}
 
 /// Every record type: every reflector event (Retry with a status and for a lost
 /// connection), Synced, deltas of every type, tombstones with and without a last known
@@ -48,7 +39,7 @@ const EVERY_RECORD: &str = r#"{"type":"List","context":"prod","resource":"pods",
 
 #[test]
 fn replay_as_json_gives_every_record_type_back_byte_for_byte() {
-    let out = replay(EVERY_RECORD, &["-o", "json"]);
+    let out = replay_text(EVERY_RECORD, ["-o", "json"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, EVERY_RECORD.lines().collect::<Vec<_>>());
     assert_eq!(out.stderr, "");
@@ -56,7 +47,7 @@ fn replay_as_json_gives_every_record_type_back_byte_for_byte() {
 
 #[test]
 fn replay_with_diff_adds_changed_and_the_patch_to_deltas_only() {
-    let out = replay(EVERY_RECORD, &["-o", "json", "--diff"]);
+    let out = replay_text(EVERY_RECORD, ["-o", "json", "--diff"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let recs = out.json();
     let updated = recs.iter().find(|r| r["type"] == "Updated").unwrap();
@@ -83,8 +74,8 @@ fn replay_with_diff_adds_changed_and_the_patch_to_deltas_only() {
 
 #[test]
 fn replay_as_yaml_carries_the_same_fields_in_the_same_order() {
-    let json = replay(EVERY_RECORD, &["-o", "json"]).json();
-    let yaml = replay(EVERY_RECORD, &["-o", "yaml"]);
+    let json = replay_text(EVERY_RECORD, ["-o", "json"]).json();
+    let yaml = replay_text(EVERY_RECORD, ["-o", "yaml"]);
     assert_eq!(yaml.code(), Some(0), "{}", yaml.stderr);
     let docs: Vec<String> = yaml
         .stdout
@@ -119,7 +110,7 @@ const OLD_RECORDING: &str = r#"{"type":"List","resource":"ingresses.networking.k
 
 #[test]
 fn a_recording_without_resource_on_deltas_still_replays() {
-    let out = replay(OLD_RECORDING, &["-o", "json"]);
+    let out = replay_text(OLD_RECORDING, ["-o", "json"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let want: Vec<String> = OLD_RECORDING
         .lines()
@@ -140,7 +131,7 @@ fn a_recording_without_resource_on_deltas_still_replays() {
         })
         .collect();
     assert_eq!(out.stdout, want);
-    let name = replay(OLD_RECORDING, &["-o", "name"]);
+    let name = replay_text(OLD_RECORDING, ["-o", "name"]);
     assert_eq!(
         name.stdout,
         ["ingress.networking.k8s.io/web", "widget.example.com/w"]
@@ -155,10 +146,10 @@ fn a_delta_that_names_its_resource_is_not_guessed_from_its_kind() {
 {"type":"Added","resource":"people.example.com","key":"default/ann","namespace":"default","name":"ann","kind":"Person","apiVersion":"example.com/v1","resourceVersion":"5","time":"2026-11-21T10:05:30.250Z","initialList":true,"object":{"apiVersion":"example.com/v1","kind":"Person","metadata":{"name":"ann","namespace":"default","resourceVersion":"5"}}}
 {"type":"Synced","resource":"people.example.com","time":"2026-11-21T10:05:30.250Z"}
 "#;
-    let out = replay(text, &["-o", "json"]);
+    let out = replay_text(text, ["-o", "json"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert_eq!(out.stdout, text.lines().collect::<Vec<_>>());
-    let table = replay(text, &[]);
+    let table = replay_text(text, "");
     assert_eq!(table.code(), Some(0), "{}", table.stderr);
     assert_eq!(
         table.stdout.first().map(String::as_str),
@@ -183,7 +174,7 @@ fn a_record_replay_cannot_read_is_named_with_its_line() {
             "line 1: bad time",
         ),
     ] {
-        let out = replay(text, &["-o", "json"]);
+        let out = replay_text(text, ["-o", "json"]);
         assert_eq!(out.code(), Some(1), "{text}: {}", out.stderr);
         assert!(
             out.stderr.starts_with("error: ") && out.stderr.contains(what),
@@ -244,17 +235,13 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
 
     // Replay as JSON gives the recording back byte for byte (managedFields shown: the
     // recording keeps them for `replay --blame`, and replay hides them as the watch does).
-    let replay = |args: &[&str]| {
-        let mut cmd = command(sim.dir());
-        cmd.arg("replay").arg(&file).args(args);
-        Running::spawn(cmd).finish(LIMIT)
-    };
-    let json = replay(&["-o", "json", "--show-managed-fields"]);
+    let replayed = |args: &[&str]| replay(sim.dir(), &file, args);
+    let json = replayed(&["-o", "json", "--show-managed-fields"]);
     assert_eq!(json.code(), Some(0), "{}", json.stderr);
     assert_eq!(json.stdout, text.lines().collect::<Vec<_>>());
-    let name = replay(&["-o", "name"]);
+    let name = replayed(&["-o", "name"]);
     assert_eq!(name.stdout, out.stdout);
-    let table = replay(&[]);
+    let table = replayed(&[]);
     // `~` lines are diagnostics, on stderr.
     assert!(
         table.stderr.starts_with("~ list configmaps"),
@@ -269,11 +256,9 @@ fn record_writes_json_lines_and_replay_renders_them_again() {
         "{:#?}",
         table.stdout
     );
-    let missing = replay(&[]);
+    let missing = replayed(&[]);
     drop(missing);
-    let mut cmd = command(sim.dir());
-    cmd.args(["replay", "/nonexistent.jsonl"]);
-    let err = Running::spawn(cmd).finish(LIMIT);
+    let err = replay(sim.dir(), Path::new("/nonexistent.jsonl"), "");
     assert_eq!(err.code(), Some(1));
     assert!(
         err.stderr.starts_with("error: cannot open"),
@@ -301,11 +286,7 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
         out
     };
     let all = live(&["--record", rec_arg]);
-    let replay = |args: &[&str]| {
-        let mut cmd = command(sim.dir());
-        cmd.arg("replay").arg(&rec).args(args);
-        Running::spawn(cmd).finish(Duration::from_secs(20))
-    };
+    let replay = |args: &[&str]| replay_within(sim.dir(), &rec, args, Duration::from_secs(20));
     let sorted = |mut v: Vec<String>| {
         v.sort();
         v
@@ -380,7 +361,7 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
 /// (it was accepted and ignored).
 #[test]
 fn replay_refuses_live() {
-    let out = replay(EVERY_RECORD, &["--live"]);
+    let out = replay_text(EVERY_RECORD, ["--live"]);
     usage_error(
         &out,
         "--live shows a running informer, not a recording",

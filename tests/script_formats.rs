@@ -71,16 +71,7 @@ fn custom_columns_take_paths_without_a_leading_dot_as_kubectl_does() {
 fn watch_events_are_kubectls_lines() {
     let sim = SimProcess::start(&["--objects", "2"]);
     let before = live_names(&sim, "configmaps", "default");
-    let rec = sim.dir().join("we.jsonl");
-    let mut kw = sim.start_kwatch([
-        "configmaps",
-        "-n",
-        "default",
-        "-o",
-        "watch-events",
-        "--record",
-        rec.to_str().unwrap(),
-    ]);
+    let (mut kw, rec) = sim.start_recording("we.jsonl", "configmaps -n default -o watch-events");
     kw.wait_for(LIMIT, "the initial list", |v| v.len() == before.len());
     create(&sim, demo_configmap("we", "v1"));
     patch_configmap(&sim, "we", "v2");

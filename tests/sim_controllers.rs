@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::kubectl_f;
+use crate::util::shared::create;
 use crate::util::{eventually, SimProcess, LIMIT};
 
 const NS: &str = "demo";
@@ -64,7 +64,7 @@ fn ready(pod: &Value) -> bool {
 /// Creates the Deployment `web` with `replicas` and waits until its one ReplicaSet has
 /// that many ready pods; the Deployment, the ReplicaSet and the pods' names.
 fn web_rolled_out(sim: &SimProcess, replicas: usize) -> (Value, Value, Vec<String>) {
-    let d = kubectl_f(sim, "create", &deployment("web", replicas as u32, "img:1"));
+    let d = create(sim, deployment("web", replicas as u32, "img:1"));
     let (rs, pods) = eventually(LIMIT, "the ReplicaSet's pods ready", || {
         let sets: Vec<Value> = items(sim, "replicasets")
             .into_iter()
@@ -297,39 +297,33 @@ fn deletions(sim: &SimProcess, from: u64, gone: &[(&str, &str)]) -> Vec<(String,
     seen.into_iter().map(|(_, k, n)| (k, n)).collect()
 }
 
-fn kinds(order: &[(String, String)]) -> Vec<&str> {
-    order.iter().map(|(k, _)| k.as_str()).collect()
+/// The kinds deleted, in order, when `kubectl delete deploy/web --cascade=CASCADE` takes
+/// web rolled out with two pods.
+fn cascade_order(cascade: &str) -> Vec<String> {
+    let sim = sim_with_controllers();
+    let (_, rs, pods) = web_rolled_out(&sim, 2);
+    let from = sim.revision();
+    let cascade = format!("--cascade={cascade}");
+    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, &cascade]);
+    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
+    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
+    let order = deletions(&sim, from, &gone);
+    order.into_iter().map(|(kind, _)| kind).collect()
 }
 
 #[test]
 fn foreground_deletion_takes_the_pods_then_the_replicaset_then_the_deployment() {
-    let sim = sim_with_controllers();
-    let (_, rs, pods) = web_rolled_out(&sim, 2);
-    let from = sim.revision();
-    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, "--cascade=foreground"]);
-    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
-    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
-    let order = deletions(&sim, from, &gone);
     assert_eq!(
-        kinds(&order),
-        ["Pod", "Pod", "ReplicaSet", "Deployment"],
-        "{order:?}"
+        cascade_order("foreground"),
+        ["Pod", "Pod", "ReplicaSet", "Deployment"]
     );
 }
 
 #[test]
 fn background_deletion_takes_the_deployment_then_the_replicaset_then_the_pods() {
-    let sim = sim_with_controllers();
-    let (_, rs, pods) = web_rolled_out(&sim, 2);
-    let from = sim.revision();
-    sim.kubectl_ok(["delete", "deploy/web", "-n", NS, "--cascade=background"]);
-    let mut gone = vec![("Deployment", "web"), ("ReplicaSet", name(&rs))];
-    gone.extend(pods.iter().map(|p| ("Pod", p.as_str())));
-    let order = deletions(&sim, from, &gone);
     assert_eq!(
-        kinds(&order),
-        ["Deployment", "ReplicaSet", "Pod", "Pod"],
-        "{order:?}"
+        cascade_order("background"),
+        ["Deployment", "ReplicaSet", "Pod", "Pod"]
     );
 }
 
@@ -340,10 +334,9 @@ fn orphaning_releases_the_replicaset_with_its_pods_before_the_deployment_goes() 
     let from = sim.revision();
     // What `kubectl delete --cascade=orphan` sends; the genuine server answers 200 with the
     // object, now carrying deletionTimestamp and the `orphan` finalizer.
-    let r = sim.request(
+    let r = sim.send_json(
         "DELETE",
         "/apis/apps/v1/namespaces/demo/deployments/web",
-        Some("application/json"),
         r#"{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Orphan"}"#,
     );
     assert_eq!(r.status, 200, "{}", r.body);
@@ -404,17 +397,15 @@ fn first_deleted(mut w: crate::util::WatchStream) -> Value {
 #[test]
 fn a_widget_owning_configmaps_is_collected_in_the_background() {
     let sim = sim_with_controllers();
-    let w = kubectl_f(
+    let w = create(
         &sim,
-        "create",
-        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
         "metadata": {"name": "w9", "namespace": NS}, "spec": {"size": 1}}),
     );
     for part in ["w9-a", "w9-b"] {
-        kubectl_f(
+        create(
             &sim,
-            "create",
-            &json!({"apiVersion": "v1", "kind": "ConfigMap",
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": part, "namespace": NS, "ownerReferences": [
                 {"apiVersion": "example.com/v1", "kind": "Widget", "name": "w9", "uid": w["metadata"]["uid"]}]},
             "data": {"k": "v"}}),
@@ -422,12 +413,7 @@ fn a_widget_owning_configmaps_is_collected_in_the_background() {
     }
     let from = sim.revision();
     // No propagationPolicy: the default, background; the answer is a Status.
-    let r = sim.request(
-        "DELETE",
-        "/apis/example.com/v1/namespaces/demo/widgets/w9",
-        None,
-        "",
-    );
+    let r = sim.delete("/apis/example.com/v1/namespaces/demo/widgets/w9");
     assert_eq!(r.status, 200, "{}", r.body);
     let st = r.json();
     assert_eq!(
@@ -447,10 +433,9 @@ fn a_widget_owning_configmaps_is_collected_in_the_background() {
 #[test]
 fn a_job_runs_its_pods_to_completion() {
     let sim = sim_with_controllers();
-    let job = kubectl_f(
+    let job = create(
         &sim,
-        "create",
-        &json!({"apiVersion": "batch/v1", "kind": "Job",
+        json!({"apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": "crunch", "namespace": NS},
         "spec": {"completions": 2, "template": {"spec": {"restartPolicy": "Never",
             "containers": [{"name": "c", "image": "busybox"}]}}}}),
@@ -517,7 +502,7 @@ fn the_controllers_are_off_unless_asked_and_turning_them_on_changes_no_seeded_ob
     );
     let seeded_events = event_versions(&sim);
     assert_eq!(seeded_events.len(), 2, "{seeded_events:?}");
-    kubectl_f(&sim, "create", &deployment("web", 1, "img:1"));
+    create(&sim, deployment("web", 1, "img:1"));
     let before = sim.state()["objects"].clone();
     let in_demo = |objects: &Value, plural: &str| {
         objects[plural]

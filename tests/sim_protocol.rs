@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::util::kwatch::kubectl_f;
 use crate::util::shared::*;
-use crate::util::{brief, events, eventually, SimProcess, WatchItem};
+use crate::util::{brief, events, eventually, item_names, SimProcess, WatchItem};
 
 const S: Duration = Duration::from_secs(1);
 
@@ -22,10 +22,9 @@ fn rv_of(v: &Value) -> u64 {
 
 fn create_cm(sim: &SimProcess, ns: &str, name: &str, app: &str) -> Value {
     let body = json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name,"labels":{"app":app}},"data":{"k":"v"}});
-    let r = sim.request(
+    let r = sim.send_json(
         "POST",
         &format!("/api/v1/namespaces/{ns}/configmaps"),
-        Some("application/json"),
         &body.to_string(),
     );
     assert_eq!(r.status, 201, "{}", r.body);
@@ -50,6 +49,15 @@ fn decode_token(t: &str) -> Value {
     serde_json::from_slice(&raw).expect("token JSON")
 }
 
+/// The `name` of each element of an array (API groups, a Table's columns).
+fn names_in(array: &Value) -> Vec<&str> {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect()
+}
 #[test]
 fn requests_without_the_right_token_get_401() {
     let sim = SimProcess::start(&[]);
@@ -83,12 +91,7 @@ fn discovery_is_served_legacy_and_aggregated() {
     assert_eq!(pods["shortNames"], json!(["po"]));
     assert_eq!(pods["namespaced"], true);
     let apis = sim.get("/apis").json();
-    let groups: Vec<&str> = apis["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["name"].as_str().unwrap())
-        .collect();
+    let groups = names_in(&apis["groups"]);
     assert_eq!(groups.last(), Some(&"example.com"));
     let wd = sim.get("/apis/example.com/v1").json();
     assert_eq!(wd["resources"][0]["shortNames"], json!(["wd"]));
@@ -148,12 +151,7 @@ fn lists_have_the_real_shapes() {
     );
     let t = t.json();
     assert_eq!(t["kind"], "Table");
-    let cols: Vec<&str> = t["columnDefinitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let cols = names_in(&t["columnDefinitions"]);
     assert_eq!(&cols[..5], ["Name", "Ready", "Status", "Restarts", "Age"]);
     assert_eq!(t["rows"].as_array().unwrap().len(), 20);
     assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
@@ -213,41 +211,19 @@ fn list_resource_version_semantics_and_snapshot_pages() {
         .as_str()
         .unwrap()
         .to_string();
-    let r = sim.request(
-        "DELETE",
-        &format!("/api/v1/namespaces/{victim_ns}/pods/{victim}"),
-        None,
-        "",
-    );
+    let r = sim.delete(&format!("/api/v1/namespaces/{victim_ns}/pods/{victim}"));
     assert_eq!(r.status, 200);
-    let mut names: Vec<String> = p1["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
-        .collect();
+    let mut names = item_names(&p1);
     let mut token = p1["metadata"]["continue"].as_str().unwrap().to_string();
     while !token.is_empty() {
         let p = sim
             .get(&format!("/api/v1/pods?limit=2&continue={token}"))
             .json();
         assert_eq!(rv_of(&p), rev, "later pages keep the first page's revision");
-        names.extend(
-            p["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| i["metadata"]["name"].as_str().unwrap().to_string()),
-        );
+        names.extend(item_names(&p));
         token = p["metadata"]["continue"].as_str().unwrap_or("").to_string();
     }
-    let expected: Vec<String> = all["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(names, expected);
+    assert_eq!(names, item_names(&all));
     // Exact at the old revision still has the deleted pod; NotOlderThan gives the current state.
     let exact = sim
         .get(&format!(
@@ -360,12 +336,7 @@ fn watch_replays_from_a_resource_version_then_streams_and_ends_at_timeout() {
         "watch objects carry kind"
     );
     assert_eq!(brief(&w.event(5 * S)).0, "MODIFIED");
-    let del = sim.request(
-        "DELETE",
-        "/api/v1/namespaces/default/configmaps/a",
-        None,
-        "",
-    );
+    let del = sim.delete("/api/v1/namespaces/default/configmaps/a");
     assert_eq!(del.status, 200);
     assert_eq!(del.json()["status"], "Success");
     assert_eq!(del.json()["details"]["kind"], "configmaps");
@@ -458,12 +429,7 @@ fn watch_list_sends_initial_events_then_the_end_bookmark() {
     let sim = SimProcess::start(&[]);
     let rev = sim.revision();
     let list = sim.get("/api/v1/namespaces/default/configmaps").json();
-    let names: Vec<&str> = list["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().unwrap())
-        .collect();
+    let names = item_names(&list);
     for q in [
         "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true",
         "resourceVersion=0&allowWatchBookmarks=true",
@@ -602,58 +568,32 @@ fn mutations_return_objects_and_statuses() {
         ]
     );
     let path = "/api/v1/namespaces/default/configmaps";
-    let dup = sim.request(
-        "POST",
-        path,
-        Some("application/json"),
-        r#"{"metadata":{"name":"cm1"}}"#,
-    );
+    let dup = sim.send_json("POST", path, r#"{"metadata":{"name":"cm1"}}"#);
     assert_eq!(dup.status, 409);
     assert_eq!(dup.json()["message"], "configmaps \"cm1\" already exists");
-    let r = sim.request(
+    let r = sim.send_json(
         "POST",
         "/api/v1/namespaces/nope/configmaps",
-        Some("application/json"),
         r#"{"metadata":{"name":"x"}}"#,
     );
     assert_eq!(
         (r.status, r.json()["message"].clone()),
         (404, json!("namespaces \"nope\" not found"))
     );
-    let r = sim.request(
-        "POST",
-        path,
-        Some("application/json"),
-        r#"{"metadata":{"name":"Bad_Name"}}"#,
-    );
+    let r = sim.send_json("POST", path, r#"{"metadata":{"name":"Bad_Name"}}"#);
     assert_eq!(r.status, 422);
     assert_eq!(r.json()["details"]["kind"], "ConfigMap");
-    let r = sim.request(
-        "POST",
-        path,
-        Some("application/json"),
-        r#"{"apiVersion":"v1","kind":"Con"#,
-    );
+    let r = sim.send_json("POST", path, r#"{"apiVersion":"v1","kind":"Con"#);
     assert_eq!(r.status, 400);
     let r = sim.get(&format!("{path}/nope"));
     assert_eq!(r.body, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"configmaps \\\"nope\\\" not found\",\"reason\":\"NotFound\",\"details\":{\"name\":\"nope\",\"kind\":\"configmaps\"},\"code\":404}\n");
     // Update with a current then a stale resourceVersion.
     let mut upd = cm.clone();
     upd["data"]["k"] = json!("v2");
-    let r = sim.request(
-        "PUT",
-        &format!("{path}/cm1"),
-        Some("application/json"),
-        &upd.to_string(),
-    );
+    let r = sim.send_json("PUT", &format!("{path}/cm1"), &upd.to_string());
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(rv_of(&r.json()), rv_of(&cm) + 1);
-    let r = sim.request(
-        "PUT",
-        &format!("{path}/cm1"),
-        Some("application/json"),
-        &upd.to_string(),
-    );
+    let r = sim.send_json("PUT", &format!("{path}/cm1"), &upd.to_string());
     assert_eq!(r.status, 409);
     assert_eq!(r.json()["reason"], "Conflict");
     // Patches: merge, strategic (as merge), JSON patch, bad content type.
@@ -676,28 +616,18 @@ fn mutations_return_objects_and_statuses() {
     assert!(r.json()["data"].get("k").is_none());
     let r = sim.request("PATCH", &format!("{path}/cm1"), Some("text/plain"), "x");
     assert_eq!(r.status, 415);
-    let r = sim.request(
-        "POST",
-        &format!("{path}/cm1"),
-        Some("application/json"),
-        "{}",
-    );
+    let r = sim.send_json("POST", &format!("{path}/cm1"), "{}");
     assert_eq!(r.status, 405);
     // Widgets: a CR is stored with sorted keys, deleted with a Status carrying the group.
-    let r = sim.request(
+    let widget = r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w9"},"spec":{"size":1}}"#;
+    let r = sim.send_json(
         "POST",
         "/apis/example.com/v1/namespaces/default/widgets",
-        Some("application/json"),
-        r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w9"},"spec":{"size":1}}"#,
+        widget,
     );
     assert_eq!(r.status, 201);
     assert!(r.body.starts_with("{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"creationTimestamp\""));
-    let r = sim.request(
-        "DELETE",
-        "/apis/example.com/v1/namespaces/default/widgets/w9",
-        None,
-        "",
-    );
+    let r = sim.delete("/apis/example.com/v1/namespaces/default/widgets/w9");
     assert_eq!(r.json()["details"]["group"], "example.com");
 }
 
@@ -714,12 +644,7 @@ fn deleting_a_pod_is_modified_then_deleted() {
     let mut w = sim.watch(&format!(
         "/api/v1/pods?watch=1&resourceVersion={rev}&timeoutSeconds=2"
     ));
-    let r = sim.request(
-        "DELETE",
-        &format!("/api/v1/namespaces/{ns}/pods/{name}"),
-        None,
-        "",
-    );
+    let r = sim.delete(&format!("/api/v1/namespaces/{ns}/pods/{name}"));
     assert_eq!(r.status, 200);
     let gone = r.json();
     assert_eq!(gone["kind"], "Pod");
@@ -819,20 +744,14 @@ fn fault_fail_next_requests_with_429_500_503() {
         r.json()["details"]["causes"][0]["reason"],
         "ResourceVersionTooLarge"
     );
-    let r = sim.request(
-        "POST",
-        "/_sim/fail",
-        Some("application/json"),
-        r#"{"code":404}"#,
-    );
+    let r = sim.send_json("POST", "/_sim/fail", r#"{"code":404}"#);
     assert_eq!(r.status, 400);
 }
 
 #[test]
 fn fault_stall_delays_watch_events() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     sim.control("POST", "stall", json!({"until": "released"}));
     create_cm(&sim, "default", "late", "x");
     // A watch opened during the stall waits too, initial events included.
@@ -867,8 +786,7 @@ fn fault_stall_delays_watch_events() {
 #[test]
 fn fault_stall_for_seconds_ends_by_itself() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     let t0 = Instant::now();
     sim.control("POST", "stall", json!({"seconds": 1}));
     create_cm(&sim, "default", "late", "x");
@@ -889,7 +807,7 @@ fn held_faults_refuse_what_they_do_not_know() {
         ("/_sim/slow-link", json!({"mbps": -1})),
         ("/_sim/slow-link", json!({"mbps": "fast"})),
     ] {
-        let r = sim.request("POST", path, Some("application/json"), &body.to_string());
+        let r = sim.send_json("POST", path, &body.to_string());
         assert_eq!(r.status, 400, "{path} {body}: {}", r.body);
     }
 }
@@ -918,10 +836,7 @@ fn fault_fail_until_released() {
 #[test]
 fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!(
-        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}"
-    ));
+    let mut w = sim.watch_from_now("/api/v1/namespaces/default/configmaps?watch=1");
     assert_eq!(sim.control("POST", "delay", json!({"ms": 600}))["ms"], 600);
     let t0 = Instant::now();
     create_cm(&sim, "default", "slow-a", "x");
@@ -979,8 +894,7 @@ fn fault_delay_sends_each_change_late_while_lists_show_it_at_once() {
 #[test]
 fn fault_freeze_stops_open_connections_at_the_tcp_level() {
     let sim = SimProcess::start(&[]);
-    let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/configmaps?watch=1&resourceVersion={rev}"));
+    let mut w = sim.watch_from_now("/api/v1/configmaps?watch=1");
     assert_eq!(w.status, 200);
     sim.control("POST", "freeze", json!({"until": "released"}));
     // A new connection (kubectl's) is served, and so is the control API.
@@ -1118,12 +1032,7 @@ fn steady_churn_is_deterministic_for_a_seed() {
         let list = sim
             .get("/api/v1/pods?resourceVersion=120&resourceVersionMatch=Exact")
             .json();
-        list["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
+        item_names(&list)
     };
     assert_eq!(names(), names());
 }
@@ -1238,18 +1147,14 @@ fn status_subresource_no_op_updates_preconditions_and_object_watches() {
     assert_eq!(sim.revision(), rv_of(&p));
     // Delete preconditions.
     let body = json!({"preconditions": {"resourceVersion": "1"}}).to_string();
-    let r = sim.request("DELETE", path, Some("application/json"), &body);
+    let r = sim.send_json("DELETE", path, &body);
     assert_eq!(r.status, 409, "{}", r.body);
     assert!(r.json()["message"]
         .as_str()
         .unwrap()
         .contains("Precondition failed"));
     let body = json!({"preconditions": {"uid": w2["metadata"]["uid"], "resourceVersion": rv_of(&p).to_string()}}).to_string();
-    assert_eq!(
-        sim.request("DELETE", path, Some("application/json"), &body)
-            .status,
-        200
-    );
+    assert_eq!(sim.send_json("DELETE", path, &body).status, 200);
     // The watch on the object path saw only w2.
     let evs = events(&w.collect(5 * S));
     let seen: Vec<(String, String, String)> = evs.iter().map(brief).collect();
@@ -1306,17 +1211,19 @@ fn writes_match_the_reference_captures() {
     const PATCHED: &str = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm7","namespace":"ref","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52","resourceVersion":"274","creationTimestamp":"2026-11-21T21:13:09Z","labels":{"app":"b","patched":"yes"},"managedFields":[{"manager":"refcap","operation":"Update","apiVersion":"v1","time":"2026-11-21T21:13:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{},"f:k2":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:patched":{}}}}}]},"data":{"k":"v7","k2":"new"}}"#;
     const DELETED: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"cm7","kind":"configmaps","uid":"33f15216-b8ae-48d4-9dfa-b8b3ff2adc52"}}"#;
     let sim = SimProcess::start(&[]);
-    let ua = |ct: &str| {
-        vec![
+    // As the captures were made: the token, refcap's user agent, `ct` as the content type.
+    let send = |method: &str, path: &str, ct: &str, body: &str| {
+        let headers = [
             ("authorization".to_string(), format!("Bearer {}", sim.token)),
             ("user-agent".to_string(), "refcap/1.0".to_string()),
             ("content-type".to_string(), ct.to_string()),
-        ]
+        ];
+        sim.request_with(method, path, &headers, body)
     };
-    let r = sim.request_with(
+    let r = send(
         "POST",
         "/api/v1/namespaces",
-        &ua("application/json"),
+        "application/json",
         r#"{"metadata":{"name":"ref"}}"#,
     );
     assert_eq!(r.status, 201);
@@ -1334,28 +1241,28 @@ fn writes_match_the_reference_captures() {
         serde_json::to_string(&v).unwrap()
     };
     let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm7","labels":{"app":"b"}},"data":{"k":"v7"}}"#;
-    let r = sim.request_with(
+    let r = send(
         "POST",
         "/api/v1/namespaces/ref/configmaps",
-        &ua("application/json"),
+        "application/json",
         body,
     );
     assert_eq!(r.status, 201);
     assert!(r.body.ends_with("}\n"));
     assert_eq!(align(&r.body, "271"), CREATED);
     let patch = r#"{"metadata":{"labels":{"patched":"yes"}},"data":{"k2":"new"}}"#;
-    let r = sim.request_with(
+    let r = send(
         "PATCH",
         "/api/v1/namespaces/ref/configmaps/cm7",
-        &ua("application/merge-patch+json"),
+        "application/merge-patch+json",
         patch,
     );
     assert_eq!(r.status, 200);
     assert_eq!(align(&r.body, "274"), PATCHED);
-    let r = sim.request_with(
+    let r = send(
         "DELETE",
         "/api/v1/namespaces/ref/configmaps/cm7",
-        &ua("application/json"),
+        "application/json",
         "",
     );
     assert_eq!(align(&r.body, ""), DELETED);
@@ -1405,15 +1312,7 @@ fn the_sim_serves_tables_for_lists_and_watches_as_kube_apiserver() {
         &[("accept", TABLE)],
     );
     assert_eq!(w.status, 200);
-    let mut events = Vec::new();
-    loop {
-        let e = w.event(Duration::from_secs(5));
-        let done = e["type"] == "BOOKMARK";
-        events.push(e);
-        if done {
-            break;
-        }
-    }
+    let events = w.events_to_bookmark(Duration::from_secs(5));
     assert!(events.len() >= 2, "{events:?}");
     assert!(
         events[0]["object"]["columnDefinitions"].is_array(),

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{command, configmap, create_configmap, is_delta, kubectl_f, Running};
+use crate::util::kwatch::{configmap, create_configmap, is_delta, kubectl_f, replay_text, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// Configmaps `w-0`…`w-49` in `default`, created as one list.
@@ -191,12 +191,7 @@ fn a_recorded_relist_replays_byte_for_byte() {
     assert!(recs.iter().any(|r| r["type"] == "Relisted"));
     assert!(recs.iter().any(|r| is_delta(r) && r["recreated"] == true));
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("rec.jsonl");
-    std::fs::write(&file, &text).unwrap();
-    let mut cmd = command(dir.path());
-    cmd.arg("replay").arg(&file).args(["-o", "json"]);
-    let out = Running::spawn(cmd).finish(LIMIT);
+    let out = replay_text(&text, ["-o", "json"]);
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     assert!(!out.stdout.is_empty());
     assert_eq!(out.stdout, text.lines().collect::<Vec<_>>());

@@ -61,10 +61,9 @@ fn lines_json(body: &[u8]) -> Vec<Value> {
 fn create_cm(sim: &SimProcess, name: &str) {
     let body =
         json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name},"data":{"k":"v"}});
-    let r = sim.request(
+    let r = sim.send_json(
         "POST",
         "/api/v1/namespaces/default/configmaps",
-        Some("application/json"),
         &body.to_string(),
     );
     assert_eq!(r.status, 201, "{}", r.body);
@@ -131,12 +130,7 @@ fn watches_and_streaming_lists_are_protobuf_frames_of_the_json_events() {
         .to_string();
     create_cm(&sim, "a");
     create_cm(&sim, "b");
-    let r = sim.request(
-        "DELETE",
-        "/api/v1/namespaces/default/configmaps/a",
-        None,
-        "",
-    );
+    let r = sim.delete("/api/v1/namespaces/default/configmaps/a");
     assert_eq!(r.status, 200, "{}", r.body);
     let watch = format!("/api/v1/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=1");
     let streaming = "/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1";
@@ -180,7 +174,7 @@ fn deltas(records: &[Value]) -> Vec<Value> {
 }
 
 use crate::util::kwatch::{
-    is_delta as kw_is_delta, kubectl_f, of_type, watching_configmaps, Running,
+    is_delta as kw_is_delta, kubectl_f, of_type, on_new_sim, watching_configmaps, Running,
 };
 use crate::util::LIMIT;
 
@@ -300,10 +294,8 @@ fn a_streaming_list_in_protobuf_prints_what_json_prints() {
 /// `--wire auto` on a custom resource asks JSON, and says so on stderr.
 #[test]
 fn auto_reads_custom_resources_in_json_and_says_so() {
-    let sim = SimProcess::start(&[]);
-    let out = sim
-        .kwatch("widgets -A -o json --until-synced --wire auto")
-        .success();
+    let (sim, out) = on_new_sim(&[], "widgets -A -o json --until-synced --wire auto");
+    let out = out.success();
     assert!(out.stderr.contains("JSON on the wire"), "{}", out.stderr);
     let log = answered(&sim, "/apis/example.com/v1/widgets");
     assert!(!log.is_empty());

@@ -10,6 +10,7 @@
 //! running ([`Running`]); [`SimProcess::kwatch_cmd`] gives the `Command` to change first.
 
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -99,6 +100,15 @@ impl SimProcess {
         Running::spawn(self.kwatch_cmd(args))
     }
 
+    /// `kwatch --kubeconfig <sim's> ARGS --record FILE`, left running, FILE (returned)
+    /// named `name` in the sim's temp dir.
+    pub fn start_recording(&self, name: &str, args: impl Args) -> (Running, PathBuf) {
+        let file = self.dir().join(name);
+        let mut words = args.words();
+        words.extend(["--record".to_owned(), file.to_string_lossy().into_owned()]);
+        (self.start_kwatch(words), file)
+    }
+
     /// [`SimProcess::start_kwatch`] with `env` added: kwatch's test hooks
     /// (`KWATCH_TEST_SHORT_WATCH_MS`, `KWATCH_TEST_BACKOFF_START_MS`, docs/watch-health.md).
     pub fn start_kwatch_env(&self, env: &[(&str, &str)], args: impl Args) -> Running {
@@ -106,6 +116,26 @@ impl SimProcess {
         cmd.envs(env.iter().copied());
         Running::spawn(cmd)
     }
+}
+
+/// `kwatch replay FILE ARGS` (HOME in `home`) run to its end, killed after `limit`.
+pub fn replay_within(home: &Path, file: &Path, args: impl Args, limit: Duration) -> Finished {
+    let mut cmd = command(home);
+    cmd.arg("replay").arg(file).args(args.words());
+    Running::spawn(cmd).finish(limit)
+}
+
+/// `kwatch replay FILE ARGS` (HOME in `home`) run to its end (within [`LIMIT`]).
+pub fn replay(home: &Path, file: &Path, args: impl Args) -> Finished {
+    replay_within(home, file, args, LIMIT)
+}
+
+/// [`replay`] of a recording whose text is `text`, in a temp dir of its own.
+pub fn replay_text(text: &str, args: impl Args) -> Finished {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    std::fs::write(&file, text).unwrap();
+    replay(dir.path(), &file, args)
 }
 
 /// A `kwatch` command with the environment pinned: HOME in a temp dir, no KUBECONFIG,

@@ -138,6 +138,19 @@ impl WatchStream {
         }
     }
 
+    /// The events up to and with the first BOOKMARK, each awaited at most `timeout`.
+    pub fn events_to_bookmark(&mut self, timeout: Duration) -> Vec<Value> {
+        let mut events = Vec::new();
+        loop {
+            let e = self.event(timeout);
+            let last = e["type"] == "BOOKMARK";
+            events.push(e);
+            if last {
+                return events;
+            }
+        }
+    }
+
     /// Every item until the stream ends or `total` elapses; the last item is the end.
     pub fn collect(&mut self, total: Duration) -> Vec<WatchItem> {
         let deadline = Instant::now() + total;
@@ -152,6 +165,16 @@ impl WatchStream {
             }
         }
     }
+}
+
+/// The names of a list's `items`, in order.
+pub fn item_names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// Parses the `Line` items of `items` as JSON events.
@@ -378,14 +401,7 @@ impl SimProcess {
     /// GET with the token and these headers; the body as bytes, read to its end (a watch
     /// must be given `timeoutSeconds`). For bodies that are not text: protobuf.
     pub fn get_bytes(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String, Vec<u8>) {
-        let url = format!("{}{path}", self.url);
-        let mut req = self
-            .client
-            .get(url)
-            .header("authorization", format!("Bearer {}", self.token));
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
+        let req = self.get_with(path, headers);
         self.rt.block_on(async move {
             let r = req.send().await.expect("request");
             let status = r.status().as_u16();
@@ -402,9 +418,32 @@ impl SimProcess {
         })
     }
 
+    /// A GET with the token and these headers, to send.
+    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> reqwest::RequestBuilder {
+        let url = format!("{}{path}", self.url);
+        let mut req = self
+            .client
+            .get(url)
+            .header("authorization", format!("Bearer {}", self.token));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req
+    }
+
     /// GET with the token.
     pub fn get(&self, path: &str) -> Resp {
         self.request("GET", path, None, "")
+    }
+
+    /// DELETE with the token, without a body (the server's default options).
+    pub fn delete(&self, path: &str) -> Resp {
+        self.request("DELETE", path, None, "")
+    }
+
+    /// A request with the token and a JSON body.
+    pub fn send_json(&self, method: &str, path: &str, body: &str) -> Resp {
+        self.request(method, path, Some("application/json"), body)
     }
 
     /// A control API call; panics unless it answers 200.
@@ -476,16 +515,15 @@ impl SimProcess {
         self.watch_with(path, &[])
     }
 
+    /// [`SimProcess::watch`] of `path` (with its query) from the current revision.
+    pub fn watch_from_now(&self, path: &str) -> WatchStream {
+        let rev = self.revision();
+        self.watch(&format!("{path}&resourceVersion={rev}"))
+    }
+
     /// [`SimProcess::watch`] with extra headers.
     pub fn watch_with(&self, path: &str, extra: &[(&str, &str)]) -> WatchStream {
-        let url = format!("{}{path}", self.url);
-        let mut req = self
-            .client
-            .get(url)
-            .header("authorization", format!("Bearer {}", self.token));
-        for (k, v) in extra {
-            req = req.header(*k, *v);
-        }
+        let req = self.get_with(path, extra);
         let (tx, rx) = mpsc::channel();
         let (status_tx, status_rx) = mpsc::channel();
         let task = self.rt.spawn(async move {

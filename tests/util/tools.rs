@@ -33,33 +33,32 @@ impl Tool {
     }
 }
 
-static KUBECTL: Tool = Tool {
-    what: "kubectl at /usr/bin/kubectl",
-    probe: &["/usr/bin/kubectl", "version", "--client"],
-    install: "apt-get install -y kubernetes-client",
-    found: OnceLock::new(),
-};
+/// The program `what`, there when `probe` runs and succeeds; `install` installs it.
+const fn tool(what: &'static str, probe: &'static [&'static str], install: &'static str) -> Tool {
+    Tool {
+        what,
+        probe,
+        install,
+        found: OnceLock::new(),
+    }
+}
 
-static TMUX: Tool = Tool {
-    what: "tmux",
-    probe: &["tmux", "-V"],
-    install: "apt-get install -y tmux",
-    found: OnceLock::new(),
-};
-
-static PYYAML: Tool = Tool {
-    what: "python3 with PyYAML",
-    probe: &["python3", "-c", "import yaml"],
-    install: "python3 -m pip install pyyaml",
-    found: OnceLock::new(),
-};
-
-static SCRIPT: Tool = Tool {
-    what: "script (util-linux)",
-    probe: &["/usr/bin/script", "--version"],
-    install: "apt-get install -y bsdutils",
-    found: OnceLock::new(),
-};
+static KUBECTL: Tool = tool(
+    "kubectl at /usr/bin/kubectl",
+    &["/usr/bin/kubectl", "version", "--client"],
+    "apt-get install -y kubernetes-client",
+);
+static TMUX: Tool = tool("tmux", &["tmux", "-V"], "apt-get install -y tmux");
+static PYYAML: Tool = tool(
+    "python3 with PyYAML",
+    &["python3", "-c", "import yaml"],
+    "python3 -m pip install pyyaml",
+);
+static SCRIPT: Tool = tool(
+    "script (util-linux)",
+    &["/usr/bin/script", "--version"],
+    "apt-get install -y bsdutils",
+);
 
 /// `/usr/bin/kubectl`, the real kubectl the tests check the simulator with.
 pub fn kubectl() -> Command {

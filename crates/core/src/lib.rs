@@ -37,7 +37,9 @@ mod tests {
     //! path outside test code (`use` lines and paths in code alike; comments skipped).
     //! Test code may reach further.
 
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
+
+    use crate::cache::testutil::files_with_extension;
 
     /// The layer of each top-level module, bottom (0) to top; `None`: not a module.
     fn layer(module: &str) -> Option<u8> {
@@ -66,17 +68,6 @@ mod tests {
             _ if lf == 0 => Some("the foundation imports nothing of the crate".into()),
             _ if lt >= lf => Some(format!("{from} is below {to}")),
             _ => None,
-        }
-    }
-
-    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
         }
     }
 
@@ -199,9 +190,7 @@ mod tests {
     #[test]
     fn no_module_imports_a_layer_above_its_own() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut all = Vec::new();
-        files(&src, &mut all);
-        all.sort();
+        let all = files_with_extension(&src, "rs");
         // First the test-only files (`#[cfg(test)] mod NAME;` in their parents), then the
         // check of every other file.
         let mut test_only: Vec<Vec<String>> = Vec::new();

@@ -259,7 +259,11 @@ impl Encoder<'_> {
                 Value::Null => bytes_field(out, num, b""),
                 _ => return Err(wrong()),
             },
-            Ty::Msg(i) => self.nested(num, Ty::Msg(i), v, out, depth)?,
+            Ty::Msg(i) => {
+                let mut inner = Vec::new();
+                self.message(i, v, &mut inner, depth + 1)?;
+                bytes_field(out, num, &inner);
+            }
             Ty::Bool => {
                 tag(out, num, 0);
                 varint(out, u64::from(v.as_bool().unwrap_or(false)));
@@ -301,24 +305,6 @@ impl Encoder<'_> {
                 out.extend_from_slice(&v.as_f64().unwrap_or(0.0).to_le_bytes());
             }
         }
-        Ok(())
-    }
-
-    /// Field `num`, a message, length-delimited.
-    fn nested(
-        &self,
-        num: u32,
-        ty: Ty,
-        v: &Value,
-        out: &mut Vec<u8>,
-        depth: u32,
-    ) -> Result<(), EncodeError> {
-        let Ty::Msg(i) = ty else {
-            return Err(bad(format_args!("field {num} is not a message")));
-        };
-        let mut inner = Vec::new();
-        self.message(i, v, &mut inner, depth + 1)?;
-        bytes_field(out, num, &inner);
         Ok(())
     }
 
@@ -465,24 +451,15 @@ mod tests {
     //! Every golden file of 1.32 and 1.36 (kwatch-core's `testdata/k8s-api/`) encoded to its
     //! `.pb` byte for byte and decoded back to its JSON; watch frames; unknown keys.
 
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
+
+    use kwatch_core::cache::testutil::files_with_extension;
 
     use kwatch_core::client::protobuf::{
         compact, envelope, frame, message, object, watch_event, Table,
     };
 
     use super as encode;
-
-    fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                fixtures(&path, out);
-            } else if path.extension().is_some_and(|e| e == "pb") {
-                out.push(path);
-            }
-        }
-    }
 
     fn compacted(path: &Path) -> Vec<u8> {
         let mut out = Vec::new();
@@ -498,9 +475,7 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../core/testdata/k8s-api")
             .join(release);
-        let mut pbs = Vec::new();
-        fixtures(&dir, &mut pbs);
-        pbs.sort();
+        let pbs = files_with_extension(&dir, "pb");
         let (mut passed, mut exact, mut failures) = (0, 0, Vec::new());
         for pb in pbs {
             let name = pb.file_stem().unwrap().to_string_lossy().into_owned();

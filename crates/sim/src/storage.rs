@@ -157,37 +157,14 @@ impl Obj {
         };
         let json = go_json(&v);
         let links = Links::of(res, &v);
-        let item_start = if def.custom {
-            0
-        } else {
-            let prefix = format!(
-                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
-                def.kind,
-                def.api_version()
-            );
-            if json.starts_with(prefix.as_bytes()) {
-                prefix.len()
-            } else {
-                0
-            }
-        };
-        Obj {
-            res,
-            key: make_key(&namespace, &name),
-            uid: s(&meta["uid"]),
-            rv: meta["resourceVersion"]
-                .as_str()
-                .and_then(|r| r.parse().ok())
-                .unwrap_or(0),
-            namespace,
-            name,
-            labels,
-            phase,
-            node_name,
-            links,
-            json: Bytes::from(json),
-            item_start,
-        }
+        let uid = s(&meta["uid"]);
+        let rv = meta["resourceVersion"]
+            .as_str()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(0);
+        Obj::from_parts(
+            res, namespace, name, uid, rv, labels, phase, node_name, links, json,
+        )
     }
 
     /// Builds an object from already-normalized JSON and its parsed fields (the fast path of
@@ -206,15 +183,19 @@ impl Obj {
         json: Vec<u8>,
     ) -> Obj {
         let def = &RESOURCES[res];
-        let prefix = format!(
-            "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
-            def.kind,
-            def.api_version()
-        );
-        let item_start = if !def.custom && json.starts_with(prefix.as_bytes()) {
-            prefix.len()
-        } else {
+        let item_start = if def.custom {
             0
+        } else {
+            let prefix = format!(
+                "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",",
+                def.kind,
+                def.api_version()
+            );
+            if json.starts_with(prefix.as_bytes()) {
+                prefix.len()
+            } else {
+                0
+            }
         };
         Obj {
             res,

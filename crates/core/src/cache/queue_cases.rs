@@ -83,118 +83,305 @@ const fn batch(n: usize) -> Kind {
 /// `TestRealFIFO_PopMultipleDeltaInBatch`'s `unlimitedBatchSize`.
 const UNLIMITED: usize = 999_999;
 
+/// One sequence of operations and, for each queue it runs on, that queue's transcript:
+/// where client-go has the same test for both queues (`TestDeltaFIFO_addUpdate`,
+/// `TestRealFIFO_addUpdate`), one case holds both expectations side by side.
 struct Case {
-    /// The client-go test (and subtest) it ports.
+    /// The client-go test (and subtest) it ports, after `TestDeltaFIFO_` and
+    /// `TestRealFIFO_` (`…W_` for the two `ReplaceMakesDeletionsForObjectsOnlyInQueue`).
     name: &'static str,
-    kind: Kind,
-    /// knownObjects; `None`: a DeltaFIFO without any.
-    known: Option<&'static [Obj]>,
+    known: Known,
     ops: &'static [Op],
-    want: &'static [&'static str],
+    /// Each queue the case runs on, with its transcript.
+    want: &'static [(Kind, &'static [&'static str])],
 }
 
-const NONE: Option<&[Obj]> = Some(&[]);
-const FOO5: Option<&[Obj]> = Some(&[("foo", 5)]);
-const FOO_BAR_BAZ: Option<&[Obj]> = Some(&[("foo", 5), ("bar", 6), ("baz", 7)]);
+/// The queue's knownObjects.
+#[derive(Debug, Clone, Copy)]
+enum Known {
+    Objects(&'static [Obj]),
+    /// A DeltaFIFO without any; a RealFIFO always has one, empty here.
+    Absent,
+    /// A DeltaFIFO runs the case twice, with an empty knownObjects and without any (as
+    /// client-go runs `TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue`); a
+    /// RealFIFO once, with an empty one.
+    EmptyAndAbsent,
+}
 
-const DELTA_FIFO: &[Case] = &[
+impl Known {
+    /// The knownObjects of each run on a queue of `kind` (`None`: none).
+    fn runs(self, kind: Kind) -> Vec<Option<&'static [Obj]>> {
+        match self {
+            Known::Objects(k) => vec![Some(k)],
+            Known::Absent => vec![None],
+            Known::EmptyAndAbsent if matches!(kind, Kind::Real(_)) => vec![Some(&[])],
+            Known::EmptyAndAbsent => vec![Some(&[]), None],
+        }
+    }
+}
+
+const NONE: Known = Known::Objects(&[]);
+const FOO5: Known = Known::Objects(&[("foo", 5)]);
+const FOO_BAR_BAZ: Known = Known::Objects(&[("foo", 5), ("bar", 6), ("baz", 7)]);
+const DELTA: Kind = Kind::Delta;
+const DELTA_SYNC: Kind = Kind::DeltaSync;
+
+const CASES: &[Case] = &[
     Case {
-        name: "TestDeltaFIFO_replaceWithDeleteDeltaIn",
-        kind: Kind::DeltaSync,
-        known: Some(&[("foo", 1)]),
+        name: "replaceWithDeleteDeltaIn",
+        known: Known::Objects(&[("foo", 1)]),
         ops: &[Delete(("foo", 1)), Replace(&[("foo", 2)], "")],
-        want: &["foo: Deleted foo@1, Sync foo@2"],
+        want: &[
+            (DELTA_SYNC, &["foo: Deleted foo@1, Sync foo@2"]),
+            (REAL, &["foo: Deleted foo@1", "foo: Replaced foo@2"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_addUpdate",
-        kind: Kind::DeltaSync,
-        known: None,
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added object should be deleted on Replace",
+        known: Known::EmptyAndAbsent,
+        ops: &[Add(("foo", 2)), Replace(&[], "0")],
+        want: &[
+            (DELTA_SYNC, &["foo: Added foo@2, Deleted tombstone(foo@2)"]),
+            (REAL, &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"]),
+        ],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Replaced object should have only a single Delete",
+        known: Known::EmptyAndAbsent,
+        ops: &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[], "0"),
+        ],
+        want: &[(
+            DELTA,
+            &["foo: Added foo@2, Replaced foo@2, Deleted tombstone(foo@2)"],
+        )],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Deleted object should have only a single Delete",
+        known: Known::EmptyAndAbsent,
+        ops: &[Add(("foo", 2)), Delete(("foo", 2)), Replace(&[], "0")],
+        want: &[
+            (DELTA_SYNC, &["foo: Added foo@2, Deleted foo@2"]),
+            (REAL, &["foo: Added foo@2", "foo: Deleted foo@2"]),
+        ],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Synced objects should have a single delete",
+        known: Known::EmptyAndAbsent,
+        ops: &[
+            Add(("foo", 2)),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[("foo", 2)], "0"),
+            Replace(&[], "0"),
+        ],
+        want: &[
+            (
+                DELTA_SYNC,
+                &["foo: Added foo@2, Sync foo@2, Sync foo@2, Deleted tombstone(foo@2)"],
+            ),
+            (
+                REAL,
+                &[
+                    "foo: Added foo@2",
+                    "foo: Replaced foo@2",
+                    "foo: Replaced foo@2",
+                    "foo: Deleted tombstone(foo@2)",
+                ],
+            ),
+        ],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added objects should have a single delete on multiple Replaces",
+        known: Known::EmptyAndAbsent,
+        ops: &[Add(("foo", 2)), Replace(&[], "0"), Replace(&[], "1")],
+        want: &[
+            (DELTA_SYNC, &["foo: Added foo@2, Deleted tombstone(foo@2)"]),
+            (REAL, &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"]),
+        ],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added and deleted and added object should be deleted",
+        known: Known::EmptyAndAbsent,
+        ops: &[
+            Add(("foo", 2)),
+            Delete(("foo", 2)),
+            Add(("foo", 3)),
+            Replace(&[], "0"),
+        ],
+        want: &[
+            (
+                DELTA_SYNC,
+                &["foo: Added foo@2, Deleted foo@2, Added foo@3, Deleted tombstone(foo@3)"],
+            ),
+            (
+                REAL,
+                &[
+                    "foo: Added foo@2",
+                    "foo: Deleted foo@2",
+                    "foo: Added foo@3",
+                    "foo: Deleted tombstone(foo@3)",
+                ],
+            ),
+        ],
+    },
+    Case {
+        name: "W_ReplaceMakesDeletionsForObjectsOnlyInQueue/Bookmark object should not be added without atomic",
+        known: Known::EmptyAndAbsent,
+        ops: &[Bookmark("123"), Replace(&[], "0"), Replace(&[], "1")],
+        // No delta; the bookmark is kwatch's notice.
+        want: &[(REAL, &["notice: bookmark 123"])],
+    },
+    Case {
+        name: "addUpdate",
+        known: Known::Absent,
         ops: &[Add(("foo", 10)), Update(("foo", 12)), Delete(("foo", 15))],
-        want: &["foo: Added foo@10, Updated foo@12, Deleted foo@15"],
+        want: &[
+            (
+                DELTA_SYNC,
+                &["foo: Added foo@10, Updated foo@12, Deleted foo@15"],
+            ),
+            (
+                REAL,
+                &["foo: Added foo@10", "foo: Updated foo@12", "foo: Deleted foo@15"],
+            ),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_enqueueingNoLister",
-        kind: Kind::DeltaSync,
-        known: None,
+        name: "enqueueingNoLister",
+        known: Known::Absent,
         ops: &[
             Add(("foo", 10)),
             Update(("bar", 15)),
             Add(("qux", 17)),
             Delete(("qux", 18)),
-            // Not queued: baz is neither queued nor known.
+            // baz is neither queued nor known: a DeltaFIFO drops its deletion, a RealFIFO
+            // queues everything.
             Delete(("baz", 20)),
         ],
         want: &[
-            "foo: Added foo@10",
-            "bar: Updated bar@15",
-            "qux: Added qux@17, Deleted qux@18",
+            (
+                DELTA_SYNC,
+                &[
+                    "foo: Added foo@10",
+                    "bar: Updated bar@15",
+                    "qux: Added qux@17, Deleted qux@18",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "foo: Added foo@10",
+                    "bar: Updated bar@15",
+                    "qux: Added qux@17",
+                    "qux: Deleted qux@18",
+                    "baz: Deleted baz@20",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_enqueueingWithLister",
-        kind: Kind::DeltaSync,
+        name: "enqueueingWithLister",
         known: FOO_BAR_BAZ,
         ops: &[Add(("foo", 10)), Update(("bar", 15)), Delete(("baz", 20))],
         want: &[
-            "foo: Added foo@10",
-            "bar: Updated bar@15",
-            "baz: Deleted baz@20",
+            (
+                DELTA_SYNC,
+                &["foo: Added foo@10", "bar: Updated bar@15", "baz: Deleted baz@20"],
+            ),
+            (
+                REAL,
+                &["foo: Added foo@10", "bar: Updated bar@15", "baz: Deleted baz@20"],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_addReplace",
-        kind: Kind::DeltaSync,
-        known: None,
+        name: "addReplace",
+        known: Known::Absent,
         ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "0")],
-        want: &["foo: Added foo@10, Sync foo@15"],
+        want: &[
+            (DELTA_SYNC, &["foo: Added foo@10, Sync foo@15"]),
+            (REAL, &["foo: Added foo@10", "foo: Replaced foo@15"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_ResyncNonExisting",
-        kind: Kind::DeltaSync,
+        name: "ResyncNonExisting",
         known: FOO5,
         ops: &[Delete(("foo", 10)), Resync],
-        want: &["foo: Deleted foo@10"],
+        want: &[
+            (DELTA_SYNC, &["foo: Deleted foo@10"]),
+            (REAL, &["foo: Deleted foo@10"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_Resync",
-        kind: Kind::DeltaSync,
+        name: "Resync",
         known: FOO5,
         ops: &[Resync],
-        // Nothing populated the FIFO: not synced, so in the initial list.
-        want: &["foo: Sync foo@5 (initial)"],
+        // Nothing populated the queue: not synced, so in the initial list.
+        want: &[
+            (DELTA_SYNC, &["foo: Sync foo@5 (initial)"]),
+            (REAL, &["foo: Sync foo@5 (initial)"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_DeleteExistingNonPropagated",
-        kind: Kind::DeltaSync,
+        name: "DeleteExistingNonPropagated",
         known: NONE,
         ops: &[Add(("foo", 5)), Delete(("foo", 6))],
-        want: &["foo: Added foo@5, Deleted foo@6"],
+        want: &[
+            (DELTA_SYNC, &["foo: Added foo@5, Deleted foo@6"]),
+            (REAL, &["foo: Added foo@5", "foo: Deleted foo@6"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletions/pre-existing Delete",
-        kind: Kind::DeltaSync,
+        name: "ReplaceMakesDeletions/pre-existing Delete",
         known: FOO_BAR_BAZ,
         ops: &[Delete(("baz", 10)), Replace(&[("foo", 5)], "0")],
         want: &[
-            "baz: Deleted baz@10",
-            "foo: Sync foo@5",
-            "bar: Deleted tombstone(bar@6)",
+            (
+                DELTA_SYNC,
+                &[
+                    "baz: Deleted baz@10",
+                    "foo: Sync foo@5",
+                    "bar: Deleted tombstone(bar@6)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "baz: Deleted baz@10",
+                    "bar: Deleted tombstone(bar@6)",
+                    "foo: Replaced foo@5",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletions/starting with an Add",
-        kind: Kind::DeltaSync,
+        name: "ReplaceMakesDeletions/starting with an Add",
         known: FOO_BAR_BAZ,
         ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
         want: &[
-            "baz: Added baz@10, Deleted tombstone(baz@10)",
-            "foo: Sync foo@5",
-            "bar: Deleted tombstone(bar@6)",
+            (
+                DELTA_SYNC,
+                &[
+                    "baz: Added baz@10, Deleted tombstone(baz@10)",
+                    "foo: Sync foo@5",
+                    "bar: Deleted tombstone(bar@6)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "baz: Added baz@10",
+                    "baz: Deleted tombstone(baz@10)",
+                    "bar: Deleted tombstone(bar@6)",
+                    "foo: Replaced foo@5",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletions/deleted and recreated in the queue",
-        kind: Kind::DeltaSync,
+        name: "ReplaceMakesDeletions/deleted and recreated in the queue",
         known: FOO_BAR_BAZ,
         ops: &[
             Delete(("bar", 6)),
@@ -202,63 +389,117 @@ const DELTA_FIFO: &[Case] = &[
             Replace(&[("foo", 5)], "0"),
         ],
         want: &[
-            "bar: Deleted bar@6, Added bar@100, Deleted tombstone(bar@100)",
-            "foo: Sync foo@5",
-            "baz: Deleted tombstone(baz@7)",
+            (
+                DELTA_SYNC,
+                &[
+                    "bar: Deleted bar@6, Added bar@100, Deleted tombstone(bar@100)",
+                    "foo: Sync foo@5",
+                    "baz: Deleted tombstone(baz@7)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "bar: Deleted bar@6",
+                    "bar: Added bar@100",
+                    "bar: Deleted tombstone(bar@100)",
+                    "baz: Deleted tombstone(baz@7)",
+                    "foo: Replaced foo@5",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletions/synced first",
-        kind: Kind::DeltaSync,
+        name: "ReplaceMakesDeletions/synced first",
         known: FOO_BAR_BAZ,
         ops: &[
             Replace(&[("bar", 100), ("foo", 5)], "0"),
             Replace(&[("foo", 5)], "0"),
         ],
         want: &[
-            "bar: Sync bar@100, Deleted tombstone(bar@100) (initial)",
-            "foo: Sync foo@5, Sync foo@5 (initial)",
-            "baz: Deleted tombstone(baz@7) (initial)",
+            (
+                DELTA_SYNC,
+                &[
+                    "bar: Sync bar@100, Deleted tombstone(bar@100) (initial)",
+                    "foo: Sync foo@5, Sync foo@5 (initial)",
+                    "baz: Deleted tombstone(baz@7) (initial)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "baz: Deleted tombstone(baz@7) (initial)",
+                    "bar: Replaced bar@100 (initial)",
+                    "foo: Replaced foo@5 (initial)",
+                    "bar: Deleted tombstone(bar@100)",
+                    "foo: Replaced foo@5",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletions/without knownObjects",
-        kind: Kind::DeltaSync,
-        known: None,
+        // The RealFIFO's subtest: "empty knownObjects".
+        name: "ReplaceMakesDeletions/without knownObjects",
+        known: Known::Absent,
         ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
         want: &[
-            "baz: Added baz@10, Deleted tombstone(baz@10)",
-            "foo: Sync foo@5",
+            (
+                DELTA_SYNC,
+                &[
+                    "baz: Added baz@10, Deleted tombstone(baz@10)",
+                    "foo: Sync foo@5",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "baz: Added baz@10",
+                    "baz: Deleted tombstone(baz@10)",
+                    "foo: Replaced foo@5",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceMakesDeletionsReplaced",
-        kind: Kind::Delta,
+        name: "ReplaceMakesDeletionsReplaced",
         known: FOO_BAR_BAZ,
         ops: &[Delete(("baz", 10)), Replace(&[("foo", 6)], "0")],
         want: &[
-            "baz: Deleted baz@10",
-            "foo: Replaced foo@6",
-            "bar: Deleted tombstone(bar@6)",
+            (
+                DELTA,
+                &[
+                    "baz: Deleted baz@10",
+                    "foo: Replaced foo@6",
+                    "bar: Deleted tombstone(bar@6)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "baz: Deleted baz@10",
+                    "bar: Deleted tombstone(bar@6)",
+                    "foo: Replaced foo@6",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_ReplaceDeltaType",
-        kind: Kind::Delta,
+        name: "ReplaceDeltaType",
         known: FOO5,
         ops: &[Replace(&[("foo", 5)], "0")],
-        want: &["foo: Replaced foo@5 (initial)"],
+        want: &[(DELTA, &["foo: Replaced foo@5 (initial)"])],
     },
     Case {
-        name: "TestDeltaFIFO_UpdateResyncRace",
-        kind: Kind::DeltaSync,
+        name: "UpdateResyncRace",
         known: FOO5,
         ops: &[Update(("foo", 6)), Resync],
-        want: &["foo: Updated foo@6"],
+        want: &[
+            (DELTA_SYNC, &["foo: Updated foo@6"]),
+            (REAL, &["foo: Updated foo@6"]),
+        ],
     },
     Case {
-        name: "TestDeltaFIFO_HasSyncedCorrectOnDeletion",
-        kind: Kind::DeltaSync,
+        name: "HasSyncedCorrectOnDeletion",
         known: FOO_BAR_BAZ,
         ops: &[
             Replace(&[("foo", 5)], "0"),
@@ -271,19 +512,35 @@ const DELTA_FIFO: &[Case] = &[
             Synced,
         ],
         want: &[
-            "not synced",
-            "foo: Sync foo@5 (initial)",
-            "not synced",
-            "bar: Deleted tombstone(bar@6) (initial)",
-            "not synced",
-            "baz: Deleted tombstone(baz@7) (initial)",
-            "synced",
+            (
+                DELTA_SYNC,
+                &[
+                    "not synced",
+                    "foo: Sync foo@5 (initial)",
+                    "not synced",
+                    "bar: Deleted tombstone(bar@6) (initial)",
+                    "not synced",
+                    "baz: Deleted tombstone(baz@7) (initial)",
+                    "synced",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "not synced",
+                    "bar: Deleted tombstone(bar@6) (initial)",
+                    "not synced",
+                    "baz: Deleted tombstone(baz@7) (initial)",
+                    "not synced",
+                    "foo: Replaced foo@5 (initial)",
+                    "synced",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestDeltaFIFO_detectLineJumpers",
-        kind: Kind::DeltaSync,
-        known: None,
+        name: "detectLineJumpers",
+        known: Known::Absent,
         ops: &[
             Add(("foo", 10)),
             Add(("bar", 1)),
@@ -295,471 +552,220 @@ const DELTA_FIFO: &[Case] = &[
             Add(("foo", 14)),
         ],
         want: &[
-            "foo: Added foo@10, Added foo@11, Added foo@13",
-            "bar: Added bar@1",
-            "zab: Added zab@30",
-            "foo: Added foo@14",
+            (
+                DELTA_SYNC,
+                &[
+                    "foo: Added foo@10, Added foo@11, Added foo@13",
+                    "bar: Added bar@1",
+                    "zab: Added zab@30",
+                    "foo: Added foo@14",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "foo: Added foo@10",
+                    "bar: Added bar@1",
+                    "foo: Added foo@11",
+                    "foo: Added foo@13",
+                    "zab: Added zab@30",
+                    "foo: Added foo@14",
+                ],
+            ),
         ],
     },
-];
-
-/// `TestDeltaFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue`, run with an empty
-/// knownObjects and without any, as client-go runs it.
-const DELTA_FIFO_ONLY_IN_QUEUE: &[(&str, Kind, &[Op], &str)] = &[
-    (
-        "Added object should be deleted on Replace",
-        Kind::DeltaSync,
-        &[Add(("foo", 2)), Replace(&[], "0")],
-        "foo: Added foo@2, Deleted tombstone(foo@2)",
-    ),
-    (
-        "Replaced object should have only a single Delete",
-        Kind::Delta,
-        &[
-            Add(("foo", 2)),
-            Replace(&[("foo", 2)], "0"),
-            Replace(&[], "0"),
-        ],
-        "foo: Added foo@2, Replaced foo@2, Deleted tombstone(foo@2)",
-    ),
-    (
-        "Deleted object should have only a single Delete",
-        Kind::DeltaSync,
-        &[Add(("foo", 2)), Delete(("foo", 2)), Replace(&[], "0")],
-        "foo: Added foo@2, Deleted foo@2",
-    ),
-    (
-        "Synced objects should have a single delete",
-        Kind::DeltaSync,
-        &[
-            Add(("foo", 2)),
-            Replace(&[("foo", 2)], "0"),
-            Replace(&[("foo", 2)], "0"),
-            Replace(&[], "0"),
-        ],
-        "foo: Added foo@2, Sync foo@2, Sync foo@2, Deleted tombstone(foo@2)",
-    ),
-    (
-        "Added objects should have a single delete on multiple Replaces",
-        Kind::DeltaSync,
-        &[Add(("foo", 2)), Replace(&[], "0"), Replace(&[], "1")],
-        "foo: Added foo@2, Deleted tombstone(foo@2)",
-    ),
-    (
-        "Added and deleted and added object should be deleted",
-        Kind::DeltaSync,
-        &[
-            Add(("foo", 2)),
-            Delete(("foo", 2)),
-            Add(("foo", 3)),
-            Replace(&[], "0"),
-        ],
-        "foo: Added foo@2, Deleted foo@2, Added foo@3, Deleted tombstone(foo@3)",
-    ),
-];
-
-/// `TestDeltaFIFO_HasSynced` (DeltaSync, no knownObjects) and `TestRealFIFO_HasSynced`
-/// (REAL, empty knownObjects): the operations and the transcript of each queue. Only the
-/// last case differs: a RealFIFO delivers a duplicate listed key twice.
-const HAS_SYNCED: &[(&[Op], &[&str], &[&str])] = &[
-    (&[Synced], &["not synced"], &["not synced"]),
-    (
-        &[Add(("a", 1)), Synced],
-        &["synced", "a: Added a@1"],
-        &["synced", "a: Added a@1"],
-    ),
-    (&[Replace(&[], "0"), Synced], &["synced"], &["synced"]),
-    (
-        &[Replace(&[("a", 1), ("b", 2)], "0"), Synced],
-        &[
-            "not synced",
-            "a: Sync a@1 (initial)",
-            "b: Sync b@2 (initial)",
-        ],
-        &[
-            "not synced",
-            "a: Replaced a@1 (initial)",
-            "b: Replaced b@2 (initial)",
-        ],
-    ),
-    (
-        &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Synced],
-        &[
-            "a: Sync a@1 (initial)",
-            "not synced",
-            "b: Sync b@2 (initial)",
-        ],
-        &[
-            "a: Replaced a@1 (initial)",
-            "not synced",
-            "b: Replaced b@2 (initial)",
-        ],
-    ),
-    (
-        &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Pop, Synced],
-        &["a: Sync a@1 (initial)", "b: Sync b@2 (initial)", "synced"],
-        &[
-            "a: Replaced a@1 (initial)",
-            "b: Replaced b@2 (initial)",
-            "synced",
-        ],
-    ),
-    (
-        &[Replace(&[("a", 1), ("a", 2)], "0"), Pop, Synced],
-        &["a: Sync a@1, Sync a@2 (initial)", "synced"],
-        &[
-            "a: Replaced a@1 (initial)",
-            "not synced",
-            "a: Replaced a@2 (initial)",
-        ],
-    ),
-];
-
-const REAL_FIFO: &[Case] = &[
     Case {
-        name: "TestRealFIFO_replaceWithDeleteDeltaIn",
-        kind: REAL,
-        known: Some(&[("foo", 1)]),
-        ops: &[Delete(("foo", 1)), Replace(&[("foo", 2)], "")],
-        want: &["foo: Deleted foo@1", "foo: Replaced foo@2"],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Synced],
+        want: &[(DELTA_SYNC, &["not synced"]), (REAL, &["not synced"])],
     },
     Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added object should be deleted on Replace",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 2)), Replace(&[], "0")],
-        want: &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"],
-    },
-    Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Deleted object should have only a single Delete",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 2)), Delete(("foo", 2)), Replace(&[], "0")],
-        want: &["foo: Added foo@2", "foo: Deleted foo@2"],
-    },
-    Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Synced objects should have a single delete",
-        kind: REAL,
-        known: NONE,
-        ops: &[
-            Add(("foo", 2)),
-            Replace(&[("foo", 2)], "0"),
-            Replace(&[("foo", 2)], "0"),
-            Replace(&[], "0"),
-        ],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Add(("a", 1)), Synced],
         want: &[
-            "foo: Added foo@2",
-            "foo: Replaced foo@2",
-            "foo: Replaced foo@2",
-            "foo: Deleted tombstone(foo@2)",
+            (DELTA_SYNC, &["synced", "a: Added a@1"]),
+            (REAL, &["synced", "a: Added a@1"]),
         ],
     },
     Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added objects should have a single delete on multiple Replaces",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 2)), Replace(&[], "0"), Replace(&[], "1")],
-        want: &["foo: Added foo@2", "foo: Deleted tombstone(foo@2)"],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Replace(&[], "0"), Synced],
+        want: &[(DELTA_SYNC, &["synced"]), (REAL, &["synced"])],
     },
     Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Added and deleted and added object should be deleted",
-        kind: REAL,
-        known: NONE,
-        ops: &[
-            Add(("foo", 2)),
-            Delete(("foo", 2)),
-            Add(("foo", 3)),
-            Replace(&[], "0"),
-        ],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Replace(&[("a", 1), ("b", 2)], "0"), Synced],
         want: &[
-            "foo: Added foo@2",
-            "foo: Deleted foo@2",
-            "foo: Added foo@3",
-            "foo: Deleted tombstone(foo@3)",
+            (
+                DELTA_SYNC,
+                &[
+                    "not synced",
+                    "a: Sync a@1 (initial)",
+                    "b: Sync b@2 (initial)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "not synced",
+                    "a: Replaced a@1 (initial)",
+                    "b: Replaced b@2 (initial)",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue/Bookmark object should not be added without atomic",
-        kind: REAL,
-        known: NONE,
-        ops: &[Bookmark("123"), Replace(&[], "0"), Replace(&[], "1")],
-        // No delta; the bookmark is kwatch's notice.
-        want: &["notice: bookmark 123"],
-    },
-    Case {
-        name: "TestRealFIFO_addUpdate",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 10)), Update(("foo", 12)), Delete(("foo", 15))],
-        want: &["foo: Added foo@10", "foo: Updated foo@12", "foo: Deleted foo@15"],
-    },
-    Case {
-        name: "TestRealFIFO_enqueueingNoLister",
-        kind: REAL,
-        known: NONE,
-        ops: &[
-            Add(("foo", 10)),
-            Update(("bar", 15)),
-            Add(("qux", 17)),
-            Delete(("qux", 18)),
-            // A RealFIFO queues everything.
-            Delete(("baz", 20)),
-        ],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Synced],
         want: &[
-            "foo: Added foo@10",
-            "bar: Updated bar@15",
-            "qux: Added qux@17",
-            "qux: Deleted qux@18",
-            "baz: Deleted baz@20",
+            (
+                DELTA_SYNC,
+                &[
+                    "a: Sync a@1 (initial)",
+                    "not synced",
+                    "b: Sync b@2 (initial)",
+                ],
+            ),
+            (
+                REAL,
+                &[
+                    "a: Replaced a@1 (initial)",
+                    "not synced",
+                    "b: Replaced b@2 (initial)",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestRealFIFO_enqueueingWithLister",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[Add(("foo", 10)), Update(("bar", 15)), Delete(("baz", 20))],
-        want: &["foo: Added foo@10", "bar: Updated bar@15", "baz: Deleted baz@20"],
-    },
-    Case {
-        name: "TestRealFIFO_addReplace",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "0")],
-        want: &["foo: Added foo@10", "foo: Replaced foo@15"],
-    },
-    Case {
-        name: "TestRealFIFO_ResyncNonExisting",
-        kind: REAL,
-        known: FOO5,
-        ops: &[Delete(("foo", 10)), Resync],
-        want: &["foo: Deleted foo@10"],
-    },
-    Case {
-        name: "TestRealFIFO_Resync",
-        kind: REAL,
-        known: FOO5,
-        ops: &[Resync],
-        want: &["foo: Sync foo@5 (initial)"],
-    },
-    Case {
-        name: "TestRealFIFO_DeleteExistingNonPropagated",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("foo", 5)), Delete(("foo", 6))],
-        want: &["foo: Added foo@5", "foo: Deleted foo@6"],
-    },
-    Case {
-        name: "TestRealFIFO_ReplaceMakesDeletions/pre-existing Delete",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[Delete(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Replace(&[("a", 1), ("b", 2)], "0"), Pop, Pop, Synced],
         want: &[
-            "baz: Deleted baz@10",
-            "bar: Deleted tombstone(bar@6)",
-            "foo: Replaced foo@5",
+            (
+                DELTA_SYNC,
+                &["a: Sync a@1 (initial)", "b: Sync b@2 (initial)", "synced"],
+            ),
+            (
+                REAL,
+                &[
+                    "a: Replaced a@1 (initial)",
+                    "b: Replaced b@2 (initial)",
+                    "synced",
+                ],
+            ),
         ],
     },
     Case {
-        name: "TestRealFIFO_ReplaceMakesDeletions/starting with an Add",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
+        // A RealFIFO delivers a duplicate listed key twice.
+        name: "HasSynced",
+        known: Known::Absent,
+        ops: &[Replace(&[("a", 1), ("a", 2)], "0"), Pop, Synced],
         want: &[
-            "baz: Added baz@10",
-            "baz: Deleted tombstone(baz@10)",
-            "bar: Deleted tombstone(bar@6)",
-            "foo: Replaced foo@5",
+            (DELTA_SYNC, &["a: Sync a@1, Sync a@2 (initial)", "synced"]),
+            (
+                REAL,
+                &[
+                    "a: Replaced a@1 (initial)",
+                    "not synced",
+                    "a: Replaced a@2 (initial)",
+                ],
+            ),
         ],
     },
+    // `TestRealFIFO_PopMultipleDeltaInBatch` (v0.35, v0.36): the known objects are the
+    // initial items, Replaced first.
     Case {
-        name: "TestRealFIFO_ReplaceMakesDeletions/deleted and recreated in the queue",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[
-            Delete(("bar", 6)),
-            Add(("bar", 100)),
-            Replace(&[("foo", 5)], "0"),
-        ],
-        want: &[
-            "bar: Deleted bar@6",
-            "bar: Added bar@100",
-            "bar: Deleted tombstone(bar@100)",
-            "baz: Deleted tombstone(baz@7)",
-            "foo: Replaced foo@5",
-        ],
-    },
-    Case {
-        name: "TestRealFIFO_ReplaceMakesDeletions/synced first",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[
-            Replace(&[("bar", 100), ("foo", 5)], "0"),
-            Replace(&[("foo", 5)], "0"),
-        ],
-        want: &[
-            "baz: Deleted tombstone(baz@7) (initial)",
-            "bar: Replaced bar@100 (initial)",
-            "foo: Replaced foo@5 (initial)",
-            "bar: Deleted tombstone(bar@100)",
-            "foo: Replaced foo@5",
-        ],
-    },
-    Case {
-        name: "TestRealFIFO_ReplaceMakesDeletions/empty knownObjects",
-        kind: REAL,
-        known: NONE,
-        ops: &[Add(("baz", 10)), Replace(&[("foo", 5)], "0")],
-        want: &[
-            "baz: Added baz@10",
-            "baz: Deleted tombstone(baz@10)",
-            "foo: Replaced foo@5",
-        ],
-    },
-    Case {
-        name: "TestRealFIFO_ReplaceMakesDeletionsReplaced",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[Delete(("baz", 10)), Replace(&[("foo", 6)], "0")],
-        want: &[
-            "baz: Deleted baz@10",
-            "bar: Deleted tombstone(bar@6)",
-            "foo: Replaced foo@6",
-        ],
-    },
-    Case {
-        name: "TestRealFIFO_UpdateResyncRace",
-        kind: REAL,
-        known: FOO5,
-        ops: &[Update(("foo", 6)), Resync],
-        want: &["foo: Updated foo@6"],
-    },
-    Case {
-        name: "TestRealFIFO_HasSyncedCorrectOnDeletion",
-        kind: REAL,
-        known: FOO_BAR_BAZ,
-        ops: &[
-            Replace(&[("foo", 5)], "0"),
-            Synced,
-            Pop,
-            Synced,
-            Pop,
-            Synced,
-            Pop,
-            Synced,
-        ],
-        want: &[
-            "not synced",
-            "bar: Deleted tombstone(bar@6) (initial)",
-            "not synced",
-            "baz: Deleted tombstone(baz@7) (initial)",
-            "not synced",
-            "foo: Replaced foo@5 (initial)",
-            "synced",
-        ],
-    },
-    Case {
-        name: "TestRealFIFO_detectLineJumpers",
-        kind: REAL,
-        known: NONE,
-        ops: &[
-            Add(("foo", 10)),
-            Add(("bar", 1)),
-            Add(("foo", 11)),
-            Add(("foo", 13)),
-            Add(("zab", 30)),
-            Pop,
-            Add(("foo", 14)),
-        ],
-        want: &[
-            "foo: Added foo@10",
-            "bar: Added bar@1",
-            "foo: Added foo@11",
-            "foo: Added foo@13",
-            "zab: Added zab@30",
-            "foo: Added foo@14",
-        ],
-    },
-];
-
-/// `TestRealFIFO_PopMultipleDeltaInBatch` (v0.35, v0.36): the known objects are the
-/// initial items, Replaced first.
-const POP_BATCH: &[Case] = &[
-    Case {
-        name: "non-split: pop unique items should work",
-        kind: batch(UNLIMITED),
-        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        name: "PopMultipleDeltaInBatch/non-split: pop unique items should work",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
         ops: &[Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123")],
-        want: &["batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)"],
+        want: &[(
+            batch(UNLIMITED),
+            &["batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)"],
+        )],
     },
     Case {
-        name: "split due to initial list: initial 2 items with 2 updates should have 2 batches",
-        kind: batch(2),
-        known: Some(&[("foo1", 5), ("foo2", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to initial list: initial 2 items with 2 updates should have 2 batches",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5)]),
         ops: &[
             Replace(&[("foo1", 5), ("foo2", 5)], "123"),
             Update(("foo3", 5)),
             Update(("foo4", 5)),
         ],
-        want: &[
-            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
-            "batch: Updated foo3@5, Updated foo4@5",
-        ],
+        want: &[(
+            batch(2),
+            &[
+                "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+                "batch: Updated foo3@5, Updated foo4@5",
+            ],
+        )],
     },
     Case {
-        name: "split due to non-unique#1: update single item for multiple items should have separate batch",
-        kind: batch(UNLIMITED),
-        known: Some(&[("foo1", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to non-unique#1: update single item for multiple items should have separate batch",
+        known: Known::Objects(&[("foo1", 5)]),
         ops: &[
             Replace(&[("foo1", 5)], "123"),
             Update(("foo1", 5)),
             Update(("foo1", 5)),
         ],
-        want: &[
-            "batch: Replaced foo1@5 (initial)",
-            "batch: Updated foo1@5",
-            "batch: Updated foo1@5",
-        ],
+        want: &[(
+            batch(UNLIMITED),
+            &[
+                "batch: Replaced foo1@5 (initial)",
+                "batch: Updated foo1@5",
+                "batch: Updated foo1@5",
+            ],
+        )],
     },
     Case {
-        name: "split due to non-unique#2: update 3 item for with non-unique item at the end should have separate batch",
-        kind: batch(UNLIMITED),
-        known: Some(&[("foo1", 5), ("foo2", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to non-unique#2: update 3 item for with non-unique item at the end should have separate batch",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5)]),
         ops: &[
             Replace(&[("foo1", 5), ("foo2", 5)], "123"),
             Update(("foo2", 5)),
             Update(("foo3", 5)),
         ],
-        want: &[
-            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
-            "batch: Updated foo2@5, Updated foo3@5",
-        ],
+        want: &[(
+            batch(UNLIMITED),
+            &[
+                "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+                "batch: Updated foo2@5, Updated foo3@5",
+            ],
+        )],
     },
     Case {
-        name: "split due to non-unique#3: update 3 item for with non-unique item in the mid should have separate batch",
-        kind: batch(UNLIMITED),
-        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to non-unique#3: update 3 item for with non-unique item in the mid should have separate batch",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
         ops: &[
             Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123"),
             Update(("foo2", 5)),
         ],
-        want: &[
-            "batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)",
-            "batch: Updated foo2@5",
-        ],
+        want: &[(
+            batch(UNLIMITED),
+            &[
+                "batch: Replaced foo1@5, Replaced foo2@5, Replaced foo3@5 (initial)",
+                "batch: Updated foo2@5",
+            ],
+        )],
     },
     Case {
-        name: "split due to batch size#1: batching initial list should work",
-        kind: batch(2),
-        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to batch size#1: batching initial list should work",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
         ops: &[Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123")],
-        want: &[
-            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
-            "batch: Replaced foo3@5 (initial)",
-        ],
+        want: &[(
+            batch(2),
+            &[
+                "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+                "batch: Replaced foo3@5 (initial)",
+            ],
+        )],
     },
     Case {
-        name: "split due to batch size#2: batching incoming non-initial deltas should work",
-        kind: batch(2),
+        name: "PopMultipleDeltaInBatch/split due to batch size#2: batching incoming non-initial deltas should work",
         known: NONE,
         ops: &[
             Replace(&[], "123"),
@@ -767,46 +773,45 @@ const POP_BATCH: &[Case] = &[
             Update(("foo2", 5)),
             Update(("foo3", 5)),
         ],
-        want: &[
-            "batch: Updated foo1@5, Updated foo2@5",
-            "batch: Updated foo3@5",
-        ],
+        want: &[(
+            batch(2),
+            &[
+                "batch: Updated foo1@5, Updated foo2@5",
+                "batch: Updated foo3@5",
+            ],
+        )],
     },
     Case {
-        name: "split due to batch size#3: pop 4 mixed initial & non-initial items with 2 batch size should have 3 batch",
-        kind: batch(2),
-        known: Some(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
+        name: "PopMultipleDeltaInBatch/split due to batch size#3: pop 4 mixed initial & non-initial items with 2 batch size should have 3 batch",
+        known: Known::Objects(&[("foo1", 5), ("foo2", 5), ("foo3", 5)]),
         ops: &[
             Replace(&[("foo1", 5), ("foo2", 5), ("foo3", 5)], "123"),
             Update(("foo4", 5)),
         ],
-        want: &[
-            "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
-            "batch: Replaced foo3@5 (initial)",
-            "batch: Updated foo4@5",
-        ],
+        want: &[(
+            batch(2),
+            &[
+                "batch: Replaced foo1@5, Replaced foo2@5 (initial)",
+                "batch: Replaced foo3@5 (initial)",
+                "batch: Updated foo4@5",
+            ],
+        )],
     },
-];
-
-/// v0.36's atomic-mode tests (the queue as they build it: atomic events, `Pop`).
-const ATOMIC_CASES: &[Case] = &[
+    // v0.36's atomic-mode tests (the queue as they build it: atomic events, `Pop`).
     Case {
-        name: "TestRealFIFO_ReplaceAtomic/Base replace",
-        kind: ATOMIC,
+        name: "ReplaceAtomic/Base replace",
         known: NONE,
         ops: &[Replace(&[], "123")],
-        want: &["ReplacedAll@123 [] (initial)"],
+        want: &[(ATOMIC, &["ReplacedAll@123 [] (initial)"])],
     },
     Case {
-        name: "TestRealFIFO_ReplaceAtomic/Added object exists in deltas on Atomic Replace",
-        kind: ATOMIC,
+        name: "ReplaceAtomic/Added object exists in deltas on Atomic Replace",
         known: NONE,
         ops: &[Add(("foo", 2)), Replace(&[], "123")],
-        want: &["foo: Added foo@2", "ReplacedAll@123 []"],
+        want: &[(ATOMIC, &["foo: Added foo@2", "ReplacedAll@123 []"])],
     },
     Case {
-        name: "TestRealFIFO_ReplaceAtomic/Multiple replaces run in order",
-        kind: ATOMIC,
+        name: "ReplaceAtomic/Multiple replaces run in order",
         known: NONE,
         ops: &[
             Add(("foo", 2)),
@@ -814,47 +819,48 @@ const ATOMIC_CASES: &[Case] = &[
             Replace(&[("foo", 2)], "20"),
             Replace(&[], "56"),
         ],
-        want: &[
-            "foo: Added foo@2",
-            "ReplacedAll@10 [foo@2]",
-            "ReplacedAll@20 [foo@2]",
-            "ReplacedAll@56 []",
-        ],
+        want: &[(
+            ATOMIC,
+            &[
+                "foo: Added foo@2",
+                "ReplacedAll@10 [foo@2]",
+                "ReplacedAll@20 [foo@2]",
+                "ReplacedAll@56 []",
+            ],
+        )],
     },
     Case {
-        name: "TestRealFIFO_ReplaceAtomic/Bookmark object should not be included in Replace",
-        kind: ATOMIC,
+        name: "ReplaceAtomic/Bookmark object should not be included in Replace",
         known: NONE,
         ops: &[Bookmark("123"), Replace(&[], "1234")],
-        want: &["notice: bookmark 123", "ReplacedAll@1234 [] (initial)"],
+        want: &[(
+            ATOMIC,
+            &["notice: bookmark 123", "ReplacedAll@1234 [] (initial)"],
+        )],
     },
     Case {
-        name: "TestRealFIFO_ReplaceAtomicPop",
-        kind: ATOMIC,
+        name: "ReplaceAtomicPop",
         known: NONE,
         ops: &[Add(("foo", 10)), Replace(&[("foo", 15)], "20")],
-        want: &["foo: Added foo@10", "ReplacedAll@20 [foo@15]"],
+        want: &[(ATOMIC, &["foo: Added foo@10", "ReplacedAll@20 [foo@15]"])],
     },
     Case {
-        name: "TestRealFIFO_ResyncAtomic/Base resync",
-        kind: ATOMIC,
+        name: "ResyncAtomic/Base resync",
         known: NONE,
         ops: &[Resync],
-        want: &["SyncAll (initial)"],
+        want: &[(ATOMIC, &["SyncAll (initial)"])],
     },
     Case {
-        name: "TestRealFIFO_ResyncAtomic/Added object exists in deltas on Atomic Resync",
-        kind: ATOMIC,
+        name: "ResyncAtomic/Added object exists in deltas on Atomic Resync",
         known: NONE,
         ops: &[Add(("foo", 2)), Resync],
-        want: &["foo: Added foo@2", "SyncAll"],
+        want: &[(ATOMIC, &["foo: Added foo@2", "SyncAll"])],
     },
     // kwatch's own, from v0.36's PopBatch: ReplacedAll, SyncAll and Bookmark are not
     // `batchable`: each closes a batch and is popped alone. The known objects are not
     // read in the atomic mode.
     Case {
-        name: "v0.36 PopBatch: atomic entries close batches and pop alone",
-        kind: V0_36,
+        name: "(kwatch) v0.36 PopBatch: atomic entries close batches and pop alone",
         known: FOO_BAR_BAZ,
         ops: &[
             Add(("a", 1)),
@@ -865,30 +871,37 @@ const ATOMIC_CASES: &[Case] = &[
             Add(("d", 1)),
             Add(("e", 1)),
         ],
-        want: &[
-            "batch: Added a@1, Added b@1",
-            "SyncAll",
-            "batch: Added c@1",
-            "ReplacedAll@9 [c@1]",
-            "batch: Added d@1, Added e@1",
-        ],
+        want: &[(
+            V0_36,
+            &[
+                "batch: Added a@1, Added b@1",
+                "SyncAll",
+                "batch: Added c@1",
+                "ReplacedAll@9 [c@1]",
+                "batch: Added d@1, Added e@1",
+            ],
+        )],
     },
     Case {
-        name: "v0.36 PopBatch: a bookmark closes a batch",
-        kind: V0_36,
+        name: "(kwatch) v0.36 PopBatch: a bookmark closes a batch",
         known: NONE,
         ops: &[Add(("a", 1)), Bookmark("5"), Add(("b", 1))],
-        want: &["batch: Added a@1", "notice: bookmark 5", "batch: Added b@1"],
+        want: &[(
+            V0_36,
+            &["batch: Added a@1", "notice: bookmark 5", "batch: Added b@1"],
+        )],
     },
     Case {
-        name: "v0.35 PopBatch: a bookmark is no delta and closes nothing",
-        kind: batch(DEFAULT_BATCH_SIZE),
+        name: "(kwatch) v0.35 PopBatch: a bookmark is no delta and closes nothing",
         known: NONE,
         ops: &[Add(("a", 1)), Bookmark("5"), Add(("b", 1)), Bookmark("6")],
-        want: &[
-            "batch: Added a@1, notice bookmark 5, Added b@1",
-            "notice: bookmark 6",
-        ],
+        want: &[(
+            batch(DEFAULT_BATCH_SIZE),
+            &[
+                "batch: Added a@1, notice bookmark 5, Added b@1",
+                "notice: bookmark 6",
+            ],
+        )],
     },
 ];
 
@@ -1008,47 +1021,32 @@ fn run(kind: Kind, known: Option<&[Obj]>, ops: &[Op]) -> Vec<String> {
     }
 }
 
-fn check(cases: &[Case]) {
-    for c in cases {
-        assert_eq!(
-            run(c.kind, c.known, c.ops),
-            c.want,
-            "{} ({:?})",
-            c.name,
-            c.kind
-        );
+/// Runs every case's expectation for the queues `of` picks.
+fn check(of: fn(Kind) -> bool) {
+    for c in CASES {
+        for &(kind, want) in c.want.iter().filter(|(kind, _)| of(*kind)) {
+            for known in c.known.runs(kind) {
+                assert_eq!(
+                    run(kind, known, c.ops),
+                    want,
+                    "{} ({kind:?}, knownObjects {known:?}): {:?}",
+                    c.name,
+                    c.ops
+                );
+            }
+        }
     }
 }
 
 #[test]
 fn delta_fifo_test_go() {
-    check(DELTA_FIFO);
-    for (name, kind, ops, want) in DELTA_FIFO_ONLY_IN_QUEUE {
-        for known in [NONE, None] {
-            assert_eq!(run(*kind, known, ops), [*want], "{name} (known: {known:?})");
-        }
-    }
-    for (ops, want, _) in HAS_SYNCED {
-        assert_eq!(run(Kind::DeltaSync, None, ops), *want, "{ops:?}");
-    }
+    check(|kind| matches!(kind, Kind::Delta | Kind::DeltaSync));
 }
 
+/// Its every-notification cases, batch pops and the atomic mode.
 #[test]
 fn the_real_fifo_test_go() {
-    check(REAL_FIFO);
-    for (ops, _, want) in HAS_SYNCED {
-        assert_eq!(run(REAL, NONE, ops), *want, "{ops:?}");
-    }
-}
-
-#[test]
-fn the_real_fifo_test_go_pop_batch() {
-    check(POP_BATCH);
-}
-
-#[test]
-fn the_real_fifo_test_go_atomic() {
-    check(ATOMIC_CASES);
+    check(|kind| matches!(kind, Kind::Real(_)));
 }
 
 /// `TestDeltaFIFO_basic`, `TestRealFIFO_basic`: two producers, one consumer; each

@@ -1,9 +1,12 @@
 //! Helpers for every layer's unit tests: the one way to make an object ([`object`], and
-//! [`meta_object`] for one that is only metadata) and an in-memory writer ([`Buf`]). They
-//! live here, in cache/, because `Object` does: a test helper sits at the lowest layer its
-//! type lives in, and test code of the layers above may import it.
+//! [`meta_object`] for one that is only metadata), an in-memory writer ([`Buf`]) and the
+//! walk of a directory of fixtures ([`files_with_extension`]). They live here, in cache/,
+//! because `Object` does: a test helper sits at the lowest layer its type lives in, and
+//! test code of the layers above may import it. kwatch-sim's tests use them too (the
+//! `test-hooks` feature).
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::object::{Object, ObjectRef};
@@ -49,4 +52,22 @@ impl Buf {
         let bytes = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         String::from_utf8(bytes).unwrap()
     }
+}
+
+/// Every file below `dir`, in its subdirectories too, whose name ends in `.ext`, sorted.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, ext, out);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, ext, &mut out);
+    out.sort();
+    out
 }

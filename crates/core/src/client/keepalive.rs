@@ -159,15 +159,14 @@ impl<S: AsyncRead + Unpin> AsyncRead for Tracked<S> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
+        let Tracked { inner, reads } = self.get_mut();
         let before = buf.filled().len();
-        let polled = Pin::new(&mut this.inner).poll_read(cx, buf);
+        let polled = Pin::new(inner).poll_read(cx, buf);
         match &polled {
             Poll::Ready(Ok(())) if buf.filled().len() > before => {
-                *this.reads.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+                *reads.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
             }
-            Poll::Ready(_) => this
-                .reads
+            Poll::Ready(_) => reads
                 .closed_by_peer
                 .store(true, std::sync::atomic::Ordering::SeqCst),
             Poll::Pending => {}

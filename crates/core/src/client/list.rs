@@ -102,6 +102,27 @@ pub fn parse_list(body: &[u8]) -> Result<ListPage, SourceError> {
     Ok(page_of(wire.metadata, items))
 }
 
+/// Reads `body` to its end, each data frame given to `feed` as it arrives, and returns the
+/// bytes read; the first error `feed` returns stops it (the rest of the body unread). The
+/// outer `Err` is the transport's.
+async fn each_frame<E>(
+    body: &mut kube::client::Body,
+    mut feed: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<Result<u64, E>, SourceError> {
+    let mut bytes = 0;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        bytes += data.len() as u64;
+        if let Err(e) = feed(&data) {
+            return Ok(Err(e));
+        }
+    }
+    Ok(Ok(bytes))
+}
+
 /// Splits a list body into objects as it arrives, so that the body is never held whole:
 /// a relist of 100k pods needs the objects' memory, not that plus the body's. A body that
 /// is not `{…,"items":[…],…}` is buffered and left to [`parse_list`].
@@ -114,23 +135,18 @@ pub(super) async fn read_list(
         ..ListSplitter::default()
     };
     let mut pending = Vec::new();
-    let mut decoded = 0;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        decoded += data.len() as u64;
+    let decoded = each_frame(&mut body, |data| {
         if pending.is_empty() && data.len() >= SPLIT_CHUNK {
-            split.feed(&data)?;
-            continue;
+            return split.feed(data);
         }
-        pending.extend_from_slice(&data);
+        pending.extend_from_slice(data);
         if pending.len() >= SPLIT_CHUNK {
             split.feed(&pending)?;
             pending.clear();
         }
-    }
+        Ok(())
+    })
+    .await??;
     if !pending.is_empty() {
         split.feed(&pending)?;
     }
@@ -181,17 +197,10 @@ pub(super) async fn read_protobuf_list(
             Err(e) => bad_item = bad_item.take().or(Some(e)),
         }
     };
-    let mut bytes = 0;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| SourceError::Transport(e.to_string()))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        bytes += data.len() as u64;
-        if let Err(e) = reader.feed(&data, &mut on_item) {
-            return Ok(Err(e.into()));
-        }
-    }
+    let bytes = match each_frame(&mut body, |data| reader.feed(data, &mut on_item)).await? {
+        Ok(bytes) => bytes,
+        Err(e) => return Ok(Err(e.into())),
+    };
     let head = match (reader.finish(), bad_item) {
         (Err(e), _) => return Ok(Err(e.into())),
         (Ok(_), Some(e)) => return Ok(Err(e)),

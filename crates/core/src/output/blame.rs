@@ -91,6 +91,12 @@ mod tests {
     use super::*;
     use crate::cache::testutil::object;
 
+    /// The table's lines of what an update from `old` to `new` is blamed on.
+    fn blamed(old: &ObjectRef, new: &ObjectRef) -> Vec<String> {
+        let got = compute(DeltaType::Updated, Some(old), Some(new)).unwrap();
+        got.iter().map(line).collect()
+    }
+
     #[test]
     fn changes_are_blamed_on_their_owners() {
         let mf = r#"[{"manager":"x","operation":"Apply","apiVersion":"apps/v1","time":"T1","fieldsType":"FieldsV1",
@@ -103,10 +109,8 @@ mod tests {
         let b = object(&format!(
             r#"{{"metadata":{{"name":"d","resourceVersion":"2","managedFields":{mf}}},"spec":{{"replicas":2,"template":{{"spec":{{"containers":[{{"name":"app","image":"b"}}]}}}}}}}}"#
         ));
-        let got = compute(DeltaType::Updated, Some(&a), Some(&b)).unwrap();
-        let lines: Vec<String> = got.iter().map(line).collect();
         assert_eq!(
-            lines,
+            blamed(&a, &b),
             [
                 ".spec.replicas ← x (Apply, T1)",
                 ".spec.template.spec.containers[name=app].image ← kubectl-patch (Update, T2)",
@@ -120,9 +124,10 @@ mod tests {
         let one = object(
             r#"{"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"b"}]}}}}"#,
         );
-        let got = compute(DeltaType::Updated, Some(&two), Some(&one)).unwrap();
-        let lines: Vec<String> = got.iter().map(line).collect();
-        assert_eq!(lines, [".spec.template.spec.containers[name=a] ← unowned"]);
+        assert_eq!(
+            blamed(&two, &one),
+            [".spec.template.spec.containers[name=a] ← unowned"]
+        );
         // Unchanged, or no known previous version: no blame.
         assert!(compute(DeltaType::Replaced, Some(&b), Some(&b)).is_none());
         assert!(compute(DeltaType::Updated, None, Some(&b)).is_none());
@@ -146,29 +151,26 @@ mod tests {
         let a = obj(
             r#"[{"type":"Progressing","reason":"A","message":"a"},{"type":"Available","message":"up"}]"#,
         );
-        let b = obj(
-            r#"[{"type":"Available","message":"up"},{"type":"Progressing","reason":"B","message":"a"}]"#,
-        );
-        let got = compute(DeltaType::Updated, Some(&a), Some(&b)).unwrap();
-        let lines: Vec<String> = got.iter().map(line).collect();
-        assert_eq!(
-            lines,
-            [
-                ".status.conditions ← kube-controller-manager (Update /status, T1)",
-                ".status.conditions[type=Progressing].reason ← kube-controller-manager (Update /status, T1)",
-            ]
-        );
-        let c = obj(
-            r#"[{"type":"Progressing","reason":"A","message":"b"},{"type":"Available","message":"down"}]"#,
-        );
-        let got = compute(DeltaType::Updated, Some(&a), Some(&c)).unwrap();
-        let lines: Vec<String> = got.iter().map(line).collect();
-        assert_eq!(
-            lines,
-            [
-                ".status.conditions[type=Progressing].message ← kube-controller-manager (Update /status, T1)",
-                ".status.conditions[type=Available].message ← probe (Update /status, T2)",
-            ]
-        );
+        // Reordered with Progressing's reason changed; then Progressing's and Available's
+        // messages changed in place.
+        let changes = [
+            (
+                r#"[{"type":"Available","message":"up"},{"type":"Progressing","reason":"B","message":"a"}]"#,
+                [
+                    ".status.conditions ← kube-controller-manager (Update /status, T1)",
+                    ".status.conditions[type=Progressing].reason ← kube-controller-manager (Update /status, T1)",
+                ],
+            ),
+            (
+                r#"[{"type":"Progressing","reason":"A","message":"b"},{"type":"Available","message":"down"}]"#,
+                [
+                    ".status.conditions[type=Progressing].message ← kube-controller-manager (Update /status, T1)",
+                    ".status.conditions[type=Available].message ← probe (Update /status, T2)",
+                ],
+            ),
+        ];
+        for (conditions, want) in changes {
+            assert_eq!(blamed(&a, &obj(conditions)), want, "{conditions}");
+        }
     }
 }

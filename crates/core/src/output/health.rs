@@ -338,17 +338,7 @@ mod tests {
             cause: cause.into(),
         };
         let list = ReflectorEvent::list("9", 0, cause, false);
-        let listed = ReflectorEvent::Listed {
-            resource_version: "9".into(),
-            items: 1,
-            pages: 1,
-            elapsed: Duration::ZERO,
-            full_list_fallback: false,
-            streaming: false,
-            encoding: Some("json".into()),
-            bytes: Some(4214),
-            wire_bytes: Some(4214),
-        };
+        let listed = ReflectorEvent::listed("9", 1, "json", 4214);
         let obj = object(r#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"9"}}"#);
         let replaced = Delta::new(DeltaType::Replaced, obj);
         let mut steps = vec![Body::Synced];

@@ -664,17 +664,10 @@ mod tests {
         let s = |x: &str| x.to_owned();
         vec![
             ReflectorEvent::list("0", 500, "initial", true),
-            ReflectorEvent::Listed {
-                resource_version: s("10"),
-                items: 3,
-                pages: 2,
-                elapsed: Duration::from_millis(12),
-                full_list_fallback: true,
-                streaming: false,
-                encoding: Some("json+gzip".into()),
-                bytes: Some(412_345),
-                wire_bytes: Some(31_234),
-            },
+            ReflectorEvent::listed("10", 3, "json+gzip", 412_345)
+                .paged(2, true)
+                .took(Duration::from_millis(12))
+                .wire_bytes(31_234),
             ReflectorEvent::Watch {
                 resource_version: s("10"),
                 timeout_seconds: 347,

@@ -827,7 +827,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
 }
 
 /// The `~` line of a [`ReflectorEvent::List`] or [`ReflectorEvent::Listed`].
-fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+pub(crate) fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List {
             resource_version,

@@ -30,6 +30,13 @@ fn delta<'a>(key: &'a str, delta: &'a Delta, initial_list: bool) -> Body<'a> {
     }
 }
 
+/// The first `n` words of each line of `text`.
+fn first_words(text: &str, n: usize) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split_whitespace().take(n).collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 fn at() -> jiff::Timestamp {
     "2026-11-21T10:05:30.25Z".parse().unwrap()
 }
@@ -228,17 +235,9 @@ fn story(o: Options) -> String {
     let updated = Delta::new(DeltaType::Updated, v2.clone());
     let deleted = Delta::new(DeltaType::Deleted, v2.clone());
     let list = ReflectorEvent::list("0", 500, "initial", false);
-    let listed = ReflectorEvent::Listed {
-        resource_version: "10".into(),
-        items: 1,
-        pages: 1,
-        elapsed: Duration::from_millis(12),
-        full_list_fallback: false,
-        streaming: false,
-        encoding: Some("json+gzip".into()),
-        bytes: Some(1_234_567),
-        wire_bytes: Some(98_765),
-    };
+    let listed = ReflectorEvent::listed("10", 1, "json+gzip", 1_234_567)
+        .took(Duration::from_millis(12))
+        .wire_bytes(98_765);
     print_with(
         o,
         &[
@@ -890,13 +889,8 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
             (&sa, Some(("default/sa-2", false))),
         ],
     );
-    let lines: Vec<&str> = out.lines().collect();
-    let first: Vec<String> = lines
-        .iter()
-        .map(|l| l.split_whitespace().take(4).collect::<Vec<_>>().join(" "))
-        .collect();
     assert_eq!(
-        first,
+        first_words(&out, 4),
         [
             "DELTA KIND NAMESPACE NAME",
             "Replaced ServiceAccount default sa-1",
@@ -912,6 +906,7 @@ fn table_prints_initial_lists_in_the_resources_order_as_blocks() {
         "{out}"
     );
     // One block's header lines up with its rows.
+    let lines: Vec<&str> = out.lines().collect();
     let at = |l: &str| {
         l.find("RESOURCEVERSION")
             .or_else(|| l.find(" 1 ").map(|i| i + 1))
@@ -1061,12 +1056,8 @@ fn table_keeps_each_resources_tilde_lines_with_its_block() {
     }
     p.finish().unwrap();
     let out = buf.text();
-    let first: Vec<String> = out
-        .lines()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .collect();
     assert_eq!(
-        first,
+        first_words(&out, 3),
         [
             "~ list serviceaccounts",
             "DELTA KIND NAMESPACE",

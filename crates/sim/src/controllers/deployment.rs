@@ -23,7 +23,7 @@ use super::super::resources::{DEPLOYMENTS, PODS, REPLICASETS};
 use super::super::status::go_json;
 use super::super::storage::{make_key, sort_keys, Store};
 use super::{
-    active, controller_ref, deleting, events, int, order_condition, owned_by, status_fields,
+    active, controller_ref, events, int, not_deleting, order_condition, owned_by, status_fields,
 };
 
 const HASH_LABEL: &str = "pod-template-hash";
@@ -32,12 +32,7 @@ const DESIRED: &str = "deployment.kubernetes.io/desired-replicas";
 const MAX: &str = "deployment.kubernetes.io/max-replicas";
 
 pub fn sync(s: &mut Store) {
-    let deployments: Vec<Value> = s
-        .objects(DEPLOYMENTS)
-        .map(|o| o.value())
-        .filter(|v| !deleting(v))
-        .collect();
-    for d in deployments {
+    for d in not_deleting(s, DEPLOYMENTS) {
         sync_one(s, &d);
     }
 }

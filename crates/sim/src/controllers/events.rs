@@ -73,22 +73,14 @@ pub fn normal(s: &mut Store, res: usize, obj: &Value, component: &str, reason: &
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::resources::{CONFIGMAPS, NAMESPACES};
+    use super::super::super::resources::CONFIGMAPS;
+    use super::super::tests::store_with;
     use super::*;
 
     #[test]
     fn the_same_event_again_counts_in_place() {
-        let mut s = Store::new(100);
-        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
-            .unwrap();
-        let cm = s
-            .create(
-                CONFIGMAPS,
-                json!({"metadata": {"name": "c", "namespace": "ns"}}),
-                true,
-            )
-            .unwrap()
-            .value();
+        let cm = json!({"metadata": {"name": "c", "namespace": "ns"}});
+        let (mut s, cm) = store_with(CONFIGMAPS, cm);
         normal(&mut s, CONFIGMAPS, &cm, JOB, "Tested", "once");
         normal(&mut s, CONFIGMAPS, &cm, JOB, "Tested", "once");
         normal(&mut s, CONFIGMAPS, &cm, JOB, "Tested", "other");

@@ -133,13 +133,7 @@ fn collect(s: &mut Store, d: &Dependent, standing: &dyn Fn(&str) -> Owner, has_d
                     .collect()
             })
             .unwrap_or_default();
-        if let Some(meta) = v["metadata"].as_object_mut() {
-            if kept.is_empty() {
-                meta.shift_remove("ownerReferences");
-            } else {
-                meta.insert("ownerReferences".into(), json!(kept));
-            }
-        }
+        set_list(&mut v, "ownerReferences", kept);
         let _ = s.update(d.res, &d.obj.key, v);
         return;
     }
@@ -165,34 +159,34 @@ fn remove_finalizer(s: &mut Store, res: usize, key: &str, finalizer: &str) {
         .into_iter()
         .filter(|f| f != finalizer)
         .collect();
+    set_list(&mut v, "finalizers", fins);
+    let _ = s.update(res, &make_key(&o.namespace, &o.name), v);
+}
+
+/// Sets the list `metadata.KEY` of `v` to `items`, or removes it when there are none (as
+/// the API server leaves an empty list out).
+fn set_list<T: serde::Serialize>(v: &mut Value, key: &str, items: Vec<T>) {
     if let Some(meta) = v["metadata"].as_object_mut() {
-        if fins.is_empty() {
-            meta.shift_remove("finalizers");
+        if items.is_empty() {
+            meta.shift_remove(key);
         } else {
-            meta.insert("finalizers".into(), json!(fins));
+            meta.insert(key.into(), json!(items));
         }
     }
-    let _ = s.update(res, &make_key(&o.namespace, &o.name), v);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::resources::{CONFIGMAPS, NAMESPACES, WIDGETS};
+    use super::super::super::resources::{CONFIGMAPS, WIDGETS};
     use super::super::super::storage::Deleted;
+    use super::super::tests::store_with;
     use super::*;
 
-    fn setup() -> (Store, Value) {
-        let mut s = Store::new(1000);
-        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
-            .unwrap();
-        let w = s
-            .create(
-                WIDGETS,
-                json!({"metadata": {"name": "w", "namespace": "ns"}, "spec": {}}),
-                true,
-            )
-            .unwrap()
-            .value();
+    /// The widget `ns/w` owning the ConfigMaps `a` and `b`, deleted with `policy`: the
+    /// store and what the delete did.
+    fn deleted(policy: Propagation) -> (Store, Deleted) {
+        let w = json!({"metadata": {"name": "w", "namespace": "ns"}, "spec": {}});
+        let (mut s, w) = store_with(WIDGETS, w);
         for n in ["a", "b"] {
             let owner = json!([{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": w["metadata"]["uid"], "controller": true, "blockOwnerDeletion": true}]);
             s.create(
@@ -202,7 +196,8 @@ mod tests {
             )
             .unwrap();
         }
-        (s, w)
+        let d = s.delete_with(WIDGETS, "ns/w", policy).unwrap();
+        (s, d)
     }
 
     fn passes(s: &mut Store) {
@@ -218,22 +213,16 @@ mod tests {
 
     #[test]
     fn background_deletes_the_dependents_after_the_owner() {
-        let (mut s, _) = setup();
-        assert!(matches!(
-            s.delete_with(WIDGETS, "ns/w", Propagation::Background),
-            Ok(Deleted::Gone(_))
-        ));
+        let (mut s, d) = deleted(Propagation::Background);
+        assert!(matches!(d, Deleted::Gone(_)));
         passes(&mut s);
         assert_eq!(s.len(CONFIGMAPS), 0);
     }
 
     #[test]
     fn foreground_deletes_the_dependents_before_the_owner() {
-        let (mut s, _) = setup();
-        assert!(matches!(
-            s.delete_with(WIDGETS, "ns/w", Propagation::Foreground),
-            Ok(Deleted::Finalizing(_))
-        ));
+        let (mut s, d) = deleted(Propagation::Foreground);
+        assert!(matches!(d, Deleted::Finalizing(_)));
         let w = s.get(WIDGETS, "ns/w").unwrap().value();
         assert_eq!(w["metadata"]["finalizers"], json!([FOREGROUND]));
         sync(&mut s);
@@ -245,8 +234,7 @@ mod tests {
 
     #[test]
     fn orphan_releases_the_dependents_then_the_owner_goes() {
-        let (mut s, _) = setup();
-        s.delete_with(WIDGETS, "ns/w", Propagation::Orphan).unwrap();
+        let (mut s, _) = deleted(Propagation::Orphan);
         passes(&mut s);
         assert!(s.get(WIDGETS, "ns/w").is_none());
         assert_eq!(s.len(CONFIGMAPS), 2);

@@ -10,15 +10,10 @@ use serde_json::{json, Map, Value};
 
 use super::super::resources::{JOBS, PODS};
 use super::super::storage::{now_rfc3339, Store};
-use super::{active, controller_ref, deleting, events, int, order_condition, owned_by};
+use super::{active, controller_ref, events, int, not_deleting, order_condition, owned_by};
 
 pub fn sync(s: &mut Store) {
-    let jobs: Vec<Value> = s
-        .objects(JOBS)
-        .map(|o| o.value())
-        .filter(|v| !deleting(v) && !finished(v))
-        .collect();
-    for job in jobs {
+    for job in not_deleting(s, JOBS).into_iter().filter(|v| !finished(v)) {
         sync_one(s, &job);
     }
 }

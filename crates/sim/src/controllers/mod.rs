@@ -121,6 +121,14 @@ fn deleting(v: &Value) -> bool {
     v["metadata"].get("deletionTimestamp").is_some()
 }
 
+/// The objects of `res` not being deleted, as values: what a controller's pass syncs.
+fn not_deleting(s: &Store, res: usize) -> Vec<Value> {
+    s.objects(res)
+        .map(|o| o.value())
+        .filter(|v| !deleting(v))
+        .collect()
+}
+
 /// The objects of `res` in `namespace` whose controller is `uid`, in key order (read off
 /// [`super::storage::Links`]: nothing is parsed).
 fn owned_by(s: &Store, res: usize, namespace: &str, uid: &str) -> Vec<Arc<Obj>> {
@@ -208,7 +216,18 @@ fn status_fields(fields: &[(&str, i64)], keep: &[&str]) -> serde_json::Map<Strin
 
 #[cfg(test)]
 mod tests {
+    use super::super::resources::NAMESPACES;
     use super::*;
+
+    /// A store with the namespace `ns` and in it `manifest`, an object of `res`; its stored
+    /// value.
+    pub(super) fn store_with(res: usize, manifest: Value) -> (Store, Value) {
+        let mut s = Store::new(1000);
+        s.create(NAMESPACES, json!({"metadata": {"name": "ns"}}), true)
+            .unwrap();
+        let v = s.create(res, manifest, true).unwrap().value();
+        (s, v)
+    }
 
     #[test]
     fn zero_counts_are_left_out_but_kept_ones() {

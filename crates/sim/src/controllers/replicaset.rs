@@ -10,18 +10,15 @@ use serde_json::{json, Value};
 
 use super::super::resources::{PODS, REPLICASETS};
 use super::super::storage::{make_key, Obj, Store};
-use super::{active, controller_ref, deleting, events, int, owned_by, status_fields, write_status};
+use super::{
+    active, controller_ref, events, int, not_deleting, owned_by, status_fields, write_status,
+};
 
 /// At most this many pods created per pass (the genuine `burstReplicas`).
 const BURST: i64 = 500;
 
 pub fn sync(s: &mut Store) {
-    let sets: Vec<Value> = s
-        .objects(REPLICASETS)
-        .map(|o| o.value())
-        .filter(|v| !deleting(v))
-        .collect();
-    for rs in sets {
+    for rs in not_deleting(s, REPLICASETS) {
         sync_one(s, &rs);
     }
 }

@@ -321,6 +321,54 @@ impl ReflectorEvent {
         self
     }
 
+    /// A [`ReflectorEvent::Listed`] of a LIST (not streaming) of `items` in one page, in no
+    /// time, without a fallback: bodies of `encoding`, `bytes` long as decoded and as read.
+    /// [`took`](Self::took), [`wire_bytes`](Self::wire_bytes) and [`paged`](Self::paged)
+    /// change the rest.
+    pub fn listed(resource_version: &str, items: usize, encoding: &str, bytes: u64) -> Self {
+        ReflectorEvent::Listed {
+            resource_version: resource_version.to_owned(),
+            items,
+            pages: 1,
+            elapsed: Duration::ZERO,
+            full_list_fallback: false,
+            streaming: false,
+            encoding: Some(encoding.to_owned()),
+            bytes: Some(bytes),
+            wire_bytes: Some(bytes),
+        }
+    }
+
+    /// This [`ReflectorEvent::Listed`], taking `took`.
+    pub fn took(mut self, took: Duration) -> Self {
+        if let ReflectorEvent::Listed { elapsed, .. } = &mut self {
+            *elapsed = took;
+        }
+        self
+    }
+
+    /// This [`ReflectorEvent::Listed`], its bodies `read` bytes long as read (compressed).
+    pub fn wire_bytes(mut self, read: u64) -> Self {
+        if let ReflectorEvent::Listed { wire_bytes, .. } = &mut self {
+            *wire_bytes = Some(read);
+        }
+        self
+    }
+
+    /// This [`ReflectorEvent::Listed`] in `n` pages, after an expired continue token when
+    /// `fallback`.
+    pub fn paged(mut self, n: u32, fallback: bool) -> Self {
+        if let ReflectorEvent::Listed {
+            pages,
+            full_list_fallback,
+            ..
+        } = &mut self
+        {
+            (*pages, *full_list_fallback) = (n, fallback);
+        }
+        self
+    }
+
     /// The [`ReflectorEvent::Relisted`] the reflector queues, its classes empty.
     pub fn relisted(resource_version: &str, resync: bool) -> ReflectorEvent {
         ReflectorEvent::Relisted {

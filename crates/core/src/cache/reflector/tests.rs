@@ -6,6 +6,7 @@ use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
 use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage, Transfer};
 use crate::cache::testutil::meta_object;
+use crate::output::table::list_text;
 
 #[derive(Default)]
 struct Recorder {
@@ -40,16 +41,8 @@ impl ReflectorStore for Recorder {
     }
     fn notice(&self, e: ReflectorEvent) {
         let s = match e {
-            ReflectorEvent::List {
-                resource_version,
-                limit,
-                reason,
-                streaming,
-                ..
-            } => {
-                let s = if streaming { " streaming" } else { "" };
-                format!("List rv={resource_version:?} limit={limit} reason={reason}{s}")
-            }
+            // The table's line, as the user sees it.
+            ReflectorEvent::List { .. } => list_text("pods", &e).unwrap(),
             ReflectorEvent::Listed {
                 resource_version,
                 items,
@@ -216,7 +209,7 @@ async fn lists_at_zero_then_watches_from_list_rv_and_rewatches_after_clean_close
     assert_eq!(
         log,
         vec![
-            "List rv=\"0\" limit=500 reason=initial",
+            "list pods at rv=\"0\", 500 per page",
             "Listed rv=10 items=2 pages=1 fallback=false",
             "replace 10 [ns/a,ns/b]",
             "Watch rv=10",
@@ -364,8 +357,8 @@ async fn watch_410_relists_at_last_rv_without_paging_then_at_empty_rv_if_that_ex
             "update ns/a 12",
             "WatchEnded events=2 error=true 410 Expired: too old resource version: 12 (30)",
             "Backoff 410 Expired: too old resource version: 12 (30)",
-            "List rv=\"12\" limit=0 reason=410 Expired: too old resource version: 12 (30)",
-            "List rv=\"\" limit=0 reason=list at rv=12: 410 Expired: too old resource version: 12 (30)",
+            "relist pods: 410 Expired: too old resource version: 12 (30) → list at rv=\"12\"",
+            "relist pods: list at rv=12: 410 Expired: too old resource version: 12 (30) → list at rv=\"\"",
             "Listed rv=31 items=1 pages=1 fallback=false",
             "replace 31 [ns/b]",
             "Relisted rv=\"31\" resync=false",
@@ -462,7 +455,8 @@ async fn too_large_rv_list_retries_at_empty_rv_at_once() {
     });
     let steps = vec![Step::List(Err(too_large)), page("5", &[], None)];
     let (log, _) = run_for(steps, cfg(), 2).await;
-    assert!(log[1].starts_with("List rv=\"\" limit=500 reason=list at rv=0: 504 Timeout"));
+    assert!(log[1].starts_with("relist pods: list at rv=0: 504 Timeout"));
+    assert!(log[1].ends_with("→ list at rv=\"\", 500 per page"));
     assert_eq!(log[2], "Listed rv=5 items=0 pages=1 fallback=false");
     assert!(backoffs(&log).is_empty());
 }
@@ -481,7 +475,7 @@ async fn very_short_watch_is_an_error_that_backs_off_and_relists() {
         [
             "WatchEnded events=0 error=true very short watch: the watch lasted less than a second and no items received",
             "Backoff very short watch: the watch lasted less than a second and no items received",
-            "List rv=\"10\" limit=0 reason=very short watch: the watch lasted less than a second and no items received",
+            "relist pods: very short watch: the watch lasted less than a second and no items received → list at rv=\"10\"",
             "Listed rv=11 items=0 pages=1 fallback=false",
         ]
     );
@@ -567,7 +561,7 @@ async fn retries_exhausted_reach_the_reflector_which_backs_off_and_rewatches() {
     assert!((800..1600).contains(&ms), "{ms}");
     assert_eq!(log[15..], ["Watch rv=10", "Retry watch 429 1s 1/10"]);
     assert!(
-        !log.iter().any(|l| l.starts_with("List rv=\"10\"")),
+        !log.iter().any(|l| l.contains(" at rv=\"10\"")),
         "no relist"
     );
 }
@@ -651,7 +645,7 @@ async fn a_relist_answered_503_with_retry_after_is_retried_within_one_list() {
         [
             "WatchEnded events=1 error=true 410 Expired: too old resource version: 10 (12)",
             "Backoff 410 Expired: too old resource version: 10 (12)",
-            "List rv=\"10\" limit=0 reason=410 Expired: too old resource version: 10 (12)",
+            "relist pods: 410 Expired: too old resource version: 10 (12) → list at rv=\"10\"",
             "Retry list 503 1s 1/10",
             "Retry list 503 1s 2/10",
             "Listed rv=12 items=1 pages=1 fallback=false",
@@ -768,7 +762,7 @@ async fn repeated_list_failures_back_off_exponentially() {
     }
     assert!(log
         .iter()
-        .any(|l| l.contains("reason=503 ServiceUnavailable: down")));
+        .any(|l| l.starts_with("relist pods: 503 ServiceUnavailable: down →")));
 }
 
 #[tokio::test(start_paused = true)]
@@ -783,7 +777,7 @@ async fn undecodable_line_ends_the_watch_and_relists() {
     ];
     let (log, _) = run_for(steps, cfg(), 5).await;
     assert!(log.contains(&"WatchEnded events=1 error=true unable to decode an event from the watch stream: watch event: expected value".to_owned()), "{log:#?}");
-    assert!(log.contains(&"List rv=\"11\" limit=0 reason=unable to decode an event from the watch stream: watch event: expected value".to_owned()));
+    assert!(log.contains(&"relist pods: unable to decode an event from the watch stream: watch event: expected value → list at rv=\"11\"".to_owned()));
 }
 
 #[tokio::test(start_paused = true)]
@@ -858,7 +852,7 @@ async fn paged_rv0_list_keeps_paging_on_relist() {
     let (log, calls) = run_for(steps, cfg(), 5).await;
     assert!(
         log.iter()
-            .any(|l| l.starts_with("List rv=\"10\" limit=500")),
+            .any(|l| l.ends_with(" at rv=\"10\", 500 per page")),
         "{log:#?}"
     );
     assert_eq!(
@@ -927,7 +921,7 @@ async fn watch_list_collects_until_the_end_bookmark_then_replaces_and_keeps_the_
     assert_eq!(
         log,
         vec![
-            "List rv=\"\" limit=0 reason=initial streaming",
+            "watch-list pods at rv=\"\"",
             "Listed rv=10 items=2 pages=1 fallback=false",
             "replace 10 [ns/a,ns/b]",
             "Watch rv=10",
@@ -967,7 +961,7 @@ async fn watch_list_rejected_falls_back_to_list_and_auto_remembers() {
         log[1],
         "Fallback 422 Invalid: sendInitialEvents is forbidden"
     );
-    assert_eq!(log[2], "List rv=\"0\" limit=500 reason=initial");
+    assert_eq!(log[2], "list pods at rv=\"0\", 500 per page");
     assert!(
         matches!(&calls[3], Call::List(l) if l.resource_version == "10"),
         "{calls:?}"
@@ -1056,7 +1050,7 @@ async fn watch_list_expired_retries_at_empty_rv() {
     assert!(log.contains(&"replace 21 []".to_owned()), "{log:#?}");
     assert!(
         log.contains(
-            &"List rv=\"\" limit=0 reason=410 Expired: too old resource version: 6 (20) streaming"
+            &"relist pods: 410 Expired: too old resource version: 6 (20) → watch-list at rv=\"\""
                 .to_owned()
         ),
         "{log:#?}"

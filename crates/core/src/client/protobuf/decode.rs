@@ -173,6 +173,15 @@ impl<'t> Writer<'t> {
         DecodeError::Malformed(format!("{} field {}: wrong wire type", m.name, f.num))
     }
 
+    /// The index of `m`'s field `num`; a number this table does not know is an error.
+    fn field_index(&self, m: &Message, num: u64) -> Result<usize, DecodeError> {
+        m.field(num).ok_or_else(|| DecodeError::UnknownField {
+            message: m.name.clone(),
+            field: num,
+            minor: self.table.minor,
+        })
+    }
+
     /// Writes message `msg` of `data` as its JSON value.
     pub fn object(
         &mut self,
@@ -208,11 +217,7 @@ impl<'t> Writer<'t> {
         let mut i = 0;
         while i < data.len() {
             let (num, val) = next_field(data, &mut i)?;
-            let idx = m.field(num).ok_or_else(|| DecodeError::UnknownField {
-                message: m.name.clone(),
-                field: num,
-                minor: self.table.minor,
-            })?;
+            let idx = self.field_index(m, num)?;
             self.scratch.push(Occ {
                 idx: idx as u16,
                 val,
@@ -566,11 +571,7 @@ impl<'t> Writer<'t> {
         let mut i = 0;
         while i < data.len() {
             let (num, v) = next_field(data, &mut i)?;
-            let idx = m.field(num).ok_or_else(|| DecodeError::UnknownField {
-                message: m.name.clone(),
-                field: num,
-                minor: self.table.minor,
-            })?;
+            let idx = self.field_index(m, num)?;
             if m.fields[idx].repeated {
                 f.repeated.push(v);
             } else {

@@ -174,17 +174,19 @@ pub fn base64(out: &mut Vec<u8>, data: &[u8]) {
 /// form, and in `%e` form (exponent without leading zeros) below 1e-6 or from 1e21.
 pub fn f64(out: &mut Vec<u8>, f: f64) {
     let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        exponent(out, &format!("{f:e}"));
-    } else {
-        out.extend_from_slice(format!("{f}").as_bytes());
-    }
+    float(out, f, abs != 0.0 && !(1e-6..1e21).contains(&abs));
 }
 
 /// A float32, with float32's shortest digits and thresholds.
 pub fn f32(out: &mut Vec<u8>, f: f32) {
     let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+    float(out, f, abs != 0.0 && !(1e-6..1e21).contains(&abs));
+}
+
+/// A float's shortest digits, in `%e` form when `exp` (the thresholds are compared in the
+/// float's own width).
+fn float(out: &mut Vec<u8>, f: impl std::fmt::Display + std::fmt::LowerExp, exp: bool) {
+    if exp {
         exponent(out, &format!("{f:e}"));
     } else {
         out.extend_from_slice(format!("{f}").as_bytes());

@@ -1,23 +1,13 @@
 //! The decoder against Kubernetes' own golden files (every built-in kind of 1.32 and
 //! 1.36, `testdata/k8s-api/`), and lists and watch frames built by hand.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
+use crate::cache::testutil::files_with_extension;
 
 /// Fixtures whose JSON the decoder cannot reproduce, with the reason; empty is the goal.
 const EXPECTED_FAILURES: &[&str] = &[];
-
-fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            fixtures(&path, out);
-        } else if path.extension().is_some_and(|e| e == "pb") {
-            out.push(path);
-        }
-    }
-}
 
 fn compacted(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
@@ -32,9 +22,7 @@ fn golden(release: &str, minor: u32) -> (usize, Vec<String>) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/k8s-api")
         .join(release);
-    let mut pbs = Vec::new();
-    fixtures(&dir, &mut pbs);
-    pbs.sort();
+    let pbs = files_with_extension(&dir, "pb");
     assert!(pbs.len() > 150, "{release}: only {} fixtures", pbs.len());
     let (mut passed, mut failures) = (0, Vec::new());
     for pb in pbs {
@@ -101,16 +89,21 @@ fn golden(release: &str, minor: u32) -> (usize, Vec<String>) {
     (passed, failures)
 }
 
-#[test]
-fn golden_files_of_1_32_decode_to_their_json() {
-    let (passed, failures) = golden("v1.32.13", 32);
-    eprintln!("v1.32.13: {passed} fixtures pass");
+/// Every fixture of `release` decodes with the table of `minor` to its JSON.
+fn golden_files_decode(release: &str, minor: u32) {
+    let (passed, failures) = golden(release, minor);
+    eprintln!("{release}: {passed} fixtures pass");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn golden_files_of_1_32_decode_to_their_json() {
+    golden_files_decode("v1.32.13", 32);
 }
 
 /// The tables of the minors between have no fixtures of their own: each decodes every
@@ -135,14 +128,7 @@ fn golden_files_of_1_32_decode_with_the_tables_of_1_33_to_1_35() {
 
 #[test]
 fn golden_files_of_1_36_decode_to_their_json() {
-    let (passed, failures) = golden("v1.36.2", 36);
-    eprintln!("v1.36.2: {passed} fixtures pass");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    golden_files_decode("v1.36.2", 36);
 }
 
 /// A field of a message being built by hand: tag, then value.
@@ -342,16 +328,28 @@ fn a_schema_nested_too_deep_is_an_error_not_a_stack_overflow() {
     );
 }
 
+/// A list's ListMeta: `resourceVersion` `rv`, `continue` next.
+fn list_meta(rv: &[u8]) -> Vec<u8> {
+    [bytes(2, rv), bytes(3, b"next")].concat()
+}
+
+/// An object's message without its envelope: a list's item.
+fn item_of(env: &[u8]) -> Vec<u8> {
+    envelope(env).unwrap().raw.to_vec()
+}
+
+/// A PodList's message: [`list_meta`] of `rv`, then a pod of each of `names`.
+fn pod_list(rv: &[u8], names: &[&str]) -> Vec<u8> {
+    let mut raw = bytes(1, &list_meta(rv));
+    for name in names {
+        raw.extend(bytes(2, &item_of(&pod(name))));
+    }
+    raw
+}
+
 #[test]
 fn a_list_gives_its_items_and_its_metadata() {
-    let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
-    let list_meta = [bytes(2, b"5"), bytes(3, b"next")].concat();
-    let raw = [
-        bytes(1, &list_meta),
-        bytes(2, &items_of(&pod("a"))),
-        bytes(2, &items_of(&pod("b"))),
-    ]
-    .concat();
+    let raw = pod_list(b"5", &["a", "b"]);
     let mut items = Vec::new();
     let head = list(table(), &envelope_of("v1", "PodList", &raw), |item| {
         items.push(String::from_utf8(item.to_vec()).unwrap())
@@ -393,15 +391,7 @@ fn a_list_gives_its_items_and_its_metadata() {
 /// an error wherever the cut falls.
 #[test]
 fn a_list_read_in_chunks_gives_what_the_whole_body_gives() {
-    let items_of = |env: &[u8]| envelope(env).unwrap().raw.to_vec();
-    let list_meta = [bytes(2, b"7"), bytes(3, b"next")].concat();
-    let raw = [
-        bytes(1, &list_meta),
-        bytes(2, &items_of(&pod("a"))),
-        bytes(2, &items_of(&pod("bb"))),
-        bytes(2, &[]),
-    ]
-    .concat();
+    let raw = [pod_list(b"7", &["a", "bb"]), bytes(2, &[])].concat();
     let body = [
         envelope_of("v1", "PodList", &raw),
         bytes(4, b"application/vnd.kubernetes.protobuf"),
@@ -432,10 +422,10 @@ fn a_list_read_in_chunks_gives_what_the_whole_body_gives() {
     // Item i is out once the body holds its last byte.
     let ends: Vec<usize> = {
         let start = body.len() - raw.len() - bytes(4, b"application/vnd.kubernetes.protobuf").len();
-        let mut at = start + bytes(1, &list_meta).len();
+        let mut at = start + bytes(1, &list_meta(b"7")).len();
         [&pod("a"), &pod("bb")]
             .iter()
-            .map(|p| items_of(p))
+            .map(|p| item_of(p))
             .chain([Vec::new()])
             .map(|i| {
                 at += bytes(2, &i).len();

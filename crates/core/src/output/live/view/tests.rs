@@ -95,17 +95,8 @@ impl Feed {
         f.event(0, ReflectorEvent::list("", 500, "initial", false));
         f.event(
             0,
-            ReflectorEvent::Listed {
-                resource_version: "100".into(),
-                items: 3,
-                pages: 1,
-                elapsed: std::time::Duration::from_millis(12),
-                full_list_fallback: false,
-                streaming: false,
-                encoding: Some("json".into()),
-                bytes: Some(4214),
-                wire_bytes: Some(4214),
-            },
+            ReflectorEvent::listed("100", 3, "json", 4214)
+                .took(std::time::Duration::from_millis(12)),
         );
         for (n, app) in [("web-1", "web"), ("web-2", "web"), ("db-0", "db")] {
             f.delta(0, DeltaType::Replaced, pod(n, "100", "Running", app));
@@ -126,6 +117,11 @@ impl Feed {
         let mut f = Feed::listed();
         f.delta(20, kind, o);
         f
+    }
+
+    /// The initial list, then web-2 updated to Failed.
+    fn web_2_failed() -> Feed {
+        Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"))
     }
 
     fn draw(&self, ui: &mut Ui, w: u16, h: u16, now: u32) -> Buffer {
@@ -176,7 +172,7 @@ fn initial_list() {
 
 #[test]
 fn an_update_highlights_the_changed_cell_then_fades() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let mut ui = Ui::new(true);
     let b = f.draw(&mut ui, 120, 16, 21);
     insta::assert_snapshot!(text(&b));
@@ -192,7 +188,7 @@ fn an_update_highlights_the_changed_cell_then_fades() {
 
 #[test]
 fn no_color_marks_changes_with_reverse_and_a_marker() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let b = f.draw(&mut Ui::new(false), 120, 16, 21);
     insta::assert_snapshot!(text(&b));
     let changed = find(&b, "web-2", "Failed");
@@ -242,7 +238,7 @@ fn a_relist_counts_in_the_header() {
 
 #[test]
 fn history_shows_every_delta_with_its_diff() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     let mut ui = Ui::new(false);
     f.draw(&mut ui, 120, 16, 21);
     f.act(&mut ui, Action::Down);
@@ -331,7 +327,7 @@ fn pause_freezes_the_screen_and_counts_changes() {
 
 #[test]
 fn narrow_and_wide_screens() {
-    let f = Feed::listed_then(DeltaType::Updated, pod("web-2", "105", "Failed", "web"));
+    let f = Feed::web_2_failed();
     insta::assert_snapshot!("narrow_60", text(&f.draw(&mut Ui::new(false), 60, 14, 21)));
     insta::assert_snapshot!("wide_240", text(&f.draw(&mut Ui::new(false), 240, 14, 21)));
 }
