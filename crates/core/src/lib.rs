@@ -92,7 +92,8 @@ mod tests {
 
     /// The lines of `text` outside test code, with their numbers. An item under a test
     /// attribute ends at its first line ending in `;` or at the `}` of its indentation
-    /// (rustfmt's layout); a `mod NAME;` under one makes that whole file test code.
+    /// (rustfmt's layout); a `mod NAME;` under one makes that whole file test code
+    /// (`../F` in `test_mods` for a `#[path = "F.rs"]` one, a file beside this one).
     fn code_lines(text: &str, test_mods: &mut Vec<String>) -> Vec<(usize, String)> {
         let lines: Vec<&str> = text.lines().collect();
         let mut out = Vec::new();
@@ -105,14 +106,23 @@ mod tests {
             }
             let indent = lines[i].len() - lines[i].trim_start().len();
             i += 1;
+            // `#[path = "F.rs"]`: the module is the file F beside this one.
+            let mut beside = None;
             while i < lines.len() && lines[i].trim_start().starts_with("#[") {
+                let attr = lines[i].trim();
+                if let Some(f) = attr.strip_prefix("#[path = \"") {
+                    beside = Some(f.trim_end_matches("\"]").trim_end_matches(".rs").to_owned());
+                }
                 i += 1;
             }
             let Some(first) = lines.get(i) else { break };
             if first.trim_end().ends_with(';') {
                 let decl = first.trim().trim_start_matches("pub ");
                 if let Some(name) = decl.strip_prefix("mod ") {
-                    test_mods.push(name.trim_end_matches(';').to_owned());
+                    test_mods.push(match beside {
+                        Some(f) => format!("../{f}"),
+                        None => name.trim_end_matches(';').to_owned(),
+                    });
                 }
                 i += 1;
                 continue;
@@ -202,7 +212,10 @@ mod tests {
             if matches!(rel.to_str(), Some("lib.rs" | "main.rs")) {
                 dir.clear();
             }
-            test_only.extend(names.into_iter().map(|n| [dir.clone(), vec![n]].concat()));
+            test_only.extend(names.into_iter().map(|n| match n.strip_prefix("../") {
+                Some(f) => [&dir[..dir.len().saturating_sub(1)], &[f.to_owned()]].concat(),
+                None => [dir.clone(), vec![n]].concat(),
+            }));
         }
         let mut refusals = Vec::new();
         for path in &all {

@@ -74,7 +74,7 @@ pub fn normal(s: &mut Store, res: usize, obj: &Value, component: &str, reason: &
 #[cfg(test)]
 mod tests {
     use super::super::super::resources::CONFIGMAPS;
-    use super::super::tests::store_with;
+    use super::super::runner::tests::store_with;
     use super::*;
 
     #[test]

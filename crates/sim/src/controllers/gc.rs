@@ -179,7 +179,7 @@ fn set_list<T: serde::Serialize>(v: &mut Value, key: &str, items: Vec<T>) {
 mod tests {
     use super::super::super::resources::{CONFIGMAPS, WIDGETS};
     use super::super::super::storage::Deleted;
-    use super::super::tests::store_with;
+    use super::super::runner::tests::store_with;
     use super::*;
 
     /// The widget `ns/w` owning the ConfigMaps `a` and `b`, deleted with `policy`: the

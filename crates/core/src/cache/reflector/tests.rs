@@ -2,9 +2,9 @@
 
 use std::sync::Mutex;
 
-use super::scripted::{Call, Item, Scripted, Step};
 use super::*;
 use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage, Transfer};
+use crate::cache::reflector::scripted::{Call, Item, Scripted, Step};
 use crate::cache::testutil::meta_object;
 use crate::output::table::list_text;
 

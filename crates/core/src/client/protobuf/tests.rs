@@ -5,13 +5,14 @@ use std::path::Path;
 
 use super::*;
 use crate::cache::testutil::files_with_extension;
+use crate::client::protobuf::minors;
 
 /// Fixtures whose JSON the decoder cannot reproduce, with the reason; empty is the goal.
 const EXPECTED_FAILURES: &[&str] = &[];
 
 fn compacted(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
-    json::compact(&mut out, &std::fs::read(path).unwrap());
+    crate::client::protobuf::json::compact(&mut out, &std::fs::read(path).unwrap());
     out
 }
 

@@ -1,7 +1,7 @@
 //! The resource columns of the table, as `kubectl get` prints them: built-in printers
 //! for the common kinds (one file per kind family), a custom resource's
 //! additionalPrinterColumns (`crd.rs`), the server's Table (`server_table.rs`), else AGE
-//! alone. Here: the column type, the registry of printers (`BUILTIN`, `has_printer`,
+//! alone. In `registry.rs`: the column type, the registry of printers (`BUILTIN`, `has_printer`,
 //! `resource_columns`), `-L`/`--show-labels` and the once-per-row parse ([`RowObject`]).
 //! Each column turns an object (parsed once per row, only when a column needs it) into
 //! one cell. [`ServerPrinter`] prints the same columns as kube-apiserver's Table rows

@@ -1,0 +1,206 @@
+//! The envelope (`k8s\0` + runtime.Unknown), objects, lists and watch frames turned into the apiserver's JSON, and [`DecodeError`].
+
+use super::decode::{bytes_of, next_field, Val, Writer};
+use super::{decode, table, ListReader, Table};
+
+/// Why bytes could not be turned into JSON; the caller falls back to JSON.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error(
+        "protobuf: field {field} of {message} is not in kwatch's table of Kubernetes 1.{minor}"
+    )]
+    UnknownField {
+        message: String,
+        field: u64,
+        minor: u32,
+    },
+    #[error("protobuf: no {kind} of {api_version} in kwatch's table of Kubernetes 1.{minor}")]
+    UnknownKind {
+        api_version: String,
+        kind: String,
+        minor: u32,
+    },
+    #[error("protobuf: {0}")]
+    Malformed(String),
+    #[error("protobuf: kwatch's table of Kubernetes 1.{0} is broken: {1}")]
+    Table(u32, table::TableError),
+}
+
+/// The 4 bytes before every envelope.
+pub const MAGIC: &[u8; 4] = b"k8s\0";
+
+/// A `runtime.Unknown`: what an object's or list's bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Envelope<'a> {
+    pub api_version: &'a str,
+    pub kind: &'a str,
+    /// The message's own bytes.
+    pub raw: &'a [u8],
+    pub content_encoding: &'a str,
+    pub content_type: &'a str,
+}
+
+fn text<'a>(data: &'a [u8], v: Val, what: &str) -> Result<&'a str, DecodeError> {
+    let b = bytes_of(data, v).ok_or_else(|| decode::malformed(what))?;
+    std::str::from_utf8(b).map_err(|_| decode::malformed(what))
+}
+
+/// Reads the envelope of an object's or a list's bytes (`k8s\0` + runtime.Unknown).
+pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>, DecodeError> {
+    let data = bytes
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| decode::malformed("no k8s\\0 before the envelope"))?;
+    let mut env = Envelope {
+        api_version: "",
+        kind: "",
+        raw: &[],
+        content_encoding: "",
+        content_type: "",
+    };
+    let mut i = 0;
+    while i < data.len() {
+        match next_field(data, &mut i)? {
+            (1, v) => {
+                let tm = bytes_of(data, v).ok_or_else(|| decode::malformed("typeMeta"))?;
+                (env.api_version, env.kind) = type_meta(tm)?;
+            }
+            (2, v) => env.raw = bytes_of(data, v).ok_or_else(|| decode::malformed("raw"))?,
+            (3, v) => env.content_encoding = text(data, v, "contentEncoding")?,
+            (4, v) => env.content_type = text(data, v, "contentType")?,
+            (n, _) => return Err(unknown_envelope_field("Unknown", n)),
+        }
+    }
+    if !env.content_encoding.is_empty() {
+        return Err(DecodeError::Malformed(format!(
+            "an envelope of content encoding {:?}",
+            env.content_encoding
+        )));
+    }
+    Ok(env)
+}
+
+/// A TypeMeta's apiVersion and kind (the envelope's field 1).
+pub(super) fn type_meta(tm: &[u8]) -> Result<(&str, &str), DecodeError> {
+    let (mut api_version, mut kind) = ("", "");
+    let mut j = 0;
+    while j < tm.len() {
+        match next_field(tm, &mut j)? {
+            (1, v) => api_version = text(tm, v, "apiVersion")?,
+            (2, v) => kind = text(tm, v, "kind")?,
+            (n, _) => return Err(unknown_envelope_field("TypeMeta", n)),
+        }
+    }
+    Ok((api_version, kind))
+}
+
+/// A field the envelope's fixed messages (runtime.Unknown, its TypeMeta, a watch event's
+/// RawExtension) do not have: these never change, so the bytes are not Kubernetes'.
+pub(super) fn unknown_envelope_field(message: &str, field: u64) -> DecodeError {
+    DecodeError::Malformed(format!(
+        "field {field} in a runtime.{message}, which has none"
+    ))
+}
+
+impl Table {
+    fn kind_of(&self, env: &Envelope) -> Result<u32, DecodeError> {
+        self.kind(env.api_version, env.kind)
+            .ok_or_else(|| DecodeError::UnknownKind {
+                api_version: env.api_version.to_owned(),
+                kind: env.kind.to_owned(),
+                minor: self.minor,
+            })
+    }
+}
+
+/// Appends the JSON of an object's bytes (`k8s\0` + envelope) to `out`: with `kind` and
+/// `apiVersion` from the envelope, as the apiserver writes a single object.
+pub fn object(table: &Table, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    let env = envelope(bytes)?;
+    let msg = table.kind_of(&env)?;
+    Writer::new(table).object(msg, env.raw, Some((env.api_version, env.kind)), out)
+}
+
+/// Appends the JSON of message `msg` of `raw` (no envelope, no kind and apiVersion).
+pub fn message(table: &Table, msg: u32, raw: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    Writer::new(table).object(msg, raw, None, out)
+}
+
+/// A list's own fields: what the list's JSON holds beside `items`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListHead {
+    pub api_version: String,
+    pub kind: String,
+    /// The ListMeta as JSON (`{"resourceVersion":"…","continue":"…"}`).
+    pub metadata: Vec<u8>,
+}
+
+/// Reads a list's bytes (`k8s\0` + envelope of a `…List`) held whole: calls `item` with
+/// the JSON of each item in order (as the apiserver's JSON list holds them: no kind or
+/// apiVersion but in a PartialObjectMetadataList), and returns the list's kind, apiVersion
+/// and metadata. A body that arrives in chunks: [`ListReader`].
+pub fn list(
+    table: &Table,
+    bytes: &[u8],
+    mut item: impl FnMut(&[u8]),
+) -> Result<ListHead, DecodeError> {
+    let mut reader = ListReader::new(table);
+    reader.feed(bytes, &mut item)?;
+    reader.finish()
+}
+
+/// The first frame of a protobuf watch stream: `Some((frame, bytes consumed))`, or `None`
+/// while `buf` holds less than a whole frame.
+pub fn frame(buf: &[u8]) -> Option<(&[u8], usize)> {
+    let len = u32::from_be_bytes(buf.get(..4)?.try_into().ok()?) as usize;
+    let end = 4usize.checked_add(len)?;
+    Some((buf.get(4..end)?, end))
+}
+
+/// One event of a watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchEvent {
+    /// ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
+    pub event_type: String,
+    /// The object's JSON, with kind and apiVersion (a `Status` for ERROR).
+    pub object: Vec<u8>,
+}
+
+/// Reads one frame of a watch stream (a `metav1.WatchEvent`, no envelope).
+pub fn watch_event(table: &Table, frame: &[u8]) -> Result<WatchEvent, DecodeError> {
+    let (mut event_type, mut raw) = (None, None);
+    let mut i = 0;
+    while i < frame.len() {
+        match next_field(frame, &mut i)? {
+            (1, v) => event_type = Some(text(frame, v, "type")?),
+            (2, v) => {
+                let ext = bytes_of(frame, v).ok_or_else(|| decode::malformed("object"))?;
+                let mut j = 0;
+                while j < ext.len() {
+                    match next_field(ext, &mut j)? {
+                        (1, v) => raw = bytes_of(ext, v),
+                        (n, _) => return Err(unknown_envelope_field("RawExtension", n)),
+                    }
+                }
+            }
+            (n, _) => {
+                return Err(DecodeError::UnknownField {
+                    message: "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent".into(),
+                    field: n,
+                    minor: table.minor,
+                })
+            }
+        }
+    }
+    let event_type = event_type.ok_or_else(|| decode::malformed("a watch event without a type"))?;
+    let raw = raw.ok_or_else(|| decode::malformed("a watch event without an object"))?;
+    let mut object = Vec::new();
+    self::object(table, raw, &mut object)?;
+    Ok(WatchEvent {
+        event_type: event_type.to_owned(),
+        object,
+    })
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
