@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{create_configmap, of_type, on_new_sim, watching_a_new_sim, Running};
+use crate::util::kwatch::{
+    configmaps_args, create_configmap, of_type, on_new_sim, watching_a_new_sim, Running,
+};
 use crate::util::{SimProcess, LIMIT};
 
 const LOST: &str = "unable to decode an event from the watch stream: http2: client connection lost";
@@ -133,7 +135,10 @@ fn the_health_check_follows_client_gos_variables_and_its_recorded_order() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(reason.starts_with(LOST) && reason.contains("no answer to a ping for 1s"));
+    assert!(
+        reason.starts_with(LOST) && reason.contains("no answer to a ping for 1s"),
+        "{reason}"
+    );
     // The proxy recovers once a relist's TLS handshake has timed out.
     kw.wait_for(LIMIT, "a relist's TLS handshake timeout", |v| {
         of_type(v, "Backoff").iter().any(|b| {
@@ -235,13 +240,59 @@ fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
     );
 }
 
+/// `kwatch configmaps -n default -o json --watch-list off EXTRA…` with the test hooks
+/// `hooks` (and no very-short-watch rule), once its first watch is open.
+fn watching_with_hooks(sim: &SimProcess, hooks: &[(&str, &str)], extra: &[&str]) -> Running {
+    let mut env = vec![("KWATCH_TEST_SHORT_WATCH_MS", "0")];
+    env.extend_from_slice(hooks);
+    let mut kw = sim.start_kwatch_env(&env, &configmaps_args(extra)[..]);
+    kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
+    kw
+}
+
+/// kube-apiserver (and the simulator) sends a bookmark every interval and one more 2 s
+/// before a watch's deadline, however close to a periodic one: `auto` learns the period
+/// from the periodic ones, so healthy watches run to their timeouts, one after another,
+/// none restarted as stalled (the pair before a deadline made the limit a fraction of a
+/// second: every next watch was "stalled" before its first bookmark).
+#[test]
+fn auto_restarts_no_healthy_watch_across_watch_timeouts() {
+    let sim = SimProcess::start(&["--bookmark-interval", "1.5"]);
+    let mut kw = watching_with_hooks(
+        &sim,
+        &[("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0")],
+        &[
+            "--stall-after",
+            "auto",
+            "--restart-stalled",
+            "--min-watch-timeout",
+            "6s",
+        ],
+    );
+    let recs = kw.wait_for(LIMIT * 2, "four watches ended by their timeouts", |v| {
+        of_type(v, "WatchEnded").len() >= 4
+    });
+    assert!(of_type(&recs, "Stalled").is_empty(), "{recs:#?}");
+    assert!(
+        of_type(&recs, "WatchEnded")
+            .iter()
+            .all(|e| e["reason"] != "stalled" && e["error"] == false),
+        "{recs:#?}"
+    );
+    assert!(of_type(&recs, "Bookmark").len() >= 8, "{recs:#?}");
+}
+
 /// With `--restart-stalled` (and `auto`: three of the bookmark intervals the
 /// server has shown), the stalled watch ends with reason `stalled` and a new one starts
 /// from the last RV, without a relist, and receives what changed meanwhile.
 #[test]
 fn restart_stalled_watches_again_from_the_last_rv() {
-    let (sim, mut kw) = watching_a_new_sim(
-        &["--bookmark-interval", "0.5"],
+    let sim = SimProcess::start(&["--bookmark-interval", "0.5"]);
+    // The simulator's half-second bookmarks are below the interval `auto` would learn on
+    // its own (10 s, docs/watch-health.md): the test hook lowers that floor.
+    let mut kw = watching_with_hooks(
+        &sim,
+        &[("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0")],
         &["--stall-after", "auto", "--restart-stalled", "--stats"],
     );
     // `auto` knows the interval once the watch has shown two bookmarks.

@@ -434,7 +434,7 @@ pub fn watching_configmaps_with_the_short_watch_rule(sim: &SimProcess, extra: &[
 }
 
 /// `configmaps -n default -o json --watch-list off EXTRA…`.
-fn configmaps_args(extra: &[&str]) -> Vec<String> {
+pub fn configmaps_args(extra: &[&str]) -> Vec<String> {
     let words = "configmaps -n default -o json --watch-list off".split(' ');
     words
         .chain(extra.iter().copied())

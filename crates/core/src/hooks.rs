@@ -24,27 +24,24 @@ pub fn panic_in_task() -> bool {
 }
 
 /// The test hooks of the reflector's clocks, read once: `KWATCH_TEST_SHORT_WATCH_MS`
-/// (client-go's very-short-watch second) and `KWATCH_TEST_BACKOFF_START_MS` (its 800 ms
-/// backoff start), so that a test need not wait for real ones (docs/watch-health.md).
-/// Unset is client-go's; a value that is not a whole number of milliseconds is too, with
-/// a warning, as the `HTTP2_*` variables are read.
+/// (client-go's very-short-watch second), `KWATCH_TEST_BACKOFF_START_MS` (its 800 ms
+/// backoff start) and `KWATCH_TEST_BOOKMARK_FLOOR_MS` (the least bookmark interval
+/// `--stall-after auto` learns), so that a test need not wait for real ones
+/// (docs/watch-health.md). Unset is the default; a value that is not a whole number of
+/// milliseconds is too, with a warning, as the `HTTP2_*` variables are read.
 fn from_env() -> Clocks {
-    let (clocks, warnings) = clocks_from_vars(
-        std::env::var("KWATCH_TEST_SHORT_WATCH_MS").ok().as_deref(),
-        std::env::var("KWATCH_TEST_BACKOFF_START_MS")
-            .ok()
-            .as_deref(),
-    );
+    let (clocks, warnings) = clocks_from_vars(|name| std::env::var(name).ok());
     for w in warnings {
         tracing::warn!("{w}");
     }
     clocks
 }
 
-/// [`from_env`] from the variables' values; the warnings for those not understood.
-fn clocks_from_vars(short_watch: Option<&str>, backoff: Option<&str>) -> (Clocks, Vec<String>) {
+/// [`from_env`] from the variables' values (`var`: a variable's value, if set); the
+/// warnings for those not understood.
+fn clocks_from_vars(var: impl Fn(&str) -> Option<String>) -> (Clocks, Vec<String>) {
     let mut warnings = Vec::new();
-    let mut read = |name: &str, value: Option<&str>, default: Duration| match value {
+    let mut read = |name: &str, default: Duration| match var(name).as_deref() {
         None | Some("") => default,
         Some(v) => v
             .parse::<u64>()
@@ -59,16 +56,9 @@ fn clocks_from_vars(short_watch: Option<&str>, backoff: Option<&str>) -> (Clocks
     };
     let default = Clocks::default();
     let clocks = Clocks {
-        short_watch: read(
-            "KWATCH_TEST_SHORT_WATCH_MS",
-            short_watch,
-            default.short_watch,
-        ),
-        backoff_start: read(
-            "KWATCH_TEST_BACKOFF_START_MS",
-            backoff,
-            default.backoff_start,
-        ),
+        short_watch: read("KWATCH_TEST_SHORT_WATCH_MS", default.short_watch),
+        backoff_start: read("KWATCH_TEST_BACKOFF_START_MS", default.backoff_start),
+        bookmark_floor: read("KWATCH_TEST_BOOKMARK_FLOOR_MS", default.bookmark_floor),
     };
     (clocks, warnings)
 }
@@ -78,16 +68,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_clocks_are_client_gos_unless_set() {
-        let (c, w) = clocks_from_vars(None, Some(""));
+    fn test_clocks_are_the_defaults_unless_set() {
+        let vars = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                set.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let (c, w) = clocks_from_vars(vars(&[("KWATCH_TEST_BACKOFF_START_MS", "")]));
         assert_eq!((c, w.len()), (Clocks::default(), 0));
         assert_eq!(c.short_watch, Duration::from_secs(1));
         assert_eq!(c.backoff_start, Duration::from_millis(800));
-        let (c, w) = clocks_from_vars(Some("0"), Some("20"));
+        assert_eq!(c.bookmark_floor, Duration::from_secs(10));
+        let (c, w) = clocks_from_vars(vars(&[
+            ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
+            ("KWATCH_TEST_BACKOFF_START_MS", "20"),
+            ("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0"),
+        ]));
         assert_eq!(c.short_watch, Duration::ZERO);
         assert_eq!(c.backoff_start, Duration::from_millis(20));
+        assert_eq!(c.bookmark_floor, Duration::ZERO);
         assert!(w.is_empty());
-        let (c, w) = clocks_from_vars(Some("1s"), Some("-5"));
+        let (c, w) = clocks_from_vars(vars(&[
+            ("KWATCH_TEST_SHORT_WATCH_MS", "1s"),
+            ("KWATCH_TEST_BACKOFF_START_MS", "-5"),
+        ]));
         assert_eq!(c, Clocks::default());
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w[0].contains("KWATCH_TEST_SHORT_WATCH_MS(\"1s\")"), "{w:?}");

@@ -26,9 +26,9 @@ pub const DEFAULT_PAGE_SIZE: u32 = 500;
 /// A watch shorter than this that delivered nothing is an error (client-go).
 pub const SHORT_WATCH: Duration = Duration::from_secs(1);
 
-/// The reflector's own clocks: client-go's constants, which only tests change (the
-/// application reads them from `KWATCH_TEST_*` variables, `app::config::test_clocks`), so
-/// that a test need not wait a real second or backoff.
+/// The reflector's own clocks: client-go's constants (and kwatch's bookmark floor), which
+/// only tests change (`KWATCH_TEST_*` variables, read by [`crate::hooks`]), so that a test
+/// need not wait a real second, backoff or minute of bookmarks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Clocks {
     /// A watch shorter than this that delivered nothing is an error ([`SHORT_WATCH`]).
@@ -36,6 +36,8 @@ pub struct Clocks {
     /// The backoff's first step, before jitter ([`backoff::INITIAL`]); it doubles from
     /// there up to [`backoff::CAP`].
     pub backoff_start: Duration,
+    /// The least bookmark interval `--stall-after auto` learns ([`BOOKMARK_FLOOR`]).
+    pub bookmark_floor: Duration,
 }
 
 impl Default for Clocks {
@@ -43,9 +45,25 @@ impl Default for Clocks {
         Clocks {
             short_watch: SHORT_WATCH,
             backoff_start: backoff::INITIAL,
+            bookmark_floor: BOOKMARK_FLOOR,
         }
     }
 }
+
+/// `--stall-after auto` never learns a bookmark interval below this: kube-apiserver's
+/// cacher sends a watch a bookmark every minute (`bookmarkFrequency`,
+/// staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go), so a shorter one
+/// is a pair that says nothing of the period, and three of it would restart healthy
+/// watches.
+pub const BOOKMARK_FLOOR: Duration = Duration::from_secs(10);
+
+/// A bookmark this close to a watch's deadline is the one kube-apiserver sends 2 s before
+/// the deadline (cache_watcher.go `nextBookmarkTime`), however soon after a periodic
+/// one: it is no sample of the period. The margin covers the request's latency.
+const PRE_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The bookmark intervals `--stall-after auto` keeps, to take their median.
+const BOOKMARK_SAMPLES: usize = 5;
 
 /// How far the list under way has got, for a progress display: pages and objects
 /// received so far (reset when a list or watch-list starts).
@@ -531,8 +549,9 @@ pub enum StallAfter {
     #[default]
     Off,
     After(Duration),
-    /// Three of the bookmark intervals the server has shown (the time between the last two
-    /// bookmarks of a watch); off until a watch has shown one.
+    /// Three of the bookmark intervals the server has shown (the median of the last
+    /// intervals between two periodic bookmarks of a watch, never below
+    /// [`BOOKMARK_FLOOR`]); off until a watch has shown one.
     Auto,
 }
 
@@ -579,6 +598,8 @@ enum State {
     Watching {
         stream: WatchStream,
         started: Instant,
+        /// The timeout it was opened with (`timeoutSeconds`).
+        timeout: Duration,
     },
     /// Wait the next backoff step, then do `then`.
     BackOff { cause: String, then: Box<State> },
@@ -619,8 +640,9 @@ pub struct Reflector<L, S> {
     backoff: Backoff,
     rng: rand::rngs::SmallRng,
     progress: Arc<ListProgress>,
-    /// The time between the last two bookmarks of a watch (`--stall-after auto`).
-    bookmark_interval: Option<Duration>,
+    /// The last intervals between two periodic bookmarks of a watch, oldest first
+    /// (`--stall-after auto`): at most [`BOOKMARK_SAMPLES`].
+    bookmark_intervals: std::collections::VecDeque<Duration>,
 }
 
 impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
@@ -644,7 +666,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             opaque_rv_noted: false,
             resync: None,
             progress: Arc::default(),
-            bookmark_interval: None,
+            bookmark_intervals: std::collections::VecDeque::new(),
         }
     }
 
@@ -679,7 +701,11 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 retry_limit,
             } => self.list(reason, retry_limit).await,
             State::OpenWatch => self.open_watch().await,
-            State::Watching { stream, started } => self.watching(stream, started).await,
+            State::Watching {
+                stream,
+                started,
+                timeout,
+            } => self.watching(stream, started, timeout).await,
             State::BackOff { cause, then } => {
                 let delay = self.backoff.step();
                 self.store.notice(ReflectorEvent::Backoff { delay, cause });
@@ -1035,6 +1061,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         Ok(State::Watching {
             stream,
             started: Instant::now(),
+            timeout: Duration::from_secs(timeout_seconds.into()),
         })
     }
 
@@ -1055,6 +1082,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             Ok(w) => Ok(State::Watching {
                 stream: w.events,
                 started: Instant::now(),
+                timeout: Duration::from_secs(timeout_seconds.into()),
             }),
             Err(e) => {
                 let cause = format!("watch: {e}");
@@ -1078,8 +1106,10 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         &mut self,
         mut stream: WatchStream,
         start: Instant,
+        timeout: Duration,
     ) -> Result<State, SourceError> {
-        let mut w = OneWatch::new(start, self.last_sync_rv.clone());
+        let deadline = (!timeout.is_zero()).then(|| start + timeout);
+        let mut w = OneWatch::new(start, deadline, self.last_sync_rv.clone());
         let failed = loop {
             let Some(item) = self.next_item(&mut stream, &mut w).await else {
                 break None;
@@ -1155,9 +1185,7 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             Ok(WatchEvent::Bookmark {
                 resource_version, ..
             }) => {
-                if let Some(prev) = w.last_bookmark.replace(w.heard) {
-                    self.bookmark_interval = Some(w.heard - prev);
-                }
+                self.bookmark_heard(w);
                 self.store.notice(ReflectorEvent::Bookmark {
                     resource_version: resource_version.clone(),
                 });
@@ -1246,14 +1274,17 @@ struct OneWatch {
     reported: bool,
     /// `--restart-stalled` ended it.
     stalled: bool,
-    /// Its last bookmark, for the bookmark interval.
+    /// Its last periodic bookmark, for the bookmark interval.
     last_bookmark: Option<Instant>,
+    /// When the server ends it (`timeoutSeconds` after it was opened), if it asked for it.
+    deadline: Option<Instant>,
 }
 
 impl OneWatch {
-    fn new(start: Instant, opened_from: String) -> Self {
+    fn new(start: Instant, deadline: Option<Instant>, opened_from: String) -> Self {
         OneWatch {
             start,
+            deadline,
             events: 0,
             bookmarks: 0,
             closed: "closed by the server".to_owned(),
@@ -1273,7 +1304,30 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         match self.cfg.stall_after {
             StallAfter::Off => None,
             StallAfter::After(d) => Some(d),
-            StallAfter::Auto => self.bookmark_interval.map(|i| i * STALL_AUTO_INTERVALS),
+            StallAfter::Auto => self.bookmark_interval().map(|i| i * STALL_AUTO_INTERVALS),
+        }
+    }
+
+    /// The bookmark interval `--stall-after auto` goes by: the median of the last ones
+    /// seen, never below the floor; `None` before a watch has shown two periodic bookmarks.
+    fn bookmark_interval(&self) -> Option<Duration> {
+        let mut seen: Vec<Duration> = self.bookmark_intervals.iter().copied().collect();
+        seen.sort();
+        let median = *seen.get(seen.len() / 2)?;
+        Some(median.max(self.cfg.clocks.bookmark_floor))
+    }
+
+    /// A bookmark of `w` arrived (at `w.heard`): with the watch's last periodic one, a
+    /// sample of the interval, unless it is the one sent just before the deadline.
+    fn bookmark_heard(&mut self, w: &mut OneWatch) {
+        if w.deadline.is_some_and(|d| w.heard + PRE_DEADLINE >= d) {
+            return;
+        }
+        if let Some(prev) = w.last_bookmark.replace(w.heard) {
+            if self.bookmark_intervals.len() == BOOKMARK_SAMPLES {
+                self.bookmark_intervals.pop_front();
+            }
+            self.bookmark_intervals.push_back(w.heard - prev);
         }
     }
 }

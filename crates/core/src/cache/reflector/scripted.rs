@@ -19,6 +19,9 @@ pub enum Item {
     Event(WatchEvent),
     Fail(SourceError),
     Sleep(Duration),
+    /// Sleep until this long before the watch's deadline (its `timeoutSeconds` after it
+    /// was opened), as a server's last bookmark comes.
+    BeforeDeadline(Duration),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -63,17 +66,20 @@ impl ListerWatcher for Arc<Scripted> {
     }
 
     async fn watch(&self, opts: WatchOptions) -> Result<Watch, SourceError> {
+        let deadline =
+            tokio::time::Instant::now() + Duration::from_secs(opts.timeout_seconds.into());
         let items = match self.next(Call::Watch(opts)) {
             Some(Step::Watch(r)) => r?,
             Some(Step::List(_)) => panic!("script expected a list, got a watch"),
             None => std::future::pending().await,
         };
-        let stream = futures::stream::unfold(VecDeque::from(items), |mut q| async move {
+        let stream = futures::stream::unfold(VecDeque::from(items), move |mut q| async move {
             loop {
                 match q.pop_front()? {
                     Item::Event(e) => return Some((Ok(e), q)),
                     Item::Fail(e) => return Some((Err(e), q)),
                     Item::Sleep(d) => tokio::time::sleep(d).await,
+                    Item::BeforeDeadline(d) => tokio::time::sleep_until(deadline - d).await,
                 }
             }
         });

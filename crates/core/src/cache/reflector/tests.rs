@@ -1215,15 +1215,15 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
     let steps = vec![
         page("10", &[("a", "5")], None),
         Step::Watch(Ok(vec![
-            Item::Sleep(Duration::from_secs(2)),
+            Item::Sleep(Duration::from_secs(20)),
             bookmark("11", false),
-            Item::Sleep(Duration::from_secs(2)),
+            Item::Sleep(Duration::from_secs(20)),
             bookmark("12", false),
-            Item::Sleep(Duration::from_secs(60)),
+            Item::Sleep(Duration::from_secs(120)),
         ])),
         Step::Watch(Ok(vec![
             Item::Event(WatchEvent::Added(obj("b", "13"))),
-            Item::Sleep(Duration::from_secs(60)),
+            Item::Sleep(Duration::from_secs(120)),
         ])),
     ];
     let cfg = ReflectorConfig {
@@ -1231,14 +1231,14 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
         restart_stalled: true,
         ..cfg()
     };
-    let (log, calls) = run_for(steps, cfg, 12).await;
+    let (log, calls) = run_for(steps, cfg, 110).await;
     assert_eq!(
         log[3..],
         [
             "Watch rv=10",
             "Bookmark 11",
             "Bookmark 12",
-            "Stalled 6s age=10s rv=12 restart=true",
+            "Stalled 60s age=100s rv=12 restart=true",
             "WatchEnded events=0 bookmarks=2 error=false stalled",
             "Watch rv=12",
             "add ns/b 13",
@@ -1255,4 +1255,82 @@ async fn a_stalled_watch_is_restarted_from_its_last_rv_after_three_bookmark_inte
         })
         .collect();
     assert_eq!(kinds, ["list", "watch", "stalled", "watch"]);
+}
+
+/// kube-apiserver sends a bookmark every minute and one more 2 s before the watch's
+/// deadline (cache_watcher.go `nextBookmarkTime`), which may come a second after a periodic
+/// one. `auto` learns the period from the periodic ones: the closest pair (1.15 s) would
+/// make three of it 3.45 s and restart every healthy watch for ever.
+#[tokio::test(start_paused = true)]
+async fn auto_learns_the_bookmark_period_not_the_pair_before_a_deadline() {
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        // Every minute until its deadline (at least 300 s away), then the last bookmark.
+        Step::Watch(Ok(vec![
+            Item::BeforeDeadline(Duration::from_secs(240)),
+            bookmark("11", false),
+            Item::BeforeDeadline(Duration::from_secs(180)),
+            bookmark("12", false),
+            Item::BeforeDeadline(Duration::from_secs(120)),
+            bookmark("13", false),
+            Item::BeforeDeadline(Duration::from_secs(60)),
+            bookmark("14", false),
+            Item::BeforeDeadline(Duration::from_millis(3150)),
+            bookmark("15", false),
+            Item::BeforeDeadline(Duration::from_secs(2)),
+            bookmark("16", false),
+            Item::BeforeDeadline(Duration::ZERO),
+        ])),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(60)),
+            bookmark("17", false),
+            Item::Sleep(Duration::from_secs(60)),
+            bookmark("18", false),
+            Item::Sleep(Duration::from_secs(60)),
+            bookmark("19", false),
+            Item::Sleep(Duration::from_secs(60)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        stall_after: StallAfter::Auto,
+        restart_stalled: true,
+        ..cfg()
+    };
+    // The first watch's timeout is at most 2 × 300 s; the second watch lasts 240 s.
+    let (log, _) = run_for(steps, cfg, 600 + 250).await;
+    assert!(log.iter().any(|l| l == "Bookmark 19"), "{log:#?}");
+    assert!(!log.iter().any(|l| l.starts_with("Stalled")), "{log:#?}");
+}
+
+/// Bookmarks that come faster than any kube-apiserver sends them teach `auto` no less
+/// than the floor: 10 s, so three of it before a stall.
+#[tokio::test(start_paused = true)]
+async fn auto_learns_no_interval_below_the_floor() {
+    let steps = vec![
+        page("10", &[("a", "5")], None),
+        Step::Watch(Ok(vec![
+            Item::Sleep(Duration::from_secs(2)),
+            bookmark("11", false),
+            Item::Sleep(Duration::from_secs(2)),
+            bookmark("12", false),
+            Item::Sleep(Duration::from_secs(25)),
+            Item::Event(WatchEvent::Added(obj("b", "13"))),
+            Item::Sleep(Duration::from_secs(40)),
+        ])),
+    ];
+    let cfg = ReflectorConfig {
+        stall_after: StallAfter::Auto,
+        ..cfg()
+    };
+    let (log, _) = run_for(steps, cfg, 65).await;
+    assert_eq!(
+        log[3..],
+        [
+            "Watch rv=10",
+            "Bookmark 11",
+            "Bookmark 12",
+            "add ns/b 13",
+            "Stalled 30s age=59s rv=13 restart=false",
+        ]
+    );
 }
