@@ -233,3 +233,53 @@ fn a_slow_link_paces_what_the_server_writes_and_clients_work_through_it() {
     assert_eq!(released["released"], json!(["slow-link"]), "{released}");
     assert_eq!(slow_link(&sim).1, Value::Null);
 }
+
+/// kube-apiserver 1.37 compresses a streaming list asked with gzip with a writer closed at
+/// every flush: a series of gzip members (`WatchListCompression`,
+/// kubernetes/kubernetes#139308 and #139925). Go's gzip reader reads them all, so client-go
+/// keeps the compression; a one-member reader fails after the first event and falls back to
+/// a paged LIST on every sync (kube-rs/kube#2079). kwatch's default informer syncs through
+/// the compressed streaming list, asks for gzip there, and the same watch goes on
+/// delivering changes after the sync.
+#[test]
+fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
+    let sim = SimProcess::start(&["--server-version", "1.37"]);
+    for i in 0..5 {
+        crate::util::kwatch::create_configmap(&sim, "default", &format!("before-{i}"), json!({}));
+    }
+    let mut kw = sim.start_kwatch("configmaps -n default -o json");
+    kw.wait_for(LIMIT, "the sync", |v| !of_type(v, "Synced").is_empty());
+    crate::util::kwatch::create_configmap(&sim, "default", "after", json!({"a": "1"}));
+    sim.kubectl_ok(&["delete", "configmap", "before-0", "-n", "default"][..]);
+    let recs = kw.wait_for(LIMIT, "the changes after the sync", |v| {
+        let has = |key: &str, ty: &str| v.iter().any(|r| r["key"] == key && r["type"] == ty);
+        has("default/after", "Added") && has("default/before-0", "Deleted")
+    });
+    assert!(of_type(&recs, "WatchListFallback").is_empty(), "{recs:#?}");
+    let lists = of_type(&recs, "List");
+    assert_eq!(lists.len(), 1, "{recs:#?}");
+    assert_eq!(lists[0]["streaming"], true, "{recs:#?}");
+    let listed = of_type(&recs, "Listed");
+    assert_eq!(listed.len(), 1, "{recs:#?}");
+    assert_eq!(listed[0]["streaming"], true, "{listed:#?}");
+    assert!(listed[0]["items"].as_u64() >= Some(5), "{listed:#?}");
+    // The changes came on the streaming list's own watch: no other was opened.
+    assert_eq!(of_type(&recs, "Watch").len(), 1, "{recs:#?}");
+    let watches: Vec<Value> = requests_since(&sim, 0)
+        .into_iter()
+        .filter(|r| {
+            let p = r["path"].as_str().unwrap_or_default();
+            p.starts_with("/api/v1/namespaces/default/configmaps")
+                && crate::util::shared::is_watch(p)
+        })
+        .collect();
+    assert_eq!(watches.len(), 1, "{watches:#?}");
+    assert!(
+        watches[0]["path"]
+            .as_str()
+            .is_some_and(|p| p.contains("sendInitialEvents=true")),
+        "{watches:#?}"
+    );
+    assert_eq!(watches[0]["acceptEncoding"], "gzip", "{watches:#?}");
+    assert_eq!(watches[0]["contentEncoding"], "gzip", "{watches:#?}");
+}

@@ -66,6 +66,8 @@ pub(crate) struct Served {
     requests: AtomicU64,
     /// The `/version` document, as the real server sends it (indented, no final newline).
     version: String,
+    /// The minor it reports, which decides what the server does as that release does.
+    minor: u32,
 }
 
 impl Served {
@@ -76,7 +78,15 @@ impl Served {
             aggregated,
             requests: AtomicU64::new(0),
             version: version_document(version),
+            minor: version
+                .and_then(|(_, minor)| minor.trim_end_matches('+').parse().ok())
+                .unwrap_or(MINOR),
         }
+    }
+
+    /// The Kubernetes minor `/version` reports (`--server-version`, else 32).
+    pub fn minor(&self) -> u32 {
+        self.minor
     }
 
     /// Requests for `/api`, `/apis` and the documents under them (not `/version`, health

@@ -3,8 +3,11 @@
 //! `deferredResponseWriter`): a response to a request that accepts gzip is compressed at
 //! level 1 when its body is over [`THRESHOLD`] bytes, with `Content-Encoding: gzip` and
 //! `Vary: Accept-Encoding`; a smaller one goes as it is. The body is held only until it
-//! passes the threshold, then compressed as it streams. Watch streams are never
-//! compressed: kube-apiserver serves them with a writer of their own.
+//! passes the threshold, then compressed as it streams. Watch streams are not compressed
+//! so: kube-apiserver serves them with a writer of their own, which from 1.37 compresses a
+//! streaming list (`WatchListCompression`, beta and on by default:
+//! kubernetes/kubernetes#139308) with a gzip writer closed at every flush, one member per
+//! flushed chunk (#139925): [`per_member`].
 
 use std::io::Write as _;
 
@@ -113,6 +116,41 @@ impl Gzip {
             }
         }
     }
+}
+
+/// The first minor whose streaming lists are compressed ([`per_member`]).
+pub const MEMBERS_FROM_MINOR: u32 = 37;
+
+/// Whether a watch with the query `q` is a streaming list as 1.37 compresses it:
+/// `sendInitialEvents=true`, or a watch from resourceVersion `""` or `"0"` with bookmarks,
+/// which the server turns into one.
+pub fn streaming_list(q: &std::collections::HashMap<String, String>) -> bool {
+    let on = |k: &str| q.get(k).is_some_and(|v| v == "true" || v == "1");
+    let legacy = q
+        .get("resourceVersion")
+        .is_none_or(|rv| rv.is_empty() || rv == "0");
+    on("sendInitialEvents") || (legacy && on("allowWatchBookmarks"))
+}
+
+/// A watch stream compressed as kube-apiserver 1.37 compresses a streaming list: each
+/// chunk the watch flushes, its own gzip member (level 1), so that a client reads each
+/// event as soon as its member has arrived.
+pub fn per_member(resp: Response) -> Response {
+    let (mut parts, body) = resp.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    parts
+        .headers
+        .append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    let members = body.into_data_stream().map(|chunk| {
+        let chunk = chunk?;
+        let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(&chunk).map_err(axum::Error::new)?;
+        encoder.finish().map(Bytes::from).map_err(axum::Error::new)
+    });
+    Response::from_parts(parts, Body::from_stream(members))
 }
 
 #[cfg(test)]

@@ -32,14 +32,18 @@ use super::{auth, control, discovery, partial, table, watch, wire, App};
 /// Entry point of every request: routed, then compressed as kube-apiserver compresses
 /// (every API answer but a watch stream; never the control API's).
 pub async fn dispatch(state: State<Arc<App>>, req: Request) -> Response {
-    let gzip = super::gzip::accepts(req.headers())
-        && !req.uri().path().starts_with("/_sim/")
-        && !Query::<Params>::try_from_uri(req.uri()).is_ok_and(|q| is_watch(&q));
+    let accepts = super::gzip::accepts(req.headers()) && !req.uri().path().starts_with("/_sim/");
+    let query = Query::<Params>::try_from_uri(req.uri()).ok();
+    let watch = query.as_ref().is_some_and(|q| is_watch(q));
+    let members = accepts
+        && watch
+        && state.discovery.minor() >= super::gzip::MEMBERS_FROM_MINOR
+        && query.is_some_and(|q| super::gzip::streaming_list(&q));
     let resp = route(state, req).await;
-    if gzip {
-        super::gzip::compress(resp).await
-    } else {
-        resp
+    match (accepts, watch) {
+        (true, false) => super::gzip::compress(resp).await,
+        _ if members && resp.status() == StatusCode::OK => super::gzip::per_member(resp),
+        _ => resp,
     }
 }
 

@@ -141,15 +141,12 @@ pub fn client(config: &kube::Config) -> Result<kube::Client, Error> {
     // decompression outermost so that `count_wire` below it counts the bytes as read.
     let service = ServiceBuilder::new()
         // client-go's transport (Go's net/http): `Accept-Encoding: gzip` on every request
-        // that names no encoding, and a gzip body decompressed as it streams; kubeconfig's
-        // `disable-compression` (or `--disable-compression`) turns both off.
-        .layer(
-            tower_http::decompression::DecompressionLayer::new()
-                .no_br()
-                .no_deflate()
-                .no_zstd()
-                .gzip(!config.disable_compression),
-        )
+        // that names no encoding, and a gzip body decompressed as it streams, member after
+        // member; kubeconfig's `disable-compression` (or `--disable-compression`) turns
+        // both off.
+        .layer(crate::client::gunzip::GunzipLayer {
+            enabled: !config.disable_compression,
+        })
         .map_response(count_wire)
         .layer(config.base_uri_layer())
         .option_layer(exec_not_found(config, token_checked(config)?.auth_layer())?)

@@ -1,5 +1,6 @@
 //! Talking to the API server: the HTTP client with kubectl's certificate checks
-//! ([`connect`]), one request and its Status, warnings and notices ([`http`]), the
+//! ([`connect`], gzip bodies read as Go reads them: [`gunzip`]), one request and its
+//! Status, warnings and notices ([`http`]), the
 //! [`ListerWatcher`](crate::cache::listwatch::ListerWatcher) over it and single GETs
 //! ([`source`]) with list bodies split as they arrive ([`list`]) and watch lines
 //! ([`watch`]), discovery through kubectl's disk cache ([`discovery`]),
@@ -11,6 +12,7 @@
 pub mod connect;
 pub mod discovery;
 pub mod expand;
+pub mod gunzip;
 pub mod http;
 pub mod keepalive;
 pub mod list;
