@@ -56,13 +56,7 @@ pub async fn compress(resp: Response) -> Response {
             None => return Response::from_parts(parts, Body::from(head)),
         }
     }
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts
-        .headers
-        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    parts
-        .headers
-        .append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    gzipped(&mut parts.headers);
     // Level 1, kube-apiserver's `defaultGzipContentEncodingLevel`.
     let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let first = encoder
@@ -75,6 +69,13 @@ pub async fn compress(resp: Response) -> Response {
     };
     let body = first.chain(futures::stream::unfold(state, Gzip::next));
     Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// The headers of a body that goes gzipped: its encoding, and no length.
+fn gzipped(headers: &mut HeaderMap) {
+    headers.remove(header::CONTENT_LENGTH);
+    headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    headers.append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
 }
 
 /// The compressed output produced so far.
@@ -137,13 +138,7 @@ pub fn streaming_list(q: &std::collections::HashMap<String, String>) -> bool {
 /// event as soon as its member has arrived.
 pub fn per_member(resp: Response) -> Response {
     let (mut parts, body) = resp.into_parts();
-    parts.headers.remove(header::CONTENT_LENGTH);
-    parts
-        .headers
-        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    parts
-        .headers
-        .append(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    gzipped(&mut parts.headers);
     let members = body.into_data_stream().map(|chunk| {
         let chunk = chunk?;
         let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::fast());
