@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{is_delta, kubectl_f, Running};
+use crate::util::kwatch::{is_delta, kubectl_f, replay, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// A namespace of the test's own, created.
@@ -157,12 +157,16 @@ fn children_join_with_their_owner_path_and_late_ones_join_later() {
 }
 
 /// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
-/// removed), its subtree leaving with it, each object of it with a record of its own.
+/// removed), its subtree leaving with it, each object of it with a record of its own. The
+/// run's recording replays as the run printed it, owner paths and graph changes included.
 #[test]
 fn objects_leave_deleted_or_orphaned() {
     let (sim, ns, _rs) = web_tree("follow-leave", &["web-1-a", "web-1-b"]);
 
-    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    let (mut kw, rec) = sim.start_recording(
+        "follow.jsonl",
+        format!("deploy/web -n {ns} --follow -o json"),
+    );
     kw.wait_for(LIMIT, "the pods joined", |v| {
         saw(v, "web-1-a", "joined") && saw(v, "web-1-b", "joined")
     });
@@ -223,7 +227,14 @@ fn objects_leave_deleted_or_orphaned() {
             .any(|r| r["type"] == "Updated"),
         "the orphan's pod is out of the graph: {seen:#?}"
     );
-    kw.interrupt(LIMIT);
+    let live = kw.interrupt(LIMIT).exits(130);
+    let replayed = replay(sim.dir(), &rec, ["-o", "json"]).success();
+    assert!(
+        live.stdout.iter().any(|l| l.contains(r#""graph":"left""#)),
+        "{:#?}",
+        live.stdout
+    );
+    assert_eq!(replayed.stdout, live.stdout);
 }
 
 /// A custom resource's children are found through discovery (every namespaced resource),
