@@ -373,7 +373,9 @@ impl<E: From<Error>> Shared<E> {
 }
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
-/// condition is met. `informer`: its release and queue, for the records.
+/// condition is met. `informer`: its release and queue, for the records. `absent`: the
+/// `~` line to say on stderr, once, when the initial list syncs with no object (a watch of
+/// one name whose object does not exist yet), unless that sync ends the run.
 pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
     t: Target,
     context: Option<Arc<str>>,
@@ -381,6 +383,7 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
     fifo: Arc<Q>,
     store: Arc<Store>,
     shared: Arc<Shared<E>>,
+    absent: Option<String>,
 ) {
     let mut synced = false;
     let batches = fifo.pops_in_batches();
@@ -411,6 +414,7 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
+            absent: absent.as_deref(),
         };
         shared.write(|sink| {
             if resync {
@@ -576,6 +580,8 @@ struct Pop<'a> {
     synced_with: Option<usize>,
     /// No delta is queued after this pop.
     drained: bool,
+    /// Said when this pop syncs an empty informer ([`consume`]'s `absent`).
+    absent: Option<&'a str>,
 }
 
 impl Pop<'_> {
@@ -646,6 +652,10 @@ impl Pop<'_> {
             }
             if shared.until_synced && sink.all_synced(shared.targets) {
                 return Ok(Some(Stop::Done));
+            }
+            if let (0, Some(line)) = (known, self.absent) {
+                sink.clear_progress();
+                writeln!(io::stderr(), "~ {}", crate::text::sanitize(line))?;
             }
         }
         if self.drained {
@@ -974,7 +984,7 @@ mod tests {
             caches: Mutex::default(),
         });
         let fifo = Arc::new(fifo);
-        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));
+        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared, None));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .ok()
@@ -1262,7 +1272,8 @@ mod tests {
                 // Its initial list is popped to the end, then the loop returns.
                 fifo.close();
                 let info = InformerInfo::default();
-                consume(t.clone(), None, info, Arc::new(fifo), store, shared.clone()).await;
+                let (t, fifo) = (t.clone(), Arc::new(fifo));
+                consume(t, None, info, fifo, store, shared.clone(), None).await;
             }
             let recs: Vec<serde_json::Value> = out
                 .text()
