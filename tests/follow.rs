@@ -503,6 +503,59 @@ fn rolled_out(ns: &str) -> (SimProcess, Running) {
     (sim, kw)
 }
 
+/// `--view handlers` under `--follow`: a Deployment made by the simulator's controllers,
+/// its ReplicaSet and 3 pods listed by three informers in whatever order they pop: each
+/// object gets its OnAdd, a child held until its owner joined included (its own
+/// informer's handler call, made when it is delivered).
+#[test]
+fn every_object_of_the_graph_gets_its_on_add_in_the_handler_view() {
+    let ns = "follow-handlers";
+    let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
+    namespace(&sim, ns);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "lv", "namespace": ns},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "lv"}},
+                "template": {"metadata": {"labels": {"app": "lv"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
+    );
+    crate::util::eventually(LIMIT, "three pods", || {
+        let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
+        (pods.lines().count() == 3).then_some(()).ok_or(pods)
+    });
+    let mut kw = following(
+        &sim,
+        &format!("deploy/lv -n {ns} --follow --view handlers -o json"),
+    );
+    let adds = |v: &[Value]| -> HashSet<(String, String)> {
+        v.iter()
+            .filter(|r| r["type"] == "HandlerCall" && r["handler"] == "OnAdd")
+            .map(|r| {
+                (
+                    r["kind"].as_str().unwrap_or_default().to_owned(),
+                    r["name"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let seen = kw.wait_for(LIMIT, "the three informers synced, five OnAdds", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3 && adds(v).len() == 5
+    });
+    let kinds: Vec<String> = {
+        let mut k: Vec<String> = adds(&seen).into_iter().map(|(k, _)| k).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        kinds,
+        ["Deployment", "Pod", "Pod", "Pod", "ReplicaSet"],
+        "{seen:#?}"
+    );
+    kw.interrupt(LIMIT);
+}
+
 /// The Event's reason and message of a record, if it is an Event's.
 fn event_text(r: &Value) -> Option<(String, String)> {
     (r["kind"] == "Event" && is_delta(r)).then(|| {
