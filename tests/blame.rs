@@ -144,7 +144,11 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
     apply(&sim, "x", 1, "nginx:1", &[]);
     let (mut kw, rec) =
         sim.start_recording("rec.jsonl", "deploy -n default -o json --blame --stats");
-    kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    // The same changes recorded without --blame: its replay with --blame finds the fight.
+    let (mut plain, plain_rec) = sim.start_recording("plain.jsonl", "deploy -n default -o json");
+    for kw in [&mut kw, &mut plain] {
+        kw.wait_for(LIMIT, "Synced", |l| l.iter().any(|r| r["type"] == "Synced"));
+    }
     // a, b, a: a conflict; b, a again within the window: still the one.
     for (i, manager) in ["a", "b", "a", "b", "a"].iter().enumerate() {
         let replicas = 2 + i % 2;
@@ -153,6 +157,13 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
         ));
         kw.wait_for(LIMIT, "the patch's Updated", |l| blames(l).len() == i + 1);
     }
+    plain.wait_for(LIMIT, "the five patches' Updated", |l| {
+        l.iter()
+            .filter(|r| r["type"] == "Updated" && r["name"] == "shop")
+            .count()
+            == 5
+    });
+    plain.interrupt(LIMIT).exits(130);
     let live = kw.interrupt(LIMIT).exits(130);
     let records = live.json();
     assert!(!records.is_empty());
@@ -175,6 +186,33 @@ fn two_managers_flipping_replicas_give_exactly_one_conflict() {
             .collect()
     };
     assert_eq!(line(&replayed.stdout), line(&live.stdout));
+    // Replayed with --blame, the fight is found in the deltas as the watch found it: the
+    // same one Conflict (at its delta's time), from either recording.
+    let without_time = |lines: &[String]| -> Vec<Value> {
+        line(lines)
+            .iter()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("time");
+                v
+            })
+            .collect()
+    };
+    for file in [&rec, &plain_rec] {
+        let blamed = replay(sim.dir(), file, ["-o", "json", "--blame", "--stats"]).success();
+        assert_eq!(
+            without_time(&blamed.stdout),
+            without_time(&live.stdout),
+            "{}: {:#?}",
+            file.display(),
+            blamed.stdout
+        );
+        assert!(
+            blamed.stderr.contains("  conflicts: 1"),
+            "{}",
+            blamed.stderr
+        );
+    }
     // And the table says it on a `~` line.
     let table = replay(sim.dir(), &rec, "").success();
     assert!(

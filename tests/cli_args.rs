@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::util::kwatch::{command, is_delta, of_type, on_new_sim, Finished, Running};
 use crate::util::shared::*;
-use crate::util::{SimProcess, LIMIT};
+use crate::util::{eventually, SimProcess, LIMIT};
 
 /// A bad-usage exit: code 2, nothing on stdout, one `error:` line on stderr with `want`.
 fn assert_usage_error(out: &Finished, want: &str) {
@@ -76,6 +76,65 @@ fn namespaces_and_names_are_validated_before_any_request() {
     let k = sim.kubectl("get cm -n ..");
     assert!(!k.status.success());
     assert!(String::from_utf8_lossy(&k.stderr).contains("may not be '..'"));
+}
+
+/// `kwatch deploy/nope` (no such object yet) says so once on stderr, as kubectl's NotFound
+/// names it, when its initial list syncs empty, then waits: the object created later is
+/// printed. The JSON keeps stdout for records; an object that exists, or a run that ends
+/// at the sync, says nothing.
+#[test]
+fn a_name_with_no_object_says_so_once_then_waits_for_it() {
+    let sim = SimProcess::start(&["--churn", "0"]);
+    let line = |name: &str| {
+        format!(
+            "~ no deployments.apps \"{name}\" in namespace default yet: waiting for it to be created"
+        )
+    };
+    let said = |kw: &Running, want: &str| {
+        eventually(LIMIT, want, || {
+            let err = kw.stderr();
+            err.contains(want).then_some(()).ok_or(err)
+        })
+    };
+    let table = sim.start_kwatch("deploy/nope -n default");
+    let mut json = sim.start_kwatch("deploy/nope -n default -o json");
+    said(&table, &line("nope"));
+    said(&json, &line("nope"));
+    sim.kubectl_ok("create deployment nope -n default --image nginx");
+    eventually(LIMIT, "the table's row of nope", || {
+        let lines = table.lines();
+        lines
+            .iter()
+            .any(|l| cells(l).get(1).is_some_and(|c| c == "nope"))
+            .then_some(())
+            .ok_or(lines)
+    });
+    json.wait_for(LIMIT, "Added nope", |v| {
+        v.iter()
+            .any(|r| r["type"] == "Added" && r["name"] == "nope")
+    });
+    for kw in [table, json] {
+        let out = kw.interrupt(LIMIT).exits(130);
+        assert_eq!(
+            out.stderr.matches(&line("nope")).count(),
+            1,
+            "{}",
+            out.stderr
+        );
+        assert!(
+            !out.stdout.iter().any(|l| l.contains("~ no")),
+            "{:#?}",
+            out.stdout
+        );
+    }
+    let mut exists = sim.start_kwatch("deploy/web -n default -o json");
+    exists.wait_for(LIMIT, "Synced", |v| v.iter().any(|r| r["type"] == "Synced"));
+    let out = exists.interrupt(LIMIT).exits(130);
+    assert!(!out.stderr.contains("~ no "), "{}", out.stderr);
+    let out = sim
+        .kwatch("deploy/other -n default --until-synced")
+        .exits(0);
+    assert!(!out.stderr.contains("~ no "), "{}", out.stderr);
 }
 
 /// Regression: `kwatch pod/pod1`, `-w`, `--all-namespaces=true|false` were rejected,

@@ -283,3 +283,52 @@ fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
     assert_eq!(watches[0]["acceptEncoding"], "gzip", "{watches:#?}");
     assert_eq!(watches[0]["contentEncoding"], "gzip", "{watches:#?}");
 }
+
+/// A streaming list's `Listed` says the bytes its initial events took on the wire: its
+/// watch's body up to the initial-events-end bookmark (never compressed, so read and
+/// decoded are one), which is each object's ADDED line and the bookmark's; the table's
+/// `~ listed` line says them as it says a LIST's.
+#[test]
+fn a_streaming_lists_listed_says_the_bytes_of_its_initial_events() {
+    let sim = SimProcess::start(&["--objects", "20", "--churn", "0"]);
+    let out = sim
+        .kwatch("pods -A -o json --until-synced --watch-list on --wire json --show-managed-fields")
+        .success();
+    let recs = out.json();
+    let listed = of_type(&recs, "Listed")[0].clone();
+    assert_eq!(listed["streaming"], true, "{listed}");
+    assert_eq!(listed["encoding"], "json", "{listed}");
+    let bytes = listed["bytes"].as_u64().expect("bytes");
+    assert_eq!(listed["wireBytes"], bytes, "{listed}");
+    // Each object came as `{"type":"ADDED","object":OBJECT}` and a newline, the object's
+    // bytes as printed (spliced in as received); the end bookmark is one more line.
+    let objects: u64 = out
+        .stdout
+        .iter()
+        .filter(|l| l.starts_with(r#"{"type":"Replaced""#))
+        .map(|l| {
+            let at = l.find(r#","object":"#).expect("an object") + r#","object":"#.len();
+            (l.len() - at - 1) as u64
+        })
+        .sum();
+    let items = listed["items"].as_u64().expect("items");
+    assert!(items >= 20, "{listed}");
+    let lines = objects + items * (r#"{"type":"ADDED","object":}"#.len() as u64 + 1);
+    assert!(
+        (lines..lines + 1024).contains(&bytes),
+        "{bytes} bytes for {items} objects of {objects} bytes: {listed}"
+    );
+    let table = sim
+        .kwatch("pods -A --until-synced --watch-list on --wire json")
+        .success();
+    let line = table
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ listed pods: "))
+        .unwrap_or_else(|| panic!("no `~ listed` line: {}", table.stderr));
+    let size = line.rsplit_once(", ").map(|(_, s)| s).unwrap_or_default();
+    assert!(
+        size.ends_with(" json") && size.as_bytes()[0].is_ascii_digit(),
+        "{line}"
+    );
+}

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use crate::util::kwatch::{is_delta, kubectl_f, Running};
+use crate::util::kwatch::{is_delta, kubectl_f, replay, Running};
 use crate::util::{SimProcess, LIMIT};
 
 /// A namespace of the test's own, created.
@@ -157,12 +157,16 @@ fn children_join_with_their_owner_path_and_late_ones_join_later() {
 }
 
 /// An object leaves with a record saying why: deleted, or orphaned (its ownerReferences
-/// removed), its subtree leaving with it, each object of it with a record of its own.
+/// removed), its subtree leaving with it, each object of it with a record of its own. The
+/// run's recording replays as the run printed it, owner paths and graph changes included.
 #[test]
 fn objects_leave_deleted_or_orphaned() {
     let (sim, ns, _rs) = web_tree("follow-leave", &["web-1-a", "web-1-b"]);
 
-    let mut kw = following(&sim, &format!("deploy/web -n {ns} --follow -o json"));
+    let (mut kw, rec) = sim.start_recording(
+        "follow.jsonl",
+        format!("deploy/web -n {ns} --follow -o json"),
+    );
     kw.wait_for(LIMIT, "the pods joined", |v| {
         saw(v, "web-1-a", "joined") && saw(v, "web-1-b", "joined")
     });
@@ -223,7 +227,14 @@ fn objects_leave_deleted_or_orphaned() {
             .any(|r| r["type"] == "Updated"),
         "the orphan's pod is out of the graph: {seen:#?}"
     );
-    kw.interrupt(LIMIT);
+    let live = kw.interrupt(LIMIT).exits(130);
+    let replayed = replay(sim.dir(), &rec, ["-o", "json"]).success();
+    assert!(
+        live.stdout.iter().any(|l| l.contains(r#""graph":"left""#)),
+        "{:#?}",
+        live.stdout
+    );
+    assert_eq!(replayed.stdout, live.stdout);
 }
 
 /// A custom resource's children are found through discovery (every namespaced resource),
@@ -490,6 +501,59 @@ fn rolled_out(ns: &str) -> (SimProcess, Running) {
         running.len() == 3
     });
     (sim, kw)
+}
+
+/// `--view handlers` under `--follow`: a Deployment made by the simulator's controllers,
+/// its ReplicaSet and 3 pods listed by three informers in whatever order they pop: each
+/// object gets its OnAdd, a child held until its owner joined included (its own
+/// informer's handler call, made when it is delivered).
+#[test]
+fn every_object_of_the_graph_gets_its_on_add_in_the_handler_view() {
+    let ns = "follow-handlers";
+    let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
+    namespace(&sim, ns);
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "lv", "namespace": ns},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "lv"}},
+                "template": {"metadata": {"labels": {"app": "lv"}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
+    );
+    crate::util::eventually(LIMIT, "three pods", || {
+        let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
+        (pods.lines().count() == 3).then_some(()).ok_or(pods)
+    });
+    let mut kw = following(
+        &sim,
+        &format!("deploy/lv -n {ns} --follow --view handlers -o json"),
+    );
+    let adds = |v: &[Value]| -> HashSet<(String, String)> {
+        v.iter()
+            .filter(|r| r["type"] == "HandlerCall" && r["handler"] == "OnAdd")
+            .map(|r| {
+                (
+                    r["kind"].as_str().unwrap_or_default().to_owned(),
+                    r["name"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let seen = kw.wait_for(LIMIT, "the three informers synced, five OnAdds", |v| {
+        v.iter().filter(|r| r["type"] == "Synced").count() == 3 && adds(v).len() == 5
+    });
+    let kinds: Vec<String> = {
+        let mut k: Vec<String> = adds(&seen).into_iter().map(|(k, _)| k).collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        kinds,
+        ["Deployment", "Pod", "Pod", "Pod", "ReplicaSet"],
+        "{seen:#?}"
+    );
+    kw.interrupt(LIMIT);
 }
 
 /// The Event's reason and message of a record, if it is an Event's.

@@ -357,6 +357,57 @@ fn replay_takes_the_watchs_stop_and_filter_flags() {
     );
 }
 
+/// The watch's print filters on a recording: `--watch-only`, `--types`, `--changes` and
+/// `--quiet-relists` hide the deltas they hide on a watch; every other record stays.
+#[test]
+fn replay_applies_the_watchs_print_filters() {
+    let deltas = |args: &[&str]| -> Vec<String> {
+        let mut words = vec!["-o", "json"];
+        words.extend_from_slice(args);
+        let out = replay_text(EVERY_RECORD, words);
+        assert_eq!(out.code(), Some(0), "{args:?}: {}", out.stderr);
+        let recs = out.json();
+        assert_eq!(recs.iter().filter(|r| !is_delta(r)).count(), 12, "{args:?}");
+        recs.iter()
+            .filter(|r| is_delta(r))
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r["type"].as_str().unwrap(),
+                    r["key"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let all = [
+        "Replaced default/web-1",
+        "Replaced default/web-2",
+        "Updated default/web-1",
+        "Sync default/web-1",
+        "Deleted default/web-1",
+        "Deleted default/gone",
+        "Deleted default/web-2",
+        "Added n1",
+    ];
+    assert_eq!(deltas(&[]), all);
+    let only = |keep: &[usize]| -> Vec<&str> { keep.iter().map(|&i| all[i]).collect() };
+    // No initial list's delta.
+    assert_eq!(deltas(&["--watch-only"]), only(&[2, 3, 4, 5, 6]));
+    assert_eq!(
+        deltas(&["--watch-only", "--types", "Updated,Deleted"]),
+        only(&[2, 4, 5, 6])
+    );
+    assert_eq!(deltas(&["--types", "added,replaced"]), only(&[0, 1, 7]));
+    // The update changed labels and the node, not data; the resync changed nothing.
+    assert_eq!(deltas(&["--changes", "data"]), only(&[0, 1, 4, 5, 6, 7]));
+    assert_eq!(deltas(&["--changes", "spec"]), only(&[0, 1, 2, 4, 5, 6, 7]));
+    assert_eq!(deltas(&["--quiet-relists"]), only(&[0, 1, 2, 4, 5, 6, 7]));
+    // Refused words are refused as the watch refuses them.
+    let bad = replay_text(EVERY_RECORD, ["--types", "Frobbed"]);
+    assert_eq!(bad.code(), Some(2), "{}", bad.stderr);
+    assert!(bad.stderr.contains("Frobbed"), "{}", bad.stderr);
+}
+
 /// `--live` is a running informer's screen, and replay has none to show: one line, exit 2
 /// (it was accepted and ignored).
 #[test]

@@ -155,7 +155,10 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
             [CompletionResult]::new('--label-columns', '--label-columns', [CompletionResultType]::ParameterName, 'Table: a column with the value of each of these labels (comma-separated keys)')
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)')
+            [CompletionResult]::new('--types', '--types', [CompletionResultType]::ParameterName, 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll')
+            [CompletionResult]::new('--changes', '--changes', [CompletionResultType]::ParameterName, 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'At the end, the summary of the records replayed on stderr (as the watch''s --stats)')
+            [CompletionResult]::new('--watch-only', '--watch-only', [CompletionResultType]::ParameterName, 'Do not print the recorded initial lists'' deltas (as the watch''s --watch-only)')
             [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'A full-screen view on a terminal: the informer''s cache as a table that changes in place, with each object''s history (Enter) and the reflector''s state (? for keys)')
             [CompletionResult]::new('--live', '--live', [CompletionResultType]::ParameterName, 'A full-screen view on a terminal: the informer''s cache as a table that changes in place, with each object''s history (Enter) and the reflector''s state (? for keys)')
             [CompletionResult]::new('--show-managed-fields', '--show-managed-fields', [CompletionResultType]::ParameterName, 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)')
@@ -165,6 +168,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show what each update changed against the version kwatch knew before')
             [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
             [CompletionResult]::new('--blame', '--blame', [CompletionResultType]::ParameterName, 'Name who made each change: the managedFields entry owning each changed path')
+            [CompletionResult]::new('--quiet-relists', '--quiet-relists', [CompletionResultType]::ParameterName, 'Hide a relist''s or resync''s deltas that change nothing; keep its Relisted summary')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -402,7 +402,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__replay)
-            opts="-n -l -o -i -L -h --namespace --selector --max-events --until --stats --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --help"
+            opts="-n -l -o -i -L -h --namespace --selector --max-events --until --stats --watch-only --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --quiet-relists --types --changes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -470,6 +470,14 @@ _kwatch() {
                     ;;
                 --view)
                     COMPREPLY=($(compgen -W "deltas handlers" -- "${cur}"))
+                    return 0
+                    ;;
+                --types)
+                    COMPREPLY=($(compgen -W "Added Updated Deleted Replaced Sync ReplacedAll SyncAll" -- "${cur}"))
+                    return 0
+                    ;;
+                --changes)
+                    COMPREPLY=($(compgen -W "spec status metadata labels annotations data" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -148,7 +148,10 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand -L 'Table: a column with the value of each of these labels (comma-separated keys)'
             cand --label-columns 'Table: a column with the value of each of these labels (comma-separated keys)'
             cand --view 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)'
+            cand --types 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll'
+            cand --changes 'Print an update only when PARTS changed: spec,status,metadata,labels,annotations,data'
             cand --stats 'At the end, the summary of the records replayed on stderr (as the watch''s --stats)'
+            cand --watch-only 'Do not print the recorded initial lists'' deltas (as the watch''s --watch-only)'
             cand -i 'A full-screen view on a terminal: the informer''s cache as a table that changes in place, with each object''s history (Enter) and the reflector''s state (? for keys)'
             cand --live 'A full-screen view on a terminal: the informer''s cache as a table that changes in place, with each object''s history (Enter) and the reflector''s state (? for keys)'
             cand --show-managed-fields 'Keep metadata.managedFields in printed objects (dropped by default, as kubectl does)'
@@ -158,6 +161,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --diff 'Show what each update changed against the version kwatch knew before'
             cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --blame 'Name who made each change: the managedFields entry owning each changed path'
+            cand --quiet-relists 'Hide a relist''s or resync''s deltas that change nothing; keep its Relisted summary'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

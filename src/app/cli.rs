@@ -170,8 +170,15 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub stats: bool,
 
+    /// Do not print the recorded initial lists' deltas (as the watch's --watch-only).
+    #[arg(long, hide_short_help = true)]
+    pub watch_only: bool,
+
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub filter: FilterArgs,
 }
 
 impl ReplayArgs {

@@ -240,11 +240,7 @@ impl Config {
                 namespace,
                 interval: args.probe_interval,
             }),
-            filter: crate::informer::filter::Filter {
-                quiet_relists: args.filter.quiet_relists,
-                types: args.filter.types.clone(),
-                changes: args.filter.changes.clone(),
-            },
+            filter: print_filter(&args.filter),
             live,
             live_history: args.output.live_history as usize,
             follow: args
@@ -252,6 +248,15 @@ impl Config {
                 .then(|| args.follow_kinds.clone().unwrap_or_default()),
             events: args.events,
         })
+    }
+}
+
+/// `--quiet-relists`, `--types` and `--changes` (the watch's and `kwatch replay`'s).
+pub fn print_filter(args: &crate::app::cli::FilterArgs) -> crate::informer::filter::Filter {
+    crate::informer::filter::Filter {
+        quiet_relists: args.quiet_relists,
+        types: args.types.clone(),
+        changes: args.changes.clone(),
     }
 }
 

@@ -509,13 +509,15 @@ impl Metrics {
         }
     }
 
-    /// A `Listed`: its time, items and, for a LIST, the bytes read by encoding.
+    /// A `Listed`: its time, items and, for a LIST, the bytes read by encoding (a
+    /// streaming list's come over a watch).
     fn observe_listed(&self, l: &Labels, e: &ReflectorEvent) {
         let ReflectorEvent::Listed {
             items,
             elapsed,
             encoding,
             wire_bytes,
+            streaming,
             ..
         } = e
         else {
@@ -525,7 +527,7 @@ impl Metrics {
             .get_or_create(l)
             .observe(elapsed.as_secs_f64());
         self.items_per_list.get_or_create(l).observe(*items as f64);
-        if let Some(read) = wire_bytes {
+        if let (Some(read), false) = (wire_bytes, streaming) {
             self.list_wire_bytes
                 .get_or_create(&Encoded {
                     resource: l.resource.clone(),

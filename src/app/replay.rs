@@ -8,6 +8,13 @@
 //! -o json` output), and derives them from the deltas it holds ([`crate::cache::handlers`], for a
 //! handler without a resync period, or one of a second or more: either way one whose
 //! listener is always syncing).
+//!
+//! The watch's print filters (`--watch-only`, `--types`, `--changes`, `--quiet-relists`)
+//! hide what they would have hidden live ([`crate::informer::filter`]); `--blame` finds
+//! the fighting managers in the recorded deltas as the watch does
+//! ([`crate::informer::conflict`]), in place of the `Conflict` records a `--blame`
+//! recording holds. A `--follow` or `--events` recording keeps each delta's place in the
+//! owner graph (`ownerPath`, `graph`), printed as the watch printed it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
@@ -22,9 +29,11 @@ use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
+use crate::informer::conflict::Conflicts;
+use crate::informer::filter::Filter;
 use crate::informer::until::Condition;
 use crate::output::record::{self, HandlerLine, HandlerName, Line, Tagged};
-use crate::output::{self, Body, InformerInfo, Printer, Record, View};
+use crate::output::{self, Body, Followed, GraphChange, InformerInfo, Printer, Record, View};
 use crate::selector::{parse_labels, LabelSelector};
 
 /// One parsed record, owning what the printers borrow.
@@ -36,6 +45,8 @@ enum Item {
         object: Option<ObjectRef>,
         tombstone: bool,
         initial_list: bool,
+        /// `--follow`, `--events`: its place in the owner graph, as recorded.
+        follow: Option<Followed>,
     },
     Event(ReflectorEvent, usize),
     Synced(usize),
@@ -160,6 +171,16 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             // Recorded before deltas named their resource.
             None => res.by_kind(&o.kind, &o.api_version, namespaced),
         };
+        let change = match d.graph.as_deref() {
+            Some(g) => Some(GraphChange::parse(g).with_context(|| {
+                format!("line {n}: unknown graph change {g:?} (joined, deleted, orphaned or left)")
+            })?),
+            None => None,
+        };
+        let follow = d.owner_path.as_deref().map(|path| Followed {
+            path: path.into(),
+            change,
+        });
         return Ok(Some(Parsed {
             time: time(&d.time, n)?,
             context: d.context.as_deref().map(str::to_owned),
@@ -170,6 +191,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
                 object,
                 tombstone: d.final_state_unknown,
                 initial_list: d.initial_list,
+                follow,
             },
             client_go,
             queue,
@@ -293,8 +315,8 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
             parsed.push(p);
         }
     }
-    let filter = Filter::new(&args)?;
-    parsed.retain(|p| filter.keeps(p));
+    let selection = Selection::new(&args)?;
+    parsed.retain(|p| selection.keeps(p));
     let mut opts = crate::app::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
@@ -324,10 +346,18 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         deltas: 0,
         handler_calls: 0,
     };
-    let mut store = Store::default();
-    let until = args.until.as_ref();
     // As the watch: --max-events counts what is shown, handler calls in their view.
     let handlers_shown = listener.is_some() || has_handler_calls(&parsed);
+    let until = args.until.as_ref();
+    let mut informer = Informer {
+        resources: &res.list,
+        store: Store::default(),
+        listener,
+        until,
+        filter: crate::app::config::print_filter(&args.filter),
+        watch_only: args.watch_only,
+        conflicts: args.output.blame.then(Conflicts::default),
+    };
     let mut outcome = if until.is_some() {
         Outcome::NotMet
     } else {
@@ -336,7 +366,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     let mut replayed = parsed.len();
     for (i, p) in parsed.iter().enumerate() {
         replayed = i + 1;
-        let met = print(p, &res.list, &mut store, listener.as_ref(), until, &mut out)?;
+        let met = informer.replay(p, &mut out)?;
         if met {
             outcome = Outcome::Met;
             break;
@@ -397,18 +427,18 @@ fn synced_after(parsed: &[Parsed], resources: &[Resource]) -> Option<std::time::
 /// for them) and its recorded labels match the selector (a tombstone without its object
 /// is kept: the informer knew the object, so it matched before). Reflector events and
 /// Synced records are always kept.
-struct Filter {
+struct Selection {
     namespace: Option<String>,
     selector: Option<LabelSelector>,
 }
 
-impl Filter {
-    fn new(args: &ReplayArgs) -> Result<Filter> {
+impl Selection {
+    fn new(args: &ReplayArgs) -> Result<Selection> {
         let selector = match args.selector.as_deref() {
             Some(s) => Some(parse_labels(s).map_err(|e| anyhow::anyhow!("-l {s:?}: {e}"))?),
             None => None,
         };
-        Ok(Filter {
+        Ok(Selection {
             namespace: args.namespace.clone().filter(|n| !n.is_empty()),
             selector,
         })
@@ -463,6 +493,18 @@ struct Counted {
 }
 
 impl Counted {
+    /// [`Counted::print`] `rec`, or only count it in `--stats` (as the watch's `--stats`
+    /// counts what a filter hides).
+    fn emit(&mut self, rec: &Record<'_>, shown: bool) -> io::Result<()> {
+        if shown {
+            return self.print(rec);
+        }
+        if let Some(s) = &mut self.stats {
+            s.observe(rec, usize::MAX);
+        }
+        Ok(())
+    }
+
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
         self.printer.print(rec)?;
         match rec.body {
@@ -502,20 +544,166 @@ fn metadata_only(parsed: &[Parsed]) -> bool {
 /// The informer's store, per context and resource: key → last known object.
 type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
 
-/// Prints one record, with the previous version of a delta's object from `store`, and
-/// keeps `store` as the informer did; with a `listener`, a delta's handler call follows
-/// it. `true` when the record meets `until` (a delta, or a Synced record with no object of
-/// its resource known, for `deleted`).
-fn print(
-    p: &Parsed,
-    resources: &[Resource],
-    store: &mut Store,
-    listener: Option<&Listener>,
-    until: Option<&Condition>,
-    out: &mut Counted,
-) -> Result<bool> {
-    let resource_of = |i: usize| &resources[i];
-    let rec = |resource, body| Record {
+/// What the watch's informer loop did with each record, done again: the store (the
+/// previous version of each object), the handler's listener, `--until`, the print filters
+/// and `--blame`'s conflicts.
+struct Informer<'a> {
+    resources: &'a [Resource],
+    store: Store,
+    /// `--view handlers`: a delta's handler call follows it.
+    listener: Option<Listener>,
+    until: Option<&'a Condition>,
+    /// `--types`, `--changes`, `--quiet-relists`.
+    filter: Filter,
+    watch_only: bool,
+    /// `--blame`: the fights found in the deltas.
+    conflicts: Option<Conflicts>,
+}
+
+impl Informer<'_> {
+    /// Prints one record as the watch did: a delta with the previous version of its object
+    /// from the store (kept as the informer kept it), hidden by the print filters as the
+    /// watch hid it, followed by the conflicts it completes and, with a listener, its
+    /// handler call. `true` when the record meets `until` (a delta, or a Synced record with
+    /// no object of its resource known, for `deleted`).
+    fn replay(&mut self, p: &Parsed, out: &mut Counted) -> Result<bool> {
+        let resources = self.resources;
+        let resource_of = |i: usize| &resources[i];
+        let rec = |resource, body| record(p, resource, body);
+        let (kind, key, ri, object, tombstone, initial_list, follow) = match &p.item {
+            // Found again in the deltas under --blame, else printed as recorded.
+            Item::Event(ReflectorEvent::Conflict { .. }, _) if self.conflicts.is_some() => {
+                return Ok(false)
+            }
+            Item::Event(e, r) => {
+                out.print(&rec(resource_of(*r), Body::Event(e)))?;
+                return Ok(false);
+            }
+            Item::Synced(r) => {
+                out.print(&rec(resource_of(*r), Body::Synced))?;
+                let known = self
+                    .store
+                    .keys()
+                    .filter(|(c, ri, _)| *c == p.context && ri == r)
+                    .count();
+                return Ok(self.until.is_some_and(|c| c.met_when_synced(known)));
+            }
+            Item::Handler {
+                key,
+                resource,
+                call,
+            } => {
+                let body = recorded(key, call);
+                let initial = matches!(
+                    body,
+                    Body::Handler {
+                        initial_list: true,
+                        ..
+                    }
+                );
+                if !(self.watch_only && initial) {
+                    out.print(&rec(resource_of(*resource), body))?;
+                }
+                return Ok(false);
+            }
+            Item::Delta {
+                kind,
+                key,
+                resource,
+                object,
+                tombstone,
+                initial_list,
+                follow,
+            } => (
+                *kind,
+                key,
+                *resource,
+                object,
+                *tombstone,
+                *initial_list,
+                follow,
+            ),
+        };
+        let object = match (tombstone, object) {
+            (true, o) => DeltaObject::Tombstone(Tombstone {
+                key: key.clone(),
+                obj: o.clone(),
+            }),
+            (false, Some(o)) => DeltaObject::Object(o.clone()),
+            // A delta always carries its object; only a tombstone may not.
+            (false, None) => return Ok(false),
+        };
+        let delta = Delta { kind, object };
+        let skey = (p.context.clone(), ri, key.clone());
+        let prev = self.store.get(&skey).cloned();
+        let met = self.deliver(
+            p,
+            &delta,
+            prev.as_ref(),
+            (ri, key, initial_list),
+            follow,
+            out,
+        )?;
+        match (kind, delta.object.object()) {
+            (DeltaType::Deleted, _) | (_, None) => self.store.remove(&skey),
+            (_, Some(o)) => self.store.insert(skey, o.clone()),
+        };
+        Ok(met)
+    }
+
+    /// [`Informer::replay`] of a delta of resource `ri` under `key`, `prev` its object's
+    /// version before: its records, and whether it meets `until`.
+    fn deliver(
+        &mut self,
+        p: &Parsed,
+        delta: &Delta,
+        prev: Option<&ObjectRef>,
+        (ri, key, initial_list): (usize, &str, bool),
+        follow: &Option<Followed>,
+        out: &mut Counted,
+    ) -> Result<bool> {
+        let resource = &self.resources[ri];
+        let rec = |resource, body| record(p, resource, body);
+        // As the watch: the initial list's deltas are not even recorded.
+        if self.watch_only && initial_list {
+            return Ok(false);
+        }
+        let met = self.until.is_some_and(|c| c.met_by(delta, prev));
+        let shown = self.filter.shows(delta, prev);
+        let body = Body::Delta {
+            key,
+            delta,
+            initial_list,
+            prev,
+        };
+        let mut delta_rec = rec(resource, body);
+        delta_rec.follow = follow.as_ref();
+        out.emit(&delta_rec, shown)?;
+        // Fights are seen in every change, printed or not (filters are printing only).
+        let fights = self.conflicts.as_mut().map(|c| c.observe(&delta_rec));
+        for ev in fights.iter().flatten() {
+            out.print(&rec(resource, Body::Event(ev)))?;
+        }
+        let call = self
+            .listener
+            .as_ref()
+            .and_then(|l| handlers::call(delta, prev, initial_list, l));
+        if let Some(call) = call {
+            let body = Body::Handler {
+                key,
+                call: &call,
+                initial_list,
+            };
+            out.emit(&rec(resource, body), shown)?;
+        }
+        Ok(met)
+    }
+}
+
+/// The record of `body` of `resource`, with what `p`'s line said of its time, context and
+/// informer.
+fn record<'a>(p: &'a Parsed, resource: &'a Resource, body: Body<'a>) -> Record<'a> {
+    Record {
         resource,
         context: p.context.as_deref(),
         time: p.time,
@@ -527,72 +715,5 @@ fn print(
         },
         blame: Default::default(),
         follow: None,
-    };
-    let (kind, key, ri, object, tombstone, initial_list) = match &p.item {
-        Item::Event(e, r) => {
-            out.print(&rec(resource_of(*r), Body::Event(e)))?;
-            return Ok(false);
-        }
-        Item::Synced(r) => {
-            out.print(&rec(resource_of(*r), Body::Synced))?;
-            let known = store
-                .keys()
-                .filter(|(c, ri, _)| *c == p.context && ri == r)
-                .count();
-            return Ok(until.is_some_and(|c| c.met_when_synced(known)));
-        }
-        Item::Handler {
-            key,
-            resource,
-            call,
-        } => {
-            out.print(&rec(resource_of(*resource), recorded(key, call)))?;
-            return Ok(false);
-        }
-        Item::Delta {
-            kind,
-            key,
-            resource,
-            object,
-            tombstone,
-            initial_list,
-        } => (*kind, key, *resource, object, *tombstone, *initial_list),
-    };
-    let object = match (tombstone, object) {
-        (true, o) => DeltaObject::Tombstone(Tombstone {
-            key: key.clone(),
-            obj: o.clone(),
-        }),
-        (false, Some(o)) => DeltaObject::Object(o.clone()),
-        // A delta always carries its object; only a tombstone may not.
-        (false, None) => return Ok(false),
-    };
-    let delta = Delta { kind, object };
-    let skey = (p.context.clone(), ri, key.clone());
-    let prev = store.get(&skey).cloned();
-    let met = until.is_some_and(|c| c.met_by(&delta, prev.as_ref()));
-    out.print(&rec(
-        resource_of(ri),
-        Body::Delta {
-            key,
-            delta: &delta,
-            initial_list,
-            prev: prev.as_ref(),
-        },
-    ))?;
-    if let Some(call) =
-        listener.and_then(|l| handlers::call(&delta, prev.as_ref(), initial_list, l))
-    {
-        let body = Body::Handler {
-            key,
-            call: &call,
-            initial_list,
-        };
-        out.print(&rec(resource_of(ri), body))?;
     }
-    match (kind, delta.object.object()) {
-        (DeltaType::Deleted, _) | (_, None) => store.remove(&skey),
-        (_, Some(o)) => store.insert(skey, o.clone()),
-    };
-    Ok(met)
 }

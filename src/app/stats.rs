@@ -437,8 +437,12 @@ fn seconds(d: Duration) -> String {
 }
 
 /// `total (name count, ...)`: the counts' sum, then each count by name in name order.
+/// `total (a 1, b 2)`; a bare `0` when nothing was counted.
 fn tally<K: std::fmt::Display>(counts: &BTreeMap<K, u64>) -> String {
     let total: u64 = counts.values().sum();
+    if counts.is_empty() {
+        return total.to_string();
+    }
     let each: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     format!("{total} ({})", each.join(", "))
 }
@@ -483,6 +487,27 @@ mod tests {
             ),
             1,
         );
+    }
+
+    /// A run that saw no delta says `deltas: 0`, with no empty list of types after it;
+    /// so does `--blame`'s count of blamed changes.
+    #[test]
+    fn no_deltas_is_a_bare_zero() {
+        let s = Stats::new().blaming(true);
+        assert_eq!(shown(&s, "deltas:"), "deltas: 0");
+        assert_eq!(shown(&s, "blamed changes:"), "blamed changes: 0");
+        let mut s = Stats::new();
+        let r = Resource::pods();
+        let o = crate::cache::testutil::meta_object("ns", "a", "1");
+        let d = crate::cache::delta::Delta::new(crate::cache::delta::DeltaType::Added, o);
+        let body = Body::Delta {
+            key: "ns/a",
+            delta: &d,
+            initial_list: false,
+            prev: None,
+        };
+        s.observe(&Record::new(&r, None, jiff::Timestamp::UNIX_EPOCH, body), 1);
+        assert_eq!(shown(&s, "deltas:"), "deltas: 1 (Added 1)");
     }
 
     /// The line of `s`'s rendering that starts with `start`.

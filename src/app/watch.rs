@@ -907,6 +907,30 @@ struct Start<'a> {
     selected: bool,
 }
 
+/// The `~` line of a watch of one name (a NAME argument, or a field selector of
+/// `metadata.name` alone) whose object does not exist when the initial list syncs, as
+/// kubectl's NotFound names it (`deployments.apps "web"`): the run waits for it silently
+/// otherwise. None for the graph's resources, with a label selector (the object may exist
+/// and not match), or under --live (its screen shows the empty table).
+fn absent_line(a: &Start<'_>, t: &Target) -> Option<String> {
+    if !a.selected || a.cfg.live || a.cfg.label_selector.is_some() {
+        return None;
+    }
+    let selector = a.cfg.field_selector.as_deref()?;
+    let name = named_object(selector).filter(|_| !selector.contains(','))?;
+    let r = &t.resource.name;
+    let mut line = match (&a.cluster.namespace, t.resource.namespaced) {
+        (Some(ns), true) => format!("no {r} {name:?} in namespace {ns} yet"),
+        (None, true) => format!("no {r} {name:?} in any namespace yet"),
+        (_, false) => format!("no {r} {name:?} yet"),
+    };
+    line.push_str(": waiting for it to be created");
+    if let Some(c) = &a.context {
+        line.push_str(&format!(" (context {c})"));
+    }
+    Some(line)
+}
+
 /// The ListerWatcher of one resource: its collection, selectors, representation and wire.
 fn source_of(a: &Start<'_>, t: &Target) -> KubeSource {
     KubeSource::new(
@@ -1011,6 +1035,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         queue: Some(a.informer.queue.name()),
         batch: None,
     };
+    let absent = absent_line(&a, &t);
     tasks.spawn(crate::informer::consume::consume(
         t,
         a.context,
@@ -1018,6 +1043,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         queue,
         store,
         a.shared.clone(),
+        absent,
     ));
     Arc::new(move || stats.stats())
 }

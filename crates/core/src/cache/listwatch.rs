@@ -5,6 +5,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::Stream;
@@ -257,6 +259,10 @@ pub struct Watch {
     /// The body is Kubernetes' protobuf (else JSON lines). A watch is never compressed
     /// (kube-apiserver compresses no stream).
     pub protobuf: bool,
+    /// The bytes of the body the events taken from `events` so far came in (`None`: the
+    /// source does not count them): when a streaming list's initial-events-end bookmark
+    /// is taken, what its initial events took on the wire.
+    pub read: Option<BodyBytes>,
 }
 
 impl Watch {
@@ -265,7 +271,23 @@ impl Watch {
         Watch {
             events,
             protobuf: false,
+            read: None,
         }
+    }
+}
+
+/// A count of a body's bytes, shared by the reader that adds to it as it decodes each
+/// event and whoever reads it between events.
+#[derive(Debug, Clone, Default)]
+pub struct BodyBytes(Arc<AtomicU64>);
+
+impl BodyBytes {
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
     }
 }
 

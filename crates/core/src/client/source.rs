@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cache::listwatch::{
-    ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchOptions,
+    BodyBytes, ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchOptions,
 };
 use crate::cache::object::TypeMeta;
 use crate::client::connect::{Carried, Carrier};
@@ -408,12 +408,14 @@ impl ListerWatcher for KubeSource {
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
         let proto = self.protobuf_table().filter(|_| is_protobuf(&res));
+        let read = BodyBytes::default();
         let events = watch_lines(
             res.into_body(),
             connection,
             MAX_LINE_BYTES,
             self.table,
             proto,
+            read.clone(),
         );
         let source = self.clone();
         let events = events.map(move |e| match e {
@@ -428,6 +430,7 @@ impl ListerWatcher for KubeSource {
         Ok(Watch {
             events: Box::pin(events),
             protobuf: proto.is_some(),
+            read: Some(read),
         })
     }
 

@@ -10,7 +10,7 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::cache::listwatch::{SourceError, WatchEvent};
+use crate::cache::listwatch::{BodyBytes, SourceError, WatchEvent};
 use crate::cache::object::{Object, ObjectRef, TableColumn, TableRow};
 use crate::client::http::{describe_cut, status_from_wire, StatusWire};
 use crate::client::list::{no_row_object, shared_columns};
@@ -252,6 +252,8 @@ struct LineReader {
     /// A protobuf watch (`;stream=watch`): `partial` gathers length-prefixed frames, each
     /// decoded with this table into the JSON event line the server's JSON would have sent.
     proto: Option<&'static crate::client::protobuf::Table>,
+    /// The bytes of the lines (frames) taken so far, counted as each is taken.
+    read: BodyBytes,
 }
 
 impl LineReader {
@@ -270,6 +272,7 @@ impl LineReader {
             self.frame.clear();
         }
         let (frame, used) = crate::client::protobuf::frame(&self.partial)?;
+        self.read.add(used as u64);
         let event = crate::client::protobuf::watch_event(table, frame)
             .map_err(|e| SourceError::Decode(e.to_string()))
             .and_then(proto_event);
@@ -296,6 +299,7 @@ impl LineReader {
                 self.partial.extend_from_slice(&line);
                 Line::Joined(std::mem::take(&mut self.partial))
             };
+            self.read.add(line.len() as u64);
             if !line.text().iter().all(u8::is_ascii_whitespace) {
                 return Some(line);
             }
@@ -310,6 +314,14 @@ enum Line {
 }
 
 impl Line {
+    /// Its length, newline included.
+    fn len(&self) -> usize {
+        match self {
+            Line::Frame(b) => b.len(),
+            Line::Joined(b) => b.len(),
+        }
+    }
+
     fn text(&self) -> &[u8] {
         let b: &[u8] = match self {
             Line::Frame(b) => b,
@@ -325,13 +337,16 @@ impl Line {
 /// check, one `Decode` error, as client-go's StreamWatcher reports
 /// `unable to decode an event from the watch stream: http2: client connection lost` (not
 /// a probable EOF: its reflector relists). A partial last line is dropped. A protobuf body
-/// (`proto`, the table of its minor) is read frame by frame the same way.
+/// (`proto`, the table of its minor) is read frame by frame the same way. `read` counts
+/// the bytes of each line (frame) as its event is taken, so that between two events it
+/// holds the bytes of the body up to the last one.
 pub(super) fn watch_lines(
     body: kube::client::Body,
     connection: Option<(crate::client::keepalive::ConnectionHealth, bool)>,
     max_line: usize,
     table: bool,
     proto: Option<&'static crate::client::protobuf::Table>,
+    read: BodyBytes,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {
         body,
@@ -343,6 +358,7 @@ pub(super) fn watch_lines(
         table,
         columns: None,
         proto,
+        read,
     };
     futures::stream::unfold(reader, |mut r| async move {
         loop {
@@ -401,6 +417,50 @@ mod tests {
         }
         assert!(parse_event(b"{not json").is_err());
         assert!(parse_event(br#"{"type":"WHAT","object":{}}"#).is_err());
+    }
+
+    /// Between two events, the count holds the bytes of the body up to the last one taken
+    /// (blank lines and newlines included): at a streaming list's initial-events-end
+    /// bookmark, what its initial events took on the wire, whatever follows in the body.
+    #[tokio::test]
+    async fn counts_the_bytes_of_the_events_taken() {
+        use futures::StreamExt;
+        let added = r#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"d","resourceVersion":"5"}}}"#;
+        let end = r#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"6","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+        let later = added.replace(r#""5""#, r#""7""#);
+        let body = format!("{added}\n\n{end}\n{later}\n");
+        let read = BodyBytes::default();
+        let body = kube::client::Body::from(body.into_bytes());
+        let mut events = Box::pin(watch_lines(
+            body,
+            None,
+            MAX_LINE_BYTES,
+            false,
+            None,
+            read.clone(),
+        ));
+        assert!(matches!(
+            events.next().await,
+            Some(Ok(WatchEvent::Added(_)))
+        ));
+        assert_eq!(read.get(), added.len() as u64 + 1);
+        assert!(matches!(
+            events.next().await,
+            Some(Ok(WatchEvent::Bookmark {
+                initial_events_end: true,
+                ..
+            }))
+        ));
+        assert_eq!(read.get(), (added.len() + 2 + end.len() + 1) as u64);
+        assert!(matches!(
+            events.next().await,
+            Some(Ok(WatchEvent::Added(_)))
+        ));
+        assert_eq!(
+            read.get(),
+            (added.len() + 2 + end.len() + 1 + later.len() + 1) as u64
+        );
+        assert!(events.next().await.is_none());
     }
 
     /// A Table's watch events (columns in the first only, a bookmark as a one-row Table,

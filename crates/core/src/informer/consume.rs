@@ -101,6 +101,11 @@ pub struct Sink {
     pub end_costs: Vec<(String, CacheCost)>,
     /// `--follow`, `--events`: the owner graph, which decides which deltas are printed.
     pub graph: Option<Graph>,
+    /// `--view handlers`: each informer's listener, by resource and context. A held delta
+    /// the graph delivers later, from another informer's pop, makes its call through the
+    /// listener of its own informer, as client-go's informer of that resource calls its
+    /// handler for every object it delivers.
+    listeners: Vec<(String, Option<Arc<str>>, Listener)>,
 }
 
 impl Sink {
@@ -120,7 +125,16 @@ impl Sink {
             conflicts: None,
             end_costs: Vec::new(),
             graph: None,
+            listeners: Vec::new(),
         }
+    }
+
+    /// The listener of `resource`'s informer in `context`, once registered.
+    fn listener(&mut self, resource: &str, context: Option<&str>) -> Option<&mut Listener> {
+        self.listeners
+            .iter_mut()
+            .find(|(r, c, _)| r == resource && c.as_deref() == context)
+            .map(|(_, _, l)| l)
     }
 
     /// Prints one record to the output, the recording and the counters.
@@ -359,7 +373,9 @@ impl<E: From<Error>> Shared<E> {
 }
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
-/// condition is met. `informer`: its release and queue, for the records.
+/// condition is met. `informer`: its release and queue, for the records. `absent`: the
+/// `~` line to say on stderr, once, when the initial list syncs with no object (a watch of
+/// one name whose object does not exist yet), unless that sync ends the run.
 pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
     t: Target,
     context: Option<Arc<str>>,
@@ -367,11 +383,16 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
     fifo: Arc<Q>,
     store: Arc<Store>,
     shared: Arc<Shared<E>>,
+    absent: Option<String>,
 ) {
     let mut synced = false;
     let batches = fifo.pops_in_batches();
     // Registered before the informer runs, as client-go's AddEventHandler before Run.
-    let mut listener = shared.handler.map(|r| Listener::new(r, Instant::now()));
+    if let Some(r) = shared.handler {
+        let listener = Listener::new(r, Instant::now());
+        let entry = (t.resource.name.clone(), context.clone(), listener);
+        shared.lock().listeners.push(entry);
+    }
     let mut tally = None;
     loop {
         // Applied to the store under the FIFO's lock, with the versions known before.
@@ -381,9 +402,7 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
             return;
         };
         tally_pop(&mut taken, &mut tally);
-        if let (Some(l), Taken::Notice(ReflectorEvent::Resync)) = (&mut listener, &taken) {
-            l.resync_check(Instant::now());
-        }
+        let resync = matches!(taken, Taken::Notice(ReflectorEvent::Resync));
         let had_deltas = !matches!(taken, Taken::Notice(_));
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
@@ -395,9 +414,14 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
             // How many objects the informer holds when it has just synced.
             synced_with: now_synced.then(|| store.len()),
             drained: fifo.is_empty(),
-            listener: listener.as_ref(),
+            absent: absent.as_deref(),
         };
         shared.write(|sink| {
+            if resync {
+                if let Some(l) = sink.listener(&t.resource.name, context.as_deref()) {
+                    l.resync_check(Instant::now());
+                }
+            }
             let (resource, ctx) = (&t.resource.name, context.as_deref().unwrap_or_default());
             for o in &mut sink.observers {
                 o.popped(resource, ctx);
@@ -556,8 +580,8 @@ struct Pop<'a> {
     synced_with: Option<usize>,
     /// No delta is queued after this pop.
     drained: bool,
-    /// `--view handlers`: the handler's listener.
-    listener: Option<&'a Listener>,
+    /// Said when this pop syncs an empty informer ([`consume`]'s `absent`).
+    absent: Option<&'a str>,
 }
 
 impl Pop<'_> {
@@ -628,6 +652,10 @@ impl Pop<'_> {
             }
             if shared.until_synced && sink.all_synced(shared.targets) {
                 return Ok(Some(Stop::Done));
+            }
+            if let (0, Some(line)) = (known, self.absent) {
+                sink.clear_progress();
+                writeln!(io::stderr(), "~ {}", crate::text::sanitize(line))?;
             }
         }
         if self.drained {
@@ -700,7 +728,9 @@ impl Pop<'_> {
     }
 
     /// Delivers the held deltas the graph has made ready (their owner, or an Event's
-    /// object, joined), in order, each as its own informer would have.
+    /// object, joined), in order, each as its own informer would have: in its context,
+    /// with the handler call its informer's listener makes (an OnAdd: a handler that
+    /// filters by owner, as a controller's does, sees the object appear when it joins).
     fn deliver_ready<E: From<Error>>(
         &self,
         shared: &Shared<E>,
@@ -713,9 +743,8 @@ impl Pop<'_> {
                 initial_list: h.initial_list,
                 prev: None,
             };
-            // The listener is this resource's: a held delta of another makes no call.
             let held = Pop {
-                listener: None,
+                context: h.context.as_deref(),
                 ..*self
             };
             if let Some(stop) = held.deliver_of(&h.resource, shared, sink, body, None)? {
@@ -775,7 +804,14 @@ impl Pop<'_> {
         };
         // The graph sees every delta, printed or not.
         let followed = match &mut sink.graph {
-            Some(g) => match g.observe(resource, key, delta, initial_list, Instant::now()) {
+            Some(g) => match g.observe(
+                resource,
+                self.context,
+                key,
+                delta,
+                initial_list,
+                Instant::now(),
+            ) {
                 Verdict::Show(f) => Some(f),
                 Verdict::Skip => return Ok(None),
             },
@@ -805,10 +841,13 @@ impl Pop<'_> {
         // Fights are seen in every change, printed or not (filters are printing only).
         let fights = sink.conflicts.as_mut().map(|c| c.observe(&rec));
         for ev in fights.iter().flatten() {
-            sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+            sink.print(
+                &self.record_of(resource, Body::Event(ev), None),
+                shared.targets,
+            )?;
         }
-        let call = self
-            .listener
+        let call = sink
+            .listener(&resource.name, self.context)
             .and_then(|l| handlers::call(delta, prev, initial_list, l));
         if let (Some(call), Body::Delta { key, .. }) = (&call, body) {
             let body = Body::Handler {
@@ -833,7 +872,7 @@ impl Pop<'_> {
             return Ok(None);
         }
         // --max-events counts what is shown: handler calls in their view.
-        let shown = match self.listener {
+        let shown = match shared.handler {
             Some(_) => sink.handler_calls,
             None => sink.deltas,
         };
@@ -945,7 +984,7 @@ mod tests {
             caches: Mutex::default(),
         });
         let fifo = Arc::new(fifo);
-        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared));
+        let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared, None));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .ok()
@@ -1151,6 +1190,117 @@ mod tests {
         assert_eq!(recs[0]["isInInitialList"], true);
         assert_eq!(recs[2]["finalStateUnknown"], true);
         assert_eq!(recs[3]["isInInitialList"], true);
+    }
+
+    /// An object of `kind` with `uid`, owned (as its controller) by the object of
+    /// `owner` when given.
+    fn owned(kind: &str, name: &str, uid: &str, owner: Option<&str>, rv: &str) -> ObjectRef {
+        let refs = owner
+            .map(|o| format!(r#","ownerReferences":[{{"uid":"{o}","controller":true}}]"#))
+            .unwrap_or_default();
+        object(&format!(
+            r#"{{"kind":"{kind}","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"ns","uid":"{uid}","resourceVersion":"{rv}"{refs}}}}}"#
+        ))
+    }
+
+    fn target_of(name: &str, kind: &str) -> Target {
+        let mut t = target();
+        t.resource.name = name.into();
+        t.resource.kind = kind.into();
+        t.plural = name.split('.').next().unwrap_or(name).into();
+        t
+    }
+
+    /// `--follow --view handlers`: the three informers of a Deployment's graph (a
+    /// ReplicaSet, its Pod) pop their initial lists one after the other, in every order.
+    /// A child popped before its owner joined is held, then delivered by the pop that
+    /// makes its owner join, another informer's: its OnAdd is made all the same, by the
+    /// listener of its own informer, so every object of the graph gets exactly one.
+    #[tokio::test]
+    async fn every_object_of_a_followed_graph_gets_its_handler_call_whatever_the_pop_order() {
+        let informers = [
+            (
+                target_of("deployments.apps", "Deployment"),
+                owned("Deployment", "web", "u1", None, "1"),
+            ),
+            (
+                target_of("replicasets.apps", "ReplicaSet"),
+                owned("ReplicaSet", "web-1", "u2", Some("u1"), "2"),
+            ),
+            (
+                target_of("pods", "Pod"),
+                owned("Pod", "web-1-a", "u3", Some("u2"), "3"),
+            ),
+        ];
+        let orders = [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ];
+        for order in orders {
+            let out = Buf::default();
+            let opts = Options {
+                format: Format::Json,
+                view: View::Handlers,
+                ..Options::default()
+            };
+            let mut sink = Sink::new(crate::output::printer(opts, out.clone(), io::sink()), None);
+            sink.graph = Some(Graph::new(["deployments.apps".to_owned()], None));
+            let (tx, _rx) = mpsc::unbounded_channel();
+            let shared: Arc<Shared<Error>> = Arc::new(Shared {
+                sink: Mutex::new(sink),
+                lists: Mutex::default(),
+                targets: informers.len(),
+                max_events: None,
+                until_synced: false,
+                watch_only: false,
+                filter: Filter::default(),
+                pop_delay: None,
+                until: None,
+                stop: tx,
+                handler: Some(Registration::default()),
+                caches: Mutex::default(),
+            });
+            for i in order {
+                let (t, o) = &informers[i];
+                let store = Arc::new(Store::new());
+                let fifo = DeltaFifo::new(Some(store.clone()), true);
+                fifo.replace(vec![o.clone()], o.resource_version());
+                // Its initial list is popped to the end, then the loop returns.
+                fifo.close();
+                let info = InformerInfo::default();
+                let (t, fifo) = (t.clone(), Arc::new(fifo));
+                consume(t, None, info, fifo, store, shared.clone(), None).await;
+            }
+            let recs: Vec<serde_json::Value> = out
+                .text()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let mut calls = handler_calls(&recs);
+            calls.sort();
+            assert_eq!(
+                calls,
+                [
+                    "OnAdd ns/web -→1",
+                    "OnAdd ns/web-1 -→2",
+                    "OnAdd ns/web-1-a -→3"
+                ],
+                "pop order {order:?}: {recs:#?}"
+            );
+            for r in recs.iter().filter(|r| r["type"] == "HandlerCall") {
+                assert_eq!(r["isInInitialList"], true, "{r}");
+                let resource = match r["kind"].as_str() {
+                    Some("Deployment") => "deployments.apps",
+                    Some("ReplicaSet") => "replicasets.apps",
+                    _ => "pods",
+                };
+                assert_eq!(r["resource"], resource, "{r}");
+            }
+        }
     }
 
     fn cm(name: &str, rv: &str, uid: &str) -> ObjectRef {

@@ -194,6 +194,8 @@ fn uid(s: &str) -> Uid {
 #[derive(Debug, Clone)]
 pub struct Held {
     pub resource: Arc<Resource>,
+    /// The context of the informer that delivered it (`None` with one cluster).
+    pub context: Option<Arc<str>>,
     pub key: String,
     pub delta: Delta,
     pub initial_list: bool,
@@ -381,10 +383,12 @@ impl Graph {
             })
     }
 
-    /// The graph's verdict on one delta of `resource` (in pop order), updating it.
+    /// The graph's verdict on one delta of `resource` in `context` (in pop order),
+    /// updating it.
     pub fn observe(
         &mut self,
         resource: &Resource,
+        context: Option<&str>,
         key: &str,
         delta: &Delta,
         initial_list: bool,
@@ -412,6 +416,7 @@ impl Graph {
         }
         let held = |waits_for: Vec<Uid>, until| Held {
             resource: Arc::new(resource.clone()),
+            context: context.map(Arc::from),
             key: key.to_owned(),
             delta: delta.clone(),
             initial_list,
@@ -766,7 +771,7 @@ mod tests {
         kind: DeltaType,
         o: crate::cache::object::ObjectRef,
     ) -> Option<(String, Option<GraphChange>)> {
-        let v = g.observe(r, key, &Delta::new(kind, o), false, Instant::now());
+        let v = g.observe(r, None, key, &Delta::new(kind, o), false, Instant::now());
         match v {
             Verdict::Show(f) => Some((f.path.to_string(), f.change)),
             Verdict::Skip => None,
@@ -802,6 +807,7 @@ mod tests {
         );
         let v = g.observe(
             &h.resource,
+            h.context.as_deref(),
             &h.key,
             &h.delta,
             h.initial_list,
@@ -811,6 +817,7 @@ mod tests {
         let h = g.next_ready().expect("the pod is ready");
         let v = g.observe(
             &h.resource,
+            h.context.as_deref(),
             &h.key,
             &h.delta,
             h.initial_list,
@@ -940,21 +947,28 @@ mod tests {
         };
         let t0 = Instant::now();
         let d = Delta::new(DeltaType::Added, event("e1", "c1"));
-        assert_eq!(g.observe(&ev, "ns/e", &d, false, t0), Verdict::Skip);
+        assert_eq!(g.observe(&ev, None, "ns/e", &d, false, t0), Verdict::Skip);
         let d2 = Delta::new(DeltaType::Added, event("e2", "c2"));
-        assert_eq!(g.observe(&ev, "ns/e2", &d2, false, t0), Verdict::Skip);
+        assert_eq!(g.observe(&ev, None, "ns/e2", &d2, false, t0), Verdict::Skip);
         let c = Delta::new(DeltaType::Added, obj("ConfigMap", "a", "c1", &[]));
         assert!(matches!(
-            g.observe(&cm, "ns/a", &c, false, t0),
+            g.observe(&cm, None, "ns/a", &c, false, t0),
             Verdict::Show(_)
         ));
         let h = g.next_ready().expect("the event is ready");
-        let v = g.observe(&h.resource, &h.key, &h.delta, false, t0);
+        let v = g.observe(
+            &h.resource,
+            h.context.as_deref(),
+            &h.key,
+            &h.delta,
+            false,
+            t0,
+        );
         assert!(matches!(&v, Verdict::Show(f) if &*f.path == "cm/a › event/ee1"));
         // c2 comes after the hold: its event was dropped.
         let c2 = Delta::new(DeltaType::Added, obj("ConfigMap", "b", "c2", &[]));
         assert!(matches!(
-            g.observe(&cm, "ns/b", &c2, false, t0 + EVENT_HOLD * 2),
+            g.observe(&cm, None, "ns/b", &c2, false, t0 + EVENT_HOLD * 2),
             Verdict::Show(_)
         ));
         assert!(g.next_ready().is_none());

@@ -257,6 +257,14 @@ pub enum GraphChange {
 }
 
 impl GraphChange {
+    /// The change a record's `graph` field names ([`GraphChange::as_str`]'s words).
+    pub fn parse(s: &str) -> Option<GraphChange> {
+        use GraphChange::*;
+        [Joined, Deleted, Orphaned, Left]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             GraphChange::Joined => "joined",

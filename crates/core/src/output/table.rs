@@ -869,8 +869,9 @@ pub(crate) fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             } else {
                 format!("in {}", plural(u64::from(*pages), "page"))
             };
-            // What came over the connection: the size only for a LIST (a streaming list's
-            // events are a watch's), and the bytes read only when they differ (gzip).
+            // What came over the connection (a streaming list's: its watch's body up to
+            // the initial-events-end bookmark), and the bytes read only when they differ
+            // (gzip); no size from a recording made before streaming lists had one.
             let encoding = encoding.as_deref().unwrap_or("json");
             let wire = match (bytes, wire_bytes) {
                 (Some(b), Some(w)) if b != w => {

@@ -1006,12 +1006,13 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             allow_bookmarks: true,
             send_initial_events: true,
         };
-        let (outcome, protobuf) = match self.lw.watch(opts).await {
+        let (outcome, protobuf, read) = match self.lw.watch(opts).await {
             Ok(w) => (
                 watch_list::initial_events(w.events, &self.progress).await,
                 w.protobuf,
+                w.read,
             ),
-            Err(e) => (watch_list::Outcome::Failed(e), false),
+            Err(e) => (watch_list::Outcome::Failed(e), false, None),
         };
         let (stream, list_rv, items) = match outcome {
             watch_list::Outcome::Ended {
@@ -1047,8 +1048,9 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 .encoding()
                 .to_owned(),
             ),
-            bytes: None,
-            wire_bytes: None,
+            // The body up to the initial-events-end bookmark, never compressed.
+            bytes: read.as_ref().map(|r| r.get()),
+            wire_bytes: read.as_ref().map(|r| r.get()),
         });
         self.store.replace(items, &list_rv);
         self.relisted(&list_rv);
