@@ -24,6 +24,7 @@ mod tests;
 mod workloads;
 
 pub use crd::PrinterColumn;
+pub use events::event_tree_columns;
 pub use format::{go_float, go_json, go_value};
 pub use pod::PodColumn;
 pub use registry::*;
