@@ -173,8 +173,9 @@ impl Probe {
         tasks.spawn(async move {
             let err = reflector.run().await;
             let line = format!(
-                "error: --probe cannot watch its ConfigMap {}: {err}",
-                me.id()
+                "error: --probe cannot watch its ConfigMap {}: {}",
+                me.id(),
+                err.kubectl_message(&me.server)
             );
             let _ = failed.send(Stop::Failed(anyhow::Error::new(Worded(line))));
         });
