@@ -386,10 +386,13 @@ fn events_join_their_object_and_wait_for_it() {
 
 /// The table shows the graph as a tree, kubectl-tree's way: one header, each row's KIND,
 /// its NAME indented under its owner (initial lists, which pop in any order, sorted by owner
-/// path), and an Event as a `~` line under the object it is about.
+/// path), and an Event under the object it is about: its own name in NAME, and kubectl's
+/// TYPE, REASON and MESSAGE (`kubectl get events`) last, so that a long message widens no
+/// other column.
 #[test]
 fn the_table_shows_the_tree_with_events_under_their_object() {
     let (sim, ns, rs) = web_tree("follow-table", &["web-1-b", "web-1-a"]);
+    let message = format!("Created pod: web-1-a {}", "x".repeat(300));
     kubectl_f(
         &sim,
         "create",
@@ -397,7 +400,7 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
             "metadata": {"name": "web-1.1", "namespace": ns},
             "involvedObject": {"kind": "ReplicaSet", "name": "web-1", "namespace": ns,
                 "uid": rs["metadata"]["uid"], "apiVersion": "apps/v1"},
-            "reason": "SuccessfulCreate", "message": "Created pod: web-1-a", "type": "Normal",
+            "reason": "SuccessfulCreate", "message": message, "type": "Normal",
             "count": 2, "source": {"component": "replicaset-controller"}}),
     );
     let args = format!("deploy/web -n {ns} --follow --events --until-synced");
@@ -407,28 +410,46 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
     let header = &out.stdout[0];
     let column = |h: &str| header.find(h).expect("a header cell");
     let (kind, name, rv) = (column("KIND"), column("NAME"), column("RESOURCEVERSION"));
-    let rows: Vec<(String, String)> = out.stdout[1..]
+    let (ty, reason, msg) = (column("TYPE"), column("REASON"), column("MESSAGE"));
+    assert!(header.trim_end().ends_with("MESSAGE"), "{header}");
+    // NAME is as wide as the longest name: the message is elsewhere.
+    assert_eq!(rv - name, "  └─ web-1-a".chars().count() + 3, "{header}");
+    let rows: Vec<Vec<String>> = out.stdout[1..]
         .iter()
         .map(|l| {
             let c: Vec<char> = l.chars().collect();
-            let cell =
-                |a: usize, b: usize| c[a..b].iter().collect::<String>().trim_end().to_owned();
-            (cell(kind, name), cell(name, rv))
+            let cell = |a: usize, b: usize| {
+                c[a.min(c.len())..b.min(c.len())]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            };
+            vec![
+                cell(kind, name),
+                cell(name, rv),
+                cell(ty, reason),
+                cell(reason, msg),
+                cell(msg, c.len()),
+            ]
         })
         .collect();
     let want = [
-        ("Deployment", "web"),
-        ("ReplicaSet", "└─ web-1"),
-        (
+        ["Deployment", "web", "", "", ""],
+        ["ReplicaSet", "└─ web-1", "", "", ""],
+        [
             "Event",
-            "  ~ Normal SuccessfulCreate: Created pod: web-1-a (x2)",
-        ),
-        ("Pod", "  └─ web-1-a"),
-        ("Pod", "  └─ web-1-b"),
+            "  └─ web-1.1",
+            "Normal",
+            "SuccessfulCreate",
+            &message,
+        ],
+        ["Pod", "  └─ web-1-a", "", "", ""],
+        ["Pod", "  └─ web-1-b", "", "", ""],
     ];
-    let want: Vec<(String, String)> = want
+    let want: Vec<Vec<String>> = want
         .iter()
-        .map(|(k, n)| (k.to_string(), n.to_string()))
+        .map(|r| r.iter().map(|c| c.to_string()).collect())
         .collect();
     assert_eq!(rows, want, "{:#?}", out.stdout);
 }

@@ -182,6 +182,22 @@ fn probe_without_the_right_to_write_is_one_line_and_exit_1() {
     );
 }
 
+/// A namespace that does not exist: the server's 404 in kubectl's words, one line, not
+/// kube's Debug dump of its Status.
+#[test]
+fn probe_into_a_missing_namespace_is_kubectls_not_found_line() {
+    let sim = SimProcess::start(&[]);
+    let out = sim.kwatch("namespaces -o json --probe no-such-ns");
+    assert_eq!(out.status.code(), Some(1), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert_eq!(
+        lines[0],
+        "error: --probe cannot create configmaps in the namespace \"no-such-ns\": Error from \
+         server (NotFound): namespaces \"no-such-ns\" not found"
+    );
+}
+
 #[test]
 fn a_crashed_runs_probe_is_deleted_at_start_and_a_live_one_kept() {
     let sim = SimProcess::start(&[]);
@@ -207,9 +223,11 @@ fn a_crashed_runs_probe_is_deleted_at_start_and_a_live_one_kept() {
         .kwatch("namespaces -o json --probe default --max-events 1")
         .exits(0);
     assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    // The whole line, ending where its sentence ends.
     assert!(
-        out.stderr
-            .contains("~ --probe deleted default/kwatch-probe-crash"),
+        out.stderr.lines().any(|l| l
+            == "~ --probe deleted default/kwatch-probe-crash, left by a run that ended \
+                without deleting it (killed, or cut off from the server)"),
         "{}",
         out.stderr
     );

@@ -47,9 +47,89 @@ fn name_custom_columns_and_jsonpath_print_one_line_per_delta() {
         assert!(ready == "True" || ready == "False", "{l}");
     }
 
-    // A bad template is a usage error before anything runs.
+    // A bad template is a usage error before anything runs: kubectl's reason, one line.
     let bad = sim.kwatch("pods -o jsonpath={.a[?@.x==]}").exits(2);
-    assert!(bad.stderr.contains("invalid JSONPath"), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("error parsing jsonpath {.a[?@.x==]}: invalid array index ?@.x=="),
+        "{}",
+        bad.stderr
+    );
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+}
+
+/// kubectl's ways to name a key with dots (an annotation's), its bracket form, and other
+/// templates kubectl users write: kwatch prints what `kubectl get` prints for the same
+/// object, in jsonpath and custom-columns; a template kubectl refuses is one line with
+/// kubectl's reason, and an object the template cannot be applied to is one line on
+/// stderr, naming it.
+#[test]
+fn jsonpath_and_custom_columns_print_what_kubectl_prints() {
+    let sim = SimProcess::start(&["--objects", "0"]);
+    let mut cm = demo_configmap("rev", "v");
+    cm["metadata"]["annotations"] = json!({"deployment.kubernetes.io/revision": "1"});
+    cm["data"] = json!({"k": "v", "list": "a,b"});
+    create(&sim, cm);
+    let kwatch = |format: &str| {
+        sim.kwatch([
+            "configmaps",
+            "rev",
+            "-n",
+            "default",
+            "--until-synced",
+            "-o",
+            format,
+        ])
+    };
+    for template in [
+        r"{.metadata.annotations.deployment\.kubernetes\.io/revision}",
+        r"{.metadata.annotations['deployment\.kubernetes\.io/revision']}",
+        r"{.metadata.annotations['deployment.kubernetes.io/revision']}",
+        r#"{.metadata.name}{"\t"}{.data}"#,
+        r#"{range .metadata.managedFields[*]}{.manager}{","}{end}"#,
+        r#"{.metadata.managedFields[?(@.operation=="Update")].manager}"#,
+        "{..k}",
+        "{.data.*}",
+        "{.metadata.nope}",
+        "name: {.metadata.name}",
+    ] {
+        let format = format!("jsonpath={template}");
+        let theirs = sim.kubectl_ok(["get", "configmap", "rev", "-n", "default", "-o", &format]);
+        let ours = kwatch(&format).exits(0);
+        // One line per delta: kwatch ends the template's output with a newline.
+        assert_eq!(ours.stdout, [theirs], "{template}");
+    }
+    for path in [
+        r".metadata.annotations.deployment\.kubernetes\.io/revision",
+        r".metadata.annotations['deployment\.kubernetes\.io/revision']",
+        ".data",
+        ".metadata.nope",
+    ] {
+        let format = format!("custom-columns=A:{path}");
+        let theirs = sim.kubectl_ok(["get", "configmap", "rev", "-n", "default", "-o", &format]);
+        let ours = kwatch(&format).exits(0);
+        let theirs: Vec<&str> = theirs.lines().map(str::trim_end).collect();
+        let ours: Vec<&str> = ours.stdout.iter().map(|l| l.trim_end()).collect();
+        assert_eq!(ours, theirs, "{path}");
+    }
+    // Refused as kubectl refuses it: one line, kubectl's reason, no parser's dump.
+    let bad =
+        kwatch(r#"jsonpath={.metadata.annotations["deployment.kubernetes.io/revision"]}"#).exits(2);
+    assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains(r#"invalid array index "deployment.kubernetes.io/revision""#),
+        "{}",
+        bad.stderr
+    );
+    // Applied to an object it does not fit: kubectl's error, for that object, on stderr.
+    let out = kwatch("jsonpath={.data.k[0]}").exits(0);
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: error executing jsonpath {.data.k[0]}: string is not array or slice \
+         (object default/rev)"
+    );
 }
 
 #[test]

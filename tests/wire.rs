@@ -453,3 +453,65 @@ fn every_kind_prints_the_same_bytes_over_both_wires() {
     }
     assert_eq!(pb.len(), js.len());
 }
+
+/// A StatefulSet's volumeClaimTemplates: a genuine kube-apiserver serves each as
+/// `{"kind":"PersistentVolumeClaim","apiVersion":"v1",…}` (its conversion sets them on
+/// every read, kubernetes pkg/apis/apps/v1/conversion.go), though the protobuf wire has no
+/// field for them. The simulator stores them so, `kubectl get --raw` shows them, and
+/// `--wire protobuf` (and `auto`) print the bytes `--wire json` prints.
+#[test]
+fn a_statefulsets_claim_templates_keep_their_kind_on_every_wire() {
+    let sim = SimProcess::start(&[]);
+    let sts = json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
+        "spec": {
+            "serviceName": "db",
+            "selector": {"matchLabels": {"app": "db"}},
+            "template": {
+                "metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "pg", "image": "postgres:16"}]}
+            },
+            "volumeClaimTemplates": [{
+                "metadata": {"name": "data"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}
+            }]
+        }
+    });
+    kubectl_f(&sim, "create", &sts);
+    let raw = sim.kubectl_ok("get --raw /apis/apps/v1/namespaces/default/statefulsets/db");
+    assert!(
+        raw.contains(r#""volumeClaimTemplates":[{"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata":{"name":"data""#),
+        "{raw}"
+    );
+    let run = |wire: &str| {
+        let out = sim
+            .kwatch(format!(
+                "statefulsets -n default -o json --until-synced --wire {wire}"
+            ))
+            .success();
+        let lines: Vec<String> = (out.stdout.iter())
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|r| kw_is_delta(&r)))
+            .map(|l| line_without_time(l))
+            .collect();
+        (lines, out.json())
+    };
+    let (js, js_records) = run("json");
+    assert_eq!(js.len(), 1, "{js:#?}");
+    assert!(
+        js[0].contains(r#""volumeClaimTemplates":[{"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata""#),
+        "{}",
+        js[0]
+    );
+    for wire in ["protobuf", "auto"] {
+        let (pb, records) = run(wire);
+        assert_eq!(pb, js, "--wire {wire}");
+        let listed = of_type(&records, "Listed");
+        assert_eq!(
+            listed[0]["encoding"], "protobuf",
+            "--wire {wire}: {records:#?}"
+        );
+    }
+    let listed = of_type(&js_records, "Listed");
+    assert_eq!(listed[0]["encoding"], "json");
+}

@@ -27,7 +27,9 @@ Format (crates/core/src/client/protobuf/table.rs reads it):
 type: a scalar (string int32 int64 uint32 uint64 bool double float bytes), "map", or a
 message index. flags: r repeated, m map (value_type is then the fifth element; keys are
 strings), p pointer, o omitempty, i inline (the message's fields are written into the
-enclosing object), x not written (json:"-"), t TypeMeta (kind and apiVersion from the envelope, at the top only).
+enclosing object), x not written (json:"-"), t TypeMeta (kind and apiVersion from the envelope
+at the top; in an embedded object only where kube-apiserver sets them, which
+crates/core/src/client/protobuf/table.rs lists in SERVED_TYPE_META, citing Kubernetes).
 """
 
 import argparse

@@ -300,6 +300,7 @@ fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> outpu
         || crate::client::expand::names_all(resources);
     printer.contexts = clusters.len() > 1;
     printer.metadata_only = args.reflector.metadata_only;
+    printer.events = args.events;
     printer
 }
 

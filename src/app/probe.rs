@@ -36,9 +36,11 @@ use crate::app::exit::Worded;
 use crate::app::watch::{Shared, Stop};
 use crate::cache::delta::DeltaType;
 use crate::cache::delta_fifo::DeltaFifo;
+use crate::cache::listwatch::SourceError;
 use crate::cache::queue::{Popped, Queue};
 use crate::cache::reflector::{Reflector, ReflectorConfig, ReflectorEvent};
 use crate::cache::store::Store;
+use crate::client::http::kube_error;
 use crate::client::source::KubeSource;
 use crate::client::target::Resource;
 
@@ -64,6 +66,8 @@ pub(crate) struct Probe {
     client: kube::Client,
     namespace: String,
     name: String,
+    /// The cluster's URL, for kubectl's words of an error (`kubectl_message`).
+    server: String,
     interval: Duration,
     /// The kubeconfig context, when several are watched (records say which).
     context: Option<Arc<str>>,
@@ -77,6 +81,7 @@ impl Probe {
     /// [`Probe::spawn`].
     pub(crate) async fn create(
         client: kube::Client,
+        server: &str,
         cfg: &ProbeConfig,
         context: Option<Arc<str>>,
     ) -> Result<Probe> {
@@ -87,7 +92,7 @@ impl Probe {
             }
         }
         let api: Api<ConfigMap> = Api::namespaced(client.clone(), ns);
-        remove_leftovers(&api, ns, cfg.interval).await?;
+        remove_leftovers(&api, ns, server, cfg.interval).await?;
         let name = format!("kwatch-probe-{}", crate::text::name_suffix());
         let mut cm: ConfigMap = serde_json::from_value(json!({
             "metadata": {
@@ -103,13 +108,14 @@ impl Probe {
         )]));
         match timed(api.create(&PostParams::default(), &cm)).await {
             Ok(_) => {}
-            Err(e) => return Err(write_error("create", ns, None, e)),
+            Err(e) => return Err(write_error("create", ns, None, &e, server)),
         }
         let probe = Probe {
             api,
             client,
             namespace: ns.to_owned(),
             name,
+            server: server.to_owned(),
             interval: cfg.interval,
             context,
             pending: Arc::default(),
@@ -118,7 +124,7 @@ impl Probe {
         // `patch` right before anything else starts.
         if let Err(e) = probe.write(0).await {
             probe.remove().await;
-            return Err(write_error("patch", ns, Some(&probe.name), e));
+            return Err(write_error("patch", ns, Some(&probe.name), &e, server));
         }
         Ok(probe)
     }
@@ -129,7 +135,7 @@ impl Probe {
     }
 
     /// Patches write `seq` with the time now; returns when the server answered.
-    async fn write(&self, seq: u64) -> Result<(), kube::Error> {
+    async fn write(&self, seq: u64) -> Result<(), SourceError> {
         let sent = now_rfc3339();
         self.pending
             .lock()
@@ -167,8 +173,9 @@ impl Probe {
         tasks.spawn(async move {
             let err = reflector.run().await;
             let line = format!(
-                "error: --probe cannot watch its ConfigMap {}: {err}",
-                me.id()
+                "error: --probe cannot watch its ConfigMap {}: {}",
+                me.id(),
+                err.kubectl_message(&me.server)
             );
             let _ = failed.send(Stop::Failed(anyhow::Error::new(Worded(line))));
         });
@@ -191,11 +198,15 @@ impl Probe {
             self.forget_old();
             match self.write(seq).await {
                 Ok(()) => {}
-                Err(kube::Error::Api(s)) if s.is_forbidden() || s.is_not_found() => {
-                    let e = kube::Error::Api(s);
-                    return write_error("patch", &self.namespace, Some(&self.name), e);
+                Err(e) if e.api().is_some_and(|s| s.code == 403 || s.code == 404) => {
+                    let (ns, name) = (&self.namespace, Some(self.name.as_str()));
+                    return write_error("patch", ns, name, &e, &self.server);
                 }
-                Err(e) => tracing::warn!("--probe: write {seq} to {} failed: {e}", self.id()),
+                Err(e) => tracing::warn!(
+                    "--probe: write {seq} to {} failed: {}",
+                    self.id(),
+                    e.kubectl_message(&self.server)
+                ),
             }
         }
         anyhow::anyhow!("--probe ran out of sequence numbers")
@@ -263,12 +274,13 @@ impl Probe {
         let answer = timed(self.api.delete(&self.name, &DeleteParams::default())).await;
         match answer {
             Ok(_) => {}
-            Err(kube::Error::Api(s)) if s.is_not_found() => {}
+            Err(e) if is_not_found(&e) => {}
             Err(e) => {
                 let line = format!(
-                    "~ --probe could not delete its ConfigMap {}: {e}; delete it with `kubectl \
+                    "~ --probe could not delete its ConfigMap {}: {}; delete it with `kubectl \
                      delete configmap -n {} {}`",
                     self.id(),
+                    e.kubectl_message(&self.server),
                     self.namespace,
                     self.name
                 );
@@ -361,11 +373,16 @@ fn is_leftover(raw: &serde_json::Value, ours: Duration, now: jiff::Timestamp) ->
 
 /// Deletes the crashed runs' probe ConfigMaps in the namespace (see [`is_leftover`]);
 /// each one deleted is a `~` line.
-async fn remove_leftovers(api: &Api<ConfigMap>, ns: &str, interval: Duration) -> Result<()> {
+async fn remove_leftovers(
+    api: &Api<ConfigMap>,
+    ns: &str,
+    server: &str,
+    interval: Duration,
+) -> Result<()> {
     let params = ListParams::default().labels(&format!("{LABEL}=true"));
     let list = timed(api.list(&params))
         .await
-        .map_err(|e| write_error("list", ns, None, e))?;
+        .map_err(|e| write_error("list", ns, None, &e, server))?;
     let now = jiff::Timestamp::now();
     for cm in list.items {
         let Some(name) = cm.metadata.name.clone() else {
@@ -376,15 +393,26 @@ async fn remove_leftovers(api: &Api<ConfigMap>, ns: &str, interval: Duration) ->
         }
         match timed(api.delete(&name, &DeleteParams::default())).await {
             Ok(_) => {
-                let line =
-                    format!("~ --probe deleted {ns}/{name}, left by a run that ended without");
-                let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
+                let _ = writeln!(std::io::stderr(), "{}", leftover_deleted(ns, &name));
             }
-            Err(kube::Error::Api(s)) if s.is_not_found() => {}
-            Err(e) => return Err(write_error("delete", ns, Some(&name), e)),
+            Err(e) if is_not_found(&e) => {}
+            Err(e) => return Err(write_error("delete", ns, Some(&name), &e, server)),
         }
     }
     Ok(())
+}
+
+/// The `~` line for a crashed run's ConfigMap deleted at start.
+fn leftover_deleted(ns: &str, name: &str) -> String {
+    let line = format!(
+        "~ --probe deleted {ns}/{name}, left by a run that ended without deleting it (killed, \
+         or cut off from the server)"
+    );
+    crate::text::sanitize(&line).into_owned()
+}
+
+fn is_not_found(e: &SourceError) -> bool {
+    e.api().is_some_and(|s| s.code == 404)
 }
 
 /// `kubectl auth can-i VERB configmaps -n NS`: `Some(reason)` when the server says no;
@@ -410,21 +438,31 @@ async fn can_i(client: &kube::Client, verb: &str, ns: &str) -> Option<String> {
             (!status.allowed).then(|| status.reason.unwrap_or_default())
         }
         Err(e) => {
+            let e = e.kubectl_message("");
             tracing::info!("--probe: no SelfSubjectAccessReview ({e}): the writes will tell");
             None
         }
     }
 }
 
-/// The one line for a `--probe` request the server refused.
-fn write_error(verb: &str, ns: &str, name: Option<&str>, e: kube::Error) -> anyhow::Error {
-    match e {
-        kube::Error::Api(s) if s.is_forbidden() => forbidden(verb, ns, &s.message),
-        e => {
+/// The one line for a `--probe` request that failed: the server's refusal in kubectl's
+/// words (`Error from server (NotFound): namespaces "x" not found`), or a missing right.
+fn write_error(
+    verb: &str,
+    ns: &str,
+    name: Option<&str>,
+    e: &SourceError,
+    server: &str,
+) -> anyhow::Error {
+    match e.api() {
+        Some(s) if s.code == 403 => forbidden(verb, ns, &s.message),
+        _ => {
             let what = name.map_or_else(|| "configmaps".to_owned(), |n| format!("configmap {n}"));
-            anyhow::Error::new(Worded(format!(
-                "error: --probe cannot {verb} {what} in the namespace {ns:?}: {e}"
-            )))
+            let line = format!(
+                "error: --probe cannot {verb} {what} in the namespace {ns:?}: {}",
+                e.kubectl_message(server)
+            );
+            anyhow::Error::new(Worded(crate::text::sanitize(&line).into_owned()))
         }
     }
 }
@@ -443,15 +481,15 @@ fn forbidden(verb: &str, ns: &str, reason: &str) -> anyhow::Error {
     )))
 }
 
-/// A probe request, given up after [`WRITE_TIMEOUT`].
+/// A probe request, given up after [`WRITE_TIMEOUT`]; its error as the request layer's.
 async fn timed<T>(
     f: impl std::future::Future<Output = Result<T, kube::Error>>,
-) -> Result<T, kube::Error> {
+) -> Result<T, SourceError> {
     match tokio::time::timeout(WRITE_TIMEOUT, f).await {
-        Ok(r) => r,
-        Err(_) => Err(kube::Error::Service(
-            format!("no answer within {WRITE_TIMEOUT:?}").into(),
-        )),
+        Ok(r) => r.map_err(kube_error),
+        Err(_) => Err(SourceError::Transport(format!(
+            "no answer within {WRITE_TIMEOUT:?}"
+        ))),
     }
 }
 

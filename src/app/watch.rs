@@ -423,7 +423,8 @@ async fn create_probes(
     let mut probes = Vec::new();
     for c in clusters {
         let context = c.cluster.context.as_deref().filter(|_| tag).map(Arc::from);
-        match crate::app::probe::Probe::create(c.client.clone(), pcfg, context).await {
+        let server = c.cluster.kube.cluster_url.to_string();
+        match crate::app::probe::Probe::create(c.client.clone(), &server, pcfg, context).await {
             Ok(p) => probes.push(Arc::new(p)),
             Err(e) => {
                 remove_probes(&probes).await;

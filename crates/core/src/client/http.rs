@@ -136,6 +136,23 @@ fn quoted(s: &str) -> Option<(String, &str)> {
     None
 }
 
+/// An error of kube's typed API (`kube::Api`, which kwatch uses only to write: `--probe`) as
+/// the request layer's: the server's Status as an [`ApiStatus`], so that it is worded as
+/// kubectl words it ([`SourceError::kubectl_message`]: `Error from server (NotFound):
+/// namespaces "x" not found`), never as kube's Display, which holds the Status's Debug
+/// dump; any other failure sorted as [`transport_error`] sorts it.
+pub fn kube_error(e: kube::Error) -> SourceError {
+    match e {
+        kube::Error::Api(s) => SourceError::Api(ApiStatus {
+            code: s.code,
+            reason: s.reason.clone(),
+            message: s.message.clone(),
+            ..ApiStatus::default()
+        }),
+        e => transport_error(e),
+    }
+}
+
 /// Sorts a failure to get a response into what the request layer and the reflector
 /// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other.
 fn transport_error(e: kube::Error) -> SourceError {
@@ -345,6 +362,21 @@ pub(super) fn describe_cut(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// kube's typed API answers a refusal as `kube::Error::Api`, whose Display holds the
+    /// Status's Debug dump: kwatch words it as kubectl does.
+    #[test]
+    fn a_kube_api_error_is_worded_as_kubectl_words_it() {
+        let status: kube::core::Status = serde_json::from_str(
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"namespaces \"no-such-ns\" not found","reason":"NotFound","details":{"name":"no-such-ns","kind":"namespaces"},"code":404}"#,
+        )
+        .unwrap();
+        let e = kube_error(kube::Error::Api(Box::new(status)));
+        assert_eq!(
+            e.kubectl_message("https://127.0.0.1:6443"),
+            r#"Error from server (NotFound): namespaces "no-such-ns" not found"#
+        );
+    }
 
     #[test]
     fn too_large_rv_status() {

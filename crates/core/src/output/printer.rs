@@ -320,6 +320,9 @@ pub struct Options {
     /// their control characters escaped (to a pipe they are written as they are, as
     /// kubectl's jsonpath writes them). The table and `~` lines are always escaped.
     pub terminal: bool,
+    /// `--events`: the tree's rows get kubectl's event columns TYPE, REASON and MESSAGE
+    /// (`kubectl get events`), filled for its Events.
+    pub events: bool,
     /// `--metadata-only`: objects are PartialObjectMetadata, so the table shows
     /// [`columns::metadata_columns`] for every resource.
     pub metadata_only: bool,

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::health::Health;
 use super::table::{HOLD_FOR, HOLD_ROWS};
-use super::template::Template;
+use super::template::{self, Template};
 use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
 use crate::text::sanitize;
 
@@ -171,7 +171,11 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                 writeln!(self.w, "{line}")
             }
             Format::JsonPath(t) => {
-                let text = t.render(&value());
+                let text = match t.render(&value()) {
+                    Ok(text) => text,
+                    // kubectl stops at such an object; a watch goes on to the next one.
+                    Err(e) => return cannot_print(&mut self.diag, &e, key),
+                };
                 // One line per delta: kubectl prints the bare template, which runs deltas
                 // together in a watch.
                 let text = if self.opts.terminal {
@@ -192,7 +196,10 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                     cells.push(self.shown(rec.context.unwrap_or_default()).into_owned());
                 }
                 for c in cols {
-                    let cell = cell(&c.template, &v);
+                    let cell = match cell(&c.template, &v) {
+                        Ok(cell) => cell,
+                        Err(e) => return cannot_print(&mut self.diag, &e, key),
+                    };
                     cells.push(self.shown(&cell).into_owned());
                 }
                 match &mut self.held {
@@ -228,17 +235,24 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
     }
 }
 
+/// An object the template cannot be applied to (an index past a list's end, values of two
+/// kinds compared): one line on the diagnostics writer naming it, and no data line.
+fn cannot_print(diag: &mut Diagnostics, e: &template::ExecError, key: &str) -> io::Result<()> {
+    let line = format!("error: {e} (object {key})");
+    writeln!(diag, "{}", sanitize(&line))
+}
+
 /// A custom column's cell: the selected values joined by commas, each as Go's `%v` prints
-/// it (a map `map[k:v]`, a list `[a b]`), `<none>` when none (kubectl's customcolumn.go).
-fn cell(t: &Template, v: &Value) -> String {
-    let vals = t.values(v);
-    if vals.is_empty() || vals.iter().all(|x| x.is_null()) {
-        return "<none>".into();
+/// it (a map `map[k:v]`, a list `[a b]`, a null `<nil>`), `<none>` when the path selects
+/// nothing (kubectl's customcolumn.go).
+pub(super) fn cell(t: &Template, v: &Value) -> Result<String, template::ExecError> {
+    let groups = t.results(v)?;
+    let mut cells = Vec::new();
+    if groups.first().is_none_or(Vec::is_empty) {
+        cells.push("<none>".to_owned());
     }
-    vals.iter()
-        .map(|x| columns::go_value(x))
-        .collect::<Vec<_>>()
-        .join(",")
+    cells.extend(groups.iter().flatten().map(columns::go_value));
+    Ok(cells.join(","))
 }
 
 /// Sanitizes each line and tab-separated field of a template's output, keeping the
@@ -272,7 +286,10 @@ mod tests {
             parse_custom_columns("NAME:.metadata.name,IMAGES:.spec.containers[*].image,X:.nope")
                 .unwrap();
         let p = pod();
-        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &p)).collect();
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| cell(&c.template, &p).unwrap())
+            .collect();
         assert_eq!(cells, ["web", "i1,i2", "<none>"]);
         assert!(parse_custom_columns("NAME").is_err());
         // Maps and lists as Go's %v, as kubectl's custom columns print
@@ -280,7 +297,10 @@ mod tests {
         let cols = parse_custom_columns("L:.metadata.labels,C:.spec.containers[0],N:.n").unwrap();
         let v = json!({"metadata": {"labels": {"tier-x": "f", "app": "w"}},
                        "spec": {"containers": [{"name": "a", "ports": [80, 443]}]}, "n": 1.5});
-        let cells: Vec<String> = cols.iter().map(|c| cell(&c.template, &v)).collect();
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|c| cell(&c.template, &v).unwrap())
+            .collect();
         assert_eq!(
             cells,
             ["map[app:w tier-x:f]", "map[name:a ports:[80 443]]", "1.5"]

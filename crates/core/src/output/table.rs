@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 use std::collections::HashMap;
 
 use super::columns::{
-    metadata_columns, resource_columns, server_cell, server_columns, Column, Getter, RowObject,
+    event_tree_columns, metadata_columns, resource_columns, server_cell, server_columns, Column,
+    Getter, RowObject,
 };
 use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
 use crate::cache::delta::DeltaType;
@@ -199,13 +200,18 @@ impl<W: Write> TablePrinter<W> {
     }
 
     /// `--follow`, `--events`: one layout for the whole tree, whatever each row's kind
-    /// (kubectl-tree's habit): KIND, the indented NAME, RESOURCEVERSION, AGE.
+    /// (kubectl-tree's habit): KIND, the indented NAME, RESOURCEVERSION, AGE; with
+    /// `--events`, then kubectl's TYPE, REASON and MESSAGE of the Events.
     fn tree_layout(&mut self) -> Arc<Layout> {
         match self.layouts.get(TREE) {
             Some(l) => l.clone(),
             None => {
                 let namespace = self.opts.all_namespaces;
-                self.layout_with(TREE.to_owned(), metadata_columns(), namespace, 0, None)
+                let mut cols = metadata_columns();
+                if self.opts.events {
+                    cols.extend(event_tree_columns());
+                }
+                self.layout_with(TREE.to_owned(), cols, namespace, 0, None)
             }
         }
     }
@@ -490,7 +496,7 @@ impl<W: Write> TablePrinter<W> {
             cells.push(sanitize(ns).into_owned());
         }
         let mut shown = match rec.follow {
-            Some(f) => tree_name(f, obj_name, c.obj),
+            Some(f) => tree_name(f, obj_name),
             None => sanitize(obj_name).into_owned(),
         };
         if let Some(change) = rec.follow.and_then(|f| f.change) {
@@ -586,39 +592,14 @@ impl<W: Write> TablePrinter<W> {
     }
 }
 
-/// The NAME cell of a row of the tree: indented by its depth, `└─ ` before a child
-/// (kubectl-tree's), and an Event as a `~` line of its type, reason, message and count.
-fn tree_name(f: &super::Followed, name: &str, obj: Option<&ObjectRef>) -> String {
+/// The NAME cell of a row of the tree: the object's name (an Event's too, its message
+/// going to the MESSAGE column), indented by its depth, `└─ ` before a child
+/// (kubectl-tree's).
+fn tree_name(f: &super::Followed, name: &str) -> String {
     let depth = f.depth();
     let indent = "  ".repeat(depth.saturating_sub(1));
-    let event = f
-        .path
-        .rsplit(super::PATH_SEPARATOR)
-        .next()
-        .is_some_and(|last| last.starts_with("event/"));
-    if !event {
-        let branch = if depth == 0 { "" } else { "└─ " };
-        return format!("{indent}{branch}{}", sanitize(name));
-    }
-    let v = obj.map(|o| o.to_value()).unwrap_or_default();
-    let text = |k: &str| v.get(k).and_then(|s| s.as_str()).unwrap_or_default();
-    let count = v
-        .pointer("/series/count")
-        .or_else(|| v.get("count"))
-        .and_then(|c| c.as_u64())
-        .unwrap_or(1);
-    let times = if count > 1 {
-        format!(" (x{count})")
-    } else {
-        String::new()
-    };
-    let line = format!(
-        "{indent}~ {} {}: {}{times}",
-        text("type"),
-        text("reason"),
-        text("message")
-    );
-    sanitize(&line).into_owned()
+    let branch = if depth == 0 { "" } else { "└─ " };
+    format!("{indent}{branch}{}", sanitize(name))
 }
 
 /// Held lines in the order they are printed when the initial rows of several resources

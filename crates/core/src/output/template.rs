@@ -1,302 +1,161 @@
-//! kubectl's JSONPath templates (`-o jsonpath=…`, `-o custom-columns=…`, CRD printer
-//! columns, `--until jsonpath=…`) on top of the `jsonpath-rust` crate (RFC 9535).
+//! kubectl's JSONPath templates (`-o jsonpath=…`, `-o custom-columns=…`, a custom
+//! resource's printer columns, `--until jsonpath=…`): client-go's k8s.io/client-go/util/jsonpath,
+//! ported rule for rule. The parser (`template/parse.rs`, parser.go) accepts what kubectl's
+//! accepts and refuses the rest with kubectl's reason; the evaluation
+//! (`template/eval.rs`, jsonpath.go) gives kubectl's results, with
+//! `--allow-missing-template-keys=true` (kubectl's default): a missing key prints nothing.
 //!
-//! kubectl's dialect differs from RFC 9535 in a few ways handled here: expressions sit
-//! in `{…}` with text around them, the leading `$` is optional (`.status.phase`),
-//! `{range …}…{end}` loops, `{"\n"}` string literals, and dot-names may contain `-` or
-//! `/` (`.metadata.labels.app-name`), which RFC 9535 only accepts in brackets.
-//! Everything between the braces is converted to an RFC 9535 query and checked when the
-//! template is parsed, so a bad template is a usage error, never a failure mid-watch.
+//! kubectl's dialect, not RFC 9535: text around `{…}` actions, `$` or `@` optional,
+//! `{range …}…{end}`, `{"\n"}` literals, names that run to the next `.`, `[`, `,`, space
+//! or brace (`.metadata.labels.app-name`, `.a/b`), `\.` for a dot inside a name
+//! (`.metadata.annotations.deployment\.kubernetes\.io/revision`), `['key']` in single quotes
+//! (a dot in it escaped too), `[?(@.a=="x")]` filters comparing values of one kind, `..`
+//! recursive descent, `[a,b]` unions, `[start:end:step]` slices.
 
-use jsonpath_rust::JsonPath;
+mod eval;
+mod parse;
+#[cfg(test)]
+mod tests;
+
 use serde_json::Value;
 
-/// Why a template, an expression or a custom-columns spec was refused.
+use super::columns::{go_float, go_json, go_value};
+use crate::text::sanitize;
+use parse::Node;
+
+/// Why a template or a custom-columns spec was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    #[error("unclosed {{ in {0:?}")]
-    Unclosed(String),
-    #[error("{{end}} without {{range}} in {0:?}")]
-    EndWithoutRange(String),
-    #[error("{{range}} without {{end}} in {0:?}")]
-    RangeWithoutEnd(String),
-    #[error("unrecognized JSONPath expression {0:?} (expected e.g. .metadata.name)")]
-    Unrecognized(String),
-    #[error("unexpected {found:?} in JSONPath expression {expr:?}")]
-    Unexpected { found: char, expr: String },
-    /// An expression the RFC 9535 parser refused, with its reason.
-    #[error("invalid JSONPath {expr:?}: {reason}")]
-    Invalid { expr: String, reason: String },
-    #[error("custom-columns: {0:?} is not HEADER:JSONPATH (e.g. NAME:.metadata.name)")]
+    /// kubectl's parse error, with its reason (parser.go's words).
+    #[error("error parsing jsonpath {template}: {reason}")]
+    Parse { template: String, reason: String },
+    /// An action that fails on every object, whatever it holds (kubectl says so when it
+    /// prints the first).
+    #[error("error in jsonpath {template}: {reason}")]
+    Always { template: String, reason: String },
+    #[error(
+        "custom-columns: unexpected custom-columns spec: {0}, expected <header>:<json-path-expr> \
+         (e.g. NAME:.metadata.name)"
+    )]
     NotAColumn(String),
     #[error("custom-columns: no columns given")]
     NoColumns,
     #[error(
-        "custom-columns: unexpected path {0:?}, expected a 'name1.name2' or \
+        "custom-columns: unexpected path string {0:?}, expected a 'name1.name2' or \
          '.name1.name2' or '{{name1.name2}}' or '{{.name1.name2}}'"
     )]
     ColumnPath(String),
 }
 
-/// The message, for callers whose own errors are still text.
-/// A compiled kubectl JSONPath template.
+/// Why a template could not be applied to one object (jsonpath.go's words: an index out
+/// of bounds, values of two kinds compared).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("error executing jsonpath {template}: {reason}")]
+pub struct ExecError {
+    pub template: String,
+    pub reason: String,
+}
+
+/// A parsed kubectl JSONPath template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
+    /// The template as given, for messages.
+    text: String,
     nodes: Vec<Node>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-enum Node {
-    Text(String),
-    /// An RFC 9535 query, evaluated against the current node (`$` = current).
-    Query(String),
-    Range(String, Vec<Node>),
-}
-
 impl Template {
-    /// Parses kubectl's template syntax. A template without braces is taken as one
-    /// expression (`.metadata.name`), as kubectl's custom-columns do.
+    /// Parses kubectl's template syntax (text without braces is text, as kubectl prints
+    /// it). Refused: what kubectl's parser refuses, and actions that fail on every object
+    /// (an unknown word such as `{hello}`, an `{end}` without its `{range}`).
     pub fn parse(text: &str) -> Result<Template, Error> {
-        let text = if text.contains('{') {
-            text.to_owned()
-        } else {
-            format!("{{{text}}}")
-        };
-        let mut stack: Vec<(Option<String>, Vec<Node>)> = vec![(None, Vec::new())];
-        let mut rest = text.as_str();
-        while !rest.is_empty() {
-            let Some(open) = rest.find('{') else {
-                push(&mut stack, Node::Text(rest.to_owned()));
-                break;
-            };
-            if open > 0 {
-                push(&mut stack, Node::Text(rest[..open].to_owned()));
-            }
-            let after = &rest[open + 1..];
-            let close = find_close(after).ok_or_else(|| Error::Unclosed(text.clone()))?;
-            let action = after[..close].trim();
-            rest = &after[close + 1..];
-            if action == "end" {
-                let (query, nodes) = stack.pop().unwrap_or_default();
-                let Some(query) = query else {
-                    return Err(Error::EndWithoutRange(text));
-                };
-                push(&mut stack, Node::Range(query, nodes));
-            } else if let Some(expr) = action.strip_prefix("range ") {
-                stack.push((Some(to_rfc9535(expr.trim())?), Vec::new()));
-            } else if let Some(lit) = string_literal(action) {
-                push(&mut stack, Node::Text(lit));
-            } else {
-                push(&mut stack, Node::Query(to_rfc9535(action)?));
-            }
-        }
-        if stack.len() != 1 {
-            return Err(Error::RangeWithoutEnd(text));
-        }
-        let nodes = stack.pop().map(|(_, n)| n).unwrap_or_default();
-        Ok(Template { nodes })
+        let nodes = parse::parse(text).map_err(|reason| Error::Parse {
+            template: shown(text),
+            reason,
+        })?;
+        always_fails(&nodes).map_err(|reason| Error::Always {
+            template: shown(text),
+            reason,
+        })?;
+        Ok(Template {
+            text: text.to_owned(),
+            nodes,
+        })
     }
 
-    /// The text kubectl would print for `v`. Missing fields print nothing
-    /// (kubectl's `--allow-missing-template-keys=true`).
-    pub fn render(&self, v: &Value) -> String {
+    /// The results of each node of the template for `v` (jsonpath.go's FindResults).
+    pub fn results(&self, v: &Value) -> Result<Vec<Vec<Value>>, ExecError> {
+        eval::Eval::default()
+            .find_results(&self.nodes, 0, v)
+            .map_err(|reason| ExecError {
+                template: shown(&self.text),
+                reason,
+            })
+    }
+
+    /// What kubectl prints for `v` (jsonpath.go's Execute): each node's results separated
+    /// by spaces, maps and lists as JSON, strings bare, a null as `null`.
+    pub fn render(&self, v: &Value) -> Result<String, ExecError> {
         let mut out = String::new();
-        render(&self.nodes, v, &mut out);
-        out
-    }
-
-    /// Every value the template's expressions select in `v`, in order (no text).
-    pub fn values<'v>(&self, v: &'v Value) -> Vec<&'v Value> {
-        let mut out = Vec::new();
-        for n in &self.nodes {
-            if let Node::Query(q) = n {
-                out.extend(query(v, q));
-            }
-        }
-        out
-    }
-}
-
-fn push(stack: &mut [(Option<String>, Vec<Node>)], n: Node) {
-    if let Some((_, nodes)) = stack.last_mut() {
-        nodes.push(n);
-    }
-}
-
-/// The index of the `}` closing an action, skipping quoted strings and brackets.
-fn find_close(s: &str) -> Option<usize> {
-    let mut quote = None;
-    let mut depth = 0usize;
-    let mut escaped = false;
-    for (i, c) in s.char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth = depth.saturating_sub(1),
-            '}' if depth == 0 => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// `"…"` with kubectl's escapes (`\n`, `\t`, `\\`, `\"`).
-fn string_literal(action: &str) -> Option<String> {
-    let inner = action.strip_prefix('"')?.strip_suffix('"')?;
-    let mut out = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some(o) => out.push(o),
-            None => out.push('\\'),
-        }
-    }
-    Some(out)
-}
-
-/// kubectl's expression → an RFC 9535 query rooted at `$` (the current node).
-pub fn to_rfc9535(expr: &str) -> Result<String, Error> {
-    let e = expr.trim();
-    let body = if let Some(r) = e.strip_prefix('$').or_else(|| e.strip_prefix('@')) {
-        r
-    } else if e.starts_with('.') || e.starts_with('[') {
-        e
-    } else {
-        return Err(Error::Unrecognized(e.to_owned()));
-    };
-    let mut out = String::from("$");
-    let chars: Vec<char> = body.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '.' => {
-                // `..` (descendants) stays; a name after a dot is quoted when RFC 9535's
-                // shorthand cannot hold it.
-                let mut dots = String::from(".");
-                if chars.get(i + 1) == Some(&'.') {
-                    dots.push('.');
-                    i += 1;
+        for group in self.results(v)? {
+            for (i, x) in group.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
                 }
-                i += 1;
-                let start = i;
-                while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
-                    i += 1;
-                }
-                let name: String = chars[start..i].iter().collect();
-                if name.is_empty() {
-                    if dots == ".." {
-                        out.push_str("..");
-                    }
-                    // A lone trailing `.` (kubectl's `{.}`) is the current node.
-                } else if name == "*"
-                    || name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && !name.starts_with(|c: char| c.is_ascii_digit())
-                {
-                    out.push_str(&dots);
-                    out.push_str(&name);
-                } else {
-                    if dots == ".." {
-                        out.push_str("..");
-                    }
-                    let escaped = name.replace('\\', "\\\\").replace('\'', "\\'");
-                    out.push_str(&format!("['{escaped}']"));
-                }
-            }
-            '[' => {
-                let start = i;
-                let mut depth = 0usize;
-                let mut quote = None;
-                while i < chars.len() {
-                    let c = chars[i];
-                    if let Some(q) = quote {
-                        if c == q {
-                            quote = None;
-                        }
-                    } else if c == '"' || c == '\'' {
-                        quote = Some(c);
-                    } else if c == '[' {
-                        depth += 1;
-                    } else if c == ']' {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    i += 1;
-                }
-                let seg: String = chars[start..(i + 1).min(chars.len())].iter().collect();
-                out.push_str(&seg);
-                i += 1;
-            }
-            c => {
-                return Err(Error::Unexpected {
-                    found: c,
-                    expr: e.to_owned(),
-                })
+                out.push_str(&text(x));
             }
         }
+        Ok(out)
     }
-    jsonpath_rust::parser::parse_json_path(&out).map_err(|err| Error::Invalid {
-        expr: e.to_owned(),
-        reason: err.to_string(),
-    })?;
-    Ok(out)
+
+    /// Every value the template selects in `v`, in order; none when it cannot be applied
+    /// (as a custom resource's printer column shows an empty cell).
+    pub fn values(&self, v: &Value) -> Vec<Value> {
+        self.results(v)
+            .map(|groups| groups.into_iter().flatten().collect())
+            .unwrap_or_default()
+    }
 }
 
-/// The values `q` (already RFC 9535) selects in `v`; none on any evaluation error.
-pub fn query<'v>(v: &'v Value, q: &str) -> Vec<&'v Value> {
-    v.query(q).unwrap_or_default()
+/// A template in a one-line message: control characters escaped.
+fn shown(text: &str) -> String {
+    sanitize(text).into_owned()
 }
 
-fn render(nodes: &[Node], v: &Value, out: &mut String) {
+/// An error jsonpath.go raises for every object: a word other than `range` and `end` in an
+/// action, or an `{end}` that closes no `{range}` (its bookkeeping of ranges does not
+/// depend on the data).
+fn always_fails(nodes: &[Node]) -> Result<(), String> {
+    let mut open = 0usize;
     for n in nodes {
-        match n {
-            Node::Text(t) => out.push_str(t),
-            Node::Query(q) => {
-                let vals = query(v, q);
-                for (i, x) in vals.iter().enumerate() {
-                    if i > 0 {
-                        out.push(' ');
-                    }
-                    out.push_str(&scalar(x));
+        let Node::List(action) = n else { continue };
+        for node in action {
+            match node {
+                Node::Identifier(w) if w == "range" => open += 1,
+                Node::Identifier(w) if w == "end" => {
+                    open = open
+                        .checked_sub(1)
+                        .ok_or_else(|| "not in range, nothing to end".to_owned())?;
                 }
-            }
-            Node::Range(q, body) => {
-                for item in query(v, q) {
-                    // kubectl ranges over the elements of a selected array.
-                    match item {
-                        Value::Array(a) => a.iter().for_each(|x| render(body, x, out)),
-                        x => render(body, x, out),
-                    }
-                }
+                Node::Identifier(w) => return Err(format!("unrecognized identifier {w}")),
+                _ => {}
             }
         }
     }
+    Ok(())
 }
 
-/// A value as kubectl prints it: strings bare, everything else as JSON.
-pub fn scalar(v: &Value) -> String {
+/// A value as jsonpath.go prints it: a map or a list as Go's json.Marshal writes it, a
+/// string bare, a null `null`, a number as Go's fmt prints an int64 or a float64.
+pub fn text(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
+        Value::Object(_) | Value::Array(_) => go_json(v),
+        Value::Null => "null".into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.to_string(),
+            None => go_float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        other => go_value(other),
     }
 }
 
@@ -307,7 +166,9 @@ pub struct CustomColumn {
     pub template: Template,
 }
 
-/// `HEADER:.path,HEADER2:{.path}` (kubectl's custom-columns spec).
+/// `HEADER:.path,HEADER2:{.path}` (kubectl's custom-columns spec). A comma inside brackets
+/// or braces does not end a column, where kubectl splits at every comma and refuses
+/// `A:.items[0,1]`: the one spec kwatch takes that kubectl does not.
 pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, Error> {
     let mut cols = Vec::new();
     for part in split_top_level(spec) {
@@ -325,11 +186,12 @@ pub fn parse_custom_columns(spec: &str) -> Result<Vec<CustomColumn>, Error> {
     Ok(cols)
 }
 
-/// A custom column's path as kubectl relaxes it (`RelaxedJSONPathExpression`):
-/// `metadata.name`, `.metadata.name`, `{metadata.name}` and `{.metadata.name}` all mean
-/// `{.metadata.name}`.
+/// A custom column's path as kubectl relaxes it (`RelaxedJSONPathExpression`,
+/// `^\{\.?([^{}]+)\}$|^\.?([^{}]+)$`): `metadata.name`, `.metadata.name`,
+/// `{metadata.name}` and `{.metadata.name}` all mean `{.metadata.name}`.
 fn relaxed(path: &str) -> Result<String, Error> {
     if path.is_empty() {
+        // An empty template: the column is `<none>`.
         return Ok(String::new());
     }
     let inner = path
@@ -364,55 +226,4 @@ fn split_top_level(s: &str) -> Vec<String> {
         out.push(cur);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn pod() -> Value {
-        json!({"metadata": {"name": "web", "labels": {"app.kubernetes.io/name": "w", "tier-x": "f"}},
-               "status": {"phase": "Running", "conditions": [
-                   {"type": "Ready", "status": "True"}, {"type": "Scheduled", "status": "False"}]},
-               "spec": {"containers": [{"name": "a", "image": "i1"}, {"name": "b", "image": "i2"}]}})
-    }
-
-    #[test]
-    fn kubectl_expressions_become_rfc9535() {
-        assert_eq!(to_rfc9535(".status.phase").unwrap(), "$.status.phase");
-        assert_eq!(
-            to_rfc9535(".metadata.labels.tier-x").unwrap(),
-            "$.metadata.labels['tier-x']"
-        );
-        assert_eq!(
-            to_rfc9535("$.spec.containers[*].image").unwrap(),
-            "$.spec.containers[*].image"
-        );
-        assert_eq!(
-            to_rfc9535(".status.conditions[?(@.type==\"Ready\")].status").unwrap(),
-            "$.status.conditions[?(@.type==\"Ready\")].status"
-        );
-        assert!(to_rfc9535("status").is_err());
-        assert!(to_rfc9535(".a[?(@.x==]").is_err());
-    }
-
-    #[test]
-    fn templates_render_like_kubectl() {
-        let p = pod();
-        let t = Template::parse("{.metadata.name}{\"\\t\"}{.status.phase}{\"\\n\"}").unwrap();
-        assert_eq!(t.render(&p), "web\tRunning\n");
-        let t = Template::parse("{range .spec.containers[*]}{.name}={.image};{end}").unwrap();
-        assert_eq!(t.render(&p), "a=i1;b=i2;");
-        let t = Template::parse("{.spec.containers[*].name}").unwrap();
-        assert_eq!(t.render(&p), "a b");
-        let t = Template::parse("{.status.conditions[?(@.type==\"Ready\")].status}").unwrap();
-        assert_eq!(t.render(&p), "True");
-        let t = Template::parse("phase={.status.missing}.").unwrap();
-        assert_eq!(t.render(&p), "phase=.");
-        assert_eq!(Template::parse(".metadata.name").unwrap().render(&p), "web");
-        assert!(Template::parse("{range .a}x").is_err());
-        assert!(Template::parse("{end}").is_err());
-        assert!(Template::parse("{.a").is_err());
-    }
 }

@@ -152,7 +152,8 @@ pub(super) struct Writer<'t> {
 
 const MAX_DEPTH: u32 = 256;
 
-/// kind and apiVersion of the top-level object, from its envelope.
+/// apiVersion and kind of the object being written: the top-level object's from its
+/// envelope, an embedded object's where kube-apiserver sets them.
 pub(super) type TypeMeta<'a> = Option<(&'a str, &'a str)>;
 
 impl<'t> Writer<'t> {
@@ -383,9 +384,14 @@ impl<'t> Writer<'t> {
         match (ty, v) {
             (Ty::Str, Val::Bytes(..)) => json::string(out, bytes_of(data, v).unwrap_or_default()),
             (Ty::Bytes, Val::Bytes(..)) => json::base64(out, bytes_of(data, v).unwrap_or_default()),
-            (Ty::Msg(i), Val::Bytes(..)) => {
-                self.object(i, bytes_of(data, v).unwrap_or_default(), None, out)?
-            }
+            // An embedded object's TypeMeta is not on the wire: written where kube-apiserver
+            // sets it (table::SERVED_TYPE_META), else left empty as Go leaves it.
+            (Ty::Msg(i), Val::Bytes(..)) => self.object(
+                i,
+                bytes_of(data, v).unwrap_or_default(),
+                f.served_type_meta,
+                out,
+            )?,
             (Ty::Bool, Val::Varint(x)) => {
                 out.extend_from_slice(if x != 0 { b"true" } else { b"false" })
             }

@@ -26,10 +26,10 @@ struct Shape {
     meta_ty: u32,
     items_num: u64,
     item_ty: u32,
-    /// Each item gets the list's apiVersion and its kind without `List`: a
-    /// PartialObjectMetadataList's items have them in kube-apiserver's JSON (its protobuf
-    /// has no field for them), and a [`ListReader::typed`] list's items are given them.
-    typed_items: bool,
+    /// The TypeMeta kube-apiserver gives each item (a PartialObjectMetadataList's:
+    /// `table::SERVED_TYPE_META`); a [`ListReader::typed`] list's items get the list's
+    /// apiVersion and its kind without `List` instead.
+    served_type_meta: Option<(&'static str, &'static str)>,
 }
 
 /// The incremental reader of a protobuf list (`k8s\0` + envelope of a `…List`).
@@ -249,9 +249,11 @@ impl<'t> ListReader<'t> {
         } else {
             self.item.clear();
             let item_kind = self.kind.strip_suffix("List").unwrap_or(&self.kind);
-            let type_meta = shape
-                .typed_items
-                .then_some((self.api_version.as_str(), item_kind));
+            let type_meta = if self.typed {
+                Some((self.api_version.as_str(), item_kind))
+            } else {
+                shape.served_type_meta
+            };
             self.writer
                 .object(shape.item_ty, payload, type_meta, &mut self.item)?;
             item(&self.item);
@@ -290,7 +292,7 @@ impl<'t> ListReader<'t> {
             meta_ty,
             items_num: u64::from(items.num),
             item_ty,
-            typed_items: self.typed || self.kind == "PartialObjectMetadataList",
+            served_type_meta: items.served_type_meta,
         })
     }
 }

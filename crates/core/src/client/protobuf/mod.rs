@@ -11,6 +11,11 @@
 //! `generated.proto` and Go structs, one per minor (`table.rs`,
 //! `tools/gen_proto_tables.py`), not from code per kind.
 //!
+//! TypeMeta is on the wire only in the envelope: the top-level object's `kind` and
+//! `apiVersion` come from there, and an embedded object gets them only where
+//! kube-apiserver's conversions set them (`table::SERVED_TYPE_META`: a StatefulSet's
+//! volumeClaimTemplates, a PartialObjectMetadataList's items).
+//!
 //! A field number the table does not know is an error naming the message and field,
 //! never data dropped: the caller falls back to JSON for that resource.
 //!
@@ -26,6 +31,8 @@
 
 mod decode;
 mod envelope;
+#[cfg(test)]
+mod genuine;
 mod json;
 mod list;
 pub mod table;

@@ -46,6 +46,45 @@ const TABLES: [(u32, &str); 5] = [
     (36, include_str!("tables/v1.36.json")),
 ];
 
+/// Embedded objects that kube-apiserver serves with their TypeMeta set, although the
+/// protobuf wire cannot carry it (a TypeMeta is on the wire only in the envelope, for the
+/// top-level object): (message, JSON name of the field) → (apiVersion, kind) of the field's
+/// value, or of each of its elements. Every other field whose type has a TypeMeta is served
+/// with it empty (a list's items, a webhook's or an Eviction's parts): the tests hold the
+/// two lists to every table (`every_embedded_type_meta_is_either_served_or_left_empty`).
+pub const SERVED_TYPE_META: &[(&str, &str, &str, &str)] = &[
+    // kubernetes pkg/apis/apps/{v1,v1beta1,v1beta2}/conversion.go,
+    // Convert_apps_StatefulSetSpec_To_*_StatefulSetSpec: "set APIVersion/Kind to behave the
+    // same as reflective conversion < 1.17" (https://issue.k8s.io/87583), on every read.
+    (
+        "k8s.io.api.apps.v1.StatefulSetSpec",
+        "volumeClaimTemplates",
+        "v1",
+        "PersistentVolumeClaim",
+    ),
+    (
+        "k8s.io.api.apps.v1beta1.StatefulSetSpec",
+        "volumeClaimTemplates",
+        "v1",
+        "PersistentVolumeClaim",
+    ),
+    (
+        "k8s.io.api.apps.v1beta2.StatefulSetSpec",
+        "volumeClaimTemplates",
+        "v1",
+        "PersistentVolumeClaim",
+    ),
+    // k8s.io/apiserver pkg/endpoints/handlers/response.go, asPartialObjectMetadataList:
+    // `partial.GetObjectKind().SetGroupVersionKind(gvk)` for each item (a metadata
+    // informer's list, `Accept: …;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`).
+    (
+        "k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList",
+        "items",
+        "meta.k8s.io/v1",
+        "PartialObjectMetadata",
+    ),
+];
+
 /// The minors kwatch has a table for.
 pub fn minors() -> impl Iterator<Item = u32> {
     TABLES.iter().map(|(m, _)| *m)
@@ -111,11 +150,15 @@ pub struct Field {
     /// `json:"-"`: on the wire, never written.
     pub skip: bool,
     /// The inline metav1.TypeMeta, which is not on the wire: kind and apiVersion come from
-    /// the envelope, and only the top-level object has them.
+    /// the envelope for the top-level object, and from [`SERVED_TYPE_META`] for the
+    /// embedded objects kube-apiserver sets them in.
     pub type_meta: bool,
     /// Not on the wire, the field writes nothing: `json:"-"`, or `omitempty` on a pointer,
     /// a slice, a map or a type whose zero value is empty (set once all messages are read).
     pub quiet: bool,
+    /// An embedded object (or each element) that kube-apiserver serves with its TypeMeta
+    /// set to this (apiVersion, kind): [`SERVED_TYPE_META`].
+    pub served_type_meta: Option<(&'static str, &'static str)>,
 }
 
 #[derive(Debug)]
@@ -249,6 +292,7 @@ impl Table {
             kinds,
         };
         table.mark_quiet();
+        table.mark_served_type_meta();
         Ok(table)
     }
 
@@ -273,6 +317,56 @@ impl Table {
         for (m, quiet) in self.messages.iter_mut().zip(quiet) {
             for (f, quiet) in m.fields.iter_mut().zip(quiet) {
                 f.quiet = quiet;
+            }
+        }
+    }
+
+    /// Go's JSON of message `msg` (what Kubernetes' golden files hold, an object as a Go
+    /// program builds it) turned into what kube-apiserver serves: the TypeMeta of
+    /// [`SERVED_TYPE_META`] first in each embedded object it names, as the apiserver's
+    /// conversions set it.
+    pub fn serve_type_meta(&self, msg: u32, v: &mut Value) {
+        let Some(m) = self.messages.get(msg as usize) else {
+            return;
+        };
+        if m.special != Special::Struct {
+            return;
+        }
+        for f in &m.fields {
+            let Ty::Msg(inner) = f.map_value.unwrap_or(f.ty) else {
+                continue;
+            };
+            if f.inline {
+                self.serve_type_meta(inner, v);
+                continue;
+            }
+            let Some(value) = v.get_mut(&*f.name) else {
+                continue;
+            };
+            let each = |x: &mut Value| {
+                if let (Some((api_version, kind)), Value::Object(o)) = (f.served_type_meta, &mut *x)
+                {
+                    o.shift_insert(0, "kind".into(), Value::from(kind));
+                    o.shift_insert(1, "apiVersion".into(), Value::from(api_version));
+                }
+                self.serve_type_meta(inner, x);
+            };
+            match value {
+                Value::Array(a) if f.repeated => a.iter_mut().for_each(each),
+                Value::Object(o) if f.map_value.is_some() => o.values_mut().for_each(each),
+                x => each(x),
+            }
+        }
+    }
+
+    /// Sets the fields of [`SERVED_TYPE_META`] (a message this minor lacks is skipped).
+    fn mark_served_type_meta(&mut self) {
+        for (message, field, api_version, kind) in SERVED_TYPE_META {
+            let Some(m) = self.messages.iter_mut().find(|m| m.name == *message) else {
+                continue;
+            };
+            if let Some(f) = m.fields.iter_mut().find(|f| &*f.name == *field) {
+                f.served_type_meta = Some((api_version, kind));
             }
         }
     }
@@ -353,5 +447,6 @@ fn parse_field(f: &Value) -> Result<Field, TableError> {
         skip: flags.contains('x'),
         type_meta,
         quiet: false,
+        served_type_meta: None,
     })
 }

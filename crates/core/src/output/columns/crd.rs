@@ -36,7 +36,8 @@ impl PrinterColumn {
                 Some(PrinterColumn {
                     name: c["name"].as_str()?.to_uppercase(),
                     kind: c["type"].as_str().unwrap_or("string").to_owned(),
-                    template: Template::parse(c["jsonPath"].as_str()?).ok()?,
+                    // As apiextensions' table convertor parses it: `{` + jsonPath + `}`.
+                    template: Template::parse(&format!("{{{}}}", c["jsonPath"].as_str()?)).ok()?,
                     priority: c["priority"].as_i64().unwrap_or(0),
                 })
             })

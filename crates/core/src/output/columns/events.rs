@@ -77,6 +77,33 @@ pub(super) fn event_columns<const NEW: bool>(wide: bool) -> Vec<Column> {
     v
 }
 
+/// `--events` in the table's tree: kubectl's TYPE, REASON and MESSAGE of an Event
+/// (core/v1 or events.k8s.io/v1), empty for the tree's other objects. MESSAGE comes last,
+/// as in `kubectl get events`, so a long message widens no other column.
+pub fn event_tree_columns() -> Vec<Column> {
+    fn of_an_event(o: &Value, read: impl Fn(&Value) -> String) -> String {
+        if o.get("involvedObject").is_some() || o.get("regarding").is_some() {
+            read(o)
+        } else {
+            String::new()
+        }
+    }
+    let c = Column::new;
+    vec![
+        c("TYPE", |o, _| of_an_event(o, |o| str_or_empty(&o["type"]))),
+        c("REASON", |o, _| {
+            of_an_event(o, |o| str_or_empty(&o["reason"]))
+        }),
+        c("MESSAGE", |o, _| {
+            of_an_event(o, |o| {
+                let new = o.get("regarding").is_some();
+                let message = if new { &o["note"] } else { &o["message"] };
+                message.as_str().unwrap_or_default().trim().to_owned()
+            })
+        }),
+    ]
+}
+
 /// The event fields whose names differ between core/v1 and events.k8s.io/v1.
 #[derive(Clone, Copy)]
 enum EventField {

@@ -24,7 +24,8 @@ mod tests;
 mod workloads;
 
 pub use crd::PrinterColumn;
-pub use format::go_value;
+pub use events::event_tree_columns;
+pub use format::{go_float, go_json, go_value};
 pub use pod::PodColumn;
 pub use registry::*;
 pub use server_table::{server_cell, server_columns};

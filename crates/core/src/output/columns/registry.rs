@@ -90,9 +90,7 @@ impl Column {
             Getter::Age => age(created, now),
             Getter::Builtin(f) => f(v, now),
             Getter::Pod(p) => p.cell(&PodView::from_value(v), now),
-            Getter::Path { template, kind } => {
-                crd_cell(kind, template.values(v).first().copied(), now)
-            }
+            Getter::Path { template, kind } => crd_cell(kind, template.values(v).first(), now),
             Getter::Label(k) => {
                 label_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref(), k)
             }
@@ -364,7 +362,7 @@ impl ServerPrinter {
         for (c, ty) in &self.columns {
             let text = match (&c.get, &pod) {
                 (Getter::Path { template, kind }, _) => {
-                    cells.push(crd_value(kind, template.values(obj).first().copied(), now));
+                    cells.push(crd_value(kind, template.values(obj).first(), now));
                     continue;
                 }
                 (Getter::Pod(p), Some(view)) => p.cell(view, now),
