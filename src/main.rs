@@ -57,7 +57,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             std::io::stdout().write_all(&kwatch::app::man::man_page()?)?;
             Ok(Exit::Ok)
         }
-        Some(Command::Replay(args)) => Ok(exit_of(kwatch::app::replay::run(args)?)),
+        Some(Command::Replay(args)) => Ok(exit_of(kwatch::app::replay::run(*args)?)),
         None => Ok(exit_of(rt.block_on(kwatch::app::watch::run(cli.watch))?)),
     }
 }

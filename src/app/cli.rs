@@ -139,7 +139,7 @@ pub enum Command {
     /// Print the man page (roff) to stdout.
     Man,
     /// Re-render a recording made with --record, in any output format.
-    Replay(ReplayArgs),
+    Replay(Box<ReplayArgs>),
 }
 
 /// Options of `kwatch replay`.
