@@ -495,20 +495,27 @@ fn the_table_says_which_objects_left_with_an_orphaned_owner() {
     kw.interrupt(LIMIT);
 }
 
-/// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
-/// kwatch following it with its Events, once every pod is running.
-fn rolled_out(ns: &str) -> (SimProcess, Running) {
+/// A simulator running its controllers, with a Deployment `name` of 3 replicas in the new
+/// namespace `ns`.
+fn with_deployment(ns: &str, name: &str) -> SimProcess {
     let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
     namespace(&sim, ns);
     kubectl_f(
         &sim,
         "create",
         &json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": ns},
-            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
-                "template": {"metadata": {"labels": {"app": "web"}},
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
                     "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
     );
+    sim
+}
+
+/// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a
+/// kwatch following it with its Events, once every pod is running.
+fn rolled_out(ns: &str) -> (SimProcess, Running) {
+    let sim = with_deployment(ns, "web");
     let mut kw = following(
         &sim,
         &format!("deploy/web -n {ns} --follow --events -o json"),
@@ -531,17 +538,7 @@ fn rolled_out(ns: &str) -> (SimProcess, Running) {
 #[test]
 fn every_object_of_the_graph_gets_its_on_add_in_the_handler_view() {
     let ns = "follow-handlers";
-    let sim = SimProcess::start(&["--churn", "0", "--controllers"]);
-    namespace(&sim, ns);
-    kubectl_f(
-        &sim,
-        "create",
-        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "lv", "namespace": ns},
-            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "lv"}},
-                "template": {"metadata": {"labels": {"app": "lv"}},
-                    "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
-    );
+    let sim = with_deployment(ns, "lv");
     crate::util::eventually(LIMIT, "three pods", || {
         let pods = sim.kubectl_ok(["get", "pods", "-n", ns, "-o", "name"]);
         (pods.lines().count() == 3).then_some(()).ok_or(pods)

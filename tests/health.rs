@@ -240,14 +240,19 @@ fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
     );
 }
 
-/// `kwatch configmaps -n default -o json --watch-list off EXTRA…` with the test hooks
-/// `hooks` (and no very-short-watch rule), once its first watch is open.
-fn watching_with_hooks(sim: &SimProcess, hooks: &[(&str, &str)], extra: &[&str]) -> Running {
-    let mut env = vec![("KWATCH_TEST_SHORT_WATCH_MS", "0")];
-    env.extend_from_slice(hooks);
-    let mut kw = sim.start_kwatch_env(&env, &configmaps_args(extra)[..]);
+/// A new simulator sending a bookmark every `interval` seconds, and a [`watching_a_new_sim`]
+/// kwatch with `extra` and no floor under the bookmark interval `--stall-after auto`
+/// learns: the simulator's bookmarks come faster than kube-apiserver's minute, faster
+/// than the 10 s floor (docs/watch-health.md).
+fn watching_fast_bookmarks(interval: &str, extra: &[&str]) -> (SimProcess, Running) {
+    let sim = SimProcess::start(&["--bookmark-interval", interval]);
+    let hooks = [
+        ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
+        ("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0"),
+    ];
+    let mut kw = sim.start_kwatch_env(&hooks, &configmaps_args(extra)[..]);
     kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
-    kw
+    (sim, kw)
 }
 
 /// kube-apiserver (and the simulator) sends a bookmark every interval and one more 2 s
@@ -257,10 +262,8 @@ fn watching_with_hooks(sim: &SimProcess, hooks: &[(&str, &str)], extra: &[&str])
 /// second: every next watch was "stalled" before its first bookmark).
 #[test]
 fn auto_restarts_no_healthy_watch_across_watch_timeouts() {
-    let sim = SimProcess::start(&["--bookmark-interval", "1.5"]);
-    let mut kw = watching_with_hooks(
-        &sim,
-        &[("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0")],
+    let (_sim, mut kw) = watching_fast_bookmarks(
+        "1.5",
         &[
             "--stall-after",
             "auto",
@@ -287,12 +290,8 @@ fn auto_restarts_no_healthy_watch_across_watch_timeouts() {
 /// from the last RV, without a relist, and receives what changed meanwhile.
 #[test]
 fn restart_stalled_watches_again_from_the_last_rv() {
-    let sim = SimProcess::start(&["--bookmark-interval", "0.5"]);
-    // The simulator's half-second bookmarks are below the interval `auto` would learn on
-    // its own (10 s, docs/watch-health.md): the test hook lowers that floor.
-    let mut kw = watching_with_hooks(
-        &sim,
-        &[("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0")],
+    let (sim, mut kw) = watching_fast_bookmarks(
+        "0.5",
         &["--stall-after", "auto", "--restart-stalled", "--stats"],
     );
     // `auto` knows the interval once the watch has shown two bookmarks.

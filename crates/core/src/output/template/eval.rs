@@ -173,28 +173,14 @@ impl Eval {
                     continue;
                 }
                 let lefts = lefts.map_err(|f| fail(input.clone(), f.msg))?;
-                let left = match lefts.as_slice() {
-                    [] => continue,
-                    [one] => one,
-                    _ => {
-                        return Err(fail(
-                            input.clone(),
-                            "can only compare one element at a time",
-                        ))
-                    }
+                let Some(left) = single(&lefts).map_err(|m| fail(input.clone(), m))? else {
+                    continue;
                 };
                 let rights = self
                     .list(&temp, right)
                     .map_err(|f| fail(input.clone(), f.msg))?;
-                let right = match rights.as_slice() {
-                    [] => continue,
-                    [one] => one,
-                    _ => {
-                        return Err(fail(
-                            input.clone(),
-                            "can only compare one element at a time",
-                        ))
-                    }
+                let Some(right) = single(&rights).map_err(|m| fail(input.clone(), m))? else {
+                    continue;
                 };
                 let pass = match op {
                     "<" => less(left, right),
@@ -391,4 +377,14 @@ fn less(a: &Value, b: &Value) -> Result<bool, String> {
 /// text/template's `le`: `lt`, else `eq`.
 fn less_equal(a: &Value, b: &Value) -> Result<bool, String> {
     Ok(less(a, b)? || equal(a, b)?)
+}
+
+/// The one element a filter compares: none (the filter skips the item), or an error for
+/// several (client-go's jsonpath.go `evalFilter`).
+fn single<T>(found: &[T]) -> Result<Option<&T>, &'static str> {
+    match found {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        _ => Err("can only compare one element at a time"),
+    }
 }
