@@ -173,15 +173,47 @@ fn kwatch_all_shows_pods_deployments_and_services_changing_in_one_stream() {
             .collect();
         want_set.is_subset(&seen)
     });
-    for r in got.iter().filter(|r| r.get("key").is_some()) {
-        let (t, resource, kind, name) = brief(r);
-        assert!(name.starts_with("demo-"), "{r}");
-        assert!(
-            want_set.contains(&(t.clone(), resource, kind, name)) || t == "Updated",
-            "{r}"
-        );
+    // Exactly those, each once, in order per object; a pod's delete is first a MODIFIED
+    // that sets deletionTimestamp (grace period 0, as a pod without a kubelet), so the
+    // pod has an Updated between its Added and its Deleted.
+    let deltas: Vec<&Value> = got.iter().filter(|r| r.get("key").is_some()).collect();
+    for r in &deltas {
         assert_eq!(r["namespace"], "default", "{r}");
     }
+    let seen: Vec<_> = deltas.iter().map(|r| brief(r)).collect();
+    let mut sorted = seen.clone();
+    sorted.sort();
+    let mut expected: Vec<_> = want_set.iter().cloned().collect();
+    expected.push((
+        "Updated".into(),
+        "pods".into(),
+        "Pod".into(),
+        "demo-pod".into(),
+    ));
+    expected.sort();
+    assert_eq!(sorted, expected, "{deltas:#?}");
+    for (name, types) in [
+        ("demo-pod", &["Added", "Updated", "Deleted"][..]),
+        ("demo-svc", &["Added", "Deleted"]),
+        ("demo-web", &["Added", "Deleted"]),
+    ] {
+        let mine: Vec<&&Value> = deltas.iter().filter(|r| r["name"] == name).collect();
+        let got: Vec<&str> = mine
+            .iter()
+            .map(|r| r["type"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(got, types, "{name}: {deltas:#?}");
+    }
+    let terminating = deltas
+        .iter()
+        .find(|r| r["type"] == "Updated")
+        .map(|r| &r["object"]["metadata"]);
+    assert!(
+        terminating.is_some_and(
+            |m| m["deletionTimestamp"].is_string() && m["deletionGracePeriodSeconds"] == 0
+        ),
+        "{terminating:?}"
+    );
 
     // The table: one header layout per kind, each with the KIND column.
     wait_table(

@@ -8,7 +8,8 @@
 //!
 //! A run lasts a number of faults, not a time: the simulator strikes every 1–3 s and the test
 //! waits until it has struck `KWATCH_CHAOS_FAULTS` times (default 6), whatever the machine's
-//! load. `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_FAULTS` widen the run; the soak
+//! load; with every kind of fault, also until kwatch has relisted and printed a tombstone
+//! (an object deleted while its watch was down), so that 3. holds over relists. `KWATCH_CHAOS_SEEDS=1,2,…` and `KWATCH_CHAOS_FAULTS` widen the run; the soak
 //! (`cargo test --release --test integration -- --ignored soak --nocapture`) runs for
 //! `KWATCH_SOAK_SECS` (default 600) at `KWATCH_SOAK_CHURN` changes/s (default 200).
 
@@ -135,7 +136,15 @@ fn chaos_run_at(seed: u64, watch_list: &str, faults: u64, churn: u32) -> Figures
     chaos_run_with(seed, watch_list, faults, churn, "all")
 }
 
-/// `faults`: the simulator's `POST /_sim/faults` `only` (`all`, or `retry-after`).
+/// Whether kwatch's records so far hold a relist and a tombstone.
+fn relisted_with_a_tombstone(recs: &[Value]) -> bool {
+    let f = check_invariants(recs);
+    !f.relists.is_empty() && f.tombstones > 0
+}
+
+/// `faults`: the simulator's `POST /_sim/faults` `only` (`all`, or `retry-after`, which
+/// a client's retries wait out without a relist). With `all`, the faults go on until
+/// kwatch has relisted and printed a tombstone.
 fn chaos_run_with(seed: u64, watch_list: &str, strikes: u64, churn: u32, faults: &str) -> Figures {
     let (seed_s, churn_s) = (seed.to_string(), churn.to_string());
     let sim = SimProcess::start(&[
@@ -170,6 +179,15 @@ fn chaos_run_with(seed: u64, watch_list: &str, strikes: u64, churn: u32, faults:
             }
         },
     );
+    if faults == "all" {
+        // Compactions under stalled or dropped watches and restarts make relists; churn's
+        // deletes meanwhile make tombstones.
+        kw.wait_for(
+            Duration::from_secs(180),
+            &format!("a relist and a tombstone (seed {seed}, watch-list {watch_list})"),
+            relisted_with_a_tombstone,
+        );
+    }
     sim.control("POST", "/_sim/churn", json!({"rate": 0, "faults": false}));
     sim.control("POST", "/_sim/clear", json!({}));
     let stopped = Instant::now();
@@ -225,6 +243,7 @@ fn chaos_converges_with_list_and_watch() {
         let f = chaos_run(seed, "off", strikes());
         eprintln!("chaos seed {seed} watch-list off: {f:?}");
         assert!(f.deltas > 100, "{f:?}");
+        assert!(!f.relists.is_empty() && f.tombstones > 0, "{f:?}");
     }
 }
 
@@ -234,6 +253,7 @@ fn chaos_converges_with_streaming_lists() {
         let f = chaos_run(seed + 1000, "on", strikes());
         eprintln!("chaos seed {} watch-list on: {f:?}", seed + 1000);
         assert!(f.deltas > 100, "{f:?}");
+        assert!(!f.relists.is_empty() && f.tombstones > 0, "{f:?}");
     }
 }
 

@@ -12,9 +12,7 @@ use crate::util::SimProcess;
 
 #[test]
 fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
-    let Some((tty, json)) = on_a_terminal("", "pods") else {
-        return;
-    };
+    let (tty, json) = on_a_terminal("", "pods");
     assert!(tty.contains("\r\x1b[Kloading: listing pods;"), "{tty:?}");
     assert!(tty.ends_with("\r\x1b[K"), "the line is cleared: {tty:?}");
     assert!(!json.contains('\x1b'), "stdout has no progress");
@@ -25,9 +23,7 @@ fn progress_shows_on_a_terminal_while_a_long_list_loads_then_goes() {
 #[test]
 fn the_progress_line_fits_an_80_column_terminal() {
     let resources = "pods,configmaps,deployments,replicasets,services";
-    let Some((tty, _)) = on_a_terminal("stty cols 80 rows 24; ", resources) else {
-        return;
-    };
+    let (tty, _) = on_a_terminal("stty cols 80 rows 24; ", resources);
     let shown: Vec<&str> = tty
         .split("\r\x1b[K")
         .filter(|s| s.starts_with("loading:"))
@@ -45,13 +41,11 @@ fn the_progress_line_fits_an_80_column_terminal() {
 
 /// `kwatch RESOURCES -A --page-size 10 --until-synced -o json` against a sim with 3000
 /// objects, on a terminal that script(1) gives it (after the shell commands `setup`),
-/// stdout into a file: what the terminal showed (stderr) and the file; `None` (the test
-/// skipped) without script(1). kwatch must exit 0.
-fn on_a_terminal(setup: &str, resources: &str) -> Option<(String, String)> {
-    if !std::path::Path::new("/usr/bin/script").exists() {
-        eprintln!("skipped: no script(1) to give kwatch a terminal");
-        return None;
-    }
+/// stdout into a file: what the terminal showed (stderr) and the file. Without script(1)
+/// the test fails with the command that installs it. kwatch must exit 0.
+fn on_a_terminal(setup: &str, resources: &str) -> (String, String) {
+    // Looked for first: its absence fails the test before a sim is started.
+    let mut script = crate::util::tools::script();
     let sim = SimProcess::start(&["--objects", "3000"]);
     let out_file = sim.dir().join("out.jsonl");
     let cmd = format!(
@@ -60,7 +54,6 @@ fn on_a_terminal(setup: &str, resources: &str) -> Option<(String, String)> {
         sim.kubeconfig.display(),
         out_file.display()
     );
-    let mut script = crate::util::tools::script();
     script
         .args(["-qec", &cmd, "/dev/null"])
         .env_clear()
@@ -69,7 +62,7 @@ fn on_a_terminal(setup: &str, resources: &str) -> Option<(String, String)> {
     let out = Running::spawn(script).finish(Duration::from_secs(60));
     assert_eq!(out.code(), Some(0), "{}", out.stderr);
     let json = std::fs::read_to_string(&out_file).unwrap();
-    Some((out.stdout.join("\n"), json))
+    (out.stdout.join("\n"), json)
 }
 
 #[test]
@@ -120,6 +113,7 @@ fn colour_always_with_no_color_set_is_whole_with_no_stray_reset() {
         "configmaps -n default --until-synced --color always",
     );
     let lines = rows(&out.stdout);
+    assert!(lines.len() >= 3, "a header and two rows: {lines:?}");
     assert!(
         !lines[0].contains('\u{1b}'),
         "the header is plain: {lines:?}"
@@ -130,6 +124,7 @@ fn colour_always_with_no_color_set_is_whole_with_no_stray_reset() {
             "the first cell is coloured and closed: {row:?}"
         );
     }
+    assert!(out.stderr.lines().count() > 0, "the `~` lines");
     assert!(
         out.stderr
             .lines()

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::probe::probes_left;
+use crate::util::kwatch::kubectl_f;
 use crate::util::{tools, SimProcess};
 
 /// A tmux server of the test's own, killed on drop.
@@ -320,17 +321,97 @@ fn ctrl_c_exits_130_and_restores() {
     );
 }
 
+/// The column header line of the table (the first line after the status line that names
+/// NAME).
+fn column_header(screen: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.starts_with("  ") && l.contains("NAME  "))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The status line (the one that ends with the help's key).
+fn status_line(screen: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.trim_end().ends_with("? help"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A resize lays the screen out for the new width: at 60 columns the header's counters
+/// take a line of their own and the table is cut (`→ more columns`, AGE out of sight);
+/// → scrolls DELTA out (`← 1 columns`); back at 120 columns every column fits again, so
+/// DELTA comes back and the marker goes.
 #[test]
 fn a_resize_to_60_columns_relays_out() {
     let (sim, pods) = sim_with_pods();
     let t = Tmux::start("resize", &sim, "pods -n default --live");
-    let s = t.wait(SOON, "the pods", |s| has_row(s, &pods[0]));
-    assert!(s.lines().any(|l| l.chars().count() > 60), "{s}");
+    let s = t.wait(SOON, "the pods", |s| synced(s) && has_row(s, &pods[0]));
+    let wide_header = column_header(&s);
+    assert!(
+        wide_header.starts_with("  DELTA") && wide_header.trim_end().ends_with("AGE"),
+        "{s}"
+    );
+    assert!(!status_line(&s).contains("more columns"), "{s}");
+    assert!(!s.lines().any(|l| l.starts_with("  relists ")), "{s}");
     t.tmux(&["resize-window", "-x", "60", "-y", "40"]);
     let s = t.wait(SOON, "the narrow layout", |s| {
-        !s.is_empty() && s.lines().all(|l| l.chars().count() <= 60) && has_row(s, &pods[0])
+        status_line(s).contains("→ more columns") && has_row(s, &pods[0])
     });
-    assert!(s.contains("RESOURCEVERSION"), "{s}");
+    assert!(s.lines().all(|l| l.chars().count() <= 60), "{s}");
+    let header = column_header(&s);
+    assert!(
+        header.starts_with("  DELTA") && !header.contains("AGE"),
+        "cut at 60 columns:\n{s}"
+    );
+    assert!(
+        s.lines().any(|l| l.starts_with("  relists ")),
+        "the counters on a line of their own:\n{s}"
+    );
+    t.keys(&["Right"]);
+    let s = t.wait(SOON, "DELTA scrolled out", |s| {
+        status_line(s).contains("← 1 columns")
+    });
+    assert!(column_header(&s).starts_with("  NAME"), "{s}");
+    t.tmux(&["resize-window", "-x", "120", "-y", "40"]);
+    let s = t.wait(SOON, "the wide layout again", |s| {
+        column_header(s) == wide_header
+    });
+    assert!(!status_line(&s).contains('←'), "{s}");
+}
+
+/// The selection is an object: a pod created above the selected one (its
+/// name sorts first) leaves the selection on the selected pod, and `y` shows its YAML.
+#[test]
+fn the_selection_stays_on_its_pod_when_a_pod_comes_above_it() {
+    let (sim, pods) = sim_with_pods();
+    let last = pods.last().expect("pods");
+    let t = Tmux::start("select", &sim, "pods -n default --live");
+    t.wait(SOON, "the pods", |s| pods.iter().all(|p| has_row(s, p)));
+    let selected = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with('>'))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    t.keys(&["End"]);
+    t.wait(SOON, "the last pod selected", |s| {
+        selected(s).contains(&format!(" {last} "))
+    });
+    kubectl_f(
+        &sim,
+        "create",
+        &serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "a-first", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+    );
+    let s = t.wait(SOON, "the new pod", |s| has_row(s, "a-first"));
+    assert!(selected(&s).contains(&format!(" {last} ")), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait(SOON, "the YAML", |s| s.contains("apiVersion: v1"));
+    assert!(s.contains(&format!("name: {last}")), "{s}");
 }
 
 #[test]

@@ -165,11 +165,77 @@ fn every_change_appears_with_its_new_resource_version_in_order() {
     assert_eq!(mine.len(), 3);
 }
 
+/// Per key, the changes `(type, resourceVersion)` in the order they came: a watch's
+/// events (ADDED, MODIFIED, DELETED) named as kwatch's records name them.
+type Changes = BTreeMap<String, Vec<(String, String)>>;
+
+/// Every change the churn made, as the server's own watch of pods from the list's
+/// resourceVersion sends it, up to and with the event of resourceVersion `last`.
+fn server_changes(sim: &SimProcess, from: &str, last: &str) -> Changes {
+    let mut watch = sim.watch(&format!("/api/v1/pods?watch=1&resourceVersion={from}"));
+    assert_eq!(watch.status, 200);
+    let mut changes = Changes::new();
+    loop {
+        let e = watch.event(LIMIT);
+        let o = &e["object"]["metadata"];
+        let kind = match e["type"].as_str() {
+            Some("ADDED") => "Added",
+            Some("MODIFIED") => "Updated",
+            Some("DELETED") => "Deleted",
+            _ => panic!("not a change: {e}"),
+        };
+        let rv = o["resourceVersion"].as_str().expect("a resourceVersion");
+        let key = format!(
+            "{}/{}",
+            o["namespace"].as_str().unwrap_or_default(),
+            o["name"].as_str().unwrap_or_default()
+        );
+        changes
+            .entry(key)
+            .or_default()
+            .push((kind.to_owned(), rv.to_owned()));
+        if rv == last {
+            return changes;
+        }
+    }
+}
+
+/// kwatch's records of what the watch brought (Added, Updated, Deleted) up to and with
+/// resourceVersion `last`, per key.
+fn printed_changes(recs: &[Value], last: &str) -> Changes {
+    let last: u64 = last.parse().expect("a resourceVersion");
+    let mut changes = Changes::new();
+    let watched = |r: &&Value| {
+        ["Added", "Updated", "Deleted"].contains(&r["type"].as_str().unwrap_or_default())
+            && r["resourceVersion"]
+                .as_str()
+                .and_then(|v| v.parse::<u64>().ok())
+                <= Some(last)
+    };
+    for r in recs.iter().filter(watched) {
+        changes
+            .entry(r["key"].as_str().unwrap().to_owned())
+            .or_default()
+            .push((
+                r["type"].as_str().unwrap().to_owned(),
+                r["resourceVersion"].as_str().unwrap().to_owned(),
+            ));
+    }
+    changes
+}
+
+/// Every change the churn makes after the list is printed, each with its
+/// resourceVersion, in the server's order per key (none dropped, none coalesced), and
+/// the deltas replayed give the server's state.
 #[test]
 fn churn_is_seen_in_full_and_converges_on_the_server_state() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
     let mut kw = sim.start_kwatch("pods -A -o json");
-    kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    let recs = kw.wait_for(LIMIT, "Synced", |v| !of_type(v, "Synced").is_empty());
+    let listed = of_type(&recs, "Listed")[0]["resourceVersion"]
+        .as_str()
+        .expect("the list's resourceVersion")
+        .to_owned();
     // A hundred changes of the churn seen by the watch, then the churn stops.
     kw.wait_for(LIMIT, "100 changes after the sync", |v| {
         v.iter()
@@ -179,8 +245,29 @@ fn churn_is_seen_in_full_and_converges_on_the_server_state() {
             >= 100
     });
     sim.control("POST", "/_sim/churn", json!({"rate": 0}));
+    // The test's own last change marks the end of the history.
+    let last = kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "churn-end", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+    );
+    let last = last["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("its resourceVersion");
+    let made = server_changes(&sim, &listed, last);
     let want = live(&sim, "pods");
-    let recs = kw.wait_for(LIMIT, "convergence", |v| replay(v) == want);
+    let recs = kw.wait_for(LIMIT, "convergence", |v| {
+        replay(v) == want && v.iter().any(|r| r["key"] == "default/churn-end")
+    });
+    let made_count: usize = made.values().map(Vec::len).sum();
+    assert!(made_count > 100, "{made:#?}");
+    let printed = printed_changes(&recs, last);
+    for (key, changes) in &made {
+        assert_eq!(printed.get(key), Some(changes), "the changes of {key}");
+    }
+    assert_eq!(printed.len(), made.len(), "keys changed: {printed:#?}");
     // Per key, resourceVersions never go backwards.
     let mut last: BTreeMap<&str, u64> = BTreeMap::new();
     for r in recs.iter().filter(|r| is_delta(r)) {
@@ -439,27 +526,44 @@ fn stats_summarise_the_run_on_stderr() {
     );
 }
 
-/// `--pop-delay` is a slow event handler: it slows the deltas, not the reflector's own
-/// records (which used to come 2 s apart, and `--stats` said synced after 2 s).
+/// `--pop-delay` is a slow event handler: it slows the deltas, each handled at least the
+/// delay after the one before, not the reflector's own records (which used to come the
+/// delay apart too). Record times, as kwatch stamped them, not the test's clock.
 #[test]
 fn pop_delay_slows_deltas_only() {
-    let args = "configmaps app-config -n default --pop-delay 2s --until-synced --stats -o json";
-    let (_sim, out) = on_new_sim(&[], args);
+    let sim = SimProcess::start(&[]);
+    sim.kubectl_ok("create namespace slow");
+    for name in ["slow-a", "slow-b", "slow-c"] {
+        kubectl_f(&sim, "create", &configmap("slow", name, json!({"k": "v"})));
+    }
+    let delay = jiff::SignedDuration::from_secs(1);
+    let args = "configmaps -n slow --pop-delay 1s --fifo delta --until-synced --stats -o json";
+    let out = sim.kwatch(args).exits(0);
     let recs = out.json();
     let types: Vec<&str> = recs.iter().map(|r| r["type"].as_str().unwrap()).collect();
-    assert!(types.starts_with(&["List", "Listed"]), "{types:?}");
-    let at = |t: &str| -> jiff::Timestamp {
-        recs.iter().find(|r| r["type"] == t).unwrap()["time"]
-            .as_str()
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    let gap = at("Synced").duration_since(at("List"));
-    assert!(
-        gap < jiff::SignedDuration::from_secs(1),
-        "List → Synced took {gap}"
+    assert_eq!(
+        types,
+        ["List", "Listed", "Replaced", "Replaced", "Replaced", "Synced"],
+        "{recs:#?}"
     );
+    let time = |r: &Value| -> jiff::Timestamp { r["time"].as_str().unwrap().parse().unwrap() };
+    let times: Vec<jiff::Timestamp> = recs.iter().map(time).collect();
+    // Stamped to the millisecond: a delay of 1 s may show as 999 ms.
+    let at_least = delay - jiff::SignedDuration::from_millis(1);
+    for pair in times[2..5].windows(2) {
+        let gap = pair[1].duration_since(pair[0]);
+        assert!(gap >= at_least, "deltas {gap} apart: {recs:#?}");
+    }
+    let gap = times[1].duration_since(times[0]);
+    assert!(gap < delay, "List → Listed took {gap}: {recs:#?}");
+    let gap = times[2].duration_since(times[1]);
+    assert!(
+        gap < delay,
+        "Listed → the first delta took {gap}: {recs:#?}"
+    );
+    // Synced comes with the last delta, not a delay after it.
+    let gap = times[5].duration_since(times[4]);
+    assert!(gap < delay, "the last delta → Synced took {gap}: {recs:#?}");
     let synced_ms: u64 = out
         .stderr
         .lines()
@@ -467,5 +571,6 @@ fn pop_delay_slows_deltas_only() {
         .and_then(|v| v.strip_suffix("ms"))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("{}", out.stderr));
-    assert!(synced_ms < 1000, "{}", out.stderr);
+    // Two delays between the three deltas.
+    assert!(synced_ms >= 2000, "{}", out.stderr);
 }

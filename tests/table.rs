@@ -533,17 +533,24 @@ fn tables_have_kubectls_columns() {
         assert_eq!(ours, theirs, "{res}: kubectl printed {k}");
     }
 
-    // Pods -o wide: kubectl's NOMINATED NODE and READINESS GATES.
-    let out = sim.kwatch("pods -n default -o wide --until-synced");
-    let header = out
-        .stdout
-        .iter()
-        .find(|l| l.starts_with("DELTA"))
-        .unwrap_or_else(|| panic!("{out:?}"));
-    assert!(
-        header.ends_with("IP             NODE         NOMINATED NODE   READINESS GATES")
-            || header.contains("NOMINATED NODE   READINESS GATES"),
-        "{header}"
+    // Pods -o wide: kubectl's wide columns (NOMINATED NODE and READINESS GATES last), and
+    // kubectl's cells in them.
+    let wide = agree(&sim, &["pods", "-n", "default", "-o", "wide"]);
+    assert_eq!(
+        wide.header,
+        [
+            "DELTA",
+            "NAME",
+            "RESOURCEVERSION",
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "NOMINATED NODE",
+            "READINESS GATES"
+        ]
     );
 }
 

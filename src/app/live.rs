@@ -176,7 +176,7 @@ fn run(
                 }
                 keys::Input::Key(code, mods) => action_of(code, mods, ui.editing),
                 keys::Input::Wheel(notches) => {
-                    ui.wheel(notches * WHEEL);
+                    ui.wheel(notches * WHEEL, &lock(&model));
                     None
                 }
             };

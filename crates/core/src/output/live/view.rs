@@ -64,11 +64,18 @@ pub enum Action {
 }
 
 /// The view's state.
+///
+/// The selection is an object, not a screen row: `anchor` is the selected row's key
+/// (resource, context, object), and `selected` its place among the rows shown, found
+/// again at each frame and key, so that rows inserted above it, removed, or sorted anew
+/// leave it on its object. Only when that row is no longer shown (pruned, filtered out,
+/// under a collapsed row) does the selection fall back to the row now at its place.
 #[derive(Debug, Clone, Default)]
 pub struct Ui {
     pub color: bool,
     pub screen: Screen,
     pub selected: usize,
+    anchor: Option<RowKey>,
     offset: usize,
     pub filter: String,
     pub editing: bool,
@@ -89,6 +96,8 @@ pub struct Ui {
     cut: bool,
     /// `--follow`: the owner paths whose subtrees are collapsed.
     pub collapsed: std::collections::BTreeSet<String>,
+    /// What the last key did not do, said on the status line until the next key.
+    note: Option<String>,
     /// The last frame's time: what cells count their ages to (a paused screen's too:
     /// pausing holds the informer's changes back, not the clock).
     now: Timestamp,
@@ -105,12 +114,18 @@ impl Ui {
 
     /// Applies `a`; `false`: quit (Esc or `q` on the table).
     pub fn act(&mut self, a: Action, live: &mut Model) -> bool {
+        self.note = None;
         if !self.editing && self.screen == Screen::Table {
             let mut paused = self.paused.take();
             self.prepare(paused.as_deref_mut().unwrap_or(live));
             self.paused = paused;
         }
         let m: &Model = live;
+        if self.screen == Screen::Table {
+            // Where the selected object is now: rows may have come, gone or moved since
+            // the last frame.
+            self.reanchor(m, true);
+        }
         if self.editing {
             self.edit(a);
             return true;
@@ -132,12 +147,12 @@ impl Ui {
         }
         let page = self.page.max(1);
         match a {
-            Action::Up => self.selected = self.selected.saturating_sub(1),
-            Action::Down => self.selected = self.selected.saturating_add(1),
-            Action::PageUp => self.selected = self.selected.saturating_sub(page),
-            Action::PageDown => self.selected = self.selected.saturating_add(page),
-            Action::Home => self.selected = 0,
-            Action::End => self.selected = usize::MAX,
+            Action::Up => self.select(m, |s| s.saturating_sub(1)),
+            Action::Down => self.select(m, |s| s.saturating_add(1)),
+            Action::PageUp => self.select(m, |s| s.saturating_sub(page)),
+            Action::PageDown => self.select(m, |s| s.saturating_add(page)),
+            Action::Home => self.select(m, |_| 0),
+            Action::End => self.select(m, |_| usize::MAX),
             Action::Filter => self.editing = true,
             Action::Sort => {
                 // The selected row's kind's columns: with several kinds, each has its own.
@@ -202,17 +217,55 @@ impl Ui {
             }
             _ => {}
         }
+        // The selected object stays selected while the filter keeps it; else the first
+        // row is.
         self.selected = 0;
     }
 
-    /// `c`: collapses the selected row's subtree, or expands it.
+    /// Moves the selection to the row at `to(its place)` and anchors it on that row's
+    /// object.
+    fn select(&mut self, m: &Model, to: impl FnOnce(usize) -> usize) {
+        self.selected = to(self.selected);
+        self.reanchor(m, false);
+    }
+
+    /// Finds the selected row among the rows shown (`follow`: the anchored object's,
+    /// if it is still shown; else the row at the selection's place) and anchors there.
+    fn reanchor(&mut self, m: &Model, follow: bool) {
+        let rows = self.rows(m);
+        let anchor = self.anchor.as_ref().filter(|_| follow);
+        let (i, key) = place(&rows, anchor, self.selected);
+        (self.selected, self.anchor) = (i, key);
+    }
+
+    /// `c`: collapses the selected row's subtree, or expands it. A row with nothing
+    /// under it is not collapsed: the status line says so.
     fn collapse(&mut self, m: &Model) {
-        let path = self.selected_row(m).and_then(|(_, r)| r.tree.clone());
-        if let Some(p) = path {
-            if !self.collapsed.remove(&*p) {
-                self.collapsed.insert(p.to_string());
-            }
+        let Some((_, row)) = self.selected_row(m) else {
+            return;
+        };
+        let Some(p) = row.tree.clone() else {
+            self.note = Some("c collapses a subtree of --follow's tree".to_owned());
+            return;
+        };
+        if self.collapsed.remove(&*p) {
+            return;
         }
+        if self.shown(m).rows.values().any(|r| under(r, &p)) {
+            self.collapsed.insert(p.to_string());
+        } else {
+            let leaf = p.rsplit(crate::output::PATH_SEPARATOR).next().unwrap_or(&p);
+            self.note = Some(format!("nothing under {} to collapse", sanitize(leaf)));
+        }
+    }
+
+    /// The collapsed rows that hide rows of `m` (a collapsed row whose children have
+    /// all gone hides nothing).
+    fn hiding(&self, m: &Model) -> usize {
+        self.collapsed
+            .iter()
+            .filter(|c| m.rows.values().any(|r| under(r, c)))
+            .count()
     }
 
     /// The model the screen shows: the paused copy, or the live one.
@@ -235,27 +288,25 @@ impl Ui {
     fn visible<'m>(&self, m: &'m Model, sort: Option<&str>) -> Vec<(&'m RowKey, &'m Row)> {
         let mut rows = visible(m, &self.filter, sort, self.reverse);
         if !self.collapsed.is_empty() {
-            let hidden = |tree: &str| {
-                self.collapsed.iter().any(|c| {
-                    tree.strip_prefix(c.as_str())
-                        .is_some_and(|rest| rest.starts_with(crate::output::PATH_SEPARATOR))
-                })
-            };
-            rows.retain(|(_, r)| !r.tree.as_deref().is_some_and(hidden));
+            rows.retain(|(_, r)| !self.collapsed.iter().any(|c| under(r, c)));
         }
         rows
     }
 
+    /// The selected row: the anchored object's while it is shown, else the row at the
+    /// selection's place.
     fn selected_row<'m>(&'m self, live: &'m Model) -> Option<(&'m RowKey, &'m Row)> {
         let rows = self.rows(live);
-        let i = self.selected.min(rows.len().checked_sub(1)?);
+        let (i, _) = place(&rows, self.anchor.as_ref(), self.selected);
         rows.get(i).copied()
     }
 
     /// Scrolls by `n` rows (the mouse wheel): negative is up.
-    pub fn wheel(&mut self, n: isize) {
+    pub fn wheel(&mut self, n: isize, live: &Model) {
+        self.note = None;
         if self.screen == Screen::Table {
-            self.selected = self.selected.saturating_add_signed(n);
+            self.reanchor(live, true);
+            self.select(live, |s| s.saturating_add_signed(n));
         } else {
             self.scroll = self.scroll.saturating_add_signed(n as i16);
         }
@@ -343,8 +394,21 @@ impl Ui {
         // Cells are made for the rows shown, not for every row that changed.
         m.refresh(&keys, self.now);
         let shown: Vec<&Row> = keys.iter().filter_map(|k| m.rows.get(k)).collect();
+        let cut = |lines: &[Line<'_>]| lines.iter().any(|l| l.width() > width);
         let mut lines = self.table_lines(&shown, body.height as usize, now);
-        self.cut = lines.iter().any(|l| l.width() > width);
+        // The columns scrolled out of sight are at most those this width needs out of
+        // sight: after a resize (or once the rows that were wide have gone) the columns
+        // come back.
+        while self.pan > 0 {
+            self.pan -= 1;
+            let wider = self.table_lines(&shown, body.height as usize, now);
+            if cut(&wider) {
+                self.pan += 1;
+                break;
+            }
+            lines = wider;
+        }
+        self.cut = cut(&lines);
         if total == 0 {
             lines.push(Line::from("  (no objects)"));
         }
@@ -380,9 +444,12 @@ impl Ui {
                 status.push('_');
             }
         }
-        if !self.collapsed.is_empty() {
-            let n = self.collapsed.len();
-            status.push_str(&format!("  {n} collapsed (c expands)"));
+        let hiding = self.hiding(m);
+        if hiding > 0 {
+            status.push_str(&format!("  {hiding} collapsed (c expands)"));
+        }
+        if let Some(note) = &self.note {
+            status.push_str(&format!("  {note}"));
         }
         if let Some(n) = paused {
             status.push_str(&format!("  PAUSED: {n} changes while paused (p resumes)"));
@@ -402,7 +469,7 @@ impl Ui {
     fn window(&mut self, m: &Model, sort: Option<&str>, fit: usize) -> (Vec<RowKey>, usize) {
         let rows = self.visible(m, sort);
         self.page = fit;
-        self.selected = self.selected.min(rows.len().saturating_sub(1));
+        (self.selected, self.anchor) = place(&rows, self.anchor.as_ref(), self.selected);
         if self.selected < self.offset {
             self.offset = self.selected;
         } else if self.selected >= self.offset + fit {
@@ -546,6 +613,24 @@ impl Ui {
             .map(|l| Line::from(sanitize(l).into_owned()))
             .collect()
     }
+}
+
+/// The selected row's place among `rows` and its key: the row of `anchor` if it is
+/// among them, else the row at `at` (the last when `at` is past the end).
+fn place(rows: &[(&RowKey, &Row)], anchor: Option<&RowKey>, at: usize) -> (usize, Option<RowKey>) {
+    let i = anchor
+        .and_then(|a| rows.iter().position(|(k, _)| *k == a))
+        .unwrap_or(at)
+        .min(rows.len().saturating_sub(1));
+    (i, rows.get(i).map(|(k, _)| (*k).clone()))
+}
+
+/// Whether `r` is in the subtree under the owner path `path` (`--follow`), itself not.
+fn under(r: &Row, path: &str) -> bool {
+    r.tree.as_deref().is_some_and(|t| {
+        t.strip_prefix(path)
+            .is_some_and(|rest| rest.starts_with(crate::output::PATH_SEPARATOR))
+    })
 }
 
 /// The event pane: its title and the newest `events - 1` `~` lines.

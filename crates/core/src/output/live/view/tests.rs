@@ -50,6 +50,11 @@ impl Feed {
     }
 
     fn rec(&mut self, at: u32, body: Body<'_>) {
+        self.rec_in(at, body, None);
+    }
+
+    /// A record of the object at owner path `follow` (`--follow`), or of no tree.
+    fn rec_in(&mut self, at: u32, body: Body<'_>, follow: Option<&crate::output::Followed>) {
         let rec = Record {
             resource: &self.r,
             context: None,
@@ -61,7 +66,7 @@ impl Feed {
                 batch: None,
             },
             blame: Default::default(),
-            follow: None,
+            follow,
         };
         self.p.print(&rec).unwrap();
     }
@@ -87,6 +92,41 @@ impl Feed {
         // The render loop's frame in between (every 33 ms; these deltas are seconds
         // apart): it makes the cells of the rows it shows, here all of them.
         lock(&self.model).refresh_all(t(at));
+    }
+
+    /// `--follow`: a delta of the object at owner path `path` (steps joined by
+    /// [`crate::output::PATH_SEPARATOR`]), then a frame.
+    fn followed(&mut self, at: u32, kind: DeltaType, path: &[&str], o: ObjectRef) {
+        let key = format!("default/{}", o.meta().name);
+        let d = Delta::new(kind, o);
+        let f = crate::output::Followed {
+            path: path.join(crate::output::PATH_SEPARATOR).into(),
+            change: None,
+        };
+        let body = Body::Delta {
+            key: &key,
+            delta: &d,
+            initial_list: false,
+            prev: None,
+        };
+        self.rec_in(at, body, Some(&f));
+        lock(&self.model).refresh_all(t(at));
+    }
+
+    /// `--follow`'s tree of a deployment: web, its replica set web-1 and that one's
+    /// pods web-1-a and web-1-b.
+    fn web_tree() -> Feed {
+        let mut f = Feed::new(Options::default());
+        for path in WEB_TREE {
+            let name = path[path.len() - 1].split_once('/').unwrap().1;
+            f.followed(
+                0,
+                DeltaType::Replaced,
+                path,
+                pod(name, "100", "Running", "web"),
+            );
+        }
+        f
     }
 
     /// The initial list of three pods, then Synced and a watch.
@@ -137,6 +177,14 @@ impl Feed {
     }
 }
 
+/// The owner paths of [`Feed::web_tree`]'s rows.
+const WEB_TREE: [&[&str]; 4] = [
+    &["deploy/web"],
+    &["deploy/web", "rs/web-1"],
+    &["deploy/web", "rs/web-1", "pod/web-1-a"],
+    &["deploy/web", "rs/web-1", "pod/web-1-b"],
+];
+
 /// The buffer's text, one line per row, trailing blanks trimmed.
 fn text(b: &Buffer) -> String {
     let a = b.area;
@@ -149,6 +197,17 @@ fn text(b: &Buffer) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The selected row's line (the one `>` starts).
+fn selected(b: &Buffer) -> String {
+    let s = text(b);
+    let mut sel = s.lines().filter(|l| l.starts_with('>'));
+    let line = sel
+        .next()
+        .unwrap_or_else(|| panic!("no row selected:\n{s}"));
+    assert!(sel.next().is_none(), "one row selected:\n{s}");
+    line.to_owned()
 }
 
 /// The cell where `needle` starts on the line holding `on`.
@@ -592,21 +651,189 @@ fn sort_cycles_the_selected_kinds_columns() {
             .lines()
             .any(|l| l.starts_with('>') && l.contains("-cm"))
     };
+    // The selection on a config map; it stays on it however the rows are sorted.
+    while !on_a_config_map(&mut ui) {
+        f.act(&mut ui, Action::Down);
+    }
     let mut seen = Vec::new();
     loop {
-        // The selection on a config map, whatever the order.
-        f.act(&mut ui, Action::Home);
-        while !on_a_config_map(&mut ui) {
-            f.act(&mut ui, Action::Down);
-        }
         f.act(&mut ui, Action::Sort);
         match &ui.sort {
             Some(c) => seen.push(c.clone()),
             None => break,
         }
+        assert!(on_a_config_map(&mut ui), "sorted by {seen:?}");
     }
     assert_eq!(
         seen,
         ["DELTA", "KIND", "NAME", "RESOURCEVERSION", "DATA", "AGE"]
     );
+}
+
+/// The selection is an object: a row inserted above it moves it down a line, and `y`
+/// shows the selected object's YAML, not the one now at its old place.
+#[test]
+fn the_selection_stays_on_its_object_when_a_row_comes_above_it() {
+    let mut f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 10);
+    f.act(&mut ui, Action::Down);
+    f.act(&mut ui, Action::Down);
+    assert!(selected(&f.draw(&mut ui, 120, 16, 10)).contains(" web-2 "));
+    f.delta(20, DeltaType::Added, pod("a-0", "110", "Pending", "web"));
+    let b = f.draw(&mut ui, 120, 16, 21);
+    assert!(selected(&b).contains(" web-2 "), "{}", text(&b));
+    assert!(text(&b).contains(" a-0 "), "{}", text(&b));
+    // A row that comes between two keys (no frame drawn in between) too.
+    f.delta(22, DeltaType::Added, pod("a-1", "111", "Pending", "web"));
+    f.act(&mut ui, Action::Yaml);
+    let yaml = text(&f.draw(&mut ui, 80, 30, 23));
+    assert!(yaml.contains("name: web-2"), "{yaml}");
+    // Up moves from the object, wherever it is now.
+    f.act(&mut ui, Action::Back);
+    f.act(&mut ui, Action::Up);
+    assert!(selected(&f.draw(&mut ui, 120, 16, 23)).contains(" web-1 "));
+}
+
+/// Rows removed above the selection, and a sort that moves its object,
+/// leave the selection on its object; once the object's own row has gone, the row now
+/// at its place is selected.
+#[test]
+fn the_selection_stays_on_its_object_when_rows_go_or_are_sorted() {
+    let mut f = Feed::web_2_failed();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 21);
+    f.act(&mut ui, Action::End);
+    f.delta(22, DeltaType::Deleted, pod("db-0", "106", "Running", "db"));
+    lock(&f.model).prune(t(30));
+    let b = f.draw(&mut ui, 120, 16, 30);
+    assert!(!text(&b).contains(" db-0 "), "{}", text(&b));
+    assert!(selected(&b).contains(" web-2 "), "{}", text(&b));
+    // By RESOURCEVERSION (the third column): web-1 (100), web-2 (105); web-1 updated to
+    // 110 goes last, and the selection with it.
+    f.act(&mut ui, Action::Home);
+    for _ in 0..3 {
+        f.act(&mut ui, Action::Sort);
+    }
+    assert_eq!(ui.sort.as_deref(), Some("RESOURCEVERSION"));
+    assert!(selected(&f.draw(&mut ui, 120, 16, 30)).contains(" web-1 "));
+    f.delta(
+        31,
+        DeltaType::Updated,
+        pod("web-1", "110", "Running", "web"),
+    );
+    let b = f.draw(&mut ui, 120, 16, 31);
+    let s = text(&b);
+    assert!(
+        s.find(" web-2 ").unwrap() < s.find(" web-1 ").unwrap(),
+        "{s}"
+    );
+    assert!(selected(&b).contains(" web-1 "), "{s}");
+    // Reversed: the other way round, the selection still on web-1.
+    f.act(&mut ui, Action::Reverse);
+    let b = f.draw(&mut ui, 120, 16, 31);
+    let s = text(&b);
+    assert!(
+        s.find(" web-1 ").unwrap() < s.find(" web-2 ").unwrap(),
+        "{s}"
+    );
+    assert!(selected(&b).contains(" web-1 "), "{s}");
+    // The selected object deleted: dimmed, still selected; pruned, the row now at its
+    // place is.
+    f.delta(
+        32,
+        DeltaType::Deleted,
+        pod("web-1", "111", "Running", "web"),
+    );
+    assert!(selected(&f.draw(&mut ui, 120, 16, 32)).contains(" web-1 "));
+    lock(&f.model).prune(t(40));
+    assert!(selected(&f.draw(&mut ui, 120, 16, 40)).contains(" web-2 "));
+}
+
+/// `--follow --live`: an Event row that comes above the selected replica
+/// set (its owner's events sort before its children) leaves the selection on the replica
+/// set, so `c` collapses the replica set, not the Event.
+#[test]
+fn c_collapses_the_selected_row_when_a_row_comes_above_it() {
+    let mut f = Feed::web_tree();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 10);
+    f.act(&mut ui, Action::Down);
+    assert!(selected(&f.draw(&mut ui, 120, 16, 10)).contains("└─ web-1 "));
+    let event = ["deploy/web", "event/web.17a"];
+    f.followed(
+        20,
+        DeltaType::Added,
+        &event,
+        pod("web.17a", "120", "", "web"),
+    );
+    f.act(&mut ui, Action::Collapse);
+    let rs = WEB_TREE[1].join(crate::output::PATH_SEPARATOR);
+    assert_eq!(ui.collapsed, [rs].into_iter().collect(), "{ui:?}");
+    let b = f.draw(&mut ui, 120, 16, 21);
+    let s = text(&b);
+    assert!(!s.contains("web-1-a") && s.contains("1 collapsed"), "{s}");
+    assert!(selected(&b).contains("└─ web-1 "), "{s}");
+}
+
+/// `c` on a row with nothing under it (a pod, an Event) collapses
+/// nothing, counts nothing, and the status line says why.
+#[test]
+fn c_on_a_row_with_nothing_under_it_collapses_nothing_and_says_so() {
+    let f = Feed::web_tree();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 10);
+    f.act(&mut ui, Action::End);
+    f.act(&mut ui, Action::Collapse);
+    assert!(ui.collapsed.is_empty(), "{ui:?}");
+    let s = text(&f.draw(&mut ui, 120, 16, 10));
+    assert!(s.contains("nothing under pod/web-1-b to collapse"), "{s}");
+    assert!(!s.contains("collapsed"), "{s}");
+    // The note lasts until the next key.
+    f.act(&mut ui, Action::Up);
+    let s = text(&f.draw(&mut ui, 120, 16, 10));
+    assert!(!s.contains("nothing under"), "{s}");
+}
+
+/// The status line's "N collapsed" counts the collapsed rows that hide
+/// rows: a replica set whose pods have all gone hides nothing.
+#[test]
+fn the_collapsed_count_counts_only_rows_that_hide_rows() {
+    let mut f = Feed::web_tree();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 120, 16, 10);
+    f.act(&mut ui, Action::Down);
+    f.act(&mut ui, Action::Collapse);
+    assert!(text(&f.draw(&mut ui, 120, 16, 10)).contains("  1 collapsed (c expands)"));
+    for path in &WEB_TREE[2..] {
+        let name = path[2].split_once('/').unwrap().1;
+        f.followed(
+            20,
+            DeltaType::Deleted,
+            path,
+            pod(name, "130", "Running", "web"),
+        );
+    }
+    lock(&f.model).prune(t(30));
+    let s = text(&f.draw(&mut ui, 120, 16, 30));
+    assert!(s.contains("└─ web-1 ") && !s.contains("collapsed"), "{s}");
+}
+
+/// A resize that makes every column fit brings back the columns → had
+/// scrolled out of sight: DELTA shows and `← N columns` goes.
+#[test]
+fn a_resize_that_fits_every_column_brings_the_hidden_columns_back() {
+    let f = Feed::listed();
+    let mut ui = Ui::new(false);
+    f.draw(&mut ui, 50, 14, 10);
+    f.act(&mut ui, Action::Right);
+    let s = text(&f.draw(&mut ui, 50, 14, 10));
+    assert!(
+        s.contains("← 1 columns  → more") && !s.contains("DELTA"),
+        "{s}"
+    );
+    let s = text(&f.draw(&mut ui, 120, 14, 10));
+    assert!(s.contains("  DELTA      NAME") && s.contains("AGE"), "{s}");
+    assert!(!s.contains('←') && !s.contains('→'), "{s}");
+    assert_eq!(ui.pan, 0);
 }
