@@ -57,8 +57,16 @@ impl PodTemplate {
         let mut v = super::storage::as_stored(&super::resources::RESOURCES[PODS], v);
         let links = super::storage::Links::of(PODS, &v);
         let vol = hole("VOL");
-        v["spec"]["volumes"][0]["name"] = json!(vol);
-        v["spec"]["containers"][0]["volumeMounts"][0]["name"] = json!(vol);
+        // A small pod has no volume (pods::resize_pod).
+        if let Some(volume) = v["spec"]["volumes"].get_mut(0) {
+            volume["name"] = json!(vol);
+        }
+        let mount = v["spec"]["containers"]
+            .get_mut(0)
+            .and_then(|c| c["volumeMounts"].get_mut(0));
+        if let Some(mount) = mount {
+            mount["name"] = json!(vol);
+        }
         v["spec"]["nodeName"] = json!(hole("NODE"));
         let st = &mut v["status"];
         st["hostIP"] = json!(hole("HOSTIP"));
@@ -180,4 +188,35 @@ pub(super) fn to_base36(mut n: usize) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    /// Every `--pod-size` preloads: a small pod has no volume for the template's hole.
+    #[test]
+    fn a_template_of_every_size_builds_its_pods() {
+        for size in [
+            PodSize::Default,
+            PodSize::Small,
+            PodSize::Medium,
+            PodSize::Large,
+        ] {
+            let mut rng = SmallRng::seed_from_u64(1);
+            let t = PodTemplate::new(&mut rng, 0, "rs-uid", size);
+            let o = t.build(
+                "web-0",
+                "uid-0",
+                7,
+                "2026-11-21T21:10:56Z",
+                "v",
+                0,
+                "10.0.0.7",
+            );
+            assert_eq!(o.name, "web-0", "{size:?}");
+        }
+    }
 }
