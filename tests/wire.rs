@@ -291,12 +291,23 @@ fn a_streaming_list_in_protobuf_prints_what_json_prints() {
     );
 }
 
-/// `--wire auto` on a custom resource asks JSON, and says so on stderr.
+/// `--wire auto` on a custom resource asks JSON, as expected, and says nothing of it
+/// (`-v` does); `--wire protobuf` asked for protobuf, and is told why it gets JSON.
 #[test]
-fn auto_reads_custom_resources_in_json_and_says_so() {
+fn auto_reads_custom_resources_in_json_silently_and_protobuf_says_why() {
     let (sim, out) = on_new_sim(&[], "widgets -A -o json --until-synced --wire auto");
     let out = out.success();
-    assert!(out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    assert!(!out.stderr.contains("JSON on the wire"), "{}", out.stderr);
+    for args in ["--wire auto -v", "--wire protobuf"] {
+        let out = sim
+            .kwatch(format!("widgets -A -o json --until-synced {args}").as_str())
+            .success();
+        assert!(
+            out.stderr.contains("JSON on the wire"),
+            "{args}: {}",
+            out.stderr
+        );
+    }
     let log = answered(&sim, "/apis/example.com/v1/widgets");
     assert!(!log.is_empty());
     assert!(

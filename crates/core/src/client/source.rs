@@ -186,8 +186,8 @@ impl KubeSource {
     /// table decodes protobuf (the informer's client-go release's: the types a controller
     /// of that release decodes into). A kind the table does not have (a custom resource, or
     /// a type of an aggregated API such as kube-aggregator's APIService) stays JSON, said
-    /// once in a `~` line, but for its metadata (`--metadata-only`, set
-    /// before), which every resource serves in protobuf.
+    /// once in a `~` line with `--wire protobuf` (with `-v` under `auto`), but for its
+    /// metadata (`--metadata-only`, set before), which every resource serves in protobuf.
     pub fn wire(mut self, wire: Wire, minor: u32, kind: &str, api_version: &str) -> Self {
         if wire == Wire::Json {
             return self;
@@ -197,12 +197,18 @@ impl KubeSource {
             .protobuf
             .is_some_and(|t| t.kind(api_version, kind).is_some());
         if !self.built_in && !self.metadata_only {
-            notice(&format!(
+            let why = format!(
                 "{}: JSON on the wire: kwatch's protobuf table of Kubernetes 1.{minor} \
                  (k8s.io/api, apiextensions) has no {kind} of {api_version}: a custom \
                  resource, served in JSON only, or an aggregated API's type",
                 self.collection_path
-            ));
+            );
+            // Under `auto` JSON is what a custom resource is expected to come in: said
+            // with -v only; `--wire protobuf` asked for protobuf, and is told.
+            match wire {
+                Wire::Protobuf => notice(&why),
+                _ => tracing::info!("{why}"),
+            }
         }
         self
     }
