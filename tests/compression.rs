@@ -263,6 +263,10 @@ fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
     assert_eq!(listed.len(), 1, "{recs:#?}");
     assert_eq!(listed[0]["streaming"], true, "{listed:#?}");
     assert!(listed[0]["items"].as_u64() >= Some(5), "{listed:#?}");
+    // What came over the connection: gzipped protobuf, fewer bytes read than decoded.
+    assert_eq!(listed[0]["encoding"], "protobuf+gzip", "{listed:#?}");
+    let (bytes, wire) = (&listed[0]["bytes"], &listed[0]["wireBytes"]);
+    assert!(wire.as_u64() < bytes.as_u64(), "{listed:#?}");
     // The changes came on the streaming list's own watch: no other was opened.
     assert_eq!(of_type(&recs, "Watch").len(), 1, "{recs:#?}");
     let watches: Vec<Value> = requests_since(&sim, 0)
@@ -354,7 +358,15 @@ fn a_compressed_streaming_list_moves_at_most_a_tenth_of_the_bytes() {
         let recs = sim.kwatch(args.as_str()).success().json();
         let listed = of_type(&recs, "Listed");
         assert_eq!(listed[0]["streaming"], true, "{listed:#?}");
-        slow_link(&sim).0 - before
+        let moved = slow_link(&sim).0 - before;
+        // The Listed record says what its body took on the wire: within what the link
+        // carried (the discovery's, the handshake's and the headers' bytes besides).
+        let wire = listed[0]["wireBytes"].as_u64().expect("wireBytes");
+        assert!(
+            wire <= moved && wire * 2 > moved,
+            "{wire} of {moved}: {listed:#?}"
+        );
+        moved
     };
     // Uncompressed first: it also fills the discovery cache the compressed run reads.
     let plain = moved("--disable-compression");

@@ -256,9 +256,14 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<WatchEvent, SourceError>
 /// An open watch: its events as they arrive, and how its body comes over the connection.
 pub struct Watch {
     pub events: WatchStream,
-    /// The body is Kubernetes' protobuf (else JSON lines). A watch is never compressed
-    /// (kube-apiserver compresses no stream).
+    /// The body is Kubernetes' protobuf (else JSON lines).
     pub protobuf: bool,
+    /// The body came gzip-compressed: from 1.37 a streaming list asked with gzip
+    /// (`WatchListCompression`), one gzip member per flush.
+    pub gzip: bool,
+    /// The body's bytes read off the connection so far, compressed when `gzip` (`None`:
+    /// the source does not count them).
+    pub wire: Option<BodyBytes>,
     /// The bytes of the body the events taken from `events` so far came in (`None`: the
     /// source does not count them): when a streaming list's initial-events-end bookmark
     /// is taken, what its initial events took on the wire.
@@ -271,13 +276,15 @@ impl Watch {
         Watch {
             events,
             protobuf: false,
+            gzip: false,
             read: None,
+            wire: None,
         }
     }
 }
 
-/// A count of a body's bytes, shared by the reader that adds to it as it decodes each
-/// event and whoever reads it between events.
+/// A count of a body's bytes, shared by the reader that adds to it as it reads (or decodes)
+/// and whoever reads it meanwhile.
 #[derive(Debug, Clone, Default)]
 pub struct BodyBytes(Arc<AtomicU64>);
 

@@ -38,7 +38,6 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -53,6 +52,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use tower::{BoxError, ServiceBuilder};
 
+use crate::cache::listwatch::BodyBytes;
 use crate::client::keepalive;
 use crate::der;
 
@@ -193,13 +193,18 @@ fn hyper_client() -> hyper_util::client::legacy::Builder {
 #[derive(Debug, Clone, Default)]
 pub struct Carried {
     pub gzip: bool,
-    read: Arc<AtomicU64>,
+    read: BodyBytes,
 }
 
 impl Carried {
     /// The body's bytes read off the connection so far (compressed when `gzip`).
     pub fn bytes(&self) -> u64 {
-        self.read.load(Ordering::Relaxed)
+        self.read.get()
+    }
+
+    /// The count behind [`Carried::bytes`], shared, for a body read later (a watch's).
+    pub fn counter(&self) -> BodyBytes {
+        self.read.clone()
     }
 }
 
@@ -216,14 +221,14 @@ where
             .headers()
             .get(http::header::CONTENT_ENCODING)
             .is_some_and(|e| e.as_bytes().eq_ignore_ascii_case(b"gzip")),
-        read: Arc::default(),
+        read: BodyBytes::default(),
     };
     let read = wire.read.clone();
     let (mut parts, body) = res.into_parts();
     parts.extensions.insert(wire);
     let body = body.map_frame(move |frame| {
         if let Some(data) = frame.data_ref() {
-            read.fetch_add(data.len() as u64, Ordering::Relaxed);
+            read.add(data.len() as u64);
         }
         frame
     });

@@ -414,6 +414,7 @@ impl ListerWatcher for KubeSource {
         *self.watched_over.lock().unwrap_or_else(|e| e.into_inner()) =
             res.extensions().get::<Carrier>().cloned();
         let proto = self.protobuf_table().filter(|_| is_protobuf(&res));
+        let wire = carried(&res);
         let read = BodyBytes::default();
         let events = watch_lines(
             res.into_body(),
@@ -436,7 +437,9 @@ impl ListerWatcher for KubeSource {
         Ok(Watch {
             events: Box::pin(events),
             protobuf: proto.is_some(),
+            gzip: wire.gzip,
             read: Some(read),
+            wire: Some(wire.counter()),
         })
     }
 

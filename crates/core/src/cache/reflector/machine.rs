@@ -1006,14 +1006,15 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             allow_bookmarks: true,
             send_initial_events: true,
         };
-        let (outcome, protobuf, read) = match self.lw.watch(opts).await {
-            Ok(w) => (
-                watch_list::initial_events(w.events, &self.progress).await,
-                w.protobuf,
-                w.read,
-            ),
-            Err(e) => (watch_list::Outcome::Failed(e), false, None),
+        let (outcome, asked) = match self.lw.watch(opts).await {
+            Ok(w) => {
+                let events = watch_list::initial_events(w.events, &self.progress).await;
+                let asked = (w.protobuf, w.gzip, w.read, w.wire);
+                (events, asked)
+            }
+            Err(e) => (watch_list::Outcome::Failed(e), (false, false, None, None)),
         };
+        let (protobuf, gzip, read, wire) = asked;
         let (stream, list_rv, items) = match outcome {
             watch_list::Outcome::Ended {
                 stream,
@@ -1039,18 +1040,20 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             elapsed: start.elapsed(),
             full_list_fallback: false,
             streaming: true,
-            // A watch stream is never compressed (kube-apiserver compresses no stream).
+            // Compressed from 1.37 when asked with gzip (`WatchListCompression`).
             encoding: Some(
                 Transfer {
                     protobuf,
+                    gzip,
                     ..Transfer::default()
                 }
                 .encoding()
                 .to_owned(),
             ),
-            // The body up to the initial-events-end bookmark, never compressed.
+            // The body up to the initial-events-end bookmark, as decoded and as read off the
+            // connection by then.
             bytes: read.as_ref().map(|r| r.get()),
-            wire_bytes: read.as_ref().map(|r| r.get()),
+            wire_bytes: wire.or(read).as_ref().map(|r| r.get()),
         });
         self.store.replace(items, &list_rv);
         self.relisted(&list_rv);
