@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod probe;
 pub mod progress;
 pub mod replay;
+pub mod run;
 pub mod sim;
 pub mod stats;
 pub mod usage;

@@ -33,7 +33,7 @@ use tokio::task::JoinSet;
 
 use crate::app::config::Probe as ProbeConfig;
 use crate::app::exit::Worded;
-use crate::app::watch::{Shared, Stop};
+use crate::app::run::{Shared, Stop};
 use crate::cache::delta::DeltaType;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::listwatch::SourceError;

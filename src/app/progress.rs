@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::app::watch::Shared;
+use crate::app::run::Shared;
 use crate::output::progress;
 
 /// While the initial lists load, a one-line progress report on stderr (a terminal),

@@ -31,13 +31,10 @@ use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
-use crate::informer::consume::{self, CacheSource, Sink};
+use crate::app::run::{Shared, Stop};
+use crate::informer::consume::{CacheSource, Sink};
 use crate::output::{self, Format, Printer};
 
-/// What the informer loops of a run share, failing with the application's errors.
-pub type Shared = consume::Shared<anyhow::Error>;
-/// Why a run's informers stop, a failure being the application's error.
-pub type Stop = consume::Stop<anyhow::Error>;
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
 /// 128 + the signal's number), each registered once for the whole run: a signal that
