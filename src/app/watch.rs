@@ -18,6 +18,7 @@ use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
 use crate::app::exit::Outcome;
 use crate::app::metrics::{self, Metrics};
+use crate::app::run::{Shared, Stop};
 use crate::app::stats::Stats;
 use crate::cache::consistency::check::{self, SyncPoints};
 use crate::cache::cost::StoreCost;
@@ -31,10 +32,8 @@ use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
-use crate::app::run::{Shared, Stop};
 use crate::informer::consume::{CacheSource, Sink};
 use crate::output::{self, Format, Printer};
-
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
 /// 128 + the signal's number), each registered once for the whole run: a signal that
