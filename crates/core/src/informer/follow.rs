@@ -750,6 +750,18 @@ mod tests {
         ))
     }
 
+    /// A held delta the graph made ready, observed again as its informer's loop delivers it.
+    fn deliver(g: &mut Graph, h: &Held, at: Instant) -> Verdict {
+        g.observe(
+            &h.resource,
+            h.context.as_deref(),
+            &h.key,
+            &h.delta,
+            h.initial_list,
+            at,
+        )
+    }
+
     fn seen(
         g: &mut Graph,
         r: &Resource,
@@ -805,24 +817,10 @@ mod tests {
             g.next_ready().is_none(),
             "the pod waits for the replica set"
         );
-        let v = g.observe(
-            &h.resource,
-            h.context.as_deref(),
-            &h.key,
-            &h.delta,
-            h.initial_list,
-            Instant::now(),
-        );
+        let v = deliver(&mut g, &h, Instant::now());
         assert!(matches!(&v, Verdict::Show(f) if &*f.path == "deploy/web › rs/r"));
         let h = g.next_ready().expect("the pod is ready");
-        let v = g.observe(
-            &h.resource,
-            h.context.as_deref(),
-            &h.key,
-            &h.delta,
-            h.initial_list,
-            Instant::now(),
-        );
+        let v = deliver(&mut g, &h, Instant::now());
         assert!(matches!(&v, Verdict::Show(f) if &*f.path == "deploy/web › rs/r › pod/p"));
         // An unrelated pod stays out.
         assert_eq!(
@@ -956,14 +954,7 @@ mod tests {
             Verdict::Show(_)
         ));
         let h = g.next_ready().expect("the event is ready");
-        let v = g.observe(
-            &h.resource,
-            h.context.as_deref(),
-            &h.key,
-            &h.delta,
-            false,
-            t0,
-        );
+        let v = deliver(&mut g, &h, t0);
         assert!(matches!(&v, Verdict::Show(f) if &*f.path == "cm/a › event/ee1"));
         // c2 comes after the hold: its event was dropped.
         let c2 = Delta::new(DeltaType::Added, obj("ConfigMap", "b", "c2", &[]));
