@@ -190,7 +190,7 @@ pub struct Metrics {
     queued_items: Family<InformerLabels, FloatGauge>,
     processing_latency: Family<InformerLabels, Histogram, fn() -> Histogram>,
     store_rv: Family<InformerLabels, FloatGauge>,
-    /// Each source's client-go labels, by its own (filled by [`Metrics::add_source`]).
+    /// Each source's client-go labels, by its own (filled by [`Metrics::add_informer`]).
     informers: Mutex<HashMap<Labels, InformerLabels>>,
     sources: Mutex<Vec<Source>>,
 }
@@ -413,17 +413,12 @@ impl Metrics {
         );
     }
 
-    /// Adds a store and its queue's counters, read at each scrape. The resource's
-    /// counters and histograms are served from now on, at 0 until something happens (a
-    /// counter that appears only at its first increment hides that first one from
-    /// `rate()`); those labelled by a `reason` or `type` appear with their first value.
-    pub fn add_source(
-        &self,
-        labels: Labels,
-        informer: InformerLabels,
-        store: Arc<Store>,
-        queue: Box<dyn Fn() -> Option<FifoStats> + Send + Sync>,
-    ) {
+    /// Registers an informer before it starts: the resource's counters and histograms are
+    /// served from now on, at 0 until something happens (a counter that appears only at
+    /// its first increment hides that first one from `rate()`); those labelled by a
+    /// `reason` or `type` appear with their first value. Registered later, the initial
+    /// list's pops would be missing from the client-go series for good.
+    pub fn add_informer(&self, labels: Labels, informer: InformerLabels) {
         for c in [
             &self.watches,
             &self.short_watches,
@@ -448,7 +443,19 @@ impl Metrics {
         self.informers
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(labels.clone(), informer.clone());
+            .insert(labels, informer);
+    }
+
+    /// Adds a registered informer's store and queue, read at each scrape.
+    pub fn add_source(
+        &self,
+        labels: Labels,
+        store: Arc<Store>,
+        queue: Box<dyn Fn() -> Option<FifoStats> + Send + Sync>,
+    ) {
+        let Some(informer) = self.informer_of(&labels) else {
+            return;
+        };
         self.lock_sources().push(Source {
             labels,
             informer,
@@ -457,15 +464,19 @@ impl Metrics {
         });
     }
 
+    fn informer_of(&self, l: &Labels) -> Option<InformerLabels> {
+        let informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
+        informers.get(l).cloned()
+    }
+
     fn lock_sources(&self) -> std::sync::MutexGuard<'_, Vec<Source>> {
         self.sources.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs `f` on the client-go labels of `l`'s informer, if it is a source.
+    /// Runs `f` on the client-go labels of `l`'s informer, if it is registered.
     fn with_informer(&self, l: &Labels, f: impl FnOnce(&InformerLabels)) {
-        let informers = self.informers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = informers.get(l) {
-            f(i);
+        if let Some(i) = self.informer_of(l) {
+            f(&i);
         }
     }
 

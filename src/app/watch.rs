@@ -212,13 +212,17 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     for p in &probes {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
     }
-    let Started {
-        queues,
-        stores,
-        informers,
-    } = start_all(&cfg, clusters, &tables, &shared, &tx, &mut tasks);
+    let Started { queues, stores } = start_all(
+        &cfg,
+        clusters,
+        &tables,
+        &shared,
+        &tx,
+        &mut tasks,
+        metrics.as_ref().map(|(_, m)| m.as_ref()),
+    );
     if let Some((listener, m)) = metrics {
-        serve_metrics(listener, m, &queues, &stores, informers, &mut tasks);
+        serve_metrics(listener, m, &queues, &stores, &mut tasks);
     }
     drop(tx);
     if cfg.progress {
@@ -383,25 +387,23 @@ fn shared_state(
     }
 }
 
-/// `--metrics`: `m`, already counting records, also reads every queue and store (pushed
-/// together with their informers' labels by [`start_all`], one per resource and
-/// context), and is served on `listener`.
+/// `--metrics`: `m`, already counting records and registered with every informer by
+/// [`start_all`], also reads every queue and store (one per resource and context), and is
+/// served on `listener`.
 fn serve_metrics(
     listener: tokio::net::TcpListener,
     m: Arc<Metrics>,
     queues: &[(String, QueueStats)],
     stores: &[Arc<Store>],
-    informers: Vec<metrics::InformerLabels>,
     tasks: &mut JoinSet<()>,
 ) {
-    for (((label, queue), store), informer) in queues.iter().zip(stores).zip(informers) {
-        let (resource, context) = label.split_once('@').unwrap_or((label, ""));
-        let labels = metrics::Labels {
-            resource: resource.to_owned(),
-            context: context.to_owned(),
-        };
+    for ((label, queue), store) in queues.iter().zip(stores) {
         let queue = queue.clone();
-        m.add_source(labels, informer, store.clone(), Box::new(move || queue()));
+        m.add_source(
+            metrics_labels(label),
+            store.clone(),
+            Box::new(move || queue()),
+        );
     }
     tasks.spawn(metrics::serve(listener, m));
 }
@@ -713,13 +715,13 @@ fn start_all(
     shared: &Arc<Shared>,
     tx: &mpsc::UnboundedSender<Stop>,
     tasks: &mut JoinSet<()>,
+    metrics: Option<&Metrics>,
 ) -> Started {
     let tag = cfg.clusters.len() > 1;
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
     let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();
     let mut stores = Vec::new();
-    let mut informers = Vec::new();
     let mut index = 0;
     for Resolved {
         cluster: c,
@@ -733,11 +735,14 @@ fn start_all(
         for (i, t) in targets.into_iter().enumerate() {
             let store = Arc::new(Store::new());
             stores.push(store.clone());
-            informers.push(metrics::InformerLabels::new(&t, context.as_deref()));
             let label = match &context {
                 Some(ctx) => format!("{}@{ctx}", t.resource.name),
                 None => t.resource.name.clone(),
             };
+            if let Some(m) = metrics {
+                let informer = metrics::InformerLabels::new(&t, context.as_deref());
+                m.add_informer(metrics_labels(&label), informer);
+            }
             let args = Start {
                 cfg,
                 cluster: c,
@@ -765,10 +770,15 @@ fn start_all(
             index += 1;
         }
     }
-    Started {
-        queues,
-        stores,
-        informers,
+    Started { queues, stores }
+}
+
+/// The metrics labels of a queue's label (`RESOURCE` or `RESOURCE@CONTEXT`).
+fn metrics_labels(label: &str) -> metrics::Labels {
+    let (resource, context) = label.split_once('@').unwrap_or((label, ""));
+    metrics::Labels {
+        resource: resource.to_owned(),
+        context: context.to_owned(),
     }
 }
 
@@ -776,8 +786,6 @@ fn start_all(
 struct Started {
     queues: Vec<(String, QueueStats)>,
     stores: Vec<Arc<Store>>,
-    /// `--metrics`: each informer's client-go labels.
-    informers: Vec<metrics::InformerLabels>,
 }
 
 /// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.
