@@ -391,14 +391,15 @@ fn the_default_against_a_1_32_server_is_client_go_0_32() {
 }
 
 /// A server that reports Kubernetes 1.35 gets client-go 0.35's informer (RealFIFO
-/// with batch pops, a streaming list); older and newer minors are clamped to 0.32…0.36.
+/// with batch pops, a streaming list); older and newer minors are clamped to 0.32…0.37.
 #[test]
 fn the_servers_minor_chooses_the_release_clamped() {
     for (version, release, queue, streaming) in [
         ("1.35", "0.35", "RealFIFO+batch", true),
         ("1.33+", "0.33", "RealFIFO", false),
         ("1.31", "0.32", "DeltaFIFO", false),
-        ("1.40", "0.36", "RealFIFO+batch+atomic", true),
+        ("1.37", "0.37", "RealFIFO+batch+atomic", true),
+        ("1.40", "0.37", "RealFIFO+batch+atomic", true),
     ] {
         let sim = SimProcess::start(&["--server-version", version]);
         let recs = synced_configmaps(&sim, &[]);
@@ -444,6 +445,35 @@ fn explicit_flags_override_the_servers_release() {
     // 0.32 has no RealFIFO: `--fifo real` is 0.33's informer, the first with one.
     let recs = synced_configmaps(&sim, &["--fifo", "real"]);
     assert_eq!(informer(&recs), ("0.33".into(), "RealFIFO".into(), false));
+}
+
+/// A server newer than the newest release kwatch reproduces gets that release's informer,
+/// and one `~` line saying so; a 1.37 server, whose release kwatch has, gets none.
+#[test]
+fn a_server_newer_than_0_37_is_watched_as_0_37_with_one_note() {
+    let (_sim, out) = on_new_sim(
+        &["--server-version", "1.38"],
+        "configmaps -n default -o json --until-synced",
+    );
+    assert!(!out.stdout.is_empty(), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("~ the server is Kubernetes 1.38, newer than any client-go")
+            && lines[0].contains("client-go 0.37's informer"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        informer(&out.json()),
+        ("0.37".into(), "RealFIFO+batch+atomic".into(), true)
+    );
+    let (_sim, out) = on_new_sim(
+        &["--server-version", "1.37"],
+        "configmaps -n default -o json --until-synced",
+    );
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    assert_eq!(informer(&out.json()).0, "0.37");
 }
 
 /// A `/version` that does not parse gives the documented fallback, 0.32, with one

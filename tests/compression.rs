@@ -256,6 +256,8 @@ fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
         has("default/after", "Added") && has("default/before-0", "Deleted")
     });
     assert!(of_type(&recs, "WatchListFallback").is_empty(), "{recs:#?}");
+    // A 1.37 server's default informer is client-go 0.37's.
+    assert_eq!(of_type(&recs, "Synced")[0]["clientGo"], "0.37", "{recs:#?}");
     let lists = of_type(&recs, "List");
     assert_eq!(lists.len(), 1, "{recs:#?}");
     assert_eq!(lists[0]["streaming"], true, "{recs:#?}");

@@ -226,7 +226,7 @@ fn completion_asks_the_cluster_and_the_kubeconfig() {
     assert!(contexts.contains(&"kwatch-sim".to_owned()), "{contexts:?}");
     assert_eq!(
         complete(&sim, &["--client-go", ""]),
-        ["0.32", "0.33", "0.34", "0.35", "0.36"]
+        ["0.32", "0.33", "0.34", "0.35", "0.36", "0.37"]
     );
     assert!(complete(&sim, &["-o", "ya"]).contains(&"yaml".to_owned()));
 }

@@ -62,7 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Get the initial state from a streaming list: auto, on or off')
             [CompletionResult]::new('--min-watch-timeout', '--min-watch-timeout', [CompletionResultType]::ParameterName, 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)')
             [CompletionResult]::new('--pop-delay', '--pop-delay', [CompletionResultType]::ParameterName, 'Spend this long on each pop, as a slow event handler would')
-            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36')
+            [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37')
             [CompletionResult]::new('--check-consistency', '--check-consistency', [CompletionResultType]::ParameterName, 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)')
             [CompletionResult]::new('--cache-stats', '--cache-stats', [CompletionResultType]::ParameterName, 'What the informer''s store costs, every PERIOD (30s) and in --stats')
             [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…')

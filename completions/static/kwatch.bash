@@ -239,7 +239,7 @@ _kwatch() {
                     return 0
                     ;;
                 --client-go)
-                    COMPREPLY=($(compgen -W "0.32 0.33 0.34 0.35 0.36" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "0.32 0.33 0.34 0.35 0.36 0.37" -- "${cur}"))
                     return 0
                     ;;
                 --check-consistency)

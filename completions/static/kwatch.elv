@@ -59,7 +59,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --watch-list 'Get the initial state from a streaming list: auto, on or off'
             cand --min-watch-timeout 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)'
             cand --pop-delay 'Spend this long on each pop, as a slow event handler would'
-            cand --client-go 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36'
+            cand --client-go 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37'
             cand --check-consistency 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)'
             cand --cache-stats 'What the informer''s store costs, every PERIOD (30s) and in --stats'
             cand --transform 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…'

@@ -73,11 +73,12 @@ on\t'Always try it first (falling back to LIST for an attempt it fails)'
 off\t'Always LIST'"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l pop-delay -d 'Spend this long on each pop, as a slow event handler would' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36' -r -f -a "0.32\t''
+complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37' -r -f -a "0.32\t''
 0.33\t''
 0.34\t''
 0.35\t''
-0.36\t''"
+0.36\t''
+0.37\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-stats -d 'What the informer\'s store costs, every PERIOD (30s) and in --stats' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r -f -a "strip-managed-fields\t''

@@ -901,13 +901,13 @@ pub struct ReflectorArgs {
           long, value_name = "D", value_parser = parse_duration, hide_short_help = true)]
     pub pop_delay: Option<Duration>,
 
-    /// The informer of this client-go release: 0.32, 0.33, 0.34, 0.35 or 0.36
+    /// The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37
     #[arg(long_help = "The informer of this client-go release, with its defaults: 0.32 (DeltaFIFO), \
           0.33 and 0.34 (RealFIFO), 0.35 (RealFIFO with batch pops; streaming lists on), \
-          0.36 (the atomic RealFIFO: one ReplacedAll per relist, one SyncAll per resync). \
-          Also v0.35.2, or Kubernetes' 1.35. --fifo and --watch-list override its defaults \
-          [default: the release of the server's Kubernetes (/version: 1.32 → 0.32, clamped \
-          to 0.32–0.36; 0.32 if it cannot be read)].",
+          0.36 and 0.37 (the atomic RealFIFO: one ReplacedAll per relist, one SyncAll per \
+          resync). Also v0.35.2, or Kubernetes' 1.35. --fifo and --watch-list override its \
+          defaults [default: the release of the server's Kubernetes (/version: 1.32 → 0.32, \
+          clamped to 0.32–0.37, a newer server saying so once; 0.32 if it cannot be read)].",
           long, value_name = "VERSION", hide_possible_values = true,
           value_parser = Vocabulary { parse: crate::cache::release::Release::parse, words: releases })]
     pub client_go: Option<crate::cache::release::Release>,

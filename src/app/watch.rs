@@ -611,6 +611,17 @@ async fn server_release(
                 i.major,
                 i.minor
             );
+            let minor = i.minor.trim_end_matches('+').parse::<u32>().unwrap_or(0);
+            if minor > Release::NEWEST.minor() {
+                let mut line = format!(
+                    "~ the server is Kubernetes 1.{minor}, newer than any client-go release \
+                     kwatch reproduces: watching with client-go {r}'s informer"
+                );
+                if let Some(c) = context {
+                    line.push_str(&format!(" (context {c})"));
+                }
+                let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+            }
             Ok(r)
         }
         None => Err(format!(

@@ -8,10 +8,12 @@
 //! | 0.32 | — (DeltaFIFO) | — | — | off |
 //! | 0.33, 0.34 | on (RealFIFO) | — | — | off |
 //! | 0.35 | on | on (`PopBatch`) | — | on |
-//! | 0.36 | on | on | on (`ReplacedAll`, `SyncAll`, `Bookmark` deltas) | on |
+//! | 0.36, 0.37 | on | on | on (`ReplacedAll`, `SyncAll`, `Bookmark` deltas) | on |
 //!
 //! 0.36's `UnlockWhileProcessingFIFO` (the queue is unlocked while a pop is processed) is
-//! on too; nothing kwatch prints depends on it. Patch releases do not change any of this.
+//! on too; nothing kwatch prints depends on it. 0.37 changes no gate and nothing of the
+//! reflector or the queues (its differences, docs/client-go-fidelity.md, are outside what
+//! an informer shows). Patch releases do not change any of this.
 //!
 //! Without `--client-go` the release is the server's: [`Release::for_server`] maps
 //! `/version`'s minor to the client-go built with it (kube-apiserver 1.32 → client-go
@@ -32,10 +34,11 @@ pub enum Release {
     V0_34,
     V0_35,
     V0_36,
+    V0_37,
 }
 
 /// What `--client-go` takes, for help and errors.
-pub const SUPPORTED: &str = "0.32, 0.33, 0.34, 0.35, 0.36";
+pub const SUPPORTED: &str = "0.32, 0.33, 0.34, 0.35, 0.36, 0.37";
 
 /// Why a release or a combination of informer flags was refused: one line naming a fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,13 +79,17 @@ fn kubernetes(major: u32, minor: u32) -> String {
 }
 
 impl Release {
-    pub const ALL: [Release; 5] = [
+    pub const ALL: [Release; 6] = [
         Release::V0_32,
         Release::V0_33,
         Release::V0_34,
         Release::V0_35,
         Release::V0_36,
+        Release::V0_37,
     ];
+
+    /// The newest release kwatch reproduces: a newer server's informer is this one's.
+    pub const NEWEST: Release = Release::V0_37;
 
     /// `0.35`, `v0.35.2`, or Kubernetes' `1.35` / `v1.35.1` (client-go 0.N ships with
     /// Kubernetes 1.N). Any other minor, 0.31 among them, is refused: kwatch runs no
@@ -113,6 +120,7 @@ impl Release {
             34 => Release::V0_34,
             35 => Release::V0_35,
             36 => Release::V0_36,
+            37 => Release::V0_37,
             _ => return Err(Error::Unsupported { major, minor }),
         })
     }
@@ -136,7 +144,8 @@ impl Release {
             33 => Release::V0_33,
             34 => Release::V0_34,
             35 => Release::V0_35,
-            _ => Release::V0_36,
+            36 => Release::V0_36,
+            _ => Release::NEWEST,
         })
     }
 
@@ -149,6 +158,7 @@ impl Release {
             Release::V0_34 => 34,
             Release::V0_35 => 35,
             Release::V0_36 => 36,
+            Release::V0_37 => 37,
         }
     }
 
@@ -160,6 +170,7 @@ impl Release {
             Release::V0_34 => "0.34",
             Release::V0_35 => "0.35",
             Release::V0_36 => "0.36",
+            Release::V0_37 => "0.37",
         }
     }
 
@@ -173,7 +184,7 @@ impl Release {
                 batch_size: Some(DEFAULT_BATCH_SIZE),
                 atomic: false,
             }),
-            Release::V0_36 => QueueChoice::Real(RealFifoOptions {
+            Release::V0_36 | Release::V0_37 => QueueChoice::Real(RealFifoOptions {
                 batch_size: Some(DEFAULT_BATCH_SIZE),
                 atomic: true,
             }),
@@ -311,6 +322,8 @@ mod tests {
             ("1.35", Release::V0_35),
             ("v1.36.1", Release::V0_36),
             (" 0.36 ", Release::V0_36),
+            ("v0.37.0", Release::V0_37),
+            ("1.37", Release::V0_37),
         ] {
             assert_eq!(Release::parse(s), Ok(want), "{s}");
         }
@@ -323,7 +336,7 @@ mod tests {
                 "{s}: {e}"
             );
         }
-        for s in ["0.30", "0.31", "1.31", "1.29", "0.37"] {
+        for s in ["0.30", "0.31", "1.31", "1.29", "0.38"] {
             let e = Release::parse(s).unwrap_err().to_string();
             assert!(e.contains(SUPPORTED) && !e.contains('\n'), "{s}: {e}");
         }
@@ -346,6 +359,7 @@ mod tests {
                 ("0.34", "RealFIFO", WatchListMode::Off),
                 ("0.35", "RealFIFO+batch", WatchListMode::On),
                 ("0.36", "RealFIFO+batch+atomic", WatchListMode::On),
+                ("0.37", "RealFIFO+batch+atomic", WatchListMode::On),
             ]
         );
     }
@@ -358,9 +372,11 @@ mod tests {
             ("1", "33", Some(Release::V0_33)),
             ("1", "35", Some(Release::V0_35)),
             ("1", "36", Some(Release::V0_36)),
+            ("1", "37", Some(Release::V0_37)),
+            ("1", "37+", Some(Release::V0_37)),
             ("1", "31", Some(Release::V0_32)),
             ("1", "20", Some(Release::V0_32)),
-            ("1", "40", Some(Release::V0_36)),
+            ("1", "40", Some(Release::V0_37)),
             ("1", "99999999999999999999", None),
             ("1", "", None),
             ("1", "+", None),

@@ -38,12 +38,13 @@ pub enum TableError {
 
 /// The minors with a table, and its text. A server of another minor is the caller's
 /// choice to make (the nearest table, or JSON).
-const TABLES: [(u32, &str); 5] = [
+const TABLES: [(u32, &str); 6] = [
     (32, include_str!("tables/v1.32.json")),
     (33, include_str!("tables/v1.33.json")),
     (34, include_str!("tables/v1.34.json")),
     (35, include_str!("tables/v1.35.json")),
     (36, include_str!("tables/v1.36.json")),
+    (37, include_str!("tables/v1.37.json")),
 ];
 
 /// Embedded objects that kube-apiserver serves with their TypeMeta set, although the

@@ -1,5 +1,5 @@
-//! The decoder against Kubernetes' own golden files (every built-in kind of 1.32 and
-//! 1.36, `testdata/k8s-api/`), and lists and watch frames built by hand.
+//! The decoder against Kubernetes' own golden files (every built-in kind of 1.32, 1.36 and
+//! 1.37, `testdata/k8s-api/`), and lists and watch frames built by hand.
 
 use std::path::Path;
 
@@ -150,6 +150,11 @@ fn golden_files_of_1_32_decode_with_the_tables_of_1_33_to_1_35() {
 #[test]
 fn golden_files_of_1_36_decode_to_their_json() {
     golden_files_decode("v1.36.2", 36);
+}
+
+#[test]
+fn golden_files_of_1_37_decode_to_their_json() {
+    golden_files_decode("v1.37.0-beta.0", 37);
 }
 
 /// A field of a message being built by hand: tag, then value.
