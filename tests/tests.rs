@@ -27,6 +27,7 @@ mod exits;
 mod failures;
 mod faults;
 mod follow;
+mod freshness;
 mod handlers;
 mod health;
 mod help_and_generated;

@@ -64,6 +64,8 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--pop-delay', '--pop-delay', [CompletionResultType]::ParameterName, 'Spend this long on each pop, as a slow event handler would')
             [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37')
             [CompletionResult]::new('--check-consistency', '--check-consistency', [CompletionResultType]::ParameterName, 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)')
+            [CompletionResult]::new('--freshness', '--freshness', [CompletionResultType]::ParameterName, 'Sample how far the store is behind the server every PERIOD (1s)')
+            [CompletionResult]::new('--stale-after', '--stale-after', [CompletionResultType]::ParameterName, 'With --freshness: a lag this long is a Stale record')
             [CompletionResult]::new('--cache-stats', '--cache-stats', [CompletionResultType]::ParameterName, 'What the informer''s store costs, every PERIOD (30s) and in --stats')
             [CompletionResult]::new('--transform', '--transform', [CompletionResultType]::ParameterName, 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…')
             [CompletionResult]::new('--stall-after', '--stall-after', [CompletionResultType]::ParameterName, 'Report a watch that delivers nothing for D (auto: three bookmark intervals)')

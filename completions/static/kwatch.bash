@@ -53,7 +53,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man replay help"
+            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --freshness --stale-after --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -243,6 +243,14 @@ _kwatch() {
                     return 0
                     ;;
                 --check-consistency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --freshness)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stale-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -61,6 +61,8 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --pop-delay 'Spend this long on each pop, as a slow event handler would'
             cand --client-go 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37'
             cand --check-consistency 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)'
+            cand --freshness 'Sample how far the store is behind the server every PERIOD (1s)'
+            cand --stale-after 'With --freshness: a lag this long is a Stale record'
             cand --cache-stats 'What the informer''s store costs, every PERIOD (30s) and in --stats'
             cand --transform 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…'
             cand --stall-after 'Report a watch that delivers nothing for D (auto: three bookmark intervals)'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -80,6 +80,8 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l client-go -d 'The informe
 0.36\t''
 0.37\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l check-consistency -d 'Compare the store with a LIST at its resourceVersion every PERIOD (5m)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l freshness -d 'Sample how far the store is behind the server every PERIOD (1s)' -r
+complete -c kwatch -n "__fish_kwatch_needs_command" -l stale-after -d 'With --freshness: a lag this long is a Stale record' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-stats -d 'What the informer\'s store costs, every PERIOD (30s) and in --stats' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l transform -d 'What the cache keeps: strip-managed-fields, strip-last-applied, metadata-only-fields=F,…' -r -f -a "strip-managed-fields\t''
 strip-last-applied\t''

@@ -922,6 +922,25 @@ pub struct ReflectorArgs {
           default_missing_value = "5m", value_parser = parse_period, hide_short_help = true)]
     pub check_consistency: Option<Duration>,
 
+    /// Sample how far the store is behind the server every PERIOD (1s)
+    ///
+    /// Every PERIOD (1s if given without one), read the server's current resourceVersion
+    /// (a LIST with limit=1 and resourceVersion="", a consistent read) and time how long
+    /// the store takes to reach it: a Freshness record per sample, the lag in --live's
+    /// header, --stats and --metrics, and a Stale record when it reaches --stale-after.
+    #[arg(long, value_name = "PERIOD", num_args = 0..=1, require_equals = true,
+          default_missing_value = "1s", value_parser = parse_period, hide_short_help = true)]
+    pub freshness: Option<Duration>,
+
+    /// With --freshness: a lag this long is a Stale record
+    ///
+    /// Longer than kube-apiserver's bookmark period (about a minute) by default: a
+    /// resource that does not change while others do learns it is current only at a
+    /// bookmark.
+    #[arg(long, value_name = "D", value_parser = parse_period, default_value = "90s",
+          requires = "freshness", hide_short_help = true)]
+    pub stale_after: Duration,
+
     /// What the informer's store costs, every PERIOD (30s) and in --stats
     ///
     /// A CacheStats record every PERIOD (30s if given without one) per resource: objects,

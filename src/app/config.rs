@@ -57,6 +57,8 @@ pub struct Config {
     pub pop_delay: Option<std::time::Duration>,
     /// `--check-consistency`'s period.
     pub check_consistency: Option<Duration>,
+    /// `--freshness[=PERIOD]` and `--stale-after`.
+    pub freshness: Option<Freshness>,
     /// `--cache-stats`'s period.
     pub cache_stats: Option<Duration>,
     /// `--transform`: what the cache keeps of each object.
@@ -93,6 +95,14 @@ impl Config {
     pub fn graph(&self) -> bool {
         self.follow.is_some() || self.events
     }
+}
+
+/// `--freshness`: how often the server's resourceVersion is sampled, and the lag that is
+/// stale.
+#[derive(Debug, Clone, Copy)]
+pub struct Freshness {
+    pub period: Duration,
+    pub stale_after: Duration,
 }
 
 /// `--probe`: where the probe's ConfigMap lives and how often it is patched.
@@ -227,6 +237,10 @@ impl Config {
             informer,
             pop_delay: args.reflector.pop_delay.filter(|d| !d.is_zero()),
             check_consistency: args.reflector.check_consistency,
+            freshness: args.reflector.freshness.map(|period| Freshness {
+                period,
+                stale_after: args.reflector.stale_after,
+            }),
             cache_stats: args.reflector.cache_stats,
             transform: args.reflector.transform.clone(),
             stop: args.stop.into(),

@@ -182,6 +182,9 @@ pub struct Metrics {
     store_bytes: Family<Labels, Gauge>,
     last_rv: Family<Labels, Gauge>,
     last_event: Family<Labels, FloatGauge>,
+    /// `--freshness`: the store's lag behind the server at the last sample.
+    store_lag: Family<Labels, FloatGauge>,
+    stale: Family<Labels, Counter>,
     last_bookmark: Family<Labels, FloatGauge>,
     /// With `--probe` only: a histogram of nothing would read as a probe that measured
     /// nothing.
@@ -244,6 +247,8 @@ impl Metrics {
             store_bytes: Family::default(),
             last_rv: Family::default(),
             last_event: Family::default(),
+            store_lag: Family::default(),
+            stale: Family::default(),
             last_bookmark: Family::default(),
             probe_latency: probe.then(list_seconds),
             stalls: Family::default(),
@@ -331,6 +336,16 @@ impl Metrics {
             "informer_last_bookmark_timestamp_seconds",
             "Unix time of the last bookmark (absent before the first)",
             self.last_bookmark.clone(),
+        );
+        r.register(
+            "informer_store_lag_seconds",
+            "How far the store was behind the server at the last --freshness sample",
+            self.store_lag.clone(),
+        );
+        r.register(
+            "informer_stale",
+            "Times the store's lag reached --stale-after",
+            self.stale.clone(),
         );
         if let Some(h) = &self.probe_latency {
             r.register(
@@ -627,6 +642,12 @@ impl Metrics {
                 if let Some(h) = &self.probe_latency {
                     h.observe(latency.as_secs_f64());
                 }
+            }
+            ReflectorEvent::Freshness { lag, .. } => {
+                self.store_lag.get_or_create(l).set(lag.as_secs_f64());
+            }
+            ReflectorEvent::Stale { .. } => {
+                self.stale.get_or_create(l).inc();
             }
             ReflectorEvent::Resync
             | ReflectorEvent::WatchListFallback { .. }

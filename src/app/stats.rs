@@ -56,6 +56,10 @@ pub struct Stats {
     pub unchecked: u64,
     /// `--probe`'s write-to-delta latencies, one per Latency record, over the run.
     pub latencies: Vec<Duration>,
+    /// `--freshness`: the store's lag at each sample, over the run.
+    pub lags: Vec<Duration>,
+    /// `--freshness`: times the lag reached `--stale-after`.
+    pub stale: u64,
     /// `--cache-stats` reports printed.
     pub cache_reports: u64,
     /// Time from start to the last resource's Synced.
@@ -119,6 +123,8 @@ impl Stats {
             inconsistent: 0,
             unchecked: 0,
             latencies: Vec::new(),
+            lags: Vec::new(),
+            stale: 0,
             cache_reports: 0,
             synced_after: None,
             synced: 0,
@@ -214,6 +220,8 @@ impl Stats {
                     }
                 }
                 ReflectorEvent::Latency { latency, .. } => self.latencies.push(*latency),
+                ReflectorEvent::Freshness { lag, .. } => self.lags.push(*lag),
+                ReflectorEvent::Stale { .. } => self.stale += 1,
                 ReflectorEvent::Conflict { .. } => self.conflicts += 1,
                 ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
             },
@@ -301,8 +309,11 @@ impl Stats {
                 self.consistency_checks, self.inconsistent, self.unchecked
             );
         }
-        if let Some(line) = latency_summary(&self.latencies) {
+        if let Some(line) = latency_summary(&self.latencies, "writes") {
             let _ = writeln!(s, "  probe latency: {line}");
+        }
+        if let Some(line) = latency_summary(&self.lags, "samples") {
+            let _ = writeln!(s, "  store lag: {line}; stale {} times", self.stale);
         }
         match self.synced_after {
             Some(d) => {
@@ -409,16 +420,17 @@ impl Stats {
     }
 }
 
-/// `p50 …, p90 …, p99 …, max … over N writes` of `--probe`'s latencies (nearest-rank
-/// percentiles), in milliseconds; `None` when none was measured.
-fn latency_summary(latencies: &[Duration]) -> Option<String> {
+/// `p50 …, p90 …, p99 …, max … over N writes` of `--probe`'s latencies, or `… over N
+/// samples` of `--freshness`'s lags (nearest-rank percentiles), in milliseconds; `None`
+/// when none was measured.
+fn latency_summary(latencies: &[Duration], what: &str) -> Option<String> {
     let mut sorted = latencies.to_vec();
     sorted.sort_unstable();
     let max = *sorted.last()?;
     let rank = |p: usize| sorted[(p * sorted.len()).div_ceil(100).max(1) - 1];
     let ms = |d: Duration| format!("{:.1}ms", d.as_secs_f64() * 1000.0);
     Some(format!(
-        "p50 {}, p90 {}, p99 {}, max {} over {} writes",
+        "p50 {}, p90 {}, p99 {}, max {} over {} {what}",
         ms(rank(50)),
         ms(rank(90)),
         ms(rank(99)),

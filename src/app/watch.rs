@@ -990,6 +990,16 @@ fn start<Q: Queue<ReflectorEvent>>(
 ) -> QueueStats {
     let source = source_of(&a, &t);
     let rcfg = reflector_config(&a);
+    if let Some(f) = a.cfg.freshness {
+        let sampler = crate::app::freshness::Sampler {
+            client: a.client.clone(),
+            path: t.collection_path(a.cluster.namespace.as_deref()),
+            resource: t.resource.clone(),
+            context: a.context.clone(),
+            request_timeout: a.cfg.request_timeout,
+        };
+        sampler.spawn(f, a.shared, tasks);
+    }
     // The reflector queues through `points`, which the consistency checks need.
     let cost = a
         .cfg

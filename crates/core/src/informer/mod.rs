@@ -9,4 +9,5 @@ pub mod conflict;
 pub mod consume;
 pub mod filter;
 pub mod follow;
+pub mod freshness;
 pub mod until;

@@ -780,6 +780,27 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "probe {probe}: write {seq} reached the informer in {:.1}ms",
             latency.as_secs_f64() * 1000.0
         ),
+        ReflectorEvent::Freshness {
+            lag,
+            server_resource_version,
+            store_resource_version,
+            recovered: true,
+        } => format!(
+            "fresh again {name}: {} behind the server (store rv={store_resource_version}, \
+             server rv={server_resource_version})",
+            secs(lag)
+        ),
+        // Each sample: --live's header, --stats and --metrics show them.
+        ReflectorEvent::Freshness { .. } => return None,
+        ReflectorEvent::Stale {
+            lag,
+            server_resource_version,
+            store_resource_version,
+        } => format!(
+            "stale {name}: the store is {} behind the server (store rv={store_resource_version}, \
+             server rv={server_resource_version})",
+            secs(lag)
+        ),
         ReflectorEvent::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
         ReflectorEvent::TimeTravel {
             request,

@@ -213,6 +213,26 @@ pub enum ReflectorEvent {
         #[serde(rename = "ms", with = "wire::fractional_millis")]
         latency: Duration,
     },
+    /// `--freshness`: how far the informer's store is behind the server
+    /// ([`crate::informer::freshness`]), at each sample: the sampler's doing, not the
+    /// reflector's. `recovered`: the first below `--stale-after` after a
+    /// [`ReflectorEvent::Stale`].
+    Freshness {
+        #[serde(rename = "lagMs", with = "wire::fractional_millis")]
+        lag: Duration,
+        server_resource_version: String,
+        store_resource_version: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
+    },
+    /// `--freshness`: the store's lag has reached `--stale-after`; once until it falls
+    /// below again.
+    Stale {
+        #[serde(rename = "lagMs", with = "wire::fractional_millis")]
+        lag: Duration,
+        server_resource_version: String,
+        store_resource_version: String,
+    },
     /// What the informer's store costs (`--cache-stats`), measured every period: the
     /// application's doing, queued on the same ordered channel.
     CacheStats(crate::cache::cost::CacheCost),

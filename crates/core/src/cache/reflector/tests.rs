@@ -112,6 +112,14 @@ impl ReflectorStore for Recorder {
                 format!("OpaqueResourceVersion {resource_version}")
             }
             ReflectorEvent::Conflict { key, path, .. } => format!("Conflict {key} {path}"),
+            ReflectorEvent::Freshness {
+                store_resource_version,
+                ..
+            } => format!("Freshness {store_resource_version}"),
+            ReflectorEvent::Stale {
+                store_resource_version,
+                ..
+            } => format!("Stale {store_resource_version}"),
         };
         self.push(s);
     }

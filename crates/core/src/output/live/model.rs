@@ -149,6 +149,8 @@ pub struct Header {
     /// bookmark; never a list or a retry.
     pub last_event: Option<Timestamp>,
     pub last_bookmark: Option<Timestamp>,
+    /// `--freshness`: the store's lag behind the server at the last sample.
+    pub lag: Option<std::time::Duration>,
     pub relists: u64,
     pub retries: u64,
     pub backoffs: u64,
@@ -406,6 +408,7 @@ impl LivePrinter {
                 h.retries += 1;
                 h.state = State::Retrying(r.attempt, r.max_retries);
             }
+            ReflectorEvent::Freshness { lag, .. } => h.lag = Some(*lag),
             _ => {}
         }
         if let Some(t) = event_text(name, e) {

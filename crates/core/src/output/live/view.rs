@@ -736,9 +736,13 @@ impl HeaderParts {
         } else {
             String::new()
         };
+        let lag = h
+            .lag
+            .map(|d| format!(", {}ms behind", d.as_millis()))
+            .unwrap_or_default();
         let what = |long: bool| {
             format!(
-                "{}{} rv={}",
+                "{}{}{lag} rv={}",
                 state_text(&h.state, long),
                 if h.synced { ", synced" } else { "" },
                 sanitize(&h.rv)

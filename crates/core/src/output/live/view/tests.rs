@@ -590,6 +590,21 @@ fn a_narrow_header_keeps_its_counters_and_ages() {
     );
 }
 
+/// With `--freshness` the header says how far the store is behind the server, beside
+/// whether it synced; without, nothing.
+#[test]
+fn the_header_says_how_far_behind_the_store_is() {
+    let mut h = busy_header();
+    let line = |h: &Header| header_lines(None, "pods", h, t(59), 240).join("\n");
+    assert!(!line(&h).contains("behind"), "{}", line(&h));
+    h.lag = Some(std::time::Duration::from_micros(1_234_567));
+    assert!(
+        line(&h).contains("synced, 1234ms behind rv=1234567890"),
+        "{}",
+        line(&h)
+    );
+}
+
 /// Cells a narrow screen cuts are shown by → (the columns move left),
 /// and the status line says there is more.
 #[test]
