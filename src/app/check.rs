@@ -81,8 +81,10 @@ const PAGE: u32 = 500;
 /// What one check leaves for the later ones.
 #[derive(Debug, Default)]
 struct Seen {
-    /// The consistent LIST's resourceVersion, objects, pages and transfer.
-    list: Option<(String, usize, usize, Transfer, f64)>,
+    /// The consistent LIST's first page.
+    list: Option<Listed>,
+    /// The LIST at resourceVersion 0, every page: the sync without streaming lists.
+    full: Option<Listed>,
     /// Every resourceVersion seen, in order, with where it came from.
     rvs: Vec<(&'static str, String)>,
     /// The streaming list: initial events, seconds, end bookmark, transfer (decoded, wire
@@ -90,6 +92,16 @@ struct Seen {
     stream: Option<Stream>,
     /// The server may not watch (a 403).
     watch_forbidden: bool,
+}
+
+/// A LIST read: its version, objects, answers, transfer and time.
+#[derive(Debug, Default)]
+struct Listed {
+    rv: String,
+    objects: usize,
+    pages: usize,
+    transfer: Transfer,
+    seconds: f64,
 }
 
 #[derive(Debug, Default)]
@@ -484,56 +496,84 @@ async fn access(ctx: &Ctx, seen: &mut Seen) -> Row {
     }
 }
 
-/// The consistent LIST, paged as client-go's pager pages it.
+/// A LIST as client-go's pager reads it: `opts`, then each continue token.
+async fn paged(ctx: &Ctx, mut opts: ListOptions, seen: &mut Seen) -> Result<Listed, SourceError> {
+    let started = Instant::now();
+    let mut l = Listed::default();
+    loop {
+        let page = ctx.source.list(opts.clone()).await?;
+        l.pages += 1;
+        l.objects += page.items.len();
+        l.transfer.add(page.transfer);
+        for o in page.items.iter().take(50) {
+            seen.rvs
+                .push(("an object", o.resource_version().to_owned()));
+        }
+        match page.continue_token.filter(|c| !c.is_empty()) {
+            Some(c) => opts.continue_token = Some(c),
+            None => {
+                l.rv = page.resource_version;
+                l.seconds = started.elapsed().as_secs_f64();
+                return Ok(l);
+            }
+        }
+    }
+}
+
+/// The consistent LIST's first page (resourceVersion unset, limit 500): the version the
+/// watches start from.
 async fn list(ctx: &Ctx, seen: &mut Seen) -> Row {
     let started = Instant::now();
-    let mut opts = ListOptions {
+    let opts = ListOptions {
         limit: Some(PAGE),
         ..ListOptions::default()
     };
-    let (mut objects, mut pages, mut transfer) = (0usize, 0usize, Transfer::default());
-    let rv = loop {
-        match ctx.source.list(opts.clone()).await {
-            Ok(page) => {
-                pages += 1;
-                objects += page.items.len();
-                transfer.add(page.transfer);
-                for o in page.items.iter().take(50) {
-                    seen.rvs
-                        .push(("an object", o.resource_version().to_owned()));
-                }
-                match page.continue_token.filter(|c| !c.is_empty()) {
-                    Some(c) => opts.continue_token = Some(c),
-                    None => break page.resource_version,
-                }
-            }
-            Err(e) => {
-                return row(
-                    "list",
-                    Verdict::Fail,
-                    format!("LIST: {}", failure(&e)),
-                    "the informer cannot list: it never syncs",
-                    None,
-                )
-            }
+    let page = match ctx.source.list(opts).await {
+        Ok(page) => page,
+        Err(e) => {
+            return row(
+                "list",
+                Verdict::Fail,
+                format!("LIST: {}", failure(&e)),
+                "the informer cannot list: it never syncs",
+                None,
+            )
         }
     };
-    let secs = started.elapsed().as_secs_f64();
+    for o in page.items.iter().take(50) {
+        seen.rvs
+            .push(("an object", o.resource_version().to_owned()));
+    }
+    let rv = page.resource_version.clone();
     seen.rvs.push(("the LIST", rv.clone()));
-    seen.list = Some((rv.clone(), objects, pages, transfer, secs));
-    row(
+    let more = match page.remaining_item_count {
+        Some(n) => format!(", {n} more"),
+        None if page.continue_token.is_some() => ", more".to_owned(),
+        None => String::new(),
+    };
+    let l = Listed {
+        rv: rv.clone(),
+        objects: page.items.len(),
+        pages: 1,
+        transfer: page.transfer,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let r = row(
         "list",
         Verdict::Ok,
         format!(
-            "{objects} objects in {pages} page(s) of {PAGE} in {secs:.2} s: {} ({} on the wire, \
-             {}), resourceVersion {rv}",
-            bytes(transfer.bytes),
-            bytes(transfer.wire_bytes),
-            transfer.encoding()
+            "resourceVersion unset, limit={PAGE}: {} objects{more} in {:.2} s ({}, {} on the \
+             wire), resourceVersion {rv}",
+            l.objects,
+            l.seconds,
+            l.transfer.encoding(),
+            bytes(l.transfer.wire_bytes)
         ),
-        "client-go's pager lists the same way",
+        "a consistent read: client-go's relists after a 410 read so",
         None,
-    )
+    );
+    seen.list = Some(l);
+    r
 }
 
 async fn paging(ctx: &Ctx) -> Row {
@@ -613,32 +653,37 @@ async fn paging(ctx: &Ctx) -> Row {
     }
 }
 
-/// A LIST at resourceVersion `"0"`: from the watch cache, any age.
+/// The LIST at resourceVersion `"0"` (from the watch cache, any age) as client-go's
+/// reflector makes its first one (limit 500, every page): the sync of an informer
+/// without streaming lists.
 async fn list_at_zero(ctx: &Ctx, seen: &mut Seen) -> Row {
     let opts = ListOptions {
         resource_version: "0".to_owned(),
         limit: Some(PAGE),
         ..ListOptions::default()
     };
-    match ctx.source.list(opts).await {
-        Ok(p) => {
-            seen.rvs.push(("a LIST at 0", p.resource_version.clone()));
-            row(
+    match paged(ctx, opts, seen).await {
+        Ok(l) => {
+            seen.rvs.push(("a LIST at 0", l.rv.clone()));
+            let r = row(
                 "list.rv=0",
                 Verdict::Ok,
                 format!(
-                    "resourceVersion=0: {} objects{}, resourceVersion {}",
-                    p.items.len(),
-                    if p.continue_token.is_some() {
-                        " and a continue token"
-                    } else {
-                        ""
-                    },
-                    p.resource_version
+                    "resourceVersion=0, limit={PAGE}: {} objects in {} answer(s), {:.2} s, {} \
+                     ({} on the wire, {}), resourceVersion {}",
+                    l.objects,
+                    l.pages,
+                    l.seconds,
+                    bytes(l.transfer.bytes),
+                    bytes(l.transfer.wire_bytes),
+                    l.transfer.encoding(),
+                    l.rv
                 ),
                 "client-go's reflector lists so first (any age, from the cache)",
                 None,
-            )
+            );
+            seen.full = Some(l);
+            r
         }
         Err(e) => row(
             "list.rv=0",
@@ -657,7 +702,7 @@ async fn list_match(ctx: &Ctx, seen: &Seen, m: &'static str) -> Row {
     } else {
         "list.notOlderThan"
     };
-    let Some((rv, ..)) = &seen.list else {
+    let Some(Listed { rv, .. }) = &seen.list else {
         return row(name, Verdict::Warn, "no LIST to start from", "", None);
     };
     let opts = ListOptions {
@@ -837,7 +882,7 @@ async fn drain(
 }
 
 async fn watch(ctx: &Ctx, seen: &mut Seen) -> Row {
-    let Some((rv, ..)) = &seen.list else {
+    let Some(Listed { rv, .. }) = &seen.list else {
         return row("watch", Verdict::Warn, "no LIST to watch from", "", None);
     };
     let rv = rv.clone();
@@ -1117,10 +1162,7 @@ fn resource_versions(seen: &Seen) -> Row {
             Some("karmada-io/karmada#3559"),
         );
     }
-    let list = seen
-        .list
-        .as_ref()
-        .and_then(|(rv, ..)| rv.parse::<u64>().ok());
+    let list = seen.list.as_ref().and_then(|l| l.rv.parse::<u64>().ok());
     let watched: Vec<u64> = seen
         .rvs
         .iter()
@@ -1153,7 +1195,10 @@ fn resource_versions(seen: &Seen) -> Row {
 }
 
 fn gzip_row(seen: &Seen) -> Row {
-    let Some((_, _, pages, t, _)) = &seen.list else {
+    let Some(Listed {
+        pages, transfer: t, ..
+    }) = seen.full.as_ref().or(seen.list.as_ref())
+    else {
         return row("encoding.gzip", Verdict::Warn, "no LIST", "", None);
     };
     let threshold = 128 * 1024;
@@ -1198,7 +1243,7 @@ fn gzip_row(seen: &Seen) -> Row {
 
 fn protobuf_row(ctx: &Ctx, seen: &Seen) -> Row {
     let asked = ctx.source.asks_protobuf();
-    let got = seen.list.as_ref().is_some_and(|(_, _, _, t, _)| t.protobuf);
+    let got = seen.list.as_ref().is_some_and(|l| l.transfer.protobuf);
     match (asked, got) {
         (false, _) => row(
             "encoding.protobuf",
@@ -1312,12 +1357,14 @@ async fn table(ctx: &Ctx) -> Row {
 
 fn sync_row(ctx: &Ctx, seen: &Seen) -> Row {
     let streaming = ctx.release >= Release::V0_35;
-    let list = seen.list.as_ref();
+    let list = seen.full.as_ref();
     let stream = seen.stream.as_ref();
-    let listed = list.map(|(_, n, _, t, s)| {
+    let listed = list.map(|l| {
         format!(
-            "a paged LIST: {n} objects, {} on the wire, {s:.2} s",
-            bytes(t.wire_bytes)
+            "a LIST at resourceVersion 0: {} objects, {} on the wire, {:.2} s",
+            l.objects,
+            bytes(l.transfer.wire_bytes),
+            l.seconds
         )
     });
     match (streaming, stream) {
