@@ -308,3 +308,78 @@ fn an_unknown_resource_is_an_error() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
     assert!(out.stderr.contains("nosuchthings"), "{}", out.stderr);
 }
+
+// kwatch's own watch says why it waits: a `~` line on stderr once the reflector sees the
+// server bend the protocol (the `Protocol` record), while it goes on as client-go does.
+
+/// Waits until kwatch's stderr holds `text`; its stderr then.
+fn said(kwatch: &Running, text: &str) -> String {
+    crate::util::eventually(LIMIT, text, || {
+        let err = kwatch.stderr();
+        if err.contains(text) {
+            Ok(err)
+        } else {
+            Err(err)
+        }
+    })
+}
+
+/// A streaming list whose end bookmark does not come (`--bend no-end-bookmark`): after
+/// the bound (made short by the test hook), a `~` line says how many initial events came,
+/// for how long, and what client-go does; kwatch goes on waiting.
+#[test]
+fn a_watch_waiting_for_the_end_bookmark_says_so() {
+    let sim = SimProcess::start(&["--bend", "no-end-bookmark"]);
+    let kwatch = sim.start_kwatch_env(
+        &[("KWATCH_TEST_END_BOOKMARK_WAIT_MS", "300")],
+        "pods -A --watch-list on",
+    );
+    let err = said(&kwatch, "no k8s.io/initial-events-end bookmark yet");
+    let line = err
+        .lines()
+        .find(|l| l.contains("initial-events-end"))
+        .unwrap_or_default();
+    assert!(line.starts_with("~ "), "{err}");
+    assert!(line.contains("the streaming list has sent"), "{line}");
+    assert!(line.contains("kubernetes/kubernetes#140890"), "{line}");
+    assert!(kwatch.lines().is_empty(), "nothing synced, nothing printed");
+    let out = kwatch.terminate(LIMIT);
+    assert_eq!(
+        out.stderr
+            .matches("initial-events-end bookmark yet")
+            .count(),
+        1,
+        "{}",
+        out.stderr
+    );
+}
+
+/// Watches that keep closing cleanly at once (the simulator's `short-watches`): the third
+/// in a row is said, with kubernetes/kubernetes#137089.
+#[test]
+fn watches_closing_cleanly_at_once_say_so() {
+    let sim = SimProcess::start(&[]);
+    sim.control("POST", "short-watches", json!({"count": 5}));
+    let kwatch = sim.start_kwatch_env(
+        &[("KWATCH_TEST_BACKOFF_START_MS", "10")],
+        "pods -A --client-go 0.32",
+    );
+    let err = said(&kwatch, "closed cleanly at once 3 times in a row");
+    assert!(err.contains("kubernetes/kubernetes#137089"), "{err}");
+    kwatch.terminate(LIMIT);
+}
+
+/// A 403 on watch after a list that worked (`--bend forbid-watch`, client-go 0.32's LIST
+/// then WATCH) says the verb watch is missing.
+#[test]
+fn a_forbidden_watch_after_a_list_says_which_verb_is_missing() {
+    let sim = SimProcess::start(&["--bend", "forbid-watch"]);
+    let kwatch = sim.start_kwatch("pods -A --client-go 0.32");
+    let err = said(&kwatch, "the verb watch is missing");
+    assert!(
+        err.contains("kubernetes-sigs/controller-runtime#1653"),
+        "{err}"
+    );
+    assert!(err.contains("cannot watch resource"), "{err}");
+    kwatch.terminate(LIMIT);
+}
