@@ -95,7 +95,7 @@ struct Seen {
 }
 
 /// A LIST read: its version, objects, answers, transfer and time.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Listed {
     rv: String,
     objects: usize,
@@ -233,24 +233,7 @@ async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
     let mut rows = vec![first];
     macro_rules! step {
         ($name:literal, $bound:expr, $f:expr) => {{
-            let t = Instant::now();
-            let row = match tokio::time::timeout($bound, $f).await {
-                Ok(row) => row,
-                Err(_) => Row {
-                    check: $name,
-                    result: Verdict::Fail,
-                    server: format!("no answer within {:?}", $bound),
-                    client_go: "client-go waits as long: its requests have no timeout of \
-                                their own but the watch's"
-                        .to_owned(),
-                    issue: None,
-                    seconds: 0.0,
-                },
-            };
-            let row = Row {
-                seconds: round(t.elapsed().as_secs_f64()),
-                ..row
-            };
+            let row = bounded($name, $bound, $f).await;
             out.row(&row)?;
             rows.push(row);
         }};
@@ -266,9 +249,26 @@ async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
         list_match(&ctx, &seen, "NotOlderThan")
     );
     step!("list.expiredContinue", SHORT, expired_continue(&ctx));
-    step!("watch", SHORT, watch(&ctx, &mut seen));
+    // The watch waits for its timeout: the streaming list runs meanwhile, each with what
+    // it sees apart, merged after.
+    let mut watched = Seen {
+        list: seen.list.clone(),
+        ..Seen::default()
+    };
+    let mut streamed = Seen::default();
+    let (watch_row, stream_row) = tokio::join!(
+        bounded("watch", SHORT, watch(&ctx, &mut watched)),
+        bounded("streaming-list", LONG, streaming_list(&ctx, &mut streamed)),
+    );
+    seen.rvs.extend(watched.rvs);
+    seen.watch_forbidden |= watched.watch_forbidden;
+    out.row(&watch_row)?;
+    rows.push(watch_row);
     step!("watch.expired", SHORT, watch_expired(&ctx, &seen));
-    step!("streaming-list", LONG, streaming_list(&ctx, &mut seen));
+    seen.rvs.extend(streamed.rvs);
+    seen.stream = streamed.stream;
+    out.row(&stream_row)?;
+    rows.push(stream_row);
     let rv_row = resource_versions(&seen);
     step!("resourceVersion", SHORT, async { rv_row });
     let gz = gzip_row(&seen);
@@ -284,6 +284,30 @@ async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
         step!("write", LONG, write(&ctx, ns));
     }
     Ok(rows)
+}
+
+/// `f` within `bound` (else a failing row saying so), its row's `seconds` set.
+async fn bounded(
+    name: &'static str,
+    bound: Duration,
+    f: impl std::future::Future<Output = Row>,
+) -> Row {
+    let t = Instant::now();
+    let row = match tokio::time::timeout(bound, f).await {
+        Ok(row) => row,
+        Err(_) => row(
+            name,
+            Verdict::Fail,
+            format!("no answer within {bound:?}"),
+            "client-go waits as long: its requests have no timeout of their own but the \
+             watch's",
+            None,
+        ),
+    };
+    Row {
+        seconds: round(t.elapsed().as_secs_f64()),
+        ..row
+    }
 }
 
 /// Seconds to the millisecond.
