@@ -383,3 +383,27 @@ fn a_forbidden_watch_after_a_list_says_which_verb_is_missing() {
     assert!(err.contains("cannot watch resource"), "{err}");
     kwatch.terminate(LIMIT);
 }
+
+/// Bad usage is one line and exit 2, as for a watch: a namespace that is no DNS label (of
+/// `-n` or `--write`), a label selector that does not parse, no resource.
+#[test]
+fn bad_usage_is_one_line_and_exit_2() {
+    let home = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["check", "pods", "-n", "Bad"][..],
+        &["check", "pods", "--write", "x/y"],
+        &["check", "pods", "-l", "a in"],
+        &["check"],
+    ] {
+        let mut cmd = command(home.path());
+        cmd.args(args);
+        let out = Running::spawn(cmd).finish(LIMIT).exits(2);
+        assert!(out.stdout.is_empty(), "{args:?}: {:?}", out.stdout);
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}

@@ -1190,6 +1190,24 @@ pub struct CheckArgs {
     pub cluster: ClusterArgs,
 }
 
+impl CheckArgs {
+    /// What clap cannot check: the namespaces and the label selector, as a watch's.
+    pub fn check(&self) -> Result<(), BadUsage> {
+        for ns in [&self.namespace, &self.write].into_iter().flatten() {
+            if !ns.is_empty() {
+                crate::client::target::validate_namespace(ns)?;
+            }
+        }
+        if let Some(s) = &self.selector {
+            crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
+                selector: s.clone(),
+                error,
+            })?;
+        }
+        Ok(())
+    }
+}
+
 /// `kwatch check -o`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CheckOutput {
