@@ -265,6 +265,9 @@ fn the_control_api_bends_and_straightens() {
     );
     assert_eq!(off["modes"], json!([]));
     check(&sim, &["pods", "-A", "-o", "json"]).exits(0);
+    let bad = sim.send_json("POST", "/_sim/bend", r#"{"mode":"sideways"}"#);
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(bad.body.contains("no-end-bookmark"), "names the modes: {}", bad.body);
 }
 
 /// `--write NAMESPACE` adds a row timing a ConfigMap's create, patch and delete on a
