@@ -58,6 +58,7 @@ fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(Exit::Ok)
         }
         Some(Command::Replay(args)) => Ok(exit_of(kwatch::app::replay::run(*args)?)),
+        Some(Command::Check(args)) => rt.block_on(kwatch::app::check::run(*args)),
         None => Ok(exit_of(rt.block_on(kwatch::app::watch::run(cli.watch))?)),
     }
 }

@@ -168,3 +168,38 @@ fn nothing_is_sampled_without_the_flag() {
     let recs = sampled.wait_for(LIMIT, "two samples", |v| of_type(v, "Freshness").len() >= 2);
     assert!(samples() >= of_type(&recs, "Freshness").len());
 }
+
+/// A server whose resourceVersions are not integers (an aggregating proxy's composite
+/// versions, karmada-io/karmada#3559) cannot tell how far behind the store is: one `~`
+/// line, and sampling stops.
+#[test]
+fn opaque_resource_versions_stop_sampling_with_one_line() {
+    let sim = SimProcess::start(&["--bend", "opaque-rv"]);
+    let mut kw = sampling(&sim, "");
+    let line = crate::util::eventually(LIMIT, "the line saying sampling stops", || {
+        let err = kw.stderr();
+        err.lines()
+            .find(|l| l.starts_with("~ --freshness stops for pods"))
+            .map(str::to_owned)
+            .ok_or(err)
+    });
+    assert!(line.contains("is not an integer"), "{line}");
+    let samples = || {
+        crate::util::shared::request_paths(&sim)
+            .iter()
+            .filter(|p| p.as_str() == "/api/v1/pods?limit=1")
+            .count()
+    };
+    assert_eq!(samples(), 1);
+    // The watch goes on: a bookmark later, still the one sample and no Freshness record.
+    let recs = kw.wait_for(LIMIT, "a bookmark", |v| !of_type(v, "Bookmark").is_empty());
+    assert!(of_type(&recs, "Freshness").is_empty(), "{recs:#?}");
+    assert_eq!(samples(), 1);
+    let out = kw.interrupt(LIMIT);
+    let said = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("~ --freshness stops"))
+        .count();
+    assert_eq!(said, 1, "{}", out.stderr);
+}

@@ -255,7 +255,7 @@ fn completion_offers_object_names_and_the_filter_words() {
     };
     // The candidates that are no flag or subcommand (offered beside a positional).
     let names = |words: &[&str]| -> Vec<String> {
-        let subcommands = ["sim", "completions", "man", "replay", "help"];
+        let subcommands = ["sim", "completions", "man", "replay", "check", "help"];
         complete(&sim, words)
             .into_iter()
             .filter(|c| !c.starts_with('-') && !subcommands.contains(&c.as_str()))

@@ -1502,3 +1502,115 @@ fn answers_over_128_kib_are_gzipped_when_gzip_is_accepted() {
     assert_eq!(small.header("content-encoding"), None);
     assert!(small.json()["items"].is_array());
 }
+
+/// `--bend no-end-bookmark`: a streaming list's initial events, then no bookmark
+/// annotated `k8s.io/initial-events-end`; the periodic one (without it) still comes.
+#[test]
+fn bend_no_end_bookmark_leaves_out_the_initial_events_end() {
+    let sim = SimProcess::start(&["--bend", "no-end-bookmark"]);
+    let mut w = sim.watch(
+        "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
+         &allowWatchBookmarks=true&timeoutSeconds=30",
+    );
+    let events = w.events_to_bookmark(10 * S);
+    let (bookmark, initial) = events.split_last().unwrap();
+    assert!(!initial.is_empty() && initial.iter().all(|e| e["type"] == "ADDED"));
+    assert!(
+        bookmark["object"]["metadata"]["annotations"].is_null(),
+        "{bookmark}"
+    );
+}
+
+/// `--bend close-on-expired`: a watch from a resourceVersion older than the history ends
+/// cleanly with no ERROR event, where the healthy simulator sends 410 Expired.
+#[test]
+fn bend_close_on_expired_ends_a_too_old_watch_cleanly() {
+    let path = "/api/v1/pods?watch=1&resourceVersion=1&timeoutSeconds=5";
+    let healthy = SimProcess::start(&[]);
+    let ev = healthy.watch(path).event(5 * S);
+    assert_eq!(
+        (ev["type"].as_str(), ev["object"]["code"].as_u64()),
+        (Some("ERROR"), Some(410))
+    );
+    let bent = SimProcess::start(&["--bend", "close-on-expired"]);
+    assert_eq!(bent.watch(path).collect(5 * S), vec![WatchItem::End]);
+}
+
+/// `--bend forbid-watch`: lists are allowed, every watch is RBAC's 403 for the verb
+/// watch, and the SelfSubjectAccessReview for watch says no.
+#[test]
+fn bend_forbid_watch_refuses_watches_and_says_so_in_access_reviews() {
+    let sim = SimProcess::start(&["--bend", "forbid-watch"]);
+    assert_eq!(sim.get("/api/v1/pods").status, 200);
+    let r = sim.get("/api/v1/pods?watch=1");
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.body.contains("cannot watch resource \\\"pods\\\""),
+        "{}",
+        r.body
+    );
+    let review = |verb: &str| {
+        let body = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": verb, "resource": "pods"}}});
+        let r = sim.send_json(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            &body.to_string(),
+        );
+        r.json()["status"]["allowed"].as_bool()
+    };
+    assert_eq!((review("list"), review("watch")), (Some(true), Some(false)));
+}
+
+/// `--bend opaque-rv`: every resourceVersion is the base64 of `{"member1":"N"}`, in lists,
+/// objects and watch events, and such a version is taken back as N.
+#[test]
+fn bend_opaque_rv_serves_composite_resource_versions() {
+    let sim = SimProcess::start(&["--bend", "opaque-rv"]);
+    let list = sim.get("/api/v1/namespaces/default/configmaps").json();
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(rv.parse::<u64>().is_err(), "{rv}");
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(&rv)
+        .unwrap();
+    let n: Value = serde_json::from_slice(&decoded).unwrap();
+    assert!(n["member1"].as_str().unwrap().parse::<u64>().is_ok(), "{n}");
+    for item in list["items"].as_array().unwrap() {
+        let irv = item["metadata"]["resourceVersion"].as_str().unwrap();
+        assert!(irv.parse::<u64>().is_err(), "{irv}");
+    }
+    let encoded: String = form_urlencoded_rv(&rv);
+    let mut w = sim.watch(&format!(
+        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={encoded}&timeoutSeconds=5"
+    ));
+    assert_eq!(w.status, 200);
+    crate::util::kwatch::create_configmap(&sim, "default", "opaque", json!({"k": "v"}));
+    let ev = w.event(10 * S);
+    assert_eq!(ev["type"], "ADDED", "{ev}");
+    let erv = ev["object"]["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap();
+    assert!(erv.parse::<u64>().is_err(), "{erv}");
+}
+
+/// `--bend no-bookmarks`: a watch that asks for bookmarks gets none, not even the one
+/// before its timeout.
+#[test]
+fn bend_no_bookmarks_sends_none() {
+    let sim = SimProcess::start(&["--bend", "no-bookmarks", "--bookmark-interval", "0.2"]);
+    let rev = sim.revision();
+    let mut w = sim.watch(&format!(
+        "/api/v1/pods?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=3"
+    ));
+    assert_eq!(w.collect(10 * S), vec![WatchItem::End]);
+}
+
+/// A resourceVersion as a query value: base64's `+`, `/` and `=` escaped.
+fn form_urlencoded_rv(rv: &str) -> String {
+    rv.replace('+', "%2B")
+        .replace('/', "%2F")
+        .replace('=', "%3D")
+}

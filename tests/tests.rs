@@ -6,7 +6,7 @@
 //! `client_go`, `handlers`, `consistency`, `chaos`), the owner graph (`follow`: `--follow`,
 //! `--events`), failures before the sync (`failures`),
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
-//! `sim_controllers`), the wire (`wire`: protobuf), and the paths and test filters the docs
+//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`), and the paths and test filters the docs
 //! name (`docs`).
 
 mod util;
@@ -14,6 +14,7 @@ mod util;
 mod all_resources;
 mod blame;
 mod chaos;
+mod check;
 mod cli_args;
 mod client_go;
 mod colour_and_progress;

@@ -59,7 +59,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Objects per list page, 0 = no paging [default: 500]')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default')
             [CompletionResult]::new('--fifo', '--fifo', [CompletionResultType]::ParameterName, 'The informer''s queue: delta (DeltaFIFO) or real (RealFIFO)')
-            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Get the initial state from a streaming list: auto, on or off')
+            [CompletionResult]::new('--watch-list', '--watch-list', [CompletionResultType]::ParameterName, 'Get the initial state from a streaming list')
             [CompletionResult]::new('--min-watch-timeout', '--min-watch-timeout', [CompletionResultType]::ParameterName, 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)')
             [CompletionResult]::new('--pop-delay', '--pop-delay', [CompletionResultType]::ParameterName, 'Spend this long on each pop, as a slow event handler would')
             [CompletionResult]::new('--client-go', '--client-go', [CompletionResultType]::ParameterName, 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37')
@@ -109,6 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check how the server lists and watches a resource, as client-go expects')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-render a recording made with --record, in any output format')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -125,6 +126,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--pod-size', '--pod-size', [CompletionResultType]::ParameterName, 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks')
             [CompletionResult]::new('--cert-shape', '--cert-shape', [CompletionResultType]::ParameterName, 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)')
             [CompletionResult]::new('--server-version', '--server-version', [CompletionResultType]::ParameterName, 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver''s, 1.32]; taken as given, to try what a client makes of odd versions')
+            [CompletionResult]::new('--bend', '--bend', [CompletionResultType]::ParameterName, 'Bend the list/watch protocol as some servers do, from the start (repeat it or separate modes with commas; `POST /_sim/bend` switches them later)')
             [CompletionResult]::new('--insecure-http', '--insecure-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)')
             [CompletionResult]::new('--legacy-discovery', '--legacy-discovery', [CompletionResultType]::ParameterName, 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does')
             [CompletionResult]::new('--controllers', '--controllers', [CompletionResultType]::ParameterName, 'Run the controllers kube-controller-manager would: Deployments get ReplicaSets, ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners'' dependents are collected, with the genuine Events. Off: nothing changes objects but churn and clients (`POST /_sim/controllers {"on":true}` switches them later)')
@@ -141,6 +143,40 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
         'kwatch;man' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kwatch;check' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to check in (default: the context''s namespace, else "default")')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to check in (default: the context''s namespace, else "default")')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector of the lists and watches, as kubectl''s -l')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector of the lists and watches, as kubectl''s -l')
+            [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector of the lists and watches')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'table (for people) or json (one JSON object per check, for scripts)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'table (for people) or json (one JSON object per check, for scripts)')
+            [CompletionResult]::new('--write', '--write', [CompletionResultType]::ParameterName, 'Also create, patch and delete a ConfigMap in this namespace, timing each change''s arrival on a watch')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Kubeconfig context to use; several, comma-separated, watch each into one stream')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m')
+            [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'kubectl''s cache directory, for discovery documents [default: ~/.kube/cache]')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The API server''s address, e.g. https://10.0.0.1:6443')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The API server''s address, e.g. https://10.0.0.1:6443')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token (replaces the kubeconfig user''s credentials)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use instead of the context''s')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use instead of the context''s')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Act as this user: see what that identity''s informer would get, 403s included')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Act as a member of this group (Impersonate-Group; repeat for several)')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'Act with this UID (Impersonate-Uid)')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig''s)')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Client certificate file (PEM) for TLS client authentication')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Client key file (PEM) for TLS client authentication')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to verify the certificate against and send as SNI')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Check across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Check across all namespaces')
+            [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Check the built-in simulated cluster, started in-process')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
+            [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kwatch;replay' {
@@ -179,6 +215,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('sim', 'sim', [CompletionResultType]::ParameterValue, 'Run the built-in simulated Kubernetes API server until interrupted')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff) to stdout')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check how the server lists and watches a resource, as client-go expects')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Re-render a recording made with --record, in any output format')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -190,6 +227,9 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             break
         }
         'kwatch;help;man' {
+            break
+        }
+        'kwatch;help;check' {
             break
         }
         'kwatch;help;replay' {

@@ -16,6 +16,9 @@ _kwatch() {
             ",$1")
                 cmd="kwatch"
                 ;;
+            kwatch,check)
+                cmd="kwatch__subcmd__check"
+                ;;
             kwatch,completions)
                 cmd="kwatch__subcmd__completions"
                 ;;
@@ -30,6 +33,9 @@ _kwatch() {
                 ;;
             kwatch,sim)
                 cmd="kwatch__subcmd__sim"
+                ;;
+            kwatch__subcmd__help,check)
+                cmd="kwatch__subcmd__help__subcmd__check"
                 ;;
             kwatch__subcmd__help,completions)
                 cmd="kwatch__subcmd__help__subcmd__completions"
@@ -53,7 +59,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --freshness --stale-after --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man replay help"
+            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --freshness --stale-after --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man check replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,6 +303,134 @@ _kwatch() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kwatch__subcmd__check)
+            opts="-n -A -l -o -s -h --namespace --all-namespaces --selector --field-selector --output --write --sim --kubeconfig --context --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                -l)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --field-selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                --write)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-uid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --certificate-authority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-certificate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --client-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-server-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kwatch__subcmd__completions)
             opts="-h --static --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -312,8 +446,22 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__help)
-            opts="sim completions man replay help"
+            opts="sim completions man check replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kwatch__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -496,7 +644,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --server-version --controllers --help"
+            opts="-h --port --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --server-version --controllers --bend --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -544,6 +692,10 @@ _kwatch() {
                     ;;
                 --server-version)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bend)
+                    COMPREPLY=($(compgen -W "no-end-bookmark close-on-expired forbid-watch opaque-rv no-bookmarks" -- "${cur}"))
                     return 0
                     ;;
                 *)

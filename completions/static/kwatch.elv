@@ -56,7 +56,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --page-size 'Objects per list page, 0 = no paging [default: 500]'
             cand --resync 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default'
             cand --fifo 'The informer''s queue: delta (DeltaFIFO) or real (RealFIFO)'
-            cand --watch-list 'Get the initial state from a streaming list: auto, on or off'
+            cand --watch-list 'Get the initial state from a streaming list'
             cand --min-watch-timeout 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)'
             cand --pop-delay 'Spend this long on each pop, as a slow event handler would'
             cand --client-go 'The informer of this client-go release: 0.32, 0.33, 0.34, 0.35, 0.36 or 0.37'
@@ -106,6 +106,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page (roff) to stdout'
+            cand check 'Check how the server lists and watches a resource, as client-go expects'
             cand replay 'Re-render a recording made with --record, in any output format'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -121,6 +122,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
             cand --cert-shape 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)'
             cand --server-version 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver''s, 1.32]; taken as given, to try what a client makes of odd versions'
+            cand --bend 'Bend the list/watch protocol as some servers do, from the start (repeat it or separate modes with commas; `POST /_sim/bend` switches them later)'
             cand --insecure-http 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
             cand --legacy-discovery 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
             cand --controllers 'Run the controllers kube-controller-manager would: Deployments get ReplicaSets, ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners'' dependents are collected, with the genuine Events. Off: nothing changes objects but churn and clients (`POST /_sim/controllers {"on":true}` switches them later)'
@@ -135,6 +137,39 @@ set edit:completion:arg-completer[kwatch] = {|@words|
         &'kwatch;man'= {
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'kwatch;check'= {
+            cand -n 'Namespace to check in (default: the context''s namespace, else "default")'
+            cand --namespace 'Namespace to check in (default: the context''s namespace, else "default")'
+            cand -l 'Label selector of the lists and watches, as kubectl''s -l'
+            cand --selector 'Label selector of the lists and watches, as kubectl''s -l'
+            cand --field-selector 'Field selector of the lists and watches'
+            cand -o 'table (for people) or json (one JSON object per check, for scripts)'
+            cand --output 'table (for people) or json (one JSON object per check, for scripts)'
+            cand --write 'Also create, patch and delete a ConfigMap in this namespace, timing each change''s arrival on a watch'
+            cand --kubeconfig 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)'
+            cand --context 'Kubeconfig context to use; several, comma-separated, watch each into one stream'
+            cand --request-timeout 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m'
+            cand --cache-dir 'kubectl''s cache directory, for discovery documents [default: ~/.kube/cache]'
+            cand -s 'The API server''s address, e.g. https://10.0.0.1:6443'
+            cand --server 'The API server''s address, e.g. https://10.0.0.1:6443'
+            cand --token 'Bearer token (replaces the kubeconfig user''s credentials)'
+            cand --user 'The kubeconfig user to use instead of the context''s'
+            cand --cluster 'The kubeconfig cluster to use instead of the context''s'
+            cand --as 'Act as this user: see what that identity''s informer would get, 403s included'
+            cand --as-group 'Act as a member of this group (Impersonate-Group; repeat for several)'
+            cand --as-uid 'Act with this UID (Impersonate-Uid)'
+            cand --certificate-authority 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig''s)'
+            cand --client-certificate 'Client certificate file (PEM) for TLS client authentication'
+            cand --client-key 'Client key file (PEM) for TLS client authentication'
+            cand --tls-server-name 'Server name to verify the certificate against and send as SNI'
+            cand -A 'Check across all namespaces'
+            cand --all-namespaces 'Check across all namespaces'
+            cand --sim 'Check the built-in simulated cluster, started in-process'
+            cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
+            cand --disable-compression 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kwatch;replay'= {
             cand -n 'Only the recorded objects of this namespace (cluster-scoped ones stay)'
@@ -171,6 +206,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand sim 'Run the built-in simulated Kubernetes API server until interrupted'
             cand completions 'Print a shell completion script to stdout'
             cand man 'Print the man page (roff) to stdout'
+            cand check 'Check how the server lists and watches a resource, as client-go expects'
             cand replay 'Re-render a recording made with --record, in any output format'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -179,6 +215,8 @@ set edit:completion:arg-completer[kwatch] = {|@words|
         &'kwatch;help;completions'= {
         }
         &'kwatch;help;man'= {
+        }
+        &'kwatch;help;check'= {
         }
         &'kwatch;help;replay'= {
         }

@@ -68,7 +68,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l page-size -d 'Objects per
 complete -c kwatch -n "__fish_kwatch_needs_command" -l resync -d 'Re-queue every known object as a Sync delta this often (e.g. 30s); off by default' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l fifo -d 'The informer\'s queue: delta (DeltaFIFO) or real (RealFIFO)' -r -f -a "delta\t''
 real\t''"
-complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-list -d 'Get the initial state from a streaming list: auto, on or off' -r -f -a "auto\t'Try it; if the server rejects it, LIST from then on'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l watch-list -d 'Get the initial state from a streaming list' -r -f -a "auto\t'Try it; if the server rejects it, LIST from then on'
 on\t'Always try it first (falling back to LIST for an attempt it fails)'
 off\t'Always LIST'"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l min-watch-timeout -d 'Each watch asks the server to end it after a random time in [D, 2·D) (client-go: 5m)' -r
@@ -135,6 +135,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s V -l version -d 'Print ve
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "completions" -d 'Print a shell completion script to stdout'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_needs_command" -a "check" -d 'Check how the server lists and watches a resource, as client-go expects'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "replay" -d 'Re-render a recording made with --record, in any output format'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
@@ -156,6 +157,11 @@ self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig
 pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'
 ca-true-leaf\t'A CA:TRUE serving certificate signed by the sim\'s CA (Go accepts it, webpki does not)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l server-version -d 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver\'s, 1.32]; taken as given, to try what a client makes of odd versions' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bend -d 'Bend the list/watch protocol as some servers do, from the start (repeat it or separate modes with commas; `POST /_sim/bend` switches them later)' -r -f -a "no-end-bookmark\t'A streaming list never sends its initial-events-end bookmark'
+close-on-expired\t'A watch from a too-old resourceVersion closes cleanly instead of a 410'
+forbid-watch\t'Watches are forbidden (403) while lists are allowed'
+opaque-rv\t'resourceVersions are not integers (composite, base64)'
+no-bookmarks\t'No bookmarks on watches (but the end of a streaming list)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l controllers -d 'Run the controllers kube-controller-manager would: Deployments get ReplicaSets, ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners\' dependents are collected, with the genuine Events. Off: nothing changes objects but churn and clients (`POST /_sim/controllers {"on":true}` switches them later)'
@@ -163,6 +169,32 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Prin
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -l static -d 'A script with the flags and fixed value lists only, asking kwatch nothing'
 complete -c kwatch -n "__fish_kwatch_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand man" -s h -l help -d 'Print help'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s n -l namespace -d 'Namespace to check in (default: the context\'s namespace, else "default")' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s l -l selector -d 'Label selector of the lists and watches, as kubectl\'s -l' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l field-selector -d 'Field selector of the lists and watches' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s o -l output -d 'table (for people) or json (one JSON object per check, for scripts)' -r -f -a "table\t'A table for people'
+json\t'JSON lines: one object per check'"
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l write -d 'Also create, patch and delete a ConfigMap in this namespace, timing each change\'s arrival on a watch' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l cache-dir -d 'kubectl\'s cache directory, for discovery documents [default: ~/.kube/cache]' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l token -d 'Bearer token (replaces the kubeconfig user\'s credentials)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l user -d 'The kubeconfig user to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l cluster -d 'The kubeconfig cluster to use instead of the context\'s' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l as -d 'Act as this user: see what that identity\'s informer would get, 403s included' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l as-group -d 'Act as a member of this group (Impersonate-Group; repeat for several)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l as-uid -d 'Act with this UID (Impersonate-Uid)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l certificate-authority -d 'CA certificate file(s) (PEM) to verify the server with (replaces the kubeconfig\'s)' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l client-certificate -d 'Client certificate file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l client-key -d 'Client key file (PEM) for TLS client authentication' -r -F
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l tls-server-name -d 'Server name to verify the certificate against and send as SNI' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s A -l all-namespaces -d 'Check across all namespaces'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l sim -d 'Check the built-in simulated cluster, started in-process'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l disable-compression -d 'Do not ask for gzip-compressed responses (as the kubeconfig\'s disable-compression)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace -d 'Only the recorded objects of this namespace (cluster-scoped ones stay)' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l max-events -d 'Stop after printing this many deltas (handler calls with --view handlers)' -r
@@ -207,8 +239,9 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l diff-all -d 'As
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l blame -d 'Name who made each change: the managedFields entry owning each changed path'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l quiet-relists -d 'Hide a relist\'s or resync\'s deltas that change nothing; keep its Relisted summary'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "man" -d 'Print the man page (roff) to stdout'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "replay" -d 'Re-render a recording made with --record, in any output format'
-complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "sim" -d 'Run the built-in simulated Kubernetes API server until interrupted'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "man" -d 'Print the man page (roff) to stdout'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "check" -d 'Check how the server lists and watches a resource, as client-go expects'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "replay" -d 'Re-render a recording made with --record, in any output format'
+complete -c kwatch -n "__fish_kwatch_using_subcommand help; and not __fish_seen_subcommand_from sim completions man check replay help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

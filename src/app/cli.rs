@@ -138,6 +138,13 @@ pub enum Command {
     },
     /// Print the man page (roff) to stdout.
     Man,
+    /// Check how the server lists and watches a resource, as client-go expects.
+    ///
+    /// One row per check (discovery, access, LIST paging and resourceVersions, WATCH and
+    /// its bookmarks, a too-old resourceVersion, the streaming list and its end bookmark,
+    /// resourceVersions, encodings, the sync): ok, warn or fail, what the server did and
+    /// what client-go will do about it. Exit 0 when no check failed, 1 when one did.
+    Check(Box<CheckArgs>),
     /// Re-render a recording made with --record, in any output format.
     Replay(Box<ReplayArgs>),
 }
@@ -876,7 +883,7 @@ pub struct ReflectorArgs {
     )]
     pub fifo: Option<FifoKind>,
 
-    /// Get the initial state from a streaming list: auto, on or off
+    /// Get the initial state from a streaming list
     #[arg(
         long_help = "Get the initial state from a streaming list (watch with sendInitialEvents, \
           KEP-3157): auto tries it and falls back to LIST for good if the server rejects \
@@ -1155,6 +1162,78 @@ pub struct SimArgs {
     /// churn and clients (`POST /_sim/controllers {"on":true}` switches them later).
     #[arg(long)]
     pub controllers: bool,
+    /// Bend the list/watch protocol as some servers do, from the start (repeat it or
+    /// separate modes with commas; `POST /_sim/bend` switches them later).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "MODE")]
+    pub bend: Vec<crate::sim::Bend>,
+}
+
+/// Options of `kwatch check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The resource to check (pods, deployments.apps, widgets.example.com, …).
+    #[arg(value_name = "RESOURCE", value_hint = clap::ValueHint::Other)]
+    pub resource: String,
+
+    /// Namespace to check in (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
+    pub namespace: Option<String>,
+
+    /// Check across all namespaces.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+
+    /// Label selector of the lists and watches, as kubectl's -l.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
+    pub selector: Option<String>,
+
+    /// Field selector of the lists and watches.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+
+    /// table (for people) or json (one JSON object per check, for scripts).
+    #[arg(short = 'o', long, value_enum, default_value_t = CheckOutput::Table, value_name = "FORMAT")]
+    pub output: CheckOutput,
+
+    /// Also create, patch and delete a ConfigMap in this namespace, timing each change's
+    /// arrival on a watch.
+    #[arg(long, value_name = "NAMESPACE", value_hint = clap::ValueHint::Other)]
+    pub write: Option<String>,
+
+    /// Check the built-in simulated cluster, started in-process.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")),
+          hide_short_help = true)]
+    pub sim: bool,
+
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+}
+
+impl CheckArgs {
+    /// What clap cannot check: the namespaces and the label selector, as a watch's.
+    pub fn check(&self) -> Result<(), BadUsage> {
+        for ns in [&self.namespace, &self.write].into_iter().flatten() {
+            if !ns.is_empty() {
+                crate::client::target::validate_namespace(ns)?;
+            }
+        }
+        if let Some(s) = &self.selector {
+            crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
+                selector: s.clone(),
+                error,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// `kwatch check -o`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckOutput {
+    /// A table for people.
+    Table,
+    /// JSON lines: one object per check.
+    Json,
 }
 
 /// `--server-version`: MAJOR.MINOR, split at the first dot.

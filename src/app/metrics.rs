@@ -655,6 +655,7 @@ impl Metrics {
             | ReflectorEvent::CacheStats(_)
             | ReflectorEvent::TimeTravel { .. }
             | ReflectorEvent::OpaqueResourceVersion { .. }
+            | ReflectorEvent::Protocol { .. }
             | ReflectorEvent::Relisted { .. }
             | ReflectorEvent::Conflict { .. } => {}
         }

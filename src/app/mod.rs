@@ -3,11 +3,12 @@
 //! simulator's in [`sim`]), the watch that wires a reflector, a queue and kwatch-core's
 //! informer loop per resource ([`watch`]), `--probe` ([`probe`]), the statistics line
 //! ([`stats`]) and the metrics endpoint ([`metrics`]), which observe the informer loop,
-//! `kwatch replay` ([`replay`]) and the exit codes ([`exit`]).
+//! `kwatch replay` ([`replay`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
 //!
 //! The top: it may import every layer of kwatch-core and [`crate::sim`]; nothing below
 //! imports it.
 
+pub mod check;
 pub mod cli;
 pub mod complete;
 pub mod config;

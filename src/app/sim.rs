@@ -36,6 +36,7 @@ pub fn sim_options(a: crate::app::cli::SimArgs) -> crate::sim::SimOptions {
         cert_shape: a.cert_shape,
         server_version: a.server_version,
         controllers: a.controllers,
+        bend: a.bend,
     }
 }
 

@@ -203,6 +203,8 @@ impl Stats {
                 ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
                 ReflectorEvent::OpaqueResourceVersion { .. } => self.opaque_rvs += 1,
+                // Said on its own `~` line (and record) when it happens.
+                ReflectorEvent::Protocol { .. } => {}
                 ReflectorEvent::Relisted { resync: true, .. } => {}
                 ReflectorEvent::Relisted { .. } => {
                     self.relisted += 1;

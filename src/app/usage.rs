@@ -28,6 +28,7 @@ pub fn parse() -> Cli {
     let checked = match &cli.command {
         None => cli.watch.normalize(),
         Some(Command::Replay(r)) => r.check(),
+        Some(Command::Check(c)) => c.check(),
         Some(_) => Ok(()),
     };
     if let Err(e) = checked {

@@ -59,6 +59,10 @@ fn clocks_from_vars(var: impl Fn(&str) -> Option<String>) -> (Clocks, Vec<String
         short_watch: read("KWATCH_TEST_SHORT_WATCH_MS", default.short_watch),
         backoff_start: read("KWATCH_TEST_BACKOFF_START_MS", default.backoff_start),
         bookmark_floor: read("KWATCH_TEST_BOOKMARK_FLOOR_MS", default.bookmark_floor),
+        end_bookmark_wait: read(
+            "KWATCH_TEST_END_BOOKMARK_WAIT_MS",
+            default.end_bookmark_wait,
+        ),
     };
     (clocks, warnings)
 }

@@ -234,13 +234,15 @@ pub const ACCESS_REVIEWS: &str = "/apis/authorization.k8s.io/v1/selfsubjectacces
 /// A SelfSubjectAccessReview answered (201, the review with its `status`): `allowed` by
 /// the policy for its `spec.resourceAttributes`; no reason, as RBAC gives none for a
 /// denial. A body that is no review is 400.
-pub fn access_review(who: &Identity, body: &[u8]) -> Response {
+/// With `forbid_watch` (the `forbid-watch` bend) a review of `watch` says no.
+pub fn access_review(who: &Identity, body: &[u8], forbid_watch: bool) -> Response {
     let Ok(mut review) = serde_json::from_slice::<Value>(body) else {
         return Status::bad_request("the body is not a SelfSubjectAccessReview").response();
     };
     let attrs = &review["spec"]["resourceAttributes"];
     let field = |k: &str| attrs[k].as_str().unwrap_or("").to_owned();
-    let allowed = allows(who, &field("verb"), &field("group"), &field("resource"));
+    let allowed = allows(who, &field("verb"), &field("group"), &field("resource"))
+        && !(forbid_watch && field("verb") == "watch");
     review["status"] = serde_json::json!({"allowed": allowed});
     review["metadata"] = serde_json::json!({"creationTimestamp": null});
     super::status::value_response(axum::http::StatusCode::CREATED, &review)
@@ -251,6 +253,11 @@ pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Denied> {
     if allows(who, r.verb, r.group, r.resource) {
         return Ok(());
     }
+    Err(denial(who, r))
+}
+
+/// kube-apiserver's 403 for `r`, as RBAC words it.
+pub fn denial(who: &Identity, r: &Request<'_>) -> Denied {
     let resource = match r.subresource {
         Some(sub) => format!("{}/{sub}", r.resource),
         None => r.resource.to_owned(),
@@ -263,7 +270,7 @@ pub fn authorize(who: &Identity, r: &Request<'_>) -> Result<(), Denied> {
         "User {:?} cannot {} resource {resource:?} in API group {:?} {scope}",
         who.user, r.verb, r.group
     );
-    Err(Box::new(forbidden(r.resource, r.group, r.name, &reason)))
+    Box::new(forbidden(r.resource, r.group, r.name, &reason))
 }
 
 /// 403 `<resource>[.<group>] ["<name>"] is forbidden: <reason>`, details in Go's key order

@@ -15,6 +15,7 @@
 //! | `POST /_sim/release` | `{"fault":"stall"\|"freeze"\|"delay"\|"fail"\|"slow-link"}` (default: all five) | ends at once what holds traffic back, timed or held `until: released`: a stall, a freeze, slow delivery (changes already held keep their time), pending failures, a slow link; answers `{"ok":true,"released":[…]}`, the faults that were in force |
 //! | `POST /_sim/slow-link` | `{"mbps":M}` (a positive number; 0 ends it) | the server-to-client direction of the link limited to M Mbit/s, until `{"mbps":0}`, `release` or `clear`: one token bucket shared by every connection (but those that carried `/_sim/` requests only), on the bytes the server writes to TCP (response heads, bodies after gzip, watch streams, TLS records), as a shaping proxy does; `GET /_sim/state` shows it (`link.rs`) |
 //! | `POST /_sim/bookmarks` | `{"enabled":bool}` (default true) | with `false`, watches (open ones too) send no BOOKMARK, neither periodic nor before their timeout, as kube-apiserver may send none on a quiet resource for a whole watch; a streaming list's initial-events-end bookmark still comes. `clear` leaves this as it is |
+//! | `POST /_sim/bend` | `{"mode":M,"on":bool}` (`on` defaults to true; without `mode`: `{"modes":[…]}` lists those in force) | bends the protocol as servers are found to (`bend.rs`): `no-end-bookmark` (a streaming list never sends its initial-events-end bookmark), `close-on-expired` (a watch from a too-old resourceVersion closes cleanly instead of a 410 ERROR event), `forbid-watch` (watches 403 while lists are allowed; a SelfSubjectAccessReview for watch says no), `opaque-rv` (resourceVersions are base64 composites, not integers; answers JSON only), `no-bookmarks` (as `bookmarks {"enabled":false}`); `kwatch sim --bend MODE` from the start. `clear` leaves them as they are |
 //! | `POST /_sim/delay` | `{"ms":N}` (default 0 = off) | slow delivery: every watch (open ones too) sends each change N ms after the storage made it, in order, until `{"ms":0}` or `release`; the storage and lists show it at once, bookmarks only cover what was sent. A watch-list's initial events are not delayed. `clear` leaves this as it is |
 //! | `POST /_sim/short-watches` | `{"count":N}` (default 1) | the next N watches end right after opening, with no event |
 //! | `POST /_sim/unknown-field` | `{"count":N}` (default 1) | the next N messages answered in protobuf (a list, an object, a watch event's object) carry field 99, which their type does not have, as a newer server's would (`wire.rs`); JSON answers are as ever |
@@ -109,6 +110,8 @@ pub struct Faults {
     pub chaos_pace: super::chaos::Pace,
     /// The benchmark's flood of MODIFIED events (`POST /_sim/flood`).
     pub flood: super::bench::Flood,
+    /// The ways the protocol is bent (`POST /_sim/bend`, `--bend`).
+    pub bends: super::bend::Bends,
 }
 
 impl Faults {
@@ -136,6 +139,23 @@ impl Faults {
             chaos_retry_after_only: AtomicBool::new(false),
             chaos_pace: Default::default(),
             flood: Default::default(),
+            bends: Default::default(),
+        }
+    }
+
+    /// Switches one way of bending the protocol (`no-bookmarks` is the bookmark switch).
+    pub fn bend(&self, b: super::bend::Bend, on: bool) {
+        match b {
+            super::bend::Bend::NoBookmarks => self.no_bookmarks.store(on, Ordering::SeqCst),
+            b => self.bends.set(b, on),
+        }
+    }
+
+    /// Whether `b` is in force.
+    pub fn bent(&self, b: super::bend::Bend) -> bool {
+        match b {
+            super::bend::Bend::NoBookmarks => !self.bookmarks_enabled(),
+            b => self.bends.on(b),
         }
     }
 
@@ -458,6 +478,7 @@ fn help() -> Value {
         "POST /_sim/release": "{\"fault\":\"stall\"|\"freeze\"|\"delay\"|\"fail\"|\"slow-link\"} (default: all) — end them now, timed or held until:released",
         "POST /_sim/slow-link": "{\"mbps\":M} — the server-to-client direction of every API connection limited to M Mbit/s (one link, after gzip and TLS) until {\"mbps\":0}, release or clear",
         "POST /_sim/bookmarks": "{\"enabled\":bool} — false: watches send no bookmarks (but a streaming list's initial-events-end)",
+        "POST /_sim/bend": "{\"mode\":\"no-end-bookmark\"|\"close-on-expired\"|\"forbid-watch\"|\"opaque-rv\"|\"no-bookmarks\",\"on\":bool} — bend the list/watch protocol as some servers do; without a mode, the modes in force",
         "POST /_sim/delay": "{\"ms\":N} — watches send each change N ms after it (0: off); lists show it at once",
         "POST /_sim/short-watches": "{\"count\":N} — the next N watches close at once",
         "POST /_sim/unknown-field": "{\"count\":N} — the next N protobuf messages carry a field their type does not have (99)",
@@ -518,6 +539,7 @@ const ENDPOINTS: &[(&str, bool, Handler)] = &[
         app.faults.no_bookmarks.store(!on, Ordering::SeqCst);
         ok(json!({"enabled": on}))
     }),
+    ("bend", POST, bend),
     ("delay", POST, |app, body| {
         let ms = num(body, "ms", 0).min(3_600_000);
         app.faults.delay_ms.store(ms, Ordering::SeqCst);
@@ -734,6 +756,28 @@ fn fail(app: &App, body: &Value) -> Response {
         text("resource"),
     );
     ok(json!({}))
+}
+
+/// `POST /_sim/bend {"mode":M,"on":bool}`: the modes in force after it.
+fn bend(app: &App, body: &Value) -> Response {
+    use super::bend::Bend;
+    match &body["mode"] {
+        Value::Null => {}
+        Value::String(m) => match Bend::named(m) {
+            Some(b) => app.faults.bend(b, body["on"].as_bool().unwrap_or(true)),
+            None => {
+                let names: Vec<_> = Bend::ALL.iter().map(|b| b.name()).collect();
+                return Status::bad_request(format!("mode: {m:?} is none of {names:?}")).response();
+            }
+        },
+        other => return Status::bad_request(format!("mode: {other} is not a string")).response(),
+    }
+    let on: Vec<_> = Bend::ALL
+        .into_iter()
+        .filter(|b| app.faults.bent(*b))
+        .map(Bend::name)
+        .collect();
+    ok(json!({"modes": on}))
 }
 
 /// `POST /_sim/churn {"rate":R,"faults":bool}`.

@@ -31,7 +31,22 @@ use super::{auth, control, discovery, partial, table, watch, wire, App};
 
 /// Entry point of every request: routed, then compressed as kube-apiserver compresses
 /// (every API answer but a watch stream; never the control API's).
-pub async fn dispatch(state: State<Arc<App>>, req: Request) -> Response {
+pub async fn dispatch(state: State<Arc<App>>, mut req: Request) -> Response {
+    // `opaque-rv`: composite resourceVersions in, the storage's revisions out, JSON only.
+    let opaque =
+        state.faults.bent(super::bend::Bend::OpaqueRv) && !req.uri().path().starts_with("/_sim/");
+    if opaque {
+        if let Some(uri) = super::bend::request_uri(req.uri()) {
+            *req.uri_mut() = uri;
+        }
+        let accept = req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|a| a.to_str().ok());
+        if let Some(a) = accept.and_then(super::bend::json_accept) {
+            req.headers_mut().insert(header::ACCEPT, a);
+        }
+    }
     let accepts = super::gzip::accepts(req.headers()) && !req.uri().path().starts_with("/_sim/");
     let query = Query::<Params>::try_from_uri(req.uri()).ok();
     let watch = query.as_ref().is_some_and(|q| is_watch(q));
@@ -39,7 +54,10 @@ pub async fn dispatch(state: State<Arc<App>>, req: Request) -> Response {
         && watch
         && state.discovery.minor() >= super::gzip::MEMBERS_FROM_MINOR
         && query.is_some_and(|q| super::gzip::streaming_list(&q));
-    let resp = route(state, req).await;
+    let mut resp = route(state, req).await;
+    if opaque {
+        resp = super::bend::answer(resp, watch).await;
+    }
     match (accepts, watch) {
         (true, false) => super::gzip::compress(resp).await,
         _ if members && resp.status() == StatusCode::OK => super::gzip::per_member(resp),
@@ -90,7 +108,9 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
         let content_type = content_type(req.headers()).to_owned();
         let body = axum::body::to_bytes(req.into_body(), 1 << 20).await;
         return match wire::json_body(&content_type, body.unwrap_or_default()) {
-            Ok(body) => auth::access_review(&who, &body),
+            Ok(body) => {
+                auth::access_review(&who, &body, app.faults.bent(super::bend::Bend::ForbidWatch))
+            }
             Err(s) => s.response(),
         };
     }
@@ -120,6 +140,10 @@ async fn route(State(app): State<Arc<App>>, req: Request) -> Response {
     };
     if let Err(resp) = auth::authorize(&who, &asked) {
         return *resp;
+    }
+    // `forbid-watch`: list allowed, watch not, as RBAC with `list` but no `watch`.
+    if watching && app.faults.bent(super::bend::Bend::ForbidWatch) {
+        return *auth::denial(&who, &asked);
     }
     let accept = match negotiate_header(req.headers()).and_then(|a| table_options(a, &params)) {
         Ok(a) => a,

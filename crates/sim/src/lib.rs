@@ -24,6 +24,7 @@
 
 mod auth;
 mod bench;
+mod bend;
 mod chaos;
 mod churn;
 mod control;
@@ -57,6 +58,7 @@ use anyhow::Context;
 use rand::Rng;
 
 pub use auth::{LISTER, NOBODY, VIEWER, WATCHER};
+pub use bend::Bend;
 pub use pods::PodSize;
 pub use tls::CertShape;
 
@@ -101,6 +103,8 @@ pub struct SimOptions {
     pub server_version: Option<(String, String)>,
     /// Run the controllers (`--controllers`; `POST /_sim/controllers` switches them later).
     pub controllers: bool,
+    /// The ways the protocol is bent from the start (`--bend`; `POST /_sim/bend` later).
+    pub bend: Vec<Bend>,
 }
 
 impl Default for SimOptions {
@@ -121,6 +125,7 @@ impl Default for SimOptions {
             cert_shape: CertShape::Ca,
             server_version: None,
             controllers: false,
+            bend: Vec::new(),
         }
     }
 }
@@ -324,6 +329,9 @@ impl SimServer {
             controllers: controllers::Switch::new(opts.controllers),
         });
         app.backup();
+        for b in &opts.bend {
+            app.faults.bend(*b, true);
+        }
         let router = axum::Router::new()
             .fallback(http::dispatch)
             .layer(axum::middleware::from_fn_with_state(

@@ -497,7 +497,8 @@ async fn send_initial_events(
             return None;
         }
     }
-    if spec.bookmarks {
+    // `no-end-bookmark`: the initial events, then nothing to say they are all there.
+    if spec.bookmarks && !app.faults.bent(super::bend::Bend::NoEndBookmark) {
         batch
             .buf
             .extend_from_slice(&bookmark(def, rev, true, spec.render()));
@@ -527,8 +528,11 @@ async fn send_changes(app: &App, spec: &Spec, pos: u64, tx: &mpsc::Sender<Chunk>
     let (mut changes, mut upto) = match read {
         Ok(read) => read,
         Err(compacted) => {
-            let msg = format!("too old resource version: {pos} ({compacted})");
-            let _ = send(tx, error_line(&Status::expired(msg))).await;
+            // `close-on-expired`: the stream just ends, with no word of why.
+            if !app.faults.bent(super::bend::Bend::CloseOnExpired) {
+                let msg = format!("too old resource version: {pos} ({compacted})");
+                let _ = send(tx, error_line(&Status::expired(msg))).await;
+            }
             return Caught::Ended;
         }
     };

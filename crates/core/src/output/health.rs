@@ -11,7 +11,8 @@
 //!
 //! A `--check-consistency` check that found a difference is reported too, one line per
 //! such check, and so is a `--stall-after` stall, one line per silence: the user asked
-//! for them, and these formats show no other record.
+//! for them, and these formats show no other record. So is a server that bends the
+//! protocol in a way that keeps the informer waiting (a `Protocol` record, said once).
 
 use std::collections::HashMap;
 
@@ -119,7 +120,7 @@ impl State {
                 let text = super::table::consistency_text(&shown_name(rec), r);
                 return Err(said(format!("~ {text}")));
             }
-            Body::Event(e @ ReflectorEvent::Stalled { .. }) => {
+            Body::Event(e @ (ReflectorEvent::Stalled { .. } | ReflectorEvent::Protocol { .. })) => {
                 let text = super::table::event_text(&shown_name(rec), e);
                 return Err(text.and_then(|t| said(format!("~ {t}"))));
             }

@@ -752,6 +752,10 @@ mod tests {
             ReflectorEvent::OpaqueResourceVersion {
                 resource_version: s("etcd\u{1b}:a1"),
             },
+            ReflectorEvent::Protocol {
+                problem: s("no-end-bookmark"),
+                message: s("the streaming list has sent 3 initial events"),
+            },
             ReflectorEvent::Conflict {
                 key: s("default/shop"),
                 path: s("spec.template.spec.containers[name=app].image"),

@@ -723,6 +723,12 @@ fn is_wait(e: &ReflectorEvent) -> bool {
     matches!(e, ReflectorEvent::Backoff { .. } | ReflectorEvent::Retry(_))
 }
 
+/// Why the watch waits (the server bends the protocol): shown at once too, for a sync that
+/// may never come.
+fn says_why(e: &ReflectorEvent) -> bool {
+    matches!(e, ReflectorEvent::Protocol { .. })
+}
+
 pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List { .. } | ReflectorEvent::Listed { .. } => list_text(name, e)?,
@@ -814,6 +820,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
             "opaque resource versions {name}: served rv={resource_version:?}, not an unsigned \
              integer: time travel is not looked for"
         ),
+        ReflectorEvent::Protocol { message, .. } => format!("{name}: {message}"),
         ReflectorEvent::Relisted { .. } => relisted_text(name, e)?,
         ReflectorEvent::Conflict {
             key,
@@ -1008,7 +1015,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                     // A wait before trying again is shown at once, with the loading lines
                     // before it: a failure that goes on must not wait for a sync that may
                     // never come.
-                    Some(t) if self.held_rows == 0 && is_wait(e) => {
+                    Some(t) if self.held_rows == 0 && (is_wait(e) || says_why(e)) => {
                         let t = t + &release_note(rec);
                         self.held.push(Held::note(t, Some(rec.resource), false));
                         self.release()

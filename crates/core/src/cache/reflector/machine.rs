@@ -38,6 +38,9 @@ pub struct Clocks {
     pub backoff_start: Duration,
     /// The least bookmark interval `--stall-after auto` learns ([`BOOKMARK_FLOOR`]).
     pub bookmark_floor: Duration,
+    /// How long a streaming list may go without its end bookmark before a
+    /// [`ReflectorEvent::Protocol`] says so ([`END_BOOKMARK_WAIT`]).
+    pub end_bookmark_wait: Duration,
 }
 
 impl Default for Clocks {
@@ -46,7 +49,31 @@ impl Default for Clocks {
             short_watch: SHORT_WATCH,
             backoff_start: backoff::INITIAL,
             bookmark_floor: BOOKMARK_FLOOR,
+            end_bookmark_wait: END_BOOKMARK_WAIT,
         }
+    }
+}
+
+/// A streaming list without its end bookmark after this long is said to be waiting for
+/// it (kwatch goes on waiting, as client-go does: kubernetes/kubernetes#140890).
+pub const END_BOOKMARK_WAIT: Duration = Duration::from_secs(30);
+
+/// Watches in a row that closed cleanly at once before a [`ReflectorEvent::Protocol`] says
+/// the server may be ending too-old watches without 410 Expired.
+pub const SHORT_CLOSES: u32 = 3;
+
+/// The [`ReflectorEvent::Protocol`] of a streaming list that has sent `events` in `took`
+/// and no end bookmark.
+fn no_end_bookmark(events: u64, took: Duration) -> ReflectorEvent {
+    ReflectorEvent::Protocol {
+        problem: "no-end-bookmark".to_owned(),
+        message: format!(
+            "the streaming list has sent {events} initial events in {:.1}s and no \
+             k8s.io/initial-events-end bookmark yet: client-go 0.35+ waits for it, never \
+             syncs and starts over at each watch timeout (kubernetes/kubernetes#140890); \
+             --watch-list off lists instead",
+            took.as_secs_f64()
+        ),
     }
 }
 
@@ -253,6 +280,17 @@ pub enum ReflectorEvent {
     /// first such.
     OpaqueResourceVersion {
         resource_version: String,
+    },
+    /// The server bends the list/watch protocol in a way that keeps an informer waiting,
+    /// said once per reflector and problem while kwatch goes on as client-go does:
+    /// `problem` is `no-end-bookmark` (a streaming list's initial events came, its
+    /// `k8s.io/initial-events-end` bookmark has not), `clean-close` (watches keep closing
+    /// cleanly at once, with neither an event nor 410 Expired) or `watch-forbidden` (the
+    /// list worked, the watch is 403); `message` says what happened, what client-go does
+    /// about it, and the upstream issue.
+    Protocol {
+        problem: String,
+        message: String,
     },
     /// A relist's (with `resync`, a resync's) deltas are all queued; never after the
     /// initial list. The reflector queues it with empty classes behind those deltas; the
@@ -655,6 +693,10 @@ pub struct Reflector<L, S> {
     highest_rv: Option<u64>,
     /// An [`ReflectorEvent::OpaqueResourceVersion`] has been queued: no more comparing.
     opaque_rv_noted: bool,
+    /// The [`ReflectorEvent::Protocol`] problems said so far (each once).
+    protocol_noted: Vec<&'static str>,
+    /// Watches in a row that closed cleanly at once with nothing delivered.
+    short_closes: u32,
     /// The periodic resync, while watching (client-go `watchWithResync`).
     resync: Option<AbortOnDrop>,
     backoff: Backoff,
@@ -684,6 +726,8 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
             established: false,
             highest_rv: None,
             opaque_rv_noted: false,
+            protocol_noted: Vec::new(),
+            short_closes: 0,
             resync: None,
             progress: Arc::default(),
             bookmark_intervals: std::collections::VecDeque::new(),
@@ -780,6 +824,24 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 error: error.clone(),
             });
         }
+        let forbidden = e.and_then(SourceError::api).filter(|s| s.code == 403);
+        if let Some(status) = forbidden {
+            if matches!(at, At::OpenWatch | At::Watching)
+                && self.established
+                && self.note("watch-forbidden")
+            {
+                self.store.notice(ReflectorEvent::Protocol {
+                    problem: "watch-forbidden".to_owned(),
+                    message: format!(
+                        "the LIST worked but the WATCH is forbidden, the verb watch is missing \
+                         ({}): client-go relists after each backoff and its cache is never kept \
+                         up to date (kubernetes-sigs/controller-runtime#1653); grant watch \
+                         (`kubectl auth can-i watch …`)",
+                        status.summary()
+                    ),
+                });
+            }
+        }
         let rejection = e.is_some_and(is_rejection);
         if let Some(e) = e.filter(|e| self.is_fatal(e)) {
             if !(at == At::StreamingList && rejection) {
@@ -834,6 +896,15 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 cause,
             },
         })
+    }
+
+    /// Marks a [`ReflectorEvent::Protocol`] problem said; whether it was not yet.
+    fn note(&mut self, problem: &'static str) -> bool {
+        if self.protocol_noted.contains(&problem) {
+            return false;
+        }
+        self.protocol_noted.push(problem);
+        true
     }
 
     /// Whether `e` ends [`Reflector::run`]: it will not fix itself and nothing was listed yet.
@@ -1028,7 +1099,21 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
         };
         let (outcome, asked) = match self.lw.watch(opts).await {
             Ok(w) => {
-                let events = watch_list::initial_events(w.events, &self.progress).await;
+                let (store, started) = (self.store.clone(), start);
+                let noted = std::sync::atomic::AtomicBool::new(
+                    self.protocol_noted.contains(&"no-end-bookmark"),
+                );
+                let mut waiting = |events: u64| {
+                    if !noted.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                        store.notice(no_end_bookmark(events, started.elapsed()));
+                    }
+                };
+                let wait = self.cfg.clocks.end_bookmark_wait;
+                let events =
+                    watch_list::initial_events(w.events, &self.progress, wait, &mut waiting).await;
+                if noted.into_inner() && !self.protocol_noted.contains(&"no-end-bookmark") {
+                    self.protocol_noted.push("no-end-bookmark");
+                }
                 let asked = (w.protobuf, w.gzip, w.read, w.wire);
                 (events, asked)
             }
@@ -1263,6 +1348,24 @@ impl<L: ListerWatcher, S: ReflectorStore> Reflector<L, S> {
                 )
                 })
         });
+        // client-go re-watches after each such close from the same resourceVersion: a
+        // server that ends a too-old watch cleanly instead of with 410 Expired
+        // (kubernetes/kubernetes#137089) keeps it there for ever. Said once.
+        let short = matches!(&failed, Some((_, None))) && w.events + w.bookmarks == 0;
+        self.short_closes = if short { self.short_closes + 1 } else { 0 };
+        if self.short_closes >= SHORT_CLOSES && self.note("clean-close") {
+            self.store.notice(ReflectorEvent::Protocol {
+                problem: "clean-close".to_owned(),
+                message: format!(
+                    "the watch closed cleanly at once {} times in a row (the last from rv={:?}), \
+                     with no event and no error: client-go takes each for a very short watch \
+                     and tries again after a backoff; a server that ends a watch from a \
+                     too-old resourceVersion so, instead of with 410 Expired, keeps client-go \
+                     from relisting (kubernetes/kubernetes#137089)",
+                    self.short_closes, w.opened_from
+                ),
+            });
+        }
         let (reason, error) = match &failed {
             Some((cause, _)) => (cause.clone(), true),
             None => (w.closed, false),

@@ -120,6 +120,7 @@ impl ReflectorStore for Recorder {
                 store_resource_version,
                 ..
             } => format!("Stale {store_resource_version}"),
+            ReflectorEvent::Protocol { problem, .. } => format!("Protocol {problem}"),
         };
         self.push(s);
     }
@@ -1341,4 +1342,78 @@ async fn auto_learns_no_interval_below_the_floor() {
             "Stalled 30s age=59s rv=13 restart=false",
         ]
     );
+}
+
+/// A streaming list whose initial events came but whose end bookmark does not is said
+/// once, after `end_bookmark_wait`, while the reflector goes on waiting as client-go does
+/// (kubernetes/kubernetes#140890): no Listed, no second line.
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_without_its_end_bookmark_is_said_once_and_waited_for() {
+    let steps = vec![Step::Watch(Ok(vec![
+        Item::Event(WatchEvent::Added(obj("a", "5"))),
+        Item::Event(WatchEvent::Added(obj("b", "7"))),
+        bookmark("9", false),
+        Item::Sleep(Duration::from_secs(3600)),
+    ]))];
+    let mut cfg = ReflectorConfig {
+        watch_list: WatchListMode::On,
+        ..cfg()
+    };
+    cfg.clocks.end_bookmark_wait = Duration::from_secs(10);
+    let (log, calls) = run_for(steps, cfg, 60).await;
+    assert_eq!(
+        log,
+        ["watch-list pods at rv=\"\"", "Protocol no-end-bookmark"],
+        "{log:#?}"
+    );
+    assert_eq!(calls.len(), 1);
+}
+
+/// Watches that close cleanly at once, again and again, are said once at the third in a
+/// row; one that delivers something starts the count again.
+#[tokio::test(start_paused = true)]
+async fn watches_closing_cleanly_at_once_are_said_at_the_third_in_a_row() {
+    let mut steps = vec![page("10", &[], None)];
+    for _ in 0..5 {
+        steps.push(Step::Watch(Ok(vec![])));
+        steps.push(page("10", &[], None));
+    }
+    let (log, _) = run_for(steps, cfg(), 120).await;
+    let said: Vec<usize> = log
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("Protocol"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(said.len(), 1, "{log:#?}");
+    let ends_before = log[..said[0]]
+        .iter()
+        .filter(|l| l.starts_with("WatchEnded events=0 error=true very short watch"))
+        .count();
+    assert_eq!(ends_before, 2, "said as the third ends: {log:#?}");
+    assert_eq!(log[said[0]], "Protocol clean-close");
+}
+
+/// A 403 on watch after a list that worked says which verb is missing, once; the
+/// reflector backs off and relists as before.
+#[tokio::test(start_paused = true)]
+async fn a_forbidden_watch_after_a_list_is_said_once() {
+    let forbidden = || {
+        status(
+            403,
+            "Forbidden",
+            "pods is forbidden: User \"u\" cannot watch resource \"pods\"",
+        )
+    };
+    let steps = vec![
+        page("10", &[], None),
+        Step::Watch(Err(forbidden())),
+        page("11", &[], None),
+        Step::Watch(Err(forbidden())),
+        page("12", &[], None),
+    ];
+    let (log, _) = run_for(steps, cfg(), 60).await;
+    let said: Vec<&String> = log.iter().filter(|l| l.starts_with("Protocol")).collect();
+    assert_eq!(said, ["Protocol watch-forbidden"], "{log:#?}");
+    assert_eq!(backoffs(&log).len(), 2, "{log:#?}");
 }

@@ -25,12 +25,34 @@ pub(super) enum Outcome {
     Closed { events: u64 },
 }
 
-/// Reads `stream`'s initial events, counting objects into `progress`.
-pub(super) async fn initial_events(mut stream: WatchStream, progress: &ListProgress) -> Outcome {
+/// Reads `stream`'s initial events, counting objects into `progress`. `waiting(events)` is
+/// called once when the end bookmark has not come after `wait`: the reading goes on, as
+/// client-go's does.
+pub(super) async fn initial_events(
+    mut stream: WatchStream,
+    progress: &ListProgress,
+    wait: std::time::Duration,
+    waiting: &mut (dyn FnMut(u64) + Send),
+) -> Outcome {
     progress.reset();
     let mut temp = TempStore::default();
     let mut events = 0u64;
-    while let Some(item) = stream.next().await {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut said = false;
+    loop {
+        let item = if said {
+            stream.next().await
+        } else {
+            match tokio::time::timeout_at(deadline, stream.next()).await {
+                Ok(item) => item,
+                Err(_) => {
+                    said = true;
+                    waiting(events);
+                    continue;
+                }
+            }
+        };
+        let Some(item) = item else { break };
         events += 1;
         match item {
             Ok(WatchEvent::Added(o)) | Ok(WatchEvent::Modified(o)) => {
