@@ -68,6 +68,7 @@ fn exit_of(outcome: Outcome) -> Exit {
         Outcome::Done | Outcome::Met => Exit::Ok,
         Outcome::TimedOut => Exit::TimedOut,
         Outcome::NotMet => Exit::NotMet,
+        Outcome::NotAllSynced => Exit::NotAllSynced,
         Outcome::Interrupted => Exit::Interrupted,
         Outcome::Terminated => Exit::Terminated,
         Outcome::HungUp => Exit::HungUp,

@@ -26,6 +26,7 @@ mod docs;
 mod exits;
 mod failures;
 mod faults;
+mod fleet;
 mod follow;
 mod handlers;
 mod health;

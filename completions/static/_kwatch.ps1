@@ -91,6 +91,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show what each update changed against the version kwatch knew before')
             [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
             [CompletionResult]::new('--blame', '--blame', [CompletionResultType]::ParameterName, 'Name who made each change: the managedFields entry owning each changed path')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Watch every context of the kubeconfig, into one stream')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
             [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')

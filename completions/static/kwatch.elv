@@ -88,6 +88,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --diff 'Show what each update changed against the version kwatch knew before'
             cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --blame 'Name who made each change: the managedFields entry owning each changed path'
+            cand --all-contexts 'Watch every context of the kubeconfig, into one stream'
             cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
             cand --disable-compression 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'

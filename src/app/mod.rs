@@ -12,6 +12,7 @@ pub mod cli;
 pub mod complete;
 pub mod config;
 pub mod exit;
+pub mod fleet;
 pub mod help;
 pub mod kubeconfig;
 pub mod live;

@@ -1,0 +1,251 @@
+//! Several contexts as a fleet: a cluster that is down or forbidden is left out with a `~`
+//! line naming its context while the others sync and stream on, and the exit code says
+//! whether every context synced (5 when not).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::kwatch::{is_delta, kwatch_using, Finished};
+use crate::util::SimProcess;
+
+/// One context of a test kubeconfig.
+enum Entry<'a> {
+    /// The simulator's cluster and user.
+    Live(&'a SimProcess),
+    /// The simulator's user, impersonating `as` (the simulator's policy forbids a user
+    /// it does not know).
+    As(&'a SimProcess, &'a str),
+    /// A server nobody listens at: `sim`'s entries with the server's port changed.
+    Down(&'a SimProcess, u16),
+}
+
+/// A port on 127.0.0.1 nobody listens at: bound, then closed.
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    l.local_addr().expect("its address").port()
+}
+
+/// A kubeconfig with one context per `(name, entry)` (cluster, user and context named
+/// `name`), written into `dir`.
+fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
+    let mut merged: Option<serde_yaml::Value> = None;
+    for (name, entry) in entries {
+        let sim = match entry {
+            Entry::Live(s) | Entry::As(s, _) | Entry::Down(s, _) => s,
+        };
+        let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
+        let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
+        for list in ["clusters", "users", "contexts"] {
+            kc[list][0]["name"] = (*name).into();
+        }
+        kc["contexts"][0]["context"]["cluster"] = (*name).into();
+        kc["contexts"][0]["context"]["user"] = (*name).into();
+        match entry {
+            Entry::Live(_) => {}
+            Entry::As(_, who) => kc["users"][0]["user"]["as"] = (*who).into(),
+            Entry::Down(_, port) => {
+                kc["clusters"][0]["cluster"]["server"] = format!("https://127.0.0.1:{port}").into()
+            }
+        }
+        // Only the first cluster, user and context (the sim writes more).
+        for list in ["clusters", "users", "contexts"] {
+            kc[list].as_sequence_mut().expect(list).truncate(1);
+        }
+        match &mut merged {
+            None => merged = Some(kc),
+            Some(m) => {
+                for list in ["clusters", "users", "contexts"] {
+                    let item = kc[list][0].clone();
+                    m[list].as_sequence_mut().expect(list).push(item);
+                }
+            }
+        }
+    }
+    let path = dir.join("fleet.kubeconfig");
+    let text = serde_yaml::to_string(&merged.expect("an entry")).expect("YAML");
+    std::fs::write(&path, text).expect("writing the kubeconfig");
+    path
+}
+
+/// The names of every namespace the simulator holds.
+fn namespaces(sim: &SimProcess) -> BTreeSet<String> {
+    sim.state()["objects"]["namespaces"]
+        .as_object()
+        .expect("namespaces in the state")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The names of the objects of `context`'s deltas.
+fn names_in(recs: &[Value], context: &str) -> BTreeSet<String> {
+    recs.iter()
+        .filter(|r| is_delta(r) && r["context"] == context)
+        .map(|r| r["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+/// `kwatch namespaces --context CONTEXTS -o json --until-synced --timeout 2m` to its end.
+fn synced_namespaces(dir: &Path, kubeconfig: &Path, contexts: &str) -> Finished {
+    let args = [
+        "namespaces",
+        "--context",
+        contexts,
+        "-o",
+        "json",
+        "--until-synced",
+        "--timeout",
+        "2m",
+    ];
+    kwatch_using(dir, kubeconfig, args)
+}
+
+#[test]
+fn a_cluster_that_is_down_is_left_out_and_the_others_sync() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2", "--server-version", "1.36"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("b", Entry::Live(&b)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,b,dead").exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a), "{}", out.stderr);
+    assert_eq!(names_in(&recs, "b"), namespaces(&b), "{}", out.stderr);
+    assert!(names_in(&recs, "dead").is_empty());
+    for c in ["a", "b"] {
+        let synced = recs
+            .iter()
+            .filter(|r| r["type"] == "Synced" && r["context"] == c);
+        assert_eq!(synced.count(), 1, "context {c}: {recs:#?}");
+    }
+    let left = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out context dead"))
+        .unwrap_or_else(|| panic!("no line names the dead context:\n{}", out.stderr));
+    assert!(left.contains("refused"), "{left}");
+    assert!(!out.stderr.contains("context a") && !out.stderr.contains("context b"));
+}
+
+#[test]
+fn every_cluster_live_syncs_and_exits_0() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,b").exits(0);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "b"), namespaces(&b));
+    assert!(!out.stderr.contains("leaving out"), "{}", out.stderr);
+}
+
+#[test]
+fn a_forbidden_cluster_is_left_out_with_kubectls_words() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let nobody = "system:serviceaccount:default:nobody";
+    let entries = [("a", Entry::Live(&a)), ("nope", Entry::As(&a, nobody))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,nope").exits(5);
+    assert_eq!(names_in(&out.json(), "a"), namespaces(&a));
+    let left = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out namespaces in nope"))
+        .unwrap_or_else(|| panic!("no line names the forbidden context:\n{}", out.stderr));
+    assert!(left.contains("forbidden"), "{left}");
+}
+
+#[test]
+fn every_cluster_down_is_an_error() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("x", Entry::Down(&a, closed_port())),
+        ("y", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "x,y").exits(1);
+    assert!(out.stdout.is_empty());
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "error: none of the 2 contexts can be watched: each failed, as said above"
+    );
+    for c in ["x", "y"] {
+        assert!(
+            out.stderr
+                .contains(&format!("~ leaving out context {c} after 3 tries")),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn at_timeout_a_cluster_not_synced_is_named_and_the_exit_is_5() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    // b answers discovery but fails every list of namespaces: its reflector backs off
+    // and retries, and never syncs.
+    b.control(
+        "POST",
+        "/_sim/fail",
+        serde_json::json!({"code": 503, "always": true, "verb": "list", "resource": "namespaces"}),
+    );
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let args = "namespaces --context a,b -o json --timeout 10s";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a), "{}", out.stderr);
+    assert!(names_in(&recs, "b").is_empty());
+    assert!(
+        out.stderr
+            .contains("~ context b had not synced when --timeout came after 10s"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn all_contexts_and_a_pattern_pick_contexts_from_the_kubeconfig() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("prod-a", Entry::Live(&a)),
+        ("prod-b", Entry::Live(&b)),
+        ("dev", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+
+    let out = synced_namespaces(a.dir(), &kc, "prod-*").exits(0);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "prod-a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "prod-b"), namespaces(&b));
+    assert!(!out.stderr.contains("dev"), "{}", out.stderr);
+
+    let args = "namespaces --all-contexts -o json --until-synced --timeout 2m";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "prod-a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "prod-b"), namespaces(&b));
+    assert!(
+        out.stderr
+            .contains("~ leaving out context dev after 3 tries"),
+        "{}",
+        out.stderr
+    );
+
+    let out = synced_namespaces(a.dir(), &kc, "qa-*").exits(1);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: --context \"qa-*\" matches no context of the kubeconfig: `kubectl config \
+         get-contexts -o name` lists them (`*` stands for any characters, `?` for one)"
+    );
+    let out = kwatch_using(a.dir(), &kc, "namespaces --all-contexts --context dev").exits(2);
+    assert!(out.stderr.contains("--all-contexts"), "{}", out.stderr);
+}
