@@ -78,7 +78,12 @@ fn exit_of(outcome: Outcome) -> Exit {
 /// `kwatch sim`: runs the simulated API server until interrupted.
 #[cfg(feature = "sim")]
 async fn sim(args: SimArgs) -> anyhow::Result<()> {
-    kwatch::sim::run(kwatch::app::sim::sim_options(args)).await
+    let clusters = usize::from(args.clusters);
+    let opts = kwatch::app::sim::sim_options(args);
+    if clusters > 1 {
+        return kwatch::sim::fleet::run(opts, clusters).await;
+    }
+    kwatch::sim::run(opts).await
 }
 
 /// `kwatch sim` in a kwatch built without the simulator.

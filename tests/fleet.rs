@@ -249,3 +249,37 @@ fn all_contexts_and_a_pattern_pick_contexts_from_the_kubeconfig() {
     let out = kwatch_using(a.dir(), &kc, "namespaces --all-contexts --context dev").exits(2);
     assert!(out.stderr.contains("--all-contexts"), "{}", out.stderr);
 }
+
+#[test]
+fn sim_clusters_serves_a_kubeconfig_of_n_contexts_for_kubectl_and_kwatch() {
+    let sim = SimProcess::start(&["--clusters", "3", "--objects", "2"]);
+    let contexts = ["kwatch-sim-1", "kwatch-sim-2", "kwatch-sim-3"];
+    // Each context is a cluster of its own: kubectl reaches each, and a namespace made
+    // in one is in that one only.
+    sim.kubectl_ok("--context kwatch-sim-2 create namespace only-in-2");
+    let mut want = Vec::new();
+    for c in contexts {
+        let names: BTreeSet<String> = sim
+            .kubectl_ok(["--context", c, "get", "ns", "-o", "name"])
+            .lines()
+            .map(|l| l.trim_start_matches("namespace/").to_owned())
+            .collect();
+        assert_eq!(
+            names.contains("only-in-2"),
+            c == "kwatch-sim-2",
+            "{c}: {names:?}"
+        );
+        want.push(names);
+    }
+    let out = synced_namespaces(sim.dir(), &sim.kubeconfig, "kwatch-sim-*").exits(0);
+    let recs = out.json();
+    for (c, names) in contexts.iter().zip(&want) {
+        assert_eq!(&names_in(&recs, c), names, "context {c}");
+    }
+    let args = "pods -A --all-contexts -o json --until-synced --timeout 2m";
+    let out = kwatch_using(sim.dir(), &sim.kubeconfig, args).exits(0);
+    let recs = out.json();
+    for c in contexts {
+        assert_eq!(names_in(&recs, c).len(), 2, "context {c}: {}", out.stderr);
+    }
+}

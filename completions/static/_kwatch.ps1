@@ -114,6 +114,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
         }
         'kwatch;sim' {
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on (127.0.0.1); 0 picks a free port')
+            [CompletionResult]::new('--clusters', '--clusters', [CompletionResultType]::ParameterName, 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N')
             [CompletionResult]::new('--write-kubeconfig', '--write-kubeconfig', [CompletionResultType]::ParameterName, 'Write a kubeconfig for the simulated cluster to this file (mode 0600)')
             [CompletionResult]::new('--objects', '--objects', [CompletionResultType]::ParameterName, 'Number of pods to preload')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Changes per second made by the churn generator (0 = none)')

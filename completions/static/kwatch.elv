@@ -110,6 +110,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
         }
         &'kwatch;sim'= {
             cand --port 'Port to listen on (127.0.0.1); 0 picks a free port'
+            cand --clusters 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N'
             cand --write-kubeconfig 'Write a kubeconfig for the simulated cluster to this file (mode 0600)'
             cand --objects 'Number of pods to preload'
             cand --churn 'Changes per second made by the churn generator (0 = none)'

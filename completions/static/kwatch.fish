@@ -136,6 +136,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -a "man" -d 'Print the man p
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "replay" -d 'Re-render a recording made with --record, in any output format'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l clusters -d 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l write-kubeconfig -d 'Write a kubeconfig for the simulated cluster to this file (mode 0600)' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l objects -d 'Number of pods to preload' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l churn -d 'Changes per second made by the churn generator (0 = none)' -r

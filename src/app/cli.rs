@@ -1083,6 +1083,13 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 0)]
     pub port: u16,
 
+    /// Serve N clusters, each its own server on its own port (from --port on, unless 0),
+    /// with its own storage, token and control API; the kubeconfig has a context per
+    /// cluster, kwatch-sim-1 to kwatch-sim-N.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub clusters: u16,
+
     /// Write a kubeconfig for the simulated cluster to this file (mode 0600).
     #[arg(long, value_name = "FILE")]
     pub write_kubeconfig: Option<PathBuf>,
