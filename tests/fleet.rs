@@ -283,3 +283,34 @@ fn sim_clusters_serves_a_kubeconfig_of_n_contexts_for_kubectl_and_kwatch() {
         assert_eq!(names_in(&recs, c).len(), 2, "context {c}: {}", out.stderr);
     }
 }
+
+#[test]
+fn stats_say_each_context_synced_or_left_out() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,dead -o json --until-synced --timeout 2m --stats";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let line = |start: &str| {
+        out.stderr
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?}:\n{}", out.stderr))
+            .to_owned()
+    };
+    let deltas = namespaces(&a).len();
+    let live = line("  context a: synced after ");
+    assert!(
+        live.ends_with(&format!(
+            ", deltas {deltas}, lists 1 (0 relists), backoffs 0, retries 0"
+        )),
+        "{live}"
+    );
+    assert_eq!(
+        line("  context dead: "),
+        "  context dead: left out, deltas 0, lists 0 (0 relists), backoffs 0, retries 0"
+    );
+}

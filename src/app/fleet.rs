@@ -9,8 +9,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use crate::cache::reflector::ReflectorEvent;
 use crate::informer::consume::Observer;
 use crate::output::{Body, Record};
 
@@ -42,6 +43,14 @@ struct Context {
     targets: usize,
     synced: usize,
     left_out: bool,
+    /// `--stats`' per-context figures: deltas, lists begun (the initial ones and
+    /// relists), backoffs, retried requests, and when the context's last resource synced.
+    deltas: u64,
+    lists: u64,
+    relists: u64,
+    backoffs: u64,
+    retries: u64,
+    synced_after: Option<Duration>,
 }
 
 impl State {
@@ -73,6 +82,25 @@ impl State {
             .collect()
     }
 
+    /// `--stats`' lines, one per context in name order: when it synced (or that it was left
+    /// out, or has not synced), its deltas, lists, relists, backoffs and retried requests.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        for (name, c) in &self.contexts {
+            let state = match (c.left_out, c.synced_after) {
+                (true, _) => "left out".to_owned(),
+                (false, Some(d)) => format!("synced after {}ms", d.as_millis()),
+                (false, None) => format!("not synced ({} of {})", c.synced, c.targets),
+            };
+            s.push_str(&format!(
+                "  context {name}: {state}, deltas {}, lists {} ({} relists), backoffs {}, \
+                 retries {}\n",
+                c.deltas, c.lists, c.relists, c.backoffs, c.retries
+            ));
+        }
+        s
+    }
+
     /// Some context synced every one of its resources.
     pub fn any_synced(&self) -> bool {
         self.contexts
@@ -89,15 +117,47 @@ pub fn lock(s: &Shared) -> std::sync::MutexGuard<'_, State> {
     s.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// An observer of the informer loops counting each context's Synced records.
-pub struct Counter(pub Shared);
+/// An observer of the informer loops counting each context's records: its Synced ones
+/// (which say when it synced), and `--stats`' per-context figures.
+pub struct Counter {
+    state: Shared,
+    started: Instant,
+}
+
+impl Counter {
+    /// Counts into `state`, times from now.
+    pub fn new(state: Shared) -> Counter {
+        Counter {
+            state,
+            started: Instant::now(),
+        }
+    }
+}
 
 impl Observer for Counter {
     fn record(&mut self, rec: &Record<'_>, _shown: bool, _targets: usize) {
-        if let (Body::Synced, Some(c)) = (&rec.body, rec.context) {
-            if let Some(ctx) = lock(&self.0).contexts.get_mut(c) {
-                ctx.synced += 1;
+        let Some(name) = rec.context else { return };
+        let mut state = lock(&self.state);
+        let Some(c) = state.contexts.get_mut(name) else {
+            return;
+        };
+        match &rec.body {
+            Body::Synced => {
+                c.synced += 1;
+                if c.synced == c.targets {
+                    c.synced_after = Some(self.started.elapsed());
+                }
             }
+            Body::Delta { .. } => c.deltas += 1,
+            Body::Event(ReflectorEvent::List { reason, .. }) => {
+                c.lists += 1;
+                if reason != "initial" {
+                    c.relists += 1;
+                }
+            }
+            Body::Event(ReflectorEvent::Backoff { .. }) => c.backoffs += 1,
+            Body::Event(ReflectorEvent::Retry(_)) => c.retries += 1,
+            _ => {}
         }
     }
 }
@@ -125,5 +185,15 @@ mod tests {
         assert_eq!(s.unsynced(), ["b"]);
         assert!(s.any_synced());
         assert!(s.any_left_out());
+        let summary = s.summary();
+        let lines: Vec<&str> = summary.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "  context a: not synced (2 of 2), deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
+                "  context b: not synced (0 of 1), deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
+                "  context c: left out, deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
+            ]
+        );
     }
 }

@@ -196,7 +196,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         &tx,
     ));
     if let Some(f) = &fleet {
-        (shared.lock().observers).push(Box::new(fleet::Counter(f.clone())));
+        (shared.lock().observers).push(Box::new(fleet::Counter::new(f.clone())));
     }
     if cfg.graph() {
         let roots = clusters
@@ -254,7 +254,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         Some(f) => fleet_outcome(&cfg, f, outcome),
         None => outcome,
     };
-    conclude(&cfg, &shared, &queues, stores, &plurals, outcome)
+    conclude(
+        &cfg,
+        &shared,
+        &queues,
+        stores,
+        &plurals,
+        outcome,
+        fleet.as_ref(),
+    )
 }
 
 /// Several contexts, without `--until`: a run that ended as asked with a context left
@@ -343,6 +351,7 @@ fn conclude(
     stores: Vec<Arc<Store>>,
     plurals: &[String],
     outcome: Result<Outcome>,
+    fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
     let until = cfg.stop.until.is_some();
     // kubectl wait's error line, after the summary as kwatch's other errors come.
@@ -357,7 +366,7 @@ fn conclude(
     std::mem::forget(stores);
     // Without --until, only a run that never synced times out: say why.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(shared, queues, outcome);
+    let outcome = finish(shared, queues, outcome, fleet);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -967,6 +976,7 @@ fn finish(
     shared: &Shared,
     queues: &[(String, QueueStats)],
     outcome: Result<Outcome>,
+    fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
     sink.finished = true;
@@ -980,6 +990,11 @@ fn finish(
         let mut summary = stats.render(&fifo);
         for (name, c) in &sink.end_costs {
             summary.push_str(&format!("\n  cache {name}: {}", c.text(5)));
+        }
+        // Several contexts: a line per context, which one is behind or left out.
+        if let Some(f) = fleet {
+            summary.push('\n');
+            summary.push_str(fleet::lock(f).summary().trim_end());
         }
         let _ = writeln!(io::stderr(), "{summary}");
     }
