@@ -314,3 +314,26 @@ fn stats_say_each_context_synced_or_left_out() {
         "  context dead: left out, deltas 0, lists 0 (0 relists), backoffs 0, retries 0"
     );
 }
+
+/// A server that accepts connections and never answers (its TLS handshake never
+/// completes) holds its context's start for half of `--timeout` at most: the other
+/// cluster syncs within the other half.
+#[test]
+fn a_cluster_that_never_answers_is_left_out_at_half_the_timeout() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    // Connections complete in the kernel's backlog; nothing ever reads them.
+    let hung = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    let port = hung.local_addr().expect("its address").port();
+    let entries = [("a", Entry::Live(&a)), ("hung", Entry::Down(&a, port))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,hung -o json --until-synced --timeout 20s";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    assert_eq!(names_in(&out.json(), "a"), namespaces(&a), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("~ leaving out context hung: not started within 10s, half of --timeout"),
+        "{}",
+        out.stderr
+    );
+    drop(hung);
+}

@@ -593,10 +593,10 @@ async fn resolve_one<'a>(
 
 /// Several contexts: each context's start ([`resolve_one`]) at once, each tried up to
 /// [`fleet::TRIES`] times with client-go's backoff between ([`fleet::backoff`]), a try
-/// bounded by [`fleet::TRY_TIMEOUT`]; a context whose tries all fail is left out with one
+/// bounded by [`fleet::TRY_TIMEOUT`], and all of them by half of `--timeout` if given (the
+/// other half is the others' to sync); a context whose tries all fail is left out with one
 /// `~` line naming it, and the others are watched. The run fails only when every context
-/// failed. `--timeout` coming first ends the run as with one context (exit 3), naming the
-/// contexts still starting.
+/// failed. A signal ends the run at once.
 async fn resolve_fleet<'a>(
     cfg: &'a Config,
     signals: &mut Signals,
@@ -613,44 +613,56 @@ async fn resolve_fleet<'a>(
     for c in &cfg.clusters {
         clients.push(crate::client::connect::client(&c.kube)?);
     }
+    // With --timeout D, a context's start may take half of D, so that the others have
+    // the other half to sync.
+    let budget = deadline.map(|(_, after)| after / 2);
     let starts = cfg.clusters.iter().zip(clients).map(|(c, client)| {
         let starting = &starting;
         async move {
             let name = c.context.as_deref().unwrap_or_default();
-            let mut tried = 1;
-            let started = loop {
-                let attempt = resolve_one(cfg, c, client.clone(), true);
-                let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
-                    Ok(Ok(r)) => break Ok(r),
-                    Ok(Err(e)) => e,
-                    Err(_) => anyhow::anyhow!(
-                        "no answer from the server {} within {:?} (context {name})",
-                        c.kube.cluster_url.to_string().trim_end_matches('/'),
-                        fleet::TRY_TIMEOUT
-                    ),
-                };
-                if tried >= fleet::TRIES {
-                    break Err(err);
+            let tries = async {
+                let mut tried = 1;
+                loop {
+                    let attempt = resolve_one(cfg, c, client.clone(), true);
+                    let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
+                        Ok(Ok(r)) => return Ok(r),
+                        Ok(Err(e)) => e,
+                        Err(_) => anyhow::anyhow!(
+                            "no answer from the server {} within {:?} (context {name})",
+                            c.kube.cluster_url.to_string().trim_end_matches('/'),
+                            fleet::TRY_TIMEOUT
+                        ),
+                    };
+                    if tried >= fleet::TRIES {
+                        return Err(format!(" after {tried} tries: {}", said(&err)));
+                    }
+                    tracing::info!(
+                        "context {name}: try {tried} of {} failed: {}",
+                        fleet::TRIES,
+                        crate::app::exit::one_line(&err)
+                    );
+                    tokio::time::sleep(fleet::backoff(tried)).await;
+                    tried += 1;
                 }
-                tracing::info!(
-                    "context {name}: try {tried} of {} failed: {}",
-                    fleet::TRIES,
-                    crate::app::exit::one_line(&err)
-                );
-                tokio::time::sleep(fleet::backoff(tried)).await;
-                tried += 1;
+            };
+            let started = match budget {
+                Some(b) => match tokio::time::timeout(b, tries).await {
+                    Ok(r) => r,
+                    Err(_) => Err(format!(
+                        ": not started within {b:?}, half of --timeout (discovery and /version \
+                         of the server {})",
+                        c.kube.cluster_url.to_string().trim_end_matches('/')
+                    )),
+                },
+                None => tries.await,
             };
             starting
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .retain(|n| *n != name);
-            if let Err(e) = &started {
+            if let Err(why) = &started {
                 fleet::lock(state).left_out(name);
-                let line = format!(
-                    "~ leaving out context {name} after {} tries: {}",
-                    fleet::TRIES,
-                    said(e)
-                );
+                let line = format!("~ leaving out context {name}{why}");
                 let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
             }
             started
