@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::util::kwatch::{is_delta, kwatch_using, Finished};
-use crate::util::SimProcess;
+use crate::util::{eventually, SimProcess, LIMIT};
 
 /// One context of a test kubeconfig.
 enum Entry<'a> {
@@ -336,4 +336,49 @@ fn a_cluster_that_never_answers_is_left_out_at_half_the_timeout() {
         out.stderr
     );
     drop(hung);
+}
+
+/// `--metrics`' `informer_synced` names, per context, which cluster is behind.
+#[test]
+fn metrics_say_which_context_has_synced() {
+    use crate::metrics::{metrics_addr, parsed, sample, scrape};
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    // b's lists of namespaces fail (503) for as long as the test runs: it never syncs.
+    b.control(
+        "POST",
+        "/_sim/fail",
+        serde_json::json!({"code": 503, "always": true, "verb": "list", "resource": "namespaces"}),
+    );
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let mut cmd = crate::util::kwatch::command(a.dir());
+    cmd.arg("--kubeconfig").arg(&kc).args([
+        "namespaces",
+        "--context",
+        "a,b",
+        "-o",
+        "json",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let kw = crate::util::kwatch::Running::spawn(cmd);
+    let addr = eventually(LIMIT, "the metrics address", || {
+        let err = kw.stderr();
+        match err.contains("kwatch: metrics on http://") {
+            true => Ok(metrics_addr(&kw)),
+            false => Err(err),
+        }
+    });
+    let synced = |samples: &[Value], c: &str| {
+        let labels = [("resource", "namespaces"), ("context", c)];
+        sample(samples, "informer_synced", &labels)
+    };
+    eventually(LIMIT, "a synced and b not", || {
+        let samples = parsed(&scrape(&addr).2);
+        match (synced(&samples, "a"), synced(&samples, "b")) {
+            (Some(1.0), Some(0.0)) => Ok(()),
+            seen => Err(seen),
+        }
+    });
+    kw.interrupt(LIMIT);
 }

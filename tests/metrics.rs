@@ -15,7 +15,7 @@ use crate::util::kwatch::{
 use crate::util::{eventually, SimProcess, LIMIT};
 
 /// The address kwatch said it serves metrics on (stderr), once it has said it.
-fn metrics_addr(kw: &Running) -> String {
+pub(crate) fn metrics_addr(kw: &Running) -> String {
     let err = kw.stderr();
     let url = err
         .lines()
@@ -25,7 +25,7 @@ fn metrics_addr(kw: &Running) -> String {
 }
 
 /// `GET /metrics`: the status line, the content type and the body.
-fn scrape(addr: &str) -> (String, String, String) {
+pub(crate) fn scrape(addr: &str) -> (String, String, String) {
     request(addr, "GET")
 }
 
@@ -57,7 +57,7 @@ fn request(addr: &str, method: &str) -> (String, String, String) {
 /// (a histogram's buckets as `NAME_bucket` with `le`). That parser passes over lines it
 /// cannot read, so every line is first held to OpenMetrics' shape: a `# HELP`, `# TYPE` or
 /// `# UNIT` line, a sample with a number, and `# EOF` last.
-fn parsed(body: &str) -> Vec<Value> {
+pub(crate) fn parsed(body: &str) -> Vec<Value> {
     use prometheus_parse::{LineInfo, Scrape, Value as Sampled};
     let lines: Vec<&str> = body.lines().collect();
     assert_eq!(
@@ -112,7 +112,7 @@ fn parsed(body: &str) -> Vec<Value> {
 }
 
 /// The value of the sample `name` whose labels include `labels`.
-fn sample(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+pub(crate) fn sample(samples: &[Value], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     samples
         .iter()
         .find(|s| s["name"] == name && labels.iter().all(|(k, v)| s["labels"][k] == *v))
