@@ -69,6 +69,7 @@ fn exit_of(outcome: Outcome) -> Exit {
         Outcome::Done | Outcome::Met => Exit::Ok,
         Outcome::TimedOut => Exit::TimedOut,
         Outcome::NotMet => Exit::NotMet,
+        Outcome::NotAllSynced => Exit::NotAllSynced,
         Outcome::Interrupted => Exit::Interrupted,
         Outcome::Terminated => Exit::Terminated,
         Outcome::HungUp => Exit::HungUp,
@@ -78,7 +79,12 @@ fn exit_of(outcome: Outcome) -> Exit {
 /// `kwatch sim`: runs the simulated API server until interrupted.
 #[cfg(feature = "sim")]
 async fn sim(args: SimArgs) -> anyhow::Result<()> {
-    kwatch::sim::run(kwatch::app::sim::sim_options(args)).await
+    let clusters = usize::from(args.clusters);
+    let opts = kwatch::app::sim::sim_options(args);
+    if clusters > 1 {
+        return kwatch::sim::fleet::run(opts, clusters).await;
+    }
+    kwatch::sim::run(opts).await
 }
 
 /// `kwatch sim` in a kwatch built without the simulator.

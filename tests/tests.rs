@@ -27,6 +27,7 @@ mod docs;
 mod exits;
 mod failures;
 mod faults;
+mod fleet;
 mod follow;
 mod freshness;
 mod handlers;

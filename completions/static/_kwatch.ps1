@@ -93,6 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Show what each update changed against the version kwatch knew before')
             [CompletionResult]::new('--diff-all', '--diff-all', [CompletionResultType]::ParameterName, 'As --diff, including resourceVersion, managedFields and generation')
             [CompletionResult]::new('--blame', '--blame', [CompletionResultType]::ParameterName, 'Name who made each change: the managedFields entry owning each changed path')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Watch every context of the kubeconfig, into one stream')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
             [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not ask for bookmarks on watches')
@@ -116,6 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
         }
         'kwatch;sim' {
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on (127.0.0.1); 0 picks a free port')
+            [CompletionResult]::new('--clusters', '--clusters', [CompletionResultType]::ParameterName, 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N')
             [CompletionResult]::new('--write-kubeconfig', '--write-kubeconfig', [CompletionResultType]::ParameterName, 'Write a kubeconfig for the simulated cluster to this file (mode 0600)')
             [CompletionResult]::new('--objects', '--objects', [CompletionResultType]::ParameterName, 'Number of pods to preload')
             [CompletionResult]::new('--churn', '--churn', [CompletionResultType]::ParameterName, 'Changes per second made by the churn generator (0 = none)')
@@ -173,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'kwatch' -ScriptBlock {
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Check across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Check across all namespaces')
             [CompletionResult]::new('--sim', '--sim', [CompletionResultType]::ParameterName, 'Check the built-in simulated cluster, started in-process')
+            [CompletionResult]::new('--all-contexts', '--all-contexts', [CompletionResultType]::ParameterName, 'Watch every context of the kubeconfig, into one stream')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)')
             [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -90,6 +90,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --diff 'Show what each update changed against the version kwatch knew before'
             cand --diff-all 'As --diff, including resourceVersion, managedFields and generation'
             cand --blame 'Name who made each change: the managedFields entry owning each changed path'
+            cand --all-contexts 'Watch every context of the kubeconfig, into one stream'
             cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
             cand --disable-compression 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)'
             cand --no-bookmarks 'Do not ask for bookmarks on watches'
@@ -112,6 +113,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
         }
         &'kwatch;sim'= {
             cand --port 'Port to listen on (127.0.0.1); 0 picks a free port'
+            cand --clusters 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N'
             cand --write-kubeconfig 'Write a kubeconfig for the simulated cluster to this file (mode 0600)'
             cand --objects 'Number of pods to preload'
             cand --churn 'Changes per second made by the churn generator (0 = none)'
@@ -166,6 +168,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand -A 'Check across all namespaces'
             cand --all-namespaces 'Check across all namespaces'
             cand --sim 'Check the built-in simulated cluster, started in-process'
+            cand --all-contexts 'Watch every context of the kubeconfig, into one stream'
             cand --insecure-skip-tls-verify 'Do not verify the server''s certificate (insecure; clears the kubeconfig''s CA)'
             cand --disable-compression 'Do not ask for gzip-compressed responses (as the kubeconfig''s disable-compression)'
             cand -h 'Print help (see more with ''--help'')'

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -121,6 +121,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l timestamps -d 'Table: a T
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff -d 'Show what each update changed against the version kwatch knew before'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l diff-all -d 'As --diff, including resourceVersion, managedFields and generation'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l blame -d 'Name who made each change: the managedFields entry owning each changed path'
+complete -c kwatch -n "__fish_kwatch_needs_command" -l all-contexts -d 'Watch every context of the kubeconfig, into one stream'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l disable-compression -d 'Do not ask for gzip-compressed responses (as the kubeconfig\'s disable-compression)'
 complete -c kwatch -n "__fish_kwatch_needs_command" -l no-bookmarks -d 'Do not ask for bookmarks on watches'
@@ -139,6 +140,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -a "check" -d 'Check how the
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "replay" -d 'Re-render a recording made with --record, in any output format'
 complete -c kwatch -n "__fish_kwatch_needs_command" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l port -d 'Port to listen on (127.0.0.1); 0 picks a free port' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l clusters -d 'Serve N clusters, each its own server on its own port (from --port on, unless 0), with its own storage, token and control API; the kubeconfig has a context per cluster, kwatch-sim-1 to kwatch-sim-N' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l write-kubeconfig -d 'Write a kubeconfig for the simulated cluster to this file (mode 0600)' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l objects -d 'Number of pods to preload' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l churn -d 'Changes per second made by the churn generator (0 = none)' -r
@@ -192,6 +194,7 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l client-key -d 'C
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l tls-server-name -d 'Server name to verify the certificate against and send as SNI' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s A -l all-namespaces -d 'Check across all namespaces'
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l sim -d 'Check the built-in simulated cluster, started in-process'
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l all-contexts -d 'Watch every context of the kubeconfig, into one stream'
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l insecure-skip-tls-verify -d 'Do not verify the server\'s certificate (insecure; clears the kubeconfig\'s CA)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l disable-compression -d 'Do not ask for gzip-compressed responses (as the kubeconfig\'s disable-compression)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -554,7 +554,7 @@ pub struct WatchArgs {
     pub every_resource: bool,
 
     /// Start the built-in simulated cluster in-process and watch it.
-    #[arg(long, conflicts_with_all = ["kubeconfig", "context"], hide = cfg!(not(feature = "sim")),
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context", "all_contexts"], hide = cfg!(not(feature = "sim")),
           hide_short_help = true)]
     pub sim: bool,
 
@@ -711,9 +711,16 @@ pub struct ClusterArgs {
 
     /// Kubeconfig context to use; several, comma-separated, watch each into one stream
     #[arg(long_help = "Kubeconfig context to use; several, comma-separated, watch each cluster into one \
-          stream, every record tagged with its context.",
+          stream, every record tagged with its context. A name with * (any characters) or ? (one) \
+          is a pattern: every context it matches ('prod-*'). With several contexts, a cluster \
+          that is down or refuses the watch is left out (a ~ line names it) and the others go \
+          on; exit 5 when not every context synced.",
           long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
     pub context: Option<String>,
+
+    /// Watch every context of the kubeconfig, into one stream
+    #[arg(long, conflicts_with = "context", hide_short_help = true)]
+    pub all_contexts: bool,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
     #[arg(long, hide_short_help = true, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
@@ -1101,6 +1108,13 @@ pub struct SimArgs {
     /// Port to listen on (127.0.0.1); 0 picks a free port.
     #[arg(long, default_value_t = 0)]
     pub port: u16,
+
+    /// Serve N clusters, each its own server on its own port (from --port on, unless 0),
+    /// with its own storage, token and control API; the kubeconfig has a context per
+    /// cluster, kwatch-sim-1 to kwatch-sim-N.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub clusters: u16,
 
     /// Write a kubeconfig for the simulated cluster to this file (mode 0600).
     #[arg(long, value_name = "FILE")]

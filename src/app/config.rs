@@ -188,7 +188,10 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        let contexts = named_contexts(args.cluster.context.as_deref());
+        let contexts = match args.cluster.all_contexts {
+            true => every_context(&kc)?,
+            false => named_contexts(args.cluster.context.as_deref(), &kc)?,
+        };
         // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
         // is ignored even if specified with --namespace").
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
@@ -285,18 +288,89 @@ fn field_selector(args: &WatchArgs) -> Option<String> {
 }
 
 /// `--context a,b`'s contexts (`None`: the current one); a context named twice is
-/// watched once, where it first appears.
-fn named_contexts(list: Option<&str>) -> Vec<Option<String>> {
+/// watched once, where it first appears. A name with `*` or `?` is a pattern
+/// ([`glob_match`]) standing for every context of `kc` it matches, in the kubeconfig's
+/// order; a pattern that matches none is an error.
+fn named_contexts(list: Option<&str>, kc: &Kubeconfig) -> Result<Vec<Option<String>>> {
     let Some(list) = list else {
-        return vec![None];
+        return Ok(vec![None]);
     };
     let mut contexts: Vec<Option<String>> = Vec::new();
-    for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+    let mut add = |c: &str| {
         if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
             contexts.push(Some(c.to_owned()));
         }
+    };
+    for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        if !c.contains(['*', '?']) {
+            add(c);
+            continue;
+        }
+        let matched: Vec<&str> = kc
+            .contexts
+            .iter()
+            .map(|k| k.name.as_str())
+            .filter(|name| glob_match(c, name))
+            .collect();
+        if matched.is_empty() {
+            anyhow::bail!(
+                "--context {c:?} matches no context of the kubeconfig: `kubectl config \
+                 get-contexts -o name` lists them (`*` stands for any characters, `?` for one)"
+            );
+        }
+        matched.into_iter().for_each(&mut add);
     }
-    contexts
+    Ok(contexts)
+}
+
+/// `--all-contexts`: every context of the merged kubeconfig, in its order.
+fn every_context(kc: &Kubeconfig) -> Result<Vec<Option<String>>> {
+    if kc.contexts.is_empty() {
+        anyhow::bail!(
+            "--all-contexts: the kubeconfig has no context (`kubectl config set-context` adds one)"
+        );
+    }
+    let mut contexts: Vec<Option<String>> = Vec::new();
+    for c in &kc.contexts {
+        if !contexts
+            .iter()
+            .any(|k| k.as_deref() == Some(c.name.as_str()))
+        {
+            contexts.push(Some(c.name.clone()));
+        }
+    }
+    Ok(contexts)
+}
+
+/// `name` matches the shell-like `pattern`: `*` any run of characters (none too), `?`
+/// exactly one, anything else itself.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // The classic backtracking matcher: on a mismatch, let the last `*` take one more
+    // character.
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || c == n[ni] => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
 }
 
 /// The printer's options: the output flags, and the columns the watched clusters and
@@ -397,6 +471,47 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+
+    #[test]
+    fn context_patterns_match_as_a_shell_glob() {
+        for (pattern, name, want) in [
+            ("prod-*", "prod-eu", true),
+            ("prod-*", "prod-", true),
+            ("prod-*", "staging-eu", false),
+            ("*-eu", "prod-eu", true),
+            ("*-eu", "prod-us", false),
+            ("p?od", "prod", true),
+            ("p?od", "pod", false),
+            ("*a*b*", "xxaxxbxx", true),
+            ("*a*b", "xxaxxbxx", false),
+            ("*", "", true),
+        ] {
+            assert_eq!(glob_match(pattern, name), want, "{pattern} on {name:?}");
+        }
+    }
+
+    #[test]
+    fn a_context_pattern_picks_every_match_in_kubeconfig_order() {
+        let mut kc = Kubeconfig::default();
+        for name in ["prod-b", "dev", "prod-a"] {
+            kc.contexts.push(kube::config::NamedContext {
+                name: name.to_owned(),
+                context: None,
+                other: Default::default(),
+            });
+        }
+        let got = named_contexts(Some("dev,prod-*,prod-a"), &kc).unwrap();
+        let want = ["dev", "prod-b", "prod-a"].map(|n| Some(n.to_owned()));
+        assert_eq!(got, want);
+        let err = named_contexts(Some("qa-*"), &kc).unwrap_err().to_string();
+        assert!(
+            err.starts_with("--context \"qa-*\" matches no context"),
+            "{err}"
+        );
+        let all = every_context(&kc).unwrap();
+        assert_eq!(all, ["prod-b", "dev", "prod-a"].map(|n| Some(n.to_owned())));
+        assert!(every_context(&Kubeconfig::default()).is_err());
+    }
 
     #[test]
     fn stop_flags_resolve_field_by_field() {

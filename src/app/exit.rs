@@ -16,6 +16,10 @@ pub enum Exit {
     /// --until CONDITION: the watch ended otherwise (--max-events, --until-synced)
     /// before the condition was met.
     NotMet = 4,
+    /// Several contexts: the run ended as for [`Exit::Ok`], but at least one context was
+    /// left out (it failed for good, or had not synced at --timeout) while the others
+    /// were watched.
+    NotAllSynced = 5,
     /// Hung up (128 + SIGHUP): the terminal went away.
     HungUp = 129,
     /// Interrupted by Ctrl-C (128 + SIGINT).
@@ -93,6 +97,9 @@ pub enum Outcome {
     /// --until was given and the watch ended otherwise first (--max-events,
     /// --until-synced, output closed).
     NotMet,
+    /// Several contexts, without --until: the run ended as [`Outcome::Done`] would, but
+    /// not every context synced (one failed for good, or had not synced at --timeout).
+    NotAllSynced,
     /// SIGINT (Ctrl-C).
     Interrupted,
     /// SIGTERM.

@@ -47,6 +47,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     ("2", "bad command-line usage"),
     ("3", "--timeout came first: before every resource synced (connecting included), with --until before the condition was met"),
     ("4", "with --until: the watch ended otherwise first (--max-events, --until-synced, stdout closed)"),
+    ("5", "several contexts: the run ended as for 0, but a context was left out (down, refused, or not synced at --timeout)"),
     ("129", "hung up (SIGHUP)"),
     ("130", "interrupted (Ctrl-C)"),
     ("143", "terminated (SIGTERM)"),

@@ -181,6 +181,7 @@ pub struct Metrics {
     store_objects: Family<Labels, Gauge>,
     store_bytes: Family<Labels, Gauge>,
     last_rv: Family<Labels, Gauge>,
+    synced: Family<Labels, Gauge>,
     last_event: Family<Labels, FloatGauge>,
     /// `--freshness`: the store's lag behind the server at the last sample.
     store_lag: Family<Labels, FloatGauge>,
@@ -246,6 +247,7 @@ impl Metrics {
             store_objects: Family::default(),
             store_bytes: Family::default(),
             last_rv: Family::default(),
+            synced: Family::default(),
             last_event: Family::default(),
             store_lag: Family::default(),
             stale: Family::default(),
@@ -321,6 +323,11 @@ impl Metrics {
             "informer_store_bytes",
             "Bytes of the objects' JSON in the informer's store",
             self.store_bytes.clone(),
+        );
+        r.register(
+            "informer_synced",
+            "1 once the informer's initial list has been popped (client-go's HasSynced), else 0",
+            self.synced.clone(),
         );
         r.register(
             "reflector_last_resource_version",
@@ -434,6 +441,8 @@ impl Metrics {
     /// `reason` or `type` appear with their first value. Registered later, the initial
     /// list's pops would be missing from the client-go series for good.
     pub fn add_informer(&self, labels: Labels, informer: InformerLabels) {
+        // At 0 from the start: with several contexts, a cluster behind shows as 0.
+        let _ = self.synced.get_or_create(&labels);
         for c in [
             &self.watches,
             &self.short_watches,
@@ -531,7 +540,10 @@ impl Metrics {
                 }
             }
             Body::Event(e) => self.observe_event(&l, e),
-            Body::Synced | Body::Handler { .. } => {}
+            Body::Synced => {
+                self.synced.get_or_create(&l).set(1);
+            }
+            Body::Handler { .. } => {}
         }
     }
 

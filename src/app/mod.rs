@@ -13,6 +13,7 @@ pub mod cli;
 pub mod complete;
 pub mod config;
 pub mod exit;
+pub mod fleet;
 pub mod freshness;
 pub mod help;
 pub mod kubeconfig;

@@ -3,7 +3,9 @@
 //! for a stop condition, Ctrl-C or an error, and report.
 //!
 //! With `--context a,b`, every cluster gets its own targets, reflectors and informer
-//! loops; all print into the one sink, each record tagged with its context.
+//! loops; all print into the one sink, each record tagged with its context. A cluster
+//! that fails (down, forbidden, not synced at `--timeout`) is left out while the others go
+//! on ([`crate::app::fleet`]).
 
 use std::collections::HashSet;
 use std::io::{self, IsTerminal as _, Write as _};
@@ -17,6 +19,7 @@ use tokio::task::JoinSet;
 use crate::app::cli::WatchArgs;
 use crate::app::config::{Cluster, Config};
 use crate::app::exit::Outcome;
+use crate::app::fleet;
 use crate::app::metrics::{self, Metrics};
 use crate::app::run::{Shared, Stop};
 use crate::app::stats::Stats;
@@ -149,6 +152,8 @@ struct Resolved<'a> {
     /// How many of `targets` are the user's: the graph's take no selector.
     selected: usize,
     informer: Informer,
+    /// Several contexts: the fleet's state, where this cluster's failures are told.
+    fleet: Option<fleet::Shared>,
 }
 
 async fn watch(cfg: Config) -> Result<Outcome> {
@@ -165,7 +170,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         Some(addr) => Some(metrics::bind(addr).await?),
         None => None,
     };
-    let clusters = match resolve(&cfg, &mut signals, deadline).await? {
+    // Several contexts: one cluster's trouble is that cluster's (`fleet`).
+    let fleet = (cfg.clusters.len() > 1).then(fleet::Shared::default);
+    let clusters = match resolve(&cfg, &mut signals, deadline, fleet.as_ref()).await? {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
     };
@@ -188,6 +195,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         total_targets,
         &tx,
     ));
+    if let Some(f) = &fleet {
+        (shared.lock().observers).push(Box::new(fleet::Counter::new(f.clone())));
+    }
     if cfg.graph() {
         let roots = clusters
             .iter()
@@ -240,7 +250,44 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     tasks.abort_all();
     drop(screen);
     remove_probes(&probes).await;
-    conclude(&cfg, &shared, &queues, stores, &plurals, outcome)
+    let outcome = match &fleet {
+        Some(f) => fleet_outcome(&cfg, f, outcome),
+        None => outcome,
+    };
+    conclude(
+        &cfg,
+        &shared,
+        &queues,
+        stores,
+        &plurals,
+        outcome,
+        fleet.as_ref(),
+    )
+}
+
+/// Several contexts, without `--until`: a run that ended as asked with a context left
+/// out, or whose `--timeout` came when some contexts had synced and others not (each of
+/// those named on stderr), did not see every cluster: [`Outcome::NotAllSynced`].
+fn fleet_outcome(cfg: &Config, f: &fleet::Shared, outcome: Result<Outcome>) -> Result<Outcome> {
+    if cfg.stop.until.is_some() {
+        return outcome;
+    }
+    let state = fleet::lock(f);
+    match outcome {
+        Ok(Outcome::Done) if state.any_left_out() => Ok(Outcome::NotAllSynced),
+        Ok(Outcome::TimedOut) if state.any_synced() => {
+            let after = cfg.stop.timeout.unwrap_or_default();
+            for c in state.unsynced() {
+                let line = format!(
+                    "~ context {c} had not synced when --timeout came after {after:?}: \
+                     left out, the other contexts synced"
+                );
+                let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+            }
+            Ok(Outcome::NotAllSynced)
+        }
+        other => other,
+    }
 }
 
 /// Every way a run ends: a stop condition or an error, `--timeout`, a signal, `q` in
@@ -304,6 +351,7 @@ fn conclude(
     stores: Vec<Arc<Store>>,
     plurals: &[String],
     outcome: Result<Outcome>,
+    fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
     let until = cfg.stop.until.is_some();
     // kubectl wait's error line, after the summary as kwatch's other errors come.
@@ -318,7 +366,7 @@ fn conclude(
     std::mem::forget(stores);
     // Without --until, only a run that never synced times out: say why.
     let unsynced = matches!(outcome, Ok(Outcome::TimedOut)) && !until;
-    let outcome = finish(shared, queues, outcome);
+    let outcome = finish(shared, queues, outcome, fleet);
     if let (Some(line), Ok(Outcome::TimedOut)) = (timed_out, &outcome) {
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
@@ -473,71 +521,189 @@ fn waited_on(
 
 /// Every cluster's targets, resolved before anything is printed (a bad context or
 /// resource fails the run first); `Err` with the outcome when a signal came meanwhile.
+/// With several contexts, [`resolve_fleet`].
 async fn resolve<'a>(
     cfg: &'a Config,
     signals: &mut Signals,
     deadline: Deadline,
+    fleet: Option<&fleet::Shared>,
 ) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
-    let tag = cfg.clusters.len() > 1;
+    if let Some(f) = fleet {
+        return resolve_fleet(cfg, signals, deadline, f).await;
+    }
     let mut clusters = Vec::new();
     for c in &cfg.clusters {
         let url = c.kube.cluster_url.to_string();
         let client = crate::client::connect::client(&c.kube)?;
-        let docs = || {
-            crate::client::discovery::Discovery::new(
-                server_of(&client, cfg),
-                c.discovery_cache.clone(),
-            )
-        };
-        let every = cfg.every_resource.then_some(crate::client::expand::Every {
-            namespaced_only: c.namespace.is_some(),
-        });
-        let targets = tokio::select! {
-            t = crate::client::expand::targets(docs(), &cfg.resources, every) => t,
+        let resolved = tokio::select! {
+            r = resolve_one(cfg, c, client, false) => r?,
             signalled = signals.recv() => return Ok(Err(signalled)),
             why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
         };
-        let context = c.context.as_deref().filter(|_| tag);
-        let targets = targets.map_err(|e| match worded(e.into(), &url, context) {
-            w if w.is::<crate::app::exit::Worded>() => w,
-            other => other.context(format!("cannot watch at {url}")),
-        })?;
-        // Asked only when --client-go does not name the release (which then wins over
-        // any server's).
-        let server = match cfg.informer.client_go {
-            Some(r) => r,
-            None => tokio::select! {
-                r = server_release(&client, cfg.request_timeout, &url, context) => r?,
-                signalled = signals.recv() => return Ok(Err(signalled)),
-                why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
-            },
-        };
-        let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
-        let selected = targets.len();
-        let mut targets = targets;
-        if cfg.graph() {
-            let more = crate::informer::follow::graph_targets(
-                docs,
-                &targets,
-                cfg.follow.as_ref(),
-                cfg.events,
-            );
-            let more = tokio::select! {
-                t = more => t,
-                signalled = signals.recv() => return Ok(Err(signalled)),
-                why = connecting_at(deadline) => return Ok(Err(timed_out_connecting(deadline, &url, why))),
-            };
-            targets.extend(more.map_err(|e| worded(e.into(), &url, context))?);
-        }
-        clusters.push(Resolved {
-            cluster: c,
-            client,
-            targets,
-            selected,
-            informer,
-        });
+        clusters.push(resolved);
     }
     Ok(Ok(clusters))
+}
+
+/// One cluster's targets and informer: discovery, the server's release (`/version`), the
+/// graph's resources; its errors in kubectl's words (naming the context when `tag`).
+async fn resolve_one<'a>(
+    cfg: &'a Config,
+    c: &'a Cluster,
+    client: kube::Client,
+    tag: bool,
+) -> Result<Resolved<'a>> {
+    let url = c.kube.cluster_url.to_string();
+    let docs = || {
+        crate::client::discovery::Discovery::new(server_of(&client, cfg), c.discovery_cache.clone())
+    };
+    let every = cfg.every_resource.then_some(crate::client::expand::Every {
+        namespaced_only: c.namespace.is_some(),
+    });
+    let targets = crate::client::expand::targets(docs(), &cfg.resources, every).await;
+    let context = c.context.as_deref().filter(|_| tag);
+    let targets = targets.map_err(|e| match worded(e.into(), &url, context) {
+        w if w.is::<crate::app::exit::Worded>() => w,
+        other => other.context(format!("cannot watch at {url}")),
+    })?;
+    // Asked only when --client-go does not name the release (which then wins over any
+    // server's).
+    let server = match cfg.informer.client_go {
+        Some(r) => r,
+        None => server_release(&client, cfg.request_timeout, &url, context).await?,
+    };
+    let informer = cfg.informer.informer(server).map_err(anyhow::Error::msg)?;
+    let selected = targets.len();
+    let mut targets = targets;
+    if cfg.graph() {
+        let more =
+            crate::informer::follow::graph_targets(docs, &targets, cfg.follow.as_ref(), cfg.events)
+                .await;
+        targets.extend(more.map_err(|e| worded(e.into(), &url, context))?);
+    }
+    Ok(Resolved {
+        cluster: c,
+        client,
+        targets,
+        selected,
+        informer,
+        fleet: None,
+    })
+}
+
+/// Several contexts: each context's start ([`resolve_one`]) at once, each tried up to
+/// [`fleet::TRIES`] times with client-go's backoff between ([`fleet::backoff`]), a try
+/// bounded by [`fleet::TRY_TIMEOUT`], and all of them by half of `--timeout` if given (the
+/// other half is the others' to sync); a context whose tries all fail is left out with one
+/// `~` line naming it, and the others are watched. The run fails only when every context
+/// failed. A signal ends the run at once.
+async fn resolve_fleet<'a>(
+    cfg: &'a Config,
+    signals: &mut Signals,
+    deadline: Deadline,
+    state: &fleet::Shared,
+) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
+    let starting: Mutex<Vec<&str>> = Mutex::new(
+        cfg.clusters
+            .iter()
+            .map(|c| c.context.as_deref().unwrap_or_default())
+            .collect(),
+    );
+    let mut clients = Vec::new();
+    for c in &cfg.clusters {
+        clients.push(crate::client::connect::client(&c.kube)?);
+    }
+    // With --timeout D, a context's start may take half of D, so that the others have
+    // the other half to sync.
+    let budget = deadline.map(|(_, after)| after / 2);
+    let starts = cfg.clusters.iter().zip(clients).map(|(c, client)| {
+        let starting = &starting;
+        async move {
+            let name = c.context.as_deref().unwrap_or_default();
+            let tries = async {
+                let mut tried = 1;
+                loop {
+                    let attempt = resolve_one(cfg, c, client.clone(), true);
+                    let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
+                        Ok(Ok(r)) => return Ok(r),
+                        Ok(Err(e)) => e,
+                        Err(_) => anyhow::anyhow!(
+                            "no answer from the server {} within {:?} (context {name})",
+                            c.kube.cluster_url.to_string().trim_end_matches('/'),
+                            fleet::TRY_TIMEOUT
+                        ),
+                    };
+                    if tried >= fleet::TRIES {
+                        return Err(format!(" after {tried} tries: {}", said(&err)));
+                    }
+                    tracing::info!(
+                        "context {name}: try {tried} of {} failed: {}",
+                        fleet::TRIES,
+                        crate::app::exit::one_line(&err)
+                    );
+                    tokio::time::sleep(fleet::backoff(tried)).await;
+                    tried += 1;
+                }
+            };
+            let started = match budget {
+                Some(b) => match tokio::time::timeout(b, tries).await {
+                    Ok(r) => r,
+                    Err(_) => Err(format!(
+                        ": not started within {b:?}, half of --timeout (discovery and /version \
+                         of the server {})",
+                        c.kube.cluster_url.to_string().trim_end_matches('/')
+                    )),
+                },
+                None => tries.await,
+            };
+            starting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|n| *n != name);
+            if let Err(why) = &started {
+                fleet::lock(state).left_out(name);
+                let line = format!("~ leaving out context {name}{why}");
+                let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+            }
+            started
+        }
+    });
+    let all = tokio::select! {
+        all = futures::future::join_all(starts) => all,
+        signalled = signals.recv() => return Ok(Err(signalled)),
+        why = connecting_at(deadline) => {
+            let names = starting.lock().unwrap_or_else(|e| e.into_inner()).join(", ");
+            let what = format!("of context(s) {names}");
+            return Ok(Err(timed_out_connecting(deadline, &what, why)));
+        }
+    };
+    let mut clusters: Vec<Resolved<'a>> = all.into_iter().filter_map(Result::ok).collect();
+    if clusters.is_empty() {
+        anyhow::bail!(
+            "none of the {} contexts can be watched: each failed, as said above",
+            cfg.clusters.len()
+        );
+    }
+    let mut s = fleet::lock(state);
+    for c in &mut clusters {
+        s.started(
+            c.cluster.context.as_deref().unwrap_or_default(),
+            c.targets.len(),
+        );
+        c.fleet = Some(state.clone());
+    }
+    Ok(Ok(clusters))
+}
+
+/// An error as a `~` line says it: kubectl's words as they are, else its causes on one line.
+fn said(err: &anyhow::Error) -> String {
+    match err
+        .chain()
+        .find_map(|e| e.downcast_ref::<crate::app::exit::Worded>())
+    {
+        Some(w) => w.0.clone(),
+        None => crate::app::exit::one_line(err),
+    }
 }
 
 /// The discovery client's server.
@@ -740,6 +906,7 @@ fn start_all(
         targets,
         selected,
         informer,
+        fleet,
     } in clusters
     {
         let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
@@ -764,6 +931,7 @@ fn start_all(
                 shared,
                 stop: tx,
                 skip_refused,
+                fleet: fleet.clone(),
                 table: tables.contains(&t.resource.name),
                 selected: i < selected,
             };
@@ -831,6 +999,7 @@ fn finish(
     shared: &Shared,
     queues: &[(String, QueueStats)],
     outcome: Result<Outcome>,
+    fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
     sink.finished = true;
@@ -844,6 +1013,11 @@ fn finish(
         let mut summary = stats.render(&fifo);
         for (name, c) in &sink.end_costs {
             summary.push_str(&format!("\n  cache {name}: {}", c.text(5)));
+        }
+        // Several contexts: a line per context, which one is behind or left out.
+        if let Some(f) = fleet {
+            summary.push('\n');
+            summary.push_str(fleet::lock(f).summary().trim_end());
         }
         let _ = writeln!(io::stderr(), "{summary}");
     }
@@ -917,6 +1091,9 @@ struct Start<'a> {
     /// A 403, 404 or 405 before the first sync leaves this resource out
     /// ([`SourceError::refuses_resource`]) instead of ending the run.
     skip_refused: bool,
+    /// Several contexts: a failure before the first sync leaves this resource out (its
+    /// context marked), the other contexts going on.
+    fleet: Option<fleet::Shared>,
     /// List and watch the server's Table ([`KubeSource::table`]).
     table: bool,
     /// One of the user's resources: the user's selectors apply (not to the graph's).
@@ -1037,6 +1214,7 @@ fn start<Q: Queue<ReflectorEvent>>(
     let server = a.cluster.kube.cluster_url.to_string();
     let context = a.context.clone();
     let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
+    let fleet = a.fleet.clone().map(|f| (f, a.shared.clone()));
     let name = match &a.context {
         Some(c) => format!("{} in {c}", t.resource.name),
         None => t.resource.name.clone(),
@@ -1049,8 +1227,16 @@ fn start<Q: Queue<ReflectorEvent>>(
             shared.skip(&format!("~ skipping {name}: {err}"));
             return;
         }
-        let err = anyhow::Error::new(err);
-        let _ = stop.send(Stop::Failed(worded(err, &server, context.as_deref())));
+        let err = worded(anyhow::Error::new(err), &server, context.as_deref());
+        if let (Some((f, shared)), Some(c)) = (fleet, &context) {
+            // This cluster's trouble is this cluster's: the others go on.
+            fleet::lock(&f).left_out(c);
+            shared.leave_out(&format!("~ leaving out {name}: {}", said(&err)), || {
+                anyhow::anyhow!("none of the contexts can be watched: each failed, as said above")
+            });
+            return;
+        }
+        let _ = stop.send(Stop::Failed(err));
     });
     if let Some(g) = &mut a.shared.lock().graph {
         g.add_store(&t.resource, store.clone());

@@ -30,6 +30,7 @@ mod churn;
 mod control;
 mod controllers;
 mod discovery;
+pub mod fleet;
 mod freeze;
 mod gzip;
 mod http;
@@ -554,7 +555,7 @@ pub async fn run(opts: SimOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn wait_for_signal() {
+pub(crate) async fn wait_for_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

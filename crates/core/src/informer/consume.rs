@@ -357,15 +357,21 @@ impl<E: From<Error>> Shared<E> {
     /// stderr, and the others go on. The run fails when no resource is left, and with
     /// `--until-synced` ends when the others have all synced.
     pub fn skip(&self, line: &str) {
+        self.leave_out(line, || Error::NothingWatchable(self.targets).into());
+    }
+
+    /// Leaves out one resource that will never sync, as [`Shared::skip`] does, saying
+    /// `line` on stderr; when none is left, the run fails with `none_left()`'s error.
+    /// The application leaves out each resource of a context whose server fails for
+    /// good, the other contexts going on.
+    pub fn leave_out(&self, line: &str, none_left: impl FnOnce() -> E) {
         self.write(|sink| {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
             sink.skipped += 1;
             sink.printer.left_out()?;
             if sink.skipped >= self.targets {
-                return Ok(Some(Stop::Failed(
-                    Error::NothingWatchable(self.targets).into(),
-                )));
+                return Ok(Some(Stop::Failed(none_left())));
             }
             Ok((self.until_synced && sink.all_synced(self.targets)).then_some(Stop::Done))
         });

@@ -572,20 +572,26 @@ impl Printer for LivePrinter {
 }
 
 /// Rows of `m` the filter keeps, in the order asked: kubectl's (the model's) or by the
-/// cells of column `sort` (a header name), reversed or not.
+/// cells of column `sort` (a header name), reversed or not. The filter is a substring of
+/// `namespace/name`, `key=value` for a label, or `@TEXT` for the contexts whose name
+/// holds TEXT (with several contexts).
 pub fn visible<'m>(
     m: &'m Model,
     filter: &str,
     sort: Option<&str>,
     reverse: bool,
 ) -> Vec<(&'m RowKey, &'m Row)> {
-    let by_label = filter.split_once('=');
+    let by_context = filter.strip_prefix('@');
+    let by_label = filter.split_once('=').filter(|_| by_context.is_none());
     let mut rows: Vec<_> = m
         .rows
         .iter()
         .filter(|(k, r)| {
             if filter.is_empty() {
                 return true;
+            }
+            if let Some(c) = by_context {
+                return k.2.as_deref().is_some_and(|ctx| ctx.contains(c));
             }
             match by_label {
                 Some((lk, lv)) => r

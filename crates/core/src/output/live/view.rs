@@ -801,7 +801,8 @@ const HELP: &str = "kwatch --live: the informer's cache, changing in place
 
   ↑ ↓ j k           move          PgUp PgDn Home End   page, first, last
   ← →               the columns one to the left / right (when the screen cuts the rows)
-  /                 filter by name (substring) or label (key=value); Enter keeps it, Esc clears it;
+  /                 filter by name (substring), label (key=value) or context (@name); Enter keeps it,
+                    Esc clears it;
                     while typing: Backspace, Ctrl-W deletes a word, Ctrl-U the whole line
   s  S              sort by the next column of the selected row's kind / reverse
                     (default: kubectl's order, namespace then name)

@@ -29,6 +29,8 @@ struct Feed {
     p: LivePrinter,
     model: Shared,
     r: Resource,
+    /// The context of the records fed (`None`: one cluster).
+    context: Option<&'static str>,
     /// The last version of each key, the `prev` the informer passes.
     last: std::collections::HashMap<String, ObjectRef>,
 }
@@ -45,6 +47,7 @@ impl Feed {
             p: LivePrinter::new(opts, model.clone(), history),
             model,
             r: Resource::pods(),
+            context: None,
             last: Default::default(),
         }
     }
@@ -57,7 +60,7 @@ impl Feed {
     fn rec_in(&mut self, at: u32, body: Body<'_>, follow: Option<&crate::output::Followed>) {
         let rec = Record {
             resource: &self.r,
-            context: None,
+            context: self.context,
             time: t(at),
             body,
             informer: crate::output::InformerInfo {
@@ -353,6 +356,31 @@ fn filter_by_substring_and_label() {
     let b = f.draw(&mut ui, 120, 16, 10);
     let s = text(&b);
     assert!(s.contains("db-0") && !s.contains("web-1"), "{s}");
+}
+
+/// With several contexts, `@TEXT` keeps the rows of the contexts whose name holds TEXT.
+#[test]
+fn filter_by_context() {
+    let mut f = Feed::new(Options {
+        contexts: true,
+        ..Options::default()
+    });
+    for (i, ctx) in ["prod-eu", "dev"].into_iter().enumerate() {
+        f.context = Some(ctx);
+        let name = format!("web-{ctx}");
+        f.delta(
+            i as u32,
+            DeltaType::Added,
+            pod(&name, "100", "Running", "web"),
+        );
+    }
+    let mut ui = Ui::new(false);
+    ui.filter = "@prod".into();
+    let s = text(&f.draw(&mut ui, 120, 16, 10));
+    assert!(s.contains("web-prod-eu") && !s.contains("web-dev"), "{s}");
+    ui.filter = "@nowhere".into();
+    let s = text(&f.draw(&mut ui, 120, 16, 10));
+    assert!(!s.contains("web-prod-eu") && !s.contains("web-dev"), "{s}");
 }
 
 #[test]

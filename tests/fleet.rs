@@ -1,0 +1,384 @@
+//! Several contexts as a fleet: a cluster that is down or forbidden is left out with a `~`
+//! line naming its context while the others sync and stream on, and the exit code says
+//! whether every context synced (5 when not).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::kwatch::{is_delta, kwatch_using, Finished};
+use crate::util::{eventually, SimProcess, LIMIT};
+
+/// One context of a test kubeconfig.
+enum Entry<'a> {
+    /// The simulator's cluster and user.
+    Live(&'a SimProcess),
+    /// The simulator's user, impersonating `as` (the simulator's policy forbids a user
+    /// it does not know).
+    As(&'a SimProcess, &'a str),
+    /// A server nobody listens at: `sim`'s entries with the server's port changed.
+    Down(&'a SimProcess, u16),
+}
+
+/// A port on 127.0.0.1 nobody listens at: bound, then closed.
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    l.local_addr().expect("its address").port()
+}
+
+/// A kubeconfig with one context per `(name, entry)` (cluster, user and context named
+/// `name`), written into `dir`.
+fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
+    let mut merged: Option<serde_yaml::Value> = None;
+    for (name, entry) in entries {
+        let sim = match entry {
+            Entry::Live(s) | Entry::As(s, _) | Entry::Down(s, _) => s,
+        };
+        let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
+        let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
+        for list in ["clusters", "users", "contexts"] {
+            kc[list][0]["name"] = (*name).into();
+        }
+        kc["contexts"][0]["context"]["cluster"] = (*name).into();
+        kc["contexts"][0]["context"]["user"] = (*name).into();
+        match entry {
+            Entry::Live(_) => {}
+            Entry::As(_, who) => kc["users"][0]["user"]["as"] = (*who).into(),
+            Entry::Down(_, port) => {
+                kc["clusters"][0]["cluster"]["server"] = format!("https://127.0.0.1:{port}").into()
+            }
+        }
+        // Only the first cluster, user and context (the sim writes more).
+        for list in ["clusters", "users", "contexts"] {
+            kc[list].as_sequence_mut().expect(list).truncate(1);
+        }
+        match &mut merged {
+            None => merged = Some(kc),
+            Some(m) => {
+                for list in ["clusters", "users", "contexts"] {
+                    let item = kc[list][0].clone();
+                    m[list].as_sequence_mut().expect(list).push(item);
+                }
+            }
+        }
+    }
+    let path = dir.join("fleet.kubeconfig");
+    let text = serde_yaml::to_string(&merged.expect("an entry")).expect("YAML");
+    std::fs::write(&path, text).expect("writing the kubeconfig");
+    path
+}
+
+/// The names of every namespace the simulator holds.
+fn namespaces(sim: &SimProcess) -> BTreeSet<String> {
+    sim.state()["objects"]["namespaces"]
+        .as_object()
+        .expect("namespaces in the state")
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// The names of the objects of `context`'s deltas.
+fn names_in(recs: &[Value], context: &str) -> BTreeSet<String> {
+    recs.iter()
+        .filter(|r| is_delta(r) && r["context"] == context)
+        .map(|r| r["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+/// `kwatch namespaces --context CONTEXTS -o json --until-synced --timeout 2m` to its end.
+fn synced_namespaces(dir: &Path, kubeconfig: &Path, contexts: &str) -> Finished {
+    let args = [
+        "namespaces",
+        "--context",
+        contexts,
+        "-o",
+        "json",
+        "--until-synced",
+        "--timeout",
+        "2m",
+    ];
+    kwatch_using(dir, kubeconfig, args)
+}
+
+#[test]
+fn a_cluster_that_is_down_is_left_out_and_the_others_sync() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2", "--server-version", "1.36"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("b", Entry::Live(&b)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,b,dead").exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a), "{}", out.stderr);
+    assert_eq!(names_in(&recs, "b"), namespaces(&b), "{}", out.stderr);
+    assert!(names_in(&recs, "dead").is_empty());
+    for c in ["a", "b"] {
+        let synced = recs
+            .iter()
+            .filter(|r| r["type"] == "Synced" && r["context"] == c);
+        assert_eq!(synced.count(), 1, "context {c}: {recs:#?}");
+    }
+    let left = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out context dead"))
+        .unwrap_or_else(|| panic!("no line names the dead context:\n{}", out.stderr));
+    assert!(left.contains("refused"), "{left}");
+    assert!(!out.stderr.contains("context a") && !out.stderr.contains("context b"));
+}
+
+#[test]
+fn every_cluster_live_syncs_and_exits_0() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,b").exits(0);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "b"), namespaces(&b));
+    assert!(!out.stderr.contains("leaving out"), "{}", out.stderr);
+}
+
+#[test]
+fn a_forbidden_cluster_is_left_out_with_kubectls_words() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let nobody = "system:serviceaccount:default:nobody";
+    let entries = [("a", Entry::Live(&a)), ("nope", Entry::As(&a, nobody))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,nope").exits(5);
+    assert_eq!(names_in(&out.json(), "a"), namespaces(&a));
+    let left = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out namespaces in nope"))
+        .unwrap_or_else(|| panic!("no line names the forbidden context:\n{}", out.stderr));
+    assert!(left.contains("forbidden"), "{left}");
+}
+
+#[test]
+fn every_cluster_down_is_an_error() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("x", Entry::Down(&a, closed_port())),
+        ("y", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "x,y").exits(1);
+    assert!(out.stdout.is_empty());
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "error: none of the 2 contexts can be watched: each failed, as said above"
+    );
+    for c in ["x", "y"] {
+        assert!(
+            out.stderr
+                .contains(&format!("~ leaving out context {c} after 3 tries")),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn at_timeout_a_cluster_not_synced_is_named_and_the_exit_is_5() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    // b answers discovery but fails every list of namespaces: its reflector backs off
+    // and retries, and never syncs.
+    b.control(
+        "POST",
+        "/_sim/fail",
+        serde_json::json!({"code": 503, "always": true, "verb": "list", "resource": "namespaces"}),
+    );
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let args = "namespaces --context a,b -o json --timeout 10s";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "a"), namespaces(&a), "{}", out.stderr);
+    assert!(names_in(&recs, "b").is_empty());
+    assert!(
+        out.stderr
+            .contains("~ context b had not synced when --timeout came after 10s"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn all_contexts_and_a_pattern_pick_contexts_from_the_kubeconfig() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("prod-a", Entry::Live(&a)),
+        ("prod-b", Entry::Live(&b)),
+        ("dev", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+
+    let out = synced_namespaces(a.dir(), &kc, "prod-*").exits(0);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "prod-a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "prod-b"), namespaces(&b));
+    assert!(!out.stderr.contains("dev"), "{}", out.stderr);
+
+    let args = "namespaces --all-contexts -o json --until-synced --timeout 2m";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let recs = out.json();
+    assert_eq!(names_in(&recs, "prod-a"), namespaces(&a));
+    assert_eq!(names_in(&recs, "prod-b"), namespaces(&b));
+    assert!(
+        out.stderr
+            .contains("~ leaving out context dev after 3 tries"),
+        "{}",
+        out.stderr
+    );
+
+    let out = synced_namespaces(a.dir(), &kc, "qa-*").exits(1);
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        out.stderr.trim_end(),
+        "error: --context \"qa-*\" matches no context of the kubeconfig: `kubectl config \
+         get-contexts -o name` lists them (`*` stands for any characters, `?` for one)"
+    );
+    let out = kwatch_using(a.dir(), &kc, "namespaces --all-contexts --context dev").exits(2);
+    assert!(out.stderr.contains("--all-contexts"), "{}", out.stderr);
+}
+
+#[test]
+fn sim_clusters_serves_a_kubeconfig_of_n_contexts_for_kubectl_and_kwatch() {
+    let sim = SimProcess::start(&["--clusters", "3", "--objects", "2"]);
+    let contexts = ["kwatch-sim-1", "kwatch-sim-2", "kwatch-sim-3"];
+    // Each context is a cluster of its own: kubectl reaches each, and a namespace made
+    // in one is in that one only.
+    sim.kubectl_ok("--context kwatch-sim-2 create namespace only-in-2");
+    let mut want = Vec::new();
+    for c in contexts {
+        let names: BTreeSet<String> = sim
+            .kubectl_ok(["--context", c, "get", "ns", "-o", "name"])
+            .lines()
+            .map(|l| l.trim_start_matches("namespace/").to_owned())
+            .collect();
+        assert_eq!(
+            names.contains("only-in-2"),
+            c == "kwatch-sim-2",
+            "{c}: {names:?}"
+        );
+        want.push(names);
+    }
+    let out = synced_namespaces(sim.dir(), &sim.kubeconfig, "kwatch-sim-*").exits(0);
+    let recs = out.json();
+    for (c, names) in contexts.iter().zip(&want) {
+        assert_eq!(&names_in(&recs, c), names, "context {c}");
+    }
+    let args = "pods -A --all-contexts -o json --until-synced --timeout 2m";
+    let out = kwatch_using(sim.dir(), &sim.kubeconfig, args).exits(0);
+    let recs = out.json();
+    for c in contexts {
+        assert_eq!(names_in(&recs, c).len(), 2, "context {c}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn stats_say_each_context_synced_or_left_out() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,dead -o json --until-synced --timeout 2m --stats";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let line = |start: &str| {
+        out.stderr
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?}:\n{}", out.stderr))
+            .to_owned()
+    };
+    let deltas = namespaces(&a).len();
+    let live = line("  context a: synced after ");
+    assert!(
+        live.ends_with(&format!(
+            ", deltas {deltas}, lists 1 (0 relists), backoffs 0, retries 0"
+        )),
+        "{live}"
+    );
+    assert_eq!(
+        line("  context dead: "),
+        "  context dead: left out, deltas 0, lists 0 (0 relists), backoffs 0, retries 0"
+    );
+}
+
+/// A server that accepts connections and never answers (its TLS handshake never
+/// completes) holds its context's start for half of `--timeout` at most: the other
+/// cluster syncs within the other half.
+#[test]
+fn a_cluster_that_never_answers_is_left_out_at_half_the_timeout() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    // Connections complete in the kernel's backlog; nothing ever reads them.
+    let hung = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    let port = hung.local_addr().expect("its address").port();
+    let entries = [("a", Entry::Live(&a)), ("hung", Entry::Down(&a, port))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,hung -o json --until-synced --timeout 20s";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    assert_eq!(names_in(&out.json(), "a"), namespaces(&a), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("~ leaving out context hung: not started within 10s, half of --timeout"),
+        "{}",
+        out.stderr
+    );
+    drop(hung);
+}
+
+/// `--metrics`' `informer_synced` names, per context, which cluster is behind.
+#[test]
+fn metrics_say_which_context_has_synced() {
+    use crate::metrics::{metrics_addr, parsed, sample, scrape};
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    // b's lists of namespaces fail (503) for as long as the test runs: it never syncs.
+    b.control(
+        "POST",
+        "/_sim/fail",
+        serde_json::json!({"code": 503, "always": true, "verb": "list", "resource": "namespaces"}),
+    );
+    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let mut cmd = crate::util::kwatch::command(a.dir());
+    cmd.arg("--kubeconfig").arg(&kc).args([
+        "namespaces",
+        "--context",
+        "a,b",
+        "-o",
+        "json",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let kw = crate::util::kwatch::Running::spawn(cmd);
+    let addr = eventually(LIMIT, "the metrics address", || {
+        let err = kw.stderr();
+        match err.contains("kwatch: metrics on http://") {
+            true => Ok(metrics_addr(&kw)),
+            false => Err(err),
+        }
+    });
+    let synced = |samples: &[Value], c: &str| {
+        let labels = [("resource", "namespaces"), ("context", c)];
+        sample(samples, "informer_synced", &labels)
+    };
+    eventually(LIMIT, "a synced and b not", || {
+        let samples = parsed(&scrape(&addr).2);
+        match (synced(&samples, "a"), synced(&samples, "b")) {
+            (Some(1.0), Some(0.0)) => Ok(()),
+            seen => Err(seen),
+        }
+    });
+    kw.interrupt(LIMIT);
+}
