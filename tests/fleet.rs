@@ -382,3 +382,77 @@ fn metrics_say_which_context_has_synced() {
     });
     kw.interrupt(LIMIT);
 }
+
+/// The Fleet records of `key`, in order.
+fn fleet_lines<'a>(recs: &'a [Value], key: &str) -> Vec<&'a Value> {
+    recs.iter()
+        .filter(|r| r["type"] == "Fleet" && r["key"] == key)
+        .collect()
+}
+
+/// `--view fleet`: every key once when every context has synced (what each cluster has,
+/// an object missing from one marked), then a line per change: a Deployment's new
+/// generation reaching cluster after cluster, until they agree again.
+#[test]
+fn the_fleet_view_shows_a_rollout_reaching_cluster_after_cluster() {
+    let sim = SimProcess::start(&["--clusters", "3", "--objects", "2"]);
+    let contexts = ["kwatch-sim-1", "kwatch-sim-2", "kwatch-sim-3"];
+    sim.kubectl_ok("--context kwatch-sim-3 delete deployment api -n team-a");
+    let mut kw = sim.start_kwatch("deployments -A --all-contexts --view fleet -o json");
+    let recs = kw.wait_for(LIMIT, "every key once", |v| {
+        v.iter().filter(|r| r["type"] == "Fleet").count() >= 2
+    });
+    // Nothing but Fleet records and the reflectors' own: no delta is printed.
+    let deltas = ["Added", "Updated", "Deleted", "Replaced", "Sync"];
+    assert!(
+        !recs.iter().any(|r| deltas.iter().any(|d| r["type"] == *d)),
+        "{recs:#?}"
+    );
+    let api = fleet_lines(&recs, "team-a/api");
+    assert_eq!(api.len(), 1, "{recs:#?}");
+    assert_eq!(api[0]["differs"], true, "{api:#?}");
+    assert!(api[0]["clusters"]["kwatch-sim-3"].is_null(), "{api:#?}");
+    let web = fleet_lines(&recs, "default/web");
+    assert_eq!(web[0]["differs"], false, "{web:#?}");
+    for c in contexts {
+        assert_eq!(web[0]["clusters"][c]["generation"], 1, "{web:#?}");
+    }
+    let patch = r#"{"spec":{"replicas":5}}"#;
+    for (i, c) in contexts.iter().enumerate() {
+        sim.kubectl_ok([
+            "--context",
+            c,
+            "patch",
+            "deployment",
+            "web",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            "-p",
+            patch,
+        ]);
+        let recs = kw.wait_for(LIMIT, "the new generation in this cluster", |v| {
+            fleet_lines(v, "default/web")
+                .last()
+                .is_some_and(|r| r["clusters"][*c]["generation"] == 2)
+        });
+        let last = fleet_lines(&recs, "default/web").last().copied().cloned();
+        let last = last.unwrap_or_default();
+        assert_eq!(last["context"], *c, "{last:#}");
+        // Differs until the last cluster has it.
+        assert_eq!(last["differs"], i + 1 < contexts.len(), "{last:#}");
+    }
+}
+
+#[test]
+fn the_fleet_view_prints_a_table_or_json_only() {
+    let sim = SimProcess::start(&[]);
+    let out = sim.kwatch("deployments -A --view fleet -o name").exits(2);
+    assert!(
+        out.stderr
+            .starts_with("error: --view fleet prints a line per object across the contexts"),
+        "{}",
+        out.stderr
+    );
+}

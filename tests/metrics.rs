@@ -523,6 +523,41 @@ fn strip_managed_fields_cuts_the_reported_bytes_by_their_share_and_the_rss_is_re
     );
 }
 
+/// client-go's store resourceVersion gauge after a relist is the list's resourceVersion
+/// (its store's `Replace` sets it), not that of the last object the list happened to
+/// hold.
+#[test]
+fn after_a_relist_the_store_resource_version_is_the_lists() {
+    let (sim, mut kw) = watching_a_new_sim(&[], &["--metrics", "127.0.0.1:0"]);
+    let addr = metrics_addr(&kw);
+    for i in 0..3 {
+        create_configmap(&sim, "default", &format!("z-{i}"), json!({}));
+    }
+    kw.wait_for(LIMIT, "the changes", |v| {
+        v.iter().any(|r| r["key"] == "default/z-2")
+    });
+    sim.forced_410(|sim| create_configmap(sim, "default", "a-unseen", json!({})));
+    let recs = kw.wait_for(LIMIT, "the relist", |v| {
+        v.iter().any(|r| r["key"] == "default/a-unseen")
+    });
+    let listed = recs
+        .iter()
+        .rfind(|r| r["type"] == "Listed")
+        .and_then(|r| r["resourceVersion"].as_str())
+        .and_then(|rv| rv.parse::<f64>().ok())
+        .expect("the relist's resourceVersion");
+    let informer = [("name", "kwatch"), ("resource", "configmaps")];
+    eventually(LIMIT, "the gauge at the list's resourceVersion", || {
+        let (_, _, body) = scrape(&addr);
+        let got = sample(&parsed(&body), "informer_store_resource_version", &informer);
+        if got >= Some(listed) {
+            Ok(())
+        } else {
+            Err(body)
+        }
+    });
+}
+
 /// Seconds since the Unix epoch, now.
 fn unix_now() -> f64 {
     std::time::SystemTime::now()

@@ -150,7 +150,7 @@ _kwatch() {
                     return 0
                     ;;
                 --view)
-                    COMPREPLY=($(compgen -W "deltas handlers" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "deltas handlers fleet" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -625,7 +625,7 @@ _kwatch() {
                     return 0
                     ;;
                 --view)
-                    COMPREPLY=($(compgen -W "deltas handlers" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "deltas handlers fleet" -- "${cur}"))
                     return 0
                     ;;
                 --types)

@@ -47,8 +47,9 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
-handlers\t''"
+complete -c kwatch -n "__fish_kwatch_needs_command" -l view -d 'What to print: deltas, handlers (the OnAdd/OnUpdate/OnDelete calls) or fleet' -r -f -a "deltas\t''
+handlers\t''
+fleet\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
@@ -215,8 +216,9 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l color -d 'When 
 always\t''
 never\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s L -l label-columns -d 'Table: a column with the value of each of these labels (comma-separated keys)' -r
-complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)' -r -f -a "deltas\t''
-handlers\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l view -d 'What to print: deltas, handlers (the OnAdd/OnUpdate/OnDelete calls) or fleet' -r -f -a "deltas\t''
+handlers\t''
+fleet\t''"
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l types -d 'Print only these delta types: Added,Updated,Deleted,Replaced,Sync,ReplacedAll,SyncAll' -r -f -a "Added\t''
 Updated\t''
 Deleted\t''

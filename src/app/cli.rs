@@ -283,11 +283,12 @@ pub struct OutputArgs {
     #[arg(long)]
     pub blame: bool,
 
-    /// What to print: deltas, or handlers (the OnAdd/OnUpdate/OnDelete calls)
+    /// What to print: deltas, handlers (the OnAdd/OnUpdate/OnDelete calls) or fleet
     ///
-    /// deltas (what the informer's queue hands out) or handlers (the OnAdd/OnUpdate/OnDelete
+    /// deltas (what the informer's queue hands out), handlers (the OnAdd/OnUpdate/OnDelete
     /// calls client-go's shared informer makes of them, for one handler whose resync period
-    /// is --resync); handlers with -o table, wide, json or yaml.
+    /// is --resync; with -o table, wide, json or yaml) or fleet (each object across the
+    /// contexts: which have it at which generation, a line per change; table or -o json).
     #[arg(long, value_parser = named::<View>(&View::NAMES, &[]), default_value_t = View::Deltas,
           value_name = "VIEW", hide_short_help = true)]
     pub view: View,

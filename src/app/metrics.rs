@@ -532,11 +532,8 @@ impl Metrics {
                     .inc();
                 self.last_event.get_or_create(&l).set(unix_now());
                 // client-go's store sets it from each object it applies.
-                let rv = delta.object.object().map(|o| o.resource_version());
-                if let Some(rv) = rv.and_then(truncated_rv) {
-                    self.with_informer(&l, |i| {
-                        self.store_rv.get_or_create(i).set(rv as f64);
-                    });
+                if let Some(o) = delta.object.object() {
+                    self.store_at(&l, o.resource_version());
                 }
             }
             Body::Event(e) => self.observe_event(&l, e),
@@ -544,6 +541,18 @@ impl Metrics {
                 self.synced.get_or_create(&l).set(1);
             }
             Body::Handler { .. } => {}
+        }
+    }
+
+    /// client-go's store resourceVersion gauge: set by each object applied, and by a
+    /// list's `Replace` and a bookmark to their resourceVersion (thread_safe_store.go,
+    /// v0.37.0-beta.0: `Replace`, `Bookmark`), so that after a relist it is the list's, not the
+    /// last listed object's.
+    fn store_at(&self, l: &Labels, rv: &str) {
+        if let Some(rv) = truncated_rv(rv) {
+            self.with_informer(l, |i| {
+                self.store_rv.get_or_create(i).set(rv as f64);
+            });
         }
     }
 
@@ -603,6 +612,7 @@ impl Metrics {
             } => {
                 self.observe_listed(l, e);
                 rv(resource_version);
+                self.store_at(l, resource_version);
             }
             ReflectorEvent::WireFallback { .. } => {
                 self.wire_fallbacks.get_or_create(l).inc();
@@ -633,6 +643,7 @@ impl Metrics {
                 self.bookmarks.get_or_create(l).inc();
                 self.last_bookmark.get_or_create(l).set(unix_now());
                 rv(resource_version);
+                self.store_at(l, resource_version);
             }
             ReflectorEvent::Backoff { .. } => {
                 self.backoffs.get_or_create(l).inc();

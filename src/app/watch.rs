@@ -843,6 +843,12 @@ async fn printer(
         }
     }
     popts.terminal = io::stdout().is_terminal();
+    if popts.contexts {
+        popts.context_names = clusters
+            .iter()
+            .filter_map(|c| c.cluster.context.clone())
+            .collect();
+    }
     for c in clusters {
         popts.targets += c.targets.len();
         for t in &c.targets {

@@ -10,6 +10,7 @@
 pub mod blame;
 pub mod columns;
 pub mod diff;
+mod fleet;
 mod health;
 mod json;
 pub mod live;

@@ -59,6 +59,11 @@ pub enum FormatError {
          drop -o or pick one of those"
     )]
     NoHandlerCalls,
+    #[error(
+        "--view fleet prints a line per object across the contexts, as a table or JSON \
+         lines: drop -o or use -o json"
+    )]
+    NoFleetLines,
 }
 
 impl Format {
@@ -96,36 +101,41 @@ impl Format {
     }
 }
 
-/// What a watch prints (`--view`): the deltas the informer's queue hands out, or the
-/// handler calls client-go's shared informer makes of them ([`crate::cache::handlers`]).
-/// Reflector events and Synced are printed in both.
+/// What a watch prints (`--view`): the deltas the informer's queue hands out, the
+/// handler calls client-go's shared informer makes of them ([`crate::cache::handlers`]),
+/// or each object across the contexts (`fleet`, [`super::fleet`]). Reflector events and
+/// Synced are printed in all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum View {
     #[default]
     Deltas,
     Handlers,
+    Fleet,
 }
 
 impl View {
     /// Every view, in `--view`'s order.
-    pub const ALL: [View; 2] = [View::Deltas, View::Handlers];
+    pub const ALL: [View; 3] = [View::Deltas, View::Handlers, View::Fleet];
     /// The views' names, as [`View::ALL`] lists them.
-    pub const NAMES: [&'static str; 2] = ["deltas", "handlers"];
+    pub const NAMES: [&'static str; 3] = ["deltas", "handlers", "fleet"];
 
     pub fn as_str(self) -> &'static str {
         match self {
             View::Deltas => "deltas",
             View::Handlers => "handlers",
+            View::Fleet => "fleet",
         }
     }
 
-    /// The formats that print handler calls; the others print objects per delta.
+    /// The formats that print handler calls, and those of the fleet's lines; every
+    /// format prints objects per delta.
     pub fn check(self, format: &Format) -> Result<(), FormatError> {
         match (self, format) {
-            (View::Deltas, _) | (_, Format::Table | Format::Wide | Format::Json | Format::Yaml) => {
-                Ok(())
-            }
-            _ => Err(FormatError::NoHandlerCalls),
+            (View::Deltas, _)
+            | (View::Handlers, Format::Table | Format::Wide | Format::Json | Format::Yaml)
+            | (View::Fleet, Format::Table | Format::Wide | Format::Json) => Ok(()),
+            (View::Handlers, _) => Err(FormatError::NoHandlerCalls),
+            (View::Fleet, _) => Err(FormatError::NoFleetLines),
         }
     }
 }
@@ -312,6 +322,8 @@ pub struct Options {
     pub blame: bool,
     /// Several contexts are watched: show a CONTEXT column (table).
     pub contexts: bool,
+    /// With several contexts, those watched (`--view fleet` waits for each to sync).
+    pub context_names: Vec<String>,
     /// Custom resources' additionalPrinterColumns, by [`Resource::name`].
     pub printer_columns: HashMap<String, Vec<columns::PrinterColumn>>,
     /// `--view`: deltas or handler calls (the printer drops the other kind).
@@ -362,6 +374,14 @@ where
 {
     let diag: Diagnostics = Box::new(diag);
     let view = opts.view;
+    if view == View::Fleet {
+        // The table prints only its `~` lines here: the fleet's lines are the data.
+        let contexts = opts.context_names.clone();
+        let table = (opts.format != Format::Json).then(|| {
+            Box::new(table::TablePrinter::new(opts, io::sink(), diag)) as Box<dyn Printer>
+        });
+        return Box::new(super::fleet::FleetPrinter::new(w, table, contexts));
+    }
     let inner: Box<dyn Printer> = match opts.format {
         Format::Json => Box::new(json::JsonPrinter::new(opts, w)),
         Format::WatchEvents => Box::new(json::WatchEventPrinter::new(opts, w, diag)),

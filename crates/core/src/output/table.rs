@@ -267,7 +267,7 @@ impl<W: Write> TablePrinter<W> {
 
     fn headers(&self, cols: &[Column], namespace: bool) -> Vec<String> {
         let first = match self.opts.view {
-            View::Deltas => "DELTA",
+            View::Deltas | View::Fleet => "DELTA",
             View::Handlers => "HANDLER",
         };
         let mut h = vec![first.to_owned()];

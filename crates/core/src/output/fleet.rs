@@ -1,0 +1,207 @@
+//! `--view fleet`: what differs across the clusters of several contexts. Per resource
+//! and object key, which contexts have the object and at which `metadata.generation` and
+//! resourceVersion; one line (a `Fleet` record in JSON) each time that changes in one
+//! context after the initial lists, and every key once when every context has synced (an
+//! object missing from one is `absent` there). A rollout shows as the generation reaching
+//! cluster after cluster. Reflector events and Synced are printed as the format prints
+//! them: records in JSON, `~` lines on stderr beside the table.
+//!
+//! Generations compare across clusters (the same spec applied everywhere has the same
+//! one, counted by each API server from 1); resourceVersions do not (each cluster has its
+//! own etcd), so a key `differs` when a context lacks it or the generations are not all
+//! equal.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::cache::delta::DeltaType;
+use crate::output::{Body, Printer, Record};
+
+/// One object in one context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Seen {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation: Option<i64>,
+    resource_version: String,
+}
+
+/// (resource, key) → context → what it has.
+type Objects = BTreeMap<(String, String), BTreeMap<String, Seen>>;
+
+pub(super) struct FleetPrinter<W: Write> {
+    w: W,
+    /// Events and Synced beside the table (its `~` lines); `None`: JSON, written here.
+    table: Option<Box<dyn Printer>>,
+    scratch: Vec<u8>,
+    objects: Objects,
+    /// The contexts watched (with one, the empty name).
+    expected: BTreeSet<String>,
+    /// The contexts synced, per resource.
+    synced: BTreeMap<String, BTreeSet<String>>,
+    /// Resources whose every context has synced: changes are printed as they come.
+    live: BTreeSet<String>,
+}
+
+impl<W: Write> FleetPrinter<W> {
+    pub(super) fn new(w: W, table: Option<Box<dyn Printer>>, contexts: Vec<String>) -> Self {
+        let mut expected: BTreeSet<String> = contexts.into_iter().collect();
+        if expected.is_empty() {
+            expected.insert(String::new());
+        }
+        FleetPrinter {
+            w,
+            table,
+            scratch: Vec::new(),
+            objects: BTreeMap::new(),
+            expected,
+            synced: BTreeMap::new(),
+            live: BTreeSet::new(),
+        }
+    }
+
+    fn line(&mut self, rec: &Record<'_>, resource: &str, key: &str) -> io::Result<()> {
+        let empty = BTreeMap::new();
+        let have = self
+            .objects
+            .get(&(resource.to_owned(), key.to_owned()))
+            .unwrap_or(&empty);
+        let contexts = &self.expected;
+        let gens: BTreeSet<Option<i64>> = have.values().map(|s| s.generation).collect();
+        let differs = have.len() < contexts.len() || gens.len() > 1;
+        if self.table.is_none() {
+            let clusters: BTreeMap<&str, Option<&Seen>> =
+                contexts.iter().map(|c| (c.as_str(), have.get(c))).collect();
+            let out = serde_json::json!({
+                "type": "Fleet",
+                "resource": resource,
+                "key": key,
+                "time": crate::output::format_time(rec.time),
+                "context": rec.context,
+                "clusters": clusters,
+                "differs": differs,
+            });
+            serde_json::to_writer(&mut self.w, &out)?;
+            return writeln!(self.w);
+        }
+        let cells: Vec<String> = contexts
+            .iter()
+            .map(|c| match have.get(c) {
+                Some(Seen {
+                    generation: Some(g),
+                    resource_version,
+                }) => format!("{c}: gen {g} rv {resource_version}"),
+                Some(s) => format!("{c}: rv {}", s.resource_version),
+                None => format!("{c}: absent"),
+            })
+            .collect();
+        let mark = if differs { "  (differs)" } else { "" };
+        let line = format!("{resource} {key}  {}{mark}", cells.join(" | "));
+        writeln!(self.w, "{}", crate::text::sanitize(&line))
+    }
+}
+
+impl<W: Write> FleetPrinter<W> {
+    /// A reflector event or Synced, as the format prints it.
+    fn event(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        match &mut self.table {
+            Some(t) => t.print(rec),
+            None => {
+                let time = crate::output::format_time(rec.time);
+                let line = crate::output::record::Line::of(rec, &time);
+                line.write_json(&mut self.w, None, &mut self.scratch)
+            }
+        }
+    }
+}
+
+/// `metadata.generation`, where the object has one.
+fn generation(raw: &str) -> Option<i64> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        generation: Option<i64>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Obj {
+        metadata: Meta,
+    }
+    serde_json::from_str::<Obj>(raw)
+        .ok()
+        .and_then(|o| o.metadata.generation)
+}
+
+impl<W: Write + Send> Printer for FleetPrinter<W> {
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        let resource = rec.resource.name.clone();
+        let context = rec.context.unwrap_or_default().to_owned();
+        match &rec.body {
+            Body::Delta { key, delta, .. } => {
+                let entry = self
+                    .objects
+                    .entry((resource.clone(), (*key).to_owned()))
+                    .or_default();
+                let obj = delta.object.object();
+                let now = match (delta.kind, obj) {
+                    (DeltaType::Deleted, _) | (_, None) => None,
+                    (_, Some(o)) => Some(Seen {
+                        generation: generation(o.raw()),
+                        resource_version: o.resource_version().to_owned(),
+                    }),
+                };
+                let changed = match now {
+                    Some(s) => entry.insert(context, s.clone()) != Some(s),
+                    None => entry.remove(&context).is_some(),
+                };
+                if changed && self.live.contains(&resource) {
+                    self.line(rec, &resource, key)?;
+                }
+                Ok(())
+            }
+            Body::Handler { .. } => Ok(()),
+            Body::Synced => {
+                self.event(rec)?;
+                let synced = self.synced.entry(resource.clone()).or_default();
+                synced.insert(context);
+                if self.expected.is_subset(synced) {
+                    self.live.insert(resource.clone());
+                    let keys: Vec<String> = self
+                        .objects
+                        .keys()
+                        .filter(|(r, _)| *r == resource)
+                        .map(|(_, k)| k.clone())
+                        .collect();
+                    for k in keys {
+                        self.line(rec, &resource, &k)?;
+                    }
+                }
+                Ok(())
+            }
+            Body::Event(_) => self.event(rec),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()?;
+        match &mut self.table {
+            Some(t) => t.flush(),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.flush()?;
+        match &mut self.table {
+            Some(t) => t.finish(),
+            None => Ok(()),
+        }
+    }
+
+    fn left_out(&mut self) -> io::Result<()> {
+        match &mut self.table {
+            Some(t) => t.left_out(),
+            None => Ok(()),
+        }
+    }
+}
