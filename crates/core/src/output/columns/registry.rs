@@ -482,6 +482,18 @@ impl<'a> RowObject<'a> {
                 return RowObject::Pod(p);
             }
         }
+        // kubectl's printers never read managedFields (often half an object's bytes): they
+        // are cut out before parsing, unless a custom resource's or the server's column
+        // may name them.
+        let any_path = cols
+            .iter()
+            .any(|c| matches!(c.get, Getter::Path { .. } | Getter::Server(_)));
+        let cut = if any_path {
+            None
+        } else {
+            crate::output::without_managed_fields(raw)
+        };
+        let raw = cut.as_deref().unwrap_or(raw);
         RowObject::Value(serde_json::from_str(raw).unwrap_or(Value::Null))
     }
 
