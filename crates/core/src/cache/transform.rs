@@ -68,7 +68,11 @@ impl Transform {
     /// again instead.
     pub fn apply(&self, obj: ObjectRef) -> ObjectRef {
         let raw = obj.raw();
-        let Some(spans) = self.spans(raw.as_bytes()) else {
+        let known = match (self, obj.managed_fields_span()) {
+            (Transform::StripManagedFields, Some(span)) => Some(vec![span]),
+            _ => None,
+        };
+        let Some(spans) = known.or_else(|| self.spans(raw.as_bytes())) else {
             return self.apply_rewritten(obj);
         };
         if spans.is_empty() {

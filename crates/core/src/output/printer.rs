@@ -464,6 +464,13 @@ pub(super) fn object_json(o: &ObjectRef, show_managed_fields: bool) -> std::borr
     if show_managed_fields || !o.meta().has_managed_fields {
         return raw.into();
     }
+    // Where reading the metadata found it: two copies, nothing scanned.
+    if let Some((start, end)) = o.managed_fields_span() {
+        let mut out = String::with_capacity(raw.len() - (end - start));
+        out.push_str(&raw[..start]);
+        out.push_str(&raw[end..]);
+        return out.into();
+    }
     match without_managed_fields(raw) {
         Some(cut) => cut,
         None => object_json_rewritten(o).into(),

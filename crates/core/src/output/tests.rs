@@ -1196,7 +1196,10 @@ fn hiding_managed_fields_cuts_the_bytes_the_rewrite_removed() {
             // built-in kind kube-apiserver writes).
             let mut v = value(&raw);
             let meta = v["metadata"].as_object_mut().unwrap();
-            let last = meta.keys().next_back().is_some_and(|k| k == "managedFields");
+            let last = meta
+                .keys()
+                .next_back()
+                .is_some_and(|k| k == "managedFields");
             meta.shift_remove("managedFields");
             assert_eq!(cut, v.to_string(), "{raw}");
             if last {
