@@ -1114,7 +1114,7 @@ pub struct SimArgs {
     pub legacy_discovery: bool,
 
     /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB),
-    /// large (~12 KB) or realistic (~8 KB, half of it managedFields), for benchmarks.
+    /// large (~12 KB) or realistic (~9 KB, half of it managedFields), for benchmarks.
     #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
     pub pod_size: crate::sim::PodSize,
 

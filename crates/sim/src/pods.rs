@@ -23,7 +23,7 @@ pub enum PodSize {
     /// About 12 KB: the default pod plus a large annotation (as with big env lists or
     /// sidecar-injected pods).
     Large,
-    /// About 8 KB, as a genuine server's Deployment pod: a Deployment-sized spec (env,
+    /// About 9 KB, as a genuine server's Deployment pod: a Deployment-sized spec (env,
     /// probes, security context), status conditions, and managedFields of four managers
     /// making about half the bytes.
     Realistic,

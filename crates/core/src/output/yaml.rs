@@ -305,7 +305,13 @@ pub fn document(m: &Map<String, Value>) -> String {
 }
 
 fn pad(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    const SPACES: &str = "                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
+    }
 }
 
 /// The entries of `m`, each at column `indent`; the first one without its padding
@@ -395,7 +401,7 @@ fn number(out: &mut String, n: &serde_json::Number) {
 /// a literal block (`|`) for multi-line text when `block_indent` allows one (not keys).
 fn scalar(out: &mut String, s: &str, block_indent: Option<usize>) {
     if simple_word(s) {
-        if WORDS.contains(&s) {
+        if is_word(s) {
             return double_quoted(out, s);
         }
         return out.push_str(s);
@@ -432,7 +438,12 @@ fn needs_escape(c: char) -> bool {
 /// Whether a YAML 1.1 reader (go-yaml v2's resolver, PyYAML's) would read the plain
 /// scalar `s` as a null, bool, number, timestamp, merge key or value key.
 pub fn resolves_to_non_string(s: &str) -> bool {
-    WORDS.contains(&s) || is_number(s) || is_timestamp(s)
+    is_word(s) || is_number(s) || is_timestamp(s)
+}
+
+/// One of [`WORDS`] (none is longer than 5 bytes).
+fn is_word(s: &str) -> bool {
+    s.len() <= 5 && WORDS.contains(&s)
 }
 
 /// The plain scalars a YAML 1.1 reader takes for a null or a bool (and the other
@@ -891,8 +902,10 @@ mod tests {
         for (_, json) in fixtures() {
             strings(&serde_json::from_str(&json).unwrap(), &mut all);
         }
+        assert!(WORDS.iter().all(|w| w.len() <= 5));
         for s in &all {
             assert_eq!(plain_ok(s), plain_ok_by_chars(s), "{s:?}");
+            assert_eq!(is_word(s), WORDS.contains(&s.as_str()), "{s:?}");
             if simple_word(s) {
                 assert!(
                     !resolves_to_non_string(s) || WORDS.contains(&s.as_str()),
