@@ -205,13 +205,14 @@ impl Reads {
         let mut top = serde_json::Map::new();
         let mut deep = false;
         each_member(b, skip_ws(b, 0), |key, at| {
-            let end = skip_valid(b, at)?;
             let Some((name, under)) = self.fields.iter().find(|(t, _)| t.as_bytes() == key) else {
-                return Some(end);
+                return skip_valid(b, at);
             };
-            let v = match under {
+            let (v, end) = match under {
                 Some(names) if b.get(at) == Some(&b'{') => {
                     let mut m = serde_json::Map::new();
+                    // Walked once: the object ends after its last member's value.
+                    let mut last = at + 1;
                     each_member(b, at, |k, at| {
                         let end = skip_valid(b, at)?;
                         if let Some(n) = names.iter().find(|n| n.as_bytes() == k) {
@@ -221,16 +222,22 @@ impl Reads {
                             };
                             m.insert(n.clone(), v);
                         }
+                        last = end;
                         Some(end)
                     })?;
-                    Value::Object(m)
+                    let close = skip_ws(b, last);
+                    if b.get(close) != Some(&b'}') {
+                        return None;
+                    }
+                    (Value::Object(m), close + 1)
                 }
                 _ => {
+                    let end = skip_valid(b, at)?;
                     let Some(v) = parse(at, end) else {
                         deep = true;
                         return None;
                     };
-                    v
+                    (v, end)
                 }
             };
             top.insert(name.clone(), v);

@@ -171,7 +171,11 @@ impl<'a> Emitter<'a, '_> {
                 return None;
             }
             let key = &self.b[i + 1..end];
-            if self.keys[first_key..].contains(&key) {
+            // Length and first byte first: most keys differ there, without a memcmp.
+            let seen = self.keys[first_key..]
+                .iter()
+                .any(|k| k.len() == key.len() && k.first() == key.first() && *k == key);
+            if seen {
                 return None;
             }
             self.keys.push(key);

@@ -123,9 +123,8 @@ pub fn project(raw: &str, out: &mut String) -> bool {
     out.push('{');
     let mut first = true;
     let walked = each_member(b, skip_ws(b, 0), |key, at| {
-        let end = skip_valid(b, at)?;
         let Some((_, keep)) = READ.iter().find(|(k, _)| k.as_bytes() == key) else {
-            return Some(end);
+            return skip_valid(b, at);
         };
         if !first {
             out.push(',');
@@ -133,10 +132,13 @@ pub fn project(raw: &str, out: &mut String) -> bool {
         first = false;
         let key_start = key.as_ptr() as usize - b.as_ptr() as usize - 1;
         if b[at] != b'{' {
+            let end = skip_valid(b, at)?;
             out.push_str(raw.get(key_start..end)?);
             return Some(end);
         }
         out.push_str(raw.get(key_start..=at)?);
+        // Walked once: the object ends after its last member's value (or its `{`).
+        let mut last = at + 1;
         let mut inner_first = true;
         each_member(b, at, |k, at| {
             let end = skip_valid(b, at)?;
@@ -148,10 +150,12 @@ pub fn project(raw: &str, out: &mut String) -> bool {
                 let k_start = k.as_ptr() as usize - b.as_ptr() as usize - 1;
                 out.push_str(raw.get(k_start..end)?);
             }
+            last = end;
             Some(end)
         })?;
         out.push('}');
-        Some(end)
+        let close = skip_ws(b, last);
+        (b.get(close) == Some(&b'}')).then_some(close + 1)
     });
     out.push('}');
     walked.is_some()
