@@ -18,7 +18,14 @@
 #      from run to run (with the simulator's own binary: INSTR_SIM must know `count`).
 #
 # Environment:
-#   INSTR_SIZES="small medium"  pod sizes of A (none: no section A, B only)
+#   INSTR_SIZES="small medium"  pod sizes of A (none: no section A, B only); `realistic`:
+#                               a Deployment's pod half of which is managedFields
+#   INSTR_B_SIZE=medium         pod size of B (`none`: no section B)
+#   INSTR_FORMATS=              e.g. "name json json-mf yaml wide jsonpath": A (paged LIST
+#                               only) and B once per output format (the client named
+#                               `kwatch-list+W-o F`…): json-mf is `-o json
+#                               --show-managed-fields`, jsonpath prints name and phase;
+#                               unset: `-o json` alone, with A's streaming list
 #   INSTR_OBJECTS=10000         pods of A
 #   INSTR_EVENTS=20000          events of B's larger run
 #   INSTR_TWICE=1               0: no second run of A's first figure and of B (the spread)
@@ -46,6 +53,9 @@ LIMIT=${INSTR_TIMEOUT:-900}
 read -r -a FLAGS <<<"${INSTR_FLAGS:-}"
 read -r -a WIRES <<<"${INSTR_WIRES:-}"
 [ ${#WIRES[@]} -gt 0 ] || WIRES=("")
+B_SIZE=${INSTR_B_SIZE:-medium}
+read -r -a FORMATS <<<"${INSTR_FORMATS:-}"
+[ ${#FORMATS[@]} -gt 0 ] || FORMATS=("")
 
 bench_kwatch "$@"
 # The simulator runs unpinned (its work is not measured).
@@ -85,23 +95,43 @@ wire_args() {
     fi
 }
 
+# format_args FORMAT: into FORMAT_ARGS the output flags of FORMAT ("": `-o json`), into
+# FORMAT_NAME the suffix of the client's name, into FORMAT_COUNT the pattern of a line
+# each printed Updated delta makes (empty: not checked).
+format_args() {
+    FORMAT_NAME=
+    [ -n "$1" ] && FORMAT_NAME="-o $1"
+    FORMAT_COUNT=
+    case $1 in
+    "" | json) FORMAT_ARGS=(-o json) FORMAT_COUNT='"type":"Updated"' ;;
+    json-mf) FORMAT_ARGS=(-o json --show-managed-fields) FORMAT_COUNT='"type":"Updated"' ;;
+    yaml) FORMAT_ARGS=(-o yaml) FORMAT_COUNT='^type: Updated$' ;;
+    jsonpath) FORMAT_ARGS=(-o 'jsonpath={.metadata.name}{"\t"}{.status.phase}{"\n"}') ;;
+    *) FORMAT_ARGS=(-o "$1") ;;
+    esac
+}
+
 # ---------------------------------------------------------------- A: initial list
 section_a() {
-    local size=$1 first=$2 wl mode v runs wire
+    local size=$1 first=$2 wl mode v runs wire format modes=(off on)
     log "A: $OBJECTS pods, $size"
     start_sim "$OBJECTS" "$size"
+    [ -n "${FORMATS[0]}" ] && modes=(off)
     for wire in "${WIRES[@]}"; do
         wire_args "$wire"
-        for wl in off on; do
-            mode=list
-            [ "$wl" = on ] && mode=stream
-            runs=1
-            [ "$first" = 1 ] && [ "$wl" = off ] && [ "$TWICE" = 1 ] && runs=2
-            for run in $(seq "$runs"); do
-                v=$(ir /dev/null pods -A -o json --until-synced --fifo delta --watch-list "$wl" \
-                    ${WIRE_ARGS[@]+"${WIRE_ARGS[@]}"})
-                row A "kwatch-$mode$WIRE_NAME" "$OBJECTS" "$size" Ir "run$run" "$v"
-                log "A: kwatch-$mode$WIRE_NAME $size run $run: $v"
+        for format in "${FORMATS[@]}"; do
+            format_args "$format"
+            for wl in "${modes[@]}"; do
+                mode=list
+                [ "$wl" = on ] && mode=stream
+                runs=1
+                [ "$first" = 1 ] && [ "$wl" = off ] && [ "$TWICE" = 1 ] && runs=2
+                for run in $(seq "$runs"); do
+                    v=$(ir /dev/null pods -A "${FORMAT_ARGS[@]}" --until-synced --fifo delta \
+                        --watch-list "$wl" ${WIRE_ARGS[@]+"${WIRE_ARGS[@]}"})
+                    row A "kwatch-$mode$WIRE_NAME$FORMAT_NAME" "$OBJECTS" "$size" Ir "run$run" "$v"
+                    log "A: kwatch-$mode$WIRE_NAME$FORMAT_NAME $size run $run: $v"
+                done
             done
         done
     done
@@ -113,29 +143,36 @@ section_a() {
 watch_ir() {
     local n=$1 v got
     ctl flood "{\"rate\":\"max\",\"count\":$n}"
-    v=$(ir "$WORK/b.out" pods -A -o json --watch-only --fifo delta --watch-list off \
+    v=$(ir "$WORK/b.out" pods -A "${FORMAT_ARGS[@]}" --watch-only --fifo delta --watch-list off \
         --max-events "$n" ${WIRE_ARGS[@]+"${WIRE_ARGS[@]}"}) || return 1
     ctl flood '{"rate":0}'
-    got=$(grep -c '"type":"Updated"' "$WORK/b.out" || true)
-    [ "$got" = "$n" ] || { echo "B: $got Updated lines, $n expected" >&2; return 1; }
+    if [ -n "$FORMAT_COUNT" ]; then
+        got=$(grep -c -- "$FORMAT_COUNT" "$WORK/b.out" || true)
+        [ "$got" = "$n" ] || { echo "B: $got Updated deltas, $n expected" >&2; return 1; }
+    fi
     echo "$v"
 }
 
 section_b() {
-    local runs=1 run lo hi per wire
+    local runs=1 run lo hi per wire format client
     [ "$TWICE" = 1 ] && runs=2
-    log "B: 1000 medium pods, watch flood, 1 and $EVENTS events"
-    start_sim 1000 medium --history 50000
+    log "B: 1000 $B_SIZE pods, watch flood, 1 and $EVENTS events"
+    start_sim 1000 "$B_SIZE" --history 50000
     for wire in "${WIRES[@]}"; do
         wire_args "$wire"
-        for run in $(seq "$runs"); do
-            lo=$(watch_ir 1)
-            hi=$(watch_ir "$EVENTS")
-            per=$(((hi - lo) / (EVENTS - 1)))
-            row B "kwatch-json$WIRE_NAME" 1000 medium Ir@1 "run$run" "$lo"
-            row B "kwatch-json$WIRE_NAME" 1000 medium "Ir@$EVENTS" "run$run" "$hi"
-            row B "kwatch-json$WIRE_NAME" 1000 medium Ir/event "run$run" "$per"
-            log "B: kwatch-json$WIRE_NAME run $run: $lo, $hi: $per per event"
+        for format in "${FORMATS[@]}"; do
+            format_args "$format"
+            client="kwatch-json$WIRE_NAME"
+            [ -n "$format" ] && client="kwatch$WIRE_NAME$FORMAT_NAME"
+            for run in $(seq "$runs"); do
+                lo=$(watch_ir 1)
+                hi=$(watch_ir "$EVENTS")
+                per=$(((hi - lo) / (EVENTS - 1)))
+                row B "$client" 1000 "$B_SIZE" Ir@1 "run$run" "$lo"
+                row B "$client" 1000 "$B_SIZE" "Ir@$EVENTS" "run$run" "$hi"
+                row B "$client" 1000 "$B_SIZE" Ir/event "run$run" "$per"
+                log "B: $client run $run: $lo, $hi: $per per event"
+            done
         done
     done
     stop_sim
@@ -147,4 +184,4 @@ for size in $SIZES; do
     section_a "$size" "$first"
     first=0
 done
-section_b
+[ "$B_SIZE" = none ] || section_b

@@ -687,7 +687,7 @@ _kwatch() {
                     return 0
                     ;;
                 --pod-size)
-                    COMPREPLY=($(compgen -W "default small medium large" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "default small medium large realistic" -- "${cur}"))
                     return 0
                     ;;
                 --cert-shape)

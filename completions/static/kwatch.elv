@@ -121,7 +121,7 @@ set edit:completion:arg-completer[kwatch] = {|@words|
             cand --scenario 'What the simulated cluster does on its own'
             cand --history 'Number of changes kept in the watch history before the oldest are compacted'
             cand --bookmark-interval 'Seconds between watch bookmarks (a real API server sends one about every minute)'
-            cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks'
+            cand --pod-size 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB), large (~12 KB) or realistic (~9 KB, half of it managedFields), for benchmarks'
             cand --cert-shape 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig''s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)'
             cand --server-version 'The Kubernetes version `/version` reports, as MAJOR.MINOR (`1.35`, `1.32+`) [default: the captured kube-apiserver''s, 1.32]; taken as given, to try what a client makes of odd versions'
             cand --bend 'Bend the list/watch protocol as some servers do, from the start (repeat it or separate modes with commas; `POST /_sim/bend` switches them later)'

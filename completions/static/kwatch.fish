@@ -151,10 +151,11 @@ chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/5
 idle\t'No churn, no faults'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bookmark-interval -d 'Seconds between watch bookmarks (a real API server sends one about every minute)' -r
-complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or large (~12 KB), for benchmarks' -r -f -a "default\t'About 3.3 KB: two containers, probes, conditions, container statuses'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB), large (~12 KB) or realistic (~9 KB, half of it managedFields), for benchmarks' -r -f -a "default\t'About 3.3 KB: two containers, probes, conditions, container statuses'
 small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
-large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'"
+large\t'About 12 KB: the default pod plus a large annotation (as with big env lists or sidecar-injected pods)'
+realistic\t'About 9 KB, as a genuine server\'s Deployment pod: a Deployment-sized spec (env, probes, security context), status conditions, and managedFields of four managers making about half the bytes'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l cert-shape -d 'The serving certificate: ca (a CA and a leaf it signed), self-signed (one CA:TRUE certificate, the kubeconfig\'s CA), pinned-leaf (a leaf signed by a CA the kubeconfig does not hold, pinned as its CA), ca-true-leaf (a CA:TRUE leaf the CA signed)' -r -f -a "ca\t'A CA and a serving certificate it signed'
 self-signed\t'A self-signed CA:TRUE serving certificate, named as the kubeconfig\'s CA'
 pinned-leaf\t'A serving certificate signed by an unnamed CA, pinned as the kubeconfig\'s CA'

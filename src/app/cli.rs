@@ -1154,8 +1154,8 @@ pub struct SimArgs {
     #[arg(long)]
     pub legacy_discovery: bool,
 
-    /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB) or
-    /// large (~12 KB), for benchmarks.
+    /// Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB),
+    /// large (~12 KB) or realistic (~9 KB, half of it managedFields), for benchmarks.
     #[arg(long, value_enum, default_value_t = crate::sim::PodSize::Default, value_name = "SIZE")]
     pub pod_size: crate::sim::PodSize,
 

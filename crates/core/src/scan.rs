@@ -462,6 +462,84 @@ pub fn each_member(
     }
 }
 
+/// The spans of the JSON object at `b[i]` (`{`, JSON already validated) that leave out
+/// its members whose key `drop` accepts, each with one comma that joined it to a member
+/// kept: the bytes outside the spans are the object without those members, everything
+/// else (whitespace, escapes, numbers) as it was. Pushed onto `spans` in order; `Some(n)`:
+/// how many members were dropped. `None` (nothing pushed) where [`each_member`] stops: a
+/// key with an escape (its text is not its value), or `b[i]` not an object.
+pub fn cut_members(
+    b: &[u8],
+    i: usize,
+    mut drop: impl FnMut(&[u8]) -> bool,
+    spans: &mut Vec<(usize, usize)>,
+) -> Option<usize> {
+    let from = spans.len();
+    // The end of the previous member's value, and whether a kept member came before.
+    let mut prev_end = None;
+    let mut kept_before = false;
+    // A dropped member with nothing kept before it, cut once the next key's start is
+    // known (its comma goes with it): its key's opening quote and its value's end.
+    let mut pending: Option<(usize, usize)> = None;
+    let mut dropped = 0;
+    let walked = each_member(b, i, |key, at| {
+        let end = skip_valid(b, at)?;
+        // `key` is a slice of `b`: its opening quote is one byte before it.
+        let start = key.as_ptr() as usize - b.as_ptr() as usize - 1;
+        if let Some((s, _)) = pending.take() {
+            spans.push((s, start));
+        }
+        if drop(key) {
+            dropped += 1;
+            match prev_end {
+                Some(p) if kept_before => spans.push((p, end)),
+                _ => pending = Some((start, end)),
+            }
+        } else {
+            kept_before = true;
+        }
+        prev_end = Some(end);
+        Some(end)
+    });
+    if walked.is_none() {
+        spans.truncate(from);
+        return None;
+    }
+    if let Some(span) = pending {
+        spans.push(span);
+    }
+    Some(dropped)
+}
+
+/// Where the value of the member `key` of the JSON object at `b[i]` (JSON already
+/// validated) starts: `Some(None)` when it has none, `None` when it has it twice (a JSON
+/// reader keeps one of them: the caller decides) or [`each_member`] stops.
+pub fn member(b: &[u8], i: usize, key: &[u8]) -> Option<Option<usize>> {
+    let mut found = None;
+    let mut twice = false;
+    each_member(b, i, |k, at| {
+        if k == key {
+            twice |= found.is_some();
+            found = Some(at);
+        }
+        skip_valid(b, at)
+    })?;
+    (!twice).then_some(found)
+}
+
+/// `text` without the spans of [`cut_members`] (in order, not overlapping).
+pub fn without(text: &str, spans: &[(usize, usize)]) -> String {
+    let cut: usize = spans.iter().map(|(s, e)| e - s).sum();
+    let mut out = String::with_capacity(text.len() - cut);
+    let mut at = 0;
+    for &(s, e) in spans {
+        out.push_str(&text[at..s]);
+        at = e;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +610,58 @@ mod tests {
         let ok = "[".repeat(MAX_DEPTH - 1) + &"]".repeat(MAX_DEPTH - 1);
         let text = format!("{{\"a\":{ok}}}");
         assert_eq!(scan_object(text.as_bytes(), 0), Scan::End(text.len()));
+    }
+
+    /// `text` (an object) without the members `drop` accepts, by [`cut_members`].
+    fn cut(text: &str, drop: &[&str]) -> Option<String> {
+        let mut spans = Vec::new();
+        let b = text.as_bytes();
+        cut_members(
+            b,
+            skip_ws(b, 0),
+            |k| drop.iter().any(|d| d.as_bytes() == k),
+            &mut spans,
+        )?;
+        Some(without(text, &spans))
+    }
+
+    #[test]
+    fn cutting_members_leaves_the_rest_and_one_comma_less() {
+        let cases: &[(&str, &[&str], &str)] = &[
+            (r#"{"a":1,"b":2,"c":3}"#, &["a"], r#"{"b":2,"c":3}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["b"], r#"{"a":1,"c":3}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["c"], r#"{"a":1,"b":2}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["a", "c"], r#"{"b":2}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["a", "b"], r#"{"c":3}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["b", "c"], r#"{"a":1}"#),
+            (r#"{"a":1,"b":2,"c":3}"#, &["a", "b", "c"], r#"{}"#),
+            (
+                r#"{"a":[1,{"b":"}"}],"b":"x\"y,"}"#,
+                &["a"],
+                r#"{"b":"x\"y,"}"#,
+            ),
+            (r#"{"a":{"b":1},"b":2}"#, &["b"], r#"{"a":{"b":1}}"#),
+            (r#"{"b":1,"a":2,"b":3}"#, &["b"], r#"{"a":2}"#),
+            (r#"{}"#, &["a"], r#"{}"#),
+            (
+                " { \"a\" : 1 ,\n \"b\" : [ ] } ",
+                &["a"],
+                " { \"b\" : [ ] } ",
+            ),
+            (" { \"a\" : 1 ,\n \"b\" : [ ] } ", &["b"], " { \"a\" : 1 } "),
+            (" { \"a\" : 1 } ", &["a"], " {  } "),
+        ];
+        for (text, drop, want) in cases {
+            assert_eq!(cut(text, drop).as_deref(), Some(*want), "{text} - {drop:?}");
+            let left: serde_json::Value = serde_json::from_str(want).unwrap();
+            let mut all: serde_json::Value = serde_json::from_str(text).unwrap();
+            for d in *drop {
+                all.as_object_mut().unwrap().shift_remove(*d);
+            }
+            assert_eq!(left, all, "{text}");
+        }
+        // A key with an escape is not read: nothing is cut.
+        assert_eq!(cut(r#"{"\u0061":1,"b":2}"#, &["b"]), None);
+        assert_eq!(cut(r#"[1]"#, &["b"]), None);
     }
 }

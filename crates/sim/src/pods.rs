@@ -1,7 +1,8 @@
 //! What a simulated pod looks like: the workloads pods belong to, the nodes they run on,
 //! a pod as a real cluster's (2–4 KB: containers with ports, resources, env, probes;
 //! conditions, container statuses, owner references) and the sizes the benchmark's
-//! preloaded pods are trimmed or padded to ([`PodSize`]).
+//! preloaded pods are trimmed or padded to ([`PodSize`]); the realistic one is a
+//! Deployment's pod as a genuine kube-apiserver serves it, managedFields included.
 
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -22,6 +23,10 @@ pub enum PodSize {
     /// About 12 KB: the default pod plus a large annotation (as with big env lists or
     /// sidecar-injected pods).
     Large,
+    /// About 9 KB, as a genuine server's Deployment pod: a Deployment-sized spec (env,
+    /// probes, security context), status conditions, and managedFields of four managers
+    /// making about half the bytes.
+    Realistic,
 }
 
 impl PodSize {
@@ -32,12 +37,16 @@ impl PodSize {
             PodSize::Small => Some(1_500),
             PodSize::Medium => Some(4_700),
             PodSize::Large => Some(12_000),
+            PodSize::Realistic => None,
         }
     }
 }
 
 /// Trims or pads a pod (as built by [`pod`], possibly with template holes) to `size`.
 pub fn resize_pod(v: &mut Value, size: PodSize) {
+    if size == PodSize::Realistic {
+        return realistic(v);
+    }
     let Some(target) = size.target() else {
         return;
     };
@@ -89,6 +98,112 @@ pub fn resize_pod(v: &mut Value, size: PodSize) {
             .map(|i| CHARS[(i * 7 + i / 64) % CHARS.len()] as char)
             .collect();
         v["metadata"]["annotations"] = json!({ "sim.kwatch.dev/padding": pad });
+    }
+}
+
+/// [`PodSize::Realistic`]: the default pod with what a Deployment's pod carries on a
+/// genuine cluster (a liveness probe, a security context, secrets in its environment,
+/// annotations), then the managedFields its writers leave: kube-controller-manager
+/// (metadata and spec, as the ReplicaSet controller creates it), kubelet (status), the CNI
+/// plugin (its annotations) and kubectl (a rollout restart's annotation). Their FieldsV1
+/// tries are made from the pod itself, keyed as structured-merge-diff keys associative
+/// lists (`k:{"name":…}`), so they grow with it as a real pod's do.
+fn realistic(v: &mut Value) {
+    const TIME: &str = "2026-11-21T21:10:56Z";
+    let meta = &mut v["metadata"];
+    meta["annotations"] = json!({
+        "kubectl.kubernetes.io/restartedAt": "2026-11-20T09:14:02Z",
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "9102",
+    });
+    let c = &mut v["spec"]["containers"][0];
+    if let Some(env) = c["env"].as_array_mut() {
+        for (name, key) in [("DATABASE_URL", "url"), ("DATABASE_PASSWORD", "password")] {
+            env.push(json!({"name": name, "valueFrom": {"secretKeyRef": {"name": "app-db", "key": key}}}));
+        }
+    }
+    c["livenessProbe"] = json!({"httpGet": {"path": "/livez", "port": "http", "scheme": "HTTP"}, "initialDelaySeconds": 10, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3});
+    c["securityContext"] = json!({"capabilities": {"drop": ["ALL"]}, "runAsNonRoot": true, "allowPrivilegeEscalation": false});
+    v["spec"]["nodeSelector"] = json!({"kubernetes.io/os": "linux"});
+    let entry = |manager: &str, subresource: Option<&str>, fields: Value| {
+        let mut e = json!({"manager": manager, "operation": "Update", "apiVersion": "v1", "time": TIME, "fieldsType": "FieldsV1", "fieldsV1": fields});
+        if let Some(s) = subresource {
+            e["subresource"] = json!(s);
+        }
+        e
+    };
+    let meta = &v["metadata"];
+    let mut spec_fields = fields_v1(&v["spec"]);
+    if let Some(f) = spec_fields.as_object_mut() {
+        f.remove("f:nodeName");
+    }
+    let kcm = json!({
+        "f:metadata": {
+            "f:annotations": {".": {}, "f:kubectl.kubernetes.io/restartedAt": {}},
+            "f:generateName": {},
+            "f:labels": fields_v1(&meta["labels"]),
+            "f:ownerReferences": fields_v1(&meta["ownerReferences"]),
+        },
+        "f:spec": spec_fields,
+    });
+    let kubelet = json!({"f:status": fields_v1(&v["status"])});
+    let cni = json!({"f:metadata": {"f:annotations": {"f:cni.projectcalico.org/containerID": {}, "f:cni.projectcalico.org/podIP": {}, "f:cni.projectcalico.org/podIPs": {}}}});
+    let kubectl = json!({"f:metadata": {"f:annotations": {"f:prometheus.io/port": {}, "f:prometheus.io/scrape": {}}}});
+    let ip = v["status"]["podIP"].as_str().unwrap_or_default().to_owned();
+    let meta = &mut v["metadata"];
+    meta["annotations"]["cni.projectcalico.org/containerID"] =
+        json!("4c3ed7e9d7b1e8c1a5a6b0a3f7e2d9c8b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1");
+    meta["annotations"]["cni.projectcalico.org/podIP"] = json!(format!("{ip}/32"));
+    meta["annotations"]["cni.projectcalico.org/podIPs"] = json!(format!("{ip}/32"));
+    meta["managedFields"] = json!([
+        entry("kube-controller-manager", None, kcm),
+        entry("calico", Some("status"), cni),
+        entry("kubectl-annotate", None, kubectl),
+        entry("kubelet", Some("status"), kubelet),
+    ]);
+}
+
+/// The FieldsV1 trie of a value as one manager owning all of it: `f:` per field, `.` for
+/// a map or list item owned as a whole, list items keyed as structured-merge-diff keys
+/// them (`k:{"name":…}`, `k:{"type":…}`, ports by number and protocol, IPs by address);
+/// lists of scalars and lists without such a key are atomic (`{}`).
+fn fields_v1(v: &Value) -> Value {
+    // `.` first, as structured-merge-diff writes it.
+    fn owned(out: serde_json::Map<String, Value>) -> Value {
+        if out.is_empty() {
+            return Value::Object(out);
+        }
+        let mut all = serde_json::Map::new();
+        all.insert(".".into(), json!({}));
+        all.extend(out);
+        Value::Object(all)
+    }
+    match v {
+        Value::Object(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in m {
+                out.insert(format!("f:{k}"), fields_v1(v));
+            }
+            owned(out)
+        }
+        Value::Array(items) => {
+            let mut out = serde_json::Map::new();
+            for item in items {
+                let key = if item.get("containerPort").is_some() {
+                    json!({"containerPort": item["containerPort"], "protocol": item["protocol"]})
+                } else if let Some(k) = ["name", "type", "ip", "uid"]
+                    .into_iter()
+                    .find(|k| item.get(*k).is_some_and(Value::is_string))
+                {
+                    json!({ k: item[k] })
+                } else {
+                    return json!({});
+                };
+                out.insert(format!("k:{key}"), fields_v1(item));
+            }
+            owned(out)
+        }
+        _ => json!({}),
     }
 }
 
@@ -230,6 +345,28 @@ mod tests {
             let n = serde_json::to_vec(&v).unwrap().len();
             assert!((lo..=hi).contains(&n), "{size:?}: {n} bytes");
         }
+    }
+
+    /// The realistic pod is a genuine Deployment pod's size (~7.8 KB), and its
+    /// managedFields (several managers) are about half of it.
+    #[test]
+    fn a_realistic_pod_is_half_managed_fields() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut v = pod(&mut rng, 0, "web-7c9d6b5f4-abcde", "u", true);
+        resize_pod(&mut v, PodSize::Realistic);
+        let n = serde_json::to_vec(&v).unwrap().len();
+        let mf = serde_json::to_vec(&v["metadata"]["managedFields"])
+            .unwrap()
+            .len();
+        assert!(
+            (6_500..=9_500).contains(&n),
+            "{n} bytes, {mf} managedFields"
+        );
+        assert!(
+            (0.4..=0.6).contains(&(mf as f64 / n as f64)),
+            "{mf} of {n} bytes"
+        );
+        assert_eq!(v["metadata"]["managedFields"].as_array().unwrap().len(), 4);
     }
 
     #[test]

@@ -204,6 +204,7 @@ mod tests {
             PodSize::Small,
             PodSize::Medium,
             PodSize::Large,
+            PodSize::Realistic,
         ] {
             let mut rng = SmallRng::seed_from_u64(1);
             let t = PodTemplate::new(&mut rng, 0, "rs-uid", size);

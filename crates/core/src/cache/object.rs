@@ -37,6 +37,13 @@ pub struct Meta {
     /// not search the whole object for it when it is not.
     #[serde(default, rename = "managedFields", deserialize_with = "present")]
     pub has_managed_fields: bool,
+    /// Where `metadata.managedFields` is in the raw JSON, with one comma that joins it to
+    /// another member (`,"managedFields":[…]`, or `"managedFields":[…],` when it is
+    /// first): outputs that hide it leave these bytes out. Found while the metadata is
+    /// read, at no cost of its own; `None` where it was not ([`Object::managed_fields_span`]
+    /// checks it before anyone cuts).
+    #[serde(skip)]
+    pub managed_fields_span: Option<(usize, usize)>,
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
@@ -95,6 +102,38 @@ fn find_metadata(b: &[u8]) -> Option<Option<usize>> {
 /// repeated. `None`: anything else, for serde to decide (and word any error). `raw` must
 /// be valid JSON.
 fn read_meta(raw: &str, i: usize) -> Option<Meta> {
+    let b = raw.as_bytes();
+    let mut meta = Meta::default();
+    let mut seen = 0u8;
+    // The end of the previous member's value, and managedFields' key and value when it
+    // is the first member (its span then ends where the next key starts).
+    let mut prev_end: Option<usize> = None;
+    let mut first_managed: Option<(usize, usize)> = None;
+    each_member(b, i, |key, i| {
+        // `key` is a slice of `b`: its opening quote is one byte before it.
+        let key_start = key.as_ptr() as usize - b.as_ptr() as usize - 1;
+        if let Some((start, _)) = first_managed.take() {
+            meta.managed_fields_span = Some((start, key_start));
+        }
+        let end = read_member(&mut meta, &mut seen, raw, key, i)?;
+        if key == b"managedFields" {
+            match prev_end {
+                Some(p) => meta.managed_fields_span = Some((p, end)),
+                None => first_managed = Some((key_start, end)),
+            }
+        }
+        prev_end = Some(end);
+        Some(end)
+    })?;
+    if let Some(only) = first_managed {
+        meta.managed_fields_span = Some(only);
+    }
+    Some(meta)
+}
+
+/// One member of the metadata for [`read_meta`]: its value read into `meta` when kwatch
+/// keeps it; the index after the value, or `None` for serde to decide.
+fn read_member(meta: &mut Meta, seen: &mut u8, raw: &str, key: &[u8], i: usize) -> Option<usize> {
     const NAME: u8 = 1;
     const NAMESPACE: u8 = 2;
     const RV: u8 = 4;
@@ -115,9 +154,7 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             _ => None,
         }
     };
-    let mut meta = Meta::default();
-    let mut seen = 0u8;
-    each_member(b, i, |key, i| {
+    {
         let bit = match key {
             b"name" => NAME,
             b"namespace" => NAMESPACE,
@@ -132,10 +169,10 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
             }
             return skip_valid(b, i);
         }
-        if seen & bit != 0 {
+        if *seen & bit != 0 {
             return None;
         }
-        seen |= bit;
+        *seen |= bit;
         match bit {
             NAME | RV => {
                 let (Some(s), j) = plain(i)? else {
@@ -162,8 +199,7 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
                 skip_valid(b, i)
             }
         }
-    })?;
-    Some(meta)
+    }
 }
 
 /// The [`Meta::uid`] of the metadata object at `raw[at]`, as [`read_meta`] reads it.
@@ -331,11 +367,19 @@ impl Object {
     /// This object with [`TypeMeta`] put in as [`Object::from_valid_json_typed`] does.
     pub(crate) fn typed(self, type_meta: &TypeMeta) -> Object {
         match type_meta.insert_into(&self.raw) {
-            Some(typed) => Object {
-                raw: typed.into(),
-                meta: self.meta,
-                row: self.row,
-            },
+            Some(typed) => {
+                // Put in before every member: what follows moved by as many bytes.
+                let moved = typed.len() - self.raw.len();
+                let mut meta = self.meta;
+                meta.managed_fields_span = meta
+                    .managed_fields_span
+                    .map(|(s, e)| (s + moved, e + moved));
+                Object {
+                    raw: typed.into(),
+                    meta,
+                    row: self.row,
+                }
+            }
             None => self,
         }
     }
@@ -352,6 +396,16 @@ impl Object {
 
     pub fn meta(&self) -> &Meta {
         &self.meta
+    }
+
+    /// [`Meta::managed_fields_span`] when it holds what it says: bytes starting with
+    /// `"managedFields"` or with a comma (and whitespace) before it, on character
+    /// boundaries.
+    pub fn managed_fields_span(&self) -> Option<(usize, usize)> {
+        let (s, e) = self.meta.managed_fields_span?;
+        let span = self.raw.get(s..e)?.trim_start();
+        let member = span.strip_prefix(',').map_or(span, str::trim_start);
+        member.starts_with("\"managedFields\"").then_some((s, e))
     }
 
     /// Attaches the server's Table row this object came in.
@@ -544,11 +598,12 @@ mod tests {
             r#"{"metadata":{"a\u0062":1,"resourceVersion":"5","labels":{"k":"v"}}}"#,
         ];
         for t in texts {
-            assert_eq!(
-                parse_meta(t).unwrap(),
-                parse_meta_visiting(t).unwrap(),
-                "{t}"
-            );
+            // The span is what only the reading without serde finds (tested below).
+            let fast = Meta {
+                managed_fields_span: None,
+                ..parse_meta(t).unwrap()
+            };
+            assert_eq!(fast, parse_meta_visiting(t).unwrap(), "{t}");
         }
         assert_eq!(parse_meta(texts[3]).unwrap().name, "e");
         for bad in [
@@ -563,5 +618,49 @@ mod tests {
             let (a, b) = (parse_meta(bad), parse_meta_visiting(bad));
             assert_eq!(a.unwrap_err().to_string(), b.unwrap_err().to_string());
         }
+    }
+
+    /// Reading the metadata finds managedFields' span with one comma, wherever the member
+    /// is, as cutting it from the bytes would ([`crate::scan::cut_members`]); none where
+    /// serde read the metadata; moved with the bytes when `kind` and `apiVersion` are put
+    /// in.
+    #[test]
+    fn the_managed_fields_span_is_found_while_reading_metadata() {
+        for raw in [
+            r#"{"metadata":{"name":"a","managedFields":[{"m":"}"}]}}"#,
+            r#"{"metadata":{"managedFields":[1],"name":"a"},"spec":{}}"#,
+            r#"{"metadata":{"name":"a","managedFields":null,"uid":"u"}}"#,
+            r#"{"metadata":{"managedFields":[]}}"#,
+            "{ \"metadata\" : { \"name\" : \"a\" ,\n \"managedFields\" : [ 1 ] } }",
+            "{ \"metadata\" : { \"managedFields\" : [ 1 ] , \"name\" : \"a\" } }",
+        ] {
+            let o = Object::from_json(raw).unwrap();
+            let b = raw.as_bytes();
+            let meta = find_metadata(b).unwrap().unwrap();
+            let mut spans = Vec::new();
+            crate::scan::cut_members(b, meta, |k| k == b"managedFields", &mut spans).unwrap();
+            assert_eq!(spans.len(), 1, "{raw}");
+            assert_eq!(o.managed_fields_span(), Some(spans[0]), "{raw}");
+        }
+        for raw in [
+            r#"{"metadata":{"name":"a"}}"#,
+            r#"{"metadata":{"name":"\u0061","managedFields":[1]}}"#,
+            r#"{"spec":{"managedFields":[1]},"metadata":{}}"#,
+        ] {
+            assert_eq!(
+                Object::from_json(raw).unwrap().managed_fields_span(),
+                None,
+                "{raw}"
+            );
+        }
+        let typed = Object::from_json(r#"{ "metadata":{"name":"a","managedFields":[1]}}"#)
+            .unwrap()
+            .typed(&TypeMeta::new("Pod", "v1"));
+        let (start, end) = typed.managed_fields_span().unwrap();
+        let raw = typed.raw();
+        assert_eq!(
+            format!("{}{}", &raw[..start], &raw[end..]),
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}"#
+        );
     }
 }

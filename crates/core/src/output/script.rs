@@ -35,11 +35,26 @@ pub struct ScriptPrinter<W: Write> {
     held_since: Option<Instant>,
     /// Resources that have synced or were left out.
     done: usize,
+    /// jsonpath and custom-columns: the parts of each object the templates read, parsed
+    /// instead of the whole (`None`: the whole).
+    reads: Option<template::Reads>,
 }
 
 impl<W: Write> ScriptPrinter<W> {
     pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
+        let reads = match &opts.format {
+            Format::JsonPath(t) => t.reads(),
+            Format::CustomColumns(cols) => {
+                cols.iter()
+                    .try_fold(template::Reads::default(), |mut all, c| {
+                        all.merge(&c.template.reads()?);
+                        Some(all)
+                    })
+            }
+            _ => None,
+        };
         ScriptPrinter {
+            reads,
             opts,
             w: BufWriter::new(w),
             diag,
@@ -160,7 +175,13 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
             return Ok(());
         };
         let name = key.rsplit_once('/').map_or(*key, |(_, n)| n);
-        let value = || delta.object.object().map_or(Value::Null, |o| o.to_value());
+        let reads = &self.reads;
+        let value = || {
+            delta.object.object().map_or(Value::Null, |o| match reads {
+                Some(r) => r.value(o.raw()),
+                None => o.to_value(),
+            })
+        };
         match &self.opts.format {
             Format::Name => {
                 let mut line = name_of(rec.resource, name);

@@ -514,7 +514,8 @@ impl<W: Write> TablePrinter<W> {
         }
         cells.push(shown);
         cells.push(c.rv.map_or("<unknown>".into(), |rv| sanitize(&rv).into_owned()));
-        let row = RowObject::parse(&layout.cols, c.obj.map(|o| o.raw()));
+        let mut scratch = String::new();
+        let row = RowObject::of(&layout.cols, c.obj.map(|o| &**o), &mut scratch);
         let created = c.obj.and_then(|o| o.meta().creation_timestamp.as_deref());
         let server: Vec<serde_json::Value> = match table_row {
             Some(t) if layout.server.is_some() => {

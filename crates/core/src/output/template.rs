@@ -20,6 +20,7 @@ mod tests;
 use serde_json::Value;
 
 use super::columns::{go_float, go_json, go_value};
+use crate::scan::{each_member, skip_valid, skip_ws};
 use crate::text::sanitize;
 use parse::Node;
 
@@ -114,6 +115,136 @@ impl Template {
         self.results(v)
             .map(|groups| groups.into_iter().flatten().collect())
             .unwrap_or_default()
+    }
+}
+
+impl Template {
+    /// The parts of an object the template can read ([`Reads`]); `None`: any part (an
+    /// action whose path from the object does not start with a field name: `{.}`, `{@}`,
+    /// `{..x}`, `{.*}`, `{[0]}`, a filter or union at the object, a bare `{range}`).
+    pub fn reads(&self) -> Option<Reads> {
+        let mut reads = Reads::default();
+        for n in &self.nodes {
+            let action = match n {
+                Node::Text(_) => continue,
+                Node::List(action) => action,
+                _ => return None,
+            };
+            let path = match action.as_slice() {
+                [Node::Identifier(w), rest @ ..] if w == "range" && !rest.is_empty() => rest,
+                [Node::Identifier(w)] if w == "end" => continue,
+                path => path,
+            };
+            match path {
+                // A literal: whatever follows reads the literal, not the object.
+                [Node::Text(_) | Node::Int(_) | Node::Float(_) | Node::Bool(_), ..] => {}
+                [Node::Field(top), rest @ ..] if !top.is_empty() => {
+                    let second = match rest.first() {
+                        Some(Node::Field(f)) if !f.is_empty() => Some(f.as_str()),
+                        _ => None,
+                    };
+                    reads.add(top, second);
+                }
+                _ => return None,
+            }
+        }
+        Some(reads)
+    }
+}
+
+/// The members of an object a template can read, found from its paths: each top-level
+/// field named, and under it the fields named next (or all of it). A path inside a
+/// `{range}` is read relative to each value, so its names count here too, which only
+/// keeps more. The JSONPath results of the parsed parts equal those of the whole object:
+/// what no path names is never reached.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reads {
+    /// Each top-level field, with the fields read under it (`None`: all of it).
+    fields: Vec<(String, Option<Vec<String>>)>,
+}
+
+impl Reads {
+    fn add(&mut self, top: &str, second: Option<&str>) {
+        match self.fields.iter_mut().find(|(t, _)| t == top) {
+            Some((_, under)) => match (under, second) {
+                (Some(names), Some(s)) => {
+                    if !names.iter().any(|n| n == s) {
+                        names.push(s.to_owned());
+                    }
+                }
+                (under, _) => *under = None,
+            },
+            None => self
+                .fields
+                .push((top.to_owned(), second.map(|s| vec![s.to_owned()]))),
+        }
+    }
+
+    /// What the templates of several columns read.
+    pub fn merge(&mut self, other: &Reads) {
+        for (top, under) in &other.fields {
+            match under {
+                Some(names) => names.iter().for_each(|n| self.add(top, Some(n))),
+                None => self.add(top, None),
+            }
+        }
+    }
+
+    /// The object `raw` (valid JSON) parsed as a [`Value`] with only the parts read, as
+    /// `serde_json::from_str` makes the whole (a key written twice: its last value in its
+    /// first place); `Null` when a part read is beyond the parser (nesting deeper than
+    /// 128), as for the whole. The whole is parsed where a key has an escape.
+    pub fn value(&self, raw: &str) -> Value {
+        self.parts(raw)
+            .unwrap_or_else(|| serde_json::from_str(raw).unwrap_or(Value::Null))
+    }
+
+    fn parts(&self, raw: &str) -> Option<Value> {
+        let b = raw.as_bytes();
+        let parse = |at: usize, end: usize| serde_json::from_str::<Value>(raw.get(at..end)?).ok();
+        let mut top = serde_json::Map::new();
+        let mut deep = false;
+        each_member(b, skip_ws(b, 0), |key, at| {
+            let Some((name, under)) = self.fields.iter().find(|(t, _)| t.as_bytes() == key) else {
+                return skip_valid(b, at);
+            };
+            let (v, end) = match under {
+                Some(names) if b.get(at) == Some(&b'{') => {
+                    let mut m = serde_json::Map::new();
+                    // Walked once: the object ends after its last member's value.
+                    let mut last = at + 1;
+                    each_member(b, at, |k, at| {
+                        let end = skip_valid(b, at)?;
+                        if let Some(n) = names.iter().find(|n| n.as_bytes() == k) {
+                            let Some(v) = parse(at, end) else {
+                                deep = true;
+                                return None;
+                            };
+                            m.insert(n.clone(), v);
+                        }
+                        last = end;
+                        Some(end)
+                    })?;
+                    let close = skip_ws(b, last);
+                    if b.get(close) != Some(&b'}') {
+                        return None;
+                    }
+                    (Value::Object(m), close + 1)
+                }
+                _ => {
+                    let end = skip_valid(b, at)?;
+                    let Some(v) = parse(at, end) else {
+                        deep = true;
+                        return None;
+                    };
+                    (v, end)
+                }
+            };
+            top.insert(name.clone(), v);
+            Some(end)
+        })
+        .map(|()| Value::Object(top))
+        .or_else(|| deep.then_some(Value::Null))
     }
 }
 

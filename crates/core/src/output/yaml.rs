@@ -14,6 +14,8 @@ use std::io::{self, BufWriter, Write};
 
 use serde_json::{Map, Value};
 
+use crate::scan::{skip_valid, skip_ws, to_special};
+
 use super::record::{DiffField, Line};
 use super::{diff, object_json, record_diff, record_objects, Options, Printer, Record};
 
@@ -47,30 +49,252 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
                 c.blame = Some(b.to_vec());
             }
         }
-        let mut m = match serde_json::to_value(&line).map_err(io::Error::other)? {
+        let m = match serde_json::to_value(&line).map_err(io::Error::other)? {
             Value::Object(m) => m,
             _ => return Err(io::Error::other("a record is not a mapping")),
         };
+        let mut out = String::with_capacity(4096);
+        out.push_str("---\n");
+        mapping(&mut out, &m, 0, false);
         for (name, obj) in record_objects(rec) {
             let Some(o) = obj else { continue };
-            // An object kwatch holds as raw JSON may still be beyond what a recursive
-            // parser takes (nesting deeper than 128): say so instead of failing the stream.
-            match serde_json::from_str(&object_json(o, self.opts.show_managed_fields)) {
-                Ok(v) => {
-                    m.insert(name.into(), v);
-                }
-                Err(e) => {
-                    m.insert(name.into(), Value::Null);
-                    m.insert(format!("{name}Error"), Value::String(e.to_string()));
-                }
+            let json = object_json(o, self.opts.show_managed_fields);
+            let at = out.len();
+            if !entry_from_json(&mut out, name, &json) {
+                out.truncate(at);
+                entry_from_value(&mut out, name, &json);
             }
         }
-        self.w.write_all(document(&m).as_bytes())
+        self.w.write_all(out.as_bytes())
     }
 
     fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
+}
+
+/// `name:` and the object `json` (valid JSON) as [`mapping`] writes them for its parsed
+/// value, written in one pass over the JSON's bytes: no tree is built. `false`, with
+/// part of it written, where the pass does not write what the tree would (a key with an
+/// escape or written twice, a string serde_json refuses, nesting near serde_json's limit):
+/// the caller then truncates `out` and asks [`entry_from_value`].
+fn entry_from_json(out: &mut String, name: &str, json: &str) -> bool {
+    scalar(out, name, None);
+    out.push(':');
+    let mut e = Emitter {
+        s: json,
+        b: json.as_bytes(),
+        out,
+        keys: Vec::new(),
+        depth: 0,
+    };
+    let i = skip_ws(e.b, 0);
+    e.entry_value(i, 0)
+        .is_some_and(|end| skip_ws(e.b, end) == e.b.len())
+}
+
+/// `name:` and the object `json` parsed into a tree, as [`document`] writes it; an object
+/// beyond what a recursive parser takes (nesting deeper than 128) is `null` and its error
+/// under `{name}Error`, so the stream goes on.
+fn entry_from_value(out: &mut String, name: &str, json: &str) {
+    let mut m = Map::new();
+    match serde_json::from_str(json) {
+        Ok(v) => {
+            m.insert(name.into(), v);
+        }
+        Err(e) => {
+            m.insert(name.into(), Value::Null);
+            m.insert(format!("{name}Error"), Value::String(e.to_string()));
+        }
+    }
+    mapping(out, &m, 0, false);
+}
+
+/// Nesting the one-pass emitter writes; deeper, the tree decides (serde_json's limit is
+/// 128).
+const MAX_EMIT_DEPTH: usize = 100;
+
+/// The one-pass YAML emitter over valid JSON: the same layout as [`mapping`],
+/// [`sequence`] and [`leaf`] over a parsed value. Each method takes the index of a
+/// value (after whitespace) and returns the index after it; `None`: see
+/// [`entry_from_json`].
+struct Emitter<'a, 'o> {
+    s: &'a str,
+    b: &'a [u8],
+    out: &'o mut String,
+    /// The keys of the mappings being written, innermost last (to find one written twice).
+    keys: Vec<&'a [u8]>,
+    depth: usize,
+}
+
+impl<'a> Emitter<'a, '_> {
+    /// Whether the object or array at `b[i]` is empty, and the index after its first
+    /// byte's whitespace.
+    fn empty(&self, i: usize) -> (bool, usize) {
+        let j = skip_ws(self.b, i + 1);
+        (matches!(self.b.get(j), Some(b'}' | b']')), j)
+    }
+
+    /// A mapping entry's value after its `key:`, as [`mapping`] writes it.
+    fn entry_value(&mut self, i: usize, indent: usize) -> Option<usize> {
+        match self.b.get(i)? {
+            b'{' if !self.empty(i).0 => {
+                self.out.push('\n');
+                self.mapping(i, indent + 2, false)
+            }
+            b'[' if !self.empty(i).0 => {
+                self.out.push('\n');
+                self.sequence(i, indent, false)
+            }
+            _ => {
+                self.out.push(' ');
+                self.leaf(i, indent + 2)
+            }
+        }
+    }
+
+    /// The non-empty object at `b[i]`, as [`mapping`] writes it.
+    fn mapping(&mut self, i: usize, indent: usize, inline_first: bool) -> Option<usize> {
+        self.depth += 1;
+        if self.depth > MAX_EMIT_DEPTH {
+            return None;
+        }
+        let first_key = self.keys.len();
+        let mut i = skip_ws(self.b, i + 1);
+        loop {
+            // A key without an escape: its first special character is its closing quote.
+            if self.b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let end = to_special(self.b, i + 1);
+            if self.b.get(end) != Some(&b'"') {
+                return None;
+            }
+            let key = &self.b[i + 1..end];
+            // Length and first byte first: most keys differ there, without a memcmp.
+            let seen = self.keys[first_key..]
+                .iter()
+                .any(|k| k.len() == key.len() && k.first() == key.first() && *k == key);
+            if seen {
+                return None;
+            }
+            self.keys.push(key);
+            if self.keys.len() > first_key + 1 || !inline_first {
+                pad(self.out, indent);
+            }
+            scalar(self.out, self.s.get(i + 1..end)?, None);
+            self.out.push(':');
+            i = skip_ws(self.b, end + 1);
+            if self.b.get(i) != Some(&b':') {
+                return None;
+            }
+            i = skip_ws(self.b, i + 1);
+            i = skip_ws(self.b, self.entry_value(i, indent)?);
+            match self.b.get(i)? {
+                b',' => i = skip_ws(self.b, i + 1),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+        self.keys.truncate(first_key);
+        self.depth -= 1;
+        Some(i + 1)
+    }
+
+    /// The non-empty array at `b[i]`, as [`sequence`] writes it.
+    fn sequence(&mut self, i: usize, indent: usize, inline_first: bool) -> Option<usize> {
+        self.depth += 1;
+        if self.depth > MAX_EMIT_DEPTH {
+            return None;
+        }
+        let mut i = skip_ws(self.b, i + 1);
+        let mut first = true;
+        loop {
+            if !first || !inline_first {
+                pad(self.out, indent);
+            }
+            first = false;
+            self.out.push_str("- ");
+            let end = match self.b.get(i)? {
+                b'{' if !self.empty(i).0 => self.mapping(i, indent + 2, true)?,
+                b'[' if !self.empty(i).0 => self.sequence(i, indent + 2, true)?,
+                _ => self.leaf(i, indent + 2)?,
+            };
+            i = skip_ws(self.b, end);
+            match self.b.get(i)? {
+                b',' => i = skip_ws(self.b, i + 1),
+                b']' => break,
+                _ => return None,
+            }
+        }
+        self.depth -= 1;
+        Some(i + 1)
+    }
+
+    /// A scalar or an empty collection at `b[i]`, then the end of its line, as [`leaf`]
+    /// writes it.
+    fn leaf(&mut self, i: usize, indent: usize) -> Option<usize> {
+        let b = self.b;
+        let end = match b.get(i)? {
+            b'{' | b'[' => {
+                let (empty, j) = self.empty(i);
+                if !empty {
+                    return None;
+                }
+                self.out.push_str(if b[i] == b'{' { "{}" } else { "[]" });
+                j + 1
+            }
+            b'"' => {
+                let end = to_special(b, i + 1);
+                if b.get(end) == Some(&b'"') {
+                    scalar(self.out, self.s.get(i + 1..end)?, Some(indent));
+                    end + 1
+                } else {
+                    let end = skip_valid(b, i)?;
+                    let text: String = serde_json::from_str(self.s.get(i..end)?).ok()?;
+                    scalar(self.out, &text, Some(indent));
+                    end
+                }
+            }
+            b'n' => {
+                self.out.push_str("null");
+                i + 4
+            }
+            b't' => {
+                self.out.push_str("true");
+                i + 4
+            }
+            b'f' => {
+                self.out.push_str("false");
+                i + 5
+            }
+            _ => {
+                let end = skip_valid(b, i)?;
+                let text = self.s.get(i..end)?;
+                if plain_integer(text) {
+                    self.out.push_str(text);
+                } else {
+                    let n: serde_json::Number = serde_json::from_str(text).ok()?;
+                    number(self.out, &n);
+                }
+                end
+            }
+        };
+        if !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
+        Some(end)
+    }
+}
+
+/// A JSON integer serde_json reads as an `i64` or `u64` and writes back as it is: up to 18
+/// digits, negative or not, but `-0`.
+fn plain_integer(t: &str) -> bool {
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    !digits.is_empty()
+        && digits.len() <= 18
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && t != "-0"
 }
 
 /// One document: `---`, then the mapping in block style.
@@ -85,7 +309,13 @@ pub fn document(m: &Map<String, Value>) -> String {
 }
 
 fn pad(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+    const SPACES: &str = "                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
+    }
 }
 
 /// The entries of `m`, each at column `indent`; the first one without its padding
@@ -174,6 +404,12 @@ fn number(out: &mut String, n: &serde_json::Number) {
 /// characters that need escapes), single-quoted when it only collides with YAML syntax,
 /// a literal block (`|`) for multi-line text when `block_indent` allows one (not keys).
 fn scalar(out: &mut String, s: &str, block_indent: Option<usize>) {
+    if simple_word(s) {
+        if is_word(s) {
+            return double_quoted(out, s);
+        }
+        return out.push_str(s);
+    }
     if resolves_to_non_string(s) || s.chars().any(needs_escape) {
         return double_quoted(out, s);
     }
@@ -206,13 +442,76 @@ fn needs_escape(c: char) -> bool {
 /// Whether a YAML 1.1 reader (go-yaml v2's resolver, PyYAML's) would read the plain
 /// scalar `s` as a null, bool, number, timestamp, merge key or value key.
 pub fn resolves_to_non_string(s: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
-        ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf",
-        "-.Inf", "-.INF", "<<", "=",
-    ];
-    WORDS.contains(&s) || is_number(s) || is_timestamp(s)
+    is_word(s) || is_number(s) || is_timestamp(s)
+}
+
+/// A plain scalar a YAML 1.1 reader takes for a null, a bool, a special float, a merge
+/// key or a value key, by a `match` the compiler turns into length and byte tests.
+fn is_word(s: &str) -> bool {
+    matches!(
+        s,
+        "" | "~"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "y"
+            | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | "<<"
+            | "="
+    )
+}
+
+/// The plain scalars a YAML 1.1 reader takes for a null or a bool (and the other
+/// special words): what [`is_word`] matches, as a list for its test.
+#[cfg(test)]
+const WORDS: &[&str] = &[
+    "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+    "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
+    ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf",
+    "-.INF", "<<", "=",
+];
+
+/// A string [`scalar`] decides on without the general rules: a letter, then letters,
+/// digits, `-`, `.`, `/` and `_` only. Such a string is no number or timestamp (those
+/// start with a digit, a sign or a dot) and needs no quotes, escapes or block, so it is
+/// plain unless it is one of [`is_word`]'s (`yes`, `null`…).
+fn simple_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'/' | b'_'))
 }
 
 /// YAML 1.1 ints and floats: decimal (underscores allowed), `0x`, `0o`, `0b`, octal,
@@ -259,7 +558,14 @@ fn is_number(s: &str) -> bool {
         });
     }
     // Decimal ints and floats (go-yaml: `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
-    // once underscores are dropped; PyYAML's forms are within it).
+    // once underscores are dropped; PyYAML's forms are within it): none has another
+    // character.
+    if !body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'_' | b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
+        return false;
+    }
     let plain: String = body.chars().filter(|&c| c != '_').collect();
     let (mant, exp) = match plain.split_once(['e', 'E']) {
         Some((m, e)) => (m, Some(e)),
@@ -305,20 +611,22 @@ fn plain_ok(s: &str) -> bool {
     if s.starts_with(' ') || s.ends_with(' ') || s.starts_with("---") || s.starts_with("...") {
         return false;
     }
-    let chars: Vec<char> = s.chars().collect();
-    let blank_after = |i: usize| chars.get(i + 1).is_none_or(|c| *c == ' ');
-    match chars.first() {
+    // Every character the rules look at is ASCII, and so is a space: a byte next to one
+    // is the next or previous character's (UTF-8's other bytes are all from 0x80).
+    let b = s.as_bytes();
+    let blank_after = |i: usize| b.get(i + 1).is_none_or(|c| *c == b' ');
+    match b.first() {
         Some(
-            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
-            | '@' | '`',
+            b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'%' | b'@' | b'`',
         ) => return false,
-        Some('?' | ':' | '-') if blank_after(0) => return false,
+        Some(b'?' | b':' | b'-') if blank_after(0) => return false,
         _ => {}
     }
-    for (i, c) in chars.iter().enumerate() {
+    for (i, c) in b.iter().enumerate() {
         match c {
-            ':' if blank_after(i) => return false,
-            '#' if i > 0 && chars[i - 1] == ' ' => return false,
+            b':' if blank_after(i) => return false,
+            b'#' if i > 0 && b[i - 1] == b' ' => return false,
             _ => {}
         }
     }
@@ -471,6 +779,191 @@ mod tests {
             "_",
         ] {
             assert!(!resolves_to_non_string(s), "{s}");
+        }
+    }
+
+    /// `object:` and `json` as the tree wrote them, and as the one pass does.
+    fn both(json: &str) -> (String, Option<String>) {
+        let mut tree = String::new();
+        entry_from_value(&mut tree, "object", json);
+        let mut pass = String::new();
+        let one = entry_from_json(&mut pass, "object", json).then_some(pass);
+        (tree, one)
+    }
+
+    /// Every JSON file under crates/core/testdata (genuine servers' objects, lists,
+    /// Tables, and Kubernetes' own round-trip fixtures with every field of every kind),
+    /// as it is written there and compact.
+    fn fixtures() -> Vec<(String, String)> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
+        let mut dirs = vec![std::path::PathBuf::from(root)];
+        let mut out = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "json") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let name = p.display().to_string();
+                    // A file of JSON lines (a watch) gives each line.
+                    let docs: Vec<String> = match serde_json::from_str::<Value>(&text) {
+                        Ok(_) => vec![text],
+                        Err(_) => text.lines().map(str::to_owned).collect(),
+                    };
+                    for doc in docs {
+                        if let Ok(v) = serde_json::from_str::<Value>(&doc) {
+                            out.push((name.clone(), v.to_string()));
+                            out.push((name.clone(), doc));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(out.len() > 400, "{} fixtures", out.len());
+        out
+    }
+
+    /// The one pass writes every fixture byte for byte as the tree did (it may hand over
+    /// to the tree, never write something else).
+    #[test]
+    fn the_one_pass_emitter_writes_what_the_tree_wrote() {
+        let mut passed = 0;
+        for (name, json) in fixtures() {
+            let (tree, pass) = both(&json);
+            if let Some(pass) = pass {
+                assert_eq!(pass, tree, "{name}");
+                passed += 1;
+            }
+        }
+        assert!(passed > 400, "{passed} written in one pass");
+        let shapes = [
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"a":{},"b":[],"c":[[]],"d":[{}],"e":[[1,[2]],{"f":[]}]}"#,
+            r#" { "a" : [ 1 , -2 , 0 , -0 , 1.0 , 1e30 , -1.5E-7 , 123456789012345678 , 1234567890123456789 , 12345678901234567890 , 99999999999999999999999 ] } "#,
+            r##"{"s":["", "yes", "No", "null", "~", "on", "y", "1e3", "0x1F", "12:30:00", "2024-01-01", "a: b", "#x", "- y", "it's", " lead", "trail ", "a\nb", "a\nb\n", "a\n\n", "\ttab", "\u00e9t\u00e9", "<b>\u0026", "\u2028", "\u001b[2J", "---", "...", "@x", "x #y", "multi\nline with: colon\n", "\ud83d\ude00"]}"##,
+            r#"{"yes":1,"a-b.c/d_e":2,"Z9":3,"":4,"1":5}"#,
+            r#"{"metadata":{"name":"n","labels":{"app":"web","tier":"y"}},"spec":{"containers":[{"name":"a","args":["--x=1","true"],"ports":[{"containerPort":80}]}]},"status":null}"#,
+            "true",
+            "\"x\"",
+            "null",
+            "1.5",
+        ];
+        for json in shapes {
+            let (tree, pass) = both(json);
+            assert_eq!(pass.as_deref(), Some(tree.as_str()), "{json}");
+        }
+        // What the one pass hands over to the tree.
+        for json in [r#"{"a":1,"a":2}"#, r#"{"\u0061":1}"#, r#"{"k":"\ud800"}"#] {
+            let (_, pass) = both(json);
+            assert_eq!(pass, None, "{json}");
+        }
+        let deep = "[".repeat(150) + &"]".repeat(150);
+        let (tree, pass) = both(&deep);
+        assert_eq!(pass, None);
+        assert!(
+            tree.contains("objectError: recursion limit exceeded"),
+            "{tree}"
+        );
+    }
+
+    /// libyaml's plain-scalar rule as it was first written (over chars), for the
+    /// comparison below.
+    fn plain_ok_by_chars(s: &str) -> bool {
+        if s.starts_with(' ') || s.ends_with(' ') || s.starts_with("---") || s.starts_with("...") {
+            return false;
+        }
+        let chars: Vec<char> = s.chars().collect();
+        let blank_after = |i: usize| chars.get(i + 1).is_none_or(|c| *c == ' ');
+        match chars.first() {
+            Some(
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+                | '@' | '`',
+            ) => return false,
+            Some('?' | ':' | '-') if blank_after(0) => return false,
+            _ => {}
+        }
+        for (i, c) in chars.iter().enumerate() {
+            match c {
+                ':' if blank_after(i) => return false,
+                '#' if i > 0 && chars[i - 1] == ' ' => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// The quoting decisions made byte by byte (a plain word at once, the plain-scalar
+    /// rule) are those of the rules over chars, for every string and key of the fixtures
+    /// and strings made to sit on their edges.
+    #[test]
+    fn quoting_by_bytes_decides_as_by_chars() {
+        fn strings(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Object(m) => m.iter().for_each(|(k, v)| {
+                    out.push(k.clone());
+                    strings(v, out);
+                }),
+                Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+                _ => {}
+            }
+        }
+        let mut all: Vec<String> = [
+            "a:b",
+            "a: b",
+            "a:",
+            "é: x",
+            "x #y",
+            "x#y",
+            "é#",
+            " é",
+            "-é",
+            "- é",
+            "?x",
+            "? x",
+            ":x",
+            ": x",
+            "# x",
+            "ab-c.d/e_f",
+            "Yes",
+            "yes1",
+            "e5",
+            "E",
+            "a\u{85}b",
+            "1_0",
+            "1e5x",
+            "0.5.1",
+            "+-1",
+            "1+1",
+            "1e+5",
+            "._",
+            "1__",
+            "--1",
+            "½",
+            "١٢",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for (_, json) in fixtures() {
+            strings(&serde_json::from_str(&json).unwrap(), &mut all);
+        }
+        assert!(WORDS.iter().all(|w| is_word(w)));
+        for s in &all {
+            assert_eq!(plain_ok(s), plain_ok_by_chars(s), "{s:?}");
+            assert_eq!(is_word(s), WORDS.contains(&s.as_str()), "{s:?}");
+            if simple_word(s) {
+                assert!(
+                    !resolves_to_non_string(s) || WORDS.contains(&s.as_str()),
+                    "{s:?}"
+                );
+                assert!(
+                    plain_ok_by_chars(s) && !s.chars().any(needs_escape),
+                    "{s:?}"
+                );
+            }
         }
     }
 }

@@ -87,6 +87,80 @@ pub struct PodView<'a> {
     status: Option<Obj<PodStatus<'a>>>,
 }
 
+/// The members of `metadata`, `spec` and `status` a [`PodView`] reads: the serde names of
+/// [`PodMeta`], [`PodSpec`] and [`PodStatus`] (a field added there is added here; the
+/// columns' tests compare the cells of both ways).
+const READ: [(&str, &[&str]); 3] = [
+    ("metadata", &["deletionTimestamp", "labels"]),
+    (
+        "spec",
+        &["containers", "initContainers", "nodeName", "readinessGates"],
+    ),
+    (
+        "status",
+        &[
+            "reason",
+            "phase",
+            "podIP",
+            "nominatedNodeName",
+            "conditions",
+            "initContainerStatuses",
+            "containerStatuses",
+        ],
+    ),
+];
+
+/// Into `out`, the object `raw` (valid JSON) with only what a [`PodView`] reads: the
+/// members of [`READ`], copied as they are; every other member is skipped by counting
+/// brackets ([`crate::scan::skip_valid`]), not read by serde (managedFields alone are often
+/// half a pod). serde's view of the copy is its view of the whole, as it ignores every
+/// other member: a field written twice is still twice. `false` where a key has an escape
+/// (its text is not its name): then `out` is left to be ignored.
+pub fn project(raw: &str, out: &mut String) -> bool {
+    use crate::scan::{each_member, skip_valid, skip_ws};
+    let b = raw.as_bytes();
+    out.clear();
+    out.push('{');
+    let mut first = true;
+    let walked = each_member(b, skip_ws(b, 0), |key, at| {
+        let Some((_, keep)) = READ.iter().find(|(k, _)| k.as_bytes() == key) else {
+            return skip_valid(b, at);
+        };
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let key_start = key.as_ptr() as usize - b.as_ptr() as usize - 1;
+        if b[at] != b'{' {
+            let end = skip_valid(b, at)?;
+            out.push_str(raw.get(key_start..end)?);
+            return Some(end);
+        }
+        out.push_str(raw.get(key_start..=at)?);
+        // Walked once: the object ends after its last member's value (or its `{`).
+        let mut last = at + 1;
+        let mut inner_first = true;
+        each_member(b, at, |k, at| {
+            let end = skip_valid(b, at)?;
+            if keep.iter().any(|n| n.as_bytes() == k) {
+                if !inner_first {
+                    out.push(',');
+                }
+                inner_first = false;
+                let k_start = k.as_ptr() as usize - b.as_ptr() as usize - 1;
+                out.push_str(raw.get(k_start..end)?);
+            }
+            last = end;
+            Some(end)
+        })?;
+        out.push('}');
+        let close = skip_ws(b, last);
+        (b.get(close) == Some(&b'}')).then_some(close + 1)
+    });
+    out.push('}');
+    walked.is_some()
+}
+
 impl<'a> PodView<'a> {
     /// `None` when `raw` does not have the types [`PodView`] expects.
     pub fn parse(raw: &'a str) -> Option<PodView<'a>> {

@@ -464,24 +464,61 @@ impl<'a> RowObject<'a> {
     /// Parses `raw` (an object's JSON) for `cols`: into a [`PodView`] when every column can
     /// read one and the object has the types it expects, else into a [`Value`].
     pub fn parse(cols: &[Column], raw: Option<&'a str>) -> RowObject<'a> {
+        RowObject::parse_cut(cols, raw, true)
+    }
+
+    /// [`RowObject::parse`] of an object, its managedFields left out by the span its
+    /// metadata's reading found (copied into `scratch` without them) when no column may
+    /// read them: kubectl's printers never do, and they are often half the bytes.
+    pub fn of(
+        cols: &[Column],
+        obj: Option<&'a crate::cache::object::Object>,
+        scratch: &'a mut String,
+    ) -> RowObject<'a> {
+        let Some(o) = obj else {
+            return RowObject::Unparsed;
+        };
+        let raw = o.raw();
+        if typed(cols) && cols.iter().any(Column::needs_value) {
+            // A pod's view reads a few members: only those are copied for serde.
+            if super::pod::project(raw, scratch) {
+                let projected: &'a String = scratch;
+                return match PodView::parse(projected) {
+                    Some(p) => RowObject::Pod(p),
+                    None => RowObject::parse_cut(cols, Some(raw), true),
+                };
+            }
+        }
+        if !reads_managed_fields(cols) && cols.iter().any(Column::needs_value) {
+            if let Some((start, end)) = o.managed_fields_span() {
+                scratch.clear();
+                scratch.push_str(&raw[..start]);
+                scratch.push_str(&raw[end..]);
+                return RowObject::parse_cut(cols, Some(scratch), false);
+            }
+        }
+        RowObject::parse_cut(cols, Some(raw), true)
+    }
+
+    /// `cut`: managedFields may still be there, to be cut before a [`Value`] is parsed.
+    fn parse_cut(cols: &[Column], raw: Option<&'a str>, cut: bool) -> RowObject<'a> {
         let Some(raw) = raw.filter(|_| cols.iter().any(Column::needs_value)) else {
             return RowObject::Unparsed;
         };
-        let typed = cols.iter().all(|c| {
-            matches!(
-                c.get,
-                Getter::Age
-                    | Getter::Pod(_)
-                    | Getter::Label(_)
-                    | Getter::Labels
-                    | Getter::Server(_)
-            )
-        });
-        if typed {
+        if typed(cols) {
             if let Some(p) = PodView::parse(raw) {
                 return RowObject::Pod(p);
             }
         }
+        // kubectl's printers never read managedFields (often half an object's bytes): they
+        // are cut out before parsing, unless a custom resource's or the server's column
+        // may name them.
+        let cut = if cut && !reads_managed_fields(cols) {
+            crate::output::without_managed_fields(raw)
+        } else {
+            None
+        };
+        let raw = cut.as_deref().unwrap_or(raw);
         RowObject::Value(serde_json::from_str(raw).unwrap_or(Value::Null))
     }
 
@@ -503,6 +540,23 @@ impl<'a> RowObject<'a> {
             }
         }
     }
+}
+
+/// Whether every column can read a [`PodView`].
+fn typed(cols: &[Column]) -> bool {
+    cols.iter().all(|c| {
+        matches!(
+            c.get,
+            Getter::Age | Getter::Pod(_) | Getter::Label(_) | Getter::Labels | Getter::Server(_)
+        )
+    })
+}
+
+/// Whether a column may read `metadata.managedFields`: a custom resource's printer
+/// column (any JSONPath) or the server's cell; kubectl's printers never do.
+fn reads_managed_fields(cols: &[Column]) -> bool {
+    cols.iter()
+        .any(|c| matches!(c.get, Getter::Path { .. } | Getter::Server(_)))
 }
 
 /// String labels in the order a [`Value`] map keeps them: a repeated key keeps its first

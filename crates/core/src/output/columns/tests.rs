@@ -696,6 +696,19 @@ fn cells_agree(raw: &str) -> bool {
             c.header
         );
     }
+    // The same cells from the members a pod's view reads alone (the table's way).
+    if let Ok(o) = crate::cache::object::Object::from_json(raw) {
+        let mut scratch = String::new();
+        let of = RowObject::of(&cols, Some(&o), &mut scratch);
+        for c in &cols {
+            assert_eq!(
+                of.cell(c, created, now()),
+                c.cell(&v, created, now()),
+                "{} of {raw}, projected",
+                c.header
+            );
+        }
+    }
     matches!(row, RowObject::Pod(_))
 }
 

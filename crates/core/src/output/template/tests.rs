@@ -192,3 +192,65 @@ fn numbers_print_as_go_prints_an_int64_or_a_float64() {
     let t = Template::parse("{.i} {.f} {.m} {.s} {.l}").unwrap();
     assert_eq!(t.render(&v).unwrap(), "3 2.5 1e+06 1e-07 [1,2]");
 }
+
+/// A template reads only the parts of an object its paths name ([`Template::reads`]):
+/// every case renders the same from those parts as from the whole object (the same text,
+/// or the same error), and the common templates do not read everything.
+#[test]
+fn templates_render_the_same_from_the_parts_they_read() {
+    let cap = capture();
+    let mut pruned = 0;
+    let extra = [
+        "{.metadata.name}{\"\\t\"}{.status.phase}{\"\\n\"}",
+        "{range .spec.items[*]}{.metadata.name}{$.metadata.name}{end}",
+        "{.metadata}",
+        "{.metadata.name} {.metadata}",
+        "{.metadata.labels.app\\.kubernetes\\.io/name}",
+        "{.spec.items[?(@.kind==\"None\")].metadata.name}",
+        "{.spec.nope.deeper}",
+        "{.nope}",
+        "{\"lit\"}{.kind}",
+        "{range .spec.items[*]}[{.status.capacity.cpu}]{end}",
+    ];
+    let templates = cap
+        .cases
+        .iter()
+        .filter(|c| c["format"] == "jsonpath")
+        .filter_map(|c| c["template"].as_str().map(str::to_owned))
+        .chain(extra.iter().map(|s| s.to_string()));
+    let templates: Vec<String> = templates.collect();
+    for template in &templates {
+        let Ok(t) = Template::parse(template) else {
+            continue;
+        };
+        let Some(reads) = t.reads() else { continue };
+        for (name, object) in cap.objects.as_object().unwrap() {
+            // As a server sends it, and with whitespace.
+            for raw in [
+                object.to_string(),
+                serde_json::to_string_pretty(object).unwrap(),
+            ] {
+                let part = reads.value(&raw);
+                let whole: Value = serde_json::from_str(&raw).unwrap();
+                let got = t.render(&part).map_err(|e| e.reason);
+                let want = t.render(&whole).map_err(|e| e.reason);
+                assert_eq!(got, want, "{template} on {name}");
+                if part != whole {
+                    pruned += 1;
+                }
+            }
+        }
+    }
+    assert!(pruned > 100, "{pruned} renders from parts");
+    let reads = |t: &str| Template::parse(t).unwrap().reads();
+    assert_eq!(reads("{.}"), None);
+    assert_eq!(reads("{..name}"), None);
+    assert_eq!(reads("{.*}"), None);
+    assert_eq!(reads("{range}{end}"), None);
+    let r = reads("{.metadata.name}{.status}").unwrap();
+    let obj = r#"{"kind":"Pod","metadata":{"name":"a","managedFields":[{}],"uid":"u"},"spec":{},"status":{"phase":"Running"}}"#;
+    assert_eq!(
+        r.value(obj),
+        json!({"metadata": {"name": "a"}, "status": {"phase": "Running"}})
+    );
+}
