@@ -104,6 +104,35 @@ fn a_stalled_watch_grows_the_lag_says_stale_once_and_recovers_at_the_release() {
     assert!(line.ends_with("stale 1 times"), "{line}");
 }
 
+/// A frozen watch connection (no data and no close, as behind a frozen proxy: the
+/// simulator's freeze) leaves the store behind. Whether the samples are answered meanwhile
+/// (on a new connection) or not (on a frozen pooled one: then the lag is the time since the
+/// store was last known current, `informer::freshness`'s unit tests), the lag passes
+/// `--stale-after` once, and after the release it recovers.
+#[test]
+fn a_frozen_connection_grows_the_lag_and_recovers_at_the_release() {
+    let sim = SimProcess::start(&["--scenario", "steady", "--churn", "20"]);
+    let mut kw = sampling(&sim, "");
+    let recs = kw.wait_for(LIMIT, "a sample after the sync", |v| {
+        !of_type(v, "Freshness").is_empty()
+    });
+    let from = recs.len();
+    sim.control("POST", "/_sim/freeze", json!({"until": "released"}));
+    let recs = kw.wait_for(LIMIT, "the lag past --stale-after", |v| {
+        !of_type(since(v, from), "Stale").is_empty()
+    });
+    let stale = of_type(since(&recs, from), "Stale");
+    assert!(lag(stale[0]) >= 1000.0, "{stale:#?}");
+    let from = recs.len();
+    sim.control("POST", "/_sim/release", json!({"fault": "freeze"}));
+    let recs = kw.wait_for(LIMIT, "the store caught up", |v| {
+        of_type(since(v, from), "Freshness")
+            .iter()
+            .any(|r| r["recovered"] == true)
+    });
+    assert!(of_type(since(&recs, from), "Stale").is_empty(), "{recs:#?}");
+}
+
 /// A store at a revision the server has not reached (a server restored from an older
 /// backup, as an etcd restored from a backup is: kubernetes/kubernetes#107457) is one `~`
 /// line naming both revisions. (Its watch, at a revision the server has not reached, then

@@ -6,7 +6,9 @@
 //! such a revision `S` and the instant it was read; the informer's store is at `S` once it
 //! has applied an object, a bookmark or a list of revision `S` or later. The lag of a
 //! sample is the time from the sample to that moment; the current lag, the age of the
-//! oldest sample the store has not reached (else the lag of the last one reached).
+//! oldest sample the store has not reached (else the lag of the last one reached). While
+//! samples fail (the server unreachable, a frozen connection), the lag is at least the time
+//! since the store was last known to be current.
 //!
 //! The revision is the cluster's, not the resource's: on a resource that does not change
 //! while others do, the store learns it is current only at the server's next bookmark
@@ -50,6 +52,9 @@ pub struct Freshness {
     server: u64,
     /// The lag of the last sample reached.
     last_lag: Duration,
+    /// When the store was last known to be at the server's revision: the instant of the
+    /// newest sample it has reached.
+    current_at: Option<Instant>,
     stale: bool,
     ahead: bool,
 }
@@ -65,6 +70,7 @@ impl Freshness {
             store: None,
             server: 0,
             last_lag: Duration::ZERO,
+            current_at: None,
             stale: false,
             ahead: false,
         }
@@ -78,6 +84,7 @@ impl Freshness {
                 break;
             }
             self.last_lag = at.saturating_duration_since(sampled);
+            self.current_at = Some(sampled);
             self.pending.pop_front();
         }
     }
@@ -95,6 +102,7 @@ impl Freshness {
                 if self.pending.is_empty() {
                     self.last_lag = Duration::ZERO;
                 }
+                self.current_at = Some(at);
                 if store > server && !self.ahead {
                     found.push(Finding::Ahead { server, store });
                 }
@@ -107,7 +115,11 @@ impl Freshness {
                 self.pending.push_back((server, at));
             }
         }
-        let lag = self.lag(at);
+        let mut lag = self.lag(at);
+        if server.is_none() {
+            let since = self.current_at.map(|c| at.saturating_duration_since(c));
+            lag = lag.max(since.unwrap_or_default());
+        }
         let recovered = self.stale && lag < self.stale_after;
         if recovered {
             self.stale = false;
@@ -230,6 +242,25 @@ mod tests {
         assert_eq!(ahead(f.sampled(Some(41), t0)), 0);
         assert_eq!(ahead(f.sampled(Some(100), t0)), 0);
         assert_eq!(ahead(f.sampled(Some(42), t0)), 1);
+    }
+
+    #[test]
+    fn while_samples_fail_the_lag_is_the_time_since_the_store_was_known_current() {
+        let t0 = Instant::now();
+        let mut f = Freshness::new(ms(1000));
+        f.store_at(3, t0);
+        assert_eq!(lag_of(&f.sampled(Some(3), t0)), ms(0));
+        // The server cannot be asked (a frozen connection): the lag grows, Stale once.
+        assert_eq!(lag_of(&f.sampled(None, t0 + ms(600))), ms(600));
+        let found = f.sampled(None, t0 + ms(1200));
+        assert_eq!(lag_of(&found), ms(1200));
+        assert!(found.iter().any(|x| matches!(x, Finding::Stale { .. })));
+        // Answered again, and the store at its revision: fresh.
+        let found = f.sampled(Some(3), t0 + ms(1300));
+        assert!(
+            matches!(found[..], [Finding::Lag { recovered: true, lag, .. }] if lag == ms(0)),
+            "{found:?}"
+        );
     }
 
     #[test]
