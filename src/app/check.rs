@@ -16,7 +16,7 @@ use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
 };
-use kube::api::PostParams;
+use kube::api::{DeleteParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::app::cli::{CheckArgs, CheckOutput};
@@ -171,20 +171,16 @@ async fn kube_config(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<kube::C
     Ok(kube)
 }
 
-async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
+/// The resource to check on the current context, and when its discovery began.
+async fn context(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<(Ctx, Instant)> {
     let kube = kube_config(args, kc).await?;
     let url = kube.cluster_url.to_string();
     let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-    let namespace = if args.all_namespaces {
-        None
-    } else {
-        Some(
-            args.namespace
-                .clone()
-                .filter(|n| !n.is_empty())
-                .unwrap_or_else(|| kube.default_namespace.clone()),
-        )
-    };
+    let namespace = crate::app::config::namespace(
+        args.all_namespaces,
+        args.namespace.as_deref(),
+        &kube.default_namespace,
+    );
     let client = crate::client::connect::client(&kube)?;
     let server = crate::client::discovery::Server {
         client: client.clone(),
@@ -226,6 +222,11 @@ async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
         release,
         selected: args.selector.is_some() || args.field_selector.is_some(),
     };
+    Ok((ctx, started))
+}
+
+async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
+    let (ctx, started) = context(args, kc).await?;
     let mut out = Out::new(args.output);
     let mut seen = Seen::default();
     let first = discovery(&ctx, started).await;
@@ -1453,50 +1454,11 @@ fn sync_row(ctx: &Ctx, seen: &Seen) -> Row {
 async fn write(ctx: &Ctx, ns: &str) -> Row {
     use k8s_openapi::api::core::v1::ConfigMap;
     let api: kube::Api<ConfigMap> = kube::Api::namespaced(ctx.client.clone(), ns);
-    let source = KubeSource::new(
-        ctx.client.clone(),
-        format!(
-            "/api/v1/namespaces/{}/configmaps",
-            crate::client::target::segment(ns)
-        ),
-        None,
-        None,
-        ctx.request_timeout,
-    )
-    .with_type("ConfigMap", "v1");
-    let listed = match source.list(ListOptions::default()).await {
-        Ok(p) => p.resource_version,
-        Err(e) => {
-            return row(
-                "write",
-                Verdict::Fail,
-                format!("LIST configmaps in {ns}: {}", failure(&e)),
-                "",
-                None,
-            )
-        }
+    let w = match configmaps_watched(ctx, ns).await {
+        Ok(w) => w,
+        Err(why) => return row("write", Verdict::Fail, why, "", None),
     };
     let name = format!("kwatch-check-{:08x}", rand::random::<u32>());
-    let w = match source
-        .watch(WatchOptions {
-            resource_version: listed,
-            timeout_seconds: 30,
-            allow_bookmarks: false,
-            send_initial_events: false,
-        })
-        .await
-    {
-        Ok(w) => w,
-        Err(e) => {
-            return row(
-                "write",
-                Verdict::Fail,
-                format!("WATCH configmaps in {ns}: {}", failure(&e)),
-                "",
-                None,
-            )
-        }
-    };
     let mut events = w.events;
     let mut timings = Vec::new();
     let cm: ConfigMap = match serde_json::from_value(serde_json::json!({
@@ -1511,16 +1473,13 @@ async fn write(ctx: &Ctx, ns: &str) -> Row {
         let t = Instant::now();
         let done = match step {
             "create" => api.create(&PostParams::default(), &cm).await.map(|_| ()),
-            "patch" => api
-                .patch(
-                    &name,
-                    &kube::api::PatchParams::default(),
-                    &kube::api::Patch::Merge(&patch),
-                )
-                .await
-                .map(|_| ()),
+            "patch" => {
+                let patch = kube::api::Patch::Merge(&patch);
+                let params = kube::api::PatchParams::default();
+                api.patch(&name, &params, &patch).await.map(|_| ())
+            }
             _ => api
-                .delete(&name, &kube::api::DeleteParams::default())
+                .delete(&name, &DeleteParams::default())
                 .await
                 .map(|_| ()),
         };
@@ -1539,23 +1498,9 @@ async fn write(ctx: &Ctx, ns: &str) -> Row {
             "patch" => "MODIFIED",
             _ => "DELETED",
         };
-        let arrived = tokio::time::timeout(SHORT, async {
-            while let Some(ev) = events.next().await {
-                let ours = |o: &crate::cache::object::ObjectRef| o.meta().name == name;
-                match ev {
-                    Ok(WatchEvent::Added(o)) if want == "ADDED" && ours(&o) => return true,
-                    Ok(WatchEvent::Modified(o)) if want == "MODIFIED" && ours(&o) => return true,
-                    Ok(WatchEvent::Deleted(o)) if want == "DELETED" && ours(&o) => return true,
-                    Ok(_) => {}
-                    Err(_) => return false,
-                }
-            }
-            false
-        })
-        .await;
-        if arrived != Ok(true) {
+        if !arrives(&mut events, &name, want).await {
             if step != "delete" {
-                let _ = api.delete(&name, &kube::api::DeleteParams::default()).await;
+                let _ = api.delete(&name, &DeleteParams::default()).await;
             }
             return row(
                 "write",
@@ -1577,6 +1522,54 @@ async fn write(ctx: &Ctx, ns: &str) -> Row {
         "an informer sees each change as fast",
         None,
     )
+}
+
+/// A watch of the ConfigMaps of `ns` from a LIST's resourceVersion; else what failed.
+async fn configmaps_watched(ctx: &Ctx, ns: &str) -> Result<crate::cache::listwatch::Watch, String> {
+    let path = format!(
+        "/api/v1/namespaces/{}/configmaps",
+        crate::client::target::segment(ns)
+    );
+    let source = KubeSource::new(ctx.client.clone(), path, None, None, ctx.request_timeout)
+        .with_type("ConfigMap", "v1");
+    let listed = source
+        .list(ListOptions::default())
+        .await
+        .map_err(|e| format!("LIST configmaps in {ns}: {}", failure(&e)))?;
+    let opts = WatchOptions {
+        resource_version: listed.resource_version,
+        timeout_seconds: 30,
+        allow_bookmarks: false,
+        send_initial_events: false,
+    };
+    source
+        .watch(opts)
+        .await
+        .map_err(|e| format!("WATCH configmaps in {ns}: {}", failure(&e)))
+}
+
+/// Whether the watch's next events, within [`SHORT`], hold a `want` (`ADDED`,
+/// `MODIFIED`, `DELETED`) of the object `name`.
+async fn arrives<S>(events: &mut S, name: &str, want: &str) -> bool
+where
+    S: futures::Stream<Item = Result<WatchEvent, SourceError>> + Unpin,
+{
+    let seen = async {
+        while let Some(ev) = events.next().await {
+            let (kind, o) = match ev {
+                Ok(WatchEvent::Added(o)) => ("ADDED", o),
+                Ok(WatchEvent::Modified(o)) => ("MODIFIED", o),
+                Ok(WatchEvent::Deleted(o)) => ("DELETED", o),
+                Ok(_) => continue,
+                Err(_) => return false,
+            };
+            if kind == want && o.meta().name == name {
+                return true;
+            }
+        }
+        false
+    };
+    tokio::time::timeout(SHORT, seen).await == Ok(true)
 }
 
 /// Where rows go: a table for people (padded as the rows come), or JSON lines.

@@ -342,6 +342,17 @@ fn every_context(kc: &Kubeconfig) -> Result<Vec<Option<String>>> {
     Ok(contexts)
 }
 
+/// The namespace a run watches: none with `-A`, else `-n`'s, else the context's
+/// (`default`). `-n ''` (an unset $NS in a script) is the context's, as in kubectl.
+pub fn namespace(all: bool, given: Option<&str>, context: &str) -> Option<String> {
+    (!all).then(|| {
+        given
+            .filter(|n| !n.is_empty())
+            .unwrap_or(context)
+            .to_owned()
+    })
+}
+
 /// `name` matches the shell-like `pattern`: `*` any run of characters (none too), `?`
 /// exactly one, anything else itself.
 fn glob_match(pattern: &str, name: &str) -> bool {
@@ -419,17 +430,11 @@ impl Cluster {
         // 429/503/504 reach the reflector, which backs off as client-go's does and
         // shows it, instead of kube's transparent retries hiding them.
         kube.default_retry = false;
-        let namespace = if args.all_namespaces {
-            None
-        } else {
-            // `-n ''` (an unset $NS in a script) is the context's namespace, as kubectl.
-            Some(
-                args.namespace
-                    .clone()
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or_else(|| kube.default_namespace.clone()),
-            )
-        };
+        let namespace = namespace(
+            args.all_namespaces,
+            args.namespace.as_deref(),
+            &kube.default_namespace,
+        );
         let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
         if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
             crate::client::target::validate_namespace(ns)

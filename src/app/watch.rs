@@ -186,26 +186,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
             return Err(e);
         }
     };
-    let total_targets: usize = clusters.iter().map(|c| c.targets.len()).sum();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let shared = Arc::new(shared_state(
+    let shared = shared_state(
         &cfg,
+        &clusters,
         shared_printer,
         recorder,
-        total_targets,
         &tx,
-    ));
-    if let Some(f) = &fleet {
-        (shared.lock().observers).push(Box::new(fleet::Counter::new(f.clone())));
-    }
-    if cfg.graph() {
-        let roots = clusters
-            .iter()
-            .flat_map(|r| r.targets[..r.selected].iter())
-            .map(|t| t.resource.name.clone());
-        let events = cfg.events.then(|| "events".to_owned());
-        shared.lock().graph = Some(crate::informer::follow::Graph::new(roots, events));
-    }
+        fleet.as_ref(),
+    );
     let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
         .iter()
@@ -399,14 +388,18 @@ async fn outputs(
     Ok((printer, tables, screen, recorder(cfg)?))
 }
 
-/// The state the informers share: the printers behind one sink, and what ends the run.
+/// The state the informers of `clusters` share: the printers behind one sink, what ends
+/// the run, the fleet's counter (several contexts) and the owner graph (`--follow`,
+/// `--events`).
 fn shared_state(
     cfg: &Config,
+    clusters: &[Resolved<'_>],
     printer: Box<dyn Printer>,
     recorder: Option<Box<dyn Printer>>,
-    targets: usize,
     stop: &mpsc::UnboundedSender<Stop>,
-) -> Shared {
+    fleet: Option<&fleet::Shared>,
+) -> Arc<Shared> {
+    let targets = clusters.iter().map(|c| c.targets.len()).sum();
     let mut sink = Sink::new(printer, recorder);
     if cfg.stats {
         sink.observers
@@ -417,7 +410,19 @@ fn shared_state(
         .printer
         .blame
         .then(crate::informer::conflict::Conflicts::default);
-    Shared {
+    if let Some(f) = fleet {
+        sink.observers
+            .push(Box::new(fleet::Counter::new(f.clone())));
+    }
+    if cfg.graph() {
+        let roots = clusters
+            .iter()
+            .flat_map(|r| r.targets[..r.selected].iter())
+            .map(|t| t.resource.name.clone());
+        let events = cfg.events.then(|| "events".to_owned());
+        sink.graph = Some(crate::informer::follow::Graph::new(roots, events));
+    }
+    Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
         sink: Mutex::new(sink),
         targets,
@@ -432,7 +437,7 @@ fn shared_state(
             resync: cfg.reflector.resync,
         }),
         caches: Mutex::new(Vec::new()),
-    }
+    })
 }
 
 /// `--metrics`: `m`, already counting records and registered with every informer by
