@@ -19,6 +19,10 @@ enum Entry<'a> {
     As(&'a SimProcess, &'a str),
     /// A server nobody listens at: `sim`'s entries with the server's port changed.
     Down(&'a SimProcess, u16),
+    /// An entry that cannot be used: its context names a cluster the kubeconfig does not
+    /// have (`"no-cluster"`), its user a certificate file that is not there
+    /// (`"missing-cert"`), or a credential plugin that fails (`"failing-exec"`).
+    Broken(&'a SimProcess, &'a str),
 }
 
 /// A port on 127.0.0.1 nobody listens at: bound, then closed.
@@ -33,7 +37,7 @@ fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
     let mut merged: Option<serde_yaml::Value> = None;
     for (name, entry) in entries {
         let sim = match entry {
-            Entry::Live(s) | Entry::As(s, _) | Entry::Down(s, _) => s,
+            Entry::Live(s) | Entry::As(s, _) | Entry::Down(s, _) | Entry::Broken(s, _) => s,
         };
         let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
         let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
@@ -48,6 +52,25 @@ fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
             Entry::Down(_, port) => {
                 kc["clusters"][0]["cluster"]["server"] = format!("https://127.0.0.1:{port}").into()
             }
+            Entry::Broken(_, "no-cluster") => {
+                kc["contexts"][0]["context"]["cluster"] = format!("{name}-absent").into()
+            }
+            Entry::Broken(_, "missing-cert") => {
+                let missing = dir.join(format!("{name}-absent.pem"));
+                kc["users"][0]["user"] = serde_yaml::from_str(&format!(
+                    "{{client-certificate: {0}, client-key: {0}}}",
+                    missing.display()
+                ))
+                .expect("YAML");
+            }
+            Entry::Broken(_, "failing-exec") => {
+                kc["users"][0]["user"] = serde_yaml::from_str(
+                    "{exec: {apiVersion: client.authentication.k8s.io/v1, command: false, \
+                     interactiveMode: Never}}",
+                )
+                .expect("YAML")
+            }
+            Entry::Broken(_, how) => panic!("no such broken entry: {how}"),
         }
         // Only the first cluster, user and context (the sim writes more).
         for list in ["clusters", "users", "contexts"] {
@@ -130,6 +153,43 @@ fn a_cluster_that_is_down_is_left_out_and_the_others_sync() {
         .unwrap_or_else(|| panic!("no line names the dead context:\n{}", out.stderr));
     assert!(left.contains("refused"), "{left}");
     assert!(!out.stderr.contains("context a") && !out.stderr.contains("context b"));
+}
+
+/// A context whose kubeconfig entry cannot be used is that context's trouble: left out
+/// with its reason while the others sync (exit 5). Alone, it ends the run as before.
+#[test]
+fn a_context_whose_kubeconfig_entry_fails_is_left_out() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("nocluster", Entry::Broken(&a, "no-cluster")),
+        ("nocert", Entry::Broken(&a, "missing-cert")),
+        ("noexec", Entry::Broken(&a, "failing-exec")),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let out = synced_namespaces(a.dir(), &kc, "a,nocluster,nocert,noexec").exits(5);
+    assert_eq!(names_in(&out.json(), "a"), namespaces(&a), "{}", out.stderr);
+    for (context, why) in [
+        ("nocluster", "does not exist in the kubeconfig"),
+        ("nocert", "client-certificate"),
+        ("noexec", "exec"),
+    ] {
+        let left = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("~ leaving out context {context}")))
+            .unwrap_or_else(|| panic!("no line names context {context}:\n{}", out.stderr));
+        assert!(left.contains(why), "{left}");
+    }
+    let alone = synced_namespaces(a.dir(), &kc, "nocluster").exits(1);
+    assert!(alone.stdout.is_empty(), "{:?}", alone.stdout);
+    assert!(
+        alone
+            .stderr
+            .starts_with("error: cluster \"nocluster-absent\" does not exist"),
+        "{}",
+        alone.stderr
+    );
 }
 
 #[test]

@@ -37,8 +37,12 @@ pub struct Cluster {
 
 #[derive(Debug)]
 pub struct Config {
-    /// One per `--context` (at least one).
+    /// One per `--context` whose kubeconfig entry could be used (at least one).
     pub clusters: Vec<Cluster>,
+    /// Several contexts asked: those whose kubeconfig entry cannot be used (a cluster or
+    /// user it does not have, an unreadable certificate), with why. One such entry is
+    /// that context's trouble, not the fleet's; a lone context's ends the run instead.
+    pub left_out: Vec<(String, String)>,
     pub resources: String,
     /// `--every-resource`: every resource that can be listed and watched, besides those named.
     pub every_resource: bool,
@@ -94,6 +98,12 @@ impl Config {
     /// `--follow` or `--events`: the owner graph decides what is printed.
     pub fn graph(&self) -> bool {
         self.follow.is_some() || self.events
+    }
+
+    /// Several contexts were asked for (some may be [`Config::left_out`]): each cluster's
+    /// records and failures name their context, and one cluster's trouble is its own.
+    pub fn fleet(&self) -> bool {
+        self.clusters.len() + self.left_out.len() > 1
     }
 }
 
@@ -197,18 +207,36 @@ impl Config {
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
             tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
         }
-        let mut clusters = Vec::new();
+        let several = contexts.len() > 1;
+        let (mut clusters, mut left_out) = (Vec::new(), Vec::new());
         for context in contexts {
+            let name = context.clone().unwrap_or_default();
             let cluster =
                 Cluster::resolve(&kc, context, &args, cache_dir.as_deref(), request_timeout);
-            clusters.push(cluster.await?);
+            match cluster.await {
+                Ok(c) => clusters.push(c),
+                Err(e) if several => left_out.push((name, crate::app::exit::one_line(&e))),
+                Err(e) => return Err(e),
+            }
         }
         if clusters.is_empty() {
-            anyhow::bail!("--context: no context named");
+            match left_out.first() {
+                Some((name, why)) => anyhow::bail!(
+                    "none of the {} contexts can be watched: context {name}: {why}{}",
+                    left_out.len(),
+                    if left_out.len() > 1 {
+                        " (and the others' entries fail too)"
+                    } else {
+                        ""
+                    }
+                ),
+                None => anyhow::bail!("--context: no context named"),
+            }
         }
         let field_selector = field_selector(&args);
         let resources = args.resources.clone().unwrap_or_default();
-        let printer = printer_for(&args, &clusters, &resources);
+        let fleet = clusters.len() + left_out.len() > 1;
+        let printer = printer_for(&args, &clusters, fleet, &resources);
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let live = args.output.live;
         if live && !std::io::stdout().is_terminal() {
@@ -229,6 +257,7 @@ impl Config {
         let reflector = reflector_config(r);
         Ok(Config {
             clusters,
+            left_out,
             resources,
             every_resource: args.every_resource,
             label_selector: args.selector.clone(),
@@ -384,9 +413,14 @@ fn glob_match(pattern: &str, name: &str) -> bool {
     p[pi..].iter().all(|&c| c == '*')
 }
 
-/// The printer's options: the output flags, and the columns the watched clusters and
-/// resources call for.
-fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> output::Options {
+/// The printer's options: the output flags, and the columns the watched clusters (of a
+/// `fleet` of contexts or not) and resources call for.
+fn printer_for(
+    args: &WatchArgs,
+    clusters: &[Cluster],
+    fleet: bool,
+    resources: &str,
+) -> output::Options {
     let mut printer = printer_options(&args.output);
     // Contexts with different namespaces: say which namespace each row is from.
     let namespaces: std::collections::BTreeSet<_> =
@@ -397,7 +431,7 @@ fn printer_for(args: &WatchArgs, clusters: &[Cluster], resources: &str) -> outpu
         || args.events
         || args.every_resource
         || crate::client::expand::names_all(resources);
-    printer.contexts = clusters.len() > 1;
+    printer.contexts = fleet;
     printer.metadata_only = args.reflector.metadata_only;
     printer.events = args.events;
     printer

@@ -171,7 +171,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         None => None,
     };
     // Several contexts: one cluster's trouble is that cluster's (`fleet`).
-    let fleet = (cfg.clusters.len() > 1).then(fleet::Shared::default);
+    let fleet = cfg.fleet().then(fleet::Shared::default);
     let clusters = match resolve(&cfg, &mut signals, deadline, fleet.as_ref()).await? {
         Ok(clusters) => clusters,
         Err(signalled) => return Ok(signalled),
@@ -470,7 +470,7 @@ async fn create_probes(
     let Some(pcfg) = &cfg.probe else {
         return Ok(Vec::new());
     };
-    let tag = cfg.clusters.len() > 1;
+    let tag = cfg.fleet();
     let mut probes = Vec::new();
     for c in clusters {
         let context = c.cluster.context.as_deref().filter(|_| tag).map(Arc::from);
@@ -614,21 +614,24 @@ async fn resolve_fleet<'a>(
             .map(|c| c.context.as_deref().unwrap_or_default())
             .collect(),
     );
-    let mut clients = Vec::new();
-    for c in &cfg.clusters {
-        clients.push(crate::client::connect::client(&c.kube)?);
+    for (name, why) in &cfg.left_out {
+        leave_out(state, name, &format!(": {why}"));
     }
     // With --timeout D, a context's start may take half of D, so that the others have
     // the other half to sync.
     let budget = deadline.map(|(_, after)| after / 2);
-    let starts = cfg.clusters.iter().zip(clients).map(|(c, client)| {
+    let starts = cfg.clusters.iter().map(|c| {
         let starting = &starting;
         async move {
             let name = c.context.as_deref().unwrap_or_default();
             let tries = async {
                 let mut tried = 1;
                 loop {
-                    let attempt = resolve_one(cfg, c, client.clone(), true);
+                    // The client too: its credentials (an exec plugin's) are this try's.
+                    let attempt = async {
+                        let client = crate::client::connect::client(&c.kube)?;
+                        resolve_one(cfg, c, client, true).await
+                    };
                     let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
                         Ok(Ok(r)) => return Ok(r),
                         Ok(Err(e)) => e,
@@ -666,9 +669,7 @@ async fn resolve_fleet<'a>(
                 .unwrap_or_else(|e| e.into_inner())
                 .retain(|n| *n != name);
             if let Err(why) = &started {
-                fleet::lock(state).left_out(name);
-                let line = format!("~ leaving out context {name}{why}");
-                let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
+                leave_out(state, name, why);
             }
             started
         }
@@ -686,7 +687,7 @@ async fn resolve_fleet<'a>(
     if clusters.is_empty() {
         anyhow::bail!(
             "none of the {} contexts can be watched: each failed, as said above",
-            cfg.clusters.len()
+            cfg.clusters.len() + cfg.left_out.len()
         );
     }
     let mut s = fleet::lock(state);
@@ -698,6 +699,14 @@ async fn resolve_fleet<'a>(
         c.fleet = Some(state.clone());
     }
     Ok(Ok(clusters))
+}
+
+/// Leaves context `name` out of the run, saying `why` (`: …` or ` after N tries: …`) in one
+/// `~` line.
+fn leave_out(state: &fleet::Shared, name: &str, why: &str) {
+    fleet::lock(state).left_out(name);
+    let line = format!("~ leaving out context {name}{why}");
+    let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
 }
 
 /// An error as a `~` line says it: kubectl's words as they are, else its causes on one line.
@@ -905,7 +914,7 @@ fn start_all(
     tasks: &mut JoinSet<()>,
     metrics: Option<&Metrics>,
 ) -> Started {
-    let tag = cfg.clusters.len() > 1;
+    let tag = cfg.fleet();
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
     let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();

@@ -27,7 +27,7 @@ use tokio::sync::Notify;
 
 use crate::cache::delta::{Delta, DeltaType, Deltas};
 use crate::cache::object::ObjectRef;
-use crate::cache::queue::{FifoStats, PopState, Popped, Queue};
+use crate::cache::queue::{release_deque, release_map, FifoStats, PopState, Popped, Queue};
 use crate::cache::store::Store;
 
 /// An entry of the FIFO's queue.
@@ -162,6 +162,13 @@ impl<N> PopState<N> for Inner<N> {
 
     fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    fn release_spare(&mut self) {
+        release_map(&mut self.items);
+        release_map(&mut self.newest);
+        release_deque(&mut self.queue);
+        release_deque(&mut self.notice_seqs);
     }
 }
 
@@ -1041,6 +1048,30 @@ mod tests {
         let mut want = expected.clone();
         want.sort();
         assert_eq!(got, want);
+    }
+
+    /// A pop that finds the queue drained gives back the capacity a list's keys grew.
+    #[tokio::test]
+    async fn a_drained_queue_gives_back_what_a_list_grew() {
+        let f = fifo(None, true);
+        let names: Vec<String> = (0..1000).map(|i| format!("p{i}")).collect();
+        f.replace(names.iter().map(|n| o(n, 1)).collect(), "2");
+        assert!(f.lock().items.capacity() >= 1000);
+        assert_eq!(drain(&f).len(), 1000);
+        f.close();
+        assert!(f.pop_with(|_| ()).await.is_none());
+        let inner = f.lock();
+        let spare = 2 * crate::cache::queue::SPARE_ENTRIES;
+        assert!(
+            inner.items.capacity() <= spare,
+            "{}",
+            inner.items.capacity()
+        );
+        assert!(
+            inner.queue.capacity() <= spare,
+            "{}",
+            inner.queue.capacity()
+        );
     }
 
     #[tokio::test]

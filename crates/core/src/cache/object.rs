@@ -13,19 +13,26 @@ use crate::scan::{each_member, skip_valid, skip_ws, to_special};
 /// Shared handle: one allocation is shared by the FIFO, the store and the printer.
 pub type ObjectRef = Arc<Object>;
 
+/// A [`Meta`] string: up to 24 bytes inline, longer on the heap.
+pub type MetaStr = compact_str::CompactString;
+
 /// The metadata fields kwatch reads from every object (others pass through unread, as an
 /// unstructured client-go informer leaves them).
+///
+/// Its strings are [`MetaStr`]s: a store holds one `Meta` per object, and a server's
+/// names, namespaces, resourceVersions and timestamps fit in one inline (24 bytes), so an
+/// object costs no allocation beyond its bytes and its handle.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
     #[serde(default)]
-    pub name: String,
+    pub name: MetaStr,
     #[serde(default)]
-    pub namespace: Option<String>,
+    pub namespace: Option<MetaStr>,
     #[serde(default)]
-    pub resource_version: String,
+    pub resource_version: MetaStr,
     #[serde(default)]
-    pub creation_timestamp: Option<String>,
+    pub creation_timestamp: Option<MetaStr>,
     /// A hash of `metadata.uid` (0: none): of the first `uid` member that is a string
     /// without escapes (a server's always is); never an error ([`uid_in`]). Only compared,
     /// so it is hashed where it is found rather than copied (no allocation on the hot
@@ -41,9 +48,15 @@ pub struct Meta {
     /// another member (`,"managedFields":[…]`, or `"managedFields":[…],` when it is
     /// first): outputs that hide it leave these bytes out. Found while the metadata is
     /// read, at no cost of its own; `None` where it was not ([`Object::managed_fields_span`]
-    /// checks it before anyone cuts).
+    /// checks it before anyone cuts). Offsets as `u32` keep `Meta` small; an object past
+    /// 4 GiB has no span ([`span32`]).
     #[serde(skip)]
-    pub managed_fields_span: Option<(usize, usize)>,
+    pub managed_fields_span: Option<(u32, u32)>,
+}
+
+/// A [`Meta::managed_fields_span`] from byte offsets: `None` if either exceeds `u32`.
+fn span32(start: usize, end: usize) -> Option<(u32, u32)> {
+    Some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
@@ -113,20 +126,20 @@ fn read_meta(raw: &str, i: usize) -> Option<Meta> {
         // `key` is a slice of `b`: its opening quote is one byte before it.
         let key_start = key.as_ptr() as usize - b.as_ptr() as usize - 1;
         if let Some((start, _)) = first_managed.take() {
-            meta.managed_fields_span = Some((start, key_start));
+            meta.managed_fields_span = span32(start, key_start);
         }
         let end = read_member(&mut meta, &mut seen, raw, key, i)?;
         if key == b"managedFields" {
             match prev_end {
-                Some(p) => meta.managed_fields_span = Some((p, end)),
+                Some(p) => meta.managed_fields_span = span32(p, end),
                 None => first_managed = Some((key_start, end)),
             }
         }
         prev_end = Some(end);
         Some(end)
     })?;
-    if let Some(only) = first_managed {
-        meta.managed_fields_span = Some(only);
+    if let Some((start, end)) = first_managed {
+        meta.managed_fields_span = span32(start, end);
     }
     Some(meta)
 }
@@ -141,7 +154,7 @@ fn read_member(meta: &mut Meta, seen: &mut u8, raw: &str, key: &[u8], i: usize) 
     const MANAGED: u8 = 16;
     let b = raw.as_bytes();
     // A string value with no escape, or null (`None`).
-    let plain = |i: usize| -> Option<(Option<String>, usize)> {
+    let plain = |i: usize| -> Option<(Option<MetaStr>, usize)> {
         match b.get(i)? {
             b'n' => Some((None, i + 4)),
             b'"' => {
@@ -149,7 +162,7 @@ fn read_member(meta: &mut Meta, seen: &mut u8, raw: &str, key: &[u8], i: usize) 
                 if b.get(end) != Some(&b'"') {
                     return None;
                 }
-                Some((Some(raw.get(i + 1..end)?.to_owned()), end + 1))
+                Some((Some(MetaStr::from(raw.get(i + 1..end)?)), end + 1))
             }
             _ => None,
         }
@@ -373,7 +386,7 @@ impl Object {
                 let mut meta = self.meta;
                 meta.managed_fields_span = meta
                     .managed_fields_span
-                    .map(|(s, e)| (s + moved, e + moved));
+                    .and_then(|(s, e)| span32(s as usize + moved, e as usize + moved));
                 Object {
                     raw: typed.into(),
                     meta,
@@ -403,6 +416,7 @@ impl Object {
     /// boundaries.
     pub fn managed_fields_span(&self) -> Option<(usize, usize)> {
         let (s, e) = self.meta.managed_fields_span?;
+        let (s, e) = (s as usize, e as usize);
         let span = self.raw.get(s..e)?.trim_start();
         let member = span.strip_prefix(',').map_or(span, str::trim_start);
         member.starts_with("\"managedFields\"").then_some((s, e))
@@ -580,6 +594,30 @@ mod tests {
         assert!(b.recreated_from(&a) && !a.recreated_from(&a) && !none.recreated_from(&a));
         assert!(Object::from_json(r#"{"metadata":null}"#).is_err());
         assert!(Object::from_json(r#""s""#).is_err());
+    }
+
+    /// A server's names, namespaces, resourceVersions and timestamps are held inline, and
+    /// the object with its handle's counts fits mimalloc's 160-byte size class: what a store
+    /// holds per object beyond its bytes is that one allocation.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_objects_metadata_takes_no_allocation_of_its_own() {
+        let o = Object::from_json(
+            r#"{"metadata":{"name":"web-7c9d6b5f4-22qk9l0","namespace":"kube-system","resourceVersion":"18446744073709551615","creationTimestamp":"2026-11-27T22:05:00Z"}}"#,
+        )
+        .unwrap();
+        let m = o.meta();
+        let strings = [
+            Some(&m.name),
+            m.namespace.as_ref(),
+            Some(&m.resource_version),
+            m.creation_timestamp.as_ref(),
+        ];
+        for s in strings {
+            let s = s.unwrap();
+            assert!(!s.is_heap_allocated(), "{s}");
+        }
+        assert!(std::mem::size_of::<Object>() + 2 * std::mem::size_of::<usize>() <= 160);
     }
 
     /// The scan for `metadata` reads what the serde visitor reads.

@@ -11,7 +11,9 @@
 //! Besides deltas, both carry out-of-band notices `N` (the reflector's own events) in the
 //! same order, so that a relist's announcement is popped before that relist's deltas.
 
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::hash::{BuildHasher, Hash};
 use std::pin::pin;
 use std::sync::Mutex;
 
@@ -173,6 +175,30 @@ pub(crate) trait PopState<N> {
     /// The next entry, if any.
     fn try_pop(&mut self) -> Option<Popped<N>>;
     fn is_closed(&self) -> bool;
+    /// Called when a pop finds nothing to hand out: gives back what the queue's maps and
+    /// rings kept from a burst (a list's thousands of keys), beyond [`SPARE_ENTRIES`].
+    /// A drained queue then holds no more than that, however large the list before it:
+    /// in a process watching many clusters, each informer's queue would otherwise keep
+    /// the capacity of its largest list for as long as it runs. A queue that empties
+    /// after every event does not reallocate, as its capacity stays under the bound.
+    fn release_spare(&mut self);
+}
+
+/// The capacity, in entries, that a drained queue keeps ([`PopState::release_spare`]).
+pub(crate) const SPARE_ENTRIES: usize = 64;
+
+/// Shrinks `v`'s capacity to [`SPARE_ENTRIES`] if it is larger and `v` is empty.
+pub(crate) fn release_deque<T>(v: &mut VecDeque<T>) {
+    if v.is_empty() && v.capacity() > SPARE_ENTRIES {
+        v.shrink_to(SPARE_ENTRIES);
+    }
+}
+
+/// As [`release_deque`], for a map.
+pub(crate) fn release_map<K: Eq + Hash, V, S: BuildHasher>(m: &mut HashMap<K, V, S>) {
+    if m.is_empty() && m.capacity() > SPARE_ENTRIES {
+        m.shrink_to(SPARE_ENTRIES);
+    }
 }
 
 /// The wait of every queue's `pop_with`: until `state` hands out an entry, which `process`
@@ -193,6 +219,7 @@ pub(crate) async fn pop_with<S: PopState<N>, N, R>(
             if let Some(p) = s.try_pop() {
                 return Some(process(p));
             }
+            s.release_spare();
             if s.is_closed() {
                 return None;
             }

@@ -17,7 +17,9 @@ use tokio::sync::Notify;
 
 use crate::cache::delta::{AtomicDelta, Delta, DeltaType};
 use crate::cache::object::ObjectRef;
-use crate::cache::queue::{Batched, FifoStats, PopState, Popped, Queue, RealFifoCounts};
+use crate::cache::queue::{
+    release_deque, Batched, FifoStats, PopState, Popped, Queue, RealFifoCounts,
+};
 use crate::cache::store::Store;
 
 /// client-go's `defaultBatchSize`: the most deltas one batch pop takes.
@@ -183,6 +185,10 @@ impl<N> PopState<N> for Inner<N> {
 
     fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    fn release_spare(&mut self) {
+        release_deque(&mut self.items);
     }
 }
 
@@ -505,6 +511,24 @@ mod tests {
         f.update(obj("a", "3"));
         f.resync();
         assert_eq!(drain(&f, &store), ["Updated a@3", "Sync b@2"]);
+    }
+
+    /// A pop that finds the queue drained gives back the capacity a list's deltas grew.
+    #[tokio::test]
+    async fn a_drained_queue_gives_back_what_a_list_grew() {
+        let store = Arc::new(Store::new());
+        let f = RealFifo::<&'static str>::new(store.clone());
+        let names: Vec<String> = (0..1000).map(|i| format!("p{i}")).collect();
+        f.replace(names.iter().map(|n| obj(n, "1")).collect(), "2");
+        assert!(f.lock().items.capacity() >= 1000);
+        assert_eq!(drain(&f, &store).len(), 1000);
+        f.close();
+        assert!(f.pop_with(|_| ()).await.is_none());
+        let capacity = f.lock().items.capacity();
+        assert!(
+            capacity <= 2 * crate::cache::queue::SPARE_ENTRIES,
+            "{capacity}"
+        );
     }
 
     #[tokio::test]
