@@ -505,6 +505,37 @@ fn the_fleet_view_shows_a_rollout_reaching_cluster_after_cluster() {
     }
 }
 
+/// A context whose resource is left out before it synced (a 403 on its list) is not
+/// waited for: the others' keys are printed once they have synced, compared among them.
+#[test]
+fn the_fleet_view_does_not_wait_for_a_context_left_out() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let nobody = "system:serviceaccount:default:nobody";
+    let entries = [("a", Entry::Live(&a)), ("nope", Entry::As(&a, nobody))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = [
+        "namespaces",
+        "--context",
+        "a,nope",
+        "--view",
+        "fleet",
+        "-o",
+        "json",
+        "--until-synced",
+        "--timeout",
+        "2m",
+    ];
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    let recs = out.json();
+    for ns in namespaces(&a) {
+        let lines = fleet_lines(&recs, &ns);
+        assert_eq!(lines.len(), 1, "{ns}: {recs:#?}\n{}", out.stderr);
+        let clusters = lines[0]["clusters"].as_object().expect("clusters");
+        assert_eq!(clusters.keys().collect::<Vec<_>>(), ["a"], "{}", lines[0]);
+        assert_eq!(lines[0]["differs"], false, "{}", lines[0]);
+    }
+}
+
 #[test]
 fn the_fleet_view_prints_a_table_or_json_only() {
     let sim = SimProcess::start(&[]);

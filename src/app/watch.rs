@@ -1235,23 +1235,29 @@ fn start<Q: Queue<ReflectorEvent>>(
     let context = a.context.clone();
     let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
     let fleet = a.fleet.clone().map(|f| (f, a.shared.clone()));
+    let resource = t.resource.name.clone();
     let name = match &a.context {
-        Some(c) => format!("{} in {c}", t.resource.name),
-        None => t.resource.name.clone(),
+        Some(c) => format!("{resource} in {c}"),
+        None => resource.clone(),
     };
     tasks.spawn(async move {
         let err = reflector.run().await;
         if let Some((shared, queue)) = skip.filter(|_| err.refuses_resource()) {
             // Its informer loop prints what is queued, then ends.
             queue.close();
-            shared.skip(&format!("~ skipping {name}: {err}"));
+            shared.skip(
+                &format!("~ skipping {name}: {err}"),
+                &resource,
+                context.as_deref(),
+            );
             return;
         }
         let err = worded(anyhow::Error::new(err), &server, context.as_deref());
         if let (Some((f, shared)), Some(c)) = (fleet, &context) {
             // This cluster's trouble is this cluster's: the others go on.
             fleet::lock(&f).left_out(c);
-            shared.leave_out(&format!("~ leaving out {name}: {}", said(&err)), || {
+            let line = format!("~ leaving out {name}: {}", said(&err));
+            shared.leave_out(&line, &resource, Some(c), || {
                 anyhow::anyhow!("none of the contexts can be watched: each failed, as said above")
             });
             return;

@@ -356,20 +356,28 @@ impl<E: From<Error>> Shared<E> {
     /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
     /// stderr, and the others go on. The run fails when no resource is left, and with
     /// `--until-synced` ends when the others have all synced.
-    pub fn skip(&self, line: &str) {
-        self.leave_out(line, || Error::NothingWatchable(self.targets).into());
+    pub fn skip(&self, line: &str, resource: &str, context: Option<&str>) {
+        self.leave_out(line, resource, context, || {
+            Error::NothingWatchable(self.targets).into()
+        });
     }
 
     /// Leaves out one resource that will never sync, as [`Shared::skip`] does, saying
     /// `line` on stderr; when none is left, the run fails with `none_left()`'s error.
     /// The application leaves out each resource of a context whose server fails for
     /// good, the other contexts going on.
-    pub fn leave_out(&self, line: &str, none_left: impl FnOnce() -> E) {
+    pub fn leave_out(
+        &self,
+        line: &str,
+        resource: &str,
+        context: Option<&str>,
+        none_left: impl FnOnce() -> E,
+    ) {
         self.write(|sink| {
             sink.clear_progress();
             writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
             sink.skipped += 1;
-            sink.printer.left_out()?;
+            sink.printer.left_out(resource, context)?;
             if sink.skipped >= self.targets {
                 return Ok(Some(Stop::Failed(none_left())));
             }

@@ -39,6 +39,9 @@ pub(super) struct FleetPrinter<W: Write> {
     objects: Objects,
     /// The contexts watched (with one, the empty name).
     expected: BTreeSet<String>,
+    /// (resource, context) left out before it synced: not waited for, and not shown (what
+    /// that cluster has is not known).
+    gone: BTreeSet<(String, String)>,
     /// The contexts synced, per resource.
     synced: BTreeMap<String, BTreeSet<String>>,
     /// Resources whose every context has synced: changes are printed as they come.
@@ -57,29 +60,46 @@ impl<W: Write> FleetPrinter<W> {
             scratch: Vec::new(),
             objects: BTreeMap::new(),
             expected,
+            gone: BTreeSet::new(),
             synced: BTreeMap::new(),
             live: BTreeSet::new(),
         }
     }
 
-    fn line(&mut self, rec: &Record<'_>, resource: &str, key: &str) -> io::Result<()> {
+    /// The contexts whose copies of `resource` are shown and compared: those watched,
+    /// less those whose `resource` was left out.
+    fn contexts(&self, resource: &str) -> Vec<String> {
+        let gone = |c: &&String| self.gone.contains(&(resource.to_owned(), (*c).clone()));
+        self.expected.iter().filter(|c| !gone(c)).cloned().collect()
+    }
+
+    /// One line for `key` of `resource`, at `time`, after a change in `context`.
+    fn line(
+        &mut self,
+        time: jiff::Timestamp,
+        context: Option<&str>,
+        resource: &str,
+        key: &str,
+    ) -> io::Result<()> {
         let empty = BTreeMap::new();
         let have = self
             .objects
             .get(&(resource.to_owned(), key.to_owned()))
             .unwrap_or(&empty);
-        let contexts = &self.expected;
+        let contexts = self.contexts(resource);
         let gens: BTreeSet<Option<i64>> = have.values().map(|s| s.generation).collect();
         let differs = have.len() < contexts.len() || gens.len() > 1;
         if self.table.is_none() {
-            let clusters: BTreeMap<&str, Option<&Seen>> =
-                contexts.iter().map(|c| (c.as_str(), have.get(c))).collect();
+            let clusters: BTreeMap<&str, Option<&Seen>> = contexts
+                .iter()
+                .map(|c| (c.as_str(), have.get(c.as_str())))
+                .collect();
             let out = serde_json::json!({
                 "type": "Fleet",
                 "resource": resource,
                 "key": key,
-                "time": crate::output::format_time(rec.time),
-                "context": rec.context,
+                "time": crate::output::format_time(time),
+                "context": context,
                 "clusters": clusters,
                 "differs": differs,
             });
@@ -88,7 +108,7 @@ impl<W: Write> FleetPrinter<W> {
         }
         let cells: Vec<String> = contexts
             .iter()
-            .map(|c| match have.get(c) {
+            .map(|c| match have.get(c.as_str()) {
                 Some(Seen {
                     generation: Some(g),
                     resource_version,
@@ -104,6 +124,34 @@ impl<W: Write> FleetPrinter<W> {
 }
 
 impl<W: Write> FleetPrinter<W> {
+    /// Once every context of `resource` not left out has synced: its every key, once, and
+    /// from then on each change as it comes.
+    fn release_if_synced(
+        &mut self,
+        time: jiff::Timestamp,
+        context: Option<&str>,
+        resource: &str,
+    ) -> io::Result<()> {
+        let synced = self.synced.get(resource);
+        let waiting = self
+            .contexts(resource)
+            .into_iter()
+            .any(|c| !synced.is_some_and(|s| s.contains(&c)));
+        if waiting || !self.live.insert(resource.to_owned()) {
+            return Ok(());
+        }
+        let keys: Vec<String> = self
+            .objects
+            .keys()
+            .filter(|(r, _)| r == resource)
+            .map(|(_, k)| k.clone())
+            .collect();
+        for k in keys {
+            self.line(time, context, resource, &k)?;
+        }
+        Ok(())
+    }
+
     /// A reflector event or Synced, as the format prints it.
     fn event(&mut self, rec: &Record<'_>) -> io::Result<()> {
         match &mut self.table {
@@ -155,7 +203,7 @@ impl<W: Write + Send> Printer for FleetPrinter<W> {
                     None => entry.remove(&context).is_some(),
                 };
                 if changed && self.live.contains(&resource) {
-                    self.line(rec, &resource, key)?;
+                    self.line(rec.time, rec.context, &resource, key)?;
                 }
                 Ok(())
             }
@@ -164,19 +212,7 @@ impl<W: Write + Send> Printer for FleetPrinter<W> {
                 self.event(rec)?;
                 let synced = self.synced.entry(resource.clone()).or_default();
                 synced.insert(context);
-                if self.expected.is_subset(synced) {
-                    self.live.insert(resource.clone());
-                    let keys: Vec<String> = self
-                        .objects
-                        .keys()
-                        .filter(|(r, _)| *r == resource)
-                        .map(|(_, k)| k.clone())
-                        .collect();
-                    for k in keys {
-                        self.line(rec, &resource, &k)?;
-                    }
-                }
-                Ok(())
+                self.release_if_synced(rec.time, rec.context, &resource)
             }
             Body::Event(_) => self.event(rec),
         }
@@ -198,9 +234,12 @@ impl<W: Write + Send> Printer for FleetPrinter<W> {
         }
     }
 
-    fn left_out(&mut self) -> io::Result<()> {
+    fn left_out(&mut self, resource: &str, context: Option<&str>) -> io::Result<()> {
+        let c = context.unwrap_or_default().to_owned();
+        self.gone.insert((resource.to_owned(), c));
+        self.release_if_synced(jiff::Timestamp::now(), None, resource)?;
         match &mut self.table {
-            Some(t) => t.left_out(),
+            Some(t) => t.left_out(resource, context),
             None => Ok(()),
         }
     }

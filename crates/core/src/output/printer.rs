@@ -354,8 +354,9 @@ pub trait Printer: Send {
     fn finish(&mut self) -> io::Result<()> {
         self.flush()
     }
-    /// A resource was left out before it synced (the server refused it): it never syncs.
-    fn left_out(&mut self) -> io::Result<()> {
+    /// `resource` (of `context`, with several) was left out before it synced (the server
+    /// refused it, or failed for good): it never syncs.
+    fn left_out(&mut self, _resource: &str, _context: Option<&str>) -> io::Result<()> {
         Ok(())
     }
 }
@@ -417,8 +418,8 @@ impl Printer for ViewFilter {
         self.inner.finish()
     }
 
-    fn left_out(&mut self) -> io::Result<()> {
-        self.inner.left_out()
+    fn left_out(&mut self, resource: &str, context: Option<&str>) -> io::Result<()> {
+        self.inner.left_out(resource, context)
     }
 }
 

@@ -250,7 +250,7 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
         self.flush()
     }
 
-    fn left_out(&mut self) -> io::Result<()> {
+    fn left_out(&mut self, _resource: &str, _context: Option<&str>) -> io::Result<()> {
         self.done += 1;
         self.release_if_due()
     }

@@ -1094,7 +1094,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         self.diag.flush()
     }
 
-    fn left_out(&mut self) -> io::Result<()> {
+    fn left_out(&mut self, _resource: &str, _context: Option<&str>) -> io::Result<()> {
         self.done += 1;
         if self.loaded() && (self.held_rows > 0 || self.live) {
             self.release()?;
