@@ -207,32 +207,9 @@ impl Config {
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
             tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
         }
-        let several = contexts.len() > 1;
-        let (mut clusters, mut left_out) = (Vec::new(), Vec::new());
-        for context in contexts {
-            let name = context.clone().unwrap_or_default();
-            let cluster =
-                Cluster::resolve(&kc, context, &args, cache_dir.as_deref(), request_timeout);
-            match cluster.await {
-                Ok(c) => clusters.push(c),
-                Err(e) if several => left_out.push((name, crate::app::exit::one_line(&e))),
-                Err(e) => return Err(e),
-            }
-        }
-        if clusters.is_empty() {
-            match left_out.first() {
-                Some((name, why)) => anyhow::bail!(
-                    "none of the {} contexts can be watched: context {name}: {why}{}",
-                    left_out.len(),
-                    if left_out.len() > 1 {
-                        " (and the others' entries fail too)"
-                    } else {
-                        ""
-                    }
-                ),
-                None => anyhow::bail!("--context: no context named"),
-            }
-        }
+        let (clusters, left_out) =
+            Cluster::resolve_all(&kc, contexts, &args, cache_dir.as_deref(), request_timeout)
+                .await?;
         let field_selector = field_selector(&args);
         let resources = args.resources.clone().unwrap_or_default();
         let fleet = clusters.len() + left_out.len() > 1;
@@ -438,6 +415,48 @@ fn printer_for(
 }
 
 impl Cluster {
+    /// Each of `contexts`, as [`Cluster::resolve`] does. With several, an entry that cannot
+    /// be used is left out with why ([`Config::left_out`]), and only all of them failing
+    /// is an error; a lone context's error, or a context the kubeconfig does not have, is
+    /// the run's.
+    async fn resolve_all(
+        kc: &Kubeconfig,
+        contexts: Vec<Option<String>>,
+        args: &WatchArgs,
+        cache_dir: Option<&std::path::Path>,
+        request_timeout: Option<Duration>,
+    ) -> Result<(Vec<Cluster>, Vec<(String, String)>)> {
+        let several = contexts.len() > 1;
+        let (mut clusters, mut left_out) = (Vec::new(), Vec::new());
+        for context in contexts {
+            let name = context.clone().unwrap_or_default();
+            // A name that is no context of the kubeconfig is a typo: the run's error.
+            let exists = kc.contexts.iter().any(|k| k.name == name);
+            match Cluster::resolve(kc, context, args, cache_dir, request_timeout).await {
+                Ok(c) => clusters.push(c),
+                Err(e) if several && exists => {
+                    left_out.push((name, crate::app::exit::one_line(&e)))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if clusters.is_empty() {
+            let others = if left_out.len() > 1 {
+                " (and the others' entries fail too)"
+            } else {
+                ""
+            };
+            match left_out.first() {
+                Some((name, why)) => anyhow::bail!(
+                    "none of the {} contexts can be watched: context {name}: {why}{others}",
+                    left_out.len(),
+                ),
+                None => anyhow::bail!("--context: no context named"),
+            }
+        }
+        Ok((clusters, left_out))
+    }
+
     /// `context` (`None`: the current one) of `kc`, with kubectl's flags applied and
     /// kube's client settings that kwatch needs.
     async fn resolve(

@@ -624,35 +624,7 @@ async fn resolve_fleet<'a>(
         let starting = &starting;
         async move {
             let name = c.context.as_deref().unwrap_or_default();
-            let tries = async {
-                let mut tried = 1;
-                loop {
-                    // The client too: its credentials (an exec plugin's) are this try's.
-                    let attempt = async {
-                        let client = crate::client::connect::client(&c.kube)?;
-                        resolve_one(cfg, c, client, true).await
-                    };
-                    let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
-                        Ok(Ok(r)) => return Ok(r),
-                        Ok(Err(e)) => e,
-                        Err(_) => anyhow::anyhow!(
-                            "no answer from the server {} within {:?} (context {name})",
-                            c.kube.cluster_url.to_string().trim_end_matches('/'),
-                            fleet::TRY_TIMEOUT
-                        ),
-                    };
-                    if tried >= fleet::TRIES {
-                        return Err(format!(" after {tried} tries: {}", said(&err)));
-                    }
-                    tracing::info!(
-                        "context {name}: try {tried} of {} failed: {}",
-                        fleet::TRIES,
-                        crate::app::exit::one_line(&err)
-                    );
-                    tokio::time::sleep(fleet::backoff(tried)).await;
-                    tried += 1;
-                }
-            };
+            let tries = start_context(cfg, c);
             let started = match budget {
                 Some(b) => match tokio::time::timeout(b, tries).await {
                     Ok(r) => r,
@@ -699,6 +671,43 @@ async fn resolve_fleet<'a>(
         c.fleet = Some(state.clone());
     }
     Ok(Ok(clusters))
+}
+
+/// One context's start in a fleet: [`resolve_one`] (the client with it, whose
+/// credentials, an exec plugin's, are each try's own), tried [`fleet::TRIES`] times, each
+/// bounded by [`fleet::TRY_TIMEOUT`], with client-go's backoff between. `Err`: why it was
+/// given up, as the `~` line ends.
+async fn start_context<'a>(
+    cfg: &'a Config,
+    c: &'a Cluster,
+) -> std::result::Result<Resolved<'a>, String> {
+    let name = c.context.as_deref().unwrap_or_default();
+    let mut tried = 1;
+    loop {
+        let attempt = async {
+            let client = crate::client::connect::client(&c.kube)?;
+            resolve_one(cfg, c, client, true).await
+        };
+        let err = match tokio::time::timeout(fleet::TRY_TIMEOUT, attempt).await {
+            Ok(Ok(r)) => return Ok(r),
+            Ok(Err(e)) => e,
+            Err(_) => anyhow::anyhow!(
+                "no answer from the server {} within {:?} (context {name})",
+                c.kube.cluster_url.to_string().trim_end_matches('/'),
+                fleet::TRY_TIMEOUT
+            ),
+        };
+        if tried >= fleet::TRIES {
+            return Err(format!(" after {tried} tries: {}", said(&err)));
+        }
+        tracing::info!(
+            "context {name}: try {tried} of {} failed: {}",
+            fleet::TRIES,
+            crate::app::exit::one_line(&err)
+        );
+        tokio::time::sleep(fleet::backoff(tried)).await;
+        tried += 1;
+    }
 }
 
 /// Leaves context `name` out of the run, saying `why` (`: …` or ` after N tries: …`) in one
