@@ -95,6 +95,41 @@ pub struct Config {
 }
 
 impl Config {
+    /// Whether anything this run does may read an object's `metadata.managedFields`.
+    /// When nothing can, every watched resource is read without them
+    /// (`KubeSource::drop_managed_fields`: a protobuf body's are stepped over, never
+    /// decoded), as client-go users strip them with a `cache.TransformFunc`; the store is
+    /// smaller too. The one place this is decided; its invariant: the output is byte for
+    /// byte what it is with them, because each printer that writes an object hides them
+    /// then (`-o json|yaml|watch-events` cut the member and its comma, which is what an
+    /// object read without it holds) and no other part of the run looks at them. Every
+    /// reader of managedFields is below; a new one must be added here.
+    pub fn reads_managed_fields(&self) -> bool {
+        let reaches =
+            |t: &crate::output::template::Template| t.may_read("metadata", "managedFields");
+        let p = &self.printer;
+        // Printed with the objects.
+        p.show_managed_fields
+            // --blame (and its conflicts) names the entry owning each change; --diff keys
+            // lists as managedFields name them, and --diff-all shows their changes.
+            || p.blame
+            || p.diff != DiffMode::Off
+            // A template that may select them.
+            || match &p.format {
+                output::Format::JsonPath(t) => reaches(t),
+                output::Format::CustomColumns(cols) => cols.iter().any(|c| reaches(&c.template)),
+                _ => false,
+            }
+            || matches!(&self.stop.until, Some(Condition::JsonPath { template, .. }) if reaches(template))
+            // A recording keeps them, for `kwatch replay --blame`.
+            || self.record.is_some()
+            // What the store holds, measured: --cache-stats' share of managedFields, the
+            // metrics' and --live's bytes of the objects.
+            || self.cache_stats.is_some()
+            || self.metrics.is_some()
+            || self.live
+    }
+
     /// `--follow` or `--events`: the owner graph decides what is printed.
     pub fn graph(&self) -> bool {
         self.follow.is_some() || self.events
@@ -595,6 +630,83 @@ mod tests {
         let stop = Stop::from(cli.watch.stop);
         assert_eq!((stop.max_events, stop.timeout), (None, None));
         assert!(!stop.until_synced && !stop.watch_only && stop.until.is_none());
+    }
+
+    /// Each reader of managedFields keeps them; a run with none reads objects without.
+    #[tokio::test]
+    async fn managed_fields_are_read_only_where_something_reads_them() {
+        const KC: &str = "
+apiVersion: v1
+kind: Config
+current-context: c
+clusters:
+- name: one
+  cluster:
+    server: https://127.0.0.1:6443
+users:
+- name: u
+  user:
+    token: t
+contexts:
+- name: c
+  context:
+    cluster: one
+    user: u
+";
+        async fn reads(flags: &[&str]) -> bool {
+            let args = [&["kwatch", "pods"], flags].concat();
+            let cli = crate::app::cli::Cli::try_parse_from(args).unwrap();
+            let kc = Kubeconfig::from_yaml(KC).unwrap();
+            let cfg = Config::resolve(cli.watch, Some(kc)).await.unwrap();
+            cfg.reads_managed_fields()
+        }
+        for flags in [
+            &[][..],
+            &["-o", "json"],
+            &["-o", "yaml"],
+            &["-o", "name"],
+            &["-o", "wide"],
+            &["-o", "watch-events"],
+            &["-o", "jsonpath={.metadata.name} {.status.phase}"],
+            &["-o", "custom-columns=N:.metadata.name,L:.metadata.labels"],
+            &["--until", "jsonpath={.status.phase}=Running"],
+            &["--transform", "strip-managed-fields"],
+            &["--check-consistency", "1m"],
+        ] {
+            assert!(!reads(flags).await, "{flags:?}");
+        }
+        for flags in [
+            &["--show-managed-fields"][..],
+            &["-o", "yaml", "--show-managed-fields"],
+            &["-o", "json", "--blame"],
+            &["-o", "json", "--diff"],
+            &["--diff-all"],
+            &["-o", "jsonpath={.metadata.managedFields[0].manager}"],
+            &["-o", "jsonpath={.metadata}"],
+            &["-o", "jsonpath={..manager}"],
+            &[
+                "-o",
+                "jsonpath={range .metadata.managedFields[*]}{.manager}{end}",
+            ],
+            &[
+                "-o",
+                "custom-columns=N:.metadata.name,M:.metadata.managedFields",
+            ],
+            &[
+                "--until",
+                "jsonpath={.metadata.managedFields[0].manager}=kubectl",
+            ],
+            &["--record", "/nonexistent/rec.jsonl"],
+            &["--cache-stats", "10s"],
+            &["--metrics", "127.0.0.1:0"],
+        ] {
+            assert!(reads(flags).await, "{flags:?}");
+        }
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let kc = Kubeconfig::from_yaml(KC).unwrap();
+        let mut cfg = Config::resolve(cli.watch, Some(kc)).await.unwrap();
+        cfg.live = true;
+        assert!(cfg.reads_managed_fields(), "--live");
     }
 
     #[test]

@@ -1165,6 +1165,7 @@ fn source_of(a: &Start<'_>, t: &Target) -> KubeSource {
     .with_type(&t.resource.kind, &t.resource.api_version)
     .metadata_only(a.cfg.metadata_only)
     .table(a.table)
+    .drop_managed_fields(!a.cfg.reads_managed_fields())
     .wire(
         a.cfg.wire,
         a.informer.release.minor(),

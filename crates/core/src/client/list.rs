@@ -176,13 +176,15 @@ pub(super) enum ProtobufListError {
 /// soon as its bytes are in: as [`read_list`], the body is never held whole. The outer
 /// `Err` is the transport's; the inner a decode error, after which the caller asks JSON
 /// (the rest of the body is not read). `typed`: each item gets its kind and apiVersion, as
-/// [`read_list`]'s `type_meta` gives them ([`crate::client::protobuf::ListReader::typed`]).
+/// [`read_list`]'s `type_meta` gives them ([`crate::client::protobuf::ListReader::typed`]);
+/// `omit`: what the items are written without.
 pub(super) async fn read_protobuf_list(
     mut body: kube::client::Body,
     table: &crate::client::protobuf::Table,
     typed: bool,
+    omit: crate::client::protobuf::Omit,
 ) -> Result<Result<ListPage, ProtobufListError>, SourceError> {
-    let mut reader = crate::client::protobuf::ListReader::new(table);
+    let mut reader = crate::client::protobuf::ListReader::new(table).omit(omit);
     if typed {
         reader = reader.typed();
     }

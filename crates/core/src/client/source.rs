@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cache::listwatch::{
-    BodyBytes, ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchOptions,
+    BodyBytes, ListOptions, ListPage, ListerWatcher, SourceError, Watch, WatchEvent, WatchOptions,
 };
-use crate::cache::object::TypeMeta;
+use crate::cache::object::{ObjectRef, TypeMeta};
+use crate::cache::transform::Transform;
 use crate::client::connect::{Carried, Carrier};
 use crate::client::http::{get, notice, read_body};
 use crate::client::list::{read_list, read_protobuf_list};
-use crate::client::protobuf::Table;
+use crate::client::protobuf::{Omit, Table};
 use crate::client::watch::{watch_lines, MAX_LINE_BYTES};
 use futures::StreamExt;
 
@@ -51,6 +52,8 @@ pub struct KubeSource {
     /// Set for good (shared by this source's clones) once a protobuf body could not be
     /// decoded: the resource is read in JSON from then on.
     protobuf_failed: Arc<AtomicBool>,
+    /// What the objects are read without ([`KubeSource::drop_managed_fields`]).
+    omit: Omit,
 }
 
 /// `--wire`: the encoding lists and watches ask for.
@@ -179,6 +182,43 @@ impl KubeSource {
             protobuf: None,
             built_in: false,
             protobuf_failed: Arc::default(),
+            omit: Omit::default(),
+        }
+    }
+
+    /// Reads every object without `metadata.managedFields`, for a run that never reads
+    /// them (the application decides, in one place). A protobuf body's are stepped over,
+    /// never decoded ([`Omit::managed_fields`]). A resource read in protobuf that comes
+    /// in JSON (a server that answers JSON, or after a decode error) has them cut out too,
+    /// so that its store holds one form whichever wire brought each version: versions
+    /// compared byte for byte (`--quiet-relists`, watch-events' MODIFIED) then compare
+    /// alike. A resource read in JSON only keeps them: its printers cut them as they
+    /// write, at no cost to reading.
+    pub fn drop_managed_fields(mut self, on: bool) -> Self {
+        self.omit.managed_fields = on;
+        self
+    }
+
+    /// Whether objects that came in JSON get their managedFields cut
+    /// ([`KubeSource::drop_managed_fields`]).
+    fn cuts_json(&self) -> bool {
+        self.omit.managed_fields && self.configured_table().is_some()
+    }
+
+    /// A page that came in JSON, its items as this source keeps them.
+    fn keep(&self, page: &mut ListPage) {
+        if self.cuts_json() {
+            for o in &mut page.items {
+                *o = Transform::StripManagedFields.apply(o.clone());
+            }
+        }
+    }
+
+    /// `obj` as this source keeps an object that came in JSON.
+    fn kept(&self, obj: ObjectRef) -> ObjectRef {
+        match self.cuts_json() {
+            true => Transform::StripManagedFields.apply(obj),
+            false => obj,
         }
     }
 
@@ -361,9 +401,8 @@ impl ListerWatcher for KubeSource {
             let wire = carried(&res);
             let mut page = match self.protobuf_table() {
                 Some(table) if is_protobuf(&res) => {
-                    match read_protobuf_list(res.into_body(), table, self.type_meta.is_some())
-                        .await?
-                    {
+                    let typed = self.type_meta.is_some();
+                    match read_protobuf_list(res.into_body(), table, typed, self.omit).await? {
                         Ok(page) => page,
                         Err(why) => {
                             // The same page again, in JSON.
@@ -372,13 +411,18 @@ impl ListerWatcher for KubeSource {
                             let wire = carried(&res);
                             let mut page =
                                 read_list(res.into_body(), self.type_meta.clone()).await?;
+                            self.keep(&mut page);
                             fill(&wire, &mut page.transfer);
                             page.wire_fallback = Some(why.to_string());
                             return Ok(page);
                         }
                     }
                 }
-                _ => read_list(res.into_body(), self.type_meta.clone()).await?,
+                _ => {
+                    let mut page = read_list(res.into_body(), self.type_meta.clone()).await?;
+                    self.keep(&mut page);
+                    page
+                }
             };
             fill(&wire, &mut page.transfer);
             Ok(page)
@@ -421,11 +465,15 @@ impl ListerWatcher for KubeSource {
             connection,
             MAX_LINE_BYTES,
             self.table,
-            proto,
+            proto.map(|t| (t, self.omit)),
             read.clone(),
         );
         let source = self.clone();
+        let cut_json = proto.is_none() && self.cuts_json();
         let events = events.map(move |e| match e {
+            Ok(WatchEvent::Added(o)) if cut_json => Ok(WatchEvent::Added(source.kept(o))),
+            Ok(WatchEvent::Modified(o)) if cut_json => Ok(WatchEvent::Modified(source.kept(o))),
+            Ok(WatchEvent::Deleted(o)) if cut_json => Ok(WatchEvent::Deleted(source.kept(o))),
             // A frame the table cannot decode ends this watch (the reflector watches or
             // relists again), and the next requests ask JSON.
             Err(SourceError::Decode(why)) if proto.is_some() && why.starts_with("protobuf:") => {

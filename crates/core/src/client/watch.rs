@@ -250,8 +250,12 @@ struct LineReader {
     table: bool,
     columns: Option<Arc<[TableColumn]>>,
     /// A protobuf watch (`;stream=watch`): `partial` gathers length-prefixed frames, each
-    /// decoded with this table into the JSON event line the server's JSON would have sent.
-    proto: Option<&'static crate::client::protobuf::Table>,
+    /// decoded with this table into the event the server's JSON would have sent, its
+    /// object without what the `Omit` names.
+    proto: Option<(
+        &'static crate::client::protobuf::Table,
+        crate::client::protobuf::Omit,
+    )>,
     /// The bytes of the lines (frames) taken so far, counted as each is taken.
     read: BodyBytes,
 }
@@ -259,7 +263,7 @@ struct LineReader {
 impl LineReader {
     /// The next event from what has been read so far, or `None` once it is used up.
     fn next_event(&mut self) -> Option<Result<WatchEvent, SourceError>> {
-        let Some(table) = self.proto else {
+        let Some((table, omit)) = self.proto else {
             let line = self.next_line()?;
             return Some(if self.table {
                 parse_table_event(line.text(), &mut self.columns)
@@ -273,7 +277,7 @@ impl LineReader {
         }
         let (frame, used) = crate::client::protobuf::frame(&self.partial)?;
         self.read.add(used as u64);
-        let event = crate::client::protobuf::watch_event(table, frame)
+        let event = crate::client::protobuf::watch_event_omitting(table, frame, omit)
             .map_err(|e| SourceError::Decode(e.to_string()))
             .and_then(proto_event);
         let _ = self.partial.split_to(used);
@@ -345,7 +349,10 @@ pub(super) fn watch_lines(
     connection: Option<(crate::client::keepalive::ConnectionHealth, bool)>,
     max_line: usize,
     table: bool,
-    proto: Option<&'static crate::client::protobuf::Table>,
+    proto: Option<(
+        &'static crate::client::protobuf::Table,
+        crate::client::protobuf::Omit,
+    )>,
     read: BodyBytes,
 ) -> impl Stream<Item = Result<WatchEvent, SourceError>> + Send {
     let reader = LineReader {

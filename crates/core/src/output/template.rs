@@ -152,6 +152,14 @@ impl Template {
     }
 }
 
+impl Template {
+    /// Whether the template may read the member `field` of the object's member `top`
+    /// (as [`Template::reads`] finds what it reads: when unsure, it may).
+    pub fn may_read(&self, top: &str, field: &str) -> bool {
+        self.reads().is_none_or(|r| r.may_read(top, field))
+    }
+}
+
 /// The members of an object a template can read, found from its paths: each top-level
 /// field named, and under it the fields named next (or all of it). A path inside a
 /// `{range}` is read relative to each value, so its names count here too, which only
@@ -178,6 +186,16 @@ impl Reads {
                 .fields
                 .push((top.to_owned(), second.map(|s| vec![s.to_owned()]))),
         }
+    }
+
+    /// Whether the member `field` of the member `top` is among the parts read.
+    pub fn may_read(&self, top: &str, field: &str) -> bool {
+        self.fields.iter().any(|(t, under)| {
+            t == top
+                && under
+                    .as_ref()
+                    .is_none_or(|names| names.iter().any(|n| n == field))
+        })
     }
 
     /// What the templates of several columns read.

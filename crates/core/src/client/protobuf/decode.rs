@@ -148,6 +148,9 @@ pub(super) struct Writer<'t> {
     /// Messages open on the way down, at most `MAX_DEPTH`: recursive types (a CRD's
     /// schema) are nested by the data, and the walk recurses on the thread's stack.
     depth: u32,
+    /// ObjectMeta's message and its `managedFields` field, left out of the top-level
+    /// object's `metadata` ([`super::Omit::managed_fields`]).
+    cut_managed_fields: Option<(u32, usize)>,
 }
 
 const MAX_DEPTH: u32 = 256;
@@ -163,7 +166,14 @@ impl<'t> Writer<'t> {
             scratch: Vec::new(),
             entries: Vec::new(),
             depth: 0,
+            cut_managed_fields: None,
         }
+    }
+
+    /// Leaves out what `omit` names from every object this writer writes.
+    pub fn omit(mut self, omit: super::Omit) -> Self {
+        self.cut_managed_fields = self.table.managed_fields.filter(|_| omit.managed_fields);
+        self
     }
 
     fn msg(&self, i: u32) -> &'t Message {
@@ -245,13 +255,21 @@ impl<'t> Writer<'t> {
         let base = self.collect(m, data)?;
         let end = self.scratch.len();
         let mut k = base;
+        // The top-level object (depth 1) writes its `metadata` at depth 2: there its
+        // managedFields are skipped when asked, their bytes never read (`collect` only
+        // stepped over them). Go writes managedFields last of ObjectMeta's fields, so what
+        // is written is the object's JSON with the member and its comma cut out.
+        let cut = match self.cut_managed_fields {
+            Some((msg, idx)) if self.depth == 2 && std::ptr::eq(m, self.msg(msg)) => idx,
+            _ => usize::MAX,
+        };
         let result = (|| {
             for (idx, f) in m.fields.iter().enumerate() {
                 let start = k;
                 while k < end && usize::from(self.scratch[k].idx) == idx {
                     k += 1;
                 }
-                if start == k && f.quiet {
+                if start == k && f.quiet || idx == cut {
                     continue;
                 }
                 self.field(m, f, data, start..k, top, out, first)?;

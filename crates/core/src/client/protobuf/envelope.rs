@@ -26,6 +26,16 @@ pub enum DecodeError {
     Table(u32, table::TableError),
 }
 
+/// What the converter leaves out of the objects it writes, for a run that never reads it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Omit {
+    /// The top-level object's `metadata.managedFields` (often half a Pod's bytes): its
+    /// bytes are stepped over, not decoded, and the object is written as the apiserver's
+    /// JSON with that member cut out, as client-go users strip it with a
+    /// `cache.TransformFunc`. Embedded objects (a template's metadata) keep theirs.
+    pub managed_fields: bool,
+}
+
 /// The 4 bytes before every envelope.
 pub const MAGIC: &[u8; 4] = b"k8s\0";
 
@@ -115,9 +125,21 @@ impl Table {
 /// Appends the JSON of an object's bytes (`k8s\0` + envelope) to `out`: with `kind` and
 /// `apiVersion` from the envelope, as the apiserver writes a single object.
 pub fn object(table: &Table, bytes: &[u8], out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    object_omitting(table, bytes, Omit::default(), out)
+}
+
+/// [`object`], written without what `omit` names.
+pub fn object_omitting(
+    table: &Table,
+    bytes: &[u8],
+    omit: Omit,
+    out: &mut Vec<u8>,
+) -> Result<(), DecodeError> {
     let env = envelope(bytes)?;
     let msg = table.kind_of(&env)?;
-    Writer::new(table).object(msg, env.raw, Some((env.api_version, env.kind)), out)
+    Writer::new(table)
+        .omit(omit)
+        .object(msg, env.raw, Some((env.api_version, env.kind)), out)
 }
 
 /// Appends the JSON of message `msg` of `raw` (no envelope, no kind and apiVersion).
@@ -167,6 +189,15 @@ pub struct WatchEvent {
 
 /// Reads one frame of a watch stream (a `metav1.WatchEvent`, no envelope).
 pub fn watch_event(table: &Table, frame: &[u8]) -> Result<WatchEvent, DecodeError> {
+    watch_event_omitting(table, frame, Omit::default())
+}
+
+/// [`watch_event`], its object written without what `omit` names.
+pub fn watch_event_omitting(
+    table: &Table,
+    frame: &[u8],
+    omit: Omit,
+) -> Result<WatchEvent, DecodeError> {
     let (mut event_type, mut raw) = (None, None);
     let mut i = 0;
     while i < frame.len() {
@@ -194,7 +225,7 @@ pub fn watch_event(table: &Table, frame: &[u8]) -> Result<WatchEvent, DecodeErro
     let event_type = event_type.ok_or_else(|| decode::malformed("a watch event without a type"))?;
     let raw = raw.ok_or_else(|| decode::malformed("a watch event without an object"))?;
     let mut object = Vec::new();
-    self::object(table, raw, &mut object)?;
+    object_omitting(table, raw, omit, &mut object)?;
     Ok(WatchEvent {
         event_type: event_type.to_owned(),
         object,

@@ -117,6 +117,12 @@ impl<'t> ListReader<'t> {
         }
     }
 
+    /// Each item is written without what `omit` names.
+    pub fn omit(mut self, omit: super::Omit) -> Self {
+        self.writer = self.writer.omit(omit);
+        self
+    }
+
     /// Each item begins with `kind` and `apiVersion`, the list's kind without `List` and
     /// its apiVersion, as client-go's decoder sets them from a typed list's type (and
     /// [`crate::cache::object::TypeMeta`] does for a JSON list's items), written in place.

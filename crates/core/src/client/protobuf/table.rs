@@ -86,6 +86,9 @@ pub const SERVED_TYPE_META: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// The message of every object's `metadata`.
+const OBJECT_META: &str = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
 /// The minors kwatch has a table for.
 pub fn minors() -> impl Iterator<Item = u32> {
     TABLES.iter().map(|(m, _)| *m)
@@ -189,6 +192,9 @@ pub struct Table {
     pub minor: u32,
     pub messages: Vec<Message>,
     kinds: HashMap<(String, String), u32>,
+    /// ObjectMeta's message and the index of its `managedFields` among its fields, where
+    /// [`super::Omit::managed_fields`] leaves it out.
+    pub(super) managed_fields: Option<(u32, usize)>,
 }
 
 impl Table {
@@ -287,10 +293,19 @@ impl Table {
             };
             kinds.insert((av.to_owned(), kind.to_owned()), u32::try_from(i)?);
         }
+        let managed_fields = messages
+            .iter()
+            .position(|m| m.name == OBJECT_META)
+            .and_then(|i| {
+                let m = &messages[i];
+                let f = m.fields.iter().position(|f| &*f.name == "managedFields")?;
+                Some((u32::try_from(i).ok()?, f))
+            });
         let mut table = Table {
             minor,
             messages,
             kinds,
+            managed_fields,
         };
         table.mark_quiet();
         table.mark_served_type_meta();

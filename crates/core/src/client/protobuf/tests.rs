@@ -671,3 +671,20 @@ fn embedded_objects_get_the_type_meta_the_apiserver_sets() {
         ]
     );
 }
+
+/// Every minor's table knows ObjectMeta's managedFields, which `Omit::managed_fields`
+/// leaves out (without it nothing would be left out, and every byte decoded).
+#[test]
+fn every_table_knows_where_an_objects_managed_fields_are() {
+    for minor in minors() {
+        let table = Table::for_minor(minor).unwrap().unwrap();
+        let (msg, field) = table.managed_fields.expect("ObjectMeta.managedFields");
+        let m = &table.messages[msg as usize];
+        assert!(
+            m.name.ends_with(".meta.v1.ObjectMeta"),
+            "1.{minor}: {}",
+            m.name
+        );
+        assert_eq!(&*m.fields[field].name, "managedFields", "1.{minor}");
+    }
+}
