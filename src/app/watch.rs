@@ -981,6 +981,52 @@ fn start_all(
     Started { queues, stores }
 }
 
+/// Runs a reflector (`run`, its [`Reflector::run`]) until it ends for good, then says why:
+/// a resource refused when it was asked for as a group is skipped; in a fleet, the
+/// resource of that context is left out and the others go on; else the run fails.
+fn spawn_reflector<Q: Queue<ReflectorEvent>>(
+    tasks: &mut JoinSet<()>,
+    a: &Start<'_>,
+    t: &Target,
+    queue: &Arc<Q>,
+    run: impl std::future::Future<Output = SourceError> + Send + 'static,
+) {
+    let stop = a.stop.clone();
+    let server = a.cluster.kube.cluster_url.to_string();
+    let context = a.context.clone();
+    let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
+    let fleet = a.fleet.clone().map(|f| (f, a.shared.clone()));
+    let resource = t.resource.name.clone();
+    let name = match &a.context {
+        Some(c) => format!("{resource} in {c}"),
+        None => resource.clone(),
+    };
+    tasks.spawn(async move {
+        let err = run.await;
+        if let Some((shared, queue)) = skip.filter(|_| err.refuses_resource()) {
+            // Its informer loop prints what is queued, then ends.
+            queue.close();
+            shared.skip(
+                &format!("~ skipping {name}: {err}"),
+                &resource,
+                context.as_deref(),
+            );
+            return;
+        }
+        let err = worded(anyhow::Error::new(err), &server, context.as_deref());
+        if let (Some((f, shared)), Some(c)) = (fleet, &context) {
+            // This cluster's trouble is this cluster's: the others go on.
+            fleet::lock(&f).left_out(c);
+            let line = format!("~ leaving out {name}: {}", said(&err));
+            shared.leave_out(&line, &resource, Some(c), || {
+                anyhow::anyhow!("none of the contexts can be watched: each failed, as said above")
+            });
+            return;
+        }
+        let _ = stop.send(Stop::Failed(err));
+    });
+}
+
 /// The metrics labels of a queue's label (`RESOURCE` or `RESOURCE@CONTEXT`).
 fn metrics_labels(label: &str) -> metrics::Labels {
     let (resource, context) = label.split_once('@').unwrap_or((label, ""));
@@ -1240,40 +1286,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .push(reflector.progress());
-    let stop = a.stop.clone();
-    let server = a.cluster.kube.cluster_url.to_string();
-    let context = a.context.clone();
-    let skip = a.skip_refused.then(|| (a.shared.clone(), queue.clone()));
-    let fleet = a.fleet.clone().map(|f| (f, a.shared.clone()));
-    let resource = t.resource.name.clone();
-    let name = match &a.context {
-        Some(c) => format!("{resource} in {c}"),
-        None => resource.clone(),
-    };
-    tasks.spawn(async move {
-        let err = reflector.run().await;
-        if let Some((shared, queue)) = skip.filter(|_| err.refuses_resource()) {
-            // Its informer loop prints what is queued, then ends.
-            queue.close();
-            shared.skip(
-                &format!("~ skipping {name}: {err}"),
-                &resource,
-                context.as_deref(),
-            );
-            return;
-        }
-        let err = worded(anyhow::Error::new(err), &server, context.as_deref());
-        if let (Some((f, shared)), Some(c)) = (fleet, &context) {
-            // This cluster's trouble is this cluster's: the others go on.
-            fleet::lock(&f).left_out(c);
-            let line = format!("~ leaving out {name}: {}", said(&err));
-            shared.leave_out(&line, &resource, Some(c), || {
-                anyhow::anyhow!("none of the contexts can be watched: each failed, as said above")
-            });
-            return;
-        }
-        let _ = stop.send(Stop::Failed(err));
-    });
+    spawn_reflector(tasks, &a, &t, &queue, reflector.run());
     if let Some(g) = &mut a.shared.lock().graph {
         g.add_store(&t.resource, store.clone());
     }
