@@ -60,6 +60,36 @@ pub fn applies(t: DeltaType) -> bool {
     )
 }
 
+/// Whether two objects' JSON differ only in their metadata's noise ([`NOISE`]), told from
+/// their bytes: the same bytes once those members are cut out parse to the same values
+/// once [`strip`] took them out, so a patch and a walk would find nothing. `false` where
+/// the bytes do not say it surely (`metadata` twice, a key with an escape, a noise member
+/// nested so deep that one version might not parse while the other does).
+fn noise_only(prev: &str, cur: &str) -> bool {
+    use crate::scan::{cut_members, member, skip_valid_within, skip_ws, without};
+    fn cut(raw: &str) -> Option<String> {
+        let b = raw.as_bytes();
+        let at = member(b, skip_ws(b, 0), b"metadata")??;
+        let mut spans = Vec::new();
+        cut_members(
+            b,
+            at,
+            |k| NOISE.iter().any(|n| n.as_bytes() == k),
+            &mut spans,
+        )?;
+        for &(start, end) in &spans {
+            // A noise key has no `:`: the first one after it ends the key.
+            let colon = start + raw.get(start..end)?.find(':')?;
+            skip_valid_within(b, skip_ws(b, colon + 1), 100)?;
+        }
+        Some(without(raw, &spans))
+    }
+    match (cut(prev), cut(cur)) {
+        (Some(p), Some(c)) => p == c,
+        _ => false,
+    }
+}
+
 /// The managedFields entries a version had: those [`strip`] took out, else its own.
 fn managed_entries<'v>(v: &'v Value, taken: &'v Option<Value>) -> &'v [Value] {
     taken
@@ -105,7 +135,8 @@ pub fn compute(
             known: false,
         });
     };
-    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw() == cur.raw() {
+    let noise_only = mode != DiffMode::All && noise_only(prev.raw(), cur.raw());
+    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw() == cur.raw() || noise_only {
         return Some(Diff {
             changed: false,
             patch: json_patch::Patch(Vec::new()),
@@ -540,5 +571,46 @@ mod tests {
             }
         }
         assert!(walked > 200, "{walked} objects");
+    }
+
+    /// Versions that differ only in their noise are told apart by their bytes alone, and
+    /// then [`strip`] makes their values equal; any other difference, or bytes that do not
+    /// say it surely, leave it to the values.
+    #[test]
+    fn noise_only_changes_are_told_from_the_bytes() {
+        let a = r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"1","generation":1,"managedFields":[{"manager":"k","time":"t1"}],"labels":{"x":"1"}},"spec":{}}"#;
+        let noise = [
+            r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"2","generation":1,"managedFields":[{"manager":"k","time":"t2"}],"labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","generation":3,"labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"resourceVersion":"7","name":"a","labels":{"x":"1"},"resourceVersion":"8"},"spec":{}}"#,
+        ];
+        for b in noise {
+            assert!(noise_only(a, b), "{b}");
+            let strip = |s: &str| strip(serde_json::from_str(s).unwrap(), DiffMode::On).0;
+            assert_eq!(strip(a), strip(b), "{b}");
+            // (An object whose metadata repeats a member kwatch reads is not kept.)
+            if crate::cache::object::Object::from_json(b).is_err() {
+                continue;
+            }
+            let (a, b) = (object(a), object(b));
+            let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+            assert!(!d.changed && d.changes.is_empty() && d.patch.0.is_empty() && d.known);
+            let all = compute(DiffMode::All, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+            assert!(all.changed);
+        }
+        let deep = format!(
+            r#"{{"kind":"Pod","metadata":{{"name":"a","managedFields":{}{},"labels":{{"x":"1"}}}},"spec":{{}}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        for b in [
+            r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"2","labels":{"x":"2"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"spec":{"a":1}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"metadata":{"name":"a","labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"\u0078":"1"}},"spec":{}}"#,
+            &deep,
+        ] {
+            assert!(!noise_only(a, b), "{b}");
+        }
     }
 }
