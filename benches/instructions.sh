@@ -24,7 +24,9 @@
 #   INSTR_FORMATS=              e.g. "name json json-mf yaml wide jsonpath": A (paged LIST
 #                               only) and B once per output format (the client named
 #                               `kwatch-list+W-o F`…): json-mf is `-o json
-#                               --show-managed-fields`, jsonpath prints name and phase;
+#                               --show-managed-fields`, jsonpath prints name and phase,
+#                               diff and blame are `-o json --diff` and `-o json --blame`,
+#                               table the default table;
 #                               unset: `-o json` alone, with A's streaming list
 #   INSTR_OBJECTS=10000         pods of A
 #   INSTR_EVENTS=20000          events of B's larger run
@@ -107,6 +109,9 @@ format_args() {
     json-mf) FORMAT_ARGS=(-o json --show-managed-fields) FORMAT_COUNT='"type":"Updated"' ;;
     yaml) FORMAT_ARGS=(-o yaml) FORMAT_COUNT='^type: Updated$' ;;
     jsonpath) FORMAT_ARGS=(-o 'jsonpath={.metadata.name}{"\t"}{.status.phase}{"\n"}') ;;
+    diff) FORMAT_ARGS=(-o json --diff) FORMAT_COUNT='"type":"Updated"' ;;
+    blame) FORMAT_ARGS=(-o json --blame) FORMAT_COUNT='"type":"Updated"' ;;
+    table) FORMAT_ARGS=() ;;
     *) FORMAT_ARGS=(-o "$1") ;;
     esac
 }

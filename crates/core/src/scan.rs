@@ -338,6 +338,19 @@ fn skip_string(b: &[u8], i: usize) -> Option<usize> {
 /// [`scan_object`] or serde_json): it only counts brackets outside strings, several times
 /// faster than validating again. `None` where it finds no value.
 pub fn skip_valid(b: &[u8], i: usize) -> Option<usize> {
+    skip::<false>(b, i, 0)
+}
+
+/// [`skip_valid`] of a value nested at most `max_depth` levels deep (a scalar: 0, `[]` or
+/// `[1]`: 1); `None` also for one nested deeper. For readers that must refuse what a
+/// recursive parser with a depth limit (serde_json's 128) would refuse.
+pub fn skip_valid_within(b: &[u8], i: usize, max_depth: usize) -> Option<usize> {
+    skip::<true>(b, i, max_depth)
+}
+
+/// [`skip_valid`], and with `LIMITED` [`skip_valid_within`] (the check compiled only there).
+#[inline(always)]
+fn skip<const LIMITED: bool>(b: &[u8], i: usize, max_depth: usize) -> Option<usize> {
     match *b.get(i)? {
         b'"' => skip_string(b, i),
         b'{' | b'[' => {
@@ -349,7 +362,12 @@ pub fn skip_valid(b: &[u8], i: usize) -> Option<usize> {
                         j = skip_string(b, j)?;
                         continue;
                     }
-                    b'{' | b'[' => depth += 1,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        if LIMITED && depth > max_depth {
+                            return None;
+                        }
+                    }
                     b'}' | b']' => {
                         depth -= 1;
                         if depth == 0 {
@@ -663,5 +681,18 @@ mod tests {
         // A key with an escape is not read: nothing is cut.
         assert_eq!(cut(r#"{"\u0061":1,"b":2}"#, &["b"]), None);
         assert_eq!(cut(r#"[1]"#, &["b"]), None);
+    }
+
+    /// A value nested deeper than the limit is refused; within it, it ends where
+    /// [`skip_valid`] says.
+    #[test]
+    fn skipping_within_a_depth_refuses_deeper_nesting() {
+        let b = br#"[{"a":[1,{"b":"[[["}]},2] "#;
+        assert_eq!(skip_valid_within(b, 0, 4), skip_valid(b, 0));
+        assert_eq!(skip_valid_within(b, 0, 4), Some(b.len() - 1));
+        assert_eq!(skip_valid_within(b, 0, 3), None);
+        assert_eq!(skip_valid_within(b"7,", 0, 0), Some(1));
+        assert_eq!(skip_valid_within(b"[]", 0, 0), None);
+        assert_eq!(skip_valid_within(b"[]", 0, 1), Some(2));
     }
 }

@@ -104,8 +104,16 @@ impl ListKeys {
     /// The lists the FieldsV1 tries of these managedFields entries key.
     pub fn of_entries<'a>(entries: impl IntoIterator<Item = &'a Value>) -> ListKeys {
         let mut out = BTreeMap::new();
+        // A trie read before adds nothing (the first reading of each list stays): an
+        // update's old and new objects mostly hold the same entries.
+        let mut read: Vec<&Value> = Vec::new();
         for e in entries {
-            for p in decode(&e["fieldsV1"]) {
+            let trie = &e["fieldsV1"];
+            if read.contains(&trie) {
+                continue;
+            }
+            read.push(trie);
+            for p in decode(trie) {
                 for (i, el) in p.iter().enumerate() {
                     let Element::Key(k) = el else { continue };
                     let Ok(m) = serde_json::from_str::<Map<String, Value>>(k) else {

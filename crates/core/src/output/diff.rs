@@ -60,15 +60,59 @@ pub fn applies(t: DeltaType) -> bool {
     )
 }
 
-fn strip(mut v: Value, mode: DiffMode) -> Value {
+/// Whether two objects' JSON differ only in their metadata's noise ([`NOISE`]), told from
+/// their bytes: the same bytes once those members are cut out parse to the same values
+/// once [`strip`] took them out, so a patch and a walk would find nothing. `false` where
+/// the bytes do not say it surely (`metadata` twice, a key with an escape, a noise member
+/// nested so deep that one version might not parse while the other does).
+fn noise_only(prev: &str, cur: &str) -> bool {
+    use crate::scan::{cut_members, member, skip_valid_within, skip_ws, without};
+    fn cut(raw: &str) -> Option<String> {
+        let b = raw.as_bytes();
+        let at = member(b, skip_ws(b, 0), b"metadata")??;
+        let mut spans = Vec::new();
+        cut_members(
+            b,
+            at,
+            |k| NOISE.iter().any(|n| n.as_bytes() == k),
+            &mut spans,
+        )?;
+        for &(start, end) in &spans {
+            // A noise key has no `:`: the first one after it ends the key.
+            let colon = start + raw.get(start..end)?.find(':')?;
+            skip_valid_within(b, skip_ws(b, colon + 1), 100)?;
+        }
+        Some(without(raw, &spans))
+    }
+    match (cut(prev), cut(cur)) {
+        (Some(p), Some(c)) => p == c,
+        _ => false,
+    }
+}
+
+/// The managedFields entries a version had: those [`strip`] took out, else its own.
+fn managed_entries<'v>(v: &'v Value, taken: &'v Option<Value>) -> &'v [Value] {
+    taken
+        .as_ref()
+        .unwrap_or(&v["metadata"]["managedFields"])
+        .as_array()
+        .map_or(&[], Vec::as_slice)
+}
+
+/// `v` without the noise unless `mode` is `All`, and the managedFields it took out.
+fn strip(mut v: Value, mode: DiffMode) -> (Value, Option<Value>) {
+    let mut managed = None;
     if mode != DiffMode::All {
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             for k in NOISE {
-                m.remove(*k);
+                let taken = m.remove(*k);
+                if *k == "managedFields" {
+                    managed = taken;
+                }
             }
         }
     }
-    v
+    (v, managed)
 }
 
 /// The diff of `cur` against `prev`; `None` when `mode` is off or the type has none.
@@ -91,7 +135,8 @@ pub fn compute(
             known: false,
         });
     };
-    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw() == cur.raw() {
+    let noise_only = mode != DiffMode::All && noise_only(prev.raw(), cur.raw());
+    if std::sync::Arc::ptr_eq(prev, cur) || prev.raw() == cur.raw() || noise_only {
         return Some(Diff {
             changed: false,
             patch: json_patch::Patch(Vec::new()),
@@ -100,13 +145,23 @@ pub fn compute(
         });
     }
     let (before, after) = (prev.to_value(), cur.to_value());
+    let ((before, before_managed), (after, after_managed)) =
+        (strip(before, mode), strip(after, mode));
+    if before == after {
+        // Only noise changed (an update that rewrote managedFields' times): a patch and
+        // a walk of equal values find nothing, and no list's keys are needed.
+        return Some(Diff {
+            changed: false,
+            patch: json_patch::Patch(Vec::new()),
+            changes: Vec::new(),
+            known: true,
+        });
+    }
     let keys = ListKeys::of_entries(
-        [&after, &before]
-            .into_iter()
-            .filter_map(|v| v["metadata"]["managedFields"].as_array())
-            .flatten(),
+        managed_entries(&after, &after_managed)
+            .iter()
+            .chain(managed_entries(&before, &before_managed)),
     );
-    let (before, after) = (strip(before, mode), strip(after, mode));
     let mut patch = json_patch::diff(&before, &after);
     // A new uid says the rest is another object's: it comes first (stable otherwise).
     patch
@@ -422,9 +477,9 @@ mod tests {
             .0
             .iter()
             .any(|op| op.path().as_str() == "/status/conditions/0/type"));
-        let mut v = strip(a.to_value(), DiffMode::On);
+        let mut v = strip(a.to_value(), DiffMode::On).0;
         json_patch::patch(&mut v, &d.patch).unwrap();
-        assert_eq!(v, strip(b.to_value(), DiffMode::On));
+        assert_eq!(v, strip(b.to_value(), DiffMode::On).0);
         // A reorder alone is the one line.
         let c = deployment(&format!("[{AVAILABLE},{PROGRESSING}]"), "1", "");
         let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&c)).unwrap();
@@ -463,5 +518,99 @@ mod tests {
         let b = deployment(r#"[{"type":"A","ok":2},{"type":"A","ok":2}]"#, "1", "");
         let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
         assert_eq!(lines(&d), [".status.conditions[0].ok: 1 → 2"]);
+    }
+
+    /// What lets [`compute`] stop at equal versions: a patch and a walk of two equal
+    /// values find nothing, for every object of crates/core/testdata (with the list keys
+    /// of its managedFields), also with its members in another order.
+    #[test]
+    fn equal_versions_have_no_patch_and_no_changes() {
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata"
+        ))];
+        let mut walked = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                if p.extension().is_none_or(|x| x != "json") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap();
+                for doc in std::iter::once(text.as_str()).chain(text.lines()) {
+                    let Ok(v) = serde_json::from_str::<Value>(doc) else {
+                        continue;
+                    };
+                    let reversed = match &v {
+                        Value::Object(m) => Value::Object(
+                            m.iter()
+                                .rev()
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect(),
+                        ),
+                        other => other.clone(),
+                    };
+                    let entries = managed_entries(&v, &None);
+                    let keys = ListKeys::of_entries(entries);
+                    for other in [&v, &reversed] {
+                        assert!(json_patch::diff(&v, other).0.is_empty(), "{}", p.display());
+                        let mut changes = Vec::new();
+                        Walk {
+                            keys: &keys,
+                            out: &mut changes,
+                        }
+                        .value(&mut At::default(), &v, other);
+                        assert!(changes.is_empty(), "{}: {changes:?}", p.display());
+                    }
+                    walked += 1;
+                }
+            }
+        }
+        assert!(walked > 200, "{walked} objects");
+    }
+
+    /// Versions that differ only in their noise are told apart by their bytes alone, and
+    /// then [`strip`] makes their values equal; any other difference, or bytes that do not
+    /// say it surely, leave it to the values.
+    #[test]
+    fn noise_only_changes_are_told_from_the_bytes() {
+        let a = r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"1","generation":1,"managedFields":[{"manager":"k","time":"t1"}],"labels":{"x":"1"}},"spec":{}}"#;
+        let noise = [
+            r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"2","generation":1,"managedFields":[{"manager":"k","time":"t2"}],"labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","generation":3,"labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"resourceVersion":"7","name":"a","labels":{"x":"1"},"resourceVersion":"8"},"spec":{}}"#,
+        ];
+        for b in noise {
+            assert!(noise_only(a, b), "{b}");
+            let strip = |s: &str| strip(serde_json::from_str(s).unwrap(), DiffMode::On).0;
+            assert_eq!(strip(a), strip(b), "{b}");
+            // (An object whose metadata repeats a member kwatch reads is not kept.)
+            if crate::cache::object::Object::from_json(b).is_err() {
+                continue;
+            }
+            let (a, b) = (object(a), object(b));
+            let d = compute(DiffMode::On, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+            assert!(!d.changed && d.changes.is_empty() && d.patch.0.is_empty() && d.known);
+            let all = compute(DiffMode::All, DeltaType::Updated, Some(&a), Some(&b)).unwrap();
+            assert!(all.changed);
+        }
+        let deep = format!(
+            r#"{{"kind":"Pod","metadata":{{"name":"a","managedFields":{}{},"labels":{{"x":"1"}}}},"spec":{{}}}}"#,
+            "[".repeat(120),
+            "]".repeat(120)
+        );
+        for b in [
+            r#"{"kind":"Pod","metadata":{"name":"a","resourceVersion":"2","labels":{"x":"2"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"spec":{"a":1}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"metadata":{"name":"a","labels":{"x":"1"}},"spec":{}}"#,
+            r#"{"kind":"Pod","metadata":{"name":"a","labels":{"\u0078":"1"}},"spec":{}}"#,
+            &deep,
+        ] {
+            assert!(!noise_only(a, b), "{b}");
+        }
     }
 }

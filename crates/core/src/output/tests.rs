@@ -1283,3 +1283,38 @@ fn protobuf_objects_read_without_managed_fields_print_as_those_read_with_them() 
     }
     assert!(compared > 400, "only {compared} objects had managedFields");
 }
+
+/// A YAML record's fields are written from their JSON by the one-pass emitter as they
+/// were from their `Value`: every record of the stories (reflector events, deltas,
+/// diffs, blames, handler calls).
+#[test]
+fn yaml_record_fields_are_written_as_from_their_value() {
+    let yaml = |diff, blame| Options {
+        format: Format::Yaml,
+        diff,
+        blame,
+        ..Options::default()
+    };
+    let both = |f: &dyn Fn() -> String| {
+        let pass = f();
+        super::yaml::TREE_HEADERS.with(|t| t.set(true));
+        let tree = f();
+        super::yaml::TREE_HEADERS.with(|t| t.set(false));
+        assert_eq!(pass, tree);
+        assert!(pass.contains("\ntype: "), "{pass}");
+    };
+    for (diff, blame) in [
+        (diff::DiffMode::Off, false),
+        (diff::DiffMode::On, false),
+        (diff::DiffMode::On, true),
+        (diff::DiffMode::Off, true),
+    ] {
+        both(&|| story(yaml(diff, blame)));
+        both(&|| {
+            handler_story(Options {
+                view: View::Handlers,
+                ..yaml(diff, blame)
+            })
+        });
+    }
+}

@@ -49,13 +49,9 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
                 c.blame = Some(b.to_vec());
             }
         }
-        let m = match serde_json::to_value(&line).map_err(io::Error::other)? {
-            Value::Object(m) => m,
-            _ => return Err(io::Error::other("a record is not a mapping")),
-        };
         let mut out = String::with_capacity(4096);
         out.push_str("---\n");
-        mapping(&mut out, &m, 0, false);
+        header(&mut out, &line)?;
         for (name, obj) in record_objects(rec) {
             let Some(o) = obj else { continue };
             let json = object_json(o, self.opts.show_managed_fields);
@@ -71,6 +67,53 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
+}
+
+/// The record's fields (all but its objects) as [`mapping`] writes their [`Value`]:
+/// serialized to JSON and written by the one-pass [`Emitter`], without a tree; where the
+/// emitter hands over (see [`entry_from_json`]), from the [`Value`].
+fn header(out: &mut String, line: &Line<'_>) -> io::Result<()> {
+    let at = out.len();
+    if !tree_headers() {
+        if let Ok(json) = serde_json::to_string(line) {
+            let mut e = Emitter {
+                s: &json,
+                b: json.as_bytes(),
+                out,
+                keys: Vec::new(),
+                depth: 0,
+            };
+            let i = skip_ws(e.b, 0);
+            let whole = e.b.get(i) == Some(&b'{')
+                && !e.empty(i).0
+                && e.mapping(i, 0, false)
+                    .is_some_and(|end| skip_ws(e.b, end) == e.b.len());
+            if whole {
+                return Ok(());
+            }
+        }
+        out.truncate(at);
+    }
+    let m = match serde_json::to_value(line).map_err(io::Error::other)? {
+        Value::Object(m) => m,
+        _ => return Err(io::Error::other("a record is not a mapping")),
+    };
+    mapping(out, &m, 0, false);
+    Ok(())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the record's fields written from their [`Value`] alone, as before the
+    /// one-pass emitter wrote them (to compare the two).
+    pub(super) static TREE_HEADERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn tree_headers() -> bool {
+    #[cfg(test)]
+    return TREE_HEADERS.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 /// `name:` and the object `json` (valid JSON) as [`mapping`] writes them for its parsed
@@ -404,6 +447,58 @@ fn number(out: &mut String, n: &serde_json::Number) {
 /// characters that need escapes), single-quoted when it only collides with YAML syntax,
 /// a literal block (`|`) for multi-line text when `block_indent` allows one (not keys).
 fn scalar(out: &mut String, s: &str, block_indent: Option<usize>) {
+    // One pass over the bytes decides the common cases: a simple word, or printable
+    // ASCII (no character needs an escape, no line break), where only the YAML 1.1
+    // resolution and libyaml's plain rule are left to decide.
+    let b = s.as_bytes();
+    let class = b
+        .iter()
+        .fold(WORD | PRINTABLE, |a, &c| a & CLASS[usize::from(c)]);
+    if class & WORD != 0 && b.first().is_some_and(u8::is_ascii_alphabetic) {
+        if is_word(s) {
+            return double_quoted(out, s);
+        }
+        return out.push_str(s);
+    }
+    if class & PRINTABLE != 0 {
+        if resolves_to_non_string(s) {
+            return double_quoted(out, s);
+        }
+        return plain_or_single_quoted(out, s);
+    }
+    scalar_by_chars(out, s, block_indent);
+}
+
+/// [`CLASS`]: a byte [`simple_word`] accepts after its first.
+const WORD: u8 = 1;
+/// [`CLASS`]: printable ASCII (space to `~`): no escape, no line break.
+const PRINTABLE: u8 = 2;
+
+/// [`WORD`] and [`PRINTABLE`] of each byte.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c: u8 = 0x20;
+    while c < 0x7f {
+        let word = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'/' | b'_');
+        t[c as usize] = PRINTABLE | if word { WORD } else { 0 };
+        c += 1;
+    }
+    t
+};
+
+/// A plain scalar where libyaml's plain rule allows one, else single-quoted.
+fn plain_or_single_quoted(out: &mut String, s: &str) {
+    if plain_ok(s) {
+        out.push_str(s);
+    } else {
+        out.push('\'');
+        out.push_str(&s.replace('\'', "''"));
+        out.push('\'');
+    }
+}
+
+/// [`scalar`] by the general rules, character by character.
+fn scalar_by_chars(out: &mut String, s: &str, block_indent: Option<usize>) {
     if simple_word(s) {
         if is_word(s) {
             return double_quoted(out, s);
@@ -419,13 +514,7 @@ fn scalar(out: &mut String, s: &str, block_indent: Option<usize>) {
             _ => double_quoted(out, s),
         };
     }
-    if plain_ok(s) {
-        out.push_str(s);
-    } else {
-        out.push('\'');
-        out.push_str(&s.replace('\'', "''"));
-        out.push('\'');
-    }
+    plain_or_single_quoted(out, s);
 }
 
 /// Characters written only as escapes, inside double quotes: what libyaml does not count
@@ -660,6 +749,21 @@ fn literal(out: &mut String, s: &str, indent: usize) {
 /// libyaml's double-quoted style: `"` and `\` escaped, and every character that needs
 /// it as YAML's short escapes, else `\xXX`, `\uXXXX`, `\UXXXXXXXX`.
 fn double_quoted(out: &mut String, s: &str) {
+    // Printable ASCII without a quote or a backslash (a timestamp, `"yes"`) is written
+    // as it is.
+    if s.bytes()
+        .all(|c| CLASS[usize::from(c)] & PRINTABLE != 0 && c != b'"' && c != b'\\')
+    {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    double_quoted_by_chars(out, s);
+}
+
+/// [`double_quoted`] character by character.
+fn double_quoted_by_chars(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -964,6 +1068,118 @@ mod tests {
                     "{s:?}"
                 );
             }
+        }
+    }
+
+    /// [`scalar`] as it was written before it decided by byte classes: the general rules,
+    /// and double quotes character by character.
+    fn scalar_as_before(out: &mut String, s: &str, block_indent: Option<usize>) {
+        if simple_word(s) {
+            if is_word(s) {
+                return double_quoted_by_chars(out, s);
+            }
+            return out.push_str(s);
+        }
+        if resolves_to_non_string(s) || s.chars().any(needs_escape) {
+            return double_quoted_by_chars(out, s);
+        }
+        if s.contains('\n') {
+            return match block_indent {
+                Some(indent) if literal_ok(s) => literal(out, s, indent),
+                _ => double_quoted_by_chars(out, s),
+            };
+        }
+        plain_or_single_quoted(out, s);
+    }
+
+    /// Every string and key of the fixtures, and strings on the byte classes' edges, is
+    /// written as before the byte classes decided, as a key and as a value.
+    #[test]
+    fn scalars_by_byte_class_are_written_as_by_chars() {
+        fn strings(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Object(m) => m.iter().for_each(|(k, v)| {
+                    out.push(k.clone());
+                    strings(v, out);
+                }),
+                Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+                _ => {}
+            }
+        }
+        let mut all: Vec<String> = [
+            "",
+            " ",
+            "~",
+            "a",
+            "yes",
+            "No",
+            "null",
+            "1",
+            "1.5",
+            "-1",
+            "0x1F",
+            "12:30:00",
+            "2026-11-27T22:04:58Z",
+            "2026-11-27",
+            "a\"b",
+            "\"",
+            "a\\b",
+            "it's",
+            "it's: x",
+            "'q'",
+            "a b",
+            "a: b",
+            "a:b",
+            "#x",
+            "x #y",
+            "-",
+            "- x",
+            "---x",
+            "...x",
+            "x\ny",
+            "x\n",
+            "x\n\n",
+            " x\ny",
+            "x \ny",
+            "tab\there",
+            "\u{7f}",
+            "\u{1f}x",
+            "é",
+            "a\u{85}b",
+            "\u{feff}",
+            "\u{2028}",
+            "~x",
+            "@x",
+            "`x",
+            "x`",
+            "{}",
+            "[]",
+            "a/b.c_d-e",
+            "_a",
+            "9a",
+            "=",
+            "<<",
+            "ab-c.d/e_f:",
+            "nginx:1.27.2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for (_, json) in fixtures() {
+            strings(&serde_json::from_str(&json).unwrap(), &mut all);
+        }
+        for s in &all {
+            for indent in [None, Some(4)] {
+                let (mut now, mut before) = (String::new(), String::new());
+                scalar(&mut now, s, indent);
+                scalar_as_before(&mut before, s, indent);
+                assert_eq!(now, before, "{s:?} {indent:?}");
+            }
+            let (mut now, mut before) = (String::new(), String::new());
+            double_quoted(&mut now, s);
+            double_quoted_by_chars(&mut before, s);
+            assert_eq!(now, before, "{s:?}");
         }
     }
 }

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use super::{age, and_wide, Column, Getter, Labels};
 
+mod read;
+
 pub(super) fn pod_columns(wide: bool) -> Vec<Column> {
     let cols = vec![
         PodColumn::Ready.column("READY"),

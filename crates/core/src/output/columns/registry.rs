@@ -480,7 +480,10 @@ impl<'a> RowObject<'a> {
         };
         let raw = o.raw();
         if typed(cols) && cols.iter().any(Column::needs_value) {
-            // A pod's view reads a few members: only those are copied for serde.
+            // A pod's view reads a few members: read where they are, else copied for serde.
+            if let Some(p) = PodView::read(raw, o.managed_fields_span()) {
+                return RowObject::Pod(p);
+            }
             if super::pod::project(raw, scratch) {
                 let projected: &'a String = scratch;
                 return match PodView::parse(projected) {

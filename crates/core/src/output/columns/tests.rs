@@ -1116,3 +1116,128 @@ fn node_cells_follow_print_node() {
         "NotReady,SchedulingDisabled"
     );
 }
+
+/// [`PodView::read`] of `raw`: `None`, or what the typed parse gives (compared by their
+/// debug forms), with managedFields' span as the object's metadata reading found it.
+/// Whether it read a view.
+fn read_agrees(raw: &str) -> bool {
+    let span = crate::cache::object::Object::from_json(raw)
+        .ok()
+        .and_then(|o| o.managed_fields_span());
+    let Some(read) = PodView::read(raw, span) else {
+        return false;
+    };
+    let parsed = PodView::parse(raw);
+    assert_eq!(
+        Some(format!("{read:?}")),
+        parsed.map(|p| format!("{p:?}")),
+        "{raw}"
+    );
+    true
+}
+
+/// Every JSON object under crates/core/testdata (each line of a file of JSON lines, each
+/// item of a list), compact and as written.
+fn testdata_objects() -> Vec<String> {
+    let mut dirs = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata"
+    ))];
+    let mut out = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let docs: Vec<String> = match serde_json::from_str::<Value>(&text) {
+                Ok(_) => vec![text],
+                Err(_) => text.lines().map(str::to_owned).collect(),
+            };
+            for doc in docs {
+                let Ok(v) = serde_json::from_str::<Value>(&doc) else {
+                    continue;
+                };
+                for item in v["items"].as_array().into_iter().flatten() {
+                    out.push(item.to_string());
+                }
+                out.push(v.to_string());
+                out.push(doc);
+            }
+        }
+    }
+    out
+}
+
+/// Reading a pod's view from its bytes gives what the typed parse gives, or nothing (the
+/// caller then parses): on random pods (all read), corrupted ones, the typed parse's
+/// refusals, and every object of crates/core/testdata.
+#[test]
+fn reading_a_pod_from_its_bytes_gives_the_typed_parse() {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    for _ in 0..3000 {
+        let raw = random_pod(&mut rng).to_string();
+        assert!(read_agrees(&raw), "not read: {raw}");
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let mut read = 0;
+    for _ in 0..3000 {
+        let mut v = random_pod(&mut rng);
+        corrupt(&mut rng, &mut v);
+        read += usize::from(read_agrees(&v.to_string()));
+    }
+    assert!(read > 100, "{read} corrupted pods read");
+    let objects = testdata_objects();
+    assert!(objects.len() > 400, "{} objects", objects.len());
+    let read = objects.iter().filter(|raw| read_agrees(raw)).count();
+    assert!(
+        read > 100,
+        "{read} of {} testdata objects read",
+        objects.len()
+    );
+    for raw in [
+        r#"{"status":{"phase":"Running","phase":"Failed"}}"#,
+        r#"{"metadata":{"labels":{"app":"web"},"labels":{"tier":"fe"}}}"#,
+        r#"{"metadata":{"labels":{"app":"web","tier":"fe","app":"db"}}}"#,
+        r#"{"status":{"containerStatuses":[{"restartCount":-0}]}}"#,
+        r#"{"status":{"containerStatuses":[{"restartCount":-7}]}}"#,
+        r#"{"spec":{"containers":[1,"a",{"b":[]}],"initContainers":[{"restartPolicy":"Always"},{}]}}"#,
+        r#"{"spec":{"initContainers":[{"restartPolicy":null},{"restartPolicy":"Always","restartPolicy":"Never"}]}}"#,
+    ] {
+        read_agrees(raw);
+    }
+}
+
+/// managedFields is jumped over by its span only where the span is that member's; a
+/// member after it is still read, and nesting a recursive parser refuses is not read.
+#[test]
+fn reading_a_pod_jumps_over_managed_fields_by_their_span() {
+    let raw = r#"{"metadata":{"name":"a", "managedFields" : [{"manager":"x","fieldsV1":{"f:a":{}}}],"labels":{"app":"web"}}}"#;
+    let o = crate::cache::object::Object::from_json(raw).unwrap();
+    let span = o.managed_fields_span().unwrap();
+    assert!(read_agrees(raw));
+    let p = PodView::read(raw, Some(span)).unwrap();
+    assert_eq!(p.labels().unwrap().0, [("app", "web")]);
+    // A span that is not the member's is not followed.
+    for wrong in [
+        (0, span.1),
+        (span.0, span.1 - 1),
+        (span.0 + 1, span.1),
+        (span.0, raw.len()),
+    ] {
+        let p = PodView::read(raw, Some(wrong)).unwrap();
+        assert_eq!(p.labels().unwrap().0, [("app", "web")], "{wrong:?}");
+    }
+    let deep = format!(
+        r#"{{"spec":{{"containers":[{}{}]}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    assert!(PodView::read(&deep, None).is_none());
+}
