@@ -54,6 +54,28 @@ impl Buf {
     }
 }
 
+/// Every JSON document under crates/core/testdata (genuine servers' objects, lists,
+/// watches and Tables, Kubernetes' round-trip fixtures), with its file: a file that is
+/// one JSON value as it is written there, else each line of it that is one (a watch's
+/// JSON lines).
+pub fn testdata_json() -> Vec<(PathBuf, String)> {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata"));
+    let mut out = Vec::new();
+    for path in files_with_extension(root, "json") {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if serde_json::from_str::<serde_json::Value>(&text).is_ok() {
+            out.push((path, text));
+            continue;
+        }
+        for line in text.lines() {
+            if serde_json::from_str::<serde_json::Value>(line).is_ok() {
+                out.push((path.clone(), line.to_owned()));
+            }
+        }
+    }
+    out
+}
+
 /// Every file below `dir`, in its subdirectories too, whose name ends in `.ext`, sorted.
 pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {

@@ -525,50 +525,31 @@ mod tests {
     /// of its managedFields), also with its members in another order.
     #[test]
     fn equal_versions_have_no_patch_and_no_changes() {
-        let mut dirs = vec![std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/testdata"
-        ))];
         let mut walked = 0;
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    dirs.push(p);
-                    continue;
+        for (p, doc) in crate::cache::testutil::testdata_json() {
+            let v: Value = serde_json::from_str(&doc).unwrap();
+            let reversed = match &v {
+                Value::Object(m) => Value::Object(
+                    m.iter()
+                        .rev()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            };
+            let entries = managed_entries(&v, &None);
+            let keys = ListKeys::of_entries(entries);
+            for other in [&v, &reversed] {
+                assert!(json_patch::diff(&v, other).0.is_empty(), "{}", p.display());
+                let mut changes = Vec::new();
+                Walk {
+                    keys: &keys,
+                    out: &mut changes,
                 }
-                if p.extension().is_none_or(|x| x != "json") {
-                    continue;
-                }
-                let text = std::fs::read_to_string(&p).unwrap();
-                for doc in std::iter::once(text.as_str()).chain(text.lines()) {
-                    let Ok(v) = serde_json::from_str::<Value>(doc) else {
-                        continue;
-                    };
-                    let reversed = match &v {
-                        Value::Object(m) => Value::Object(
-                            m.iter()
-                                .rev()
-                                .map(|(k, v)| (k.clone(), v.clone()))
-                                .collect(),
-                        ),
-                        other => other.clone(),
-                    };
-                    let entries = managed_entries(&v, &None);
-                    let keys = ListKeys::of_entries(entries);
-                    for other in [&v, &reversed] {
-                        assert!(json_patch::diff(&v, other).0.is_empty(), "{}", p.display());
-                        let mut changes = Vec::new();
-                        Walk {
-                            keys: &keys,
-                            out: &mut changes,
-                        }
-                        .value(&mut At::default(), &v, other);
-                        assert!(changes.is_empty(), "{}: {changes:?}", p.display());
-                    }
-                    walked += 1;
-                }
+                .value(&mut At::default(), &v, other);
+                assert!(changes.is_empty(), "{}: {changes:?}", p.display());
             }
+            walked += 1;
         }
         assert!(walked > 200, "{walked} objects");
     }

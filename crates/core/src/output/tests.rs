@@ -1125,24 +1125,10 @@ fn fixture_objects_with_managed_fields() -> Vec<String> {
             _ => {}
         }
     }
-    let mut dirs = vec![std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/testdata"
-    ))];
     let mut out = Vec::new();
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                for doc in std::iter::once(text.as_str()).chain(text.lines()) {
-                    if let Ok(v) = serde_json::from_str::<Value>(doc) {
-                        walk(&v, &mut out);
-                    }
-                }
-            }
+    for (_, doc) in crate::cache::testutil::testdata_json() {
+        if let Ok(v) = serde_json::from_str::<Value>(&doc) {
+            walk(&v, &mut out);
         }
     }
     out

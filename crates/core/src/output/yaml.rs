@@ -499,19 +499,29 @@ fn plain_or_single_quoted(out: &mut String, s: &str) {
 
 /// [`scalar`] by the general rules, character by character.
 fn scalar_by_chars(out: &mut String, s: &str, block_indent: Option<usize>) {
+    scalar_by_rules(out, s, block_indent, double_quoted);
+}
+
+/// [`scalar_by_chars`], with `quoted` writing the double-quoted style.
+fn scalar_by_rules(
+    out: &mut String,
+    s: &str,
+    block_indent: Option<usize>,
+    quoted: fn(&mut String, &str),
+) {
     if simple_word(s) {
         if is_word(s) {
-            return double_quoted(out, s);
+            return quoted(out, s);
         }
         return out.push_str(s);
     }
     if resolves_to_non_string(s) || s.chars().any(needs_escape) {
-        return double_quoted(out, s);
+        return quoted(out, s);
     }
     if s.contains('\n') {
         return match block_indent {
             Some(indent) if literal_ok(s) => literal(out, s, indent),
-            _ => double_quoted(out, s),
+            _ => quoted(out, s),
         };
     }
     plain_or_single_quoted(out, s);
@@ -899,30 +909,12 @@ mod tests {
     /// Tables, and Kubernetes' own round-trip fixtures with every field of every kind),
     /// as it is written there and compact.
     fn fixtures() -> Vec<(String, String)> {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-        let mut dirs = vec![std::path::PathBuf::from(root)];
         let mut out = Vec::new();
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "json") {
-                    let text = std::fs::read_to_string(&p).unwrap();
-                    let name = p.display().to_string();
-                    // A file of JSON lines (a watch) gives each line.
-                    let docs: Vec<String> = match serde_json::from_str::<Value>(&text) {
-                        Ok(_) => vec![text],
-                        Err(_) => text.lines().map(str::to_owned).collect(),
-                    };
-                    for doc in docs {
-                        if let Ok(v) = serde_json::from_str::<Value>(&doc) {
-                            out.push((name.clone(), v.to_string()));
-                            out.push((name.clone(), doc));
-                        }
-                    }
-                }
-            }
+        for (path, doc) in crate::cache::testutil::testdata_json() {
+            let name = path.display().to_string();
+            let v: Value = serde_json::from_str(&doc).unwrap();
+            out.push((name.clone(), v.to_string()));
+            out.push((name, doc));
         }
         assert!(out.len() > 400, "{} fixtures", out.len());
         out
@@ -1074,22 +1066,7 @@ mod tests {
     /// [`scalar`] as it was written before it decided by byte classes: the general rules,
     /// and double quotes character by character.
     fn scalar_as_before(out: &mut String, s: &str, block_indent: Option<usize>) {
-        if simple_word(s) {
-            if is_word(s) {
-                return double_quoted_by_chars(out, s);
-            }
-            return out.push_str(s);
-        }
-        if resolves_to_non_string(s) || s.chars().any(needs_escape) {
-            return double_quoted_by_chars(out, s);
-        }
-        if s.contains('\n') {
-            return match block_indent {
-                Some(indent) if literal_ok(s) => literal(out, s, indent),
-                _ => double_quoted_by_chars(out, s),
-            };
-        }
-        plain_or_single_quoted(out, s);
+        scalar_by_rules(out, s, block_indent, double_quoted_by_chars);
     }
 
     /// Every string and key of the fixtures, and strings on the byte classes' edges, is

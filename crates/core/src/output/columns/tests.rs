@@ -1139,37 +1139,14 @@ fn read_agrees(raw: &str) -> bool {
 /// Every JSON object under crates/core/testdata (each line of a file of JSON lines, each
 /// item of a list), compact and as written.
 fn testdata_objects() -> Vec<String> {
-    let mut dirs = vec![std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/testdata"
-    ))];
     let mut out = Vec::new();
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-                continue;
-            }
-            if p.extension().is_none_or(|x| x != "json") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&p).unwrap();
-            let docs: Vec<String> = match serde_json::from_str::<Value>(&text) {
-                Ok(_) => vec![text],
-                Err(_) => text.lines().map(str::to_owned).collect(),
-            };
-            for doc in docs {
-                let Ok(v) = serde_json::from_str::<Value>(&doc) else {
-                    continue;
-                };
-                for item in v["items"].as_array().into_iter().flatten() {
-                    out.push(item.to_string());
-                }
-                out.push(v.to_string());
-                out.push(doc);
-            }
+    for (_, doc) in crate::cache::testutil::testdata_json() {
+        let v: Value = serde_json::from_str(&doc).unwrap();
+        for item in v["items"].as_array().into_iter().flatten() {
+            out.push(item.to_string());
         }
+        out.push(v.to_string());
+        out.push(doc);
     }
     out
 }
