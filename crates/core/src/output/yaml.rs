@@ -990,22 +990,24 @@ mod tests {
         true
     }
 
+    /// Every string and key in `v`, depth first.
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Object(m) => m.iter().for_each(|(k, v)| {
+                out.push(k.clone());
+                strings(v, out);
+            }),
+            Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
+            _ => {}
+        }
+    }
+
     /// The quoting decisions made byte by byte (a plain word at once, the plain-scalar
     /// rule) are those of the rules over chars, for every string and key of the fixtures
     /// and strings made to sit on their edges.
     #[test]
     fn quoting_by_bytes_decides_as_by_chars() {
-        fn strings(v: &Value, out: &mut Vec<String>) {
-            match v {
-                Value::String(s) => out.push(s.clone()),
-                Value::Object(m) => m.iter().for_each(|(k, v)| {
-                    out.push(k.clone());
-                    strings(v, out);
-                }),
-                Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-                _ => {}
-            }
-        }
         let mut all: Vec<String> = [
             "a:b",
             "a: b",
@@ -1073,17 +1075,6 @@ mod tests {
     /// written as before the byte classes decided, as a key and as a value.
     #[test]
     fn scalars_by_byte_class_are_written_as_by_chars() {
-        fn strings(v: &Value, out: &mut Vec<String>) {
-            match v {
-                Value::String(s) => out.push(s.clone()),
-                Value::Object(m) => m.iter().for_each(|(k, v)| {
-                    out.push(k.clone());
-                    strings(v, out);
-                }),
-                Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-                _ => {}
-            }
-        }
         let mut all: Vec<String> = [
             "",
             " ",
