@@ -410,12 +410,17 @@ fn metrics_say_which_context_has_synced() {
         "/_sim/fail",
         serde_json::json!({"code": 503, "always": true, "verb": "list", "resource": "namespaces"}),
     );
-    let kc = fleet_kubeconfig(&[("a", Entry::Live(&a)), ("b", Entry::Live(&b))], a.dir());
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("b", Entry::Live(&b)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
     let mut cmd = crate::util::kwatch::command(a.dir());
     cmd.arg("--kubeconfig").arg(&kc).args([
         "namespaces",
         "--context",
-        "a,b",
+        "a,b,dead",
         "-o",
         "json",
         "--metrics",
@@ -433,11 +438,13 @@ fn metrics_say_which_context_has_synced() {
         let labels = [("resource", "namespaces"), ("context", c)];
         sample(samples, "informer_synced", &labels)
     };
-    eventually(LIMIT, "a synced and b not", || {
+    // dead, left out at its start, is served at 0 under the resource the others watch.
+    eventually(LIMIT, "a synced, b and dead not", || {
         let samples = parsed(&scrape(&addr).2);
-        match (synced(&samples, "a"), synced(&samples, "b")) {
-            (Some(1.0), Some(0.0)) => Ok(()),
-            seen => Err(seen),
+        let seen = ["a", "b", "dead"].map(|c| synced(&samples, c));
+        match seen {
+            [Some(1.0), Some(0.0), Some(0.0)] => Ok(()),
+            _ => Err(seen),
         }
     });
     kw.interrupt(LIMIT);

@@ -68,6 +68,15 @@ impl State {
             .left_out = true;
     }
 
+    /// The contexts left out before any of their resources started, in name order.
+    pub fn left_out_at_start(&self) -> Vec<String> {
+        self.contexts
+            .iter()
+            .filter(|(_, c)| c.left_out && c.targets == 0)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
     /// Some context was left out.
     pub fn any_left_out(&self) -> bool {
         self.contexts.values().any(|c| c.left_out)

@@ -435,6 +435,12 @@ impl Metrics {
         );
     }
 
+    /// A resource of a context left out at its start: its `informer_synced` served at 0,
+    /// so that `informer_synced == 0` names every cluster not seen, not only those behind.
+    pub fn add_left_out(&self, labels: Labels) {
+        let _ = self.synced.get_or_create(&labels);
+    }
+
     /// Registers an informer before it starts: the resource's counters and histograms are
     /// served from now on, at 0 until something happens (a counter that appears only at
     /// its first increment hides that first one from `rate()`); those labelled by a

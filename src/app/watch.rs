@@ -924,6 +924,22 @@ fn start_all(
     metrics: Option<&Metrics>,
 ) -> Started {
     let tag = cfg.fleet();
+    if let (Some(m), Some(f)) = (metrics, clusters.first().and_then(|c| c.fleet.as_ref())) {
+        // The resources the others watch stand for those a context left out would have.
+        let resources: std::collections::BTreeSet<&str> = clusters
+            .iter()
+            .flat_map(|c| &c.targets[..c.selected])
+            .map(|t| t.resource.name.as_str())
+            .collect();
+        for context in fleet::lock(f).left_out_at_start() {
+            for r in &resources {
+                m.add_left_out(metrics::Labels {
+                    resource: (*r).to_owned(),
+                    context: context.clone(),
+                });
+            }
+        }
+    }
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
     let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
     let mut queues = Vec::new();
