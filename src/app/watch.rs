@@ -924,21 +924,8 @@ fn start_all(
     metrics: Option<&Metrics>,
 ) -> Started {
     let tag = cfg.fleet();
-    if let (Some(m), Some(f)) = (metrics, clusters.first().and_then(|c| c.fleet.as_ref())) {
-        // The resources the others watch stand for those a context left out would have.
-        let resources: std::collections::BTreeSet<&str> = clusters
-            .iter()
-            .flat_map(|c| &c.targets[..c.selected])
-            .map(|t| t.resource.name.as_str())
-            .collect();
-        for context in fleet::lock(f).left_out_at_start() {
-            for r in &resources {
-                m.add_left_out(metrics::Labels {
-                    resource: (*r).to_owned(),
-                    context: context.clone(),
-                });
-            }
-        }
+    if let Some(m) = metrics {
+        add_left_out(m, &clusters);
     }
     // Asked for as a group, a resource the server refuses is left out, not the run ended.
     let skip_refused = cfg.every_resource || crate::client::expand::names_all(&cfg.resources);
@@ -995,6 +982,28 @@ fn start_all(
         }
     }
     Started { queues, stores }
+}
+
+/// Serves the contexts left out at their start as not synced ([`Metrics::add_left_out`]),
+/// under the resources the started `clusters` watch, which stand for those the context
+/// would have watched.
+fn add_left_out(m: &Metrics, clusters: &[Resolved<'_>]) {
+    let Some(f) = clusters.first().and_then(|c| c.fleet.as_ref()) else {
+        return;
+    };
+    let resources: std::collections::BTreeSet<&str> = clusters
+        .iter()
+        .flat_map(|c| &c.targets[..c.selected])
+        .map(|t| t.resource.name.as_str())
+        .collect();
+    for context in fleet::lock(f).left_out_at_start() {
+        for r in &resources {
+            m.add_left_out(metrics::Labels {
+                resource: (*r).to_owned(),
+                context: context.clone(),
+            });
+        }
+    }
 }
 
 /// Runs a reflector (`run`, its [`Reflector::run`]) until it ends for good, then says why:
