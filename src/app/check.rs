@@ -342,6 +342,24 @@ async fn server_version(client: &kube::Client, timeout: Option<Duration>) -> (St
     }
 }
 
+/// A check's row when a request failed: `request` and the server's answer, and what
+/// client-go does about it.
+fn failed(
+    check: &'static str,
+    result: Verdict,
+    request: &str,
+    e: &SourceError,
+    client_go: impl Into<String>,
+) -> Row {
+    row(
+        check,
+        result,
+        format!("{request}: {}", failure(e)),
+        client_go,
+        None,
+    )
+}
+
 fn row(
     check: &'static str,
     result: Verdict,
@@ -556,12 +574,12 @@ async fn list(ctx: &Ctx, seen: &mut Seen) -> Row {
     let page = match ctx.source.list(opts).await {
         Ok(page) => page,
         Err(e) => {
-            return row(
+            return failed(
                 "list",
                 Verdict::Fail,
-                format!("LIST: {}", failure(&e)),
+                "LIST",
+                &e,
                 "the informer cannot list: it never syncs",
-                None,
             )
         }
     };
@@ -609,12 +627,12 @@ async fn paging(ctx: &Ctx) -> Row {
     let page = match ctx.source.list(first).await {
         Ok(p) => p,
         Err(e) => {
-            return row(
+            return failed(
                 "list.paging",
                 Verdict::Fail,
-                format!("LIST limit=2: {}", failure(&e)),
+                "LIST limit=2",
+                &e,
                 "client-go's pager fails the same way",
-                None,
             )
         }
     };
@@ -668,12 +686,12 @@ async fn paging(ctx: &Ctx) -> Row {
                 None,
             )
         }
-        Err(e) => row(
+        Err(e) => failed(
             "list.paging",
             Verdict::Fail,
-            format!("LIST continue: {}", failure(&e)),
+            "LIST continue",
+            &e,
             "client-go's pager fails on the second page; on a 410 it lists again whole",
-            None,
         ),
     }
 }
@@ -710,12 +728,12 @@ async fn list_at_zero(ctx: &Ctx, seen: &mut Seen) -> Row {
             seen.full = Some(l);
             r
         }
-        Err(e) => row(
+        Err(e) => failed(
             "list.rv=0",
             Verdict::Fail,
-            format!("LIST resourceVersion=0: {}", failure(&e)),
+            "LIST resourceVersion=0",
+            &e,
             "client-go's reflector's first LIST fails; it retries with backoff",
-            None,
         ),
     }
 }
@@ -776,13 +794,13 @@ async fn list_match(ctx: &Ctx, seen: &Seen, m: &'static str) -> Row {
             "client-go lists again at the newest version",
             None,
         ),
-        Err(e) => row(
+        Err(e) => failed(
             name,
             Verdict::Warn,
-            format!("resourceVersionMatch={m}: {}", failure(&e)),
+            &format!("resourceVersionMatch={m}"),
+            &e,
             "client-go's reflector lists at resourceVersion 0 or \"\"; this matters to \
              clients that relist at a version",
-            None,
         ),
     }
 }
@@ -799,20 +817,20 @@ async fn expired_continue(ctx: &Ctx) -> Row {
         ..ListOptions::default()
     };
     match ctx.source.list(opts).await {
-        Err(e) if e.is_expired() => row(
+        Err(e) if e.is_expired() => failed(
             "list.expiredContinue",
             Verdict::Ok,
-            format!("a continue token of resourceVersion 1: {}", failure(&e)),
+            "a continue token of resourceVersion 1",
+            &e,
             "client-go's pager then lists again whole (a full list at the newest version)",
-            None,
         ),
-        Err(e) => row(
+        Err(e) => failed(
             "list.expiredContinue",
             Verdict::Warn,
-            format!("a continue token of resourceVersion 1: {}", failure(&e)),
+            "a continue token of resourceVersion 1",
+            &e,
             "client-go's pager falls back to a full list on 410 only: another error fails the \
              LIST (an opaque token of another format may explain it)",
-            None,
         ),
         Ok(p) => row(
             "list.expiredContinue",
@@ -1005,21 +1023,21 @@ async fn watch_expired(ctx: &Ctx, seen: &Seen) -> Row {
     let w = match ctx.source.watch(opts).await {
         Ok(w) => w,
         Err(e) if e.is_expired() => {
-            return row(
+            return failed(
                 "watch.expired",
                 Verdict::Ok,
-                format!("WATCH from resourceVersion 1: {}", failure(&e)),
+                "WATCH from resourceVersion 1",
+                &e,
                 "client-go relists at once",
-                None,
             )
         }
         Err(e) => {
-            return row(
+            return failed(
                 "watch.expired",
                 Verdict::Fail,
-                format!("WATCH from resourceVersion 1: {}", failure(&e)),
+                "WATCH from resourceVersion 1",
+                &e,
                 "client-go backs off and watches again",
-                None,
             )
         }
     };
@@ -1082,24 +1100,7 @@ async fn streaming_list(ctx: &Ctx, seen: &mut Seen) -> Row {
     let started = Instant::now();
     let w = match ctx.source.watch(opts).await {
         Ok(w) => w,
-        Err(e) => {
-            let forbidden = e.api().is_some_and(|s| s.code == 403);
-            seen.stream = Some(Stream {
-                refused: Some(failure(&e)),
-                ..Stream::default()
-            });
-            return row(
-                "streaming-list",
-                if forbidden {
-                    Verdict::Fail
-                } else {
-                    Verdict::Warn
-                },
-                format!("WATCH sendInitialEvents=true: {}", failure(&e)),
-                "client-go 0.35+ falls back to LIST and WATCH",
-                None,
-            );
-        }
+        Err(e) => return streaming_list_refused(&e, seen),
     };
     let (read, wire, gzip, protobuf) = (w.read.clone(), w.wire.clone(), w.gzip, w.protobuf);
     let mut initial = Vec::new();
@@ -1143,32 +1144,57 @@ async fn streaming_list(ctx: &Ctx, seen: &mut Seen) -> Row {
             None,
         )
     } else {
-        let how = match (&got.error, got.closed) {
-            (Some(e), _) => format!("ended by {e}"),
-            (None, Some(t)) => format!("closed after {t:.1} s"),
-            (None, None) if !got.bookmarks.is_empty() => {
-                "a bookmark without the annotation instead".to_owned()
-            }
-            (None, None) if got.last_event + 1.0 < STREAM_MAX.as_secs_f64() => {
-                format!("nothing more for {} s", STREAM_IDLE.as_secs())
-            }
-            (None, None) => format!("still events after {} s", STREAM_MAX.as_secs()),
-        };
-        row(
-            "streaming-list",
-            Verdict::Fail,
-            format!(
-                "{} initial event(s) in {:.1} s, then no k8s.io/initial-events-end bookmark: {how}",
-                got.events, got.last_event
-            ),
-            "client-go 0.35+ waits for it: the informer never syncs, the streaming list \
-             starts over at each watch timeout; client-go before 0.35 (LIST then WATCH) is not \
-             affected",
-            Some("kubernetes/kubernetes#140890"),
-        )
+        no_end_bookmark(&got)
     };
     seen.stream = Some(stream);
     r
+}
+
+/// The streaming list's row when the server refused the watch: client-go falls back.
+fn streaming_list_refused(e: &SourceError, seen: &mut Seen) -> Row {
+    let forbidden = e.api().is_some_and(|s| s.code == 403);
+    seen.stream = Some(Stream {
+        refused: Some(failure(e)),
+        ..Stream::default()
+    });
+    row(
+        "streaming-list",
+        if forbidden {
+            Verdict::Fail
+        } else {
+            Verdict::Warn
+        },
+        format!("WATCH sendInitialEvents=true: {}", failure(e)),
+        "client-go 0.35+ falls back to LIST and WATCH",
+        None,
+    )
+}
+
+/// The streaming list's row when `got` ended without the end bookmark: how it ended.
+fn no_end_bookmark(got: &Watched) -> Row {
+    let how = match (&got.error, got.closed) {
+        (Some(e), _) => format!("ended by {e}"),
+        (None, Some(t)) => format!("closed after {t:.1} s"),
+        (None, None) if !got.bookmarks.is_empty() => {
+            "a bookmark without the annotation instead".to_owned()
+        }
+        (None, None) if got.last_event + 1.0 < STREAM_MAX.as_secs_f64() => {
+            format!("nothing more for {} s", STREAM_IDLE.as_secs())
+        }
+        (None, None) => format!("still events after {} s", STREAM_MAX.as_secs()),
+    };
+    row(
+        "streaming-list",
+        Verdict::Fail,
+        format!(
+            "{} initial event(s) in {:.1} s, then no k8s.io/initial-events-end bookmark: {how}",
+            got.events, got.last_event
+        ),
+        "client-go 0.35+ waits for it: the informer never syncs, the streaming list \
+         starts over at each watch timeout; client-go before 0.35 (LIST then WATCH) is not \
+         affected",
+        Some("kubernetes/kubernetes#140890"),
+    )
 }
 
 fn resource_versions(seen: &Seen) -> Row {
@@ -1370,12 +1396,12 @@ async fn table(ctx: &Ctx) -> Row {
                 )
             }
         }
-        Err(e) => row(
+        Err(e) => failed(
             "encoding.table",
             Verdict::Warn,
-            format!("as=Table: {}", failure(&e)),
+            "as=Table",
+            &e,
             "kubectl get cannot print the server's columns",
-            None,
         ),
     }
 }

@@ -592,6 +592,33 @@ impl Metrics {
     }
 
     /// [`Metrics::observe`] of a reflector event of `l`'s resource.
+    /// A list begun, by its reason's class; one after a 410 counts the expiry.
+    fn observe_list(&self, l: &Labels, reason: &str) {
+        self.lists
+            .get_or_create(&Reason {
+                resource: l.resource.clone(),
+                context: l.context.clone(),
+                reason: reason_class(reason).to_owned(),
+            })
+            .inc();
+        // The list after a 410 names it; the failed list or watch before it has no record
+        // of its own when it was a list.
+        if reason != "initial" && is_expired(reason) {
+            self.expired.get_or_create(l).inc();
+        }
+    }
+
+    /// A watch that ended: a short one counted, its duration and events observed.
+    fn observe_watch_ended(&self, l: &Labels, reason: &str, events: u64, elapsed: Duration) {
+        if is_short_watch(reason) {
+            self.short_watches.get_or_create(l).inc();
+        }
+        self.watch_duration
+            .get_or_create(l)
+            .observe(elapsed.as_secs_f64());
+        self.items_per_watch.get_or_create(l).observe(events as f64);
+    }
+
     fn observe_event(&self, l: &Labels, e: &ReflectorEvent) {
         let rv = |rv: &str| {
             if let Ok(n) = rv.parse::<i64>() {
@@ -599,20 +626,7 @@ impl Metrics {
             }
         };
         match e {
-            ReflectorEvent::List { reason, .. } => {
-                self.lists
-                    .get_or_create(&Reason {
-                        resource: l.resource.clone(),
-                        context: l.context.clone(),
-                        reason: reason_class(reason).to_owned(),
-                    })
-                    .inc();
-                // The list after a 410 names it; the failed list or watch
-                // before it has no record of its own when it was a list.
-                if reason != "initial" && is_expired(reason) {
-                    self.expired.get_or_create(l).inc();
-                }
-            }
+            ReflectorEvent::List { reason, .. } => self.observe_list(l, reason),
             ReflectorEvent::Listed {
                 resource_version, ..
             } => {
@@ -634,17 +648,7 @@ impl Metrics {
                 events,
                 elapsed,
                 ..
-            } => {
-                if is_short_watch(reason) {
-                    self.short_watches.get_or_create(l).inc();
-                }
-                self.watch_duration
-                    .get_or_create(l)
-                    .observe(elapsed.as_secs_f64());
-                self.items_per_watch
-                    .get_or_create(l)
-                    .observe(*events as f64);
-            }
+            } => self.observe_watch_ended(l, reason, *events, *elapsed),
             ReflectorEvent::Bookmark { resource_version } => {
                 self.bookmarks.get_or_create(l).inc();
                 self.last_bookmark.get_or_create(l).set(unix_now());

@@ -195,18 +195,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         &tx,
         fleet.as_ref(),
     );
-    let until = cfg.stop.until.is_some();
     let plurals: Vec<String> = clusters
         .iter()
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
         .collect();
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
-    let metrics = metrics_listener.map(|listener| {
-        let m = Arc::new(Metrics::new(cfg.probe.is_some()));
-        (shared.lock().observers).push(Box::new(metrics::Observed(m.clone())));
-        (listener, m)
-    });
+    let metrics = metrics_listener.map(|listener| (listener, observed_metrics(&cfg, &shared)));
     let mut tasks = JoinSet::new();
     for p in &probes {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
@@ -232,17 +227,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         live: screen.is_some().then_some(&mut live_rx),
         signals: &mut signals,
         deadline,
-        until,
+        until: cfg.stop.until.is_some(),
         shared: &shared,
     };
     let outcome = ends.first().await;
     tasks.abort_all();
     drop(screen);
     remove_probes(&probes).await;
-    let outcome = match &fleet {
-        Some(f) => fleet_outcome(&cfg, f, outcome),
-        None => outcome,
-    };
     conclude(
         &cfg,
         &shared,
@@ -252,6 +243,13 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         outcome,
         fleet.as_ref(),
     )
+}
+
+/// `--metrics`' registry, observing every record from now on.
+fn observed_metrics(cfg: &Config, shared: &Shared) -> Arc<Metrics> {
+    let m = Arc::new(Metrics::new(cfg.probe.is_some()));
+    (shared.lock().observers).push(Box::new(metrics::Observed(m.clone())));
+    m
 }
 
 /// Several contexts, without `--until`: a run that ended as asked with a context left
@@ -342,6 +340,10 @@ fn conclude(
     outcome: Result<Outcome>,
     fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
+    let outcome = match fleet {
+        Some(f) => fleet_outcome(cfg, f, outcome),
+        None => outcome,
+    };
     let until = cfg.stop.until.is_some();
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
