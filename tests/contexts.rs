@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::util::kubeconfig::{fleet_kubeconfig, Entry};
 use crate::util::kwatch::is_delta;
 use crate::util::kwatch::kwatch_using;
 use crate::util::kwatch::of_type;
@@ -42,33 +42,6 @@ fn kwatch_contexts(sim: &SimProcess, path: &Path, contexts: &str, extra: &[&str]
     ];
     args.extend_from_slice(extra);
     kwatch_using(sim.dir(), path, args)
-}
-
-/// A kubeconfig with context `name` for each sim (cluster, user and context renamed).
-fn kubeconfig_of(sims: &[(&str, &SimProcess)], dir: &Path) -> PathBuf {
-    let mut merged: Option<serde_yaml::Value> = None;
-    for (name, sim) in sims {
-        let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
-        let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
-        for list in ["clusters", "users", "contexts"] {
-            kc[list][0]["name"] = (*name).into();
-        }
-        kc["contexts"][0]["context"]["cluster"] = (*name).into();
-        kc["contexts"][0]["context"]["user"] = (*name).into();
-        match &mut merged {
-            None => merged = Some(kc),
-            Some(m) => {
-                for list in ["clusters", "users", "contexts"] {
-                    let item = kc[list][0].clone();
-                    m[list].as_sequence_mut().expect(list).push(item);
-                }
-            }
-        }
-    }
-    let path = dir.join("merged.kubeconfig");
-    let text = serde_yaml::to_string(&merged.expect("a sim")).expect("YAML");
-    std::fs::write(&path, text).expect("writing the kubeconfig");
-    path
 }
 
 #[test]
@@ -172,7 +145,10 @@ fn with_several_contexts_every_script_line_names_its_context() {
 fn each_context_gets_its_own_servers_release() {
     let old = SimProcess::start(&[]);
     let new = SimProcess::start(&["--server-version", "1.36"]);
-    let path = kubeconfig_of(&[("old", &old), ("new", &new)], old.dir());
+    let path = fleet_kubeconfig(
+        &[("old", Entry::Live(&old)), ("new", Entry::Live(&new))],
+        old.dir(),
+    );
     let out = kwatch_using(
         old.dir(),
         &path,

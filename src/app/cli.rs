@@ -196,17 +196,28 @@ impl ReplayArgs {
         if self.output.live {
             return Err(BadUsage::LiveReplay);
         }
-        if let Some(ns) = self.namespace.as_deref().filter(|n| !n.is_empty()) {
+        check_scope([&self.namespace], &self.selector)
+    }
+}
+
+/// `-n` (and any other namespace flag) and `-l`, as a watch takes them: an empty
+/// namespace is the context's; a selector must parse.
+fn check_scope<const N: usize>(
+    namespaces: [&Option<String>; N],
+    selector: &Option<String>,
+) -> Result<(), BadUsage> {
+    for ns in namespaces.into_iter().flatten() {
+        if !ns.is_empty() {
             crate::client::target::validate_namespace(ns)?;
         }
-        if let Some(s) = &self.selector {
-            crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
-                selector: s.clone(),
-                error,
-            })?;
-        }
-        Ok(())
     }
+    if let Some(s) = selector {
+        crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
+            selector: s.clone(),
+            error,
+        })?;
+    }
+    Ok(())
 }
 
 /// How records are printed (the watch and `kwatch replay`).
@@ -1227,18 +1238,7 @@ pub struct CheckArgs {
 impl CheckArgs {
     /// What clap cannot check: the namespaces and the label selector, as a watch's.
     pub fn check(&self) -> Result<(), BadUsage> {
-        for ns in [&self.namespace, &self.write].into_iter().flatten() {
-            if !ns.is_empty() {
-                crate::client::target::validate_namespace(ns)?;
-            }
-        }
-        if let Some(s) = &self.selector {
-            crate::selector::parse_labels(s).map_err(|error| BadUsage::Selector {
-                selector: s.clone(),
-                error,
-            })?;
-        }
-        Ok(())
+        check_scope([&self.namespace, &self.write], &self.selector)
     }
 }
 

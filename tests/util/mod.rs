@@ -614,6 +614,7 @@ impl Drop for SimProcess {
     }
 }
 
+pub mod kubeconfig;
 pub mod kwatch;
 pub mod shared;
 pub mod tools;
