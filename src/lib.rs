@@ -13,6 +13,9 @@
 //! re-exported here under their own names.
 pub mod app;
 
-pub use kwatch_core::{cache, client, der, hooks, informer, output, scan, selector, text};
+pub use kwatch_core::{
+    cache, client, context, der, gofmt, hooks, informer, output, scan, selector, template, text,
+    units,
+};
 #[cfg(feature = "sim")]
 pub use kwatch_sim as sim;

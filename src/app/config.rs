@@ -19,20 +19,29 @@ use crate::app::cli::{ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArg
 use crate::app::kubeconfig::{effective_kubeconfig, files_readable, load_kubeconfig};
 use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
+use crate::context::ContextName;
+use crate::informer::diff::DiffMode;
 use crate::informer::until::Condition;
 use crate::output;
-use crate::output::diff::DiffMode;
 
 /// One cluster to watch: a kubeconfig context, resolved.
 #[derive(Debug)]
 pub struct Cluster {
     /// The context's name as given with `--context` (None: the current context).
-    pub context: Option<String>,
+    pub context: Option<ContextName>,
     pub kube: kube::Config,
     /// `None`: all namespaces.
     pub namespace: Option<String>,
     /// This server's directory in the discovery cache (`None`: no cache).
     pub discovery_cache: Option<std::path::PathBuf>,
+}
+
+impl Cluster {
+    /// The context's name as the fleet's lines and counts name it (empty: the current
+    /// context, with one cluster).
+    pub fn name(&self) -> ContextName {
+        self.context.clone().unwrap_or_else(|| ContextName::new(""))
+    }
 }
 
 #[derive(Debug)]
@@ -42,7 +51,7 @@ pub struct Config {
     /// Several contexts asked: those whose kubeconfig entry cannot be used (a cluster or
     /// user it does not have, an unreadable certificate), with why. One such entry is
     /// that context's trouble, not the fleet's; a lone context's ends the run instead.
-    pub left_out: Vec<(String, String)>,
+    pub left_out: Vec<(ContextName, String)>,
     pub resources: String,
     /// `--every-resource`: every resource that can be listed and watched, besides those named.
     pub every_resource: bool,
@@ -105,8 +114,7 @@ impl Config {
     /// object read without it holds) and no other part of the run looks at them. Every
     /// reader of managedFields is below; a new one must be added here.
     pub fn reads_managed_fields(&self) -> bool {
-        let reaches =
-            |t: &crate::output::template::Template| t.may_read("metadata", "managedFields");
+        let reaches = |t: &crate::template::Template| t.may_read("metadata", "managedFields");
         let p = &self.printer;
         // Printed with the objects.
         p.show_managed_fields
@@ -332,14 +340,14 @@ fn field_selector(args: &WatchArgs) -> Option<String> {
 /// watched once, where it first appears. A name with `*` or `?` is a pattern
 /// ([`glob_match`]) standing for every context of `kc` it matches, in the kubeconfig's
 /// order; a pattern that matches none is an error.
-fn named_contexts(list: Option<&str>, kc: &Kubeconfig) -> Result<Vec<Option<String>>> {
+fn named_contexts(list: Option<&str>, kc: &Kubeconfig) -> Result<Vec<Option<ContextName>>> {
     let Some(list) = list else {
         return Ok(vec![None]);
     };
-    let mut contexts: Vec<Option<String>> = Vec::new();
+    let mut contexts: Vec<Option<ContextName>> = Vec::new();
     let mut add = |c: &str| {
         if !contexts.iter().any(|k| k.as_deref() == Some(c)) {
-            contexts.push(Some(c.to_owned()));
+            contexts.push(Some(c.into()));
         }
     };
     for c in list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
@@ -365,19 +373,19 @@ fn named_contexts(list: Option<&str>, kc: &Kubeconfig) -> Result<Vec<Option<Stri
 }
 
 /// `--all-contexts`: every context of the merged kubeconfig, in its order.
-fn every_context(kc: &Kubeconfig) -> Result<Vec<Option<String>>> {
+fn every_context(kc: &Kubeconfig) -> Result<Vec<Option<ContextName>>> {
     if kc.contexts.is_empty() {
         anyhow::bail!(
             "--all-contexts: the kubeconfig has no context (`kubectl config set-context` adds one)"
         );
     }
-    let mut contexts: Vec<Option<String>> = Vec::new();
+    let mut contexts: Vec<Option<ContextName>> = Vec::new();
     for c in &kc.contexts {
         if !contexts
             .iter()
             .any(|k| k.as_deref() == Some(c.name.as_str()))
         {
-            contexts.push(Some(c.name.clone()));
+            contexts.push(Some(c.name.as_str().into()));
         }
     }
     Ok(contexts)
@@ -456,17 +464,17 @@ impl Cluster {
     /// the run's.
     async fn resolve_all(
         kc: &Kubeconfig,
-        contexts: Vec<Option<String>>,
+        contexts: Vec<Option<ContextName>>,
         args: &WatchArgs,
         cache_dir: Option<&std::path::Path>,
         request_timeout: Option<Duration>,
-    ) -> Result<(Vec<Cluster>, Vec<(String, String)>)> {
+    ) -> Result<(Vec<Cluster>, Vec<(ContextName, String)>)> {
         let several = contexts.len() > 1;
         let (mut clusters, mut left_out) = (Vec::new(), Vec::new());
         for context in contexts {
-            let name = context.clone().unwrap_or_default();
+            let name = context.clone().unwrap_or_else(|| ContextName::new(""));
             // A name that is no context of the kubeconfig is a typo: the run's error.
-            let exists = kc.contexts.iter().any(|k| k.name == name);
+            let exists = kc.contexts.iter().any(|k| name == k.name.as_str());
             match Cluster::resolve(kc, context, args, cache_dir, request_timeout).await {
                 Ok(c) => clusters.push(c),
                 Err(e) if several && exists => {
@@ -496,7 +504,7 @@ impl Cluster {
     /// kube's client settings that kwatch needs.
     async fn resolve(
         kc: &Kubeconfig,
-        context: Option<String>,
+        context: Option<ContextName>,
         args: &WatchArgs,
         cache_dir: Option<&std::path::Path>,
         request_timeout: Option<Duration>,
@@ -594,7 +602,7 @@ mod tests {
             });
         }
         let got = named_contexts(Some("dev,prod-*,prod-a"), &kc).unwrap();
-        let want = ["dev", "prod-b", "prod-a"].map(|n| Some(n.to_owned()));
+        let want = ["dev", "prod-b", "prod-a"].map(|n| Some(ContextName::from(n)));
         assert_eq!(got, want);
         let err = named_contexts(Some("qa-*"), &kc).unwrap_err().to_string();
         assert!(
@@ -602,7 +610,10 @@ mod tests {
             "{err}"
         );
         let all = every_context(&kc).unwrap();
-        assert_eq!(all, ["prod-b", "dev", "prod-a"].map(|n| Some(n.to_owned())));
+        assert_eq!(
+            all,
+            ["prod-b", "dev", "prod-a"].map(|n| Some(ContextName::from(n)))
+        );
         assert!(every_context(&Kubeconfig::default()).is_err());
     }
 

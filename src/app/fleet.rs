@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::cache::reflector::ReflectorEvent;
-use crate::informer::consume::Observer;
-use crate::output::{Body, Record};
+use crate::context::ContextName;
+use crate::informer::record::{Body, Record};
+use crate::informer::sink::Observer;
 
 /// How many times a context's start is tried before it is left out.
 pub const TRIES: u32 = 3;
@@ -35,7 +36,7 @@ pub const TRY_TIMEOUT: Duration = Duration::from_secs(10);
 /// synced, and whether it was left out (wholly or in part).
 #[derive(Debug, Default)]
 pub struct State {
-    contexts: BTreeMap<String, Context>,
+    contexts: BTreeMap<ContextName, Context>,
 }
 
 #[derive(Debug, Default)]
@@ -55,21 +56,18 @@ struct Context {
 
 impl State {
     /// `context` watches `targets` resources.
-    pub fn started(&mut self, context: &str, targets: usize) {
-        self.contexts.entry(context.to_owned()).or_default().targets += targets;
+    pub fn started(&mut self, context: &ContextName, targets: usize) {
+        self.contexts.entry(context.clone()).or_default().targets += targets;
     }
 
     /// `context` is left out, wholly (its start failed) or in part (a resource failed
     /// before its first sync).
-    pub fn left_out(&mut self, context: &str) {
-        self.contexts
-            .entry(context.to_owned())
-            .or_default()
-            .left_out = true;
+    pub fn left_out(&mut self, context: &ContextName) {
+        self.contexts.entry(context.clone()).or_default().left_out = true;
     }
 
     /// The contexts left out before any of their resources started, in name order.
-    pub fn left_out_at_start(&self) -> Vec<String> {
+    pub fn left_out_at_start(&self) -> Vec<ContextName> {
         self.contexts
             .iter()
             .filter(|(_, c)| c.left_out && c.targets == 0)
@@ -83,11 +81,11 @@ impl State {
     }
 
     /// The contexts still watched that have not synced every resource, in name order.
-    pub fn unsynced(&self) -> Vec<&str> {
+    pub fn unsynced(&self) -> Vec<&ContextName> {
         self.contexts
             .iter()
             .filter(|(_, c)| !c.left_out && c.synced < c.targets)
-            .map(|(n, _)| n.as_str())
+            .map(|(n, _)| n)
             .collect()
     }
 
@@ -184,14 +182,15 @@ mod tests {
     #[test]
     fn a_context_left_out_is_not_unsynced() {
         let mut s = State::default();
-        s.started("a", 2);
-        s.started("b", 1);
-        s.started("c", 1);
-        s.left_out("c");
+        let [a, b, c] = ["a", "b", "c"].map(ContextName::from);
+        s.started(&a, 2);
+        s.started(&b, 1);
+        s.started(&c, 1);
+        s.left_out(&c);
         if let Some(c) = s.contexts.get_mut("a") {
             c.synced = 2;
         }
-        assert_eq!(s.unsynced(), ["b"]);
+        assert_eq!(s.unsynced(), [&b]);
         assert!(s.any_synced());
         assert!(s.any_left_out());
         let summary = s.summary();

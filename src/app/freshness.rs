@@ -20,9 +20,10 @@ use crate::app::config::Freshness as FreshnessConfig;
 use crate::app::run::Shared;
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
-use crate::informer::consume::Observer;
-use crate::informer::freshness::{Finding, Freshness};
-use crate::output::{Body, Record};
+use crate::context::ContextName;
+use crate::informer::freshness::{Finding, Freshness, Lag};
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Observer;
 
 /// One informer's sampler: its collection on its server.
 pub(crate) struct Sampler {
@@ -30,7 +31,7 @@ pub(crate) struct Sampler {
     /// The collection's path (the informer's namespace, no selectors).
     pub path: String,
     pub resource: Resource,
-    pub context: Option<Arc<str>>,
+    pub context: Option<ContextName>,
     pub request_timeout: Option<Duration>,
 }
 
@@ -85,17 +86,18 @@ impl Sampler {
                 server,
                 store,
                 recovered,
-            } => ReflectorEvent::Freshness {
+            } => Observation::Freshness(Lag {
                 lag: whole_micros(lag),
                 server_resource_version: server.to_string(),
                 store_resource_version: store.to_string(),
                 recovered,
-            },
-            Finding::Stale { lag, server, store } => ReflectorEvent::Stale {
+            }),
+            Finding::Stale { lag, server, store } => Observation::Stale(Lag {
                 lag: whole_micros(lag),
                 server_resource_version: server.to_string(),
                 store_resource_version: store.to_string(),
-            },
+                recovered: false,
+            }),
             Finding::Ahead { server, store } => {
                 return self.say(&format!(
                     "~ the store of {} is at resourceVersion {store}, ahead of the server's \
@@ -105,7 +107,7 @@ impl Sampler {
                 ));
             }
         };
-        shared.print_event(&self.resource, self.context.as_deref(), &ev);
+        shared.print_observation(&self.resource, self.context.as_ref(), &ev);
     }
 
     /// A `~` line on stderr, naming the context with several.
@@ -165,13 +167,13 @@ fn lock(t: &Mutex<Freshness>) -> std::sync::MutexGuard<'_, Freshness> {
 /// a bookmark, a list (queued behind its objects).
 struct StoreRevision {
     resource: String,
-    context: Option<Arc<str>>,
+    context: Option<ContextName>,
     tracker: Arc<Mutex<Freshness>>,
 }
 
 impl Observer for StoreRevision {
     fn record(&mut self, rec: &Record<'_>, _shown: bool, _targets: usize) {
-        if rec.resource.name != self.resource || rec.context != self.context.as_deref() {
+        if rec.resource.name != self.resource || rec.context != self.context.as_ref() {
             return;
         }
         let rv = match &rec.body {

@@ -11,6 +11,7 @@
 //! hang-up: the run ends as on SIGHUP (exit 129), and nothing waits on that terminal again.
 
 mod keys;
+pub mod view;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,7 +28,7 @@ use ratatui::Terminal;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::app::exit::Outcome;
-use crate::output::live::view::{Action, Ui};
+use crate::app::live::view::{Action, Ui};
 use crate::output::live::{lock, Shared};
 
 /// One frame at most every this long (~30 frames/s).

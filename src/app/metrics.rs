@@ -38,8 +38,9 @@ use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
 use crate::cache::store::Store;
 use crate::client::target::Target;
-use crate::informer::consume::Observer;
-use crate::output::{Body, Record};
+use crate::context::ContextName;
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Observer;
 
 /// Which informer: the resource as records name it, and the context (empty with one).
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -95,7 +96,7 @@ pub struct InformerLabels {
 
 impl InformerLabels {
     /// The labels of `t`'s informer in `context` (`None`: the one context).
-    pub fn new(t: &Target, context: Option<&str>) -> InformerLabels {
+    pub fn new(t: &Target, context: Option<&ContextName>) -> InformerLabels {
         InformerLabels {
             name: context.map_or("kwatch".to_owned(), |c| format!("kwatch/{c}")),
             group: t.group.clone(),
@@ -529,7 +530,7 @@ impl Metrics {
     pub fn observe(&self, rec: &Record<'_>) {
         let l = Labels {
             resource: rec.resource.name.clone(),
-            context: rec.context.unwrap_or_default().to_owned(),
+            context: crate::context::or_empty(rec.context).to_owned(),
         };
         match &rec.body {
             Body::Delta { delta, .. } => {
@@ -543,6 +544,7 @@ impl Metrics {
                 }
             }
             Body::Event(e) => self.observe_event(&l, e),
+            Body::Observed(o) => self.observe_observation(&l, o),
             Body::Synced => {
                 self.synced.get_or_create(&l).set(1);
             }
@@ -671,26 +673,31 @@ impl Metrics {
             ReflectorEvent::Stalled { .. } => {
                 self.stalls.get_or_create(l).inc();
             }
-            ReflectorEvent::Latency { latency, .. } => {
-                if let Some(h) = &self.probe_latency {
-                    h.observe(latency.as_secs_f64());
-                }
-            }
-            ReflectorEvent::Freshness { lag, .. } => {
-                self.store_lag.get_or_create(l).set(lag.as_secs_f64());
-            }
-            ReflectorEvent::Stale { .. } => {
-                self.stale.get_or_create(l).inc();
-            }
             ReflectorEvent::Resync
             | ReflectorEvent::WatchListFallback { .. }
-            | ReflectorEvent::Consistency(_)
-            | ReflectorEvent::CacheStats(_)
             | ReflectorEvent::TimeTravel { .. }
             | ReflectorEvent::OpaqueResourceVersion { .. }
             | ReflectorEvent::Protocol { .. }
-            | ReflectorEvent::Relisted { .. }
-            | ReflectorEvent::Conflict { .. } => {}
+            | ReflectorEvent::Relisted { .. } => {}
+        }
+    }
+
+    /// Counts one observation of another part than the reflector.
+    fn observe_observation(&self, l: &Labels, o: &Observation) {
+        match o {
+            Observation::Latency(p) => {
+                if let Some(h) = &self.probe_latency {
+                    h.observe(p.latency.as_secs_f64());
+                }
+            }
+            Observation::Freshness(f) => {
+                self.store_lag.get_or_create(l).set(f.lag.as_secs_f64());
+            }
+            Observation::Stale(_) => {
+                self.stale.get_or_create(l).inc();
+            }
+            Observation::Consistency(_) | Observation::CacheStats(_) | Observation::Conflict(_) => {
+            }
         }
     }
 
@@ -889,19 +896,19 @@ impl Observer for Observed {
         }
     }
 
-    fn popped(&mut self, resource: &str, context: &str) {
+    fn popped(&mut self, resource: &str, context: Option<&ContextName>) {
         self.0.popped(&labels(resource, context));
     }
 
-    fn processed(&mut self, resource: &str, context: &str, took: Duration) {
+    fn processed(&mut self, resource: &str, context: Option<&ContextName>, took: Duration) {
         self.0.processed(&labels(resource, context), took);
     }
 }
 
-fn labels(resource: &str, context: &str) -> Labels {
+fn labels(resource: &str, context: Option<&ContextName>) -> Labels {
     Labels {
         resource: resource.to_owned(),
-        context: context.to_owned(),
+        context: crate::context::or_empty(context).to_owned(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! with the send time and a sequence number, and times each patch until its `Updated`
 //! delta pops from an informer of its own (reflector → DeltaFIFO → store, as the watched
 //! resources have, filtered to that one name, printed nowhere). Each measurement is one
-//! `Latency` record ([`ReflectorEvent::Latency`], made in [`Measured::record`] only),
+//! `Latency` record ([`Observation::Latency`], made in [`Measured::record`] only),
 //! counted by `--stats`.
 //!
 //! Writes go through kube's `Api<ConfigMap>`. Before anything is written, the rights are
@@ -38,11 +38,14 @@ use crate::cache::delta::DeltaType;
 use crate::cache::delta_fifo::DeltaFifo;
 use crate::cache::listwatch::SourceError;
 use crate::cache::queue::{Popped, Queue};
-use crate::cache::reflector::{Reflector, ReflectorConfig, ReflectorEvent};
+use crate::cache::reflector::{Reflector, ReflectorConfig};
 use crate::cache::store::Store;
 use crate::client::http::kube_error;
 use crate::client::source::KubeSource;
 use crate::client::target::Resource;
+use crate::context::ContextName;
+use crate::informer::freshness::Latency;
+use crate::informer::record::{Notice, Observation};
 
 /// The label that marks a probe's ConfigMap (`kubectl get cm -l kwatch.io/probe=true`).
 pub const LABEL: &str = "kwatch.io/probe";
@@ -70,7 +73,7 @@ pub(crate) struct Probe {
     server: String,
     interval: Duration,
     /// The kubeconfig context, when several are watched (records say which).
-    context: Option<Arc<str>>,
+    context: Option<ContextName>,
     /// Writes sent and not yet seen popping: sequence number → (sent at, RFC 3339).
     pending: Arc<Mutex<BTreeMap<u64, (Instant, String)>>>,
 }
@@ -83,7 +86,7 @@ impl Probe {
         client: kube::Client,
         server: &str,
         cfg: &ProbeConfig,
-        context: Option<Arc<str>>,
+        context: Option<ContextName>,
     ) -> Result<Probe> {
         let ns = cfg.namespace.as_str();
         for verb in ["create", "patch", "delete"] {
@@ -221,12 +224,7 @@ impl Probe {
 
     /// Pops the probe's informer: each `Updated` delta carrying a pending write's number
     /// is that write seen, and makes one Latency record.
-    async fn measure(
-        &self,
-        queue: Arc<DeltaFifo<ReflectorEvent>>,
-        store: Arc<Store>,
-        shared: Arc<Shared>,
-    ) {
+    async fn measure(&self, queue: Arc<DeltaFifo<Notice>>, store: Arc<Store>, shared: Arc<Shared>) {
         let resource = Resource {
             name: "configmaps".into(),
             kind: "ConfigMap".into(),
@@ -263,7 +261,7 @@ impl Probe {
                         latency: popped_at.saturating_duration_since(at),
                     };
                     let ev = m.record(self.id());
-                    shared.print_event(&resource, self.context.as_deref(), &ev);
+                    shared.print_observation(&resource, self.context.as_ref(), &ev);
                 }
             }
         }
@@ -300,8 +298,8 @@ struct Measured {
 impl Measured {
     /// The Latency record: the one place probe latencies are made (a metrics histogram
     /// observes `latency` here).
-    fn record(self, probe: String) -> ReflectorEvent {
-        ReflectorEvent::Latency {
+    fn record(self, probe: String) -> Observation {
+        Observation::Latency(Latency {
             probe,
             seq: self.seq,
             sent: self.sent,
@@ -309,7 +307,7 @@ impl Measured {
             latency: Duration::from_micros(
                 u64::try_from(self.latency.as_micros()).unwrap_or(u64::MAX),
             ),
-        }
+        })
     }
 }
 

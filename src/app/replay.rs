@@ -29,11 +29,14 @@ use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
 use crate::cache::object::{Object, ObjectRef};
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
+use crate::context::ContextName;
 use crate::informer::conflict::Conflicts;
 use crate::informer::filter::Filter;
+use crate::informer::record::{Body, Followed, GraphChange, InformerInfo, Observation, Record};
+use crate::informer::sink::Sink;
 use crate::informer::until::Condition;
 use crate::output::record::{self, HandlerLine, HandlerName, Line, Tagged};
-use crate::output::{self, Body, Followed, GraphChange, InformerInfo, Printer, Record, View};
+use crate::output::{self, View};
 use crate::selector::{parse_labels, LabelSelector};
 
 /// One parsed record, owning what the printers borrow.
@@ -49,6 +52,7 @@ enum Item {
         follow: Option<Followed>,
     },
     Event(ReflectorEvent, usize),
+    Observed(Observation, usize),
     Synced(usize),
     Handler {
         key: String,
@@ -59,7 +63,7 @@ enum Item {
 
 struct Parsed {
     time: jiff::Timestamp,
-    context: Option<String>,
+    context: Option<ContextName>,
     item: Item,
     /// What the line said of its informer: release and queue, batch size.
     client_go: Option<String>,
@@ -183,7 +187,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
         });
         return Ok(Some(Parsed {
             time: time(&d.time, n)?,
-            context: d.context.as_deref().map(str::to_owned),
+            context: d.context.as_deref().map(ContextName::from),
             item: Item::Delta {
                 kind,
                 key: o.key.clone().into_owned(),
@@ -203,7 +207,7 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
         let resource = res.named(&h.resource, &o.kind, &o.api_version, o.namespace.is_some());
         return Ok(Some(Parsed {
             time: time(&h.time, n)?,
-            context: h.context.as_deref().map(str::to_owned),
+            context: h.context.as_deref().map(ContextName::from),
             item: Item::Handler {
                 key: o.key.clone().into_owned(),
                 resource,
@@ -219,15 +223,22 @@ fn parse_line(text: &str, n: usize, res: &mut Resources) -> Result<Option<Parsed
             &e.head,
             Item::Event(e.event.clone().into_owned(), res.by_name(&e.head.resource)),
         ),
+        Line::Observed(o) => (
+            &o.head,
+            Item::Observed(
+                o.observation.clone().into_owned(),
+                res.by_name(&o.head.resource),
+            ),
+        ),
         Line::Tagged(Tagged::Synced { head, .. }) => {
             (head, Item::Synced(res.by_name(&head.resource)))
         }
-        // Not reached: every variant is a delta, an event or Synced.
+        // Not reached: every variant is a delta, an event, an observation or Synced.
         _ => anyhow::bail!("line {n}: a record kwatch does not know how to replay"),
     };
     Ok(Some(Parsed {
         time: time(&head.time, n)?,
-        context: head.context.as_deref().map(str::to_owned),
+        context: head.context.as_deref().map(ContextName::from),
         item,
         client_go,
         queue,
@@ -396,7 +407,7 @@ fn names_managers(parsed: &[Parsed]) -> bool {
         Item::Handler { call, .. } => {
             call_object(call).is_some_and(|o| o.meta().has_managed_fields)
         }
-        Item::Event(..) | Item::Synced(_) => false,
+        Item::Event(..) | Item::Observed(..) | Item::Synced(_) => false,
     })
 }
 
@@ -448,7 +459,7 @@ impl Selection {
         let (key, object) = match &p.item {
             Item::Delta { key, object, .. } => (key, object.as_ref()),
             Item::Handler { key, call, .. } => (key, call_object(call)),
-            Item::Event(..) | Item::Synced(_) => return true,
+            Item::Event(..) | Item::Observed(..) | Item::Synced(_) => return true,
         };
         let in_namespace = match (&self.namespace, key.split_once('/')) {
             (Some(want), Some((ns, _))) => ns == want,
@@ -486,7 +497,7 @@ fn labels(o: &ObjectRef) -> Vec<(String, String)> {
 
 /// The printer, counting what it prints for `--max-events` and `--stats`.
 struct Counted {
-    printer: Box<dyn Printer>,
+    printer: Box<dyn Sink>,
     stats: Option<Stats>,
     deltas: u64,
     handler_calls: u64,
@@ -506,7 +517,7 @@ impl Counted {
     }
 
     fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
-        self.printer.print(rec)?;
+        self.printer.record(rec)?;
         match rec.body {
             Body::Delta { .. } => self.deltas += 1,
             Body::Handler { .. } => self.handler_calls += 1,
@@ -542,7 +553,7 @@ fn metadata_only(parsed: &[Parsed]) -> bool {
 }
 
 /// The informer's store, per context and resource: key → last known object.
-type Store = HashMap<(Option<String>, usize, String), ObjectRef>;
+type Store = HashMap<(Option<ContextName>, usize, String), ObjectRef>;
 
 /// What the watch's informer loop did with each record, done again: the store (the
 /// previous version of each object), the handler's listener, `--until`, the print filters
@@ -572,11 +583,15 @@ impl Informer<'_> {
         let rec = |resource, body| record(p, resource, body);
         let (kind, key, ri, object, tombstone, initial_list, follow) = match &p.item {
             // Found again in the deltas under --blame, else printed as recorded.
-            Item::Event(ReflectorEvent::Conflict { .. }, _) if self.conflicts.is_some() => {
+            Item::Observed(Observation::Conflict(_), _) if self.conflicts.is_some() => {
                 return Ok(false)
             }
             Item::Event(e, r) => {
                 out.print(&rec(resource_of(*r), Body::Event(e)))?;
+                return Ok(false);
+            }
+            Item::Observed(o, r) => {
+                out.print(&rec(resource_of(*r), Body::Observed(o)))?;
                 return Ok(false);
             }
             Item::Synced(r) => {
@@ -680,9 +695,9 @@ impl Informer<'_> {
         delta_rec.follow = follow.as_ref();
         out.emit(&delta_rec, shown)?;
         // Fights are seen in every change, printed or not (filters are printing only).
-        let fights = self.conflicts.as_mut().map(|c| c.observe(&delta_rec));
-        for ev in fights.iter().flatten() {
-            out.print(&rec(resource, Body::Event(ev)))?;
+        let fights = self.conflicts.as_mut().map(|c| delta_rec.conflicts(c));
+        for ob in fights.iter().flatten() {
+            out.print(&rec(resource, Body::Observed(ob)))?;
         }
         let call = self
             .listener
@@ -705,7 +720,7 @@ impl Informer<'_> {
 fn record<'a>(p: &'a Parsed, resource: &'a Resource, body: Body<'a>) -> Record<'a> {
     Record {
         resource,
-        context: p.context.as_deref(),
+        context: p.context.as_ref(),
         time: p.time,
         body,
         informer: InformerInfo {

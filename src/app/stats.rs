@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::cache::queue::FifoStats;
 use crate::cache::reflector::ReflectorEvent;
-use crate::informer::consume::Observer;
-use crate::output::{self, Body, Record};
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Observer;
 use crate::text::human_bytes;
 
 #[derive(Debug)]
@@ -149,7 +149,7 @@ impl Stats {
         match &rec.body {
             Body::Delta { delta, .. } => {
                 *self.deltas.entry(delta.kind.as_str()).or_default() += 1;
-                for b in output::record_blame(rec, self.blame).into_iter().flatten() {
+                for b in rec.blame(self.blame).into_iter().flatten() {
                     let who = b.manager.as_deref().unwrap_or("unowned");
                     *self.blamed.entry(who.to_owned()).or_default() += 1;
                 }
@@ -200,7 +200,6 @@ impl Stats {
                 ReflectorEvent::Stalled { .. } => self.stalls += 1,
                 ReflectorEvent::Retry(_) => self.retries += 1,
                 ReflectorEvent::Resync => self.resyncs += 1,
-                ReflectorEvent::CacheStats(_) => self.cache_reports += 1,
                 ReflectorEvent::TimeTravel { .. } => self.time_travels += 1,
                 ReflectorEvent::OpaqueResourceVersion { .. } => self.opaque_rvs += 1,
                 // Said on its own `~` line (and record) when it happens.
@@ -213,7 +212,11 @@ impl Stats {
                         *n += k.count;
                     }
                 }
-                ReflectorEvent::Consistency(r) => {
+                ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
+            },
+            Body::Observed(o) => match o {
+                Observation::CacheStats(_) => self.cache_reports += 1,
+                Observation::Consistency(r) => {
                     self.consistency_checks += 1;
                     match r.consistent {
                         Some(true) => {}
@@ -221,11 +224,10 @@ impl Stats {
                         None => self.unchecked += 1,
                     }
                 }
-                ReflectorEvent::Latency { latency, .. } => self.latencies.push(*latency),
-                ReflectorEvent::Freshness { lag, .. } => self.lags.push(*lag),
-                ReflectorEvent::Stale { .. } => self.stale += 1,
-                ReflectorEvent::Conflict { .. } => self.conflicts += 1,
-                ReflectorEvent::WatchEnded { .. } | ReflectorEvent::WatchListFallback { .. } => {}
+                Observation::Latency(p) => self.latencies.push(p.latency),
+                Observation::Freshness(f) => self.lags.push(f.lag),
+                Observation::Stale(_) => self.stale += 1,
+                Observation::Conflict(_) => self.conflicts += 1,
             },
         }
     }
@@ -621,13 +623,15 @@ mod tests {
         let mut s = Stats::new();
         assert!(!s.render(&[]).contains("probe latency"));
         for ms in (1..=100).rev() {
-            let e = ReflectorEvent::Latency {
+            let o = Observation::Latency(crate::informer::freshness::Latency {
                 probe: "default/kwatch-probe-x".into(),
                 seq: ms,
                 sent: "2026-11-23T10:00:00.000000001Z".into(),
                 latency: Duration::from_micros(ms * 1000 + 500),
-            };
-            observe(&mut s, &e);
+            });
+            let r = Resource::pods();
+            let at = "2026-11-23T10:00:00Z".parse().unwrap();
+            s.observe(&Record::new(&r, None, at, Body::Observed(&o)), 1);
         }
         assert_eq!(
             shown(&s, "probe latency:"),

@@ -30,13 +30,16 @@ use crate::cache::handlers::Registration;
 use crate::cache::listwatch::SourceError;
 use crate::cache::queue::{FifoStats, Queue};
 use crate::cache::real_fifo::RealFifo;
-use crate::cache::reflector::{Reflector, ReflectorEvent};
+use crate::cache::reflector::Reflector;
 use crate::cache::release::{Informer, QueueChoice, Release};
 use crate::cache::store::Store;
 use crate::client::source::KubeSource;
 use crate::client::target::Target;
-use crate::informer::consume::{CacheSource, Sink};
-use crate::output::{self, Format, Printer};
+use crate::context::ContextName;
+use crate::informer::consume::{CacheSource, Delivery};
+use crate::informer::record::{InformerInfo, Notice, Observation};
+use crate::informer::sink::{KeepAll, Sink};
+use crate::output::{self, Format};
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
 /// 128 + the signal's number), each registered once for the whole run: a signal that
@@ -132,7 +135,7 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
 
 /// The error of a request to `server` as kubectl words it, when the request failed
 /// (see [`SourceError::kubectl_message`]); any other error as it is.
-fn worded(err: anyhow::Error, server: &str, context: Option<&str>) -> anyhow::Error {
+fn worded(err: anyhow::Error, server: &str, context: Option<&ContextName>) -> anyhow::Error {
     let Some(e) = err.chain().find_map(|e| e.downcast_ref::<SourceError>()) else {
         return err;
     };
@@ -187,14 +190,12 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         }
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let shared = shared_state(
-        &cfg,
-        &clusters,
-        shared_printer,
-        recorder,
-        &tx,
-        fleet.as_ref(),
-    );
+    let shown = crate::app::progress::Shown::default();
+    let printer = Box::new(crate::app::progress::Cleared {
+        inner: shared_printer,
+        shown: shown.clone(),
+    });
+    let shared = shared_state(&cfg, &clusters, printer, recorder, &tx, fleet.as_ref());
     let plurals: Vec<String> = clusters
         .iter()
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
@@ -220,7 +221,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
     }
     drop(tx);
     if cfg.progress {
-        tasks.spawn(crate::app::progress::run(shared.clone()));
+        tasks.spawn(crate::app::progress::run(shared.clone(), shown));
     }
     let ends = Ends {
         stop: &mut rx,
@@ -362,7 +363,11 @@ fn conclude(
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     if let (true, Some(after)) = (unsynced, cfg.stop.timeout) {
-        let line = shared.lock().timed_out_before_sync(after, shared.targets);
+        let delivery = shared.lock();
+        let loading = delivery.observer::<crate::app::progress::Loading>();
+        let line = loading.map_or_else(String::new, |l| {
+            l.timed_out_before_sync(after, delivery.synced, shared.targets)
+        });
         let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
     }
     outcome
@@ -376,10 +381,10 @@ async fn outputs(
     clusters: &[Resolved<'_>],
     quit: mpsc::UnboundedSender<Outcome>,
 ) -> Result<(
-    Box<dyn Printer>,
+    Box<dyn Sink>,
     HashSet<String>,
     Option<crate::app::live::Screen>,
-    Option<Box<dyn Printer>>,
+    Option<Box<dyn Sink>>,
 )> {
     let model = cfg.live.then(output::live::Shared::default);
     let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
@@ -390,19 +395,23 @@ async fn outputs(
     Ok((printer, tables, screen, recorder(cfg)?))
 }
 
-/// The state the informers of `clusters` share: the printers behind one sink, what ends
-/// the run, the fleet's counter (several contexts) and the owner graph (`--follow`,
-/// `--events`).
+/// The state the informers of `clusters` share: the recorder and the printer as their
+/// sinks, what ends the run, the fleet's counter (several contexts) and the owner graph
+/// (`--follow`, `--events`).
 fn shared_state(
     cfg: &Config,
     clusters: &[Resolved<'_>],
-    printer: Box<dyn Printer>,
-    recorder: Option<Box<dyn Printer>>,
+    printer: Box<dyn Sink>,
+    recorder: Option<Box<dyn Sink>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
 ) -> Arc<Shared> {
     let targets = clusters.iter().map(|c| c.targets.len()).sum();
-    let mut sink = Sink::new(printer, recorder);
+    let mut sinks = Vec::from_iter(recorder);
+    sinks.push(printer);
+    let mut sink = Delivery::new(sinks);
+    sink.observers
+        .push(Box::<crate::app::progress::Loading>::default());
     if cfg.stats {
         sink.observers
             .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
@@ -426,7 +435,7 @@ fn shared_state(
     }
     Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
-        sink: Mutex::new(sink),
+        delivery: Mutex::new(sink),
         targets,
         max_events: cfg.stop.max_events,
         until_synced: cfg.stop.until_synced,
@@ -475,7 +484,7 @@ async fn create_probes(
     let tag = cfg.fleet();
     let mut probes = Vec::new();
     for c in clusters {
-        let context = c.cluster.context.as_deref().filter(|_| tag).map(Arc::from);
+        let context = c.cluster.context.clone().filter(|_| tag);
         let server = c.cluster.kube.cluster_url.to_string();
         match crate::app::probe::Probe::create(c.client.clone(), &server, pcfg, context).await {
             Ok(p) => probes.push(Arc::new(p)),
@@ -568,7 +577,7 @@ async fn resolve_one<'a>(
         namespaced_only: c.namespace.is_some(),
     });
     let targets = crate::client::expand::targets(docs(), &cfg.resources, every).await;
-    let context = c.context.as_deref().filter(|_| tag);
+    let context = c.context.as_ref().filter(|_| tag);
     let targets = targets.map_err(|e| match worded(e.into(), &url, context) {
         w if w.is::<crate::app::exit::Worded>() => w,
         other => other.context(format!("cannot watch at {url}")),
@@ -610,12 +619,8 @@ async fn resolve_fleet<'a>(
     deadline: Deadline,
     state: &fleet::Shared,
 ) -> Result<std::result::Result<Vec<Resolved<'a>>, Outcome>> {
-    let starting: Mutex<Vec<&str>> = Mutex::new(
-        cfg.clusters
-            .iter()
-            .map(|c| c.context.as_deref().unwrap_or_default())
-            .collect(),
-    );
+    let starting: Mutex<Vec<ContextName>> =
+        Mutex::new(cfg.clusters.iter().map(Cluster::name).collect());
     for (name, why) in &cfg.left_out {
         leave_out(state, name, &format!(": {why}"));
     }
@@ -625,7 +630,7 @@ async fn resolve_fleet<'a>(
     let starts = cfg.clusters.iter().map(|c| {
         let starting = &starting;
         async move {
-            let name = c.context.as_deref().unwrap_or_default();
+            let name = c.name();
             let tries = start_context(cfg, c);
             let started = match budget {
                 Some(b) => match tokio::time::timeout(b, tries).await {
@@ -643,7 +648,7 @@ async fn resolve_fleet<'a>(
                 .unwrap_or_else(|e| e.into_inner())
                 .retain(|n| *n != name);
             if let Err(why) = &started {
-                leave_out(state, name, why);
+                leave_out(state, &name, why);
             }
             started
         }
@@ -652,7 +657,7 @@ async fn resolve_fleet<'a>(
         all = futures::future::join_all(starts) => all,
         signalled = signals.recv() => return Ok(Err(signalled)),
         why = connecting_at(deadline) => {
-            let names = starting.lock().unwrap_or_else(|e| e.into_inner()).join(", ");
+            let names = starting.lock().unwrap_or_else(|e| e.into_inner()).iter().map(ContextName::as_str).collect::<Vec<_>>().join(", ");
             let what = format!("of context(s) {names}");
             return Ok(Err(timed_out_connecting(deadline, &what, why)));
         }
@@ -666,10 +671,7 @@ async fn resolve_fleet<'a>(
     }
     let mut s = fleet::lock(state);
     for c in &mut clusters {
-        s.started(
-            c.cluster.context.as_deref().unwrap_or_default(),
-            c.targets.len(),
-        );
+        s.started(&c.cluster.name(), c.targets.len());
         c.fleet = Some(state.clone());
     }
     Ok(Ok(clusters))
@@ -683,7 +685,7 @@ async fn start_context<'a>(
     cfg: &'a Config,
     c: &'a Cluster,
 ) -> std::result::Result<Resolved<'a>, String> {
-    let name = c.context.as_deref().unwrap_or_default();
+    let name = c.name();
     let mut tried = 1;
     loop {
         let attempt = async {
@@ -714,7 +716,7 @@ async fn start_context<'a>(
 
 /// Leaves context `name` out of the run, saying `why` (`: …` or ` after N tries: …`) in one
 /// `~` line.
-fn leave_out(state: &fleet::Shared, name: &str, why: &str) {
+fn leave_out(state: &fleet::Shared, name: &ContextName, why: &str) {
     fleet::lock(state).left_out(name);
     let line = format!("~ leaving out context {name}{why}");
     let _ = writeln!(io::stderr(), "{}", crate::text::sanitize(&line));
@@ -778,7 +780,7 @@ async fn server_release(
     client: &kube::Client,
     request_timeout: Option<std::time::Duration>,
     url: &str,
-    context: Option<&str>,
+    context: Option<&ContextName>,
 ) -> Result<Release> {
     let body = crate::client::source::get_document(
         client,
@@ -846,7 +848,7 @@ async fn printer(
     cfg: &Config,
     clusters: &[Resolved<'_>],
     live: Option<output::live::Shared>,
-) -> Result<(Box<dyn Printer>, HashSet<String>)> {
+) -> Result<(Box<dyn Sink>, HashSet<String>)> {
     let mut popts = cfg.printer.clone();
     let mut tables = HashSet::new();
     // Under --metadata-only the table shows no printer columns: no CRD to read.
@@ -871,7 +873,7 @@ async fn printer(
     if popts.contexts {
         popts.context_names = clusters
             .iter()
-            .filter_map(|c| c.cluster.context.clone())
+            .filter_map(|c| c.cluster.context.as_deref().map(str::to_owned))
             .collect();
     }
     for c in clusters {
@@ -883,15 +885,17 @@ async fn printer(
         }
     }
     if let Some(m) = live {
-        let live = output::live::LivePrinter::new(popts, m, cfg.live_history);
+        let live =
+            output::live::LivePrinter::new(popts, m, cfg.live_history, Box::new(io::stderr()));
         return Ok((Box::new(live), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
 }
 
-/// `--record FILE`'s printer: JSON lines, into a file created 0600, as kubectl writes its
-/// kubeconfig and cache (a recording holds whatever was watched, Secrets' data included).
-fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
+/// `--record FILE`'s sink: every record, shown or hidden, as JSON lines into a file
+/// created 0600, as kubectl writes its kubeconfig and cache (a recording holds whatever
+/// was watched, Secrets' data included).
+fn recorder(cfg: &Config) -> Result<Option<Box<dyn Sink>>> {
     let Some(path) = &cfg.record else {
         return Ok(None);
     };
@@ -911,7 +915,11 @@ fn recorder(cfg: &Config) -> Result<Option<Box<dyn Printer>>> {
         show_managed_fields: true,
         ..output::Options::default()
     };
-    Ok(Some(output::printer(ropts, file, io::sink())))
+    Ok(Some(Box::new(KeepAll(output::printer(
+        ropts,
+        file,
+        io::sink(),
+    )))))
 }
 
 /// Starts every resource's reflector and informer loop; each queue's counters by name,
@@ -943,7 +951,7 @@ fn start_all(
         fleet,
     } in clusters
     {
-        let context: Option<Arc<str>> = c.context.as_deref().filter(|_| tag).map(Arc::from);
+        let context = c.context.clone().filter(|_| tag);
         for (i, t) in targets.into_iter().enumerate() {
             let store = Arc::new(Store::new());
             stores.push(store.clone());
@@ -952,7 +960,7 @@ fn start_all(
                 None => t.resource.name.clone(),
             };
             if let Some(m) = metrics {
-                let informer = metrics::InformerLabels::new(&t, context.as_deref());
+                let informer = metrics::InformerLabels::new(&t, context.as_ref());
                 m.add_informer(metrics_labels(&label), informer);
             }
             let args = Start {
@@ -1002,7 +1010,7 @@ fn add_left_out(m: &Metrics, clusters: &[Resolved<'_>]) {
         for r in &resources {
             m.add_left_out(metrics::Labels {
                 resource: (*r).to_owned(),
-                context: context.clone(),
+                context: context.to_string(),
             });
         }
     }
@@ -1011,7 +1019,7 @@ fn add_left_out(m: &Metrics, clusters: &[Resolved<'_>]) {
 /// Runs a reflector (`run`, its [`Reflector::run`]) until it ends for good, then says why:
 /// a resource refused when it was asked for as a group is skipped; in a fleet, the
 /// resource of that context is left out and the others go on; else the run fails.
-fn spawn_reflector<Q: Queue<ReflectorEvent>>(
+fn spawn_reflector<Q: Queue>(
     tasks: &mut JoinSet<()>,
     a: &Start<'_>,
     t: &Target,
@@ -1036,11 +1044,11 @@ fn spawn_reflector<Q: Queue<ReflectorEvent>>(
             shared.skip(
                 &format!("~ skipping {name}: {err}"),
                 &resource,
-                context.as_deref(),
+                context.as_ref(),
             );
             return;
         }
-        let err = worded(anyhow::Error::new(err), &server, context.as_deref());
+        let err = worded(anyhow::Error::new(err), &server, context.as_ref());
         if let (Some((f, shared)), Some(c)) = (fleet, &context) {
             // This cluster's trouble is this cluster's: the others go on.
             fleet::lock(&f).left_out(c);
@@ -1070,14 +1078,14 @@ struct Started {
 }
 
 /// `--cache-stats`: the store's cost every `period`, queued in order with the deltas.
-async fn cache_stats<Q: Queue<ReflectorEvent>>(
+async fn cache_stats<Q: Queue<Notice = Notice>>(
     queue: Arc<Q>,
     cost: Arc<StoreCost>,
     period: std::time::Duration,
 ) {
     loop {
         tokio::time::sleep(period).await;
-        queue.push_notice(ReflectorEvent::CacheStats(cost.measure()));
+        queue.push_notice(Observation::CacheStats(cost.measure()).into());
     }
 }
 
@@ -1105,7 +1113,6 @@ fn finish(
 ) -> Result<Outcome> {
     let mut sink = shared.lock();
     sink.finished = true;
-    sink.clear_progress();
     let flushed = sink.finish();
     if let Some(stats) = sink.observer::<Stats>() {
         let fifo: Vec<(String, FifoStats)> = queues
@@ -1187,7 +1194,7 @@ struct Start<'a> {
     index: usize,
     /// This cluster's informer.
     informer: Informer,
-    context: Option<Arc<str>>,
+    context: Option<ContextName>,
     shared: &'a Arc<Shared>,
     stop: &'a mpsc::UnboundedSender<Stop>,
     /// A 403, 404 or 405 before the first sync leaves this resource out
@@ -1261,7 +1268,7 @@ fn reflector_config(a: &Start<'_>) -> crate::cache::reflector::ReflectorConfig {
 
 /// Spawns the reflector and the consumer of one resource; returns how to read the
 /// queue's counters at exit.
-fn start<Q: Queue<ReflectorEvent>>(
+fn start<Q: Queue<Notice = Notice>>(
     tasks: &mut JoinSet<()>,
     a: Start<'_>,
     t: Target,
@@ -1318,7 +1325,7 @@ fn start<Q: Queue<ReflectorEvent>>(
         g.add_store(&t.resource, store.clone());
     }
     let stats = queue.clone();
-    let informer = output::InformerInfo {
+    let informer = InformerInfo {
         client_go: Some(a.informer.release.as_str()),
         queue: Some(a.informer.queue.name()),
         batch: None,

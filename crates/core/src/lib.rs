@@ -23,13 +23,17 @@
 //! API server (`kwatch-sim`) uses this crate's public API only.
 pub mod cache;
 pub mod client;
+pub mod context;
 pub mod der;
+pub mod gofmt;
 pub mod hooks;
 pub mod informer;
 pub mod output;
 pub mod scan;
 pub mod selector;
+pub mod template;
 pub mod text;
+pub mod units;
 
 #[cfg(test)]
 mod tests {
@@ -44,12 +48,13 @@ mod tests {
     /// The layer of each top-level module, bottom (0) to top; `None`: not a module.
     fn layer(module: &str) -> Option<u8> {
         Some(match module {
-            "text" | "scan" | "der" | "selector" => 0,
-            "cache" => 1,
-            "client" => 2,
-            "output" => 3,
+            "text" | "scan" | "der" | "selector" | "context" | "gofmt" | "units" => 0,
+            "template" => 1,
+            "cache" => 2,
+            "client" => 3,
             "informer" => 4,
-            "hooks" => 5,
+            "output" => 5,
+            "hooks" => 6,
             _ => return None,
         })
     }

@@ -6,7 +6,8 @@
 //! Tables. `name_suffix` is the apiserver's `generateName` suffix, for the simulator and
 //! `--probe`'s ConfigMap. `human_bytes` is a byte count for the `~` lines and `--stats`.
 //! [`Chain`] writes an error with its causes on one line; [`UnknownWord`] is the error of
-//! a word that is none of a fixed vocabulary's.
+//! a word that is none of a fixed vocabulary's. [`paint`] colours a span for a terminal;
+//! [`format_time`] is a record's time.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -20,6 +21,18 @@ pub fn name_suffix() -> String {
     (0..5)
         .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
         .collect()
+}
+
+/// `text` in an SGR colour (`31` red, `90` dark grey…), then a full reset: explicit
+/// codes, not a terminal library's, so `--color always` colours the same whatever
+/// `NO_COLOR` says and every colour is closed by exactly one reset.
+pub fn paint(text: &str, sgr: u8) -> String {
+    format!("\x1b[{sgr}m{text}\x1b[0m")
+}
+
+/// RFC 3339 with milliseconds, UTC.
+pub fn format_time(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 /// `s` with every control character (C0, DEL, C1) written as `\u{…}` escapes.

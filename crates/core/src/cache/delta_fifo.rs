@@ -262,7 +262,9 @@ impl<N: Send + 'static> DeltaFifo<N> {
     }
 }
 
-impl<N: Send + 'static> Queue<N> for DeltaFifo<N> {
+impl<N: Send + 'static> Queue for DeltaFifo<N> {
+    type Notice = N;
+
     /// A watch ADDED event.
     fn add(&self, obj: ObjectRef) {
         self.add_or_update(DeltaType::Added, obj);

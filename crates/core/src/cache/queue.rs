@@ -128,7 +128,10 @@ pub struct RealFifoCounts {
 
 /// client-go's `Queue`: the reflector's side (add … resync, and notices) and the informer
 /// loop's (pop). Every method may be called from any task.
-pub trait Queue<N>: Send + Sync + 'static {
+pub trait Queue: Send + Sync + 'static {
+    /// What the queue carries among the deltas, in order with them (the informer's
+    /// `Notice`: the reflector's events, and what is observed in order with the deltas).
+    type Notice: Send + 'static;
     /// A watch ADDED event.
     fn add(&self, obj: ObjectRef);
     /// A watch MODIFIED event.
@@ -141,10 +144,10 @@ pub trait Queue<N>: Send + Sync + 'static {
     /// Re-queues the known objects as `Sync`.
     fn resync(&self);
     /// Queues a notice behind everything queued so far.
-    fn push_notice(&self, n: N);
+    fn push_notice(&self, n: Self::Notice);
     /// Queues the notice of a watch bookmark: an atomic RealFIFO queues client-go's
     /// `Bookmark` delta there, which no batch pop crosses; other queues just queue `n`.
-    fn bookmark(&self, n: N) {
+    fn bookmark(&self, n: Self::Notice) {
         self.push_notice(n);
     }
     /// Waits for the next entry and runs `process` on it while the queue is still locked
@@ -152,7 +155,7 @@ pub trait Queue<N>: Send + Sync + 'static {
     /// back into the queue.
     fn pop_with<R: Send>(
         &self,
-        process: impl FnOnce(Popped<N>) -> R + Send,
+        process: impl FnOnce(Popped<Self::Notice>) -> R + Send,
     ) -> impl Future<Output = Option<R>> + Send;
     /// client-go's HasSynced: the first Replace's keys have all been popped.
     fn has_synced(&self) -> bool;

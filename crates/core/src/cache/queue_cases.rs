@@ -974,11 +974,11 @@ fn fmt_popped(p: Popped<String>) -> String {
 }
 
 /// The next entry, if one is queued (without waiting).
-fn pop<Q: Queue<String>>(q: &Q) -> Option<String> {
+fn pop<Q: Queue<Notice = String>>(q: &Q) -> Option<String> {
     q.pop_with(fmt_popped).now_or_never().flatten()
 }
 
-fn transcript<Q: Queue<String>>(q: &Q, ops: &[Op]) -> Vec<String> {
+fn transcript<Q: Queue<Notice = String>>(q: &Q, ops: &[Op]) -> Vec<String> {
     let mut out = Vec::new();
     for op in ops {
         match *op {
@@ -1053,7 +1053,7 @@ fn the_real_fifo_test_go() {
 /// producer's objects come out in the order it queued them.
 #[test]
 fn basic_two_producers_keep_their_order() {
-    fn basic<Q: Queue<String>>(q: Q) {
+    fn basic<Q: Queue<Notice = String>>(q: Q) {
         const AMOUNT: u64 = 500;
         let q = Arc::new(q);
         let producers: Vec<_> = ["a", "b"]
@@ -1098,7 +1098,7 @@ fn basic_two_producers_keep_their_order() {
 /// `TestDeltaFIFO_PopShouldUnblockWhenClosed`, `TestRealFIFO_PopShouldUnblockWhenClosed`.
 #[tokio::test]
 async fn a_blocked_pop_returns_when_the_queue_is_closed() {
-    async fn unblock<Q: Queue<String>>(q: Q) {
+    async fn unblock<Q: Queue<Notice = String>>(q: Q) {
         let q = Arc::new(q);
         let pops: Vec<_> = (0..10)
             .map(|_| {

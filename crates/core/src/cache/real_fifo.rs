@@ -274,7 +274,9 @@ impl<N: Send + 'static> RealFifo<N> {
     }
 }
 
-impl<N: Send + 'static> Queue<N> for RealFifo<N> {
+impl<N: Send + 'static> Queue for RealFifo<N> {
+    type Notice = N;
+
     fn add(&self, obj: ObjectRef) {
         self.enqueue(DeltaType::Added, obj);
     }

@@ -7,8 +7,10 @@
 
 use std::collections::HashMap;
 
-use crate::cache::reflector::ReflectorEvent;
-use crate::output::{self, Record};
+use serde::{Deserialize, Serialize};
+
+use crate::context::ContextName;
+use crate::informer::blame::Blame;
 
 /// Alternating changes that make a conflict.
 pub const FLIPS: u32 = 3;
@@ -43,20 +45,35 @@ struct Track {
     reported: Option<jiff::Timestamp>,
 }
 
+/// Two or more field managers changed one path of one object back and forth: each
+/// change undoing the other's, `flips` alternating changes within `windowSeconds`. Told
+/// once per object and path per window, as a `Conflict` record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conflict {
+    pub key: String,
+    pub path: String,
+    pub managers: Vec<String>,
+    pub flips: u32,
+    pub window_seconds: u64,
+}
+
 /// The changes seen so far, by context, resource, object key and path.
 #[derive(Debug, Default)]
 pub struct Conflicts {
-    paths: HashMap<(Option<String>, String, String, String), Track>,
+    paths: HashMap<(Option<ContextName>, String, String, String), Track>,
 }
 
 impl Conflicts {
-    /// The conflicts `rec`'s blamed changes complete (none for a record without blame).
-    pub fn observe(&mut self, rec: &Record<'_>) -> Vec<ReflectorEvent> {
-        let output::Body::Delta { key, .. } = rec.body else {
-            return Vec::new();
-        };
+    /// The conflicts that the blamed changes of one delta complete: of object `key` of
+    /// `resource` in `context`, at `now`.
+    pub fn observe(
+        &mut self,
+        (context, resource, key): (Option<&ContextName>, &str, &str),
+        now: jiff::Timestamp,
+        blamed: &[Blame],
+    ) -> Vec<Conflict> {
         let window = jiff::SignedDuration::from_secs(WINDOW_SECONDS as i64);
-        let now = rec.time;
         // Paths quiet for a whole window can start afresh: forget them, so a long watch
         // of many objects holds only the recent ones.
         if self.paths.len() >= PRUNE_AT {
@@ -67,13 +84,13 @@ impl Conflicts {
             });
         }
         let mut found = Vec::new();
-        for b in output::record_blame(rec, true).into_iter().flatten() {
+        for b in blamed {
             let Some(manager) = b.manager.clone() else {
                 continue;
             };
             let id = (
-                rec.context.map(str::to_owned),
-                rec.resource.name.clone(),
+                context.cloned(),
+                resource.to_owned(),
                 key.to_owned(),
                 b.path.clone(),
             );
@@ -90,7 +107,7 @@ impl Conflicts {
                         managers.push(m.clone());
                     }
                 }
-                found.push(ReflectorEvent::Conflict {
+                found.push(Conflict {
                     key: key.to_owned(),
                     path: b.path.clone(),
                     managers,

@@ -1,8 +1,9 @@
 //! The informer loop: for each resource, pop the queue, apply the deltas to the store
 //! (under the queue's lock, as client-go's `Pop(process)` does), turn them into records,
-//! print them into the one shared [`Sink`], and decide whether to stop (`--max-events`,
-//! `--until`, `--until-synced`, a closed output). It knows no terminal: the printers are
-//! whatever the sink was given, so it runs as well against an in-memory buffer.
+//! hand them to the run's one shared [`Delivery`] (its [`Sink`]s and [`Observer`]s), and
+//! decide whether to stop (`--max-events`, `--until`, `--until-synced`, a closed output).
+//! It knows no terminal and no printer: the sinks are whatever the application gave, so it
+//! runs as well against an in-memory buffer.
 //!
 //! The version of the object the store held before a pop is captured in the same closure
 //! as the pop, so `--diff`, `--until created` and `-o watch-events` see exactly what the
@@ -12,7 +13,7 @@
 //! With `--view handlers`, each delta is followed by the handler call it makes
 //! ([`crate::cache::handlers`]), if any.
 
-use std::io::{self, Write as _};
+use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -26,10 +27,12 @@ use crate::cache::queue::{Batched, Popped, Queue};
 use crate::cache::reflector::{ListProgress, ReflectorEvent};
 use crate::cache::store::{Applied, Store};
 use crate::client::target::{Resource, Target};
+use crate::context::ContextName;
 use crate::informer::filter::{Filter, Tally};
 use crate::informer::follow::{Graph, Verdict};
+use crate::informer::record::{Body, GraphChange, InformerInfo, Notice, Observation, Record};
+use crate::informer::sink::{Observer, Sink};
 use crate::informer::until::Condition;
-use crate::output::{progress, Body, GraphChange, InformerInfo, Printer, Record};
 
 /// Why the informers stop. `E`: the application's error, which it sends on the same
 /// channel ([`Shared::stop`]); the informer's own failures are an [`Error`] made into one.
@@ -53,27 +56,12 @@ pub enum Error {
     NothingWatchable(usize),
 }
 
-/// A feature that watches the informer without steering it (`--stats`, `--metrics`, the
-/// application's): told every record in the order the sink takes them, printed or hidden
-/// by a filter, and every pop's delivery, under the sink's lock.
-pub trait Observer: std::any::Any + Send {
-    /// A record, `shown` when printed (else hidden by a filter but recorded); `targets`:
-    /// the resources the run still waits for (those left out not counted).
-    fn record(&mut self, rec: &Record<'_>, shown: bool, targets: usize);
-
-    /// A pop of `resource` in `context` ("" with one cluster) is about to be delivered.
-    fn popped(&mut self, _resource: &str, _context: &str) {}
-
-    /// A pop that held deltas was delivered, `took` after it was taken from the queue:
-    /// client-go 0.36's processing latency, from the pop to the handlers' return.
-    fn processed(&mut self, _resource: &str, _context: &str, _took: std::time::Duration) {}
-}
-
-/// Shared by the consumers: the printer and the counters that decide when to stop.
-pub struct Sink {
-    pub printer: Box<dyn Printer>,
-    /// `--record FILE`: the JSON-lines records, whatever `printer` shows.
-    pub recorder: Option<Box<dyn Printer>>,
+/// What every informer of a run delivers into, under one lock: the sinks and observers,
+/// and the counts that decide when the run stops.
+pub struct Delivery {
+    /// The sinks, each taking every record in order (`--record`'s first, then the
+    /// printer).
+    pub sinks: Vec<Box<dyn Sink>>,
     /// The features that watch every record and pop ([`Observer`]).
     pub observers: Vec<Box<dyn Observer>>,
     /// Deltas printed so far.
@@ -85,13 +73,6 @@ pub struct Sink {
     /// Resources left out because the server refused them before they synced
     /// ([`Shared::skip`]); they never sync.
     pub skipped: usize,
-    /// Progress is on stderr now (a terminal line to clear before stdout writes).
-    pub progress_shown: bool,
-    /// What the reflectors did last while loading, for the progress line.
-    pub progress_note: String,
-    /// The last failure a reflector reported (`resource: cause`), for the line that ends
-    /// a run whose `--timeout` came before every resource synced.
-    pub last_error: Option<String>,
     /// Nothing more is printed once set.
     pub finished: bool,
     /// `--blame`: managers fighting over a field, told as `Conflict` records.
@@ -105,22 +86,18 @@ pub struct Sink {
     /// the graph delivers later, from another informer's pop, makes its call through the
     /// listener of its own informer, as client-go's informer of that resource calls its
     /// handler for every object it delivers.
-    listeners: Vec<(String, Option<Arc<str>>, Listener)>,
+    listeners: Vec<(String, Option<ContextName>, Listener)>,
 }
 
-impl Sink {
-    pub fn new(printer: Box<dyn Printer>, recorder: Option<Box<dyn Printer>>) -> Sink {
-        Sink {
-            printer,
-            recorder,
+impl Delivery {
+    pub fn new(sinks: Vec<Box<dyn Sink>>) -> Delivery {
+        Delivery {
+            sinks,
             observers: Vec::new(),
             deltas: 0,
             handler_calls: 0,
             synced: 0,
             skipped: 0,
-            progress_shown: false,
-            progress_note: String::new(),
-            last_error: None,
             finished: false,
             conflicts: None,
             end_costs: Vec::new(),
@@ -130,55 +107,23 @@ impl Sink {
     }
 
     /// The listener of `resource`'s informer in `context`, once registered.
-    fn listener(&mut self, resource: &str, context: Option<&str>) -> Option<&mut Listener> {
+    fn listener(&mut self, resource: &str, context: Option<&ContextName>) -> Option<&mut Listener> {
         self.listeners
             .iter_mut()
-            .find(|(r, c, _)| r == resource && c.as_deref() == context)
+            .find(|(r, c, _)| r == resource && c.as_ref() == context)
             .map(|(_, _, l)| l)
     }
 
-    /// Prints one record to the output, the recording and the counters.
+    /// Hands one record to the observers and the sinks.
     fn print(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
-        if let Body::Event(e) = &rec.body {
-            match e {
-                ReflectorEvent::List { .. } => {
-                    self.progress_note = format!("listing {}", rec.resource.name)
-                }
-                // A streaming list has no pages.
-                ReflectorEvent::Listed {
-                    items,
-                    streaming: true,
-                    ..
-                } => self.progress_note = format!("listed {}: {items} streamed", rec.resource.name),
-                ReflectorEvent::Listed { items, pages, .. } => {
-                    let s = if *pages == 1 { "" } else { "s" };
-                    self.progress_note =
-                        format!("listed {}: {items} in {pages} page{s}", rec.resource.name)
-                }
-                ReflectorEvent::Backoff { cause, .. } => {
-                    self.last_error = Some(format!("{}: {cause}", rec.resource.name))
-                }
-                ReflectorEvent::Retry(r) => {
-                    let code = r.code.map(|c| format!("{c} ")).unwrap_or_default();
-                    self.last_error = Some(format!(
-                        "{}: {}: {code}{}",
-                        rec.resource.name,
-                        r.verb.as_str(),
-                        r.reason
-                    ))
-                }
-                _ => {}
-            }
-        }
         let waiting = targets.saturating_sub(self.skipped);
         for o in &mut self.observers {
             o.record(rec, true, waiting);
         }
-        if let Some(r) = &mut self.recorder {
-            r.print(rec)?;
+        for s in &mut self.sinks {
+            s.record(rec)?;
         }
-        self.clear_progress();
-        self.printer.print(rec)
+        Ok(())
     }
 
     /// Counts a record a filter hides and records it (`--record` keeps everything the
@@ -188,13 +133,13 @@ impl Sink {
         for o in &mut self.observers {
             o.record(rec, false, waiting);
         }
-        match &mut self.recorder {
-            Some(r) => r.print(rec),
-            None => Ok(()),
+        for s in &mut self.sinks {
+            s.hidden(rec)?;
         }
+        Ok(())
     }
 
-    /// [`Sink::print`] `rec`, or [`Sink::hide`] it.
+    /// [`Delivery::print`] `rec`, or [`Delivery::hide`] it.
     fn emit(&mut self, rec: &Record<'_>, shown: bool, targets: usize) -> io::Result<()> {
         if shown {
             self.print(rec, targets)
@@ -211,49 +156,37 @@ impl Sink {
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
-        if let Some(r) = &mut self.recorder {
-            r.flush()?;
+        for s in &mut self.sinks {
+            s.flush()?;
         }
-        self.printer.flush()
+        Ok(())
     }
 
-    /// The one line for a `--timeout` of `after` that came before every resource of
-    /// `targets` synced: how many did, and the last error, if any.
-    pub fn timed_out_before_sync(&self, after: std::time::Duration, targets: usize) -> String {
-        let mut line = format!(
-            "error: timed out after {after:?} waiting for the initial list ({} of {targets} synced)",
-            self.synced
-        );
-        if let Some(e) = &self.last_error {
-            line.push_str(&format!("; the last error, retried with backoff: {e}"));
+    /// A line for people (`~ …`), to every sink that shows diagnostics.
+    pub fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        for s in &mut self.sinks {
+            s.diagnostic(line)?;
         }
-        line
+        Ok(())
     }
 
     /// The run ends: everything out, held output too.
     pub fn finish(&mut self) -> io::Result<()> {
-        if let Some(r) = &mut self.recorder {
-            r.finish()?;
+        for s in &mut self.sinks {
+            s.finish()?;
         }
-        self.printer.finish()
+        Ok(())
     }
 
     /// Every resource has synced or been left out.
     pub fn all_synced(&self, targets: usize) -> bool {
         self.synced + self.skipped >= targets
     }
-
-    pub fn clear_progress(&mut self) {
-        if self.progress_shown {
-            self.progress_shown = false;
-            let _ = write!(io::stderr(), "{}", progress::CLEAR);
-        }
-    }
 }
 
-/// What every informer loop of a run shares: the sink and the stop conditions.
+/// What every informer loop of a run shares: the delivery and the stop conditions.
 pub struct Shared<E> {
-    pub sink: Mutex<Sink>,
+    pub delivery: Mutex<Delivery>,
     /// Every reflector's list progress, for the progress line.
     pub lists: Mutex<Vec<Arc<ListProgress>>>,
     /// Resources × contexts: the number of Synced records that make "all synced".
@@ -276,16 +209,16 @@ pub struct Shared<E> {
 /// `--cache-stats`: one informer's store, for the `CacheStats` record at the end.
 pub struct CacheSource {
     pub resource: crate::client::target::Resource,
-    pub context: Option<Arc<str>>,
+    pub context: Option<ContextName>,
     pub cost: Arc<StoreCost>,
 }
 
 impl<E: From<Error>> Shared<E> {
-    pub fn lock(&self) -> std::sync::MutexGuard<'_, Sink> {
-        self.sink.lock().unwrap_or_else(|e| e.into_inner())
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, Delivery> {
+        self.delivery.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn write(&self, f: impl FnOnce(&mut Sink) -> io::Result<Option<Stop<E>>>) {
+    fn write(&self, f: impl FnOnce(&mut Delivery) -> io::Result<Option<Stop<E>>>) {
         let mut sink = self.lock();
         if sink.finished {
             return;
@@ -311,21 +244,21 @@ impl<E: From<Error>> Shared<E> {
     /// The records of a run's normal end, before its output ends (every way a run ends
     /// normally comes through here once, before `finished` is set): a `CacheStats` per
     /// store under `--cache-stats`, its cost also kept in `end_costs`.
-    pub fn print_end(&self, sink: &mut Sink) -> io::Result<()> {
+    pub fn print_end(&self, sink: &mut Delivery) -> io::Result<()> {
         if sink.finished {
             return Ok(());
         }
         let caches = self.caches.lock().unwrap_or_else(|e| e.into_inner());
         for c in caches.iter() {
-            let ev = ReflectorEvent::CacheStats(c.cost.measure());
+            let ob = Observation::CacheStats(c.cost.measure());
             let rec = Record::new(
                 &c.resource,
-                c.context.as_deref(),
+                c.context.as_ref(),
                 jiff::Timestamp::now(),
-                Body::Event(&ev),
+                Body::Observed(&ob),
             );
             let printed = sink.print(&rec, self.targets);
-            if let ReflectorEvent::CacheStats(cost) = ev {
+            if let Observation::CacheStats(cost) = ob {
                 let label = match &c.context {
                     Some(ctx) => format!("{}@{ctx}", c.resource.name),
                     None => c.resource.name.clone(),
@@ -337,15 +270,21 @@ impl<E: From<Error>> Shared<E> {
         Ok(())
     }
 
-    /// Prints a record no informer loop popped (`--probe`'s Latency records), flushed.
-    pub fn print_event(
+    /// Prints an observation no informer loop popped (`--probe`'s latencies,
+    /// `--freshness`' lags), flushed.
+    pub fn print_observation(
         &self,
         resource: &crate::client::target::Resource,
-        context: Option<&str>,
-        ev: &ReflectorEvent,
+        context: Option<&ContextName>,
+        ob: &Observation,
     ) {
         self.write(|sink| {
-            let rec = Record::new(resource, context, jiff::Timestamp::now(), Body::Event(ev));
+            let rec = Record::new(
+                resource,
+                context,
+                jiff::Timestamp::now(),
+                Body::Observed(ob),
+            );
             sink.print(&rec, self.targets)?;
             sink.flush()?;
             Ok(None)
@@ -353,31 +292,32 @@ impl<E: From<Error>> Shared<E> {
     }
 
     /// Leaves out a resource whose reflector ended before its first sync because the
-    /// server refused it (`kwatch all`, `--every-resource`): `line` says so once on
-    /// stderr, and the others go on. The run fails when no resource is left, and with
-    /// `--until-synced` ends when the others have all synced.
-    pub fn skip(&self, line: &str, resource: &str, context: Option<&str>) {
+    /// server refused it (`kwatch all`, `--every-resource`): `line` says so once to the
+    /// sinks' diagnostics, and the others go on. The run fails when no resource is left,
+    /// and with `--until-synced` ends when the others have all synced.
+    pub fn skip(&self, line: &str, resource: &str, context: Option<&ContextName>) {
         self.leave_out(line, resource, context, || {
             Error::NothingWatchable(self.targets).into()
         });
     }
 
     /// Leaves out one resource that will never sync, as [`Shared::skip`] does, saying
-    /// `line` on stderr; when none is left, the run fails with `none_left()`'s error.
-    /// The application leaves out each resource of a context whose server fails for
-    /// good, the other contexts going on.
+    /// `line`; when none is left, the run fails with `none_left()`'s error. The
+    /// application leaves out each resource of a context whose server fails for good, the
+    /// other contexts going on.
     pub fn leave_out(
         &self,
         line: &str,
         resource: &str,
-        context: Option<&str>,
+        context: Option<&ContextName>,
         none_left: impl FnOnce() -> E,
     ) {
         self.write(|sink| {
-            sink.clear_progress();
-            writeln!(io::stderr(), "{}", crate::text::sanitize(line))?;
+            sink.diagnostic(line)?;
             sink.skipped += 1;
-            sink.printer.left_out(resource, context)?;
+            for s in &mut sink.sinks {
+                s.left_out(resource, context)?;
+            }
             if sink.skipped >= self.targets {
                 return Ok(Some(Stop::Failed(none_left())));
             }
@@ -388,11 +328,11 @@ impl<E: From<Error>> Shared<E> {
 
 /// The informer's processing loop for one resource: until the queue closes or a stop
 /// condition is met. `informer`: its release and queue, for the records. `absent`: the
-/// `~` line to say on stderr, once, when the initial list syncs with no object (a watch of
+/// `~` line to tell the sinks, once, when the initial list syncs with no object (a watch of
 /// one name whose object does not exist yet), unless that sync ends the run.
-pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
+pub async fn consume<Q: Queue<Notice = Notice>, E: From<Error>>(
     t: Target,
-    context: Option<Arc<str>>,
+    context: Option<ContextName>,
     informer: InformerInfo<'static>,
     fifo: Arc<Q>,
     store: Arc<Store>,
@@ -416,13 +356,16 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
             return;
         };
         tally_pop(&mut taken, &mut tally);
-        let resync = matches!(taken, Taken::Notice(ReflectorEvent::Resync));
+        let resync = matches!(
+            taken,
+            Taken::Notice(Notice::Reflector(ReflectorEvent::Resync))
+        );
         let had_deltas = !matches!(taken, Taken::Notice(_));
         let now_synced = !synced && fifo.has_synced();
         synced |= now_synced;
         let pop = Pop {
             resource: &t,
-            context: context.as_deref(),
+            context: context.as_ref(),
             taken: &taken,
             informer,
             // How many objects the informer holds when it has just synced.
@@ -432,11 +375,11 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
         };
         shared.write(|sink| {
             if resync {
-                if let Some(l) = sink.listener(&t.resource.name, context.as_deref()) {
+                if let Some(l) = sink.listener(&t.resource.name, context.as_ref()) {
                     l.resync_check(Instant::now());
                 }
             }
-            let (resource, ctx) = (&t.resource.name, context.as_deref().unwrap_or_default());
+            let (resource, ctx) = (&t.resource.name, context.as_ref());
             for o in &mut sink.observers {
                 o.popped(resource, ctx);
             }
@@ -458,7 +401,7 @@ pub async fn consume<Q: Queue<ReflectorEvent>, E: From<Error>>(
 
 /// What one pop gave the informer, applied to its store.
 enum Taken {
-    Notice(ReflectorEvent),
+    Notice(Notice),
     /// One key's deltas (DeltaFIFO; a RealFIFO's single pops); `before`: the store's
     /// version of the key before them.
     Deltas {
@@ -478,7 +421,7 @@ enum Taken {
 }
 
 enum Step {
-    Notice(ReflectorEvent),
+    Notice(Notice),
     Delta(Applied),
 }
 
@@ -493,12 +436,14 @@ enum Step {
 /// and its pop lets `Relisted` out first (no delta pops before a notice pushed
 /// earlier), and that key is left out of the counts.
 fn tally_pop(taken: &mut Taken, tally: &mut Option<Tally>) {
-    fn notice(ev: &mut ReflectorEvent, tally: &mut Option<Tally>) {
-        match ev {
-            ReflectorEvent::Listed { .. } | ReflectorEvent::Resync => {
+    fn notice(n: &mut Notice, tally: &mut Option<Tally>) {
+        match n {
+            Notice::Reflector(ReflectorEvent::Listed { .. } | ReflectorEvent::Resync) => {
                 *tally = Some(Tally::default())
             }
-            ReflectorEvent::Relisted { .. } => tally.take().unwrap_or_default().fill(ev),
+            Notice::Reflector(ev @ ReflectorEvent::Relisted { .. }) => {
+                tally.take().unwrap_or_default().fill(ev)
+            }
             _ => {}
         }
     }
@@ -531,7 +476,7 @@ fn tally_pop(taken: &mut Taken, tally: &mut Option<Tally>) {
 
 /// Applies a popped entry to `store` (the FIFO still locked, as client-go's
 /// `Pop(process)`), keeping the version of each object known before its delta.
-fn take(p: Popped<ReflectorEvent>, store: &Store, batches: bool) -> Taken {
+fn take(p: Popped<Notice>, store: &Store, batches: bool) -> Taken {
     match p {
         Popped::Notice(n) => Taken::Notice(n),
         Popped::Deltas {
@@ -586,7 +531,7 @@ fn take(p: Popped<ReflectorEvent>, store: &Store, batches: bool) -> Taken {
 /// One pop, and what the informer knew around it.
 struct Pop<'a> {
     resource: &'a Target,
-    context: Option<&'a str>,
+    context: Option<&'a ContextName>,
     taken: &'a Taken,
     /// The run's informer (release and queue), for the records.
     informer: InformerInfo<'static>,
@@ -628,11 +573,11 @@ impl Pop<'_> {
     fn deliver<E: From<Error>>(
         &self,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
     ) -> io::Result<Option<Stop<E>>> {
         let stop = match self.taken {
-            Taken::Notice(ev) => {
-                sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+            Taken::Notice(n) => {
+                sink.print(&self.record(n.body(), None), shared.targets)?;
                 None
             }
             Taken::Deltas {
@@ -668,8 +613,7 @@ impl Pop<'_> {
                 return Ok(Some(Stop::Done));
             }
             if let (0, Some(line)) = (known, self.absent) {
-                sink.clear_progress();
-                writeln!(io::stderr(), "~ {}", crate::text::sanitize(line))?;
+                sink.diagnostic(&format!("~ {line}"))?;
             }
         }
         if self.drained {
@@ -683,7 +627,7 @@ impl Pop<'_> {
     fn deliver_deltas<E: From<Error>>(
         &self,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
         key: &str,
         deltas: &[Delta],
         before: Option<&ObjectRef>,
@@ -712,15 +656,15 @@ impl Pop<'_> {
     fn deliver_steps<E: From<Error>>(
         &self,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
         steps: &[Step],
         batch: Option<u32>,
         initial_list: bool,
     ) -> io::Result<Option<Stop<E>>> {
         for step in steps {
             let a = match step {
-                Step::Notice(ev) => {
-                    sink.print(&self.record(Body::Event(ev), None), shared.targets)?;
+                Step::Notice(n) => {
+                    sink.print(&self.record(n.body(), None), shared.targets)?;
                     continue;
                 }
                 Step::Delta(a) => a,
@@ -748,7 +692,7 @@ impl Pop<'_> {
     fn deliver_ready<E: From<Error>>(
         &self,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
     ) -> io::Result<Option<Stop<E>>> {
         while let Some(h) = sink.graph.as_mut().and_then(Graph::next_ready) {
             let body = Body::Delta {
@@ -758,7 +702,7 @@ impl Pop<'_> {
                 prev: None,
             };
             let held = Pop {
-                context: h.context.as_deref(),
+                context: h.context.as_ref(),
                 ..*self
             };
             if let Some(stop) = held.deliver_of(&h.resource, shared, sink, body, None)? {
@@ -771,7 +715,11 @@ impl Pop<'_> {
     /// Prints the records of the members an orphaned object took out of the graph with it,
     /// after its own: shown or hidden by the filters as their deltas would be, no handler
     /// call (their informers delivered nothing), not counted by `--max-events`.
-    fn deliver_left<E: From<Error>>(&self, shared: &Shared<E>, sink: &mut Sink) -> io::Result<()> {
+    fn deliver_left<E: From<Error>>(
+        &self,
+        shared: &Shared<E>,
+        sink: &mut Delivery,
+    ) -> io::Result<()> {
         while let Some(l) = sink.graph.as_mut().and_then(Graph::next_left) {
             let body = Body::Delta {
                 key: &l.key,
@@ -791,7 +739,7 @@ impl Pop<'_> {
     fn deliver_delta<E: From<Error>>(
         &self,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
         body: Body<'_>,
         batch: Option<u32>,
     ) -> io::Result<Option<Stop<E>>> {
@@ -803,7 +751,7 @@ impl Pop<'_> {
         &self,
         resource: &Resource,
         shared: &Shared<E>,
-        sink: &mut Sink,
+        sink: &mut Delivery,
         body: Body<'_>,
         batch: Option<u32>,
     ) -> io::Result<Option<Stop<E>>> {
@@ -853,10 +801,10 @@ impl Pop<'_> {
         sink.emit(&rec, shown, shared.targets)?;
         sink.deltas += u64::from(shown);
         // Fights are seen in every change, printed or not (filters are printing only).
-        let fights = sink.conflicts.as_mut().map(|c| c.observe(&rec));
-        for ev in fights.iter().flatten() {
+        let fights = sink.conflicts.as_mut().map(|c| rec.conflicts(c));
+        for ob in fights.iter().flatten() {
             sink.print(
-                &self.record_of(resource, Body::Event(ev), None),
+                &self.record_of(resource, Body::Observed(ob), None),
                 shared.targets,
             )?;
         }
@@ -903,10 +851,82 @@ mod tests {
 
     use super::*;
     use crate::cache::delta_fifo::DeltaFifo;
+    use crate::cache::handlers::HandlerCall;
     use crate::cache::real_fifo::RealFifo;
-    use crate::cache::testutil::{object, Buf};
+    use crate::cache::testutil::object;
     use crate::client::target::Resource;
-    use crate::output::{Format, Options, View};
+    use serde_json::{json, Value};
+
+    /// A sink keeping each record as the fields these tests read, named as the records
+    /// name them (docs/output-schema.md): the informer's tests need no printer. With
+    /// `handlers`, it keeps handler calls and no delta (the handler view), else deltas.
+    #[derive(Clone, Default)]
+    struct Kept {
+        records: Arc<Mutex<Vec<Value>>>,
+        handlers: bool,
+    }
+
+    impl Kept {
+        fn taken(&self) -> Vec<Value> {
+            std::mem::take(&mut *self.records.lock().unwrap())
+        }
+    }
+
+    impl Sink for Kept {
+        fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+            let mut v = match rec.body {
+                Body::Delta { .. } if self.handlers => return Ok(()),
+                Body::Handler { .. } if !self.handlers => return Ok(()),
+                Body::Delta {
+                    key, delta, prev, ..
+                } => {
+                    let o = delta.object.object();
+                    json!({
+                        "type": delta.kind.as_str(),
+                        "key": key,
+                        "resourceVersion": o.map(|o| o.resource_version()),
+                        "finalStateUnknown": delta.object.is_tombstone(),
+                        "recreated": matches!((o, prev), (Some(o), Some(p)) if o.recreated_from(p)),
+                    })
+                }
+                Body::Handler { key, call, .. } => json!({
+                    "type": "HandlerCall",
+                    "handler": call.name(),
+                    "key": key,
+                    "kind": rec.resource.kind,
+                    "oldResourceVersion": call.old().map(|o| o.resource_version()),
+                    "resourceVersion": call.object().map(|o| o.resource_version()),
+                    "finalStateUnknown": call.final_state_unknown(),
+                }),
+                Body::Event(e) => serde_json::to_value(e).unwrap(),
+                Body::Observed(o) => serde_json::to_value(o).unwrap(),
+                Body::Synced => json!({"type": "Synced"}),
+            };
+            let initial = match rec.body {
+                Body::Delta { initial_list, .. } => Some(initial_list),
+                Body::Handler {
+                    call:
+                        HandlerCall::OnAdd {
+                            is_in_initial_list, ..
+                        },
+                    ..
+                } => Some(*is_in_initial_list),
+                _ => None,
+            };
+            v["initialList"] = json!(initial.filter(|_| !self.handlers));
+            v["isInInitialList"] = json!(initial.filter(|_| self.handlers));
+            v["resource"] = json!(rec.resource.name);
+            v["batch"] = json!(rec.informer.batch);
+            v["clientGo"] = json!(rec.informer.client_go);
+            v["queue"] = json!(rec.informer.queue);
+            self.records.lock().unwrap().push(v);
+            Ok(())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
 
     fn pod(name: &str, rv: &str) -> ObjectRef {
         object(&format!(
@@ -931,7 +951,7 @@ mod tests {
     /// Runs one informer loop over `fill`'s DeltaFIFO with these stop conditions; the JSON
     /// lines printed and how it stopped.
     async fn run(
-        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        fill: impl FnOnce(&DeltaFifo<Notice>),
         max_events: Option<u64>,
         until_synced: bool,
     ) -> (Vec<serde_json::Value>, Option<Stop<Error>>) {
@@ -940,7 +960,7 @@ mod tests {
 
     /// [`run`], with `handler`'s calls shown instead of the deltas when given.
     async fn run_with(
-        fill: impl FnOnce(&DeltaFifo<ReflectorEvent>),
+        fill: impl FnOnce(&DeltaFifo<Notice>),
         max_events: Option<u64>,
         until_synced: bool,
         handler: Option<Registration>,
@@ -961,7 +981,7 @@ mod tests {
     }
 
     /// Runs one informer loop over a filled `fifo` whose known objects are `store`.
-    async fn run_queue<Q: Queue<ReflectorEvent>>(
+    async fn run_queue<Q: Queue<Notice = Notice>>(
         fifo: Q,
         store: Arc<Store>,
         informer: InformerInfo<'static>,
@@ -970,21 +990,13 @@ mod tests {
         handler: Option<Registration>,
         filter: Filter,
     ) -> (Vec<serde_json::Value>, Option<Stop<Error>>) {
-        let out = Buf::default();
-        let opts = Options {
-            format: Format::Json,
-            view: match handler {
-                Some(_) => View::Handlers,
-                None => View::Deltas,
-            },
-            ..Options::default()
+        let out = Kept {
+            handlers: handler.is_some(),
+            ..Kept::default()
         };
         let (tx, mut rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
-            sink: Mutex::new(Sink::new(
-                crate::output::printer(opts, out.clone(), io::sink()),
-                None,
-            )),
+            delivery: Mutex::new(Delivery::new(vec![Box::new(out.clone())])),
             lists: Mutex::default(),
             targets: 1,
             max_events,
@@ -1004,12 +1016,7 @@ mod tests {
             .ok()
             .flatten();
         task.abort();
-        let text = out.text();
-        let recs = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        (recs, stop)
+        (out.taken(), stop)
     }
 
     /// `Type key@rv` of each record, with ` †` on tombstones, ` batch=N` and
@@ -1037,7 +1044,7 @@ mod tests {
     }
 
     /// A RealFIFO with 0.35's batch pops (and 0.36's atomic mode if `atomic`), and its store.
-    fn batch_fifo(atomic: bool) -> (RealFifo<ReflectorEvent>, Arc<Store>) {
+    fn batch_fifo(atomic: bool) -> (RealFifo<Notice>, Arc<Store>) {
         use crate::cache::real_fifo::{RealFifoOptions, DEFAULT_BATCH_SIZE};
         let store = Arc::new(Store::new());
         let batch_size = Some(DEFAULT_BATCH_SIZE);
@@ -1048,7 +1055,7 @@ mod tests {
     #[tokio::test]
     async fn an_atomic_relist_prints_its_tombstones_then_one_record_per_listed_object() {
         let (fifo, store) = batch_fifo(true);
-        fifo.push_notice(ReflectorEvent::list("", 0, "initial", true));
+        fifo.push_notice(ReflectorEvent::list("", 0, "initial", true).into());
         fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
         fifo.replace(vec![pod("c", "4"), pod("b", "3")], "4");
         fifo.resync();
@@ -1093,9 +1100,12 @@ mod tests {
         let (fifo, store) = batch_fifo(false);
         fifo.replace(vec![pod("a", "1"), pod("b", "2")], "2");
         fifo.update(pod("a", "3"));
-        fifo.bookmark(ReflectorEvent::Bookmark {
-            resource_version: "3".into(),
-        });
+        fifo.bookmark(
+            ReflectorEvent::Bookmark {
+                resource_version: "3".into(),
+            }
+            .into(),
+        );
         fifo.update(pod("b", "4"));
         fifo.update(pod("a", "5"));
         let (recs, _) = run_queue(
@@ -1128,7 +1138,7 @@ mod tests {
     async fn stops_after_max_events_deltas_without_a_terminal() {
         let (recs, stop) = run(
             |q| {
-                q.push_notice(ReflectorEvent::Resync);
+                q.push_notice(ReflectorEvent::Resync.into());
                 q.replace(vec![pod("a", "1"), pod("b", "2"), pod("c", "3")], "3");
             },
             Some(2),
@@ -1175,7 +1185,7 @@ mod tests {
     #[tokio::test]
     async fn the_handler_view_shows_calls_and_counts_them_for_max_events() {
         // All in the queue before the first pop: a's and b's deltas coalesce.
-        let fill = |q: &DeltaFifo<ReflectorEvent>| {
+        let fill = |q: &DeltaFifo<Notice>| {
             q.replace(vec![pod("a", "1"), pod("b", "2")], "2");
             q.update(pod("a", "3"));
             // A relist: b unchanged, a gone.
@@ -1255,17 +1265,15 @@ mod tests {
             [2, 1, 0],
         ];
         for order in orders {
-            let out = Buf::default();
-            let opts = Options {
-                format: Format::Json,
-                view: View::Handlers,
-                ..Options::default()
+            let out = Kept {
+                handlers: true,
+                ..Kept::default()
             };
-            let mut sink = Sink::new(crate::output::printer(opts, out.clone(), io::sink()), None);
+            let mut sink = Delivery::new(vec![Box::new(out.clone())]);
             sink.graph = Some(Graph::new(["deployments.apps".to_owned()], None));
             let (tx, _rx) = mpsc::unbounded_channel();
             let shared: Arc<Shared<Error>> = Arc::new(Shared {
-                sink: Mutex::new(sink),
+                delivery: Mutex::new(sink),
                 lists: Mutex::default(),
                 targets: informers.len(),
                 max_events: None,
@@ -1289,11 +1297,7 @@ mod tests {
                 let (t, fifo) = (t.clone(), Arc::new(fifo));
                 consume(t, None, info, fifo, store, shared.clone(), None).await;
             }
-            let recs: Vec<serde_json::Value> = out
-                .text()
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect();
+            let recs = out.taken();
             let mut calls = handler_calls(&recs);
             calls.sort();
             assert_eq!(
@@ -1327,7 +1331,7 @@ mod tests {
     /// a DeltaFIFO coalesces each key's two deltas) where a is unchanged, b changed, c
     /// re-created, d new and e gone.
     /// The records of [`initial_then_relist`] through `fifo`.
-    async fn relist_through<Q: Queue<ReflectorEvent>>(
+    async fn relist_through<Q: Queue<Notice = Notice>>(
         fifo: Q,
         store: Arc<Store>,
         filter: Filter,
@@ -1339,7 +1343,7 @@ mod tests {
             .0
     }
 
-    fn initial_then_relist<Q: Queue<ReflectorEvent>>(q: &Q) {
+    fn initial_then_relist<Q: Queue<Notice = Notice>>(q: &Q) {
         q.replace(
             vec![
                 cm("a", "1", "ua"),
@@ -1349,17 +1353,20 @@ mod tests {
             ],
             "4",
         );
-        q.push_notice(ReflectorEvent::Listed {
-            resource_version: "9".into(),
-            items: 4,
-            pages: 1,
-            elapsed: Duration::ZERO,
-            full_list_fallback: false,
-            streaming: false,
-            encoding: Some("json".into()),
-            bytes: Some(4214),
-            wire_bytes: Some(4214),
-        });
+        q.push_notice(
+            ReflectorEvent::Listed {
+                resource_version: "9".into(),
+                items: 4,
+                pages: 1,
+                elapsed: Duration::ZERO,
+                full_list_fallback: false,
+                streaming: false,
+                encoding: Some("json".into()),
+                bytes: Some(4214),
+                wire_bytes: Some(4214),
+            }
+            .into(),
+        );
         q.replace(
             vec![
                 cm("a", "1", "ua"),
@@ -1369,7 +1376,7 @@ mod tests {
             ],
             "9",
         );
-        q.push_notice(ReflectorEvent::relisted("9", false));
+        q.push_notice(ReflectorEvent::relisted("9", false).into());
     }
 
     async fn relist_with(real: bool, filter: Filter) -> (Vec<serde_json::Value>, Vec<String>) {

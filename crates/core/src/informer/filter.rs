@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::{KeySample, ReflectorEvent};
-use crate::output::diff::NOISE;
+use crate::informer::diff::NOISE;
 
 /// A word of a comma list that names no delta type (`--types`) or part (`--changes`).
 #[derive(Debug, thiserror::Error)]

@@ -27,7 +27,8 @@ use crate::cache::store::Store;
 use crate::client::discovery::Discovery;
 use crate::client::expand::{self, Every};
 use crate::client::target::{Resource, Target};
-use crate::output::{Followed, GraphChange, PATH_SEPARATOR};
+use crate::context::ContextName;
+use crate::informer::record::{Followed, GraphChange, PATH_SEPARATOR};
 
 /// The children of each built-in controller's resource, as kube-controller-manager (and
 /// the endpointslice controller) creates them; followed transitively (a CronJob's Jobs'
@@ -195,7 +196,7 @@ fn uid(s: &str) -> Uid {
 pub struct Held {
     pub resource: Arc<Resource>,
     /// The context of the informer that delivered it (`None` with one cluster).
-    pub context: Option<Arc<str>>,
+    pub context: Option<ContextName>,
     pub key: String,
     pub delta: Delta,
     pub initial_list: bool,
@@ -388,7 +389,7 @@ impl Graph {
     pub fn observe(
         &mut self,
         resource: &Resource,
-        context: Option<&str>,
+        context: Option<&ContextName>,
         key: &str,
         delta: &Delta,
         initial_list: bool,
@@ -416,7 +417,7 @@ impl Graph {
         }
         let held = |waits_for: Vec<Uid>, until| Held {
             resource: Arc::new(resource.clone()),
-            context: context.map(Arc::from),
+            context: context.cloned(),
             key: key.to_owned(),
             delta: delta.clone(),
             initial_list,
@@ -754,7 +755,7 @@ mod tests {
     fn deliver(g: &mut Graph, h: &Held, at: Instant) -> Verdict {
         g.observe(
             &h.resource,
-            h.context.as_deref(),
+            h.context.as_ref(),
             &h.key,
             &h.delta,
             h.initial_list,

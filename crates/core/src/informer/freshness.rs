@@ -1,4 +1,5 @@
-//! How far an informer's store is behind its server, without writing anything.
+//! How far an informer's store is behind its server, without writing anything; and the
+//! records that tell it ([`Lag`]; [`Latency`], `--probe`'s measure by a write).
 //!
 //! Since Kubernetes 1.35 resourceVersions are comparable integers (KEP-5504), and a LIST
 //! with `resourceVersion=""` is a consistent read (served from the watch cache since 1.34):
@@ -17,6 +18,39 @@
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// A `Freshness` record's fields (each sample's lag; `recovered`: the first below
+/// `--stale-after` after a `Stale`), and a `Stale` record's (the lag has reached
+/// `--stale-after`, said once until it falls below again; never `recovered`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lag {
+    #[serde(rename = "lagMs", with = "crate::units::fractional_millis")]
+    pub lag: Duration,
+    pub server_resource_version: String,
+    pub store_resource_version: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recovered: bool,
+}
+
+/// A `Latency` record's fields: one write of `--probe` timed from the patch being sent to
+/// its delta popping from the probe's own informer, the other side of the same question
+/// (how far behind the server is the informer?) measured by a write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Latency {
+    /// The probe's ConfigMap, `namespace/name`.
+    pub probe: String,
+    /// The write's number, 1 for the first patch (annotation `kwatch.io/probe-seq`).
+    pub seq: u64,
+    /// When the patch was sent, RFC 3339 with nanoseconds (`kwatch.io/probe-sent`).
+    pub sent: String,
+    /// Write to delta, in milliseconds with microseconds.
+    #[serde(rename = "ms", with = "crate::units::fractional_millis")]
+    pub latency: Duration,
+}
 
 /// What a sample or a tick found, for the caller to report.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,13 +1,20 @@
-//! The informer: what client-go's `sharedIndexInformer` does with a reflector's queue.
-//! [`consume`] pops the queue, applies each pop to the store and turns it into records,
-//! deciding what is printed ([`filter`]), what the owner graph of `--follow` lets through
-//! ([`follow`]), when a run ends ([`until`]) and which managers fight over a field
-//! ([`conflict`]); the application's features (`--stats`, `--metrics`, the progress line)
-//! watch it through [`consume::Observer`]. It writes into printers and knows no terminal.
+//! The informer: what client-go's `sharedIndexInformer` does with a reflector's queue,
+//! and what it tells. [`consume`] pops the queue, applies each pop to the store and turns
+//! it into [`record::Record`]s handed to the run's [`sink::Sink`]s, deciding what is
+//! printed ([`filter`]), what the owner graph of `--follow` lets through ([`follow`]), when
+//! a run ends ([`until`]) and which managers fight over a field ([`conflict`], from each
+//! change's [`blame`]); a delta's [`diff`] is made here for every sink that shows it. The
+//! application's features (`--stats`, `--metrics`, the progress line) watch it through
+//! [`sink::Observer`]. It knows no printer and no terminal: records flow down to the
+//! sinks the application gives it.
 
+pub mod blame;
 pub mod conflict;
 pub mod consume;
+pub mod diff;
 pub mod filter;
 pub mod follow;
 pub mod freshness;
+pub mod record;
+pub mod sink;
 pub mod until;

@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::object::ObjectRef;
-use crate::output::columns::go_value;
-use crate::output::template::Template;
+use crate::gofmt::go_value;
+use crate::template::Template;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Condition {
@@ -44,7 +44,7 @@ pub enum ConditionError {
     #[error("--until {0:?}: the value after = is empty (drop `=` to wait for any value)")]
     EmptyValue(String),
     #[error(transparent)]
-    Template(#[from] crate::output::template::Error),
+    Template(#[from] crate::template::Error),
     #[error("--until {0:?}: expected condition=TYPE[=STATUS]")]
     NoType(String),
     #[error(

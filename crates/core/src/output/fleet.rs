@@ -16,8 +16,11 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::diagnostics::{self, Diagnostics};
 use crate::cache::delta::DeltaType;
-use crate::output::{Body, Printer, Record};
+use crate::context::{self, ContextName};
+use crate::informer::record::{Body, Record};
+use crate::informer::sink::Sink;
 
 /// One object in one context.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -34,7 +37,9 @@ type Objects = BTreeMap<(String, String), BTreeMap<String, Seen>>;
 pub(super) struct FleetPrinter<W: Write> {
     w: W,
     /// Events and Synced beside the table (its `~` lines); `None`: JSON, written here.
-    table: Option<Box<dyn Printer>>,
+    table: Option<Box<dyn Sink>>,
+    /// Without the table: where diagnostics go.
+    diag: Option<Diagnostics>,
     scratch: Vec<u8>,
     objects: Objects,
     /// The contexts watched (with one, the empty name).
@@ -49,7 +54,14 @@ pub(super) struct FleetPrinter<W: Write> {
 }
 
 impl<W: Write> FleetPrinter<W> {
-    pub(super) fn new(w: W, table: Option<Box<dyn Printer>>, contexts: Vec<String>) -> Self {
+    /// `table`: the table whose `~` lines go beside the fleet's (then its diagnostics are
+    /// the table's), else `diag`.
+    pub(super) fn new(
+        w: W,
+        table: Option<Box<dyn Sink>>,
+        diag: Option<Diagnostics>,
+        contexts: Vec<String>,
+    ) -> Self {
         let mut expected: BTreeSet<String> = contexts.into_iter().collect();
         if expected.is_empty() {
             expected.insert(String::new());
@@ -57,6 +69,7 @@ impl<W: Write> FleetPrinter<W> {
         FleetPrinter {
             w,
             table,
+            diag,
             scratch: Vec::new(),
             objects: BTreeMap::new(),
             expected,
@@ -77,7 +90,7 @@ impl<W: Write> FleetPrinter<W> {
     fn line(
         &mut self,
         time: jiff::Timestamp,
-        context: Option<&str>,
+        context: Option<&ContextName>,
         resource: &str,
         key: &str,
     ) -> io::Result<()> {
@@ -98,7 +111,7 @@ impl<W: Write> FleetPrinter<W> {
                 "type": "Fleet",
                 "resource": resource,
                 "key": key,
-                "time": crate::output::format_time(time),
+                "time": crate::text::format_time(time),
                 "context": context,
                 "clusters": clusters,
                 "differs": differs,
@@ -129,7 +142,7 @@ impl<W: Write> FleetPrinter<W> {
     fn release_if_synced(
         &mut self,
         time: jiff::Timestamp,
-        context: Option<&str>,
+        context: Option<&ContextName>,
         resource: &str,
     ) -> io::Result<()> {
         let synced = self.synced.get(resource);
@@ -155,9 +168,9 @@ impl<W: Write> FleetPrinter<W> {
     /// A reflector event or Synced, as the format prints it.
     fn event(&mut self, rec: &Record<'_>) -> io::Result<()> {
         match &mut self.table {
-            Some(t) => t.print(rec),
+            Some(t) => t.record(rec),
             None => {
-                let time = crate::output::format_time(rec.time);
+                let time = crate::text::format_time(rec.time);
                 let line = crate::output::record::Line::of(rec, &time);
                 line.write_json(&mut self.w, None, &mut self.scratch)
             }
@@ -180,10 +193,10 @@ fn generation(raw: &str) -> Option<i64> {
         .and_then(|o| o.metadata.generation)
 }
 
-impl<W: Write + Send> Printer for FleetPrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl<W: Write + Send> Sink for FleetPrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         let resource = rec.resource.name.clone();
-        let context = rec.context.unwrap_or_default().to_owned();
+        let context = context::or_empty(rec.context).to_owned();
         match &rec.body {
             Body::Delta { key, delta, .. } => {
                 let entry = self
@@ -214,7 +227,7 @@ impl<W: Write + Send> Printer for FleetPrinter<W> {
                 synced.insert(context);
                 self.release_if_synced(rec.time, rec.context, &resource)
             }
-            Body::Event(_) => self.event(rec),
+            Body::Event(_) | Body::Observed(_) => self.event(rec),
         }
     }
 
@@ -234,8 +247,16 @@ impl<W: Write + Send> Printer for FleetPrinter<W> {
         }
     }
 
-    fn left_out(&mut self, resource: &str, context: Option<&str>) -> io::Result<()> {
-        let c = context.unwrap_or_default().to_owned();
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        match (&mut self.table, &mut self.diag) {
+            (Some(t), _) => t.diagnostic(line),
+            (None, Some(d)) => diagnostics::say(d, line),
+            (None, None) => Ok(()),
+        }
+    }
+
+    fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        let c = context::or_empty(context).to_owned();
         self.gone.insert((resource.to_owned(), c));
         self.release_if_synced(jiff::Timestamp::now(), None, resource)?;
         match &mut self.table {

@@ -17,14 +17,15 @@
 use std::collections::HashMap;
 
 use super::repeats::watch_works;
-use super::{Body, Record};
 use crate::cache::reflector::ReflectorEvent;
+use crate::context::ContextName;
+use crate::informer::record::{Body, Observation, Record};
 use crate::text::sanitize;
 
 /// Per resource (and context): synced yet, and failing since when.
 #[derive(Debug, Default)]
 pub struct Health {
-    states: HashMap<(Option<String>, String), State>,
+    states: HashMap<(Option<ContextName>, String), State>,
 }
 
 #[derive(Debug, Default)]
@@ -59,7 +60,7 @@ impl Health {
     /// relist after every failed watch; a watch that fails again is
     /// said, with its count, when the count reaches a power of two or its cause changes.
     pub fn observe(&mut self, rec: &Record<'_>) -> Option<String> {
-        let key = (rec.context.map(str::to_owned), rec.resource.name.clone());
+        let key = (rec.context.cloned(), rec.resource.name.clone());
         let state = self.states.entry(key).or_default();
         let cause = match state.failure_cause(rec) {
             Ok(cause) => cause,
@@ -116,7 +117,7 @@ impl State {
     fn failure_cause(&mut self, rec: &Record<'_>) -> Result<Option<String>, Option<String>> {
         Ok(match &rec.body {
             // The user asked for the check: a difference is worth a line every time.
-            Body::Event(ReflectorEvent::Consistency(r)) if r.consistent == Some(false) => {
+            Body::Observed(Observation::Consistency(r)) if r.consistent == Some(false) => {
                 let text = super::table::consistency_text(&shown_name(rec), r);
                 return Err(said(format!("~ {text}")));
             }
@@ -286,6 +287,7 @@ mod tests {
             prev: None,
         };
         let mut lines = Vec::new();
+        let prod = ContextName::from("prod");
         let steps = [
             Body::Event(&backoff), // before the sync: shown as it happens
             delta(true),
@@ -306,7 +308,7 @@ mod tests {
             t = t
                 .checked_add(jiff::SignedDuration::from_millis(500))
                 .unwrap();
-            let rec = Record::new(&r, Some("prod"), t, body);
+            let rec = Record::new(&r, Some(&prod), t, body);
             lines.extend(h.observe(&rec));
         }
         assert_eq!(

@@ -5,18 +5,21 @@
 
 use std::io::{self, BufWriter, Write};
 
+use super::diagnostics::{self, Diagnostics};
 use super::health::Health;
+use super::object::object_json;
+use super::options::Options;
 use super::record::{DiffField, Line};
-use super::{
-    object_json, record_diff, record_objects, Body, Diagnostics, Options, Printer, Record,
-};
 use crate::cache::delta::DeltaType;
+use crate::informer::record::{Body, Record};
+use crate::informer::sink::Sink;
 
 pub struct JsonPrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    diag: Diagnostics,
     /// The last record time written: its second and millisecond, and
-    /// [`format_time`](super::format_time) of it (which shows nothing finer). Most
+    /// [`format_time`](crate::text::format_time) of it (which shows nothing finer). Most
     /// records of a busy stream share their millisecond with the one before.
     time: Option<((i64, i32), String)>,
     /// The line being serialised, reused.
@@ -24,42 +27,47 @@ pub struct JsonPrinter<W: Write> {
 }
 
 impl<W: Write> JsonPrinter<W> {
-    pub fn new(opts: Options, w: W) -> Self {
+    pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
         JsonPrinter {
             opts,
             w: BufWriter::with_capacity(64 * 1024, w),
+            diag,
             time: None,
             scratch: Vec::with_capacity(1024),
         }
     }
 }
 
-impl<W: Write + Send> Printer for JsonPrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl<W: Write + Send> Sink for JsonPrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         let t = rec.time;
         let at = (t.as_second(), t.subsec_nanosecond() / 1_000_000);
         let time = match &mut self.time {
             Some((cached, text)) if *cached == at => text,
-            cache => &cache.insert((at, super::format_time(t))).1,
+            cache => &cache.insert((at, crate::text::format_time(t))).1,
         };
         let mut line = Line::of(rec, time);
-        if let Some(d) = record_diff(rec, self.opts.diff) {
+        if let Some(d) = rec.diff(self.opts.diff) {
             if let Some(c) = line.diff_mut() {
                 c.changed = Some(d.changed);
                 c.diff = d.known.then_some(DiffField::Patch(d.patch));
             }
         }
-        if let Some(b) = super::record_blame(rec, self.opts.blame) {
+        if let Some(b) = rec.blame(self.opts.blame) {
             if let Some(c) = line.diff_mut() {
                 c.blame = Some(b.to_vec());
             }
         }
         let managed = self.opts.show_managed_fields;
-        let [(old_name, old), (name, object)] = record_objects(rec);
+        let [(old_name, old), (name, object)] = rec.objects();
         let old = old.map(|o| object_json(o, managed));
         let object = object.map(|o| object_json(o, managed));
         let objects = [(old_name, old.as_deref()), (name, object.as_deref())];
         line.write_objects(&mut self.w, &objects, &mut self.scratch)
+    }
+
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -112,8 +120,8 @@ impl<W: Write> WatchEventPrinter<W> {
     }
 }
 
-impl<W: Write + Send> Printer for WatchEventPrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl<W: Write + Send> Sink for WatchEventPrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         super::script::report_health(&mut self.health, rec, &mut self.w, &mut self.diag)?;
         let Body::Delta { delta, prev, .. } = &rec.body else {
             return Ok(());
@@ -133,6 +141,10 @@ impl<W: Write + Send> Printer for WatchEventPrinter<W> {
         self.w
             .write_all(object_json(o, self.opts.show_managed_fields).as_bytes())?;
         self.w.write_all(b"}\n")
+    }
+
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -1,26 +1,33 @@
-//! Printing what the informer sees: deltas and reflector events as a table, JSON lines or
-//! YAML. Printers are generic over two writers, one for data (stdout) and one for
-//! diagnostics (stderr: the table's `~` lines, the script formats' failure reports), and
-//! know nothing of where records come from.
+//! Printing what the informer sees: every printer is a [`Sink`](crate::informer::sink::Sink)
+//! of the informer's records, writing deltas, reflector events and observations as a
+//! table, JSON lines or YAML. Printers are generic over two writers, one for data
+//! (stdout) and one for diagnostics (stderr: the table's `~` lines, the script formats'
+//! failure reports, the informer's own lines), and know nothing of where records come
+//! from.
 //!
 //! JSON lines and YAML carry the same records ([`record::Line`], docs/output-schema.md); the
 //! table is for people; `-o name|jsonpath|custom-columns|watch-events` are kubectl's script
-//! formats, applied per delta.
+//! formats, applied per delta. [`printer`] builds the one for a format; [`options`] holds
+//! what the command line chose.
 
-pub mod blame;
 pub mod columns;
-pub mod diff;
+pub mod diagnostics;
 mod fleet;
 mod health;
 mod json;
 pub mod live;
+pub mod object;
+pub mod options;
 mod printer;
 pub mod progress;
 pub mod record;
 mod repeats;
-mod script;
+pub(crate) mod script;
 pub(crate) mod table;
-pub mod template;
-mod yaml;
+pub mod yaml;
 
-pub use printer::*;
+pub use options::{Format, FormatError, Options, View, FORMATS};
+pub use printer::printer;
+
+#[cfg(test)]
+mod tests;

@@ -4,7 +4,8 @@
 //! Field order is the schema's: `type` first (serde's internal tag), `context` right after
 //! when present, then the fields in declaration order. Each schema is written once: a
 //! reflector event's fields are [`ReflectorEvent`]'s own serde form (in the cache layer),
-//! spliced after the [`Head`] by [`EventLine`]; deltas and handler calls share
+//! an observation's [`Observation`]'s (each in the part that makes it), spliced after the
+//! [`Head`] by [`EventLine`] and [`ObservedLine`]; deltas and handler calls share
 //! [`ObjectHead`] and [`Changes`]; `List` and `Synced` share [`InformerLine`].
 //!
 //! A delta's `object` (and a handler call's `oldObject` and `object`) is not a field
@@ -18,11 +19,11 @@ use std::io::{self, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::{Body, InformerInfo, Record};
 use crate::cache::delta::{Delta, DeltaType};
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
+use crate::informer::record::{Body, InformerInfo, Observation, Record};
 
 /// One record: what [`Line::of`] makes, [`Line::write_json`] writes and [`Line::parse`]
 /// reads back.
@@ -33,6 +34,8 @@ pub enum Line<'a> {
     Tagged(Tagged<'a>),
     /// A reflector event: `type` and its fields are [`ReflectorEvent`]'s serde form.
     Event(EventLine<'a>),
+    /// An observation: `type` and its fields are [`Observation`]'s serde form.
+    Observed(ObservedLine<'a>),
 }
 
 /// The records whose `type` is serde's tag. Deltas are one variant per delta type.
@@ -83,35 +86,61 @@ pub struct InformerLine<'a> {
     pub queue: Option<Cow<'a, str>>,
 }
 
+/// An observation's record: `type` and the observation's fields as [`Observation`]
+/// serialises itself, with the [`Head`] after `type`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ObservedLine<'a> {
+    #[serde(flatten, borrow)]
+    pub head: Head<'a>,
+    #[serde(flatten)]
+    pub observation: Cow<'a, Observation>,
+}
+
 impl Serialize for EventLine<'_> {
-    /// The event's own form with the head spliced in after its `type` (events are rare:
-    /// going through a `Value`, whose map keeps its order, costs nothing that shows).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error, SerializeMap};
-        let mapping = |v| match v {
-            Ok(serde_json::Value::Object(m)) => Ok(m),
-            Ok(_) => Err(S::Error::custom("a record is not a mapping")),
-            Err(e) => Err(S::Error::custom(e)),
-        };
-        let mut event = mapping(serde_json::to_value(&*self.event))?.into_iter();
-        let head = mapping(serde_json::to_value(&self.head))?;
-        let informer = mapping(serde_json::to_value(&self.informer))?;
-        let mut m = s.serialize_map(None)?;
-        // `type`, serde's tag, comes first.
-        if let Some((k, v)) = event.next() {
-            m.serialize_entry(&k, &v)?;
-        }
-        for (k, v) in &head {
-            m.serialize_entry(k, v)?;
-        }
-        for (k, v) in event {
-            m.serialize_entry(&k, &v)?;
-        }
-        for (k, v) in &informer {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
+        spliced(s, &*self.event, &self.head, &self.informer)
     }
+}
+
+impl Serialize for ObservedLine<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        spliced(s, &*self.observation, &self.head, &InformerLine::default())
+    }
+}
+
+/// `tagged`'s own form (an internally tagged enum's) with `head` spliced in after its
+/// `type`, and `informer` last (such records are rare: going through a `Value`, whose map
+/// keeps its order, costs nothing that shows).
+fn spliced<S: serde::Serializer>(
+    s: S,
+    tagged: &impl Serialize,
+    head: &Head<'_>,
+    informer: &InformerLine<'_>,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::{Error, SerializeMap};
+    let mapping = |v| match v {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(_) => Err(S::Error::custom("a record is not a mapping")),
+        Err(e) => Err(S::Error::custom(e)),
+    };
+    let mut fields = mapping(serde_json::to_value(tagged))?.into_iter();
+    let head = mapping(serde_json::to_value(head))?;
+    let informer = mapping(serde_json::to_value(informer))?;
+    let mut m = s.serialize_map(None)?;
+    // `type`, serde's tag, comes first.
+    if let Some((k, v)) = fields.next() {
+        m.serialize_entry(&k, &v)?;
+    }
+    for (k, v) in &head {
+        m.serialize_entry(k, v)?;
+    }
+    for (k, v) in fields {
+        m.serialize_entry(&k, &v)?;
+    }
+    for (k, v) in &informer {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 /// What every reflector event and Synced begins with.
@@ -215,7 +244,7 @@ pub struct Changes {
     pub diff: Option<DiffField>,
     /// `--blame`: each changed path and the managedFields entry that owns it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blame: Option<Vec<super::blame::Blame>>,
+    pub blame: Option<Vec<crate::informer::blame::Blame>>,
 }
 
 impl DeltaLine<'_> {
@@ -393,25 +422,43 @@ pub enum DiffField {
 
 impl<'a> Line<'a> {
     /// One line of `-o json` or `--record`, as [`Line::write_json`] wrote it: a `type` no
-    /// other variant takes is a reflector event's. Errors are serde's for the record the
-    /// `type` names (a missing field, or the unknown `type`).
+    /// tagged record takes is a reflector event's, else an observation's. Errors are
+    /// serde's for the record the `type` names (a missing field), or name the unknown
+    /// `type`.
     pub fn parse(text: &'a str) -> serde_json::Result<Line<'a>> {
-        match serde_json::from_str::<Tagged<'a>>(text) {
-            // serde's wording for a tag that no variant takes: an event's, or the event
-            // parser's error for an unknown `type` (it lists the events' types).
-            Err(e) if e.to_string().starts_with("unknown variant") => {
-                serde_json::from_str::<EventLine<'a>>(text).map(Line::Event)
+        // serde's wording for a tag that no variant takes.
+        let unknown = |e: &serde_json::Error| e.to_string().starts_with("unknown variant");
+        let tagged = match serde_json::from_str::<Tagged<'a>>(text) {
+            Err(e) if unknown(&e) => e,
+            tagged => return tagged.map(Line::Tagged),
+        };
+        let event = match serde_json::from_str::<EventLine<'a>>(text) {
+            Err(e) if unknown(&e) => e,
+            event => return event.map(Line::Event),
+        };
+        match serde_json::from_str::<ObservedLine<'a>>(text) {
+            Err(e) if unknown(&e) => {
+                #[derive(Deserialize)]
+                struct Type<'t> {
+                    #[serde(borrow, rename = "type")]
+                    t: Cow<'t, str>,
+                }
+                let t = serde_json::from_str::<Type<'_>>(text).map(|t| t.t.into_owned());
+                let what = t.map_or_else(|_| format!("{tagged}; {event}"), |t| format!("{t:?}"));
+                Err(<serde_json::Error as serde::de::Error>::custom(format!(
+                    "unknown record type {what}"
+                )))
             }
-            tagged => tagged.map(Line::Tagged),
+            observed => observed.map(Line::Observed),
         }
     }
 
     /// The line for `rec`, without `changed`/`diff` (the printer adds them for its
-    /// audience). `time`: `rec.time` as [`super::format_time`] writes it, passed in so
+    /// audience). `time`: `rec.time` as [`crate::text::format_time`] writes it, passed in so
     /// a printer can reuse it across records of the same millisecond.
     pub fn of(rec: &'a Record<'a>, time: &'a str) -> Line<'a> {
         let head = Head {
-            context: rec.context.map(Cow::Borrowed),
+            context: rec.context.map(|c| Cow::Borrowed(c.as_str())),
             resource: Cow::Borrowed(rec.resource.name.as_str()),
             time: Cow::Borrowed(time),
         };
@@ -443,6 +490,10 @@ impl<'a> Line<'a> {
                     },
                 })
             }
+            Body::Observed(o) => Line::Observed(ObservedLine {
+                head,
+                observation: Cow::Borrowed(*o),
+            }),
             Body::Handler { key, call, .. } => {
                 Line::Tagged(Tagged::HandlerCall(HandlerLine::of(rec, key, call, time)))
             }
@@ -558,7 +609,7 @@ impl<'a> DeltaLine<'a> {
         time: &'a str,
     ) -> DeltaLine<'a> {
         DeltaLine {
-            context: rec.context.map(Cow::Borrowed),
+            context: rec.context.map(|c| Cow::Borrowed(c.as_str())),
             resource: Some(Cow::Borrowed(rec.resource.name.as_str())),
             object: ObjectHead::of(rec, key),
             resource_version: delta
@@ -592,7 +643,7 @@ impl<'a> HandlerLine<'a> {
             o.map(|o| Cow::Borrowed(o.resource_version()))
         };
         HandlerLine {
-            context: rec.context.map(Cow::Borrowed),
+            context: rec.context.map(|c| Cow::Borrowed(c.as_str())),
             resource: Cow::Borrowed(rec.resource.name.as_str()),
             handler: match call {
                 HandlerCall::OnAdd { .. } => HandlerName::OnAdd,
@@ -659,6 +710,9 @@ mod tests {
     use crate::cache::retry::{Retry, Verb};
     use crate::cache::testutil::object;
     use crate::client::target::Resource;
+    use crate::context::ContextName;
+    use crate::informer::conflict::Conflict;
+    use crate::informer::freshness::{Lag, Latency};
 
     fn events() -> Vec<ReflectorEvent> {
         let s = |x: &str| x.to_owned();
@@ -710,40 +764,6 @@ mod tests {
                 attempt: 10,
                 max_retries: 10,
             }),
-            ReflectorEvent::Consistency(crate::cache::consistency::Report {
-                resource_version: s("42"),
-                consistent: Some(false),
-                objects: 3,
-                missing: vec![s("d/m")],
-                extra: vec![s("d/x"), s("d/y")],
-                stale: vec![s("d/\u{1b}k")],
-                compacted: false,
-                error: None,
-            }),
-            ReflectorEvent::Consistency(crate::cache::consistency::Report {
-                resource_version: s("7"),
-                consistent: None,
-                objects: 0,
-                compacted: true,
-                error: Some(s(
-                    "410 Expired: The resourceVersion for the provided list is too old.",
-                )),
-                ..Default::default()
-            }),
-            ReflectorEvent::Latency {
-                probe: s("default/kwatch-probe-7f3k2"),
-                seq: 12,
-                sent: s("2026-11-23T10:00:01.123456789Z"),
-                latency: Duration::from_micros(203_117),
-            },
-            ReflectorEvent::CacheStats(crate::cache::cost::CacheCost {
-                objects: 2,
-                bytes: 900,
-                fields: [(s("metadata.managedFields"), 400), (s("spec"), 300)]
-                    .into_iter()
-                    .collect(),
-                relist_peak_bytes: 1800,
-            }),
             ReflectorEvent::TimeTravel {
                 request: s("list ?resourceVersion=12"),
                 resource_version: s("8"),
@@ -756,13 +776,65 @@ mod tests {
                 problem: s("no-end-bookmark"),
                 message: s("the streaming list has sent 3 initial events"),
             },
-            ReflectorEvent::Conflict {
+        ]
+    }
+
+    fn observations() -> Vec<Observation> {
+        let s = |x: &str| x.to_owned();
+        vec![
+            Observation::Consistency(crate::cache::consistency::Report {
+                resource_version: s("42"),
+                consistent: Some(false),
+                objects: 3,
+                missing: vec![s("d/m")],
+                extra: vec![s("d/x"), s("d/y")],
+                stale: vec![s("d/\u{1b}k")],
+                compacted: false,
+                error: None,
+            }),
+            Observation::Consistency(crate::cache::consistency::Report {
+                resource_version: s("7"),
+                consistent: None,
+                objects: 0,
+                compacted: true,
+                error: Some(s(
+                    "410 Expired: The resourceVersion for the provided list is too old.",
+                )),
+                ..Default::default()
+            }),
+            Observation::Latency(Latency {
+                probe: s("default/kwatch-probe-7f3k2"),
+                seq: 12,
+                sent: s("2026-11-23T10:00:01.123456789Z"),
+                latency: Duration::from_micros(203_117),
+            }),
+            Observation::Freshness(Lag {
+                lag: Duration::from_micros(1_500_250),
+                server_resource_version: s("20"),
+                store_resource_version: s("18"),
+                recovered: true,
+            }),
+            Observation::Stale(Lag {
+                lag: Duration::from_secs(5),
+                server_resource_version: s("20"),
+                store_resource_version: s("12"),
+                recovered: false,
+            }),
+            Observation::CacheStats(crate::cache::cost::CacheCost {
+                objects: 2,
+                bytes: 900,
+                fields: [(s("metadata.managedFields"), 400), (s("spec"), 300)]
+                    .into_iter()
+                    .collect(),
+                relist_peak_bytes: 1800,
+            }),
+            Observation::Conflict(Conflict {
                 key: s("default/shop"),
                 path: s("spec.template.spec.containers[name=app].image"),
                 managers: vec![s("a"), s("b")],
                 flips: 3,
                 window_seconds: 60,
-            },
+            }),
         ]
     }
 
@@ -770,8 +842,14 @@ mod tests {
     fn every_reflector_event_reads_back_as_the_event_it_was() {
         let r = Resource::pods();
         for context in [None, Some("prod")] {
+            let name = context.map(ContextName::from);
             for e in events() {
-                let rec = Record::new(&r, context, jiff::Timestamp::UNIX_EPOCH, Body::Event(&e));
+                let rec = Record::new(
+                    &r,
+                    name.as_ref(),
+                    jiff::Timestamp::UNIX_EPOCH,
+                    Body::Event(&e),
+                );
                 let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
                 let text = serde_json::to_string(&line).unwrap();
                 let back = Line::parse(&text).unwrap();
@@ -792,6 +870,45 @@ mod tests {
                 assert_eq!(&keys[..head_keys.len()], head_keys, "{text}");
             }
         }
+    }
+
+    #[test]
+    fn every_observation_reads_back_as_the_observation_it_was() {
+        let r = Resource::pods();
+        for context in [None, Some("prod")] {
+            let name = context.map(ContextName::from);
+            for o in observations() {
+                let rec = Record::new(
+                    &r,
+                    name.as_ref(),
+                    jiff::Timestamp::UNIX_EPOCH,
+                    Body::Observed(&o),
+                );
+                let line = Line::of(&rec, "1970-01-01T00:00:00.000Z");
+                let text = serde_json::to_string(&line).unwrap();
+                let back = Line::parse(&text).unwrap();
+                assert_eq!(back, line, "{text}");
+                let Line::Observed(ObservedLine { head, observation }) = &back else {
+                    panic!("not an observation: {text}");
+                };
+                assert_eq!(**observation, o, "{text}");
+                assert_eq!(head.context.as_deref(), context);
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+                let head_keys: &[&str] = match context {
+                    Some(_) => &["type", "context", "resource", "time"],
+                    None => &["type", "resource", "time"],
+                };
+                assert_eq!(&keys[..head_keys.len()], head_keys, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_record_of_an_unknown_type_is_refused_naming_it() {
+        let text = r#"{"type":"Nonsense","resource":"pods","time":"1970-01-01T00:00:00.000Z"}"#;
+        let e = Line::parse(text).unwrap_err().to_string();
+        assert_eq!(e, r#"unknown record type "Nonsense""#);
     }
 
     #[test]
@@ -830,7 +947,7 @@ mod tests {
                             _ => Some(DiffField::Lines(vec![odd.to_owned()])),
                         },
                         blame: (i % 2 == 1).then(|| {
-                            vec![super::super::blame::Blame {
+                            vec![crate::informer::blame::Blame {
                                 path: odd.to_owned(),
                                 manager: (i % 3 == 0).then(|| c(text).into_owned()),
                                 operation: Some("Apply".into()),
@@ -877,10 +994,11 @@ mod tests {
                 object: tomb(o),
             });
         }
+        let c = ContextName::from("c");
         for d in &deltas {
             let rec = Record::new(
                 &r,
-                Some("c"),
+                Some(&c),
                 jiff::Timestamp::UNIX_EPOCH,
                 Body::Delta {
                     key: "d/a",

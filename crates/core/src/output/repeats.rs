@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use super::{Body, Record};
 use crate::cache::reflector::ReflectorEvent;
+use crate::informer::record::{Body, Record};
 
 /// A sign of a working watch: a bookmark, a watch that closed cleanly after events or
 /// bookmarks, or a delta from a watch event (not a relist's `Replaced`/`Sync` nor its

@@ -15,10 +15,15 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::columns;
+use super::diagnostics::{self, Diagnostics};
 use super::health::Health;
+use super::options::{Format, Options};
 use super::table::{HOLD_FOR, HOLD_ROWS};
-use super::template::{self, Template};
-use super::{columns, Body, Diagnostics, Format, Options, Printer, Record};
+use crate::context::ContextName;
+use crate::informer::record::{Body, Record};
+use crate::informer::sink::Sink;
+use crate::template::{self, Template};
 use crate::text::sanitize;
 
 pub struct ScriptPrinter<W: Write> {
@@ -158,8 +163,8 @@ pub(super) fn report_health(
     Ok(())
 }
 
-impl<W: Write + Send> Printer for ScriptPrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl<W: Write + Send> Sink for ScriptPrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         report_health(&mut self.health, rec, &mut self.w, &mut self.diag)?;
         if let Body::Synced = rec.body {
             self.done += 1;
@@ -214,7 +219,10 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
                 let v = value();
                 let mut cells: Vec<String> = Vec::with_capacity(cols.len() + 1);
                 if self.opts.contexts {
-                    cells.push(self.shown(rec.context.unwrap_or_default()).into_owned());
+                    cells.push(
+                        self.shown(crate::context::or_empty(rec.context))
+                            .into_owned(),
+                    );
                 }
                 for c in cols {
                     let cell = match cell(&c.template, &v) {
@@ -250,7 +258,11 @@ impl<W: Write + Send> Printer for ScriptPrinter<W> {
         self.flush()
     }
 
-    fn left_out(&mut self, _resource: &str, _context: Option<&str>) -> io::Result<()> {
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
+    }
+
+    fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {
         self.done += 1;
         self.release_if_due()
     }
@@ -266,13 +278,13 @@ fn cannot_print(diag: &mut Diagnostics, e: &template::ExecError, key: &str) -> i
 /// A custom column's cell: the selected values joined by commas, each as Go's `%v` prints
 /// it (a map `map[k:v]`, a list `[a b]`, a null `<nil>`), `<none>` when the path selects
 /// nothing (kubectl's customcolumn.go).
-pub(super) fn cell(t: &Template, v: &Value) -> Result<String, template::ExecError> {
+pub(crate) fn cell(t: &Template, v: &Value) -> Result<String, template::ExecError> {
     let groups = t.results(v)?;
     let mut cells = Vec::new();
     if groups.first().is_none_or(Vec::is_empty) {
         cells.push("<none>".to_owned());
     }
-    cells.extend(groups.iter().flatten().map(columns::go_value));
+    cells.extend(groups.iter().flatten().map(crate::gofmt::go_value));
     Ok(cells.join(","))
 }
 
@@ -293,7 +305,7 @@ fn sanitize_keep_layout(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::template::parse_custom_columns;
+    use crate::template::parse_custom_columns;
     use serde_json::json;
 
     fn pod() -> Value {

@@ -31,11 +31,20 @@ use super::columns::{
     event_tree_columns, metadata_columns, resource_columns, server_cell, server_columns, Column,
     Getter, RowObject,
 };
-use super::{diff, paint, Body, Diagnostics, Format, Options, Printer, Record, Resource, View};
+use super::diagnostics::{self, Diagnostics};
+use super::options::{Format, Options, View};
 use crate::cache::delta::DeltaType;
 use crate::cache::handlers::HandlerCall;
 use crate::cache::object::{ObjectRef, TableColumn};
 use crate::cache::reflector::ReflectorEvent;
+use crate::client::target::Resource;
+use crate::context::ContextName;
+use crate::informer::conflict::Conflict;
+use crate::informer::diff;
+use crate::informer::freshness::{Lag, Latency};
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Sink;
+use crate::text::paint;
 use crate::text::{human_bytes, sanitize};
 
 /// On a terminal, at most this many initial-list rows are held back to be aligned together…
@@ -100,7 +109,7 @@ struct Row {
     color: u8,
     diff: Option<diff::Diff>,
     /// `--blame`'s lines, under the diff's.
-    blame: Option<Vec<super::blame::Blame>>,
+    blame: Option<Vec<crate::informer::blame::Blame>>,
     /// A row of an initial list: held rows of those are printed in the resources' order.
     initial: bool,
     /// `--follow`: its owner path, by which held initial rows of the tree are ordered.
@@ -354,7 +363,7 @@ impl<W: Write> TablePrinter<W> {
             self.write_diff(d)?;
         }
         for b in row.blame.iter().flatten() {
-            writeln!(self.w, "    {}", sanitize(&super::blame::line(b)))?;
+            writeln!(self.w, "    {}", sanitize(&crate::informer::blame::line(b)))?;
         }
         Ok(())
     }
@@ -484,10 +493,10 @@ impl<W: Write> TablePrinter<W> {
         let mut cells = Vec::with_capacity(layout.headers.len());
         cells.push(c.first.to_owned());
         if self.opts.timestamps {
-            cells.push(super::format_time(rec.time));
+            cells.push(crate::text::format_time(rec.time));
         }
         if self.opts.contexts {
-            cells.push(sanitize(rec.context.unwrap_or_default()).into_owned());
+            cells.push(sanitize(crate::context::or_empty(rec.context)).into_owned());
         }
         if self.opts.multi {
             cells.push(sanitize(&rec.resource.kind).into_owned());
@@ -501,9 +510,12 @@ impl<W: Write> TablePrinter<W> {
         };
         if let Some(change) = rec.follow.and_then(|f| f.change) {
             match change {
-                super::GraphChange::Orphaned => shown.push_str(" (orphaned)"),
-                super::GraphChange::Left => shown.push_str(" (left with its orphaned owner)"),
-                super::GraphChange::Joined | super::GraphChange::Deleted => {}
+                crate::informer::record::GraphChange::Orphaned => shown.push_str(" (orphaned)"),
+                crate::informer::record::GraphChange::Left => {
+                    shown.push_str(" (left with its orphaned owner)")
+                }
+                crate::informer::record::GraphChange::Joined
+                | crate::informer::record::GraphChange::Deleted => {}
             }
         }
         if c.tombstone {
@@ -535,7 +547,7 @@ impl<W: Write> TablePrinter<W> {
             cells,
             color,
             diff,
-            blame: super::record_blame(rec, self.opts.blame).map(<[_]>::to_vec),
+            blame: rec.blame(self.opts.blame).map(<[_]>::to_vec),
             initial,
             tree: rec.follow.map(|f| f.path.clone()),
         }
@@ -596,7 +608,7 @@ impl<W: Write> TablePrinter<W> {
 /// The NAME cell of a row of the tree: the object's name (an Event's too, its message
 /// going to the MESSAGE column), indented by its depth, `└─ ` before a child
 /// (kubectl-tree's).
-fn tree_name(f: &super::Followed, name: &str) -> String {
+fn tree_name(f: &crate::informer::record::Followed, name: &str) -> String {
     let depth = f.depth();
     let indent = "  ".repeat(depth.saturating_sub(1));
     let branch = if depth == 0 { "" } else { "└─ " };
@@ -777,38 +789,6 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
                 r.reason
             )
         }
-        ReflectorEvent::Consistency(r) => consistency_text(name, r),
-        ReflectorEvent::Latency {
-            probe,
-            seq,
-            latency,
-            ..
-        } => format!(
-            "probe {probe}: write {seq} reached the informer in {:.1}ms",
-            latency.as_secs_f64() * 1000.0
-        ),
-        ReflectorEvent::Freshness {
-            lag,
-            server_resource_version,
-            store_resource_version,
-            recovered: true,
-        } => format!(
-            "fresh again {name}: {} behind the server (store rv={store_resource_version}, \
-             server rv={server_resource_version})",
-            secs(lag)
-        ),
-        // Each sample: --live's header, --stats and --metrics show them.
-        ReflectorEvent::Freshness { .. } => return None,
-        ReflectorEvent::Stale {
-            lag,
-            server_resource_version,
-            store_resource_version,
-        } => format!(
-            "stale {name}: the store is {} behind the server (store rv={store_resource_version}, \
-             server rv={server_resource_version})",
-            secs(lag)
-        ),
-        ReflectorEvent::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
         ReflectorEvent::TimeTravel {
             request,
             resource_version,
@@ -823,13 +803,52 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
         ),
         ReflectorEvent::Protocol { message, .. } => format!("{name}: {message}"),
         ReflectorEvent::Relisted { .. } => relisted_text(name, e)?,
-        ReflectorEvent::Conflict {
+    })
+}
+
+/// The `~` line of an observation (`None`: it has none, as each freshness sample).
+pub(super) fn observation_text(name: &str, o: &Observation) -> Option<String> {
+    Some(match o {
+        Observation::Consistency(r) => consistency_text(name, r),
+        Observation::Latency(Latency {
+            probe,
+            seq,
+            latency,
+            ..
+        }) => format!(
+            "probe {probe}: write {seq} reached the informer in {:.1}ms",
+            latency.as_secs_f64() * 1000.0
+        ),
+        Observation::Freshness(Lag {
+            lag,
+            server_resource_version,
+            store_resource_version,
+            recovered: true,
+        }) => format!(
+            "fresh again {name}: {} behind the server (store rv={store_resource_version}, \
+             server rv={server_resource_version})",
+            secs(lag)
+        ),
+        // Each sample: --live's header, --stats and --metrics show them.
+        Observation::Freshness(_) => return None,
+        Observation::Stale(Lag {
+            lag,
+            server_resource_version,
+            store_resource_version,
+            ..
+        }) => format!(
+            "stale {name}: the store is {} behind the server (store rv={store_resource_version}, \
+             server rv={server_resource_version})",
+            secs(lag)
+        ),
+        Observation::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
+        Observation::Conflict(Conflict {
             key,
             path,
             managers,
             flips,
             window_seconds,
-        } => format!(
+        }) => format!(
             "conflict on {name} {key} {path}: {} changed it back and forth {flips} times within {window_seconds}s",
             managers.join(" and ")
         ),
@@ -837,7 +856,7 @@ pub(super) fn event_text(name: &str, e: &ReflectorEvent) -> Option<String> {
 }
 
 /// The `~` line of a [`ReflectorEvent::List`] or [`ReflectorEvent::Listed`].
-pub(crate) fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
+fn list_text(name: &str, e: &ReflectorEvent) -> Option<String> {
     Some(match e {
         ReflectorEvent::List {
             resource_version,
@@ -1003,8 +1022,8 @@ pub(super) fn consistency_text(name: &str, r: &crate::cache::consistency::Report
     }
 }
 
-impl<W: Write + Send> Printer for TablePrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl<W: Write + Send> Sink for TablePrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         // With several contexts, event lines say which cluster they are about.
         let name = &match rec.context {
             Some(c) => format!("{} in {c}", rec.resource.name),
@@ -1021,6 +1040,12 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                         self.held.push(Held::note(t, Some(rec.resource), false));
                         self.release()
                     }
+                    Some(t) => self.note(t + &release_note(rec), rec.resource, false),
+                    None => Ok(()),
+                }
+            }
+            Body::Observed(o) => {
+                match observation_text(name, o).and_then(|t| self.repeats.filter(name, rec, t)) {
                     Some(t) => self.note(t + &release_note(rec), rec.resource, false),
                     None => Ok(()),
                 }
@@ -1066,7 +1091,7 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
                         rv,
                     },
                     handler_color(call),
-                    super::record_diff(rec, self.opts.diff),
+                    rec.diff(self.opts.diff),
                     *initial_list,
                 );
                 self.place(row)
@@ -1094,7 +1119,11 @@ impl<W: Write + Send> Printer for TablePrinter<W> {
         self.diag.flush()
     }
 
-    fn left_out(&mut self, _resource: &str, _context: Option<&str>) -> io::Result<()> {
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
+    }
+
+    fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {
         self.done += 1;
         if self.loaded() && (self.held_rows > 0 || self.live) {
             self.release()?;

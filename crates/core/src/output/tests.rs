@@ -2,9 +2,22 @@
 
 use std::time::Duration;
 
+use std::io;
+
+use serde_json::Value;
+
+use super::object::{object_json, object_json_rewritten, without_managed_fields};
 use super::*;
-use crate::cache::delta::{DeltaObject, DeltaType, Tombstone};
+use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
+use crate::cache::handlers::HandlerCall;
+use crate::cache::object::ObjectRef;
+use crate::cache::reflector::ReflectorEvent;
 use crate::cache::testutil::{object, Buf};
+use crate::client::target::Resource;
+use crate::context::ContextName;
+use crate::informer::diff;
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Sink;
 
 fn opts(format: Format) -> Options {
     Options {
@@ -53,10 +66,12 @@ fn print_with(o: Options, recs: &[Body<'_>]) -> String {
 }
 
 /// Prints `recs` for pods (with `context`) through `p`, then finishes it.
-fn feed(mut p: Box<dyn Printer>, context: Option<&str>, recs: &[Body<'_>]) {
+fn feed(mut p: Box<dyn Sink>, context: Option<&str>, recs: &[Body<'_>]) {
     let r = Resource::pods();
+    let context = context.map(ContextName::from);
     for body in recs {
-        p.print(&Record::new(&r, context, at(), *body)).unwrap();
+        p.record(&Record::new(&r, context.as_ref(), at(), *body))
+            .unwrap();
     }
     p.finish().unwrap();
 }
@@ -192,7 +207,7 @@ fn table_holds_loading_lines_until_the_initial_list_shows() {
 
 #[test]
 fn human_durations_match_kubectl() {
-    use columns::human_duration as h;
+    use crate::text::human_duration as h;
     let s = Duration::from_secs;
     assert_eq!(h(s(5)), "5s");
     assert_eq!(h(s(119)), "119s");
@@ -442,7 +457,7 @@ fn table_holds_at_most_a_bounded_number_of_initial_rows() {
     for _ in 0..table::HOLD_ROWS {
         assert_eq!(out.text(), "", "held back until the bound");
         let rec = Record::new(&r, None, at(), delta("default/a", &d, true));
-        p.print(&rec).unwrap();
+        p.record(&rec).unwrap();
     }
     // Released into the writer's buffer: a flush of it alone shows them.
     drop(p);
@@ -744,13 +759,13 @@ fn handlers_is_a_view_not_a_format() {
 fn consistency_reports_in_every_format() {
     use crate::cache::consistency::Report;
     let s = |x: &str| x.to_owned();
-    let clean = ReflectorEvent::Consistency(Report {
+    let clean = Observation::Consistency(Report {
         resource_version: s("40"),
         consistent: Some(true),
         objects: 2,
         ..Report::default()
     });
-    let found = ReflectorEvent::Consistency(Report {
+    let found = Observation::Consistency(Report {
         resource_version: s("42"),
         consistent: Some(false),
         objects: 9,
@@ -758,7 +773,7 @@ fn consistency_reports_in_every_format() {
         stale: (0..7).map(|i| format!("default/s{i}")).collect(),
         ..Report::default()
     });
-    let compacted = ReflectorEvent::Consistency(Report {
+    let compacted = Observation::Consistency(Report {
         resource_version: s("43"),
         objects: 9,
         compacted: true,
@@ -767,7 +782,7 @@ fn consistency_reports_in_every_format() {
         )),
         ..Report::default()
     });
-    let failed = ReflectorEvent::Consistency(Report {
+    let failed = Observation::Consistency(Report {
         resource_version: s("44"),
         objects: 9,
         error: Some(s("503 ServiceUnavailable")),
@@ -775,10 +790,10 @@ fn consistency_reports_in_every_format() {
     });
     let bodies = [
         Body::Synced,
-        Body::Event(&clean),
-        Body::Event(&found),
-        Body::Event(&compacted),
-        Body::Event(&failed),
+        Body::Observed(&clean),
+        Body::Observed(&found),
+        Body::Observed(&compacted),
+        Body::Observed(&failed),
     ];
     let (out, diag) = print_split(opts(Format::Table), None, &bodies);
     assert_eq!(out, "");
@@ -839,7 +854,7 @@ fn print_resources(o: Options, steps: &[(&Resource, Option<(&str, bool)>)]) -> S
             _ => Body::Synced,
         };
         let rec = Record::new(r, None, at(), body);
-        p.print(&rec).unwrap();
+        p.record(&rec).unwrap();
         p.flush().unwrap();
     }
     p.finish().unwrap();
@@ -1011,13 +1026,13 @@ fn a_records_blame_is_made_once() {
             prev: Some(&before),
         },
     );
-    assert!(record_blame(&rec, false).is_none());
+    assert!(rec.blame(false).is_none());
     assert!(rec.blame.get().is_none(), "not made when not asked");
-    let first = record_blame(&rec, true).expect("a blame");
+    let first = rec.blame(true).expect("a blame");
     assert_eq!(first.len(), 1, "{first:?}");
     assert_eq!(first[0].path, ".spec.nodeName", "{first:?}");
     assert!(first[0].unowned, "no managedFields after the change");
-    assert!(std::ptr::eq(first, record_blame(&rec, true).unwrap()));
+    assert!(std::ptr::eq(first, rec.blame(true).unwrap()));
 }
 
 /// With several resources, each resource's `~` lines stand with its own
@@ -1052,7 +1067,7 @@ fn table_keeps_each_resources_tilde_lines_with_its_block() {
         (&sa, row("default/sa-1", &sa1)),
         (&sa, Body::Synced),
     ] {
-        p.print(&Record::new(r, None, at(), body)).unwrap();
+        p.record(&Record::new(r, None, at(), body)).unwrap();
     }
     p.finish().unwrap();
     let out = buf.text();

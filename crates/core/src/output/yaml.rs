@@ -16,35 +16,42 @@ use serde_json::{Map, Value};
 
 use crate::scan::{skip_valid, skip_ws, to_special};
 
+use super::diagnostics::{self, Diagnostics};
+use super::object::object_json;
+use super::options::Options;
 use super::record::{DiffField, Line};
-use super::{diff, object_json, record_diff, record_objects, Options, Printer, Record};
+use crate::informer::diff;
+use crate::informer::record::Record;
+use crate::informer::sink::Sink;
 
 pub struct YamlPrinter<W: Write> {
     opts: Options,
     w: BufWriter<W>,
+    diag: Diagnostics,
 }
 
 impl<W: Write> YamlPrinter<W> {
-    pub fn new(opts: Options, w: W) -> Self {
+    pub fn new(opts: Options, w: W, diag: Diagnostics) -> Self {
         YamlPrinter {
             opts,
             w: BufWriter::new(w),
+            diag,
         }
     }
 }
 
-impl<W: Write + Send> Printer for YamlPrinter<W> {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
-        let time = super::format_time(rec.time);
+impl<W: Write + Send> Sink for YamlPrinter<W> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        let time = crate::text::format_time(rec.time);
         let mut line = Line::of(rec, &time);
-        if let Some(d) = record_diff(rec, self.opts.diff) {
+        if let Some(d) = rec.diff(self.opts.diff) {
             if let Some(c) = line.diff_mut() {
                 c.changed = Some(d.changed);
                 // For people: `path: old → new`, one string per changed path.
                 c.diff = d.known.then(|| DiffField::Lines(diff::lines(&d)));
             }
         }
-        if let Some(b) = super::record_blame(rec, self.opts.blame) {
+        if let Some(b) = rec.blame(self.opts.blame) {
             if let Some(c) = line.diff_mut() {
                 c.blame = Some(b.to_vec());
             }
@@ -52,7 +59,7 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
         let mut out = String::with_capacity(4096);
         out.push_str("---\n");
         header(&mut out, &line)?;
-        for (name, obj) in record_objects(rec) {
+        for (name, obj) in rec.objects() {
             let Some(o) = obj else { continue };
             let json = object_json(o, self.opts.show_managed_fields);
             let at = out.len();
@@ -62,6 +69,10 @@ impl<W: Write + Send> Printer for YamlPrinter<W> {
             }
         }
         self.w.write_all(out.as_bytes())
+    }
+
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
     }
 
     fn flush(&mut self) -> io::Result<()> {

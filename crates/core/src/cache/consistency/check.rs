@@ -28,13 +28,18 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::{compare, Report};
+use super::report::{compare, Report};
 use crate::cache::cost::StoreCost;
 use crate::cache::listwatch::{ListOptions, ListerWatcher};
 use crate::cache::object::ObjectRef;
 use crate::cache::queue::Queue;
 use crate::cache::reflector::pager;
 use crate::cache::reflector::{ListProgress, ReflectorEvent, ReflectorStore};
+
+/// What a queue the checks report into must carry: the reflector's events, and reports.
+pub trait Notices: From<ReflectorEvent> + From<Report> {}
+
+impl<N: From<ReflectorEvent> + From<Report>> Notices for N {}
 use crate::cache::retry::Retrying;
 use crate::cache::store::Store;
 use crate::cache::transform::Transform;
@@ -59,7 +64,10 @@ pub struct SyncPoints<Q> {
     cost: Option<Arc<StoreCost>>,
 }
 
-impl<Q: Queue<ReflectorEvent>> SyncPoints<Q> {
+impl<Q: Queue> SyncPoints<Q>
+where
+    Q::Notice: Notices,
+{
     /// `track`: whether checks will be taken (without them, calls just pass through).
     pub fn new(queue: Arc<Q>, track: bool) -> SyncPoints<Q> {
         SyncPoints {
@@ -140,7 +148,10 @@ pub enum Point {
     At(String, Vec<ObjectRef>),
 }
 
-impl<Q: Queue<ReflectorEvent>> ReflectorStore for SyncPoints<Q> {
+impl<Q: Queue> ReflectorStore for SyncPoints<Q>
+where
+    Q::Notice: Notices,
+{
     fn add(&self, obj: ObjectRef) {
         let obj = self.transformed(obj);
         self.queued(self.tracked(obj.resource_version()), |q| Queue::add(q, obj));
@@ -179,10 +190,10 @@ impl<Q: Queue<ReflectorEvent>> ReflectorStore for SyncPoints<Q> {
         match &event {
             ReflectorEvent::Bookmark { resource_version } if self.at.is_some() => {
                 let rv = self.tracked(resource_version);
-                self.queued(rv, |q| q.bookmark(event));
+                self.queued(rv, |q| q.bookmark(event.into()));
             }
-            ReflectorEvent::Bookmark { .. } => self.queue.bookmark(event),
-            _ => self.queue.push_notice(event),
+            ReflectorEvent::Bookmark { .. } => self.queue.bookmark(event.into()),
+            _ => self.queue.push_notice(event.into()),
         }
     }
 }
@@ -216,7 +227,7 @@ pub async fn check<L: ListerWatcher>(
 /// Checks the store behind `points` against `lw` (the reflector's source: the same
 /// resource, namespace and selectors) after the first sync and then every `period`, each
 /// report queued as a notice. Runs until the task is dropped or aborted.
-pub async fn run<L: ListerWatcher, Q: Queue<ReflectorEvent>>(
+pub async fn run<L: ListerWatcher, Q: Queue<Notice: Notices>>(
     lw: L,
     points: Arc<SyncPoints<Q>>,
     store: Arc<Store>,
@@ -238,16 +249,14 @@ pub async fn run<L: ListerWatcher, Q: Queue<ReflectorEvent>>(
         let (rv, objects) = next_point(&points, &store, period).await;
         let report = check(&lw, &rv, &objects, page_size).await;
         drop(objects);
-        points
-            .queue
-            .push_notice(ReflectorEvent::Consistency(report));
+        points.queue.push_notice(report.into());
         tokio::time::sleep(period).await;
     }
 }
 
 /// Waits for the next sync point. A whole `period` after the first sync without one (the
 /// queue always held deltas) is reported, so that a check never goes missing unsaid.
-async fn next_point<Q: Queue<ReflectorEvent>>(
+async fn next_point<Q: Queue<Notice: Notices>>(
     points: &SyncPoints<Q>,
     store: &Store,
     period: Duration,
@@ -261,9 +270,7 @@ async fn next_point<Q: Queue<ReflectorEvent>>(
                 let since = *busy_since.get_or_insert_with(tokio::time::Instant::now);
                 if since.elapsed() >= period {
                     let report = Report::lagging(&rv, period);
-                    points
-                        .queue
-                        .push_notice(ReflectorEvent::Consistency(report));
+                    points.queue.push_notice(report.into());
                     busy_since = None;
                 }
             }
@@ -283,13 +290,32 @@ mod tests {
     use crate::cache::real_fifo::RealFifo;
     use crate::cache::testutil::meta_object;
 
+    /// What the tests' queues carry: the reflector's events and the checks' reports.
+    #[derive(Debug, PartialEq)]
+    enum Note {
+        Event(ReflectorEvent),
+        Consistency(Report),
+    }
+
+    impl From<ReflectorEvent> for Note {
+        fn from(e: ReflectorEvent) -> Note {
+            Note::Event(e)
+        }
+    }
+
+    impl From<Report> for Note {
+        fn from(r: Report) -> Note {
+            Note::Consistency(r)
+        }
+    }
+
     fn obj(name: &str, rv: &str) -> ObjectRef {
         meta_object("ns", name, rv)
     }
 
     /// Pops whatever is queued now, applying deltas to `store` as the informer loop
     /// does; the notices popped.
-    async fn drain<Q: Queue<ReflectorEvent>>(q: &Q, store: &Store) -> Vec<ReflectorEvent> {
+    async fn drain<Q: Queue<Notice = Note>>(q: &Q, store: &Store) -> Vec<Note> {
         let mut notices = Vec::new();
         // A zero timeout still polls the pop once: whatever is queued comes out.
         while let Ok(Some(p)) = tokio::time::timeout(Duration::ZERO, pop(q, store)).await {
@@ -300,10 +326,10 @@ mod tests {
         notices
     }
 
-    fn pop<'a, Q: Queue<ReflectorEvent>>(
+    fn pop<'a, Q: Queue<Notice = Note>>(
         q: &'a Q,
         store: &'a Store,
-    ) -> impl std::future::Future<Output = Option<Popped<ReflectorEvent>>> + 'a {
+    ) -> impl std::future::Future<Output = Option<Popped<Note>>> + 'a {
         q.pop_with(move |p| {
             if let Popped::Deltas { deltas, .. } = &p {
                 store.apply(deltas);
@@ -313,7 +339,7 @@ mod tests {
     }
 
     /// Pops (applying deltas) until a notice comes out.
-    async fn next_notice<Q: Queue<ReflectorEvent>>(q: &Q, store: &Store) -> ReflectorEvent {
+    async fn next_notice<Q: Queue<Notice = Note>>(q: &Q, store: &Store) -> Note {
         loop {
             match tokio::time::timeout(Duration::from_secs(600), pop(q, store)).await {
                 Ok(Some(Popped::Notice(n))) => return n,
@@ -324,7 +350,7 @@ mod tests {
     }
 
     /// An empty store and a DeltaFIFO that knows it.
-    fn delta_fifo() -> (Arc<Store>, Arc<DeltaFifo<ReflectorEvent>>) {
+    fn delta_fifo() -> (Arc<Store>, Arc<DeltaFifo<Note>>) {
         let store = Arc::new(Store::new());
         (store.clone(), Arc::new(DeltaFifo::new(Some(store), true)))
     }
@@ -340,7 +366,7 @@ mod tests {
     }
 
     /// `q` must have `store` as its known objects.
-    async fn sync_points_follow_what_was_applied<Q: Queue<ReflectorEvent>>(
+    async fn sync_points_follow_what_was_applied<Q: Queue<Notice = Note>>(
         q: Arc<Q>,
         store: Arc<Store>,
     ) {
@@ -527,7 +553,7 @@ mod tests {
         let first = next_notice(&*q, &store).await;
         assert_eq!(
             first,
-            ReflectorEvent::Consistency(Report {
+            Note::Consistency(Report {
                 resource_version: "5".into(),
                 consistent: Some(true),
                 objects: 1,
@@ -541,10 +567,10 @@ mod tests {
         });
         let bookmark = next_notice(&*q, &store).await;
         assert!(
-            matches!(bookmark, ReflectorEvent::Bookmark { .. }),
+            matches!(bookmark, Note::Event(ReflectorEvent::Bookmark { .. })),
             "{bookmark:?}"
         );
-        let ReflectorEvent::Consistency(r) = next_notice(&*q, &store).await else {
+        let Note::Consistency(r) = next_notice(&*q, &store).await else {
             panic!("a check");
         };
         assert_eq!(
@@ -573,7 +599,7 @@ mod tests {
         let notices = drain(&*q, &store).await;
         assert_eq!(notices.len(), 2, "one per period: {notices:?}");
         for n in notices {
-            let ReflectorEvent::Consistency(r) = n else {
+            let Note::Consistency(r) = n else {
                 panic!("{n:?}");
             };
             assert_eq!((r.resource_version.as_str(), r.consistent), ("2", None));

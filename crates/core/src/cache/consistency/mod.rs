@@ -17,4 +17,4 @@
 pub mod check;
 mod report;
 
-pub use report::*;
+pub use report::{compare, Diff, Report};

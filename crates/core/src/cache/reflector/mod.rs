@@ -3,6 +3,10 @@
 //! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
 //! restart happened.
 //!
+//! Its files, each importing only those listed after it: `machine.rs` (the state
+//! machine), `pager.rs` and `watch_list.rs` (a paged list, a streaming list), `event.rs`
+//! (what it announces), `progress.rs` (a list's progress), `backoff.rs`.
+//!
 //! The rules (see docs/client-go-fidelity.md, "Reflector", with their client-go lines, and
 //! client-go `tools/cache/reflector.go`, `tools/pager/pager.go`):
 //! - list RV: "0" first, then the last synced RV, "" after a 410 / too-large-RV list error;
@@ -26,10 +30,18 @@
 //! goes through one classifier, [`Reflector::after_error`], whose table is the list above.
 
 pub mod backoff;
+mod event;
 mod machine;
 pub(crate) mod pager;
+mod progress;
 #[cfg(test)]
 mod scripted;
 mod watch_list;
 
-pub use machine::*;
+pub use event::{KeySample, ReflectorEvent};
+pub use machine::{
+    Clocks, Reflector, ReflectorConfig, ReflectorStore, StallAfter, WatchListMode, BOOKMARK_FLOOR,
+    DEFAULT_PAGE_SIZE, END_BOOKMARK_WAIT, MIN_WATCH_TIMEOUT_SECS, SHORT_CLOSES, SHORT_WATCH,
+    STALL_AUTO_INTERVALS,
+};
+pub use progress::ListProgress;

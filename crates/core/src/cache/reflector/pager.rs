@@ -6,7 +6,7 @@
 use crate::cache::listwatch::{ListOptions, ListerWatcher, SourceError, Transfer};
 use crate::cache::object::ObjectRef;
 
-use super::ListProgress;
+use super::progress::ListProgress;
 
 /// A list, all pages together.
 pub(crate) struct Listed {

@@ -6,7 +6,6 @@ use super::*;
 use crate::cache::listwatch::{ApiStatus, ListOptions, ListPage, Transfer};
 use crate::cache::reflector::scripted::{Call, Item, Scripted, Step};
 use crate::cache::testutil::meta_object;
-use crate::output::table::list_text;
 
 #[derive(Default)]
 struct Recorder {
@@ -41,8 +40,24 @@ impl ReflectorStore for Recorder {
     }
     fn notice(&self, e: ReflectorEvent) {
         let s = match e {
-            // The table's line, as the user sees it.
-            ReflectorEvent::List { .. } => list_text("pods", &e).unwrap(),
+            // In the table's words.
+            ReflectorEvent::List {
+                resource_version,
+                limit,
+                reason,
+                streaming,
+                ..
+            } => {
+                let how = if streaming { "watch-list" } else { "list" };
+                let paging = match limit {
+                    0 => String::new(),
+                    n => format!(", {n} per page"),
+                };
+                match reason.as_str() {
+                    "initial" => format!("{how} pods at rv={resource_version:?}{paging}"),
+                    _ => format!("relist pods: {reason} → {how} at rv={resource_version:?}{paging}"),
+                }
+            }
             ReflectorEvent::Listed {
                 resource_version,
                 items,
@@ -95,9 +110,6 @@ impl ReflectorStore for Recorder {
                 r.attempt,
                 r.max_retries
             ),
-            ReflectorEvent::Consistency(r) => format!("Consistency {}", r.resource_version),
-            ReflectorEvent::Latency { seq, .. } => format!("Latency {seq}"),
-            ReflectorEvent::CacheStats(c) => format!("CacheStats {}", c.objects),
             ReflectorEvent::Relisted {
                 resource_version,
                 resync,
@@ -111,15 +123,6 @@ impl ReflectorStore for Recorder {
             ReflectorEvent::OpaqueResourceVersion { resource_version } => {
                 format!("OpaqueResourceVersion {resource_version}")
             }
-            ReflectorEvent::Conflict { key, path, .. } => format!("Conflict {key} {path}"),
-            ReflectorEvent::Freshness {
-                store_resource_version,
-                ..
-            } => format!("Freshness {store_resource_version}"),
-            ReflectorEvent::Stale {
-                store_resource_version,
-                ..
-            } => format!("Stale {store_resource_version}"),
             ReflectorEvent::Protocol { problem, .. } => format!("Protocol {problem}"),
         };
         self.push(s);

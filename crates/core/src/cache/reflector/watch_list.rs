@@ -8,7 +8,7 @@ use futures::StreamExt;
 use crate::cache::listwatch::{SourceError, WatchEvent, WatchStream};
 use crate::cache::object::ObjectRef;
 
-use super::ListProgress;
+use super::progress::ListProgress;
 
 /// How a streaming list's initial events ended.
 pub(super) enum Outcome {

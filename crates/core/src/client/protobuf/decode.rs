@@ -1,9 +1,19 @@
 //! The walk: one message's wire bytes → its JSON, fields in Go order, with encoding/json's
 //! rules for nil, empty and `omitempty`, and the custom marshalers.
 
+use super::error::DecodeError;
 use super::json;
 use super::table::{Field, Message, Special, Table, Ty};
-use super::DecodeError;
+
+/// What the converter leaves out of the objects it writes, for a run that never reads it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Omit {
+    /// The top-level object's `metadata.managedFields` (often half a Pod's bytes): its
+    /// bytes are stepped over, not decoded, and the object is written as the apiserver's
+    /// JSON with that member cut out, as client-go users strip it with a
+    /// `cache.TransformFunc`. Embedded objects (a template's metadata) keep theirs.
+    pub managed_fields: bool,
+}
 
 /// One field occurrence on the wire, in the message's bytes.
 #[derive(Debug, Clone, Copy)]
@@ -149,7 +159,7 @@ pub(super) struct Writer<'t> {
     /// schema) are nested by the data, and the walk recurses on the thread's stack.
     depth: u32,
     /// ObjectMeta's message and its `managedFields` field, left out of the top-level
-    /// object's `metadata` ([`super::Omit::managed_fields`]).
+    /// object's `metadata` ([`Omit::managed_fields`]).
     cut_managed_fields: Option<(u32, usize)>,
 }
 
@@ -171,7 +181,7 @@ impl<'t> Writer<'t> {
     }
 
     /// Leaves out what `omit` names from every object this writer writes.
-    pub fn omit(mut self, omit: super::Omit) -> Self {
+    pub fn omit(mut self, omit: Omit) -> Self {
         self.cut_managed_fields = self.table.managed_fields.filter(|_| omit.managed_fields);
         self
     }

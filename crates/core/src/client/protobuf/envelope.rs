@@ -1,40 +1,9 @@
-//! The envelope (`k8s\0` + runtime.Unknown), objects, lists and watch frames turned into the apiserver's JSON, and [`DecodeError`].
+//! The envelope (`k8s\0` + runtime.Unknown): an object's and a watch frame's bytes turned
+//! into the apiserver's JSON. A list's: `list.rs`.
 
-use super::decode::{bytes_of, next_field, Val, Writer};
-use super::{decode, table, ListReader, Table};
-
-/// Why bytes could not be turned into JSON; the caller falls back to JSON.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    #[error(
-        "protobuf: field {field} of {message} is not in kwatch's table of Kubernetes 1.{minor}"
-    )]
-    UnknownField {
-        message: String,
-        field: u64,
-        minor: u32,
-    },
-    #[error("protobuf: no {kind} of {api_version} in kwatch's table of Kubernetes 1.{minor}")]
-    UnknownKind {
-        api_version: String,
-        kind: String,
-        minor: u32,
-    },
-    #[error("protobuf: {0}")]
-    Malformed(String),
-    #[error("protobuf: kwatch's table of Kubernetes 1.{0} is broken: {1}")]
-    Table(u32, table::TableError),
-}
-
-/// What the converter leaves out of the objects it writes, for a run that never reads it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Omit {
-    /// The top-level object's `metadata.managedFields` (often half a Pod's bytes): its
-    /// bytes are stepped over, not decoded, and the object is written as the apiserver's
-    /// JSON with that member cut out, as client-go users strip it with a
-    /// `cache.TransformFunc`. Embedded objects (a template's metadata) keep theirs.
-    pub managed_fields: bool,
-}
+use super::decode::{self, bytes_of, next_field, Omit, Val, Writer};
+use super::error::DecodeError;
+use super::table::Table;
 
 /// The 4 bytes before every envelope.
 pub const MAGIC: &[u8; 4] = b"k8s\0";
@@ -147,29 +116,6 @@ pub fn message(table: &Table, msg: u32, raw: &[u8], out: &mut Vec<u8>) -> Result
     Writer::new(table).object(msg, raw, None, out)
 }
 
-/// A list's own fields: what the list's JSON holds beside `items`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ListHead {
-    pub api_version: String,
-    pub kind: String,
-    /// The ListMeta as JSON (`{"resourceVersion":"…","continue":"…"}`).
-    pub metadata: Vec<u8>,
-}
-
-/// Reads a list's bytes (`k8s\0` + envelope of a `…List`) held whole: calls `item` with
-/// the JSON of each item in order (as the apiserver's JSON list holds them: no kind or
-/// apiVersion but in a PartialObjectMetadataList), and returns the list's kind, apiVersion
-/// and metadata. A body that arrives in chunks: [`ListReader`].
-pub fn list(
-    table: &Table,
-    bytes: &[u8],
-    mut item: impl FnMut(&[u8]),
-) -> Result<ListHead, DecodeError> {
-    let mut reader = ListReader::new(table);
-    reader.feed(bytes, &mut item)?;
-    reader.finish()
-}
-
 /// The first frame of a protobuf watch stream: `Some((frame, bytes consumed))`, or `None`
 /// while `buf` holds less than a whole frame.
 pub fn frame(buf: &[u8]) -> Option<(&[u8], usize)> {
@@ -231,7 +177,3 @@ pub fn watch_event_omitting(
         object,
     })
 }
-
-#[cfg(test)]
-#[path = "tests.rs"]
-mod tests;

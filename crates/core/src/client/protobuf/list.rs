@@ -2,10 +2,36 @@
 //! fields (runtime.Unknown: 1 typeMeta, 2 raw, 3 contentEncoding, 4 contentType), `raw`
 //! being the `…List` message (1 ListMeta, 2 each item). Each item is decoded as soon as its
 //! bytes are all in, so that a list of 100k objects is never held whole: what is buffered
-//! is at most the item being received and the chunk that brought its end.
+//! is at most the item being received and the chunk that brought its end. A list held
+//! whole: [`list`].
 
-use super::decode::{self, malformed, Writer};
-use super::{table, unknown_envelope_field, DecodeError, ListHead, Table, MAGIC};
+use super::decode::{self, malformed, Omit, Writer};
+use super::envelope::{type_meta, unknown_envelope_field, MAGIC};
+use super::error::DecodeError;
+use super::table::{self, Table};
+
+/// A list's own fields: what the list's JSON holds beside `items`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListHead {
+    pub api_version: String,
+    pub kind: String,
+    /// The ListMeta as JSON (`{"resourceVersion":"…","continue":"…"}`).
+    pub metadata: Vec<u8>,
+}
+
+/// Reads a list's bytes (`k8s\0` + envelope of a `…List`) held whole: calls `item` with
+/// the JSON of each item in order (as the apiserver's JSON list holds them: no kind or
+/// apiVersion but in a PartialObjectMetadataList), and returns the list's kind, apiVersion
+/// and metadata. A body that arrives in chunks: [`ListReader`].
+pub fn list(
+    table: &Table,
+    bytes: &[u8],
+    mut item: impl FnMut(&[u8]),
+) -> Result<ListHead, DecodeError> {
+    let mut reader = ListReader::new(table);
+    reader.feed(bytes, &mut item)?;
+    reader.finish()
+}
 
 /// Where a [`ListReader`] is in the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +144,7 @@ impl<'t> ListReader<'t> {
     }
 
     /// Each item is written without what `omit` names.
-    pub fn omit(mut self, omit: super::Omit) -> Self {
+    pub fn omit(mut self, omit: Omit) -> Self {
         self.writer = self.writer.omit(omit);
         self
     }
@@ -196,7 +222,7 @@ impl<'t> ListReader<'t> {
                 };
                 match h.num {
                     1 => {
-                        let (api_version, kind) = super::type_meta(payload)?;
+                        let (api_version, kind) = type_meta(payload)?;
                         (self.api_version, self.kind) = (api_version.to_owned(), kind.to_owned());
                     }
                     3 if !payload.is_empty() => {

@@ -27,17 +27,28 @@
 //!   `metav1.WatchEvent{type, object: RawExtension{raw}}` (no envelope of its own), whose
 //!   `raw` is an envelope as above ([`frame`], [`watch_event`]).
 //!
-//! Imports nothing of the crate: a foundation under `client/`.
+//! Its files, each importing only those listed after it: `list.rs` (a list, as it
+//! arrives or whole), `envelope.rs` (objects and watch frames), `decode.rs` (one
+//! message's walk), `table.rs` (the generated tables), `json.rs` (values as Go writes
+//! them), `error.rs`. Imports nothing of the crate: a foundation under `client/`.
 
 mod decode;
 mod envelope;
+mod error;
 #[cfg(test)]
 mod genuine;
 mod json;
 mod list;
 pub mod table;
+#[cfg(test)]
+mod tests;
 
-pub use envelope::*;
+pub use decode::Omit;
+pub use envelope::{
+    envelope, frame, message, object, object_omitting, watch_event, watch_event_omitting, Envelope,
+    WatchEvent, MAGIC,
+};
+pub use error::{DecodeError, TableError};
 pub use json::compact;
-pub use list::ListReader;
+pub use list::{list, ListHead, ListReader};
 pub use table::{minors, Table};

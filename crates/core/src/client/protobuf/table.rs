@@ -8,33 +8,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::DecodeError;
-
-/// Why a table's text could not be read (a broken `tables/v1.MINOR.json`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TableError {
-    /// The text is not JSON (serde_json's message).
-    #[error("{0}")]
-    Json(String),
-    /// A part the table must have, missing or not of its shape.
-    #[error("{0}")]
-    Missing(&'static str),
-    #[error("{message}: unknown special {special:?}")]
-    UnknownSpecial { message: String, special: String },
-    /// A field of `message` that could not be read.
-    #[error("{message}: {error}")]
-    Field {
-        message: String,
-        error: Box<TableError>,
-    },
-    #[error("unknown type {0:?}")]
-    UnknownType(String),
-    #[error("a bad kind: {0}")]
-    BadKind(String),
-    /// A number too large for the table's indices.
-    #[error(transparent)]
-    OutOfRange(#[from] std::num::TryFromIntError),
-}
+use super::error::{DecodeError, TableError};
 
 /// The minors with a table, and its text. A server of another minor is the caller's
 /// choice to make (the nearest table, or JSON).
@@ -193,7 +167,7 @@ pub struct Table {
     pub messages: Vec<Message>,
     kinds: HashMap<(String, String), u32>,
     /// ObjectMeta's message and the index of its `managedFields` among its fields, where
-    /// [`super::Omit::managed_fields`] leaves it out.
+    /// `Omit::managed_fields` leaves it out.
     pub(super) managed_fields: Option<(u32, usize)>,
 }
 

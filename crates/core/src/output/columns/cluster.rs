@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::column::{and_wide, Column};
 use super::format::{int, none, of_type, quantity, str_or_empty};
-use super::{and_wide, Column};
 
 pub(super) fn node_columns(wide: bool) -> Vec<Column> {
     let c = Column::new;

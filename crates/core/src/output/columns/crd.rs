@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::super::template::Template;
-use super::format::{go_json, go_value};
-use super::{age, Column, Getter};
+use super::format::age;
+use crate::gofmt::{go_json, go_value};
+use crate::template::Template;
 
 /// A CRD's additionalPrinterColumns entry, as read from the CRD object.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,24 +43,6 @@ impl PrinterColumn {
             })
             .collect()
     }
-}
-
-/// A custom resource's additionalPrinterColumns (`priority > 0` only when `wide`), or AGE
-/// when the CRD declares none.
-pub(super) fn crd_columns(pc: &[PrinterColumn], wide: bool) -> Vec<Column> {
-    if pc.is_empty() {
-        return vec![Column::age()];
-    }
-    pc.iter()
-        .filter(|p| wide || p.priority == 0)
-        .map(|p| Column {
-            header: p.name.clone(),
-            get: Getter::Path {
-                template: p.template.clone(),
-                kind: p.kind.clone(),
-            },
-        })
-        .collect()
 }
 
 /// A CRD printer column's cell, as kube-apiserver's table convertor makes it and kubectl

@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
+use super::column::Column;
+use super::format::age;
 use super::format::{int, str_or_empty};
-use super::{age, Column};
 
 /// The event columns (printers.go `printEvent`). kube-apiserver prints events.k8s.io
 /// events through the core Event printer after converting them, so `NEW` reads the

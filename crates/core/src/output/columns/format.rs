@@ -1,8 +1,16 @@
-//! How Go and kubectl format values, shared by the printers: Go's `fmt.Sprint` and
-//! `json.Marshal` of a decoded JSON value, apimachinery's label and selector formats, and
-//! printers.go's small list helpers (`<none>`, `+ N more...`).
+//! How kubectl formats values, shared by the printers: apimachinery's label and selector
+//! formats, and printers.go's small list helpers (`<none>`, `+ N more...`). Go's own
+//! `fmt.Sprint` and `json.Marshal` of a value are [`crate::gofmt`]'s.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
+
+use crate::text::human_duration;
 
 /// `field` of each element of the array `v`, comma-joined (a missing field is empty).
 pub(super) fn join_field(v: &Value, field: &str) -> String {
@@ -83,135 +91,6 @@ pub(super) fn list_with_more(items: impl Iterator<Item = String>) -> String {
     }
 }
 
-/// Go's `json.Marshal` of a JSON value as Kubernetes decodes it: compact, object keys
-/// sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped (`\u003c`), integers as int64 and other
-/// numbers as float64 (`1e-7`, `1e+21`, `0.25`).
-pub fn go_json(v: &Value) -> String {
-    let mut out = String::new();
-    write_go_json(v, &mut out);
-    out
-}
-
-fn write_go_json(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
-            (None, Some(f)) => out.push_str(&go_json_float(f)),
-            (None, None) => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => go_json_string(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
-            kv.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, x)) in kv.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                go_json_string(k, out);
-                out.push(':');
-                write_go_json(x, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// encoding/json's string: `\"`, `\\`, `\b \f \n \r \t`, other control characters and
-/// the HTML-unsafe `<`, `>`, `&` and U+2028/U+2029 as `\u00XX`.
-fn go_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// encoding/json's float64: `'f'` format, or `'e'` below 1e-6 and from 1e21 on, with a
-/// one-digit negative exponent unpadded (`1e-7`, `1e+21`).
-fn go_json_float(f: f64) -> String {
-    let a = f.abs();
-    if a == 0.0 || (1e-6..1e21).contains(&a) {
-        return format!("{f}");
-    }
-    let e = format!("{f:e}");
-    match e.split_once('e') {
-        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
-        _ => e,
-    }
-}
-
-/// Go's `fmt.Sprint` of a JSON value as Kubernetes decodes it (integers as int64, other
-/// numbers as float64): `map[a:1 b:x]` with sorted keys, `[a b]`, `<nil>`, `1e-07`.
-pub fn go_value(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => i.to_string(),
-            (None, Some(f)) => go_float(f),
-            (None, None) => n.to_string(),
-        },
-        Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
-        Value::Object(m) => {
-            let mut kv: Vec<(&String, &Value)> = m.iter().collect();
-            kv.sort_by(|a, b| a.0.cmp(b.0));
-            let inner: Vec<String> = kv
-                .into_iter()
-                .map(|(k, v)| format!("{k}:{}", go_value(v)))
-                .collect();
-            format!("map[{}]", inner.join(" "))
-        }
-    }
-}
-
-/// Go's `%v` of a float64: the shortest digits that round-trip, in exponent form
-/// (`1e-07`, `1.5e+06`, two exponent digits at least) when the exponent is below -4 or
-/// at least 6 (strconv's `'g'` with the shortest precision).
-pub fn go_float(f: f64) -> String {
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let e = format!("{f:e}");
-    let Some((mantissa, exp)) = e.split_once('e') else {
-        return e;
-    };
-    let Ok(exp) = exp.parse::<i32>() else {
-        return e;
-    };
-    if (-4..6).contains(&exp) {
-        format!("{f}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    }
-}
-
 pub(super) fn none(v: &Value) -> String {
     match v {
         Value::String(s) if !s.is_empty() => s.clone(),
@@ -253,4 +132,97 @@ pub(super) fn quantity(v: &Value) -> String {
 /// as kubectl's printers stop at the first; `None` when `list` is not an array.
 pub(super) fn of_type<'a>(list: &'a Value, ty: &str) -> Option<&'a Value> {
     list.as_array()?.iter().find(|e| e["type"] == ty)
+}
+
+/// kubectl's age of a timestamp: `<unknown>` when absent or unparsable.
+pub fn age(created: Option<&str>, now: jiff::Timestamp) -> String {
+    let Some(t) = created.and_then(|c| c.parse::<jiff::Timestamp>().ok()) else {
+        return "<unknown>".into();
+    };
+    since(now.as_second().saturating_sub(t.as_second()))
+}
+
+thread_local! {
+    /// Set while a [`ServerPrinter`] prints a row: see [`since`].
+    pub(super) static SERVER_AGES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A duration of `secs` seconds as apimachinery's `duration.HumanDuration` prints it.
+/// A negative one is clock skew: kwatch's own columns print it as `0s`; in a server's
+/// Table ([`ServerPrinter`]) it is `0s` down to a second and `<invalid>` beyond, as
+/// `HumanDuration` prints it.
+pub(super) fn since(secs: i64) -> String {
+    if secs < -1 && SERVER_AGES.get() {
+        return "<invalid>".into();
+    }
+    human_duration(Duration::from_secs(secs.max(0).unsigned_abs()))
+}
+
+/// `-L KEY`: the label's value, empty when absent.
+pub(super) fn label_cell(labels: Option<&Labels<'_>>, key: &str) -> String {
+    labels
+        .and_then(|l| l.get(key))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `--show-labels`: `k=v` pairs in the object's order, `<none>` without labels.
+pub(super) fn labels_cell(labels: Option<&Labels<'_>>) -> String {
+    match labels {
+        Some(l) if !l.0.is_empty() => {
+            l.0.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+        _ => "<none>".into(),
+    }
+}
+
+/// String labels in the order a [`Value`] map keeps them: a repeated key keeps its first
+/// place and takes its last value.
+#[derive(Debug)]
+pub(super) struct Labels<'a>(pub(super) Vec<(&'a str, &'a str)>);
+
+impl<'a> Labels<'a> {
+    /// The labels of a [`Value`]: a value that is not a string reads as empty, as
+    /// `-L` and `--show-labels` print it.
+    pub(super) fn from_value(v: &'a Value) -> Option<Labels<'a>> {
+        v.as_object().map(|m| {
+            Labels(
+                m.iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
+                    .collect(),
+            )
+        })
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Labels<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Labels<'a>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object of strings")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Labels<'a>, A::Error> {
+                let mut pairs: Vec<(&'a str, &'a str)> = Vec::new();
+                while let Some((k, v)) = map.next_entry::<&'de str, &'de str>()? {
+                    match pairs.iter_mut().find(|(pk, _)| *pk == k) {
+                        Some(p) => p.1 = v,
+                        None => pairs.push((k, v)),
+                    }
+                }
+                Ok(Labels(pairs))
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::*;
 use super::{crd::*, registry::*};
-use crate::output::Resource;
+use crate::client::target::Resource;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/tables-1.32");
 

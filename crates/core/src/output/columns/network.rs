@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::column::{and_wide, Column};
 use super::format::{format_selector, int, list_with_more, map_pairs, none, str_or_empty};
-use super::{and_wide, Column};
 
 pub(super) fn ingress_columns(_wide: bool) -> Vec<Column> {
     let c = Column::new;

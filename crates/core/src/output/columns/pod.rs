@@ -10,26 +10,9 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{age, and_wide, Column, Getter, Labels};
+use super::format::{age, Labels};
 
 mod read;
-
-pub(super) fn pod_columns(wide: bool) -> Vec<Column> {
-    let cols = vec![
-        PodColumn::Ready.column("READY"),
-        PodColumn::Status.column("STATUS"),
-        PodColumn::Restarts.column("RESTARTS"),
-        Column::age(),
-    ];
-    and_wide(cols, wide, || {
-        vec![
-            PodColumn::Ip.column("IP"),
-            PodColumn::Node.column("NODE"),
-            PodColumn::Nominated.column("NOMINATED NODE"),
-            PodColumn::ReadinessGates.column("READINESS GATES"),
-        ]
-    })
-}
 
 /// The columns of a pod row that read past metadata.creationTimestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,13 +27,6 @@ pub enum PodColumn {
 }
 
 impl PodColumn {
-    pub(super) fn column(self, header: &str) -> Column {
-        Column {
-            header: header.into(),
-            get: Getter::Pod(self),
-        }
-    }
-
     /// The cell of a pod: the one place where kubectl's pod printing rules live, for
     /// both the typed parse and the [`Value`] ([`PodView::from_value`]).
     pub(super) fn cell(self, p: &PodView<'_>, now: jiff::Timestamp) -> String {

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::column::{and_wide, Column};
 use super::format::str_or_empty;
-use super::{and_wide, Column};
 
 /// printers.go `printServiceAccount`: the number of `secrets`.
 pub(super) fn serviceaccount_columns(_wide: bool) -> Vec<Column> {

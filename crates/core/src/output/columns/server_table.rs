@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::format::go_value;
-use super::{Column, Getter};
+use super::column::{Column, Getter};
+use crate::gofmt::go_value;
 
 /// The columns of a server's Table after its name column (kwatch prints NAME itself):
 /// those of priority 0, and with `-o wide` all (kubectl's tableprinter.go `printTable`:

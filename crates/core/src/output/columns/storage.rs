@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
+use super::column::{and_wide, Column};
 use super::format::{none, quantity, str_or_empty};
-use super::{and_wide, Column};
 
 pub(super) fn configmap_columns(_wide: bool) -> Vec<Column> {
     vec![

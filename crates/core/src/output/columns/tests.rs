@@ -3,10 +3,12 @@
 
 use serde_json::json;
 
-use super::format::go_float;
+use super::column::{Column, Getter, RowObject};
+use super::format::age;
 use super::network::{service_external_ip, service_ports};
 use super::{crd::*, pod::*, registry::*};
-use crate::output::Resource;
+use crate::client::target::Resource;
+use crate::gofmt::go_float;
 use serde_json::Value;
 
 fn now() -> jiff::Timestamp {
@@ -15,7 +17,7 @@ fn now() -> jiff::Timestamp {
 
 /// A pod column's cell from the whole object (the [`Value`] path).
 fn pod_cell(c: PodColumn, o: &Value) -> String {
-    c.column("").cell(o, None, now())
+    Column::pod(c, "").cell(o, None, now())
 }
 
 fn pod_ready(o: &Value, _: jiff::Timestamp) -> String {

@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 
+use super::column::{and_wide, Column};
+use super::format::{age, since};
 use super::format::{
     format_selector, int, join_field, label_selector, map_pairs, none, of_type, quantity,
     str_or_empty,
 };
-use super::{age, and_wide, since, Column};
 
 /// The workloads' `-o wide` columns: CONTAINERS, IMAGES and SELECTOR (`selector`).
 fn workload_wide(selector: Column) -> Vec<Column> {

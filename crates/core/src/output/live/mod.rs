@@ -1,8 +1,9 @@
 //! `--live`: the informer's cache as a table that changes in place. This is the
-//! output layer's half: [`LivePrinter`], one more [`Printer`] behind the informer loop,
-//! updates a [`Model`] held behind a mutex (never the screen: the informer must not block
-//! on it), and [`view`] draws the model into any ratatui `Backend`. The terminal, keys
-//! and the render loop (at most ~30 frames/s) live in src/app/live.rs.
+//! terminal-free half: [`LivePrinter`], one more [`Sink`](crate::informer::sink::Sink) of
+//! the informer's records, updates a [`Model`] held behind a mutex (never the screen: the
+//! informer must not block on it). The application draws the model (src/app/live/view.rs,
+//! with ratatui) and owns the terminal, the keys and the render loop (at most ~30
+//! frames/s, src/app/live.rs).
 //!
 //! Rows reuse the table's cells ([`super::table::TablePrinter::live_cells`]: kubectl's
 //! columns, CRD printer columns, server Table rows, `-L`, `--show-labels`, `-o wide`,
@@ -16,6 +17,8 @@
 //! (benches/live.sh).
 
 mod model;
-pub mod view;
 
-pub use model::*;
+pub use model::{
+    lock, visible, CellMaker, Header, LivePrinter, Model, Row, RowKey, Shared, State, Version,
+    EVENTS, FADE_SECS, GONE_SECS, HISTORY, HISTORY_BYTES,
+};

@@ -13,8 +13,13 @@ use crate::cache::handlers::HandlerCall;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 use crate::client::target::Resource;
-use crate::output::table::{event_text, TablePrinter};
-use crate::output::{diff, Body, Options, Printer, Record};
+use crate::context::ContextName;
+use crate::informer::diff;
+use crate::informer::record::{Body, Observation, Record};
+use crate::informer::sink::Sink;
+use crate::output::diagnostics::{self, Diagnostics};
+use crate::output::options::Options;
+use crate::output::table::{event_text, observation_text, TablePrinter};
 
 /// Versions of each object kept for its history screen by default (`--live-history`;
 /// the oldest go first).
@@ -31,7 +36,7 @@ pub const GONE_SECS: i64 = 5;
 
 /// A row's identity: the resource's place in `--resources` order, the resource, the
 /// context and the object's key (`namespace/name`): rows sort in kubectl's order.
-pub type RowKey = (usize, String, Option<String>, String);
+pub type RowKey = (usize, String, Option<ContextName>, String);
 
 /// What a row remembers of one delta or handler call (its history screen).
 #[derive(Debug, Clone)]
@@ -79,12 +84,12 @@ impl Version {
 struct Pending {
     time: Timestamp,
     resource: Arc<Resource>,
-    context: Option<Arc<str>>,
+    context: Option<ContextName>,
     delta: Delta,
     /// The name cell's "(recreated)" (the object before it is not kept).
     recreated: bool,
     /// `--follow`, `--events`: its place in the tree (the NAME cell's indent).
-    follow: Option<crate::output::Followed>,
+    follow: Option<crate::informer::record::Followed>,
 }
 
 #[derive(Debug, Clone)]
@@ -163,7 +168,7 @@ pub struct Header {
 #[derive(Debug, Clone, Default)]
 pub struct Model {
     pub rows: BTreeMap<RowKey, Row>,
-    pub headers: BTreeMap<(Option<String>, String), Header>,
+    pub headers: BTreeMap<(Option<ContextName>, String), Header>,
     /// The event pane's lines, newest last.
     pub events: VecDeque<String>,
     /// Deltas and handler calls seen, for "N changes while paused".
@@ -283,7 +288,7 @@ fn cells_of(
     p: &Pending,
     now: Timestamp,
 ) -> (Vec<String>, Vec<String>) {
-    let mut rec = Record::new(&p.resource, p.context.as_deref(), now, Body::Synced);
+    let mut rec = Record::new(&p.resource, p.context.as_ref(), now, Body::Synced);
     rec.follow = p.follow.as_ref();
     table.live_cells(&rec, key, &p.delta, p.recreated)
 }
@@ -299,9 +304,11 @@ pub fn lock(m: &Shared) -> MutexGuard<'_, Model> {
 /// The printer behind `--live`: every record updates the model, nothing is written.
 pub struct LivePrinter {
     model: Shared,
+    /// Where the informer's own lines go ([`Sink::diagnostic`]).
+    diag: Diagnostics,
     order: Vec<String>,
     /// Each resource (and context) seen, shared by its rows' pending deltas.
-    resources: Vec<(Option<Arc<str>>, Arc<Resource>)>,
+    resources: Vec<(Option<ContextName>, Arc<Resource>)>,
 }
 
 #[derive(Deserialize, Default)]
@@ -324,7 +331,12 @@ fn labels_of(o: &ObjectRef) -> BTreeMap<String, String> {
 
 impl LivePrinter {
     /// `versions`: how many each row's history keeps ([`HISTORY`] by default).
-    pub fn new(mut opts: Options, model: Shared, versions: usize) -> LivePrinter {
+    pub fn new(
+        mut opts: Options,
+        model: Shared,
+        versions: usize,
+        diag: Diagnostics,
+    ) -> LivePrinter {
         opts.timestamps = false;
         opts.no_headers = false;
         let order = opts.order.clone();
@@ -340,21 +352,22 @@ impl LivePrinter {
         }
         LivePrinter {
             model,
+            diag,
             order,
             resources: Vec::new(),
         }
     }
 
     /// The shared copies of `rec`'s resource and context.
-    fn resource(&mut self, rec: &Record<'_>) -> (Option<Arc<str>>, Arc<Resource>) {
+    fn resource(&mut self, rec: &Record<'_>) -> (Option<ContextName>, Arc<Resource>) {
         let found = self
             .resources
             .iter()
-            .find(|(c, r)| c.as_deref() == rec.context && r.name == rec.resource.name);
+            .find(|(c, r)| c.as_ref() == rec.context && r.name == rec.resource.name);
         if let Some((c, r)) = found {
             return (c.clone(), r.clone());
         }
-        let pair = (rec.context.map(Arc::from), Arc::new(rec.resource.clone()));
+        let pair = (rec.context.cloned(), Arc::new(rec.resource.clone()));
         self.resources.push(pair.clone());
         pair
     }
@@ -362,7 +375,7 @@ impl LivePrinter {
     /// A row's key: kubectl's order, or a tree's rows by owner path (`--follow`).
     fn row_key(&self, rec: &Record<'_>, key: &str) -> RowKey {
         if let Some(f) = rec.follow {
-            let context = rec.context.map(str::to_owned);
+            let context = rec.context.cloned();
             return (0, f.path.to_string(), context, key.to_owned());
         }
         let rank = self
@@ -373,7 +386,7 @@ impl LivePrinter {
         (
             rank,
             rec.resource.name.clone(),
-            rec.context.map(str::to_owned),
+            rec.context.cloned(),
             key.to_owned(),
         )
     }
@@ -408,10 +421,18 @@ impl LivePrinter {
                 h.retries += 1;
                 h.state = State::Retrying(r.attempt, r.max_retries);
             }
-            ReflectorEvent::Freshness { lag, .. } => h.lag = Some(*lag),
             _ => {}
         }
         if let Some(t) = event_text(name, e) {
+            push_event(m, rec.time, &t);
+        }
+    }
+
+    fn observed(m: &mut Model, name: &str, rec: &Record<'_>, o: &Observation) {
+        if let Observation::Freshness(l) = o {
+            header(m, rec).lag = Some(l.lag);
+        }
+        if let Some(t) = observation_text(name, o) {
             push_event(m, rec.time, &t);
         }
     }
@@ -473,7 +494,10 @@ impl LivePrinter {
         let left = rec.follow.is_some_and(|f| {
             matches!(
                 f.change,
-                Some(crate::output::GraphChange::Orphaned | crate::output::GraphChange::Left)
+                Some(
+                    crate::informer::record::GraphChange::Orphaned
+                        | crate::informer::record::GraphChange::Left
+                )
             )
         });
         row.deleted = (deleted || left).then_some(rec.time);
@@ -499,7 +523,8 @@ impl LivePrinter {
 
     fn handler(&mut self, rec: &Record<'_>, key: &str, call: &HandlerCall) {
         let rk = self.row_key(rec, key);
-        let diff = crate::output::record_diff(rec, diff::DiffMode::On)
+        let diff = rec
+            .diff(diff::DiffMode::On)
             .map(|d| diff::lines(&d))
             .unwrap_or_default();
         let mut m = lock(&self.model);
@@ -526,7 +551,7 @@ impl LivePrinter {
 fn header<'m>(m: &'m mut Model, rec: &Record<'_>) -> &'m mut Header {
     let h = m
         .headers
-        .entry((rec.context.map(str::to_owned), rec.resource.name.clone()))
+        .entry((rec.context.cloned(), rec.resource.name.clone()))
         .or_default();
     if let Some(r) = rec.informer.client_go {
         h.client_go = Some(r.to_owned());
@@ -545,14 +570,15 @@ fn push_event(m: &mut Model, t: Timestamp, text: &str) {
     }
 }
 
-impl Printer for LivePrinter {
-    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+impl Sink for LivePrinter {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
         let name = &match rec.context {
             Some(c) => format!("{} in {c}", rec.resource.name),
             None => rec.resource.name.clone(),
         };
         match &rec.body {
             Body::Event(e) => Self::event(&mut lock(&self.model), name, rec, e),
+            Body::Observed(o) => Self::observed(&mut lock(&self.model), name, rec, o),
             Body::Synced => {
                 let mut m = lock(&self.model);
                 header(&mut m, rec).synced = true;
@@ -564,6 +590,10 @@ impl Printer for LivePrinter {
             Body::Handler { key, call, .. } => self.handler(rec, key, call),
         }
         Ok(())
+    }
+
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        diagnostics::say(&mut self.diag, line)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -591,7 +621,7 @@ pub fn visible<'m>(
                 return true;
             }
             if let Some(c) = by_context {
-                return k.2.as_deref().is_some_and(|ctx| ctx.contains(c));
+                return k.2.as_ref().is_some_and(|ctx| ctx.contains(c));
             }
             match by_label {
                 Some((lk, lv)) => r

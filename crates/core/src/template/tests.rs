@@ -119,7 +119,7 @@ fn custom_columns_print_kubectls_cells() {
             !stderr.contains("unexpected path string"),
             "{spec}: kubectl refused it"
         );
-        let got = super::super::script::cell(&cols[0].template, object);
+        let got = crate::output::script::cell(&cols[0].template, object);
         match (case["exit"] == 0, got) {
             (true, Ok(cell)) => assert_eq!(format!("A\n{cell}\n"), stdout, "{spec}"),
             (false, Err(e)) => assert_eq!(format!("error: {}", e.reason), stderr, "{spec}"),

@@ -19,7 +19,7 @@ mod tests;
 
 use serde_json::Value;
 
-use super::columns::{go_float, go_json, go_value};
+use crate::gofmt::{go_float, go_json, go_value};
 use crate::scan::{each_member, skip_valid, skip_ws};
 use crate::text::sanitize;
 use parse::Node;

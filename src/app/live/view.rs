@@ -1,7 +1,8 @@
 //! `--live`'s screens drawn from the [`Model`]: the header per resource, the table (only
 //! the rows that fit are drawn), the event pane, an object's history and YAML, and help.
 //! [`Ui`] is the view's state (selection, filter, sort, pause, screen) and what each key
-//! does to it; src/app/live.rs maps terminal keys onto it.
+//! does to it; src/app/live.rs maps terminal keys onto it. The model is kwatch-core's
+//! (`output::live`), kept terminal-free; the drawing, with ratatui, is the application's.
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::{visible, Header, Model, Row, RowKey, State, FADE_SECS};
+use crate::output::live::{visible, Header, Model, Row, RowKey, State, FADE_SECS};
 use crate::text::{human_duration, sanitize};
 
 /// Lines of the event pane when shown.
@@ -254,7 +255,10 @@ impl Ui {
         if self.shown(m).rows.values().any(|r| under(r, &p)) {
             self.collapsed.insert(p.to_string());
         } else {
-            let leaf = p.rsplit(crate::output::PATH_SEPARATOR).next().unwrap_or(&p);
+            let leaf = p
+                .rsplit(crate::informer::record::PATH_SEPARATOR)
+                .next()
+                .unwrap_or(&p);
             self.note = Some(format!("nothing under {} to collapse", sanitize(leaf)));
         }
     }
@@ -580,7 +584,7 @@ impl Ui {
         for v in &row.history {
             out.push(Line::from(format!(
                 "{}  {:<10} rv={}",
-                super::super::format_time(v.time),
+                crate::text::format_time(v.time),
                 v.what,
                 sanitize(&v.rv)
             )));
@@ -606,7 +610,7 @@ impl Ui {
             meta.remove("managedFields");
         }
         let doc = match v.as_object() {
-            Some(map) => super::super::yaml::document(map),
+            Some(map) => crate::output::yaml::document(map),
             None => String::new(),
         };
         doc.lines()
@@ -629,7 +633,7 @@ fn place(rows: &[(&RowKey, &Row)], anchor: Option<&RowKey>, at: usize) -> (usize
 fn under(r: &Row, path: &str) -> bool {
     r.tree.as_deref().is_some_and(|t| {
         t.strip_prefix(path)
-            .is_some_and(|rest| rest.starts_with(crate::output::PATH_SEPARATOR))
+            .is_some_and(|rest| rest.starts_with(crate::informer::record::PATH_SEPARATOR))
     })
 }
 

@@ -12,8 +12,11 @@ use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
 use crate::cache::testutil::object;
 use crate::client::target::Resource;
+use crate::context::ContextName;
+use crate::informer::record::{Body, Record};
+use crate::informer::sink::Sink;
 use crate::output::live::{lock, LivePrinter, Shared};
-use crate::output::{Body, Options, Printer, Record};
+use crate::output::Options;
 
 fn pod(name: &str, rv: &str, phase: &str, app: &str) -> ObjectRef {
     object(&format!(
@@ -30,7 +33,7 @@ struct Feed {
     model: Shared,
     r: Resource,
     /// The context of the records fed (`None`: one cluster).
-    context: Option<&'static str>,
+    context: Option<ContextName>,
     /// The last version of each key, the `prev` the informer passes.
     last: std::collections::HashMap<String, ObjectRef>,
 }
@@ -44,7 +47,7 @@ impl Feed {
     fn keeping(opts: Options, history: usize) -> Feed {
         let model = Shared::default();
         Feed {
-            p: LivePrinter::new(opts, model.clone(), history),
+            p: LivePrinter::new(opts, model.clone(), history, Box::new(std::io::sink())),
             model,
             r: Resource::pods(),
             context: None,
@@ -57,13 +60,18 @@ impl Feed {
     }
 
     /// A record of the object at owner path `follow` (`--follow`), or of no tree.
-    fn rec_in(&mut self, at: u32, body: Body<'_>, follow: Option<&crate::output::Followed>) {
+    fn rec_in(
+        &mut self,
+        at: u32,
+        body: Body<'_>,
+        follow: Option<&crate::informer::record::Followed>,
+    ) {
         let rec = Record {
             resource: &self.r,
-            context: self.context,
+            context: self.context.as_ref(),
             time: t(at),
             body,
-            informer: crate::output::InformerInfo {
+            informer: crate::informer::record::InformerInfo {
                 client_go: Some("0.32"),
                 queue: Some("DeltaFIFO"),
                 batch: None,
@@ -71,7 +79,7 @@ impl Feed {
             blame: Default::default(),
             follow,
         };
-        self.p.print(&rec).unwrap();
+        self.p.record(&rec).unwrap();
     }
 
     fn event(&mut self, at: u32, e: ReflectorEvent) {
@@ -98,12 +106,12 @@ impl Feed {
     }
 
     /// `--follow`: a delta of the object at owner path `path` (steps joined by
-    /// [`crate::output::PATH_SEPARATOR`]), then a frame.
+    /// [`crate::informer::record::PATH_SEPARATOR`]), then a frame.
     fn followed(&mut self, at: u32, kind: DeltaType, path: &[&str], o: ObjectRef) {
         let key = format!("default/{}", o.meta().name);
         let d = Delta::new(kind, o);
-        let f = crate::output::Followed {
-            path: path.join(crate::output::PATH_SEPARATOR).into(),
+        let f = crate::informer::record::Followed {
+            path: path.join(crate::informer::record::PATH_SEPARATOR).into(),
             change: None,
         };
         let body = Body::Delta {
@@ -366,7 +374,7 @@ fn filter_by_context() {
         ..Options::default()
     });
     for (i, ctx) in ["prod-eu", "dev"].into_iter().enumerate() {
-        f.context = Some(ctx);
+        f.context = Some(ctx.into());
         let name = format!("web-{ctx}");
         f.delta(
             i as u32,
@@ -811,7 +819,7 @@ fn c_collapses_the_selected_row_when_a_row_comes_above_it() {
         pod("web.17a", "120", "", "web"),
     );
     f.act(&mut ui, Action::Collapse);
-    let rs = WEB_TREE[1].join(crate::output::PATH_SEPARATOR);
+    let rs = WEB_TREE[1].join(crate::informer::record::PATH_SEPARATOR);
     assert_eq!(ui.collapsed, [rs].into_iter().collect(), "{ui:?}");
     let b = f.draw(&mut ui, 120, 16, 21);
     let s = text(&b);

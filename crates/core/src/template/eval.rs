@@ -146,7 +146,7 @@ impl Eval {
                     input.clone(),
                     format!(
                         "{} is not array or slice and cannot be filtered",
-                        super::go_value(value)
+                        crate::gofmt::go_value(value)
                     ),
                 ));
             };

@@ -1,0 +1,103 @@
+//! Where the informer's records go: a [`Sink`] takes each record in order (the printers,
+//! the `--record` recorder, the live view are sinks), and an [`Observer`] watches them
+//! without printing (`--stats`, `--metrics`). The informer defines both and knows none of
+//! their implementations, as ripgrep's searcher hands its matches to a `Sink` that
+//! grep-printer implements.
+
+use std::io;
+
+use super::record::Record;
+use crate::context::ContextName;
+
+/// Takes the informer's records, in the order the informer made them, under the lock that
+/// every informer of a run shares (so a sink needs no lock of its own).
+///
+/// Errors are the sink's writer's: a closed pipe ends the run quietly, any other error
+/// fails it.
+pub trait Sink: Send {
+    /// A record to show.
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()>;
+    /// A record a filter hides (`--types`, `--quiet-relists`, …). Only a sink that keeps
+    /// everything the informer did, as `--record` does, takes it.
+    fn hidden(&mut self, _rec: &Record<'_>) -> io::Result<()> {
+        Ok(())
+    }
+    /// A line for people about the run (a `~` line: a resource left out, an object that
+    /// does not exist yet): diagnostics, never data.
+    fn diagnostic(&mut self, _line: &str) -> io::Result<()> {
+        Ok(())
+    }
+    /// `resource` (of `context`, with several) was left out before it synced (the server
+    /// refused it, or failed for good): it never syncs.
+    fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called when the queue is drained: push buffered output out.
+    fn flush(&mut self) -> io::Result<()>;
+    /// Called once when the run ends: push everything out, held output too.
+    fn finish(&mut self) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for Box<S> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        (**self).record(rec)
+    }
+    fn hidden(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        (**self).hidden(rec)
+    }
+    fn diagnostic(&mut self, line: &str) -> io::Result<()> {
+        (**self).diagnostic(line)
+    }
+    fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        (**self).left_out(resource, context)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        (**self).flush()
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        (**self).finish()
+    }
+}
+
+/// A sink that keeps every record, shown or hidden: what `--record` writes is everything
+/// the informer did, whatever the filters print.
+pub struct KeepAll<S>(pub S);
+
+impl<S: Sink> Sink for KeepAll<S> {
+    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        self.0.record(rec)
+    }
+    fn hidden(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        self.0.record(rec)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        self.0.finish()
+    }
+}
+
+/// A feature that watches the informer without steering it (`--stats`, `--metrics`, the
+/// application's): told every record in the order the sinks take them, printed or hidden
+/// by a filter, and every pop's delivery, under the sinks' lock.
+pub trait Observer: std::any::Any + Send {
+    /// A record, `shown` when printed (else hidden by a filter but recorded); `targets`:
+    /// the resources the run still waits for (those left out not counted).
+    fn record(&mut self, rec: &Record<'_>, shown: bool, targets: usize);
+
+    /// A pop of `resource` in `context` is about to be delivered.
+    fn popped(&mut self, _resource: &str, _context: Option<&ContextName>) {}
+
+    /// A pop that held deltas was delivered, `took` after it was taken from the queue:
+    /// client-go 0.36's processing latency, from the pop to the handlers' return.
+    fn processed(
+        &mut self,
+        _resource: &str,
+        _context: Option<&ContextName>,
+        _took: std::time::Duration,
+    ) {
+    }
+}
