@@ -131,10 +131,17 @@ fn a_name_with_no_object_says_so_once_then_waits_for_it() {
     exists.wait_for(LIMIT, "Synced", |v| v.iter().any(|r| r["type"] == "Synced"));
     let out = exists.interrupt(LIMIT).exits(130);
     assert!(!out.stderr.contains("~ no "), "{}", out.stderr);
+    // Ended by its sync, the run says NotFound as `kubectl get deploy other` does.
     let out = sim
         .kwatch("deploy/other -n default --until-synced")
-        .exits(0);
+        .exits(1);
     assert!(!out.stderr.contains("~ no "), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .ends_with("Error from server (NotFound): deployments.apps \"other\" not found\n"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// Regression: `kwatch pod/pod1`, `-w`, `--all-namespaces=true|false` were rejected,

@@ -258,3 +258,65 @@ fn sigterm_prints_the_summary_and_exits_143() {
     assert!(out.stderr.contains("kwatch stats\n"), "{}", out.stderr);
     assert!(out.stderr.contains("  deltas: "), "{}", out.stderr);
 }
+
+/// A run whose watch never once succeeded (list allowed, watch forbidden: `--bend
+/// forbid-watch`) does not end in success at `--timeout`: it printed the list, then ends
+/// as `kubectl get -w` does, with the server's Forbidden and exit 1.
+#[test]
+fn a_watch_that_is_always_forbidden_does_not_end_in_success() {
+    let sim = SimProcess::start(&["--bend", "forbid-watch", "--objects", "2"]);
+    let out = sim
+        .kwatch("pods -A -o name --client-go 0.32 --timeout 3s")
+        .exits(1);
+    // The list, and each relist after a refused watch.
+    assert!(
+        out.stdout.len() >= 2,
+        "the list is printed: {:?}",
+        out.stdout
+    );
+    let last = out.stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("Error from server (Forbidden): pods is forbidden:"),
+        "{}",
+        out.stderr
+    );
+    assert!(last.contains("the watch of pods never succeeded"), "{last}");
+    // The list alone was asked for: success.
+    sim.kwatch("pods -A -o name --client-go 0.32 --until-synced")
+        .exits(0);
+}
+
+/// A NAME whose object does not exist, with `--until-synced`: `kubectl get pod NAME`'s
+/// NotFound and exit 1, not a silent success; an existing one exits 0.
+#[test]
+fn a_named_object_that_does_not_exist_is_not_found_at_the_sync() {
+    let sim = SimProcess::start(&["--objects", "1"]);
+    let out = sim
+        .kwatch("pod/no-such-pod -n default --until-synced")
+        .exits(1);
+    assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+    assert_eq!(
+        out.stderr.lines().last(),
+        Some(r#"Error from server (NotFound): pods "no-such-pod" not found"#),
+        "{}",
+        out.stderr
+    );
+    let out = sim
+        .kwatch("deployments.apps no-such-deploy -A --until-synced")
+        .exits(1);
+    assert!(
+        out.stderr.contains(
+            r#"Error from server (NotFound): deployments.apps "no-such-deploy" not found"#
+        ),
+        "{}",
+        out.stderr
+    );
+    let name = sim.kwatch("pods -A -o name --until-synced").stdout[0].clone();
+    let name = name.trim_start_matches("pod/");
+    let ns = sim
+        .kwatch("pods -A -o jsonpath={.metadata.namespace} --until-synced")
+        .stdout[0]
+        .clone();
+    sim.kwatch(format!("pod/{name} -n {ns} --until-synced -o name"))
+        .exits(0);
+}

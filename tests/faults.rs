@@ -225,8 +225,9 @@ fn a_clean_server_timeout_rewatches_from_the_last_rv() {
 #[test]
 fn bookmarks_advance_the_resource_version_of_the_next_watch() {
     let (sim, mut kw) = watching_a_new_sim(&["--bookmark-interval", "0.3"], &[]);
-    // Something changes elsewhere: bookmarks carry the global revision forward.
-    sim.kubectl_ok("label namespace team-a touched=yes");
+    // A ConfigMap changes in another namespace: the watch cache moves, and the watch's
+    // bookmarks carry its revision forward.
+    crate::util::kwatch::stir_configmaps(&sim);
     let recs = kw.wait_for(LIMIT, "a bookmark past the list RV", |v| {
         let listed = of_type(v, "Listed")[0]["resourceVersion"]
             .as_str()

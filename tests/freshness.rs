@@ -182,7 +182,8 @@ fn a_store_ahead_of_a_restored_server_is_one_line() {
 /// with it, the samples are those lists.
 #[test]
 fn nothing_is_sampled_without_the_flag() {
-    let sim = SimProcess::start(&[]);
+    // Churning pods: their watch gets events and bookmarks.
+    let sim = SimProcess::start(&["--scenario", "steady"]);
     let samples = || {
         crate::util::shared::request_paths(&sim)
             .iter()
@@ -203,7 +204,7 @@ fn nothing_is_sampled_without_the_flag() {
 /// line, and sampling stops.
 #[test]
 fn opaque_resource_versions_stop_sampling_with_one_line() {
-    let sim = SimProcess::start(&["--bend", "opaque-rv"]);
+    let sim = SimProcess::start(&["--bend", "opaque-rv", "--scenario", "steady"]);
     let mut kw = sampling(&sim, "");
     let line = crate::util::eventually(LIMIT, "the line saying sampling stops", || {
         let err = kw.stderr();

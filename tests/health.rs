@@ -243,9 +243,19 @@ fn a_silent_watch_is_reported_stalled_and_kept_without_restart_stalled() {
 /// A new simulator sending a bookmark every `interval` seconds, and a [`watching_a_new_sim`]
 /// kwatch with `extra` and no floor under the bookmark interval `--stall-after auto`
 /// learns: the simulator's bookmarks come faster than kube-apiserver's minute, faster
-/// than the 10 s floor (docs/watch-health.md).
+/// than the 10 s floor (docs/watch-health.md). A bookmark carries a revision newer than
+/// the watch's only when the resource's watch cache has moved: pods churn, and etcd's
+/// progress notifications bring the configmaps' cache to the current revision every
+/// 0.2 s, so that the quiet configmaps' watches get their bookmarks.
 fn watching_fast_bookmarks(interval: &str, extra: &[&str]) -> (SimProcess, Running) {
-    let sim = SimProcess::start(&["--bookmark-interval", interval]);
+    let sim = SimProcess::start(&[
+        "--bookmark-interval",
+        interval,
+        "--scenario",
+        "steady",
+        "--progress-notify-interval",
+        "0.2",
+    ]);
     let hooks = [
         ("KWATCH_TEST_SHORT_WATCH_MS", "0"),
         ("KWATCH_TEST_BOOKMARK_FLOOR_MS", "0"),

@@ -393,9 +393,21 @@ fn watch_from_a_compacted_revision_gets_a_410_error_event() {
 
 #[test]
 fn bookmarks_are_periodic_and_only_on_request() {
-    let sim = SimProcess::start(&["--bookmark-interval", "0.4"]);
+    // Revision 1 in reach, so that a watch may start before the watch cache's revision.
+    let sim = SimProcess::start(&["--bookmark-interval", "0.4", "--uncompacted"]);
     let rev = sim.revision();
-    let mut w = sim.watch(&format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=2"));
+    let configmaps = "/api/v1/namespaces/default/configmaps?watch=1";
+    // From the current revision of a quiet resource: nothing at all, as kube-apiserver's
+    // cacheWatcher sends only what is newer than the watch's revision, bookmarks included.
+    let mut w = sim.watch(&format!(
+        "{configmaps}&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=2"
+    ));
+    assert_eq!(w.collect(5 * S), vec![WatchItem::End], "a quiet resource");
+    // From an older one: periodic bookmarks, each carrying the watch cache's revision.
+    let older = rev - 1;
+    let mut w = sim.watch(&format!(
+        "{configmaps}&resourceVersion={older}&allowWatchBookmarks=true&timeoutSeconds=2"
+    ));
     let items = w.collect(5 * S);
     let evs = events(&items);
     assert!(evs.len() >= 3, "{items:?}");
@@ -408,7 +420,7 @@ fn bookmarks_are_periodic_and_only_on_request() {
     }
     assert_eq!(items.last(), Some(&WatchItem::End));
     let mut w = sim.watch(&format!(
-        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rev}&timeoutSeconds=1"
+        "{configmaps}&resourceVersion={older}&timeoutSeconds=1"
     ));
     let items = w.collect(5 * S);
     assert_eq!(
@@ -416,12 +428,49 @@ fn bookmarks_are_periodic_and_only_on_request() {
         vec![WatchItem::End],
         "no bookmarks unless allowWatchBookmarks"
     );
-    let mut w = sim.watch(&format!("/apis/example.com/v1/namespaces/default/widgets?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=1"));
+    let mut w = sim.watch(&format!("/apis/example.com/v1/namespaces/default/widgets?watch=1&resourceVersion={older}&allowWatchBookmarks=true&timeoutSeconds=1"));
     let e = w.event(5 * S);
     assert_eq!(
         e["object"],
         json!({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"resourceVersion":rev.to_string()}})
     );
+}
+
+/// A change of the resource in another namespace moves its watch cache: a watch of
+/// `default` from the current revision then gets a bookmark of the new revision, and no
+/// event; a change of another resource moves nothing, until a consistent LIST of the
+/// resource (ConsistentListFromCache: a progress notification asked of etcd) or etcd's own
+/// progress notifications bring its cache to the current revision.
+#[test]
+fn a_bookmark_carries_the_resources_watch_cache_revision() {
+    let sim = SimProcess::start(&["--bookmark-interval", "0.3"]);
+    let rev = sim.revision();
+    let watch = |from: u64| {
+        sim.watch(&format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={from}&allowWatchBookmarks=true&timeoutSeconds=2"))
+    };
+    // Another resource changes: the configmaps' cache stays at `rev`.
+    sim.kubectl_ok("label namespace team-a touched=yes");
+    assert_eq!(watch(rev).collect(5 * S), vec![WatchItem::End]);
+    // A consistent LIST of configmaps brings their cache to the current revision.
+    let now = sim.revision();
+    assert!(now > rev);
+    sim.get("/api/v1/configmaps?limit=1");
+    let e = watch(rev).event(5 * S);
+    assert_eq!(e["type"], "BOOKMARK");
+    assert_eq!(e["object"]["metadata"]["resourceVersion"], now.to_string());
+    // A ConfigMap of another namespace changes: a bookmark of its revision, no event.
+    crate::util::kwatch::create_configmap(&sim, "team-a", "elsewhere", json!({}));
+    let changed = sim.revision();
+    let items = watch(now).collect(5 * S);
+    let evs = events(&items);
+    assert!(!evs.is_empty(), "{items:?}");
+    for e in &evs {
+        assert_eq!(e["type"], "BOOKMARK", "{items:?}");
+        assert_eq!(
+            e["object"]["metadata"]["resourceVersion"],
+            changed.to_string()
+        );
+    }
 }
 
 #[test]
@@ -1168,8 +1217,9 @@ fn status_subresource_no_op_updates_preconditions_and_object_watches() {
 
 #[test]
 fn a_bookmark_comes_two_seconds_before_the_timeout() {
-    let sim = SimProcess::start(&["--bookmark-interval", "60"]);
-    let rev = sim.revision();
+    let sim = SimProcess::start(&["--bookmark-interval", "60", "--uncompacted"]);
+    // From before the pods' watch cache revision: a bookmark is due.
+    let rev = sim.revision() - 1;
     let t0 = Instant::now();
     let mut w = sim.watch(&format!(
         "/api/v1/pods?watch=1&resourceVersion={rev}&allowWatchBookmarks=true&timeoutSeconds=3"
@@ -1507,11 +1557,19 @@ fn answers_over_128_kib_are_gzipped_when_gzip_is_accepted() {
 /// annotated `k8s.io/initial-events-end`; the periodic one (without it) still comes.
 #[test]
 fn bend_no_end_bookmark_leaves_out_the_initial_events_end() {
-    let sim = SimProcess::start(&["--bend", "no-end-bookmark"]);
+    // etcd's progress notifications bring the pods' cache to a revision the namespace's
+    // label makes: the periodic bookmarks that follow the initial events carry it.
+    let sim = SimProcess::start(&[
+        "--bend",
+        "no-end-bookmark",
+        "--progress-notify-interval",
+        "0.2",
+    ]);
     let mut w = sim.watch(
         "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan\
          &allowWatchBookmarks=true&timeoutSeconds=30",
     );
+    sim.kubectl_ok("label namespace team-a touched=yes");
     let events = w.events_to_bookmark(10 * S);
     let (bookmark, initial) = events.split_last().unwrap();
     assert!(!initial.is_empty() && initial.iter().all(|e| e["type"] == "ADDED"));

@@ -644,7 +644,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__sim)
-            opts="-h --port --clusters --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --bookmark-interval --legacy-discovery --pod-size --cert-shape --server-version --controllers --bend --help"
+            opts="-h --port --clusters --write-kubeconfig --objects --churn --seed --scenario --insecure-http --history --uncompacted --bookmark-interval --progress-notify-interval --legacy-discovery --pod-size --cert-shape --server-version --controllers --bend --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -683,6 +683,10 @@ _kwatch() {
                     return 0
                     ;;
                 --bookmark-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --progress-notify-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -151,6 +151,7 @@ chaos\t'Churn plus seeded random faults (dropped watches, compactions, 429/500/5
 idle\t'No churn, no faults'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l history -d 'Number of changes kept in the watch history before the oldest are compacted' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l bookmark-interval -d 'Seconds between watch bookmarks (a real API server sends one about every minute)' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l progress-notify-interval -d 'Seconds between etcd\'s progress notifications, which bring the watch cache of a quiet resource to the current revision, so that its watches get bookmarks again (etcd\'s default: 600)' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l pod-size -d 'Size of the preloaded pods: default (~3.3 KB), small (~1.5 KB), medium (~4.7 KB), large (~12 KB) or realistic (~9 KB, half of it managedFields), for benchmarks' -r -f -a "default\t'About 3.3 KB: two containers, probes, conditions, container statuses'
 small\t'About 1.5 KB: one container, no probes, tolerations or container statuses'
 medium\t'About 4.7 KB: the default pod plus a last-applied-configuration annotation'
@@ -167,6 +168,7 @@ forbid-watch\t'Watches are forbidden (403) while lists are allowed'
 opaque-rv\t'resourceVersions are not integers (composite, base64)'
 no-bookmarks\t'No bookmarks on watches (but the end of a streaming list)'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l insecure-http -d 'Serve plain HTTP instead of HTTPS (kubectl then sends no token)'
+complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l uncompacted -d 'Keep revision 1 in reach, as a young etcd before kube-apiserver\'s first compaction: a watch or continued list from any old revision is served, not 410 Expired'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l legacy-discovery -d 'Serve only the legacy discovery documents, as a server without aggregated discovery (before Kubernetes 1.26, or with the feature off) does'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -l controllers -d 'Run the controllers kube-controller-manager would: Deployments get ReplicaSets, ReplicaSets and Jobs get pods (which a built-in kubelet runs), deleted owners\' dependents are collected, with the genuine Events. Off: nothing changes objects but churn and clients (`POST /_sim/controllers {"on":true}` switches them later)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand sim" -s h -l help -d 'Print help (see more with \'--help\')'

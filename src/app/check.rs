@@ -27,6 +27,7 @@ use crate::cache::listwatch::{
 use crate::cache::release::Release;
 use crate::client::source::{KubeSource, Wire};
 use crate::client::target::Target;
+use crate::context::ContextName;
 
 /// A check's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -35,6 +36,9 @@ pub enum Verdict {
     Ok,
     Warn,
     Fail,
+    /// The check could not provoke what it tests (a healthy server's history still
+    /// reaches back, nothing to page): the row says why. No failure.
+    Skip,
 }
 
 impl Verdict {
@@ -43,6 +47,7 @@ impl Verdict {
             Verdict::Ok => "ok",
             Verdict::Warn => "warn",
             Verdict::Fail => "fail",
+            Verdict::Skip => "skip",
         }
     }
 }
@@ -51,6 +56,9 @@ impl Verdict {
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
+    /// The kubeconfig context checked, with several (`--context a,b`, `--all-contexts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextName>,
     pub check: &'static str,
     pub result: Verdict,
     /// What the server did, with its numbers.
@@ -67,6 +75,8 @@ pub struct Row {
 /// bookmarks and its end: kube-apiserver sends a bookmark about 2 s before a watch's
 /// timeout, so 4 s sees one.
 const WATCH_SECONDS: u32 = 4;
+/// The timeout of the watch from resourceVersion 1 (`watch.expired`).
+const EXPIRED_SECONDS: u32 = 5;
 /// How long a streaming list may go without an initial event before the check stops
 /// waiting for its end bookmark.
 const STREAM_IDLE: Duration = Duration::from_secs(5);
@@ -130,32 +140,63 @@ struct Ctx {
     selected: bool,
 }
 
-/// Runs `kwatch check`; `Ok(Exit::Error)` when a check failed.
+/// Runs `kwatch check`; `Ok(Exit::Error)` when a check failed. With several contexts
+/// (`--context a,b`, a pattern, `--all-contexts`) the battery runs against each in turn,
+/// every row naming its context; a context that cannot be checked is one line on stderr
+/// and fails the run, the others are checked.
 pub async fn run(args: CheckArgs) -> Result<Exit> {
     let sim = if args.sim {
         Some(crate::app::sim::LocalSim::start().await?)
     } else {
         None
     };
-    let kubeconfig = sim.as_ref().map(|s| s.kubeconfig.clone());
-    let result = check(&args, kubeconfig).await;
+    let kc = match sim.as_ref() {
+        Some(s) => Some(s.kubeconfig.clone()),
+        None => None,
+    };
+    let result = check_all(&args, kc).await;
     if let Some(s) = sim {
         s.shutdown().await;
     }
-    let rows = result?;
-    let failed = rows.iter().any(|r| r.result == Verdict::Fail);
-    Ok(if failed { Exit::Error } else { Exit::Ok })
+    Ok(if result? { Exit::Ok } else { Exit::Error })
 }
 
-/// The kube client settings of the current (or `--context`'s) context, with kubectl's flags.
-async fn kube_config(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<kube::Config> {
+/// Checks every context asked for; whether none failed.
+async fn check_all(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<bool> {
     let kc = match kc {
         Some(kc) => kc,
         None => crate::app::kubeconfig::load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
     };
+    let contexts = crate::app::config::contexts(&args.cluster, &kc)?;
+    let mut out = Out::new(args.output, contexts.len() > 1);
+    if contexts.len() <= 1 {
+        let context = contexts.into_iter().flatten().next();
+        let rows = check(args, &kc, context.as_ref(), &mut out).await?;
+        return Ok(rows.iter().all(|r| r.result != Verdict::Fail));
+    }
+    let mut passed = true;
+    for context in contexts.iter().flatten() {
+        match check(args, &kc, Some(context), &mut out).await {
+            Ok(rows) => passed &= rows.iter().all(|r| r.result != Verdict::Fail),
+            Err(e) => {
+                passed = false;
+                let line = format!("{} (context {context})", crate::app::exit::message(&e));
+                let _ = writeln!(std::io::stderr(), "{}", crate::text::sanitize(&line));
+            }
+        }
+    }
+    Ok(passed)
+}
+
+/// The kube client settings of `context` (`None`: the current one), with kubectl's flags.
+async fn kube_config(
+    args: &CheckArgs,
+    kc: &Kubeconfig,
+    context: Option<&ContextName>,
+) -> Result<kube::Config> {
     let effective = crate::app::kubeconfig::effective_kubeconfig(
-        &kc,
-        args.cluster.context.as_deref(),
+        kc,
+        context.map(ContextName::as_str),
         &args.cluster,
     )?;
     crate::app::kubeconfig::files_readable(&effective)?;
@@ -171,9 +212,13 @@ async fn kube_config(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<kube::C
     Ok(kube)
 }
 
-/// The resource to check on the current context, and when its discovery began.
-async fn context(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<(Ctx, Instant)> {
-    let kube = kube_config(args, kc).await?;
+/// The resource to check on `context`, and when its discovery began.
+async fn context(
+    args: &CheckArgs,
+    kc: &Kubeconfig,
+    context: Option<&ContextName>,
+) -> Result<(Ctx, Instant)> {
+    let kube = kube_config(args, kc, context).await?;
     let url = kube.cluster_url.to_string();
     let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
     let namespace = crate::app::config::namespace(
@@ -225,9 +270,16 @@ async fn context(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<(Ctx, Insta
     Ok((ctx, started))
 }
 
-async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
-    let (ctx, started) = context(args, kc).await?;
-    let mut out = Out::new(args.output);
+/// The battery against `name` (`None`: the current context), each row printed as it
+/// comes.
+async fn check(
+    args: &CheckArgs,
+    kc: &Kubeconfig,
+    name: Option<&ContextName>,
+    out: &mut Out,
+) -> Result<Vec<Row>> {
+    let (ctx, started) = context(args, kc, name).await?;
+    out.context = name.filter(|_| out.contexts).cloned();
     let mut seen = Seen::default();
     let first = discovery(&ctx, started).await;
     out.row(&first)?;
@@ -258,7 +310,7 @@ async fn check(args: &CheckArgs, kc: Option<Kubeconfig>) -> Result<Vec<Row>> {
     };
     let mut streamed = Seen::default();
     let (watch_row, stream_row) = tokio::join!(
-        bounded("watch", SHORT, watch(&ctx, &mut watched)),
+        bounded("watch", LONG, watch(&ctx, &mut watched)),
         bounded("streaming-list", LONG, streaming_list(&ctx, &mut streamed)),
     );
     seen.rvs.extend(watched.rvs);
@@ -368,6 +420,7 @@ fn row(
     issue: Option<&'static str>,
 ) -> Row {
     Row {
+        context: None,
         check,
         result,
         server: server.into(),
@@ -834,12 +887,13 @@ async fn expired_continue(ctx: &Ctx) -> Row {
         ),
         Ok(p) => row(
             "list.expiredContinue",
-            Verdict::Warn,
+            Verdict::Skip,
             format!(
-                "a continue token of resourceVersion 1 answered with {} objects",
+                "not tested: the server still serves resourceVersion 1's snapshot (a continue \
+                 token of it answered with {} objects)",
                 p.items.len()
             ),
-            "the pages of one list may come from different versions",
+            "client-go's pager reads the pages of that snapshot; on a 410 it lists again whole",
             None,
         ),
     }
@@ -924,38 +978,8 @@ async fn drain(
     }
 }
 
-async fn watch(ctx: &Ctx, seen: &mut Seen) -> Row {
-    let Some(Listed { rv, .. }) = &seen.list else {
-        return row("watch", Verdict::Warn, "no LIST to watch from", "", None);
-    };
-    let rv = rv.clone();
-    let opts = WatchOptions {
-        resource_version: rv.clone(),
-        timeout_seconds: WATCH_SECONDS,
-        allow_bookmarks: true,
-        send_initial_events: false,
-    };
-    let w = match ctx.source.watch(opts).await {
-        Ok(w) => w,
-        Err(e) => {
-            let forbidden = e.api().is_some_and(|s| s.code == 403);
-            seen.watch_forbidden |= forbidden;
-            return row(
-                "watch",
-                Verdict::Fail,
-                format!("WATCH from resourceVersion {rv}: {}", failure(&e)),
-                if forbidden {
-                    "may list but not watch: client-go lists, each watch is 403, it relists \
-                     after each backoff for ever and never stays in sync; grant the verb watch"
-                } else {
-                    "the informer cannot watch: it relists after each backoff"
-                },
-                forbidden.then_some("kubernetes-sigs/controller-runtime#1653"),
-            );
-        }
-    };
-    let bound = Duration::from_secs(u64::from(WATCH_SECONDS) + 4);
-    let got = drain(w.events, bound, None, false, &mut seen.rvs).await;
+/// What one bounded watch from `rv` saw, worded: events, bookmarks, how it ended.
+fn watched_text(rv: &str, got: &Watched) -> String {
     let bookmarks = match got.bookmarks.first() {
         Some(first) => format!(
             "{} bookmark(s), the first after {first:.1} s",
@@ -967,24 +991,103 @@ async fn watch(ctx: &Ctx, seen: &mut Seen) -> Row {
         Some(t) => format!("closed after {t:.1} s (timeoutSeconds={WATCH_SECONDS})"),
         None => format!("still open {} s after timeoutSeconds={WATCH_SECONDS}", 4),
     };
-    let what = format!(
+    format!(
         "WATCH from resourceVersion {rv}: {} event(s), {bookmarks}, {closed}{}",
         got.events,
         got.error
             .as_ref()
             .map(|e| format!(", ended by {e}"))
             .unwrap_or_default()
-    );
+    )
+}
+
+/// A watch from `rv` asking for bookmarks, read until it ends (or a bound past its
+/// timeout); `Err`: the server refused it.
+async fn watch_from(ctx: &Ctx, rv: &str, seen: &mut Seen) -> Result<Watched, SourceError> {
+    let opts = WatchOptions {
+        resource_version: rv.to_owned(),
+        timeout_seconds: WATCH_SECONDS,
+        allow_bookmarks: true,
+        send_initial_events: false,
+    };
+    let w = ctx.source.watch(opts).await?;
+    let bound = Duration::from_secs(u64::from(WATCH_SECONDS) + 4);
+    Ok(drain(w.events, bound, None, false, &mut seen.rvs).await)
+}
+
+/// The watch's row when the server refused it.
+fn watch_refused(rv: &str, e: &SourceError, seen: &mut Seen) -> Row {
+    let forbidden = e.api().is_some_and(|s| s.code == 403);
+    seen.watch_forbidden |= forbidden;
+    row(
+        "watch",
+        Verdict::Fail,
+        format!("WATCH from resourceVersion {rv}: {}", failure(e)),
+        if forbidden {
+            "may list but not watch: client-go lists, each watch is 403, it relists after \
+             each backoff for ever and never stays in sync; grant the verb watch"
+        } else {
+            "the informer cannot watch: it relists after each backoff"
+        },
+        forbidden.then_some("kubernetes-sigs/controller-runtime#1653"),
+    )
+}
+
+/// The row of a watch that sent events but no bookmark although asked.
+fn no_bookmarks(what: String) -> Row {
+    row(
+        "watch",
+        Verdict::Fail,
+        format!("{what}: no bookmarks although asked (allowWatchBookmarks)"),
+        "client-go re-watches from the last event it saw: on a quiet resource that version \
+         falls out of the server's history, and each re-watch ends in 410 and a full relist",
+        None,
+    )
+}
+
+/// The resourceVersions, older than the LIST's, from which a watch of a quiet resource
+/// gets a bookmark from a healthy kube-apiserver: one before the LIST's (a consistent LIST
+/// brings the watch cache to its revision since Kubernetes 1.31, ConsistentListFromCache),
+/// and one before the newest object's (the cache has seen that change). Opaque versions
+/// give none.
+fn older_revisions(list_rv: &str, seen: &Seen) -> Vec<String> {
+    let newest = seen
+        .rvs
+        .iter()
+        .filter(|(from, _)| *from == "an object")
+        .filter_map(|(_, rv)| rv.parse::<u64>().ok())
+        .max();
+    let mut older: Vec<u64> = [list_rv.parse::<u64>().ok(), newest]
+        .into_iter()
+        .flatten()
+        .filter(|r| *r >= 2)
+        .map(|r| r - 1)
+        .collect();
+    older.dedup();
+    older.into_iter().map(|r| r.to_string()).collect()
+}
+
+/// The watch client-go's reflector makes after its LIST: from the LIST's resourceVersion,
+/// asking for bookmarks. kube-apiserver's cacheWatcher sends a watch only what is newer
+/// than its resourceVersion, bookmarks included (`cache_watcher.go`, v1.32): on a quiet
+/// resource that watch gets nothing at all, which is healthy. Bookmarks are then tested
+/// from an older resourceVersion, where a healthy server sends one before the watch's
+/// timeout.
+async fn watch(ctx: &Ctx, seen: &mut Seen) -> Row {
+    let Some(Listed { rv, .. }) = &seen.list else {
+        return row("watch", Verdict::Warn, "no LIST to watch from", "", None);
+    };
+    let rv = rv.clone();
+    let got = match watch_from(ctx, &rv, seen).await {
+        Ok(got) => got,
+        Err(e) => return watch_refused(&rv, &e, seen),
+    };
+    let what = watched_text(&rv, &got);
+    if got.bookmarks.is_empty() && (got.events > 0 || got.error.is_some()) {
+        return no_bookmarks(what);
+    }
     if got.bookmarks.is_empty() {
-        return row(
-            "watch",
-            Verdict::Fail,
-            format!("{what}: no bookmarks although asked (allowWatchBookmarks)"),
-            "client-go re-watches from the last event it saw: on a quiet resource that \
-             version falls out of the server's history, and each re-watch ends in 410 and a \
-             full relist",
-            None,
-        );
+        return quiet_watch(ctx, &rv, what, seen).await;
     }
     if got.closed.is_none() {
         return row(
@@ -1004,6 +1107,61 @@ async fn watch(ctx: &Ctx, seen: &mut Seen) -> Row {
     )
 }
 
+/// The watch row of a resource that was quiet (no event, no bookmark from the LIST's
+/// resourceVersion): bookmarks tested from [`older_revisions`].
+async fn quiet_watch(ctx: &Ctx, rv: &str, first: String, seen: &mut Seen) -> Row {
+    let quiet = format!(
+        "{first}: no bookmark, the resource was quiet (a bookmark comes only for a revision \
+         newer than the watch's)"
+    );
+    let mut untested = Vec::new();
+    for older in older_revisions(rv, seen) {
+        let got = match watch_from(ctx, &older, seen).await {
+            Ok(got) => got,
+            Err(e) if e.is_expired() => {
+                untested.push(format!("from {older}: {}", failure(&e)));
+                continue;
+            }
+            Err(e) => return watch_refused(&older, &e, seen),
+        };
+        let then = format!("{quiet}; {}", watched_text(&older, &got));
+        if let Some(e) = got.error.as_ref().filter(|e| e.starts_with("410")) {
+            untested.push(format!("from {older}: {e}"));
+            continue;
+        }
+        if !got.bookmarks.is_empty() {
+            return row(
+                "watch",
+                Verdict::Ok,
+                then,
+                "client-go's watch keeps its place with the bookmarks and re-watches from the \
+                 last",
+                None,
+            );
+        }
+        if got.events > 0 || ctx.minor >= 31 {
+            // The cache is past `older`: events came, or the LIST brought it to `rv`.
+            return no_bookmarks(then);
+        }
+        untested.push(format!(
+            "from {older}: nothing (Kubernetes {})",
+            ctx.version
+        ));
+    }
+    let why = match untested.is_empty() {
+        true => "no integer resourceVersion to watch from".to_owned(),
+        false => untested.join("; "),
+    };
+    row(
+        "watch",
+        Verdict::Skip,
+        format!("{quiet}; bookmarks not tested: {why}"),
+        "client-go re-watches from the last version it saw; bookmarks keep that version in \
+         the server's history",
+        None,
+    )
+}
+
 async fn watch_expired(ctx: &Ctx, seen: &Seen) -> Row {
     if seen.watch_forbidden {
         return row(
@@ -1016,7 +1174,7 @@ async fn watch_expired(ctx: &Ctx, seen: &Seen) -> Row {
     }
     let opts = WatchOptions {
         resource_version: "1".to_owned(),
-        timeout_seconds: 5,
+        timeout_seconds: EXPIRED_SECONDS,
         allow_bookmarks: false,
         send_initial_events: false,
     };
@@ -1043,6 +1201,9 @@ async fn watch_expired(ctx: &Ctx, seen: &Seen) -> Row {
     };
     let mut rvs = Vec::new();
     let got = drain(w.events, Duration::from_secs(8), None, false, &mut rvs).await;
+    // A close at the requested timeout is the watch's own end, not the server ending a
+    // too-old watch at once (kubernetes/kubernetes#137089).
+    let at_timeout = |t: f64| t + 1.0 >= f64::from(EXPIRED_SECONDS);
     match (&got.error, got.closed) {
         (Some(e), _) if e.starts_with("410") => row(
             "watch.expired",
@@ -1053,13 +1214,25 @@ async fn watch_expired(ctx: &Ctx, seen: &Seen) -> Row {
         ),
         _ if got.events > 0 => row(
             "watch.expired",
-            Verdict::Ok,
+            Verdict::Skip,
             format!(
-                "WATCH from resourceVersion 1: {} event(s) of history (it reaches back that \
-                 far)",
+                "not tested: the history still reaches resourceVersion 1 ({} event(s) of it \
+                 came)",
                 got.events
             ),
-            "client-go replays them",
+            "client-go replays them; a server that closes a too-old watch instead of \
+             answering 410 Expired would show only once its history is compacted",
+            None,
+        ),
+        (None, Some(t)) if at_timeout(t) => row(
+            "watch.expired",
+            Verdict::Skip,
+            format!(
+                "not tested: the history still reaches resourceVersion 1 (the watch lasted its \
+                 timeoutSeconds={EXPIRED_SECONDS}, {t:.2} s, with no event: the selectors \
+                 matched none of the history's)"
+            ),
+            "client-go replays the history it is sent; a 410 would make it relist",
             None,
         ),
         (None, Some(t)) => row(
@@ -1205,9 +1378,10 @@ fn resource_versions(seen: &Seen) -> Row {
     if let Some((from, rv)) = odd {
         return row(
             "resourceVersion",
-            Verdict::Fail,
+            Verdict::Warn,
             format!("{from}'s resourceVersion {rv:?} is not a decimal integer"),
-            "client-go hands it back as an opaque string, so LIST and WATCH work; what \
+            "client-go hands it back as an opaque string, so LIST and WATCH work (opaque \
+             versions are legal before KEP-5504); what \
              compares versions cannot (comparable resourceVersions, KEP-5504; kwatch's \
              time-travel and consistency checks)",
             Some("karmada-io/karmada#3559"),
@@ -1230,15 +1404,17 @@ fn resource_versions(seen: &Seen) -> Row {
             None,
         );
     }
-    let top = watched.iter().max().copied();
+    let watches = match watched.iter().max() {
+        Some(top) => format!("watches up to {top}"),
+        None => "no watch event or bookmark".to_owned(),
+    };
     row(
         "resourceVersion",
         Verdict::Ok,
         format!(
-            "{} seen, decimal integers; the LIST at {}, watches up to {}",
+            "{} seen, decimal integers; the LIST at {}, {watches}",
             seen.rvs.len(),
             list.map_or("?".to_owned(), |l| l.to_string()),
-            top.map_or("-".to_owned(), |t| t.to_string())
         ),
         "comparable as KEP-5504 defines them",
         None,
@@ -1602,17 +1778,27 @@ where
 struct Out {
     format: CheckOutput,
     header: bool,
+    /// Several contexts: each row names its own (a CONTEXT column in the table).
+    contexts: bool,
+    /// The context of the rows printed now.
+    context: Option<ContextName>,
 }
 
 impl Out {
-    fn new(format: CheckOutput) -> Out {
+    fn new(format: CheckOutput, contexts: bool) -> Out {
         Out {
             format,
             header: false,
+            contexts,
+            context: None,
         }
     }
 
     fn row(&mut self, r: &Row) -> Result<()> {
+        let r = &Row {
+            context: self.context.clone(),
+            ..r.clone()
+        };
         let mut out = std::io::stdout().lock();
         match self.format {
             CheckOutput::Json => {
@@ -1620,12 +1806,23 @@ impl Out {
                 out.write_all(b"\n")?;
             }
             CheckOutput::Table => {
+                let width = match self.contexts {
+                    true => 16,
+                    false => 0,
+                };
+                let context = |c: &str| match self.contexts {
+                    true => format!("{c:<width$} "),
+                    false => String::new(),
+                };
                 if !self.header {
                     self.header = true;
                     writeln!(
                         out,
-                        "{:<21} {:<6} {:<7} WHAT THE SERVER DID → WHAT CLIENT-GO DOES",
-                        "CHECK", "RESULT", "SECONDS"
+                        "{}{:<21} {:<6} {:<7} WHAT THE SERVER DID → WHAT CLIENT-GO DOES",
+                        context("CONTEXT"),
+                        "CHECK",
+                        "RESULT",
+                        "SECONDS"
                     )?;
                 }
                 let issue = r.issue.map(|i| format!(" ({i})")).unwrap_or_default();
@@ -1634,7 +1831,8 @@ impl Out {
                     c => format!(" → {c}"),
                 };
                 let line = format!(
-                    "{:<21} {:<6} {:<7.3} {}{client_go}{issue}",
+                    "{}{:<21} {:<6} {:<7.3} {}{client_go}{issue}",
+                    context(crate::context::or_empty(r.context.as_ref())),
                     r.check,
                     r.result.as_str(),
                     r.seconds,
@@ -1655,6 +1853,7 @@ mod tests {
     #[test]
     fn rows_serialize_as_the_documented_schema() {
         let r = Row {
+            context: None,
             check: "watch.expired",
             result: Verdict::Fail,
             server: "closed".into(),
@@ -1667,6 +1866,17 @@ mod tests {
             v,
             serde_json::json!({"check":"watch.expired","result":"fail","server":"closed",
                 "clientGo":"loops","issue":"kubernetes/kubernetes#137089","seconds":0.5})
+        );
+        // With several contexts, each row names its own, first.
+        let r = Row {
+            context: Some("prod".into()),
+            result: Verdict::Skip,
+            ..r
+        };
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(
+            text.starts_with(r#"{"context":"prod","check":"watch.expired","result":"skip","#),
+            "{text}"
         );
     }
 

@@ -1156,9 +1156,21 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub history: usize,
 
+    /// Keep revision 1 in reach, as a young etcd before kube-apiserver's first compaction:
+    /// a watch or continued list from any old revision is served, not 410 Expired.
+    #[arg(long, hide_short_help = true)]
+    pub uncompacted: bool,
+
     /// Seconds between watch bookmarks (a real API server sends one about every minute).
     #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = parse_non_negative)]
     pub bookmark_interval: f64,
+
+    /// Seconds between etcd's progress notifications, which bring the watch cache of a
+    /// quiet resource to the current revision, so that its watches get bookmarks again
+    /// (etcd's default: 600).
+    #[arg(long, default_value_t = 600.0, value_name = "SECONDS", value_parser = parse_non_negative,
+          hide_short_help = true)]
+    pub progress_notify_interval: f64,
 
     /// Serve only the legacy discovery documents, as a server without aggregated discovery
     /// (before Kubernetes 1.26, or with the feature off) does.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::app::cli::{ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
+use crate::app::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::app::kubeconfig::{effective_kubeconfig, files_readable, load_kubeconfig};
 use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
@@ -58,6 +58,8 @@ pub struct Config {
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
+    /// The NAME argument (`kwatch pod NAME`, `pod/NAME`): one object, as `kubectl get`.
+    pub name: Option<String>,
     pub request_timeout: Option<Duration>,
     pub printer: output::Options,
     pub reflector: ReflectorConfig,
@@ -241,10 +243,7 @@ impl Config {
             None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
         };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
-        let contexts = match args.cluster.all_contexts {
-            true => every_context(&kc)?,
-            false => named_contexts(args.cluster.context.as_deref(), &kc)?,
-        };
+        let contexts = contexts(&args.cluster, &kc)?;
         // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
         // is ignored even if specified with --namespace").
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
@@ -282,6 +281,7 @@ impl Config {
             every_resource: args.every_resource,
             label_selector: args.selector.clone(),
             field_selector,
+            name: args.name.clone(),
             request_timeout,
             printer,
             reflector,
@@ -333,6 +333,14 @@ fn field_selector(args: &WatchArgs) -> Option<String> {
         (Some(f), Some(n)) => Some(format!("{f},metadata.name={n}")),
         (None, Some(n)) => Some(format!("metadata.name={n}")),
         (f, None) => f.clone(),
+    }
+}
+
+/// The contexts `--context` or `--all-contexts` name (`[None]`: the current one).
+pub fn contexts(cluster: &ClusterArgs, kc: &Kubeconfig) -> Result<Vec<Option<ContextName>>> {
+    match cluster.all_contexts {
+        true => every_context(kc),
+        false => named_contexts(cluster.context.as_deref(), kc),
     }
 }
 

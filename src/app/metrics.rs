@@ -673,6 +673,13 @@ impl Metrics {
             ReflectorEvent::Stalled { .. } => {
                 self.stalls.get_or_create(l).inc();
             }
+            // The relist's deltas are all applied: the store is at the list's version, as
+            // client-go's `Replace` leaves it (each listed object before it set its own).
+            ReflectorEvent::Relisted {
+                resource_version,
+                resync: false,
+                ..
+            } => self.store_at(l, resource_version),
             ReflectorEvent::Resync
             | ReflectorEvent::WatchListFallback { .. }
             | ReflectorEvent::TimeTravel { .. }

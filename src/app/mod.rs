@@ -28,3 +28,4 @@ pub mod sim;
 pub mod stats;
 pub mod usage;
 pub mod watch;
+pub mod watched;

@@ -27,9 +27,11 @@ pub fn sim_options(a: crate::app::cli::SimArgs) -> crate::sim::SimOptions {
         scenario: a.scenario,
         insecure_http: a.insecure_http,
         history: a.history,
+        uncompacted: a.uncompacted,
         // The flag is finite and ≥ 0 (cli's parser); Duration::from_secs_f64 would panic
         // on a huge value, and under 50 ms bookmarks would flood every watch.
         bookmark_interval: Duration::from_secs_f64(a.bookmark_interval.clamp(0.05, 3600.0)),
+        progress_notify: Duration::from_secs_f64(a.progress_notify_interval.clamp(0.05, 86400.0)),
         log_faults: true,
         pod_size: a.pod_size,
         legacy_discovery: a.legacy_discovery,

@@ -17,9 +17,16 @@ pub fn parse() -> Cli {
     if plugin {
         cmd = cmd.name("kubectl kwatch").bin_name("kubectl kwatch");
     }
-    let name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
+    let argv = subcommand_first(&cmd, std::env::args_os().collect());
+    let mut name = cmd.get_bin_name().unwrap_or(cmd.get_name()).to_owned();
+    if let Some(sub) = argv.get(1).and_then(|a| a.to_str()) {
+        if cmd.find_subcommand(sub).is_some() {
+            // Errors point to the subcommand's own help.
+            name = format!("{name} {sub}");
+        }
+    }
     let mut cli = cmd
-        .try_get_matches()
+        .try_get_matches_from(argv)
         .and_then(|m| Cli::from_arg_matches(&m))
         .unwrap_or_else(|e| usage_error(e, &name));
     if let Some(e) = value_conflict(&cli) {
@@ -37,6 +44,58 @@ pub fn parse() -> Cli {
         std::process::exit(crate::app::exit::Exit::Usage as i32);
     }
     cli
+}
+
+/// `argv` with a subcommand named after flags moved before them, as kubectl takes its
+/// global flags anywhere (`kubectl --kubeconfig X get pods`): `kwatch --kubeconfig X check
+/// pods` is `kwatch check --kubeconfig X pods`. The subcommand is the first word that is
+/// neither a flag nor a flag's value (the root's flags say which take one); a flag that
+/// the subcommand does not take is then refused by clap in the subcommand's words.
+fn subcommand_first(
+    cmd: &clap::Command,
+    mut argv: Vec<std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    let takes_value = |word: &str| {
+        let arg = match word.strip_prefix("--") {
+            Some(long) => cmd.get_arguments().find(|a| a.get_long() == Some(long)),
+            None => {
+                let mut shorts = word.trim_start_matches('-').chars();
+                let short = shorts.next();
+                // `-nfoo`: the value is attached.
+                if shorts.next().is_some() {
+                    return false;
+                }
+                cmd.get_arguments().find(|a| a.get_short() == short)
+            }
+        };
+        arg.is_some_and(|a| a.get_action().takes_values())
+    };
+    let mut i = 1;
+    while i < argv.len() {
+        let Some(word) = argv[i].to_str() else {
+            return argv;
+        };
+        if word == "--" {
+            return argv;
+        }
+        if !word.starts_with('-') || word == "-" {
+            break;
+        }
+        i += if !word.contains('=') && takes_value(word) {
+            2
+        } else {
+            1
+        };
+    }
+    let is_sub = argv
+        .get(i)
+        .and_then(|w| w.to_str())
+        .is_some_and(|w| cmd.find_subcommand(w).is_some());
+    if is_sub && i > 1 {
+        let sub = argv.remove(i);
+        argv.insert(1, sub);
+    }
+    argv
 }
 
 /// A pair of flags clap's `conflicts_with` cannot state because it hangs on a value,

@@ -196,9 +196,10 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         shown: shown.clone(),
     });
     let shared = shared_state(&cfg, &clusters, printer, recorder, &tx, fleet.as_ref());
-    let plurals: Vec<String> = clusters
+    // Each resource's name (`deployments.apps`), in the targets' order.
+    let resources: Vec<String> = clusters
         .iter()
-        .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
+        .flat_map(|r| r.targets.iter().map(|t| t.resource.name.clone()))
         .collect();
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
@@ -240,7 +241,7 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         &shared,
         &queues,
         stores,
-        &plurals,
+        &resources,
         outcome,
         fleet.as_ref(),
     )
@@ -337,7 +338,7 @@ fn conclude(
     shared: &Shared,
     queues: &[(String, QueueStats)],
     stores: Vec<Arc<Store>>,
-    plurals: &[String],
+    resources: &[String],
     outcome: Result<Outcome>,
     fleet: Option<&fleet::Shared>,
 ) -> Result<Outcome> {
@@ -345,11 +346,20 @@ fn conclude(
         Some(f) => fleet_outcome(cfg, f, outcome),
         None => outcome,
     };
+    let outcome = match outcome {
+        Ok(Outcome::Done | Outcome::NotAllSynced) => {
+            match ended_in_error(cfg, shared, resources, &stores) {
+                Some(line) => Err(anyhow::Error::new(crate::app::exit::Worded(line))),
+                None => outcome,
+            }
+        }
+        other => other,
+    };
     let until = cfg.stop.until.is_some();
     // kubectl wait's error line, after the summary as kwatch's other errors come.
     let timed_out = (until && matches!(outcome, Ok(Outcome::TimedOut))).then(|| {
         let named = cfg.field_selector.as_deref().and_then(named_object);
-        crate::informer::until::timed_out(&waited_on(plurals, &stores, named))
+        crate::informer::until::timed_out(&waited_on(resources, &stores, named))
     });
     // The end's records (measured before the stores are forgotten).
     let outcome = end(shared, outcome);
@@ -412,6 +422,8 @@ fn shared_state(
     let mut sink = Delivery::new(sinks);
     sink.observers
         .push(Box::<crate::app::progress::Loading>::default());
+    sink.observers
+        .push(Box::<crate::app::watched::Watched>::default());
     if cfg.stats {
         sink.observers
             .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
@@ -510,27 +522,60 @@ fn named_object(field_selector: &str) -> Option<&str> {
         .map(|n| n.strip_prefix('=').unwrap_or(n))
 }
 
+/// Why a run that ended as asked is still an error, as kubectl's would be: a watch that
+/// never once succeeded (`Error from server (Forbidden): …`, as `kubectl get -w`), or a
+/// NAME argument whose object does not exist when `--until-synced` ends the run
+/// (`Error from server (NotFound): pods "web" not found`, as `kubectl get pod web`).
+fn ended_in_error(
+    cfg: &Config,
+    shared: &Shared,
+    resources: &[String],
+    stores: &[Arc<Store>],
+) -> Option<String> {
+    let delivery = shared.lock();
+    let never = delivery
+        .observer::<crate::app::watched::Watched>()
+        .and_then(|w| w.never_watched());
+    if never.is_some() {
+        return never;
+    }
+    let name = cfg.name.as_deref().filter(|_| cfg.stop.until_synced)?;
+    let synced = delivery.all_synced(shared.targets);
+    if !synced || stores.iter().any(|s| s.len() > 0) {
+        return None;
+    }
+    let resource = resources.first()?;
+    Some(format!(
+        "Error from server (NotFound): {resource} {name:?} not found"
+    ))
+}
+
 /// What `--until` waited on, as (plural, name) sorted: every object the stores hold, or
 /// the named object when none is held (the object `--until created` waited for).
+/// `resources`: each store's resource (`deployments.apps`: its plural before the group).
 fn waited_on(
-    plurals: &[String],
+    resources: &[String],
     stores: &[Arc<Store>],
     named: Option<&str>,
 ) -> Vec<(String, String)> {
+    let plurals: Vec<&str> = resources
+        .iter()
+        .map(|r| r.split('.').next().unwrap_or(r))
+        .collect();
     let mut objects: Vec<(String, String)> = plurals
         .iter()
         .zip(stores)
         .flat_map(|(plural, store)| {
             store.list_keys().into_iter().map(move |key| {
                 let name = key.rsplit_once('/').map_or(key.as_str(), |(_, n)| n);
-                (plural.clone(), name.to_owned())
+                ((*plural).to_owned(), name.to_owned())
             })
         })
         .collect();
     objects.sort();
     objects.dedup();
     if let (true, Some(name), Some(plural)) = (objects.is_empty(), named, plurals.first()) {
-        objects.push((plural.clone(), name.to_owned()));
+        objects.push(((*plural).to_owned(), name.to_owned()));
     }
     objects
 }

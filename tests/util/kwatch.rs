@@ -422,15 +422,28 @@ pub fn watching_configmaps(sim: &SimProcess, extra: &[&str]) -> Running {
 
 /// [`watching_configmaps`] with the very-short-watch rule in force, for the tests of that
 /// rule: the first watch has delivered a bookmark (an event: cutting it is a clean close),
-/// so that only a later watch can be very short.
+/// so that only a later watch can be very short. The bookmark comes of a ConfigMap changed
+/// in another namespace ([`stir_configmaps`]).
 pub fn watching_configmaps_with_the_short_watch_rule(sim: &SimProcess, extra: &[&str]) -> Running {
     let mut kw = sim.start_kwatch(&configmaps_args(extra)[..]);
+    kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
+    stir_configmaps(sim);
     kw.wait_for(LIMIT, "a bookmark on the watch", |v| {
         v.iter()
             .skip_while(|r| r["type"] != "Watch")
             .any(|r| r["type"] == "Bookmark")
     });
     kw
+}
+
+/// A ConfigMap created in namespace team-a: the configmaps' watch cache moves, so that a
+/// watch of `-n default`'s gets a bookmark (and no event). kube-apiserver sends a watch a
+/// bookmark only for a revision of its resource newer than the watch's (`cache_watcher.go`):
+/// a watch of a quiet resource gets none.
+pub fn stir_configmaps(sim: &SimProcess) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    create_configmap(sim, "team-a", &format!("stir-{n}"), serde_json::json!({}));
 }
 
 /// `configmaps -n default -o json --watch-list off EXTRA…`.

@@ -564,6 +564,9 @@ async fn list_point(app: &Arc<App>, t: &Target, q: &Params) -> Result<ListPoint,
         return Ok(at(stale.clamp(compacted, rev), None, rv.is_empty()));
     }
     if rv.is_empty() {
+        // A consistent read: the watch cache is brought to the current revision (a
+        // progress notification asked of etcd, ConsistentListFromCache).
+        app.cluster.write(|s| s.cache_caught_up(Some(t.res)));
         return Ok(at(rev, None, true));
     }
     if rv == "0" {

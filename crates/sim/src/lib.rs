@@ -89,8 +89,13 @@ pub struct SimOptions {
     pub insecure_http: bool,
     /// Changes kept in the watch history before the oldest are compacted.
     pub history: usize,
+    /// Revision 1 stays in reach (`--uncompacted`, [`storage::Store::uncompact`]).
+    pub uncompacted: bool,
     /// Period of watch bookmarks (the real server's is about 60 s).
     pub bookmark_interval: Duration,
+    /// Period of etcd's progress notifications, which bring every watch cache to the
+    /// current revision (`--progress-notify-interval`; etcd's default is 10 minutes).
+    pub progress_notify: Duration,
     /// Log the chaos scenario's faults to stderr (`kwatch sim` does; `--sim` does not).
     pub log_faults: bool,
     /// Size of the preloaded pods (the benchmark's variants).
@@ -119,7 +124,9 @@ impl Default for SimOptions {
             scenario: Scenario::Steady,
             insecure_http: false,
             history: 10_000,
+            uncompacted: false,
             bookmark_interval: Duration::from_secs(2),
+            progress_notify: PROGRESS_NOTIFY,
             log_faults: false,
             pod_size: PodSize::Default,
             legacy_discovery: false,
@@ -238,6 +245,8 @@ async fn supervise(
             }
             let rev = s.rev();
             s.compact(rev);
+            // A restarted API server's watch caches start where it lists them.
+            s.cache_caught_up(None);
         });
         app.faults.churn_rate.send_replace(rate);
         // The old socket may take a moment to be released.
@@ -286,12 +295,29 @@ fn bearer_token() -> String {
 }
 
 /// The storage at start: `opts`' objects seeded, off the async threads.
+/// etcd's default `--experimental-watch-progress-notify-interval`: how often a watch
+/// cache of a quiet resource catches up with the current revision at the latest.
+pub const PROGRESS_NOTIFY: Duration = Duration::from_secs(600);
+
+/// etcd's progress notifications to kube-apiserver's watch caches (their etcd watches ask
+/// for them: `WithProgressNotify`, storage/etcd3/watcher.go): every `period`, each cache
+/// reaches the current revision, and the bookmarks of its watches carry it from then on.
+async fn progress_notifications(app: Arc<App>, period: Duration) {
+    loop {
+        tokio::time::sleep(period).await;
+        app.cluster.write(|s| s.cache_caught_up(None));
+    }
+}
+
 async fn seeded(opts: &SimOptions) -> anyhow::Result<storage::Store> {
     let (objects, seed, history) = (opts.objects, opts.seed, opts.history);
-    let pod_size = opts.pod_size;
+    let (pod_size, uncompacted) = (opts.pod_size, opts.uncompacted);
     tokio::task::spawn_blocking(move || -> anyhow::Result<storage::Store> {
         let mut store = storage::Store::new(history);
         seed::seed_cluster_sized(&mut store, objects, seed, pod_size)?;
+        if uncompacted {
+            store.uncompact();
+        }
         Ok(store)
     })
     .await
@@ -371,6 +397,7 @@ impl SimServer {
             )),
             tokio::spawn(bench::run_flood(app.clone())),
             tokio::spawn(controllers::run(app.clone())),
+            tokio::spawn(progress_notifications(app.clone(), opts.progress_notify)),
         ];
         Ok(SimServer {
             url,

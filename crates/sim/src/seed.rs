@@ -37,6 +37,8 @@ pub fn seed_cluster_sized(
     preload_pods(store, &mut rng, pods, &rs_uids, size);
     let rev = store.rev();
     store.compact(rev);
+    // The API server's watch caches start at the revision it lists them at.
+    store.cache_caught_up(None);
     Ok(())
 }
 

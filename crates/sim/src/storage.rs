@@ -413,6 +413,8 @@ pub struct Store {
     /// The skip-event fault, armed: the next change of each (resource, key) — either
     /// `None` for any — is [`Change::skipped`], oldest rule first.
     skips: Vec<(Option<usize>, Option<String>)>,
+    /// Each resource's watch-cache revision ([`Store::cache_rev`]).
+    cached: Vec<u64>,
 }
 
 /// Current time, RFC 3339 with seconds, as Kubernetes writes it.
@@ -431,6 +433,27 @@ impl Store {
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             skips: Vec::new(),
+            cached: RESOURCES.iter().map(|_| 1).collect(),
+        }
+    }
+
+    /// The revision kube-apiserver's watch cache of `res` has reached, which its watch
+    /// bookmarks carry (`cacher.go`, `cache_watcher.go`, v1.32): the revision of the last
+    /// change of `res`, or a later one the cache was brought to as a whole (its start,
+    /// and each consistent LIST, which asks etcd for a progress notification:
+    /// ConsistentListFromCache). Changes of other resources do not move it: a watch of a
+    /// quiet resource gets no bookmark.
+    pub fn cache_rev(&self, res: usize) -> u64 {
+        self.cached[res]
+    }
+
+    /// The watch cache of `res` (`None`: of every resource) catches up with the current
+    /// revision: the API server starts, or a consistent LIST of `res` was served.
+    pub fn cache_caught_up(&mut self, res: Option<usize>) {
+        let rev = self.rev;
+        match res {
+            Some(r) => self.cached[r] = self.cached[r].max(rev),
+            None => self.cached.iter_mut().for_each(|c| *c = (*c).max(rev)),
         }
     }
 
@@ -464,6 +487,16 @@ impl Store {
             .next()
             .or_else(|| m.iter().next())
             .map(|(k, _)| k.as_str())
+    }
+
+    /// Brings revision 1 back in reach, as a young etcd's before kube-apiserver's first
+    /// compaction (every 5 minutes): watches and continued lists from any revision are
+    /// served rather than 410 Expired. The seeded objects came without history, so a watch
+    /// from an old revision is sent only the changes made since the start.
+    pub fn uncompact(&mut self) {
+        if self.history.is_empty() {
+            self.compacted = 1;
+        }
     }
 
     /// Drops history up to `upto` (clamped to the current revision).
@@ -506,6 +539,7 @@ impl Store {
                 self.objects[res].insert(obj.key.clone(), obj.clone());
             }
         }
+        self.cached[res] = self.cached[res].max(obj.rv);
         self.history.push_back(Arc::new(Change {
             rv: obj.rv,
             res,

@@ -10,7 +10,10 @@
 //! - Selectors: an object moving into the selection is ADDED, moving out is DELETED with its
 //!   old content and the new resourceVersion.
 //! - `allowWatchBookmarks`: a BOOKMARK every `bookmark_interval` and one 2 s before
-//!   `timeoutSeconds`, carrying the revision up to which every change has been considered
+//!   `timeoutSeconds`, carrying the resource's watch-cache revision
+//!   ([`super::storage::Store::cache_rev`]), and sent only when that revision is newer than
+//!   the watch's own, as kube-apiserver's cacheWatcher sends them (`cache_watcher.go`,
+//!   v1.32): a watch from the current revision of a quiet resource gets nothing at all
 //!   (none while `POST /_sim/bookmarks {"enabled":false}` holds).
 //! - `Accept: …;as=Table` or `;as=PartialObjectMetadata`: each object, bookmarks too, as a
 //!   one-row Table ([`super::table`]; `includeObject` as for lists; the column definitions
@@ -406,6 +409,8 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             None => return,
         },
     };
+    // The watch's own revision: a bookmark is sent only past it.
+    let from = pos;
 
     let mut clock = BookmarkClock::new(started, deadline, app.bookmark_interval);
     loop {
@@ -449,9 +454,11 @@ async fn run(app: Arc<App>, spec: Spec, tx: mpsc::Sender<Chunk>) {
             }
             _ = sleep_until(clock.due()), if spec.bookmarks => {
                 clock.fired(Instant::now());
-                // Only when caught up: a future start revision gets no bookmarks.
-                if app.faults.bookmarks_enabled() && pos <= app.cluster.read().rev() {
-                    let line = bookmark(def, pos, false, spec.render());
+                // The watch cache's revision, never past the changes this watch has been
+                // sent, and only when newer than the watch's own.
+                let at = app.cluster.read().cache_rev(spec.res).min(pos);
+                if app.faults.bookmarks_enabled() && at > from {
+                    let line = bookmark(def, at, false, spec.render());
                     spec.rendered();
                     if !send(&tx, line).await {
                         return;

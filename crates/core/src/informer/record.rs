@@ -52,6 +52,34 @@ pub enum Body<'a> {
     },
 }
 
+impl Body<'_> {
+    /// A sign of a working watch: a bookmark, a watch that closed cleanly after events or
+    /// bookmarks, or a delta from a watch event (not a relist's `Replaced`/`Sync` nor its
+    /// tombstones).
+    pub fn shows_a_working_watch(&self) -> bool {
+        match self {
+            Body::Event(ReflectorEvent::Bookmark { .. }) => true,
+            Body::Event(ReflectorEvent::WatchEnded {
+                error: false,
+                events,
+                bookmarks,
+                ..
+            }) => events + bookmarks > 0,
+            Body::Delta {
+                initial_list: false,
+                delta,
+                ..
+            } => {
+                matches!(
+                    delta.kind,
+                    DeltaType::Added | DeltaType::Updated | DeltaType::Deleted
+                ) && !delta.object.is_tombstone()
+            }
+            _ => false,
+        }
+    }
+}
+
 /// One thing the informer tells its sinks.
 #[derive(Debug)]
 pub struct Record<'a> {

@@ -16,7 +16,6 @@
 
 use std::collections::HashMap;
 
-use super::repeats::watch_works;
 use crate::cache::reflector::ReflectorEvent;
 use crate::context::ContextName;
 use crate::informer::record::{Body, Observation, Record};
@@ -92,7 +91,7 @@ impl Health {
                 f.relists += 1;
                 None
             }
-            (Some(f), None) if watch_works(&rec.body) => {
+            (Some(f), None) if rec.body.shows_a_working_watch() => {
                 let took = rec.time.duration_since(f.since).unsigned_abs();
                 let retries = match f.retries {
                     1 => "1 retry".to_owned(),

@@ -1,38 +1,12 @@
 //! The table's `~` lines of a failure that repeats: [`Repeats`] says a repeated backoff
-//! only at powers of two; [`watch_works`], the sign of a working watch that starts it over,
-//! is also what ends a failure for the script formats' [`Health`](super::health::Health).
+//! only at powers of two; a sign of a working watch ([`Body::shows_a_working_watch`])
+//! starts it over, as it ends a failure for the script formats'
+//! [`Health`](super::health::Health).
 
 use std::collections::HashMap;
 
 use crate::cache::reflector::ReflectorEvent;
 use crate::informer::record::{Body, Record};
-
-/// A sign of a working watch: a bookmark, a watch that closed cleanly after events or
-/// bookmarks, or a delta from a watch event (not a relist's `Replaced`/`Sync` nor its
-/// tombstones).
-pub(super) fn watch_works(body: &Body<'_>) -> bool {
-    use crate::cache::delta::DeltaType;
-    match body {
-        Body::Event(ReflectorEvent::Bookmark { .. }) => true,
-        Body::Event(ReflectorEvent::WatchEnded {
-            error: false,
-            events,
-            bookmarks,
-            ..
-        }) => events + bookmarks > 0,
-        Body::Delta {
-            initial_list: false,
-            delta,
-            ..
-        } => {
-            matches!(
-                delta.kind,
-                DeltaType::Added | DeltaType::Updated | DeltaType::Deleted
-            ) && !delta.object.is_tombstone()
-        }
-        _ => false,
-    }
-}
 
 /// The table's `~` lines of a failure that repeats: a backoff with the
 /// cause of the one before is said when the count of them in a row reaches a power of
@@ -48,7 +22,7 @@ impl Repeats {
     /// `text`, the line for `rec` (an event of the resource `name`), as it is or with its
     /// count; `None` when it repeats what was said.
     pub fn filter(&mut self, name: &str, rec: &Record<'_>, text: String) -> Option<String> {
-        if watch_works(&rec.body) {
+        if rec.body.shows_a_working_watch() {
             self.last.remove(name);
             return Some(text);
         }
