@@ -12,6 +12,7 @@ pub mod consistency;
 pub mod cost;
 pub mod delta;
 pub mod delta_fifo;
+pub mod fake;
 pub mod fields;
 pub mod handlers;
 pub mod listwatch;
