@@ -1,5 +1,5 @@
 //! client-go's Reflector: LIST (paged), then WATCH from the list's resourceVersion,
-//! feeding a [`ReflectorStore`] (the DeltaFIFO) and announcing every step as a
+//! feeding a [`ReflectorStore`] (a queue: DeltaFIFO or RealFIFO) and announcing every step as a
 //! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
 //! restart happened.
 //!
