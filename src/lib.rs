@@ -3,9 +3,9 @@
 //!
 //! ```text
 //! main.rs   the binary: command line → app → exit code
-//! app/      cli, usage, help, man, complete, config, kubeconfig, watch, informer, follow,
-//!           until, stats, probe, metrics, replay, exit; sim.rs starts the simulator for
-//!           `kwatch sim` and `--sim`
+//! app/      cli, usage, help, man, complete, config, kubeconfig, watch, run, progress,
+//!           stats, metrics, probe, freshness, fleet, live, replay, check, exit; sim.rs
+//!           starts the simulator for `kwatch sim` and `--sim`
 //! ```
 //!
 //! Below it, kwatch-core's layers (its crate docs draw them); beside it, kwatch-sim, the

@@ -236,11 +236,11 @@ fn a_slow_link_paces_what_the_server_writes_and_clients_work_through_it() {
 
 /// kube-apiserver 1.37 compresses a streaming list asked with gzip with a writer closed at
 /// every flush: a series of gzip members (`WatchListCompression`,
-/// kubernetes/kubernetes#139308 and #139925). Go's gzip reader reads them all, so client-go
-/// keeps the compression; a one-member reader fails after the first event and falls back to
-/// a paged LIST on every sync (kube-rs/kube#2079). kwatch's default informer syncs through
-/// the compressed streaming list, asks for gzip there, and the same watch goes on
-/// delivering changes after the sync.
+/// kubernetes/kubernetes#139308 and kubernetes/kubernetes#139925). Go's gzip reader reads
+/// them all, so client-go keeps the compression; a one-member reader fails after the first
+/// event and falls back to a paged LIST on every sync (kube-rs/kube#2079). kwatch's default
+/// informer syncs through the compressed streaming list, asks for gzip there, and the same
+/// watch goes on delivering changes after the sync.
 #[test]
 fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
     let sim = SimProcess::start(&["--server-version", "1.37"]);

@@ -1,6 +1,8 @@
 //! What the docs and comments point at exists: every repository path named in a Markdown
 //! file or a Rust comment, and every `cargo test` filter they give, which must select at
-//! least one test (a filter that selects none runs nothing and says nothing).
+//! least one test (a filter that selects none runs nothing and says nothing). And
+//! ARCHITECTURE.md's "Every source file" names every `.rs` file of the three packages'
+//! sources, and nothing that is not there.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -223,4 +225,107 @@ fn every_path_and_test_filter_the_docs_and_comments_name_exists() {
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The entries of ARCHITECTURE.md's "Every source file" listing (its first code block after
+/// that heading): each line's first word, braces expanded (`v1.3{2,3}.json` is two).
+fn architecture_listing() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let section = text
+        .split_once("## Every source file")
+        .expect("ARCHITECTURE.md has its \"Every source file\" section")
+        .1;
+    let block = section.split("```").nth(1).unwrap_or_default();
+    block
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .flat_map(expand_braces)
+        .collect()
+}
+
+/// `a{b,c}d{e,f}` → `abde`, `abdf`, `acde`, `acdf`.
+fn expand_braces(word: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (word.find('{'), word.find('}')) else {
+        return vec![word.to_owned()];
+    };
+    let (head, tail) = (&word[..open], &word[close + 1..]);
+    word[open + 1..close]
+        .split(',')
+        .flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}")))
+        .collect()
+}
+
+/// Whether `path` matches `pattern`, whose `*` stands for any run of characters within one
+/// path segment.
+fn glob_match(pattern: &str, path: &str) -> bool {
+    fn segment(p: &[u8], s: &[u8]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some((b'*', rest)) => (0..=s.len()).any(|i| segment(rest, &s[i..])),
+            Some((c, rest)) => s.first() == Some(c) && segment(rest, &s[1..]),
+        }
+    }
+    let (ps, ss): (Vec<&str>, Vec<&str>) =
+        (pattern.split('/').collect(), path.split('/').collect());
+    ps.len() == ss.len()
+        && ps
+            .iter()
+            .zip(&ss)
+            .all(|(p, s)| segment(p.as_bytes(), s.as_bytes()))
+}
+
+#[test]
+fn architecture_md_names_every_source_file_and_only_files_that_exist() {
+    let root = root();
+    let named = architecture_listing();
+    assert!(named.len() > 100, "{named:?}");
+    let rel = |p: &PathBuf| {
+        p.strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut sources = Vec::new();
+    for dir in ["src", "crates/core/src", "crates/sim/src"] {
+        files(&root.join(dir), &[".rs"], &mut sources);
+    }
+    let unnamed: Vec<String> = sources
+        .iter()
+        .map(rel)
+        .filter(|f| !named.iter().any(|n| glob_match(n, f)))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md's \"Every source file\" does not name: {unnamed:#?}"
+    );
+    let mut every = Vec::new();
+    for dir in ["src", "crates"] {
+        files(&root.join(dir), &[""], &mut every);
+    }
+    let every: Vec<String> = every
+        .iter()
+        .map(rel)
+        .chain(["Cargo.toml".to_owned()])
+        .collect();
+    let stale: Vec<&String> = named
+        .iter()
+        .filter(|n| !every.iter().any(|f| glob_match(n, f)))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md's \"Every source file\" names what no file is: {stale:#?}"
+    );
+}
+
+#[test]
+fn the_listing_reader_expands_braces_and_globs_one_segment() {
+    assert_eq!(
+        expand_braces("a/v1.3{2,3}.json"),
+        ["a/v1.32.json", "a/v1.33.json"]
+    );
+    assert_eq!(expand_braces("{x,y}/*.{pb,json}").len(), 4);
+    assert!(glob_match("d/*.table.json", "d/pods.table.json"));
+    assert!(!glob_match("d/*.json", "d/e/pods.json"));
+    assert!(glob_match("d/v1/api/*.pb", "d/v1/api/core.v1.Pod.pb"));
+    assert!(!glob_match("d/*.pb", "d/x.pb.gz"));
 }

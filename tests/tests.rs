@@ -6,8 +6,9 @@
 //! `client_go`, `handlers`, `consistency`, `chaos`), the owner graph (`follow`: `--follow`,
 //! `--events`), failures before the sync (`failures`),
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
-//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`), and the paths and test filters the docs
-//! name (`docs`).
+//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers
+//! (`check`), kwatch-core's example program as a library user runs it
+//! (`informer_example`), and the paths and test filters the docs name (`docs`).
 
 mod util;
 
@@ -35,6 +36,7 @@ mod health;
 mod help_and_generated;
 mod hostile_input;
 mod hostile_servers;
+mod informer_example;
 mod json_yaml;
 mod live;
 mod metadata_only;

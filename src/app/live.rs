@@ -1,7 +1,7 @@
 //! `--live`'s terminal: raw mode, the alternate screen, mouse capture, and the render loop
 //! (a thread of its own: it reads keys and draws the shared model at most ~30 frames/s,
-//! so the informer never waits on the terminal). The model and the screens are the
-//! output layer's (crates/core/src/output/live/).
+//! so the informer never waits on the terminal). The model is the output layer's
+//! (crates/core/src/output/live/), the screens drawn from it src/app/live/view.rs.
 //!
 //! Invariant: the terminal is restored on every way out — [`Screen`]'s drop (`q`, Ctrl-C,
 //! a signal, `--timeout`, a failure, the end of the watch) and a panic (the hook restores

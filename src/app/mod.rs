@@ -1,9 +1,12 @@
 //! The application: the command line ([`cli`]; [`usage`] reads it, [`help`], [`man`] and
 //! [`complete`] describe and complete it) resolved into a configuration ([`config`], the
-//! simulator's in [`sim`]), the watch that wires a reflector, a queue and kwatch-core's
-//! informer loop per resource ([`watch`]), `--probe` ([`probe`]), the statistics line
-//! ([`stats`]) and the metrics endpoint ([`metrics`]), which observe the informer loop,
-//! `kwatch replay` ([`replay`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
+//! kubeconfig read by [`kubeconfig`], the simulator's options in [`sim`]), the watch that
+//! wires a reflector, a queue and kwatch-core's informer loop per resource ([`watch`], with
+//! the informer's state as the application has it in [`run`]), several contexts as a
+//! fleet ([`fleet`]), the loading line ([`progress`]), the statistics line ([`stats`]) and
+//! the metrics endpoint ([`metrics`]), which observe the informer loop, `--probe`
+//! ([`probe`]), `--freshness` ([`freshness`]), `--live`'s terminal ([`live`]), `kwatch
+//! replay` ([`replay`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
 //!
 //! The top: it may import every layer of kwatch-core and [`crate::sim`]; nothing below
 //! imports it.

@@ -1,26 +1,64 @@
 //! kwatch-core: what a client-go informer sees, for any Kubernetes resource, as a library.
 //!
+//! An informer of a given client-go release (its DeltaFIFO or RealFIFO, its streaming
+//! list or LIST) on any [`ListerWatcher`](cache::listwatch::ListerWatcher), with event
+//! handlers, its store read while it runs ([`informer::builder::SharedInformer`]). Here on
+//! the in-memory [`FakeSource`](cache::fake::FakeSource); against a cluster, on
+//! [`KubeSource`](client::source::KubeSource) (`crates/core/examples/informer.rs`):
+//!
+//! ```
+//! use kwatch_core::cache::fake::FakeSource;
+//! use kwatch_core::cache::release::Release;
+//! use kwatch_core::informer::builder::SharedInformer;
+//! # use kwatch_core::client::target::{Resource, Target};
+//! # fn pods() -> Target {
+//! #     let (name, kind, api_version) = ("pods".into(), "Pod".into(), "v1".into());
+//! #     let resource = Resource { name, kind, api_version, namespaced: true };
+//! #     let (group, version, plural) = (String::new(), "v1".into(), "pods".into());
+//! #     Target { resource, group, version, plural }
+//! # }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let source = FakeSource::new();
+//! let pod = serde_json::json!({"kind": "Pod", "metadata": {"name": "web", "namespace": "default"}});
+//! source.apply(pod)?;
+//! let mut informer = SharedInformer::new(pods(), Release::V0_36)
+//!     .add_event_handler(|key, call| println!("{} {key}", call.name()))
+//!     .run(source);
+//! assert!(informer.synced().await);
+//! assert_eq!(informer.store().list_keys(), ["default/web"]);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The layers, top to bottom. A module imports only from its own layer and the layers
 //! below it (the test at the end of this file holds that, naming the file and line):
 //!
 //! ```text
-//! informer/ the informer loop (pop → store → records → stop), the owner graph, filters,
-//!           --until, --blame's conflicts: what an informer does with a reflector's queue
-//! output/   the printers: table, JSON lines, YAML, kubectl's script formats
+//! hooks.rs  the test hooks (KWATCH_TEST_*, read only with the feature `test-hooks`)
+//! output/   the printers, each a sink of the informer's records: table, JSON lines,
+//!           YAML, kubectl's script formats, --live's model
+//! informer/ the informer loop (pop → store → records → sinks → stop), the record and
+//!           sink types, the owner graph, filters, --until, --diff, --blame and its
+//!           conflicts, freshness; builder (one informer as a library runs it)
 //! client/   talking to the API server: connect, source (the ListerWatcher over HTTP),
 //!           discovery, target ("deploy" → a resource), expand (`all`, --every-resource),
 //!           protobuf/ (the protobuf wire → the apiserver's JSON; imports nothing of the crate)
 //! cache/    client-go's tools/cache: object, delta, listwatch (the contract), retry,
-//!           reflector/, queue, delta_fifo, real_fifo, store, handlers, release, consistency/
-//! text.rs scan.rs der.rs selector.rs
+//!           reflector/, queue, delta_fifo, real_fifo, store, handlers, release,
+//!           consistency/, fake (an in-memory ListerWatcher)
+//! template  kubectl's JSONPath (template.rs and template/)
+//! text.rs scan.rs der.rs selector.rs context.rs units.rs gofmt.rs
 //!           the foundation: sanitize, the JSON scanner, DER reading, label and field
-//!           selectors; each imports nothing of the crate
+//!           selectors, kubeconfig context names, durations as records write them, Go's
+//!           fmt and json.Marshal of values; each imports nothing of the crate
 //! ```
 //!
 //! A watch flows: client::target / client::expand → cache::reflector (lists and watches
-//! through client::source) → cache's queue → informer::consume → output. The `kwatch`
-//! binary (the workspace's root package) wires them to the command line; the simulated
-//! API server (`kwatch-sim`) uses this crate's public API only.
+//! through client::source) → cache's queue → informer::consume → the sinks (output's
+//! printers). The `kwatch` binary (the workspace's root package) wires them to the
+//! command line; the simulated API server (`kwatch-sim`) uses this crate's public API only.
 pub mod cache;
 pub mod client;
 pub mod context;

@@ -201,6 +201,22 @@ impl Parser {
 }
 
 /// Parses a label selector; the error is the apiserver's message.
+///
+/// ```
+/// use kwatch_core::selector::parse_labels;
+///
+/// let s = parse_labels("app=web,tier in (front,back),!canary")?;
+/// let labels = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+///     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+/// };
+/// assert!(s.matches(&labels(&[("app", "web"), ("tier", "front")])));
+/// assert!(!s.matches(&labels(&[("app", "web"), ("tier", "db")])));
+/// assert!(!s.matches(&labels(&[("app", "web"), ("tier", "back"), ("canary", "1")])));
+/// // The apiserver's words for what it refuses.
+/// let e = parse_labels("tier in front").unwrap_err().to_string();
+/// assert!(e.contains("unable to parse requirement"), "{e}");
+/// # Ok::<(), kwatch_core::selector::Error>(())
+/// ```
 pub fn parse_labels(input: &str) -> Result<LabelSelector, Error> {
     let mut p = Parser {
         toks: lex(input),

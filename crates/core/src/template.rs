@@ -58,6 +58,24 @@ pub struct ExecError {
 }
 
 /// A parsed kubectl JSONPath template.
+///
+/// ```
+/// use kwatch_core::template::Template;
+/// use serde_json::json;
+///
+/// let pod = json!({
+///     "metadata": {"name": "web-1"},
+///     "spec": {"containers": [
+///         {"name": "app", "image": "nginx"},
+///         {"name": "log", "image": "busybox"},
+///     ]}
+/// });
+/// let t = Template::parse("{.metadata.name}: {range .spec.containers[*]}{.image} {end}")?;
+/// assert_eq!(t.render(&pod).unwrap(), "web-1: nginx busybox ");
+/// // What kubectl's parser refuses is refused here, with its words.
+/// assert!(Template::parse("{.metadata.name").is_err());
+/// # Ok::<(), kwatch_core::template::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
     /// The template as given, for messages.

@@ -7,7 +7,7 @@
 //! so: kube-apiserver serves them with a writer of their own, which from 1.37 compresses a
 //! streaming list (`WatchListCompression`, beta and on by default:
 //! kubernetes/kubernetes#139308) with a gzip writer closed at every flush, one member per
-//! flushed chunk (#139925): [`per_member`].
+//! flushed chunk (kubernetes/kubernetes#139925): [`per_member`].
 
 use std::io::Write as _;
 

@@ -3,17 +3,20 @@
 //! It speaks kube-apiserver v1.32's wire protocol closely enough for the real kubectl and for
 //! kube-rs: HTTPS with a generated CA and bearer-token auth, discovery, LIST/WATCH with the
 //! resourceVersion semantics of the watch cache and etcd, mutations, Tables for kubectl, and
-//! faults, churn and a chaos scenario to show how a reflector copes. It shares no code with
-//! the watch client.
+//! faults, churn and a chaos scenario to show how a reflector copes. Of the watch client it
+//! uses kwatch-core's public API only, for what must be the same on both sides: the
+//! protobuf tables, the printers' cells of its Tables, DER reading, selectors; never the
+//! reflector, the queues or the HTTP client it is tested against.
 //!
 //! ```text
-//! SimServer::start ─ tls (certs, kubeconfig)
+//! SimServer::start ─ tls (certs, kubeconfig) ─ every connection through freeze and link
 //!        │
-//!        └─ axum ─ http::dispatch ─ auth ─ /_sim/… → control (faults, state)
+//!        └─ axum ─ http::dispatch ─ auth ─ /_sim/… → control (faults, state), bend
 //!                                  ├─ fault injection (fail next N)
 //!                                  ├─ discovery / openapi
 //!                                  └─ resources: list · get · create · update · patch · delete
 //!                                                watch (watch.rs) ← storage (revisions, history)
+//!                                                JSON, protobuf (wire.rs), Tables, gzip
 //! seed (pods, templates) ─ the storage at start
 //! churn / chaos tasks ─ write the storage and flip fault switches
 //! controllers (opt-in) ─ deployment, replicaset, job, garbage collector, a kubelet:

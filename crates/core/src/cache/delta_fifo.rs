@@ -190,6 +190,50 @@ fn dedup_deltas(deltas: &mut Deltas) -> bool {
 }
 
 /// client-go's DeltaFIFO plus ordered notices. See the module doc.
+///
+/// A key's changes coalesce until it is popped, two deletions in a row count once, and a
+/// relist that lacks a known object queues its tombstone (`DeletedFinalStateUnknown`):
+///
+/// ```
+/// use std::sync::Arc;
+/// use kwatch_core::cache::delta::DeltaType::{self, *};
+/// use kwatch_core::cache::delta_fifo::DeltaFifo;
+/// use kwatch_core::cache::object::{Object, ObjectRef};
+/// use kwatch_core::cache::queue::{Popped, Queue};
+/// use kwatch_core::cache::store::Store;
+///
+/// fn pod(name: &str, rv: &str) -> ObjectRef {
+///     let meta = serde_json::json!({"name": name, "namespace": "ns", "resourceVersion": rv});
+///     let json = serde_json::json!({"kind": "Pod", "metadata": meta});
+///     Arc::new(Object::from_json(&json.to_string()).unwrap())
+/// }
+///
+/// /// The next key and its deltas' types, applied to the store as an informer does.
+/// fn pop(q: &DeltaFifo<()>, store: &Store) -> (String, Vec<DeltaType>) {
+///     let Some(Popped::Deltas { key, deltas, .. }) = q.try_pop() else { panic!("no key") };
+///     store.apply(&deltas);
+///     (key, deltas.iter().map(|d| d.kind).collect())
+/// }
+///
+/// let store = Arc::new(Store::new());
+/// // The store is the queue's knownObjects; `true`: relists queue `Replaced`.
+/// let q = DeltaFifo::<()>::new(Some(store.clone()), true);
+/// q.add(pod("a", "1"));
+/// q.add(pod("b", "2"));
+/// q.update(pod("a", "3"));
+/// q.delete(pod("a", "4"));
+/// q.delete(pod("a", "4"));
+/// assert_eq!(pop(&q, &store), ("ns/a".to_owned(), vec![Added, Updated, Deleted]));
+/// assert_eq!(pop(&q, &store), ("ns/b".to_owned(), vec![Added]));
+/// assert!(q.try_pop().is_none());
+///
+/// // A relist without b: c is listed, b was deleted while nobody watched.
+/// q.replace(vec![pod("c", "5")], "5");
+/// assert_eq!(pop(&q, &store), ("ns/c".to_owned(), vec![Replaced]));
+/// let Some(Popped::Deltas { deltas, .. }) = q.try_pop() else { panic!() };
+/// assert_eq!(deltas[0].kind, Deleted);
+/// assert!(deltas[0].object.is_tombstone());
+/// ```
 #[derive(Debug)]
 pub struct DeltaFifo<N> {
     inner: Mutex<Inner<N>>,

@@ -232,6 +232,36 @@ pub fn call(
 
 /// The calls of one pop: its deltas oldest first, each with the store's object before it
 /// (`before` for the first, then what the previous delta left).
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Instant;
+/// use kwatch_core::cache::delta::{Delta, DeltaType};
+/// use kwatch_core::cache::handlers::{calls, Listener, Registration};
+/// use kwatch_core::cache::object::{Object, ObjectRef};
+///
+/// fn cm(rv: &str) -> ObjectRef {
+///     let meta = serde_json::json!({"name": "a", "namespace": "ns", "resourceVersion": rv});
+///     let json = serde_json::json!({"kind": "ConfigMap", "metadata": meta});
+///     Arc::new(Object::from_json(&json.to_string()).unwrap())
+/// }
+///
+/// // One handler, no resync period, registered before the informer runs.
+/// let listener = Listener::new(Registration::default(), Instant::now());
+/// let deltas = [
+///     Delta::new(DeltaType::Added, cm("1")),
+///     Delta::new(DeltaType::Updated, cm("2")),
+///     // A relist that found it unchanged: a sync notification, OnUpdate(obj, obj).
+///     Delta::new(DeltaType::Replaced, cm("2")),
+///     // A relist that found it gone: OnDelete of a DeletedFinalStateUnknown.
+///     Delta::tombstone("ns/a".to_owned(), Some(cm("2"))),
+/// ];
+/// let made = calls(&deltas, None, false, &listener);
+/// let names: Vec<&str> = made.iter().map(|c| c.name()).collect();
+/// assert_eq!(names, ["OnAdd", "OnUpdate", "OnUpdate", "OnDelete"]);
+/// assert!(made[2].is_sync());
+/// assert!(made[3].final_state_unknown());
+/// ```
 pub fn calls(
     deltas: &[Delta],
     before: Option<&ObjectRef>,

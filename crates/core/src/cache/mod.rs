@@ -2,16 +2,18 @@
 //! [`ListerWatcher`](listwatch::ListerWatcher) contract a source fulfils, the reflector
 //! that lists and watches through it, the queues between the reflector and the informer
 //! loop (DeltaFIFO, RealFIFO), the informer's store, the handler calls a shared informer
-//! makes, client-go's releases, and the `--check-consistency` detector.
+//! makes, client-go's releases, the `--check-consistency` detector, and an in-memory
+//! source ([`fake`]) to run them on without a cluster.
 //!
-//! Imports only the foundation ([`crate::scan`], [`crate::text`]): the client implements
-//! [`ListerWatcher`](listwatch::ListerWatcher) from above, the application wires the
-//! pieces together.
+//! Imports only the foundation ([`crate::scan`], [`crate::text`], [`crate::units`]): the
+//! client implements [`ListerWatcher`](listwatch::ListerWatcher) from above, the informer
+//! and the application wire the pieces together.
 
 pub mod consistency;
 pub mod cost;
 pub mod delta;
 pub mod delta_fifo;
+pub mod fake;
 pub mod fields;
 pub mod handlers;
 pub mod listwatch;

@@ -70,6 +70,47 @@ struct Inner<N> {
 
 /// client-go's RealFIFO, with `knownObjects` = the consumer's [`Store`] (not read in the
 /// atomic mode).
+///
+/// Every change is its own entry, in order; with client-go 0.35's batch pops, one pop
+/// takes the deltas of distinct keys:
+///
+/// ```
+/// use std::sync::Arc;
+/// use kwatch_core::cache::object::{Object, ObjectRef};
+/// use kwatch_core::cache::queue::{Batched, Popped, Queue};
+/// use kwatch_core::cache::real_fifo::{RealFifo, RealFifoOptions};
+/// use kwatch_core::cache::store::Store;
+///
+/// fn pod(name: &str, rv: &str) -> ObjectRef {
+///     let meta = serde_json::json!({"name": name, "namespace": "ns", "resourceVersion": rv});
+///     let json = serde_json::json!({"kind": "Pod", "metadata": meta});
+///     Arc::new(Object::from_json(&json.to_string()).unwrap())
+/// }
+///
+/// let q = RealFifo::<()>::new(Arc::new(Store::new()));
+/// q.add(pod("a", "1"));
+/// q.update(pod("a", "2"));
+/// let mut popped = Vec::new();
+/// while let Some(Popped::Deltas { key, deltas, .. }) = q.try_pop() {
+///     popped.push(format!("{key} {} {}", deltas[0].kind, deltas.len()));
+/// }
+/// // Nothing coalesced: a DeltaFIFO would hand out `ns/a` once, with both deltas.
+/// assert_eq!(popped, ["ns/a Added 1", "ns/a Updated 1"]);
+///
+/// let batches = RealFifoOptions { batch_size: Some(1000), atomic: false };
+/// let q = RealFifo::<()>::with_options(Arc::new(Store::new()), batches);
+/// q.add(pod("a", "1"));
+/// q.add(pod("b", "2"));
+/// q.update(pod("a", "3"));
+/// let Some(Popped::Batch { entries, .. }) = q.try_pop() else { panic!("a batch") };
+/// // A batch holds distinct keys: the second `a` waits for the next pop.
+/// let keys: Vec<&str> = entries.iter().map(|e| match e {
+///     Batched::Delta { key, .. } => key.as_str(),
+///     Batched::Notice(()) => "notice",
+/// }).collect();
+/// assert_eq!(keys, ["ns/a", "ns/b"]);
+/// assert!(matches!(q.try_pop(), Some(Popped::Batch { entries, .. }) if entries.len() == 1));
+/// ```
 #[derive(Debug)]
 pub struct RealFifo<N> {
     inner: Mutex<Inner<N>>,

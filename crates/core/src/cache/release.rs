@@ -27,6 +27,26 @@ use crate::cache::real_fifo::{RealFifoOptions, DEFAULT_BATCH_SIZE};
 use crate::cache::reflector::WatchListMode;
 
 /// A client-go release whose informer kwatch reproduces.
+///
+/// ```
+/// use kwatch_core::cache::reflector::WatchListMode;
+/// use kwatch_core::cache::release::{Informer, Release};
+///
+/// // As `--client-go` takes it, or as Kubernetes names the minor it ships with.
+/// assert_eq!(Release::parse("v0.35.2")?, Release::V0_35);
+/// assert_eq!(Release::parse("1.35")?, Release::V0_35);
+/// assert!(Release::parse("0.31").is_err());
+/// // Each release's informer: its queue and whether it starts with a streaming list.
+/// assert_eq!(Release::V0_32.queue().name(), "DeltaFIFO");
+/// assert_eq!(Release::V0_35.queue().name(), "RealFIFO+batch");
+/// assert_eq!(Release::V0_36.queue().name(), "RealFIFO+batch+atomic");
+/// assert_eq!(Release::V0_35.watch_list(), WatchListMode::On);
+/// // The release a server's /version names (a managed cluster's `32+` too).
+/// assert_eq!(Release::for_server("1", "32+"), Some(Release::V0_32));
+/// assert_eq!(Release::for_server("1", "40"), Some(Release::NEWEST));
+/// assert_eq!(Informer::from(Release::V0_33).queue.name(), "RealFIFO");
+/// # Ok::<(), kwatch_core::cache::release::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Release {
     V0_32,
@@ -259,6 +279,17 @@ impl InformerFlags {
 pub struct Informer {
     pub release: Release,
     pub queue: QueueChoice,
+}
+
+impl From<Release> for Informer {
+    /// The release's own informer: its queue, as neither `--fifo` nor `--legacy-sync`
+    /// changes it.
+    fn from(release: Release) -> Informer {
+        Informer {
+            release,
+            queue: release.queue(),
+        }
+    }
 }
 
 impl Informer {

@@ -28,6 +28,32 @@ pub struct Applied {
 }
 
 /// A thread-safe key → object map.
+///
+/// ```
+/// use std::sync::Arc;
+/// use kwatch_core::cache::delta::{Delta, DeltaType};
+/// use kwatch_core::cache::object::{Object, ObjectRef};
+/// use kwatch_core::cache::store::Store;
+///
+/// fn cm(name: &str, rv: &str) -> ObjectRef {
+///     let meta = serde_json::json!({"name": name, "namespace": "ns", "resourceVersion": rv});
+///     let json = serde_json::json!({"kind": "ConfigMap", "metadata": meta});
+///     Arc::new(Object::from_json(&json.to_string()).unwrap())
+/// }
+///
+/// let store = Store::new();
+/// store.add(cm("b", "1"));
+/// // One popped key's deltas, oldest first: the version before them comes back.
+/// let before = store.apply(&[
+///     Delta::new(DeltaType::Added, cm("a", "2")),
+///     Delta::new(DeltaType::Updated, cm("a", "3")),
+/// ]);
+/// assert!(before.is_none());
+/// assert_eq!(store.get("ns/a").unwrap().resource_version(), "3");
+/// let before = store.apply(&[Delta::new(DeltaType::Deleted, cm("b", "4"))]);
+/// assert_eq!(before.unwrap().resource_version(), "1");
+/// assert_eq!(store.list_keys(), ["ns/a"]);
+/// ```
 #[derive(Debug, Default)]
 pub struct Store {
     inner: RwLock<Inner>,

@@ -7,8 +7,12 @@
 //! application's features (`--stats`, `--metrics`, the progress line) watch it through
 //! [`sink::Observer`]. It knows no printer and no terminal: records flow down to the
 //! sinks the application gives it.
+//!
+//! [`builder::SharedInformer`] starts one informer of a client-go release on any
+//! ListerWatcher, with event handlers, for a program that uses this crate as a library.
 
 pub mod blame;
+pub mod builder;
 pub mod conflict;
 pub mod consume;
 pub mod diff;

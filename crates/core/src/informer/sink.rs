@@ -14,6 +14,65 @@ use crate::context::ContextName;
 ///
 /// Errors are the sink's writer's: a closed pipe ends the run quietly, any other error
 /// fails it.
+///
+/// A sink that counts what an informer tells, on an in-memory source:
+///
+/// ```
+/// use std::io;
+/// use std::sync::{Arc, Mutex};
+/// use kwatch_core::cache::fake::FakeSource;
+/// use kwatch_core::cache::release::Release;
+/// use kwatch_core::informer::builder::SharedInformer;
+/// use kwatch_core::informer::record::{Body, Record};
+/// use kwatch_core::informer::sink::Sink;
+/// # use kwatch_core::client::target::{Resource, Target};
+/// # fn pods() -> Target {
+/// #     let (name, kind, api_version) = ("pods".into(), "Pod".into(), "v1".into());
+/// #     let resource = Resource { name, kind, api_version, namespaced: true };
+/// #     Target { resource, group: String::new(), version: "v1".into(), plural: "pods".into() }
+/// # }
+///
+/// #[derive(Default)]
+/// struct Counts { deltas: usize, events: usize, synced: usize }
+///
+/// struct Count(Arc<Mutex<Counts>>);
+///
+/// impl Sink for Count {
+///     fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+///         let mut c = self.0.lock().unwrap();
+///         match rec.body {
+///             Body::Delta { .. } => c.deltas += 1,
+///             Body::Event(_) => c.events += 1,
+///             Body::Synced => c.synced += 1,
+///             Body::Handler { .. } | Body::Observed(_) => {}
+///         }
+///         Ok(())
+///     }
+///     fn flush(&mut self) -> io::Result<()> {
+///         Ok(())
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let source = FakeSource::new();
+/// for name in ["a", "b", "c"] {
+///     let meta = serde_json::json!({"name": name, "namespace": "ns"});
+///     source.apply(serde_json::json!({"kind": "Pod", "metadata": meta}))?;
+/// }
+/// let counts = Arc::new(Mutex::new(Counts::default()));
+/// let mut informer = SharedInformer::new(pods(), Release::V0_34)
+///     .sink(Count(counts.clone()))
+///     .run(source);
+/// // Every sink has taken the Synced record once `synced` returns.
+/// assert!(informer.synced().await);
+/// let c = counts.lock().unwrap();
+/// assert_eq!((c.deltas, c.synced), (3, 1));
+/// // The reflector's List and Listed came before the deltas.
+/// assert!(c.events >= 2);
+/// # Ok(())
+/// # }
+/// ```
 pub trait Sink: Send {
     /// A record to show.
     fn record(&mut self, rec: &Record<'_>) -> io::Result<()>;

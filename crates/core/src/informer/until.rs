@@ -1,6 +1,6 @@
 //! `--until CONDITION`: the condition a delta must meet for the watch to end, with
 //! `kubectl wait --for`'s vocabulary (`created`, `deleted`, `jsonpath=…`,
-//! `condition=…`). Exit codes: README "Exit codes" and [`crate::app::exit::Exit`].
+//! `condition=…`). Exit codes: README "Exit codes" and the application's `src/app/exit.rs`.
 
 use serde_json::Value;
 

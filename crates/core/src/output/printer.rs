@@ -13,6 +13,50 @@ use crate::informer::sink::Sink;
 /// reflector events as records on `w`; the table's `~` lines, the script formats' error
 /// lines and the informer's own lines ([`Sink::diagnostic`]) go to `diag`, so `w` carries
 /// data only.
+///
+/// JSON lines (`-o json`, docs/output-schema.md) of one delta, into memory:
+///
+/// ```
+/// use std::io::{self, Write};
+/// use std::sync::{Arc, Mutex};
+/// use kwatch_core::cache::delta::{Delta, DeltaType};
+/// use kwatch_core::cache::object::Object;
+/// use kwatch_core::client::target::Resource;
+/// use kwatch_core::informer::record::{Body, Record};
+/// use kwatch_core::informer::sink::Sink;
+/// use kwatch_core::output::{self, Format, Options};
+///
+/// /// A writer whose bytes the example reads back.
+/// #[derive(Clone, Default)]
+/// struct Shared(Arc<Mutex<Vec<u8>>>);
+/// impl Write for Shared {
+///     fn write(&mut self, b: &[u8]) -> io::Result<usize> { self.0.lock().unwrap().write(b) }
+///     fn flush(&mut self) -> io::Result<()> { Ok(()) }
+/// }
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let out = Shared::default();
+/// let opts = Options { format: Format::Json, ..Options::default() };
+/// let mut printer = output::printer(opts, out.clone(), io::sink());
+///
+/// let (name, kind, api_version) = ("pods".into(), "Pod".into(), "v1".into());
+/// let pods = Resource { name, kind, api_version, namespaced: true };
+/// let meta = serde_json::json!({"name": "a", "namespace": "ns", "resourceVersion": "7"});
+/// let obj = Object::from_json(&serde_json::json!({"kind": "Pod", "metadata": meta}).to_string())?;
+/// let delta = Delta::new(DeltaType::Added, Arc::new(obj));
+/// let body = Body::Delta { key: "ns/a", delta: &delta, initial_list: false, prev: None };
+/// printer.record(&Record::new(&pods, None, jiff::Timestamp::UNIX_EPOCH, body))?;
+/// printer.flush()?;
+///
+/// let text = String::from_utf8(out.0.lock().unwrap().clone())?;
+/// let line: serde_json::Value = serde_json::from_str(text.trim_end())?;
+/// assert_eq!(line["type"], "Added");
+/// assert_eq!(line["key"], "ns/a");
+/// assert_eq!(line["resourceVersion"], "7");
+/// assert_eq!(line["object"]["metadata"]["name"], "a");
+/// # Ok(())
+/// # }
+/// ```
 pub fn printer<W, D>(opts: Options, w: W, diag: D) -> Box<dyn Sink>
 where
     W: Write + Send + 'static,

@@ -1,5 +1,5 @@
 //! client-go's Reflector: LIST (paged), then WATCH from the list's resourceVersion,
-//! feeding a [`ReflectorStore`] (the DeltaFIFO) and announcing every step as a
+//! feeding a [`ReflectorStore`] (a queue: DeltaFIFO or RealFIFO) and announcing every step as a
 //! [`ReflectorEvent`] so that a user can see when and why each list, relist and watch
 //! restart happened.
 //!
@@ -25,9 +25,61 @@
 //! - until the first list has been replaced into the store (the first sync), an error that
 //!   will not fix itself ([`SourceError::will_not_fix_itself`]) ends [`Reflector::run`].
 //!
-//! The reflector is a state machine (as kube-runtime's watcher is): [`State`] says what
-//! comes next, [`Reflector::step`] does it and names the next state, and every error
-//! goes through one classifier, [`Reflector::after_error`], whose table is the list above.
+//! The reflector is a state machine (as kube-runtime's watcher is): `State` says what
+//! comes next, `Reflector::step` does it and names the next state, and every error
+//! goes through one classifier, `Reflector::after_error`, whose table is the list above.
+//!
+//! A reflector on an in-memory source, into client-go 0.32's queue: it announces its
+//! list, replaces the queue with it, then watches and queues each change.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use kwatch_core::cache::delta_fifo::DeltaFifo;
+//! use kwatch_core::cache::fake::FakeSource;
+//! use kwatch_core::cache::queue::{Popped, Queue};
+//! use kwatch_core::cache::reflector::{Reflector, ReflectorConfig};
+//! use kwatch_core::cache::store::Store;
+//! use kwatch_core::informer::record::Notice;
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let source = FakeSource::new();
+//! source.apply(json!({"kind": "Pod", "metadata": {"name": "a", "namespace": "ns"}}))?;
+//! let store = Arc::new(Store::new());
+//! let queue = Arc::new(DeltaFifo::<Notice>::new(Some(store.clone()), true));
+//! let reflector = Reflector::new(source.clone(), queue.clone(), ReflectorConfig::default());
+//! let task = tokio::spawn(reflector.run());
+//!
+//! // What the queue hands out, as `Type key` for deltas and the type of the reflector's
+//! // events, until `n` deltas came.
+//! let mut seen = Vec::new();
+//! let mut deltas = 0;
+//! let mut next = async |n| {
+//!     while deltas < n {
+//!         match queue.pop().await {
+//!             Some(Popped::Deltas { key, deltas: d, .. }) => {
+//!                 store.apply(&d);
+//!                 deltas += 1;
+//!                 seen.push(format!("{} {key}", d[0].kind));
+//!             }
+//!             Some(Popped::Notice(Notice::Reflector(e))) => {
+//!                 let record = serde_json::to_value(&e).unwrap();
+//!                 seen.push(record["type"].as_str().unwrap().to_owned());
+//!             }
+//!             other => panic!("{other:?}"),
+//!         }
+//!     }
+//! };
+//! next(1).await;
+//! source.apply(json!({"kind": "Pod", "metadata": {"name": "b", "namespace": "ns"}}))?;
+//! next(2).await;
+//! assert_eq!(seen, ["List", "Listed", "Replaced ns/a", "Watch", "Added ns/b"]);
+//! assert!(queue.has_synced());
+//! task.abort();
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod backoff;
 mod event;
