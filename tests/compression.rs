@@ -8,6 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::util::kwatch::{kwatch_using, of_type};
+use crate::util::shared::is_watch;
 use crate::util::{SimProcess, LIMIT};
 
 /// The simulator's request log from entry `from` on.
@@ -22,7 +23,7 @@ fn pod_lists(log: &[Value]) -> Vec<&Value> {
     log.iter()
         .filter(|r| {
             let p = r["path"].as_str().unwrap_or_default();
-            p.starts_with("/api/v1/pods") && !crate::util::shared::is_watch(p)
+            p.starts_with("/api/v1/pods") && !is_watch(p)
         })
         .collect()
 }
@@ -111,42 +112,106 @@ fn a_gzip_list_prints_what_an_uncompressed_one_prints() {
     assert!(read > Some(0) && read < bytes, "gzip reads less: {l}");
 }
 
-/// A list under 128 KiB and every watch come uncompressed though kwatch asks for gzip, and
-/// a watch's events still arrive (the stream is passed through as it is).
+/// An object as the server holds it, for comparing with what kwatch prints: GET of `path`
+/// without `metadata.managedFields` (kwatch prints none unless asked).
+fn served(sim: &SimProcess, path: &str) -> Value {
+    let mut object = sim.get(path).json();
+    if let Some(m) = object["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    object
+}
+
+/// The object of the delta record of `key` and `type` (`Replaced`, `Added`, …) in `recs`.
+fn printed<'a>(recs: &'a [Value], key: &str, ty: &str) -> &'a Value {
+    let delta = recs.iter().find(|r| r["key"] == key && r["type"] == ty);
+    let delta = delta.unwrap_or_else(|| panic!("no {ty} of {key}: {recs:#?}"));
+    &delta["object"]
+}
+
+/// A list under 128 KiB and every watch come uncompressed though kwatch asks for gzip, on
+/// either wire: kwatch's `List` says it asked for `+gzip`, its `Listed` that the list came
+/// without (`wireBytes` the `bytes`), and the watch's events, passed through as they come,
+/// print each object as the server holds it, created, changed and deleted.
 #[test]
 fn small_lists_and_watches_are_not_compressed() {
     let sim = SimProcess::start(&[]);
-    let mut kw = sim.start_kwatch("configmaps -n default -o json");
-    kw.wait_for(LIMIT, "the sync", |v| !of_type(v, "Synced").is_empty());
-    crate::util::kwatch::create_configmap(&sim, "default", "gz", serde_json::json!({"a": "1"}));
-    kw.wait_for(LIMIT, "the new configmap", |v| {
-        v.iter()
-            .any(|r| r["key"] == "default/gz" && r["type"] == "Added")
-    });
-    let out = kw.interrupt(LIMIT);
+    let listed_names = ["app-config", "kube-root-ca.crt"];
+    let path = |name: &str| format!("/api/v1/namespaces/default/configmaps/{name}");
+    let listed_objects: Vec<Value> = listed_names
+        .iter()
+        .map(|n| served(&sim, &path(n)))
+        .collect();
+    let watching = |wire: &str| crate::util::kwatch::watching_configmaps(&sim, &["--wire", wire]);
+    let mut runs = [
+        ("json", watching("json")),
+        ("protobuf", watching("protobuf")),
+    ];
+    crate::util::kwatch::create_configmap(&sim, "default", "gz", json!({"a": "1"}));
+    let created = served(&sim, &path("gz"));
+    sim.kubectl_ok(r#"patch configmap gz -n default --type merge -p {"data":{"a":"2"}}"#);
+    let changed = served(&sim, &path("gz"));
+    sim.kubectl_ok("delete configmap gz -n default");
+    for (_, kw) in runs.iter_mut() {
+        kw.wait_for(LIMIT, "the delete of gz", |v| {
+            v.iter()
+                .any(|r| r["key"] == "default/gz" && r["type"] == "Deleted")
+        });
+    }
+    // kwatch's lists and watches (GETs of the collection, with a query): asked for
+    // gzip, answered without.
     let log = requests_since(&sim, 0);
-    let mine: Vec<&Value> = log
+    let gets: Vec<&Value> = log
         .iter()
         .filter(|r| {
-            r["path"]
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("/api/v1/namespaces/default/configmaps")
+            let p = r["path"].as_str().unwrap_or_default();
+            r["method"] == "GET" && p.starts_with("/api/v1/namespaces/default/configmaps?")
         })
         .collect();
-    assert!(
-        mine.iter()
-            .any(|r| crate::util::shared::is_watch(r["path"].as_str().unwrap())),
-        "{mine:#?}"
-    );
-    // kwatch's list and watch, and kubectl's create (Go's transport asks for gzip too).
-    for r in &mine {
+    let watches = gets
+        .iter()
+        .filter(|r| is_watch(r["path"].as_str().unwrap()));
+    assert_eq!((gets.len(), watches.count()), (4, 2), "{gets:#?}");
+    for r in &gets {
         assert_eq!(r["acceptEncoding"], "gzip", "{r}");
         assert_eq!(r["contentEncoding"], Value::Null, "{r}");
     }
-    let listed = of_type(&out.json(), "Listed")[0].clone();
-    assert_eq!(listed["encoding"], "protobuf", "{listed}");
-    assert_eq!(listed["wireBytes"], listed["bytes"], "{listed}");
+    for (wire, kw) in runs {
+        let recs = kw.interrupt(LIMIT).json();
+        let (lists, listed) = (of_type(&recs, "List"), of_type(&recs, "Listed"));
+        assert_eq!((lists.len(), listed.len()), (1, 1), "{wire}: {recs:#?}");
+        assert_eq!(
+            lists[0]["encoding"],
+            format!("{wire}+gzip"),
+            "kwatch asked for gzip"
+        );
+        let listed = listed[0];
+        assert_eq!(
+            listed["encoding"], wire,
+            "the list came uncompressed: {listed}"
+        );
+        assert_eq!(listed["items"], listed_names.len(), "{listed}");
+        let bytes = listed["bytes"].as_u64().expect("bytes");
+        assert!(bytes > 0 && bytes < 128 * 1024, "{listed}");
+        assert_eq!(listed["wireBytes"], bytes, "read as it came: {listed}");
+        for (name, object) in listed_names.iter().zip(&listed_objects) {
+            let key = format!("default/{name}");
+            assert_eq!(printed(&recs, &key, "Replaced"), object, "{wire}: {key}");
+        }
+        assert_eq!(printed(&recs, "default/gz", "Added"), &created, "{wire}");
+        assert_eq!(printed(&recs, "default/gz", "Updated"), &changed, "{wire}");
+        // The last state, at the resourceVersion of the delete.
+        let mut deleted = printed(&recs, "default/gz", "Deleted").clone();
+        let rv = |o: &Value| {
+            o["metadata"]["resourceVersion"]
+                .as_str()?
+                .parse::<u64>()
+                .ok()
+        };
+        assert!(rv(&deleted) > rv(&changed), "{deleted}");
+        deleted["metadata"]["resourceVersion"] = changed["metadata"]["resourceVersion"].clone();
+        assert_eq!(deleted, changed, "{wire}");
+    }
 }
 
 /// The kubeconfig cluster's `disable-compression: true` turns gzip off, as client-go's
@@ -275,8 +340,7 @@ fn a_compressed_streaming_list_of_1_37_syncs_and_its_watch_goes_on() {
         .into_iter()
         .filter(|r| {
             let p = r["path"].as_str().unwrap_or_default();
-            p.starts_with("/api/v1/namespaces/default/configmaps")
-                && crate::util::shared::is_watch(p)
+            p.starts_with("/api/v1/namespaces/default/configmaps") && is_watch(p)
         })
         .collect();
     assert_eq!(watches.len(), 1, "{watches:#?}");

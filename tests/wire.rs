@@ -4,14 +4,19 @@
 //! length-prefixed WatchEvent frames) and in JSON for custom resources and Tables; what
 //! it writes decodes to the JSON it writes for the same request.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use kwatch::client::protobuf::{self, Table};
 
-use crate::util::SimProcess;
+use crate::util::shared::Table as TextTable;
+use crate::util::{eventually, SimProcess};
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
 const JSON: &str = "application/json";
+/// kwatch's `Accept` for the server's Table, kubectl get's.
+const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 fn table() -> &'static Table {
     Table::for_minor(32).unwrap().unwrap()
@@ -102,21 +107,226 @@ fn the_simulator_answers_lists_objects_and_errors_in_protobuf_when_asked() {
     assert_eq!(object_json(&pb), sim.get(missing).json());
 }
 
+/// The objects the server holds under `collection` (a list's path), keyed as kwatch keys
+/// them (`namespace/name`, or `name`), without what kwatch may print otherwise: the type
+/// (a list's items have none) and `metadata.managedFields`.
+fn served_objects(sim: &SimProcess, collection: &str) -> BTreeMap<String, Value> {
+    let list = sim.get(collection).json();
+    let items = list["items"].as_array().expect("items").iter();
+    items.map(|o| (key_of(o), bare(o))).collect()
+}
+
+fn key_of(object: &Value) -> String {
+    let meta = &object["metadata"];
+    let name = meta["name"].as_str().expect("a name");
+    match meta["namespace"].as_str() {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
+/// `object` without `kind`, `apiVersion` and `metadata.managedFields`.
+fn bare(object: &Value) -> Value {
+    let mut o = object.clone();
+    if let Some(m) = o.as_object_mut() {
+        m.remove("kind");
+        m.remove("apiVersion");
+    }
+    if let Some(m) = o["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    o
+}
+
+/// The objects a run's delta records leave, as [`served_objects`] gives the server's.
+fn informed(records: &[Value]) -> BTreeMap<String, Value> {
+    let mut objects = BTreeMap::new();
+    for r in records.iter().filter(|r| kw_is_delta(r)) {
+        let key = r["key"].as_str().expect("a key").to_owned();
+        match r["type"] == "Deleted" {
+            true => objects.remove(&key),
+            false => objects.insert(key, bare(&r["object"])),
+        };
+    }
+    objects
+}
+
+fn read_records(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    (text.lines())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// `--wire protobuf` gets protobuf for the built-in types only. Three watches with it: of a
+/// custom resource (widgets, `-o json`), of storageclasses at the table (which kwatch
+/// prints from the server's Table) and of pods (`-o json`). kwatch's records say what each
+/// asked for (`List`) and got (`Listed`): JSON for the custom resource and the Table,
+/// protobuf for pods, never a fallback; the simulator's log says the same of the lists and
+/// of the watches (which no record names); through the list and a change on each watch,
+/// each run ends with the objects the server holds, and the table shows the Table's cells.
+/// The simulator answers the two in JSON even when protobuf is asked, as kube-apiserver
+/// does (kwatch never asks it so).
 #[test]
 fn custom_resources_and_tables_stay_json_when_protobuf_is_asked() {
-    let sim = SimProcess::start(&["--objects", "2"]);
-    let (status, ct, body) = sim.get_bytes("/apis/example.com/v1/widgets", &[("accept", PROTOBUF)]);
+    let sim = SimProcess::start(&["--objects", "4"]);
+    let (fast, slow) = storage_classes();
+    kubectl_f(&sim, "create", &fast);
+    let watched = |kw: &mut Running| {
+        kw.wait_for(LIMIT, "Watch", |v| !of_type(v, "Watch").is_empty());
+    };
+    let args = "-n default -o json --watch-list off --wire protobuf";
+    let mut widgets = sim.start_kwatch(format!("widgets {args}"));
+    watched(&mut widgets);
+    let mut pods = sim.start_kwatch(format!("pods {args}"));
+    watched(&mut pods);
+    let (table, record) = sim.start_recording(
+        "table.jsonl",
+        "storageclasses --watch-list off --wire protobuf",
+    );
+    let recorded = |what: &str, pred: &dyn Fn(&[Value]) -> bool| {
+        eventually(LIMIT, what, || match read_records(&record) {
+            recs if pred(&recs) => Ok(recs),
+            recs => Err(recs),
+        })
+    };
+    recorded("the table's Watch", &|v| !of_type(v, "Watch").is_empty());
+
+    // A change on each watch.
+    kubectl_f(
+        &sim,
+        "create",
+        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w3", "namespace": "default"}, "spec": {"size": 7}}),
+    );
+    kubectl_f(&sim, "create", &slow);
+    let pod = served_objects(&sim, "/api/v1/namespaces/default/pods");
+    let pod = pod.values().next().expect("a pod")["metadata"]["name"].clone();
+    let pod = pod.as_str().expect("a name");
+    sim.kubectl_ok(format!("label pod {pod} -n default wire=protobuf"));
+    let seen = |key: String, ty: &'static str| {
+        move |v: &[Value]| v.iter().any(|r| r["key"] == key && r["type"] == ty)
+    };
+    widgets.wait_for(LIMIT, "w3", seen("default/w3".into(), "Added"));
+    pods.wait_for(
+        LIMIT,
+        "the label",
+        seen(format!("default/{pod}"), "Updated"),
+    );
+    let table_records = recorded("slow", &seen("slow".into(), "Added"));
+    eventually(LIMIT, "slow's row", || match table.lines() {
+        l if l.iter().any(|l| l.contains(" slow ")) => Ok(()),
+        l => Err(l),
+    });
+    let table_lines = table.lines();
+    table.terminate(LIMIT);
+    let runs = [
+        ("widgets", widgets.terminate(LIMIT).json(), "json"),
+        ("pods", pods.terminate(LIMIT).json(), "protobuf"),
+        ("storageclasses", table_records, "json"),
+    ];
+    for (resource, records, wire) in &runs {
+        let asked: Vec<&Value> = of_type(records, "List")
+            .iter()
+            .map(|r| &r["encoding"])
+            .collect();
+        assert_eq!(
+            asked,
+            [&json!(format!("{wire}+gzip"))],
+            "{resource}: {records:#?}"
+        );
+        let got: Vec<&Value> = of_type(records, "Listed")
+            .iter()
+            .map(|r| &r["encoding"])
+            .collect();
+        assert_eq!(got, [&json!(wire)], "{resource}: {records:#?}");
+        assert!(
+            of_type(records, "WireFallback").is_empty(),
+            "{resource}: {records:#?}"
+        );
+    }
+    let collections = [
+        "/apis/example.com/v1/namespaces/default/widgets",
+        "/api/v1/namespaces/default/pods",
+        "/apis/storage.k8s.io/v1/storageclasses",
+    ];
+    for ((resource, records, _), collection) in runs.iter().zip(collections) {
+        let want = served_objects(&sim, collection);
+        assert!(want.len() >= 2, "{resource}: {want:#?}");
+        assert_eq!(informed(records), want, "{resource}");
+    }
+    let (_, pods_records, _) = &runs[1];
+    let label = &informed(pods_records)[&format!("default/{pod}")]["metadata"]["labels"]["wire"];
+    assert_eq!(label, "protobuf", "the watch's update");
+    // The table: the Table's rows and cells (PROVISIONER is the server's column).
+    let table = TextTable::parse(&table_lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let (delta, provisioner) = (table.col("DELTA"), table.col("PROVISIONER"));
+    for (name, how, by) in [
+        ("fast", "Replaced", "kubernetes.io/no-provisioner"),
+        ("slow", "Added", "example.com/nfs"),
+    ] {
+        let row = table.row(name);
+        assert_eq!(
+            (row[delta].as_str(), row[provisioner].as_str()),
+            (how, by),
+            "{table_lines:#?}"
+        );
+    }
+
+    // What the simulator answered kwatch's lists and watches.
+    for (collection, accept, content_type) in [
+        (collections[0], JSON, JSON),
+        (collections[2], TABLE_ACCEPT, JSON),
+    ] {
+        let log = kwatchs_requests(&sim, collection);
+        assert!(log.iter().any(|(p, _, _)| p.contains("watch=")), "{log:#?}");
+        assert!(
+            log.iter()
+                .all(|(_, a, ct)| a == accept && ct == content_type),
+            "{log:#?}"
+        );
+    }
+    let log = kwatchs_requests(&sim, collections[1]);
+    let (watches, lists): (Vec<_>, Vec<_>) = log.iter().partition(|(p, _, _)| p.contains("watch="));
+    assert!(!watches.is_empty() && !lists.is_empty(), "{log:#?}");
+    assert!(
+        watches
+            .iter()
+            .all(|(_, a, ct)| a == PROTOBUF && ct == WATCH_PB),
+        "{log:#?}"
+    );
+    assert!(
+        lists
+            .iter()
+            .all(|(_, a, ct)| a == PROTOBUF && ct == "application/vnd.kubernetes.protobuf"),
+        "{log:#?}"
+    );
+
+    // Asked for protobuf, the simulator still answers these two in JSON.
+    let (status, ct, body) = sim.get_bytes(collections[0], &[("accept", PROTOBUF)]);
     assert_eq!(
         (status, ct.as_str()),
-        (200, "application/json"),
+        (200, JSON),
         "{}",
         String::from_utf8_lossy(&body)
     );
     let table = "application/json;as=Table;v=v1;g=meta.k8s.io, application/vnd.kubernetes.protobuf, application/json";
     let (_, ct, body) = sim.get_bytes("/api/v1/pods", &[("accept", table)]);
-    assert_eq!(ct, "application/json");
+    assert_eq!(ct, JSON);
     let v: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(v["kind"], "Table");
+}
+
+/// Two StorageClasses, `fast` and `slow`, of two provisioners.
+fn storage_classes() -> (Value, Value) {
+    let class = |name: &str, provisioner: &str| {
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": name}, "provisioner": provisioner})
+    };
+    (
+        class("fast", "kubernetes.io/no-provisioner"),
+        class("slow", "example.com/nfs"),
+    )
 }
 
 /// A watch from before some changes (replayed from the history) and a streaming list: the
@@ -195,6 +405,13 @@ fn answered(sim: &SimProcess, prefix: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// [`answered`] of kwatch's lists and watches only (each names a `resourceVersion`).
+fn kwatchs_requests(sim: &SimProcess, prefix: &str) -> Vec<(String, String, String)> {
+    let mut log = answered(sim, prefix);
+    log.retain(|(p, _, _)| p.contains("resourceVersion="));
+    log
+}
+
 fn cm(name: &str, value: &str) -> Value {
     json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":name,"namespace":"default"},"data":{"k":value}})
 }
@@ -271,18 +488,31 @@ fn protobuf_and_json_wires_print_the_same_records() {
     );
 }
 
-/// A streaming list (`--watch-list on`) in protobuf: the same records as in JSON.
+/// A streaming list (`--watch-list on`) in protobuf: the same records as in JSON, and read
+/// in protobuf, not after a fallback to JSON: one streaming `List` that asked protobuf, its
+/// `Listed` says protobuf came (uncompressed: the server is older than 1.37), and no
+/// `WireFallback`.
 #[test]
 fn a_streaming_list_in_protobuf_prints_what_json_prints() {
     let sim = SimProcess::start(&[]);
     let run = |wire: &str| {
         let args =
             format!("configmaps -n default -o json --watch-list on --until-synced --wire {wire}");
-        deltas(&sim.kwatch(args).success().json())
+        sim.kwatch(args).success().json()
     };
     let (p, j) = (run("protobuf"), run("json"));
-    assert!(!p.is_empty());
-    assert_eq!(p, j);
+    assert!(!deltas(&p).is_empty());
+    assert_eq!(deltas(&p), deltas(&j));
+    for (records, wire) in [(&p, "protobuf"), (&j, "json")] {
+        assert!(of_type(records, "WireFallback").is_empty(), "{records:#?}");
+        let streamed = |r: &&Value| r["streaming"] == true;
+        let lists = of_type(records, "List");
+        let listed = of_type(records, "Listed");
+        assert_eq!((lists.len(), listed.len()), (1, 1), "{wire}: {records:#?}");
+        assert!(streamed(&lists[0]) && streamed(&listed[0]), "{records:#?}");
+        assert_eq!(lists[0]["encoding"], format!("{wire}+gzip"), "{records:#?}");
+        assert_eq!(listed[0]["encoding"], wire, "{records:#?}");
+    }
     let log = answered(&sim, "/api/v1/namespaces/default/configmaps");
     assert!(
         log.iter()
