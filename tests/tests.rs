@@ -29,6 +29,7 @@ mod exits;
 mod failures;
 mod faults;
 mod fleet;
+mod fleet_changes;
 mod follow;
 mod freshness;
 mod handlers;

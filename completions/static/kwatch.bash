@@ -59,7 +59,7 @@ _kwatch() {
 
     case "${cmd}" in
         kwatch)
-            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --all-contexts --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --freshness --stale-after --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man check replay help"
+            opts="-n -A -w -l -v -o -i -L -s -h -V --namespace --all-namespaces --watch --selector --field-selector --follow --follow-kinds --events --every-resource --sim --record --stats --probe --probe-interval --metrics --verbose --output --live --live-history --show-managed-fields --color --label-columns --show-labels --no-headers --timestamps --diff --diff-all --blame --view --kubeconfig --context --all-contexts --shard --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --page-size --resync --no-bookmarks --legacy-sync --fifo --watch-list --min-watch-timeout --pop-delay --client-go --check-consistency --freshness --stale-after --cache-stats --transform --stall-after --restart-stalled --wire --metadata-only --max-events --timeout --until-synced --watch-only --until --quiet-relists --types --changes --help --version sim completions man check replay help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,6 +162,10 @@ _kwatch() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)
@@ -304,7 +308,7 @@ _kwatch() {
             return 0
             ;;
         kwatch__subcmd__check)
-            opts="-n -A -l -o -s -h --namespace --all-namespaces --selector --field-selector --output --write --sim --kubeconfig --context --all-contexts --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --help"
+            opts="-n -A -l -o -s -h --namespace --all-namespaces --selector --field-selector --output --write --sim --kubeconfig --context --all-contexts --shard --request-timeout --cache-dir --server --token --user --cluster --as --as-group --as-uid --insecure-skip-tls-verify --certificate-authority --client-certificate --client-key --tls-server-name --disable-compression --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -366,6 +370,10 @@ _kwatch() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace
                     fi
+                    return 0
+                    ;;
+                --shard)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --request-timeout)

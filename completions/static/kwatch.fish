@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts shard= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -52,6 +52,7 @@ handlers\t''
 fleet\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
+complete -c kwatch -n "__fish_kwatch_needs_command" -l shard -d 'Keep only the contexts of shard I of N (0 ≤ I < N), so that N processes split a fleet' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l cache-dir -d 'kubectl\'s cache directory, for discovery documents [default: ~/.kube/cache]' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443' -r
@@ -183,6 +184,7 @@ json\t'JSON lines: one object per check'"
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l write -d 'Also create, patch and delete a ConfigMap in this namespace, timing each change\'s arrival on a watch' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l kubeconfig -d 'Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config)' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l context -d 'Kubeconfig context to use; several, comma-separated, watch each into one stream' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l shard -d 'Keep only the contexts of shard I of N (0 ≤ I < N), so that N processes split a fleet' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l request-timeout -d 'Timeout of each request before its response starts (0 = none), e.g. 10s, 1m' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l cache-dir -d 'kubectl\'s cache directory, for discovery documents [default: ~/.kube/cache]' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s s -l server -d 'The API server\'s address, e.g. https://10.0.0.1:6443' -r

@@ -103,6 +103,8 @@ pub enum BadValue {
     Negative(String),
     #[error("expected MAJOR.MINOR, e.g. 1.35, not {0:?}")]
     ServerVersion(String),
+    #[error("expected I/N with 0 ≤ I < N, e.g. 0/3 for the first of three shards, not {0:?}")]
+    Shard(String),
 }
 
 /// Watch any Kubernetes resource the way a client-go informer sees it.
@@ -714,7 +716,7 @@ impl WatchArgs {
 }
 
 /// Which cluster, as kubectl's flags.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Cluster")]
 pub struct ClusterArgs {
     /// Kubeconfig file (default: $KUBECONFIG, which may list several, else ~/.kube/config).
@@ -724,15 +726,35 @@ pub struct ClusterArgs {
     /// Kubeconfig context to use; several, comma-separated, watch each into one stream
     #[arg(long_help = "Kubeconfig context to use; several, comma-separated, watch each cluster into one \
           stream, every record tagged with its context. A name with * (any characters) or ? (one) \
-          is a pattern: every context it matches ('prod-*'). With several contexts, a cluster \
-          that is down or refuses the watch is left out (a ~ line names it) and the others go \
-          on; exit 5 when not every context synced.",
+          is a pattern: every context it matches ('prod-*'), the kubeconfig followed as it \
+          changes (new matching contexts join, removed ones stop). With several contexts, a \
+          cluster that is down or refuses the watch is left out for now (a ~ line names it), \
+          retried with client-go's backoff for the whole run and joined when it comes back, \
+          and the others go on; exit 5 when not every context synced.",
           long, value_name = "NAME[,NAME…]", value_hint = clap::ValueHint::Other)]
     pub context: Option<String>,
 
     /// Watch every context of the kubeconfig, into one stream
-    #[arg(long, conflicts_with = "context", hide_short_help = true)]
+    #[arg(
+        long_help = "Watch every context of the kubeconfig, into one stream, the kubeconfig \
+          followed as it changes: a context added (by kubectl config, aws eks \
+          update-kubeconfig, gcloud …) joins within seconds, one removed stops, one whose \
+          server or credentials changed restarts.",
+        long,
+        conflicts_with = "context",
+        hide_short_help = true
+    )]
     pub all_contexts: bool,
+
+    /// Keep only the contexts of shard I of N (0 ≤ I < N), so that N processes split a fleet
+    #[arg(long_help = "Keep only the contexts of shard I of N (0 ≤ I < N), so that N kwatch \
+          processes, each given one shard, split a fleet between them (kube-state-metrics' \
+          --shard and --total-shards, in one flag). A context's shard comes of its name by \
+          rendezvous hashing: a context added to the kubeconfig moves no other context's \
+          shard. Every record carries its context, so the N outputs concatenate into one \
+          fleet's stream.",
+          long, value_name = "I/N", value_parser = parse_shard, hide_short_help = true)]
+    pub shard: Option<crate::app::fleet::Shard>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
     #[arg(long, hide_short_help = true, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
@@ -1076,6 +1098,17 @@ pub enum ColorChoice {
 }
 
 /// A duration as kubectl takes it: `500ms`, `30s`, `5m`, `1h30m`, or bare seconds.
+/// `--shard I/N`.
+fn parse_shard(s: &str) -> Result<crate::app::fleet::Shard, BadValue> {
+    let bad = || BadValue::Shard(s.to_owned());
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, of) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    crate::app::fleet::Shard::new(index, of).ok_or_else(bad)
+}
+
 pub fn parse_duration(s: &str) -> Result<Duration, BadValue> {
     let s = s.trim();
     if let Ok(secs) = s.parse::<u64>() {

@@ -34,6 +34,10 @@ pub struct Cluster {
     pub namespace: Option<String>,
     /// This server's directory in the discovery cache (`None`: no cache).
     pub discovery_cache: Option<std::path::PathBuf>,
+    /// What the kubeconfig says of this context (its cluster, user, namespace): a change
+    /// of it restarts the context of a fleet that follows the kubeconfig. A hash: the
+    /// entry holds credentials.
+    pub entry: u64,
 }
 
 impl Cluster {
@@ -47,7 +51,9 @@ impl Cluster {
 #[derive(Debug)]
 pub struct Config {
     /// One per `--context` whose kubeconfig entry could be used (at least one).
-    pub clusters: Vec<Cluster>,
+    pub clusters: Vec<std::sync::Arc<Cluster>>,
+    /// Where the contexts come from, for a fleet that retries or follows them.
+    pub contexts: Contexts,
     /// Several contexts asked: those whose kubeconfig entry cannot be used (a cluster or
     /// user it does not have, an unreadable certificate), with why. One such entry is
     /// that context's trouble, not the fleet's; a lone context's ends the run instead.
@@ -145,10 +151,11 @@ impl Config {
         self.follow.is_some() || self.events
     }
 
-    /// Several contexts were asked for (some may be [`Config::left_out`]): each cluster's
-    /// records and failures name their context, and one cluster's trouble is its own.
+    /// Several contexts were asked for (some may be [`Config::left_out`]), or contexts
+    /// that may come and go (`--all-contexts`, a pattern): each cluster's records and
+    /// failures name their context, and one cluster's trouble is its own.
     pub fn fleet(&self) -> bool {
-        self.clusters.len() + self.left_out.len() > 1
+        self.clusters.len() + self.left_out.len() > 1 || self.contexts.follows()
     }
 }
 
@@ -238,23 +245,34 @@ impl Config {
                 .clone()
                 .or_else(crate::client::discovery::default_cache_dir),
         };
-        let kc = match kubeconfig {
-            Some(kc) => kc,
-            None => load_kubeconfig(args.cluster.kubeconfig.as_deref())?,
-        };
         let request_timeout = Some(args.cluster.request_timeout).filter(|d| !d.is_zero());
+        let source = Contexts {
+            kubeconfig,
+            cluster: args.cluster.clone(),
+            all_namespaces: args.all_namespaces,
+            namespace: args.namespace.clone(),
+            cache_dir,
+            request_timeout,
+        };
+        let kc = source.load()?;
         let contexts = contexts(&args.cluster, &kc)?;
+        if let (true, false, Some(shard)) =
+            (contexts.is_empty(), source.follows(), args.cluster.shard)
+        {
+            anyhow::bail!(
+                "--shard {shard} keeps none of the contexts --context names: give it more \
+                 contexts, a pattern or --all-contexts"
+            );
+        }
         // kubectl lets -A win over -n (its `--all-namespaces`: "Namespace in current context
         // is ignored even if specified with --namespace").
         if let (true, Some(ns)) = (args.all_namespaces, args.namespace.as_deref()) {
             tracing::info!("-A: watching all namespaces, -n {ns:?} left aside, as kubectl does");
         }
-        let (clusters, left_out) =
-            Cluster::resolve_all(&kc, contexts, &args, cache_dir.as_deref(), request_timeout)
-                .await?;
+        let (clusters, left_out) = source.resolve_all(&kc, contexts).await?;
         let field_selector = field_selector(&args);
         let resources = args.resources.clone().unwrap_or_default();
-        let fleet = clusters.len() + left_out.len() > 1;
+        let fleet = clusters.len() + left_out.len() > 1 || source.follows();
         let printer = printer_for(&args, &clusters, fleet, &resources);
         let people = matches!(printer.format, output::Format::Table | output::Format::Wide);
         let live = args.output.live;
@@ -276,6 +294,7 @@ impl Config {
         let reflector = reflector_config(r);
         Ok(Config {
             clusters,
+            contexts: source,
             left_out,
             resources,
             every_resource: args.every_resource,
@@ -336,12 +355,22 @@ fn field_selector(args: &WatchArgs) -> Option<String> {
     }
 }
 
-/// The contexts `--context` or `--all-contexts` name (`[None]`: the current one).
+/// The contexts `--context` or `--all-contexts` name (`[None]`: the current one), those of
+/// `--shard`'s shard only.
 pub fn contexts(cluster: &ClusterArgs, kc: &Kubeconfig) -> Result<Vec<Option<ContextName>>> {
-    match cluster.all_contexts {
-        true => every_context(kc),
-        false => named_contexts(cluster.context.as_deref(), kc),
-    }
+    let all = match cluster.all_contexts {
+        true => every_context(kc)?,
+        false => named_contexts(cluster.context.as_deref(), kc)?,
+    };
+    Ok(all
+        .into_iter()
+        .filter(|c| in_shard(cluster, c.as_deref().unwrap_or_default()))
+        .collect())
+}
+
+/// `context` is of `--shard`'s shard (every context is without it).
+fn in_shard(cluster: &ClusterArgs, context: &str) -> bool {
+    cluster.shard.is_none_or(|s| s.keeps(context))
 }
 
 /// `--context a,b`'s contexts (`None`: the current one); a context named twice is
@@ -445,7 +474,7 @@ fn glob_match(pattern: &str, name: &str) -> bool {
 /// `fleet` of contexts or not) and resources call for.
 fn printer_for(
     args: &WatchArgs,
-    clusters: &[Cluster],
+    clusters: &[std::sync::Arc<Cluster>],
     fleet: bool,
     resources: &str,
 ) -> output::Options {
@@ -465,33 +494,93 @@ fn printer_for(
     printer
 }
 
-impl Cluster {
-    /// Each of `contexts`, as [`Cluster::resolve`] does. With several, an entry that cannot
-    /// be used is left out with why ([`Config::left_out`]), and only all of them failing
+/// Where a run's contexts come from, kept for the whole run: a fleet reads it again to
+/// retry a context that could not start and, with `--all-contexts` or a pattern, to follow
+/// the kubeconfig as it changes.
+#[derive(Debug, Clone)]
+pub struct Contexts {
+    /// The in-process simulator's kubeconfig; `None`: the user's files.
+    kubeconfig: Option<Kubeconfig>,
+    cluster: ClusterArgs,
+    all_namespaces: bool,
+    namespace: Option<String>,
+    cache_dir: Option<std::path::PathBuf>,
+    request_timeout: Option<Duration>,
+}
+
+impl Contexts {
+    /// The kubeconfig as it is now, merged from its files as kubectl merges them.
+    pub fn load(&self) -> Result<Kubeconfig> {
+        match &self.kubeconfig {
+            Some(kc) => Ok(kc.clone()),
+            None => load_kubeconfig(self.cluster.kubeconfig.as_deref()),
+        }
+    }
+
+    /// The files the kubeconfig is read from (none for the simulator's own).
+    pub fn files(&self) -> Vec<std::path::PathBuf> {
+        match &self.kubeconfig {
+            Some(_) => Vec::new(),
+            None => crate::app::kubeconfig::files(self.cluster.kubeconfig.as_deref()),
+        }
+    }
+
+    /// The contexts are picked from the kubeconfig as it changes (`--all-contexts`, a
+    /// pattern), not named once.
+    pub fn follows(&self) -> bool {
+        self.cluster.all_contexts
+            || self
+                .cluster
+                .context
+                .as_deref()
+                .is_some_and(|c| c.contains(['*', '?']))
+    }
+
+    /// `--shard`'s shard, if given.
+    pub fn shard(&self) -> Option<crate::app::fleet::Shard> {
+        self.cluster.shard
+    }
+
+    /// The contexts of `kc` that `--all-contexts` or `--context`'s names and patterns pick
+    /// (of `--shard`'s shard), in the kubeconfig's order; none is no error: a followed
+    /// kubeconfig may lose them all, and gain them again.
+    pub fn followed(&self, kc: &Kubeconfig) -> Vec<ContextName> {
+        let list = self.cluster.context.as_deref().unwrap_or_default();
+        let mut picked: Vec<ContextName> = Vec::new();
+        for name in kc.contexts.iter().map(|k| k.name.as_str()) {
+            let named =
+                self.cluster.all_contexts || list.split(',').any(|p| glob_match(p.trim(), name));
+            if named && in_shard(&self.cluster, name) && !picked.iter().any(|p| p == name) {
+                picked.push(name.into());
+            }
+        }
+        picked
+    }
+
+    /// Each context's cluster; with several contexts, one whose kubeconfig entry cannot be
+    /// used is left out with why ([`Config::left_out`]), and only all of them failing
     /// is an error; a lone context's error, or a context the kubeconfig does not have, is
     /// the run's.
     async fn resolve_all(
+        &self,
         kc: &Kubeconfig,
         contexts: Vec<Option<ContextName>>,
-        args: &WatchArgs,
-        cache_dir: Option<&std::path::Path>,
-        request_timeout: Option<Duration>,
-    ) -> Result<(Vec<Cluster>, Vec<(ContextName, String)>)> {
-        let several = contexts.len() > 1;
+    ) -> Result<(Vec<std::sync::Arc<Cluster>>, Vec<(ContextName, String)>)> {
+        let several = contexts.len() > 1 || self.follows();
         let (mut clusters, mut left_out) = (Vec::new(), Vec::new());
         for context in contexts {
             let name = context.clone().unwrap_or_else(|| ContextName::new(""));
             // A name that is no context of the kubeconfig is a typo: the run's error.
             let exists = kc.contexts.iter().any(|k| name == k.name.as_str());
-            match Cluster::resolve(kc, context, args, cache_dir, request_timeout).await {
-                Ok(c) => clusters.push(c),
+            match self.cluster(kc, context).await {
+                Ok(c) => clusters.push(std::sync::Arc::new(c)),
                 Err(e) if several && exists => {
                     left_out.push((name, crate::app::exit::one_line(&e)))
                 }
                 Err(e) => return Err(e),
             }
         }
-        if clusters.is_empty() {
+        if clusters.is_empty() && !self.follows() {
             let others = if left_out.len() > 1 {
                 " (and the others' entries fail too)"
             } else {
@@ -510,15 +599,10 @@ impl Cluster {
 
     /// `context` (`None`: the current one) of `kc`, with kubectl's flags applied and
     /// kube's client settings that kwatch needs.
-    async fn resolve(
-        kc: &Kubeconfig,
-        context: Option<ContextName>,
-        args: &WatchArgs,
-        cache_dir: Option<&std::path::Path>,
-        request_timeout: Option<Duration>,
-    ) -> Result<Cluster> {
-        let effective = effective_kubeconfig(kc, context.as_deref(), &args.cluster)?;
+    pub async fn cluster(&self, kc: &Kubeconfig, context: Option<ContextName>) -> Result<Cluster> {
+        let effective = effective_kubeconfig(kc, context.as_deref(), &self.cluster)?;
         files_readable(&effective)?;
+        let entry = entry_hash(&effective);
         let opts = KubeConfigOptions::default();
         let mut kube = kube::Config::from_custom_kubeconfig(effective, &opts)
             .await
@@ -526,7 +610,7 @@ impl Cluster {
                 Some(c) => format!("invalid kubeconfig for context {c:?}"),
                 None => "invalid kubeconfig".to_owned(),
             })?;
-        if let Some(t) = request_timeout {
+        if let Some(t) = self.request_timeout {
             kube.connect_timeout = Some(t);
         }
         // Watches last minutes; a stalled stream is the reflector's business.
@@ -535,24 +619,37 @@ impl Cluster {
         // shows it, instead of kube's transparent retries hiding them.
         kube.default_retry = false;
         let namespace = namespace(
-            args.all_namespaces,
-            args.namespace.as_deref(),
+            self.all_namespaces,
+            self.namespace.as_deref(),
             &kube.default_namespace,
         );
-        let from_context = args.namespace.as_deref().is_none_or(str::is_empty);
+        let from_context = self.namespace.as_deref().is_none_or(str::is_empty);
         if let Some(ns) = namespace.as_deref().filter(|_| from_context) {
             crate::client::target::validate_namespace(ns)
                 .map_err(|e| anyhow::anyhow!("the kubeconfig context's namespace: {e}"))?;
         }
-        let discovery_cache = cache_dir
+        let discovery_cache = self
+            .cache_dir
+            .as_deref()
             .map(|d| crate::client::discovery::cache_dir(d, &kube.cluster_url.to_string()));
         Ok(Cluster {
             context,
             kube,
             namespace,
             discovery_cache,
+            entry,
         })
     }
+}
+
+/// A hash of a context's effective kubeconfig (its cluster, user and context entries as
+/// kubectl's flags leave them): equal while nothing of the context changed.
+fn entry_hash(effective: &Kubeconfig) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let text = serde_json::to_string(effective).unwrap_or_default();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 /// The reflector's settings from its flags; `watch_list` (see

@@ -16,15 +16,7 @@ pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
     if let Some(p) = path {
         return read_file(p);
     }
-    let files: Vec<std::path::PathBuf> = match std::env::var_os("KUBECONFIG") {
-        Some(list) if !list.is_empty() => std::env::split_paths(&list)
-            .filter(|p| !p.as_os_str().is_empty())
-            .collect(),
-        _ => std::env::home_dir()
-            .map(|h| h.join(".kube").join("config"))
-            .into_iter()
-            .collect(),
-    };
+    let files = files(None);
     let mut merged = Kubeconfig::default();
     for file in files.iter().filter(|f| f.exists()) {
         let kc = read_file(file)?;
@@ -33,6 +25,23 @@ pub fn load_kubeconfig(path: Option<&std::path::Path>) -> Result<Kubeconfig> {
             .with_context(|| format!("cannot merge kubeconfig {}", file.display()))?;
     }
     Ok(merged)
+}
+
+/// The kubeconfig's files, as kubectl finds them: `path` (`--kubeconfig`), else each of
+/// $KUBECONFIG's, else ~/.kube/config (those that do not exist are read as empty).
+pub fn files(path: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
+    if let Some(p) = path {
+        return vec![p.to_owned()];
+    }
+    match std::env::var_os("KUBECONFIG") {
+        Some(list) if !list.is_empty() => std::env::split_paths(&list)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect(),
+        _ => std::env::home_dir()
+            .map(|h| h.join(".kube").join("config"))
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// One kubeconfig file, its error in one line: the I/O error alone (kube's own message

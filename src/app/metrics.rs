@@ -198,6 +198,8 @@ pub struct Metrics {
     /// Each source's client-go labels, by its own (filled by [`Metrics::add_informer`]).
     informers: Mutex<HashMap<Labels, InformerLabels>>,
     sources: Mutex<Vec<Source>>,
+    /// Tokio's tasks alive in the process, read at each scrape.
+    tasks: Gauge,
 }
 
 /// Why a list began, as a label of few values (the record's reason is free text).
@@ -260,6 +262,7 @@ impl Metrics {
             store_rv: Family::default(),
             informers: Mutex::new(HashMap::new()),
             sources: Mutex::new(Vec::new()),
+            tasks: Gauge::default(),
         };
         m.register()
     }
@@ -324,6 +327,12 @@ impl Metrics {
             "informer_store_bytes",
             "Bytes of the objects' JSON in the informer's store",
             self.store_bytes.clone(),
+        );
+        r.register(
+            "kwatch_tasks",
+            "Tasks alive in the process: a few per informer (its reflector and its loop), one \
+             per context tried again; a count that grows while the informers do not is a leak",
+            self.tasks.clone(),
         );
         r.register(
             "informer_synced",
@@ -493,6 +502,36 @@ impl Metrics {
             store,
             queue,
         });
+    }
+
+    /// The informers of `context` stopped (their context stops, or restarts): their
+    /// stores and queues are read no more, and `informer_synced` is 0 until they sync
+    /// again; `gone` (the context left the kubeconfig): their series are no longer served
+    /// at all.
+    pub fn stopped(&self, context: &str, gone: bool) {
+        let mut sources = self.lock_sources();
+        let mine: Vec<Labels> = sources
+            .iter()
+            .filter(|s| s.labels.context == context)
+            .map(|s| s.labels.clone())
+            .collect();
+        sources.retain(|s| s.labels.context != context);
+        drop(sources);
+        for l in &mine {
+            if gone {
+                for g in [
+                    &self.synced,
+                    &self.store_objects,
+                    &self.store_bytes,
+                    &self.queue_depth,
+                    &self.last_rv,
+                ] {
+                    g.remove(l);
+                }
+            } else {
+                self.synced.get_or_create(l).set(0);
+            }
+        }
     }
 
     fn informer_of(&self, l: &Labels) -> Option<InformerLabels> {
@@ -729,6 +768,9 @@ impl Metrics {
                     .get_or_create(&s.informer)
                     .set(q.depth as f64);
             }
+        }
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            self.tasks.set(rt.metrics().num_alive_tasks() as i64);
         }
         let mut out = String::new();
         encode(&mut out, &self.registry)?;

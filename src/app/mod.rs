@@ -19,6 +19,7 @@ pub mod exit;
 pub mod fleet;
 pub mod freshness;
 pub mod help;
+pub mod informers;
 pub mod kubeconfig;
 pub mod live;
 pub mod man;

@@ -47,6 +47,9 @@ impl<S: Sink> Sink for Cleared<S> {
         clear(&self.shown);
         self.inner.diagnostic(line)
     }
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        self.inner.joined(resource, context)
+    }
     fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
         self.inner.left_out(resource, context)
     }
@@ -122,7 +125,7 @@ pub async fn run(shared: Arc<Shared>, shown: Shown) {
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
         let mut delivery = shared.lock();
-        if delivery.finished || delivery.all_synced(shared.targets) {
+        if delivery.finished || delivery.all_synced() {
             clear(&shown);
             return;
         }
@@ -148,8 +151,8 @@ pub async fn run(shared: Arc<Shared>, shown: Shown) {
             items,
             pages,
             popped: delivery.deltas,
-            synced: delivery.synced,
-            targets: shared.targets,
+            synced: delivery.synced(),
+            targets: delivery.targets(),
             elapsed: start.elapsed(),
         };
         let line = line.fit(progress::stderr_width());

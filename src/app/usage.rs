@@ -29,7 +29,7 @@ pub fn parse() -> Cli {
         .try_get_matches_from(argv)
         .and_then(|m| Cli::from_arg_matches(&m))
         .unwrap_or_else(|e| usage_error(e, &name));
-    if let Some(e) = value_conflict(&cli) {
+    if let Some(e) = refused_flags(&cli) {
         usage_error(e, &name);
     }
     let checked = match &cli.command {
@@ -98,19 +98,27 @@ fn subcommand_first(
     argv
 }
 
-/// A pair of flags clap's `conflicts_with` cannot state because it hangs on a value,
-/// refused as clap refuses a conflict (its ArgumentConflict error, exit 2).
-fn value_conflict(cli: &Cli) -> Option<clap::Error> {
+/// Flags clap's `conflicts_with` and `requires` cannot state (they hang on a value, or on
+/// one of two flags), refused as clap refuses those (exit 2).
+fn refused_flags(cli: &Cli) -> Option<clap::Error> {
     use crate::cache::transform::Transform;
     let w = &cli.watch;
     let stripped = w.reflector.transform == Some(Transform::StripManagedFields);
     // --blame names managers from the managedFields this transform drops; together every
     // path would read `unowned`.
-    (cli.command.is_none() && stripped && w.output.blame).then(|| {
-        crate::app::cli::command().error(
+    if cli.command.is_none() && stripped && w.output.blame {
+        return Some(crate::app::cli::command().error(
             clap::error::ErrorKind::ArgumentConflict,
             "the argument '--transform strip-managed-fields' cannot be used with '--blame'\n\n\
              tip: --blame names managers from the managedFields that transform drops",
+        ));
+    }
+    let c = &w.cluster;
+    (c.shard.is_some() && c.context.is_none() && !c.all_contexts).then(|| {
+        crate::app::cli::command().error(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "--shard splits the contexts --all-contexts or --context names, and none was \
+             given\n\ntip: add --all-contexts, or --context with names or a pattern",
         )
     })
 }

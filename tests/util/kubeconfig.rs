@@ -14,6 +14,9 @@ pub enum Entry<'a> {
     As(&'a SimProcess, &'a str),
     /// A server nobody listens at: `sim`'s entries with the server's port changed.
     Down(&'a SimProcess, u16),
+    /// A plain-HTTP server at this port (`kwatch sim --insecure-http --port P`, started
+    /// later or not at all): `sim`'s entries with the server changed, no CA.
+    Plain(&'a SimProcess, u16),
     /// An entry that cannot be used: its context names a cluster the kubeconfig does not
     /// have (`"no-cluster"`), its user a certificate file that is not there
     /// (`"missing-cert"`), or a credential plugin that fails (`"failing-exec"`).
@@ -32,7 +35,11 @@ pub fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
     let mut merged: Option<serde_yaml::Value> = None;
     for (name, entry) in entries {
         let sim = match entry {
-            Entry::Live(s) | Entry::As(s, _) | Entry::Down(s, _) | Entry::Broken(s, _) => s,
+            Entry::Live(s)
+            | Entry::As(s, _)
+            | Entry::Down(s, _)
+            | Entry::Plain(s, _)
+            | Entry::Broken(s, _) => s,
         };
         let text = std::fs::read_to_string(&sim.kubeconfig).expect("the sim's kubeconfig");
         let mut kc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
@@ -46,6 +53,11 @@ pub fn fleet_kubeconfig(entries: &[(&str, Entry<'_>)], dir: &Path) -> PathBuf {
             Entry::As(_, who) => kc["users"][0]["user"]["as"] = (*who).into(),
             Entry::Down(_, port) => {
                 kc["clusters"][0]["cluster"]["server"] = format!("https://127.0.0.1:{port}").into()
+            }
+            Entry::Plain(_, port) => {
+                kc["clusters"][0]["cluster"] =
+                    serde_yaml::from_str(&format!("{{server: \"http://127.0.0.1:{port}\"}}"))
+                        .expect("YAML")
             }
             Entry::Broken(_, "no-cluster") => {
                 kc["contexts"][0]["context"]["cluster"] = format!("{name}-absent").into()

@@ -233,7 +233,17 @@ pub struct Running {
 }
 
 impl Running {
-    pub fn spawn(mut cmd: Command) -> Running {
+    pub fn spawn(cmd: Command) -> Running {
+        Running::spawn_read_until(cmd, |_| false)
+    }
+
+    /// Spawns `cmd` with a reader of its stdout that goes away after the first line for
+    /// which `last` holds, as `grep -m1` or `head` in a pipeline does: kwatch then sees
+    /// its stdout closed.
+    pub fn spawn_read_until(
+        mut cmd: Command,
+        last: impl Fn(&str) -> bool + Send + 'static,
+    ) -> Running {
         let argv = cmd
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
@@ -250,7 +260,11 @@ impl Running {
             std::thread::spawn(move || {
                 for line in BufReader::new(out).lines() {
                     let Ok(line) = line else { break };
+                    let done = last(&line);
                     l.lock().unwrap().push(line);
+                    if done {
+                        break;
+                    }
                 }
             }),
             std::thread::spawn(move || {

@@ -219,11 +219,10 @@ impl SimProcess {
         let dir = tempfile::tempdir().expect("tempdir");
         let kubeconfig = dir.path().join("kubeconfig");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_kwatch"));
-        cmd.arg("sim")
-            .arg("--port")
-            .arg("0")
-            .arg("--write-kubeconfig")
-            .arg(&kubeconfig);
+        cmd.arg("sim").arg("--write-kubeconfig").arg(&kubeconfig);
+        if !extra_args.contains(&"--port") {
+            cmd.args(["--port", "0"]);
+        }
         if !extra_args.contains(&"--scenario") {
             cmd.args(["--scenario", "idle"]);
         }

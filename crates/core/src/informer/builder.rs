@@ -201,7 +201,6 @@ impl SharedInformer {
         let shared = Arc::new(Shared {
             delivery: Mutex::new(Delivery::new(sinks)),
             lists: Mutex::default(),
-            targets: 1,
             max_events: self.max_events,
             until_synced: false,
             watch_only: false,
@@ -212,6 +211,8 @@ impl SharedInformer {
             handler,
             caches: Mutex::default(),
         });
+        // Its sync awaited, and the sinks told of it, before any of its records.
+        shared.join(&self.target.resource.name, None);
         let reflector = Reflector::new(lw, queue.clone(), rcfg);
         let mut tasks = JoinSet::new();
         tasks.spawn(async move {

@@ -68,11 +68,11 @@ pub struct Delivery {
     pub deltas: u64,
     /// Handler calls printed so far (`--view handlers`).
     pub handler_calls: u64,
-    /// Resources that have synced.
-    pub synced: usize,
-    /// Resources left out because the server refused them before they synced
-    /// ([`Shared::skip`]); they never sync.
-    pub skipped: usize,
+    /// Every informer of the run (resource and context), as it started ([`Shared::join`]):
+    /// waiting for its first sync, synced, or left out before it synced (the server refused
+    /// it, or its context stopped: [`Shared::leave_out`]). A context that comes back later
+    /// joins again.
+    informers: std::collections::BTreeMap<(String, Option<ContextName>), Informer>,
     /// Nothing more is printed once set.
     pub finished: bool,
     /// `--blame`: managers fighting over a field, told as `Conflict` records.
@@ -96,8 +96,7 @@ impl Delivery {
             observers: Vec::new(),
             deltas: 0,
             handler_calls: 0,
-            synced: 0,
-            skipped: 0,
+            informers: std::collections::BTreeMap::new(),
             finished: false,
             conflicts: None,
             end_costs: Vec::new(),
@@ -115,8 +114,8 @@ impl Delivery {
     }
 
     /// Hands one record to the observers and the sinks.
-    fn print(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
-        let waiting = targets.saturating_sub(self.skipped);
+    fn print(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        let waiting = self.awaited();
         for o in &mut self.observers {
             o.record(rec, true, waiting);
         }
@@ -128,8 +127,8 @@ impl Delivery {
 
     /// Counts a record a filter hides and records it (`--record` keeps everything the
     /// informer did), without printing it.
-    fn hide(&mut self, rec: &Record<'_>, targets: usize) -> io::Result<()> {
-        let waiting = targets.saturating_sub(self.skipped);
+    fn hide(&mut self, rec: &Record<'_>) -> io::Result<()> {
+        let waiting = self.awaited();
         for o in &mut self.observers {
             o.record(rec, false, waiting);
         }
@@ -140,11 +139,11 @@ impl Delivery {
     }
 
     /// [`Delivery::print`] `rec`, or [`Delivery::hide`] it.
-    fn emit(&mut self, rec: &Record<'_>, shown: bool, targets: usize) -> io::Result<()> {
+    fn emit(&mut self, rec: &Record<'_>, shown: bool) -> io::Result<()> {
         if shown {
-            self.print(rec, targets)
+            self.print(rec)
         } else {
-            self.hide(rec, targets)
+            self.hide(rec)
         }
     }
 
@@ -178,10 +177,43 @@ impl Delivery {
         Ok(())
     }
 
-    /// Every resource has synced or been left out.
-    pub fn all_synced(&self, targets: usize) -> bool {
-        self.synced + self.skipped >= targets
+    /// Every informer has synced or been left out.
+    pub fn all_synced(&self) -> bool {
+        self.informers.values().all(|i| *i != Informer::Waiting)
     }
+
+    /// The informers started (resources × contexts).
+    pub fn targets(&self) -> usize {
+        self.informers.len()
+    }
+
+    /// The informers that have synced.
+    pub fn synced(&self) -> usize {
+        self.count(Informer::Synced)
+    }
+
+    /// The informers the run still counts on: those not left out.
+    pub fn awaited(&self) -> usize {
+        self.targets() - self.count(Informer::LeftOut)
+    }
+
+    fn count(&self, state: Informer) -> usize {
+        self.informers.values().filter(|i| **i == state).count()
+    }
+
+    /// An informer's state changes.
+    fn set(&mut self, resource: &str, context: Option<&ContextName>, state: Informer) {
+        self.informers
+            .insert((resource.to_owned(), context.cloned()), state);
+    }
+}
+
+/// Where an informer is, for [`Delivery::all_synced`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Informer {
+    Waiting,
+    Synced,
+    LeftOut,
 }
 
 /// What every informer loop of a run shares: the delivery and the stop conditions.
@@ -189,8 +221,6 @@ pub struct Shared<E> {
     pub delivery: Mutex<Delivery>,
     /// Every reflector's list progress, for the progress line.
     pub lists: Mutex<Vec<Arc<ListProgress>>>,
-    /// Resources × contexts: the number of Synced records that make "all synced".
-    pub targets: usize,
     pub max_events: Option<u64>,
     pub until_synced: bool,
     pub watch_only: bool,
@@ -257,7 +287,7 @@ impl<E: From<Error>> Shared<E> {
                 jiff::Timestamp::now(),
                 Body::Observed(&ob),
             );
-            let printed = sink.print(&rec, self.targets);
+            let printed = sink.print(&rec);
             if let Observation::CacheStats(cost) = ob {
                 let label = match &c.context {
                     Some(ctx) => format!("{}@{ctx}", c.resource.name),
@@ -285,8 +315,30 @@ impl<E: From<Error>> Shared<E> {
                 jiff::Timestamp::now(),
                 Body::Observed(ob),
             );
-            sink.print(&rec, self.targets)?;
+            sink.print(&rec)?;
             sink.flush()?;
+            Ok(None)
+        });
+    }
+
+    /// An informer starts (its reflector and loop are about to): the run waits for its
+    /// first sync too, and the sinks learn of it ([`Sink::joined`]). Called before its
+    /// loop is spawned; again for an informer of a context that comes back.
+    pub fn join(&self, resource: &str, context: Option<&ContextName>) {
+        self.write(|sink| {
+            sink.set(resource, context, Informer::Waiting);
+            for s in &mut sink.sinks {
+                s.joined(resource, context)?;
+            }
+            Ok(None)
+        });
+    }
+
+    /// A line for people (`~ …`) from outside the informers (the application's own), to
+    /// the sinks' diagnostics.
+    pub fn say(&self, line: &str) {
+        self.write(|sink| {
+            sink.diagnostic(line)?;
             Ok(None)
         });
     }
@@ -296,32 +348,54 @@ impl<E: From<Error>> Shared<E> {
     /// sinks' diagnostics, and the others go on. The run fails when no resource is left,
     /// and with `--until-synced` ends when the others have all synced.
     pub fn skip(&self, line: &str, resource: &str, context: Option<&ContextName>) {
-        self.leave_out(line, resource, context, || {
-            Error::NothingWatchable(self.targets).into()
+        self.leave_out(line, resource, context, |targets| {
+            Error::NothingWatchable(targets).into()
         });
     }
 
     /// Leaves out one resource that will never sync, as [`Shared::skip`] does, saying
-    /// `line`; when none is left, the run fails with `none_left()`'s error. The
-    /// application leaves out each resource of a context whose server fails for good, the
-    /// other contexts going on.
+    /// `line`; when none is left, the run fails with `none_left(targets)`'s error.
     pub fn leave_out(
         &self,
         line: &str,
         resource: &str,
         context: Option<&ContextName>,
-        none_left: impl FnOnce() -> E,
+        none_left: impl FnOnce(usize) -> E,
     ) {
         self.write(|sink| {
             sink.diagnostic(line)?;
-            sink.skipped += 1;
+            sink.set(resource, context, Informer::LeftOut);
             for s in &mut sink.sinks {
                 s.left_out(resource, context)?;
             }
-            if sink.skipped >= self.targets {
-                return Ok(Some(Stop::Failed(none_left())));
+            if sink.awaited() == 0 {
+                return Ok(Some(Stop::Failed(none_left(sink.targets()))));
             }
-            Ok((self.until_synced && sink.all_synced(self.targets)).then_some(Stop::Done))
+            Ok((self.until_synced && sink.all_synced()).then_some(Stop::Done))
+        });
+    }
+
+    /// The informers of `context` stop (the application stops or restarts that cluster),
+    /// said in one `line`: each is left out, and the others go on, however many are left.
+    /// Those it starts again [`join`](Shared::join) anew.
+    pub fn stop_context(&self, line: &str, context: &ContextName) {
+        self.write(|sink| {
+            sink.diagnostic(line)?;
+            let mine: Vec<String> = sink
+                .informers
+                .iter()
+                .filter(|((_, c), state)| {
+                    c.as_ref() == Some(context) && **state != Informer::LeftOut
+                })
+                .map(|((r, _), _)| r.clone())
+                .collect();
+            for resource in mine {
+                sink.set(&resource, Some(context), Informer::LeftOut);
+                for s in &mut sink.sinks {
+                    s.left_out(&resource, Some(context))?;
+                }
+            }
+            Ok((self.until_synced && sink.all_synced()).then_some(Stop::Done))
         });
     }
 }
@@ -577,7 +651,7 @@ impl Pop<'_> {
     ) -> io::Result<Option<Stop<E>>> {
         let stop = match self.taken {
             Taken::Notice(n) => {
-                sink.print(&self.record(n.body(), None), shared.targets)?;
+                sink.print(&self.record(n.body(), None))?;
                 None
             }
             Taken::Deltas {
@@ -596,20 +670,18 @@ impl Pop<'_> {
             return Ok(stop);
         }
         if let Some(known) = self.synced_with {
-            sink.print(&self.record(Body::Synced, None), shared.targets)?;
-            sink.synced += 1;
+            sink.set(&self.resource.resource.name, self.context, Informer::Synced);
+            sink.print(&self.record(Body::Synced, None))?;
             let met = match (&shared.until, &sink.graph) {
                 // --follow: the graph is empty once every informer has synced.
-                (Some(Condition::Deleted), Some(g)) => {
-                    sink.all_synced(shared.targets) && g.is_empty()
-                }
+                (Some(Condition::Deleted), Some(g)) => sink.all_synced() && g.is_empty(),
                 (Some(c), _) => c.met_when_synced(known),
                 (None, _) => false,
             };
             if met {
                 return Ok(Some(Stop::Met));
             }
-            if shared.until_synced && sink.all_synced(shared.targets) {
+            if shared.until_synced && sink.all_synced() {
                 return Ok(Some(Stop::Done));
             }
             if let (0, Some(line)) = (known, self.absent) {
@@ -664,7 +736,7 @@ impl Pop<'_> {
         for step in steps {
             let a = match step {
                 Step::Notice(n) => {
-                    sink.print(&self.record(n.body(), None), shared.targets)?;
+                    sink.print(&self.record(n.body(), None))?;
                     continue;
                 }
                 Step::Delta(a) => a,
@@ -729,7 +801,7 @@ impl Pop<'_> {
             };
             let mut rec = self.record_of(&l.resource, body, None);
             rec.follow = Some(&l.followed);
-            sink.emit(&rec, shared.filter.shows(&l.delta, None), shared.targets)?;
+            sink.emit(&rec, shared.filter.shows(&l.delta, None))?;
         }
         Ok(())
     }
@@ -798,15 +870,12 @@ impl Pop<'_> {
         let shown = shared.filter.shows(delta, prev);
         let mut rec = self.record_of(resource, body, batch);
         rec.follow = followed.as_ref();
-        sink.emit(&rec, shown, shared.targets)?;
+        sink.emit(&rec, shown)?;
         sink.deltas += u64::from(shown);
         // Fights are seen in every change, printed or not (filters are printing only).
         let fights = sink.conflicts.as_mut().map(|c| rec.conflicts(c));
         for ob in fights.iter().flatten() {
-            sink.print(
-                &self.record_of(resource, Body::Observed(ob), None),
-                shared.targets,
-            )?;
+            sink.print(&self.record_of(resource, Body::Observed(ob), None))?;
         }
         let call = sink
             .listener(&resource.name, self.context)
@@ -823,7 +892,7 @@ impl Pop<'_> {
                 blame: Default::default(),
                 ..rec
             };
-            sink.emit(&rec, shown, shared.targets)?;
+            sink.emit(&rec, shown)?;
             sink.handler_calls += u64::from(shown);
         }
         self.deliver_left(shared, sink)?;
@@ -998,7 +1067,6 @@ mod tests {
         let shared = Arc::new(Shared {
             delivery: Mutex::new(Delivery::new(vec![Box::new(out.clone())])),
             lists: Mutex::default(),
-            targets: 1,
             max_events,
             until_synced,
             watch_only: false,
@@ -1010,6 +1078,7 @@ mod tests {
             caches: Mutex::default(),
         });
         let fifo = Arc::new(fifo);
+        shared.join("pods", None);
         let task = tokio::spawn(consume(target(), None, informer, fifo, store, shared, None));
         let stop = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
@@ -1275,7 +1344,6 @@ mod tests {
             let shared: Arc<Shared<Error>> = Arc::new(Shared {
                 delivery: Mutex::new(sink),
                 lists: Mutex::default(),
-                targets: informers.len(),
                 max_events: None,
                 until_synced: false,
                 watch_only: false,
@@ -1286,6 +1354,9 @@ mod tests {
                 handler: Some(Registration::default()),
                 caches: Mutex::default(),
             });
+            for (t, _) in &informers {
+                shared.join(&t.resource.name, None);
+            }
             for i in order {
                 let (t, o) = &informers[i];
                 let store = Arc::new(Store::new());

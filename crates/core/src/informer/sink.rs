@@ -86,8 +86,15 @@ pub trait Sink: Send {
     fn diagnostic(&mut self, _line: &str) -> io::Result<()> {
         Ok(())
     }
+    /// `resource` (of `context`, with several) starts: its records follow, its initial
+    /// list first. Told of every informer before its first record; again when a context
+    /// that stopped or could not start comes back.
+    fn joined(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {
+        Ok(())
+    }
     /// `resource` (of `context`, with several) was left out before it synced (the server
-    /// refused it, or failed for good): it never syncs.
+    /// refused it, or failed for good), or its context stopped: it syncs no more, unless it
+    /// joins again.
     fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {
         Ok(())
     }
@@ -108,6 +115,9 @@ impl<S: Sink + ?Sized> Sink for Box<S> {
     }
     fn diagnostic(&mut self, line: &str) -> io::Result<()> {
         (**self).diagnostic(line)
+    }
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        (**self).joined(resource, context)
     }
     fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
         (**self).left_out(resource, context)

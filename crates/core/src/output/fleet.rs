@@ -255,6 +255,20 @@ impl<W: Write + Send> Sink for FleetPrinter<W> {
         }
     }
 
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        let c = context::or_empty(context).to_owned();
+        self.gone.remove(&(resource.to_owned(), c.clone()));
+        // A context that joins late (it came back, or the kubeconfig gained it): the
+        // resource waits for its sync, then shows every key once again, with it.
+        if self.expected.insert(c) {
+            self.live.remove(resource);
+        }
+        match &mut self.table {
+            Some(t) => t.joined(resource, context),
+            None => Ok(()),
+        }
+    }
+
     fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
         let c = context::or_empty(context).to_owned();
         self.gone.insert((resource.to_owned(), c));

@@ -121,6 +121,10 @@ impl Sink for ViewFilter {
         self.inner.finish()
     }
 
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        self.inner.joined(resource, context)
+    }
+
     fn left_out(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
         self.inner.left_out(resource, context)
     }

@@ -40,6 +40,8 @@ pub struct ScriptPrinter<W: Write> {
     held_since: Option<Instant>,
     /// Resources that have synced or were left out.
     done: usize,
+    /// The informers that have joined ([`Sink::joined`]).
+    joined: std::collections::BTreeSet<(String, Option<ContextName>)>,
     /// jsonpath and custom-columns: the parts of each object the templates read, parsed
     /// instead of the whole (`None`: the whole).
     reads: Option<template::Reads>,
@@ -68,6 +70,7 @@ impl<W: Write> ScriptPrinter<W> {
             held: Some(Vec::new()),
             held_since: None,
             done: 0,
+            joined: Default::default(),
         }
     }
 
@@ -115,7 +118,7 @@ impl<W: Write> ScriptPrinter<W> {
         };
         let exceeded = self.opts.terminal
             && (held >= HOLD_ROWS || self.held_since.is_some_and(|s| s.elapsed() >= HOLD_FOR));
-        if self.done >= self.opts.targets.max(1) || exceeded {
+        if self.done >= self.opts.targets.max(self.joined.len()).max(1) || exceeded {
             self.release()?;
         }
         Ok(())
@@ -260,6 +263,11 @@ impl<W: Write + Send> Sink for ScriptPrinter<W> {
 
     fn diagnostic(&mut self, line: &str) -> io::Result<()> {
         diagnostics::say(&mut self.diag, line)
+    }
+
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        self.joined.insert((resource.to_owned(), context.cloned()));
+        Ok(())
     }
 
     fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {

@@ -84,8 +84,11 @@ pub struct TablePrinter<W: Write> {
     /// A failure repeated: its `~` lines are counted, not each printed.
     repeats: super::repeats::Repeats,
     /// Resources that have synced or were left out; the loading phase ends when they
-    /// are [`Options::targets`] (at least one).
+    /// are [`Options::targets`] (at least one), or as many as have joined.
     done: usize,
+    /// The informers that have joined ([`Sink::joined`]): more than the targets known
+    /// at the start when a context joins late.
+    joined: std::collections::BTreeSet<(String, Option<ContextName>)>,
 }
 
 /// A resource's columns after NAME and RESOURCEVERSION, and its whole header line.
@@ -156,12 +159,13 @@ impl<W: Write> TablePrinter<W> {
             live: false,
             repeats: Default::default(),
             done: 0,
+            joined: Default::default(),
         }
     }
 
     /// Every resource has synced or been left out: the loading phase is over.
     fn loaded(&self) -> bool {
-        self.done >= self.opts.targets.max(1)
+        self.done >= self.opts.targets.max(self.joined.len()).max(1)
     }
 
     /// On a terminal, held rows are out once [`HOLD_ROWS`] or [`HOLD_FOR`] is reached.
@@ -1121,6 +1125,11 @@ impl<W: Write + Send> Sink for TablePrinter<W> {
 
     fn diagnostic(&mut self, line: &str) -> io::Result<()> {
         diagnostics::say(&mut self.diag, line)
+    }
+
+    fn joined(&mut self, resource: &str, context: Option<&ContextName>) -> io::Result<()> {
+        self.joined.insert((resource.to_owned(), context.cloned()));
+        Ok(())
     }
 
     fn left_out(&mut self, _resource: &str, _context: Option<&ContextName>) -> io::Result<()> {

@@ -47,7 +47,7 @@ impl Feed {
     fn keeping(opts: Options, history: usize) -> Feed {
         let model = Shared::default();
         Feed {
-            p: LivePrinter::new(opts, model.clone(), history, Box::new(std::io::sink())),
+            p: LivePrinter::new(opts, model.clone(), history),
             model,
             r: Resource::pods(),
             context: None,

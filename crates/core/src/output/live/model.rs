@@ -17,7 +17,6 @@ use crate::context::ContextName;
 use crate::informer::diff;
 use crate::informer::record::{Body, Observation, Record};
 use crate::informer::sink::Sink;
-use crate::output::diagnostics::{self, Diagnostics};
 use crate::output::options::Options;
 use crate::output::table::{event_text, observation_text, TablePrinter};
 
@@ -304,8 +303,6 @@ pub fn lock(m: &Shared) -> MutexGuard<'_, Model> {
 /// The printer behind `--live`: every record updates the model, nothing is written.
 pub struct LivePrinter {
     model: Shared,
-    /// Where the informer's own lines go ([`Sink::diagnostic`]).
-    diag: Diagnostics,
     order: Vec<String>,
     /// Each resource (and context) seen, shared by its rows' pending deltas.
     resources: Vec<(Option<ContextName>, Arc<Resource>)>,
@@ -331,12 +328,7 @@ fn labels_of(o: &ObjectRef) -> BTreeMap<String, String> {
 
 impl LivePrinter {
     /// `versions`: how many each row's history keeps ([`HISTORY`] by default).
-    pub fn new(
-        mut opts: Options,
-        model: Shared,
-        versions: usize,
-        diag: Diagnostics,
-    ) -> LivePrinter {
+    pub fn new(mut opts: Options, model: Shared, versions: usize) -> LivePrinter {
         opts.timestamps = false;
         opts.no_headers = false;
         let order = opts.order.clone();
@@ -352,7 +344,6 @@ impl LivePrinter {
         }
         LivePrinter {
             model,
-            diag,
             order,
             resources: Vec::new(),
         }
@@ -592,8 +583,10 @@ impl Sink for LivePrinter {
         Ok(())
     }
 
+    /// The screen's events pane shows it: stderr is that screen's terminal.
     fn diagnostic(&mut self, line: &str) -> io::Result<()> {
-        diagnostics::say(&mut self.diag, line)
+        push_event(&mut lock(&self.model), Timestamp::now(), line);
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -1,39 +1,18 @@
-//! Several contexts as a fleet: one cluster's trouble is that cluster's. A context whose
-//! start (discovery, `/version`) fails is tried again with client-go's backoff, then left
-//! out for good; a context whose informer fails before its first sync is left out
-//! resource by resource; at `--timeout` a context that has not synced is named. The
-//! other contexts sync and stream on, and the run's exit code says whether every context
-//! synced ([`crate::app::exit::Exit::NotAllSynced`]).
-//!
-//! With one context none of this applies: its failures end the run as they always did.
+//! What the run knows of each context of a fleet, for its exit code and `--stats`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
 
 use crate::cache::reflector::ReflectorEvent;
 use crate::context::ContextName;
 use crate::informer::record::{Body, Record};
 use crate::informer::sink::Observer;
 
-/// How many times a context's start is tried before it is left out.
-pub const TRIES: u32 = 3;
-
-/// The wait before try `n + 1` (from 1): client-go's reflector backoff's first steps
-/// (`NewExponentialBackoffManager(800ms, 30s, …, 2.0, …)` in tools/cache/reflector.go),
-/// without the jitter.
-pub fn backoff(n: u32) -> Duration {
-    Duration::from_millis(800) * 2u32.saturating_pow(n.saturating_sub(1))
-}
-
-/// How long one try of a context's start may take: client-go's TLS handshake timeout
-/// (`TLSHandshakeTimeout` in k8s.io/apimachinery/pkg/util/net/http.go), so that a server
-/// that accepts connections and never answers holds the other contexts' start for
-/// at most [`TRIES`] of these.
-pub const TRY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What the run knows of each context: how many of its resources were started, how many
-/// synced, and whether it was left out (wholly or in part).
+/// Each context: how many of its resources were started, how many synced, and whether it
+/// is watched now.
 #[derive(Debug, Default)]
 pub struct State {
     contexts: BTreeMap<ContextName, Context>,
@@ -43,7 +22,12 @@ pub struct State {
 struct Context {
     targets: usize,
     synced: usize,
+    /// Not wholly watched: its start failed or it stopped (and is retried), or one of its
+    /// resources was refused.
     left_out: bool,
+    /// Since when it is retried: its start failing, or its reflectors backing off. Both say
+    /// so alike (`retrying since …`).
+    retrying: Option<Timestamp>,
     /// `--stats`' per-context figures: deltas, lists begun (the initial ones and
     /// relists), backoffs, retried requests, and when the context's last resource synced.
     deltas: u64,
@@ -55,19 +39,35 @@ struct Context {
 }
 
 impl State {
-    /// `context` watches `targets` resources.
+    /// `context` starts (or starts again) with `targets` resources, none synced yet.
     pub fn started(&mut self, context: &ContextName, targets: usize) {
-        self.contexts.entry(context.clone()).or_default().targets += targets;
+        let c = self.contexts.entry(context.clone()).or_default();
+        c.targets = targets;
+        c.synced = 0;
+        c.left_out = false;
+        c.retrying = None;
+        c.synced_after = None;
     }
 
-    /// `context` is left out, wholly (its start failed) or in part (a resource failed
-    /// before its first sync).
+    /// A resource of `context` was refused before its first sync: that part is left out.
     pub fn left_out(&mut self, context: &ContextName) {
         self.contexts.entry(context.clone()).or_default().left_out = true;
     }
 
-    /// The contexts left out before any of their resources started, in name order.
-    pub fn left_out_at_start(&self) -> Vec<ContextName> {
+    /// `context` could not start, or stopped: it is not watched, and is tried again.
+    pub fn retrying(&mut self, context: &ContextName) {
+        let c = self.contexts.entry(context.clone()).or_default();
+        c.left_out = true;
+        c.retrying.get_or_insert_with(Timestamp::now);
+    }
+
+    /// `context` is no longer the run's (gone from the kubeconfig).
+    pub fn removed(&mut self, context: &ContextName) {
+        self.contexts.remove(context);
+    }
+
+    /// The contexts not started yet, in name order.
+    pub fn never_started(&self) -> Vec<ContextName> {
         self.contexts
             .iter()
             .filter(|(_, c)| c.left_out && c.targets == 0)
@@ -75,12 +75,12 @@ impl State {
             .collect()
     }
 
-    /// Some context was left out.
+    /// Some context is not (wholly) watched.
     pub fn any_left_out(&self) -> bool {
         self.contexts.values().any(|c| c.left_out)
     }
 
-    /// The contexts still watched that have not synced every resource, in name order.
+    /// The contexts watched that have not synced every resource, in name order.
     pub fn unsynced(&self) -> Vec<&ContextName> {
         self.contexts
             .iter()
@@ -89,16 +89,23 @@ impl State {
             .collect()
     }
 
-    /// `--stats`' lines, one per context in name order: when it synced (or that it was left
-    /// out, or has not synced), its deltas, lists, relists, backoffs and retried requests.
+    /// `--stats`' lines, one per context in name order: when it synced (or that it has
+    /// not, or was left out, or since when it is retried), its deltas, lists, relists,
+    /// backoffs and retried requests.
     pub fn summary(&self) -> String {
         let mut s = String::new();
         for (name, c) in &self.contexts {
-            let state = match (c.left_out, c.synced_after) {
-                (true, _) => "left out".to_owned(),
-                (false, Some(d)) => format!("synced after {}ms", d.as_millis()),
-                (false, None) => format!("not synced ({} of {})", c.synced, c.targets),
+            let mut state = match (c.targets, c.left_out, c.synced_after) {
+                (0, true, _) => "not watched".to_owned(),
+                (_, true, _) if c.retrying.is_some() => "stopped".to_owned(),
+                (_, true, _) => "left out".to_owned(),
+                (_, false, Some(d)) => format!("synced after {}ms", d.as_millis()),
+                (_, false, None) => format!("not synced ({} of {})", c.synced, c.targets),
             };
+            if let Some(since) = c.retrying {
+                let since = since.round(jiff::Unit::Second).unwrap_or(since);
+                state.push_str(&format!(", retrying since {since}"));
+            }
             s.push_str(&format!(
                 "  context {name}: {state}, deltas {}, lists {} ({} relists), backoffs {}, \
                  retries {}\n",
@@ -116,7 +123,7 @@ impl State {
     }
 }
 
-/// The fleet's state, shared by the run and its [`Counter`].
+/// The fleet's state, shared by the run, its supervisor and its [`Counter`].
 pub type Shared = Arc<Mutex<State>>;
 
 /// Locks the state (a panic elsewhere leaves it readable).
@@ -125,7 +132,8 @@ pub fn lock(s: &Shared) -> std::sync::MutexGuard<'_, State> {
 }
 
 /// An observer of the informer loops counting each context's records: its Synced ones
-/// (which say when it synced), and `--stats`' per-context figures.
+/// (which say when it synced), its reflectors' backoffs (since when it is retried, until
+/// a list or a watch works again), and `--stats`' per-context figures.
 pub struct Counter {
     state: Shared,
     started: Instant,
@@ -148,6 +156,14 @@ impl Observer for Counter {
         let Some(c) = state.contexts.get_mut(name) else {
             return;
         };
+        if rec.body.shows_a_working_watch()
+            || matches!(
+                rec.body,
+                Body::Synced | Body::Event(ReflectorEvent::Listed { .. })
+            )
+        {
+            c.retrying = None;
+        }
         match &rec.body {
             Body::Synced => {
                 c.synced += 1;
@@ -162,7 +178,10 @@ impl Observer for Counter {
                     c.relists += 1;
                 }
             }
-            Body::Event(ReflectorEvent::Backoff { .. }) => c.backoffs += 1,
+            Body::Event(ReflectorEvent::Backoff { .. }) => {
+                c.backoffs += 1;
+                c.retrying.get_or_insert(rec.time);
+            }
             Body::Event(ReflectorEvent::Retry(_)) => c.retries += 1,
             _ => {}
         }
@@ -174,34 +193,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_from_client_gos_800ms() {
-        assert_eq!(backoff(1), Duration::from_millis(800));
-        assert_eq!(backoff(2), Duration::from_millis(1600));
-    }
-
-    #[test]
     fn a_context_left_out_is_not_unsynced() {
         let mut s = State::default();
-        let [a, b, c] = ["a", "b", "c"].map(ContextName::from);
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(ContextName::from);
         s.started(&a, 2);
         s.started(&b, 1);
         s.started(&c, 1);
         s.left_out(&c);
+        s.retrying(&d);
         if let Some(c) = s.contexts.get_mut("a") {
             c.synced = 2;
         }
         assert_eq!(s.unsynced(), [&b]);
         assert!(s.any_synced());
         assert!(s.any_left_out());
+        assert_eq!(s.never_started(), std::slice::from_ref(&d));
         let summary = s.summary();
         let lines: Vec<&str> = summary.lines().collect();
         assert_eq!(
-            lines,
+            lines[..3],
             [
                 "  context a: not synced (2 of 2), deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
                 "  context b: not synced (0 of 1), deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
                 "  context c: left out, deltas 0, lists 0 (0 relists), backoffs 0, retries 0",
             ]
         );
+        assert!(
+            lines[3].starts_with("  context d: not watched, retrying since 20"),
+            "{}",
+            lines[3]
+        );
+        // Started again, it is awaited anew; gone from the kubeconfig, it is not counted.
+        s.started(&d, 1);
+        assert_eq!(s.unsynced(), [&b, &d]);
+        s.removed(&d);
+        assert_eq!(s.unsynced(), [&b]);
     }
 }
