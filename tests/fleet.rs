@@ -90,7 +90,7 @@ fn a_context_whose_kubeconfig_entry_fails_is_left_out() {
     assert_eq!(names_in(&out.json(), "a"), namespaces(&a), "{}", out.stderr);
     for (context, why) in [
         ("nocluster", "does not exist in the kubeconfig"),
-        ("nocert", "client-certificate"),
+        ("nocert", "unable to read client-cert "),
         ("noexec", "exec"),
     ] {
         let left = out
@@ -100,6 +100,21 @@ fn a_context_whose_kubeconfig_entry_fails_is_left_out() {
             .unwrap_or_else(|| panic!("no line names context {context}:\n{}", out.stderr));
         assert!(left.contains(why), "{left}");
     }
+    // clientcmd's words, the user's name in the kubeconfig and Go's error.
+    let nocert = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out context nocert"))
+        .unwrap_or_default();
+    let missing = a.dir().join("nocert-absent.pem");
+    let missing = missing.display();
+    assert!(
+        nocert.ends_with(&format!(
+            ": unable to read client-cert {missing} for nocert due to open {missing}: no such \
+             file or directory"
+        )),
+        "{nocert}"
+    );
     let alone = synced_namespaces(a.dir(), &kc, "nocluster").exits(1);
     assert!(alone.stdout.is_empty(), "{:?}", alone.stdout);
     assert!(
