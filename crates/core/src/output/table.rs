@@ -831,16 +831,7 @@ pub(super) fn observation_text(name: &str, o: &Observation) -> Option<String> {
         ),
         // Each sample: --live's header, --stats and --metrics show them.
         Observation::Freshness(_) => return None,
-        Observation::Stale(Lag {
-            lag,
-            server_resource_version,
-            store_resource_version,
-            ..
-        }) => format!(
-            "stale {name}: the store is {} behind the server (store rv={store_resource_version}, \
-             server rv={server_resource_version})",
-            secs(lag)
-        ),
+        Observation::Stale(lag) => stale_text(name, lag),
         Observation::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
         Observation::Conflict(Conflict {
             key,
@@ -853,6 +844,33 @@ pub(super) fn observation_text(name: &str, o: &Observation) -> Option<String> {
             managers.join(" and ")
         ),
     })
+}
+
+/// The `~` line of a `Stale` record. While samples fail the lag grows from the time the
+/// store was last known current (`informer::freshness`): a store that is not behind the
+/// server's last answer (its resourceVersion, read as an unsigned integer, no lower) is
+/// stale because the server does not answer, and the line says so rather than call the
+/// store behind a server at the same or an older revision. Revisions that are not
+/// integers: the lag is the store's behind the server, as for any other.
+fn stale_text(name: &str, l: &Lag) -> String {
+    let (store, server) = (&l.store_resource_version, &l.server_resource_version);
+    let not_behind = match (store.parse::<u64>(), server.parse::<u64>()) {
+        (Ok(store), Ok(server)) => store >= server,
+        _ => false,
+    };
+    if not_behind {
+        format!(
+            "stale {name}: no answer from the server for {} (store rv={store}, the server's \
+             last answer rv={server})",
+            secs(&l.lag)
+        )
+    } else {
+        format!(
+            "stale {name}: the store is {} behind the server (store rv={store}, server \
+             rv={server})",
+            secs(&l.lag)
+        )
+    }
 }
 
 /// The `~` line of a [`ReflectorEvent::List`] or [`ReflectorEvent::Listed`].
