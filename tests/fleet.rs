@@ -309,6 +309,57 @@ fn stats_say_each_context_synced_or_left_out() {
     );
 }
 
+/// `--stats`' elapsed is the run's wall time from its start, the contexts' starts included
+/// (it used to count from after them: `elapsed: 53ms` for a run of 2.6 s). A context whose
+/// server closes every connection at once is tried three times (client-go's backoff
+/// between) before it is left out; the test times those tries at the server's end (its
+/// first and last connection, both within the run) and elapsed is no less.
+#[test]
+fn stats_elapsed_includes_the_contexts_starts() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    let a = SimProcess::start(&["--objects", "2"]);
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    let port = dead.local_addr().expect("its address").port();
+    let accepted: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let server = {
+        let (accepted, stop) = (accepted.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for conn in dead.incoming() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                accepted.lock().unwrap().push(Instant::now());
+                drop(conn);
+            }
+        })
+    };
+    let entries = [("a", Entry::Live(&a)), ("dead", Entry::Down(&a, port))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,dead -o json --until-synced --timeout 2m --stats";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    stop.store(true, Ordering::SeqCst);
+    let _ = std::net::TcpStream::connect(("127.0.0.1", port));
+    server.join().expect("the dead server's thread");
+    let accepted = accepted.lock().unwrap().clone();
+    assert!(accepted.len() >= 3, "{accepted:?}\n{}", out.stderr);
+    let tries = accepted[accepted.len() - 1] - accepted[0];
+    let elapsed: u128 = out
+        .stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("elapsed: "))
+        .and_then(|l| l.split("ms").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no elapsed line:\n{}", out.stderr));
+    assert!(
+        elapsed >= tries.as_millis(),
+        "elapsed {elapsed}ms, the dead context's tries took {tries:?}:\n{}",
+        out.stderr
+    );
+}
+
 /// A server that accepts connections and never answers (its TLS handshake never
 /// completes) holds its context's start for half of `--timeout` at most: the other
 /// cluster syncs within the other half.

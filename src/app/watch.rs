@@ -119,6 +119,9 @@ async fn reader_gone() {
 /// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`. Meant to run once per process:
 /// the objects cached by the informers are left for the process's exit to reclaim.
 pub async fn run(args: WatchArgs) -> Result<Outcome> {
+    // `--stats`' elapsed and times to synced count from here: the run's wall time, the
+    // contexts' starts (connecting, discovery, a fleet's retries) included.
+    let started = std::time::Instant::now();
     let sim = if args.sim {
         Some(crate::app::sim::LocalSim::start().await?)
     } else {
@@ -126,7 +129,7 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
     };
     let kubeconfig = sim.as_ref().map(|s| s.kubeconfig.clone());
     let cfg = Config::resolve(args, kubeconfig).await?;
-    let outcome = watch(cfg).await;
+    let outcome = watch(cfg, started).await;
     if let Some(s) = sim {
         s.shutdown().await;
     }
@@ -159,7 +162,8 @@ struct Resolved<'a> {
     fleet: Option<fleet::Shared>,
 }
 
-async fn watch(cfg: Config) -> Result<Outcome> {
+/// The watch of `cfg`, begun at `started`.
+async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
     let mut signals = Signals::new();
     // `--timeout` bounds the whole run, connecting and discovery included (else a server
     // that never completes the TLS handshake holds the run for client-go's 10 s handshake
@@ -195,7 +199,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         inner: shared_printer,
         shown: shown.clone(),
     });
-    let shared = shared_state(&cfg, &clusters, printer, recorder, &tx, fleet.as_ref());
+    let shared = shared_state(
+        &cfg,
+        &clusters,
+        printer,
+        recorder,
+        &tx,
+        fleet.as_ref(),
+        started,
+    );
     let plurals: Vec<String> = clusters
         .iter()
         .flat_map(|r| r.targets.iter().map(|t| t.plural.clone()))
@@ -397,7 +409,8 @@ async fn outputs(
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
 /// sinks, what ends the run, the fleet's counter (several contexts) and the owner graph
-/// (`--follow`, `--events`).
+/// (`--follow`, `--events`); `--stats` and the fleet's counter time from `started`, the
+/// run's start.
 fn shared_state(
     cfg: &Config,
     clusters: &[Resolved<'_>],
@@ -405,6 +418,7 @@ fn shared_state(
     recorder: Option<Box<dyn Sink>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
+    started: std::time::Instant,
 ) -> Arc<Shared> {
     let targets = clusters.iter().map(|c| c.targets.len()).sum();
     let mut sinks = Vec::from_iter(recorder);
@@ -414,7 +428,7 @@ fn shared_state(
         .push(Box::<crate::app::progress::Loading>::default());
     if cfg.stats {
         sink.observers
-            .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
+            .push(Box::new(Stats::since(started).blaming(cfg.printer.blame)));
     }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
@@ -423,7 +437,7 @@ fn shared_state(
         .then(crate::informer::conflict::Conflicts::default);
     if let Some(f) = fleet {
         sink.observers
-            .push(Box::new(fleet::Counter::new(f.clone())));
+            .push(Box::new(fleet::Counter::new(f.clone(), started)));
     }
     if cfg.graph() {
         let roots = clusters
