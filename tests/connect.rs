@@ -750,7 +750,9 @@ fn a_wrong_tls_server_name_lists_the_names_the_certificate_is_valid_for() {
     }
 }
 
-/// A missing CA file is named once, not `'"/nonexistent"'`.
+/// A missing CA file is named once, not `'"/nonexistent"'`, in clientcmd's words and Go's
+/// error (`tools/clientcmd/validation.go`: `unable to read certificate-authority %v for %v
+/// due to %v`; no kubeconfig entry here, so no ` for NAME`), not Rust's `(os error 2)`.
 #[test]
 fn a_missing_ca_file_is_quoted_once() {
     let sim = SimProcess::start(&["--objects", "1"]);
@@ -760,8 +762,8 @@ fn a_missing_ca_file_is_quoted_once() {
     let line = one_error_line(&f, "CA file");
     assert_eq!(
         line,
-        "error: unable to read certificate-authority /nonexistent/ca.crt: No such file or \
-         directory (os error 2)"
+        "error: unable to read certificate-authority /nonexistent/ca.crt due to open \
+         /nonexistent/ca.crt: no such file or directory"
     );
 }
 

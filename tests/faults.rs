@@ -276,9 +276,12 @@ fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
     let (sim, mut kw) = watching_a_new_sim(&[], &[]);
     sim.control("POST", "/_sim/restart", json!({"seconds": 3}));
     let refused = |v: &[Value]| {
-        of_type(v, "Backoff")
-            .into_iter()
-            .any(|b| b["cause"].as_str().unwrap().contains("Connection refused"))
+        of_type(v, "Backoff").into_iter().any(|b| {
+            b["cause"]
+                .as_str()
+                .unwrap()
+                .contains("connect: connection refused")
+        })
     };
     kw.wait_for(LIMIT, "a backoff after a refused connection", refused);
     // The port answers again (the control API is on it too, so nothing can end the
@@ -289,6 +292,41 @@ fn a_server_gone_for_a_while_is_waited_for_and_converged_on() {
     });
     let recs = change_is_seen(&sim, &mut kw, "after-restart");
     assert!(refused(&recs), "{recs:#?}");
+}
+
+/// A server that goes away mid-watch: the table's backoff `~` line says why in Go's words,
+/// as client-go's reflector logs it (`dial tcp 127.0.0.1:PORT: connect: connection
+/// refused`, Go's net.OpError), never in Rust's (`Connection refused (os error 111)`, which
+/// it used to say), and no other line quotes an `os error` either.
+#[test]
+fn a_server_gone_mid_watch_is_refused_in_gos_words() {
+    let sim = SimProcess::start(&[]);
+    let kw = sim.start_kwatch("namespaces");
+    eventually(LIMIT, "the table (synced)", || {
+        let lines = kw.lines();
+        if lines.len() > 1 {
+            Ok(())
+        } else {
+            Err((lines, kw.stderr()))
+        }
+    });
+    sim.control("POST", "/_sim/restart", json!({"seconds": 3}));
+    let line = eventually(LIMIT, "a backoff line after a refused connection", || {
+        let err = kw.stderr();
+        err.lines()
+            .find(|l| {
+                l.starts_with("~ backoff namespaces ") && l.to_lowercase().contains("refused")
+            })
+            .map(str::to_owned)
+            .ok_or(err)
+    });
+    let addr = crate::util::shared::host_port(&sim);
+    assert!(
+        line.ends_with(&format!(": dial tcp {addr}: connect: connection refused")),
+        "{line}"
+    );
+    let out = kw.interrupt(LIMIT);
+    assert!(!out.stderr.contains("os error"), "{}", out.stderr);
 }
 
 /// client-go's reflector does not notice a server restored from an older

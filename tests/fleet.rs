@@ -90,7 +90,7 @@ fn a_context_whose_kubeconfig_entry_fails_is_left_out() {
     assert_eq!(names_in(&out.json(), "a"), namespaces(&a), "{}", out.stderr);
     for (context, why) in [
         ("nocluster", "does not exist in the kubeconfig"),
-        ("nocert", "client-certificate"),
+        ("nocert", "unable to read client-cert "),
         ("noexec", "exec"),
     ] {
         let left = out
@@ -100,6 +100,21 @@ fn a_context_whose_kubeconfig_entry_fails_is_left_out() {
             .unwrap_or_else(|| panic!("no line names context {context}:\n{}", out.stderr));
         assert!(left.contains(why), "{left}");
     }
+    // clientcmd's words, the user's name in the kubeconfig and Go's error.
+    let nocert = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("~ leaving out context nocert"))
+        .unwrap_or_default();
+    let missing = a.dir().join("nocert-absent.pem");
+    let missing = missing.display();
+    assert!(
+        nocert.ends_with(&format!(
+            ": unable to read client-cert {missing} for nocert due to open {missing}: no such \
+             file or directory"
+        )),
+        "{nocert}"
+    );
     let alone = synced_namespaces(a.dir(), &kc, "nocluster").exits(1);
     assert!(alone.stdout.is_empty(), "{:?}", alone.stdout);
     assert!(
@@ -299,6 +314,57 @@ fn stats_say_each_context_synced_or_left_out() {
     assert_eq!(
         figures,
         "deltas 0, lists 0 (0 relists), backoffs 0, retries 0"
+    );
+}
+
+/// `--stats`' elapsed is the run's wall time from its start, the contexts' starts included
+/// (it used to count from after them: `elapsed: 53ms` for a run of 2.6 s). A context whose
+/// server closes every connection at once is tried three times (client-go's backoff
+/// between) before it is left out; the test times those tries at the server's end (its
+/// first and last connection, both within the run) and elapsed is no less.
+#[test]
+fn stats_elapsed_includes_the_contexts_starts() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    let a = SimProcess::start(&["--objects", "2"]);
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").expect("binding a port");
+    let port = dead.local_addr().expect("its address").port();
+    let accepted: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let server = {
+        let (accepted, stop) = (accepted.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for conn in dead.incoming() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                accepted.lock().unwrap().push(Instant::now());
+                drop(conn);
+            }
+        })
+    };
+    let entries = [("a", Entry::Live(&a)), ("dead", Entry::Down(&a, port))];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let args = "namespaces --context a,dead -o json --until-synced --timeout 2m --stats";
+    let out = kwatch_using(a.dir(), &kc, args).exits(5);
+    stop.store(true, Ordering::SeqCst);
+    let _ = std::net::TcpStream::connect(("127.0.0.1", port));
+    server.join().expect("the dead server's thread");
+    let accepted = accepted.lock().unwrap().clone();
+    assert!(accepted.len() >= 3, "{accepted:?}\n{}", out.stderr);
+    let tries = accepted[accepted.len() - 1] - accepted[0];
+    let elapsed: u128 = out
+        .stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("elapsed: "))
+        .and_then(|l| l.split("ms").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no elapsed line:\n{}", out.stderr));
+    assert!(
+        elapsed >= tries.as_millis(),
+        "elapsed {elapsed}ms, the dead context's tries took {tries:?}:\n{}",
+        out.stderr
     );
 }
 

@@ -386,9 +386,12 @@ fn events_join_their_object_and_wait_for_it() {
 
 /// The table shows the graph as a tree, kubectl-tree's way: one header, each row's KIND,
 /// its NAME indented under its owner (initial lists, which pop in any order, sorted by owner
-/// path), and an Event under the object it is about: its own name in NAME, and kubectl's
-/// TYPE, REASON and MESSAGE (`kubectl get events`) last, so that a long message widens no
-/// other column.
+/// path), its own kind's READY and STATUS (here objects no controller has touched: a
+/// Deployment of 0 replicas, a ReplicaSet and Pods with no status yet, which kwatch's pod
+/// printer calls `Unknown`), and an Event under
+/// the object it is about: its own name in NAME, no READY or STATUS, and kubectl's TYPE,
+/// REASON and MESSAGE (`kubectl get events`) last, so that a long message widens no other
+/// column.
 #[test]
 fn the_table_shows_the_tree_with_events_under_their_object() {
     let (sim, ns, rs) = web_tree("follow-table", &["web-1-b", "web-1-a"]);
@@ -411,6 +414,11 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
     let column = |h: &str| header.find(h).expect("a header cell");
     let (kind, name, rv) = (column("KIND"), column("NAME"), column("RESOURCEVERSION"));
     let (ty, reason, msg) = (column("TYPE"), column("REASON"), column("MESSAGE"));
+    let (ready, status, age) = (column("READY"), column("STATUS"), column("AGE"));
+    assert!(
+        rv < ready && ready < status && status < age && age < ty,
+        "{header}"
+    );
     assert!(header.trim_end().ends_with("MESSAGE"), "{header}");
     // NAME is as wide as the longest name: the message is elsewhere.
     assert_eq!(rv - name, "  └─ web-1-a".chars().count() + 3, "{header}");
@@ -428,6 +436,8 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
             vec![
                 cell(kind, name),
                 cell(name, rv),
+                cell(ready, status),
+                cell(status, age),
                 cell(ty, reason),
                 cell(reason, msg),
                 cell(msg, c.len()),
@@ -435,17 +445,19 @@ fn the_table_shows_the_tree_with_events_under_their_object() {
         })
         .collect();
     let want = [
-        ["Deployment", "web", "", "", ""],
-        ["ReplicaSet", "└─ web-1", "", "", ""],
+        ["Deployment", "web", "0/0", "", "", "", ""],
+        ["ReplicaSet", "└─ web-1", "0", "", "", "", ""],
         [
             "Event",
             "  └─ web-1.1",
+            "",
+            "",
             "Normal",
             "SuccessfulCreate",
             &message,
         ],
-        ["Pod", "  └─ web-1-a", "", "", ""],
-        ["Pod", "  └─ web-1-b", "", "", ""],
+        ["Pod", "  └─ web-1-a", "0/1", "Unknown", "", "", ""],
+        ["Pod", "  └─ web-1-b", "0/1", "Unknown", "", "", ""],
     ];
     let want: Vec<Vec<String>> = want
         .iter()
@@ -510,6 +522,48 @@ fn with_deployment(ns: &str, name: &str) -> SimProcess {
                     "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}}}}),
     );
     sim
+}
+
+/// Each row of the tree shows its own kind's READY and STATUS, the cells kubectl's printer
+/// of that kind prints under those headers (the tree used to show KIND, NAME,
+/// RESOURCEVERSION and AGE only): a Deployment of 3 made by the simulator's controllers
+/// READY 3/3, its ReplicaSet READY 3 (`kubectl get rs` counts ready replicas), each Pod
+/// READY 1/1 and STATUS Running; a kind without such a column leaves its cell empty.
+#[test]
+fn each_row_of_the_tree_shows_its_own_kinds_ready_and_status() {
+    let ns = "follow-ready";
+    let sim = with_deployment(ns, "web");
+    crate::util::eventually(LIMIT, "the deployment's 3 pods ready", || {
+        let ready = sim.kubectl_ok([
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            ns,
+            "-o",
+            "jsonpath={.status.readyReplicas}",
+        ]);
+        (ready.trim() == "3").then_some(()).ok_or(ready)
+    });
+    let out = sim
+        .kwatch(format!("deploy/web -n {ns} --follow --until-synced"))
+        .success();
+    let lines: Vec<&str> = out.stdout.iter().map(String::as_str).collect();
+    let table = crate::util::shared::Table::parse(&lines);
+    let (kind, ready, status) = (table.col("KIND"), table.col("READY"), table.col("STATUS"));
+    assert!(ready < status && status < table.col("AGE"), "{lines:#?}");
+    let cells = |k: &str| -> Vec<(String, String)> {
+        table
+            .rows
+            .iter()
+            .filter(|r| r[kind] == k)
+            .map(|r| (r[ready].clone(), r[status].clone()))
+            .collect()
+    };
+    let pair = |r: &str, s: &str| (r.to_owned(), s.to_owned());
+    assert_eq!(cells("Deployment"), [pair("3/3", "")], "{lines:#?}");
+    assert_eq!(cells("ReplicaSet"), [pair("3", "")], "{lines:#?}");
+    assert_eq!(cells("Pod"), vec![pair("1/1", "Running"); 3], "{lines:#?}");
 }
 
 /// A Deployment of 3 replicas, made by the simulator's controllers (`--controllers`), and a

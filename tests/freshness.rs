@@ -233,3 +233,59 @@ fn opaque_resource_versions_stop_sampling_with_one_line() {
         .count();
     assert_eq!(said, 1, "{}", out.stderr);
 }
+
+/// While the server does not answer (a freeze of every connection, new ones included), the
+/// lag grows from the time the store was last known current and passes `--stale-after`.
+/// The store is then not behind the server's last answer (nothing changes: the same
+/// revision), and the `~` line says what is the matter, no answer, instead of "the store
+/// is 1.0s behind the server (store rv=N, server rv=N)", which it used to say.
+#[test]
+fn a_server_that_does_not_answer_is_stale_for_want_of_an_answer() {
+    let sim = SimProcess::start(&["--scenario", "idle"]);
+    let samples = || {
+        crate::util::shared::request_paths(&sim)
+            .iter()
+            .filter(|p| p.as_str() == "/api/v1/pods?limit=1")
+            .count()
+    };
+    let kw = sim.start_kwatch("pods -A --freshness=100ms --stale-after 1s");
+    crate::util::eventually(LIMIT, "the table (synced)", || {
+        let lines = kw.lines();
+        if lines.len() > 1 {
+            Ok(())
+        } else {
+            Err((lines, kw.stderr()))
+        }
+    });
+    // Samples are taken one after the other: once a second one has come since the sync,
+    // the first was answered and applied with the store listed (known current).
+    let synced = samples();
+    crate::util::eventually(LIMIT, "two samples after the sync", || {
+        let n = samples();
+        if n >= synced + 2 {
+            Ok(())
+        } else {
+            Err(n)
+        }
+    });
+    sim.control(
+        "POST",
+        "/_sim/freeze",
+        json!({"until": "released", "newConnections": true}),
+    );
+    let line = crate::util::eventually(LIMIT, "the stale line", || {
+        let err = kw.stderr();
+        err.lines()
+            .find(|l| l.starts_with("~ stale pods"))
+            .map(str::to_owned)
+            .ok_or(err)
+    });
+    sim.control("POST", "/_sim/release", json!({"fault": "freeze"}));
+    assert!(
+        line.starts_with("~ stale pods: no answer from the server for ")
+            && line.contains("the server's last answer rv="),
+        "{line}"
+    );
+    assert!(!line.contains("behind"), "{line}");
+    kw.interrupt(LIMIT);
+}

@@ -49,7 +49,7 @@ pub fn files(path: Option<&std::path::Path>) -> Vec<std::path::PathBuf> {
 fn read_file(path: &std::path::Path) -> Result<Kubeconfig> {
     Kubeconfig::read_from(path).map_err(|e| {
         let why = match &e {
-            KubeconfigError::ReadConfig(io, _) => io.to_string(),
+            KubeconfigError::ReadConfig(io, _) => crate::text::GoIo(io).to_string(),
             KubeconfigError::Parse(yaml) => {
                 let text = yaml.to_string();
                 let first = text.lines().next().unwrap_or_default();
@@ -61,12 +61,14 @@ fn read_file(path: &std::path::Path) -> Result<Kubeconfig> {
     })
 }
 
-/// The name of the one context, cluster and user of [`effective_kubeconfig`]'s result.
+/// The name of the one context of [`effective_kubeconfig`]'s result (its cluster and user
+/// keep their kubeconfig names, which client-go's errors quote).
 const EFFECTIVE: &str = "kwatch";
 
 /// The kubeconfig entries `context` (`None`: the current context) resolves to, with the
 /// flags applied as kubectl's clientcmd applies its overrides, as a kubeconfig holding just
-/// those entries:
+/// those entries, under their names (`""` when there is none, as clientcmd's
+/// `getClusterName` and `getAuthInfoName` give it):
 ///
 /// - `--cluster`/`--user` pick other entries than the context's;
 /// - `--server` replaces the cluster's server, and then `tls-server-name` is the flag's
@@ -100,9 +102,9 @@ pub fn effective_kubeconfig(
         },
         None => None,
     };
-    let mut cluster = effective_cluster(kc, ctx.as_ref(), a)?;
+    let (cluster_name, mut cluster) = effective_cluster(kc, ctx.as_ref(), a)?;
     check_tls(&cluster)?;
-    let user = effective_user(kc, ctx.as_ref(), a)?;
+    let (user_name, user) = effective_user(kc, ctx.as_ref(), a)?;
     let origin = match (&a.server, &a.cluster, ctx.as_ref()) {
         (Some(_), _, _) => "--server".to_owned(),
         (None, Some(name), _) => format!("the kubeconfig's cluster {name:?}"),
@@ -113,20 +115,20 @@ pub fn effective_kubeconfig(
     cluster.server = Some(server_url(server, default_tls(&cluster, &user), &origin)?);
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
-            name: EFFECTIVE.to_owned(),
+            name: cluster_name.clone(),
             cluster: Some(cluster),
             ..NamedCluster::default()
         }],
         auth_infos: vec![NamedAuthInfo {
-            name: EFFECTIVE.to_owned(),
+            name: user_name.clone(),
             auth_info: Some(user),
             ..NamedAuthInfo::default()
         }],
         contexts: vec![NamedContext {
             name: EFFECTIVE.to_owned(),
             context: Some(KcContext {
-                cluster: EFFECTIVE.to_owned(),
-                user: Some(EFFECTIVE.to_owned()),
+                cluster: cluster_name,
+                user: Some(user_name),
                 namespace: ctx.and_then(|c| c.namespace),
                 ..KcContext::default()
             }),
@@ -138,12 +140,12 @@ pub fn effective_kubeconfig(
 }
 
 /// The cluster entry `--cluster` or the context names, with the server and TLS flags
-/// applied (see [`effective_kubeconfig`]).
+/// applied (see [`effective_kubeconfig`]), and its name (`""`: none).
 fn effective_cluster(
     kc: &Kubeconfig,
     ctx: Option<&kube::config::Context>,
     a: &ClusterArgs,
-) -> Result<kube::config::Cluster> {
+) -> Result<(String, kube::config::Cluster)> {
     use kube::config::Cluster as KcCluster;
     let cluster_name = a
         .cluster
@@ -189,7 +191,7 @@ fn effective_cluster(
              --server URL"
         });
     }
-    Ok(cluster)
+    Ok((cluster_name.unwrap_or_default(), cluster))
 }
 
 /// client-go's check of the TLS settings (`transport.TLSConfigFor`): a CA (file or data)
@@ -306,59 +308,76 @@ pub fn server_url(server: &str, default_tls: bool, origin: &str) -> Result<Strin
     Ok(uri.to_string().trim_end_matches('/').to_owned())
 }
 
-/// The files the cluster and user name exist and can be read, checked here so that the
-/// error names the file once (kube's own error quotes it twice: `'"/ca.pem"'`). kubectl:
-/// `unable to read certificate-authority /ca.pem for … due to open /ca.pem: no such file`.
+/// The files the cluster and user name exist and can be read, checked here as clientcmd's
+/// `validateClusterInfo` and `validateAuthInfo` check them (`tools/clientcmd/validation.go`)
+/// and in their words, each entry named as the kubeconfig names it (kube's own error quotes
+/// the file twice, `'"/ca.pem"'`, and Rust's I/O error ends in ` (os error 2)`): `unable to
+/// read client-cert /c for alice due to open /c: no such file or directory`.
 pub fn files_readable(kc: &Kubeconfig) -> Result<()> {
-    let cluster = kc.clusters.iter().filter_map(|c| c.cluster.as_ref());
-    let user = kc.auth_infos.iter().filter_map(|u| u.auth_info.as_ref());
-    for (cluster, user) in cluster.zip(user) {
-        readable(cluster, user)?;
-    }
-    Ok(())
-}
-
-fn readable(cluster: &kube::config::Cluster, user: &kube::config::AuthInfo) -> Result<()> {
-    // Each file is read only without the data that overrides it, as client-go reads them.
-    let files = [
-        (
-            "certificate-authority",
-            &cluster.certificate_authority,
-            cluster.certificate_authority_data.is_none(),
-        ),
-        (
-            "client-certificate",
-            &user.client_certificate,
-            user.client_certificate_data.is_none(),
-        ),
-        (
-            "client-key",
-            &user.client_key,
-            user.client_key_data.is_none(),
-        ),
-        ("tokenFile", &user.token_file, user.token.is_none()),
-    ];
-    for (what, path, read) in files {
-        let Some(path) = path.as_deref().filter(|p| read && !p.is_empty()) else {
+    for named in &kc.clusters {
+        let Some(cluster) = &named.cluster else {
             continue;
         };
-        if let Err(e) = std::fs::File::open(path) {
-            anyhow::bail!("unable to read {what} {path}: {e}");
+        // Each file is read only without the data that overrides it, as client-go reads them.
+        let ca = &cluster.certificate_authority;
+        let ca = ca
+            .as_deref()
+            .filter(|_| cluster.certificate_authority_data.is_none());
+        readable("certificate-authority", ca, &named.name)?;
+    }
+    for named in &kc.auth_infos {
+        let Some(user) = &named.auth_info else {
+            continue;
+        };
+        let files = [
+            // clientcmd's words: `client-cert`, `client-key`.
+            (
+                "client-cert",
+                &user.client_certificate,
+                user.client_certificate_data.is_none(),
+            ),
+            (
+                "client-key",
+                &user.client_key,
+                user.client_key_data.is_none(),
+            ),
+            ("tokenFile", &user.token_file, user.token.is_none()),
+        ];
+        for (what, path, read) in files {
+            readable(what, path.as_deref().filter(|_| read), &named.name)?;
         }
     }
     Ok(())
 }
 
+/// `path` (none or empty: nothing to read) opens, else clientcmd's `unable to read {what}
+/// {path} for {entry} due to {Go's os.Open error}` (without ` for` when the entry has no
+/// name: kwatch's flags alone).
+fn readable(what: &str, path: Option<&str>, entry: &str) -> Result<()> {
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    if let Err(e) = std::fs::File::open(path) {
+        let entry = match entry {
+            "" => String::new(),
+            name => format!(" for {name}"),
+        };
+        let e = crate::text::GoIo(&e);
+        anyhow::bail!("unable to read {what} {path}{entry} due to open {path}: {e}");
+    }
+    Ok(())
+}
+
 /// The user entry `--user` or the context names, with the credential and impersonation
-/// flags applied (see [`effective_kubeconfig`]). Impersonating groups, a UID or user
-/// extras without a user is refused as clientcmd's `validateAuthInfo` refuses it
-/// (`tools/clientcmd/validation.go`), in its words: the server would answer each request
-/// with a 500.
+/// flags applied (see [`effective_kubeconfig`]), and its name (`""`: none). Impersonating
+/// groups, a UID or user extras without a user is refused as clientcmd's `validateAuthInfo`
+/// refuses it (`tools/clientcmd/validation.go`), in its words: the server would answer
+/// each request with a 500.
 fn effective_user(
     kc: &Kubeconfig,
     ctx: Option<&kube::config::Context>,
     a: &ClusterArgs,
-) -> Result<kube::config::AuthInfo> {
+) -> Result<(String, kube::config::AuthInfo)> {
     use kube::config::AuthInfo;
     let user_name = a
         .user
@@ -421,7 +440,7 @@ fn effective_user(
              add --as USER"
         ))));
     }
-    Ok(user)
+    Ok((user_name.unwrap_or_default(), user))
 }
 
 #[cfg(test)]
@@ -491,6 +510,67 @@ contexts:
         let b = effective(&[], Some("b")).unwrap();
         assert_eq!(cluster(&b).server.as_deref(), Some("https://two:6443"));
         assert!(user(&b).exec.is_some());
+    }
+
+    /// A file the kubeconfig names that cannot be read is said as clientcmd's validation
+    /// says it, naming the entry (the context's user, or cluster) and Go's error, never
+    /// Rust's `No such file or directory (os error 2)`.
+    #[test]
+    fn an_unreadable_file_is_named_with_its_entry_in_clientcmds_words() {
+        let kc = Kubeconfig::from_yaml(
+            "
+clusters:
+- name: prod
+  cluster: {server: 'https://prod:6443', certificate-authority: /no/ca.pem}
+- name: dev
+  cluster: {server: 'https://dev:6443'}
+users:
+- name: alice
+  user: {token: t}
+- name: bob
+  user: {client-certificate: /no/bob.crt, client-key: /no/bob.key}
+contexts:
+- name: a
+  context: {cluster: dev, user: bob}
+- name: b
+  context: {cluster: prod, user: alice}
+",
+        )
+        .unwrap();
+        let cli = crate::app::cli::Cli::try_parse_from(["kwatch", "pods"]).unwrap();
+        let error = |context: &str, args: &ClusterArgs| {
+            let e = effective_kubeconfig(&kc, Some(context), args).unwrap();
+            files_readable(&e).unwrap_err().to_string()
+        };
+        assert_eq!(
+            error("a", &cli.watch.cluster),
+            "unable to read client-cert /no/bob.crt for bob due to open /no/bob.crt: no such \
+             file or directory"
+        );
+        assert_eq!(
+            error("b", &cli.watch.cluster),
+            "unable to read certificate-authority /no/ca.pem for prod due to open /no/ca.pem: \
+             no such file or directory"
+        );
+        let key = crate::app::cli::Cli::try_parse_from([
+            "kwatch",
+            "pods",
+            "--user",
+            "bob",
+            "--client-certificate",
+            "/dev/null",
+        ])
+        .unwrap();
+        assert_eq!(
+            error("b", &key.watch.cluster),
+            "unable to read certificate-authority /no/ca.pem for prod due to open /no/ca.pem: \
+             no such file or directory"
+        );
+        assert_eq!(
+            error("a", &key.watch.cluster),
+            "unable to read client-key /no/bob.key for bob due to open /no/bob.key: no such \
+             file or directory"
+        );
     }
 
     /// kubectl's `--disable-compression` and the cluster's

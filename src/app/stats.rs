@@ -14,6 +14,8 @@ use crate::text::human_bytes;
 
 #[derive(Debug)]
 pub struct Stats {
+    /// When the run began (before the contexts were started: connecting, discovery and a
+    /// fleet's retries count): `elapsed` and `synced after` are counted from it.
     started: Instant,
     /// Deltas by type (Added, Updated, …).
     pub deltas: BTreeMap<&'static str, u64>,
@@ -62,7 +64,7 @@ pub struct Stats {
     pub stale: u64,
     /// `--cache-stats` reports printed.
     pub cache_reports: u64,
-    /// Time from start to the last resource's Synced.
+    /// Time from the run's start to the last resource's Synced.
     pub synced_after: Option<Duration>,
     synced: usize,
     /// The informer, as List records name it: `--client-go`'s release, and the queue.
@@ -96,9 +98,15 @@ impl Default for Stats {
 }
 
 impl Stats {
+    /// Counts from now.
     pub fn new() -> Stats {
+        Stats::since(Instant::now())
+    }
+
+    /// Counts from `started`, the run's start.
+    pub fn since(started: Instant) -> Stats {
         Stats {
-            started: Instant::now(),
+            started,
             deltas: BTreeMap::new(),
             handler_calls: BTreeMap::new(),
             lists: BTreeMap::new(),
@@ -349,7 +357,11 @@ impl Stats {
                 ),
             };
         }
-        let _ = write!(s, "  elapsed: {}ms", self.started.elapsed().as_millis());
+        let _ = write!(
+            s,
+            "  elapsed: {}ms (wall time since the run began)",
+            self.started.elapsed().as_millis()
+        );
         s
     }
 
@@ -490,6 +502,25 @@ mod tests {
             bytes: (!streaming).then_some(items as u64 * 1000),
             wire_bytes: (!streaming).then_some(items as u64 * 100),
         }
+    }
+
+    /// elapsed is the run's wall time, counted from the start given (the run's, before
+    /// its contexts started), and says so.
+    #[test]
+    fn elapsed_counts_from_the_runs_start() {
+        let started = Instant::now().checked_sub(Duration::from_secs(3)).unwrap();
+        let text = Stats::since(started).render(&[]);
+        let ms: u128 = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("elapsed: "))
+            .and_then(|l| l.split("ms").next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(ms >= 3000, "{text}");
+        assert!(
+            text.ends_with("ms (wall time since the run began)"),
+            "{text}"
+        );
     }
 
     fn observe(s: &mut Stats, e: &ReflectorEvent) {

@@ -111,6 +111,9 @@ async fn reader_gone() {
 /// Runs `kwatch [flags] RESOURCE[,RESOURCE…] [NAME]`. Meant to run once per process:
 /// the objects cached by the informers are left for the process's exit to reclaim.
 pub async fn run(args: WatchArgs) -> Result<Outcome> {
+    // `--stats`' elapsed and times to synced count from here: the run's wall time, the
+    // contexts' starts (connecting, discovery, a fleet's retries) included.
+    let started = std::time::Instant::now();
     let sim = if args.sim {
         Some(crate::app::sim::LocalSim::start().await?)
     } else {
@@ -118,14 +121,15 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
     };
     let kubeconfig = sim.as_ref().map(|s| s.kubeconfig.clone());
     let cfg = Config::resolve(args, kubeconfig).await?;
-    let outcome = watch(cfg).await;
+    let outcome = watch(cfg, started).await;
     if let Some(s) = sim {
         s.shutdown().await;
     }
     outcome
 }
 
-async fn watch(cfg: Config) -> Result<Outcome> {
+/// The watch of `cfg`, begun at `started`.
+async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
     let mut signals = Signals::new();
     // `--timeout` bounds the whole run, connecting and discovery included (else a server
     // that never completes the TLS handshake holds the run for client-go's 10 s handshake
@@ -162,7 +166,15 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         inner: shared_printer,
         shown: shown.clone(),
     });
-    let shared = shared_state(&cfg, &clusters, printer, recorder, &tx, fleet.as_ref());
+    let shared = shared_state(
+        &cfg,
+        &clusters,
+        printer,
+        recorder,
+        &tx,
+        fleet.as_ref(),
+        started,
+    );
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
     let metrics = metrics_listener.map(|listener| (listener, observed_metrics(&cfg, &shared)));
@@ -390,7 +402,8 @@ async fn outputs(
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
 /// sinks, what ends the run, the fleet's counter (several contexts) and the owner graph
-/// (`--follow`, `--events`).
+/// (`--follow`, `--events`); `--stats` and the fleet's counter time from `started`, the
+/// run's start.
 fn shared_state(
     cfg: &Config,
     clusters: &[Resolved],
@@ -398,6 +411,7 @@ fn shared_state(
     recorder: Option<Box<dyn Sink>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
+    started: std::time::Instant,
 ) -> Arc<Shared> {
     let mut sinks = Vec::from_iter(recorder);
     sinks.push(printer);
@@ -408,7 +422,7 @@ fn shared_state(
         .push(Box::<crate::app::watched::Watched>::default());
     if cfg.stats {
         sink.observers
-            .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
+            .push(Box::new(Stats::since(started).blaming(cfg.printer.blame)));
     }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
@@ -417,7 +431,7 @@ fn shared_state(
         .then(crate::informer::conflict::Conflicts::default);
     if let Some(f) = fleet {
         sink.observers
-            .push(Box::new(fleet::Counter::new(f.clone())));
+            .push(Box::new(fleet::Counter::new(f.clone(), started)));
     }
     if cfg.graph() {
         let roots = clusters

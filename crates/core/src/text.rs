@@ -5,8 +5,9 @@
 //! `human_duration` is kubectl's way of writing an age, for the table and the simulator's
 //! Tables. `name_suffix` is the apiserver's `generateName` suffix, for the simulator and
 //! `--probe`'s ConfigMap. `human_bytes` is a byte count for the `~` lines and `--stats`.
-//! [`Chain`] writes an error with its causes on one line; [`UnknownWord`] is the error of
-//! a word that is none of a fixed vocabulary's. [`paint`] colours a span for a terminal;
+//! [`Chain`] writes an error with its causes on one line; [`GoIo`] an I/O error in Go's
+//! words, as kubectl says it; [`UnknownWord`] is the error of a word that is none of a
+//! fixed vocabulary's. [`paint`] colours a span for a terminal;
 //! [`format_time`] is a record's time.
 
 use std::borrow::Cow;
@@ -64,6 +65,35 @@ impl std::fmt::Display for Chain<'_> {
             cause = c.source();
         }
         Ok(())
+    }
+}
+
+/// An I/O error in Go's words, as kubectl and client-go print it: the system's message
+/// without Rust's ` (os error N)` and with Go's lowercase first letter. Rust writes
+/// ECONNREFUSED `Connection refused (os error 111)` (strerror's text, then the number);
+/// Go's `syscall.Errno` is its own table's lowercase text, `connection refused`
+/// (`syscall/zerrors_linux_amd64.go`), which `net.OpError` (`dial tcp 127.0.0.1:6443:
+/// connect: connection refused`) and `fs.PathError` (`open /c: no such file or directory`)
+/// quote. An error of no errno (a message of Rust's or a library's) is its text, its
+/// first letter lowercased unless a capital follows it (an acronym: `TLS …`).
+pub struct GoIo<'a>(pub &'a std::io::Error);
+
+impl std::fmt::Display for GoIo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        let text = match self.0.raw_os_error() {
+            Some(n) => text
+                .strip_suffix(&format!(" (os error {n})"))
+                .unwrap_or(&text),
+            None => &text,
+        };
+        let mut chars = text.chars();
+        match (chars.next(), chars.clone().next()) {
+            (Some(first), next) if !next.is_some_and(char::is_uppercase) => {
+                write!(f, "{}{}", first.to_lowercase(), chars.as_str())
+            }
+            _ => f.write_str(text),
+        }
     }
 }
 
@@ -185,6 +215,22 @@ mod tests {
         assert_eq!(h(150), "2m30s");
         assert_eq!(h(3 * 60 * 60 + 5), "3h");
         assert_eq!(h(2 * 86400 + 3600), "2d1h");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn io_errors_are_written_in_gos_words() {
+        let errno = |n| GoIo(&std::io::Error::from_raw_os_error(n)).to_string();
+        // ENOENT, ECONNREFUSED, ECONNRESET, EACCES (Linux numbers), as Go's table says them.
+        assert_eq!(errno(2), "no such file or directory");
+        assert_eq!(errno(111), "connection refused");
+        assert_eq!(errno(104), "connection reset by peer");
+        assert_eq!(errno(13), "permission denied");
+        let other = |m: &str| GoIo(&std::io::Error::other(m.to_owned())).to_string();
+        assert_eq!(other("Network unreachable"), "network unreachable");
+        assert_eq!(other("TLS handshake eof"), "TLS handshake eof");
+        assert_eq!(other("connection closed"), "connection closed");
+        assert_eq!(other(""), "");
     }
 
     #[test]

@@ -140,12 +140,10 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// Counts into `state`, times from now.
-    pub fn new(state: Shared) -> Counter {
-        Counter {
-            state,
-            started: Instant::now(),
-        }
+    /// Counts into `state`, times from `started`, the run's start (each context's start
+    /// counts in its time to synced).
+    pub fn new(state: Shared, started: Instant) -> Counter {
+        Counter { state, started }
     }
 }
 

@@ -140,7 +140,9 @@ impl ApiStatus {
 pub enum SourceError {
     #[error("{}", .0.summary())]
     Api(ApiStatus),
-    /// Connection refused when connecting (the innermost cause's text).
+    /// Connection refused when connecting, in Go's words as kubectl says it
+    /// (`dial tcp 127.0.0.1:6443: connect: connection refused`, see
+    /// the client's `DialError`).
     #[error("{0}")]
     ConnectionRefused(String),
     /// The connection broke under the request or the stream (reset, EOF, HTTP/2 GOAWAY):

@@ -263,6 +263,60 @@ pub struct HandshakeTimeout {
     pub server: String,
 }
 
+/// A TCP connection that could not be made, worded as Go's net package words it for kubectl
+/// and client-go (the `net.OpError` of a dial: `dial tcp 127.0.0.1:6443: connect:
+/// connection refused`), never in Rust's (`Connection refused (os error 111)`). `server`
+/// is the URL's `host:port`, where Go names the address it dialled (the same for an IP
+/// address; a host name Go has resolved by then). What failed is [`DialError::kind`]: a
+/// refused connection is what the request layer and the reflector tell apart.
+#[derive(Debug)]
+pub struct DialError {
+    /// `host:port`.
+    pub server: String,
+    kind: std::io::ErrorKind,
+    /// The errno's text in Go's words ([`crate::text::GoIo`]).
+    why: String,
+}
+
+impl DialError {
+    pub fn new(server: &str, cause: &std::io::Error) -> DialError {
+        DialError {
+            server: server.to_owned(),
+            kind: cause.kind(),
+            why: crate::text::GoIo(cause).to_string(),
+        }
+    }
+
+    /// What connect(2) said: `ConnectionRefused` when nothing listens there.
+    pub fn kind(&self) -> std::io::ErrorKind {
+        self.kind
+    }
+}
+
+impl std::fmt::Display for DialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "dial tcp {}: connect: {}", self.server, self.why)
+    }
+}
+
+/// No `source()`: the text already holds the cause's, in Go's words, which a chain would
+/// repeat in Rust's.
+impl std::error::Error for DialError {}
+
+/// The TCP connector's error, as Go words it when it is connect(2)'s own (hyper-util's
+/// `tcp connect error` over the `io::Error`): a [`DialError`]; any other (a name that did
+/// not resolve, a socket that could not be opened) as it is.
+fn dial_error<E>(server: &str, e: E) -> BoxError
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let io = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    match io {
+        Some(io) if e.to_string() == "tcp connect error" => Box::new(DialError::new(server, io)),
+        _ => Box::new(e),
+    }
+}
+
 type Connected = hyper_rustls::MaybeHttpsStream<TokioIo<keepalive::Tracked<tokio::net::TcpStream>>>;
 
 impl tower::Service<http::Uri> for Connector {
@@ -286,7 +340,8 @@ impl tower::Service<http::Uri> for Connector {
         let tls = self.tls.clone();
         Box::pin(async move {
             let attempt = Attempt::start(&server, Phase::Dialing);
-            let tcp = TokioIo::new(keepalive::Tracked::new(tcp.await?.into_inner()));
+            let tcp = tcp.await.map_err(|e| dial_error(&server, e))?;
+            let tcp = TokioIo::new(keepalive::Tracked::new(tcp.into_inner()));
             let Some(name) = name else {
                 return Ok(hyper_rustls::MaybeHttpsStream::Http(tcp));
             };
@@ -969,6 +1024,27 @@ mod tests {
         assert!(
             e.contains("NotValidForNameContext") && e.contains("localhost"),
             "{e}"
+        );
+    }
+
+    /// hyper-util's connector, refused: its `tcp connect error` becomes Go's words.
+    #[tokio::test]
+    async fn a_refused_connect_is_worded_as_gos_dial() {
+        use tower::Service as _;
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let server = format!("127.0.0.1:{port}");
+        let mut http = HttpConnector::new();
+        let uri: http::Uri = format!("http://{server}").parse().unwrap();
+        let e = http.call(uri).await.err().unwrap();
+        let e = dial_error(&server, e);
+        let dial = e.downcast_ref::<DialError>().unwrap();
+        assert_eq!(dial.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            dial.to_string(),
+            format!("dial tcp {server}: connect: connection refused")
         );
     }
 

@@ -10,6 +10,7 @@ use http_body_util::BodyExt;
 use serde::Deserialize;
 
 use crate::cache::listwatch::{ApiStatus, SourceError};
+use crate::client::connect::DialError;
 
 /// Set for the whole process by [`quiet`]: no notice and no server warning on stderr.
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -154,11 +155,21 @@ pub fn kube_error(e: kube::Error) -> SourceError {
 }
 
 /// Sorts a failure to get a response into what the request layer and the reflector
-/// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other.
+/// tell apart: refused, lost (retried), TLS and DNS (never fixed by retrying), other. A
+/// connection that could not be made is said in Go's words, as kubectl says it
+/// ([`DialError`]: `dial tcp 127.0.0.1:6443: connect: connection refused`).
 fn transport_error(e: kube::Error) -> SourceError {
     use std::io::ErrorKind;
     if let Some(refused) = crate::client::connect::tls_failure(&e) {
         return SourceError::Tls(refused);
+    }
+    if let Some(dial) = find::<DialError>(&e) {
+        let text = dial.to_string();
+        return match dial.kind() {
+            ErrorKind::ConnectionRefused => SourceError::ConnectionRefused(text),
+            ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => SourceError::Lost(text),
+            _ => SourceError::Transport(text),
+        };
     }
     let mut text = e.to_string();
     let (mut refused, mut lost, mut tls) = (false, false, false);
@@ -343,14 +354,32 @@ fn parse_status(body: &[u8]) -> Option<ApiStatus> {
     (w.kind == "Status").then(|| status_from_wire(w))
 }
 
+/// The first error of type `T` in `e`'s chain (`e` itself included).
+fn find<'a, T: std::error::Error + 'static>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a T> {
+    let mut next = Some(e);
+    while let Some(s) = next {
+        if let Some(t) = s.downcast_ref::<T>() {
+            return Some(t);
+        }
+        next = s.source();
+    }
+    None
+}
+
 /// What cut a watch body, in a few words: the innermost cause, without the links some
-/// TLS errors append.
+/// TLS errors append; an I/O error in Go's words (`connection reset by peer`, not Rust's
+/// `Connection reset by peer (os error 104)`).
 pub(super) fn describe_cut(e: &(dyn std::error::Error + 'static)) -> String {
     let mut inner = e;
     while let Some(s) = inner.source() {
         inner = s;
     }
-    let text = inner.to_string();
+    let text = match inner.downcast_ref::<std::io::Error>() {
+        Some(io) => crate::text::GoIo(io).to_string(),
+        None => inner.to_string(),
+    };
     let text = text.split(": https://").next().unwrap_or(&text);
     if text.contains("close_notify") || text.contains("unexpected EOF") {
         "the server cut the connection (unexpected EOF)".to_owned()
@@ -376,6 +405,31 @@ mod tests {
             e.kubectl_message("https://127.0.0.1:6443"),
             r#"Error from server (NotFound): namespaces "no-such-ns" not found"#
         );
+    }
+
+    /// A refused connection is sorted as refused (the reflector's retry rule reads it) and
+    /// said in Go's words, as kubectl says it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_refused_dial_is_refused_in_gos_words() {
+        let refused = std::io::Error::from_raw_os_error(111);
+        let dial = DialError::new("127.0.0.1:6443", &refused);
+        let e = transport_error(kube::Error::Service(Box::new(dial)));
+        assert!(
+            matches!(&e, SourceError::ConnectionRefused(m)
+                if m == "dial tcp 127.0.0.1:6443: connect: connection refused"),
+            "{e:?}"
+        );
+        let unreachable = std::io::Error::from_raw_os_error(113);
+        let dial = DialError::new("10.0.0.1:6443", &unreachable);
+        let e = transport_error(kube::Error::Service(Box::new(dial)));
+        assert_eq!(
+            e.to_string(),
+            "dial tcp 10.0.0.1:6443: connect: no route to host"
+        );
+        // A watch cut by a reset: Go's errno text too.
+        let reset = std::io::Error::from_raw_os_error(104);
+        assert_eq!(describe_cut(&reset), "connection reset by peer");
     }
 
     #[test]

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 use std::collections::HashMap;
 
 use super::columns::{
-    event_tree_columns, metadata_columns, resource_columns, server_cell, server_columns, Column,
-    Getter, RowObject,
+    event_tree_columns, metadata_columns, own_kind_columns, resource_columns, server_cell,
+    server_columns, tree_columns, Column, Getter, RowObject,
 };
 use super::diagnostics::{self, Diagnostics};
 use super::options::{Format, Options, View};
@@ -72,6 +72,9 @@ pub struct TablePrinter<W: Write> {
     current: Option<(String, Vec<String>)>,
     /// The columns and header line per resource name (built once).
     layouts: HashMap<String, Arc<Layout>>,
+    /// `--follow`'s tree: the tree's columns as each resource's rows fill them (its own
+    /// kind's READY and STATUS), per resource name, when its objects came in no Table.
+    own_kind: HashMap<String, Arc<[Column]>>,
     /// Initial-list rows and the `~` lines around them (in order) held back until the
     /// resource syncs. Invariant: `held_rows` counts its rows, and `held_since` is set
     /// exactly when it holds a row.
@@ -153,6 +156,7 @@ impl<W: Write> TablePrinter<W> {
             widths: Vec::new(),
             current: None,
             layouts: HashMap::new(),
+            own_kind: HashMap::new(),
             held: Vec::new(),
             held_rows: 0,
             held_since: None,
@@ -213,14 +217,20 @@ impl<W: Write> TablePrinter<W> {
     }
 
     /// `--follow`, `--events`: one layout for the whole tree, whatever each row's kind
-    /// (kubectl-tree's habit): KIND, the indented NAME, RESOURCEVERSION, AGE; with
-    /// `--events`, then kubectl's TYPE, REASON and MESSAGE of the Events.
+    /// (kubectl-tree's habit): KIND, the indented NAME, RESOURCEVERSION, each row's own
+    /// kind's READY and STATUS ([`tree_columns`]), AGE; with `--events`, then kubectl's
+    /// TYPE, REASON and MESSAGE of the Events. `--metadata-only`: AGE alone (the objects
+    /// hold no status).
     fn tree_layout(&mut self) -> Arc<Layout> {
         match self.layouts.get(TREE) {
             Some(l) => l.clone(),
             None => {
                 let namespace = self.opts.all_namespaces;
-                let mut cols = metadata_columns();
+                let mut cols = if self.opts.metadata_only {
+                    metadata_columns()
+                } else {
+                    tree_columns()
+                };
                 if self.opts.events {
                     cols.extend(event_tree_columns());
                 }
@@ -263,6 +273,27 @@ impl<W: Write> TablePrinter<W> {
         });
         self.layouts.insert(name, l.clone());
         l
+    }
+
+    /// The tree's columns (`layout`'s) as a row of `r` fills them: its own kind's cells
+    /// ([`own_kind_columns`]) from the server's Table of the object (`server`), else from
+    /// kubectl's printer of the kind (kept per resource).
+    fn own_kind_of(
+        &mut self,
+        layout: &Layout,
+        r: &Resource,
+        server: Option<&Arc<[TableColumn]>>,
+    ) -> Arc<[Column]> {
+        let crd = self.opts.printer_columns.get(&r.name).map(Vec::as_slice);
+        if let Some(defs) = server.filter(|c| !c.is_empty()) {
+            return own_kind_columns(&layout.cols, r, crd, Some(defs)).into();
+        }
+        if let Some(cols) = self.own_kind.get(&r.name) {
+            return cols.clone();
+        }
+        let cols: Arc<[Column]> = own_kind_columns(&layout.cols, r, crd, None).into();
+        self.own_kind.insert(r.name.clone(), cols.clone());
+        cols
     }
 
     /// The widths of the columns of `layout`; DELTA is as wide as its longest value from
@@ -489,10 +520,19 @@ impl<W: Write> TablePrinter<W> {
         initial: bool,
     ) -> Row {
         let table_row = c.obj.and_then(|o| o.table_row());
-        let layout = match rec.follow {
-            Some(_) => self.tree_layout(),
-            None => self.layout_of(rec.resource, table_row.map(|t| &t.columns)),
+        let (layout, own_kind) = match rec.follow {
+            Some(_) => {
+                let tree = self.tree_layout();
+                let own = self.own_kind_of(&tree, rec.resource, table_row.map(|t| &t.columns));
+                (tree, Some(own))
+            }
+            None => (
+                self.layout_of(rec.resource, table_row.map(|t| &t.columns)),
+                None,
+            ),
         };
+        // The cells' columns: the layout's, or in the tree each row's own kind's.
+        let cols: &[Column] = own_kind.as_deref().unwrap_or(&layout.cols);
         let (ns, obj_name) = c.key.split_once('/').unwrap_or(("", c.key));
         let mut cells = Vec::with_capacity(layout.headers.len());
         cells.push(c.first.to_owned());
@@ -531,15 +571,14 @@ impl<W: Write> TablePrinter<W> {
         cells.push(shown);
         cells.push(c.rv.map_or("<unknown>".into(), |rv| sanitize(&rv).into_owned()));
         let mut scratch = String::new();
-        let row = RowObject::of(&layout.cols, c.obj.map(|o| &**o), &mut scratch);
+        let row = RowObject::of(cols, c.obj.map(|o| &**o), &mut scratch);
         let created = c.obj.and_then(|o| o.meta().creation_timestamp.as_deref());
+        let reads_server = cols.iter().any(|col| matches!(col.get, Getter::Server(_)));
         let server: Vec<serde_json::Value> = match table_row {
-            Some(t) if layout.server.is_some() => {
-                serde_json::from_str(t.cells.get()).unwrap_or_default()
-            }
+            Some(t) if reads_server => serde_json::from_str(t.cells.get()).unwrap_or_default(),
             _ => Vec::new(),
         };
-        for col in &layout.cols {
+        for col in cols {
             let cell = match col.get {
                 Getter::Server(i) => server.get(i).map(server_cell).unwrap_or_default(),
                 _ => row.cell(col, created, rec.time),
@@ -835,16 +874,7 @@ pub(super) fn observation_text(name: &str, o: &Observation) -> Option<String> {
         ),
         // Each sample: --live's header, --stats and --metrics show them.
         Observation::Freshness(_) => return None,
-        Observation::Stale(Lag {
-            lag,
-            server_resource_version,
-            store_resource_version,
-            ..
-        }) => format!(
-            "stale {name}: the store is {} behind the server (store rv={store_resource_version}, \
-             server rv={server_resource_version})",
-            secs(lag)
-        ),
+        Observation::Stale(lag) => stale_text(name, lag),
         Observation::CacheStats(c) => format!("cache {name}: {}", c.text(5)),
         Observation::Conflict(Conflict {
             key,
@@ -857,6 +887,33 @@ pub(super) fn observation_text(name: &str, o: &Observation) -> Option<String> {
             managers.join(" and ")
         ),
     })
+}
+
+/// The `~` line of a `Stale` record. While samples fail the lag grows from the time the
+/// store was last known current (`informer::freshness`): a store that is not behind the
+/// server's last answer (its resourceVersion, read as an unsigned integer, no lower) is
+/// stale because the server does not answer, and the line says so rather than call the
+/// store behind a server at the same or an older revision. Revisions that are not
+/// integers: the lag is the store's behind the server, as for any other.
+fn stale_text(name: &str, l: &Lag) -> String {
+    let (store, server) = (&l.store_resource_version, &l.server_resource_version);
+    let not_behind = match (store.parse::<u64>(), server.parse::<u64>()) {
+        (Ok(store), Ok(server)) => store >= server,
+        _ => false,
+    };
+    if not_behind {
+        format!(
+            "stale {name}: no answer from the server for {} (store rv={store}, the server's \
+             last answer rv={server})",
+            secs(&l.lag)
+        )
+    } else {
+        format!(
+            "stale {name}: the store is {} behind the server (store rv={store}, server \
+             rv={server})",
+            secs(&l.lag)
+        )
+    }
 }
 
 /// The `~` line of a [`ReflectorEvent::List`] or [`ReflectorEvent::Listed`].

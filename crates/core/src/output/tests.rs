@@ -1319,3 +1319,37 @@ fn yaml_record_fields_are_written_as_from_their_value() {
         });
     }
 }
+
+/// A `Stale` whose store is not behind the server's last answer (resourceVersions compared
+/// as unsigned integers: "9" is below "10") comes from samples that failed: the line says
+/// the server does not answer. Behind, or revisions that are not integers: as before.
+#[test]
+fn a_stale_store_not_behind_the_servers_last_answer_is_stale_for_want_of_an_answer() {
+    let line = |store: &str, server: &str| {
+        let lag = crate::informer::freshness::Lag {
+            lag: Duration::from_secs(5),
+            server_resource_version: server.to_owned(),
+            store_resource_version: store.to_owned(),
+            recovered: false,
+        };
+        super::table::observation_text("pods", &Observation::Stale(lag)).unwrap_or_default()
+    };
+    let no_answer = |store: &str, server: &str| {
+        format!(
+            "stale pods: no answer from the server for 5.0s (store rv={store}, the server's \
+             last answer rv={server})"
+        )
+    };
+    let behind = |store: &str, server: &str| {
+        format!(
+            "stale pods: the store is 5.0s behind the server (store rv={store}, server \
+             rv={server})"
+        )
+    };
+    assert_eq!(line("120", "115"), no_answer("120", "115"));
+    assert_eq!(line("120", "120"), no_answer("120", "120"));
+    assert_eq!(line("10", "9"), no_answer("10", "9"));
+    assert_eq!(line("9", "10"), behind("9", "10"));
+    assert_eq!(line("115", "120"), behind("115", "120"));
+    assert_eq!(line("b", "a"), behind("b", "a"));
+}

@@ -682,7 +682,9 @@ async fn errors_that_will_not_fix_themselves_end_it_before_the_first_sync() {
             false,
         ),
         (
-            SourceError::ConnectionRefused("Connection refused".into()),
+            SourceError::ConnectionRefused(
+                "dial tcp 127.0.0.1:6443: connect: connection refused".into(),
+            ),
             false,
         ),
         (SourceError::Timeout(Duration::from_secs(1)), false),

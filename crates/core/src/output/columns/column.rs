@@ -28,6 +28,11 @@ pub enum Getter {
     Label(String),
     /// `--show-labels`.
     Labels,
+    /// A column of `--follow`'s tree, under which each row shows its own kind's cell of
+    /// that header (a Pod's READY, a Deployment's): the table puts that kind's column in
+    /// its place row by row ([`super::own_kind_columns`]), so a row whose kind has no such
+    /// column keeps this one, an empty cell.
+    OwnKind,
 }
 
 #[derive(Debug, Clone)]
@@ -61,7 +66,7 @@ impl Column {
 
     /// Whether the cell needs the object parsed.
     pub fn needs_value(&self) -> bool {
-        !matches!(self.get, Getter::Age | Getter::Server(_))
+        !matches!(self.get, Getter::Age | Getter::Server(_) | Getter::OwnKind)
     }
 
     /// The cell for `v` (Null when no column needs the object) at `now`.
@@ -77,6 +82,8 @@ impl Column {
             Getter::Labels => labels_cell(Labels::from_value(&v["metadata"]["labels"]).as_ref()),
             // Read from the row's cells by the table ([`server_cell`]), never from `v`.
             Getter::Server(_) => String::new(),
+            // A kind without a column of that header: nothing to show.
+            Getter::OwnKind => String::new(),
         }
     }
 }
@@ -179,7 +186,7 @@ impl<'a> RowObject<'a> {
             Getter::Label(k) => label_cell(p.labels(), k),
             Getter::Labels => labels_cell(p.labels()),
             // RowObject::parse makes a PodView only for the getters above.
-            Getter::Builtin(_) | Getter::Path { .. } | Getter::Server(_) => {
+            Getter::Builtin(_) | Getter::Path { .. } | Getter::Server(_) | Getter::OwnKind => {
                 col.cell(&Value::Null, created, now)
             }
         }
@@ -191,7 +198,12 @@ fn typed(cols: &[Column]) -> bool {
     cols.iter().all(|c| {
         matches!(
             c.get,
-            Getter::Age | Getter::Pod(_) | Getter::Label(_) | Getter::Labels | Getter::Server(_)
+            Getter::Age
+                | Getter::Pod(_)
+                | Getter::Label(_)
+                | Getter::Labels
+                | Getter::Server(_)
+                | Getter::OwnKind
         )
     })
 }

@@ -30,6 +30,9 @@ pub use crd::PrinterColumn;
 pub use events::event_tree_columns;
 pub use format::age;
 pub use pod::PodColumn;
-pub use registry::{group, has_printer, metadata_columns, resource_columns, ServerPrinter};
+pub use registry::{
+    group, has_printer, metadata_columns, own_kind_columns, resource_columns, tree_columns,
+    ServerPrinter,
+};
 pub use server_table::{server_cell, server_columns};
 pub use storage::access_modes;

@@ -307,6 +307,53 @@ pub fn metadata_columns() -> Vec<Column> {
     vec![Column::age()]
 }
 
+/// The headers of `--follow`'s tree under which each row shows its own kind's cell.
+const TREE_OWN_KIND: [&str; 2] = ["READY", "STATUS"];
+
+/// The columns after NAME and RESOURCEVERSION of `--follow`'s tree, one table of rows of
+/// several kinds: READY and STATUS, each row's the cell its own kind's printer prints under
+/// that header ([`own_kind_columns`]; empty for a kind without one), then AGE.
+///
+/// kubectl prints each kind with its own printer's columns, in a block of its own; a tree
+/// has one header over rows of every kind, so it shows under headers they share the cells
+/// that say whether the object works (a Deployment's and a StatefulSet's READY `2/3`, a
+/// ReplicaSet's ready count, a Pod's READY `1/1` and STATUS `CrashLoopBackOff`, a Job's
+/// STATUS), as kubectl-tree shows READY and REASON. The union of the kinds' columns would
+/// be a dozen, mostly empty on each row; each kind's full columns are `kubectl get`'s.
+pub fn tree_columns() -> Vec<Column> {
+    let own = TREE_OWN_KIND.iter().map(|h| Column {
+        header: (*h).to_owned(),
+        get: Getter::OwnKind,
+    });
+    own.chain([Column::age()]).collect()
+}
+
+/// `cols` for a row of resource `r` in the tree: each [`Getter::OwnKind`] column replaced
+/// by the column of that header among those `r`'s rows get in a table of their own (the
+/// server's Table's the object came in, `server`, else kubectl's printer or a custom
+/// resource's additionalPrinterColumns, `crd`), the others as they are.
+pub fn own_kind_columns(
+    cols: &[Column],
+    r: &Resource,
+    crd: Option<&[PrinterColumn]>,
+    server: Option<&[crate::cache::object::TableColumn]>,
+) -> Vec<Column> {
+    let own = match server.filter(|s| !s.is_empty()) {
+        Some(defs) => super::server_table::server_columns(defs, false),
+        None => resource_columns(r, false, crd),
+    };
+    cols.iter()
+        .map(|c| match c.get {
+            Getter::OwnKind => own
+                .iter()
+                .find(|o| o.header == c.header)
+                .cloned()
+                .unwrap_or_else(|| c.clone()),
+            _ => c.clone(),
+        })
+        .collect()
+}
+
 /// kube-apiserver's table for a kind without a printer (Role, ClusterRole,
 /// CustomResourceDefinition): apiserver's `rest.NewDefaultTableConvertor`, whose
 /// `Created At` cell is `creationTimestamp.UTC().Format(time.RFC3339)` (the zero time
