@@ -541,7 +541,7 @@ fn ended_in_error(
     }
     let name = cfg.name.as_deref().filter(|_| cfg.stop.until_synced)?;
     let synced = delivery.all_synced(shared.targets);
-    if !synced || stores.iter().any(|s| s.len() > 0) {
+    if !synced || stores.iter().any(|s| !s.is_empty()) {
         return None;
     }
     let resource = resources.first()?;
