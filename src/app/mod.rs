@@ -3,7 +3,8 @@
 //! simulator's in [`sim`]), the watch that wires a reflector, a queue and kwatch-core's
 //! informer loop per resource ([`watch`]), `--probe` ([`probe`]), the statistics line
 //! ([`stats`]) and the metrics endpoint ([`metrics`]), which observe the informer loop,
-//! `kwatch replay` ([`replay`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
+//! `kwatch replay` ([`replay`]), the `--timeline` page
+//! ([`timeline`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
 //!
 //! The top: it may import every layer of kwatch-core and [`crate::sim`]; nothing below
 //! imports it.
@@ -26,6 +27,7 @@ pub mod replay;
 pub mod run;
 pub mod sim;
 pub mod stats;
+pub mod timeline;
 pub mod usage;
 pub mod watch;
 pub mod watched;
