@@ -6,7 +6,8 @@
 //! `client_go`, `handlers`, `consistency`, `chaos`), the owner graph (`follow`: `--follow`,
 //! `--events`), failures before the sync (`failures`),
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
-//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`), and the paths and test filters the docs
+//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`), `--timeline`'s page in a
+//! browser (`timeline`), and the paths and test filters the docs
 //! name (`docs`).
 
 mod util;
@@ -50,5 +51,6 @@ mod sim_kubectl;
 mod sim_protocol;
 mod table;
 mod table_fallback;
+mod timeline;
 mod why;
 mod wire;
