@@ -242,10 +242,14 @@ fn a_relist_storm_across_three_clusters_is_drawn_as_labelled_marks_at_their_time
             f("top") >= f("laneTop") && f("bottom") <= f("laneBottom"),
             "{m}"
         );
-        xs.push(f("x"));
+        xs.push((at, f("x")));
     }
-    // In the order they happened, left to right.
-    assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+    // Left to right in the order they happened.
+    for a in &xs {
+        for b in &xs {
+            assert_eq!(a.0 < b.0, a.1 < b.1, "{xs:?}");
+        }
+    }
     // The story list tells them too, in the DOM, in time order.
     let story =
         b.eval("[...document.querySelectorAll('#story-list button')].map(b => b.textContent)");
@@ -263,9 +267,11 @@ fn a_relist_storm_across_three_clusters_is_drawn_as_labelled_marks_at_their_time
             "{kind}: {story:#?}"
         );
     }
-    let mut sorted = story.clone();
-    sorted.sort();
-    assert_eq!(sorted, story, "in time order");
+    let times: Vec<&str> = story.iter().map(|l| &l[..12]).collect();
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "in time order: {story:#?}"
+    );
     // The legend names what the marks are.
     let legend = b.eval("document.querySelector('#legend-list').textContent");
     for word in [
@@ -491,7 +497,7 @@ fn a_click_on_an_update_shows_its_diff_and_who_made_it() {
                      .find(m => m.getAttribute('aria-label').includes('default/demo'));
                   if (!m) return null;
                   const r = m.getBoundingClientRect();
-                  return [r.left + r.width / 2, r.top + r.height / 2, m.getAttribute('aria-label')]; })()",
+                  return [r.left + r.width / 2, r.top + r.height / 2, m.getAttribute('aria-label'), +m.dataset.id]; })()",
     );
     let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
     assert!(
@@ -512,6 +518,8 @@ fn a_click_on_an_update_shows_its_diff_and_who_made_it() {
     // Who made it, as managedFields say: kubectl's replace, an Update.
     assert!(details.contains("← kubectl"), "{details}");
     assert!(details.contains("(Update"), "{details}");
+    // The address names it: a link with it opens the page on this delta.
+    assert_eq!(b.eval("location.hash"), json!(format!("#delta={}", at[3])));
     // Ctrl and the wheel zoom in around the pointer: the mark stays under it.
     let before = b.eval("kwatchTimeline.view()");
     let renders = b.eval("kwatchTimeline.renders").as_u64().unwrap();
@@ -655,4 +663,55 @@ fn timeline_page_load() {
         assert!(m["totals"]["deltas"].as_u64().unwrap() > 0, "{m}");
         println!("timeline-load {}", m);
     }
+}
+
+#[test]
+fn a_followed_graphs_objects_sit_under_their_owner() {
+    let sim = SimProcess::start(&["--controllers"]);
+    let file = sim.dir().join("follow.jsonl");
+    let args = [
+        "deploy/web",
+        "-n",
+        "default",
+        "--follow",
+        "--until-synced",
+        "-o",
+        "name",
+        "--record",
+        file.to_str().unwrap(),
+    ];
+    sim.kwatch(args).success();
+    let page = sim.dir().join("follow.html");
+    draw(sim.dir(), &file, &page);
+    let mut b = open(&page);
+    let rows = b.eval(
+        "kwatchTimeline.objectRows().map(r => {
+            const t = document.querySelector(`#objects .titles .lane[data-lane='obj-${r.id}']`);
+            return [r.path, t ? parseFloat(t.style.paddingLeft) : null];
+        })",
+    );
+    let rows = rows.as_array().unwrap();
+    let paths: Vec<&str> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
+    // The Deployment first, then what it owns, each owner before what it owns.
+    assert_eq!(paths[0], "deploy/web", "{paths:#?}");
+    assert!(paths.iter().any(|p| p.contains(" › rs/")), "{paths:#?}");
+    assert!(paths.iter().any(|p| p.contains(" › pod/")), "{paths:#?}");
+    for (i, p) in paths.iter().enumerate().skip(1) {
+        let owner = p.rsplit_once(" › ").unwrap().0;
+        let at = paths.iter().position(|q| *q == owner);
+        assert!(
+            at.is_some_and(|a| a < i),
+            "{p} before its owner: {paths:#?}"
+        );
+    }
+    // Indented by depth, in the DOM.
+    let indent = |depth: usize| {
+        rows.iter()
+            .find(|r| r[0].as_str().unwrap().matches(" › ").count() == depth)
+            .and_then(|r| r[1].as_f64())
+            .unwrap()
+    };
+    assert!(indent(0) < indent(1) && indent(1) < indent(2), "{rows:#?}");
+    let group = b.eval("document.querySelector('#objects .titles .lane.group').textContent");
+    assert_eq!(group, json!("deploy/web"));
 }

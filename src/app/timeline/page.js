@@ -547,7 +547,7 @@
   const objects = new Pane($('#objects'), OBJECT_ROW, drawObjectRow, overlayObjectRow);
 
   // ---- rendering --------------------------------------------------------------------
-  let frame = 0, overlayTimer = 0;
+  let frame = 0, overlayDue = false;
   function render(withOverlay) {
     V.w = Math.max(objects.plot.clientWidth, informers.plot.clientWidth, 1);
     informers.draw();
@@ -562,11 +562,18 @@
     objects.hits.classList.remove('hidden');
     api.renders++;
   }
-  // A redraw at the next frame; the DOM's marks follow once interaction pauses.
+  // A redraw at the next frame, the DOM's marks with it unless a drag goes on (they come
+  // back when it ends).
   function schedule(withOverlay) {
-    if (!frame) frame = requestAnimationFrame(() => { frame = 0; render(false); });
-    clearTimeout(overlayTimer);
-    if (withOverlay && !dragging) overlayTimer = setTimeout(overlay, 60);
+    if (withOverlay && !dragging) overlayDue = true;
+    if (!frame) {
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        const o = overlayDue;
+        overlayDue = false;
+        render(o);
+      });
+    }
   }
   function layout() {
     informers.layout();
@@ -593,12 +600,10 @@
   function zoom(factor, anchorT) {
     const a = anchorT ?? (V.t0 + V.t1) / 2;
     setView(a - (a - V.t0) * factor, a + (V.t1 - a) * factor);
-    hideHits();
     schedule(true);
   }
   function pan(dt) {
     setView(V.t0 + dt, V.t1 + dt);
-    hideHits();
     schedule(true);
   }
   function hideHits() {
@@ -728,7 +733,17 @@
     box.innerHTML = sel.type === 'delta' ? deltaDetails(sel.id) : markDetails(sel.id);
     if (reveal) revealSelected();
     api.selected = sel;
+    // The address names the selection: a link to this page with it opens on this mark.
+    try { history.replaceState(null, '', '#' + sel.type + '=' + sel.id); } catch (e) { /* a page without history */ }
     render(true);
+  }
+
+  // `#delta=ID` or `#mark=ID` in the address: that mark selected at the start.
+  function selectFromAddress() {
+    const m = /^#(delta|mark)=(\d+)$/.exec(location.hash);
+    if (!m) return;
+    const id = +m[2];
+    if (m[1] === 'delta' ? id < M.dT.length : id < M.marks.length) select({ type: m[1], id }, true);
   }
 
   function revealSelected() {
@@ -957,7 +972,7 @@
       const a = Math.min(brushing.x, e.clientX) - left, b = Math.max(brushing.x, e.clientX) - left;
       brushing = null;
       brush.style.display = 'none';
-      if (b - a > 4) { setView(timeAt(a), timeAt(b)); hideHits(); schedule(true); }
+      if (b - a > 4) { setView(timeAt(a), timeAt(b)); schedule(true); }
     });
     view.addEventListener('keydown', e => {
       if (e.target.tagName === 'INPUT') return;
@@ -1065,6 +1080,7 @@
       expose();
       wire();
       applyFilters();
+      selectFromAddress();
       // From the navigation's start (the data's parse included) to the first drawing.
       api.loadMs = performance.now();
       api.scriptMs = performance.now() - started;
