@@ -621,6 +621,120 @@ fn cut(line: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::delta::{DeltaObject, DeltaType};
+    use crate::cache::object::Object;
+    use crate::client::target::Resource;
+    use std::time::Duration;
+
+    fn pods() -> Resource {
+        Resource {
+            name: "pods".into(),
+            kind: "Pod".into(),
+            api_version: "v1".into(),
+            namespaced: true,
+        }
+    }
+
+    fn pod(rv: &str, phase: &str) -> ObjectRef {
+        let json = format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"web","namespace":"default","resourceVersion":"{rv}"}},"status":{{"phase":"{phase}"}}}}"#
+        );
+        ObjectRef::new(Object::from_json(&json).unwrap())
+    }
+
+    fn at(ms: i64) -> jiff::Timestamp {
+        jiff::Timestamp::from_millisecond(1_800_000_000_000 + ms).unwrap()
+    }
+
+    /// A list, a watch that ends with 410, the relist, and an object added then updated:
+    /// the marks and the delta columns the page reads, its diff kept.
+    #[test]
+    fn a_relist_and_an_update_make_the_marks_and_the_diff_the_page_draws() {
+        let r = pods();
+        let mut story = Story::new(DiffMode::Off);
+        let event = |story: &mut Story, ms: i64, e: ReflectorEvent| {
+            story.observe(&Record::new(&r, None, at(ms), Body::Event(&e)));
+        };
+        event(
+            &mut story,
+            0,
+            ReflectorEvent::list("0", 500, "initial", false),
+        );
+        let listed = ReflectorEvent::listed("10", 1, "json", 100);
+        event(&mut story, 20, listed.clone());
+        event(
+            &mut story,
+            25,
+            ReflectorEvent::Watch {
+                resource_version: "10".into(),
+                timeout_seconds: 300,
+            },
+        );
+        let (v1, v2) = (pod("10", "Pending"), pod("11", "Running"));
+        let added = Delta {
+            kind: DeltaType::Added,
+            object: DeltaObject::Object(v1.clone()),
+        };
+        let updated = Delta {
+            kind: DeltaType::Updated,
+            object: DeltaObject::Object(v2),
+        };
+        for (ms, delta, prev) in [(30, &added, None), (40, &updated, Some(&v1))] {
+            let body = Body::Delta {
+                key: "default/web",
+                delta,
+                initial_list: false,
+                prev,
+            };
+            story.observe(&Record::new(&r, None, at(ms), body));
+        }
+        let reason = "410 Expired: too old resource version: 10 (12)";
+        event(
+            &mut story,
+            1025,
+            ReflectorEvent::WatchEnded {
+                reason: reason.into(),
+                events: 2,
+                bookmarks: 0,
+                elapsed: Duration::from_millis(1000),
+                error: true,
+            },
+        );
+        event(
+            &mut story,
+            1900,
+            ReflectorEvent::list("10", 500, reason, false),
+        );
+        event(&mut story, 1950, listed);
+        let d: serde_json::Value = serde_json::from_str(&story.json("t", "kwatch")).unwrap();
+        let s = |i: &serde_json::Value| d["s"][i.as_u64().unwrap() as usize].clone();
+        let kinds: Vec<_> = d["marks"]["k"].as_array().unwrap().iter().map(s).collect();
+        assert_eq!(
+            kinds,
+            ["list", "watch", "watch-expired", "relist", "list"].map(serde_json::Value::from)
+        );
+        assert_eq!(
+            d["marks"]["t"],
+            serde_json::json!([0, 25, 1025, 1900, 1900])
+        );
+        assert_eq!(d["marks"]["d"], serde_json::json!([20, 1000, 0, 0, 50]));
+        let relist = s(&d["marks"]["l"][3]);
+        assert!(
+            relist
+                .as_str()
+                .unwrap()
+                .starts_with("relist pods: 410 Expired"),
+            "{relist}"
+        );
+        assert_eq!(d["deltas"]["t"], serde_json::json!([30, 40]));
+        assert_eq!(d["deltas"]["rv"], serde_json::json!([10, 11]));
+        assert_eq!(d["deltas"]["x"], serde_json::json!([-1, 0]));
+        let detail = &d["details"][0];
+        assert_eq!(detail[0], 0, "no more lines");
+        assert_eq!(s(&detail[1]), ".status.phase: \"Pending\" → \"Running\"");
+        assert_eq!(detail[2], -1, "no managedFields: nobody named");
+        assert_eq!(d["lanes"]["n"].as_array().unwrap().len(), 1);
+    }
 
     #[test]
     fn watch_ends_are_told_apart_by_their_reason() {
