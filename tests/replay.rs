@@ -15,7 +15,7 @@ use crate::util::{SimProcess, LIMIT};
 /// connection), Synced, deltas of every type, tombstones with and without a last known
 /// state, a cluster-scoped resource, two contexts, strings that need escaping, and
 /// times in different milliseconds.
-const EVERY_RECORD: &str = r#"{"type":"List","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":true}
+pub(crate) const EVERY_RECORD: &str = r#"{"type":"List","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.250Z","resourceVersion":"0","limit":500,"reason":"initial","streaming":true}
 {"type":"WatchListFallback","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.251Z","error":"the server rejected \"sendInitialEvents\"\u001b[2J"}
 {"type":"Retry","context":"prod","resource":"pods","time":"2026-11-21T10:05:30.251Z","verb":"list","code":429,"reason":"TooManyRequests","retryAfterSeconds":2,"attempt":1,"maxRetries":10}
 {"type":"Retry","context":"prod","resource":"pods","time":"2026-11-21T10:05:32.251Z","verb":"watch","code":null,"reason":"connection reset","retryAfterSeconds":1,"attempt":2,"maxRetries":10}

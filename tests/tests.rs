@@ -8,7 +8,8 @@
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
 //! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers
 //! (`check`), kwatch-core's example program as a library user runs it
-//! (`informer_example`), and the paths and test filters the docs name (`docs`).
+//! (`informer_example`), `--timeline`'s page in a browser (`timeline`), and the paths and
+//! test filters the docs name (`docs`).
 
 mod util;
 
@@ -53,5 +54,6 @@ mod sim_kubectl;
 mod sim_protocol;
 mod table;
 mod table_fallback;
+mod timeline;
 mod why;
 mod wire;

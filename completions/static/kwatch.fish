@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts shard= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= timeline= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts shard= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -31,6 +31,7 @@ complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label s
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l follow-kinds -d '--follow\'s child resources: K,… replaces the defaults, +K adds, -K takes away' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l timeline -d 'At exit, write what the informers lived through as one HTML page to OUT.html' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe -d 'Measure write-to-delta latency: patch a ConfigMap of kwatch\'s own in NAMESPACE' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe-interval -d 'How often --probe patches its ConfigMap' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l metrics -d 'Serve the informer\'s metrics (OpenMetrics) at http://ADDR/metrics, e.g. 127.0.0.1:9464, localhost:9464 or :9464 (every interface); port 0 picks a free port (the address is printed on stderr)' -r
@@ -208,6 +209,7 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace 
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l max-events -d 'Stop after printing this many deltas (handler calls with --view handlers)' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l until -d 'Stop after the record that meets CONDITION (as the watch\'s --until): exit 0 when met, 4 when the recording ends first' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l timeline -d 'Draw the recording as one HTML page at OUT.html instead of printing it' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
 wide\t''
 json\t''

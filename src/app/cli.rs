@@ -183,6 +183,21 @@ pub struct ReplayArgs {
     #[arg(long, hide_short_help = true)]
     pub watch_only: bool,
 
+    /// Draw the recording as one HTML page at OUT.html instead of printing it
+    #[arg(
+        long_help = "Draw the recording as one self-contained HTML page at OUT.html instead of \
+          printing it: a lane per informer (lists, watches and why each ended, backoffs, \
+          relists, bookmarks, the sync, stalls, staleness) and per object (each delta by type, \
+          its diff and who made it), on one time axis to zoom, pan, filter and search; it opens \
+          from disk with no network. The print filters, -n, -l, --max-events and --until \
+          choose what it draws.",
+        long,
+        value_name = "OUT.html",
+        value_parser = crate::app::timeline::parse_path,
+        value_hint = clap::ValueHint::FilePath
+    )]
+    pub timeline: Option<PathBuf>,
+
     #[command(flatten)]
     pub output: OutputArgs,
 
@@ -581,6 +596,20 @@ pub struct WatchArgs {
         value_name = "FILE"
     )]
     pub record: Option<PathBuf>,
+
+    /// At exit, write what the informers lived through as one HTML page to OUT.html
+    #[arg(
+        long_help = "At exit, write what the informers lived through as one self-contained HTML \
+          page to OUT.html (created at the start, 0600: diffs show values): the same page as \
+          `kwatch replay FILE --timeline OUT.html` of a --record FILE of the run, of the \
+          records shown.",
+        long,
+        value_name = "OUT.html",
+        value_parser = crate::app::timeline::parse_path,
+        value_hint = clap::ValueHint::FilePath,
+        hide_short_help = true
+    )]
+    pub timeline: Option<PathBuf>,
 
     /// On exit, a summary on stderr: deltas, lists, bookmarks, backoffs, time to synced…
     #[arg(

@@ -87,6 +87,8 @@ pub struct Config {
     pub stop: Stop,
     /// `--record FILE`.
     pub record: Option<std::path::PathBuf>,
+    /// `--timeline OUT.html`.
+    pub timeline: Option<std::path::PathBuf>,
     pub stats: bool,
     /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
     pub metrics: Option<crate::app::metrics::ListenAddr>,
@@ -139,6 +141,8 @@ impl Config {
             || matches!(&self.stop.until, Some(Condition::JsonPath { template, .. }) if reaches(template))
             // A recording keeps them, for `kwatch replay --blame`.
             || self.record.is_some()
+            // The timeline page names who made each change, as --blame.
+            || self.timeline.is_some()
             // What the store holds, measured: --cache-stats' share of managedFields, the
             // metrics' and --live's bytes of the objects.
             || self.cache_stats.is_some()
@@ -316,6 +320,7 @@ impl Config {
             transform: args.reflector.transform.clone(),
             stop: args.stop.into(),
             record: args.record.clone(),
+            timeline: args.timeline.clone(),
             stats: args.stats,
             metrics: args.metrics.clone(),
             progress,
@@ -813,6 +818,7 @@ contexts:
                 "jsonpath={.metadata.managedFields[0].manager}=kubectl",
             ],
             &["--record", "/nonexistent/rec.jsonl"],
+            &["--timeline", "/nonexistent/t.html"],
             &["--cache-stats", "10s"],
             &["--metrics", "127.0.0.1:0"],
         ] {

@@ -6,7 +6,8 @@
 //! fleet ([`fleet`]), the loading line ([`progress`]), the statistics line ([`stats`]) and
 //! the metrics endpoint ([`metrics`]), which observe the informer loop, `--probe`
 //! ([`probe`]), `--freshness` ([`freshness`]), `--live`'s terminal ([`live`]), `kwatch
-//! replay` ([`replay`]), `kwatch check` ([`check`]) and the exit codes ([`exit`]).
+//! replay` ([`replay`]), the `--timeline` page ([`timeline`]), `kwatch check` ([`check`])
+//! and the exit codes ([`exit`]).
 //!
 //! The top: it may import every layer of kwatch-core and [`crate::sim`]; nothing below
 //! imports it.
@@ -30,6 +31,7 @@ pub mod replay;
 pub mod run;
 pub mod sim;
 pub mod stats;
+pub mod timeline;
 pub mod usage;
 pub mod watch;
 pub mod watched;

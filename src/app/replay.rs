@@ -351,8 +351,14 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
             "~ this recording's objects carry no managedFields: --blame cannot name managers"
         );
     }
+    // --timeline: the page takes the printer's place.
+    let timeline =
+        crate::app::timeline::for_replay(&args.file, args.timeline.as_deref(), opts.diff)?;
     let mut out = Counted {
-        printer: output::printer(opts, io::stdout(), io::stderr()),
+        printer: match timeline {
+            Some(page) => page,
+            None => output::printer(opts, io::stdout(), io::stderr()),
+        },
         stats: args.stats.then(|| Stats::new().blaming(args.output.blame)),
         deltas: 0,
         handler_calls: 0,

@@ -25,10 +25,13 @@ pub fn parse() -> Cli {
             name = format!("{name} {sub}");
         }
     }
-    let mut cli = cmd
+    let matches = cmd
         .try_get_matches_from(argv)
-        .and_then(|m| Cli::from_arg_matches(&m))
         .unwrap_or_else(|e| usage_error(e, &name));
+    if let Some(e) = crate::app::timeline::usage_conflict(&matches) {
+        usage_error(e, &name);
+    }
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e, &name));
     if let Some(e) = refused_flags(&cli) {
         usage_error(e, &name);
     }

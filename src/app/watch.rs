@@ -389,7 +389,7 @@ async fn outputs(
     Box<dyn Sink>,
     HashSet<String>,
     Option<crate::app::live::Screen>,
-    Option<Box<dyn Sink>>,
+    Vec<Box<dyn Sink>>,
 )> {
     let model = cfg.live.then(output::live::Shared::default);
     let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
@@ -397,7 +397,13 @@ async fn outputs(
         Some(m) => Some(crate::app::live::Screen::start(m, cfg.printer.color, quit)?),
         None => None,
     };
-    Ok((printer, tables, screen, recorder(cfg)?))
+    // --record's recorder and --timeline's page, before the printer.
+    let mut recorders = Vec::from_iter(recorder(cfg)?);
+    if let Some(path) = &cfg.timeline {
+        let mode = cfg.printer.diff;
+        recorders.push(crate::app::timeline::Timeline::create(path, "live run", mode)?.boxed());
+    }
+    Ok((printer, tables, screen, recorders))
 }
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
@@ -408,12 +414,12 @@ fn shared_state(
     cfg: &Config,
     clusters: &[Resolved],
     printer: Box<dyn Sink>,
-    recorder: Option<Box<dyn Sink>>,
+    recorder: Vec<Box<dyn Sink>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
     started: std::time::Instant,
 ) -> Arc<Shared> {
-    let mut sinks = Vec::from_iter(recorder);
+    let mut sinks = recorder;
     sinks.push(printer);
     let mut sink = Delivery::new(sinks);
     sink.observers

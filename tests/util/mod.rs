@@ -613,6 +613,7 @@ impl Drop for SimProcess {
     }
 }
 
+pub mod browser;
 pub mod kubeconfig;
 pub mod kwatch;
 pub mod shared;

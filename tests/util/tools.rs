@@ -54,6 +54,11 @@ static PYYAML: Tool = tool(
     &["python3", "-c", "import yaml"],
     "python3 -m pip install pyyaml",
 );
+static CHROMIUM: Tool = tool(
+    "chromium at /usr/bin/chromium",
+    &["/usr/bin/chromium", "--version"],
+    "apt-get install -y chromium",
+);
 static SCRIPT: Tool = tool(
     "script (util-linux)",
     &["/usr/bin/script", "--version"],
@@ -82,4 +87,10 @@ pub fn python3_with_yaml() -> Command {
 pub fn script() -> Command {
     SCRIPT.need();
     Command::new("/usr/bin/script")
+}
+
+/// `/usr/bin/chromium`, the browser the timeline page is opened in (tests/util/browser.rs).
+pub fn chromium() -> Command {
+    CHROMIUM.need();
+    Command::new("/usr/bin/chromium")
 }

@@ -29,5 +29,21 @@ pub mod yaml;
 pub use options::{Format, FormatError, Options, View, FORMATS};
 pub use printer::printer;
 
+use crate::cache::reflector::ReflectorEvent;
+use crate::informer::record::Observation;
+
+/// The table's `~` line for a reflector event of the informer `name` (`pods`, `pods in
+/// prod` with several contexts), without the `~`; `None` where the table prints none (a
+/// bookmark). For views that tell the informer's story in the table's words, as the
+/// application's timeline page does.
+pub fn event_line(name: &str, e: &ReflectorEvent) -> Option<String> {
+    table::event_text(name, e)
+}
+
+/// [`event_line`] of an observation (`None` for a freshness sample, which has no line).
+pub fn observation_line(name: &str, o: &Observation) -> Option<String> {
+    table::observation_text(name, o)
+}
+
 #[cfg(test)]
 mod tests;
