@@ -132,10 +132,7 @@ fn storm() -> &'static Storm {
         // A cut watch is a cut watch, however short (client-go's very-short-watch rule off).
         cmd.env("KWATCH_TEST_SHORT_WATCH_MS", "0");
         let mut kw = Running::spawn(cmd);
-        let seen = |v: &[Value], t: &str, c: &str, word: &str| {
-            v.iter()
-                .any(|r| r["type"] == t && r["context"] == c && r.to_string().contains(word))
-        };
+        let seen = |v: &[Value], t: &str, c: &str, word: &str| v.iter().any(|r| is(r, t, c, word));
         kw.wait_for(LIMIT, "a watch in each context", |v| {
             ["a", "b", "c"].iter().all(|c| seen(v, "Watch", c, ""))
         });
@@ -166,6 +163,13 @@ fn storm() -> &'static Storm {
             page,
         }
     })
+}
+
+/// `r` is a record of type `t` in context `c` whose reason holds `word` (any, when empty):
+/// the reason alone, as a time or a resourceVersion may hold the digits of a code.
+fn is(r: &Value, t: &str, c: &str, word: &str) -> bool {
+    let reason = r["reason"].as_str().unwrap_or_default();
+    r["type"] == t && r["context"] == c && (word.is_empty() || reason.contains(word))
 }
 
 /// Where one informer mark's button sits, and the lane it sits in.
@@ -200,7 +204,7 @@ fn a_relist_storm_across_three_clusters_is_drawn_as_labelled_marks_at_their_time
     let first = |t: &str, c: &str, word: &str| -> &Value {
         s.records
             .iter()
-            .find(|r| r["type"] == t && r["context"] == c && r.to_string().contains(word))
+            .find(|r| is(r, t, c, word))
             .unwrap_or_else(|| panic!("no {t} in {c} with {word:?}"))
     };
     let relist = first("List", "a", "410");
