@@ -193,7 +193,7 @@ pub struct ReplayArgs {
           choose what it draws.",
         long,
         value_name = "OUT.html",
-        value_parser = crate::app::timeline::parse_path,
+        value_parser = parse_timeline_path,
         value_hint = clap::ValueHint::FilePath
     )]
     pub timeline: Option<PathBuf>,
@@ -605,7 +605,7 @@ pub struct WatchArgs {
           records shown.",
         long,
         value_name = "OUT.html",
-        value_parser = crate::app::timeline::parse_path,
+        value_parser = parse_timeline_path,
         value_hint = clap::ValueHint::FilePath,
         hide_short_help = true
     )]
@@ -1127,6 +1127,19 @@ pub enum ColorChoice {
 }
 
 /// A duration as kubectl takes it: `500ms`, `30s`, `5m`, `1h30m`, or bare seconds.
+/// What `--timeline`'s value may be: a file to write (not stdout, which carries the
+/// records).
+fn parse_timeline_path(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() || s == "-" {
+        return Err(
+            "--timeline writes a page to a file, not to stdout: give a path such as \
+                    timeline.html"
+                .to_owned(),
+        );
+    }
+    Ok(PathBuf::from(s))
+}
+
 /// `--shard I/N`.
 fn parse_shard(s: &str) -> Result<crate::app::fleet::Shard, BadValue> {
     let bad = || BadValue::Shard(s.to_owned());

@@ -28,7 +28,7 @@ pub fn parse() -> Cli {
     let matches = cmd
         .try_get_matches_from(argv)
         .unwrap_or_else(|e| usage_error(e, &name));
-    if let Some(e) = crate::app::timeline::usage_conflict(&matches) {
+    if let Some(e) = timeline_conflict(&matches) {
         usage_error(e, &name);
     }
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| usage_error(e, &name));
@@ -124,6 +124,31 @@ fn refused_flags(cli: &Cli) -> Option<clap::Error> {
              given\n\ntip: add --all-contexts, or --context with names or a pattern",
         )
     })
+}
+
+/// The `kwatch replay` flags that print what `--timeline` draws instead: given together,
+/// one line (clap's conflict, exit 2) naming the fix. `None` when the command line is fine.
+fn timeline_conflict(m: &clap::ArgMatches) -> Option<clap::Error> {
+    let (name, sub) = m.subcommand()?;
+    if name != "replay" || sub.get_one::<std::path::PathBuf>("timeline").is_none() {
+        return None;
+    }
+    let given = |id: &str| {
+        sub.try_contains_id(id).unwrap_or(false)
+            && sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+    };
+    let why = [("output", "-o"), ("live", "--live"), ("view", "--view")]
+        .into_iter()
+        .find(|(id, _)| given(id))
+        .map(|(_, why)| why)?;
+    Some(crate::app::cli::command().error(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!(
+            "the argument '--timeline <OUT.html>' cannot be used with '{why}'\n\n\
+             tip: the page takes the place of the printed records: drop {why}, or replay \
+             the file twice (once with {why}, once with --timeline)",
+        ),
+    ))
 }
 
 /// clap's error as one line, exit 2: its `error: …` line, its tip and possible values,

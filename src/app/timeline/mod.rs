@@ -27,44 +27,6 @@ use crate::informer::sink::Sink;
 
 pub use story::Story;
 
-/// What `--timeline`'s value may be: a file to write (not stdout, which carries the
-/// records).
-pub fn parse_path(s: &str) -> Result<PathBuf, String> {
-    if s.is_empty() || s == "-" {
-        return Err(
-            "--timeline writes a page to a file, not to stdout: give a path such as \
-                    timeline.html"
-                .to_owned(),
-        );
-    }
-    Ok(PathBuf::from(s))
-}
-
-/// The `kwatch replay` flags that print what `--timeline` draws instead: given together,
-/// one line (clap's conflict, exit 2) naming the fix. `None` when the command line is fine.
-pub fn usage_conflict(m: &clap::ArgMatches) -> Option<clap::Error> {
-    let (name, sub) = m.subcommand()?;
-    if name != "replay" || sub.get_one::<PathBuf>("timeline").is_none() {
-        return None;
-    }
-    let given = |id: &str| {
-        sub.try_contains_id(id).unwrap_or(false)
-            && sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-    };
-    let why = [("output", "-o"), ("live", "--live"), ("view", "--view")]
-        .into_iter()
-        .find(|(id, _)| given(id))
-        .map(|(_, why)| why)?;
-    Some(crate::app::cli::command().error(
-        clap::error::ErrorKind::ArgumentConflict,
-        format!(
-            "the argument '--timeline <OUT.html>' cannot be used with '{why}'\n\n\
-             tip: the page takes the place of the printed records: drop {why}, or replay \
-             the file twice (once with {why}, once with --timeline)",
-        ),
-    ))
-}
-
 /// `kwatch replay FILE --timeline OUT.html`'s page, titled with the recording's name;
 /// `None` without `--timeline`.
 pub fn for_replay(
