@@ -94,7 +94,7 @@ while :; do
     for c in $CONTEXTS; do
         [ "$(wc -l <"$WORK/$c.kout")" -ge "$P" ] && done_n=$((done_n + 1))
     done
-    [ "$done_n" -eq "$N" ] && break
+    [ "$done_n" -eq "$S" ] && break
     sleep 0.05
 done
 put n-kubectl sync_ms $(($(now_ms) - t0))

@@ -319,3 +319,60 @@ fn shards_split_the_contexts_between_processes() {
         );
     }
 }
+
+/// A context down since the start and one whose cluster went away after its sync are both
+/// tried again, and `--stats` says so alike: `retrying since` the first failure.
+#[test]
+fn stats_say_retrying_alike_for_a_context_never_started_and_one_gone_later() {
+    let a = SimProcess::start(&["--objects", "2"]);
+    let b = SimProcess::start(&["--objects", "2"]);
+    let entries = [
+        ("a", Entry::Live(&a)),
+        ("b", Entry::Live(&b)),
+        ("dead", Entry::Down(&a, closed_port())),
+    ];
+    let kc = fleet_kubeconfig(&entries, a.dir());
+    let mut cmd = command(a.dir());
+    cmd.arg("--kubeconfig").arg(&kc).args([
+        "namespaces",
+        "--context",
+        "a,b,dead",
+        "-o",
+        "json",
+        "--stats",
+    ]);
+    let mut kw = Running::spawn(cmd);
+    kw.wait_for(LIMIT, "a and b synced", |recs| {
+        recs.iter().filter(|r| r["type"] == "Synced").count() == 2
+    });
+    // b goes away for longer than the test waits.
+    b.control("POST", "/_sim/restart", serde_json::json!({"seconds": 600}));
+    kw.wait_for(LIMIT, "b's reflector backing off", |recs| {
+        recs.iter()
+            .any(|r| r["context"] == "b" && r["type"] == "Backoff")
+    });
+    let out = kw.interrupt(LIMIT);
+    let line = |c: &str| {
+        let start = format!("  context {c}: ");
+        out.stderr
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no line for {c}:\n{}", out.stderr))
+            .to_owned()
+    };
+    let since = |l: &str| -> jiff::Timestamp {
+        let (_, rest) = l
+            .split_once(", retrying since ")
+            .unwrap_or_else(|| panic!("{l}"));
+        let at = rest.split(',').next().unwrap_or_default();
+        at.parse().unwrap_or_else(|e| panic!("{e}: {l}"))
+    };
+    let (dead, b_line, a_line) = (line("dead"), line("b"), line("a"));
+    assert!(
+        dead.starts_with("  context dead: not watched, retrying since "),
+        "{dead}"
+    );
+    assert!(b_line.starts_with("  context b: synced after "), "{b_line}");
+    assert!(since(&b_line) >= since(&dead), "{dead}\n{b_line}");
+    assert!(!a_line.contains("retrying"), "{a_line}");
+}
