@@ -503,7 +503,13 @@ fn a_click_on_an_update_shows_its_diff_and_who_made_it() {
                   const r = m.getBoundingClientRect();
                   return [r.left + r.width / 2, r.top + r.height / 2, m.getAttribute('aria-label'), +m.dataset.id]; })()",
     );
-    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    // The pointer sits on whole pixels (a mouse event's clientX is one): `off` is how far
+    // the mark's centre is from it.
+    let (x, y) = (
+        at[0].as_f64().unwrap().round(),
+        at[1].as_f64().unwrap().round(),
+    );
+    let off = at[0].as_f64().unwrap() - x;
     assert!(
         at[2]
             .as_str()
@@ -524,7 +530,8 @@ fn a_click_on_an_update_shows_its_diff_and_who_made_it() {
     assert!(details.contains("(Update"), "{details}");
     // The address names it: a link with it opens the page on this delta.
     assert_eq!(b.eval("location.hash"), json!(format!("#delta={}", at[3])));
-    // Ctrl and the wheel zoom in around the pointer: the mark stays under it.
+    // Ctrl and the wheel zoom in around the pointer: the mark stays under it (its distance
+    // from the pointer grows by the zoom's factor, no more).
     let before = b.eval("kwatchTimeline.view()");
     let renders = b.eval("kwatchTimeline.renders").as_u64().unwrap();
     b.wheel(x, y, -600.0, true);
@@ -532,15 +539,20 @@ fn a_click_on_an_update_shows_its_diff_and_who_made_it() {
         "the zoom drawn",
         &format!("kwatchTimeline.renders > {renders}"),
     );
-    let after = b.eval("kwatchTimeline.view()");
-    let span = |v: &Value| v["t1"].as_f64().unwrap() - v["t0"].as_f64().unwrap();
-    assert!(span(&after) < span(&before) / 2.0, "{before} → {after}");
-    let moved = b.eval(&format!(
+    let now = b.eval(&format!(
         "(() => {{ const m = [...document.querySelectorAll(\"#objects .mk[data-type='Updated']\")]
                      .find(m => m.getAttribute('aria-label').includes('default/demo'));
-                   const r = m.getBoundingClientRect(); return r.left + r.width / 2 - {x}; }})()"
+                   const r = m.getBoundingClientRect();
+                   return [kwatchTimeline.view(), r.left + r.width / 2 - {x}]; }})()"
     ));
-    assert!(moved.as_f64().unwrap().abs() < 2.0, "moved by {moved}");
+    let (after, moved) = (&now[0], now[1].as_f64().unwrap());
+    let span = |v: &Value| v["t1"].as_f64().unwrap() - v["t0"].as_f64().unwrap();
+    assert!(span(after) < span(&before) / 2.0, "{before} → {after}");
+    let expected = off * span(&before) / span(after);
+    assert!(
+        (moved - expected).abs() < 1.0,
+        "the mark {off} px from the pointer is {moved} px from it after the zoom, not {expected}"
+    );
 }
 
 #[test]
