@@ -44,6 +44,51 @@ impl Cluster {
     }
 }
 
+/// `--record`: where, and what the database recorder needs.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub target: crate::app::record::target::Target,
+    /// `--record-buffer`: bytes of records held in memory while the database cannot take
+    /// them, before they go to disk.
+    pub buffer: usize,
+    /// The context a run of one context watches, which its records do not name: a row
+    /// in the database names it (several kwatch into one database are one fleet).
+    pub context: String,
+    /// Every context watched, for the run's row.
+    pub contexts: Vec<String>,
+}
+
+/// `--record` resolved: a malformed database URL is bad usage (exit 2).
+fn recording(
+    args: &WatchArgs,
+    kc: &kube::config::Kubeconfig,
+    clusters: &[Cluster],
+) -> Result<Option<Recording>> {
+    let Some(arg) = &args.record else {
+        return Ok(None);
+    };
+    let target = crate::app::record::target::Target::parse(arg.as_os_str())
+        .map_err(|e| anyhow::Error::new(crate::app::exit::Usage(format!("--record {e}"))))?;
+    let current = kc.current_context.clone().filter(|c| !c.is_empty());
+    let names: Vec<String> = clusters
+        .iter()
+        .map(|c| match &c.context {
+            Some(name) => name.to_string(),
+            // The current context's name, else the server's address (--server alone).
+            None => current.clone().unwrap_or_else(|| {
+                let url = c.kube.cluster_url.to_string();
+                url.trim_end_matches('/').to_owned()
+            }),
+        })
+        .collect();
+    Ok(Some(Recording {
+        target,
+        buffer: args.record_buffer.0,
+        context: names.first().cloned().unwrap_or_default(),
+        contexts: names,
+    }))
+}
+
 #[derive(Debug)]
 pub struct Config {
     /// One per `--context` whose kubeconfig entry could be used (at least one).
@@ -79,8 +124,8 @@ pub struct Config {
     /// `--transform`: what the cache keeps of each object.
     pub transform: Option<crate::cache::transform::Transform>,
     pub stop: Stop,
-    /// `--record FILE`.
-    pub record: Option<std::path::PathBuf>,
+    /// `--record FILE|URL`.
+    pub record: Option<Recording>,
     pub stats: bool,
     /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
     pub metrics: Option<crate::app::metrics::ListenAddr>,
@@ -274,6 +319,7 @@ impl Config {
         // Also checked by the command line's normalize (exit 2); here for library callers.
         informer.check()?;
         let reflector = reflector_config(r);
+        let record = recording(&args, &kc, &clusters)?;
         Ok(Config {
             clusters,
             left_out,
@@ -296,7 +342,7 @@ impl Config {
             cache_stats: args.reflector.cache_stats,
             transform: args.reflector.transform.clone(),
             stop: args.stop.into(),
-            record: args.record.clone(),
+            record,
             stats: args.stats,
             metrics: args.metrics.clone(),
             progress,

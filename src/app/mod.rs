@@ -21,6 +21,7 @@ pub mod live;
 pub mod man;
 pub mod metrics;
 pub mod probe;
+pub mod record;
 pub mod progress;
 pub mod replay;
 pub mod run;

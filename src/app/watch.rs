@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -38,7 +38,7 @@ use crate::client::target::Target;
 use crate::context::ContextName;
 use crate::informer::consume::{CacheSource, Delivery};
 use crate::informer::record::{InformerInfo, Notice, Observation};
-use crate::informer::sink::{KeepAll, Sink};
+use crate::informer::sink::Sink;
 use crate::output::{self, Format};
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
@@ -195,7 +195,9 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         inner: shared_printer,
         shown: shown.clone(),
     });
-    let shared = shared_state(&cfg, &clusters, printer, recorder, &tx, fleet.as_ref());
+    let (recorder, recording) = recorder.unzip();
+    let recording = recording.flatten();
+    let shared = shared_state(&cfg, &clusters, printer, recorder, recording.clone(), &tx, fleet.as_ref());
     // Each resource's name (`deployments.apps`), in the targets' order.
     let resources: Vec<String> = clusters
         .iter()
@@ -203,7 +205,8 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         .collect();
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
-    let metrics = metrics_listener.map(|listener| (listener, observed_metrics(&cfg, &shared)));
+    let metrics = metrics_listener
+        .map(|listener| (listener, observed_metrics(&cfg, &shared, recording.clone())));
     let mut tasks = JoinSet::new();
     for p in &probes {
         p.spawn(&shared, &tx, cfg.request_timeout, &mut tasks);
@@ -248,8 +251,16 @@ async fn watch(cfg: Config) -> Result<Outcome> {
 }
 
 /// `--metrics`' registry, observing every record from now on.
-fn observed_metrics(cfg: &Config, shared: &Shared) -> Arc<Metrics> {
-    let m = Arc::new(Metrics::new(cfg.probe.is_some()));
+fn observed_metrics(
+    cfg: &Config,
+    shared: &Shared,
+    recording: Option<Arc<crate::app::record::status::Status>>,
+) -> Arc<Metrics> {
+    let mut m = Metrics::new(cfg.probe.is_some());
+    if let Some(r) = recording {
+        m = m.recording(r);
+    }
+    let m = Arc::new(m);
     (shared.lock().observers).push(Box::new(metrics::Observed(m.clone())));
     m
 }
@@ -394,7 +405,7 @@ async fn outputs(
     Box<dyn Sink>,
     HashSet<String>,
     Option<crate::app::live::Screen>,
-    Option<Box<dyn Sink>>,
+    Option<crate::app::record::Recorder>,
 )> {
     let model = cfg.live.then(output::live::Shared::default);
     let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
@@ -402,7 +413,15 @@ async fn outputs(
         Some(m) => Some(crate::app::live::Screen::start(m, cfg.printer.color, quit)?),
         None => None,
     };
-    Ok((printer, tables, screen, recorder(cfg)?))
+    let recorder = match crate::app::record::recorder(cfg).await {
+        Ok(r) => r,
+        // The screen restores the terminal before the error line.
+        Err(e) => {
+            drop(screen);
+            return Err(e);
+        }
+    };
+    Ok((printer, tables, screen, recorder))
 }
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
@@ -413,6 +432,7 @@ fn shared_state(
     clusters: &[Resolved<'_>],
     printer: Box<dyn Sink>,
     recorder: Option<Box<dyn Sink>>,
+    recording: Option<Arc<crate::app::record::status::Status>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
 ) -> Arc<Shared> {
@@ -426,7 +446,7 @@ fn shared_state(
         .push(Box::<crate::app::watched::Watched>::default());
     if cfg.stats {
         sink.observers
-            .push(Box::new(Stats::new().blaming(cfg.printer.blame)));
+            .push(Box::new(Stats::new().blaming(cfg.printer.blame).recording(recording)));
     }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
@@ -935,36 +955,6 @@ async fn printer(
         return Ok((Box::new(live), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
-}
-
-/// `--record FILE`'s sink: every record, shown or hidden, as JSON lines into a file
-/// created 0600, as kubectl writes its kubeconfig and cache (a recording holds whatever
-/// was watched, Secrets' data included).
-fn recorder(cfg: &Config) -> Result<Option<Box<dyn Sink>>> {
-    let Some(path) = &cfg.record else {
-        return Ok(None);
-    };
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    let ropts = output::Options {
-        format: Format::Json,
-        color: false,
-        // Kept whatever is printed, so that `replay --blame` can name managers also when
-        // the recorded watch itself did not blame.
-        show_managed_fields: true,
-        ..output::Options::default()
-    };
-    Ok(Some(Box::new(KeepAll(output::printer(
-        ropts,
-        file,
-        io::sink(),
-    )))))
 }
 
 /// Starts every resource's reflector and informer loop; each queue's counters by name,
