@@ -40,6 +40,7 @@ mod live;
 mod metadata_only;
 mod metrics;
 mod probe;
+mod record_db;
 mod reflector;
 mod replay;
 mod resync;

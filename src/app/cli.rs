@@ -198,6 +198,11 @@ pub struct ReplayArgs {
           conflicts_with_all = ["since", "until", "watch_only"])]
     pub at: Option<TimeArg>,
 
+    /// With a database and --at: its query plan on stderr first (EXPLAIN), to see that it
+    /// reads the index (the tests and the benchmark).
+    #[arg(long, hide = true, requires = "at")]
+    pub explain: bool,
+
     /// Stop after printing this many deltas (handler calls with --view handlers).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
@@ -688,13 +693,14 @@ pub struct WatchArgs {
           so that `kwatch replay --blame` names managers) to FILE as JSON lines, or into a \
           database: sqlite:PATH (a file, no server) or PostgreSQL (postgres://USER@HOST/DB, \
           postgresql://…; postgres: alone or with libpq's key=value words reads the PG* \
-          variables and ~/.pgpass, as psql). Into a database the rows are written in \
+          variables and ~/.pgpass, as psql). Given twice, both get every record (a file and \
+          a database; one database at most). Into a database the rows are written in \
           batches off the informer's path, each once; while it is unreachable they wait \
           (see --record-buffer) and the watch goes on. Replay with `kwatch replay FILE|URL`.",
         long,
         value_name = "FILE|URL"
     )]
-    pub record: Option<PathBuf>,
+    pub record: Vec<PathBuf>,
 
     /// With --record URL: memory held for records the database cannot take, then a file
     #[arg(

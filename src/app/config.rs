@@ -58,17 +58,43 @@ pub struct Recording {
     pub contexts: Vec<String>,
 }
 
-/// `--record` resolved: a malformed database URL is bad usage (exit 2).
-fn recording(
+/// Each `--record` resolved: a malformed database URL, or a second database, is bad
+/// usage (exit 2).
+fn recordings(
     args: &WatchArgs,
     kc: &kube::config::Kubeconfig,
     clusters: &[Cluster],
-) -> Result<Option<Recording>> {
-    let Some(arg) = &args.record else {
-        return Ok(None);
-    };
-    let target = crate::app::record::target::Target::parse(arg.as_os_str())
-        .map_err(|e| anyhow::Error::new(crate::app::exit::Usage(format!("--record {e}"))))?;
+) -> Result<Vec<Recording>> {
+    let usage = |e: String| anyhow::Error::new(crate::app::exit::Usage(e));
+    let mut out = Vec::new();
+    for arg in &args.record {
+        let target = crate::app::record::target::Target::parse(arg.as_os_str())
+            .map_err(|e| usage(format!("--record {e}")))?;
+        out.push(recording(target, args, kc, clusters));
+    }
+    let databases: Vec<String> = out
+        .iter()
+        .filter(|r| r.target.is_database())
+        .map(|r| r.target.to_string())
+        .collect();
+    if databases.len() > 1 {
+        return Err(usage(format!(
+            "--record names {} databases ({}): kwatch records into one database at a time \
+             (and any number of files)",
+            databases.len(),
+            databases.join(", ")
+        )));
+    }
+    Ok(out)
+}
+
+/// One `--record` target with what its database recorder needs.
+fn recording(
+    target: crate::app::record::target::Target,
+    args: &WatchArgs,
+    kc: &kube::config::Kubeconfig,
+    clusters: &[Cluster],
+) -> Recording {
     let current = kc.current_context.clone().filter(|c| !c.is_empty());
     let names: Vec<String> = clusters
         .iter()
@@ -81,12 +107,12 @@ fn recording(
             }),
         })
         .collect();
-    Ok(Some(Recording {
+    Recording {
         target,
         buffer: args.record_buffer.0,
         context: names.first().cloned().unwrap_or_default(),
         contexts: names,
-    }))
+    }
 }
 
 #[derive(Debug)]
@@ -124,8 +150,8 @@ pub struct Config {
     /// `--transform`: what the cache keeps of each object.
     pub transform: Option<crate::cache::transform::Transform>,
     pub stop: Stop,
-    /// `--record FILE|URL`.
-    pub record: Option<Recording>,
+    /// Each `--record FILE|URL`.
+    pub record: Vec<Recording>,
     pub stats: bool,
     /// `--metrics ADDR`: where the OpenMetrics endpoint listens.
     pub metrics: Option<crate::app::metrics::ListenAddr>,
@@ -177,7 +203,7 @@ impl Config {
             }
             || matches!(&self.stop.until, Some(Condition::JsonPath { template, .. }) if reaches(template))
             // A recording keeps them, for `kwatch replay --blame`.
-            || self.record.is_some()
+            || !self.record.is_empty()
             // What the store holds, measured: --cache-stats' share of managedFields, the
             // metrics' and --live's bytes of the objects.
             || self.cache_stats.is_some()
@@ -319,7 +345,7 @@ impl Config {
         // Also checked by the command line's normalize (exit 2); here for library callers.
         informer.check()?;
         let reflector = reflector_config(r);
-        let record = recording(&args, &kc, &clusters)?;
+        let record = recordings(&args, &kc, &clusters)?;
         Ok(Config {
             clusters,
             left_out,

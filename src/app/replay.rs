@@ -350,6 +350,13 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     opts.all_namespaces = namespaces.len() > 1;
     opts.multi = res.list.len() > 1;
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
+    // `--view fleet` waits for each context the recording names (a fleet's, or several
+    // runs' in one database).
+    let names: BTreeSet<&str> = parsed
+        .iter()
+        .filter_map(|p| p.context.as_ref().map(ContextName::as_str))
+        .collect();
+    opts.context_names = names.into_iter().map(str::to_owned).collect();
     opts.terminal = io::stdout().is_terminal();
     opts.metadata_only = metadata_only(&parsed);
     // The handler whose calls are derived from the deltas (`--view handlers`).
@@ -779,6 +786,8 @@ struct Window {
     since: Option<jiff::Timestamp>,
     until: Option<jiff::Timestamp>,
     at: Option<jiff::Timestamp>,
+    /// `--explain`: the plan of `--at`'s query on stderr.
+    explain: bool,
 }
 
 /// `t` to the millisecond below: records are timed to the millisecond, and a database
@@ -801,6 +810,7 @@ impl Window {
             since: args.since.map(|t| to_millis(t.resolve(now))),
             until,
             at: args.at.map(|t| to_millis(t.resolve(now))),
+            explain: args.explain,
         }
     }
 
@@ -916,6 +926,10 @@ fn from_database(
         };
         let read = async {
             if let Some(at) = time(window.at) {
+                if window.explain {
+                    let plan = db.explain_state_at(&sel, &at).await?;
+                    let _ = writeln!(io::stderr(), "{plan}");
+                }
                 return Ok((Vec::new(), db.state_at(&sel, &at, true).await?));
             }
             let seeds = match &sel.since {

@@ -195,9 +195,16 @@ async fn watch(cfg: Config) -> Result<Outcome> {
         inner: shared_printer,
         shown: shown.clone(),
     });
-    let (recorder, recording) = recorder.unzip();
-    let recording = recording.flatten();
-    let shared = shared_state(&cfg, &clusters, printer, recorder, recording.clone(), &tx, fleet.as_ref());
+    let (recorders, recording) = recorder;
+    let shared = shared_state(
+        &cfg,
+        &clusters,
+        printer,
+        recorders,
+        recording.clone(),
+        &tx,
+        fleet.as_ref(),
+    );
     // Each resource's name (`deployments.apps`), in the targets' order.
     let resources: Vec<String> = clusters
         .iter()
@@ -405,7 +412,7 @@ async fn outputs(
     Box<dyn Sink>,
     HashSet<String>,
     Option<crate::app::live::Screen>,
-    Option<crate::app::record::Recorder>,
+    crate::app::record::Recorder,
 )> {
     let model = cfg.live.then(output::live::Shared::default);
     let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
@@ -413,7 +420,7 @@ async fn outputs(
         Some(m) => Some(crate::app::live::Screen::start(m, cfg.printer.color, quit)?),
         None => None,
     };
-    let recorder = match crate::app::record::recorder(cfg).await {
+    let recorder = match crate::app::record::recorders(cfg).await {
         Ok(r) => r,
         // The screen restores the terminal before the error line.
         Err(e) => {
@@ -431,13 +438,13 @@ fn shared_state(
     cfg: &Config,
     clusters: &[Resolved<'_>],
     printer: Box<dyn Sink>,
-    recorder: Option<Box<dyn Sink>>,
+    recorders: Vec<Box<dyn Sink>>,
     recording: Option<Arc<crate::app::record::status::Status>>,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
 ) -> Arc<Shared> {
     let targets = clusters.iter().map(|c| c.targets.len()).sum();
-    let mut sinks = Vec::from_iter(recorder);
+    let mut sinks = recorders;
     sinks.push(printer);
     let mut sink = Delivery::new(sinks);
     sink.observers

@@ -35,8 +35,9 @@ use target::Target;
 pub const NO_DATABASE: &str = "this kwatch was built without database recording: rebuild \
                                with --features database, or record into a file";
 
-/// The recorder's sink, and with a database its counters (`--stats`, `--metrics`).
-pub type Recorder = (Box<dyn Sink>, Option<Arc<Status>>);
+/// The recorders' sinks, one per `--record`, and the database recorder's counters
+/// (`--stats`, `--metrics`).
+pub type Recorder = (Vec<Box<dyn Sink>>, Option<Arc<Status>>);
 
 /// The printer options every recording is written with.
 fn options() -> output::Options {
@@ -54,10 +55,19 @@ fn options() -> output::Options {
 /// writes its kubeconfig and cache (a recording holds whatever was watched, Secrets'
 /// data included). A database's writer is started and has tried to connect: `Err` when
 /// it never could be written; unreachable, it holds the records and the watch goes on.
-pub async fn recorder(cfg: &Config) -> Result<Option<Recorder>> {
-    let Some(rec) = &cfg.record else {
-        return Ok(None);
-    };
+pub async fn recorders(cfg: &Config) -> Result<Recorder> {
+    let mut sinks = Vec::new();
+    let mut status = None;
+    for rec in &cfg.record {
+        let (sink, s) = recorder(rec).await?;
+        sinks.push(sink);
+        status = status.or(s);
+    }
+    Ok((sinks, status))
+}
+
+/// One `--record`'s sink.
+async fn recorder(rec: &Recording) -> Result<(Box<dyn Sink>, Option<Arc<Status>>)> {
     match &rec.target {
         Target::File(path) => {
             use std::os::unix::fs::OpenOptionsExt;
@@ -69,21 +79,21 @@ pub async fn recorder(cfg: &Config) -> Result<Option<Recorder>> {
                 .open(path)
                 .with_context(|| format!("cannot create {}", path.display()))?;
             let sink = KeepAll(output::printer(options(), file, io::sink()));
-            Ok(Some((Box::new(sink), None)))
+            Ok((Box::new(sink), None))
         }
-        _ => database(rec).await.map(Some),
+        _ => database(rec).await,
     }
 }
 
 #[cfg(not(feature = "database"))]
-async fn database(_: &Recording) -> Result<Recorder> {
+async fn database(_: &Recording) -> Result<(Box<dyn Sink>, Option<Arc<Status>>)> {
     Err(anyhow::Error::new(crate::app::exit::Usage(
         NO_DATABASE.to_owned(),
     )))
 }
 
 #[cfg(feature = "database")]
-async fn database(rec: &Recording) -> Result<Recorder> {
+async fn database(rec: &Recording) -> Result<(Box<dyn Sink>, Option<Arc<Status>>)> {
     let root = backlog::state_dir().ok_or_else(|| {
         anyhow::anyhow!(
             "--record into a database needs a directory for its backlog: set HOME or \

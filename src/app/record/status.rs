@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// The recorder's counters.
 #[derive(Debug, Default)]
 pub struct Status {
-    /// Where it records, as lines name it (no password).
-    pub target: String,
+    /// Where it records, as lines name it (no password): the URL given, masked, until the
+    /// writer has read the connection's settings (user, host, port, database).
+    pub target: std::sync::Mutex<String>,
     /// Rows written (new ones: a row the database already had is not counted).
     pub rows: AtomicU64,
     /// Rows the database already had: a batch written again after its answer was lost.
@@ -28,9 +29,14 @@ pub struct Status {
 impl Status {
     pub fn new(target: String) -> Status {
         Status {
-            target,
+            target: std::sync::Mutex::new(target),
             ..Status::default()
         }
+    }
+
+    /// The target as lines name it.
+    pub fn named(&self, name: &str) {
+        *self.target.lock().unwrap_or_else(|e| e.into_inner()) = name.to_owned();
     }
 
     pub fn get(n: &AtomicU64) -> u64 {
@@ -48,7 +54,7 @@ impl Status {
             "recorder: {} rows in {} batches into {}",
             get(&self.rows),
             get(&self.batches),
-            self.target
+            self.target.lock().unwrap_or_else(|e| e.into_inner())
         );
         let dup = get(&self.duplicates);
         if dup > 0 {

@@ -150,8 +150,13 @@ async fn run(
             return;
         }
     };
+    setup.status.named(&name);
     let dead = RunDir::dead(&setup.root, &name);
-    let run = match RunDir::create(&setup.root, setup.run.clone()) {
+    let info = RunInfo {
+        target: name.clone(),
+        ..setup.run.clone()
+    };
+    let run = match RunDir::create(&setup.root, info) {
         Ok(r) => r,
         Err(e) => {
             let _ = ready.send(Err(anyhow::anyhow!(
