@@ -141,9 +141,17 @@ fn a_recording_replays_the_same_from_a_file_postgres_and_sqlite_in_every_format_
             let from_db = replay_of(sim.dir(), source, &args);
             masked(&from_db);
             assert_eq!(from_file.code(), Some(0), "{args:?}: {}", from_file.stderr);
-            assert_eq!(from_db.code(), Some(0), "{args:?} from {source}: {}", from_db.stderr);
+            assert_eq!(
+                from_db.code(),
+                Some(0),
+                "{args:?} from {source}: {}",
+                from_db.stderr
+            );
             assert!(!from_file.stdout.is_empty(), "{args:?}: nothing printed");
-            assert_eq!(from_db.stdout, from_file.stdout, "replay {args:?} of {source}");
+            assert_eq!(
+                from_db.stdout, from_file.stdout,
+                "replay {args:?} of {source}"
+            );
             assert_eq!(
                 stats_without_elapsed(&from_db.stderr),
                 stats_without_elapsed(&from_file.stderr),
@@ -182,22 +190,30 @@ fn postgres_stopped_mid_churn_loses_nothing_and_holds_every_record_once() {
     pg.stop();
     let shown = pg.shown(&url);
     let printed = kw.lines().len();
-    eventually(LIMIT, "kwatch saying the database cannot take the records", || {
-        let e = kw.stderr();
-        match e.contains(&format!("~ recording: cannot write to {shown}")) {
-            true => Ok(()),
-            false => Err(e),
-        }
-    });
+    eventually(
+        LIMIT,
+        "kwatch saying the database cannot take the records",
+        || {
+            let e = kw.stderr();
+            match e.contains(&format!("~ recording: cannot write to {shown}")) {
+                true => Ok(()),
+                false => Err(e),
+            }
+        },
+    );
     // The watch goes on: hundreds of records printed while the database is down, and
     // past the memory bound, on disk.
-    eventually(LIMIT, "records printed and spilled while PostgreSQL is down", || {
-        let (e, n) = (kw.stderr(), kw.lines().len());
-        match e.contains("the next go to") && n >= printed + 300 {
-            true => Ok(()),
-            false => Err((n, e)),
-        }
-    });
+    eventually(
+        LIMIT,
+        "records printed and spilled while PostgreSQL is down",
+        || {
+            let (e, n) = (kw.stderr(), kw.lines().len());
+            match e.contains("the next go to") && n >= printed + 300 {
+                true => Ok(()),
+                false => Err((n, e)),
+            }
+        },
+    );
     assert!(!pg.answers(), "PostgreSQL was down all along");
     pg.start();
     eventually(LIMIT, "the backlog written", || {
@@ -212,15 +228,32 @@ fn postgres_stopped_mid_churn_loses_nothing_and_holds_every_record_once() {
     let recorded = lines(&file);
     let rows = pg.count(&url, "SELECT count(*) FROM kwatch_records") as usize;
     assert_eq!(rows, recorded.len(), "every record once: {}", out.stderr);
-    let seqs = pg.query(&url, "SELECT min(seq), max(seq), count(DISTINCT seq) FROM kwatch_records");
-    assert_eq!(seqs.trim(), format!("1|{rows}|{rows}"), "numbered 1 to N, none missing");
+    let seqs = pg.query(
+        &url,
+        "SELECT min(seq), max(seq), count(DISTINCT seq) FROM kwatch_records",
+    );
+    assert_eq!(
+        seqs.trim(),
+        format!("1|{rows}|{rows}"),
+        "numbered 1 to N, none missing"
+    );
     let back = replay_of(sim.dir(), &url, &["-o", "json", "--show-managed-fields"]);
-    assert_eq!(back.stdout, recorded, "the database holds the file's records");
+    assert_eq!(
+        back.stdout, recorded,
+        "the database holds the file's records"
+    );
     // kwatch printed all along: its stdout has every record too.
     assert_eq!(out.stdout.len(), recorded.len());
-    let stats = out.stderr.lines().find(|l| l.contains("recorder:")).unwrap_or_default();
+    let stats = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("recorder:"))
+        .unwrap_or_default();
     assert!(stats.contains(&format!("recorder: {rows} rows")), "{stats}");
-    assert!(stats.contains("backlog 0") && stats.contains("unreachable 1 times"), "{stats}");
+    assert!(
+        stats.contains("backlog 0") && stats.contains("unreachable 1 times"),
+        "{stats}"
+    );
     assert!(!stats.contains("spilled 0"), "{stats}");
 }
 
@@ -233,25 +266,51 @@ fn two_kwatch_on_two_clusters_into_one_database_replay_as_one_fleet() {
         .iter()
         .map(|c| {
             sim.start_kwatch([
-                "deploy", "-A", "--context", c, "-o", "name", "--until-synced", "--record", &url,
+                "deploy",
+                "-A",
+                "--context",
+                c,
+                "-o",
+                "name",
+                "--until-synced",
+                "--record",
+                &url,
             ])
         })
         .collect();
     for r in runs {
         r.finish(LIMIT).exits(0);
     }
-    assert_eq!(pg.count(&url, "SELECT count(DISTINCT writer) FROM kwatch_runs"), 2);
-    assert_eq!(pg.count(&url, "SELECT count(DISTINCT context) FROM kwatch_records"), 2);
+    assert_eq!(
+        pg.count(&url, "SELECT count(DISTINCT writer) FROM kwatch_runs"),
+        2
+    );
+    assert_eq!(
+        pg.count(&url, "SELECT count(DISTINCT context) FROM kwatch_records"),
+        2
+    );
     let fleet = replay_of(sim.dir(), &url, &["--view", "fleet"]).exits(0);
     let both = fleet
         .stdout
         .iter()
         .filter(|l| l.contains("kwatch-sim-1: gen") && l.contains("kwatch-sim-2: gen"))
         .count();
-    assert!(both > 0, "no object seen in both clusters:\n{}", fleet.stdout.join("\n"));
+    assert!(
+        both > 0,
+        "no object seen in both clusters:\n{}",
+        fleet.stdout.join("\n")
+    );
     // One context's records, as a file recorded from it alone gives them (naming none).
-    let one = replay_of(sim.dir(), &url, &["-o", "json", "--context", "kwatch-sim-2"]).exits(0);
-    let rows = pg.count(&url, "SELECT count(*) FROM kwatch_records WHERE context = 'kwatch-sim-2'");
+    let one = replay_of(
+        sim.dir(),
+        &url,
+        &["-o", "json", "--context", "kwatch-sim-2"],
+    )
+    .exits(0);
+    let rows = pg.count(
+        &url,
+        "SELECT count(*) FROM kwatch_records WHERE context = 'kwatch-sim-2'",
+    );
     assert!(rows > 0);
     assert_eq!(one.stdout.len() as u64, rows, "{}", one.stdout.join("\n"));
     assert!(one.json().iter().all(|r| r.get("context").is_none()));
@@ -264,7 +323,14 @@ fn kill_9_loses_at_most_the_last_batch_and_the_next_run_says_what_it_resumed_fro
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "20"]);
     let file = sim.dir().join("rec.jsonl");
     let kw = sim.start_kwatch([
-        "pods", "-A", "-o", "name", "--record", file.to_str().unwrap(), "--record", &url,
+        "pods",
+        "-A",
+        "-o",
+        "name",
+        "--record",
+        file.to_str().unwrap(),
+        "--record",
+        &url,
     ]);
     eventually(LIMIT, "records in PostgreSQL", || match pg.records(&url) {
         Ok(n) if n >= 150 => Ok(n),
@@ -274,7 +340,10 @@ fn kill_9_loses_at_most_the_last_batch_and_the_next_run_says_what_it_resumed_fro
     let recorded = lines(&file);
     let rows = pg.count(&url, "SELECT count(*) FROM kwatch_records") as usize;
     let last = pg.count(&url, "SELECT max(seq) FROM kwatch_records") as usize;
-    assert_eq!(last, rows, "the records written are the first ones, none missing");
+    assert_eq!(
+        last, rows,
+        "the records written are the first ones, none missing"
+    );
     assert!(
         rows + BATCH >= recorded.len(),
         "{} records in the file, {rows} in the database",
@@ -284,7 +353,15 @@ fn kill_9_loses_at_most_the_last_batch_and_the_next_run_says_what_it_resumed_fro
     assert_eq!(back.stdout[..], recorded[..rows.min(recorded.len())]);
     let shown = pg.shown(&url);
     let next = sim
-        .kwatch(["pods", "-A", "-o", "name", "--until-synced", "--record", &url])
+        .kwatch([
+            "pods",
+            "-A",
+            "-o",
+            "name",
+            "--until-synced",
+            "--record",
+            &url,
+        ])
         .exits(0);
     masked(&next);
     let said = next
@@ -306,17 +383,34 @@ fn a_run_that_ends_while_the_database_is_down_leaves_its_records_to_the_next() {
     let shown = pg.shown(&url);
     let sim = SimProcess::start(&["--objects", "5"]);
     // Migrated and known to be up, then down for the whole of the first run.
-    sim.kwatch(["pods", "-A", "-o", "name", "--until-synced", "--record", &url])
-        .exits(0);
+    sim.kwatch([
+        "pods",
+        "-A",
+        "-o",
+        "name",
+        "--until-synced",
+        "--record",
+        &url,
+    ])
+    .exits(0);
     let first = pg.count(&url, "SELECT count(*) FROM kwatch_records");
     pg.stop();
     let down = sim
-        .kwatch(["pods", "-A", "-o", "name", "--until-synced", "--record", &url])
+        .kwatch([
+            "pods",
+            "-A",
+            "-o",
+            "name",
+            "--until-synced",
+            "--record",
+            &url,
+        ])
         .exits(0);
     masked(&down);
     assert_eq!(down.stdout.len(), 5, "the watch went on: {}", down.stderr);
     assert!(
-        down.stderr.contains(&format!("~ recording: cannot write to {shown}")),
+        down.stderr
+            .contains(&format!("~ recording: cannot write to {shown}")),
         "{}",
         down.stderr
     );
@@ -333,7 +427,15 @@ fn a_run_that_ends_while_the_database_is_down_leaves_its_records_to_the_next() {
         .unwrap_or_else(|| panic!("{left}"));
     pg.start();
     let next = sim
-        .kwatch(["pods", "-A", "-o", "name", "--until-synced", "--record", &url])
+        .kwatch([
+            "pods",
+            "-A",
+            "-o",
+            "name",
+            "--until-synced",
+            "--record",
+            &url,
+        ])
         .exits(0);
     assert!(
         next.stderr.contains(&format!(
@@ -342,7 +444,10 @@ fn a_run_that_ends_while_the_database_is_down_leaves_its_records_to_the_next() {
         "{}",
         next.stderr
     );
-    assert_eq!(pg.count(&url, "SELECT count(DISTINCT writer) FROM kwatch_records"), 3);
+    assert_eq!(
+        pg.count(&url, "SELECT count(DISTINCT writer) FROM kwatch_records"),
+        3
+    );
     // The run that could not write has all its records there now, each once.
     let per_run = pg.query(&url, "SELECT count(*) FROM kwatch_records GROUP BY writer");
     assert!(
@@ -358,8 +463,17 @@ fn replay_at_answers_from_the_index_in_postgres_and_sqlite() {
     let sim = SimProcess::start(&["--scenario", "steady", "--churn", "40", "--objects", "10"]);
     let sqlite = format!("sqlite:{}", sim.dir().join("rec.db").display());
     for target in [&url, &sqlite] {
-        sim.kwatch(["pods", "-A", "-o", "name", "--max-events", "60", "--record", target])
-            .exits(0);
+        sim.kwatch([
+            "pods",
+            "-A",
+            "-o",
+            "name",
+            "--max-events",
+            "60",
+            "--record",
+            target,
+        ])
+        .exits(0);
     }
     // A long history, so that the planner has a reason to choose: 20,000 more rows of
     // 1,000 objects, an hour before the recording.
@@ -378,10 +492,30 @@ fn replay_at_answers_from_the_index_in_postgres_and_sqlite() {
         (url.as_str(), "kwatch_records_object"),
         (sqlite.as_str(), "INDEX kwatch_records_object"),
     ] {
-        let out = replay_of(sim.dir(), target, &["--at", at, "--explain", "-o", "name", "--context", "kwatch-sim"]);
+        let out = replay_of(
+            sim.dir(),
+            target,
+            &[
+                "--at",
+                at,
+                "--explain",
+                "-o",
+                "name",
+                "--context",
+                "kwatch-sim",
+            ],
+        );
         let out = out.exits(0);
-        assert!(out.stderr.contains(index), "{target}: the plan reads no index:\n{}", out.stderr);
-        assert!(!out.stderr.contains("Seq Scan on kwatch_records"), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(index),
+            "{target}: the plan reads no index:\n{}",
+            out.stderr
+        );
+        assert!(
+            !out.stderr.contains("Seq Scan on kwatch_records"),
+            "{}",
+            out.stderr
+        );
     }
 }
 
@@ -394,9 +528,19 @@ fn bad_urls_and_unreachable_databases_say_so_in_one_line() {
         .kwatch(["pods", "--until-synced", "--record", "mysql://kw:pw@db/x"])
         .exits(2);
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
-    assert!(bad.stderr.contains("mysql://kw:***@db/x: kwatch records into PostgreSQL"), "{}", bad.stderr);
+    assert!(
+        bad.stderr
+            .contains("mysql://kw:***@db/x: kwatch records into PostgreSQL"),
+        "{}",
+        bad.stderr
+    );
     let bad = sim
-        .kwatch(["pods", "--until-synced", "--record", "postgres://kw@db:port/x"])
+        .kwatch([
+            "pods",
+            "--until-synced",
+            "--record",
+            "postgres://kw@db:port/x",
+        ])
         .exits(2);
     assert!(bad.stderr.contains("is not a number"), "{}", bad.stderr);
     // A wrong password never fixes itself: the run ends at once, the password unsaid.
@@ -405,23 +549,57 @@ fn bad_urls_and_unreachable_databases_say_so_in_one_line() {
         .kwatch(["pods", "--until-synced", "--record", &wrong])
         .exits(1);
     assert_eq!(denied.stderr.lines().count(), 1, "{}", denied.stderr);
-    assert!(denied.stderr.contains("password authentication failed"), "{}", denied.stderr);
-    assert!(!denied.stderr.contains("not-the-password"), "{}", denied.stderr);
+    assert!(
+        denied.stderr.contains("password authentication failed"),
+        "{}",
+        denied.stderr
+    );
+    assert!(
+        !denied.stderr.contains("not-the-password"),
+        "{}",
+        denied.stderr
+    );
     // Nobody listens: the watch goes on, its records left for the next run.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let nobody = format!("postgres://kwatch:{PASSWORD}@127.0.0.1:{port}/x");
     let down = sim
-        .kwatch(["pods", "-n", "default", "-o", "name", "--until-synced", "--record", &nobody])
+        .kwatch([
+            "pods",
+            "-n",
+            "default",
+            "-o",
+            "name",
+            "--until-synced",
+            "--record",
+            &nobody,
+        ])
         .exits(0);
     masked(&down);
     assert!(!down.stdout.is_empty());
-    assert!(down.stderr.contains("~ recording: cannot write to postgres://kwatch@127.0.0.1:"), "{}", down.stderr);
+    assert!(
+        down.stderr
+            .contains("~ recording: cannot write to postgres://kwatch@127.0.0.1:"),
+        "{}",
+        down.stderr
+    );
     // Replay: a database without a recording, an SQLite file that is not there.
     let empty = replay_of(sim.dir(), &url, &["-o", "name"]).exits(1);
-    assert!(empty.stderr.contains("holds no kwatch recording"), "{}", empty.stderr);
+    assert!(
+        empty.stderr.contains("holds no kwatch recording"),
+        "{}",
+        empty.stderr
+    );
     masked(&empty);
     let missing: PathBuf = sim.dir().join("none.db");
     let none = replay_of(sim.dir(), &format!("sqlite:{}", missing.display()), &[]).exits(1);
     assert_eq!(none.stderr.lines().count(), 1, "{}", none.stderr);
-    assert!(none.stderr.contains("cannot read the recording in sqlite:"), "{}", none.stderr);
+    assert!(
+        none.stderr.contains("cannot read the recording in sqlite:"),
+        "{}",
+        none.stderr
+    );
 }

@@ -150,10 +150,7 @@ pub async fn run(args: CheckArgs) -> Result<Exit> {
     } else {
         None
     };
-    let kc = match sim.as_ref() {
-        Some(s) => Some(s.kubeconfig.clone()),
-        None => None,
-    };
+    let kc = sim.as_ref().map(|s| s.kubeconfig.clone());
     let result = check_all(&args, kc).await;
     if let Some(s) = sim {
         s.shutdown().await;

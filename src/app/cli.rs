@@ -588,7 +588,11 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("{unit:?}: expected a size such as 65536, 64KiB or 32MiB")),
+        _ => {
+            return Err(format!(
+                "{unit:?}: expected a size such as 65536, 64KiB or 32MiB"
+            ))
+        }
     };
     digits
         .trim()
@@ -705,8 +709,8 @@ pub struct WatchArgs {
     /// With --record URL: memory held for records the database cannot take, then a file
     #[arg(
         long_help = "With --record URL: while the database cannot take records (down, slow), \
-          hold up to SIZE of them in memory (default 32MiB), then append the next to a spill \
-          file under $XDG_STATE_HOME/kwatch/record (~/.local/state/kwatch/record); all are \
+          hold up to SIZE of them in memory, then append the next to a spill file \
+          under $XDG_STATE_HOME/kwatch/record (~/.local/state/kwatch/record); all are \
           written, oldest first, once it is back. SIZE in bytes, or with KiB, MiB or GiB.",
         long,
         value_name = "SIZE",

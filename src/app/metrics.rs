@@ -789,7 +789,11 @@ impl Metrics {
             use crate::app::record::status::Status;
             let st = &r.status;
             // Counters move by what they lack: the status is the count.
-            for (c, n) in [(&r.rows, &st.rows), (&r.batches, &st.batches), (&r.spilled, &st.spilled)] {
+            for (c, n) in [
+                (&r.rows, &st.rows),
+                (&r.batches, &st.batches),
+                (&r.spilled, &st.spilled),
+            ] {
                 c.inc_by(Status::get(n).saturating_sub(c.get()));
             }
             r.backlog.set(Status::get(&st.backlog) as i64);

@@ -22,8 +22,8 @@ use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 use anyhow::{Context, Result};
 
 use crate::app::cli::{ReplayArgs, UntilArg};
-use crate::app::record::target::Target;
 use crate::app::exit::Outcome;
+use crate::app::record::target::Target;
 use crate::app::stats::Stats;
 use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
@@ -778,6 +778,8 @@ fn record<'a>(p: &'a Parsed, resource: &'a Resource, body: Body<'a>) -> Record<'
 /// What `--context`, `--since`, `--until TIME`, `--at`, RESOURCE and NAME keep, the same
 /// for a file and a database (where they are also the query's, so that it reads only what
 /// they keep, from its indexes).
+// Without the feature `database`, `namespace` and `explain` are read by no query.
+#[cfg_attr(not(feature = "database"), allow(dead_code))]
 struct Window {
     contexts: Vec<String>,
     resource: Option<String>,
@@ -803,7 +805,12 @@ impl Window {
             _ => None,
         };
         Window {
-            contexts: args.context.iter().filter(|c| !c.is_empty()).cloned().collect(),
+            contexts: args
+                .context
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect(),
             resource: args.resource.clone(),
             name: args.name.clone(),
             namespace: args.namespace.clone().filter(|n| !n.is_empty()),
@@ -855,12 +862,18 @@ impl Window {
             return (Vec::new(), state_at(parsed, at, true, resources));
         }
         let Some(since) = self.since else {
-            return (Vec::new(), parsed.into_iter().filter(|p| self.in_time(p)).collect());
+            return (
+                Vec::new(),
+                parsed.into_iter().filter(|p| self.in_time(p)).collect(),
+            );
         };
         let (before, from): (Vec<Parsed>, Vec<Parsed>) =
             parsed.into_iter().partition(|p| p.time < since);
         let seeds = state_at(before, since, false, resources);
-        (seeds, from.into_iter().filter(|p| self.in_time(p)).collect())
+        (
+            seeds,
+            from.into_iter().filter(|p| self.in_time(p)).collect(),
+        )
     }
 }
 
@@ -881,7 +894,15 @@ fn state_at(
     }
     let mut state: Vec<Parsed> = last
         .into_values()
-        .filter(|p| !matches!(p.item, Item::Delta { kind: DeltaType::Deleted, .. }))
+        .filter(|p| {
+            !matches!(
+                p.item,
+                Item::Delta {
+                    kind: DeltaType::Deleted,
+                    ..
+                }
+            )
+        })
         .collect();
     sort_state(&mut state, resources);
     state
@@ -943,14 +964,17 @@ fn from_database(
     })?;
     // Records name their context only when their run watched several: with rows of
     // several contexts (several runs into one database), each names its own.
-    let contexts: BTreeSet<&str> = seeds.iter().chain(&rows).map(|r| r.context.as_str()).collect();
+    let contexts: BTreeSet<&str> = seeds
+        .iter()
+        .chain(&rows)
+        .map(|r| r.context.as_str())
+        .collect();
     let tag = contexts.len() > 1;
     let mut parse = |r: &ReadRow| -> Result<Option<Parsed>> {
         let line = r.line();
         let n = usize::try_from(r.seq).unwrap_or(0);
-        let p = parse_line(&line, n, res).with_context(|| {
-            format!("{name}: record #{} of the run {}", r.seq, r.writer)
-        })?;
+        let p = parse_line(&line, n, res)
+            .with_context(|| format!("{name}: record #{} of the run {}", r.seq, r.writer))?;
         Ok(p.map(|mut p| {
             if tag && p.context.is_none() {
                 p.context = Some(ContextName::from(r.context.as_str()));
@@ -975,7 +999,6 @@ fn from_database(
             run.push_back(p);
         }
     }
-    drop(parse);
     let mut parsed = Vec::with_capacity(rows.len());
     if window.at.is_some() {
         parsed.extend(runs.into_iter().flatten());
@@ -1017,15 +1040,14 @@ fn unreadable(name: &str, e: &sqlx::Error) -> anyhow::Error {
         sqlx::Error::PoolTimedOut => "no connection within 5s".to_owned(),
         other => other.to_string(),
     };
-    anyhow::anyhow!("cannot read the recording in {name}: {}", why.replace('\n', " "))
+    anyhow::anyhow!(
+        "cannot read the recording in {name}: {}",
+        why.replace('\n', " ")
+    )
 }
 
 #[cfg(not(feature = "database"))]
-fn from_database(
-    _: &Target,
-    _: &Window,
-    _: &mut Resources,
-) -> Result<(Vec<Parsed>, Vec<Parsed>)> {
+fn from_database(_: &Target, _: &Window, _: &mut Resources) -> Result<(Vec<Parsed>, Vec<Parsed>)> {
     Err(anyhow::Error::new(crate::app::exit::Usage(
         crate::app::record::NO_DATABASE.to_owned(),
     )))

@@ -452,8 +452,9 @@ fn shared_state(
     sink.observers
         .push(Box::<crate::app::watched::Watched>::default());
     if cfg.stats {
-        sink.observers
-            .push(Box::new(Stats::new().blaming(cfg.printer.blame).recording(recording)));
+        sink.observers.push(Box::new(
+            Stats::new().blaming(cfg.printer.blame).recording(recording),
+        ));
     }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
@@ -568,7 +569,7 @@ fn ended_in_error(
     }
     let name = cfg.name.as_deref().filter(|_| cfg.stop.until_synced)?;
     let synced = delivery.all_synced(shared.targets);
-    if !synced || stores.iter().any(|s| s.len() > 0) {
+    if !synced || stores.iter().any(|s| !s.is_empty()) {
         return None;
     }
     let resource = resources.first()?;

@@ -152,7 +152,10 @@ impl Postgres {
     /// `path` given to the user the server runs as.
     fn own(&self, path: &Path) {
         if self.as_postgres {
-            let _ = Command::new("chown").arg("postgres:postgres").arg(path).status();
+            let _ = Command::new("chown")
+                .arg("postgres:postgres")
+                .arg(path)
+                .status();
         }
     }
 
@@ -223,7 +226,18 @@ impl Postgres {
         let log = self.dir.join("log");
         let out = self
             .command("pg_ctl")
-            .args(["-D", &self.data(), "-l", &log.to_string_lossy(), "-o", &opts, "-w", "-t", "60", "start"])
+            .args([
+                "-D",
+                &self.data(),
+                "-l",
+                &log.to_string_lossy(),
+                "-o",
+                &opts,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ])
             .output()
             .expect("pg_ctl start");
         out.status.success()
@@ -231,7 +245,11 @@ impl Postgres {
 
     /// Starts the server again after [`Postgres::stop`], on the same port.
     pub fn start(&self) {
-        assert!(self.try_start(), "PostgreSQL did not start again; its log:\n{}", self.log());
+        assert!(
+            self.try_start(),
+            "PostgreSQL did not start again; its log:\n{}",
+            self.log()
+        );
     }
 
     /// Stops the server (fast shutdown: connections cut), waiting until it is down.
@@ -242,10 +260,22 @@ impl Postgres {
     /// A new database of its own for a test; its URL (with the password).
     pub fn database(&self) -> String {
         static N: AtomicUsize = AtomicUsize::new(0);
-        let name = format!("t{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
         self.run(
             "createdb",
-            &["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "kwatch", &name],
+            &[
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "kwatch",
+                &name,
+            ],
         );
         self.url(&name)
     }
@@ -289,7 +319,13 @@ impl Postgres {
     /// (kwatch has not migrated the database yet).
     pub fn records(&self, url: &str) -> Result<u64, String> {
         let out = Command::new(self.bin.join("psql"))
-            .args(["-X", "-At", url, "-c", "SELECT count(*) FROM kwatch_records"])
+            .args([
+                "-X",
+                "-At",
+                url,
+                "-c",
+                "SELECT count(*) FROM kwatch_records",
+            ])
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .stdin(Stdio::null())

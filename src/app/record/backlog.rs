@@ -276,7 +276,12 @@ mod tests {
         s.flush().unwrap();
         drop((gone, other, s));
         let dead = RunDir::dead(dir.path(), "db");
-        assert_eq!(dead.iter().map(|d| d.info.writer.as_str()).collect::<Vec<_>>(), ["gone"]);
+        assert_eq!(
+            dead.iter()
+                .map(|d| d.info.writer.as_str())
+                .collect::<Vec<_>>(),
+            ["gone"]
+        );
         assert_eq!(dead[0].spill().unwrap().pending(), 1);
         // Held by this resumer now: no other sees it dead.
         assert!(RunDir::dead(dir.path(), "db").is_empty());

@@ -27,7 +27,7 @@ const MIGRATIONS: &[(i32, &str, &str, &str)] = &[(
 )];
 
 /// The advisory lock the PostgreSQL writers take to migrate one at a time ("kwatch").
-const MIGRATION_LOCK: i64 = 0x6b_7761_7463_68;
+const MIGRATION_LOCK: i64 = 0x6b77_6174_6368;
 
 /// How long a connection may take to be made (or a pooled one handed out) before the
 /// attempt counts as a failure: the writer then buffers and tries again.
@@ -113,7 +113,9 @@ pub fn pg_options(p: &Postgres) -> Result<PgConnectOptions, String> {
     let o = PgConnectOptions::from_str(&url).map_err(|e| {
         // The driver's words may quote what it read: never let a password through.
         let why = e.to_string();
-        let secret = secrets(p).into_iter().any(|pw| !pw.is_empty() && why.contains(&pw));
+        let secret = secrets(p)
+            .into_iter()
+            .any(|pw| !pw.is_empty() && why.contains(&pw));
         match secret {
             true => format!("{shown}: not a PostgreSQL connection string"),
             false => format!("{shown}: not a PostgreSQL connection string: {why}"),
@@ -237,10 +239,9 @@ impl Db {
                     )
                     .execute(&mut *conn)
                     .await?;
-                    let applied: Vec<i32> =
-                        sqlx::query_scalar("SELECT version FROM kwatch_schema")
-                            .fetch_all(&mut *conn)
-                            .await?;
+                    let applied: Vec<i32> = sqlx::query_scalar("SELECT version FROM kwatch_schema")
+                        .fetch_all(&mut *conn)
+                        .await?;
                     check_newer(&applied)?;
                     for (version, name, _, lite) in MIGRATIONS {
                         if applied.contains(version) {
@@ -256,7 +257,11 @@ impl Db {
                     Ok::<_, sqlx::Error>(())
                 }
                 .await;
-                let end = if applied.is_ok() { "COMMIT" } else { "ROLLBACK" };
+                let end = if applied.is_ok() {
+                    "COMMIT"
+                } else {
+                    "ROLLBACK"
+                };
                 sqlx::raw_sql(end).execute(&mut *conn).await?;
                 applied
             }
@@ -304,7 +309,13 @@ impl Db {
         }
         let objects: BTreeSet<(&str, &str, &str)> = rows
             .iter()
-            .filter_map(|r| Some((r.context.as_str(), r.resource.as_deref()?, r.key.as_deref()?)))
+            .filter_map(|r| {
+                Some((
+                    r.context.as_str(),
+                    r.resource.as_deref()?,
+                    r.key.as_deref()?,
+                ))
+            })
             .collect();
         match self {
             Db::Pg(pool) => {
@@ -337,12 +348,14 @@ impl Db {
                 .rows_affected();
                 if !objects.is_empty() {
                     let (c, r, k): (Vec<&str>, Vec<&str>, Vec<&str>) =
-                        objects.iter().fold((vec![], vec![], vec![]), |mut v, (c, r, k)| {
-                            v.0.push(c);
-                            v.1.push(r);
-                            v.2.push(k);
-                            v
-                        });
+                        objects
+                            .iter()
+                            .fold((vec![], vec![], vec![]), |mut v, (c, r, k)| {
+                                v.0.push(c);
+                                v.1.push(r);
+                                v.2.push(k);
+                                v
+                            });
                     sqlx::query(
                         "INSERT INTO kwatch_objects (context, resource, key) \
                          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[]) \
@@ -618,9 +631,11 @@ impl Sql {
         let rows: Vec<Tuple> = match db {
             Db::Pg(pool) => {
                 // json → text: the object's exact bytes.
-                let sql = self
-                    .sql
-                    .replacen("SELECT writer, seq, context, record, object FROM", "SELECT writer, seq, context, record, object::text FROM", 1);
+                let sql = self.sql.replacen(
+                    "SELECT writer, seq, context, record, object FROM",
+                    "SELECT writer, seq, context, record, object::text FROM",
+                    1,
+                );
                 let mut query = sqlx::query_as::<_, Tuple>(&sql);
                 for b in &self.binds {
                     query = query.bind(b);
@@ -740,7 +755,9 @@ impl Row {
             writer: writer.to_owned(),
             seq,
             time: f.time.into_owned(),
-            context: f.context.map_or_else(|| context.to_owned(), |c| c.into_owned()),
+            context: f
+                .context
+                .map_or_else(|| context.to_owned(), |c| c.into_owned()),
             resource: f.resource.map(|r| r.into_owned()),
             namespace: key.as_ref().and(f.namespace.map(|n| n.into_owned())),
             name,
@@ -809,9 +826,22 @@ mod tests {
             assert!(!row.record.contains("\"object\""), "{}", row.record);
         }
         let row = Row::of("w", "ctx", 1, lines[0]).unwrap();
-        assert_eq!(row.object.as_deref(), Some(r#"{"kind":"Pod", "metadata":{"name":"a","x":"}"}}"#));
-        assert_eq!((row.key.as_deref(), row.name.as_deref(), row.namespace.as_deref()), (Some("d/a"), Some("a"), Some("d")));
+        assert_eq!(
+            row.object.as_deref(),
+            Some(r#"{"kind":"Pod", "metadata":{"name":"a","x":"}"}}"#)
+        );
+        assert_eq!(
+            (
+                row.key.as_deref(),
+                row.name.as_deref(),
+                row.namespace.as_deref()
+            ),
+            (Some("d/a"), Some("a"), Some("d"))
+        );
         let row = Row::of("w", "ctx", 2, lines[1]).unwrap();
-        assert_eq!((row.kind.as_str(), row.key, row.resource_version.as_deref()), ("List", None, Some("0")));
+        assert_eq!(
+            (row.kind.as_str(), row.key, row.resource_version.as_deref()),
+            ("List", None, Some("0"))
+        );
     }
 }

@@ -25,7 +25,6 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result};
 
 use crate::app::config::{Config, Recording};
-use crate::informer::record::Record;
 use crate::informer::sink::{KeepAll, Sink};
 use crate::output::{self, Format};
 use status::Status;
@@ -138,11 +137,11 @@ struct DbRecorder {
 
 #[cfg(feature = "database")]
 impl Sink for DbRecorder {
-    fn record(&mut self, rec: &Record<'_>) -> io::Result<()> {
+    fn record(&mut self, rec: &crate::informer::record::Record<'_>) -> io::Result<()> {
         self.printer.record(rec)
     }
     /// Every record is kept, whatever the filters print (as [`KeepAll`]).
-    fn hidden(&mut self, rec: &Record<'_>) -> io::Result<()> {
+    fn hidden(&mut self, rec: &crate::informer::record::Record<'_>) -> io::Result<()> {
         self.printer.record(rec)
     }
     fn flush(&mut self) -> io::Result<()> {

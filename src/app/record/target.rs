@@ -282,7 +282,10 @@ mod tests {
     fn paths_are_files_and_urls_databases() {
         assert_eq!(parse("rec.jsonl"), Ok(Target::File("rec.jsonl".into())));
         assert_eq!(parse("-"), Ok(Target::File("-".into())));
-        assert_eq!(parse("./postgres:x"), Ok(Target::File("./postgres:x".into())));
+        assert_eq!(
+            parse("./postgres:x"),
+            Ok(Target::File("./postgres:x".into()))
+        );
         assert_eq!(parse("sqlite:k.db"), Ok(Target::Sqlite("k.db".into())));
         assert_eq!(
             parse("sqlite:///var/k.db"),
@@ -316,8 +319,14 @@ mod tests {
         for (arg, want) in [
             ("sqlite:", "sqlite: needs a file"),
             ("sqlite::memory:", "sqlite: needs a file"),
-            ("mysql://u:pw@db/x", "mysql://u:***@db/x: kwatch records into PostgreSQL"),
-            ("postgres://u:pw@db:54x2/x", "the port \"54x2\" is not a number"),
+            (
+                "mysql://u:pw@db/x",
+                "mysql://u:***@db/x: kwatch records into PostgreSQL",
+            ),
+            (
+                "postgres://u:pw@db:54x2/x",
+                "the port \"54x2\" is not a number",
+            ),
             ("postgres:host", "expected libpq's key=value words"),
         ] {
             let err = parse(arg).unwrap_err().to_string();
@@ -336,7 +345,10 @@ mod tests {
         assert!(!format!("{t:?}").contains("s3cret"));
         let t = parse("postgres:host=db password=s3cret").unwrap();
         assert_eq!(t.to_string(), "postgres:host=db password=***");
-        assert_eq!(mask_words("host=db password= s3cret x"), "postgres:host=db password=*** *** x");
+        assert_eq!(
+            mask_words("host=db password= s3cret x"),
+            "postgres:host=db password=*** *** x"
+        );
         assert_eq!(mask_url("postgres://kw@db/rec"), "postgres://kw@db/rec");
     }
 }

@@ -119,7 +119,11 @@ pub async fn start(setup: Setup) -> anyhow::Result<Handle> {
 fn fatal(e: &sqlx::Error, sqlite: bool) -> bool {
     match e {
         sqlx::Error::Database(d) => {
-            sqlite || matches!(d.code().as_deref(), Some("28P01" | "28000" | "3D000" | "42501"))
+            sqlite
+                || matches!(
+                    d.code().as_deref(),
+                    Some("28P01" | "28000" | "3D000" | "42501")
+                )
         }
         sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) | sqlx::Error::Configuration(_) => true,
         sqlx::Error::Io(_) => sqlite,
@@ -169,7 +173,9 @@ async fn run(
     let spill = match run.spill() {
         Ok(s) => s,
         Err(e) => {
-            let _ = ready.send(Err(anyhow::anyhow!("cannot open the recorder's spill file: {e}")));
+            let _ = ready.send(Err(anyhow::anyhow!(
+                "cannot open the recorder's spill file: {e}"
+            )));
             return;
         }
     };
@@ -231,9 +237,9 @@ fn resumed_line(info: &RunInfo, pending: u64, last: Option<(i64, String)>, name:
         info.started
     );
     match last {
-        Some((seq, time)) => line.push_str(&format!(
-            "; {name} has its records up to #{seq} ({time})"
-        )),
+        Some((seq, time)) => {
+            line.push_str(&format!("; {name} has its records up to #{seq} ({time})"))
+        }
         None => line.push_str(&format!("; {name} has none of its records yet")),
     }
     match pending {
@@ -333,10 +339,10 @@ impl Writer {
             self.memory.push_back((seq, line));
             return;
         }
-        self.to_disk(seq, &line);
+        self.spill_line(seq, &line);
     }
 
-    fn to_disk(&mut self, seq: i64, line: &str) {
+    fn spill_line(&mut self, seq: i64, line: &str) {
         if let Some((_, spilling @ false)) = &mut self.outage {
             *spilling = true;
             say(&format!(
@@ -537,7 +543,9 @@ impl Writer {
             match result {
                 Ok(added) => {
                     if let Err(e) = self.written(&batch, added) {
-                        say(&format!("~ recording: cannot move on in its spill file: {e}"));
+                        say(&format!(
+                            "~ recording: cannot move on in its spill file: {e}"
+                        ));
                         break;
                     }
                     self.update_backlog();
@@ -551,7 +559,8 @@ impl Writer {
                     }
                     let pause = self.backoff;
                     self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
-                    self.while_receiving(&mut rx, tokio::time::sleep(pause)).await;
+                    self.while_receiving(&mut rx, tokio::time::sleep(pause))
+                        .await;
                 }
             }
         }
@@ -577,7 +586,7 @@ impl Writer {
         let memory: Vec<(i64, String)> = self.memory.drain(..).collect();
         self.memory_bytes = 0;
         for (seq, line) in memory {
-            self.to_disk(seq, &line);
+            self.spill_line(seq, &line);
         }
         let _ = self.spill.flush();
         self.update_backlog();
@@ -609,7 +618,7 @@ impl Writer {
     /// A row of a failed batch back to its line, to disk.
     fn spill_row(&mut self, seq: i64, _writer: &str, record: &str, object: Option<&str>) {
         let line = super::db::join_line(record, object);
-        self.to_disk(seq, &line);
+        self.spill_line(seq, &line);
     }
 }
 
