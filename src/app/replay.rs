@@ -1001,7 +1001,8 @@ fn from_database(
     }
     let mut parsed = Vec::with_capacity(rows.len());
     if window.at.is_some() {
-        parsed.extend(runs.into_iter().flatten());
+        let selected = runs.into_iter().flatten();
+        parsed.extend(selected.filter(|p| window.selects(p, &res.list)));
         sort_state(&mut parsed, &res.list);
         sort_state(&mut seeded, &res.list);
         return Ok((seeded, parsed));

@@ -202,6 +202,7 @@ async fn run(
         status: setup.status,
         connected: false,
         outage: None,
+        spilling: None,
         backoff: BACKOFF_START,
         finishing: None,
         closed: false,
@@ -282,8 +283,11 @@ struct Writer {
     status: Arc<Status>,
     /// Migrated and the runs registered.
     connected: bool,
-    /// When writes started failing, and whether records went to disk since.
-    outage: Option<(Instant, bool)>,
+    /// When writes started failing.
+    outage: Option<Instant>,
+    /// Records go to disk: since when (memory filled up, the database down or slower
+    /// than the watch), until the backlog is written.
+    spilling: Option<Instant>,
     backoff: Duration,
     /// The run is ending: the answer to send, and since when.
     finishing: Option<(std::sync::mpsc::Sender<Option<String>>, Instant)>,
@@ -343,11 +347,15 @@ impl Writer {
     }
 
     fn spill_line(&mut self, seq: i64, line: &str) {
-        if let Some((_, spilling @ false)) = &mut self.outage {
-            *spilling = true;
+        if self.spilling.is_none() {
+            self.spilling = Some(Instant::now());
+            let why = match self.outage {
+                Some(_) => "cannot take them",
+                None => "takes them slower than the watch makes them",
+            };
             say(&format!(
-                "~ recording: {} records ({} bytes) held in memory while {} cannot take them: \
-                 the next go to {} until it is back",
+                "~ recording: {} records ({} bytes) held in memory while {} {why}: the next \
+                 go to {} until it has them all",
                 self.memory.len(),
                 self.memory_bytes,
                 self.name,
@@ -433,7 +441,7 @@ impl Writer {
             return;
         }
         Status::add(&self.status.outages, 1);
-        self.outage = Some((Instant::now(), false));
+        self.outage = Some(Instant::now());
         say(&format!(
             "~ recording: cannot write to {}: {}; the watch goes on, its records held (in \
              memory up to {} bytes, then in {}) and written once it is back",
@@ -444,21 +452,29 @@ impl Writer {
         ));
     }
 
-    /// Everything waiting is written after an outage: said once.
+    /// Everything waiting is written after an outage, or after records went to disk:
+    /// said once.
     fn caught_up(&mut self) {
         if self.backlog() > 0 {
             return;
         }
-        if let Some((since, spilled)) = self.outage.take() {
-            let disk = match spilled {
-                true => format!(", some through {}", self.spill.path().display()),
-                false => String::new(),
-            };
-            say(&format!(
+        let spilled = self.spilling.take();
+        let disk = match spilled {
+            Some(_) => format!(", some through {}", self.spill.path().display()),
+            None => String::new(),
+        };
+        match (self.outage.take(), spilled) {
+            (Some(since), _) => say(&format!(
                 "~ recording: {} is back: every record held over the last {:.0?} is written{disk}",
                 self.name,
                 since.elapsed()
-            ));
+            )),
+            (None, Some(since)) => say(&format!(
+                "~ recording: {} caught up: every record held over the last {:.0?} is written{disk}",
+                self.name,
+                since.elapsed()
+            )),
+            (None, None) => {}
         }
     }
 
@@ -573,9 +589,8 @@ impl Writer {
         while let Ok(m) = rx.try_recv() {
             self.take(m);
         }
-        // What waits in memory (a failed batch first) goes to disk, in order, after
-        // what is there already? No: before the spill's records are newer ones; the
-        // order on disk does not matter to the records' identity.
+        // What waits in memory (a failed batch first) goes to disk after what is there
+        // already: the order on disk does not matter to the records' identity.
         if let Some(b) = self.retry.take() {
             if matches!(b.from, From::Memory) {
                 for r in &b.rows {
