@@ -48,6 +48,14 @@ fn masked(out: &Finished) {
     }
 }
 
+/// The value of the sample `name` (without labels) in an OpenMetrics exposition.
+#[track_caller]
+fn metric(body: &str, name: &str) -> f64 {
+    body.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in:\n{body}"))
+}
+
 /// The time of the record in the middle of a recording.
 fn middle_time(file: &Path) -> String {
     let recs: Vec<Value> = lines(file)
@@ -182,6 +190,8 @@ fn postgres_stopped_mid_churn_loses_nothing_and_holds_every_record_once() {
         "--record-buffer",
         "16KiB",
         "--stats",
+        "--metrics",
+        "127.0.0.1:0",
     ]);
     eventually(LIMIT, "records in PostgreSQL", || match pg.records(&url) {
         Ok(n) if n >= 50 => Ok(n),
@@ -215,6 +225,16 @@ fn postgres_stopped_mid_churn_loses_nothing_and_holds_every_record_once() {
         },
     );
     assert!(!pg.answers(), "PostgreSQL was down all along");
+    let addr = eventually(LIMIT, "the metrics address", || {
+        match kw.stderr().contains("kwatch: metrics on http://") {
+            true => Ok(crate::metrics::metrics_addr(&kw)),
+            false => Err(kw.stderr()),
+        }
+    });
+    let (_, _, down) = crate::metrics::scrape(&addr);
+    assert_eq!(metric(&down, "recorder_database_up"), 0.0, "{down}");
+    assert!(metric(&down, "recorder_backlog_rows") > 0.0, "{down}");
+    assert!(metric(&down, "recorder_spilled_rows_total") > 0.0, "{down}");
     pg.start();
     eventually(LIMIT, "the backlog written", || {
         let e = kw.stderr();
@@ -223,6 +243,11 @@ fn postgres_stopped_mid_churn_loses_nothing_and_holds_every_record_once() {
             false => Err(e),
         }
     });
+    let (_, _, back) = crate::metrics::scrape(&addr);
+    assert_eq!(metric(&back, "recorder_database_up"), 1.0, "{back}");
+    assert_eq!(metric(&back, "recorder_backlog_rows"), 0.0, "{back}");
+    assert!(metric(&back, "recorder_rows_written_total") > 0.0, "{back}");
+    assert!(metric(&back, "recorder_batches_total") > 0.0, "{back}");
     let out = kw.terminate(LIMIT);
     assert!(!out.stderr.contains(PASSWORD), "{}", out.stderr);
     let recorded = lines(&file);

@@ -6,8 +6,9 @@
 //! `client_go`, `handlers`, `consistency`, `chaos`), the owner graph (`follow`: `--follow`,
 //! `--events`), failures before the sync (`failures`),
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
-//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`), and the paths and test filters the docs
-//! name (`docs`).
+//! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers (`check`),
+//! `--record` into a real PostgreSQL and SQLite and replay from them (`record_db`), and the
+//! paths and test filters the docs name (`docs`).
 
 mod util;
 
