@@ -448,13 +448,18 @@ fn a_short_watch_is_counted_the_queue_depth_is_read_and_every_documented_metric_
         "{body}"
     );
     // Documented as appearing with their first value (a retry, a bookmark), or with
-    // `--probe` or `--freshness` only.
+    // `--probe`, `--freshness` or `--record URL` only (tests/record_db.rs scrapes those).
     let later = [
         "reflector_retries",
         "informer_last_bookmark_timestamp_seconds",
         "informer_probe_latency_seconds",
         "informer_store_lag_seconds",
         "informer_stale",
+        "recorder_rows_written",
+        "recorder_batches",
+        "recorder_spilled_rows",
+        "recorder_backlog_rows",
+        "recorder_database_up",
     ];
     for name in documented_metrics() {
         if later.contains(&name.as_str()) {

@@ -8,8 +8,9 @@
 //! hostile servers and input, the simulator itself (`sim_protocol`, `sim_kubectl`,
 //! `sim_controllers`), the wire (`wire`: protobuf), `kwatch check` against bent servers
 //! (`check`), kwatch-core's example program as a library user runs it
-//! (`informer_example`), `--timeline`'s page in a browser (`timeline`), and the paths and
-//! test filters the docs name (`docs`).
+//! (`informer_example`), `--timeline`'s page in a browser (`timeline`), `--record` into a
+//! real PostgreSQL and SQLite and replay from them (`record_db`), and the paths and test
+//! filters the docs name (`docs`).
 
 mod util;
 
@@ -44,6 +45,7 @@ mod live;
 mod metadata_only;
 mod metrics;
 mod probe;
+mod record_db;
 mod reflector;
 mod replay;
 mod resync;

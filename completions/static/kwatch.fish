@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kwatch_global_optspecs
-    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= timeline= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts shard= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
+    string join \n n/namespace= A/all-namespaces= w/watch l/selector= field-selector= follow follow-kinds= events every-resource sim record= record-buffer= timeline= stats probe= probe-interval= metrics= v/verbose o/output= i/live live-history= show-managed-fields color= L/label-columns= show-labels no-headers timestamps diff diff-all blame view= kubeconfig= context= all-contexts shard= request-timeout= cache-dir= s/server= token= user= cluster= as= as-group= as-uid= insecure-skip-tls-verify certificate-authority= client-certificate= client-key= tls-server-name= disable-compression page-size= resync= no-bookmarks legacy-sync fifo= watch-list= min-watch-timeout= pop-delay= client-go= check-consistency= freshness= stale-after= cache-stats= transform= stall-after= restart-stalled wire= metadata-only max-events= timeout= until-synced watch-only until= quiet-relists types= changes= h/help V/version
 end
 
 function __fish_kwatch_needs_command
@@ -30,7 +30,8 @@ false\t''"
 complete -c kwatch -n "__fish_kwatch_needs_command" -s l -l selector -d 'Label selector (=, ==, !=, in, notin, exists, !key), as kubectl\'s -l' -r -f
 complete -c kwatch -n "__fish_kwatch_needs_command" -l field-selector -d 'Field selector, e.g. status.phase=Running' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l follow-kinds -d '--follow\'s child resources: K,… replaces the defaults, +K adds, -K takes away' -r
-complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l record -d 'Also write the records to FILE, or into a database: sqlite:PATH, postgres://…' -r -F
+complete -c kwatch -n "__fish_kwatch_needs_command" -l record-buffer -d 'With --record URL: memory held for records the database cannot take, then a file' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l timeline -d 'At exit, write what the informers lived through as one HTML page to OUT.html' -r -F
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe -d 'Measure write-to-delta latency: patch a ConfigMap of kwatch\'s own in NAMESPACE' -r
 complete -c kwatch -n "__fish_kwatch_needs_command" -l probe-interval -d 'How often --probe patches its ConfigMap' -r
@@ -207,8 +208,11 @@ complete -c kwatch -n "__fish_kwatch_using_subcommand check" -l disable-compress
 complete -c kwatch -n "__fish_kwatch_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s n -l namespace -d 'Only the recorded objects of this namespace (cluster-scoped ones stay)' -r -f
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s l -l selector -d 'Only the recorded objects whose labels match (=, ==, !=, in, notin, exists, !key)' -r -f
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l context -d 'Only the records of these contexts (comma-separated); a file recorded from one context names none, and is not filtered' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l since -d 'Only the records at or after TIME (RFC 3339, e.g. 2026-11-28T03:00:00Z; a time without offset is UTC; 15m is fifteen minutes ago). --diff and --view handlers still know each object as it was before' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l until -d 'A TIME: only the records at or before it. Else a CONDITION: stop after the record that meets it (as the watch\'s --until), exit 0 when met, 4 when the recording ends first' -r
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l at -d 'Every object\'s state at TIME: its last record at or before it, unless that was its deletion (answered from an index in a database)' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l max-events -d 'Stop after printing this many deltas (handler calls with --view handlers)' -r
-complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l until -d 'Stop after the record that meets CONDITION (as the watch\'s --until): exit 0 when met, 4 when the recording ends first' -r
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l timeline -d 'Draw the recording as one HTML page at OUT.html instead of printing it' -r -F
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s o -l output -d 'Output format: table, wide, json, yaml, name, watch-events, custom-columns=…, jsonpath=…' -r -f -a "table\t''
 wide\t''
@@ -239,6 +243,7 @@ metadata\t''
 labels\t''
 annotations\t''
 data\t''"
+complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l explain -d 'With a database and --at: its query plan on stderr first (EXPLAIN), to see that it reads the index (the tests and the benchmark)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l stats -d 'At the end, the summary of the records replayed on stderr (as the watch\'s --stats)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -l watch-only -d 'Do not print the recorded initial lists\' deltas (as the watch\'s --watch-only)'
 complete -c kwatch -n "__fish_kwatch_using_subcommand replay" -s i -l live -d 'A full-screen view on a terminal: the informer\'s cache as a table that changes in place, with each object\'s history (Enter) and the reflector\'s state (? for keys)'

@@ -154,9 +154,20 @@ pub enum Command {
 /// Options of `kwatch replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// A JSON-lines file written by `--record` (or `-o json`); `-` reads stdin.
-    #[arg(value_name = "FILE")]
+    /// A JSON-lines file written by `--record` (or `-o json`), `-` for stdin, or the
+    /// database `--record` wrote into: sqlite:PATH, postgres://USER@HOST/DB (postgres:
+    /// alone reads the PG* variables, as psql).
+    #[arg(value_name = "FILE|URL")]
     pub file: PathBuf,
+
+    /// Only the records of this resource, as recorded (pods, deployments.apps, or
+    /// deployments for deployments.*); reflector records of other resources left out too.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: Option<String>,
+
+    /// Only the records of the object of this name (the resource's reflector records stay).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
 
     /// Only the recorded objects of this namespace (cluster-scoped ones stay).
     #[arg(short = 'n', long, value_name = "NS", value_hint = clap::ValueHint::Other)]
@@ -166,14 +177,37 @@ pub struct ReplayArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR", value_hint = clap::ValueHint::Other)]
     pub selector: Option<String>,
 
+    /// Only the records of these contexts (comma-separated); a file recorded from one
+    /// context names none, and is not filtered.
+    #[arg(long, value_name = "CONTEXT[,CONTEXT…]", value_delimiter = ',')]
+    pub context: Vec<String>,
+
+    /// Only the records at or after TIME (RFC 3339, e.g. 2026-11-28T03:00:00Z; a time
+    /// without offset is UTC; 15m is fifteen minutes ago). --diff and --view handlers
+    /// still know each object as it was before.
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub since: Option<TimeArg>,
+
+    /// A TIME: only the records at or before it. Else a CONDITION: stop after the record
+    /// that meets it (as the watch's --until), exit 0 when met, 4 when the recording ends
+    /// first.
+    #[arg(long, value_name = "TIME|CONDITION", value_parser = parse_until)]
+    pub until: Option<UntilArg>,
+
+    /// Every object's state at TIME: its last record at or before it, unless that was its
+    /// deletion (answered from an index in a database).
+    #[arg(long, value_name = "TIME", value_parser = parse_time,
+          conflicts_with_all = ["since", "until", "watch_only"])]
+    pub at: Option<TimeArg>,
+
+    /// With a database and --at: its query plan on stderr first (EXPLAIN), to see that it
+    /// reads the index (the tests and the benchmark).
+    #[arg(long, hide = true, requires = "at")]
+    pub explain: bool,
+
     /// Stop after printing this many deltas (handler calls with --view handlers).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
-
-    /// Stop after the record that meets CONDITION (as the watch's --until): exit 0 when
-    /// met, 4 when the recording ends first.
-    #[arg(long, value_name = "CONDITION", value_parser = crate::informer::until::Condition::parse)]
-    pub until: Option<crate::informer::until::Condition>,
 
     /// At the end, the summary of the records replayed on stderr (as the watch's --stats).
     #[arg(long)]
@@ -203,6 +237,65 @@ pub struct ReplayArgs {
 
     #[command(flatten)]
     pub filter: FilterArgs,
+}
+
+/// A time as `replay --since/--until/--at` take it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TimeArg {
+    At(jiff::Timestamp),
+    /// That long before the replay starts (`15m`).
+    Ago(Duration),
+}
+
+impl TimeArg {
+    /// The time, `now` being the replay's start.
+    pub fn resolve(self, now: jiff::Timestamp) -> jiff::Timestamp {
+        match self {
+            TimeArg::At(t) => t,
+            TimeArg::Ago(d) => jiff::SignedDuration::try_from(d)
+                .ok()
+                .and_then(|d| now.checked_sub(d).ok())
+                .unwrap_or(jiff::Timestamp::MIN),
+        }
+    }
+}
+
+/// `replay --until`: a time, or the watch's condition.
+#[derive(Debug, Clone)]
+pub enum UntilArg {
+    Time(TimeArg),
+    Condition(crate::informer::until::Condition),
+}
+
+/// A time: RFC 3339 (`2026-11-28T03:12:00Z`, `…+02:00`), a civil time taken as UTC
+/// (`2026-11-28T03:12`, `2026-11-28 03:12:00`), or a duration before now (`15m`).
+pub fn parse_time(s: &str) -> Result<TimeArg, String> {
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Ok(TimeArg::At(t));
+    }
+    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+        if let Ok(z) = dt.to_zoned(jiff::tz::TimeZone::UTC) {
+            return Ok(TimeArg::At(z.timestamp()));
+        }
+    }
+    if let Ok(d) = humantime::parse_duration(s) {
+        return Ok(TimeArg::Ago(d));
+    }
+    Err(format!(
+        "expected a time such as 2026-11-28T03:12:00Z (RFC 3339; UTC without an offset) or a \
+         duration before now such as 15m, not {s:?}"
+    ))
+}
+
+/// `replay --until`: a value that starts like a date or a duration is a time, else a
+/// condition (whose words never start with a digit).
+fn parse_until(s: &str) -> Result<UntilArg, String> {
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        return parse_time(s).map(UntilArg::Time);
+    }
+    crate::informer::until::Condition::parse(s)
+        .map(UntilArg::Condition)
+        .map_err(|e| e.to_string())
 }
 
 impl ReplayArgs {
@@ -499,6 +592,34 @@ fn transforms() -> Vec<&'static str> {
     crate::cache::transform::Transform::FORMS.to_vec()
 }
 
+/// A size in bytes (`--record-buffer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub usize);
+
+/// `65536`, `64KiB`, `32MiB`, `1GiB` (also KB, MB, GB, K, M, G: as powers of 1024).
+pub fn parse_size(s: &str) -> Result<ByteSize, String> {
+    let digits = s.trim().trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &s.trim()[digits.len()..];
+    let scale: usize = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "{unit:?}: expected a size such as 65536, 64KiB or 32MiB"
+            ))
+        }
+    };
+    digits
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .map(ByteSize)
+        .ok_or_else(|| format!("expected a size such as 65536, 64KiB or 32MiB, not {s:?}"))
+}
+
 /// Options of a watch (the default command).
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Watch")]
@@ -587,15 +708,34 @@ pub struct WatchArgs {
           hide_short_help = true)]
     pub sim: bool,
 
-    /// Also write the JSON-lines records to FILE; replay it with `kwatch replay FILE`
+    /// Also write the records to FILE, or into a database: sqlite:PATH, postgres://…
     #[arg(
-        long_help = "Also write the JSON-lines records to FILE (whatever -o shows; objects keep \
-          their managedFields, so that `kwatch replay FILE --blame` names managers); replay it \
-          with `kwatch replay FILE`.",
+        long_help = "Also write the records (whatever -o shows; objects keep their managedFields, \
+          so that `kwatch replay --blame` names managers) to FILE as JSON lines, or into a \
+          database: sqlite:PATH (a file, no server) or PostgreSQL (postgres://USER@HOST/DB, \
+          postgresql://…; postgres: alone or with libpq's key=value words reads the PG* \
+          variables and ~/.pgpass, as psql). Given twice, both get every record (a file and \
+          a database; one database at most). Into a database the rows are written in \
+          batches off the informer's path, each once; while it is unreachable they wait \
+          (see --record-buffer) and the watch goes on. Replay with `kwatch replay FILE|URL`.",
         long,
-        value_name = "FILE"
+        value_name = "FILE|URL"
     )]
-    pub record: Option<PathBuf>,
+    pub record: Vec<PathBuf>,
+
+    /// With --record URL: memory held for records the database cannot take, then a file
+    #[arg(
+        long_help = "With --record URL: while the database cannot take records (down, slow), \
+          hold up to SIZE of them in memory, then append the next to a spill file \
+          under $XDG_STATE_HOME/kwatch/record (~/.local/state/kwatch/record); all are \
+          written, oldest first, once it is back. SIZE in bytes, or with KiB, MiB or GiB.",
+        long,
+        value_name = "SIZE",
+        default_value = "32MiB",
+        value_parser = parse_size,
+        hide_short_help = true
+    )]
+    pub record_buffer: ByteSize,
 
     /// At exit, write what the informers lived through as one HTML page to OUT.html
     #[arg(

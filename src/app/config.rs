@@ -48,6 +48,77 @@ impl Cluster {
     }
 }
 
+/// `--record`: where, and what the database recorder needs.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub target: crate::app::record::target::Target,
+    /// `--record-buffer`: bytes of records held in memory while the database cannot take
+    /// them, before they go to disk.
+    pub buffer: usize,
+    /// The context a run of one context watches, which its records do not name: a row
+    /// in the database names it (several kwatch into one database are one fleet).
+    pub context: String,
+    /// Every context watched, for the run's row.
+    pub contexts: Vec<String>,
+}
+
+/// Each `--record` resolved: a malformed database URL, or a second database, is bad
+/// usage (exit 2).
+fn recordings(
+    args: &WatchArgs,
+    kc: &kube::config::Kubeconfig,
+    clusters: &[std::sync::Arc<Cluster>],
+) -> Result<Vec<Recording>> {
+    let usage = |e: String| anyhow::Error::new(crate::app::exit::Usage(e));
+    let mut out = Vec::new();
+    for arg in &args.record {
+        let target = crate::app::record::target::Target::parse(arg.as_os_str())
+            .map_err(|e| usage(format!("--record {e}")))?;
+        out.push(recording(target, args, kc, clusters));
+    }
+    let databases: Vec<String> = out
+        .iter()
+        .filter(|r| r.target.is_database())
+        .map(|r| r.target.to_string())
+        .collect();
+    if databases.len() > 1 {
+        return Err(usage(format!(
+            "--record names {} databases ({}): kwatch records into one database at a time \
+             (and any number of files)",
+            databases.len(),
+            databases.join(", ")
+        )));
+    }
+    Ok(out)
+}
+
+/// One `--record` target with what its database recorder needs.
+fn recording(
+    target: crate::app::record::target::Target,
+    args: &WatchArgs,
+    kc: &kube::config::Kubeconfig,
+    clusters: &[std::sync::Arc<Cluster>],
+) -> Recording {
+    let current = kc.current_context.clone().filter(|c| !c.is_empty());
+    let names: Vec<String> = clusters
+        .iter()
+        .map(|c| match &c.context {
+            Some(name) => name.to_string(),
+            // The current context's name, else the server's address (--server alone).
+            None => current.clone().unwrap_or_else(|| {
+                let url = c.kube.cluster_url.to_string();
+                url.trim_end_matches('/').to_owned()
+            }),
+        })
+        .collect();
+    Recording {
+        target,
+        buffer: args.record_buffer.0,
+        context: names.first().cloned().unwrap_or_default(),
+        contexts: names,
+    }
+}
+
 #[derive(Debug)]
 pub struct Config {
     /// One per `--context` whose kubeconfig entry could be used (at least one).
@@ -85,8 +156,8 @@ pub struct Config {
     /// `--transform`: what the cache keeps of each object.
     pub transform: Option<crate::cache::transform::Transform>,
     pub stop: Stop,
-    /// `--record FILE`.
-    pub record: Option<std::path::PathBuf>,
+    /// Each `--record FILE|URL`.
+    pub record: Vec<Recording>,
     /// `--timeline OUT.html`.
     pub timeline: Option<std::path::PathBuf>,
     pub stats: bool,
@@ -140,7 +211,7 @@ impl Config {
             }
             || matches!(&self.stop.until, Some(Condition::JsonPath { template, .. }) if reaches(template))
             // A recording keeps them, for `kwatch replay --blame`.
-            || self.record.is_some()
+            || !self.record.is_empty()
             // The timeline page names who made each change, as --blame.
             || self.timeline.is_some()
             // What the store holds, measured: --cache-stats' share of managedFields, the
@@ -296,6 +367,7 @@ impl Config {
         // Also checked by the command line's normalize (exit 2); here for library callers.
         informer.check()?;
         let reflector = reflector_config(r);
+        let record = recordings(&args, &kc, &clusters)?;
         Ok(Config {
             clusters,
             contexts: source,
@@ -319,7 +391,7 @@ impl Config {
             cache_stats: args.reflector.cache_stats,
             transform: args.reflector.transform.clone(),
             stop: args.stop.into(),
-            record: args.record.clone(),
+            record,
             timeline: args.timeline.clone(),
             stats: args.stats,
             metrics: args.metrics.clone(),

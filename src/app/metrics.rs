@@ -200,6 +200,19 @@ pub struct Metrics {
     sources: Mutex<Vec<Source>>,
     /// Tokio's tasks alive in the process, read at each scrape.
     tasks: Gauge,
+    /// `--record URL`: the database recorder's counters, read at each scrape.
+    recorder: Option<RecorderMetrics>,
+}
+
+/// The database recorder's series (`--record URL` only: without it they would read as a
+/// recorder that writes nothing).
+struct RecorderMetrics {
+    status: Arc<crate::app::record::status::Status>,
+    rows: Counter,
+    batches: Counter,
+    spilled: Counter,
+    backlog: Gauge,
+    up: Gauge,
 }
 
 /// Why a list began, as a label of few values (the record's reason is free text).
@@ -263,8 +276,50 @@ impl Metrics {
             informers: Mutex::new(HashMap::new()),
             sources: Mutex::new(Vec::new()),
             tasks: Gauge::default(),
+            recorder: None,
         };
         m.register()
+    }
+
+    /// With `--record URL`: serves the recorder's `recorder_*` series, read from `status`
+    /// at each scrape.
+    pub fn recording(mut self, status: Arc<crate::app::record::status::Status>) -> Metrics {
+        let r = RecorderMetrics {
+            status,
+            rows: Counter::default(),
+            batches: Counter::default(),
+            spilled: Counter::default(),
+            backlog: Gauge::default(),
+            up: Gauge::default(),
+        };
+        let reg = &mut self.registry;
+        reg.register(
+            "recorder_rows_written",
+            "Records written into the --record database (each once)",
+            r.rows.clone(),
+        );
+        reg.register(
+            "recorder_batches",
+            "Transactions that wrote records into the --record database",
+            r.batches.clone(),
+        );
+        reg.register(
+            "recorder_spilled_rows",
+            "Records written to the local spill file while the database could not take them",
+            r.spilled.clone(),
+        );
+        reg.register(
+            "recorder_backlog_rows",
+            "Records not yet written into the database (in memory and in the spill file)",
+            r.backlog.clone(),
+        );
+        reg.register(
+            "recorder_database_up",
+            "1 when the last write into the --record database succeeded, else 0",
+            r.up.clone(),
+        );
+        self.recorder = Some(r);
+        self
     }
 
     fn register(mut self) -> Metrics {
@@ -771,6 +826,20 @@ impl Metrics {
         }
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             self.tasks.set(rt.metrics().num_alive_tasks() as i64);
+        }
+        if let Some(r) = &self.recorder {
+            use crate::app::record::status::Status;
+            let st = &r.status;
+            // Counters move by what they lack: the status is the count.
+            for (c, n) in [
+                (&r.rows, &st.rows),
+                (&r.batches, &st.batches),
+                (&r.spilled, &st.spilled),
+            ] {
+                c.inc_by(Status::get(n).saturating_sub(c.get()));
+            }
+            r.backlog.set(Status::get(&st.backlog) as i64);
+            r.up.set(i64::from(st.up.load(std::sync::atomic::Ordering::Relaxed)));
         }
         let mut out = String::new();
         encode(&mut out, &self.registry)?;

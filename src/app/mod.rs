@@ -27,6 +27,7 @@ pub mod man;
 pub mod metrics;
 pub mod probe;
 pub mod progress;
+pub mod record;
 pub mod replay;
 pub mod run;
 pub mod sim;

@@ -21,8 +21,9 @@ use std::io::{self, BufRead, IsTerminal as _, Read, Write as _};
 
 use anyhow::{Context, Result};
 
-use crate::app::cli::ReplayArgs;
+use crate::app::cli::{ReplayArgs, UntilArg};
 use crate::app::exit::Outcome;
+use crate::app::record::target::Target;
 use crate::app::stats::Stats;
 use crate::cache::delta::{Delta, DeltaObject, DeltaType, Tombstone};
 use crate::cache::handlers::{self, HandlerCall, Listener, Registration};
@@ -318,16 +319,26 @@ fn read(args: &ReplayArgs) -> Result<String> {
 /// Runs `kwatch replay`: how it ended as a watch ends ([`Outcome::Met`] when `--until`
 /// was met, [`Outcome::NotMet`] when the recording or `--max-events` ended first).
 pub fn run(args: ReplayArgs) -> Result<Outcome> {
-    let text = read(&args)?;
+    let window = Window::new(&args, jiff::Timestamp::now());
+    let source = Target::parse(args.file.as_os_str())
+        .map_err(|e| anyhow::Error::new(crate::app::exit::Usage(e.to_string())))?;
     let mut res = Resources::default();
-    let mut parsed = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if let Some(p) = parse_line(line, i + 1, &mut res)? {
-            parsed.push(p);
+    let (mut seeds, mut parsed) = match &source {
+        Target::File(_) => {
+            let text = read(&args)?;
+            let mut parsed = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                if let Some(p) = parse_line(line, i + 1, &mut res)? {
+                    parsed.push(p);
+                }
+            }
+            window.split(parsed, &res.list)
         }
-    }
+        _ => from_database(&source, &window, &mut res)?,
+    };
     let selection = Selection::new(&args)?;
     parsed.retain(|p| selection.keeps(p));
+    seeds.retain(|p| selection.keeps(p));
     let mut opts = crate::app::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
@@ -339,6 +350,13 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     opts.all_namespaces = namespaces.len() > 1;
     opts.multi = res.list.len() > 1;
     opts.contexts = parsed.iter().any(|p| p.context.is_some());
+    // `--view fleet` waits for each context the recording names (a fleet's, or several
+    // runs' in one database).
+    let names: BTreeSet<&str> = parsed
+        .iter()
+        .filter_map(|p| p.context.as_ref().map(ContextName::as_str))
+        .collect();
+    opts.context_names = names.into_iter().map(str::to_owned).collect();
     opts.terminal = io::stdout().is_terminal();
     opts.metadata_only = metadata_only(&parsed);
     // The handler whose calls are derived from the deltas (`--view handlers`).
@@ -352,8 +370,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         );
     }
     // --timeline: the page takes the printer's place.
-    let timeline =
-        crate::app::timeline::for_replay(&args.file, args.timeline.as_deref(), opts.diff)?;
+    let timeline = crate::app::timeline::for_replay(&source, args.timeline.as_deref(), opts.diff)?;
     let mut out = Counted {
         printer: match timeline {
             Some(page) => page,
@@ -365,7 +382,10 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
     };
     // As the watch: --max-events counts what is shown, handler calls in their view.
     let handlers_shown = listener.is_some() || has_handler_calls(&parsed);
-    let until = args.until.as_ref();
+    let until = match &args.until {
+        Some(UntilArg::Condition(c)) => Some(c),
+        _ => None,
+    };
     let mut informer = Informer {
         resources: &res.list,
         store: Store::default(),
@@ -375,6 +395,7 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         watch_only: args.watch_only,
         conflicts: args.output.blame.then(Conflicts::default),
     };
+    informer.seed(&seeds);
     let mut outcome = if until.is_some() {
         Outcome::NotMet
     } else {
@@ -578,6 +599,26 @@ struct Informer<'a> {
 }
 
 impl Informer<'_> {
+    /// The store as it was when the replayed records begin (`--since`): each object's
+    /// last record before them, none printed.
+    fn seed(&mut self, seeds: &[Parsed]) {
+        for p in seeds {
+            if let Item::Delta {
+                key,
+                resource,
+                object: Some(o),
+                kind,
+                ..
+            } = &p.item
+            {
+                if *kind != DeltaType::Deleted {
+                    let k = (p.context.clone(), *resource, key.clone());
+                    self.store.insert(k, o.clone());
+                }
+            }
+        }
+    }
+
     /// Prints one record as the watch did: a delta with the previous version of its object
     /// from the store (kept as the informer kept it), hidden by the print filters as the
     /// watch hid it, followed by the conflicts it completes and, with a listener, its
@@ -737,4 +778,283 @@ fn record<'a>(p: &'a Parsed, resource: &'a Resource, body: Body<'a>) -> Record<'
         blame: Default::default(),
         follow: None,
     }
+}
+
+/// What `--context`, `--since`, `--until TIME`, `--at`, RESOURCE and NAME keep, the same
+/// for a file and a database (where they are also the query's, so that it reads only what
+/// they keep, from its indexes).
+// Without the feature `database`, `namespace` and `explain` are read by no query.
+#[cfg_attr(not(feature = "database"), allow(dead_code))]
+struct Window {
+    contexts: Vec<String>,
+    resource: Option<String>,
+    name: Option<String>,
+    namespace: Option<String>,
+    since: Option<jiff::Timestamp>,
+    until: Option<jiff::Timestamp>,
+    at: Option<jiff::Timestamp>,
+    /// `--explain`: the plan of `--at`'s query on stderr.
+    explain: bool,
+}
+
+/// `t` to the millisecond below: records are timed to the millisecond, and a database
+/// compares the times as they are written.
+fn to_millis(t: jiff::Timestamp) -> jiff::Timestamp {
+    jiff::Timestamp::from_millisecond(t.as_millisecond()).unwrap_or(t)
+}
+
+impl Window {
+    fn new(args: &ReplayArgs, now: jiff::Timestamp) -> Window {
+        let until = match &args.until {
+            Some(UntilArg::Time(t)) => Some(to_millis(t.resolve(now))),
+            _ => None,
+        };
+        Window {
+            contexts: args
+                .context
+                .iter()
+                .filter(|c| !c.is_empty())
+                .cloned()
+                .collect(),
+            resource: args.resource.clone(),
+            name: args.name.clone(),
+            namespace: args.namespace.clone().filter(|n| !n.is_empty()),
+            since: args.since.map(|t| to_millis(t.resolve(now))),
+            until,
+            at: args.at.map(|t| to_millis(t.resolve(now))),
+            explain: args.explain,
+        }
+    }
+
+    /// Whether `p` is of the contexts, resource and object asked (its time aside).
+    fn selects(&self, p: &Parsed, resources: &[Resource]) -> bool {
+        if let (false, Some(c)) = (self.contexts.is_empty(), &p.context) {
+            if !self.contexts.iter().any(|w| w == c.as_str()) {
+                return false;
+            }
+        }
+        let (ri, key) = match &p.item {
+            Item::Delta { resource, key, .. } | Item::Handler { resource, key, .. } => {
+                (*resource, Some(key))
+            }
+            Item::Event(_, r) | Item::Observed(_, r) | Item::Synced(r) => (*r, None),
+        };
+        if let Some(want) = &self.resource {
+            let name = &resources[ri].name;
+            let plural = name.split_once('.').map_or(name.as_str(), |(p, _)| p);
+            if name != want && plural != want {
+                return false;
+            }
+        }
+        match (&self.name, key) {
+            (Some(want), Some(key)) => key.rsplit('/').next() == Some(want.as_str()),
+            _ => true,
+        }
+    }
+
+    fn in_time(&self, p: &Parsed) -> bool {
+        self.since.is_none_or(|t| p.time >= t) && self.until.is_none_or(|t| p.time <= t)
+    }
+
+    /// A file's records: the store's seeds (each object's last record before `--since`)
+    /// and the records to replay (with `--at`, each object's state then).
+    fn split(&self, parsed: Vec<Parsed>, resources: &[Resource]) -> (Vec<Parsed>, Vec<Parsed>) {
+        let parsed: Vec<Parsed> = parsed
+            .into_iter()
+            .filter(|p| self.selects(p, resources))
+            .collect();
+        if let Some(at) = self.at {
+            return (Vec::new(), state_at(parsed, at, true, resources));
+        }
+        let Some(since) = self.since else {
+            return (
+                Vec::new(),
+                parsed.into_iter().filter(|p| self.in_time(p)).collect(),
+            );
+        };
+        let (before, from): (Vec<Parsed>, Vec<Parsed>) =
+            parsed.into_iter().partition(|p| p.time < since);
+        let seeds = state_at(before, since, false, resources);
+        (
+            seeds,
+            from.into_iter().filter(|p| self.in_time(p)).collect(),
+        )
+    }
+}
+
+/// Each object's last delta at `at` (before it, when not `inclusive`), unless it is its
+/// deletion, in the order of (context, resource, key): what the informers held then.
+fn state_at(
+    parsed: Vec<Parsed>,
+    at: jiff::Timestamp,
+    inclusive: bool,
+    resources: &[Resource],
+) -> Vec<Parsed> {
+    let mut last: HashMap<(Option<ContextName>, usize, String), Parsed> = HashMap::new();
+    for p in parsed {
+        let before = if inclusive { p.time <= at } else { p.time < at };
+        if let (true, Item::Delta { key, resource, .. }) = (before, &p.item) {
+            last.insert((p.context.clone(), *resource, key.clone()), p);
+        }
+    }
+    let mut state: Vec<Parsed> = last
+        .into_values()
+        .filter(|p| {
+            !matches!(
+                p.item,
+                Item::Delta {
+                    kind: DeltaType::Deleted,
+                    ..
+                }
+            )
+        })
+        .collect();
+    sort_state(&mut state, resources);
+    state
+}
+
+/// The order `--at` prints objects in, whatever their source: context, resource, key.
+fn sort_state(state: &mut [Parsed], resources: &[Resource]) {
+    let order = |p: &Parsed| match &p.item {
+        Item::Delta { key, resource, .. } => (
+            p.context.as_ref().map(|c| c.as_str().to_owned()),
+            resources[*resource].name.clone(),
+            key.clone(),
+        ),
+        _ => (None, String::new(), String::new()),
+    };
+    state.sort_by_key(order);
+}
+
+/// A database's records (and the seeds of `--since`), read with the window's filters in
+/// the query, each writer's records in their order, merged by time.
+#[cfg(feature = "database")]
+fn from_database(
+    target: &Target,
+    window: &Window,
+    res: &mut Resources,
+) -> Result<(Vec<Parsed>, Vec<Parsed>)> {
+    use crate::app::record::db::{Db, ReadRow, Select};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let time = |t: Option<jiff::Timestamp>| t.map(crate::text::format_time);
+    let (seeds, rows, name) = rt.block_on(async {
+        let (db, name) = Db::open(target, false)
+            .map_err(|why| anyhow::Error::new(crate::app::exit::Usage(why)))?;
+        let sel = Select {
+            contexts: &window.contexts,
+            since: time(window.since),
+            until: time(window.until),
+            resource: window.resource.as_deref(),
+            name: window.name.as_deref(),
+            namespace: window.namespace.as_deref(),
+        };
+        let read = async {
+            if let Some(at) = time(window.at) {
+                if window.explain {
+                    let plan = db.explain_state_at(&sel, &at).await?;
+                    let _ = writeln!(io::stderr(), "{plan}");
+                }
+                return Ok((Vec::new(), db.state_at(&sel, &at, true).await?));
+            }
+            let seeds = match &sel.since {
+                Some(since) => db.state_at(&sel, since, false).await?,
+                None => Vec::new(),
+            };
+            Ok::<_, sqlx::Error>((seeds, db.records(&sel).await?))
+        };
+        let (seeds, rows) = read.await.map_err(|e| unreadable(&name, &e))?;
+        Ok::<_, anyhow::Error>((seeds, rows, name))
+    })?;
+    // Records name their context only when their run watched several: with rows of
+    // several contexts (several runs into one database), each names its own.
+    let contexts: BTreeSet<&str> = seeds
+        .iter()
+        .chain(&rows)
+        .map(|r| r.context.as_str())
+        .collect();
+    let tag = contexts.len() > 1;
+    let mut parse = |r: &ReadRow| -> Result<Option<Parsed>> {
+        let line = r.line();
+        let n = usize::try_from(r.seq).unwrap_or(0);
+        let p = parse_line(&line, n, res)
+            .with_context(|| format!("{name}: record #{} of the run {}", r.seq, r.writer))?;
+        Ok(p.map(|mut p| {
+            if tag && p.context.is_none() {
+                p.context = Some(ContextName::from(r.context.as_str()));
+            }
+            p
+        }))
+    };
+    let mut seeded = Vec::new();
+    for r in &seeds {
+        seeded.extend(parse(r)?);
+    }
+    // Each writer's records in order, then merged by time (a writer's own order kept,
+    // ties to the writer first in the rows).
+    let mut runs: Vec<std::collections::VecDeque<Parsed>> = Vec::new();
+    let mut last_writer: Option<&str> = None;
+    for r in &rows {
+        if last_writer != Some(r.writer.as_str()) {
+            runs.push(std::collections::VecDeque::new());
+            last_writer = Some(r.writer.as_str());
+        }
+        if let (Some(p), Some(run)) = (parse(r)?, runs.last_mut()) {
+            run.push_back(p);
+        }
+    }
+    let mut parsed = Vec::with_capacity(rows.len());
+    if window.at.is_some() {
+        let selected = runs.into_iter().flatten();
+        parsed.extend(selected.filter(|p| window.selects(p, &res.list)));
+        sort_state(&mut parsed, &res.list);
+        sort_state(&mut seeded, &res.list);
+        return Ok((seeded, parsed));
+    }
+    loop {
+        let next = runs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.front().map(|p| (p.time, i)))
+            .min();
+        let Some((_, i)) = next else { break };
+        if let Some(p) = runs[i].pop_front() {
+            parsed.push(p);
+        }
+    }
+    let parsed = parsed
+        .into_iter()
+        .filter(|p| window.selects(p, &res.list) && window.in_time(p))
+        .collect();
+    Ok((seeded, parsed))
+}
+
+/// A database that cannot be read, in one line.
+#[cfg(feature = "database")]
+fn unreadable(name: &str, e: &sqlx::Error) -> anyhow::Error {
+    let missing = matches!(e, sqlx::Error::Database(d)
+        if d.code().as_deref() == Some("42P01") || d.message().contains("no such table"));
+    if missing {
+        return anyhow::anyhow!(
+            "{name} holds no kwatch recording (no table kwatch_records): record into it with \
+             kwatch --record {name}"
+        );
+    }
+    let why = match e {
+        sqlx::Error::Database(d) => d.message().to_owned(),
+        sqlx::Error::PoolTimedOut => "no connection within 5s".to_owned(),
+        other => other.to_string(),
+    };
+    anyhow::anyhow!(
+        "cannot read the recording in {name}: {}",
+        why.replace('\n', " ")
+    )
+}
+
+#[cfg(not(feature = "database"))]
+fn from_database(_: &Target, _: &Window, _: &mut Resources) -> Result<(Vec<Parsed>, Vec<Parsed>)> {
+    Err(anyhow::Error::new(crate::app::exit::Usage(
+        crate::app::record::NO_DATABASE.to_owned(),
+    )))
 }

@@ -71,6 +71,8 @@ pub struct Stats {
     pub informer: Option<(Option<String>, String)>,
     /// `--blame`: changed paths of the deltas, by the manager that owns them (`unowned`).
     blame: bool,
+    /// `--record URL`: the database recorder's counters.
+    recorder: Option<std::sync::Arc<crate::app::record::status::Status>>,
     pub blamed: BTreeMap<String, u64>,
     /// `Conflict` records: managers fighting over a field.
     pub conflicts: u64,
@@ -138,6 +140,7 @@ impl Stats {
             synced: 0,
             informer: None,
             blame: false,
+            recorder: None,
             blamed: BTreeMap::new(),
             conflicts: 0,
             health: BTreeMap::new(),
@@ -147,6 +150,15 @@ impl Stats {
     /// Counts the blamed changes of deltas by manager too (`--blame`).
     pub fn blaming(mut self, on: bool) -> Stats {
         self.blame = on;
+        self
+    }
+
+    /// `--record URL`: the database recorder's counters, a line of the summary.
+    pub fn recording(
+        mut self,
+        status: Option<std::sync::Arc<crate::app::record::status::Status>>,
+    ) -> Stats {
+        self.recorder = status;
         self
     }
 
@@ -356,6 +368,9 @@ impl Stats {
                     f.max_depth, f.coalesced, f.dedups
                 ),
             };
+        }
+        if let Some(r) = &self.recorder {
+            let _ = writeln!(s, "  {}", r.line());
         }
         let _ = write!(
             s,

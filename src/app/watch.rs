@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::io::{self, IsTerminal as _, Write as _};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -30,7 +30,7 @@ use crate::cache::store::Store;
 use crate::client::target::Target;
 use crate::context::ContextName;
 use crate::informer::consume::Delivery;
-use crate::informer::sink::{KeepAll, Sink};
+use crate::informer::sink::Sink;
 use crate::output::{self, Format};
 
 /// The signals that stop a watch as Ctrl-C does (the summary printed, the exit code
@@ -166,6 +166,7 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
         inner: shared_printer,
         shown: shown.clone(),
     });
+    let recording = recorder.1.clone();
     let shared = shared_state(
         &cfg,
         &clusters,
@@ -177,7 +178,8 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
     );
     // In place before any informer or probe starts: a record observed earlier (the initial
     // list's) would be missing from the counters for good.
-    let metrics = metrics_listener.map(|listener| (listener, observed_metrics(&cfg, &shared)));
+    let metrics = metrics_listener
+        .map(|listener| (listener, observed_metrics(&cfg, &shared, recording.clone())));
     let handle = fleet.clone().map(fleet::Handle::new);
     let run = Run::new(
         cfg.clone(),
@@ -236,8 +238,16 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
 }
 
 /// `--metrics`' registry, observing every record from now on.
-fn observed_metrics(cfg: &Config, shared: &Shared) -> Arc<Metrics> {
-    let m = Arc::new(Metrics::new(cfg.probe.is_some()));
+fn observed_metrics(
+    cfg: &Config,
+    shared: &Shared,
+    recording: Option<Arc<crate::app::record::status::Status>>,
+) -> Arc<Metrics> {
+    let mut m = Metrics::new(cfg.probe.is_some());
+    if let Some(r) = recording {
+        m = m.recording(r);
+    }
+    let m = Arc::new(m);
     (shared.lock().observers).push(Box::new(metrics::Observed(m.clone())));
     m
 }
@@ -389,7 +399,7 @@ async fn outputs(
     Box<dyn Sink>,
     HashSet<String>,
     Option<crate::app::live::Screen>,
-    Vec<Box<dyn Sink>>,
+    crate::app::record::Recorder,
 )> {
     let model = cfg.live.then(output::live::Shared::default);
     let (printer, tables) = printer(cfg, clusters, model.clone()).await?;
@@ -397,13 +407,13 @@ async fn outputs(
         Some(m) => Some(crate::app::live::Screen::start(m, cfg.printer.color, quit)?),
         None => None,
     };
-    // --record's recorder and --timeline's page, before the printer.
-    let mut recorders = Vec::from_iter(recorder(cfg)?);
+    // --record's recorders and --timeline's page, before the printer.
+    let (mut recorders, recording) = crate::app::record::recorders(cfg).await?;
     if let Some(path) = &cfg.timeline {
         let mode = cfg.printer.diff;
         recorders.push(crate::app::timeline::Timeline::create(path, "live run", mode)?.boxed());
     }
-    Ok((printer, tables, screen, recorders))
+    Ok((printer, tables, screen, (recorders, recording)))
 }
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
@@ -414,12 +424,12 @@ fn shared_state(
     cfg: &Config,
     clusters: &[Resolved],
     printer: Box<dyn Sink>,
-    recorder: Vec<Box<dyn Sink>>,
+    (recorders, recording): crate::app::record::Recorder,
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
     started: std::time::Instant,
 ) -> Arc<Shared> {
-    let mut sinks = recorder;
+    let mut sinks = recorders;
     sinks.push(printer);
     let mut sink = Delivery::new(sinks);
     sink.observers
@@ -427,8 +437,11 @@ fn shared_state(
     sink.observers
         .push(Box::<crate::app::watched::Watched>::default());
     if cfg.stats {
-        sink.observers
-            .push(Box::new(Stats::since(started).blaming(cfg.printer.blame)));
+        sink.observers.push(Box::new(
+            Stats::since(started)
+                .blaming(cfg.printer.blame)
+                .recording(recording),
+        ));
     }
     // Fighting managers are found in --blame's attribution: on with it only.
     sink.conflicts = cfg
@@ -773,36 +786,6 @@ async fn printer(
         return Ok((Box::new(live), tables));
     }
     Ok((output::printer(popts, io::stdout(), io::stderr()), tables))
-}
-
-/// `--record FILE`'s sink: every record, shown or hidden, as JSON lines into a file
-/// created 0600, as kubectl writes its kubeconfig and cache (a recording holds whatever
-/// was watched, Secrets' data included).
-fn recorder(cfg: &Config) -> Result<Option<Box<dyn Sink>>> {
-    let Some(path) = &cfg.record else {
-        return Ok(None);
-    };
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    let ropts = output::Options {
-        format: Format::Json,
-        color: false,
-        // Kept whatever is printed, so that `replay --blame` can name managers also when
-        // the recorded watch itself did not blame.
-        show_managed_fields: true,
-        ..output::Options::default()
-    };
-    Ok(Some(Box::new(KeepAll(output::printer(
-        ropts,
-        file,
-        io::sink(),
-    )))))
 }
 
 /// Serves the contexts left out at their start as not synced ([`Metrics::add_left_out`]),

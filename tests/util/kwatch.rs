@@ -370,6 +370,13 @@ impl Running {
         }
     }
 
+    /// Kills it with SIGKILL, as `kill -9` does (nothing of kwatch runs after it), and
+    /// waits for the exit.
+    pub fn kill9(mut self, limit: Duration) -> Finished {
+        let _ = self.child.kill();
+        self.finish(limit)
+    }
+
     /// Sends SIGINT, as Ctrl-C does, and waits for the exit.
     pub fn interrupt(self, limit: Duration) -> Finished {
         let pid = self.child.id().to_string();

@@ -616,5 +616,6 @@ impl Drop for SimProcess {
 pub mod browser;
 pub mod kubeconfig;
 pub mod kwatch;
+pub mod postgres;
 pub mod shared;
 pub mod tools;

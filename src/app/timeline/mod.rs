@@ -21,25 +21,31 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use crate::app::record::target::Target;
 use crate::informer::diff::DiffMode;
 use crate::informer::record::Record;
 use crate::informer::sink::Sink;
 
 pub use story::Story;
 
-/// `kwatch replay FILE --timeline OUT.html`'s page, titled with the recording's name;
+/// `kwatch replay FILE|URL --timeline OUT.html`'s page, titled with the recording's name;
 /// `None` without `--timeline`.
 pub fn for_replay(
-    file: &Path,
+    source: &Target,
     out: Option<&Path>,
     mode: DiffMode,
 ) -> Result<Option<Box<dyn Sink>>> {
     let Some(out) = out else {
         return Ok(None);
     };
-    let title = match file.file_name() {
-        Some(name) if file.as_os_str() != "-" => name.to_string_lossy().into_owned(),
-        _ => "a recording read from stdin".to_owned(),
+    let title = match source {
+        Target::File(file) if file.as_os_str() == "-" => "a recording read from stdin".to_owned(),
+        Target::File(file) => match file.file_name() {
+            Some(name) => name.to_string_lossy().into_owned(),
+            None => file.display().to_string(),
+        },
+        // A database as every line names it: its password masked.
+        database => database.to_string(),
     };
     Ok(Some(Timeline::create(out, &title, mode)?.boxed()))
 }
