@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use crate::cache::delta::Delta;
 use crate::cache::object::ObjectRef;
 use crate::cache::reflector::ReflectorEvent;
-use crate::informer::blame::Blame;
+use crate::informer::blame::{self, Blame};
 use crate::informer::diff::{self, DiffMode};
 use crate::informer::record::{Body, GraphChange, Observation, Record};
 use crate::output;
@@ -418,7 +418,7 @@ impl Story {
             .iter()
             .take(LINES_PER_DELTA)
             .map(|c| {
-                let who = blamed.iter().find(|b| b.path == c.path).map(who);
+                let who = blamed.iter().find(|b| b.path == c.path).map(blame::who);
                 (cut(c.line()), who)
             })
             .collect();
@@ -588,23 +588,6 @@ fn watch_end_kind(reason: &str, error: bool) -> &'static str {
         "watch-error"
     } else {
         "watch-closed"
-    }
-}
-
-/// Who owns a changed path now, as `--blame`'s table line says it after the arrow.
-fn who(b: &Blame) -> String {
-    match &b.manager {
-        None => "unowned".to_owned(),
-        Some(m) => {
-            let mut how = b.operation.clone().unwrap_or_default();
-            if let Some(s) = &b.subresource {
-                how.push_str(&format!(" /{s}"));
-            }
-            if let Some(t) = &b.time {
-                how.push_str(&format!(", {t}"));
-            }
-            format!("{m} ({how})")
-        }
     }
 }
 

@@ -71,8 +71,14 @@ pub fn compute(
 
 /// The table's line for one blamed path: `spec.replicas ← x (Apply, TIME)`.
 pub fn line(b: &Blame) -> String {
+    format!("{} ← {}", b.path, who(b))
+}
+
+/// Who owns a blamed path now, as [`line`] says it after the arrow: `x (Apply, TIME)`, or
+/// `unowned`.
+pub fn who(b: &Blame) -> String {
     match &b.manager {
-        None => format!("{} ← unowned", b.path),
+        None => "unowned".to_owned(),
         Some(m) => {
             let mut how = b.operation.clone().unwrap_or_default();
             if let Some(s) = &b.subresource {
@@ -81,7 +87,7 @@ pub fn line(b: &Blame) -> String {
             if let Some(t) = &b.time {
                 how.push_str(&format!(", {t}"));
             }
-            format!("{} ← {m} ({how})", b.path)
+            format!("{m} ({how})")
         }
     }
 }
