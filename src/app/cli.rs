@@ -923,7 +923,7 @@ pub struct ClusterArgs {
           shard. Every record carries its context, so the N outputs concatenate into one \
           fleet's stream.",
           long, value_name = "I/N", value_parser = parse_shard, hide_short_help = true)]
-    pub shard: Option<crate::app::fleet::Shard>,
+    pub shard: Option<crate::app::shard::Shard>,
 
     /// Timeout of each request before its response starts (0 = none), e.g. 10s, 1m.
     #[arg(long, hide_short_help = true, value_name = "DURATION", value_parser = parse_duration, default_value = "0")]
@@ -1281,14 +1281,14 @@ fn parse_timeline_path(s: &str) -> Result<PathBuf, String> {
 }
 
 /// `--shard I/N`.
-fn parse_shard(s: &str) -> Result<crate::app::fleet::Shard, BadValue> {
+fn parse_shard(s: &str) -> Result<crate::app::shard::Shard, BadValue> {
     let bad = || BadValue::Shard(s.to_owned());
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (index, of) = (
         i.trim().parse().map_err(|_| bad())?,
         n.trim().parse().map_err(|_| bad())?,
     );
-    crate::app::fleet::Shard::new(index, of).ok_or_else(bad)
+    crate::app::shard::Shard::new(index, of).ok_or_else(bad)
 }
 
 pub fn parse_duration(s: &str) -> Result<Duration, BadValue> {

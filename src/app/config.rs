@@ -17,6 +17,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::app::cli::{ClusterArgs, ColorChoice, OutputArgs, ReflectorArgs, StopArgs, WatchArgs};
 use crate::app::kubeconfig::{effective_kubeconfig, files_readable, load_kubeconfig};
+use crate::app::record::Recording;
 use crate::cache::reflector::ReflectorConfig;
 use crate::cache::release::InformerFlags;
 use crate::context::ContextName;
@@ -46,20 +47,6 @@ impl Cluster {
     pub fn name(&self) -> ContextName {
         self.context.clone().unwrap_or_else(|| ContextName::new(""))
     }
-}
-
-/// `--record`: where, and what the database recorder needs.
-#[derive(Debug, Clone)]
-pub struct Recording {
-    pub target: crate::app::record::target::Target,
-    /// `--record-buffer`: bytes of records held in memory while the database cannot take
-    /// them, before they go to disk.
-    pub buffer: usize,
-    /// The context a run of one context watches, which its records do not name: a row
-    /// in the database names it (several kwatch into one database are one fleet).
-    pub context: String,
-    /// Every context watched, for the run's row.
-    pub contexts: Vec<String>,
 }
 
 /// Each `--record` resolved: a malformed database URL, or a second database, is bad
@@ -614,7 +601,7 @@ impl Contexts {
     }
 
     /// `--shard`'s shard, if given.
-    pub fn shard(&self) -> Option<crate::app::fleet::Shard> {
+    pub fn shard(&self) -> Option<crate::app::shard::Shard> {
         self.cluster.shard
     }
 

@@ -3,7 +3,7 @@
 //! each resource, a store, a queue of that release, a reflector and the informer loop,
 //! registering each where the run reports (the sinks through `Shared::join`, `--metrics`,
 //! `--stats`' queues, the stores kept until exit). The watch starts its clusters so, and a
-//! fleet starts so each context that joins later ([`crate::app::fleet`]).
+//! fleet starts so each context that joins later (the supervisor in `src/app/fleet/`).
 
 use std::collections::HashSet;
 use std::io::{self, Write as _};
@@ -15,7 +15,6 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::app::config::{Cluster, Config};
-use crate::app::fleet;
 use crate::app::metrics::{self, Metrics};
 use crate::app::run::{Shared, Stop};
 use crate::cache::consistency::check::{self, SyncPoints};
@@ -44,6 +43,15 @@ pub struct Resolved {
     pub informer: Informer,
 }
 
+/// Where a fleet's informers say their context's trouble: the fleet's supervisor
+/// (`src/app/fleet/`) implements it, so that the informers know no fleet.
+pub trait ContextTrouble: Send + Sync {
+    /// An informer of `context` ended for good, saying `why`: the context starts again.
+    fn failed(&self, context: &ContextName, why: String);
+    /// A resource of `context` that the server refuses is left out, the rest watched.
+    fn left_out(&self, context: &ContextName);
+}
+
 /// What the informers of a run share, so that a cluster's can start at the start or later
 /// (a context of a fleet that comes back or appears in the kubeconfig).
 #[derive(Clone)]
@@ -56,8 +64,8 @@ pub struct Run {
     pub metrics: Option<Arc<Metrics>>,
     /// Every informer started and not stopped since.
     pub started: Arc<Mutex<Vec<Started>>>,
-    /// Several contexts: where a context's failure goes (it starts again).
-    pub fleet: Option<fleet::Handle>,
+    /// Several contexts: where a context's trouble goes (it starts again).
+    pub fleet: Option<Arc<dyn ContextTrouble>>,
     /// The next informer's number (each reflector's jitter seed apart).
     index: Arc<AtomicUsize>,
 }
@@ -69,7 +77,7 @@ impl Run {
         stop: mpsc::UnboundedSender<Stop>,
         tables: HashSet<String>,
         metrics: Option<Arc<Metrics>>,
-        fleet: Option<fleet::Handle>,
+        fleet: Option<Arc<dyn ContextTrouble>>,
     ) -> Run {
         Run {
             cfg,
@@ -337,7 +345,7 @@ impl Run {
 /// Runs a reflector (`run`, its [`Reflector::run`]) until it ends for good, then says why:
 /// a resource refused when it was asked for as a group is skipped; in a fleet, a resource
 /// of that context the server refuses is left out, and any other failure is the
-/// context's: it starts again ([`fleet::Event::Failed`]), the other contexts going on;
+/// context's: it starts again ([`ContextTrouble::failed`]), the other contexts going on;
 /// else the run fails.
 fn spawn_reflector<Q: Queue>(
     tasks: &mut JoinSet<()>,
@@ -376,7 +384,7 @@ fn spawn_reflector<Q: Queue>(
                 f.failed(c, said(&err));
                 return;
             }
-            fleet::lock(&f.state).left_out(c);
+            f.left_out(c);
             let line = format!("~ leaving out {name}: {}", said(&err));
             shared.leave_out(&line, &resource, Some(c), |_| {
                 anyhow::anyhow!("none of the contexts can be watched: each failed, as said above")

@@ -30,6 +30,7 @@ pub mod progress;
 pub mod record;
 pub mod replay;
 pub mod run;
+pub mod shard;
 pub mod sim;
 pub mod stats;
 pub mod timeline;

@@ -187,7 +187,9 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
         tx.clone(),
         tables,
         metrics.as_ref().map(|(_, m)| m.clone()),
-        handle.as_ref().map(|(h, _)| h.clone()),
+        handle
+            .as_ref()
+            .map(|(h, _)| Arc::new(h.clone()) as Arc<dyn informers::ContextTrouble>),
     );
     if let (Some((_, m)), Some(f)) = (&metrics, &fleet) {
         add_left_out(m, &clusters, f);
@@ -408,7 +410,7 @@ async fn outputs(
         None => None,
     };
     // --record's recorders and --timeline's page, before the printer.
-    let (mut recorders, recording) = crate::app::record::recorders(cfg).await?;
+    let (mut recorders, recording) = crate::app::record::recorders(&cfg.record).await?;
     if let Some(path) = &cfg.timeline {
         let mode = cfg.printer.diff;
         recorders.push(crate::app::timeline::Timeline::create(path, "live run", mode)?.boxed());

@@ -7,18 +7,16 @@
 //! alone; at `--timeout` a context that has not synced is named. With `--all-contexts` or
 //! a pattern the kubeconfig is followed: contexts added join, removed ones stop, changed
 //! ones restart ([`supervise`]). `--shard I/N` splits a fleet between N processes
-//! ([`shard`]). The run's exit code says whether every context synced
+//! (`src/app/shard.rs`). The run's exit code says whether every context synced
 //! ([`crate::app::exit::Exit::NotAllSynced`]).
 //!
 //! With one context none of this applies: its failures end the run as they always did.
 
-mod shard;
 mod state;
 mod supervise;
 
 use std::time::Duration;
 
-pub use shard::{shard_of, Shard};
 pub use state::{lock, Counter, Shared, State};
 pub use supervise::{backoff, leave_out, supervise, try_start, Handle, Pending};
 

@@ -10,7 +10,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use super::{lock, Shared, FOLLOW_EVERY, TRIES, TRY_TIMEOUT};
 use crate::app::config::{Cluster, Config};
-use crate::app::informers::{resolve_one, said, Resolved, Run};
+use crate::app::informers::{resolve_one, said, ContextTrouble, Resolved, Run};
 use crate::cache::reflector::backoff::Backoff;
 use crate::context::ContextName;
 
@@ -36,11 +36,16 @@ impl Handle {
         let (events, rx) = mpsc::unbounded_channel();
         (Handle { state, events }, Events(rx))
     }
+}
 
-    /// An informer of `context` ended for good, saying `why`.
-    pub fn failed(&self, context: &ContextName, why: String) {
+impl ContextTrouble for Handle {
+    fn failed(&self, context: &ContextName, why: String) {
         let context = context.clone();
         let _ = self.events.send(Event::Failed { context, why });
+    }
+
+    fn left_out(&self, context: &ContextName) {
+        lock(&self.state).left_out(context);
     }
 }
 

@@ -24,7 +24,6 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 
-use crate::app::config::{Config, Recording};
 use crate::informer::sink::{KeepAll, Sink};
 use crate::output::{self, Format};
 use status::Status;
@@ -33,6 +32,20 @@ use target::Target;
 /// What a kwatch built without the cargo feature `database` says of a database URL.
 pub const NO_DATABASE: &str = "this kwatch was built without database recording: rebuild \
                                with --features database, or record into a file";
+
+/// `--record`: where, and what the database recorder needs.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    pub target: Target,
+    /// `--record-buffer`: bytes of records held in memory while the database cannot take
+    /// them, before they go to disk.
+    pub buffer: usize,
+    /// The context a run of one context watches, which its records do not name: a row
+    /// in the database names it (several kwatch into one database are one fleet).
+    pub context: String,
+    /// Every context watched, for the run's row.
+    pub contexts: Vec<String>,
+}
 
 /// The recorders' sinks, one per `--record`, and the database recorder's counters
 /// (`--stats`, `--metrics`).
@@ -54,10 +67,10 @@ fn options() -> output::Options {
 /// writes its kubeconfig and cache (a recording holds whatever was watched, Secrets'
 /// data included). A database's writer is started and has tried to connect: `Err` when
 /// it never could be written; unreachable, it holds the records and the watch goes on.
-pub async fn recorders(cfg: &Config) -> Result<Recorder> {
+pub async fn recorders(recordings: &[Recording]) -> Result<Recorder> {
     let mut sinks = Vec::new();
     let mut status = None;
-    for rec in &cfg.record {
+    for rec in recordings {
         let (sink, s) = recorder(rec).await?;
         sinks.push(sink);
         status = status.or(s);
