@@ -55,7 +55,8 @@ mod tests {
     use super::*;
 
     /// 1,000 contexts in N shards: disjoint, their union the fleet, none empty nor far from
-    /// 1/N; a context added moves no other (at most ~2/N is what the flag promises).
+    /// 1/N; a context added moves no other, and a shard added takes ~1/(N+1) of them from
+    /// the others and moves nothing else (at most ~2/N is what the flag promises).
     #[test]
     fn shards_split_a_fleet_and_stay_put_when_it_grows() {
         let names: Vec<String> = (0..1000).map(|i| format!("prod-{i}")).collect();
@@ -88,6 +89,19 @@ mod tests {
                 "{moved} moved of {of}"
             );
             assert_eq!(moved, 0, "rendezvous hashing moves no other context");
+            // One process more: only contexts that go to the new shard move, ~1/(N+1).
+            let more: Vec<u32> = names.iter().map(|n| shard_of(n, of + 1)).collect();
+            let moved: Vec<u32> = (before.iter().zip(&more))
+                .filter(|(b, m)| b != m)
+                .map(|(_, m)| *m)
+                .collect();
+            assert!(moved.iter().all(|m| *m == of), "{moved:?}");
+            assert!(
+                moved.len() <= 2 * names.len() / (of as usize + 1),
+                "{} of 1000 moved from {of} shards to {}",
+                moved.len(),
+                of + 1
+            );
         }
         assert_eq!(Shard::new(3, 3), None);
         assert_eq!(Shard::new(0, 0), None);

@@ -354,10 +354,10 @@ impl Writer {
                 None => "takes them slower than the watch makes them",
             };
             say(&format!(
-                "~ recording: {} records ({} bytes) held in memory while {} {why}: the next \
-                 go to {} until it has them all",
+                "~ recording: {} records ({}) held in memory while {} {why}: the next go to \
+                 {} until it has them all",
                 self.memory.len(),
-                self.memory_bytes,
+                crate::text::human_bytes(self.memory_bytes as u64),
                 self.name,
                 self.spill.path().display()
             ));
@@ -444,10 +444,10 @@ impl Writer {
         self.outage = Some(Instant::now());
         say(&format!(
             "~ recording: cannot write to {}: {}; the watch goes on, its records held (in \
-             memory up to {} bytes, then in {}) and written once it is back",
+             memory up to --record-buffer's {}, then in {}) and written once it is back",
             self.name,
             worded(e),
-            self.bound,
+            crate::text::human_bytes(self.bound as u64),
             self.spill.path().display()
         ));
     }
