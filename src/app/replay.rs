@@ -316,29 +316,27 @@ fn read(args: &ReplayArgs) -> Result<String> {
     Ok(text)
 }
 
-/// Runs `kwatch replay`: how it ended as a watch ends ([`Outcome::Met`] when `--until`
-/// was met, [`Outcome::NotMet`] when the recording or `--max-events` ended first).
-pub fn run(args: ReplayArgs) -> Result<Outcome> {
-    let window = Window::new(&args, jiff::Timestamp::now());
-    let source = Target::parse(args.file.as_os_str())
-        .map_err(|e| anyhow::Error::new(crate::app::exit::Usage(e.to_string())))?;
-    let mut res = Resources::default();
-    let (mut seeds, mut parsed) = match &source {
-        Target::File(_) => {
-            let text = read(&args)?;
-            let mut parsed = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                if let Some(p) = parse_line(line, i + 1, &mut res)? {
-                    parsed.push(p);
-                }
-            }
-            window.split(parsed, &res.list)
+/// A recording file's records (`-` is stdin): the store's seeds and the records to
+/// replay, as [`Window::split`] divides them.
+fn from_file(
+    args: &ReplayArgs,
+    window: &Window,
+    res: &mut Resources,
+) -> Result<(Vec<Parsed>, Vec<Parsed>)> {
+    let text = read(args)?;
+    let mut parsed = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if let Some(p) = parse_line(line, i + 1, res)? {
+            parsed.push(p);
         }
-        _ => from_database(&source, &window, &mut res)?,
-    };
-    let selection = Selection::new(&args)?;
-    parsed.retain(|p| selection.keeps(p));
-    seeds.retain(|p| selection.keeps(p));
+    }
+    Ok(window.split(parsed, &res.list))
+}
+
+/// The printer's options for what the recording holds: the flags', plus the namespace,
+/// resource and context columns when it has several, and the contexts `--view fleet`
+/// waits for.
+fn printer_options(args: &ReplayArgs, parsed: &[Parsed], res: &Resources) -> output::Options {
     let mut opts = crate::app::config::printer_options(&args.output);
     let namespaces: BTreeSet<&str> = parsed
         .iter()
@@ -358,7 +356,25 @@ pub fn run(args: ReplayArgs) -> Result<Outcome> {
         .collect();
     opts.context_names = names.into_iter().map(str::to_owned).collect();
     opts.terminal = io::stdout().is_terminal();
-    opts.metadata_only = metadata_only(&parsed);
+    opts.metadata_only = metadata_only(parsed);
+    opts
+}
+
+/// Runs `kwatch replay`: how it ended as a watch ends ([`Outcome::Met`] when `--until`
+/// was met, [`Outcome::NotMet`] when the recording or `--max-events` ended first).
+pub fn run(args: ReplayArgs) -> Result<Outcome> {
+    let window = Window::new(&args, jiff::Timestamp::now());
+    let source = Target::parse(args.file.as_os_str())
+        .map_err(|e| anyhow::Error::new(crate::app::exit::Usage(e.to_string())))?;
+    let mut res = Resources::default();
+    let (mut seeds, mut parsed) = match &source {
+        Target::File(_) => from_file(&args, &window, &mut res)?,
+        _ => from_database(&source, &window, &mut res)?,
+    };
+    let selection = Selection::new(&args)?;
+    parsed.retain(|p| selection.keeps(p));
+    seeds.retain(|p| selection.keeps(p));
+    let opts = printer_options(&args, &parsed, &res);
     // The handler whose calls are derived from the deltas (`--view handlers`).
     let listener = (opts.view == View::Handlers)
         .then(|| Listener::new(Registration::default(), std::time::Instant::now()));

@@ -131,13 +131,7 @@ pub async fn run(args: WatchArgs) -> Result<Outcome> {
 /// The watch of `cfg`, begun at `started`.
 async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
     let mut signals = Signals::new();
-    // `--timeout` bounds the whole run, connecting and discovery included (else a server
-    // that never completes the TLS handshake holds the run for client-go's 10 s handshake
-    // timeout).
-    let deadline = cfg
-        .stop
-        .timeout
-        .map(|after| (tokio::time::Instant::now() + after, after));
+    let deadline = deadline(&cfg);
     // Bound before anything starts: a busy address ends the run at once (exit 2).
     let metrics_listener = match &cfg.metrics {
         Some(addr) => Some(metrics::bind(addr).await?),
@@ -161,16 +155,11 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
         }
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let shown = crate::app::progress::Shown::default();
-    let printer = Box::new(crate::app::progress::Cleared {
-        inner: shared_printer,
-        shown: shown.clone(),
-    });
     let recording = recorder.1.clone();
-    let shared = shared_state(
+    let (shared, shown) = shared_state(
         &cfg,
         &clusters,
-        printer,
+        shared_printer,
         recorder,
         &tx,
         fleet.as_ref(),
@@ -187,9 +176,7 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
         tx.clone(),
         tables,
         metrics.as_ref().map(|(_, m)| m.clone()),
-        handle
-            .as_ref()
-            .map(|(h, _)| Arc::new(h.clone()) as Arc<dyn informers::ContextTrouble>),
+        handle.as_ref().map(|(h, _)| h.trouble()),
     );
     if let (Some((_, m)), Some(f)) = (&metrics, &fleet) {
         add_left_out(m, &clusters, f);
@@ -237,6 +224,14 @@ async fn watch(cfg: Config, started: std::time::Instant) -> Result<Outcome> {
     remove_probes(&probes).await;
     let started = std::mem::take(&mut *informers::lock(&run.started));
     conclude(&cfg, &shared, started, outcome, fleet.as_ref())
+}
+
+/// When `--timeout` ends the run, and after how long: it bounds the whole run, connecting
+/// and discovery included (else a server that never completes the TLS handshake holds the
+/// run for client-go's 10 s handshake timeout).
+fn deadline(cfg: &Config) -> Option<(tokio::time::Instant, std::time::Duration)> {
+    let after = cfg.stop.timeout?;
+    Some((tokio::time::Instant::now() + after, after))
 }
 
 /// `--metrics`' registry, observing every record from now on.
@@ -419,9 +414,9 @@ async fn outputs(
 }
 
 /// The state the informers of `clusters` share: the recorder and the printer as their
-/// sinks, what ends the run, the fleet's counter (several contexts) and the owner graph
-/// (`--follow`, `--events`); `--stats` and the fleet's counter time from `started`, the
-/// run's start.
+/// sinks (the printer clearing the loading line, which reads what it has shown), what
+/// ends the run, the fleet's counter (several contexts) and the owner graph (`--follow`,
+/// `--events`); `--stats` and the fleet's counter time from `started`, the run's start.
 fn shared_state(
     cfg: &Config,
     clusters: &[Resolved],
@@ -430,9 +425,13 @@ fn shared_state(
     stop: &mpsc::UnboundedSender<Stop>,
     fleet: Option<&fleet::Shared>,
     started: std::time::Instant,
-) -> Arc<Shared> {
+) -> (Arc<Shared>, crate::app::progress::Shown) {
+    let shown = crate::app::progress::Shown::default();
     let mut sinks = recorders;
-    sinks.push(printer);
+    sinks.push(Box::new(crate::app::progress::Cleared {
+        inner: printer,
+        shown: shown.clone(),
+    }));
     let mut sink = Delivery::new(sinks);
     sink.observers
         .push(Box::<crate::app::progress::Loading>::default());
@@ -462,7 +461,7 @@ fn shared_state(
         let events = cfg.events.then(|| "events".to_owned());
         sink.graph = Some(crate::informer::follow::Graph::new(roots, events));
     }
-    Arc::new(Shared {
+    let shared = Arc::new(Shared {
         lists: Mutex::new(Vec::new()),
         delivery: Mutex::new(sink),
         max_events: cfg.stop.max_events,
@@ -476,7 +475,8 @@ fn shared_state(
             resync: cfg.reflector.resync,
         }),
         caches: Mutex::new(Vec::new()),
-    })
+    });
+    (shared, shown)
 }
 
 /// `--probe`: one probe per cluster, each created (rights checked, leftovers deleted)

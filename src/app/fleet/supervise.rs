@@ -36,6 +36,11 @@ impl Handle {
         let (events, rx) = mpsc::unbounded_channel();
         (Handle { state, events }, Events(rx))
     }
+
+    /// The informers' way to say their context's trouble.
+    pub fn trouble(&self) -> Arc<dyn ContextTrouble> {
+        Arc::new(self.clone())
+    }
 }
 
 impl ContextTrouble for Handle {

@@ -318,97 +318,8 @@ impl Db {
             })
             .collect();
         match self {
-            Db::Pg(pool) => {
-                let mut tx = pool.begin().await?;
-                let col = |f: fn(&Row) -> Option<&str>| -> Vec<Option<&str>> {
-                    rows.iter().map(f).collect()
-                };
-                let added = sqlx::query(
-                    "INSERT INTO kwatch_records (writer, seq, time, context, resource, namespace, \
-                     name, key, type, resource_version, record, object) \
-                     SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[]::timestamptz[], \
-                     $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], \
-                     $10::text[], $11::text[], $12::text[]::json[]) \
-                     ON CONFLICT (writer, seq) DO NOTHING",
-                )
-                .bind(col(|r| Some(r.writer.as_str())))
-                .bind(rows.iter().map(|r| r.seq).collect::<Vec<i64>>())
-                .bind(col(|r| Some(r.time.as_str())))
-                .bind(col(|r| Some(r.context.as_str())))
-                .bind(col(|r| r.resource.as_deref()))
-                .bind(col(|r| r.namespace.as_deref()))
-                .bind(col(|r| r.name.as_deref()))
-                .bind(col(|r| r.key.as_deref()))
-                .bind(col(|r| Some(r.kind.as_str())))
-                .bind(col(|r| r.resource_version.as_deref()))
-                .bind(col(|r| Some(r.record.as_str())))
-                .bind(col(|r| r.object.as_deref()))
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if !objects.is_empty() {
-                    let (c, r, k): (Vec<&str>, Vec<&str>, Vec<&str>) =
-                        objects
-                            .iter()
-                            .fold((vec![], vec![], vec![]), |mut v, (c, r, k)| {
-                                v.0.push(c);
-                                v.1.push(r);
-                                v.2.push(k);
-                                v
-                            });
-                    sqlx::query(
-                        "INSERT INTO kwatch_objects (context, resource, key) \
-                         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[]) \
-                         ON CONFLICT DO NOTHING",
-                    )
-                    .bind(c)
-                    .bind(r)
-                    .bind(k)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
-                Ok(added)
-            }
-            Db::Sqlite(pool) => {
-                let mut tx = pool.begin().await?;
-                let mut added = 0;
-                for r in rows {
-                    added += sqlx::query(
-                        "INSERT OR IGNORE INTO kwatch_records (writer, seq, time, context, \
-                         resource, namespace, name, key, type, resource_version, record, object) \
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    )
-                    .bind(&r.writer)
-                    .bind(r.seq)
-                    .bind(&r.time)
-                    .bind(&r.context)
-                    .bind(&r.resource)
-                    .bind(&r.namespace)
-                    .bind(&r.name)
-                    .bind(&r.key)
-                    .bind(&r.kind)
-                    .bind(&r.resource_version)
-                    .bind(&r.record)
-                    .bind(&r.object)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                }
-                for (c, r, k) in &objects {
-                    sqlx::query(
-                        "INSERT OR IGNORE INTO kwatch_objects (context, resource, key) \
-                         VALUES (?, ?, ?)",
-                    )
-                    .bind(c)
-                    .bind(r)
-                    .bind(k)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
-                Ok(added)
-            }
+            Db::Pg(pool) => insert_pg(pool, rows, &objects).await,
+            Db::Sqlite(pool) => insert_sqlite(pool, rows, &objects).await,
         }
     }
 
@@ -805,6 +716,104 @@ fn join(record: &str, object: Option<&str>) -> String {
         }
         None => record.to_owned(),
     }
+}
+
+/// Objects by (context, resource, key), as `kwatch_objects` holds them.
+type Objects<'a> = BTreeSet<(&'a str, &'a str, &'a str)>;
+
+/// [`Db::insert`] into PostgreSQL: each column an array, one statement for the rows and
+/// one for their objects.
+async fn insert_pg<'a>(
+    pool: &PgPool,
+    rows: &'a [Row],
+    objects: &Objects<'a>,
+) -> Result<u64, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let col = |f: fn(&Row) -> Option<&str>| -> Vec<Option<&str>> { rows.iter().map(f).collect() };
+    let added = sqlx::query(
+        "INSERT INTO kwatch_records (writer, seq, time, context, resource, namespace, \
+         name, key, type, resource_version, record, object) \
+         SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[]::timestamptz[], \
+         $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], \
+         $10::text[], $11::text[], $12::text[]::json[]) \
+         ON CONFLICT (writer, seq) DO NOTHING",
+    )
+    .bind(col(|r| Some(r.writer.as_str())))
+    .bind(rows.iter().map(|r| r.seq).collect::<Vec<i64>>())
+    .bind(col(|r| Some(r.time.as_str())))
+    .bind(col(|r| Some(r.context.as_str())))
+    .bind(col(|r| r.resource.as_deref()))
+    .bind(col(|r| r.namespace.as_deref()))
+    .bind(col(|r| r.name.as_deref()))
+    .bind(col(|r| r.key.as_deref()))
+    .bind(col(|r| Some(r.kind.as_str())))
+    .bind(col(|r| r.resource_version.as_deref()))
+    .bind(col(|r| Some(r.record.as_str())))
+    .bind(col(|r| r.object.as_deref()))
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if !objects.is_empty() {
+        let column = |f: fn(&(&'a str, &'a str, &'a str)) -> &'a str| -> Vec<&'a str> {
+            objects.iter().map(f).collect()
+        };
+        sqlx::query(
+            "INSERT INTO kwatch_objects (context, resource, key) \
+             SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[]) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(column(|o| o.0))
+        .bind(column(|o| o.1))
+        .bind(column(|o| o.2))
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(added)
+}
+
+/// [`Db::insert`] into SQLite: a statement a row, in one transaction.
+async fn insert_sqlite(
+    pool: &SqlitePool,
+    rows: &[Row],
+    objects: &Objects<'_>,
+) -> Result<u64, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let mut added = 0;
+    for r in rows {
+        added += sqlx::query(
+            "INSERT OR IGNORE INTO kwatch_records (writer, seq, time, context, \
+             resource, namespace, name, key, type, resource_version, record, object) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&r.writer)
+        .bind(r.seq)
+        .bind(&r.time)
+        .bind(&r.context)
+        .bind(&r.resource)
+        .bind(&r.namespace)
+        .bind(&r.name)
+        .bind(&r.key)
+        .bind(&r.kind)
+        .bind(&r.resource_version)
+        .bind(&r.record)
+        .bind(&r.object)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    }
+    for (c, r, k) in objects {
+        sqlx::query(
+            "INSERT OR IGNORE INTO kwatch_objects (context, resource, key) VALUES (?, ?, ?)",
+        )
+        .bind(c)
+        .bind(r)
+        .bind(k)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(added)
 }
 
 #[cfg(test)]
